@@ -1,0 +1,78 @@
+/**
+ * Typed errors of the API core. Secrets never enter an error: the request is kept as
+ * method and path only (no headers, no query credentials), and messages from the
+ * service are passed through `redact` with the secrets the client knows.
+ */
+
+/** Input that was refused before anything was sent. Names the field and the accepted forms. */
+export class ValidationError extends Error {
+  readonly field: string;
+  readonly code = 'EMS_VALIDATION';
+  /** `malformed`: wrong type or form (HTTP 400); `unprocessable`: well-formed but not allowed (HTTP 422). */
+  readonly kind: 'malformed' | 'unprocessable';
+  constructor(field: string, message: string, kind: 'malformed' | 'unprocessable' = 'malformed') {
+    super(`${field} ${message}`);
+    this.name = 'ValidationError';
+    this.field = field;
+    this.kind = kind;
+  }
+}
+
+export interface RequestInfo {
+  method: string;
+  path: string;
+}
+
+/** A request that reached the wire and failed (HTTP status, timeout, connection error). */
+export class ApiError extends Error {
+  readonly code: string;
+  readonly status?: number;
+  readonly serviceMessage?: string;
+  readonly request: RequestInfo;
+  readonly requestId?: string;
+  /** Seconds the service asked us to wait (429 / 503 Retry-After). */
+  readonly retryAfter?: number;
+  constructor(opts: {
+    message: string;
+    code: string;
+    request: RequestInfo;
+    status?: number;
+    serviceMessage?: string;
+    requestId?: string;
+    retryAfter?: number;
+  }) {
+    super(opts.message);
+    this.name = 'ApiError';
+    this.code = opts.code;
+    this.status = opts.status;
+    this.serviceMessage = opts.serviceMessage;
+    this.request = opts.request;
+    this.requestId = opts.requestId;
+    this.retryAfter = opts.retryAfter;
+  }
+}
+
+/** Reads the service's own message from the usual fields of an error body. */
+export function serviceMessageOf(body: unknown): string | undefined {
+  if (typeof body === 'string') return body.trim() ? body.trim().slice(0, 300) : undefined;
+  if (!body || typeof body !== 'object') return undefined;
+  const b = body as Record<string, unknown>;
+  for (const key of ['message', 'error', 'detail', 'title', 'error_description']) {
+    const v = b[key];
+    if (typeof v === 'string' && v) return v;
+    if (key === 'error' && v && typeof v === 'object') {
+      const inner = (v as Record<string, unknown>).message;
+      if (typeof inner === 'string' && inner) return inner;
+    }
+  }
+  return undefined;
+}
+
+/** Replaces every occurrence of a secret by `***`. Secrets shorter than 4 characters are masked too. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) {
+    if (s && s.length > 0) out = out.split(s).join('***');
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+/**
+ * Time handling: parsing of user times, the formats the API wants, quarter hours,
+ * and splitting long time-series ranges into spans the service accepts.
+ * All arithmetic is in UTC epoch milliseconds, so DST changes never shift a point.
+ */
+import { ValidationError } from './errors';
+import { show } from './units';
+import type { EpochMs, TimeInput } from './types';
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+export const QUARTER_HOUR_MS = 15 * MINUTE_MS;
+/** Maximum span of one time-series request (spec 4.5, 8). */
+export const MAX_SPAN_MS = 30 * DAY_MS;
+
+const ISO_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/**
+ * Parses epoch ms (number or numeric string), an ISO 8601 string, or a Date.
+ * An ISO string without an offset is read as UTC, so results never depend on the
+ * machine's time zone.
+ */
+export function parseTime(input: unknown, field: string): EpochMs {
+  if (input instanceof Date) {
+    const t = input.getTime();
+    if (Number.isFinite(t)) return t;
+  } else if (typeof input === 'number') {
+    if (Number.isFinite(input) && Math.abs(input) < 8.64e15) return Math.trunc(input);
+  } else if (typeof input === 'string') {
+    const s = input.trim();
+    if (/^\d{10,14}$/.test(s)) return Number(s);
+    if (ISO_RE.test(s)) {
+      const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(s) && s.length > 10;
+      const t = Date.parse(hasZone ? s : s.length === 10 ? `${s}T00:00:00Z` : `${s.replace(' ', 'T')}Z`);
+      if (Number.isFinite(t)) return t;
+    }
+  }
+  throw new ValidationError(field, `must be epoch milliseconds, an ISO 8601 string or a Date; got ${show(input)}`);
+}
+
+/** Optional variant: undefined / null / "" stay undefined. */
+export function parseOptionalTime(input: unknown, field: string): EpochMs | undefined {
+  if (input === undefined || input === null || input === '') return undefined;
+  return parseTime(input, field);
+}
+
+/** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:15:00.000Z. */
+export function toIso(t: TimeInput): string {
+  return new Date(typeof t === 'string' ? parseTime(t, 'time') : t).toISOString();
+}
+
+/** ISO 8601 UTC without milliseconds, as the time-series range uses: 2026-11-22T10:15:00Z. */
+export function toIsoSeconds(t: EpochMs): string {
+  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** The end of the quarter hour that contains `now` (UTC-aligned; equal to the next boundary). */
+export function endOfQuarterHour(now: EpochMs): EpochMs {
+  return Math.floor(now / QUARTER_HOUR_MS) * QUARTER_HOUR_MS + QUARTER_HOUR_MS;
+}
+
+/**
+ * End of the current quarter hour, or of the next one when fewer than `minRemainingMs`
+ * remain (a signal that expires within seconds is of no use).
+ */
+export function quarterHourValidUntil(now: EpochMs, minRemainingMs = MINUTE_MS): EpochMs {
+  const end = endOfQuarterHour(now);
+  return end - now < minRemainingMs ? end + QUARTER_HOUR_MS : end;
+}
+
+export interface Span {
+  start: EpochMs;
+  end: EpochMs;
+}
+
+/**
+ * Splits [start, end) into consecutive spans of at most `maxSpanMs`, with neither gaps
+ * nor overlaps: each span's end is the next span's start. With a `stepMs` (the
+ * resolution), span lengths are multiples of it, so the points `start + k * step`
+ * of every span lie on the grid of the whole range.
+ */
+export function splitRange(start: EpochMs, end: EpochMs, stepMs?: number, maxSpanMs = MAX_SPAN_MS): Span[] {
+  if (!(end > start)) return [];
+  let len = maxSpanMs;
+  if (stepMs && stepMs > 0 && stepMs <= maxSpanMs) len = Math.floor(maxSpanMs / stepMs) * stepMs;
+  const spans: Span[] = [];
+  for (let s = start; s < end; s += len) spans.push({ start: s, end: Math.min(s + len, end) });
+  return spans;
+}
+
+/** Start of the UTC day containing t. */
+export function startOfUtcDay(t: EpochMs): EpochMs {
+  return Math.floor(t / DAY_MS) * DAY_MS;
+}
+
+/** Formats a time for node status, HH:MM in the runtime's local time. */
+export function formatClock(t: EpochMs): string {
+  const d = new Date(t);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+}

@@ -1,0 +1,122 @@
+/**
+ * Unit handling: the one place where W, kW, MW and % are parsed, normalised and converted.
+ */
+import { ValidationError } from './errors';
+import {
+  CURTAILMENT_UNITS,
+  POWER_UNITS,
+  type CurtailmentUnit,
+  type CurtailmentValue,
+  type PowerUnit,
+  type PowerValue,
+} from './types';
+
+const FACTOR: Record<PowerUnit, number> = { W: 1, kW: 1e3, MW: 1e6 };
+
+/**
+ * Normalises a power unit, lenient about case where it is unambiguous
+ * ("kw", "KW" -> "kW"; "mw", "MW" -> "MW"; "w" -> "W"). "mW" (milliwatt) is refused.
+ */
+export function parsePowerUnit(input: unknown, field: string): PowerUnit {
+  if (typeof input === 'string') {
+    const s = input.trim();
+    if ((POWER_UNITS as readonly string[]).includes(s)) return s as PowerUnit;
+    if (s !== 'mW') {
+      const lower = s.toLowerCase();
+      if (lower === 'w') return 'W';
+      if (lower === 'kw') return 'kW';
+      if (lower === 'mw') return 'MW';
+    }
+  }
+  throw new ValidationError(field, `must be one of ${POWER_UNITS.join(', ')}; got ${show(input)}`);
+}
+
+export function parseCurtailmentUnit(input: unknown, field: string): CurtailmentUnit {
+  if (typeof input === 'string' && input.trim() === '%') return '%';
+  try {
+    return parsePowerUnit(input, field);
+  } catch {
+    throw new ValidationError(field, `must be one of ${CURTAILMENT_UNITS.join(', ')}; got ${show(input)}`);
+  }
+}
+
+/** Converts a power between units. */
+export function convertPower(value: number, from: PowerUnit, to: PowerUnit): number {
+  if (from === to) return value;
+  return (value * FACTOR[from]) / FACTOR[to];
+}
+
+export function toWatts(v: PowerValue): number {
+  return v.value * FACTOR[v.unit];
+}
+
+/** Watts of a curtailment value; `%` needs the installed production power in W. */
+export function curtailmentToWatts(v: CurtailmentValue, installedW?: number): number {
+  if (v.unit === '%') {
+    if (installedW === undefined) throw new Error('installed production power is needed to convert %');
+    return (v.value / 100) * installedW;
+  }
+  return v.value * FACTOR[v.unit];
+}
+
+/** A finite number, from a number or a numeric string; anything else is refused naming the field. */
+export function parseNumber(input: unknown, field: string): number {
+  let n: number | undefined;
+  if (typeof input === 'number') n = input;
+  else if (typeof input === 'string' && input.trim() !== '' && /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(input.trim())) {
+    n = Number(input.trim());
+  }
+  if (n === undefined || !Number.isFinite(n)) {
+    throw new ValidationError(field, `must be a finite number (or numeric string); got ${show(input)}`);
+  }
+  return n;
+}
+
+/**
+ * A PowerValue from a number (in `defaultUnit`), a numeric string, or `{value, unit}`.
+ */
+export function parsePowerValue(input: unknown, field: string, defaultUnit?: PowerUnit): PowerValue {
+  if (input !== null && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Date)) {
+    const o = input as Record<string, unknown>;
+    return { value: parseNumber(o.value, `${field}.value`), unit: parsePowerUnit(o.unit, `${field}.unit`) };
+  }
+  if (defaultUnit === undefined) {
+    throw new ValidationError(field, `must be {value: number, unit: ${POWER_UNITS.join('|')}}; got ${show(input)}`);
+  }
+  return { value: parseNumber(input, field), unit: defaultUnit };
+}
+
+/** A CurtailmentValue; `%` must be within 0-100, power values must not be negative. */
+export function parseCurtailmentValue(input: unknown, field: string, defaultUnit?: CurtailmentUnit): CurtailmentValue {
+  let out: CurtailmentValue;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Date)) {
+    const o = input as Record<string, unknown>;
+    out = { value: parseNumber(o.value, `${field}.value`), unit: parseCurtailmentUnit(o.unit, `${field}.unit`) };
+  } else if (defaultUnit === undefined) {
+    throw new ValidationError(field, `must be {value: number, unit: ${CURTAILMENT_UNITS.join('|')}}; got ${show(input)}`);
+  } else {
+    out = { value: parseNumber(input, field), unit: defaultUnit };
+  }
+  if (out.value < 0) throw new ValidationError(`${field}.value`, `must be 0 or more (a production limit); got ${out.value}`);
+  if (out.unit === '%' && out.value > 100) {
+    throw new ValidationError(`${field}.value`, `must be within 0-100 when the unit is %; got ${out.value}`);
+  }
+  return out;
+}
+
+/** Human form of a power value for node status: "-50 kW". */
+export function formatPower(v: { value: number; unit: string }): string {
+  const rounded = Math.round(v.value * 1000) / 1000;
+  return `${rounded} ${v.unit}`;
+}
+
+/** Short, safe rendering of a bad input for error messages (never whole objects). */
+export function show(input: unknown): string {
+  if (input === undefined) return 'nothing';
+  if (input === null) return 'null';
+  if (typeof input === 'string') return JSON.stringify(input.length > 40 ? input.slice(0, 40) + '…' : input);
+  if (typeof input === 'number' || typeof input === 'boolean') return String(input);
+  if (Array.isArray(input)) return 'an array';
+  if (input instanceof Date) return 'a Date';
+  return `a ${typeof input}`;
+}

@@ -1,0 +1,151 @@
+/**
+ * Validation of everything the client sends, used by the client before a request and by
+ * the simulator on what it receives: one source of truth for what is well-formed.
+ * Each function returns a normalised copy (units normalised, times as epoch ms) and
+ * throws a ValidationError naming the field and the accepted forms.
+ */
+import { ValidationError } from './errors';
+import { parseCurtailmentValue, parsePowerValue, show } from './units';
+import { HOUR_MS, MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
+import type {
+  ActiveSteeringRequest,
+  CurtailmentSteeringRequest,
+  EssSteeringRequest,
+  GridTargetRequest,
+  TimeSeriesRequest,
+} from './types';
+
+const REFERENCE_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+const PROPERTY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** A device or site reference: a non-empty string safe to put in a path. */
+export function validateReference(input: unknown, field: string): string {
+  const s = typeof input === 'string' ? input.trim() : input;
+  if (typeof s !== 'string' || !REFERENCE_RE.test(s)) {
+    throw new ValidationError(field, `must be a reference such as "dvc_19RnB3Lyjv2T" or "ste_19TH6nLcjKlb" (letters, digits, _ . : -); got ${show(input)}`);
+  }
+  return s;
+}
+
+export function validateProperty(input: unknown, field: string): string {
+  const s = typeof input === 'string' ? input.trim() : input;
+  if (typeof s !== 'string' || !PROPERTY_RE.test(s)) {
+    throw new ValidationError(field, `must be a property name such as "soc" or "totalEnergyConsumed"; got ${show(input)}`);
+  }
+  return s;
+}
+
+/** One or more property names: an array, or a comma-separated string. Duplicates are dropped. */
+export function validateProperties(input: unknown, field: string): string[] {
+  let parts: unknown[];
+  if (Array.isArray(input)) parts = input;
+  else if (typeof input === 'string') parts = input.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  else throw new ValidationError(field, `must be a comma-separated string or an array of property names; got ${show(input)}`);
+  if (parts.length === 0) throw new ValidationError(field, 'must name at least one property, e.g. "soc,totalEnergyConsumed"');
+  const out = parts.map((p, i) => validateProperty(p, `${field}[${i}]`));
+  return [...new Set(out)];
+}
+
+function plainObject(input: unknown, field: string): Record<string, unknown> {
+  if (input === null || typeof input !== 'object' || Array.isArray(input) || input instanceof Date) {
+    throw new ValidationError(field, `must be a JSON object; got ${show(input)}`);
+  }
+  return input as Record<string, unknown>;
+}
+
+/** Validity window; with `now`, a validUntil that is not in the future is refused too. */
+export function validateValidity(o: Record<string, unknown>, now?: number): { validFrom?: number; validUntil: number } {
+  if (o.validUntil === undefined || o.validUntil === null) {
+    throw new ValidationError('validUntil', 'is required: epoch milliseconds, an ISO 8601 string or a Date');
+  }
+  const validUntil = parseTime(o.validUntil, 'validUntil');
+  const validFrom = parseOptionalTime(o.validFrom, 'validFrom');
+  if (validFrom !== undefined && !(validUntil > validFrom)) {
+    throw new ValidationError('validUntil', `must be after validFrom (${new Date(validFrom).toISOString()}); got ${new Date(validUntil).toISOString()}`, 'unprocessable');
+  }
+  if (now !== undefined && !(validUntil > now)) {
+    throw new ValidationError('validUntil', `must be in the future; got ${new Date(validUntil).toISOString()}`, 'unprocessable');
+  }
+  return validFrom === undefined ? { validUntil } : { validFrom, validUntil };
+}
+
+const STEERING_FIELDS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'validFrom', 'validUntil'];
+
+/** Body of the combined steering endpoint. Components that are absent stay absent. */
+export function validateActiveSteering(input: unknown, now?: number): ActiveSteeringRequest {
+  const o = plainObject(input, 'body');
+  for (const k of Object.keys(o)) {
+    if (!STEERING_FIELDS.includes(k)) throw new ValidationError(k, `is not a field of a steering request; accepted: ${STEERING_FIELDS.join(', ')}`);
+  }
+  const out: Partial<ActiveSteeringRequest> = {};
+  if (o.energyStorageSetting !== undefined) out.energyStorageSetting = parsePowerValue(o.energyStorageSetting, 'energyStorageSetting');
+  if (o.productionCurtailment !== undefined) out.productionCurtailment = parseCurtailmentValue(o.productionCurtailment, 'productionCurtailment');
+  if (o.maximizeGridImport !== undefined) {
+    if (typeof o.maximizeGridImport !== 'boolean') throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(o.maximizeGridImport)}`);
+    out.maximizeGridImport = o.maximizeGridImport;
+  }
+  if (out.energyStorageSetting === undefined && out.productionCurtailment === undefined && out.maximizeGridImport === undefined) {
+    throw new ValidationError('body', 'must set at least one of energyStorageSetting, productionCurtailment, maximizeGridImport');
+  }
+  return { ...out, ...validateValidity(o, now) } as ActiveSteeringRequest;
+}
+
+function settingRequest<T>(input: unknown, now: number | undefined, parse: (v: unknown) => T): { setting: T; validFrom?: number; validUntil: number } {
+  const o = plainObject(input, 'body');
+  for (const k of Object.keys(o)) {
+    if (!['setting', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of this request; accepted: setting, validFrom, validUntil');
+  }
+  if (o.setting === undefined) throw new ValidationError('setting', 'is required: {value: number, unit}');
+  return { setting: parse(o.setting), ...validateValidity(o, now) };
+}
+
+export function validateEssRequest(input: unknown, now?: number): EssSteeringRequest {
+  return settingRequest(input, now, (v) => parsePowerValue(v, 'setting'));
+}
+
+export function validateCurtailmentRequest(input: unknown, now?: number): CurtailmentSteeringRequest {
+  return settingRequest(input, now, (v) => parseCurtailmentValue(v, 'setting'));
+}
+
+export function validateGridTargetRequest(input: unknown, now?: number): GridTargetRequest {
+  const o = plainObject(input, 'body');
+  for (const k of Object.keys(o)) {
+    if (!['setpoint', 'deadband', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of a grid-target request; accepted: setpoint, deadband, validFrom, validUntil');
+  }
+  if (o.setpoint === undefined) throw new ValidationError('setpoint', 'is required: {value: number, unit: W|kW|MW}');
+  const out: GridTargetRequest = { setpoint: parsePowerValue(o.setpoint, 'setpoint'), ...validateValidity(o, now) };
+  if (o.deadband !== undefined) {
+    out.deadband = parsePowerValue(o.deadband, 'deadband');
+    if (out.deadband.value < 0) throw new ValidationError('deadband.value', `must be 0 or more; got ${out.deadband.value}`);
+  }
+  return out;
+}
+
+/**
+ * Time-series request. Accepts the API shape; range.start/end may be any time form and are
+ * normalised to ISO 8601 UTC. Enforces one property and at most 30 days (spec 4.5, 8).
+ */
+export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
+  const o = plainObject(input, 'body');
+  if (Array.isArray(o.property) || (typeof o.property === 'string' && o.property.includes(','))) {
+    throw new ValidationError('property', 'must be exactly one property per time-series request', 'unprocessable');
+  }
+  const property = validateProperty(o.property, 'property');
+  const range = plainObject(o.range, 'range');
+  if (range.type !== 'absolute') throw new ValidationError('range.type', `must be "absolute"; got ${show(range.type)}`);
+  const start = parseTime(range.start, 'range.start');
+  const end = parseTime(range.end, 'range.end');
+  if (!(end > start)) throw new ValidationError('range.end', 'must be after range.start', 'unprocessable');
+  if (end - start > MAX_SPAN_MS) {
+    throw new ValidationError('range', `must span at most 30 days; got ${((end - start) / 86_400_000).toFixed(2)} days`, 'unprocessable');
+  }
+  const res = plainObject(o.resolution, 'resolution');
+  if (res.unit !== 'h') throw new ValidationError('resolution.unit', `must be "h"; got ${show(res.unit)}`);
+  const value = res.value;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 720) {
+    throw new ValidationError('resolution.value', `must be a whole number of hours from 1 to 720; got ${show(value)}`);
+  }
+  return { property, range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) }, resolution: { value, unit: 'h' } };
+}
+
+export const RESOLUTION_UNIT_MS = { h: HOUR_MS } as const;
