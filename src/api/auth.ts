@@ -1,0 +1,116 @@
+/**
+ * Authentication strategies: none, API key in a header, bearer token, and OAuth2 client
+ * credentials with a cached token (one fetch for concurrent callers, refreshed before
+ * expiry, invalidated on a 401, failures cooled down so they never turn into a storm).
+ */
+import axios, { type AxiosInstance } from 'axios';
+import { ApiError, redact, serviceMessageOf } from './errors';
+
+export type AuthConfig =
+  | { type: 'none' }
+  | { type: 'header'; apiKey: string; header?: string }
+  | { type: 'bearer'; token: string }
+  | { type: 'oauth2'; tokenUrl: string; clientId: string; clientSecret: string; scope?: string };
+
+export type AuthType = AuthConfig['type'];
+
+/** Every secret of a config, for redaction. */
+export function secretsOf(auth: AuthConfig | undefined): string[] {
+  if (!auth) return [];
+  if (auth.type === 'header') return [auth.apiKey];
+  if (auth.type === 'bearer') return [auth.token];
+  if (auth.type === 'oauth2') return [auth.clientSecret];
+  return [];
+}
+
+interface CachedToken {
+  token: string;
+  expiresAt: number;
+}
+
+export class OAuth2TokenSource {
+  private cached?: CachedToken;
+  private inflight?: Promise<string>;
+  private failedUntil = 0;
+  private lastFailure?: ApiError;
+  private failures = 0;
+  /** Number of token requests made (for tests and diagnostics). */
+  fetchCount = 0;
+
+  constructor(
+    private readonly cfg: Extract<AuthConfig, { type: 'oauth2' }>,
+    private readonly http: AxiosInstance,
+    private readonly secrets: () => string[],
+    private readonly refreshMarginMs = 60_000,
+  ) {}
+
+  /** A valid token; concurrent callers share one fetch. */
+  async token(signal?: AbortSignal): Promise<string> {
+    const now = Date.now();
+    if (this.cached && now < this.cached.expiresAt - this.refreshMarginMs) return this.cached.token;
+    if (this.inflight) return this.inflight;
+    if (now < this.failedUntil && this.lastFailure) throw this.lastFailure;
+    this.inflight = this.fetch(signal).finally(() => {
+      this.inflight = undefined;
+    });
+    return this.inflight;
+  }
+
+  /** Drops the cached token (after a 401) so the next call fetches a new one. */
+  invalidate(token?: string): void {
+    if (!token || this.cached?.token === token) this.cached = undefined;
+  }
+
+  private async fetch(signal?: AbortSignal): Promise<string> {
+    this.fetchCount++;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.cfg.clientId, client_secret: this.cfg.clientSecret });
+    if (this.cfg.scope) form.set('scope', this.cfg.scope);
+    const path = safePath(this.cfg.tokenUrl);
+    try {
+      const res = await this.http.post(this.cfg.tokenUrl, form.toString(), {
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        signal,
+        validateStatus: () => true,
+        'axios-retry': { retries: 0 },
+      } as never);
+      const body = res.data as Record<string, unknown> | undefined;
+      if (res.status >= 200 && res.status < 300 && body && typeof body.access_token === 'string') {
+        const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
+        this.cached = { token: body.access_token, expiresAt: Date.now() + expiresIn * 1000 };
+        this.failures = 0;
+        return body.access_token;
+      }
+      const msg = serviceMessageOf(body) ?? `HTTP ${res.status}`;
+      throw this.fail(new ApiError({
+        code: 'EMS_AUTH',
+        status: res.status,
+        message: redact(`OAuth2 token request to ${path} failed: ${res.status} ${msg}`, this.secrets()),
+        serviceMessage: redact(msg, this.secrets()),
+        request: { method: 'POST', path },
+      }));
+    } catch (err) {
+      if (err instanceof ApiError) throw err;
+      if (axios.isCancel(err)) throw err;
+      const code = (err as { code?: string }).code ?? 'ERROR';
+      throw this.fail(new ApiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
+    }
+  }
+
+  /** Cools down after a failure: 1 s, 2 s, 4 s ... up to 60 s; callers in that window get the same error. */
+  private fail(e: ApiError): ApiError {
+    this.failures++;
+    this.failedUntil = Date.now() + Math.min(60_000, 1000 * 2 ** (this.failures - 1));
+    this.lastFailure = e;
+    return e;
+  }
+}
+
+/** Host and path of a URL, without query string or credentials. */
+export function safePath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

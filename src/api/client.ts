@@ -1,0 +1,288 @@
+/**
+ * The typed client of the partner API: one method per operation. Validates every input
+ * before sending (ValidationError names the field), maps failures to ApiError (status,
+ * the service's message, method and path, requestId; never a secret), and leaves out of
+ * steering bodies every component the caller did not set (spec section 3).
+ */
+import { AxiosError, type AxiosRequestConfig } from 'axios';
+import { ApiError, redact, serviceMessageOf, ValidationError } from './errors';
+import { secretsOf, type AuthConfig } from './auth';
+import { normaliseDevices } from './devices';
+import { mapLimit } from './limiter';
+import { HOUR_MS, parseTime, splitRange, toIsoSeconds } from './time';
+import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
+import {
+  validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest,
+  validateProperties, validateProperty, validateReference, validateTimeSeriesRequest,
+} from './validate';
+import type {
+  ActiveSteeringRequest, CurtailmentSteeringRequest, Device, EssSteeringRequest, GridTargetCancelResponse,
+  GridTargetRequest, Measurement, MeasurementList, MeasurementMap, SiteSummary, SteeringResponse,
+  TimeInput, TimeSeriesRequest, TimeSeriesResponse,
+} from './types';
+
+export interface ClientOptions {
+  baseUrl: string;
+  auth?: AuthConfig;
+  /** Per attempt, ms (default 10000). */
+  timeoutMs?: number;
+  /** Retries after the first attempt (default 3). */
+  retries?: number;
+  /** Requests in flight at once (default 6). */
+  concurrency?: number;
+  rejectUnauthorized?: boolean;
+  /** Extra CA certificates, PEM. */
+  ca?: string;
+  /** First backoff step, ms (default 250); doubles per retry up to retryMaxMs (default 8000). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface TimeSeriesQuery {
+  property: string;
+  start: TimeInput;
+  end: TimeInput;
+  /** Hours between points (default 1). */
+  resolutionHours?: number;
+}
+
+type Listener = (s: ConnectionState) => void;
+
+export class EmsClient {
+  readonly transport: Transport;
+  private readonly closer = new AbortController();
+  private readonly listeners = new Set<Listener>();
+  private readonly secrets: string[];
+  state: ConnectionState = { state: 'ok' };
+  readonly concurrency: number;
+
+  constructor(opts: ClientOptions) {
+    if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl)) {
+      throw new ValidationError('baseUrl', 'must be an http:// or https:// URL, e.g. "https://api.example.com/v1"');
+    }
+    const auth = opts.auth ?? { type: 'none' };
+    this.secrets = secretsOf(auth).filter(Boolean);
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
+    this.transport = new Transport({
+      baseUrl: opts.baseUrl,
+      auth,
+      timeoutMs: opts.timeoutMs ?? 10_000,
+      retries: Math.max(0, Math.floor(opts.retries ?? 3)),
+      concurrency: this.concurrency,
+      rejectUnauthorized: opts.rejectUnauthorized ?? true,
+      ca: opts.ca,
+      retryBaseMs: opts.retryBaseMs ?? 250,
+      retryMaxMs: opts.retryMaxMs ?? 8_000,
+      secrets: () => this.secrets,
+      onState: (s) => this.setState(s),
+    });
+  }
+
+  /** Connection state changes (ok, rate-limited, error), for node status. Returns an unsubscribe. */
+  onState(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  get closed(): boolean {
+    return this.closer.signal.aborted;
+  }
+
+  /** Aborts every request in flight or waiting, and frees the sockets. */
+  close(): void {
+    if (this.closed) return;
+    this.closer.abort(new ApiError({ code: 'EMS_CLOSED', message: 'client closed', request: { method: '-', path: '-' } }));
+    this.transport.destroy();
+    this.listeners.clear();
+  }
+
+  // ------------------------------------------------------------------ device data
+
+  async listDevices(o?: CallOptions): Promise<Device[]> {
+    return normaliseDevices(await this.request('GET', '/devices', { kind: 'read' }, o));
+  }
+
+  getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
+    const ref = validateReference(device, 'deviceReference');
+    const prop = validateProperty(property, 'property');
+    return this.request('GET', `/devices/${enc(ref)}/measurement`, { kind: 'read' }, o, { params: { property: prop } });
+  }
+
+  getMeasurementsMap(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
+    const ref = validateReference(device, 'deviceReference');
+    const props = validateProperties(properties, 'properties');
+    return this.request('GET', `/devices/${enc(ref)}/measurements/map`, { kind: 'read' }, o, { params: { properties: props.join(',') } });
+  }
+
+  getMeasurementsList(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
+    const ref = validateReference(device, 'deviceReference');
+    const props = validateProperties(properties, 'properties');
+    return this.request('GET', `/devices/${enc(ref)}/measurements`, { kind: 'read' }, o, { params: { properties: props.join(',') } });
+  }
+
+  /** One time-series request (at most 30 days, one property), as the API takes it. */
+  getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
+    const ref = validateReference(device, 'deviceReference');
+    const body = validateTimeSeriesRequest('range' in req ? req : toTimeSeriesRequest(req));
+    return this.request('POST', `/devices/${enc(ref)}/measurements/time-series`, { kind: 'read' }, o, { data: body });
+  }
+
+  /**
+   * A time series over any range: split into spans of at most 30 days (aligned on the
+   * resolution), fetched in parallel up to the client's concurrency, merged in order.
+   */
+  async getTimeSeriesRange(device: string, q: TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
+    const ref = validateReference(device, 'deviceReference');
+    const property = validateProperty(q.property, 'property');
+    const res = resolutionOf(q.resolutionHours);
+    const start = parseTime(q.start, 'start');
+    const end = parseTime(q.end, 'end');
+    if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
+    const spans = splitRange(start, end, res * HOUR_MS);
+    const parts = await mapLimit(spans, this.concurrency, (s) =>
+      this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o));
+    return mergeSeries(parts, start, end);
+  }
+
+  // ---------------------------------------------------------------------- steering
+
+  steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
+    const ref = validateReference(site, 'siteReference');
+    const b = validateActiveSteering(body, Date.now());
+    return this.request('POST', `/sites/${enc(ref)}/steering`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+  }
+
+  steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
+    const ref = validateReference(site, 'siteReference');
+    const b = validateEssRequest(body, Date.now());
+    return this.request('POST', `/sites/${enc(ref)}/steering/ess`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+  }
+
+  steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
+    const ref = validateReference(site, 'siteReference');
+    const b = validateCurtailmentRequest(body, Date.now());
+    return this.request('POST', `/sites/${enc(ref)}/steering/curtailment`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+  }
+
+  steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
+    const ref = validateReference(site, 'siteReference');
+    const b = validateGridTargetRequest(body, Date.now());
+    return this.request('POST', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+  }
+
+  cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
+    const ref = validateReference(site, 'siteReference');
+    return this.request('DELETE', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer' }, o);
+  }
+
+  /** Sites with their devices. The reference simulator has this; the real service may not (404 gives []). */
+  async listSites(o?: CallOptions): Promise<SiteSummary[]> {
+    try {
+      const body = await this.request<{ sites?: SiteSummary[] } | SiteSummary[]>('GET', '/sites', { kind: 'read' }, o);
+      return Array.isArray(body) ? body : (body.sites ?? []);
+    } catch (e) {
+      if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return [];
+      throw e;
+    }
+  }
+
+  // ---------------------------------------------------------------------- plumbing
+
+  /** Sends one request (with the transport's retries) and maps failures to ApiError. */
+  async request<T>(method: string, path: string, meta: EmsRequestMeta, o?: CallOptions, extra?: AxiosRequestConfig): Promise<T> {
+    if (this.closed) throw new ApiError({ code: 'EMS_CLOSED', message: `${method} ${path} not sent: client closed`, request: { method, path } });
+    const signals = [this.closer.signal, o?.signal].filter((s): s is AbortSignal => !!s);
+    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    try {
+      const res = await this.transport.axios.request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig);
+      return res.data;
+    } catch (err) {
+      throw this.toApiError(err, method, path);
+    }
+  }
+
+  private toApiError(err: unknown, method: string, path: string): Error {
+    if (err instanceof ApiError || err instanceof ValidationError) return err;
+    const request = { method, path };
+    if (!(err instanceof AxiosError)) {
+      const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
+      return new ApiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
+    }
+    if (err.code === 'ERR_CANCELED') return new ApiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
+    const res = err.response;
+    if (!res) {
+      const what = err.code === 'ETIMEDOUT' || err.code === 'ECONNABORTED' ? `timed out (${err.code})` : `connection failed (${err.code ?? 'network error'})`;
+      return new ApiError({ code: err.code ?? 'EMS_NETWORK', message: redact(`${method} ${path} ${what}`, this.secrets), request });
+    }
+    const body = res.data as Record<string, unknown> | undefined;
+    const headerId = res.headers?.['x-request-id'];
+    const requestId = typeof body?.requestId === 'string' ? body.requestId : typeof headerId === 'string' ? headerId : undefined;
+    const svc = serviceMessageOf(body);
+    const serviceMessage = svc ? redact(svc, this.secrets) : undefined;
+    const ra = Number(res.headers?.['retry-after']);
+    return new ApiError({
+      code: `HTTP_${res.status}`,
+      status: res.status,
+      serviceMessage,
+      requestId,
+      retryAfter: Number.isFinite(ra) ? ra : undefined,
+      request,
+      message: `${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`,
+    });
+  }
+
+  private setState(s: ConnectionState): void {
+    const prev = this.state;
+    this.state = s;
+    if (prev.state === s.state && (s.state !== 'error' || (prev as { reason?: string }).reason === s.reason)) return;
+    for (const fn of this.listeners) {
+      try {
+        fn(s);
+      } catch {
+        /* a listener's failure must not break a request */
+      }
+    }
+  }
+}
+
+function enc(ref: string): string {
+  return encodeURIComponent(ref);
+}
+
+function resolutionOf(h: unknown): number {
+  if (h === undefined) return 1;
+  if (typeof h !== 'number' || !Number.isInteger(h) || h < 1 || h > 720) {
+    throw new ValidationError('resolution', `must be a whole number of hours from 1 to 720; got ${String(h)}`);
+  }
+  return h;
+}
+
+export function toTimeSeriesRequest(q: TimeSeriesQuery): TimeSeriesRequest {
+  return {
+    property: q.property,
+    range: { type: 'absolute', start: toIsoSeconds(parseTime(q.start, 'start')), end: toIsoSeconds(parseTime(q.end, 'end')) },
+    resolution: { value: resolutionOf(q.resolutionHours), unit: 'h' },
+  };
+}
+
+/** Concatenates span responses in order, keeping only points in [start, end) and dropping repeats at seams. */
+export function mergeSeries(parts: TimeSeriesResponse[], start: number, end: number): TimeSeriesResponse {
+  const time: string[] = [];
+  const data: number[] = [];
+  let last = Number.NEGATIVE_INFINITY;
+  for (const p of parts) {
+    const n = Math.min(p.time?.length ?? 0, p.data?.length ?? 0);
+    for (let i = 0; i < n; i++) {
+      const t = Date.parse(p.time[i]);
+      if (!(t > last) || t < start || t >= end) continue;
+      last = t;
+      time.push(p.time[i]);
+      data.push(p.data[i]);
+    }
+  }
+  return { time, data };
+}

@@ -1,0 +1,14 @@
+/** Public entry of the typed API core (no Node-RED imports). */
+export * from './types';
+export * from './errors';
+export * from './units';
+export * from './time';
+export * from './validate';
+export * from './devices';
+export * from './auth';
+export * from './limiter';
+export { EmsClient, mergeSeries, toTimeSeriesRequest, type ClientOptions, type CallOptions, type TimeSeriesQuery } from './client';
+export { isRetryable, type ConnectionState } from './transport';
+export * from './steering-queue';
+export * from './coalescer';
+export * from './poll-scheduler';

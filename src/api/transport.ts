@@ -1,0 +1,204 @@
+/**
+ * The HTTP transport of one client: one axios instance with keep-alive agents, bounded
+ * concurrency, a shared pause after a 429, authentication headers, and retries
+ * (axios-retry) with exponential backoff, jitter and Retry-After.
+ *
+ * Retry policy (README "Retries"): reads (GETs and the time-series POST) are retried on
+ * connection errors, timeouts, 5xx and 429; steering on 429, 503, timeouts and connection
+ * errors only, and never once its validUntil has passed. Other 4xx are never retried.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import axios, { AxiosError, type AxiosAdapter, type AxiosInstance, type InternalAxiosRequestConfig } from 'axios';
+import axiosRetry, { retryAfter } from 'axios-retry';
+import { Limiter } from './limiter';
+import { OAuth2TokenSource, type AuthConfig } from './auth';
+
+export type RequestKind = 'read' | 'steer' | 'control';
+
+/** Extra per-request settings carried through axios' config. */
+export interface EmsRequestMeta {
+  kind: RequestKind;
+  /** For steering: no retry is scheduled that would start after this time. */
+  validUntil?: number;
+  /** The delay chosen for the next retry (set by the retry condition). */
+  nextDelay?: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  auth: AuthConfig;
+  timeoutMs: number;
+  retries: number;
+  concurrency: number;
+  rejectUnauthorized: boolean;
+  ca?: string;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  secrets: () => string[];
+  onState: (state: ConnectionState) => void;
+}
+
+export type ConnectionState =
+  | { state: 'ok' }
+  | { state: 'rate-limited'; until: number }
+  | { state: 'error'; reason: string };
+
+type MetaConfig = InternalAxiosRequestConfig & { ems?: EmsRequestMeta; emsAuthRetried?: boolean };
+
+const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_NETWORK']);
+
+export function isTransientNetworkError(err: AxiosError): boolean {
+  if (axios.isCancel(err) || err.response) return false;
+  return RETRYABLE_CODES.has(err.code ?? '') || /socket hang up|timeout/i.test(err.message);
+}
+
+/** Whether a failed attempt may be retried, by kind of request (see the policy above). */
+export function isRetryable(err: AxiosError): boolean {
+  const meta = (err.config as MetaConfig | undefined)?.ems;
+  if (axios.isCancel(err) || !meta) return false;
+  const status = err.response?.status;
+  if (meta.kind === 'steer') {
+    if (status !== undefined && status !== 429 && status !== 503) return false;
+    if (status === undefined && !isTransientNetworkError(err)) return false;
+    return true;
+  }
+  if (status === undefined) return isTransientNetworkError(err);
+  return status === 429 || status >= 500;
+}
+
+export class Transport {
+  readonly axios: AxiosInstance;
+  readonly limiter: Limiter;
+  readonly tokens?: OAuth2TokenSource;
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+  private pausedUntil = 0;
+  /** Attempts that reached the wire (including retries), for diagnostics and tests. */
+  attempts = 0;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.limiter = new Limiter(opts.concurrency);
+    this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
+    this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: opts.concurrency, rejectUnauthorized: opts.rejectUnauthorized, ca: opts.ca || undefined });
+    this.axios = axios.create({
+      baseURL: opts.baseUrl.replace(/\/+$/, ''),
+      timeout: opts.timeoutMs,
+      httpAgent: this.httpAgent,
+      httpsAgent: this.httpsAgent,
+      maxRedirects: 0,
+      proxy: false,
+      headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
+      transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+      adapter: this.wrapAdapter(axios.getAdapter('http')),
+    });
+    if (opts.auth.type === 'oauth2') {
+      const tokenHttp = axios.create({ timeout: opts.timeoutMs, httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, proxy: false, maxRedirects: 0 });
+      this.tokens = new OAuth2TokenSource(opts.auth, tokenHttp, opts.secrets);
+    }
+    this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig));
+    axiosRetry(this.axios, {
+      retries: opts.retries,
+      shouldResetTimeout: true,
+      retryCondition: (err) => this.shouldRetry(err),
+      retryDelay: (_n, err) => (err.config as MetaConfig | undefined)?.ems?.nextDelay ?? 0,
+    });
+    // Runs after axios-retry gave up: one fresh-token retry on a 401 under OAuth2.
+    this.axios.interceptors.response.use(undefined, async (err: AxiosError) => {
+      const config = err.config as MetaConfig | undefined;
+      if (this.tokens && err.response?.status === 401 && config && !config.emsAuthRetried) {
+        config.emsAuthRetried = true;
+        const sent = String(config.headers?.Authorization ?? '').replace(/^Bearer /, '');
+        this.tokens.invalidate(sent);
+        return this.axios.request(config);
+      }
+      throw err;
+    });
+  }
+
+  /** Delay before retry n (1-based): exponential with full jitter, never less than Retry-After. */
+  retryDelay(n: number, err: AxiosError): number {
+    const exp = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (n - 1));
+    return Math.max(exp / 2 + Math.random() * (exp / 2), Math.min(retryAfter(err), 60_000));
+  }
+
+  /** Retry condition: the policy above, and for steering only while the retry starts before validUntil. */
+  private shouldRetry(err: AxiosError): boolean {
+    const config = err.config as (MetaConfig & { 'axios-retry'?: { retryCount?: number } }) | undefined;
+    const meta = config?.ems;
+    if (!meta || !isRetryable(err)) return false;
+    const delay = this.retryDelay((config['axios-retry']?.retryCount ?? 0) + 1, err);
+    if (meta.kind === 'steer' && meta.validUntil !== undefined && Date.now() + delay >= meta.validUntil) return false;
+    meta.nextDelay = delay;
+    return true;
+  }
+
+  private async authorize(config: MetaConfig): Promise<MetaConfig> {
+    const auth = this.opts.auth;
+    if (auth.type === 'header') config.headers.set(auth.header || 'x-api-key', auth.apiKey);
+    else if (auth.type === 'bearer') config.headers.set('Authorization', `Bearer ${auth.token}`);
+    else if (this.tokens) config.headers.set('Authorization', `Bearer ${await this.tokens.token(config.signal as AbortSignal | undefined)}`);
+    return config;
+  }
+
+  /** Wraps the HTTP adapter: waits out a shared 429 pause, holds a concurrency slot per attempt. */
+  private wrapAdapter(inner: AxiosAdapter): AxiosAdapter {
+    return async (config) => {
+      const signal = config.signal as AbortSignal | undefined;
+      await this.waitPause(signal);
+      await this.limiter.acquire(signal);
+      this.attempts++;
+      try {
+        const res = await inner(config);
+        this.opts.onState({ state: 'ok' });
+        return res;
+      } catch (err) {
+        this.observeFailure(err as AxiosError);
+        throw err;
+      } finally {
+        this.limiter.release();
+      }
+    };
+  }
+
+  private observeFailure(err: AxiosError): void {
+    const status = err.response?.status;
+    if (status === 429) {
+      const wait = retryAfter(err) || 1000;
+      this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(wait, 60_000));
+      this.opts.onState({ state: 'rate-limited', until: this.pausedUntil });
+    } else if (status === 401 || status === 403) {
+      this.opts.onState({ state: 'error', reason: `HTTP ${status}: check credentials` });
+    } else if (status === undefined && !axios.isCancel(err)) {
+      this.opts.onState({ state: 'error', reason: err.code ?? 'connection error' });
+    } else if (status !== undefined && status >= 500) {
+      this.opts.onState({ state: 'error', reason: `HTTP ${status}` });
+    }
+  }
+
+  private waitPause(signal?: AbortSignal): Promise<void> {
+    const wait = this.pausedUntil - Date.now();
+    if (wait <= 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, wait);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /** Whether the shared 429 pause is in force. */
+  get rateLimitedUntil(): number {
+    return this.pausedUntil > Date.now() ? this.pausedUntil : 0;
+  }
+
+  destroy(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
+ * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
+ */
+import { ValidationError, show, validateProperties, type Device, type MeasurementListItem } from '../api';
+import { asString, busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
+import type { ConfigNode } from './config-node';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+interface Props {
+  server: string;
+  device?: string;
+  deviceType?: string;
+  mode?: 'single' | 'map' | 'list' | 'devices';
+  properties?: string;
+  propertiesType?: string;
+  split?: boolean;
+  interval?: number | string;
+  onlyChanges?: boolean;
+}
+
+const MODES = ['single', 'map', 'list', 'devices'];
+const REF_FORMS = 'a device reference string such as "dvc_19RnB3Lyjv2T"';
+
+export = function (RED: RED): void {
+  function EmsDeviceReadNode(this: Node, config: Props) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
+    const mode = config.mode ?? 'map';
+    const closer = new AbortController();
+    const last = new Map<string, string>();
+    let stopPolling: (() => void) | undefined;
+    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
+
+    if (!server) {
+      node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
+    } else {
+      server.register(user);
+    }
+
+    async function device(msg: NodeMessage): Promise<string> {
+      if (msg.deviceReference !== undefined) return asString(msg.deviceReference, 'msg.deviceReference', REF_FORMS);
+      return asString(await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device', REF_FORMS);
+    }
+
+    async function properties(msg: NodeMessage): Promise<string[]> {
+      if (msg.properties !== undefined) return validateProperties(msg.properties, 'msg.properties');
+      if (msg.property !== undefined) return validateProperties(msg.property, 'msg.property');
+      let v = await evaluate(RED, node, config.properties ?? '', config.propertiesType, msg);
+      if (typeof v === 'string' && v.trim().startsWith('[')) {
+        try { v = JSON.parse(v); } catch { /* validated below */ }
+      }
+      return validateProperties(v, 'properties');
+    }
+
+    /** One read; returns the messages to send (none when onlyChanges suppresses them). */
+    async function read(msg: NodeMessage): Promise<NodeMessage[]> {
+      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
+      const rt = await server.runtime();
+      const signal = closer.signal;
+      if (mode === 'devices') {
+        const devices: Device[] = await rt.client.listDevices({ signal });
+        node.status(okStatus(`${devices.length} devices`));
+        return changed('devices', devices) ? [{ ...msg, payload: devices }] : [];
+      }
+      const ref = await device(msg);
+      const props = await properties(msg);
+      let items: MeasurementListItem[];
+      let out: NodeMessage;
+      if (mode === 'single') {
+        if (props.length !== 1) throw new ValidationError('properties', `must name exactly one property in mode single; got ${props.length}`);
+        const m = await rt.reads.measurement(ref, props[0], { signal });
+        items = [m];
+        out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
+      } else if (mode === 'map') {
+        const m = await rt.reads.map(ref, props, { signal });
+        const payload: Record<string, number> = {};
+        const units: Record<string, string> = {};
+        for (const [k, v] of Object.entries(m.measurements)) {
+          payload[k] = v.value;
+          units[k] = v.unit;
+        }
+        items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
+        out = { ...msg, payload, units, deviceReference: ref };
+      } else {
+        const l = await rt.reads.list(ref, props, { signal });
+        items = l.measurements;
+        out = { ...msg, payload: l.measurements, deviceReference: ref };
+      }
+      node.status(okStatus(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', ')));
+      if (!changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
+      if (config.split && mode !== 'single') {
+        return items.map((i) => ({
+          ...msg,
+          topic: `${ref}/${i.property}`,
+          payload: i.value,
+          unit: i.unit,
+          measurement: { ...i, reference: ref },
+          deviceReference: ref,
+        }));
+      }
+      return [out];
+    }
+
+    function changed(key: string, value: unknown): boolean {
+      if (!config.onlyChanges) return true;
+      const s = JSON.stringify(value);
+      if (last.get(key) === s) return false;
+      last.set(key, s);
+      return true;
+    }
+
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      node.status(busyStatus());
+      read(msg).then(
+        (msgs) => {
+          if (closer.signal.aborted) return done();
+          if (msgs.length === 1) send(msgs[0]);
+          else if (msgs.length > 1) send([msgs]);
+          done();
+        },
+        (err) => fail(node, done, err, msg),
+      );
+    });
+
+    const interval = Number(config.interval ?? 0);
+    if (server && Number.isFinite(interval) && interval > 0) {
+      server.runtime().then((rt) => {
+        if (closer.signal.aborted) return;
+        stopPolling = rt.polls.add(interval * 1000, () =>
+          read({}).then(
+            (msgs) => {
+              if (closer.signal.aborted) return;
+              if (msgs.length === 1) node.send(msgs[0]);
+              else if (msgs.length > 1) node.send([msgs]);
+            },
+            (err) => { if (!closer.signal.aborted) fail(node, undefined, err); },
+          ));
+      }, (err) => fail(node, undefined, err));
+    } else if (config.interval !== undefined && config.interval !== '' && !(interval >= 0)) {
+      fail(node, undefined, new ValidationError('interval', `must be a number of seconds (0 = only on input); got ${show(config.interval)}`));
+    }
+
+    node.on('close', (_removed, done) => {
+      closer.abort();
+      stopPolling?.();
+      server?.deregister(user);
+      node.status({});
+      done();
+    });
+  }
+
+  RED.nodes.registerType('ems-device-read', EmsDeviceReadNode);
+};

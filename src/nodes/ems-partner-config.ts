@@ -1,0 +1,47 @@
+/**
+ * Config node `ems-partner-config`: one API runtime (client, coalescer, steering queue,
+ * poll scheduler) shared by every node that uses it. Pushes its connection state to each
+ * user node, and closes everything on redeploy.
+ */
+import { registerAdminRoutes } from './admin-routes';
+import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from './runtime';
+import type { RED } from './red';
+import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
+
+export = function (RED: RED): void {
+  function EmsPartnerConfigNode(this: ConfigNode, config: ConfigProps & { id: string }) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    node.props = config;
+    const users = new Set<UserNode>();
+    let closed = false;
+    let unsubscribe: (() => void) | undefined;
+
+    if (!usesSimulator(config) && isInsecureRemote(config.baseUrl)) {
+      node.warn(`baseUrl uses http:// to a remote host: keys and steering travel in clear text. Use https://.`);
+    }
+
+    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err)).then((rt) => {
+      if (closed) {
+        rt.close();
+        throw new Error('config node closed');
+      }
+      unsubscribe = rt.client.onState((s) => users.forEach((u) => u.onConnectionState(s)));
+      return rt;
+    });
+    ready.catch(() => undefined); // reported to each user node when it asks
+
+    node.runtime = () => ready;
+    node.register = (u) => users.add(u);
+    node.deregister = (u) => users.delete(u);
+
+    node.on('close', (_removed, done) => {
+      closed = true;
+      unsubscribe?.();
+      ready.then((rt) => rt.close(), () => undefined).finally(() => done());
+    });
+  }
+
+  RED.nodes.registerType('ems-partner-config', EmsPartnerConfigNode, { credentials: CREDENTIALS });
+  registerAdminRoutes(RED);
+};

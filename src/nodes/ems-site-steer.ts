@@ -1,0 +1,114 @@
+/**
+ * `ems-site-steer`: turns messages into steering requests for a site. Building and checking
+ * the command is done by steer-command.ts; sending by the config node's SteeringQueue (one
+ * request at a time per site, merged per component); renewing by renewal.ts.
+ */
+import { ValidationError, requestForCommand, validateReference, type SteeringCommand } from '../api';
+import { busyStatus, connectionStatus, evaluate, fail } from './common';
+import { buildCommand, settingsOf, type NodeValues } from './steer-command';
+import { Renewal, describeCommand } from './renewal';
+import type { ConfigNode } from './config-node';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
+
+export = function (RED: RED): void {
+  function EmsSiteSteerNode(this: Node, config: Props) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
+    const closer = new AbortController();
+    let settingsError: unknown;
+    let settings: ReturnType<typeof settingsOf> | undefined;
+    try {
+      settings = settingsOf(config);
+    } catch (e) {
+      settingsError = e;
+      fail(node, undefined, e);
+    }
+    const renewal = new Renewal({
+      send: (cmd) => send(cmd),
+      status: (s) => node.status(s),
+      warn: (t) => node.warn(t),
+      settings: () => settings!,
+    });
+    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
+    if (server) server.register(user);
+    else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
+
+    async function send(cmd: SteeringCommand) {
+      const rt = await server!.runtime();
+      return rt.steering.submit(cmd, { owner: node, signal: closer.signal });
+    }
+
+    async function values(msg: NodeMessage): Promise<NodeValues> {
+      const mode = settings!.mode;
+      const ev = (key: string) => (config[key] === undefined || config[key] === '' ? undefined
+        : evaluate(RED, node, config[key], String(config[`${key}Type`] ?? 'num'), msg));
+      return {
+        ess: mode === 'ess' || mode === 'combined' ? await ev('essValue') : undefined,
+        curtailment: mode === 'curtailment' || mode === 'combined' ? await ev('curtailmentValue') : undefined,
+        gridTarget: mode === 'grid-target' ? await ev('gridTargetValue') : undefined,
+        deadband: mode === 'grid-target' && config.deadbandValue !== '' && config.deadbandValue !== undefined ? Number(config.deadbandValue) : undefined,
+        msgMaximizeGridImport: msg.maximizeGridImport,
+        msgValidUntil: msg.validUntil,
+        msgValidFrom: msg.validFrom,
+      };
+    }
+
+    async function site(msg: NodeMessage): Promise<string> {
+      if (msg.site !== undefined) return validateReference(msg.site, 'msg.site');
+      return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
+    }
+
+    async function handle(msg: NodeMessage): Promise<NodeMessage> {
+      if (settingsError) throw settingsError;
+      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      const ref = await site(msg);
+      if (msg.payload === 'stop' || msg.stop === true) {
+        const stopped = renewal.stop(ref);
+        if (settings!.mode === 'grid-target') {
+          const r = await send({ site: ref, kind: 'cancel-grid-target' });
+          node.status({ fill: 'grey', shape: 'ring', text: 'grid target cancelled' });
+          return { ...msg, payload: r.response, request: r.request, site: ref };
+        }
+        node.status({ fill: 'grey', shape: 'ring', text: stopped ? 'renew stopped' : 'stopped' });
+        return { ...msg, payload: { stopped: true, renewing: false }, site: ref };
+      }
+      const cmd = buildCommand(settings!, ref, msg.payload, await values(msg));
+      if (config.dryRun) {
+        const request = requestForCommand(cmd);
+        node.status({ fill: 'grey', shape: 'dot', text: `dry run: ${describeCommand(cmd)}` });
+        return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
+      }
+      node.status(busyStatus(`sending ${describeCommand(cmd)}`));
+      const r = await send(cmd);
+      node.status({ fill: 'green', shape: 'dot', text: describeCommand(cmd, true) });
+      if (config.renew) renewal.schedule(cmd);
+      return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };
+    }
+
+    node.on('input', (msg: NodeMessage, sendOut: SendFn, done: DoneFn) => {
+      handle(msg).then((out) => {
+        if (closer.signal.aborted) return done();
+        sendOut(out);
+        done();
+      }, (err) => fail(node, done, err, msg));
+    });
+
+    node.on('close', (_removed, done) => {
+      closer.abort();
+      renewal.close();
+      server?.deregister(user);
+      server?.runtime().then((rt) => {
+        const dropped = rt.steering.dropOwner(node, 'node closed or redeployed');
+        if (dropped.length) node.warn(`steering not sent (node closed): ${dropped.join('; ')}`);
+      }, () => undefined).finally(() => {
+        node.status({});
+        done();
+      });
+    });
+  }
+
+  RED.nodes.registerType('ems-site-steer', EmsSiteSteerNode);
+};

@@ -1,0 +1,119 @@
+/**
+ * `ems-time-series`: reads the time series of one property over any range. Ranges over
+ * 30 days are split by the core (getTimeSeriesRange) and merged in order.
+ */
+import { ValidationError, show, validateProperty, type TimeSeriesResponse } from '../api';
+import { asString, busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
+import { resolveRange, type RangeKind } from './time-range';
+import type { ConfigNode } from './config-node';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+interface Props {
+  server: string;
+  device?: string;
+  deviceType?: string;
+  property?: string;
+  propertyType?: string;
+  range?: RangeKind;
+  last?: number | string;
+  lastUnit?: 'hours' | 'days';
+  start?: string;
+  startType?: string;
+  end?: string;
+  endType?: string;
+  resolution?: number | string;
+  output?: 'arrays' | 'points' | 'split';
+}
+
+const OUTPUTS = ['arrays', 'points', 'split'];
+
+export = function (RED: RED): void {
+  function EmsTimeSeriesNode(this: Node, config: Props) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
+    const closer = new AbortController();
+    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
+    if (server) server.register(user);
+    else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
+
+    async function query(msg: NodeMessage) {
+      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      const output = config.output ?? 'points';
+      if (!OUTPUTS.includes(output)) throw new ValidationError('output', `must be one of ${OUTPUTS.join(', ')}; got ${show(output)}`);
+      const device = msg.deviceReference !== undefined
+        ? asString(msg.deviceReference, 'msg.deviceReference', 'a device reference string')
+        : asString(await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device', 'a device reference string');
+      const property = validateProperty(
+        msg.property !== undefined ? msg.property : await evaluate(RED, node, config.property ?? '', config.propertyType, msg),
+        msg.property !== undefined ? 'msg.property' : 'property');
+      const resRaw = msg.resolution !== undefined ? msg.resolution : (config.resolution ?? 1);
+      const resolutionHours = Number(resRaw);
+      if (!Number.isInteger(resolutionHours) || resolutionHours < 1 || resolutionHours > 720 || (typeof resRaw !== 'number' && typeof resRaw !== 'string')) {
+        throw new ValidationError(msg.resolution !== undefined ? 'msg.resolution' : 'resolution', `must be a whole number of hours from 1 to 720; got ${show(resRaw)}`);
+      }
+      let range: { start: number; end: number };
+      if (msg.start !== undefined || msg.end !== undefined) {
+        if (msg.start === undefined) throw new ValidationError('msg.start', 'is required with msg.end: epoch ms, ISO 8601 or Date');
+        range = resolveRange({ range: 'absolute', start: msg.start, end: msg.end ?? Date.now() }, Date.now());
+      } else {
+        const needs = (config.range ?? 'last') === 'absolute';
+        range = resolveRange({
+          range: config.range ?? 'last',
+          last: config.last ?? 24,
+          lastUnit: config.lastUnit,
+          start: needs ? await evaluate(RED, node, config.start ?? '', config.startType, msg) : undefined,
+          end: needs && config.end ? await evaluate(RED, node, config.end, config.endType, msg) : undefined,
+        }, Date.now());
+      }
+      const rt = await server.runtime();
+      const series = await rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal });
+      const unit = await unitOf(rt.client, device, property);
+      return { output, device, property, range, series, unit };
+    }
+
+    const units = new Map<string, string>();
+    /** The unit of a property, from Get Devices (cached; '' when the service does not list it). */
+    async function unitOf(client: { listDevices(o?: object): Promise<Array<{ deviceReference: string; properties: Array<{ name: string; unit: string }> }>> }, device: string, property: string): Promise<string> {
+      const key = `${device}/${property}`;
+      if (!units.has(key)) {
+        try {
+          const list = await client.listDevices({ signal: closer.signal });
+          for (const d of list) for (const p of d.properties) units.set(`${d.deviceReference}/${p.name}`, p.unit);
+        } catch { /* the unit is informative; a failed lookup must not fail the read */ }
+        if (!units.has(key)) units.set(key, '');
+      }
+      return units.get(key)!;
+    }
+
+    function shape(msg: NodeMessage, r: Awaited<ReturnType<typeof query>>): NodeMessage[] {
+      const common = { unit: r.unit, property: r.property, deviceReference: r.device, range: { start: new Date(r.range.start).toISOString(), end: new Date(r.range.end).toISOString() } };
+      const { time, data } = r.series as TimeSeriesResponse;
+      if (r.output === 'arrays') return [{ ...msg, ...common, payload: { time, data } }];
+      const xs = time.map((t) => Date.parse(t));
+      if (r.output === 'points') return [{ ...msg, ...common, payload: xs.map((x, i) => ({ x, y: data[i] })) }];
+      return xs.map((x, i) => ({ ...msg, ...common, topic: `${r.device}/${r.property}`, payload: data[i], timestamp: x }));
+    }
+
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      node.status(busyStatus());
+      query(msg).then((r) => {
+        if (closer.signal.aborted) return done();
+        const out = shape(msg, r);
+        node.status(okStatus(`${r.property}: ${r.series.time.length} points`));
+        if (out.length === 1) send(out[0]);
+        else if (out.length > 1) send([out]);
+        done();
+      }, (err) => fail(node, done, err, msg));
+    });
+
+    node.on('close', (_removed, done) => {
+      closer.abort();
+      server?.deregister(user);
+      node.status({});
+      done();
+    });
+  }
+
+  RED.nodes.registerType('ems-time-series', EmsTimeSeriesNode);
+};

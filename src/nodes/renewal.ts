@@ -1,0 +1,110 @@
+/**
+ * Renewal of steering signals: shortly before a signal expires, the same components are
+ * sent again with a new validity, until stop, redeploy or Node-RED stops. A renewal never
+ * starts after the signal's validUntil, so a flow that dies lets the site fall back by itself.
+ */
+import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil, type SteeringCommand, type SteeringResult } from '../api';
+import type { NodeStatus } from './red';
+import type { SteerSettings } from './steer-command';
+
+export interface RenewalDeps {
+  send(cmd: SteeringCommand): Promise<SteeringResult>;
+  status(s: NodeStatus): void;
+  warn(text: string): void;
+  settings(): SteerSettings;
+  now?: () => number;
+}
+
+/** How long before expiry a renewal is sent: 20 % of the validity, at least 2 s, at most 60 s. */
+export function renewLead(validForMs: number): number {
+  return Math.min(60_000, Math.max(2_000, validForMs * 0.2));
+}
+
+export class Renewal {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private closed = false;
+  /** Renewals sent, for tests. */
+  count = 0;
+
+  constructor(private readonly deps: RenewalDeps) {}
+
+  private now(): number {
+    return this.deps.now ? this.deps.now() : Date.now();
+  }
+
+  /** (Re)schedules the renewal of `cmd`'s site, replacing any earlier one. */
+  schedule(cmd: SteeringCommand, sentAt = this.now()): void {
+    if (this.closed || cmd.validUntil === undefined) return;
+    this.stop(cmd.site);
+    const validFor = cmd.validUntil - Math.max(cmd.validFrom ?? sentAt, sentAt);
+    const at = cmd.validUntil - renewLead(validFor);
+    const timer = setTimeout(() => this.fire(cmd, validFor), Math.max(0, at - this.now()));
+    this.timers.set(cmd.site, timer);
+  }
+
+  /** Stops renewing a site; true if a renewal was pending. */
+  stop(site: string): boolean {
+    const t = this.timers.get(site);
+    if (t) clearTimeout(t);
+    return this.timers.delete(site);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  get pending(): number {
+    return this.timers.size;
+  }
+
+  private fire(cmd: SteeringCommand, validFor: number): void {
+    this.timers.delete(cmd.site);
+    const now = this.now();
+    if (this.closed || now >= cmd.validUntil!) {
+      this.deps.status({ fill: 'grey', shape: 'ring', text: 'expired, not renewed' });
+      return;
+    }
+    const next: SteeringCommand = { ...cmd, validFrom: undefined, validUntil: this.nextValidUntil(cmd, validFor, now) };
+    delete next.validFrom;
+    this.deps.send(next).then(
+      () => {
+        if (this.closed) return;
+        this.count++;
+        this.deps.status({ fill: 'green', shape: 'dot', text: `${describeCommand(next, true)} (renewed)` });
+        this.schedule(next, now);
+      },
+      (err: Error) => {
+        if (this.closed) return;
+        this.deps.warn(`renewal failed: ${err.message}`);
+        this.deps.status({ fill: 'red', shape: 'ring', text: 'renewal failed' });
+        // One more try while the current signal still holds; after that the site falls back.
+        const retryAt = Math.min(this.now() + 5_000, cmd.validUntil! - 1_000);
+        if (retryAt > this.now()) this.timers.set(cmd.site, setTimeout(() => this.fire(cmd, validFor), retryAt - this.now()));
+      },
+    );
+  }
+
+  private nextValidUntil(cmd: SteeringCommand, validFor: number, now: number): number {
+    const s = this.deps.settings();
+    if (s.validity === 'quarter-hour') {
+      const q = quarterHourValidUntil(now);
+      return q > cmd.validUntil! ? q : q + QUARTER_HOUR_MS;
+    }
+    if (s.validity === 'duration') return Math.max(now + s.duration * MINUTE_MS, cmd.validUntil! + 1);
+    return cmd.validUntil! + validFor;
+  }
+}
+
+/** What a command sets, for node status: "ESS -50 kW, curtailment 300 kW until 14:15". */
+export function describeCommand(cmd: SteeringCommand, until = false): string {
+  const parts: string[] = [];
+  if (cmd.energyStorageSetting) parts.push(`ESS ${formatPower(cmd.energyStorageSetting).replace(/^-/, '−')}`);
+  if (cmd.productionCurtailment) parts.push(`curtailment ${formatPower(cmd.productionCurtailment)}`);
+  if (cmd.maximizeGridImport !== undefined) parts.push(`max import ${cmd.maximizeGridImport ? 'on' : 'off'}`);
+  if (cmd.gridTarget) parts.push(`grid ${formatPower(cmd.gridTarget.setpoint).replace(/^-/, '−')}`);
+  if (cmd.kind === 'cancel-grid-target') parts.push('cancel grid target');
+  const text = parts.join(', ');
+  return until && cmd.validUntil ? `${text} until ${formatClock(cmd.validUntil)}` : text;
+}

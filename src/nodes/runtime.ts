@@ -1,0 +1,120 @@
+/**
+ * Builds the shared runtime of a config node (client, read coalescer, steering queue,
+ * poll scheduler) from its properties and credentials. Also used by the admin routes for
+ * a config node that is being edited and not deployed yet.
+ */
+import fs from 'node:fs';
+import { EmsClient, PollScheduler, ReadCoalescer, SteeringQueue, ValidationError, type AuthConfig } from '../api';
+import { builtInSimulatorUrl } from './builtin-simulator';
+
+export interface ConfigProps {
+  name?: string;
+  baseUrl?: string;
+  simulator?: boolean | string;
+  authType?: string;
+  apiKeyHeader?: string;
+  tokenUrl?: string;
+  clientId?: string;
+  scope?: string;
+  timeout?: number | string;
+  retries?: number | string;
+  concurrency?: number | string;
+  rejectUnauthorized?: boolean | string;
+  caCert?: string;
+  coalesceMs?: number | string;
+}
+
+export interface ConfigCredentials {
+  apiKey?: string;
+  clientSecret?: string;
+}
+
+export interface Runtime {
+  client: EmsClient;
+  reads: ReadCoalescer;
+  steering: SteeringQueue;
+  polls: PollScheduler;
+  baseUrl: string;
+  close(): void;
+}
+
+const bool = (v: unknown, dflt: boolean): boolean => (v === undefined || v === '' ? dflt : v === true || v === 'true');
+function int(v: unknown, dflt: number, min: number, max: number, field: string): number {
+  if (v === undefined || v === '' || v === null) return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) throw new ValidationError(field, `must be a whole number from ${min} to ${max}; got ${JSON.stringify(v)}`);
+  return n;
+}
+
+export function usesSimulator(p: ConfigProps): boolean {
+  return bool(p.simulator, false);
+}
+
+/** True when a base URL sends keys in clear text to another machine. */
+export function isInsecureRemote(baseUrl: string | undefined): boolean {
+  if (!baseUrl || !/^http:\/\//i.test(baseUrl)) return false;
+  try {
+    const host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+    return !(host === 'localhost' || host === '::1' || /^127\./.test(host));
+  } catch {
+    return false;
+  }
+}
+
+export function authOf(p: ConfigProps, c: ConfigCredentials): AuthConfig {
+  const type = p.authType || 'none';
+  const key = c.apiKey ?? '';
+  switch (type) {
+    case 'none':
+      return { type: 'none' };
+    case 'header':
+      if (!key) throw new ValidationError('apiKey', 'is required when authType is "header" (set it in the config node)');
+      return { type: 'header', apiKey: key, header: p.apiKeyHeader || 'x-api-key' };
+    case 'bearer':
+      if (!key) throw new ValidationError('apiKey', 'is required as the token when authType is "bearer"');
+      return { type: 'bearer', token: key };
+    case 'oauth2':
+      if (!p.tokenUrl || !p.clientId || !c.clientSecret) throw new ValidationError('authType', 'oauth2 needs tokenUrl, clientId and clientSecret');
+      return { type: 'oauth2', tokenUrl: p.tokenUrl, clientId: p.clientId, clientSecret: c.clientSecret, scope: p.scope || undefined };
+    default:
+      throw new ValidationError('authType', `must be one of none, header, bearer, oauth2; got ${JSON.stringify(type)}`);
+  }
+}
+
+/** PEM text as given, or read from a file path. */
+function caOf(caCert: string | undefined): string | undefined {
+  const s = (caCert ?? '').trim();
+  if (!s) return undefined;
+  if (s.includes('-----BEGIN')) return s;
+  try {
+    return fs.readFileSync(s, 'utf8');
+  } catch {
+    throw new ValidationError('caCert', 'must be PEM text or the path of a readable PEM file');
+  }
+}
+
+export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void): Promise<Runtime> {
+  const sim = usesSimulator(p);
+  const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
+  if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
+  const client = new EmsClient({
+    baseUrl,
+    auth: sim ? { type: 'none' } : authOf(p, c),
+    timeoutMs: int(p.timeout, 10_000, 100, 600_000, 'timeout'),
+    retries: int(p.retries, 3, 0, 20, 'retries'),
+    concurrency: int(p.concurrency, 6, 1, 256, 'concurrency'),
+    rejectUnauthorized: bool(p.rejectUnauthorized, true),
+    ca: caOf(p.caCert),
+  });
+  const reads = new ReadCoalescer(client, int(p.coalesceMs, 2, 0, 1000, 'coalesceMs'));
+  const steering = new SteeringQueue(client);
+  const polls = new PollScheduler(onPollError);
+  return {
+    client, reads, steering, polls, baseUrl,
+    close() {
+      polls.stop();
+      reads.close();
+      client.close();
+    },
+  };
+}

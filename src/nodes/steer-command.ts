@@ -1,0 +1,177 @@
+/**
+ * Builds a validated steering command from a message and a site-steer node's settings.
+ * Pure (no Node-RED): the node evaluates its TypedInputs and passes the values here.
+ *
+ * - msg.payload as a number: the mode's main value in the node's unit.
+ * - msg.payload as an object: energyStorage, curtailment, gridTarget, deadband (number in the
+ *   node's unit or {value, unit}), maximizeGridImport, validFrom, validUntil, duration; or a
+ *   body in the API's own shape (energyStorageSetting / productionCurtailment / setting / setpoint).
+ * - Components neither the node nor the message sets are left out (partial update).
+ * - Safety limits refuse a value beyond maxEssPower / maxCurtailment; nothing is sent.
+ */
+import {
+  ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime,
+  parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, MINUTE_MS,
+  type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue, type SteeringCommand,
+} from '../api';
+
+export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target';
+
+export interface SteerSettings {
+  mode: SteerMode;
+  essUnit: PowerUnit;
+  curtailmentUnit: CurtailmentUnit;
+  gridTargetUnit: PowerUnit;
+  deadbandUnit: PowerUnit;
+  maximizeGridImport: 'unchanged' | 'true' | 'false' | 'msg';
+  validity: 'duration' | 'quarter-hour' | 'msg';
+  duration: number;
+  maxEssPower: number;
+  maxCurtailment: number;
+}
+
+/** Values of the node's TypedInputs, evaluated against the message ('' / undefined = not set). */
+export interface NodeValues {
+  ess?: unknown;
+  curtailment?: unknown;
+  gridTarget?: unknown;
+  deadband?: unknown;
+  /** msg.maximizeGridImport, used when the setting is 'msg'. */
+  msgMaximizeGridImport?: unknown;
+  /** msg.validUntil / msg.validFrom, used when validity is 'msg'. */
+  msgValidUntil?: unknown;
+  msgValidFrom?: unknown;
+}
+
+const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target'];
+const OBJECT_KEYS = ['energyStorage', 'curtailment', 'gridTarget', 'deadband', 'maximizeGridImport', 'validFrom', 'validUntil', 'duration'];
+const API_KEYS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'setting', 'setpoint', 'deadband', 'validFrom', 'validUntil'];
+const USES: Record<SteerMode, string[]> = {
+  combined: ['energyStorage', 'curtailment', 'maximizeGridImport'],
+  ess: ['energyStorage'],
+  curtailment: ['curtailment'],
+  'grid-target': ['gridTarget', 'deadband'],
+};
+
+export function settingsOf(c: Record<string, unknown>): SteerSettings {
+  const mode = (c.mode ?? 'ess') as SteerMode;
+  if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(c.mode)}`);
+  const num = (v: unknown, field: string, dflt: number) => {
+    if (v === undefined || v === '') return dflt;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new ValidationError(field, `must be a number of 0 or more; got ${show(v)}`);
+    return n;
+  };
+  const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
+  if (!['duration', 'quarter-hour', 'msg'].includes(validity)) throw new ValidationError('validity', `must be one of duration, quarter-hour, msg; got ${show(c.validity)}`);
+  const mgi = (c.maximizeGridImport ?? 'unchanged') as SteerSettings['maximizeGridImport'];
+  if (!['unchanged', 'true', 'false', 'msg'].includes(mgi)) throw new ValidationError('maximizeGridImport', `must be one of unchanged, true, false, msg; got ${show(c.maximizeGridImport)}`);
+  const duration = num(c.duration, 'duration', 15);
+  if (duration <= 0) throw new ValidationError('duration', 'must be more than 0 minutes');
+  return {
+    mode,
+    essUnit: parsePowerUnit(c.essUnit ?? 'kW', 'essUnit'),
+    curtailmentUnit: parseCurtailmentUnit(c.curtailmentUnit ?? 'kW', 'curtailmentUnit'),
+    gridTargetUnit: parsePowerUnit(c.gridTargetUnit ?? 'kW', 'gridTargetUnit'),
+    deadbandUnit: parsePowerUnit(c.deadbandUnit ?? 'kW', 'deadbandUnit'),
+    maximizeGridImport: mgi,
+    validity,
+    duration,
+    maxEssPower: num(c.maxEssPower, 'maxEssPower', 0),
+    maxCurtailment: num(c.maxCurtailment, 'maxCurtailment', 0),
+  };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
+
+export function buildCommand(s: SteerSettings, site: string, payload: unknown, values: NodeValues, now = Date.now()): SteeringCommand {
+  const obj = isObject(payload) ? payload : undefined;
+  const apiShape = obj && Object.keys(obj).some((k) => ['energyStorageSetting', 'productionCurtailment', 'setting', 'setpoint'].includes(k));
+  const allowed = apiShape ? API_KEYS : OBJECT_KEYS;
+  if (obj) {
+    for (const k of Object.keys(obj)) {
+      if (!allowed.includes(k)) throw new ValidationError(`msg.payload.${k}`, `is not a steering field; accepted: ${OBJECT_KEYS.join(', ')} (or the API's own fields)`);
+    }
+  }
+  // The components, each from the payload object first, then from the node's TypedInput.
+  const pick = (key: string, nodeValue: unknown) => (obj && obj[key] !== undefined ? obj[key] : isObject(nodeValue) ? undefined : nodeValue);
+  let ess: unknown, curt: unknown, grid: unknown, dead: unknown, mgi: unknown;
+  if (apiShape) {
+    ess = obj!.energyStorageSetting ?? (s.mode === 'ess' ? obj!.setting : undefined);
+    curt = obj!.productionCurtailment ?? (s.mode === 'curtailment' ? obj!.setting : undefined);
+    grid = obj!.setpoint;
+    dead = obj!.deadband;
+    mgi = obj!.maximizeGridImport;
+    if (obj!.setting !== undefined && s.mode !== 'ess' && s.mode !== 'curtailment') throw new ValidationError('msg.payload.setting', `is the body of mode ess or curtailment; this node is in mode ${s.mode}`);
+  } else {
+    const main = obj ? undefined : payload;
+    ess = pick('energyStorage', values.ess ?? (s.mode === 'ess' || s.mode === 'combined' ? main : undefined));
+    curt = pick('curtailment', values.curtailment ?? (s.mode === 'curtailment' ? main : undefined));
+    grid = pick('gridTarget', values.gridTarget ?? (s.mode === 'grid-target' ? main : undefined));
+    dead = pick('deadband', values.deadband);
+    mgi = obj?.maximizeGridImport;
+  }
+  if (mgi === undefined && s.mode === 'combined') {
+    if (s.maximizeGridImport === 'true') mgi = true;
+    else if (s.maximizeGridImport === 'false') mgi = false;
+    else if (s.maximizeGridImport === 'msg') mgi = values.msgMaximizeGridImport;
+  }
+  const given: Record<string, unknown> = { energyStorage: ess, curtailment: curt, gridTarget: grid, deadband: dead, maximizeGridImport: mgi };
+  for (const [k, v] of Object.entries(given)) {
+    if (isSet(v) && !USES[s.mode].includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import) or grid-target`);
+  }
+
+  const cmd: SteeringCommand = { site, kind: s.mode };
+  if (isSet(ess)) cmd.energyStorageSetting = parsePowerValue(ess, 'energyStorage', s.essUnit);
+  if (isSet(curt)) cmd.productionCurtailment = parseCurtailmentValue(curt, 'curtailment', s.curtailmentUnit);
+  if (isSet(mgi)) {
+    if (typeof mgi !== 'boolean') throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(mgi)}`);
+    cmd.maximizeGridImport = mgi;
+  }
+  if (s.mode === 'grid-target') {
+    if (!isSet(grid)) throw new ValidationError('gridTarget', 'is required in mode grid-target: a number in the node\'s unit or {value, unit}');
+    cmd.gridTarget = { setpoint: parsePowerValue(grid, 'gridTarget', s.gridTargetUnit) };
+    if (isSet(dead)) {
+      cmd.gridTarget.deadband = parsePowerValue(dead, 'deadband', s.deadbandUnit);
+      if (cmd.gridTarget.deadband.value < 0) throw new ValidationError('deadband', 'must be 0 or more');
+    }
+  }
+  if (!cmd.energyStorageSetting && !cmd.productionCurtailment && cmd.maximizeGridImport === undefined && !cmd.gridTarget) {
+    throw new ValidationError('msg.payload', `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${USES[s.mode].join(', ')}`);
+  }
+  checkLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment);
+  Object.assign(cmd, validity(s, obj, values, now));
+  return cmd;
+}
+
+function validity(s: SteerSettings, obj: Record<string, unknown> | undefined, values: NodeValues, now: number) {
+  const from = parseOptionalTime(obj?.validFrom ?? values.msgValidFrom, obj?.validFrom !== undefined ? 'msg.payload.validFrom' : 'msg.validFrom');
+  const untilRaw = obj?.validUntil ?? (s.validity === 'msg' ? values.msgValidUntil : undefined);
+  let until: number;
+  if (isSet(untilRaw)) until = parseTime(untilRaw, obj?.validUntil !== undefined ? 'msg.payload.validUntil' : 'msg.validUntil');
+  else if (obj?.duration !== undefined || s.validity === 'duration') {
+    const d = obj?.duration !== undefined ? Number(obj.duration) : s.duration;
+    if (!Number.isFinite(d) || d <= 0) throw new ValidationError('msg.payload.duration', `must be a positive number of minutes; got ${show(obj?.duration)}`);
+    until = (from ?? now) + d * MINUTE_MS;
+  } else if (s.validity === 'quarter-hour') until = quarterHourValidUntil(from ?? now);
+  else throw new ValidationError('validUntil', 'is required when validity is "msg": msg.validUntil or msg.payload.validUntil (epoch ms, ISO 8601 or Date), or msg.payload.duration in minutes');
+  return validateValidity({ validFrom: from, validUntil: until }, now);
+}
+
+function checkLimits(s: SteerSettings, ess?: PowerValue, curt?: CurtailmentValue): void {
+  if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
+    throw new ValidationError('energyStorage', `${ess.value} ${ess.unit} exceeds the node's limit maxEssPower = ${s.maxEssPower} W; nothing was sent`);
+  }
+  if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
+    throw new ValidationError('curtailment', `${curt.value} ${curt.unit} exceeds the node's limit maxCurtailment = ${s.maxCurtailment} W; nothing was sent`);
+  }
+}
+
+function mainName(m: SteerMode): string {
+  return m === 'curtailment' ? 'production limit' : m === 'grid-target' ? 'grid setpoint' : 'battery power (positive discharges, negative charges)';
+}
+function mainUnit(s: SteerSettings): string {
+  return s.mode === 'curtailment' ? s.curtailmentUnit : s.mode === 'grid-target' ? s.gridTargetUnit : s.essUnit;
+}

@@ -1,0 +1,46 @@
+/**
+ * Resolves a time-series node's range settings to [start, end) in epoch ms. `today` and
+ * `yesterday` are days in the Node-RED server's local time zone; `last` is aligned down to
+ * a whole hour so repeated reads give the same grid of points.
+ */
+import { HOUR_MS, DAY_MS, ValidationError, parseTime, show } from '../api';
+
+export type RangeKind = 'last' | 'today' | 'yesterday' | 'absolute';
+
+export interface RangeSettings {
+  range: RangeKind;
+  last?: number | string;
+  lastUnit?: 'hours' | 'days';
+  start?: unknown;
+  end?: unknown;
+}
+
+function localMidnight(t: number, daysBack = 0): number {
+  const d = new Date(t);
+  d.setHours(0, 0, 0, 0);
+  d.setDate(d.getDate() - daysBack);
+  return d.getTime();
+}
+
+export function resolveRange(s: RangeSettings, now: number): { start: number; end: number } {
+  switch (s.range) {
+    case 'today':
+      return { start: localMidnight(now), end: now };
+    case 'yesterday':
+      return { start: localMidnight(now, 1), end: localMidnight(now) };
+    case 'absolute': {
+      const start = parseTime(s.start, 'start');
+      const end = s.end === undefined || s.end === '' ? now : parseTime(s.end, 'end');
+      if (!(end > start)) throw new ValidationError('end', `must be after start (${new Date(start).toISOString()})`);
+      return { start, end };
+    }
+    case 'last': {
+      const n = Number(s.last);
+      if (!Number.isFinite(n) || n <= 0) throw new ValidationError('last', `must be a positive number of ${s.lastUnit ?? 'hours'}; got ${show(s.last)}`);
+      const span = n * (s.lastUnit === 'days' ? DAY_MS : HOUR_MS);
+      return { start: Math.floor((now - span) / HOUR_MS) * HOUR_MS, end: now };
+    }
+    default:
+      throw new ValidationError('range', `must be one of last, today, yesterday, absolute; got ${show(s.range)}`);
+  }
+}

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import {
+  convertPower, parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts,
+  parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, HOUR_MS, DAY_MS, MAX_SPAN_MS,
+  ValidationError,
+} from '../src/api';
+
+describe('units', () => {
+  it('converts between W, kW and MW', () => {
+    assert.equal(convertPower(1.5, 'MW', 'kW'), 1500);
+    assert.equal(convertPower(250, 'W', 'kW'), 0.25);
+    assert.equal(convertPower(-50, 'kW', 'W'), -50_000);
+    assert.equal(toWatts({ value: 2, unit: 'MW' }), 2_000_000);
+  });
+
+  it('is lenient about case where unambiguous and refuses the rest naming the field', () => {
+    assert.equal(parsePowerUnit('kw', 'u'), 'kW');
+    assert.equal(parsePowerUnit('KW', 'u'), 'kW');
+    assert.equal(parsePowerUnit('w', 'u'), 'W');
+    assert.equal(parsePowerUnit('mw', 'u'), 'MW');
+    assert.throws(() => parsePowerUnit('mW', 'energyStorageSetting.unit'), /energyStorageSetting.unit must be one of W, kW, MW; got "mW"/);
+    assert.throws(() => parsePowerUnit('GW', 'x.unit'), (e: unknown) => e instanceof ValidationError && e.field === 'x.unit');
+  });
+
+  it('parses power values from numbers, numeric strings and objects', () => {
+    assert.deepEqual(parsePowerValue(-50, 'ess', 'kW'), { value: -50, unit: 'kW' });
+    assert.deepEqual(parsePowerValue('12.5', 'ess', 'W'), { value: 12.5, unit: 'W' });
+    assert.deepEqual(parsePowerValue({ value: 3, unit: 'mw' }, 'ess'), { value: 3, unit: 'MW' });
+    for (const bad of [NaN, Infinity, '12abc', '', null, [], true]) {
+      assert.throws(() => parsePowerValue(bad, 'ess', 'kW'), /^ValidationError: ess/);
+    }
+  });
+
+  it('takes curtailment in % within 0-100 and converts it with the installed power', () => {
+    assert.deepEqual(parseCurtailmentValue(60, 'c', '%'), { value: 60, unit: '%' });
+    assert.throws(() => parseCurtailmentValue(101, 'c', '%'), /c.value must be within 0-100/);
+    assert.throws(() => parseCurtailmentValue(-1, 'c', 'kW'), /c.value must be 0 or more/);
+    assert.equal(curtailmentToWatts({ value: 50, unit: '%' }, 10_000), 5_000);
+    assert.equal(curtailmentToWatts({ value: 3, unit: 'kW' }), 3_000);
+  });
+});
+
+describe('time', () => {
+  it('accepts epoch ms, ISO strings (read as UTC without offset) and Dates', () => {
+    const t = Date.UTC(2026, 10, 22, 10, 15);
+    assert.equal(parseTime(t, 'x'), t);
+    assert.equal(parseTime('2026-11-22T10:15:00Z', 'x'), t);
+    assert.equal(parseTime('2026-11-22T11:15:00+01:00', 'x'), t);
+    assert.equal(parseTime('2026-11-22T10:15:00', 'x'), t);
+    assert.equal(parseTime(new Date(t), 'x'), t);
+    assert.equal(parseTime(String(t), 'x'), t);
+    assert.throws(() => parseTime('tomorrow', 'validUntil'), /validUntil must be epoch milliseconds, an ISO 8601 string or a Date/);
+    assert.throws(() => parseTime(new Date(NaN), 'x'), ValidationError);
+  });
+
+  it('finds the end of the quarter hour, or the next one when under 60 s remain', () => {
+    const base = Date.UTC(2026, 10, 22, 14, 0);
+    assert.equal(endOfQuarterHour(base + 7 * 60_000), base + 15 * 60_000);
+    assert.equal(endOfQuarterHour(base), base + 15 * 60_000);
+    assert.equal(quarterHourValidUntil(base + 14 * 60_000 + 30_000), base + 30 * 60_000);
+    assert.equal(quarterHourValidUntil(base + 13 * 60_000), base + 15 * 60_000);
+  });
+
+  function checkSpans(start: number, end: number, step: number) {
+    const spans = splitRange(start, end, step);
+    assert.equal(spans[0].start, start);
+    assert.equal(spans[spans.length - 1].end, end);
+    for (let i = 0; i < spans.length; i++) {
+      assert.ok(spans[i].end - spans[i].start <= MAX_SPAN_MS, 'at most 30 days');
+      assert.equal((spans[i].start - start) % step, 0, 'span starts on the grid');
+      if (i > 0) assert.equal(spans[i].start, spans[i - 1].end, 'no gap, no overlap');
+    }
+    return spans;
+  }
+
+  it('splits a 95-day range into 4 spans with neither gaps nor overlaps', () => {
+    const start = Date.UTC(2026, 0, 1);
+    assert.equal(checkSpans(start, start + 95 * DAY_MS, HOUR_MS).length, 4);
+  });
+
+  it('splits across month ends and DST changes without shifting a point (ranges are UTC)', () => {
+    // Europe's DST changes: 2026-03-29 and 2026-10-25; month ends with 28, 30 and 31 days.
+    const start = Date.parse('2026-01-31T23:00:00Z');
+    const end = Date.parse('2026-11-01T01:00:00Z');
+    const spans = checkSpans(start, end, HOUR_MS);
+    const points = spans.flatMap((s) => { const p = []; for (let t = s.start; t < s.end; t += HOUR_MS) p.push(t); return p; });
+    assert.equal(points.length, (end - start) / HOUR_MS);
+    assert.equal(new Set(points).size, points.length);
+    assert.ok(spans.map((s) => toIsoSeconds(s.start)).every((iso) => iso.endsWith(':00:00Z')));
+    // A 7-hour resolution does not divide 30 days: spans stay on the 7-hour grid.
+    checkSpans(start, end, 7 * HOUR_MS);
+  });
+
+  it('returns no span for an empty range', () => {
+    assert.deepEqual(splitRange(10, 10), []);
+  });
+});
