@@ -1,0 +1,166 @@
+/**
+ * The HTTP server of the simulator (node:http, keep-alive). Order of processing of an API
+ * request: read the body (1 MB limit), decide faults (seeded; before anything is applied),
+ * add latency, check credentials, route, validate, apply. Every response is JSON with an
+ * `x-request-id` header; errors are `{message, requestId}`. A handler exception becomes a
+ * 500; no input crashes the server.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { ValidationError } from '../api/errors';
+import { handleControl } from './control';
+import type { FaultDecision } from './faults';
+import { HttpError, parseJsonBody, readBody, sendJson, splitUrl } from './http-util';
+import type { LogEntry } from './request-log';
+import { matchRoute, PreSerialised } from './routes';
+import type { Simulator } from './simulator';
+
+export interface SimServer {
+  server: Server;
+  /** Stops listening, closes every connection (keep-alive ones too) and clears pending timers. */
+  close(): Promise<void>;
+}
+
+function errorJson(message: string, requestId: string): string {
+  return JSON.stringify({ message, requestId });
+}
+
+/** Status and message of a thrown value. */
+function errorOf(e: unknown): { status: number; message: string; headers?: Record<string, string | number | string[]> } {
+  if (e instanceof HttpError) return { status: e.status, message: e.message, headers: e.headers as Record<string, string> | undefined };
+  if (e instanceof ValidationError) return { status: e.kind === 'unprocessable' ? 422 : 400, message: e.message };
+  return { status: 500, message: `internal error: ${e instanceof Error ? e.message : String(e)}` };
+}
+
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+function authorised(req: IncomingMessage, key: string): boolean {
+  if (req.headers['x-api-key'] === key) return true;
+  const auth = req.headers.authorization;
+  return typeof auth === 'string' && /^bearer /i.test(auth) && auth.slice(7).trim() === key;
+}
+
+/** Bodies larger than this are not kept in the log (it holds up to 10,000 entries). */
+const LOG_BODY_LIMIT = 8 * 1024;
+
+function bodyForLog(text: string): unknown {
+  if (text === '') return undefined;
+  if (text.length > LOG_BODY_LIMIT) return `[${Buffer.byteLength(text)} bytes, not kept]`;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.length > 1000 ? text.slice(0, 1000) : text;
+  }
+}
+
+export function createSimServer(sim: Simulator): SimServer {
+  const timers = new Set<NodeJS.Timeout>();
+
+  function control(req: IncomingMessage, res: ServerResponse, segments: string[], query: string, requestId: string): void {
+    const run = (text: string): void => {
+      try {
+        const out = handleControl(sim, req.method ?? 'GET', segments, parseJsonBody(text), query);
+        sendJson(res, 200, JSON.stringify(out), requestId);
+      } catch (e) {
+        const err = errorOf(e);
+        sendJson(res, err.status, errorJson(err.message, requestId), requestId, err.headers);
+      }
+    };
+    if (!hasBody(req)) return run('');
+    readBody(req).then((b) => (b.ok ? run(b.text) : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' })));
+  }
+
+  function api(req: IncomingMessage, res: ServerResponse, segments: string[], query: string, requestId: string, text: string | null): void {
+    const method = req.method ?? 'GET';
+    const match = matchRoute(segments);
+    const entry: LogEntry = {
+      method,
+      path: req.url ?? '/',
+      route: match ? `${method} ${match.route.pattern}` : 'unmatched',
+      time: sim.clock.now(),
+      status: 0,
+      requestId,
+    };
+    if (text !== null && text !== '') entry.body = bodyForLog(text);
+    const send = (status: number, json: string, headers?: Record<string, string | number | string[]>): void => {
+      entry.status = status;
+      sim.log.add(entry);
+      sendJson(res, status, json, requestId, headers);
+    };
+    const fail = (status: number, message: string, headers?: Record<string, string | number | string[]>): void => send(status, errorJson(message, requestId), headers);
+
+    const proceed = (decision: FaultDecision | null): void => {
+      try {
+        if (decision && decision.kind !== 'none') {
+          sim.log.countFault(decision.kind);
+          const retry = { 'retry-after': String(sim.faults.config.retryAfterSeconds) };
+          if (decision.kind === 'reset') {
+            entry.status = 0;
+            sim.log.add(entry);
+            req.socket.destroy();
+            return;
+          }
+          if (decision.kind === '500') return fail(500, 'simulated internal server error (fault injection)');
+          if (decision.kind === '503') return fail(503, 'simulated service unavailable (fault injection)', retry);
+          return fail(429, 'simulated rate limit: too many requests (fault injection)', retry);
+        }
+        if (sim.apiKey !== undefined && !authorised(req, sim.apiKey)) {
+          return fail(401, 'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>', { 'www-authenticate': 'Bearer' });
+        }
+        if (text === null) return fail(413, 'request body exceeds 1 MB', { connection: 'close' });
+        if (!match) return fail(404, `unknown route ${method} /${segments.join('/')}`);
+        const handler = match.route.methods[method];
+        if (!handler) {
+          const allow = Object.keys(match.route.methods).join(', ');
+          return fail(405, `method ${method} not allowed on ${match.route.pattern}; allowed: ${allow}`, { allow });
+        }
+        const out = handler({ sim, params: match.params, query, body: parseJsonBody(text), requestId });
+        send(200, out instanceof PreSerialised ? out.json : JSON.stringify(out));
+      } catch (e) {
+        const err = errorOf(e);
+        fail(err.status, err.message, err.headers);
+      }
+    };
+
+    if (!sim.faults.active) return proceed(null);
+    const decision = sim.faults.decide();
+    if (decision.delayMs <= 0) return proceed(decision);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      proceed(decision);
+    }, decision.delayMs);
+    timers.add(timer);
+  }
+
+  const server = createServer({ keepAlive: true }, (req, res) => {
+    const requestId = sim.nextRequestId();
+    try {
+      const { segments, query } = splitUrl(req.url ?? '/');
+      if (segments[0] === 'sim') return control(req, res, segments, query, requestId);
+      if (!hasBody(req)) return api(req, res, segments, query, requestId, '');
+      readBody(req)
+        .then((b) => api(req, res, segments, query, requestId, b.ok ? b.text : null))
+        .catch((e) => sendJson(res, 500, errorJson(`internal error: ${(e as Error).message}`, requestId), requestId));
+    } catch (e) {
+      const err = errorOf(e);
+      sendJson(res, err.status, errorJson(err.message, requestId), requestId, err.headers);
+    }
+  });
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  return {
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The simulator's domain: sites and their models, devices, measurements, time series,
+ * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
+ */
+import { HOUR_MS, toIsoSeconds } from '../api/time';
+import type {
+  ActiveSteeringRequest,
+  CurtailmentSteeringRequest,
+  EssSteeringRequest,
+  GridTargetRequest,
+  Measurement,
+  MeasurementListItem,
+  SiteState,
+  SiteSummary,
+  SteeringState,
+  TimeSeriesRequest,
+  TimeSeriesResponse,
+} from '../api/types';
+import { Clock } from './clock';
+import { PROPERTY_FIELDS, roundField } from './fields';
+import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';
+import { HttpError } from './http-util';
+import { SiteModel } from './model';
+import { hex16 } from './prng';
+import { RequestLog, type LogEntry, type SimStats } from './request-log';
+import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, type DeviceKind, type SiteDefinition } from './sites';
+import { seriesValues } from './timeseries';
+
+export interface SimulatorOptions {
+  /** When set, every API request needs `x-api-key: KEY` or `Authorization: Bearer KEY`. */
+  apiKey?: string;
+  /** Seed of weather, load noise, faults and request IDs (default 1). */
+  seed?: number;
+  /** Shorthand: fixed added latency per request, ms. */
+  latencyMs?: number;
+  /** Shorthand: overall fault rate f -> rate500 f/2, rate429 f/4, resetRate f/4. */
+  faultRate?: number;
+  /** Fault config; applied on top of the shorthands. */
+  faults?: Partial<FaultConfig>;
+  /** Simulated time at start, epoch ms (default: now). */
+  startTime?: number;
+  /** Simulated time moves only through clock.advance (default false). */
+  frozen?: boolean;
+  /** Sites to simulate (default DEFAULT_SITES). */
+  sites?: SiteDefinition[];
+}
+
+export interface DeviceEntry {
+  deviceReference: string;
+  name: string;
+  kind: DeviceKind;
+  model: SiteModel;
+  units: Record<string, string>;
+}
+
+export type SteeringKind = 'combined' | 'ess' | 'curtailment' | 'grid-target';
+
+export class Simulator {
+  readonly clock: Clock;
+  readonly seed: number;
+  readonly sites: ReadonlyArray<SiteDefinition>;
+  readonly apiKey?: string;
+  readonly faults: FaultInjector;
+  readonly log = new RequestLog();
+  private readonly models = new Map<string, SiteModel>();
+  private readonly devices = new Map<string, DeviceEntry>();
+  private requestCounter = 0;
+  /** Pre-serialised, the lists never change. */
+  readonly devicesJson: string;
+  readonly sitesJson: string;
+
+  constructor(opts: SimulatorOptions = {}) {
+    this.seed = opts.seed ?? 1;
+    if (!Number.isInteger(this.seed)) throw new TypeError(`seed must be an integer; got ${opts.seed}`);
+    if (opts.apiKey !== undefined && (typeof opts.apiKey !== 'string' || opts.apiKey === '')) throw new TypeError('apiKey must be a non-empty string');
+    this.apiKey = opts.apiKey;
+    this.clock = new Clock({ startTime: opts.startTime, frozen: opts.frozen });
+    this.sites = Object.freeze(checkSites(opts.sites ?? (DEFAULT_SITES as SiteDefinition[])));
+    this.faults = new FaultInjector(this.seed, { ...faultsFromShorthand(opts.faultRate, opts.latencyMs), ...opts.faults });
+    const start = this.clock.now();
+    const devices: object[] = [];
+    const summaries: SiteSummary[] = [];
+    for (const def of this.sites) {
+      const model = new SiteModel(def, this.seed, start);
+      this.models.set(def.siteReference, model);
+      const summary: SiteSummary = { siteReference: def.siteReference, name: def.name, devices: [] };
+      for (const kind of ['battery', 'pv', 'meter'] as const) {
+        const d = def[kind];
+        const units: Record<string, string> = {};
+        for (const p of PROPERTY_UNITS[kind]) units[p.name] = p.unit;
+        this.devices.set(d.deviceReference, { deviceReference: d.deviceReference, name: d.name, kind, model, units });
+        devices.push({ deviceReference: d.deviceReference, name: d.name, kind, siteReference: def.siteReference, properties: PROPERTY_UNITS[kind].map((p) => ({ ...p })) });
+        summary.devices.push({ deviceReference: d.deviceReference, kind });
+      }
+      summaries.push(summary);
+    }
+    this.devicesJson = JSON.stringify({ devices });
+    this.sitesJson = JSON.stringify({ sites: summaries });
+  }
+
+  /** Requests received so far, /sim/* and unanswered ones included. */
+  get requestsReceived(): number {
+    return this.requestCounter;
+  }
+
+  /** `req_` + 16 hex characters, deterministic for the seed. */
+  nextRequestId(): string {
+    return 'req_' + hex16(this.seed, ++this.requestCounter);
+  }
+
+  // ------------------------------------------------------------------ lookups
+
+  /** The site's model, advanced to now. 404 if unknown. */
+  site(ref: string): SiteModel {
+    const m = this.models.get(ref);
+    if (!m) throw new HttpError(404, `unknown site ${JSON.stringify(ref.slice(0, 64))}`);
+    m.advanceTo(this.clock.now());
+    return m;
+  }
+
+  /** The device, its model advanced to now. 404 if unknown. */
+  device(ref: string): DeviceEntry {
+    const d = this.devices.get(ref);
+    if (!d) throw new HttpError(404, `unknown device ${JSON.stringify(ref.slice(0, 64))}`);
+    d.model.advanceTo(this.clock.now());
+    return d;
+  }
+
+  private field(d: DeviceEntry, property: string): number {
+    const f = PROPERTY_FIELDS[d.kind][property];
+    if (f === undefined) {
+      throw new HttpError(404, `device ${d.deviceReference} has no property ${JSON.stringify(property.slice(0, 64))}; available: ${Object.keys(d.units).join(', ')}`);
+    }
+    return f;
+  }
+
+  // ------------------------------------------------------------- measurements
+
+  measure(ref: string, property: string): Measurement {
+    const d = this.device(ref);
+    const f = this.field(d, property);
+    return { timestamp: d.model.t, property, value: roundField(f, d.model.snapshot()[f]), unit: d.units[property], reference: d.deviceReference };
+  }
+
+  /** Several properties at now; every name must exist (404 otherwise). */
+  measureMany(ref: string, properties: string[]): { reference: string; items: MeasurementListItem[] } {
+    const d = this.device(ref);
+    const fields = properties.map((p) => this.field(d, p));
+    const v = d.model.snapshot();
+    const items = properties.map((p, i) => ({ timestamp: d.model.t, property: p, value: roundField(fields[i], v[fields[i]]), unit: d.units[p] }));
+    return { reference: d.deviceReference, items };
+  }
+
+  /** Points at start + k * resolution, start inclusive, end exclusive, none after now. */
+  timeSeries(ref: string, req: TimeSeriesRequest): TimeSeriesResponse {
+    const d = this.device(ref);
+    const f = this.field(d, req.property);
+    const now = d.model.t;
+    const start = Date.parse(req.range.start);
+    const end = Date.parse(req.range.end);
+    const step = req.resolution.value * HOUR_MS;
+    const points: number[] = [];
+    for (let t = start; t < end && t <= now; t += step) points.push(t);
+    const data = seriesValues(d.model.history, () => d.model.baseline(), f, points, now, d.model.snapshot());
+    return { time: points.map(toIsoSeconds), data };
+  }
+
+  // ----------------------------------------------------------------- steering
+
+  /** Applies a validated steering request at now (the model is first advanced to now). */
+  steer(siteRef: string, kind: SteeringKind, req: unknown): void {
+    const m = this.site(siteRef);
+    const now = m.t;
+    if (kind === 'combined') m.steering.applyCombined(req as ActiveSteeringRequest, now);
+    else if (kind === 'ess') m.steering.applyEss(req as EssSteeringRequest, now);
+    else if (kind === 'curtailment') m.steering.applyCurtailment(req as CurtailmentSteeringRequest, now);
+    else m.steering.applyGridTarget(req as GridTargetRequest, now);
+  }
+
+  cancelGridTarget(siteRef: string): boolean {
+    const m = this.site(siteRef);
+    return m.steering.cancelGridTarget(m.t);
+  }
+
+  // ------------------------------------------------------- programmatic API
+
+  steeringState(siteRef: string): SteeringState {
+    const m = this.site(siteRef);
+    return m.steering.state(siteRef, m.t);
+  }
+
+  siteState(siteRef: string): SiteState {
+    return this.site(siteRef).siteState();
+  }
+
+  setFaults(cfg: Partial<FaultConfig>): FaultConfig {
+    return this.faults.set(cfg);
+  }
+
+  /** The last 10,000 API requests, oldest first. */
+  get requestLog(): LogEntry[] {
+    return this.log.entries();
+  }
+
+  stats(): SimStats {
+    return this.log.stats();
+  }
+
+  clearLog(): void {
+    this.log.clear();
+  }
+
+  /** Clears every site's steering and the request log (physical state and faults stay). */
+  reset(): void {
+    const now = this.clock.now();
+    for (const m of this.models.values()) {
+      m.advanceTo(now);
+      m.steering.reset();
+    }
+    this.log.clear();
+  }
+}

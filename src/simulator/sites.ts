@@ -1,0 +1,126 @@
+/**
+ * Site definitions: which devices a simulated site has, their sizes and initial values, and
+ * the default two sites (a commercial site and a home). References follow the vendor format
+ * (vendor notes): `ste_`/`dvc_` plus 12 base-62 characters, derived deterministically.
+ */
+import { validateReference } from '../api/validate';
+import { makeReference } from './prng';
+
+export type LoadProfile = 'commercial' | 'residential';
+export type DeviceKind = 'battery' | 'pv' | 'meter';
+
+export interface SiteDefinition {
+  siteReference: string;
+  name: string;
+  battery: {
+    deviceReference: string;
+    name: string;
+    /** Maximum charge and discharge power, W. */
+    maxPowerW: number;
+    /** Usable capacity, Wh. */
+    capacityWh: number;
+    /** State of charge at the simulator's start, % (0-100). */
+    initialSoc: number;
+    /** Counter values at the start, Wh. */
+    initialConsumedWh: number;
+    initialProducedWh: number;
+  };
+  pv: { deviceReference: string; name: string; peakW: number; initialProducedWh: number };
+  meter: { deviceReference: string; name: string; initialImportWh: number; initialExportWh: number };
+  /** Site consumption between minW and maxW following a UTC day profile. */
+  load: { profile: LoadProfile; minW: number; maxW: number };
+}
+
+export const PROPERTY_UNITS: Readonly<Record<DeviceKind, ReadonlyArray<{ name: string; unit: string }>>> = {
+  battery: [
+    { name: 'soc', unit: '%' },
+    { name: 'power', unit: 'W' },
+    { name: 'totalEnergyConsumed', unit: 'Wh' },
+    { name: 'totalEnergyProduced', unit: 'Wh' },
+  ],
+  pv: [
+    { name: 'power', unit: 'W' },
+    { name: 'totalEnergyProduced', unit: 'Wh' },
+  ],
+  meter: [
+    { name: 'power', unit: 'W' },
+    { name: 'totalEnergyConsumed', unit: 'Wh' },
+    { name: 'totalEnergyProduced', unit: 'Wh' },
+  ],
+};
+
+/**
+ * The default sites. Initial counters are about eight years of operation, so the baseline of
+ * the past (timeseries.ts) stays above zero for years before the simulator's start.
+ */
+export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
+  {
+    siteReference: makeReference('ste', 'commercial'),
+    name: 'Commercial site',
+    battery: {
+      deviceReference: makeReference('dvc', 'commercial/battery'),
+      name: 'Commercial battery 500 kW / 1 MWh',
+      maxPowerW: 500_000,
+      capacityWh: 1_000_000,
+      initialSoc: 65,
+      initialConsumedWh: 912_750_000,
+      initialProducedWh: 868_300_000,
+    },
+    pv: { deviceReference: makeReference('dvc', 'commercial/pv'), name: 'Commercial PV 1 MWp', peakW: 1_000_000, initialProducedWh: 15_870_000_000 },
+    meter: { deviceReference: makeReference('dvc', 'commercial/meter'), name: 'Commercial grid meter', initialImportWh: 7_760_000_000, initialExportWh: 6_080_000_000 },
+    load: { profile: 'commercial', minW: 150_000, maxW: 350_000 },
+  },
+  {
+    siteReference: makeReference('ste', 'home'),
+    name: 'Home',
+    battery: {
+      deviceReference: makeReference('dvc', 'home/battery'),
+      name: 'Home battery 10 kW / 20 kWh',
+      maxPowerW: 10_000,
+      capacityWh: 20_000,
+      initialSoc: 50,
+      initialConsumedWh: 17_600_000,
+      initialProducedWh: 16_950_000,
+    },
+    pv: { deviceReference: makeReference('dvc', 'home/pv'), name: 'Home PV 10 kWp', peakW: 10_000, initialProducedWh: 150_400_000 },
+    meter: { deviceReference: makeReference('dvc', 'home/meter'), name: 'Home grid meter', initialImportWh: 31_200_000, initialExportWh: 110_400_000 },
+    load: { profile: 'residential', minW: 500, maxW: 3_000 },
+  },
+] satisfies SiteDefinition[]);
+
+function positive(v: unknown, field: string, allowZero = false): void {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
+    throw new TypeError(`site definition: ${field} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(v)}`);
+  }
+}
+
+/** Checks custom site definitions; throws a TypeError naming the field. Returns deep copies. */
+export function checkSites(sites: ReadonlyArray<SiteDefinition>): SiteDefinition[] {
+  if (!Array.isArray(sites) || sites.length === 0) throw new TypeError('sites must be a non-empty array');
+  const seen = new Set<string>();
+  const out: SiteDefinition[] = [];
+  sites.forEach((s, i) => {
+    const at = `sites[${i}]`;
+    const refs = [s.siteReference, s.battery?.deviceReference, s.pv?.deviceReference, s.meter?.deviceReference];
+    for (const r of refs) {
+      validateReference(r, `${at} reference`);
+      if (seen.has(r)) throw new TypeError(`site definition: duplicate reference ${r}`);
+      seen.add(r);
+    }
+    positive(s.battery.maxPowerW, `${at}.battery.maxPowerW`);
+    positive(s.battery.capacityWh, `${at}.battery.capacityWh`);
+    if (!(s.battery.initialSoc >= 0 && s.battery.initialSoc <= 100)) throw new TypeError(`site definition: ${at}.battery.initialSoc must be within 0-100`);
+    positive(s.battery.initialConsumedWh, `${at}.battery.initialConsumedWh`, true);
+    positive(s.battery.initialProducedWh, `${at}.battery.initialProducedWh`, true);
+    positive(s.pv.peakW, `${at}.pv.peakW`, true);
+    positive(s.pv.initialProducedWh, `${at}.pv.initialProducedWh`, true);
+    positive(s.meter.initialImportWh, `${at}.meter.initialImportWh`, true);
+    positive(s.meter.initialExportWh, `${at}.meter.initialExportWh`, true);
+    positive(s.load.minW, `${at}.load.minW`, true);
+    positive(s.load.maxW, `${at}.load.maxW`, true);
+    if (s.load.maxW < s.load.minW) throw new TypeError(`site definition: ${at}.load.maxW must be >= minW`);
+    if (s.load.profile !== 'commercial' && s.load.profile !== 'residential') throw new TypeError(`site definition: ${at}.load.profile must be commercial or residential`);
+    out.push({ ...s, battery: { ...s.battery }, pv: { ...s.pv }, meter: { ...s.meter }, load: { ...s.load } });
+  });
+  return out;
+}

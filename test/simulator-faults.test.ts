@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { HOUR_MS } from '../src/api/time';
+import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { LOG_CAPACITY } from '../src/simulator/request-log';
+
+const T0 = Date.UTC(2026, 5, 21, 8, 0, 0);
+const COM = DEFAULT_SITES[0];
+const SOC = `/devices/${COM.battery.deviceReference}/measurement?property=soc`;
+
+async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(base + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, headers: res.headers, body: await res.json() };
+}
+
+describe('simulator: fault injection', () => {
+  let s: StartedSimulator;
+  beforeEach(async () => {
+    s = await startSimulator({ startTime: T0, frozen: true, seed: 4 });
+  });
+  afterEach(() => s.close());
+
+  it('rate500 = 1 gives 500 with a JSON error body', async () => {
+    s.sim.setFaults({ rate500: 1 });
+    const r = await call(s.url, 'GET', SOC);
+    assert.equal(r.status, 500);
+    assert.match(r.body.message, /fault/);
+    assert.equal(r.headers.get('x-request-id'), r.body.requestId);
+  });
+
+  it('rate503 = 1 gives 503 with Retry-After', async () => {
+    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 7 });
+    const r = await call(s.url, 'GET', SOC);
+    assert.equal(r.status, 503);
+    assert.equal(r.headers.get('retry-after'), '7');
+  });
+
+  it('rate429 = 1 gives 429 with Retry-After (default 1 s), configured over HTTP', async () => {
+    const cfg = await call(s.url, 'POST', '/sim/faults', { rate429: 1 });
+    assert.equal(cfg.status, 200);
+    assert.deepEqual(cfg.body, { rate500: 0, rate503: 0, rate429: 1, retryAfterSeconds: 1, resetRate: 0, latencyMs: [0, 0] });
+    const r = await call(s.url, 'GET', SOC);
+    assert.equal(r.status, 429);
+    assert.equal(r.headers.get('retry-after'), '1');
+  });
+
+  it('resetRate = 1 destroys the connection without a response', async () => {
+    s.sim.setFaults({ resetRate: 1 });
+    await assert.rejects(fetch(s.url + SOC));
+    assert.equal(s.sim.requestLog.at(-1)?.status, 0);
+    assert.equal(s.sim.stats().faults.reset, 1);
+  });
+
+  it('latency delays responses by the configured time', async () => {
+    s.sim.setFaults({ latencyMs: [60, 60] });
+    const t = Date.now();
+    assert.equal((await call(s.url, 'GET', SOC)).status, 200);
+    assert.ok(Date.now() - t >= 55);
+  });
+
+  it('a faulted steering request changes nothing', async () => {
+    s.sim.setFaults({ rate503: 1 });
+    const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 100, unit: 'kW' }, validUntil: T0 + HOUR_MS });
+    assert.equal(r.status, 503);
+    s.sim.setFaults({});
+    assert.equal(s.sim.steeringState(COM.siteReference).components.energyStorageSetting, null);
+  });
+
+  it('faults never apply to /sim/*', async () => {
+    s.sim.setFaults({ rate500: 1 });
+    assert.equal((await call(s.url, 'GET', '/sim/stats')).status, 200);
+    assert.equal((await call(s.url, 'POST', '/sim/clock', { advanceMs: 1 })).status, 200);
+    assert.equal((await call(s.url, 'POST', '/sim/faults', {})).status, 200);
+    assert.equal((await call(s.url, 'GET', SOC)).status, 200);
+  });
+
+  it('decisions are deterministic for a seed', async () => {
+    const other = await startSimulator({ startTime: T0, frozen: true, seed: 4 });
+    try {
+      const statuses = async (x: StartedSimulator) => {
+        x.sim.setFaults({ rate500: 0.3, rate429: 0.3 });
+        const out: number[] = [];
+        for (let i = 0; i < 20; i++) out.push((await call(x.url, 'GET', SOC)).status);
+        return out;
+      };
+      const a = await statuses(s);
+      assert.deepEqual(a, await statuses(other));
+      assert.ok(a.includes(200) && a.includes(500) && a.includes(429), a.join(','));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('faultRate / latencyMs shorthands map like the CLI flags', async () => {
+    const x = await startSimulator({ faultRate: 0.4, latencyMs: 5 });
+    try {
+      assert.deepEqual(x.sim.faults.config, { rate500: 0.2, rate503: 0, rate429: 0.1, retryAfterSeconds: 1, resetRate: 0.1, latencyMs: [5, 5] });
+    } finally {
+      await x.close();
+    }
+  });
+
+  it('close() also ends a request waiting on latency', async () => {
+    const x = await startSimulator({ faults: { latencyMs: [5000, 5000] } });
+    const pending = fetch(x.url + SOC).then(
+      () => 'answered',
+      () => 'dropped',
+    );
+    while (x.sim.requestsReceived === 0) await new Promise((r) => setImmediate(r));
+    const t = Date.now();
+    await x.close();
+    assert.equal(await pending, 'dropped');
+    assert.ok(Date.now() - t < 1000);
+  });
+});
+
+describe('simulator: request log and stats', () => {
+  let s: StartedSimulator;
+  beforeEach(async () => {
+    s = await startSimulator({ startTime: T0, frozen: true });
+  });
+  afterEach(() => s.close());
+
+  it('logs method, path, body, time and status of API requests, not of /sim/*', async () => {
+    await call(s.url, 'GET', SOC);
+    const body = { setting: { value: 5, unit: 'kW' }, validUntil: T0 + HOUR_MS };
+    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
+    await call(s.url, 'GET', '/nope');
+    await call(s.url, 'GET', '/sim/stats');
+    const log = s.sim.requestLog;
+    assert.equal(log.length, 3);
+    assert.deepEqual(
+      log.map((e) => [e.method, e.path, e.status, e.time]),
+      [
+        ['GET', SOC, 200, T0],
+        ['POST', `/sites/${COM.siteReference}/steering/ess`, 200, T0],
+        ['GET', '/nope', 404, T0],
+      ],
+    );
+    assert.deepEqual(log[1].body, body);
+    const stats = (await call(s.url, 'GET', '/sim/stats')).body;
+    assert.equal(stats.requests, 3);
+    assert.equal(stats.byRoute['GET /devices/:ref/measurement'], 1);
+    assert.equal(stats.byRoute['POST /sites/:ref/steering/ess'], 1);
+    assert.equal(stats.byRoute.unmatched, 1);
+    assert.deepEqual(stats.byStatus, { '200': 2, '404': 1 });
+    assert.equal((await call(s.url, 'GET', '/sim/log?limit=1')).body.entries.length, 1);
+    s.sim.clearLog();
+    assert.equal(s.sim.requestLog.length, 0);
+    assert.equal(s.sim.stats().requests, 0);
+  });
+
+  it('keeps only the last 10,000 entries', () => {
+    for (let i = 0; i < LOG_CAPACITY + 25; i++) s.sim.log.add({ method: 'GET', path: `/p/${i}`, route: 'unmatched', time: i, status: 404, requestId: 'req_x' });
+    const log = s.sim.requestLog;
+    assert.equal(log.length, LOG_CAPACITY);
+    assert.equal(log[0].path, '/p/25');
+    assert.equal(log[LOG_CAPACITY - 1].path, `/p/${LOG_CAPACITY + 24}`);
+    assert.equal(s.sim.stats().requests, LOG_CAPACITY + 25);
+  });
+
+  it('reset() clears steering and the log', async () => {
+    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, { maximizeGridImport: true, validUntil: T0 + HOUR_MS });
+    s.sim.reset();
+    assert.equal(s.sim.steeringState(COM.siteReference).components.maximizeGridImport, null);
+    assert.equal(s.sim.requestLog.length, 0);
+  });
+});
