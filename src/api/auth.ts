@@ -26,6 +26,8 @@ export function secretsOf(auth: AuthConfig | undefined): string[] {
 interface CachedToken {
   token: string;
   expiresAt: number;
+  /** Refresh from this time on: 60 s before expiry, or 10 % of the lifetime for short-lived tokens. */
+  refreshAt: number;
 }
 
 export class OAuth2TokenSource {
@@ -41,13 +43,13 @@ export class OAuth2TokenSource {
     private readonly cfg: Extract<AuthConfig, { type: 'oauth2' }>,
     private readonly http: AxiosInstance,
     private readonly secrets: () => string[],
-    private readonly refreshMarginMs = 60_000,
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A valid token; concurrent callers share one fetch. */
   async token(signal?: AbortSignal): Promise<string> {
-    const now = Date.now();
-    if (this.cached && now < this.cached.expiresAt - this.refreshMarginMs) return this.cached.token;
+    const now = this.now();
+    if (this.cached && now < this.cached.refreshAt) return this.cached.token;
     if (this.inflight) return this.inflight;
     if (now < this.failedUntil && this.lastFailure) throw this.lastFailure;
     this.inflight = this.fetch(signal).finally(() => {
@@ -76,7 +78,9 @@ export class OAuth2TokenSource {
       const body = res.data as Record<string, unknown> | undefined;
       if (res.status >= 200 && res.status < 300 && body && typeof body.access_token === 'string') {
         const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
-        this.cached = { token: body.access_token, expiresAt: Date.now() + expiresIn * 1000 };
+        const lifetime = expiresIn * 1000;
+        const at = this.now();
+        this.cached = { token: body.access_token, expiresAt: at + lifetime, refreshAt: at + lifetime - Math.min(60_000, lifetime / 10) };
         this.failures = 0;
         return body.access_token;
       }
@@ -99,7 +103,7 @@ export class OAuth2TokenSource {
   /** Cools down after a failure: 1 s, 2 s, 4 s ... up to 60 s; callers in that window get the same error. */
   private fail(e: ApiError): ApiError {
     this.failures++;
-    this.failedUntil = Date.now() + Math.min(60_000, 1000 * 2 ** (this.failures - 1));
+    this.failedUntil = this.now() + Math.min(60_000, 1000 * 2 ** (this.failures - 1));
     this.lastFailure = e;
     return e;
   }

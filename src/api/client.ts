@@ -4,6 +4,7 @@
  * the service's message, method and path, requestId; never a secret), and leaves out of
  * steering bodies every component the caller did not set (spec section 3).
  */
+import { setMaxListeners } from 'node:events';
 import { AxiosError, type AxiosRequestConfig } from 'axios';
 import { ApiError, redact, serviceMessageOf, ValidationError } from './errors';
 import { secretsOf, type AuthConfig } from './auth';
@@ -64,6 +65,8 @@ export class EmsClient {
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl)) {
       throw new ValidationError('baseUrl', 'must be an http:// or https:// URL, e.g. "https://api.example.com/v1"');
     }
+    // Every waiting request listens on this one signal: many listeners are expected, not a leak.
+    setMaxListeners(0, this.closer.signal);
     const auth = opts.auth ?? { type: 'none' };
     this.secrets = secretsOf(auth).filter(Boolean);
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
@@ -106,26 +109,26 @@ export class EmsClient {
     return normaliseDevices(await this.request('GET', '/devices', { kind: 'read' }, o));
   }
 
-  getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
+  async getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
     const ref = validateReference(device, 'deviceReference');
     const prop = validateProperty(property, 'property');
     return this.request('GET', `/devices/${enc(ref)}/measurement`, { kind: 'read' }, o, { params: { property: prop } });
   }
 
-  getMeasurementsMap(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
+  async getMeasurementsMap(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
     const ref = validateReference(device, 'deviceReference');
     const props = validateProperties(properties, 'properties');
     return this.request('GET', `/devices/${enc(ref)}/measurements/map`, { kind: 'read' }, o, { params: { properties: props.join(',') } });
   }
 
-  getMeasurementsList(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
+  async getMeasurementsList(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
     const ref = validateReference(device, 'deviceReference');
     const props = validateProperties(properties, 'properties');
     return this.request('GET', `/devices/${enc(ref)}/measurements`, { kind: 'read' }, o, { params: { properties: props.join(',') } });
   }
 
   /** One time-series request (at most 30 days, one property), as the API takes it. */
-  getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
+  async getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
     const ref = validateReference(device, 'deviceReference');
     const body = validateTimeSeriesRequest('range' in req ? req : toTimeSeriesRequest(req));
     return this.request('POST', `/devices/${enc(ref)}/measurements/time-series`, { kind: 'read' }, o, { data: body });
@@ -150,31 +153,31 @@ export class EmsClient {
 
   // ---------------------------------------------------------------------- steering
 
-  steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
+  async steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateActiveSteering(body, Date.now());
     return this.request('POST', `/sites/${enc(ref)}/steering`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
   }
 
-  steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
+  async steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateEssRequest(body, Date.now());
     return this.request('POST', `/sites/${enc(ref)}/steering/ess`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
   }
 
-  steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
+  async steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateCurtailmentRequest(body, Date.now());
     return this.request('POST', `/sites/${enc(ref)}/steering/curtailment`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
   }
 
-  steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
+  async steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateGridTargetRequest(body, Date.now());
     return this.request('POST', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
   }
 
-  cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
+  async cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
     const ref = validateReference(site, 'siteReference');
     return this.request('DELETE', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer' }, o);
   }

@@ -94,12 +94,14 @@ export class ReadCoalescer {
     }
     if (groups.size === 1) {
       const [first] = waiters;
-      this.share(waiters, this.direct(ref, first.shape, first.props, allAborted(waiters)));
+      const signal = allAborted(waiters);
+      this.share(waiters, track(this.direct(ref, first.shape, first.props, signal), signal));
       return;
     }
     const union = [...new Set(waiters.flatMap((w) => w.props))];
     this.requests++;
-    this.client.getMeasurementsList(ref, union, { signal: allAborted(waiters) }).then(
+    const signal = allAborted(waiters);
+    track(this.client.getMeasurementsList(ref, union, { signal }), signal).then(
       (list) => {
         for (const w of waiters) {
           try {
@@ -111,7 +113,10 @@ export class ReadCoalescer {
       },
       (err) => {
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
-          for (const [, ws] of groups) this.share(ws, this.direct(ref, ws[0].shape, ws[0].props, allAborted(ws)));
+          for (const [, ws] of groups) {
+            const sig = allAborted(ws);
+            this.share(ws, track(this.direct(ref, ws[0].shape, ws[0].props, sig), sig));
+          }
         } else for (const w of waiters) w.reject(err);
       },
     );
@@ -122,14 +127,28 @@ export class ReadCoalescer {
   }
 }
 
-/** A signal that aborts only when every waiter's signal has aborted. */
+/**
+ * A signal that aborts only when every waiter's signal has aborted. The listeners it adds are
+ * removed when the request settles (`track`), so long-lived node signals do not collect them.
+ */
 function allAborted(waiters: Waiter[]): AbortSignal | undefined {
   const signals = waiters.map((w) => w.signal);
   if (signals.some((s) => !s)) return undefined;
+  if (signals.length === 1) return signals[0];
   const ctl = new AbortController();
   let left = signals.length;
-  for (const s of signals as AbortSignal[]) s.addEventListener('abort', () => { if (--left === 0) ctl.abort(); }, { once: true });
+  const onAbort = () => { if (--left === 0) ctl.abort(); };
+  for (const s of signals as AbortSignal[]) s.addEventListener('abort', onAbort, { once: true });
+  disposers.set(ctl.signal, () => { for (const s of signals as AbortSignal[]) s.removeEventListener('abort', onAbort); });
   return ctl.signal;
+}
+
+const disposers = new WeakMap<AbortSignal, () => void>();
+
+/** Removes the listeners of an allAborted() signal once its request has settled. */
+function track<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const dispose = signal && disposers.get(signal);
+  return dispose ? p.finally(dispose) : p;
 }
 
 function fanOut(list: MeasurementList, w: Waiter): Answer {

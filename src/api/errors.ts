@@ -57,6 +57,8 @@ export function serviceMessageOf(body: unknown): string | undefined {
   if (typeof body === 'string') return body.trim() ? body.trim().slice(0, 300) : undefined;
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
+  // OAuth2 error responses (RFC 6749 5.2): {error: code, error_description: text}.
+  if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
   for (const key of ['message', 'error', 'detail', 'title', 'error_description']) {
     const v = b[key];
     if (typeof v === 'string' && v) return v;

@@ -17,6 +17,7 @@ export { LOG_CAPACITY, type LogEntry, type SimStats } from './request-log';
 export { createSimServer, type SimServer } from './server';
 export { DEFAULT_SITES, PROPERTY_UNITS, type DeviceKind, type LoadProfile, type SiteDefinition } from './sites';
 export { Simulator, type SimulatorOptions } from './simulator';
+export { TokenIssuer, type OAuthOptions } from './oauth';
 
 export interface StartOptions extends SimulatorOptions {
   /** Interface to bind (default 127.0.0.1). */

@@ -36,10 +36,14 @@ function hasBody(req: IncomingMessage): boolean {
   return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
-function authorised(req: IncomingMessage, key: string): boolean {
-  if (req.headers['x-api-key'] === key) return true;
+/** Whether the request carries the API key (x-api-key or Bearer) or a valid OAuth2 token. */
+function authorised(req: IncomingMessage, sim: Simulator): boolean {
+  if (sim.apiKey === undefined && !sim.oauth) return true;
+  if (sim.apiKey !== undefined && req.headers['x-api-key'] === sim.apiKey) return true;
   const auth = req.headers.authorization;
-  return typeof auth === 'string' && /^bearer /i.test(auth) && auth.slice(7).trim() === key;
+  if (typeof auth !== 'string' || !/^bearer /i.test(auth)) return false;
+  const token = auth.slice(7).trim();
+  return token === sim.apiKey || (sim.oauth?.valid(token) ?? false);
 }
 
 /** Bodies larger than this are not kept in the log (it holds up to 10,000 entries). */
@@ -83,7 +87,8 @@ export function createSimServer(sim: Simulator): SimServer {
       status: 0,
       requestId,
     };
-    if (text !== null && text !== '') entry.body = bodyForLog(text);
+    // The token request carries the client secret: its body is never logged.
+    if (text !== null && text !== '' && segments[0] !== 'oauth') entry.body = bodyForLog(text);
     const send = (status: number, json: string, headers?: Record<string, string | number | string[]>): void => {
       entry.status = status;
       sim.log.add(entry);
@@ -106,7 +111,11 @@ export function createSimServer(sim: Simulator): SimServer {
           if (decision.kind === '503') return fail(503, 'simulated service unavailable (fault injection)', retry);
           return fail(429, 'simulated rate limit: too many requests (fault injection)', retry);
         }
-        if (sim.apiKey !== undefined && !authorised(req, sim.apiKey)) {
+        if (sim.oauth && method === 'POST' && segments.length === 2 && segments[0] === 'oauth' && segments[1] === 'token') {
+          const r = sim.oauth.handle(req.headers['content-type'], text ?? '');
+          return send(r.status, JSON.stringify(r.body));
+        }
+        if (!authorised(req, sim)) {
           return fail(401, 'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>', { 'www-authenticate': 'Bearer' });
         }
         if (text === null) return fail(413, 'request body exceeds 1 MB', { connection: 'close' });

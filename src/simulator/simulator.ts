@@ -25,6 +25,7 @@ import { hex16 } from './prng';
 import { RequestLog, type LogEntry, type SimStats } from './request-log';
 import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, type DeviceKind, type SiteDefinition } from './sites';
 import { seriesValues } from './timeseries';
+import { TokenIssuer, type OAuthOptions } from './oauth';
 
 export interface SimulatorOptions {
   /** When set, every API request needs `x-api-key: KEY` or `Authorization: Bearer KEY`. */
@@ -43,6 +44,8 @@ export interface SimulatorOptions {
   frozen?: boolean;
   /** Sites to simulate (default DEFAULT_SITES). */
   sites?: SiteDefinition[];
+  /** OAuth2 client credentials: enables POST /oauth/token and accepts its tokens as Bearer. */
+  oauth?: OAuthOptions;
 }
 
 export interface DeviceEntry {
@@ -60,6 +63,7 @@ export class Simulator {
   readonly seed: number;
   readonly sites: ReadonlyArray<SiteDefinition>;
   readonly apiKey?: string;
+  readonly oauth?: TokenIssuer;
   readonly faults: FaultInjector;
   readonly log = new RequestLog();
   private readonly models = new Map<string, SiteModel>();
@@ -75,6 +79,7 @@ export class Simulator {
     if (opts.apiKey !== undefined && (typeof opts.apiKey !== 'string' || opts.apiKey === '')) throw new TypeError('apiKey must be a non-empty string');
     this.apiKey = opts.apiKey;
     this.clock = new Clock({ startTime: opts.startTime, frozen: opts.frozen });
+    if (opts.oauth) this.oauth = new TokenIssuer(opts.oauth, this.clock);
     this.sites = Object.freeze(checkSites(opts.sites ?? (DEFAULT_SITES as SiteDefinition[])));
     this.faults = new FaultInjector(this.seed, { ...faultsFromShorthand(opts.faultRate, opts.latencyMs), ...opts.faults });
     const start = this.clock.now();

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import axios from 'axios';
+import { ApiError, EmsClient, OAuth2TokenSource, ValidationError, DAY_MS, HOUR_MS } from '../src/api';
+import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
+
+const [COM, HOME] = DEFAULT_SITES;
+const BAT = COM.battery.deviceReference;
+
+describe('client: device data against the simulator', () => {
+  let s: StartedSimulator;
+  let c: EmsClient;
+  before(async () => {
+    s = await startSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
+    c = new EmsClient({ baseUrl: s.url });
+  });
+  after(async () => { c.close(); await s.close(); });
+
+  it('lists devices, normalised, with properties and units', async () => {
+    const devices = await c.listDevices();
+    assert.equal(devices.length, 6);
+    const bat = devices.find((d) => d.deviceReference === BAT)!;
+    assert.deepEqual(bat.properties.find((p) => p.name === 'soc'), { name: 'soc', unit: '%' });
+    assert.equal(bat.kind, 'battery');
+  });
+
+  it('reads a single measurement in the shape of spec 2.2', async () => {
+    const m = await c.getMeasurement(BAT, 'soc');
+    assert.deepEqual(Object.keys(m).sort(), ['property', 'reference', 'timestamp', 'unit', 'value']);
+    assert.equal(m.reference, BAT);
+    assert.equal(m.unit, '%');
+    assert.equal(typeof m.timestamp, 'number');
+  });
+
+  it('reads several measurements as a map and as a list (spec 2.3, 2.4)', async () => {
+    const map = await c.getMeasurementsMap(BAT, ['soc', 'totalEnergyConsumed']);
+    assert.equal(map.reference, BAT);
+    assert.deepEqual(Object.keys(map.measurements).sort(), ['soc', 'totalEnergyConsumed']);
+    assert.equal(map.measurements.totalEnergyConsumed.unit, 'Wh');
+    const list = await c.getMeasurementsList(BAT, 'soc,totalEnergyProduced');
+    assert.deepEqual(list.measurements.map((m) => m.property), ['soc', 'totalEnergyProduced']);
+    assert.ok(list.measurements.every((m) => typeof m.timestamp === 'number' && !('reference' in m)));
+  });
+
+  it('reads a time series and splits a 95-day range into 4 requests, one point per hour', async () => {
+    const end = Date.UTC(2026, 5, 1, 0);
+    const one = await c.getTimeSeries(BAT, { property: 'soc', start: end - DAY_MS, end, resolutionHours: 1 });
+    assert.equal(one.time.length, 24);
+    assert.equal(one.time.length, one.data.length);
+    s.sim.clearLog();
+    const r = await c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 95 * DAY_MS, end });
+    assert.equal(s.sim.requestLog.filter((e) => e.route.includes('time-series')).length, 4);
+    assert.equal(r.time.length, 95 * 24);
+    const ts = r.time.map(Date.parse);
+    assert.equal(new Set(ts).size, ts.length);
+    for (let i = 1; i < ts.length; i++) assert.equal(ts[i] - ts[i - 1], HOUR_MS);
+  });
+
+  it('validates before sending: nothing reaches the service', async () => {
+    const before = s.sim.requestsReceived;
+    await assert.rejects(c.getMeasurement('../x', 'soc'), (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference');
+    await assert.rejects(c.getTimeSeries(BAT, { property: 'soc', start: 0, end: 31 * DAY_MS }), /range must span at most 30 days/);
+    await assert.rejects(c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'GW' as never }, validUntil: Date.now() + 60_000 }), /setting.unit must be one of W, kW, MW; got "GW"/);
+    assert.equal(s.sim.requestsReceived, before);
+  });
+
+  it('maps service errors to ApiError with status, message, request and requestId', async () => {
+    await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.status, 404);
+      assert.deepEqual(e.request, { method: 'GET', path: '/devices/dvc_unknown00000/measurement' });
+      assert.match(e.requestId ?? '', /^req_/);
+      assert.match(e.message, /GET \/devices\/dvc_unknown00000\/measurement failed: HTTP 404 .*requestId req_/);
+      return true;
+    });
+    await assert.rejects(c.steerEss('ste_unknown00000', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e: unknown) => e instanceof ApiError && e.status === 404);
+    // The service's own 422 and 400, sent past the client's validation on purpose.
+    const ts = { property: 'soc', range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }, resolution: { value: 1, unit: 'h' } };
+    await assert.rejects(c.request('POST', `/devices/${BAT}/measurements/time-series`, { kind: 'read' }, undefined, { data: ts }), (e: unknown) => e instanceof ApiError && e.status === 422 && /30 days/.test(e.serviceMessage ?? ''));
+    await assert.rejects(c.request('POST', `/sites/${COM.siteReference}/steering`, { kind: 'steer' }, undefined, { data: '{"oops', headers: { 'content-type': 'application/json' } }), (e: unknown) => e instanceof ApiError && e.status === 400);
+  });
+
+  it('lists the simulator\'s sites', async () => {
+    const sites = await c.listSites();
+    assert.deepEqual(sites.map((x) => x.siteReference), [COM.siteReference, HOME.siteReference]);
+  });
+});
+
+describe('client: steering against the simulator', () => {
+  let s: StartedSimulator;
+  let c: EmsClient;
+  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url }); });
+  afterEach(async () => { c.close(); await s.close(); });
+
+  it('reproduces the worked example of spec section 3', async () => {
+    const validUntil = Date.now() + 15 * 60_000;
+    const r1 = await c.steer(COM.siteReference, { energyStorageSetting: { value: 100, unit: 'kW' }, productionCurtailment: { value: 300, unit: 'kW' }, maximizeGridImport: false, validUntil });
+    assert.match(r1.requestId, /^req_/);
+    await c.steerEss(COM.siteReference, { setting: { value: 300, unit: 'kW' }, validUntil });
+    const st = (await axios.get(`${s.url}/sites/${COM.siteReference}/steering`)).data;
+    assert.equal(st.components.energyStorageSetting.value, 300);
+    assert.equal(st.components.energyStorageSetting.unit, 'kW');
+    assert.equal(st.components.productionCurtailment.value, 300);
+    assert.equal(st.components.productionCurtailment.validUntil, validUntil);
+    assert.equal(st.components.energyStorageSetting.validUntil, validUntil);
+  });
+
+  it('sends only the components the caller set (partial update)', async () => {
+    await c.steer(COM.siteReference, { productionCurtailment: { value: 50, unit: '%' }, validUntil: Date.now() + 60_000 });
+    const body = s.sim.requestLog.at(-1)!.body as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body).sort(), ['productionCurtailment', 'validUntil']);
+  });
+
+  it('echoes curtailment-only and grid-target requests, and cancels a grid target', async () => {
+    const validUntil = Date.now() + 60_000;
+    const cu = await c.steerCurtailment(HOME.siteReference, { setting: { value: 4, unit: 'kW' }, validUntil });
+    assert.deepEqual(cu.setting, { value: 4, unit: 'kW' });
+    const gt = await c.steerGridTarget(HOME.siteReference, { setpoint: { value: 0, unit: 'W' }, deadband: { value: 200, unit: 'W' }, validUntil });
+    assert.deepEqual(gt.deadband, { value: 200, unit: 'W' });
+    assert.ok(s.sim.steeringState(HOME.siteReference).components.gridTarget);
+    const del = await c.cancelGridTarget(HOME.siteReference);
+    assert.equal(del.cancelled, true);
+    assert.equal(s.sim.steeringState(HOME.siteReference).components.gridTarget, null);
+  });
+});
+
+describe('client: retries, timeouts and aborts', () => {
+  let s: StartedSimulator;
+  const fast = { retryBaseMs: 5, retryMaxMs: 20 };
+  beforeEach(async () => { s = await startSimulator(); });
+  afterEach(async () => { await s.close(); });
+
+  it('retries reads on 5xx up to `retries`, then fails with the last error', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 2, ...fast });
+    s.sim.setFaults({ rate500: 1 });
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 500);
+    assert.equal(s.sim.requestsReceived, 3);
+    c.close();
+  });
+
+  it('retries reads on 429 honouring Retry-After and on connection resets', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 3, ...fast });
+    s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 429 && e.retryAfter === 0);
+    assert.equal(s.sim.requestsReceived, 4);
+    s.sim.clearLog();
+    s.sim.setFaults({ resetRate: 1 });
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && /connection failed \(ECONNRESET\)/.test(e.message));
+    assert.equal(s.sim.requestLog.length, 4);
+    c.close();
+  });
+
+  it('never retries other 4xx', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 3, ...fast });
+    await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => e instanceof ApiError && e.status === 404);
+    assert.equal(s.sim.requestsReceived, 1);
+    c.close();
+  });
+
+  it('retries steering on 503 but not on 500, and never past validUntil', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 2, ...fast });
+    const body = () => ({ setting: { value: 1, unit: 'kW' as const }, validUntil: Date.now() + 60_000 });
+    s.sim.setFaults({ rate500: 1 });
+    await assert.rejects(c.steerEss(COM.siteReference, body()), (e: unknown) => e instanceof ApiError && e.status === 500);
+    assert.equal(s.sim.requestsReceived, 1);
+    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 0 });
+    await assert.rejects(c.steerEss(COM.siteReference, body()), (e: unknown) => e instanceof ApiError && e.status === 503);
+    assert.equal(s.sim.requestsReceived, 4);
+    // Retry-After 5 s but the signal ends in 2 s: no retry is scheduled.
+    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 5 });
+    await assert.rejects(c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 2_000 }), (e: unknown) => e instanceof ApiError && e.status === 503);
+    assert.equal(s.sim.requestsReceived, 5);
+    c.close();
+  });
+
+  it('times out each attempt and reports it', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 1, timeoutMs: 100, ...fast });
+    s.sim.setFaults({ latencyMs: [400, 400] });
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && /timed out/.test(e.message));
+    c.close();
+  });
+
+  it('aborts a call on its signal and every call on close()', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    s.sim.setFaults({ latencyMs: [300, 300] });
+    const ctl = new AbortController();
+    const p = c.getMeasurement(BAT, 'soc', { signal: ctl.signal });
+    ctl.abort();
+    await assert.rejects(p, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+    const q = c.getMeasurementsMap(BAT, 'soc');
+    c.close();
+    await assert.rejects(q, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+    await assert.rejects(c.listDevices(), (e: unknown) => e instanceof ApiError && e.code === 'EMS_CLOSED');
+  });
+
+  it('bounds the requests in flight by `concurrency`', async () => {
+    const c = new EmsClient({ baseUrl: s.url, concurrency: 3 });
+    s.sim.setFaults({ latencyMs: [30, 30] });
+    let max = 0;
+    const probe = setInterval(() => { max = Math.max(max, c.transport.limiter.inFlight); }, 2);
+    await Promise.all(Array.from({ length: 20 }, () => c.getMeasurement(BAT, 'soc')));
+    clearInterval(probe);
+    assert.ok(max <= 3 && max >= 1, `max in flight ${max}`);
+    c.close();
+  });
+});
+
+describe('client: authentication strategies', () => {
+  const KEY = 'k-SECRET-api-key-123';
+  const SECRET = 'cs-SECRET-client-456';
+  let s: StartedSimulator;
+  before(async () => { s = await startSimulator({ apiKey: KEY, oauth: { clientId: 'partner', clientSecret: SECRET, tokenTtlSeconds: 3600 } }); });
+  after(async () => { await s.close(); });
+
+  it('sends the API key in a header, or as a bearer token', async () => {
+    const h = new EmsClient({ baseUrl: s.url, auth: { type: 'header', apiKey: KEY } });
+    const b = new EmsClient({ baseUrl: s.url, auth: { type: 'bearer', token: KEY } });
+    assert.equal((await h.getMeasurement(BAT, 'soc')).property, 'soc');
+    assert.equal((await b.getMeasurement(BAT, 'soc')).property, 'soc');
+    h.close(); b.close();
+  });
+
+  it('answers 401 without credentials', async () => {
+    const n = new EmsClient({ baseUrl: s.url });
+    await assert.rejects(n.listDevices(), (e: unknown) => e instanceof ApiError && e.status === 401);
+    n.close();
+  });
+
+  it('OAuth2: one token fetch for concurrent requests, refreshed once on a 401', async () => {
+    const c = new EmsClient({ baseUrl: s.url, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET } });
+    const issued = s.sim.oauth!.issued;
+    await Promise.all(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
+    assert.equal(s.sim.oauth!.issued - issued, 1);
+    assert.equal(c.transport.tokens!.fetchCount, 1);
+    s.sim.oauth!.revokeAll();
+    await c.getMeasurement(BAT, 'soc');
+    assert.equal(c.transport.tokens!.fetchCount, 2);
+    c.close();
+  });
+
+  it('OAuth2: refreshes before expiry', async () => {
+    let now = 1_000_000;
+    const src = new OAuth2TokenSource({ type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET }, axios.create(), () => [SECRET], () => now);
+    const t1 = await src.token();
+    now += 3_500_000; // 58 min 20 s of 60 min: inside the last minute's refresh window? not yet (refresh 60 s before)
+    assert.equal(await src.token(), t1);
+    now += 50_000; // 59 min 10 s: within 60 s of expiry
+    const t2 = await src.token();
+    assert.notEqual(t2, t1);
+    assert.equal(src.fetchCount, 2);
+  });
+
+  it('OAuth2: a wrong secret is reported clearly, once, without a retry storm', async () => {
+    const c = new EmsClient({ baseUrl: s.url, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' } });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
+    assert.ok(results.every((r) => r.status === 'rejected' && /OAuth2 token request to .* failed: 401 invalid_client: unknown client or wrong secret/.test((r.reason as Error).message)));
+    assert.equal(c.transport.tokens!.fetchCount, 1);
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), /OAuth2 token request/);
+    assert.equal(c.transport.tokens!.fetchCount, 1, 'cooled down: no new token request');
+    c.close();
+  });
+
+  it('never puts a key, token or secret into an error', async () => {
+    s.sim.setFaults({ rate500: 0.5, rate429: 0.2, retryAfterSeconds: 0 });
+    const clients = [
+      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'header', apiKey: 'wrong-' + KEY } }),
+      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'bearer', token: 'wrong-' + KEY } }),
+      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-' + SECRET } }),
+      new EmsClient({ baseUrl: `http://127.0.0.1:1`, retries: 0, auth: { type: 'header', apiKey: KEY } }),
+    ];
+    let errors = 0;
+    for (const c of clients) {
+      for (const call of [() => c.listDevices(), () => c.getMeasurement(BAT, 'soc'), () => c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 60_000 })]) {
+        try { await call(); } catch (e) {
+          errors++;
+          const text = [String(e), (e as Error).stack, JSON.stringify(e), JSON.stringify(Object.entries(e as object))].join('\n');
+          for (const secret of [KEY, SECRET]) assert.equal(text.includes(secret), false, `secret in ${text.slice(0, 200)}`);
+        }
+      }
+      c.close();
+    }
+    s.sim.setFaults({});
+    assert.equal(errors, 12);
+  });
+});
