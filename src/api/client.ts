@@ -53,6 +53,9 @@ export interface TimeSeriesQuery {
 
 type Listener = (s: ConnectionState) => void;
 
+/** At most this many 30-day requests for one time series (about 5 years). */
+export const MAX_SPANS = 62;
+
 export class EmsClient {
   readonly transport: Transport;
   private readonly closer = new AbortController();
@@ -146,6 +149,9 @@ export class EmsClient {
     const end = parseTime(q.end, 'end');
     if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
     const spans = splitRange(start, end, res * HOUR_MS);
+    if (spans.length > MAX_SPANS) {
+      throw new ValidationError('range', `must span at most ${MAX_SPANS} requests of 30 days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`);
+    }
     const parts = await mapLimit(spans, this.concurrency, (s) =>
       this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o));
     return mergeSeries(parts, start, end);

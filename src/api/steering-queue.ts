@@ -39,6 +39,7 @@ export interface SteeringResult {
 
 interface Waiter {
   owner: unknown;
+  /** Components pending while queued; requests to wait for once the batch is cut. */
   outstanding: number;
   merged: boolean;
   last?: SteeringResult;
@@ -144,8 +145,11 @@ export class SteeringQueue {
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key)!.push(entry);
     }
-    for (const entries of groups.values()) {
-      const waiters = [...new Set(entries.flatMap(([, p]) => p.waiters))];
+    // A waiter is answered once per request that carries any of its components.
+    const perGroup = [...groups.values()].map((entries) => [...new Set(entries.flatMap(([, p]) => p.waiters))]);
+    for (const w of new Set(perGroup.flat())) w.outstanding = perGroup.filter((g) => g.includes(w)).length;
+    for (const [gi, entries] of [...groups.values()].entries()) {
+      const waiters = perGroup[gi];
       const live = waiters.filter((w) => !w.signal?.aborted);
       const ctl = new AbortController();
       if (live.length === 0) ctl.abort();

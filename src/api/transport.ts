@@ -164,7 +164,8 @@ export class Transport {
   private observeFailure(err: AxiosError): void {
     const status = err.response?.status;
     if (status === 429) {
-      const wait = retryAfter(err) || 1000;
+      // Retry-After as the service sent it (0 = no pause); 1 s when it sent none.
+      const wait = err.response?.headers?.['retry-after'] === undefined ? 1000 : retryAfter(err);
       this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(wait, 60_000));
       this.opts.onState({ state: 'rate-limited', until: this.pausedUntil });
     } else if (status === 401 || status === 403) {

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { EmsClient, SteeringQueue, requestForCommand, ApiError } from '../src/api';
+import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
+
+const SITE = DEFAULT_SITES[0].siteReference;
+
+describe('steering queue', () => {
+  let s: StartedSimulator;
+  let c: EmsClient;
+  let q: SteeringQueue;
+  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url }); q = new SteeringQueue(c); });
+  afterEach(async () => { c.close(); await s.close(); });
+  const until = () => Date.now() + 10 * 60_000;
+
+  it('answers a command with several components carried by one request', async () => {
+    const r = await q.submit({ site: SITE, kind: 'combined', energyStorageSetting: { value: -12, unit: 'MW' }, productionCurtailment: { value: 300, unit: 'kW' }, validUntil: until() });
+    assert.equal(r.request.path, `/sites/${SITE}/steering`);
+    assert.equal(s.sim.requestsReceived, 1);
+  });
+
+  it('keeps the ESS-only and curtailment-only endpoints for lone components', async () => {
+    const v = until();
+    const a = await q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v });
+    const b = await q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 5, unit: '%' }, validUntil: v });
+    assert.equal(a.request.path.endsWith('/steering/ess'), true);
+    assert.deepEqual(b.request.body, { setting: { value: 5, unit: '%' }, validUntil: v });
+    assert.deepEqual(requestForCommand({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v }), a.request);
+  });
+
+  it('merges queued commands per component, later wins, and sends both kinds', async () => {
+    const v = until();
+    s.sim.setFaults({ latencyMs: [50, 50] });
+    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v });
+    const queued = [
+      q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v }),
+      q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 7, unit: 'kW' }, validUntil: v }),
+      q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 3, unit: 'kW' }, validUntil: v }),
+    ];
+    const results = await Promise.all([first, ...queued]);
+    assert.equal(s.sim.requestsReceived, 2, 'the first, then one merged request');
+    assert.deepEqual(results[3].request.body, { energyStorageSetting: { value: 3, unit: 'kW' }, productionCurtailment: { value: 7, unit: 'kW' }, validUntil: v });
+    assert.equal(results[1].merged, true);
+    const st = s.sim.steeringState(SITE).components;
+    assert.equal(st.energyStorageSetting!.value, 3);
+    assert.equal(st.productionCurtailment!.value, 7);
+  });
+
+  it('sends components with different validity in separate requests', async () => {
+    s.sim.setFaults({ latencyMs: [30, 30] });
+    const v1 = until();
+    const v2 = v1 + 60_000;
+    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v1 });
+    const a = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v1 });
+    const b = q.submit({ site: SITE, kind: 'combined', productionCurtailment: { value: 9, unit: 'kW' }, maximizeGridImport: true, validUntil: v2 });
+    await Promise.all([first, a, b]);
+    assert.equal(s.sim.requestsReceived, 3);
+    const st = s.sim.steeringState(SITE).components;
+    assert.equal(st.energyStorageSetting!.validUntil, v1);
+    assert.equal(st.productionCurtailment!.validUntil, v2);
+  });
+
+  it('drops what an owner queued, naming it, and answers its waiters with an error', async () => {
+    s.sim.setFaults({ latencyMs: [50, 50] });
+    const owner = {};
+    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }, { owner });
+    const queued = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() }, { owner });
+    const dropped = q.dropOwner(owner, 'node closed');
+    assert.deepEqual(dropped, [`${SITE} energyStorageSetting=2 kW`]);
+    await assert.rejects(queued, (e: unknown) => e instanceof ApiError && e.code === 'EMS_DROPPED');
+    await first;
+    assert.equal(s.sim.requestsReceived, 1);
+    assert.equal(q.queued(), 0);
+  });
+});
