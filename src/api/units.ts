@@ -118,5 +118,5 @@ export function show(input: unknown): string {
   if (typeof input === 'number' || typeof input === 'boolean') return String(input);
   if (Array.isArray(input)) return 'an array';
   if (input instanceof Date) return 'a Date';
-  return `a ${typeof input}`;
+  return /^[aeiou]/.test(typeof input) ? `an ${typeof input}` : `a ${typeof input}`;
 }

@@ -27,3 +27,25 @@ export function manySites<T extends { siteReference: string; battery: { deviceRe
     meter: { ...base.meter, deviceReference: ref('dvc', i, 'M') },
   }));
 }
+
+/**
+ * Tracks timers created by the package's own code (a stack frame under /src/, the simulator
+ * excepted) and reports
+ * those still pending: after a node closes there must be none.
+ */
+export function watchTimers(): { pending(): string[]; stop(): void } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createHook } = require('node:async_hooks') as typeof import('node:async_hooks');
+  const live = new Map<number, string>();
+  const hook = createHook({
+    init(id, type) {
+      if (type !== 'Timeout') return;
+      const frame = (new Error().stack ?? '').split('\n').find((l) => l.includes('/src/') && !l.includes('/src/simulator/') && !l.includes('node_modules'));
+      if (frame) live.set(id, frame.trim());
+    },
+    destroy(id) {
+      live.delete(id);
+    },
+  }).enable();
+  return { pending: () => [...live.values()], stop: () => hook.disable() };
+}
