@@ -2,7 +2,7 @@
  * Helpers shared by the flow nodes: typed-input evaluation, status texts, and turning any
  * failure into one Catch-able error (done(err)) with a short red status.
  */
-import { ApiError, ValidationError, formatClock, show } from '../api';
+import { ApiError, ValidationError, formatClock } from '../api';
 import type { Node, NodeMessage, NodeStatus, RED, DoneFn } from './red';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata). */
@@ -14,13 +14,6 @@ export function evaluate(RED: RED, node: Node, value: unknown, type: string | un
       reject(err);
     }
   });
-}
-
-/** A string from a TypedInput or message property; names the field when it is not one. */
-export function asString(v: unknown, field: string, forms: string): string {
-  if (typeof v === 'string' && v.trim() !== '') return v.trim();
-  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  throw new ValidationError(field, `must be ${forms}; got ${show(v)}`);
 }
 
 /** A short reason for a red status ring (at most 40 characters). */

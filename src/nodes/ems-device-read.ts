@@ -2,8 +2,8 @@
  * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
  */
-import { ValidationError, show, validateProperties, type Device, type MeasurementListItem } from '../api';
-import { asString, busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
+import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../api';
+import { busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
@@ -20,7 +20,6 @@ interface Props {
 }
 
 const MODES = ['single', 'map', 'list', 'devices'];
-const REF_FORMS = 'a device reference string such as "dvc_19RnB3Lyjv2T"';
 
 export = function (RED: RED): void {
   function EmsDeviceReadNode(this: Node, config: Props) {
@@ -39,19 +38,22 @@ export = function (RED: RED): void {
       server.register(user);
     }
 
+    /** The device reference, checked here so the error names where it came from. */
     async function device(msg: NodeMessage): Promise<string> {
-      if (msg.deviceReference !== undefined) return asString(msg.deviceReference, 'msg.deviceReference', REF_FORMS);
-      return asString(await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device', REF_FORMS);
+      const [v, field] = msg.deviceReference !== undefined ? [msg.deviceReference, 'msg.deviceReference']
+        : [await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device'];
+      return validateReference(typeof v === 'number' && Number.isFinite(v) ? String(v) : v, field);
     }
 
-    async function properties(msg: NodeMessage): Promise<string[]> {
-      if (msg.properties !== undefined) return validateProperties(msg.properties, 'msg.properties');
-      if (msg.property !== undefined) return validateProperties(msg.property, 'msg.property');
+    /** The property names and the field they came from. */
+    async function properties(msg: NodeMessage): Promise<{ props: string[]; field: string }> {
+      if (msg.properties !== undefined) return { props: validateProperties(msg.properties, 'msg.properties'), field: 'msg.properties' };
+      if (msg.property !== undefined) return { props: validateProperties(msg.property, 'msg.property'), field: 'msg.property' };
       let v = await evaluate(RED, node, config.properties ?? '', config.propertiesType, msg);
       if (typeof v === 'string' && v.trim().startsWith('[')) {
         try { v = JSON.parse(v); } catch { /* validated below */ }
       }
-      return validateProperties(v, 'properties');
+      return { props: validateProperties(v, 'properties'), field: 'properties' };
     }
 
     /** One read; returns the messages to send (none when onlyChanges suppresses them). */
@@ -66,11 +68,11 @@ export = function (RED: RED): void {
         return changed('devices', devices) ? [{ ...msg, payload: devices }] : [];
       }
       const ref = await device(msg);
-      const props = await properties(msg);
+      const { props, field } = await properties(msg);
       let items: MeasurementListItem[];
       let out: NodeMessage;
       if (mode === 'single') {
-        if (props.length !== 1) throw new ValidationError('properties', `must name exactly one property in mode single; got ${props.length}`);
+        if (props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
         const m = await rt.reads.measurement(ref, props[0], { signal });
         items = [m];
         out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
@@ -136,7 +138,8 @@ export = function (RED: RED): void {
               if (msgs.length === 1) node.send(msgs[0]);
               else if (msgs.length > 1) node.send([msgs]);
             },
-            (err) => { if (!closer.signal.aborted) fail(node, undefined, err); },
+            // A poll has no input message: an empty one lets Catch nodes see the error.
+            (err) => { if (!closer.signal.aborted) fail(node, undefined, err, {}); },
           ));
       }, (err) => fail(node, undefined, err));
     } else if (config.interval !== undefined && config.interval !== '' && !(interval >= 0)) {

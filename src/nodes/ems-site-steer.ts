@@ -68,7 +68,12 @@ export = function (RED: RED): void {
       if (msg.payload === 'stop' || msg.stop === true) {
         const stopped = renewal.stop(ref);
         if (settings!.mode === 'grid-target') {
-          const r = await send({ site: ref, kind: 'cancel-grid-target' });
+          const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
+          if (config.dryRun) {
+            node.status({ fill: 'grey', shape: 'dot', text: 'dry run: cancel grid target' });
+            return { ...msg, payload: null, request: requestForCommand(cancel), site: ref, dryRun: true };
+          }
+          const r = await send(cancel);
           node.status({ fill: 'grey', shape: 'ring', text: 'grid target cancelled' });
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
@@ -81,6 +86,8 @@ export = function (RED: RED): void {
         node.status({ fill: 'grey', shape: 'dot', text: `dry run: ${describeCommand(cmd)}` });
         return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
       }
+      // The new signal replaces the renewed one: a renewal must not resend old values after it.
+      renewal.stop(ref);
       node.status(busyStatus(`sending ${describeCommand(cmd)}`));
       const r = await send(cmd);
       node.status({ fill: 'green', shape: 'dot', text: describeCommand(cmd, true) });
@@ -99,8 +106,9 @@ export = function (RED: RED): void {
     node.on('close', (_removed, done) => {
       closer.abort();
       renewal.close();
-      server?.deregister(user);
-      server?.runtime().then((rt) => {
+      if (!server) return done();
+      server.deregister(user);
+      server.runtime().then((rt) => {
         const dropped = rt.steering.dropOwner(node, 'node closed or redeployed');
         if (dropped.length) node.warn(`steering not sent (node closed): ${dropped.join('; ')}`);
       }, () => undefined).finally(() => {

@@ -2,8 +2,8 @@
  * `ems-time-series`: reads the time series of one property over any range. Ranges over
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
-import { ValidationError, show, validateProperty, type TimeSeriesResponse } from '../api';
-import { asString, busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
+import { ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../api';
+import { busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
 import { resolveRange, type RangeKind } from './time-range';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
@@ -41,9 +41,9 @@ export = function (RED: RED): void {
       if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
       const output = config.output ?? 'points';
       if (!OUTPUTS.includes(output)) throw new ValidationError('output', `must be one of ${OUTPUTS.join(', ')}; got ${show(output)}`);
-      const device = msg.deviceReference !== undefined
-        ? asString(msg.deviceReference, 'msg.deviceReference', 'a device reference string')
-        : asString(await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device', 'a device reference string');
+      const [dev, devField] = msg.deviceReference !== undefined ? [msg.deviceReference, 'msg.deviceReference']
+        : [await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device'];
+      const device = validateReference(typeof dev === 'number' && Number.isFinite(dev) ? String(dev) : dev, devField);
       const property = validateProperty(
         msg.property !== undefined ? msg.property : await evaluate(RED, node, config.property ?? '', config.propertyType, msg),
         msg.property !== undefined ? 'msg.property' : 'property');
@@ -55,7 +55,7 @@ export = function (RED: RED): void {
       let range: { start: number; end: number };
       if (msg.start !== undefined || msg.end !== undefined) {
         if (msg.start === undefined) throw new ValidationError('msg.start', 'is required with msg.end: epoch ms, ISO 8601 or Date');
-        range = resolveRange({ range: 'absolute', start: msg.start, end: msg.end ?? Date.now() }, Date.now());
+        range = resolveRange({ range: 'absolute', start: msg.start, end: msg.end ?? Date.now() }, Date.now(), 'msg.');
       } else {
         const needs = (config.range ?? 'last') === 'absolute';
         range = resolveRange({
@@ -66,6 +66,9 @@ export = function (RED: RED): void {
           end: needs && config.end ? await evaluate(RED, node, config.end, config.endType, msg) : undefined,
         }, Date.now());
       }
+      // The API takes whole seconds: round up, or a start with milliseconds would be cut down
+      // and the first point dropped as lying before the start. The points stay in [start, end).
+      range = { start: Math.ceil(range.start / 1000) * 1000, end: Math.ceil(range.end / 1000) * 1000 };
       const rt = await server.runtime();
       const series = await rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal });
       const unit = await unitOf(rt.client, device, property);

@@ -22,6 +22,8 @@ export function renewLead(validForMs: number): number {
 
 export class Renewal {
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Bumped per site by stop() and schedule(): a renewal in flight from an older generation does not re-arm. */
+  private readonly generation = new Map<string, number>();
   private closed = false;
   /** Renewals sent, for tests. */
   count = 0;
@@ -44,6 +46,7 @@ export class Renewal {
 
   /** Stops renewing a site; true if a renewal was pending. */
   stop(site: string): boolean {
+    this.generation.set(site, (this.generation.get(site) ?? 0) + 1);
     const t = this.timers.get(site);
     if (t) clearTimeout(t);
     return this.timers.delete(site);
@@ -68,15 +71,18 @@ export class Renewal {
     }
     const next: SteeringCommand = { ...cmd, validFrom: undefined, validUntil: this.nextValidUntil(cmd, validFor, now) };
     delete next.validFrom;
+    const gen = this.generation.get(cmd.site);
+    // A stop (or a newer signal) while this renewal is in flight ends the chain here.
+    const superseded = () => this.closed || this.generation.get(cmd.site) !== gen;
     this.deps.send(next).then(
       () => {
-        if (this.closed) return;
         this.count++;
+        if (superseded()) return;
         this.deps.status({ fill: 'green', shape: 'dot', text: `${describeCommand(next, true)} (renewed)` });
         this.schedule(next, now);
       },
       (err: Error) => {
-        if (this.closed) return;
+        if (superseded()) return;
         this.deps.warn(`renewal failed: ${err.message}`);
         this.deps.status({ fill: 'red', shape: 'ring', text: 'renewal failed' });
         // One more try while the current signal still holds; after that the site falls back.

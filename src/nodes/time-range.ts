@@ -22,16 +22,17 @@ function localMidnight(t: number, daysBack = 0): number {
   return d.getTime();
 }
 
-export function resolveRange(s: RangeSettings, now: number): { start: number; end: number } {
+/** `prefix` goes before the field names in errors ("msg." when the times came from the message). */
+export function resolveRange(s: RangeSettings, now: number, prefix = ''): { start: number; end: number } {
   switch (s.range) {
     case 'today':
       return { start: localMidnight(now), end: now };
     case 'yesterday':
       return { start: localMidnight(now, 1), end: localMidnight(now) };
     case 'absolute': {
-      const start = parseTime(s.start, 'start');
-      const end = s.end === undefined || s.end === '' ? now : parseTime(s.end, 'end');
-      if (!(end > start)) throw new ValidationError('end', `must be after start (${new Date(start).toISOString()})`);
+      const start = parseTime(s.start, `${prefix}start`);
+      const end = s.end === undefined || s.end === '' ? now : parseTime(s.end, `${prefix}end`);
+      if (!(end > start)) throw new ValidationError(`${prefix}end`, `must be after ${prefix}start (${new Date(start).toISOString()})`);
       return { start, end };
     }
     case 'last': {

@@ -1,0 +1,184 @@
+import assert from 'node:assert/strict';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { callsOf, cfg, flow, helper, loadFlow, resources, StatusLog, trackTimers, turns, useRuntime, useSimulator } from './helpers/red';
+
+const COM = DEFAULT_SITES[0];
+const BAT = COM.battery.deviceReference;
+const KEY = 'k-SECRET-123';
+
+const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
+const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, property: 'soc', range: 'last', last: 2, lastUnit: 'hours', resolution: 1, output: 'points', ...extra });
+const steer = (extra: Record<string, unknown> = {}) => ({ type: 'ems-site-steer', site: COM.siteReference, mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', ...extra });
+
+/** Everything the runtime let out of the nodes: messages, statuses, errors, warnings, log lines. */
+function everything(ids: string[], extra: unknown[]): string {
+  const calls = ids.flatMap((id) => ['status', 'error', 'warn', 'log', 'send'].flatMap((m) => callsOf(m, id)));
+  const log = ((helper as any)._logSpy?.getCalls() ?? []).map((c: { args: unknown[] }) => c.args);
+  return JSON.stringify([calls, log, extra], (_k, v) => (v instanceof Error ? `${v.name}: ${v.message} ${v.stack}` : v));
+}
+
+describe('nodes: ems-partner-config', () => {
+  describe('built-in simulator', () => {
+    useRuntime();
+    it('simulator: true reads and steers with no URL and no key', async () => {
+      const f = await loadFlow(flow(read({ mode: 'devices' }), { id: 'cfg', type: 'ems-partner-config', simulator: true, baseUrl: '', authType: 'header' },
+        { id: 's', ...steer(), server: 'cfg', wires: [['out']] }));
+      const devices = await f.ask();
+      assert.ok(devices.payload.some((d: { deviceReference: string }) => d.deviceReference === BAT));
+      const p = f.out.next();
+      helper.getNode('s').receive({ payload: -1 });
+      const m = await p;
+      assert.match(m.payload.requestId, /^req_[0-9a-f]{16}$/);
+      assert.equal(m.request.path, `/sites/${COM.siteReference}/steering/ess`);
+      const res = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
+      assert.equal(res.body.ok, true);
+      assert.match(res.body.message, /^connected to 127\.0\.0\.1:\d+: 6 devices$/);
+    });
+  });
+
+  describe('with a simulator that needs a key', () => {
+    const sim = useSimulator({ frozen: false, apiKey: KEY });
+    useRuntime();
+    const secure = () => cfg(sim.s.url, { authType: 'header', apiKeyHeader: 'x-api-key' });
+    const creds = { cfg: { apiKey: KEY } };
+
+    it('the key reaches the client and never a message, status, error or log', async () => {
+      const f = await loadFlow(flow(read(), secure(),
+        { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
+        { id: 'st', ...steer(), server: 'cfg', wires: [['out']] }), creds);
+      const a = await f.ask();
+      assert.equal(typeof a.payload.soc, 'number');
+      const via = (id: string, msg: object) => {
+        const [o, c] = [f.out.msgs.length, f.caught.msgs.length];
+        helper.getNode(id).receive(msg);
+        return { o, c };
+      };
+      via('ts', {});
+      await f.out.count(2);
+      via('st', { payload: 5 });
+      const [, , s] = await f.out.count(3);
+      assert.match(s.payload.requestId, /^req_/);
+      // Failures: an unknown device (404 from the service) and a refused input.
+      await f.fails({ deviceReference: 'dvc_nosuchdevice' });
+      via('st', { payload: 'lots' });
+      await f.caught.count(2);
+      const res = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' });
+      assert.equal(res.status, 200);
+      const all = everything(['n', 'ts', 'st', 'cfg'], [f.out.msgs, f.caught.msgs, res.body, res.text]);
+      assert.ok(all.includes('dvc_nosuchdevice'), 'the check looks at the errors');
+      assert.ok(!all.includes(KEY), 'the key leaked');
+      assert.ok(!all.includes('SECRET'));
+    });
+
+    it('a wrong key gives a 401 error without the key, and the nodes show it', async () => {
+      const f = await loadFlow(flow(read(), secure(), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] }), { cfg: { apiKey: 'k-WRONG-456' } });
+      const ts = new StatusLog(helper.getNode('ts'));
+      const shown = ts.wait((s) => s.fill === 'red', 5_000, 'connection state on the other node');
+      const e = await f.fails();
+      assert.match(e.error.message, /HTTP 401/);
+      assert.match((await shown).text, /HTTP 401: check credentials/);
+      const all = everything(['n', 'ts', 'cfg'], [f.caught.msgs]);
+      assert.ok(!all.includes('k-WRONG-456') && !all.includes(KEY));
+      const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
+      assert.equal(test.body.ok, false);
+      assert.match(test.body.message, /401/);
+      assert.ok(!test.text.includes('WRONG'));
+    });
+
+    it('a missing key is a configuration error naming apiKey, on every message', async () => {
+      const f = await loadFlow(flow(read(), secure()));
+      const received = sim.s.sim.requestsReceived;
+      for (let i = 0; i < 2; i++) assert.match((await f.fails()).error.message, /apiKey is required/);
+      assert.equal(sim.s.sim.requestsReceived, received);
+    });
+
+    it('admin endpoints: devices, sites and test for a deployed config (by id)', async () => {
+      await loadFlow(flow(read(), secure()), creds);
+      const devices = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);
+      assert.equal(devices.body.length, 6);
+      assert.ok(devices.body.every((d: { deviceReference: string; properties: unknown[] }) => /^dvc_/.test(d.deviceReference) && d.properties.length > 0));
+      const sites = await helper.request().post('/ems-partner/sites').send({ server: 'cfg' }).expect(200);
+      assert.deepEqual(sites.body.map((s: { siteReference: string }) => s.siteReference), DEFAULT_SITES.map((s) => s.siteReference));
+      const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg' }).expect(200);
+      assert.deepEqual(test.body, { ok: true, message: `connected to ${new URL(sim.s.url).host}: 6 devices`, devices: 6 });
+      for (const r of [devices, sites, test]) assert.ok(!r.text.includes(KEY));
+    });
+
+    it('admin endpoints: an undeployed config body (its own key, or the deployed one behind the placeholder)', async () => {
+      await loadFlow(flow(read(), secure()), creds);
+      const body = { baseUrl: sim.s.url, simulator: false, authType: 'header', apiKeyHeader: 'x-api-key' };
+      const own = await helper.request().post('/ems-partner/test').send({ config: { ...body, apiKey: KEY } }).expect(200);
+      assert.equal(own.body.ok, true);
+      const stored = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, apiKey: '__PWRD__' } }).expect(200);
+      assert.equal(stored.body.length, 6);
+      const none = await helper.request().post('/ems-partner/devices').send({ config: { ...body } });
+      assert.equal(none.status, 502);
+      assert.match(none.body.message, /apiKey is required/);
+      const wrong = await helper.request().post('/ems-partner/test').send({ config: { ...body, apiKey: 'k-WRONG-456' } }).expect(200);
+      assert.equal(wrong.body.ok, false);
+      assert.ok(!wrong.text.includes('WRONG'));
+      const unknown = await helper.request().post('/ems-partner/sites').send({ server: 'nope' });
+      assert.equal(unknown.status, 502);
+      assert.match(unknown.body.message, /unknown config node/);
+    });
+  });
+
+  describe('connection state and shutdown', () => {
+    const sim = useSimulator({ frozen: false });
+    useRuntime();
+    afterEach(() => { sim.s.sim.setFaults({ rate429: 0 }); });
+
+    it('a 429 shows as rate limited on every node that uses the config', async () => {
+      const f = await loadFlow(flow(read(), cfg(sim.s.url), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
+        { id: 'st', ...steer(), server: 'cfg', wires: [['out']] }));
+      const others = ['ts', 'st'].map((id) => new StatusLog(helper.getNode(id)));
+      const limited = others.map((s) => s.wait((x) => /^rate limited until /.test(x.text ?? ''), 5_000, 'rate limited'));
+      sim.s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
+      const e = await f.fails();
+      assert.match(e.error.message, /HTTP 429/);
+      for (const s of await Promise.all(limited)) assert.equal(s.fill, 'yellow');
+    });
+
+    it('closes cleanly on redeploy: no timers or sockets left, polling and renewing stop', async () => {
+      const sockets = resources().TCPSocketWrap ?? 0;
+      const timers = trackTimers();
+      try {
+        const f = await loadFlow(flow(read({ interval: 0.05 }), cfg(sim.s.url),
+          { id: 'st', ...steer({ validity: 'duration', duration: 1, renew: true }), server: 'cfg', wires: [['out']] }));
+        await f.out.count(2);
+        const p = f.out.next();
+        helper.getNode('st').receive({ payload: 2 });
+        await p;
+        assert.ok(timers.alive().some((s) => s.includes('poll-scheduler')), 'the poll timer runs');
+        assert.ok(timers.alive().some((s) => s.includes('renewal')), 'the renewal timer runs');
+        assert.ok((resources().TCPSocketWrap ?? 0) > sockets, 'a keep-alive connection is open');
+        const warnings: unknown[] = [];
+        helper.getNode('st').warn = (w: unknown) => warnings.push(w); // the helper's spies go before close
+        await helper.unload();
+        const received = sim.s.sim.requestsReceived;
+        await turns(); // destroy hooks and socket closes are reported a turn later
+        assert.deepEqual(timers.alive(), []);
+        assert.equal(resources().TCPSocketWrap ?? 0, sockets, 'keep-alive sockets closed');
+        assert.equal(sim.s.sim.requestsReceived, received);
+        assert.deepEqual(warnings, [], 'nothing was queued to drop');
+      } finally {
+        timers.stop();
+      }
+    });
+
+    it('a node with no config node reports it on input and closes at once', async () => {
+      const f = await loadFlow(flow(steer({ server: 'missing' }), cfg(sim.s.url),
+        { id: 'r2', ...read(), server: 'missing', wires: [['out']] }, { id: 't2', ...series(), server: 'missing', wires: [['out']] }));
+      assert.match((await f.fails({ payload: 1 })).error.message, /server must be an ems-partner-config node/);
+      for (const id of ['r2', 't2']) {
+        const p = f.caught.next();
+        helper.getNode(id).receive({});
+        assert.match((await p).error.message, /server must be an ems-partner-config node/);
+      }
+      // Node-RED waits 15 s for a close that never calls done: this must finish long before.
+      const timer = setTimeout(() => assert.fail('close did not finish'), 5_000);
+      await helper.unload();
+      clearTimeout(timer);
+    });
+  });
+});
