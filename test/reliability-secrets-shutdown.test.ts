@@ -42,7 +42,7 @@ describe('reliability 4: secrets stay in credentials', function () {
     const seen: string[] = [];
     for (const c of configs) for (const id of [`r${c.id}`, `s${c.id}`]) {
       const node = helper.getNode(id);
-      for (const ev of ['call:status', 'call:error', 'call:warn', 'call:log']) node.on(ev, (call: { args: unknown[] }) => seen.push(JSON.stringify(call.args, (_k, v) => (v instanceof Error ? { message: v.message, stack: v.stack, ...v } : v))));
+      for (const ev of ['call:status', 'call:error', 'call:warn', 'call:log']) node.on(ev, (call: { args: unknown[] }) => seen.push(JSON.stringify(call.args, (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v))));
     }
     const out = new Inbox(helper.getNode('out'));
     const caught = new Inbox(helper.getNode('caught'));

@@ -39,7 +39,7 @@ describe('steer command building', () => {
   });
 
   it('refuses values beyond the safety limits, naming the limit', () => {
-    assert.throws(() => buildCommand(S({ maxEssPower: 100_000 }), 's', undefined, { ess: 101 }, now), /exceeds the node's limit maxEssPower = 100000 W/);
+    assert.throws(() => buildCommand(S({ maxEssPower: 100_000 }), 's', undefined, { ess: 101 }, now), /energyStorage must be within the node's limit maxEssPower = 100000 W \(either sign\); got 101 kW; nothing was sent/);
     assert.doesNotThrow(() => buildCommand(S({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.1 }, now));
     assert.throws(() => buildCommand(S({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.11 }, now), /maxEssPower/);
     assert.throws(() => buildCommand(S({ mode: 'curtailment', maxCurtailment: 1000, curtailmentUnit: 'kW' }), 's', 2, {}, now), /maxCurtailment/);

@@ -145,8 +145,9 @@ export class EmsClient {
     const ref = validateReference(device, 'deviceReference');
     const property = validateProperty(q.property, 'property');
     const res = resolutionOf(q.resolutionHours);
-    const start = parseTime(q.start, 'start');
-    const end = parseTime(q.end, 'end');
+    // The API takes whole seconds: round up, so a start with milliseconds keeps its first point.
+    const start = Math.ceil(parseTime(q.start, 'start') / 1000) * 1000;
+    const end = Math.ceil(parseTime(q.end, 'end') / 1000) * 1000;
     if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
     const spans = splitRange(start, end, res * HOUR_MS);
     if (spans.length > MAX_SPANS) {

@@ -8,7 +8,7 @@
 import { ApiError } from './errors';
 import { validateProperties, validateProperty, validateReference } from './validate';
 import type { CallOptions, EmsClient } from './client';
-import type { Measurement, MeasurementList, MeasurementMap } from './types';
+import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap } from './types';
 
 type Shape = 'single' | 'map' | 'list';
 type Answer = Measurement | MeasurementMap | MeasurementList;
@@ -81,78 +81,105 @@ export class ReadCoalescer {
     const b = this.batches.get(ref);
     this.batches.delete(ref);
     if (!b) return;
-    const waiters = b.waiters.filter((w) => {
-      if (!w.signal?.aborted) return true;
-      w.reject(w.signal.reason);
-      return false;
-    });
+    const waiters: Waiter[] = [];
+    for (const w of b.waiters) {
+      if (w.signal?.aborted) w.reject(w.signal.reason);
+      else waiters.push(w);
+    }
+    if (waiters.length === 0) return;
     // Identical reads share one request; a lone kind of read keeps its own endpoint.
     const groups = new Map<string, Waiter[]>();
     for (const w of waiters) {
       const key = `${w.shape}:${w.props.join(',')}`;
-      groups.set(key, [...(groups.get(key) ?? []), w]);
+      const g = groups.get(key);
+      if (g) g.push(w);
+      else groups.set(key, [w]);
     }
     if (groups.size === 1) {
       const [first] = waiters;
-      const signal = allAborted(waiters);
-      this.share(waiters, track(this.direct(ref, first.shape, first.props, signal), signal));
+      this.share(waiters, (signal) => this.direct(ref, first.shape, first.props, signal));
       return;
     }
     const union = [...new Set(waiters.flatMap((w) => w.props))];
     this.requests++;
-    const signal = allAborted(waiters);
-    track(this.client.getMeasurementsList(ref, union, { signal }), signal).then(
+    const s = sharedSignal(waiters);
+    this.client.getMeasurementsList(ref, union, { signal: s.signal }).then(
       (list) => {
+        s.release();
+        const byProp = new Map<string, MeasurementListItem>();
+        for (const m of list.measurements) byProp.set(m.property, m);
         for (const w of waiters) {
           try {
-            w.resolve(fanOut(list, w));
+            w.resolve(fanOut(list, byProp, w));
           } catch (e) {
             w.reject(e);
           }
         }
       },
       (err) => {
+        s.release();
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
-          for (const [, ws] of groups) {
-            const sig = allAborted(ws);
-            this.share(ws, track(this.direct(ref, ws[0].shape, ws[0].props, sig), sig));
-          }
+          for (const [, ws] of groups) this.share(ws, (signal) => this.direct(ref, ws[0].shape, ws[0].props, signal));
         } else for (const w of waiters) w.reject(err);
       },
     );
   }
 
-  private share(waiters: Waiter[], p: Promise<Answer>): void {
-    p.then((a) => waiters.forEach((w) => w.resolve(a)), (e) => waiters.forEach((w) => w.reject(e)));
+  /** One request for identical reads; every waiter gets its answer or its error. */
+  private share(waiters: Waiter[], send: (signal: AbortSignal | undefined) => Promise<Answer>): void {
+    const s = sharedSignal(waiters);
+    send(s.signal).then(
+      (a) => {
+        s.release();
+        for (const w of waiters) w.resolve(a);
+      },
+      (e) => {
+        s.release();
+        for (const w of waiters) w.reject(e);
+      },
+    );
   }
 }
 
+interface SharedSignal {
+  signal?: AbortSignal;
+  /** Removes the listeners the shared signal added; call once its request has settled. */
+  release(): void;
+}
+
+const NONE: SharedSignal = { signal: undefined, release: () => undefined };
+
 /**
- * A signal that aborts only when every waiter's signal has aborted. The listeners it adds are
- * removed when the request settles (`track`), so long-lived node signals do not collect them.
+ * The signal of a request shared by waiters: it aborts only when every waiter's signal has
+ * aborted (none when some waiter has none). Reads of one node carry that node's signal, which
+ * is then used as is, without a new controller or listener. Otherwise the listeners added here
+ * are removed by release(), so long-lived node signals do not collect one per read.
  */
-function allAborted(waiters: Waiter[]): AbortSignal | undefined {
-  const signals = waiters.map((w) => w.signal);
-  if (signals.some((s) => !s)) return undefined;
-  if (signals.length === 1) return signals[0];
+function sharedSignal(waiters: Waiter[]): SharedSignal {
+  const first = waiters[0].signal;
+  if (!first) return NONE;
+  let same = true;
+  for (const w of waiters) {
+    if (!w.signal) return NONE;
+    if (w.signal !== first) same = false;
+  }
+  if (same) return { signal: first, release: NONE.release };
+  const distinct = [...new Set(waiters.map((w) => w.signal as AbortSignal))];
   const ctl = new AbortController();
-  let left = signals.length;
-  const onAbort = () => { if (--left === 0) ctl.abort(); };
-  for (const s of signals as AbortSignal[]) s.addEventListener('abort', onAbort, { once: true });
-  disposers.set(ctl.signal, () => { for (const s of signals as AbortSignal[]) s.removeEventListener('abort', onAbort); });
-  return ctl.signal;
+  let left = distinct.length;
+  const onAbort = () => {
+    if (--left === 0) ctl.abort();
+  };
+  for (const sig of distinct) sig.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ctl.signal,
+    release: () => {
+      for (const sig of distinct) sig.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
-const disposers = new WeakMap<AbortSignal, () => void>();
-
-/** Removes the listeners of an allAborted() signal once its request has settled. */
-function track<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  const dispose = signal && disposers.get(signal);
-  return dispose ? p.finally(dispose) : p;
-}
-
-function fanOut(list: MeasurementList, w: Waiter): Answer {
-  const byProp = new Map(list.measurements.map((m) => [m.property, m]));
+function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>, w: Waiter): Answer {
   const pick = (p: string) => {
     const m = byProp.get(p);
     if (!m) throw new ApiError({ code: 'EMS_MISSING', message: `the service returned no value for property "${p}" of ${list.reference}`, request: { method: 'GET', path: `/devices/${list.reference}/measurements` } });

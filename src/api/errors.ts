@@ -32,6 +32,8 @@ export class ApiError extends Error {
   readonly requestId?: string;
   /** Seconds the service asked us to wait (429 / 503 Retry-After). */
   readonly retryAfter?: number;
+  /** The input field the service refused, when the caller knows it (see refusedField). */
+  readonly field?: string;
   constructor(opts: {
     message: string;
     code: string;
@@ -40,6 +42,7 @@ export class ApiError extends Error {
     serviceMessage?: string;
     requestId?: string;
     retryAfter?: number;
+    field?: string;
   }) {
     super(opts.message);
     this.name = 'ApiError';
@@ -49,7 +52,22 @@ export class ApiError extends Error {
     this.request = opts.request;
     this.requestId = opts.requestId;
     this.retryAfter = opts.retryAfter;
+    this.field = opts.field;
   }
+}
+
+/**
+ * A service refusal (400, 404, 409, 422) attributed to the input field the refused value came
+ * from, e.g. `msg.deviceReference was refused by the service: GET … failed: HTTP 404 unknown
+ * device`. Other errors are returned unchanged.
+ */
+export function refusedField(err: unknown, field: string): unknown {
+  if (!(err instanceof ApiError) || err.field || ![400, 404, 409, 422].includes(err.status ?? 0)) return err;
+  return new ApiError({
+    code: err.code, status: err.status, serviceMessage: err.serviceMessage, request: err.request,
+    requestId: err.requestId, retryAfter: err.retryAfter, field,
+    message: `${field} was refused by the service: ${err.message}`,
+  });
 }
 
 /** Reads the service's own message from the usual fields of an error body. */

@@ -2,7 +2,7 @@
  * Helpers shared by the flow nodes: typed-input evaluation, status texts, and turning any
  * failure into one Catch-able error (done(err)) with a short red status.
  */
-import { ApiError, ValidationError, formatClock } from '../api';
+import { ApiError, ValidationError, refusedField, formatClock } from '../api';
 import type { Node, NodeMessage, NodeStatus, RED, DoneFn } from './red';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata). */
@@ -14,6 +14,18 @@ export function evaluate(RED: RED, node: Node, value: unknown, type: string | un
       reject(err);
     }
   });
+}
+
+/**
+ * Awaits a request and attributes a refusal by the service to the field the refused value
+ * came from; `pick` chooses the field from the service's message.
+ */
+export async function attributed<T>(p: Promise<T>, pick: (serviceMessage: string) => string): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    throw refusedField(err, pick((err as ApiError)?.serviceMessage ?? ''));
+  }
 }
 
 /** A short reason for a red status ring (at most 40 characters). */

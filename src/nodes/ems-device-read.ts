@@ -3,7 +3,7 @@
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
  */
 import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../api';
-import { busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
+import { attributed, busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
@@ -69,15 +69,17 @@ export = function (RED: RED): void {
       }
       const ref = await device(msg);
       const { props, field } = await properties(msg);
+      // A refusal by the service names the field: the properties if it speaks of them, else the device.
+      const pick = (svc: string) => (/propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device');
       let items: MeasurementListItem[];
       let out: NodeMessage;
       if (mode === 'single') {
         if (props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
-        const m = await rt.reads.measurement(ref, props[0], { signal });
+        const m = await attributed(rt.reads.measurement(ref, props[0], { signal }), pick);
         items = [m];
         out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
       } else if (mode === 'map') {
-        const m = await rt.reads.map(ref, props, { signal });
+        const m = await attributed(rt.reads.map(ref, props, { signal }), pick);
         const payload: Record<string, number> = {};
         const units: Record<string, string> = {};
         for (const [k, v] of Object.entries(m.measurements)) {
@@ -87,7 +89,7 @@ export = function (RED: RED): void {
         items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
         out = { ...msg, payload, units, deviceReference: ref };
       } else {
-        const l = await rt.reads.list(ref, props, { signal });
+        const l = await attributed(rt.reads.list(ref, props, { signal }), pick);
         items = l.measurements;
         out = { ...msg, payload: l.measurements, deviceReference: ref };
       }

@@ -4,7 +4,7 @@
  * request at a time per site, merged per component); renewing by renewal.ts.
  */
 import { ValidationError, requestForCommand, validateReference, type SteeringCommand } from '../api';
-import { busyStatus, connectionStatus, evaluate, fail } from './common';
+import { attributed, busyStatus, connectionStatus, evaluate, fail } from './common';
 import { buildCommand, settingsOf, type NodeValues } from './steer-command';
 import { Renewal, describeCommand } from './renewal';
 import type { ConfigNode } from './config-node';
@@ -56,6 +56,7 @@ export = function (RED: RED): void {
       };
     }
 
+    const siteField = (msg: NodeMessage) => (msg.site !== undefined ? 'msg.site' : 'site');
     async function site(msg: NodeMessage): Promise<string> {
       if (msg.site !== undefined) return validateReference(msg.site, 'msg.site');
       return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
@@ -73,7 +74,7 @@ export = function (RED: RED): void {
             node.status({ fill: 'grey', shape: 'dot', text: 'dry run: cancel grid target' });
             return { ...msg, payload: null, request: requestForCommand(cancel), site: ref, dryRun: true };
           }
-          const r = await send(cancel);
+          const r = await attributed(send(cancel), () => siteField(msg));
           node.status({ fill: 'grey', shape: 'ring', text: 'grid target cancelled' });
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
@@ -89,7 +90,7 @@ export = function (RED: RED): void {
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
       node.status(busyStatus(`sending ${describeCommand(cmd)}`));
-      const r = await send(cmd);
+      const r = await attributed(send(cmd), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       node.status({ fill: 'green', shape: 'dot', text: describeCommand(cmd, true) });
       if (config.renew) renewal.schedule(cmd);
       return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };

@@ -3,7 +3,7 @@
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
 import { ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../api';
-import { busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
+import { attributed, busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
 import { resolveRange, type RangeKind } from './time-range';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
@@ -48,8 +48,8 @@ export = function (RED: RED): void {
         msg.property !== undefined ? msg.property : await evaluate(RED, node, config.property ?? '', config.propertyType, msg),
         msg.property !== undefined ? 'msg.property' : 'property');
       const resRaw = msg.resolution !== undefined ? msg.resolution : (config.resolution ?? 1);
-      const resolutionHours = Number(resRaw);
-      if (!Number.isInteger(resolutionHours) || resolutionHours < 1 || resolutionHours > 720 || (typeof resRaw !== 'number' && typeof resRaw !== 'string')) {
+      const resolutionHours = typeof resRaw === 'number' || typeof resRaw === 'string' ? Number(resRaw) : NaN;
+      if (!Number.isInteger(resolutionHours) || resolutionHours < 1 || resolutionHours > 720) {
         throw new ValidationError(msg.resolution !== undefined ? 'msg.resolution' : 'resolution', `must be a whole number of hours from 1 to 720; got ${show(resRaw)}`);
       }
       let range: { start: number; end: number };
@@ -70,7 +70,8 @@ export = function (RED: RED): void {
       // and the first point dropped as lying before the start. The points stay in [start, end).
       range = { start: Math.ceil(range.start / 1000) * 1000, end: Math.ceil(range.end / 1000) * 1000 };
       const rt = await server.runtime();
-      const series = await rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal });
+      const series = await attributed(rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal }),
+        (svc) => (/propert/i.test(svc) ? (msg.property !== undefined ? 'msg.property' : 'property') : devField));
       const unit = await unitOf(rt.client, device, property);
       return { output, device, property, range, series, unit };
     }

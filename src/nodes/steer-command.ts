@@ -92,7 +92,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   const allowed = apiShape ? API_KEYS : OBJECT_KEYS;
   if (obj) {
     for (const k of Object.keys(obj)) {
-      if (!allowed.includes(k)) throw new ValidationError(`msg.payload.${k}`, `is not a steering field; accepted: ${OBJECT_KEYS.join(', ')} (or the API's own fields)`);
+      if (!allowed.includes(k)) throw new ValidationError(/^[A-Za-z_$][\w$]*$/.test(k) ? `msg.payload.${k}` : `msg.payload[${JSON.stringify(k)}]`, `is not a steering field; accepted: ${OBJECT_KEYS.join(', ')} (or the API's own fields)`);
     }
   }
   // The components, each from the payload object first, then from the node's TypedInput.
@@ -152,7 +152,8 @@ function validity(s: SteerSettings, obj: Record<string, unknown> | undefined, va
   let until: number;
   if (isSet(untilRaw)) until = parseTime(untilRaw, obj?.validUntil !== undefined ? 'msg.payload.validUntil' : 'msg.validUntil');
   else if (obj?.duration !== undefined || s.validity === 'duration') {
-    const d = obj?.duration !== undefined ? Number(obj.duration) : s.duration;
+    const raw = obj?.duration;
+    const d = raw === undefined ? s.duration : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN;
     if (!Number.isFinite(d) || d <= 0) throw new ValidationError('msg.payload.duration', `must be a positive number of minutes; got ${show(obj?.duration)}`);
     until = (from ?? now) + d * MINUTE_MS;
   } else if (s.validity === 'quarter-hour') until = quarterHourValidUntil(from ?? now);
@@ -162,10 +163,10 @@ function validity(s: SteerSettings, obj: Record<string, unknown> | undefined, va
 
 function checkLimits(s: SteerSettings, ess?: PowerValue, curt?: CurtailmentValue): void {
   if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
-    throw new ValidationError('energyStorage', `${ess.value} ${ess.unit} exceeds the node's limit maxEssPower = ${s.maxEssPower} W; nothing was sent`);
+    throw new ValidationError('energyStorage', `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}; nothing was sent`);
   }
   if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
-    throw new ValidationError('curtailment', `${curt.value} ${curt.unit} exceeds the node's limit maxCurtailment = ${s.maxCurtailment} W; nothing was sent`);
+    throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}; nothing was sent`);
   }
 }
 
