@@ -1,0 +1,113 @@
+/**
+ * Examples 1 and 2, loaded as shipped (config node on the test simulator): the four read
+ * shapes, the 30-day chart payload and the 90-day split for a database.
+ */
+import assert from 'node:assert/strict';
+import { HOUR_MS } from '../src/api/time';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { nodeRedVersion } from './helpers/node-red-path';
+import { BUILT_IN, loadExample } from './helpers/examples';
+import { logged, useRuntime, useSimulator } from './helpers/red';
+
+const HOME = DEFAULT_SITES[1];
+const BAT = HOME.battery.deviceReference;
+const METER = HOME.meter.deviceReference;
+const DAY_MS = 24 * HOUR_MS;
+
+describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function () {
+  this.timeout(30_000);
+  // Frozen: the values the flow reads are the values the test compares with.
+  const sim = useSimulator({ frozen: true });
+  useRuntime();
+  const now = (ref: string, prop: string) => sim.s.sim.measure(ref, prop);
+
+  it('01 reads SOC and counters in the single, map, list and devices shapes', async () => {
+    const ex = await loadExample('01 Read SOC and energy counters.json', sim.s.url);
+    const [single, map, list, devices] = ['SOC (%)', 'battery map', 'meter list', 'device list'].map((n) => ex.inbox(n));
+    ex.fire('every minute');
+    const [s] = await single.count(1);
+    assert.equal(s.payload, now(BAT, 'soc').value);
+    assert.equal(s.unit, '%');
+    assert.equal(s.topic, `${BAT}/soc`);
+
+    const [m] = await map.count(1);
+    assert.deepEqual(m.payload, {
+      soc: now(BAT, 'soc').value,
+      totalEnergyConsumed: now(BAT, 'totalEnergyConsumed').value,
+      totalEnergyProduced: now(BAT, 'totalEnergyProduced').value,
+    });
+    assert.deepEqual(m.units, { soc: '%', totalEnergyConsumed: 'Wh', totalEnergyProduced: 'Wh' });
+
+    const [l] = await list.count(1);
+    assert.deepEqual(l.payload.map((i: any) => [i.property, i.value, i.unit]), [
+      ['totalEnergyConsumed', now(METER, 'totalEnergyConsumed').value, 'Wh'],
+      ['totalEnergyProduced', now(METER, 'totalEnergyProduced').value, 'Wh'],
+    ]);
+
+    const [d] = await devices.count(1);
+    assert.equal(d.payload.length, 6);
+    const battery = d.payload.find((x: any) => x.deviceReference === BAT);
+    assert.deepEqual(battery.properties.map((p: any) => `${p.name}:${p.unit}`), ['soc:%', 'power:W', 'totalEnergyConsumed:Wh', 'totalEnergyProduced:Wh']);
+  });
+
+  it('01 works as shipped, on the simulator built into the package', async () => {
+    const ex = await loadExample('01 Read SOC and energy counters.json', BUILT_IN);
+    assert.equal(ex.nodes.find((n) => n.type === 'ems-partner-config').simulator, true);
+    const [single, map, devices] = ['SOC (%)', 'battery map', 'device list'].map((n) => ex.inbox(n));
+    ex.fire('every minute');
+    const [s] = await single.count(1);
+    assert.ok(s.payload >= 0 && s.payload <= 100, `soc ${s.payload}`);
+    const [m] = await map.count(1);
+    assert.ok(m.payload.totalEnergyConsumed > 0 && m.payload.totalEnergyProduced > 0);
+    assert.equal((await devices.count(1))[0].payload.length, 6);
+  });
+
+  it('02 sends 30 days of SOC as chart points [{x, y}] with the series name', async () => {
+    const ex = await loadExample('02 Time series to a chart and a database.json', sim.s.url);
+    const chart = ex.inbox('to chart');
+    ex.fire('on start, then hourly');
+    const [msg] = await chart.count(1);
+    assert.equal(msg.topic, 'Home battery SOC (%)');
+    assert.equal(msg.unit, '%');
+    assert.equal(msg.property, 'soc');
+    const pts = msg.payload as Array<{ x: number; y: number }>;
+    assert.ok(Array.isArray(pts));
+    const span = Date.parse(msg.range.end) - Date.parse(msg.range.start);
+    assert.ok(span >= 30 * DAY_MS && span < 30 * DAY_MS + HOUR_MS, `range ${JSON.stringify(msg.range)}`);
+    assert.equal(pts.length, Math.floor((sim.s.sim.clock.now() - Date.parse(msg.range.start)) / HOUR_MS) + 1);
+    assert.equal(pts[0].x, Date.parse(msg.range.start));
+    for (let i = 0; i < pts.length; i++) {
+      assert.deepEqual(Object.keys(pts[i]), ['x', 'y']);
+      assert.ok(pts[i].y >= 0 && pts[i].y <= 100, `soc ${pts[i].y}`);
+      if (i > 0) assert.equal(pts[i].x - pts[i - 1].x, HOUR_MS);
+    }
+  });
+
+  it('02 splits 90 days of the import counter into database rows, in order, no gap, no duplicate', async () => {
+    const ex = await loadExample('02 Time series to a chart and a database.json', sim.s.url);
+    const db = ex.inbox('to database');
+    const before = logged(sim.s, 'POST /devices/:ref/measurements/time-series').length;
+    ex.fire('90 days (press)');
+    const [first] = await db.count(1);
+    const start = Date.parse(first.range.start);
+    const expected = Math.floor((sim.s.sim.clock.now() - start) / HOUR_MS) + 1;
+    assert.ok(expected > 90 * 24 && expected <= 90 * 24 + 2, `expected ${expected}`);
+    const rows = await db.count(expected, 20_000, 'rows');
+    for (let i = 0; i < rows.length; i++) {
+      const r = rows[i];
+      assert.deepEqual(Object.keys(r.payload), ['device', 'property', 'unit', 'time', 'value']);
+      assert.equal(r.payload.device, METER);
+      assert.equal(r.payload.property, 'totalEnergyConsumed');
+      assert.equal(r.payload.unit, 'Wh');
+      assert.equal(Date.parse(r.payload.time), start + i * HOUR_MS);
+      assert.equal(typeof r.payload.value, 'number');
+      assert.deepEqual({ ...r.params }, { $device: METER, $property: 'totalEnergyConsumed', $unit: 'Wh', $time: r.payload.time, $value: r.payload.value });
+      assert.match(r.topic, /^INSERT OR REPLACE INTO measurements \(device, property, unit, time, value\) VALUES \(\$device/);
+      if (i > 0) assert.ok(r.payload.value >= rows[i - 1].payload.value, 'a counter never falls');
+    }
+    const requests = logged(sim.s, 'POST /devices/:ref/measurements/time-series').slice(before);
+    assert.ok(requests.length >= 3 && requests.length <= 4, `${requests.length} requests`);
+    // the last point is the last whole hour: at most the counter now
+    assert.ok(rows.at(-1).payload.value <= now(METER, 'totalEnergyConsumed').value);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * What every shipped example must be before any runtime test loads it: a comment that
+ * explains it, the built-in simulator as its server, wires and config references that
+ * resolve, only core nodes and this package's, no secrets, and a runtime test of its own.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { exampleFiles, readExample } from './helpers/examples';
+
+const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
+const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'comment', 'mqtt in', 'mqtt out', 'mqtt-broker'];
+const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker'];
+
+describe('examples: as shipped', () => {
+  const files = exampleFiles();
+
+  it('has at least the seven examples of the guide, numbered', () => {
+    assert.ok(files.length >= 7, `${files.length} examples`);
+    for (const f of files) assert.match(f, /^\d\d [A-Z][^/]+\.json$/);
+    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/]) {
+      assert.ok(files.some((f) => topic.test(f)), `an example matching ${topic}`);
+    }
+  });
+
+  for (const file of files) {
+    describe(file, () => {
+      const nodes = readExample(file);
+      const ids = new Map(nodes.map((n: any) => [n.id, n]));
+
+      it('explains itself in a comment node and uses the built-in simulator', () => {
+        const comments = nodes.filter((n: any) => n.type === 'comment');
+        assert.equal(comments.length, 1);
+        assert.ok(comments[0].name.length > 10);
+        assert.ok(comments[0].info.split('\n').length >= 3, 'the comment has a description (info)');
+        const cfgs = nodes.filter((n: any) => n.type === 'ems-partner-config');
+        assert.equal(cfgs.length, 1);
+        assert.equal(cfgs[0].simulator, true);
+        assert.equal(cfgs[0].id, readExample(files[0]).find((n: any) => n.type === 'ems-partner-config').id, 'one config node id across examples');
+      });
+
+      it('uses only core nodes and this package\'s, with unique ids, resolvable wires and config references', () => {
+        assert.equal(ids.size, nodes.length, 'ids are unique');
+        const tabs = new Set(nodes.filter((n: any) => !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
+        assert.equal(tabs.size, 1, 'every flow node on one tab');
+        for (const n of nodes) {
+          assert.ok(OURS.includes(n.type) || CORE.includes(n.type), `${n.type} is a core node or one of this package's`);
+          if (CONFIG_TYPES.includes(n.type)) assert.equal(n.z, undefined, `${n.type} is a global config node`);
+          for (const port of n.wires ?? []) for (const to of port) assert.ok(ids.has(to), `${n.name || n.id} wires to ${to}`);
+          if (OURS.includes(n.type) && n.type !== 'ems-partner-config') assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
+          if (n.type.startsWith('mqtt ')) assert.equal(ids.get(n.broker)?.type, 'mqtt-broker');
+          if (n.type === 'catch' && Array.isArray(n.scope)) for (const s of n.scope) assert.ok(ids.has(s));
+        }
+      });
+
+      it('carries no secrets', () => {
+        const text = fs.readFileSync(path.join(__dirname, '..', 'examples', file), 'utf8');
+        assert.doesNotMatch(text, /"credentials"|"apiKey"|"clientSecret"|"password"/);
+      });
+
+      it('is loaded and checked by a runtime test', () => {
+        const tests = fs.readdirSync(__dirname).filter((f) => /^examples-.*\.test\.ts$/.test(f) && f !== path.basename(__filename));
+        const named = tests.filter((t) => fs.readFileSync(path.join(__dirname, t), 'utf8').includes(`'${file}'`));
+        assert.ok(named.length > 0, `no test loads ${file}`);
+      });
+    });
+  }
+});

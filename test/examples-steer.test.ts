@@ -1,0 +1,147 @@
+/**
+ * Examples 6 and 7, loaded as shipped: the night charging window (signals that end at the
+ * quarter hour or the window's end, renewed only when due) and PV curtailment in % and on an
+ * export limit in kW.
+ */
+import assert from 'node:assert/strict';
+import { MINUTE_MS, quarterHourValidUntil } from '../src/api/time';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { nodeRedVersion } from './helpers/node-red-path';
+import { loadExample } from './helpers/examples';
+import { logged, useRuntime, useSimulator } from './helpers/red';
+
+const HOME = DEFAULT_SITES[1];
+const SITE = HOME.siteReference;
+const hhmm = (t: number) => {
+  const d = new Date(t);
+  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+};
+/** The epoch ms of the HH:MM of `t` (seconds dropped). */
+const minuteOf = (t: number) => Math.floor(t / MINUTE_MS) * MINUTE_MS;
+
+describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function () {
+  this.timeout(30_000);
+  const sim = useSimulator({ frozen: true });
+  beforeEach(() => {
+    sim.s.sim.reset();
+  });
+  useRuntime();
+  const steering = () => sim.s.sim.steeringState(SITE).components;
+  const steerRequests = () => logged(sim.s, /^POST \/sites\/:ref\/steering/).length;
+
+  describe('06 night charging', () => {
+    const NIGHT = '06 Night charging schedule.json';
+
+    it('inside the window: charges at 5 kW until the quarter hour or the window end, then waits until a renewal is due', async () => {
+      const ex = await loadExample(NIGHT, sim.s.url);
+      const sent = ex.inbox('sent');
+      const t0 = Date.now();
+      const end = minuteOf(t0) + 5 * MINUTE_MS; // ends within this or the next quarter hour
+      ex.fire('in the window?', { payload: { start: hhmm(t0 - 10 * MINUTE_MS), end: hhmm(end), powerKw: 5 } });
+      const [msg] = await sent.count(1);
+      const ess = steering().energyStorageSetting!;
+      assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
+      const allowed = [t0, Date.now()].map((t) => Math.min(end, quarterHourValidUntil(t)));
+      assert.ok(allowed.includes(ess.validUntil), `validUntil ${new Date(ess.validUntil).toISOString()}, expected ${allowed.map((t) => new Date(t).toISOString())}`);
+      assert.equal(msg.request.path, `/sites/${SITE}/steering/ess`);
+      assert.equal(ex.node('in the window?').context().flow.get('nightChargeUntil'), ess.validUntil);
+
+      // A minute later the signal in force still covers the window's end (or > 90 s): nothing is sent.
+      const status = ex.status('in the window?');
+      const before = steerRequests();
+      ex.fire('in the window?', { payload: { start: hhmm(t0 - 10 * MINUTE_MS), end: hhmm(end), powerKw: 5 } });
+      const s = await status.wait((x) => /^charging until/.test(x.text));
+      assert.equal(s.fill, 'green');
+      assert.equal(steerRequests(), before);
+    });
+
+    it('renews when the signal in force has less than 90 s left', async () => {
+      const ex = await loadExample(NIGHT, sim.s.url);
+      const sent = ex.inbox('sent');
+      const t0 = Date.now();
+      ex.node('in the window?').context().flow.set('nightChargeUntil', t0 + 30_000);
+      const end = minuteOf(t0) + 2 * 60 * MINUTE_MS;
+      ex.fire('in the window?', { payload: { start: hhmm(t0 - 60 * MINUTE_MS), end: hhmm(end), powerKw: 2.5 } });
+      await sent.count(1);
+      const ess = steering().energyStorageSetting!;
+      assert.deepEqual([ess.value, ess.unit], [-2.5, 'kW']);
+      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(ess.validUntil));
+    });
+
+    it('outside the window sends nothing; a bad schedule is an error naming the fields', async () => {
+      const ex = await loadExample(NIGHT, sim.s.url);
+      const status = ex.status('in the window?');
+      const t0 = Date.now();
+      ex.fire('in the window?', { payload: { start: hhmm(t0 - 60 * MINUTE_MS), end: hhmm(t0 - 30 * MINUTE_MS), powerKw: 5 } });
+      const s = await status.wait((x) => /^outside/.test(x.text));
+      assert.equal(s.fill, 'grey');
+      const failed = new Promise<any>((resolve) => ex.node('in the window?').once('call:error', (c: any) => resolve(c.args[0])));
+      ex.fire('in the window?', { payload: { start: '1am', end: '05:00', powerKw: 5 } });
+      assert.match(String(await failed), /msg.payload must be \{start: "HH:MM", end: "HH:MM", powerKw: > 0\}/);
+      assert.equal(steerRequests(), 0);
+      assert.equal(steering().energyStorageSetting, null);
+    });
+
+    it('the shipped schedule (01:00-05:00, 5 kW) charges only inside its window', async () => {
+      const ex = await loadExample(NIGHT, sim.s.url);
+      const status = ex.status('in the window?');
+      const inject = ex.nodes.find((n) => n.name === 'every minute: 01:00-05:00, 5 kW');
+      assert.deepEqual(JSON.parse(inject.payload), { start: '01:00', end: '05:00', powerKw: 5 });
+      assert.equal(inject.repeat, '60');
+      ex.fire('every minute: 01:00-05:00, 5 kW');
+      const h = new Date().getHours();
+      if (h >= 1 && h < 5) {
+        await ex.inbox('sent').count(1);
+        assert.equal(steering().energyStorageSetting!.value, -5);
+      } else {
+        await status.wait((x) => x.text === 'outside 01:00-05:00');
+        assert.equal(steerRequests(), 0);
+      }
+    });
+  });
+
+  describe('07 PV curtailment', () => {
+    const CURTAIL = '07 PV curtailment on an export limit.json';
+
+    it('% limit: holds the PV at 60 % to the quarter hour, renewed until stop', async () => {
+      const ex = await loadExample(CURTAIL, sim.s.url);
+      const sent = ex.inbox('sent (%)');
+      const t0 = Date.now();
+      ex.fire('limit PV to 60 %');
+      const [msg] = await sent.count(1);
+      assert.equal(msg.request.path, `/sites/${SITE}/steering/curtailment`);
+      const c = steering().productionCurtailment!;
+      assert.deepEqual([c.value, c.unit], [60, '%']);
+      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(c.validUntil));
+      const status = ex.status('Home PV limit in % (renewed)');
+      ex.fire('stop');
+      const s = await status.wait((x) => x.text === 'renew stopped');
+      assert.equal(s.fill, 'grey');
+    });
+
+    it('kW export limit: PV limited to PV + grid + 3 kW, valid 5 minutes', async () => {
+      const ex = await loadExample(CURTAIL, sim.s.url);
+      const sent = ex.inbox('sent (kW)');
+      const pvW = sim.s.sim.measure(HOME.pv.deviceReference, 'power').value;
+      const gridW = sim.s.sim.measure(HOME.meter.deviceReference, 'power').value;
+      const t0 = Date.now();
+      ex.fire('every minute, 3 kW export');
+      const [msg] = await sent.count(1);
+      const expectedKw = Math.round(Math.max(0, (pvW + gridW) / 1000 + 3) * 10) / 10;
+      assert.equal(msg.pvW, pvW);
+      assert.equal(msg.gridW, gridW);
+      const c = steering().productionCurtailment!;
+      assert.deepEqual([c.value, c.unit], [expectedKw, 'kW']);
+      assert.ok(c.validUntil - t0 >= 5 * MINUTE_MS && c.validUntil - Date.now() <= 5 * MINUTE_MS, 'valid 5 minutes');
+      assert.equal(msg.request.path, `/sites/${SITE}/steering/curtailment`);
+    });
+
+    it('kW export limit: a missing limit is an error, nothing is sent', async () => {
+      const ex = await loadExample(CURTAIL, sim.s.url);
+      const failed = new Promise<any>((resolve) => ex.node('production limit').once('call:error', (c: any) => resolve(c.args[0])));
+      ex.fire('Home grid power', {});
+      assert.match(String(await failed), /msg.exportLimitKw must be a number of kW, 0 or more; got undefined/);
+      assert.equal(steerRequests(), 0);
+    });
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Loading the shipped example flows (examples/*.json) into the test runtime: exactly as
+ * shipped, except that the EMS config node points at the test's simulator and the MQTT
+ * broker config node at the test's in-process aedes broker. Nodes are found by name.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { coreNode } from './node-red-path';
+import { helper, Inbox, NODES, StatusLog } from './red';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
+
+/** Core node modules the examples use, from the runtime under test. */
+export const CORE_NODES = ['common/20-inject.js', 'common/21-debug.js', 'common/25-catch.js', 'common/90-comment.js',
+  'function/10-function.js', 'function/15-change.js', 'function/10-switch.js', 'network/10-mqtt.js'].map(coreNode);
+
+export function exampleFiles(): string[] {
+  return fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
+}
+
+export function readExample(file: string): any[] {
+  return JSON.parse(fs.readFileSync(path.join(EXAMPLES_DIR, file), 'utf8'));
+}
+
+export interface LoadedExample {
+  nodes: any[];
+  /** The runtime node of the flow node with this name (throws if none or several). */
+  node(name: string): any;
+  /** An inbox on the named node's input (e.g. a debug node). */
+  inbox(name: string): Inbox;
+  status(name: string): StatusLog;
+  /** Sends a message into the named node (an inject fires as if pressed). */
+  fire(name: string, msg?: Record<string, unknown>): void;
+}
+
+/** Pass as `simUrl` to keep the config node as shipped: the simulator built into the package. */
+export const BUILT_IN = 'built-in';
+
+/** Loads examples/<file>, EMS config on `simUrl`, MQTT broker on 127.0.0.1:`mqttPort`. */
+export async function loadExample(file: string, simUrl: string, mqttPort?: number): Promise<LoadedExample> {
+  const shipped = readExample(file);
+  const tabs = new Set(shipped.map((n) => n.z).filter(Boolean));
+  const nodes = shipped.map((n) => {
+    if (n.type === 'ems-partner-config') return simUrl === BUILT_IN ? n : { ...n, simulator: false, baseUrl: simUrl, retries: 0 };
+    if (n.type === 'mqtt-broker') return { ...n, broker: '127.0.0.1', port: String(mqttPort ?? 1) };
+    return n;
+  });
+  const flow = [...[...tabs].map((id) => ({ id, type: 'tab', label: file })), ...nodes];
+  await helper.load([...new Set([...NODES, ...CORE_NODES])], flow, {});
+  const byName = (name: string) => {
+    const found = shipped.filter((n) => n.name === name);
+    if (found.length !== 1) throw new Error(`${file}: ${found.length} nodes named ${JSON.stringify(name)}`);
+    const node = helper.getNode(found[0].id);
+    if (!node) throw new Error(`${file}: node ${JSON.stringify(name)} did not start`);
+    return node;
+  };
+  return {
+    nodes: shipped,
+    node: byName,
+    inbox: (name) => new Inbox(byName(name)),
+    status: (name) => new StatusLog(byName(name)),
+    fire: (name, msg = {}) => byName(name).receive(msg),
+  };
+}
+
+export interface Published {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
+
+/** An in-process MQTT broker on 127.0.0.1 that records what clients publish. */
+export class TestBroker {
+  broker: any;
+  server!: net.Server;
+  port = 0;
+  readonly published: Published[] = [];
+  private waiters: Array<() => void> = [];
+
+  async start(): Promise<void> {
+    const { Aedes } = await import('aedes');
+    this.broker = await (Aedes as any).createBroker();
+    this.broker.on('publish', (packet: any, client: any) => {
+      if (!client) return; // the broker's own $SYS messages and test publishes
+      this.published.push({ topic: packet.topic, payload: packet.payload.toString(), retain: !!packet.retain });
+      for (const w of [...this.waiters]) w();
+    });
+    this.server = net.createServer(this.broker.handle);
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as net.AddressInfo).port;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.broker.close(() => resolve()));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Resolves once a client subscribed to `topic` (register before loading the flow). */
+  subscribed(topic: string, ms = 10_000): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no subscription to ${topic}`)), ms);
+      const on = (subs: Array<{ topic: string }>) => {
+        if (!subs.some((s) => s.topic === topic)) return;
+        clearTimeout(timer);
+        this.broker.off('subscribe', on);
+        resolve();
+      };
+      this.broker.on('subscribe', on);
+    });
+  }
+
+  /** Publishes as if from another client (Home Assistant, a price feed). */
+  publish(topic: string, payload: string): Promise<void> {
+    return new Promise((resolve, reject) => this.broker.publish(
+      { cmd: 'publish', topic, payload: Buffer.from(payload), qos: 0, retain: false, dup: false },
+      (err?: Error) => (err ? reject(err) : resolve())));
+  }
+
+  /** Resolves with the messages published on topics matching `test` once there are `n`. */
+  async await(test: (p: Published) => boolean, n = 1, ms = 10_000): Promise<Published[]> {
+    const found = () => this.published.filter(test);
+    if (found().length >= n) return found();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== check);
+        reject(new Error(`timed out waiting for ${n} MQTT messages; got ${found().length}: ${JSON.stringify(found())}`));
+      }, ms);
+      const check = () => {
+        if (found().length < n) return;
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        resolve(found());
+      };
+      this.waiters.push(check);
+    });
+  }
+}

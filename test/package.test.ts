@@ -1,0 +1,126 @@
+/**
+ * The package as users get it: `npm pack` holds only what a user needs; the tarball installs
+ * into a fresh Node-RED user directory (as the palette manager does, with npm), Node-RED
+ * (NODE_RED_PATH or the devDependency) registers the four node types, lists the examples
+ * under Import ▸ Examples, and an example deployed as shipped runs on the built-in simulator.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { nodeRedDir, nodeRedVersion } from './helpers/node-red-path';
+import { freePort, start, type Spawned } from './helpers/spawned';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '..');
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const TYPES = Object.keys(PKG['node-red'].nodes);
+const EXAMPLES = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort();
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+describe(`package: npm pack, install into a fresh user directory, Node-RED ${nodeRedVersion}`, function () {
+  this.timeout(120_000);
+  const tmp = path.join(ROOT, '.test-tmp', `pack-${process.pid}`);
+  const userDir = path.join(tmp, 'userdir');
+  let packed: any;
+  let red: Spawned;
+  let base = '';
+  let simUrl = '';
+  const get = async (p: string) => {
+    const r = await fetch(base + p, { headers: { accept: 'application/json', 'Node-RED-API-Version': 'v1' } });
+    assert.equal(r.status, 200, `GET ${p}`);
+    return r.json() as Promise<any>;
+  };
+
+  before(async () => {
+    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.js')), 'dist/ is built (npm test builds first)');
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(userDir, { recursive: true });
+    const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: ROOT });
+    packed = JSON.parse(stdout)[0];
+    fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', description: 'A Node-RED user directory', private: true }));
+    fs.writeFileSync(path.join(userDir, 'settings.js'), "module.exports = { uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'test', telemetry: { enabled: false }, editorTheme: { tours: false } };\n");
+    await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev', path.join(tmp, packed.filename)], { cwd: userDir });
+    const simPort = await freePort();
+    simUrl = `http://127.0.0.1:${simPort}`;
+    const env: NodeJS.ProcessEnv = { ...process.env, EMS_SIM_PORT: String(simPort) };
+    red = start(process.execPath, [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], { cwd: userDir, env });
+    base = (await red.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+)\//, 60_000))[1];
+    await red.waitFor(/Started flows/, 30_000);
+  });
+
+  after(async () => {
+    await red?.stop('SIGTERM');
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('packs only dist, the editor files, icons, locales, examples, README and LICENSE', () => {
+    const files: string[] = packed.files.map((f: any) => f.path).sort();
+    for (const f of files) {
+      assert.match(f, /^(dist\/(api|nodes|simulator)\/.+|examples\/\d\d [^/]+\.json|README\.md|LICENSE|package\.json)$/, f);
+    }
+    for (const t of TYPES) {
+      for (const f of [`dist/nodes/${t}.js`, `dist/nodes/${t}.html`, `dist/nodes/locales/en-US/${t}.json`, `dist/nodes/locales/en-US/${t}.html`,
+        `dist/nodes/locales/de/${t}.json`, `dist/nodes/locales/de/${t}.html`]) assert.ok(files.includes(f), f);
+    }
+    assert.ok(files.filter((f) => /^dist\/nodes\/icons\/.+\.svg$/.test(f)).length >= 4, 'icons');
+    assert.deepEqual(files.filter((f) => f.startsWith('examples/')), EXAMPLES.map((e) => `examples/${e}`));
+    assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
+    assert.ok(packed.unpackedSize < 1_000_000, `unpacked ${packed.unpackedSize} bytes`);
+  });
+
+  it('installs from the tarball with its runtime dependencies only', () => {
+    const installed = path.join(userDir, 'node_modules', '@ems-partner', 'node-red');
+    assert.ok(fs.existsSync(path.join(installed, 'dist', 'nodes', 'ems-partner-config.js')));
+    assert.ok(!fs.existsSync(path.join(installed, 'src')) && !fs.existsSync(path.join(installed, 'node_modules')));
+    for (const dep of Object.keys(PKG.dependencies)) assert.ok(fs.existsSync(path.join(userDir, 'node_modules', dep, 'package.json')), dep);
+    assert.ok(!fs.existsSync(path.join(userDir, 'node_modules', 'node-red')), 'Node-RED is not a dependency');
+  });
+
+  it('Node-RED registers all four node types of the package', async () => {
+    const sets = (await get('/nodes')).filter((s: any) => s.module === PKG.name);
+    assert.deepEqual(sets.flatMap((s: any) => s.types).sort(), [...TYPES].sort());
+    for (const s of sets) {
+      assert.equal(s.enabled, true);
+      assert.equal(s.err, undefined, `${s.name}: ${s.err}`);
+      assert.equal(s.version, PKG.version);
+    }
+    assert.doesNotMatch(red.output(), /\[(error|warn)\].*ems-/i);
+  });
+
+  it('lists every example under Import ▸ Examples, as shipped', async () => {
+    assert.ok((await get('/library/examples/flows/')).includes(PKG.name));
+    const listed = await get(`/library/examples/flows/${PKG.name}`);
+    assert.deepEqual(listed.map((e: any) => e.fn).sort(), EXAMPLES.map((f) => f.replace(/\.json$/, '')));
+    const first = await get(`/library/examples/flows/${PKG.name}/${encodeURIComponent(EXAMPLES[0].replace(/\.json$/, ''))}`);
+    assert.deepEqual(first, JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', EXAMPLES[0]), 'utf8')));
+  });
+
+  it('an example deployed as shipped reads from the built-in simulator', async () => {
+    const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', EXAMPLES[0]), 'utf8')) as any[];
+    const tab = example.find((n) => n.z)!.z;
+    const r = await fetch(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
+      body: JSON.stringify([{ id: tab, type: 'tab', label: 'example' }, ...example]),
+    });
+    assert.equal(r.status, 204);
+    // The inject fires a second after the deploy: the battery (single and map, coalesced into
+    // one request), the meter (list) and the device list are read from the built-in simulator.
+    const wanted = ['/devices', '/devices/dvc_WTUv8brR7DnH/', '/devices/dvc_1nQB3mBvWC2s/'];
+    const deadline = Date.now() + 20_000;
+    let paths: string[] = [];
+    for (;;) {
+      try {
+        const log = await (await fetch(`${simUrl}/sim/log`)).json() as { entries: Array<{ path: string; status: number }> };
+        paths = log.entries.map((e) => `${e.status} ${e.path}`);
+        if (wanted.every((w) => paths.some((p) => p.startsWith(`200 ${w}`)))) break;
+      } catch { /* the simulator starts with the first config node */ }
+      assert.ok(Date.now() < deadline, `reads did not reach the built-in simulator: ${JSON.stringify(paths)}`);
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    assert.ok(paths.every((p) => p.startsWith('200 ')), JSON.stringify(paths));
+  });
+});
