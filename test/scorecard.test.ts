@@ -60,10 +60,11 @@ describe('scorecard (node-red-dev validate), offline', () => {
     assert.ok(!semver.satisfies('3.0.2', range), 'older than 3.1 is not claimed');
   });
 
-  it('P06 engines.node is set, admits Node 20 and 22 (Node-RED 5 needs 22.9) and is no looser than Node-RED 3.1 (14)', () => {
+  it('P06 engines.node is set, admits Node 20.3+ and 22 (Node-RED 5 needs 22.9) and is no looser than Node-RED 3.1 (14)', () => {
     const range = PKG.engines?.node;
     assert.ok(semver.validRange(range), `valid range ${range}`);
-    for (const v of ['20.0.0', '22.9.0', '24.0.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
+    // 20.3 is the first Node 20 with AbortSignal.any, which the client uses.
+    for (const v of ['20.3.0', '22.9.0', '24.0.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
     assert.ok(semver.gte(semver.minVersion(range), '14.0.0'));
   });
 
