@@ -1,0 +1,96 @@
+/**
+ * Browser, case 8: the `npm start` demo page (FlowFuse Dashboard 2 at /dashboard) renders the
+ * batteries' SOC and the 7-day chart with data from the simulator.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import type { Page } from 'playwright-core';
+import { DEFAULT_SITES } from '../../src/simulator';
+import { launch, type BrowserSession } from './lib/browser';
+import { DEMO_SCRIPT, startDemo, type Demo } from './lib/demo';
+import * as path from 'node:path';
+import { REPO, getJson } from './lib/node-red';
+import { screenshot } from './lib/screenshots';
+import { until } from './lib/wait';
+
+const DEMO_FILE = path.join(REPO, 'demo', 'flow.json');
+const CHART_COLOUR = [0x00, 0x95, 0xff];   // the chart's first series colour in demo/flow.json
+
+/** Pixels of the chart's canvas in (about) the colour of its first series. */
+function seriesPixels(page: Page, selector: string, rgb: number[]): Promise<number> {
+  return page.locator(`${selector} canvas`).first().evaluate((c, rgb) => {
+    const canvas = c as HTMLCanvasElement;
+    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    let n = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      if (data[i + 3] > 200 && Math.abs(data[i] - rgb[0]) < 40 && Math.abs(data[i + 1] - rgb[1]) < 40 && Math.abs(data[i + 2] - rgb[2]) < 40) n++;
+    }
+    return n;
+  }, rgb);
+}
+
+describe('browser: the npm start dashboard', function () {
+  this.timeout(120000);
+  let demo: Demo | undefined;
+  let b: BrowserSession | undefined;
+  let flow: Array<Record<string, any>> = [];
+  /** The id of the widget of a type in a dashboard group, by the group's name. */
+  const widget = (type: string, group?: string) => {
+    const g = group && flow.find((n) => n.type === 'ui-group' && n.name === group)?.id;
+    const found = flow.filter((n) => n.type === type && (!group || n.group === g));
+    assert.equal(found.length, 1, `one ${type}${group ? ` in ${group}` : ''} in demo/flow.json`);
+    return found[0].id as string;
+  };
+
+  before(async function () {
+    if (!fs.existsSync(DEMO_SCRIPT)) {
+      console.log('    (skipped: scripts/start-demo.js does not exist yet)');
+      this.skip();
+    }
+    flow = JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8'));
+    demo = await startDemo();
+    b = await launch('en-US');
+  });
+  after(async function () {
+    await b?.close();
+    await demo?.stop();
+  });
+
+  it('renders both batteries\' SOC and the 7-day chart with data from the simulator', async function () {
+    const page = b!.page;
+    const chartId = widget('ui-chart');
+    // The points the server sends to the chart widget, as the page receives them: the stored
+    // messages when the page loads (one per point), then new messages (an array of points, or one).
+    let points = 0;
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => {
+      const m = /^42(\[.*\])$/s.exec(String(f.payload));
+      if (!m) return;
+      const [event, data] = JSON.parse(m[1]) as [string, unknown];
+      if (event === `widget-load:${chartId}` && Array.isArray(data)) points = Math.max(points, data.length);
+      const payload = (data as { payload?: unknown } | null)?.payload;
+      if (event === `msg-input:${chartId}`) points = Array.isArray(payload) ? Math.max(points, payload.length) : points + 1;
+    }));
+    await page.goto(`${demo!.base}/dashboard`);
+    await page.locator('.nrdb-ui-gauge').first().waitFor({ state: 'visible', timeout: 30000 });
+
+    for (const [site, group] of [[DEFAULT_SITES[0], 'Commercial site'], [DEFAULT_SITES[1], 'Home']] as const) {
+      const gauge = page.locator(`#nrdb-ui-widget-${widget('ui-gauge', group)}`);
+      const soc = async () => {
+        const text = (await gauge.innerText()).replace(/\s+/g, ' ');
+        const sim = await getJson<{ value: number }>(`${demo!.simUrl}/devices/${site.battery.deviceReference}/measurement?property=soc`);
+        return { text, shown: Number(/(\d+(?:\.\d+)?)%/.exec(text)?.[1]), sim: sim.value };
+      };
+      // Until the first poll arrives the gauge stands at 0 %; then it shows the simulator's SOC (polled every 5 s).
+      const r = await until(soc, (x) => Math.abs(x.shown - x.sim) < 1, `the gauge of ${site.name} to show the simulator's SOC`, 30000);
+      assert.match(r.text, /^Battery SOC /);
+      assert.ok(r.sim > 0 && r.sim <= 100);
+    }
+
+    const chart = `#nrdb-ui-widget-${chartId}`;
+    await page.locator(chart).scrollIntoViewIfNeeded();
+    await until(() => points, (n) => n >= 7 * 24, 'the 7-day series at the chart widget', 45000);
+    await until(() => seriesPixels(page, chart, CHART_COLOUR), (n) => n > 1000, 'the series drawn on the chart canvas');
+    await screenshot(page, 'dashboard', { fullPage: true });
+    assert.deepEqual(b!.errors, []);
+  });
+});

@@ -1,0 +1,181 @@
+/**
+ * Driving the Node-RED editor the way a user does: palette drag and drop, double-click to
+ * open a node, the tray's Done/Cancel, the Deploy button, sidebars. Selectors are Node-RED
+ * 4's own; the node under test is found by its id on the canvas.
+ */
+import * as assert from 'node:assert/strict';
+import type { Locator, Page } from 'playwright-core';
+import { until } from './wait';
+
+export const TYPES = ['ems-device-read', 'ems-time-series', 'ems-site-steer'] as const;
+
+/** Loads the editor and waits until the palette shows this package's nodes. */
+export async function openEditor(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await page.locator('.red-ui-palette-node[data-palette-type="ems-site-steer"]').waitFor({ state: 'attached', timeout: 30000 });
+  await page.waitForFunction(() => typeof RED !== 'undefined' && RED.workspaces && RED.workspaces.active());
+  await page.locator('#red-ui-loading').waitFor({ state: 'hidden' }).catch(() => undefined);
+}
+
+export function paletteNode(page: Page, type: string): Locator {
+  return page.locator(`.red-ui-palette-node[data-palette-type="${type}"]`);
+}
+
+/** Narrows the palette to what matches `text` (the palette's own filter box). */
+export async function filterPalette(page: Page, text: string): Promise<void> {
+  const input = page.locator('#red-ui-palette-search input');
+  await input.fill(text);
+  await input.press('End');
+}
+
+/** Ids of the flow nodes (not config nodes) on the canvas. */
+export function nodeIds(page: Page): Promise<string[]> {
+  return page.evaluate(() => { const a: string[] = []; RED.nodes.eachNode((n: { id: string }) => { a.push(n.id); }); return a; });
+}
+
+/** Drags a node from the palette onto the canvas at (x, y) of the workspace; returns its id. */
+export async function dropNode(page: Page, type: string, x: number, y: number): Promise<string> {
+  const before = new Set(await nodeIds(page));
+  await paletteNode(page, type).scrollIntoViewIfNeeded();
+  await paletteNode(page, type).dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x, y } });
+  let added: string[] = [];
+  await until(async () => (added = (await nodeIds(page)).filter((id) => !before.has(id))).length, (n) => n === 1, `a ${type} node on the canvas`);
+  return added[0];
+}
+
+export function canvasNode(page: Page, id: string): Locator {
+  return page.locator(`#red-ui-workspace-chart g.red-ui-flow-node-group[id="${id}"]`);
+}
+
+/** Opens a node's edit tray by double-clicking it on the canvas. */
+export async function openNode(page: Page, id: string): Promise<void> {
+  await canvasNode(page, id).locator('rect.red-ui-flow-node').dblclick();
+  await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
+  await trayIdle(page);
+}
+
+/** Waits until no edit tray is sliding in or out. */
+export async function trayIdle(page: Page): Promise<void> {
+  await page.waitForFunction(() => !$('.red-ui-tray').is(':animated') && !$('.red-ui-editor').hasClass('red-ui-tray-animating'));
+}
+
+/** Cancels every open dialog and edit tray (after a failed test). */
+export async function cancelTrays(page: Page): Promise<void> {
+  const dialogCancel = page.locator('#red-ui-clipboard-dialog-cancel:visible');
+  if (await dialogCancel.count()) await dialogCancel.click();
+  for (let i = 0; i < 5 && (await page.locator('.red-ui-tray').count()) > 0; i++) {
+    await page.locator('#node-config-dialog-cancel, #node-dialog-cancel').first().click({ timeout: 2000 }).catch(() => undefined);
+    await trayIdle(page);
+  }
+}
+
+/** Closes the topmost tray with Done (or Cancel) and waits for it to go. */
+export async function closeTray(page: Page, how: 'ok' | 'cancel' = 'ok'): Promise<void> {
+  // Node-RED detaches the trays underneath the top one, so the top one is the config tray if it exists.
+  const config = (await page.locator('#node-config-dialog-ok').count()) > 0;
+  const button = config ? `#node-config-dialog-${how}` : `#node-dialog-${how}`;
+  await page.locator(button).click();
+  await page.locator(config ? '#node-config-dialog-ok' : '#node-dialog-ok').waitFor({ state: 'detached' });
+  await trayIdle(page);
+}
+
+/** The text box of a TypedInput whose hidden input has the given id. */
+export function typedText(page: Page, id: string): Locator {
+  return page.locator(`#${id} + .red-ui-typedInput-container input.red-ui-typedInput-input`);
+}
+
+/** The visible container of a TypedInput (carries .input-error when invalid). */
+export function typedContainer(page: Page, id: string): Locator {
+  return page.locator(`#${id} + .red-ui-typedInput-container`);
+}
+
+/** Chooses a TypedInput's type from its menu, by the entry's label (e.g. 'number', 'JSON'); `input` is the id or the container. */
+export async function chooseType(page: Page, input: string | Locator, label: string): Promise<void> {
+  const container = typeof input === 'string' ? typedContainer(page, input) : input;
+  await container.locator('button.red-ui-typedInput-type-select').click();
+  await page.locator('.red-ui-typedInput-options:visible a', { hasText: new RegExp(`^\\s*${label}\\s*$`) }).click();
+}
+
+/** Sets the first property row of an open inject node: msg.payload of the given TypedInput type and value. */
+export async function setInjectPayload(page: Page, typeLabel: string, value: string): Promise<void> {
+  const row = page.locator('#node-input-property-container > li').first();
+  assert.equal(await row.locator('.node-input-prop-property-name + .red-ui-typedInput-container input.red-ui-typedInput-input').inputValue(), 'payload');
+  const value$ = row.locator('.node-input-prop-property-value + .red-ui-typedInput-container');
+  await chooseType(page, value$, typeLabel);
+  await value$.locator('input.red-ui-typedInput-input').fill(value);
+}
+
+/** Values and labels of a <select>. */
+export function options(page: Page, selector: string): Promise<Array<{ value: string; label: string; selected: boolean }>> {
+  return page.locator(`${selector} option`).evaluateAll((els) => (els as HTMLOptionElement[])
+    .map((o) => ({ value: o.value, label: (o.textContent ?? '').trim(), selected: o.selected })));
+}
+
+/**
+ * Clicks Deploy and waits for Node-RED's "Successfully deployed" notification. If Node-RED asks
+ * to confirm (nodes not properly configured), that is an error unless `confirm` is set.
+ */
+export async function deploy(page: Page, opts: { confirm?: boolean } = {}): Promise<void> {
+  // Notifications of earlier deploys may still be on screen: wait for a new one.
+  await page.evaluate(() => $('.red-ui-notification-success').addClass('ems-test-seen'));
+  await page.locator('#red-ui-header-button-deploy').click();
+  const done = page.locator('.red-ui-notification-success:not(.ems-test-seen)').first();
+  const ask = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
+  await done.or(ask).first().waitFor({ state: 'visible' });
+  if (await ask.isVisible()) {
+    const text = await page.locator('.red-ui-notification', { has: ask }).innerText();
+    if (!opts.confirm) throw new Error(`Node-RED asked to confirm the deploy: ${text}`);
+    await ask.click();
+    await done.waitFor({ state: 'visible' });
+  }
+  await until(() => page.evaluate(() => RED.nodes.dirty()), (d) => d === false, 'the workspace to be clean after deploy');
+}
+
+/** Shows a sidebar tab ('debug', 'help', 'info', 'config'). */
+export async function showSidebar(page: Page, tab: string): Promise<Locator> {
+  // With many tabs Node-RED shows them as icon buttons; otherwise as labelled tabs.
+  const button = page.locator(`#red-ui-tab-${tab}-link-button`);
+  await (await button.isVisible() ? button : page.locator(`#red-ui-tab-${tab} a.red-ui-tab-label`)).click();
+  const content = page.locator('#red-ui-sidebar-content');
+  await content.waitFor({ state: 'visible' });
+  return content;
+}
+
+/** Drags a wire from the output port of one node to the input port of another. */
+export async function wire(page: Page, fromId: string, toId: string): Promise<void> {
+  const from = await canvasNode(page, fromId).locator('.red-ui-flow-port-output .red-ui-flow-port').first().boundingBox();
+  const to = await canvasNode(page, toId).locator('.red-ui-flow-port-input .red-ui-flow-port').first().boundingBox();
+  if (!from || !to) throw new Error('ports not visible');
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 5 });
+  await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await until(() => page.evaluate(([a, b]) => RED.nodes.filterLinks({ source: { id: a }, target: { id: b } }).length, [fromId, toId]),
+    (n) => n === 1, `a wire ${fromId} -> ${toId}`);
+}
+
+/** Adds a config node from an open flow-node panel (the pencil/plus beside Server); the config tray stays open. */
+export async function openServerAdd(page: Page): Promise<void> {
+  await page.locator('#node-input-btn-server-add').click();
+  await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+  await page.locator('#node-config-input-simulator').waitFor({ state: 'visible' });
+  await trayIdle(page);
+}
+
+/** Id of the only config node of this package in the workspace. */
+export async function configId(page: Page): Promise<string> {
+  const ids = await page.evaluate(() => { const a: string[] = []; RED.nodes.eachConfig((c: { id: string; type: string }) => { if (c.type === 'ems-partner-config') a.push(c.id); }); return a; });
+  if (ids.length !== 1) throw new Error(`expected one ems-partner-config, found ${ids.length}`);
+  return ids[0];
+}
+
+/** The saved properties of a node in the editor. */
+export function nodeProps(page: Page, id: string): Promise<Record<string, unknown>> {
+  return page.evaluate((id) => {
+    const n = RED.nodes.node(id);
+    const o: Record<string, unknown> = { valid: n.valid };
+    for (const k of Object.keys(n._def.defaults)) o[k] = n[k];
+    return o;
+  }, id);
+}
