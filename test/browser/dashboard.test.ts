@@ -90,6 +90,8 @@ describe('browser: the npm start dashboard', function () {
     await page.locator(chart).scrollIntoViewIfNeeded();
     await until(() => points, (n) => n >= 7 * 24, 'the 7-day series at the chart widget', 45000);
     await until(() => seriesPixels(page, chart, CHART_COLOUR), (n) => n > 1000, 'the series drawn on the chart canvas');
+    // The five texts of each site (battery, PV, grid, battery energy, grid energy) have their first values.
+    await until(async () => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
     await screenshot(page, 'dashboard', { fullPage: true });
     assert.deepEqual(b!.errors, []);
   });
