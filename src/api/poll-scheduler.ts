@@ -1,22 +1,44 @@
 /**
- * Shared polling schedule. Pollers with the same interval share one timer that ticks
- * every interval / n and runs the next poller in turn, so n pollers are spread evenly over
- * the interval instead of all firing on the same millisecond. A poller whose previous run
- * has not finished is skipped for that turn (no pile-up when the service is slow).
+ * Shared polling schedule. Pollers with the same interval share one timer and run in turn,
+ * one every interval / n, so n pollers are spread evenly over the interval instead of all
+ * firing on the same millisecond. Turns are kept on an absolute timeline, so timer lateness
+ * does not stretch the interval (a late tick runs the turns that are due). A poller whose
+ * previous run has not finished is skipped for that turn (no pile-up when the service is slow).
+ * The schedule itself allocates nothing per poll: the group's timer is re-armed with refresh()
+ * and each poller's completion handlers are made once.
  */
+import { performance } from 'node:perf_hooks';
+
 export type PollTask = () => Promise<unknown> | unknown;
 
 interface Entry {
   task: PollTask;
   running: boolean;
+  settle: () => void;
+  fail: (err: unknown) => void;
 }
 
 interface Group {
   intervalMs: number;
   entries: Entry[];
+  /** Index of the next poller to run. */
   next: number;
+  /** When the next turn is due (performance.now() ms); NaN before the first tick. */
+  due: number;
   timer?: NodeJS.Timeout;
+  /** Delay the timer was created with (refresh() re-arms with the same). */
+  delay: number;
 }
+
+/** The first run of a new group comes within this many ms (or one turn, if shorter). */
+const FIRST_RUN_MS = 50;
+/**
+ * Shortest time between two ticks of a group. When turns come more often (many pollers),
+ * a tick runs every turn that is due: n pollers then start in slots of this length, a few
+ * per slot, which costs far less CPU than waking up once per poller (measured in
+ * bench/fleet-polling.js) and still spreads them over the interval.
+ */
+const MIN_TICK_MS = 20;
 
 export class PollScheduler {
   private readonly groups = new Map<number, Group>();
@@ -27,10 +49,18 @@ export class PollScheduler {
   add(intervalMs: number, task: PollTask): () => void {
     const ms = Math.max(10, Math.floor(intervalMs));
     let g = this.groups.get(ms);
-    if (!g) this.groups.set(ms, (g = { intervalMs: ms, entries: [], next: 0 }));
-    const entry: Entry = { task, running: false };
+    if (!g) this.groups.set(ms, (g = { intervalMs: ms, entries: [], next: 0, due: NaN, delay: 0 }));
+    const entry: Entry = {
+      task,
+      running: false,
+      settle: () => { entry.running = false; },
+      fail: (err) => {
+        entry.running = false;
+        this.onError(err);
+      },
+    };
     g.entries.push(entry);
-    this.arm(g);
+    if (!g.timer) this.arm(g, Math.min(ms / g.entries.length, FIRST_RUN_MS));
     return () => this.remove(ms, entry);
   }
 
@@ -58,19 +88,34 @@ export class PollScheduler {
     }
   }
 
-  private arm(g: Group): void {
-    if (g.timer) return;
-    const tick = () => {
-      g.timer = undefined;
-      if (g.entries.length === 0) return;
+  /** Arms the group's timer for `delayMs`, reusing the timer when the delay is unchanged. */
+  private arm(g: Group, delayMs: number): void {
+    const delay = Math.max(1, Math.ceil(delayMs));
+    if (g.timer && g.delay === delay) {
+      g.timer.refresh();
+      return;
+    }
+    if (g.timer) clearTimeout(g.timer);
+    g.delay = delay;
+    g.timer = setTimeout(() => this.tick(g), delay);
+  }
+
+  private tick(g: Group): void {
+    const n = g.entries.length;
+    if (n === 0 || this.groups.get(g.intervalMs) !== g) return;
+    const step = g.intervalMs / n;
+    const now = performance.now();
+    // First tick, or the event loop stood still for more than an interval: start afresh
+    // rather than run every poller at once.
+    if (!(now - g.due <= g.intervalMs)) g.due = now;
+    for (let runs = 0; g.due <= now && runs < n && g.entries.length > 0; runs++) {
       if (g.next >= g.entries.length) g.next = 0;
-      const entry = g.entries[g.next++];
-      this.run(entry);
-      if (this.groups.get(g.intervalMs) === g) {
-        g.timer = setTimeout(tick, g.intervalMs / g.entries.length);
-      }
-    };
-    g.timer = setTimeout(tick, Math.min(g.intervalMs / Math.max(1, g.entries.length), 50));
+      this.run(g.entries[g.next++]);
+      g.due += step;
+    }
+    if (g.due <= now) g.due = now + step; // every poller ran in this tick: resume the spacing
+    if (this.groups.get(g.intervalMs) !== g || g.entries.length === 0) return;
+    this.arm(g, Math.max(g.due - now, Math.min(MIN_TICK_MS, g.intervalMs)));
   }
 
   private run(entry: Entry): void {
@@ -80,13 +125,13 @@ export class PollScheduler {
     try {
       result = entry.task();
     } catch (err) {
-      entry.running = false;
-      this.onError(err);
+      entry.fail(err);
       return;
     }
-    Promise.resolve(result).then(
-      () => { entry.running = false; },
-      (err) => { entry.running = false; this.onError(err); },
-    );
+    if (result !== null && typeof (result as PromiseLike<unknown>)?.then === 'function') {
+      Promise.resolve(result).then(entry.settle, entry.fail);
+    } else {
+      entry.running = false;
+    }
   }
 }

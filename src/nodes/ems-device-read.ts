@@ -94,7 +94,7 @@ export = function (RED: RED): void {
         out = { ...msg, payload: l.measurements, deviceReference: ref };
       }
       node.status(okStatus(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', ')));
-      if (!changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
+      if (config.onlyChanges && !changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
       if (config.split && mode !== 'single') {
         return items.map((i) => ({
           ...msg,
