@@ -3,7 +3,8 @@
  * credentials with a cached token (one fetch for concurrent callers, refreshed before
  * expiry, invalidated on a 401, failures cooled down so they never turn into a storm).
  */
-import axios, { type AxiosInstance } from 'axios';
+import type { AxiosInstance } from 'axios';
+import { isCancel } from './http-lib';
 import { ApiError, redact, serviceMessageOf } from './errors';
 
 export type AuthConfig =
@@ -94,7 +95,7 @@ export class OAuth2TokenSource {
       }));
     } catch (err) {
       if (err instanceof ApiError) throw err;
-      if (axios.isCancel(err)) throw err;
+      if (isCancel(err)) throw err;
       const code = (err as { code?: string }).code ?? 'ERROR';
       throw this.fail(new ApiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
     }

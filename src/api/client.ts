@@ -5,7 +5,8 @@
  * steering bodies every component the caller did not set (spec section 3).
  */
 import { setMaxListeners } from 'node:events';
-import { AxiosError, type AxiosRequestConfig } from 'axios';
+import type { AxiosRequestConfig } from 'axios';
+import { isAxiosError } from './http-lib';
 import { ApiError, redact, serviceMessageOf, ValidationError } from './errors';
 import { secretsOf, type AuthConfig } from './auth';
 import { normaliseDevices } from './devices';
@@ -238,7 +239,7 @@ export class EmsClient {
   private toApiError(err: unknown, method: string, path: string): Error {
     if (err instanceof ApiError || err instanceof ValidationError) return err;
     const request = { method, path };
-    if (!(err instanceof AxiosError)) {
+    if (!isAxiosError(err)) {
       const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
       return new ApiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
     }

@@ -9,8 +9,8 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import axios, { AxiosError, type AxiosAdapter, type AxiosInstance, type InternalAxiosRequestConfig } from 'axios';
-import axiosRetry, { retryAfter } from 'axios-retry';
+import type { AxiosError, AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
+import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 
@@ -49,14 +49,14 @@ type MetaConfig = InternalAxiosRequestConfig & { ems?: EmsRequestMeta; emsAuthRe
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_NETWORK']);
 
 export function isTransientNetworkError(err: AxiosError): boolean {
-  if (axios.isCancel(err) || err.response) return false;
+  if (isCancel(err) || err.response) return false;
   return RETRYABLE_CODES.has(err.code ?? '') || /socket hang up|timeout/i.test(err.message);
 }
 
 /** Whether a failed attempt may be retried, by kind of request (see the policy above). */
 export function isRetryable(err: AxiosError): boolean {
   const meta = (err.config as MetaConfig | undefined)?.ems;
-  if (axios.isCancel(err) || !meta) return false;
+  if (isCancel(err) || !meta) return false;
   const status = err.response?.status;
   if (meta.kind === 'steer') {
     if (status !== undefined && status !== 429 && status !== 503) return false;
@@ -81,6 +81,7 @@ export class Transport {
     this.limiter = new Limiter(opts.concurrency);
     this.httpAgent = new http.Agent({ keepAlive: true, maxSockets: opts.concurrency });
     this.httpsAgent = new https.Agent({ keepAlive: true, maxSockets: opts.concurrency, rejectUnauthorized: opts.rejectUnauthorized, ca: opts.ca || undefined });
+    const { axios, axiosRetry } = httpLib();
     this.axios = axios.create({
       baseURL: opts.baseUrl.replace(/\/+$/, ''),
       timeout: opts.timeoutMs,
@@ -119,7 +120,7 @@ export class Transport {
   /** Delay before retry n (1-based): exponential with full jitter, never less than Retry-After. */
   retryDelay(n: number, err: AxiosError): number {
     const exp = Math.min(this.opts.retryMaxMs, this.opts.retryBaseMs * 2 ** (n - 1));
-    return Math.max(exp / 2 + Math.random() * (exp / 2), Math.min(retryAfter(err), 60_000));
+    return Math.max(exp / 2 + Math.random() * (exp / 2), Math.min(httpLib().retryAfter(err), 60_000));
   }
 
   /** Retry condition: the policy above, and for steering only while the retry starts before validUntil. */
@@ -165,12 +166,12 @@ export class Transport {
     const status = err.response?.status;
     if (status === 429) {
       // Retry-After as the service sent it (0 = no pause); 1 s when it sent none.
-      const wait = err.response?.headers?.['retry-after'] === undefined ? 1000 : retryAfter(err);
+      const wait = err.response?.headers?.['retry-after'] === undefined ? 1000 : httpLib().retryAfter(err);
       this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(wait, 60_000));
       this.opts.onState({ state: 'rate-limited', until: this.pausedUntil });
     } else if (status === 401 || status === 403) {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}: check credentials` });
-    } else if (status === undefined && !axios.isCancel(err)) {
+    } else if (status === undefined && !isCancel(err)) {
       this.opts.onState({ state: 'error', reason: err.code ?? 'connection error' });
     } else if (status !== undefined && status >= 500) {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}` });

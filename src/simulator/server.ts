@@ -157,6 +157,10 @@ export function createSimServer(sim: Simulator): SimServer {
       sendJson(res, err.status, errorJson(err.message, requestId), requestId, err.headers);
     }
   });
+  // Idle keep-alive sockets stay open longer than clients keep them (Node's agents: 4-5 s), as
+  // production servers do, so a client never reuses a socket the server is just closing.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
