@@ -1,0 +1,125 @@
+'use strict';
+/**
+ * Benchmark 4, fleet polling. 5,000 ems-device-read nodes (one per device of 1,667 generated
+ * sites) poll every 10 s through one config node (defaults: concurrency 6, coalescing on)
+ * and its shared PollScheduler, in the Node-RED runtime, for 2 minutes. Measures this
+ * process's CPU over the 2 minutes (the simulator runs in a child process, like a remote
+ * service), the heap after a forced GC at minute 1 and at the end, and how the polls are
+ * spread: messages per second and the busiest 10 ms. Run node with --expose-gc.
+ */
+const { guard, machine, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
+const { fleetSites } = require('./lib/fleet-sites');
+const red = require('./lib/red');
+
+const SITES = 1667;
+const NODES = 5000;
+const INTERVAL_S = 10;
+const RUN_MS = Number(process.env.BENCH_FLEET_MS) || 120_000;
+const PROPS = 'power,totalEnergyProduced'; // every kind of device has both
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+function heapAfterGc() {
+  global.gc();
+  global.gc();
+  return process.memoryUsage().heapUsed;
+}
+
+async function main() {
+  if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
+  guard(RUN_MS + 120_000, 'fleet-polling');
+  const sim = await startServer({ mode: 'sim', fleetSites: SITES });
+  const refs = fleetSites(SITES).flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]).slice(0, NODES);
+  await red.start();
+  const flow = [
+    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none' },
+    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+    { id: 'sink', type: 'helper' },
+    { id: 'errs', type: 'helper' },
+  ];
+  refs.forEach((ref, i) => flow.push({ id: `r${i}`, type: 'ems-device-read', server: 'cfg', mode: 'map', device: ref, deviceType: 'str', properties: PROPS, propertiesType: 'str', interval: INTERVAL_S, wires: [['sink']] }));
+
+  // Preallocated records, so counting adds nothing to the heap under test.
+  const cap = Math.ceil((RUN_MS / 1000 / INTERVAL_S + 2) * NODES * 1.5);
+  const times = new Float64Array(cap);
+  const perNode = new Uint16Array(NODES);
+  let n = 0;
+  let errors = 0;
+  let t0 = 0;
+  const t1 = Date.now();
+  await red.load(flow);
+  const loadMs = Date.now() - t1;
+  const index = new Map(refs.map((r, i) => [r, i])); // a message names its device, hence its node
+  red.getNode('sink').on('input', (msg, _s, done) => {
+    if (n < cap) times[n++] = performance.now() - t0;
+    const i = index.get(msg.deviceReference);
+    if (i !== undefined) perNode[i]++;
+    done();
+  });
+  red.getNode('errs').on('input', (_m, _s, done) => { errors++; done(); });
+
+  t0 = performance.now();
+  const req0 = await simRequests(sim.url);
+  const cpu0 = selfCpuMs();
+  const simCpu0 = procCpuMs(sim.pid);
+  await sleep(RUN_MS / 2);
+  const heap1 = heapAfterGc();
+  const rss1 = process.memoryUsage().rss;
+  await sleep(RUN_MS / 2 - (performance.now() - t0 - RUN_MS / 2));
+  const cpuMs = selfCpuMs() - cpu0;
+  const wall = performance.now() - t0;
+  const simCpuMs = procCpuMs(sim.pid) - simCpu0;
+  const requests = (await simRequests(sim.url)) - req0;
+  const heap2 = heapAfterGc();
+  const rss2 = process.memoryUsage().rss;
+  const msgs = n;
+  await red.stop();
+  await sim.stop();
+
+  // Spread: messages per whole second (after the first interval) and the busiest 10 ms.
+  const perSecond = new Array(Math.ceil(wall / 1000)).fill(0);
+  const per10ms = new Map();
+  for (let i = 0; i < msgs; i++) {
+    perSecond[Math.floor(times[i] / 1000)]++;
+    const k = Math.floor(times[i] / 10);
+    per10ms.set(k, (per10ms.get(k) || 0) + 1);
+  }
+  const steady = perSecond.slice(INTERVAL_S, -1);
+  const counts = Array.from(perNode);
+  const cpuPct = (cpuMs / wall) * 100;
+  const heapDeltaMB = (heap2 - heap1) / 2 ** 20;
+  output({
+    id: 'fleet-polling',
+    title: 'Fleet polling',
+    machine: machine(),
+    settings: { nodes: NODES, intervalSeconds: INTERVAL_S, runSeconds: round(wall / 1000, 1), properties: PROPS, concurrency: 'default (6)', loadMs },
+    results: {
+      messages: msgs,
+      expectedMessages: Math.round((NODES * wall) / 1000 / INTERVAL_S),
+      httpRequests: requests,
+      errors,
+      pollsPerNode: { min: Math.min(...counts), max: Math.max(...counts) },
+      messagesPerSecond: { min: Math.min(...steady), max: Math.max(...steady), expected: NODES / INTERVAL_S },
+      busiest10ms: Math.max(...per10ms.values()),
+      cpuPercentOfOneCore: round(cpuPct, 1),
+      cpuUsPerPoll: round((cpuMs * 1000) / msgs, 0),
+      simulatorCpuPercent: round((simCpuMs / wall) * 100, 1),
+      heapAfterMinute1MB: round(heap1 / 2 ** 20, 1),
+      heapAtEndMB: round(heap2 / 2 ** 20, 1),
+      heapGrowthMB: round(heapDeltaMB, 2),
+      heapGrowthPerHourMBIfLinear: round((heapDeltaMB * 3_600_000) / (wall / 2), 0),
+      rssAfterMinute1MB: round(rss1 / 2 ** 20, 1),
+      rssAtEndMB: round(rss2 / 2 ** 20, 1),
+    },
+    goals: [
+      { goal: 'CPU at most 15 % of one core', measured: `${round(cpuPct, 1)} %`, met: cpuPct <= 15 },
+      { goal: 'heap at the end within 5 MB of the heap after minute 1', measured: `${round(heapDeltaMB, 2)} MB`, met: Math.abs(heapDeltaMB) <= 5 },
+      { goal: 'every device polled every 10 s, no errors', measured: `${msgs} messages, ${errors} errors`, met: errors === 0 && Math.min(...counts) >= Math.floor(wall / 1000 / INTERVAL_S) - 1 },
+    ],
+  });
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

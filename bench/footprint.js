@@ -1,0 +1,189 @@
+'use strict';
+/**
+ * Benchmark 5, footprint. Packs the package (npm pack), installs the tarball for production
+ * (npm install --omit=dev) into a fresh Node-RED user directory, and measures the size of the
+ * whole node_modules tree and the runtime dependencies. Then times Node-RED's start (a real
+ * process, -p 0, until "Started flows") with and without the package in the user directory,
+ * alternating, and reports the medians and their difference.
+ */
+const { execFileSync, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, guard, machine, median, output, round } = require('./lib/common');
+
+const STARTS = Number(process.env.BENCH_STARTS) || 7;
+const RED_JS = require.resolve('node-red/red.js');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+function npm(args, cwd) {
+  return execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
+}
+
+/** Apparent size (bytes) and file count of a directory tree; symlinks not followed. */
+function treeSize(dir) {
+  let bytes = 0;
+  let files = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      const s = treeSize(p);
+      bytes += s.bytes;
+      files += s.files;
+    } else if (e.isFile()) {
+      bytes += fs.statSync(p).size;
+      files++;
+    }
+  }
+  return { bytes, files };
+}
+
+/** Installed packages of a node_modules tree (directories with a package.json, scopes expanded). */
+function installedPackages(nm) {
+  const out = [];
+  for (const e of fs.existsSync(nm) ? fs.readdirSync(nm) : []) {
+    if (e.startsWith('.')) continue;
+    const dirs = e.startsWith('@') ? fs.readdirSync(path.join(nm, e)).map((x) => path.join(e, x)) : [e];
+    for (const d of dirs) {
+      if (fs.existsSync(path.join(nm, d, 'package.json'))) out.push(d);
+      out.push(...installedPackages(path.join(nm, d, 'node_modules')).map((x) => `${d}>${x}`));
+    }
+  }
+  return out;
+}
+
+/** Starts Node-RED on a user directory; resolves with ms until "Started flows" and the port. */
+function startRed(userDir, check) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, [RED_JS, '-u', userDir, '-p', '0', '-D', 'uiHost=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let log = '';
+    let port;
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`Node-RED did not start:\n${log.slice(-2000)}`)); }, 60_000);
+    const onData = async (d) => {
+      log += d;
+      const m = /Server now running at http:\/\/[^:]+:(\d+)/.exec(log);
+      if (m) port = Number(m[1]);
+      if (!/Started flows/.test(log) || child.startedSeen) return;
+      child.startedSeen = true;
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      let extra;
+      try {
+        if (check) extra = await check(port);
+      } catch (e) {
+        extra = { error: e.message };
+      }
+      clearTimeout(timer);
+      child.once('exit', () => resolve({ ms, port, extra, log }));
+      child.kill('SIGTERM');
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('error', reject);
+  });
+}
+
+/**
+ * Time to require the package's node files (and so axios) in a fresh process, the part of
+ * Node-RED's start-up the package adds, measured without Node-RED's own noise.
+ */
+function requireMs(pkgDir) {
+  const files = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t) => path.join(pkgDir, 'dist', 'nodes', `${t}.js`));
+  const code = `const t=process.hrtime.bigint();for(const f of ${JSON.stringify(files)})require(f);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+  return Number(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));
+}
+
+/** The node sets Node-RED loaded (admin API), to confirm the package was picked up. */
+function nodeSets(port) {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/nodes', headers: { accept: 'application/json' } }, (res) => {
+      let b = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => {
+        try {
+          resolve(JSON.parse(b).filter((s) => s.module === '@ems-partner/node-red').map((s) => ({ name: s.name, enabled: s.enabled, err: s.err })));
+        } catch (e) {
+          reject(e);
+        }
+      });
+    }).on('error', reject);
+  });
+}
+
+async function main() {
+  guard(Number(process.env.BENCH_GUARD_MS) || 300_000, 'footprint');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-footprint-'));
+  try {
+    const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], ROOT))[0];
+    const tgz = path.join(tmp, packed.filename);
+    const withDir = path.join(tmp, 'with');
+    const withoutDir = path.join(tmp, 'without');
+    for (const d of [withDir, withoutDir]) {
+      fs.mkdirSync(d);
+      fs.writeFileSync(path.join(d, 'package.json'), JSON.stringify({ name: 'node-red-user-dir', private: true }));
+    }
+    const t0 = Date.now();
+    npm(['install', '--omit=dev', '--no-audit', '--no-fund', '--no-package-lock', tgz], withDir);
+    const installSeconds = (Date.now() - t0) / 1000;
+    const nm = path.join(withDir, 'node_modules');
+    const size = treeSize(nm);
+    const pkgs = installedPackages(nm);
+    const largest = pkgs.map((p) => [p, treeSize(path.join(nm, p.split('>').join('/node_modules/'))).bytes])
+      .sort((a, b) => b[1] - a[1]).slice(0, 5).map(([p, b]) => `${p} ${round(b / 1024, 0)} KB`);
+    const ours = JSON.parse(fs.readFileSync(path.join(nm, '@ems-partner', 'node-red', 'package.json'), 'utf8'));
+    const ownSize = treeSize(path.join(nm, '@ems-partner', 'node-red'));
+    const runtimeDeps = Object.keys(ours.dependencies || {});
+
+    // Start-up: first runs create settings.js and confirm the package is loaded.
+    const loaded = (await startRed(withDir, nodeSets)).extra;
+    await startRed(withoutDir);
+    const starts = { with: [], without: [] };
+    for (let i = 0; i < STARTS; i++) {
+      for (const k of i % 2 ? ['without', 'with'] : ['with', 'without']) starts[k].push((await startRed(k === 'with' ? withDir : withoutDir)).ms);
+    }
+    const requireRuns = Array.from({ length: 5 }, () => requireMs(path.join(nm, '@ems-partner', 'node-red')));
+    const withMs = median(starts.with);
+    const withoutMs = median(starts.without);
+    const added = withMs - withoutMs;
+    const MB = 2 ** 20;
+    output({
+      id: 'footprint',
+      title: 'Footprint',
+      machine: machine(),
+      settings: { starts: STARTS, tarball: packed.filename },
+      results: {
+        tarballKB: round(packed.size / 1024, 1),
+        packageUnpackedKB: round(packed.unpackedSize / 1024, 1),
+        packageFiles: packed.entryCount,
+        installedPackageKB: round(ownSize.bytes / 1024, 1),
+        nodeModulesMB: round(size.bytes / MB, 2),
+        nodeModulesFiles: size.files,
+        installedPackages: pkgs.length,
+        largestPackages: largest,
+        installedPackageNames: pkgs,
+        directRuntimeDependencies: runtimeDeps,
+        installSeconds: round(installSeconds, 1),
+        nodeSetsLoaded: Array.isArray(loaded) ? loaded.map((s) => `${s.name}${s.enabled && !s.err ? '' : ' (not loaded)'}`) : loaded,
+        startMsWithout: { median: round(withoutMs, 0), runs: starts.without.map((x) => round(x, 0)) },
+        startMsWith: { median: round(withMs, 0), runs: starts.with.map((x) => round(x, 0)) },
+        startAddedMs: round(added, 0),
+        requireNodeFilesMs: { median: round(median(requireRuns), 0), runs: requireRuns.map((x) => round(x, 0)) },
+      },
+      goals: [
+        { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
+        { goal: 'production install at most 3 MB', measured: `${round(size.bytes / MB, 2)} MB (${pkgs.length} packages)`, met: size.bytes <= 3 * MB },
+        { goal: 'at most 3 runtime dependencies', measured: `${runtimeDeps.length} (${runtimeDeps.join(', ')})`, met: runtimeDeps.length <= 3 },
+      ],
+    });
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

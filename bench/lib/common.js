@@ -1,0 +1,123 @@
+'use strict';
+/** Shared plumbing of the benchmarks: child servers, CPU readings, closed-loop load, output. */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const http = require('node:http');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.join(__dirname, '..', '..');
+const DIST = path.join(ROOT, 'dist');
+
+/** Starts bench/lib/sim-child.js with the given options; resolves once it listens. */
+function startServer(opts, timeoutMs = 20_000) {
+  const child = spawn(process.execPath, [path.join(__dirname, 'sim-child.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('server did not start')); }, timeoutMs);
+    let buf = '';
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}`)); });
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const m = /listening on (http:\/\/\S+)/.exec(buf);
+      if (!m) return;
+      clearTimeout(timer);
+      child.removeAllListeners('exit');
+      resolve({
+        url: m[1],
+        pid: child.pid,
+        stop: () => new Promise((res) => {
+          if (child.exitCode !== null) return res();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => { clearTimeout(kill); res(); });
+          child.kill('SIGTERM');
+        }),
+      });
+    });
+  });
+}
+
+/** CPU time (user + system) a process has used so far, ms (Linux /proc). */
+function procCpuMs(pid) {
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/** CPU time of this process so far, ms. */
+function selfCpuMs() {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+}
+
+/** GET a JSON document (the simulator's /sim/stats). */
+function getJson(url) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent: false }, (res) => {
+      let b = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { b += d; });
+      res.on('end', () => { try { resolve(JSON.parse(b)); } catch (e) { reject(e); } });
+    }).on('error', reject);
+  });
+}
+
+/** API requests the simulator has answered so far. */
+async function simRequests(url) {
+  return (await getJson(`${url}/sim/stats`)).requests;
+}
+
+/**
+ * Closed loop: runs `task(i)` for i in [from, from + count) with at most `inflight` at once.
+ * Resolves with the elapsed seconds; rejects on the first failure.
+ */
+async function closedLoop(from, count, inflight, task) {
+  let next = from;
+  const end = from + count;
+  const t0 = process.hrtime.bigint();
+  const worker = async () => {
+    while (next < end) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(inflight, count) }, worker));
+  return Number(process.hrtime.bigint() - t0) / 1e9;
+}
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0] ? cpus[0].model.trim() : 'unknown',
+    cores: cpus.length,
+    memoryGB: round(os.totalmem() / 2 ** 30, 1),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    nodeRed: require('node-red/package.json').version,
+    loadAverage: os.loadavg().map((x) => round(x, 2)),
+  };
+}
+
+/** Ends a benchmark: writes its result where run-all asked (BENCH_OUT), or prints it. */
+function output(result) {
+  const json = JSON.stringify(result, null, 2);
+  if (process.env.BENCH_OUT) fs.writeFileSync(process.env.BENCH_OUT, json);
+  else process.stdout.write(`${json}\n`);
+}
+
+/** Kills this process if a benchmark overruns its budget. */
+function guard(ms, name) {
+  setTimeout(() => {
+    process.stderr.write(`${name}: over its ${ms / 1000} s budget, stopped\n`);
+    process.exit(3);
+  }, ms).unref();
+}
+
+module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, round, machine, output, guard };

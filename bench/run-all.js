@@ -1,0 +1,81 @@
+'use strict';
+/**
+ * `npm run bench`: runs the six benchmarks one after another, each in its own process (read
+ * overhead and fleet polling with --expose-gc), then writes bench/results.json and BENCHMARKS.md.
+ * A benchmark that fails or overruns is reported as such; the others still run.
+ * `node bench/run-all.js coalescing time-series` runs only those; `--report` only rewrites
+ * BENCHMARKS.md from bench/results.json (after editing bench/intro.md or bench/notes.js).
+ */
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { ROOT, machine, round } = require('./lib/common');
+const { writeReport } = require('./lib/report');
+
+const BENCHES = [
+  { id: 'read-overhead', file: 'read-overhead.js', budgetS: 240, node: ['--expose-gc'] },
+  { id: 'coalescing', file: 'coalescing.js', budgetS: 90 },
+  { id: 'time-series', file: 'time-series.js', budgetS: 90 },
+  { id: 'fleet-polling', file: 'fleet-polling.js', budgetS: 240, node: ['--expose-gc'] },
+  { id: 'footprint', file: 'footprint.js', budgetS: 240 },
+  { id: 'simulator', file: 'simulator.js', budgetS: 90 },
+];
+
+function runOne(b) {
+  const out = path.join(os.tmpdir(), `ems-bench-${process.pid}-${b.id}.json`);
+  return new Promise((resolve) => {
+    const t0 = Date.now();
+    const child = spawn(process.execPath, [...(b.node || []), path.join(__dirname, b.file)], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_OUT: out, BENCH_GUARD_MS: String(b.budgetS * 1000) },
+      stdio: ['ignore', 'inherit', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d) => { stderr += d; process.stderr.write(d); });
+    const kill = setTimeout(() => child.kill('SIGKILL'), (b.budgetS + 30) * 1000);
+    child.on('exit', (code) => {
+      clearTimeout(kill);
+      const seconds = round((Date.now() - t0) / 1000, 1);
+      try {
+        const r = JSON.parse(fs.readFileSync(out, 'utf8'));
+        fs.rmSync(out, { force: true });
+        resolve({ ...r, seconds });
+      } catch {
+        resolve({ id: b.id, title: b.id, seconds, error: `exit code ${code}: ${stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300)}`, goals: [] });
+      }
+    });
+  });
+}
+
+async function main() {
+  if (process.argv[2] === '--report') {
+    writeReport(ROOT, JSON.parse(fs.readFileSync(path.join(ROOT, 'bench', 'results.json'), 'utf8')));
+    process.stdout.write('Wrote BENCHMARKS.md from bench/results.json\n');
+    return;
+  }
+  const only = process.argv.slice(2);
+  const t0 = Date.now();
+  const m = machine();
+  const benchmarks = [];
+  for (const b of BENCHES.filter((x) => only.length === 0 || only.includes(x.id))) {
+    process.stdout.write(`\n== ${b.id} ==\n`);
+    const r = await runOne(b);
+    benchmarks.push(r);
+    for (const g of r.goals || []) process.stdout.write(`  ${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.measured}\n`);
+    if (r.error) process.stdout.write(`  FAILED ${r.error}\n`);
+    process.stdout.write(`  (${r.seconds} s)\n`);
+  }
+  const run = { generatedAt: new Date().toISOString(), totalSeconds: round((Date.now() - t0) / 1000, 0), machine: m, benchmarks };
+  if (only.length === 0) {
+    writeReport(ROOT, run);
+    process.stdout.write(`\nWrote bench/results.json and BENCHMARKS.md (${run.totalSeconds} s)\n`);
+  } else {
+    process.stdout.write(`\n(partial run: results.json and BENCHMARKS.md left unchanged)\n`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
