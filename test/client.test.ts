@@ -149,6 +149,23 @@ describe('client: retries, timeouts and aborts', () => {
     c.close();
   });
 
+  it('after a 429, pauses every request of the client until Retry-After, and says so', async () => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    const states: string[] = [];
+    c.onState((st) => states.push(st.state));
+    s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
+    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 429);
+    const limitedAt = s.sim.requestLog.at(-1)!.time;
+    assert.ok(c.transport.rateLimitedUntil > Date.now(), 'the shared pause is in force');
+    assert.deepEqual(states, ['rate-limited']);
+    s.sim.setFaults({});
+    // Another request, as another node would send it: it waits out the pause, then goes through.
+    await c.getMeasurementsMap(HOME.battery.deviceReference, 'soc');
+    assert.ok(s.sim.requestLog.at(-1)!.time >= limitedAt + 1000, 'not sent before Retry-After elapsed');
+    assert.deepEqual(states, ['rate-limited', 'ok']);
+    c.close();
+  });
+
   it('never retries other 4xx', async () => {
     const c = new EmsClient({ baseUrl: s.url, retries: 3, ...fast });
     await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => e instanceof ApiError && e.status === 404);
