@@ -63,6 +63,13 @@ describe('client: device data against the simulator', () => {
     assert.equal(s.sim.requestsReceived, before);
   });
 
+  it('refuses a time series of more than 62 spans (about 5 years) before sending', async () => {
+    const before = s.sim.requestsReceived;
+    const end = Date.UTC(2026, 5, 1);
+    await assert.rejects(c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 62 * 30 * DAY_MS - HOUR_MS, end }), (e: unknown) => e instanceof ValidationError && e.field === 'range' && /at most 62 requests/.test(e.message));
+    assert.equal(s.sim.requestsReceived, before);
+  });
+
   it('maps service errors to ApiError with status, message, request and requestId', async () => {
     await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => {
       assert.ok(e instanceof ApiError);

@@ -1,31 +1,12 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { call, type Reply } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 12, 0, 0); // a summer noon, UTC
 const REF_RE = /^[a-z]{3}_[A-Za-z0-9]{12}$/;
 const REQ_ID_RE = /^req_[0-9a-f]{16}$/;
 const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
-
-interface Reply {
-  status: number;
-  headers: Headers;
-  body: any;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
-  const init: RequestInit = { method, headers: { 'content-type': 'application/json', ...headers } };
-  if (body !== undefined) init.body = typeof body === 'string' ? body : JSON.stringify(body);
-  const res = await fetch(base + path, init);
-  const text = await res.text();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = text;
-  }
-  return { status: res.status, headers: res.headers, body: parsed };
-}
 
 function assertError(r: Reply, status: number, messagePart?: RegExp): void {
   assert.equal(r.status, status, JSON.stringify(r.body));

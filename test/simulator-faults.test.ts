@@ -2,19 +2,12 @@ import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/api/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
 import { LOG_CAPACITY } from '../src/simulator/request-log';
+import { call } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 8, 0, 0);
 const COM = DEFAULT_SITES[0];
 const SOC = `/devices/${COM.battery.deviceReference}/measurement?property=soc`;
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: await res.json() };
-}
 
 describe('simulator: fault injection', () => {
   let s: StartedSimulator;

@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import { endOfQuarterHour, HOUR_MS, MINUTE_MS } from '../src/api/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { call } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 12, 5, 0); // summer, sun high (UTC)
 const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const SITE = `/sites/${COM.siteReference}`;
 
-async function call(base: string, method: string, path: string, body?: unknown): Promise<{ status: number; headers: Headers; body: any }> {
-  const res = await fetch(base + path, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, headers: res.headers, body: await res.json() };
-}
 
 describe('simulator: steering components (spec section 3)', () => {
   let s: StartedSimulator;

@@ -5,7 +5,7 @@
  */
 import { ValidationError } from './errors';
 import { show } from './units';
-import type { EpochMs, TimeInput } from './types';
+import type { EpochMs } from './types';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
@@ -45,10 +45,6 @@ export function parseOptionalTime(input: unknown, field: string): EpochMs | unde
   return parseTime(input, field);
 }
 
-/** ISO 8601 UTC with milliseconds, e.g. 2026-11-22T10:15:00.000Z. */
-export function toIso(t: TimeInput): string {
-  return new Date(typeof t === 'string' ? parseTime(t, 'time') : t).toISOString();
-}
 
 /** ISO 8601 UTC without milliseconds, as the time-series range uses: 2026-11-22T10:15:00Z. */
 export function toIsoSeconds(t: EpochMs): string {
@@ -89,10 +85,6 @@ export function splitRange(start: EpochMs, end: EpochMs, stepMs?: number, maxSpa
   return spans;
 }
 
-/** Start of the UTC day containing t. */
-export function startOfUtcDay(t: EpochMs): EpochMs {
-  return Math.floor(t / DAY_MS) * DAY_MS;
-}
 
 /** Formats a time for node status, HH:MM in the runtime's local time. */
 export function formatClock(t: EpochMs): string {

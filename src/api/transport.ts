@@ -74,8 +74,6 @@ export class Transport {
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
   private pausedUntil = 0;
-  /** Attempts that reached the wire (including retries), for diagnostics and tests. */
-  attempts = 0;
 
   constructor(private readonly opts: TransportOptions) {
     this.limiter = new Limiter(opts.concurrency);
@@ -148,7 +146,6 @@ export class Transport {
       const signal = config.signal as AbortSignal | undefined;
       await this.waitPause(signal);
       await this.limiter.acquire(signal);
-      this.attempts++;
       try {
         const res = await inner(config);
         this.opts.onState({ state: 'ok' });

@@ -6,7 +6,7 @@
  */
 import { ValidationError } from './errors';
 import { parseCurtailmentValue, parsePowerValue, show } from './units';
-import { HOUR_MS, MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
+import { MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
 import type {
   ActiveSteeringRequest,
   CurtailmentSteeringRequest,
@@ -148,4 +148,3 @@ export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
   return { property, range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) }, resolution: { value, unit: 'h' } };
 }
 
-export const RESOLUTION_UNIT_MS = { h: HOUR_MS } as const;
