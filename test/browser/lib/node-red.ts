@@ -4,10 +4,11 @@
  * symlink to the repo root, so the editor gets dist/nodes/), port 0 on 127.0.0.1 (read back
  * from the log), and the built-in simulator on a port picked here, so tests can read it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
+import { freePort, start } from '../../helpers/spawned';
+
+export { freePort };
 
 export const REPO = path.resolve(__dirname, '..', '..', '..');
 export const TMP = path.join(REPO, '.test-tmp');
@@ -27,17 +28,6 @@ export interface NodeRedProcess {
   stop(): Promise<void>;
 }
 
-/** A free loopback port: listen on 0, read the port, close. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const SETTINGS = `module.exports = {
   uiHost: '127.0.0.1',
@@ -71,51 +61,28 @@ export async function startNodeRed(opts: { timeoutMs?: number } = {}): Promise<N
   const userDir = makeUserDir();
   const simPort = await freePort();
   const red = require.resolve('node-red/red.js', { paths: [REPO] });
-  const child: ChildProcess = spawn(process.execPath, [red, '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], {
+  const p = start(process.execPath, [red, '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], {
     cwd: userDir,
     env: { ...process.env, EMS_SIM_PORT: String(simPort), TZ: 'UTC' },
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
   let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => { exited = true; resolve(); }));
-  child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`Node-RED did not start within ${opts.timeoutMs ?? 30000} ms:\n${out}`)), opts.timeoutMs ?? 30000);
-    const onData = () => {
-      const m = /Server now running at (http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) done(undefined, m[1]);
-    };
-    const onExit = () => done(new Error(`Node-RED exited during start:\n${out}`));
-    function done(err?: Error, u?: string) {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.stderr!.off('data', onData);
-      child.off('exit', onExit);
-      if (err) { child.kill('SIGKILL'); reject(err); } else resolve(u!);
-    }
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', onExit);
-  });
-
-  const pid = child.pid!;
+  void p.exited.then(() => { exited = true; });
+  let url: string;
+  try {
+    url = (await p.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+\/)/, opts.timeoutMs ?? 30000))[1];
+  } catch (err) {
+    await p.stop('SIGKILL', 0);
+    throw new Error(`Node-RED did not start: ${(err as Error).message}`);
+  }
   return {
     url,
     simUrl: `http://127.0.0.1:${simPort}`,
-    pid,
+    pid: p.child.pid!,
     userDir,
-    log: () => out,
+    log: p.output,
     alive: () => !exited,
     async stop() {
-      if (!exited) {
-        process.kill(pid, 'SIGTERM');
-        const killer = setTimeout(() => { if (!exited) process.kill(pid, 'SIGKILL'); }, 10000);
-        await exit;
-        clearTimeout(killer);
-      }
+      await p.stop('SIGTERM', 10000);
       if (!process.env.EMS_KEEP_TMP) fs.rmSync(userDir, { recursive: true, force: true });
     },
   };
