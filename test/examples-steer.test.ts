@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/api/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { loadExample } from './helpers/examples';
+import { loadExample, readExample } from './helpers/examples';
 import { logged, useRuntime, useSimulator } from './helpers/red';
 
 const HOME = DEFAULT_SITES[1];
@@ -18,6 +18,20 @@ const hhmm = (t: number) => {
 };
 /** The epoch ms of the HH:MM of `t` (seconds dropped). */
 const minuteOf = (t: number) => Math.floor(t / MINUTE_MS) * MINUTE_MS;
+
+/** The renewal margin of example 06: a new signal lasts at least this long (unless the window ends first). */
+const LEAD_MS = 2 * MINUTE_MS;
+
+/** Example 06's function node, run outside Node-RED with its clock at `now`. */
+function nightFunction() {
+  const fn = readExample('06 Night charging schedule.json').find((n) => n.type === 'function' && n.name === 'in the window?');
+  const body = new Function('msg', 'node', 'flow', 'Date', fn.func);
+  return (now: number, flow: Map<string, unknown>, payload: unknown) => {
+    class At extends Date { static now() { return now; } }
+    const node = { status() {}, error(e: unknown) { throw new Error(String(e)); } };
+    return body({ payload }, node, { get: (k: string) => flow.get(k), set: (k: string, v: unknown) => flow.set(k, v) }, At);
+  };
+}
 
 describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
@@ -41,12 +55,12 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
       const [msg] = await sent.count(1);
       const ess = steering().energyStorageSetting!;
       assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
-      const allowed = [t0, Date.now()].map((t) => Math.min(end, quarterHourValidUntil(t)));
+      const allowed = [t0, Date.now()].map((t) => Math.min(end, quarterHourValidUntil(t, LEAD_MS)));
       assert.ok(allowed.includes(ess.validUntil), `validUntil ${new Date(ess.validUntil).toISOString()}, expected ${allowed.map((t) => new Date(t).toISOString())}`);
       assert.equal(msg.request.path, `/sites/${SITE}/steering/ess`);
       assert.equal(ex.node('in the window?').context().flow.get('nightChargeUntil'), ess.validUntil);
 
-      // A minute later the signal in force still covers the window's end (or > 90 s): nothing is sent.
+      // Fired again at once: the signal in force covers the window's end or has > 90 s left, so nothing is sent.
       const status = ex.status('in the window?');
       const before = steerRequests();
       ex.fire('in the window?', { payload: { start: hhmm(t0 - 10 * MINUTE_MS), end: hhmm(end), powerKw: 5 } });
@@ -65,7 +79,30 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
       await sent.count(1);
       const ess = steering().energyStorageSetting!;
       assert.deepEqual([ess.value, ess.unit], [-2.5, 'kW']);
-      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(ess.validUntil));
+      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t, LEAD_MS)).includes(ess.validUntil));
+    });
+
+    it('at every second of a quarter hour, a new signal outlasts the renewal margin; ticks every minute keep charging without a gap', () => {
+      const run = nightFunction();
+      const base = new Date(2026, 10, 22, 3, 30, 0).getTime();
+      const window = { start: '01:00', end: '05:00', powerKw: 5 };
+      for (let s = 0; s < 15 * 60; s++) {
+        const flow = new Map<string, unknown>();
+        const first = run(base + s * 1000, flow, window);
+        assert.ok(first, `sends at +${s} s`);
+        flow.set('nightChargeUntil', first.payload.validUntil);
+        assert.ok(first.payload.validUntil - (base + s * 1000) >= 2 * MINUTE_MS, `+${s} s: lasts 2 min or more`);
+        assert.equal(run(base + s * 1000 + 500, flow, window), null, `+${s} s: fired again 0.5 s later, nothing is sent`);
+      }
+      // An hour of the shipped inject (every 60 s), stored as the flow's "sent" branch does.
+      const flow = new Map<string, unknown>();
+      let sends = 0;
+      for (let t = base + 17_000; t < base + 60 * MINUTE_MS; t += MINUTE_MS) {
+        const out = run(t, flow, window);
+        if (out) { sends++; flow.set('nightChargeUntil', out.payload.validUntil); }
+        assert.ok((flow.get('nightChargeUntil') as number) > t + MINUTE_MS, `in force until the next tick at ${new Date(t).toISOString()}`);
+      }
+      assert.ok(sends <= 5, `${sends} signals in an hour`);
     });
 
     it('outside the window sends nothing; a bad schedule is an error naming the fields', async () => {
