@@ -11,7 +11,7 @@ import { ApiError, redact, serviceMessageOf, ValidationError } from './errors';
 import { secretsOf, type AuthConfig } from './auth';
 import { normaliseDevices } from './devices';
 import { mapLimit } from './limiter';
-import { HOUR_MS, parseTime, splitRange, toIsoSeconds } from './time';
+import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from './time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import {
   validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest,
@@ -308,7 +308,7 @@ export function mergeSeries(parts: TimeSeriesResponse[], start: number, end: num
   for (const p of parts) {
     const n = Math.min(p.time?.length ?? 0, p.data?.length ?? 0);
     for (let i = 0; i < n; i++) {
-      const t = Date.parse(p.time[i]);
+      const t = parseIsoTime(p.time[i]);
       if (!(t > last) || t < start || t >= end) continue;
       last = t;
       time.push(p.time[i]);

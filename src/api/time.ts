@@ -46,9 +46,59 @@ export function parseOptionalTime(input: unknown, field: string): EpochMs | unde
 }
 
 
+/** The largest time a Date can hold, ms. */
+const MAX_DATE_MS = 8.64e15;
+/** "00".."59", for toIsoSeconds. */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
+/** The UTC day toIsoSeconds formatted last, and its "YYYY-MM-DDT" prefix. */
+let isoDay = Number.NaN;
+let isoDayPrefix = '';
+
 /** ISO 8601 UTC without milliseconds, as the time-series range uses: 2026-11-22T10:15:00Z. */
 export function toIsoSeconds(t: EpochMs): string {
-  return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // The simulator formats one string per time-series point, mostly of the same day:
+  // Date#toISOString once per UTC day, arithmetic for the time of day (about 8x cheaper).
+  const day = Math.floor(t / DAY_MS);
+  if (day !== isoDay) {
+    const iso = Math.abs(t) <= MAX_DATE_MS ? new Date(day * DAY_MS).toISOString() : '';
+    // Years outside 0000-9999 (and invalid times) take the plain path, which throws for invalid ones.
+    if (iso.length !== 24) return new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    isoDay = day;
+    isoDayPrefix = iso.slice(0, 11);
+  }
+  const s = Math.floor((t - day * DAY_MS) / 1000);
+  return `${isoDayPrefix}${TWO_DIGITS[Math.floor(s / 3600)]}:${TWO_DIGITS[Math.floor(s / 60) % 60]}:${TWO_DIGITS[s % 60]}Z`;
+}
+
+/** The UTC day parseIsoTime parsed last: its "YYYY-MM-DDT" prefix and epoch ms. */
+let parsedDayPrefix = '\u0000'; // matches no string until the first day is parsed
+let parsedDayMs = Number.NaN;
+
+const digit = (s: string, i: number): number => {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
+};
+
+/**
+ * Date.parse for time-series timestamps: strings of the API's own form
+ * "YYYY-MM-DDTHH:MM:SSZ" are read digit by digit against a cached day (about 5x
+ * cheaper, for merging thousands of points); any other string goes to Date.parse.
+ */
+export function parseIsoTime(s: string): number {
+  if (typeof s !== 'string' || s.length !== 20 || s.charCodeAt(10) !== 84 /* T */ || s.charCodeAt(19) !== 90 /* Z */
+    || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 /* : */) return Date.parse(s);
+  if (!s.startsWith(parsedDayPrefix)) {
+    const prefix = s.slice(0, 11);
+    const ms = Date.parse(`${prefix}00:00:00Z`);
+    if (Number.isNaN(ms)) return Date.parse(s);
+    parsedDayPrefix = prefix;
+    parsedDayMs = ms;
+  }
+  const h = digit(s, 11) * 10 + digit(s, 12);
+  const m = digit(s, 14) * 10 + digit(s, 15);
+  const sec = digit(s, 17) * 10 + digit(s, 18);
+  if (!(h < 24 && m < 60 && sec < 60)) return Date.parse(s);
+  return parsedDayMs + h * HOUR_MS + m * 60_000 + sec * 1000;
 }
 
 /** The end of the quarter hour that contains `now` (UTC-aligned; equal to the next boundary). */
