@@ -61,15 +61,22 @@ describe('browser: the npm start dashboard', function () {
     const chartId = widget('ui-chart');
     // The points the server sends to the chart widget, as the page receives them: the stored
     // messages when the page loads (one per point), then new messages (an array of points, or one).
+    // Socket.IO starts on HTTP long-polling and upgrades to a WebSocket, so packets arrive either
+    // way: polling answers hold several packets separated by \x1e.
     let points = 0;
-    page.on('websocket', (ws) => ws.on('framereceived', (f) => {
-      const m = /^42(\[.*\])$/s.exec(String(f.payload));
+    const packet = (p: string) => {
+      const m = /^42(\[.*\])$/s.exec(p);
       if (!m) return;
       const [event, data] = JSON.parse(m[1]) as [string, unknown];
       if (event === `widget-load:${chartId}` && Array.isArray(data)) points = Math.max(points, data.length);
       const payload = (data as { payload?: unknown } | null)?.payload;
       if (event === `msg-input:${chartId}`) points = Array.isArray(payload) ? Math.max(points, payload.length) : points + 1;
-    }));
+    };
+    page.on('websocket', (ws) => ws.on('framereceived', (f) => packet(String(f.payload))));
+    page.on('response', (r) => {
+      if (r.request().method() !== 'GET' || !/\/socket\.io\/.*transport=polling/.test(r.url())) return;
+      r.text().then((body) => body.split('\x1e').forEach(packet), () => { /* page closed */ });
+    });
     await page.goto(`${demo!.base}/dashboard`);
     await page.locator('.nrdb-ui-gauge').first().waitFor({ state: 'visible', timeout: 30000 });
 
