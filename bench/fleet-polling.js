@@ -5,8 +5,12 @@
  * and its shared PollScheduler, in the Node-RED runtime, for 2 minutes. Measures this
  * process's CPU over the 2 minutes (the simulator runs in a child process, like a remote
  * service), the heap after a forced GC at minute 1 and at the end, and how the polls are
- * spread: messages per second and the busiest 10 ms. Run node with --expose-gc.
+ * spread: messages per second and the busiest 10 ms. Then, for a floor, the same requests
+ * (same devices, same rate, 250 ms slots, 6 sockets) from a bare node:http client without
+ * Node-RED or axios for FLOOR_MS, parsing each answer: what HTTP alone costs on this machine.
+ * Run node with --expose-gc.
  */
+const http = require('node:http');
 const { guard, machine, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
 const { fleetSites } = require('./lib/fleet-sites');
 const red = require('./lib/red');
@@ -16,6 +20,8 @@ const NODES = 5000;
 const INTERVAL_S = 10;
 const RUN_MS = Number(process.env.BENCH_FLEET_MS) || 120_000;
 const PROPS = 'power,totalEnergyProduced'; // every kind of device has both
+const FLOOR_MS = Number(process.env.BENCH_FLOOR_MS) || 60_000;
+const SLOT_MS = 250; // as PollScheduler's MIN_TICK_MS
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 function heapAfterGc() {
@@ -26,7 +32,7 @@ function heapAfterGc() {
 
 async function main() {
   if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
-  guard(RUN_MS + 120_000, 'fleet-polling');
+  guard(RUN_MS + FLOOR_MS + 120_000, 'fleet-polling');
   const sim = await startServer({ mode: 'sim', fleetSites: SITES });
   const refs = fleetSites(SITES).flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]).slice(0, NODES);
   await red.start();
@@ -73,6 +79,7 @@ async function main() {
   const rss2 = process.memoryUsage().rss;
   const msgs = n;
   await red.stop();
+  const floor = await bareHttpFloor(sim.url, refs);
   await sim.stop();
 
   // Spread: messages per whole second (after the first interval) and the busiest 10 ms.
@@ -110,6 +117,17 @@ async function main() {
       rssAfterMinute1MB: round(rss1 / 2 ** 20, 1),
       rssAtEndMB: round(rss2 / 2 ** 20, 1),
     },
+    floor: {
+      what: `bare node:http, same devices and rate, ${SLOT_MS} ms slots, 6 sockets, no Node-RED, no axios`,
+      seconds: round(floor.wall / 1000, 1),
+      requests: floor.requests,
+      errors: floor.errors,
+      cpuPercentOfOneCore: round(floor.cpuPct, 1),
+      cpuUsPerRequest: round((floor.cpuMs * 1000) / floor.requests, 0),
+    },
+    ratios: {
+      'ems-device-read CPU / bare node:http CPU': round(cpuPct / floor.cpuPct),
+    },
     goals: [
       { goal: 'CPU at most 15 % of one core', measured: `${round(cpuPct, 1)} %`, met: cpuPct <= 15 },
       { goal: 'heap at the end within 5 MB of the heap after minute 1', measured: `${round(heapDeltaMB, 2)} MB`, met: Math.abs(heapDeltaMB) <= 5 },
@@ -117,6 +135,39 @@ async function main() {
     ],
   });
   process.exit(0);
+}
+
+/** The same polls from a bare node:http client: CPU of this process over FLOOR_MS. */
+async function bareHttpFloor(url, refs) {
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+  const perSlot = (refs.length * SLOT_MS) / (INTERVAL_S * 1000);
+  let next = 0;
+  let requests = 0;
+  let errors = 0;
+  let inFlight = 0;
+  const get = (ref) => {
+    inFlight++;
+    const end = (ok) => { inFlight--; if (ok) requests++; else errors++; };
+    http.get({ host: hostname, port, agent, path: `/devices/${ref}/measurements/map?properties=${PROPS}` }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => { try { end(res.statusCode === 200 && JSON.parse(body).measurements !== undefined); } catch { end(false); } });
+      res.on('error', () => end(false));
+    }).on('error', () => end(false));
+  };
+  global.gc();
+  const cpu0 = selfCpuMs();
+  const t0 = performance.now();
+  const timer = setInterval(() => { for (let i = 0; i < perSlot; i++) get(refs[next++ % refs.length]); }, SLOT_MS);
+  await sleep(FLOOR_MS);
+  clearInterval(timer);
+  const cpuMs = selfCpuMs() - cpu0;
+  const wall = performance.now() - t0;
+  for (let i = 0; i < 200 && inFlight > 0; i++) await sleep(50);
+  agent.destroy();
+  return { cpuMs, wall, requests, errors, cpuPct: (cpuMs / wall) * 100 };
 }
 
 main().catch((e) => {

@@ -16,12 +16,12 @@
  */
 const http = require('node:http');
 const axios = require('axios');
-const { closedLoop, guard, machine, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
+const { closedLoop, guard, machine, median, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
 const { fleetDevices } = require('./lib/fleet-sites');
 const red = require('./lib/red');
 
 const TOTAL = Number(process.env.BENCH_READS) || 20_000;
-const ROUNDS = 5;
+const ROUNDS = 8;
 const INFLIGHT = 64;
 const CONCURRENCY = 6;
 const PROPS = 'soc,power,totalEnergyConsumed';
@@ -95,9 +95,10 @@ async function main() {
     const simCpu0 = procCpuMs(sim.pid);
     const s = await closedLoop(seq, count, inflight, task);
     seq += count;
-    const st = (into[name] ??= { reads: 0, seconds: 0, cpuMs: 0, simCpuMs: 0, httpRequests: 0 });
+    const st = (into[name] ??= { reads: 0, seconds: 0, cpuMs: 0, simCpuMs: 0, httpRequests: 0, perRound: [] });
     st.reads += count;
     st.seconds += s;
+    st.perRound.push(count / s);
     st.cpuMs += selfCpuMs() - cpu0;
     st.simCpuMs += procCpuMs(sim.pid) - simCpu0;
     st.httpRequests += (await simRequests(sim.url)) - req0;
@@ -128,8 +129,14 @@ async function main() {
   const main = summarise(stats);
   const lowS = summarise(low);
   const tp = (n) => (main[n] ? main[n].readsPerSecond : NaN);
-  const ratioAxios = tp('ems-device-read') / tp('bare axios');
-  const ratioCore = tp('ems-device-read') / tp('core flow');
+  // The goals compare alternatives round by round (each round runs them back to back, so a
+  // slow spell of a shared machine hits both) and take the median of the per-round ratios.
+  const perRound = (a, b) => (stats[a] && stats[b] ? stats[a].perRound.map((x, i) => x / stats[b].perRound[i]) : [NaN]);
+  const roundsAxios = perRound('ems-device-read', 'bare axios');
+  const roundsCore = perRound('ems-device-read', 'core flow');
+  const ratioAxios = median(roundsAxios);
+  const ratioCore = median(roundsCore);
+  const spread = (xs) => `median of ${xs.length} rounds; rounds ${round(Math.min(...xs))}-${round(Math.max(...xs))}`;
   await red.stop();
   await sim.stop();
   output({
@@ -140,17 +147,19 @@ async function main() {
     alternatives: main,
     lowInflight: { inflight: CONCURRENCY, alternatives: lowS },
     ratios: {
-      'ems-device-read / bare axios': round(ratioAxios),
+      'ems-device-read / bare axios (median of rounds)': round(ratioAxios),
+      'ems-device-read / core flow (median of rounds)': round(ratioCore),
+      'ems-device-read / bare axios (totals)': round(tp('ems-device-read') / tp('bare axios')),
       'ems-device-read / tuned axios': round(tp('ems-device-read') / tp('tuned axios')),
-      'ems-device-read / core flow': round(ratioCore),
+      'ems-device-read / core flow (totals)': round(tp('ems-device-read') / tp('core flow')),
       'Node-RED + axios (reference) / bare axios': round(tp('Node-RED + axios (reference)') / tp('bare axios')),
       'ems-device-read / Node-RED + axios (reference)': round(tp('ems-device-read') / tp('Node-RED + axios (reference)')),
       'at 6 in flight: ems-device-read / tuned axios': round(lowS['ems-device-read'].readsPerSecond / lowS['tuned axios'].readsPerSecond),
       'at 6 in flight: coalesceMs 0 / tuned axios': round(lowS['ems-device-read, coalesceMs 0'].readsPerSecond / lowS['tuned axios'].readsPerSecond),
     },
     goals: [
-      { goal: 'throughput >= 0.90 x bare axios', measured: round(ratioAxios), met: ratioAxios >= 0.9 },
-      { goal: 'throughput >= 1.5 x core-node flow', measured: round(ratioCore), met: ratioCore >= 1.5 },
+      { goal: 'throughput >= 0.90 x bare axios', measured: `${round(ratioAxios)} (${spread(roundsAxios)})`, met: ratioAxios >= 0.9 },
+      { goal: 'throughput >= 1.5 x core-node flow', measured: `${round(ratioCore)} (${spread(roundsCore)})`, met: ratioCore >= 1.5 },
     ],
   });
   process.exit(0);
