@@ -13,7 +13,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { ROOT, guard, machine, median, output, round } = require('./lib/common');
 
-const STARTS = Number(process.env.BENCH_STARTS) || 7;
+const STARTS = Number(process.env.BENCH_STARTS) || 15;
 const RED_JS = require.resolve('node-red/red.js');
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
@@ -146,7 +146,10 @@ async function main() {
     const requireRuns = Array.from({ length: 5 }, () => requireMs(path.join(nm, '@ems-partner', 'node-red')));
     const withMs = median(starts.with);
     const withoutMs = median(starts.without);
-    const added = withMs - withoutMs;
+    // Each pair of starts runs back to back, so a slow spell of the machine hits both: the goal
+    // takes the median of the 15 paired differences (the difference of medians is also given).
+    const pairs = starts.with.map((w, i) => w - starts.without[i]);
+    const added = median(pairs);
     const MB = 2 ** 20;
     output({
       id: 'footprint',
@@ -168,11 +171,11 @@ async function main() {
         nodeSetsLoaded: Array.isArray(loaded) ? loaded.map((s) => `${s.name}${s.enabled && !s.err ? '' : ' (not loaded)'}`) : loaded,
         startMsWithout: { median: round(withoutMs, 0), runs: starts.without.map((x) => round(x, 0)) },
         startMsWith: { median: round(withMs, 0), runs: starts.with.map((x) => round(x, 0)) },
-        startAddedMs: round(added, 0),
+        startAddedMs: { medianOfPairs: round(added, 0), differenceOfMedians: round(withMs - withoutMs, 0), pairs: pairs.map((x) => round(x, 0)) },
         requireNodeFilesMs: { median: round(median(requireRuns), 0), runs: requireRuns.map((x) => round(x, 0)) },
       },
       goals: [
-        { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
+        { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms (median of ${STARTS} paired starts; node files alone ${round(median(requireRuns), 0)} ms)`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
         { goal: 'production install at most 3 MB', measured: `${round(size.bytes / MB, 2)} MB (${pkgs.length} packages)`, met: size.bytes <= 3 * MB },
         { goal: 'at most 3 runtime dependencies', measured: `${runtimeDeps.length} (${runtimeDeps.join(', ')})`, met: runtimeDeps.length <= 3 },
       ],
