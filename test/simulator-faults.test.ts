@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/api/time';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import type { AddressInfo } from 'node:net';
+import { createSimServer, DEFAULT_SITES, Simulator, startSimulator, type StartedSimulator } from '../src/simulator/index';
 import { LOG_CAPACITY } from '../src/simulator/request-log';
 import { call } from './helpers/sim-http';
 
@@ -52,6 +53,30 @@ describe('simulator: fault injection', () => {
     const t = Date.now();
     assert.equal((await call(s.url, 'GET', SOC)).status, 200);
     assert.ok(Date.now() - t >= 55);
+  });
+
+  it('latency: a read is answered as the state was when it arrived, and held; steering applies after the delay', async () => {
+    // The server itself, to see when a request arrived (its own handler runs before this listener).
+    const sim = new Simulator({ startTime: T0, frozen: true, seed: 4 });
+    const { server, close } = createSimServer(sim);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    after(close);
+    sim.setFaults({ latencyMs: [300, 300] });
+    const arrived = new Promise((resolve) => server.once('request', resolve));
+    const read = call(url, 'GET', SOC);
+    await arrived; // the simulator's own handler ran first: the answer is made and held
+    sim.clock.advance(HOUR_MS);
+    const r = await read;
+    assert.equal(r.status, 200);
+    assert.equal(r.body.timestamp, T0, `measured at arrival, before the clock moved: ${JSON.stringify(r.body)}`);
+
+    const steered = new Promise((resolve) => server.once('request', resolve));
+    const steer = call(url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 10, unit: 'kW' }, validUntil: T0 + 3 * HOUR_MS });
+    await steered;
+    assert.equal(sim.steeringState(COM.siteReference).components.energyStorageSetting, null, 'not applied during the delay');
+    assert.equal((await steer).status, 200);
+    assert.equal(sim.steeringState(COM.siteReference).components.energyStorageSetting!.value, 10);
   });
 
   it('a faulted steering request changes nothing', async () => {

@@ -6,6 +6,7 @@
  * 500; no input crashes the server.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { ValidationError } from '../api/errors';
 import { handleControl } from './control';
 import type { FaultDecision } from './faults';
@@ -89,10 +90,18 @@ export function createSimServer(sim: Simulator): SimServer {
     };
     // The token request carries the client secret: its body is never logged.
     if (text !== null && text !== '' && segments[0] !== 'oauth') entry.body = bodyForLog(text);
+    /** With added latency on a read: when its answer may leave (performance.now() ms). */
+    let holdUntil = 0;
     const send = (status: number, json: string, headers?: Record<string, string | number | string[]>): void => {
       entry.status = status;
       sim.log.add(entry);
-      sendJson(res, status, json, requestId, headers);
+      const wait = holdUntil - performance.now();
+      if (wait < 1) return sendJson(res, status, json, requestId, headers);
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        sendJson(res, status, json, requestId, headers);
+      }, wait);
+      timers.add(timer);
     };
     const fail = (status: number, message: string, headers?: Record<string, string | number | string[]>): void => send(status, errorJson(message, requestId), headers);
 
@@ -136,6 +145,15 @@ export function createSimServer(sim: Simulator): SimServer {
     if (!sim.faults.active) return proceed(null);
     const decision = sim.faults.decide();
     if (decision.delayMs <= 0) return proceed(decision);
+    // Latency: the answer leaves delayMs after the request arrived. A read is answered at once
+    // and held, like a service that works on parallel requests in parallel (this process has
+    // one thread; answering after the delay would queue the answers of a burst one behind the
+    // other). Steering and faults take effect only after the delay, as before.
+    const isRead = decision.kind === 'none' && (method === 'GET' || (method === 'POST' && match?.route.pattern.endsWith('/time-series')));
+    if (isRead) {
+      holdUntil = performance.now() + decision.delayMs;
+      return proceed(decision);
+    }
     const timer = setTimeout(() => {
       timers.delete(timer);
       proceed(decision);
