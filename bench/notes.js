@@ -7,8 +7,9 @@
 module.exports = {
   'read-overhead': {
     what: `20,000 map reads of 3 properties (334 battery devices round robin) per alternative, at most
-64 messages or calls outstanding (HTTP concurrency 6 in every alternative: the config node's
-limiter, the agents' maxSockets), 8 interleaved rounds. The goals compare the alternatives round by
+64 messages or calls outstanding (HTTP concurrency 6 in our node and both axios rows: the config
+node's limiter, the agents' maxSockets; the http request node has no such setting, so the core
+flow uses up to 64 keep-alive connections, as a user's flow would), 8 interleaved rounds. The goals compare the alternatives round by
 round (run back to back, so a slow spell of this shared machine hits both) and take the median of
 the 8 per-round ratios; the tables give totals. "Core flow" is change (JSONata URL) →
 http request (keep-alive on) → json. "Tuned axios" is axios with the settings our transport

@@ -3,7 +3,7 @@
  * Benchmark 1, read overhead. The same map reads of 3 properties (battery devices of a
  * generated fleet, round robin, so no two reads in flight name the same device) done by:
  *   ems-device-read  in the Node-RED runtime (config node defaults: concurrency 6, coalescing on)
- *   core flow        change (JSONata URL) -> http request (keep-alive) -> json, in the same runtime
+ *   core flow        change (JSONata URL) -> http request (keep-alive; no concurrency limit) -> json, same runtime
  *   bare axios       axios.get(url) with a keep-alive agent of maxSockets 6 (axios defaults otherwise)
  *   tuned axios      the same with maxRedirects 0 and proxy false, as our transport sets them
  *   Node-RED + axios a minimal custom node calling the bare axios instance (reference: what
