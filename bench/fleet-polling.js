@@ -5,13 +5,15 @@
  * and its shared PollScheduler, in the Node-RED runtime, for 2 minutes. Measures this
  * process's CPU over the 2 minutes (the simulator runs in a child process, like a remote
  * service), the heap after a forced GC at minute 1 and at the end, and how the polls are
- * spread: messages per second and the busiest 10 ms. Then, for a floor, the same requests
- * (same devices, same rate, 250 ms slots, 6 sockets) from a bare node:http client without
- * Node-RED or axios for FLOOR_MS, parsing each answer: what HTTP alone costs on this machine.
- * Run node with --expose-gc.
+ * spread: messages per second and the busiest 10 ms. Two references follow, for FLOOR_MS each,
+ * with the same devices, rate, 250 ms slots and 6 sockets: 5,000 minimal Node-RED nodes on the
+ * same PollScheduler that GET with node:http, parse and send (what our node could cost with a
+ * node:http read path instead of axios), and a bare node:http client without Node-RED (what
+ * HTTP alone costs on this machine). Run node with --expose-gc.
  */
+const path = require('node:path');
 const http = require('node:http');
-const { guard, machine, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
+const { DIST, guard, machine, output, procCpuMs, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
 const { fleetSites } = require('./lib/fleet-sites');
 const red = require('./lib/red');
 
@@ -32,7 +34,7 @@ function heapAfterGc() {
 
 async function main() {
   if (typeof global.gc !== 'function') throw new Error('run with node --expose-gc');
-  guard(RUN_MS + FLOOR_MS + 120_000, 'fleet-polling');
+  guard(RUN_MS + 2 * FLOOR_MS + 120_000, 'fleet-polling');
   const sim = await startServer({ mode: 'sim', fleetSites: SITES });
   const refs = fleetSites(SITES).flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]).slice(0, NODES);
   await red.start();
@@ -79,6 +81,7 @@ async function main() {
   const rss2 = process.memoryUsage().rss;
   const msgs = n;
   await red.stop();
+  const nrHttp = await nodeRedHttpReference(sim.url, refs);
   const floor = await bareHttpFloor(sim.url, refs);
   await sim.stop();
 
@@ -117,6 +120,16 @@ async function main() {
       rssAfterMinute1MB: round(rss1 / 2 ** 20, 1),
       rssAtEndMB: round(rss2 / 2 ** 20, 1),
     },
+    references: {
+      'Node-RED + node:http': {
+        what: '5,000 minimal nodes on the same PollScheduler: node:http GET, JSON.parse, send',
+        seconds: round(nrHttp.wall / 1000, 1),
+        messages: nrHttp.messages,
+        errors: nrHttp.errors,
+        cpuPercentOfOneCore: round(nrHttp.cpuPct, 1),
+        cpuUsPerPoll: round((nrHttp.cpuMs * 1000) / nrHttp.messages, 0),
+      },
+    },
     floor: {
       what: `bare node:http, same devices and rate, ${SLOT_MS} ms slots, 6 sockets, no Node-RED, no axios`,
       seconds: round(floor.wall / 1000, 1),
@@ -127,6 +140,7 @@ async function main() {
     },
     ratios: {
       'ems-device-read CPU / bare node:http CPU': round(cpuPct / floor.cpuPct),
+      'ems-device-read CPU / Node-RED + node:http CPU': round(cpuPct / nrHttp.cpuPct),
     },
     goals: [
       { goal: 'CPU at most 15 % of one core', measured: `${round(cpuPct, 1)} %`, met: cpuPct <= 15 },
@@ -135,6 +149,63 @@ async function main() {
     ],
   });
   process.exit(0);
+}
+
+/** GETs a map of PROPS with node:http; calls back with the parsed body or an error. */
+function getMap(host, port, agent, ref, cb) {
+  http.get({ host, port, agent, path: `/devices/${ref}/measurements/map?properties=${PROPS}` }, (res) => {
+    let body = '';
+    res.setEncoding('utf8');
+    res.on('data', (d) => { body += d; });
+    res.on('end', () => {
+      let parsed;
+      try { parsed = JSON.parse(body); } catch (e) { return cb(e); }
+      return res.statusCode === 200 && parsed.measurements ? cb(null, parsed) : cb(new Error(`HTTP ${res.statusCode}`));
+    });
+    res.on('error', cb);
+  }).on('error', cb);
+}
+
+/** Minimal Node-RED nodes polling with node:http on our PollScheduler: CPU over FLOOR_MS. */
+async function nodeRedHttpReference(url, refs) {
+  const { PollScheduler } = require(path.join(DIST, 'api'));
+  const { hostname, port } = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
+  const polls = new PollScheduler();
+  const pollingNode = (RED) => RED.nodes.registerType('bench-http-poll', function BenchHttpPoll(config) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const stop = polls.add(INTERVAL_S * 1000, () => new Promise((resolve) => {
+      getMap(hostname, port, agent, config.device, (err, body) => {
+        if (err) node.error(err, {});
+        else node.send({ payload: body.measurements, deviceReference: config.device });
+        resolve();
+      });
+    }));
+    node.on('close', () => stop());
+  });
+  await red.start();
+  const flow = [
+    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+    { id: 'sink', type: 'helper' },
+    { id: 'errs', type: 'helper' },
+    ...refs.map((ref, i) => ({ id: `h${i}`, type: 'bench-http-poll', device: ref, wires: [['sink']] })),
+  ];
+  let messages = 0;
+  let errors = 0;
+  await red.load(flow, [], [pollingNode]);
+  red.getNode('sink').on('input', (_m, _s, done) => { messages++; done(); });
+  red.getNode('errs').on('input', (_m, _s, done) => { errors++; done(); });
+  global.gc();
+  const cpu0 = selfCpuMs();
+  const t0 = performance.now();
+  await sleep(FLOOR_MS);
+  const cpuMs = selfCpuMs() - cpu0;
+  const wall = performance.now() - t0;
+  await red.stop();
+  polls.stop();
+  agent.destroy();
+  return { cpuMs, wall, messages, errors, cpuPct: (cpuMs / wall) * 100 };
 }
 
 /** The same polls from a bare node:http client: CPU of this process over FLOOR_MS. */
@@ -148,14 +219,11 @@ async function bareHttpFloor(url, refs) {
   let inFlight = 0;
   const get = (ref) => {
     inFlight++;
-    const end = (ok) => { inFlight--; if (ok) requests++; else errors++; };
-    http.get({ host: hostname, port, agent, path: `/devices/${ref}/measurements/map?properties=${PROPS}` }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => { try { end(res.statusCode === 200 && JSON.parse(body).measurements !== undefined); } catch { end(false); } });
-      res.on('error', () => end(false));
-    }).on('error', () => end(false));
+    getMap(hostname, port, agent, ref, (err) => {
+      inFlight--;
+      if (err) errors++;
+      else requests++;
+    });
   };
   global.gc();
   const cpu0 = selfCpuMs();

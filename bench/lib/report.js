@@ -50,6 +50,7 @@ function render(run, intro, notes) {
     if (b.alternatives) out.push(alternativesTable(b.alternatives), '');
     if (b.lowInflight) out.push(`With ${b.lowInflight.inflight} reads in flight:`, '', alternativesTable(b.lowInflight.alternatives), '');
     if (b.results) out.push(table(['Result', 'Value'], Object.entries(b.results).filter(([k]) => k !== 'installedPackageNames').map(([k, v]) => [k, v])), '');
+    for (const [name, r] of Object.entries(b.references || {})) out.push(`Reference "${name}" (${r.what}):`, '', table(['Result', 'Value'], Object.entries(r).filter(([k]) => k !== 'what')), '');
     if (b.floor) out.push(`Floor (${b.floor.what}):`, '', table(['Result', 'Value'], Object.entries(b.floor).filter(([k]) => k !== 'what')), '');
     if (b.ratios) out.push(table(['Ratio', 'Value'], Object.entries(b.ratios)), '');
     for (const [k, v] of Object.entries(b).filter(([k]) => /^answers/.test(k))) out.push(`${k}: ${v}`, '');
