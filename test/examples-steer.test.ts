@@ -125,6 +125,12 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
       const inject = ex.nodes.find((n) => n.name === 'every minute: 01:00-05:00, 5 kW');
       assert.deepEqual(JSON.parse(inject.payload), { start: '01:00', end: '05:00', powerKw: 5 });
       assert.equal(inject.repeat, '60');
+      // Within 5 s of the window's edge (01:00 or 05:00 local), first let the edge pass, so the
+      // hour read here is the hour the function node sees.
+      const nextHour = new Date();
+      nextHour.setMinutes(60, 0, 0);
+      const left = nextHour.getTime() - Date.now();
+      if (left < 5000 && [1, 5].includes(nextHour.getHours())) await new Promise((r) => setTimeout(r, left + 10));
       ex.fire('every minute: 01:00-05:00, 5 kW');
       const h = new Date().getHours();
       if (h >= 1 && h < 5) {
