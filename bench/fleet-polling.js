@@ -121,23 +121,9 @@ async function main() {
       rssAtEndMB: round(rss2 / 2 ** 20, 1),
     },
     references: {
-      'Node-RED + node:http': {
-        what: '5,000 minimal nodes on the same PollScheduler: node:http GET, JSON.parse, send',
-        seconds: round(nrHttp.wall / 1000, 1),
-        messages: nrHttp.messages,
-        errors: nrHttp.errors,
-        cpuPercentOfOneCore: round(nrHttp.cpuPct, 1),
-        cpuUsPerPoll: round((nrHttp.cpuMs * 1000) / nrHttp.messages, 0),
-      },
+      'Node-RED + node:http': cpuSummary('5,000 minimal nodes on the same PollScheduler: node:http GET, JSON.parse, send', nrHttp, 'messages', 'cpuUsPerPoll'),
     },
-    floor: {
-      what: `bare node:http, same devices and rate, ${SLOT_MS} ms slots, 6 sockets, no Node-RED, no axios`,
-      seconds: round(floor.wall / 1000, 1),
-      requests: floor.requests,
-      errors: floor.errors,
-      cpuPercentOfOneCore: round(floor.cpuPct, 1),
-      cpuUsPerRequest: round((floor.cpuMs * 1000) / floor.requests, 0),
-    },
+    floor: cpuSummary(`bare node:http, same devices and rate, ${SLOT_MS} ms slots, 6 sockets, no Node-RED, no axios`, floor, 'requests', 'cpuUsPerRequest'),
     ratios: {
       'ems-device-read CPU / bare node:http CPU': round(cpuPct / floor.cpuPct),
       'ems-device-read CPU / Node-RED + node:http CPU': round(cpuPct / nrHttp.cpuPct),
@@ -149,6 +135,12 @@ async function main() {
     ],
   });
   process.exit(0);
+}
+
+/** A reference run's figures: count (messages or requests), errors, CPU share and per item. */
+function cpuSummary(what, r, countKey, perKey) {
+  const count = r[countKey];
+  return { what, seconds: round(r.wall / 1000, 1), [countKey]: count, errors: r.errors, cpuPercentOfOneCore: round(r.cpuPct, 1), [perKey]: round((r.cpuMs * 1000) / count, 0) };
 }
 
 /** GETs a map of PROPS with node:http; calls back with the parsed body or an error. */
