@@ -38,6 +38,8 @@ export interface ClientOptions {
   /** First backoff step, ms (default 250); doubles per retry up to retryMaxMs (default 8000). */
   retryBaseMs?: number;
   retryMaxMs?: number;
+  /** Largest response body accepted, bytes (default 10 MB). */
+  maxBodyBytes?: number;
 }
 
 export interface CallOptions {

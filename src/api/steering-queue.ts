@@ -71,7 +71,7 @@ export class SteeringQueue {
   /** Requests sent, for diagnostics and tests. */
   sent = 0;
 
-  constructor(private readonly client: EmsClient) {}
+  constructor(private readonly client: EmsClient, private readonly opts: { maxValidityMs?: number } = {}) {}
 
   /** Queues a command; resolves when every component of it has been sent (or merged into a later send). */
   submit(cmd: SteeringCommand, opts: { owner?: unknown; signal?: AbortSignal } = {}): Promise<SteeringResult> {

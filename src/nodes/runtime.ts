@@ -22,6 +22,10 @@ export interface ConfigProps {
   rejectUnauthorized?: boolean | string;
   caCert?: string;
   coalesceMs?: number | string;
+  /** Largest response body accepted, MB (default 10). */
+  maxBodyMB?: number | string;
+  /** Longest validity of any steering signal, minutes (default 1440 = 24 h). */
+  maxValidity?: number | string;
 }
 
 export interface ConfigCredentials {
@@ -35,6 +39,8 @@ export interface Runtime {
   steering: SteeringQueue;
   polls: PollScheduler;
   baseUrl: string;
+  /** Limits every node on this config node obeys. */
+  limits: { maxValidityMs: number; maxBodyBytes: number };
   close(): void;
 }
 
@@ -97,6 +103,8 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const sim = usesSimulator(p);
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
+  const maxBodyBytes = int(p.maxBodyMB, 10, 1, 1024, 'maxBodyMB') * 1024 * 1024;
+  const maxValidityMs = int(p.maxValidity, 1440, 1, 43_200, 'maxValidity') * 60_000;
   const client = new EmsClient({
     baseUrl,
     auth: sim ? { type: 'none' } : authOf(p, c),
@@ -105,12 +113,13 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
     concurrency: int(p.concurrency, 6, 1, 256, 'concurrency'),
     rejectUnauthorized: bool(p.rejectUnauthorized, true),
     ca: caOf(p.caCert),
+    maxBodyBytes,
   });
   const reads = new ReadCoalescer(client, int(p.coalesceMs, 2, 0, 1000, 'coalesceMs'));
-  const steering = new SteeringQueue(client);
+  const steering = new SteeringQueue(client, { maxValidityMs });
   const polls = new PollScheduler(onPollError);
   return {
-    client, reads, steering, polls, baseUrl,
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes },
     close() {
       polls.stop();
       reads.close();
