@@ -1,0 +1,92 @@
+/**
+ * A flow saved by release 0.1.0 (test/fixtures/flows-0.1.0.json: every property as the 0.1.0
+ * editor saved it, none of those added since) loads and behaves as it did: same requests,
+ * same outputs. Properties added later must default to 0.1.0's behaviour.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/api/time';
+import { helper, Inbox, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
+
+const SAVED: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
+const SITE = 'ste_lepVqjIyPshx';
+
+describe('flows saved by 0.1.0', () => {
+  const sim = useSimulator({ frozen: false });
+  useRuntime();
+  beforeEach(() => sim.s.sim.reset());
+
+  /** The saved flow on this test's simulator, each flow node wired to its own helper, plus a Catch node. */
+  async function load() {
+    const nodes = SAVED.map((n) => ({ ...n }));
+    const extra: object[] = [];
+    for (const n of nodes) {
+      if (n.type === 'ems-partner-config') n.baseUrl = sim.s.url;
+      if (n.wires) {
+        n.wires = [[`${n.id}-out`]];
+        extra.push({ id: `${n.id}-out`, type: 'helper', z: n.z, x: 500, y: n.y, wires: [] });
+      }
+    }
+    // loadFlow's own helpers: n and out (unused here), a Catch node wired to caught.
+    const at = { z: 'f010tab0000000001', x: 100, y: 600 };
+    extra.push({ id: 'n', type: 'helper', ...at, wires: [] }, { id: 'out', type: 'helper', ...at, wires: [] });
+    extra.push({ id: 'c', type: 'catch', ...at, scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper', ...at, wires: [] });
+    const { caught } = await loadFlow([...nodes, ...extra]);
+    return {
+      caught,
+      async ask(id: string, msg: Record<string, unknown>, n = 1) {
+        const out = new Inbox(helper.getNode(`${id}-out`));
+        helper.getNode(id).receive(msg);
+        return out.count(n);
+      },
+    };
+  }
+
+  it('device read (map, list + split) and time series (points, split) answer as in 0.1.0', async () => {
+    const f = await load();
+    const [map] = await f.ask('f010read000000001', {});
+    assert.deepEqual(Object.keys(map.payload), ['soc', 'totalEnergyConsumed']);
+    assert.equal(typeof map.payload.soc, 'number');
+    assert.deepEqual(map.units, { soc: '%', totalEnergyConsumed: 'Wh' });
+    const split = await f.ask('f010read000000002', {}, 3);
+    assert.deepEqual(split.map((m) => m.topic), ['soc', 'totalEnergyConsumed', 'totalEnergyProduced'].map((p) => `dvc_aIcgt4KDesKb/${p}`));
+    const [points] = await f.ask('f010series0000001', {});
+    // `last` starts on a whole hour and ends now: 24 h give 25 hourly points (the hour in progress too).
+    assert.equal(points.payload.length, 25);
+    assert.ok(points.payload.every((p: any) => typeof p.x === 'number' && typeof p.y === 'number'));
+    const hours = await f.ask('f010series0000002', {}, 49);
+    assert.equal(hours[0].timestamp, points.payload[0].x - 24 * 3_600_000);
+    assert.ok(hours.every((m, i) => i === 0 || m.timestamp - hours[i - 1].timestamp === 3_600_000));
+    assert.equal(f.caught.msgs.length, 0);
+  });
+
+  it('site steer (ess, combined with limits, grid target dry run) sends what 0.1.0 sent', async () => {
+    const f = await load();
+    const before = Date.now();
+    const [ess] = await f.ask('f010steer00000001', { payload: -50 });
+    assert.equal(ess.request.path, `/sites/${SITE}/steering/ess`);
+    assert.deepEqual(ess.request.body.setting, { value: -50, unit: 'kW' });
+    assert.equal(ess.request.body.validUntil % QUARTER_HOUR_MS, 0);
+
+    const [comb] = await f.ask('f010steer00000002', { payload: 20 });
+    assert.equal(comb.request.path, `/sites/${SITE}/steering`);
+    const { validUntil, ...rest } = comb.request.body;
+    assert.deepEqual(rest, { energyStorageSetting: { value: 20, unit: 'kW' }, productionCurtailment: { value: 200, unit: 'kW' }, maximizeGridImport: true });
+    assert.ok(validUntil - before >= 30 * MINUTE_MS && validUntil - Date.now() <= 30 * MINUTE_MS);
+    assert.deepEqual(logged(sim.s, /^POST \/sites\/:ref\/steering/).map((e) => e.body), [ess.request.body, comb.request.body]);
+
+    const [dry] = await f.ask('f010steer00000003', { payload: 10 });
+    assert.equal(dry.dryRun, true);
+    assert.equal(dry.request.path, `/sites/${SITE}/steering/grid-target`);
+    assert.deepEqual(dry.request.body.setpoint, { value: 10, unit: 'kW' });
+    assert.deepEqual(dry.request.body.deadband, { value: 1, unit: 'kW' });
+    assert.equal(logged(sim.s, /grid-target/).length, 0);
+
+    // Over the combined node's maxEssPower (100 kW) is refused, as in 0.1.0.
+    const errs = f.caught.msgs.length;
+    helper.getNode('f010steer00000002').receive({ payload: 150 });
+    await f.caught.count(errs + 1);
+    assert.match(f.caught.msgs[errs].error.message, /maxEssPower/);
+  });
+});
