@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   normaliseDevices, validateActiveSteering, validateEssRequest, validateTimeSeriesRequest, validateProperties,
-  validateReference, ValidationError, redact, serviceMessageOf,
+  validateReference, ValidationError, redact, serviceMessageOf, MAX_PROPERTIES,
 } from '../src/api';
 
 describe('Get Devices normalisation', () => {
@@ -55,6 +55,17 @@ describe('validation', () => {
     assert.deepEqual(validateProperties('soc, totalEnergyConsumed,soc', 'p'), ['soc', 'totalEnergyConsumed']);
     assert.throws(() => validateProperties('', 'properties'), /at least one property/);
   });
+  it(`caps property lists at ${MAX_PROPERTIES} names, naming the field and the limit`, () => {
+    const names = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
+    assert.equal(validateProperties(names(100), 'properties').length, 100);
+    assert.equal(validateProperties([...names(100), ...names(100)], 'properties').length, 100, 'duplicates do not count');
+    const refused = (n: string) => (e: unknown) => e instanceof ValidationError && e.field === 'msg.properties' && e.message === `msg.properties must name at most 100 properties per request; got ${n}`;
+    assert.throws(() => validateProperties(names(101), 'msg.properties'), refused('101'));
+    assert.throws(() => validateProperties(names(101).join(','), 'msg.properties'), refused('101'));
+    const million = names(1_000_000); // the issue's 10^6 names (a 7 MB URL before the cap)
+    assert.throws(() => validateProperties(million, 'msg.properties'), refused('1000000'));
+    assert.throws(() => validateProperties(million.join(','), 'msg.properties'), refused('more than 1000'));
+  });
 });
 
 describe('errors', () => {
@@ -67,5 +78,19 @@ describe('errors', () => {
   });
   it('redacts every secret', () => {
     assert.equal(redact('key=s3cret and s3cret', ['s3cret', undefined]), 'key=*** and ***');
+  });
+  it('redacts URL-encoded, form-encoded and base64 forms of a secret', () => {
+    const secret = 'a b/c+d=e&f~!';
+    const forms = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')];
+    for (const f of forms) assert.equal(redact(`id ${f}.`, [secret]), 'id ***.', f);
+  });
+  it('relays an HTML page as its title or a short single line, never the page', () => {
+    const page = '<!DOCTYPE html><html><head><title>502 Bad &amp; Gateway</title></head><body><h1>x</h1></body></html>';
+    assert.equal(serviceMessageOf(page), '502 Bad & Gateway');
+    const untitled = `<html><body><h1>Down</h1>\n<p>${'for maintenance '.repeat(20)}</p></body></html>`;
+    const m = serviceMessageOf(untitled) ?? '';
+    assert.ok(m.startsWith('Down for maintenance') && m.length <= 120 && !m.includes('<') && !m.includes('\n'), m);
+    assert.equal(serviceMessageOf(`  plain\ntext ${'x'.repeat(500)}`)?.length, 120);
+    assert.equal(serviceMessageOf({ message: `a\nb ${'y'.repeat(1000)}` })?.length, 200);
   });
 });

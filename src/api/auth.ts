@@ -15,7 +15,7 @@ export type AuthConfig =
 
 export type AuthType = AuthConfig['type'];
 
-/** Every secret of a config, for redaction. */
+/** Every secret of a config, for redaction (the OAuth2 access tokens are added when fetched). */
 export function secretsOf(auth: AuthConfig | undefined): string[] {
   if (!auth) return [];
   if (auth.type === 'header') return [auth.apiKey];
@@ -45,6 +45,8 @@ export class OAuth2TokenSource {
     private readonly http: AxiosInstance,
     private readonly secrets: () => string[],
     private readonly now: () => number = Date.now,
+    /** Told every access token fetched, before it is used (for redaction). */
+    private readonly onToken?: (token: string) => void,
   ) {}
 
   /** A valid token; concurrent callers share one fetch. */
@@ -77,7 +79,8 @@ export class OAuth2TokenSource {
         'axios-retry': { retries: 0 },
       } as never);
       const body = res.data as Record<string, unknown> | undefined;
-      if (res.status >= 200 && res.status < 300 && body && typeof body.access_token === 'string') {
+      if (res.status >= 200 && res.status < 300 && body && typeof body.access_token === 'string' && body.access_token !== '') {
+        this.onToken?.(body.access_token);
         const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
         const lifetime = expiresIn * 1000;
         const at = this.now();
@@ -85,7 +88,7 @@ export class OAuth2TokenSource {
         this.failures = 0;
         return body.access_token;
       }
-      const msg = serviceMessageOf(body) ?? `HTTP ${res.status}`;
+      const msg = serviceMessageOf(body, (t) => redact(t, this.secrets())) ?? `HTTP ${res.status}`;
       throw this.fail(new ApiError({
         code: 'EMS_AUTH',
         status: res.status,
@@ -96,7 +99,7 @@ export class OAuth2TokenSource {
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (isCancel(err)) throw err;
-      const code = (err as { code?: string }).code ?? 'ERROR';
+      const code = /maxContentLength/.test((err as Error)?.message ?? '') ? 'answer too large' : (err as { code?: string }).code ?? 'ERROR';
       throw this.fail(new ApiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
     }
   }

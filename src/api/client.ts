@@ -7,9 +7,11 @@
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
 import { isAxiosError } from './http-lib';
-import { ApiError, redact, serviceMessageOf, ValidationError } from './errors';
+import { ApiError, oneLine, Redactor, serviceMessageOf, ValidationError } from './errors';
 import { secretsOf, type AuthConfig } from './auth';
-import { normaliseDevices } from './devices';
+import {
+  CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
+} from './responses';
 import { mapLimit } from './limiter';
 import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from './time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
@@ -26,7 +28,7 @@ import type {
 export interface ClientOptions {
   baseUrl: string;
   auth?: AuthConfig;
-  /** Per attempt, ms (default 10000). */
+  /** Wall-clock time per attempt, ms (default 10000): connecting, waiting and reading the whole body. */
   timeoutMs?: number;
   /** Retries after the first attempt (default 3). */
   retries?: number;
@@ -59,13 +61,23 @@ type Listener = (s: ConnectionState) => void;
 /** At most this many 30-day requests for one time series (about 5 years). */
 export const MAX_SPANS = 62;
 
+/** Default largest response body: 10 MB. */
+export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** Longest requestId relayed from a service. */
+const MAX_REQUEST_ID = 128;
+
 export class EmsClient {
   readonly transport: Transport;
   private readonly closer = new AbortController();
   /** The client's signal combined with each caller signal, made once per caller signal. */
   private readonly combined = new WeakMap<AbortSignal, AbortSignal>();
   private readonly listeners = new Set<Listener>();
-  private readonly secrets: string[];
+  /** Masks every form of the client's secrets (and of the OAuth2 access tokens it fetched). */
+  readonly redactor: Redactor;
+  /** host:port of the service, for connection errors (never a path or query). */
+  private readonly hostPort: string;
+  private readonly timeoutMs: number;
+  private readonly maxBodyBytes: number;
   state: ConnectionState = { state: 'ok' };
   readonly concurrency: number;
 
@@ -76,19 +88,23 @@ export class EmsClient {
     // Every waiting request listens on this one signal: many listeners are expected, not a leak.
     setMaxListeners(0, this.closer.signal);
     const auth = opts.auth ?? { type: 'none' };
-    this.secrets = secretsOf(auth).filter(Boolean);
+    this.redactor = new Redactor(secretsOf(auth));
+    this.hostPort = hostPortOf(opts.baseUrl);
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
+    this.timeoutMs = opts.timeoutMs ?? 10_000;
+    this.maxBodyBytes = opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
     this.transport = new Transport({
       baseUrl: opts.baseUrl,
       auth,
-      timeoutMs: opts.timeoutMs ?? 10_000,
+      timeoutMs: this.timeoutMs,
+      maxBodyBytes: this.maxBodyBytes,
       retries: Math.max(0, Math.floor(opts.retries ?? 3)),
       concurrency: this.concurrency,
       rejectUnauthorized: opts.rejectUnauthorized ?? true,
       ca: opts.ca,
       retryBaseMs: opts.retryBaseMs ?? 250,
       retryMaxMs: opts.retryMaxMs ?? 8_000,
-      secrets: () => this.secrets,
+      redactor: this.redactor,
       onState: (s) => this.setState(s),
     });
   }
@@ -114,35 +130,35 @@ export class EmsClient {
   // ------------------------------------------------------------------ device data
 
   async listDevices(o?: CallOptions): Promise<Device[]> {
-    return normaliseDevices(await this.request('GET', '/devices', { kind: 'read' }, o));
+    return this.request('GET', '/devices', { kind: 'read' }, o, undefined, DEVICES);
   }
 
   async getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
     const ref = validateReference(device, 'deviceReference');
     const prop = validateProperty(property, 'property');
     const path = `/devices/${enc(ref)}/measurement`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?property=${enc(prop)}` });
+    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?property=${enc(prop)}` }, MEASUREMENT);
   }
 
   async getMeasurementsMap(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
     const ref = validateReference(device, 'deviceReference');
     const props = validateProperties(properties, 'properties');
     const path = `/devices/${enc(ref)}/measurements/map`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` });
+    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` }, MEASUREMENT_MAP);
   }
 
   async getMeasurementsList(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
     const ref = validateReference(device, 'deviceReference');
     const props = validateProperties(properties, 'properties');
     const path = `/devices/${enc(ref)}/measurements`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` });
+    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` }, MEASUREMENT_LIST);
   }
 
   /** One time-series request (at most 30 days, one property), as the API takes it. */
   async getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
     const ref = validateReference(device, 'deviceReference');
     const body = validateTimeSeriesRequest('range' in req ? req : toTimeSeriesRequest(req));
-    return this.request('POST', `/devices/${enc(ref)}/measurements/time-series`, { kind: 'read' }, o, { data: body });
+    return this.request('POST', `/devices/${enc(ref)}/measurements/time-series`, { kind: 'read' }, o, { data: body }, TIME_SERIES);
   }
 
   /**
@@ -171,37 +187,36 @@ export class EmsClient {
   async steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateActiveSteering(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+    return this.request('POST', `/sites/${enc(ref)}/steering`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
   }
 
   async steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateEssRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/ess`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+    return this.request('POST', `/sites/${enc(ref)}/steering/ess`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
   }
 
   async steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateCurtailmentRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/curtailment`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+    return this.request('POST', `/sites/${enc(ref)}/steering/curtailment`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
   }
 
   async steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
     const ref = validateReference(site, 'siteReference');
     const b = validateGridTargetRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b });
+    return this.request('POST', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
   }
 
   async cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
     const ref = validateReference(site, 'siteReference');
-    return this.request('DELETE', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer' }, o);
+    return this.request('DELETE', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer' }, o, undefined, CANCEL);
   }
 
   /** Sites with their devices. The reference simulator has this; the real service may not (404 gives []). */
   async listSites(o?: CallOptions): Promise<SiteSummary[]> {
     try {
-      const body = await this.request<{ sites?: SiteSummary[] } | SiteSummary[]>('GET', '/sites', { kind: 'read' }, o);
-      return Array.isArray(body) ? body : (body.sites ?? []);
+      return await this.request('GET', '/sites', { kind: 'read' }, o, undefined, SITES);
     } catch (e) {
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return [];
       throw e;
@@ -210,16 +225,20 @@ export class EmsClient {
 
   // ---------------------------------------------------------------------- plumbing
 
-  /** Sends one request (with the transport's retries) and maps failures to ApiError. */
-  async request<T>(method: string, path: string, meta: EmsRequestMeta, o?: CallOptions, extra?: AxiosRequestConfig): Promise<T> {
+  /**
+   * Sends one request (with the transport's retries) and maps failures to ApiError. With a
+   * `shape`, the answer is checked against it (EMS_BAD_RESPONSE when it does not fit).
+   */
+  async request<T>(method: string, path: string, meta: EmsRequestMeta, o?: CallOptions, extra?: AxiosRequestConfig, shape?: ResponseShape<T>): Promise<T> {
     if (this.closed) throw new ApiError({ code: 'EMS_CLOSED', message: `${method} ${path} not sent: client closed`, request: { method, path } });
     const signal = this.signalFor(o?.signal);
+    let res;
     try {
-      const res = await this.transport.axios.request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig);
-      return res.data;
+      res = await this.transport.axios.request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig);
     } catch (err) {
       throw this.toApiError(err, method, path);
     }
+    return shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data;
   }
 
   /**
@@ -241,21 +260,32 @@ export class EmsClient {
   private toApiError(err: unknown, method: string, path: string): Error {
     if (err instanceof ApiError || err instanceof ValidationError) return err;
     const request = { method, path };
+    const r = this.redactor;
     if (!isAxiosError(err)) {
       const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
       return new ApiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
     }
     if (err.code === 'ERR_CANCELED') return new ApiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
-    const res = err.response;
-    if (!res) {
-      const what = err.code === 'ETIMEDOUT' || err.code === 'ECONNABORTED' ? `timed out (${err.code})` : `connection failed (${err.code ?? 'network error'})`;
-      return new ApiError({ code: err.code ?? 'EMS_NETWORK', message: redact(`${method} ${path} ${what}`, this.secrets), request });
+    if (/maxContentLength|maxBodyLength/.test(err.message)) {
+      const mb = Math.round((this.maxBodyBytes / 1024 / 1024) * 100) / 100;
+      const what = /maxBodyLength/.test(err.message) ? 'request body is' : 'answer is';
+      return new ApiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
     }
-    const body = res.data as Record<string, unknown> | undefined;
+    const res = err.response;
+    const code = err.code ?? 'EMS_NETWORK';
+    if (!res || (res.status >= 200 && res.status < 300)) {
+      // No answer, or an answer cut off mid-body: name the host and port, never the path's query.
+      const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
+        ? `timed out after ${this.timeoutMs} ms (${code})`
+        : `connection to ${this.hostPort} failed (${code})`;
+      return new ApiError({ code, message: r.text(`${method} ${path} ${what}`), request });
+    }
+    const body = res.data as Record<string, unknown> | string | undefined;
     const headerId = res.headers?.['x-request-id'];
-    const requestId = typeof body?.requestId === 'string' ? body.requestId : typeof headerId === 'string' ? headerId : undefined;
-    const svc = serviceMessageOf(body);
-    const serviceMessage = svc ? redact(svc, this.secrets) : undefined;
+    const rawId = body && typeof body === 'object' && typeof body.requestId === 'string' ? body.requestId : typeof headerId === 'string' ? headerId : undefined;
+    // Masked before they are cut, so a secret is never shown in part.
+    const requestId = rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
+    const serviceMessage = serviceMessageOf(body, (s) => r.text(s));
     const ra = Number(res.headers?.['retry-after']);
     return new ApiError({
       code: `HTTP_${res.status}`,
@@ -264,7 +294,7 @@ export class EmsClient {
       requestId,
       retryAfter: Number.isFinite(ra) ? ra : undefined,
       request,
-      message: `${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`,
+      message: r.text(`${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`),
     });
   }
 
@@ -279,6 +309,16 @@ export class EmsClient {
         /* a listener's failure must not break a request */
       }
     }
+  }
+}
+
+/** host:port of a base URL, with the scheme's default port when it names none. */
+export function hostPortOf(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return '(invalid base URL)';
   }
 }
 

@@ -4,6 +4,9 @@
  * the answer it would have got alone. Identical concurrent reads share one request.
  * If the merged request is refused (400/404/422, e.g. one caller named an unknown
  * property), every caller falls back to its own request, so one bad read cannot fail others.
+ * Whatever the answer, every waiter completes: an answer of the wrong shape (checked by the
+ * client, EMS_BAD_RESPONSE) rejects every waiter with that one error, and nothing here throws
+ * from a timer or a promise handler.
  */
 import { ApiError } from './errors';
 import { validateProperties, validateProperty, validateReference } from './validate';
@@ -63,7 +66,7 @@ export class ReadCoalescer {
       if (!b) {
         b = { waiters: [] };
         this.batches.set(ref, b);
-        b.timer = setTimeout(() => this.flush(ref), this.windowMs);
+        b.timer = setTimeout(() => this.flushSafely(ref), this.windowMs);
       }
       b.waiters.push({ shape, props, resolve, reject, signal: o?.signal });
     });
@@ -72,15 +75,28 @@ export class ReadCoalescer {
   private direct(ref: string, shape: Shape, props: string[], signal?: AbortSignal): Promise<Answer> {
     this.requests++;
     const o = { signal };
-    if (shape === 'single') return this.client.getMeasurement(ref, props[0], o);
-    if (shape === 'map') return this.client.getMeasurementsMap(ref, props, o);
-    return this.client.getMeasurementsList(ref, props, o);
+    try {
+      if (shape === 'single') return this.client.getMeasurement(ref, props[0], o);
+      if (shape === 'map') return this.client.getMeasurementsMap(ref, props, o);
+      return this.client.getMeasurementsList(ref, props, o);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
-  private flush(ref: string): void {
+  /** The timer's entry: a failure while flushing rejects the batch's waiters instead of escaping the timer. */
+  private flushSafely(ref: string): void {
     const b = this.batches.get(ref);
     this.batches.delete(ref);
     if (!b) return;
+    try {
+      this.flush(ref, b);
+    } catch (e) {
+      for (const w of b.waiters) w.reject(e);
+    }
+  }
+
+  private flush(ref: string, b: Batch): void {
     const waiters: Waiter[] = [];
     for (const w of b.waiters) {
       if (w.signal?.aborted) w.reject(w.signal.reason);
@@ -106,8 +122,13 @@ export class ReadCoalescer {
     this.client.getMeasurementsList(ref, union, { signal: s.signal }).then(
       (list) => {
         s.release();
-        const byProp = new Map<string, MeasurementListItem>();
-        for (const m of list.measurements) byProp.set(m.property, m);
+        let byProp: Map<string, MeasurementListItem>;
+        try {
+          byProp = indexList(list, ref);
+        } catch (e) {
+          for (const w of waiters) w.reject(e);
+          return;
+        }
         for (const w of waiters) {
           try {
             w.resolve(fanOut(list, byProp, w));
@@ -119,7 +140,13 @@ export class ReadCoalescer {
       (err) => {
         s.release();
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
-          for (const [, ws] of groups) this.share(ws, (signal) => this.direct(ref, ws[0].shape, ws[0].props, signal));
+          for (const [, ws] of groups) {
+            try {
+              this.share(ws, (signal) => this.direct(ref, ws[0].shape, ws[0].props, signal));
+            } catch (e) {
+              for (const w of ws) w.reject(e);
+            }
+          }
         } else for (const w of waiters) w.reject(err);
       },
     );
@@ -177,6 +204,20 @@ function sharedSignal(waiters: Waiter[]): SharedSignal {
       for (const sig of distinct) sig.removeEventListener('abort', onAbort);
     },
   };
+}
+
+/**
+ * The items of a merged list answer by property. The client checked its shape already; this
+ * check stays so that no answer can make the handler throw (defence in depth, no cost to speak of).
+ */
+function indexList(list: MeasurementList, ref: string): Map<string, MeasurementListItem> {
+  const items = (list as { measurements?: unknown } | null | undefined)?.measurements;
+  if (!Array.isArray(items)) {
+    throw new ApiError({ code: 'EMS_BAD_RESPONSE', message: `GET /devices/${ref}/measurements answered without a measurements array`, request: { method: 'GET', path: `/devices/${ref}/measurements` } });
+  }
+  const byProp = new Map<string, MeasurementListItem>();
+  for (const m of items as MeasurementListItem[]) if (m && typeof m.property === 'string') byProp.set(m.property, m);
+  return byProp;
 }
 
 function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>, w: Waiter): Answer {

@@ -70,29 +70,203 @@ export function refusedField(err: unknown, field: string): unknown {
   });
 }
 
-/** Reads the service's own message from the usual fields of an error body. */
-export function serviceMessageOf(body: unknown): string | undefined {
-  if (typeof body === 'string') return body.trim() ? body.trim().slice(0, 300) : undefined;
+/** Longest service message relayed from a JSON field; text and HTML bodies give at most 120 characters. */
+const MAX_FIELD_MESSAGE = 200;
+const MAX_TEXT_MESSAGE = 120;
+
+/** Masking is applied to this much of a text before it is cut, so no secret is cut in half and shown in part. */
+const MASK_SPAN = 65_536;
+const same = (s: string): string => s;
+
+/**
+ * Reads the service's own message from the usual fields of an error body, as one short line.
+ * A text body gives its first 120 characters; an HTML page its `<title>` (or, without one, a
+ * short excerpt of its text), never the page itself. `mask` (the client's redaction) is
+ * applied before the text is cut.
+ */
+export function serviceMessageOf(body: unknown, mask: (s: string) => string = same): string | undefined {
+  if (typeof body === 'string') return textMessage(mask(body.slice(0, MASK_SPAN)));
   if (!body || typeof body !== 'object') return undefined;
   const b = body as Record<string, unknown>;
+  const line = (s: string) => oneLine(mask(s.slice(0, MASK_SPAN)), MAX_FIELD_MESSAGE);
   // OAuth2 error responses (RFC 6749 5.2): {error: code, error_description: text}.
-  if (typeof b.error === 'string' && typeof b.error_description === 'string') return `${b.error}: ${b.error_description}`;
+  if (typeof b.error === 'string' && typeof b.error_description === 'string') return line(`${b.error}: ${b.error_description}`) || undefined;
   for (const key of ['message', 'error', 'detail', 'title', 'error_description']) {
     const v = b[key];
-    if (typeof v === 'string' && v) return v;
+    if (typeof v === 'string' && v.trim()) return line(v);
     if (key === 'error' && v && typeof v === 'object') {
       const inner = (v as Record<string, unknown>).message;
-      if (typeof inner === 'string' && inner) return inner;
+      if (typeof inner === 'string' && inner.trim()) return line(inner);
     }
   }
   return undefined;
 }
 
-/** Replaces every occurrence of a secret by `***`. Secrets shorter than 4 characters are masked too. */
-export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let out = text;
-  for (const s of secrets) {
-    if (s && s.length > 0) out = out.split(s).join('***');
+/** Whether a text body is an HTML (or XML) page rather than a message. */
+export function looksLikeHtml(text: string): boolean {
+  return /^\s*</.test(text.slice(0, 64));
+}
+
+/** Collapses whitespace and control characters to single spaces and cuts to `max` characters. */
+export function oneLine(text: string, max: number): string {
+  // eslint-disable-next-line no-control-regex
+  const t = text.slice(0, max * 4).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function textMessage(body: string): string | undefined {
+  const t = body.trim();
+  if (!t) return undefined;
+  return looksLikeHtml(t) ? htmlMessage(t) : oneLine(t, MAX_TEXT_MESSAGE);
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+function decodeEntities(s: string): string {
+  return s.replace(/&(#\d{1,6}|#x[0-9a-f]{1,6}|[a-z]{2,6});/gi, (m, e: string) => {
+    if (e[0] !== '#') return ENTITIES[e.toLowerCase()] ?? m;
+    const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+  });
+}
+
+/** The `<title>` of a page, or a short excerpt of its text. Linear in the page (indexOf, no backtracking). */
+function htmlMessage(page: string): string {
+  const head = page.slice(0, 65_536);
+  const lower = head.toLowerCase();
+  const open = lower.indexOf('<title');
+  if (open >= 0) {
+    const from = lower.indexOf('>', open);
+    const to = from >= 0 ? lower.indexOf('</title', from) : -1;
+    const title = to > from ? oneLine(decodeEntities(head.slice(from + 1, to)), MAX_TEXT_MESSAGE) : '';
+    if (title) return title;
   }
-  return out;
+  const text = oneLine(decodeEntities(head.replace(/<[^>]*>/g, ' ')), MAX_TEXT_MESSAGE);
+  return text || 'an HTML page';
+}
+
+/** Tokens kept for redaction besides the configured secrets (OAuth2 access tokens fetched). */
+const MAX_DYNAMIC_SECRETS = 8;
+/** A base64 fragment shorter than this is not masked on its own (it would match ordinary text). */
+const MIN_BASE64_FRAGMENT = 8;
+/** Deepest nesting a redacted (steering) answer may have. */
+export const MAX_NESTING = 64;
+
+/**
+ * Every form in which a secret may come back from a service: raw, URL-encoded
+ * (encodeURIComponent, form encoding with `+` for spaces, lower-case hex), and base64
+ * (standard and URL-safe, with or without padding, and the part of it that the secret
+ * alone determines at each of the three byte alignments, so it is found inside the base64
+ * of a longer text such as an echoed header block).
+ */
+export function secretForms(secret: string): string[] {
+  const out = new Set<string>([secret]);
+  const uri = encodeURIComponent(secret);
+  const form = new URLSearchParams({ s: secret }).toString().slice(2);
+  for (const e of [uri, uri.replace(/%20/g, '+'), form, encodeURI(secret)]) {
+    out.add(e);
+    out.add(e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
+  }
+  const bytes = Buffer.from(secret, 'utf8');
+  const n = bytes.length;
+  const full = bytes.toString('base64');
+  const urlSafe = (b: string) => b.replace(/\+/g, '-').replace(/\//g, '_');
+  if (n >= 3) {
+    out.add(full);
+    out.add(urlSafe(full));
+    out.add(full.replace(/=+$/, ''));
+    out.add(urlSafe(full).replace(/=+$/, ''));
+  }
+  for (let k = 0; k < 3; k++) {
+    const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+    const core = b.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + n)) / 6));
+    if (core.length >= MIN_BASE64_FRAGMENT) {
+      out.add(core);
+      out.add(urlSafe(core));
+    }
+  }
+  out.delete('');
+  // Longest first, so a form that contains another is replaced whole.
+  return [...out].sort((a, b) => b.length - a.length);
+}
+
+/**
+ * Masks secrets in texts and in answers. The forms of every secret are computed once per
+ * secret set (when a secret is added), so masking a text is a few `includes` calls.
+ */
+export class Redactor {
+  private readonly fixed: string[];
+  private dynamic: string[] = [];
+  private forms: string[] = [];
+  private all: string[] = [];
+
+  constructor(secrets: ReadonlyArray<string | undefined> = []) {
+    this.fixed = [...new Set(secrets.filter((s): s is string => typeof s === 'string' && s.length > 0))];
+    this.rebuild();
+  }
+
+  /** The secrets themselves (configured ones and those added), a stable array until one is added. */
+  get secrets(): readonly string[] {
+    return this.all;
+  }
+
+  /** Adds a secret learnt at run time (an OAuth2 access token); the oldest added ones are dropped. */
+  add(secret: string | undefined): void {
+    if (!secret || this.all.includes(secret)) return;
+    this.dynamic.push(secret);
+    if (this.dynamic.length > MAX_DYNAMIC_SECRETS) this.dynamic.shift();
+    this.rebuild();
+  }
+
+  /** The text with every form of every secret replaced by `***`. */
+  text(s: string): string {
+    const forms = this.forms;
+    if (forms.length === 0 || typeof s !== 'string') return s;
+    let out = s;
+    for (let i = 0; i < forms.length; i++) {
+      if (out.includes(forms[i])) out = out.split(forms[i]).join('***');
+    }
+    return out;
+  }
+
+  /**
+   * Masks every string value of a parsed JSON answer, in place (the answer is ours: axios
+   * parsed it for this call). Throws a RangeError past MAX_NESTING levels.
+   */
+  deep<T>(value: T, depth = 0): T {
+    if (this.forms.length === 0) return value;
+    if (typeof value === 'string') return this.text(value) as T;
+    if (!value || typeof value !== 'object') return value;
+    if (depth >= MAX_NESTING) throw new RangeError(`nested deeper than ${MAX_NESTING} levels`);
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) value[i] = this.deep(value[i], depth + 1);
+    } else {
+      const o = value as Record<string, unknown>;
+      for (const k of Object.keys(o)) {
+        const v = o[k];
+        if (v && (typeof v === 'string' || typeof v === 'object')) {
+          const r = this.deep(v, depth + 1);
+          if (r !== v) Object.defineProperty(o, k, { value: r, writable: true, enumerable: true, configurable: true });
+        }
+      }
+    }
+    return value;
+  }
+
+  private rebuild(): void {
+    this.all = [...this.fixed, ...this.dynamic];
+    this.forms = [...new Set(this.all.flatMap(secretForms))].sort((a, b) => b.length - a.length);
+  }
+}
+
+let lastSecrets: ReadonlyArray<string | undefined> | undefined;
+let lastRedactor = new Redactor();
+
+/** Replaces every form of every secret (see secretForms) by `***`. Secrets shorter than 4 characters are masked too. */
+export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  if (secrets !== lastSecrets) {
+    lastSecrets = secrets;
+    lastRedactor = new Redactor(secrets);
+  }
+  return lastRedactor.text(text);
 }

@@ -1,7 +1,9 @@
 /**
  * The HTTP transport of one client: one axios instance with keep-alive agents, bounded
  * concurrency, a shared pause after a 429, authentication headers, and retries
- * (axios-retry) with exponential backoff, jitter and Retry-After.
+ * (axios-retry) with exponential backoff, jitter and Retry-After. Every attempt is bounded:
+ * its body by maxBodyBytes (maxContentLength), its time by a wall-clock deadline (an abort
+ * timer, so a body that drips or never ends is cut off and its concurrency slot freed).
  *
  * Retry policy (README "Retries"): reads (GETs and the time-series POST) are retried on
  * connection errors, timeouts, 5xx and 429; steering on 429, 503, timeouts and connection
@@ -9,10 +11,11 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import type { AxiosError, AxiosAdapter, AxiosInstance, InternalAxiosRequestConfig } from 'axios';
+import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
+import type { Redactor } from './errors';
 
 export type RequestKind = 'read' | 'steer' | 'control';
 
@@ -28,14 +31,18 @@ export interface EmsRequestMeta {
 export interface TransportOptions {
   baseUrl: string;
   auth: AuthConfig;
+  /** Wall-clock deadline of each attempt, ms. */
   timeoutMs: number;
+  /** Largest response (and request) body, bytes. */
+  maxBodyBytes: number;
   retries: number;
   concurrency: number;
   rejectUnauthorized: boolean;
   ca?: string;
   retryBaseMs: number;
   retryMaxMs: number;
-  secrets: () => string[];
+  /** Masks secrets; learns each OAuth2 access token fetched. */
+  redactor: Redactor;
   onState: (state: ConnectionState) => void;
 }
 
@@ -87,13 +94,22 @@ export class Transport {
       httpsAgent: this.httpsAgent,
       maxRedirects: 0,
       proxy: false,
+      maxContentLength: opts.maxBodyBytes,
+      maxBodyLength: opts.maxBodyBytes,
       headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
       adapter: this.wrapAdapter(axios.getAdapter('http')),
     });
     if (opts.auth.type === 'oauth2') {
-      const tokenHttp = axios.create({ timeout: opts.timeoutMs, httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, proxy: false, maxRedirects: 0 });
-      this.tokens = new OAuth2TokenSource(opts.auth, tokenHttp, opts.secrets);
+      const http1 = axios.getAdapter('http');
+      const tokenHttp = axios.create({
+        timeout: opts.timeoutMs, httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, proxy: false, maxRedirects: 0,
+        maxContentLength: opts.maxBodyBytes, maxBodyLength: opts.maxBodyBytes,
+        transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+        adapter: (config) => withDeadline(http1, config, opts.timeoutMs),
+      });
+      const r = opts.redactor;
+      this.tokens = new OAuth2TokenSource(opts.auth, tokenHttp, () => r.secrets as string[], Date.now, (t) => r.add(t));
     }
     this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig));
     axiosRetry(this.axios, {
@@ -140,14 +156,17 @@ export class Transport {
     return config;
   }
 
-  /** Wraps the HTTP adapter: waits out a shared 429 pause, holds a concurrency slot per attempt. */
+  /**
+   * Wraps the HTTP adapter: waits out a shared 429 pause, then holds a concurrency slot for
+   * one attempt, which ends by its wall-clock deadline at the latest.
+   */
   private wrapAdapter(inner: AxiosAdapter): AxiosAdapter {
     return async (config) => {
       const signal = config.signal as AbortSignal | undefined;
       await this.waitPause(signal);
       await this.limiter.acquire(signal);
       try {
-        const res = await inner(config);
+        const res = await withDeadline(inner, config, this.opts.timeoutMs);
         this.opts.onState({ state: 'ok' });
         return res;
       } catch (err) {
@@ -169,7 +188,8 @@ export class Transport {
     } else if (status === 401 || status === 403) {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}: check credentials` });
     } else if (status === undefined && !isCancel(err)) {
-      this.opts.onState({ state: 'error', reason: err.code ?? 'connection error' });
+      const tooLarge = /maxContentLength/.test(err.message ?? '');
+      this.opts.onState({ state: 'error', reason: tooLarge ? 'answer too large' : err.code ?? 'connection error' });
     } else if (status !== undefined && status >= 500) {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}` });
     }
@@ -199,5 +219,40 @@ export class Transport {
   destroy(): void {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+  }
+}
+
+/**
+ * Runs one attempt through `inner` with a wall-clock deadline: an abort timer of `ms` (so a
+ * body that drips or never ends cannot outlive it), joined with the caller's signal. When the
+ * deadline fires the attempt fails as a timeout (ETIMEDOUT, retryable as any timeout), not as
+ * a cancel. The timer and the listener are removed when the attempt settles; the caller's
+ * config (its signal, the retry state) is what the response or error carries on.
+ */
+export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosRequestConfig, ms: number): Promise<AxiosResponse> {
+  const outer = config.signal as AbortSignal | undefined;
+  if (outer?.aborted || !(ms > 0)) return inner(config);
+  const ctl = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    ctl.abort();
+  }, ms);
+  const onAbort = () => ctl.abort();
+  outer?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const res = await inner({ ...config, signal: ctl.signal });
+    res.config = config;
+    return res;
+  } catch (err) {
+    if (timedOut) {
+      const { AxiosError } = httpLib().axios;
+      throw new AxiosError(`timeout of ${ms}ms exceeded (wall-clock)`, 'ETIMEDOUT', config, (err as AxiosError)?.request);
+    }
+    if (err && typeof err === 'object') (err as { config?: unknown }).config = config;
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
   }
 }

@@ -35,15 +35,37 @@ export function validateProperty(input: unknown, field: string): string {
   return s;
 }
 
-/** One or more property names: an array, or a comma-separated string. Duplicates are dropped. */
+/** Most property names one request may carry (keeps every URL short: 100 names of at most 64 characters). */
+export const MAX_PROPERTIES = 100;
+
+/**
+ * One or more property names: an array, or a comma-separated string. Duplicates are dropped.
+ * At most MAX_PROPERTIES distinct names (ValidationError naming the field and the limit). A
+ * list of more than ten times that is refused before any name is looked at, so a million
+ * names cost about as little as a hundred and no long URL is ever built.
+ */
 export function validateProperties(input: unknown, field: string): string[] {
   let parts: unknown[];
-  if (Array.isArray(input)) parts = input;
-  else if (typeof input === 'string') parts = input.split(',').map((p) => p.trim()).filter((p) => p !== '');
-  else throw new ValidationError(field, `must be a comma-separated string or an array of property names; got ${show(input)}`);
+  if (Array.isArray(input)) {
+    // More than ten times the limit is refused before any name is looked at, duplicates or not.
+    if (input.length > MAX_PROPERTIES * 10) throw tooMany(field, `${input.length}`);
+    parts = input;
+  } else if (typeof input === 'string') {
+    // 100 names of at most 64 characters, with separators and blanks: far below this length.
+    if (input.length > MAX_PROPERTIES * 80) {
+      const n = input.split(',', MAX_PROPERTIES * 10 + 1).length;
+      if (n > MAX_PROPERTIES) throw tooMany(field, n > MAX_PROPERTIES * 10 ? `more than ${MAX_PROPERTIES * 10}` : `${n}`);
+    }
+    parts = input.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  } else throw new ValidationError(field, `must be a comma-separated string or an array of property names; got ${show(input)}`);
   if (parts.length === 0) throw new ValidationError(field, 'must name at least one property, e.g. "soc,totalEnergyConsumed"');
-  const out = parts.map((p, i) => validateProperty(p, `${field}[${i}]`));
-  return [...new Set(out)];
+  const out = [...new Set(parts.map((p, i) => validateProperty(p, `${field}[${i}]`)))];
+  if (out.length > MAX_PROPERTIES) throw tooMany(field, `${out.length}`);
+  return out;
+}
+
+function tooMany(field: string, n: string): ValidationError {
+  return new ValidationError(field, `must name at most ${MAX_PROPERTIES} properties per request; got ${n}`);
 }
 
 function plainObject(input: unknown, field: string): Record<string, unknown> {

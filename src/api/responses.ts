@@ -1,0 +1,210 @@
+/**
+ * Shape checks of the service's answers, one per endpoint, applied once at the client
+ * boundary (EmsClient.request). An answer of the wrong shape (no body, an HTML page, broken
+ * JSON, a missing field, a number sent as a string) becomes one ApiError with code
+ * EMS_BAD_RESPONSE that names the endpoint and what was wrong, e.g.
+ * `GET /devices/dvc_a/measurement answered 200 with an HTML page, expected a JSON
+ * measurement {timestamp, property, value, unit, reference}`.
+ *
+ * Numbers must be finite JSON numbers: `"65"`, `"NaN"` and `null` are refused, also in time
+ * series (a gap in a series is refused rather than passed on as null; the spec's `data` is an
+ * array of numbers). The checks are plain loops over the parsed answer, without closures.
+ */
+import { ApiError, looksLikeHtml, oneLine, type Redactor } from './errors';
+import { normaliseDevices } from './devices';
+import { parseIsoTime } from './time';
+import { show } from './units';
+import type {
+  Device, GridTargetCancelResponse, Measurement, MeasurementList, MeasurementMap, SiteSummary, TimeSeriesResponse,
+} from './types';
+
+export interface ResponseShape<T> {
+  /** What a good answer looks like, for the error message. */
+  readonly expected: string;
+  /** Whether an answer without a body (204, or an empty 200) is a good one. */
+  readonly emptyOk?: boolean;
+  /** Checks the parsed body and returns the answer; throws a Misfit naming what is wrong. */
+  read(body: unknown, redactor: Redactor): T;
+}
+
+/**
+ * What is wrong with an answer (internal: turned into an EMS_BAD_RESPONSE ApiError). A field
+ * that is wrong keeps its name and value raw: they are masked before they are cut to size
+ * (describe), so a secret echoed into a field is never shown in part.
+ */
+class Misfit extends Error {
+  where?: string;
+  value?: unknown;
+  wanted?: string;
+}
+
+function wrong(where: string, v: unknown, wanted: string): Misfit {
+  const m = new Misfit('a field of the wrong type');
+  m.where = where;
+  m.value = v;
+  m.wanted = wanted;
+  return m;
+}
+
+function describe(m: Misfit, r: Redactor): string {
+  if (m.wanted === undefined || m.where === undefined) return m.message;
+  const where = oneLine(r.text(m.where.slice(0, 4096)), 80);
+  if (m.value === undefined) return `no ${where}`;
+  const v = typeof m.value === 'string' ? r.text(m.value.slice(0, 65_536)) : m.value;
+  return `${where} ${show(v)} (${typeof m.value === 'string' ? 'a string, ' : ''}not ${m.wanted})`;
+}
+
+const isNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
+const isObj = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The top level of an answer as an object. */
+function top(v: unknown): Record<string, unknown> {
+  if (!isObj(v)) throw new Misfit(v === null ? 'null' : Array.isArray(v) ? 'an array' : `${show(v)} (not an object)`);
+  return v as Record<string, unknown>;
+}
+
+function array(v: unknown, where: string): unknown[] {
+  if (!Array.isArray(v)) throw wrong(where, v, 'an array');
+  return v;
+}
+
+// The checks below build a field's name only once it is found wrong (no strings per item on success).
+
+export const MEASUREMENT: ResponseShape<Measurement> = {
+  expected: 'a JSON measurement {timestamp, property, value, unit, reference}',
+  read(body) {
+    const o = top(body);
+    if (!isNum(o.timestamp)) throw wrong('timestamp', o.timestamp, 'a finite number');
+    if (typeof o.property !== 'string') throw wrong('property', o.property, 'a string');
+    if (!isNum(o.value)) throw wrong('value', o.value, 'a finite number');
+    if (typeof o.unit !== 'string') throw wrong('unit', o.unit, 'a string');
+    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
+    return o as unknown as Measurement;
+  },
+};
+
+export const MEASUREMENT_MAP: ResponseShape<MeasurementMap> = {
+  expected: 'a JSON map {reference, measurements: {<property>: {value, unit}}}',
+  read(body) {
+    const o = top(body);
+    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
+    const m = o.measurements as Record<string, Record<string, unknown>>;
+    if (!isObj(m)) throw wrong('measurements', m, 'an object');
+    for (const k in m) {
+      if (!Object.prototype.hasOwnProperty.call(m, k)) continue;
+      const item = m[k];
+      if (!isObj(item)) throw wrong(`measurements.${k}`, item, 'an object');
+      if (!isNum(item.value)) throw wrong(`measurements.${k}.value`, item.value, 'a finite number');
+      if (typeof item.unit !== 'string') throw wrong(`measurements.${k}.unit`, item.unit, 'a string');
+    }
+    return o as unknown as MeasurementMap;
+  },
+};
+
+export const MEASUREMENT_LIST: ResponseShape<MeasurementList> = {
+  expected: 'a JSON list {reference, measurements: [{timestamp, property, value, unit}]}',
+  read(body) {
+    const o = top(body);
+    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
+    const list = array(o.measurements, 'measurements') as Array<Record<string, unknown>>;
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      if (!isObj(item)) throw wrong(`measurements[${i}]`, item, 'an object');
+      if (!isNum(item.timestamp)) throw wrong(`measurements[${i}].timestamp`, item.timestamp, 'a finite number');
+      if (typeof item.property !== 'string') throw wrong(`measurements[${i}].property`, item.property, 'a string');
+      if (!isNum(item.value)) throw wrong(`measurements[${i}].value`, item.value, 'a finite number');
+      if (typeof item.unit !== 'string') throw wrong(`measurements[${i}].unit`, item.unit, 'a string');
+    }
+    return o as unknown as MeasurementList;
+  },
+};
+
+export const TIME_SERIES: ResponseShape<TimeSeriesResponse> = {
+  expected: 'a JSON time series {time: [ISO 8601 strings], data: [numbers]} of equal length',
+  read(body) {
+    const o = top(body);
+    const time = array(o.time, 'time');
+    const data = array(o.data, 'data');
+    if (time.length !== data.length) throw new Misfit(`${time.length} times but ${data.length} values`);
+    for (let i = 0; i < time.length; i++) {
+      const t = time[i];
+      if (typeof t !== 'string' || !Number.isFinite(parseIsoTime(t))) throw wrong(`time[${i}]`, t, 'an ISO 8601 time');
+      if (!isNum(data[i])) throw wrong(`data[${i}]`, data[i], 'a finite number');
+    }
+    return o as unknown as TimeSeriesResponse;
+  },
+};
+
+export const DEVICES: ResponseShape<Device[]> = {
+  expected: 'a JSON device list (an array, or one under "devices", "data" or "items")',
+  read(body) {
+    try {
+      return normaliseDevices(body);
+    } catch {
+      throw new Misfit(body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'no device list' : show(body));
+    }
+  },
+};
+
+export const SITES: ResponseShape<SiteSummary[]> = {
+  expected: 'a JSON site list (an array, or one under "sites") of {siteReference, devices}',
+  read(body) {
+    const list = Array.isArray(body) ? body : array(top(body).sites, 'sites');
+    for (let i = 0; i < list.length; i++) {
+      const site = list[i] as Record<string, unknown>;
+      if (!isObj(site)) throw wrong(`sites[${i}]`, site, 'an object');
+      if (typeof site.siteReference !== 'string') throw wrong(`sites[${i}].siteReference`, site.siteReference, 'a string');
+      if (site.devices !== undefined) array(site.devices, `sites[${i}].devices`);
+    }
+    return list as SiteSummary[];
+  },
+};
+
+/**
+ * Steering answers (the spec does not show them; the vendor's: the accepted request and a
+ * requestId): any JSON object, kept as sent with every secret masked; no body gives {}.
+ * Typed `never` so each steering call keeps its own response type.
+ */
+export const STEERING: ResponseShape<never> = {
+  expected: 'a JSON object (the accepted request and its requestId) or no body',
+  emptyOk: true,
+  read(body, redactor) {
+    return (body === undefined ? {} : redactor.deep(top(body))) as never;
+  },
+};
+
+export const CANCEL: ResponseShape<GridTargetCancelResponse> = STEERING;
+
+/** The error for an answer of the wrong shape. */
+export function badResponse(method: string, path: string, status: number, what: string, expected: string, redactor: Redactor): ApiError {
+  return new ApiError({
+    code: 'EMS_BAD_RESPONSE',
+    message: redactor.text(`${method} ${path} answered ${status} with ${what}, expected ${expected}`),
+    request: { method, path },
+  });
+}
+
+function describeText(text: string): string {
+  if (looksLikeHtml(text)) return 'an HTML page';
+  const t = text.trimStart();
+  if (t.startsWith('{') || t.startsWith('[')) return 'broken or cut-off JSON';
+  return 'text that is not JSON';
+}
+
+/** Checks an answer against its endpoint's shape; throws an EMS_BAD_RESPONSE ApiError when it does not fit. */
+export function readResponse<T>(shape: ResponseShape<T>, status: number, body: unknown, method: string, path: string, redactor: Redactor): T {
+  let what: string;
+  if (status === 204 || body === undefined || (typeof body === 'string' && body.trim() === '')) {
+    if (shape.emptyOk) return shape.read(undefined, redactor);
+    what = status === 204 ? 'no body' : 'an empty body';
+  } else if (typeof body === 'string') {
+    what = describeText(body);
+  } else {
+    try {
+      return shape.read(body, redactor);
+    } catch (e) {
+      what = e instanceof Misfit ? describe(e, redactor) : `a body it could not read (${e instanceof Error ? e.message : String(e)})`;
+    }
+  }
+  throw badResponse(method, path, status, what, shape.expected, redactor);
+}

@@ -1,0 +1,166 @@
+/**
+ * Issue 10, defects 1, 2, 4 and 7 in a running Node-RED: a config node (simulator off) on a
+ * hostile service that answers {}, null, HTML, broken JSON, 204, "NaN", an endless, a 200 MB
+ * or a dripping body. Node-RED keeps running (no unhandled rejection, no uncaught exception),
+ * every message ends in exactly one Catch-able error (or, for a steering answer without a
+ * body, one output), the admin route answers with an error, and the heap comes back.
+ */
+import assert from 'node:assert/strict';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { helper, NODES, Inbox, until, useRuntime } from './helpers/red';
+import { useCrashWatch } from './helpers/faults';
+import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const DEV = 'dvc_a';
+const at = { z: 'tab', x: 100, y: 100 };
+
+/** Node ids under test, and what a message to each must end in, by mode. */
+const READS = ['single', 'map', 'list', 'series'];
+const STEER = 'steer';
+/** Modes in which the steering answer is acceptable (an object or no body). */
+const STEER_OK: HostileMode[] = ['empty-object', 'no-content', 'nan'];
+const MODES: HostileMode[] = ['empty-object', 'null', 'html', 'broken-json', 'no-content', 'nan', 'endless', 'drip', 'huge', 'flood'];
+
+/** What the error of a read says, by mode. */
+const SAYS: Record<string, RegExp> = {
+  'empty-object': /answered 200 with no /,
+  null: /answered 200 with null, expected/,
+  html: /answered 200 with an HTML page, expected/,
+  'broken-json': /answered 200 with broken or cut-off JSON, expected/,
+  'no-content': /answered 204 with no body, expected/,
+  nan: /"NaN" \(a string, not a finite number\)/,
+  endless: /timed out after 300 ms \(ETIMEDOUT\)/,
+  drip: /timed out after 300 ms \(ETIMEDOUT\)/,
+  huge: /over the limit of 1 MB \(maxBodyMB\)/,
+  flood: /over the limit of 1 MB \(maxBodyMB\)/,
+};
+
+function gcFunction(): () => void {
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
+describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function () {
+  this.timeout(120_000);
+  useRuntime();
+  const crashes = useCrashWatch();
+  let h: HostileServer;
+  before(async () => { h = await startHostile({ dripMs: 1000, trickleMs: 5 }); });
+  after(async () => { await h?.close(); });
+
+  it('every message ends in exactly one Catch-able error, Node-RED keeps running, the heap comes back', async () => {
+    await helper.load(NODES, [
+      { id: 'tab', type: 'tab', label: 'hostile' },
+      // retries 0 and a 300 ms wall-clock deadline keep the run short; maxBodyMB 1 (the client's default of 10 MB is tested in hostile-client).
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'none', retries: 0, timeout: 300, coalesceMs: 20, maxBodyMB: 1 },
+      { id: 'single', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', wires: [['out']] },
+      { id: 'map', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'map', properties: 'soc,power', propertiesType: 'str', wires: [['out']] },
+      { id: 'list', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'list', properties: 'power', propertiesType: 'str', split: true, wires: [['out']] },
+      { id: 'series', ...at, type: 'ems-time-series', server: 'cfg', device: DEV, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points', wires: [['out']] },
+      { id: STEER, ...at, type: 'ems-site-steer', server: 'cfg', site: 'ste_a', siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+      { id: 'out', ...at, type: 'helper', wires: [] },
+      { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', ...at, type: 'helper', wires: [] },
+    ]);
+    const out = new Inbox(helper.getNode('out'));
+    const caught = new Inbox(helper.getNode('caught'));
+    let seq = 0;
+
+    /** One round in a mode: the three reads together (merged by the coalescer), then a lone read, the series and a steer. */
+    const round = async (mode: HostileMode) => {
+      h.mode = mode;
+      const sent: Array<{ seq: number; node: string }> = [];
+      const send = (node: string, msg: Record<string, unknown> = {}) => {
+        const m = { ...msg, seq: ++seq, mode };
+        sent.push({ seq: m.seq, node });
+        helper.getNode(node).receive(m);
+      };
+      for (const id of ['single', 'map', 'list']) send(id);
+      await until([out, caught], () => answered(sent) >= 3, 15_000, () => `merged reads in ${mode}`);
+      send('single');
+      send('series');
+      send(STEER, { payload: 5 });
+      await until([out, caught], () => answered(sent) >= sent.length, 15_000, () => `${sent.length} answers in ${mode}; got ${answered(sent)}`);
+      await new Promise((r) => setTimeout(r, 30)); // a second answer to any message would show now
+      for (const s of sent) {
+        const errs = caught.msgs.filter((m) => m.seq === s.seq);
+        const outs = out.msgs.filter((m) => m.seq === s.seq);
+        if (s.node === STEER && STEER_OK.includes(mode)) {
+          assert.equal(errs.length, 0, `${mode}: steer has no error`);
+          assert.equal(outs.length, 1, `${mode}: steer has one output`);
+          continue;
+        }
+        assert.equal(outs.length, 0, `${mode}: ${s.node} sent no output (${JSON.stringify(outs[0]?.payload)?.slice(0, 80)})`);
+        assert.equal(errs.length, 1, `${mode}: ${s.node} ended in exactly one error`);
+        const text = errs[0].error.message as string;
+        if (s.node !== STEER && s.node !== 'series') assert.match(text, /^(ApiError: )?GET \/devices\/dvc_a\/measurement/, `${mode}: ${text}`);
+        if (READS.includes(s.node)) assert.match(text, SAYS[mode], `${mode}: ${s.node}: ${text}`);
+      }
+    };
+    const answered = (sent: Array<{ seq: number }>) => {
+      const ids = new Set(sent.map((s) => s.seq));
+      return out.msgs.filter((m) => ids.has(m.seq)).length + caught.msgs.filter((m) => ids.has(m.seq)).length;
+    };
+
+    const gc = gcFunction();
+    for (const mode of MODES) await round(mode); // warm-up: every code path loaded once
+    gc();
+    const heapBefore = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 2; i++) for (const mode of MODES) await round(mode);
+    // The admin route (read permission) on the same hostile answers: an error reply, no crash.
+    for (const mode of ['html', 'huge', 'drip', 'null'] as HostileMode[]) {
+      h.mode = mode;
+      const res = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' });
+      assert.ok(res.status >= 400, `admin route in ${mode}: ${res.status}`);
+      assert.doesNotMatch(JSON.stringify(res.body), /<html|<title/i, 'no raw page relayed');
+    }
+    out.msgs.length = 0;
+    caught.msgs.length = 0;
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    const grown = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
+    console.log(`      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${h.received.length} requests received`);
+    assert.ok(grown < 20, `heap grew by ${grown.toFixed(1)} MB`);
+    assert.deepEqual(crashes.events, [], 'no unhandled rejection or uncaught exception');
+    assert.equal(helper.getNode('cfg')?.type, 'ems-partner-config', 'Node-RED and the flow are still running');
+  });
+
+  it('six dripping reads hold every slot for one deadline at most: a steering command goes out after it', async () => {
+    h.mode = 'drip';
+    h.override(/^\/sites\//, 'ok');
+    try {
+      await helper.load(NODES, [
+        { id: 'tab', type: 'tab', label: 'drip' },
+        { id: 'cfg', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'none', retries: 0, timeout: 300, concurrency: 6 },
+        { id: 'read', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', wires: [['out']] },
+        { id: STEER, ...at, type: 'ems-site-steer', server: 'cfg', site: 'ste_a', siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+        { id: 'out', ...at, type: 'helper', wires: [] },
+        { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'caught', ...at, type: 'helper', wires: [] },
+      ]);
+      const out = new Inbox(helper.getNode('out'));
+      const caught = new Inbox(helper.getNode('caught'));
+      // Six devices, so the coalescer cannot merge them: six requests, six slots.
+      for (let i = 1; i <= 6; i++) helper.getNode('read').receive({ seq: i, deviceReference: `dvc_${i}` });
+      await until([], () => true, 0, () => '');
+      await new Promise((r) => setTimeout(r, 50));
+      const rt = await helper.getNode('cfg').runtime();
+      assert.equal(rt.client.transport.limiter.inFlight, 6, 'the drips hold every slot');
+      const t0 = Date.now();
+      helper.getNode(STEER).receive({ seq: 7, payload: 3 });
+      await until([out, caught], () => out.msgs.some((m) => m.seq === 7) || caught.msgs.some((m) => m.seq === 7), 10_000, () => 'the steering answer');
+      const waited = Date.now() - t0;
+      assert.equal(out.msgs.find((m) => m.seq === 7)?.payload?.requestId, 'req_1', 'the command was answered');
+      assert.ok(waited < 300 + 1_000, `the command waited ${waited} ms behind the drips (deadline 300 ms)`);
+      await until([caught], () => caught.msgs.length >= 6, 10_000, () => 'six timeouts');
+      await new Promise((r) => setTimeout(r, 30));
+      assert.deepEqual(caught.msgs.map((m) => m.seq).sort(), [1, 2, 3, 4, 5, 6], 'each read ended in exactly one error');
+      for (const m of caught.msgs) assert.match(m.error.message, /timed out after 300 ms \(ETIMEDOUT\)/);
+      assert.deepEqual(crashes.events, []);
+    } finally {
+      h.clearOverrides();
+    }
+  });
+});
