@@ -34,6 +34,14 @@ describe('nodes: ems-partner-config', () => {
       assert.equal(res.body.ok, true);
       assert.match(res.body.message, /^connected to 127\.0\.0\.1:\d+: 6 devices$/);
     });
+
+    it('GET ems-partner/simulator gives the URL the config node reads from', async () => {
+      await loadFlow(flow(read({ mode: 'devices' }), { id: 'cfg', type: 'ems-partner-config', simulator: true }));
+      const rt = await helper.getNode('cfg').runtime();
+      const res = await helper.request().get('/ems-partner/simulator').expect(200);
+      assert.deepEqual(res.body, { running: true, url: rt.baseUrl });
+      assert.match(rt.baseUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+    });
   });
 
   describe('with a simulator that needs a key', () => {
@@ -120,6 +128,29 @@ describe('nodes: ems-partner-config', () => {
       const unknown = await helper.request().post('/ems-partner/sites').send({ server: 'nope' });
       assert.equal(unknown.status, 502);
       assert.match(unknown.body.message, /unknown config node/);
+    });
+
+    it('admin endpoints: the stored key only for the deployed settings; only JSON bodies', async () => {
+      await loadFlow(flow(read(), secure()), creds);
+      const received = sim.s.sim.requestsReceived;
+      const body = { baseUrl: sim.s.url, simulator: false, authType: 'header', apiKeyHeader: 'x-api-key' };
+      // The same settings, or any other unsaved setting that does not decide where the key goes, use it.
+      const same = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, timeout: 2000 } }).expect(200);
+      assert.equal(same.body.length, 6);
+      const moved = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, apiKeyHeader: 'x-other' } });
+      assert.equal(moved.status, 403);
+      assert.deepEqual(moved.body, { error: 'stored credentials refused',
+        message: 'the stored API key is used only with the deployed apiKeyHeader; type it to try these settings' });
+      const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg', config: { ...body, baseUrl: `${sim.s.url}/v2` } });
+      assert.equal(test.status, 403);
+      assert.equal(test.body.ok, false);
+      const form = await helper.request().post('/ems-partner/devices').type('form').send({ server: 'cfg' });
+      assert.equal(form.status, 415);
+      // The editor asks by id first; this answer tells it to send the settings instead.
+      const unknown = await helper.request().post('/ems-partner/test').send({ server: 'nope' });
+      assert.deepEqual([unknown.status, unknown.body.error], [502, 'unknown config node']);
+      assert.equal(sim.s.sim.requestsReceived, received + 1, 'only the allowed request reached the service');
+      for (const r of [same, moved, test, form]) assert.ok(!r.text.includes(KEY));
     });
   });
 

@@ -59,7 +59,7 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   it('packs only dist, the editor files, icons, locales, examples, README and LICENSE', () => {
     const files: string[] = packed.files.map((f: any) => f.path).sort();
     for (const f of files) {
-      assert.match(f, /^(dist\/(api|nodes|simulator)\/.+|examples\/\d\d [^/]+\.json|README\.md|LICENSE|package\.json)$/, f);
+      assert.match(f, /^(dist\/(api|nodes|simulator)\/.+|examples\/\d\d [^/]+\.json|resources\/[\w.-]+\.js|README\.md|LICENSE|package\.json)$/, f);
     }
     for (const t of TYPES) {
       for (const f of [`dist/nodes/${t}.js`, `dist/nodes/${t}.html`, `dist/nodes/locales/en-US/${t}.json`, `dist/nodes/locales/en-US/${t}.html`,
@@ -68,6 +68,7 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.ok(files.filter((f) => /^dist\/nodes\/icons\/.+\.svg$/.test(f)).length >= 4, 'icons');
     assert.deepEqual(files.filter((f) => f.startsWith('examples/')), EXAMPLES.map((e) => `examples/${e}`));
     assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
+    assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
     assert.ok(packed.unpackedSize < 1_000_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 

@@ -1,38 +1,76 @@
 /**
  * Admin endpoints for the editor (registered once, protected by Node-RED's admin
  * permissions, called with relative URLs so httpAdminRoot keeps working):
- *   POST ems-partner/devices  {server, config?} -> normalised devices
- *   POST ems-partner/sites    {server, config?} -> sites (the simulator lists them; [] otherwise)
- *   POST ems-partner/test     {server, config?} -> {ok, message, devices?}
- * `config` describes a config node that is being edited; credentials it lacks (or sent as
- * the editor's placeholder) are taken from the deployed node. Nothing secret is returned.
+ *   POST ems-partner/devices  {server} (read) | {server?, config} (write) -> normalised devices
+ *   POST ems-partner/sites    {server} (read) | {server?, config} (write) -> sites (the simulator lists them; [] otherwise)
+ *   POST ems-partner/test     {server, config?} (write)                  -> {ok, message, devices?}
+ *   GET  ems-partner/simulator (read)                                    -> {running, url}
+ * `{server}` alone uses the deployed config node as it is. `config` describes a config node
+ * being edited; a secret it lacks (or sends as the editor's placeholder) is taken from the
+ * deployed node only when `config` sends it to the same place: same simulator flag, baseUrl,
+ * authType, header name, tokenUrl and TLS settings. Otherwise the request is refused and
+ * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
+ * short redacted message, never a service's page, and nothing secret.
  */
-import { createRuntime, type ConfigCredentials, type ConfigProps, type Runtime } from './runtime';
-import { shortReason } from './common';
+import { createRuntime, isPemText, type ConfigCredentials, type ConfigProps, type Runtime } from './runtime';
+import { builtInSimulatorState } from './builtin-simulator';
+import {
+  destinationChanges, hasConfig, jsonOnly, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
+  type RouteBody,
+} from './admin-guard';
 import type { RED } from './red';
 import type { ConfigNode } from './config-node';
 
 /** Apps the routes are on (a WeakSet: a test runtime brings a new admin app each time). */
 const registered = new WeakSet<object>();
 
-interface Body {
-  server?: string;
-  config?: ConfigProps & ConfigCredentials;
+type Res = { json(v: unknown): void; status(n: number): Res };
+type Req = { body?: unknown; headers?: Record<string, unknown> };
+
+const SECRET_LABEL: Record<keyof ConfigCredentials, string> = { apiKey: 'API key', clientSecret: 'client secret' };
+
+/** The running `ems-partner-config` node of an id, or null (another node type is never used). */
+function deployedNode(RED: RED, id: string | undefined): ConfigNode | null {
+  if (!id) return null;
+  const n = RED.nodes.getNode(id) as Partial<ConfigNode> | null;
+  return n && n.type === 'ems-partner-config' && typeof n.runtime === 'function' && n.props ? (n as ConfigNode) : null;
 }
 
-const PLACEHOLDER = '__PWRD__';
+/** The settings and credentials for a request with `config`, or a RouteError before anything is sent. */
+function settingsFor(deployed: ConfigNode | null, config: NonNullable<RouteBody['config']>) {
+  const { props, typed } = config;
+  const creds: ConfigCredentials = { ...typed };
+  const need = secretNeeded(props);
+  const stored = deployed?.credentials?.[need ?? ''];
+  if (need && !typed[need] && stored) {
+    const changed = destinationChanges(deployed!.props, props);
+    if (changed.length) {
+      throw new RouteError(403, 'stored credentials refused',
+        `the stored ${SECRET_LABEL[need]} is used only with the deployed ${changed.join(', ')}; type it to try these settings`);
+    }
+    creds[need] = stored;
+  }
+  const ownCa = sameCaCert(deployed?.props, props);
+  if (!ownCa && String(props.caCert ?? '').trim() !== '' && !isPemText(props.caCert)) {
+    throw new RouteError(400, 'bad caCert', 'caCert must be PEM text (-----BEGIN CERTIFICATE-----) here; a file path is read only from a deployed config node');
+  }
+  return { props: { ...props, retries: 0 } as ConfigProps, creds, readFiles: ownCa };
+}
 
-async function withRuntime<T>(RED: RED, body: Body, fn: (rt: Runtime) => Promise<T>): Promise<T> {
-  const id = typeof body.server === 'string' ? body.server : undefined;
-  const deployed = id ? (RED.nodes.getNode(id) as ConfigNode | null) : null;
-  if (!body.config && deployed) return fn(await deployed.runtime());
-  if (!body.config) throw new Error('unknown config node: deploy it, or send its settings');
-  const stored = (id && RED.nodes.getCredentials(id)) || {};
-  const pick = (k: 'apiKey' | 'clientSecret') => {
-    const v = body.config?.[k];
-    return typeof v === 'string' && v !== '' && v !== PLACEHOLDER ? v : stored[k];
-  };
-  const rt = await createRuntime({ ...body.config, retries: 0 }, { apiKey: pick('apiKey'), clientSecret: pick('clientSecret') });
+/** Every form of every secret the request could touch, for redaction of the reply. */
+function formsFor(deployed: ConfigNode | null, body: RouteBody): string[] {
+  const c = deployed?.credentials ?? {};
+  return secretForms([c.apiKey, c.clientSecret, body.config?.typed.apiKey, body.config?.typed.clientSecret]);
+}
+
+async function withRuntime<T>(RED: RED, body: RouteBody, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+  const deployed = deployedNode(RED, body.server);
+  if (!body.config) {
+    if (!deployed) throw new RouteError(502, 'unknown config node', 'unknown config node: deploy it, or send its settings');
+    return fn(await deployed.runtime());
+  }
+  const s = settingsFor(deployed, body.config);
+  const rt = await createRuntime(s.props, s.creds, undefined, { readFiles: s.readFiles });
   try {
     return await fn(rt);
   } finally {
@@ -40,28 +78,43 @@ async function withRuntime<T>(RED: RED, body: Body, fn: (rt: Runtime) => Promise
   }
 }
 
+/** Parses the body and runs `fn`; answers with its result, or with `onError`'s reply. Never throws. */
+function handle(RED: RED, req: Req, res: Res, fn: (rt: Runtime) => Promise<unknown>, onError: (err: unknown, msg: { error: string; message: string }) => void): void {
+  let body: RouteBody = {};
+  let forms: string[] = [];
+  new Promise<unknown>((resolve) => {
+    body = parseBody(req.body);
+    forms = formsFor(deployedNode(RED, body.server), body);
+    resolve(withRuntime(RED, body, fn));
+  }).then(
+    (v) => res.json(redactDeep(v, forms)),
+    (err) => onError(err, { error: replyError(err), message: replyMessage(err, forms) }),
+  ).catch(() => undefined); // a reply that cannot be sent (socket gone) must not become an unhandled rejection
+}
+
 export function registerAdminRoutes(RED: RED): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
   const read = RED.auth.needsPermission('ems-partner-config.read');
   const write = RED.auth.needsPermission('ems-partner-config.write');
-  type Res = { json(v: unknown): void; status(n: number): Res };
-  const route = (path: string, perm: Function, fn: (rt: Runtime) => Promise<unknown>) =>
-    RED.httpAdmin.post(path, perm, (req: { body?: Body }, res: Res) => {
-      withRuntime(RED, req.body ?? {}, fn).then(
-        (v) => res.json(v),
-        (err) => res.status(502).json({ error: shortReason(err), message: err instanceof Error ? err.message : String(err) }),
-      );
+  // Unsaved settings need write permission; a deployed node by id needs read.
+  const readOrWrite = (req: Req, res: Res, next: () => void) => (hasConfig(req.body) ? write : read)(req, res, next);
+
+  const list = (path: string, fn: (rt: Runtime) => Promise<unknown>) =>
+    RED.httpAdmin.post(path, jsonOnly, readOrWrite, (req: Req, res: Res) => {
+      handle(RED, req, res, fn, (err, msg) => res.status(err instanceof RouteError ? err.status : 502).json(msg));
     });
-  route('/ems-partner/devices', read, (rt) => rt.client.listDevices());
-  route('/ems-partner/sites', read, (rt) => rt.client.listSites());
-  RED.httpAdmin.post('/ems-partner/test', write, (req: { body?: Body }, res: Res) => {
-    withRuntime(RED, req.body ?? {}, async (rt) => {
+  list('/ems-partner/devices', (rt) => rt.client.listDevices());
+  list('/ems-partner/sites', (rt) => rt.client.listSites());
+
+  RED.httpAdmin.post('/ems-partner/test', jsonOnly, write, (req: Req, res: Res) => {
+    handle(RED, req, res, async (rt) => {
       const devices = await rt.client.listDevices();
       return { ok: true, message: `connected to ${new URL(rt.baseUrl).host}: ${devices.length} devices`, devices: devices.length };
-    }).then(
-      (v) => res.json(v),
-      (err) => res.json({ ok: false, message: err instanceof Error ? err.message : String(err) }),
-    );
+    }, (err, msg) => (err instanceof RouteError ? res.status(err.status) : res).json({ ok: false, ...msg }));
+  });
+
+  RED.httpAdmin.get('/ems-partner/simulator', read, (_req: Req, res: Res) => {
+    res.json(builtInSimulatorState());
   });
 }

@@ -4,6 +4,7 @@
  * user node, and closes everything on redeploy.
  */
 import { registerAdminRoutes } from './admin-routes';
+import { setSimulatorLog } from './builtin-simulator';
 import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from './runtime';
 import type { RED } from './red';
 import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
@@ -44,4 +45,6 @@ export = function (RED: RED): void {
 
   RED.nodes.registerType('ems-partner-config', EmsPartnerConfigNode, { credentials: CREDENTIALS });
   registerAdminRoutes(RED);
+  // The built-in simulator's URL, logged once when it starts (npm start shows it from this line).
+  setSimulatorLog((text) => RED.log.info(text));
 };

@@ -87,11 +87,17 @@ export function authOf(p: ConfigProps, c: ConfigCredentials): AuthConfig {
   }
 }
 
-/** PEM text as given, or read from a file path. */
-function caOf(caCert: string | undefined): string | undefined {
+/** True when a caCert value is PEM text (not a file path). */
+export function isPemText(caCert: unknown): boolean {
+  return typeof caCert === 'string' && caCert.includes('-----BEGIN');
+}
+
+/** PEM text as given, or read from a file path (only for a deployed node's own settings). */
+function caOf(caCert: string | undefined, readFiles: boolean): string | undefined {
   const s = (caCert ?? '').trim();
   if (!s) return undefined;
-  if (s.includes('-----BEGIN')) return s;
+  if (isPemText(s)) return s;
+  if (!readFiles) throw new ValidationError('caCert', 'must be PEM text here (-----BEGIN CERTIFICATE-----); a file path is read only from a deployed config node');
   try {
     return fs.readFileSync(s, 'utf8');
   } catch {
@@ -99,10 +105,16 @@ function caOf(caCert: string | undefined): string | undefined {
   }
 }
 
-export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void): Promise<Runtime> {
+/** `readFiles: false` (settings from an admin request): caCert must be PEM text, no file is read. */
+export interface RuntimeOptions {
+  readFiles?: boolean;
+}
+
+export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
   const sim = usesSimulator(p);
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
+  const ca = caOf(p.caCert, o.readFiles ?? true);
   const maxBodyBytes = int(p.maxBodyMB, 10, 1, 1024, 'maxBodyMB') * 1024 * 1024;
   const maxValidityMs = int(p.maxValidity, 1440, 1, 43_200, 'maxValidity') * 60_000;
   const client = new EmsClient({
@@ -112,7 +124,7 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
     retries: int(p.retries, 3, 0, 20, 'retries'),
     concurrency: int(p.concurrency, 6, 1, 256, 'concurrency'),
     rejectUnauthorized: bool(p.rejectUnauthorized, true),
-    ca: caOf(p.caCert),
+    ca,
     maxBodyBytes,
   });
   const reads = new ReadCoalescer(client, int(p.coalesceMs, 2, 0, 1000, 'coalesceMs'));

@@ -5,6 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { freshEditor, type Session } from './lib/session';
 import { cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd, typedText } from './lib/editor';
@@ -129,6 +131,43 @@ describe('browser: config node secrets', function () {
     await closeTray(page, 'cancel');
     const onDisk = fs.readdirSync(s.nr.userDir).filter((f) => f.startsWith('flows')).map((f) => fs.readFileSync(`${s.nr.userDir}/${f}`, 'utf8')).join('\n');
     assert.ok(onDisk.length > 0 && !onDisk.includes(KEY) && !onDisk.includes(SECRET), 'flows files on disk hold no secret in clear');
+    assert.deepEqual(s.browser.errors, []);
+  });
+
+  it('Test connection: the stored key stays with its URL; an HTML 404 shows as its status, not the page', async function () {
+    const hits: string[] = [];
+    const server = http.createServer((req, res) => {
+      hits.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+      res.writeHead(404, { 'content-type': 'text/html' });
+      res.end('<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>nginx</p></body></html>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const test = catalogue('ems-partner-config').test;
+    const result = page.locator('#node-config-test-result');
+    const run = async () => {
+      await page.locator('#node-config-test-connection').click();
+      await until(() => result.innerText(), (t) => t !== '' && t !== test.running, 'the test result');
+      return result.innerText();
+    };
+    try {
+      await openNode(page, readId);
+      await page.locator('#node-input-btn-server-edit').click();
+      await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+      await page.locator('#node-config-input-baseUrl').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/partner/v1`);
+      // Another URL without the key typed again: refused, nothing sent.
+      assert.equal(await run(), test.failed.replace('__error__', 'the stored API key is used only with the deployed baseUrl; type it to try these settings'));
+      assert.equal(hits.length, 0, 'nothing sent');
+      await page.selectOption('#node-config-input-authType', 'none');
+      assert.equal(await run(), test.failed.replace('__error__', 'GET /devices failed: HTTP 404 (Not Found)'));
+      assert.equal(await result.getAttribute('class'), 'ems-partner-error');
+      assert.equal(hits.length, 1);
+      assert.ok(!hits[0].includes(KEY));
+      await closeTray(page, 'cancel');
+      await closeTray(page, 'cancel');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
     assert.deepEqual(s.browser.errors, []);
   });
 });

@@ -5,11 +5,11 @@
  * and a typed reference the service does not list is kept.
  */
 import * as assert from 'node:assert/strict';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
 import { freshEditor, type Session } from './lib/session';
 import {
-  cancelTrays, closeTray, configId, dropNode, nodeProps, openNode, openServerAdd, options, trayIdle, typedText,
+  cancelTrays, closeTray, configId, deploy, dropNode, nodeProps, openNode, openServerAdd, options, trayIdle, typedText,
 } from './lib/editor';
 import { catalogue } from './lib/panels';
 import { screenshotTray } from './lib/screenshots';
@@ -59,6 +59,9 @@ describe('browser: pickers on the built-in simulator', function () {
     const test = catalogue('ems-partner-config').test;
     assert.equal(await result.innerText(), `${test.ok} (${test.devices.replace('__n__', String(DEVICES.length))})`);
     assert.equal(await result.getAttribute('class'), 'ems-partner-ok');
+    // The built-in simulator's address, for GET /sites/<site>/state in a browser or curl.
+    const simText = catalogue('ems-partner-config').simulator.url.replace('__url__', s.nr.simUrl);
+    await until(() => page.locator('#node-config-simulator-url').innerText(), (t) => t === simText, 'the simulator URL');
     await screenshotTray(page, 'config-simulator');
     await closeTray(page, 'ok');
 
@@ -145,6 +148,58 @@ describe('browser: pickers on the built-in simulator', function () {
     assert.equal(again.length, DEFAULT_SITES.length + 2);
     await trayIdle(page);
     await closeTray(page, 'cancel');
+    assert.deepEqual(s.browser.errors, []);
+  });
+
+  it('once deployed, the pickers and Test connection ask by id alone (JSON); edited settings go along', async function () {
+    const cid = await configId(page);
+    const sent: Array<{ route: string; type?: string; body: unknown }> = [];
+    const record = (r: Request) => {
+      const m = /\/ems-partner\/(devices|sites|test)$/.exec(r.url());
+      if (m) sent.push({ route: m[1], type: r.headers()['content-type'], body: r.postDataJSON() });
+    };
+    page.on('request', record);
+    try {
+      // Not deployed yet, but taken for deployed (as after a failed deploy): asked by id, the runtime does not know it,
+      // and the editor asks again with the settings.
+      assert.equal(await page.evaluate((id) => RED.nodes.node(id).changed, cid), true, 'a new config node is marked changed');
+      await page.evaluate((id) => { RED.nodes.node(id).changed = false; }, cid);
+      const time = await dropNode(page, 'ems-time-series', 300, 440);
+      await openNode(page, time);
+      await page.selectOption('#node-input-server', cid);
+      await loaded(page, '#node-input-device-picker', DEVICES.length + 1);
+      assert.deepEqual(sent.map((x) => [x.route, Object.keys(x.body as object)]), [['devices', ['server']], ['devices', ['server', 'config']]]);
+      await page.selectOption('#node-input-device-picker', home.battery.deviceReference);
+      await closeTray(page, 'ok');
+      assert.equal((await nodeProps(page, time)).valid, true);
+      sent.length = 0;
+      await deploy(page);
+      const id = await dropNode(page, 'ems-site-steer', 300, 360);
+      await openNode(page, id);
+      await page.selectOption('#node-input-server', cid);
+      await loaded(page, '#node-input-site-picker', DEFAULT_SITES.length + 1);
+      assert.deepEqual(sent, [{ route: 'sites', type: 'application/json', body: { server: cid } }]);
+      // Test connection in the deployed, unchanged config node: by id; with an edited setting: with the settings.
+      await page.locator('#node-input-btn-server-edit').click();
+      await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+      const result = page.locator('#node-config-test-result');
+      const test = catalogue('ems-partner-config').test;
+      const runTest = async () => {
+        await page.locator('#node-config-test-connection').click();
+        await until(() => result.innerText(), (t) => t.startsWith(test.ok), 'the test result');
+        await until(() => page.locator('#node-config-test-connection').isDisabled(), (d) => !d, 'the test to finish');
+      };
+      await runTest();
+      await page.locator('#node-config-input-timeout').fill('5000');
+      await runTest();
+      const tests = sent.filter((x) => x.route === 'test');
+      assert.deepEqual(tests.map((x) => [x.type, Object.keys(x.body as object)]), [['application/json', ['server']], ['application/json', ['server', 'config']]]);
+      assert.equal((tests[1].body as unknown as { config: { timeout: number } }).config.timeout, 5000);
+      await closeTray(page, 'cancel');
+      await closeTray(page, 'cancel');
+    } finally {
+      page.off('request', record);
+    }
     assert.deepEqual(s.browser.errors, []);
   });
 });

@@ -1,0 +1,228 @@
+/**
+ * Shared editor code of @ems-partner/node-red (served by Node-RED from the package's
+ * resources/ folder, loaded by the config node's panel): the config node's settings as the
+ * editor knows them, admin-route calls, pickers, field helpers and validators used by every panel.
+ * The panels reach it as window.EmsPartnerEditor.
+ */
+(function () {
+    'use strict';
+    var T = 'ems-partner-config';
+    var CONFIG_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'rejectUnauthorized', 'caCert', 'maxBodyMB'];
+    var SECRET_KEYS = ['apiKey', 'clientSecret'];
+    var TTL = 60000;
+    var cache = {};
+
+    function t(key, opts) { var def = RED.nodes.getType(T); return def && def._ ? def._(T + '.' + key, opts) : key; }
+    function isSecret(v) { return typeof v === 'string' && v !== '' && v !== '__PWRD__'; }
+
+    // What the editor knows of a config node, deployed or not. Secrets only when typed in this session:
+    // stored ones never reach the browser, the runtime then uses the deployed node's credentials.
+    function configOf(serverId) {
+        var n = RED.nodes.node(serverId);
+        if (!n) { return undefined; }
+        var c = {};
+        CONFIG_KEYS.forEach(function (k) { c[k] = n[k]; });
+        if (c.timeout !== undefined) { c.timeout = Number(c.timeout); }   // the editor saves form values as strings
+        var cr = n.credentials || {};
+        SECRET_KEYS.forEach(function (k) { if (isSecret(cr[k])) { c[k] = cr[k]; } });
+        return c;
+    }
+    // The body is always JSON: the runtime refuses anything else. `config` only for unsaved settings.
+    function post(what, serverId, config) {
+        var body = { server: serverId };
+        if (config) { body.config = config; }
+        return $.ajax({ url: 'ems-partner/' + what, type: 'POST', contentType: 'application/json',
+            dataType: 'json', data: JSON.stringify(body), timeout: 60000 });
+    }
+    // Deployed as the editor shows it: the runtime uses it by id alone (read permission), its secrets stay put.
+    function deployedAsIs(serverId) { var n = RED.nodes.node(serverId); return !!n && !n.changed; }
+    // By id when deployed as is (with the settings, `config()`, if the runtime does not know the id); else with the settings.
+    function ask(what, serverId, config) {
+        if (!deployedAsIs(serverId)) { return post(what, serverId, config()); }
+        var d = $.Deferred();   // (not .then: it would pass on only the first argument of a failure)
+        post(what, serverId).done(d.resolve).fail(function (xhr, status, err) {
+            if (xhr && xhr.responseJSON && xhr.responseJSON.error === 'unknown config node') { post(what, serverId, config()).done(d.resolve).fail(d.reject); } else { d.reject(xhr, status, err); }
+        });
+        return d.promise();
+    }
+    // One line of text for a failed request: the runtime's message, or the HTTP status (never an HTML page).
+    function errorText(xhr, status, err) {
+        var j = xhr && xhr.responseJSON;
+        var m = j && (j.message || j.error);
+        if (xhr && xhr.status === 0 && status !== 'timeout') { m = t('picker.unreachable'); }
+        if (!m && xhr && xhr.status >= 400) { m = 'HTTP ' + xhr.status + (xhr.statusText && xhr.statusText !== 'error' ? ' (' + xhr.statusText + ')' : ''); }
+        m = String(m || err || status || 'error').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+        return m.length > 200 ? m.slice(0, 199) + '\u2026' : m;
+    }
+    // One request per list, server and configuration in flight; results kept for a minute, failures not kept.
+    function load(what, serverId, force) {
+        var config = configOf(serverId);   // in the key even when only the id is sent: a redeploy with new settings misses the cache
+        var key = what + '|' + serverId + '|' + deployedAsIs(serverId) + '|' + JSON.stringify(config || null);
+        var hit = cache[key];
+        if (hit && !force && (hit.pending || Date.now() - hit.at < TTL)) { return hit.promise; }
+        var d = $.Deferred();
+        hit = cache[key] = { at: Date.now(), pending: true, promise: d.promise() };
+        ask(what, serverId, function () { return config; }).done(function (list) {
+            hit.pending = false;
+            hit.at = Date.now();
+            d.resolve(Array.isArray(list) ? list : []);
+        }).fail(function (xhr, status, err) {
+            if (cache[key] === hit) { delete cache[key]; }
+            d.reject(errorText(xhr, status, err));
+        });
+        return hit.promise;
+    }
+    // true when keys would travel in clear text: plain http to a host that is not loopback.
+    function cleartextRisk(url) {
+        var u;
+        try { u = new URL(String(url || '').trim()); } catch (e) { return false; }
+        if (u.protocol !== 'http:') { return false; }
+        var h = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+        return !(h === 'localhost' || /\.localhost$/.test(h) || /^127\./.test(h) || h === '::1');
+    }
+    function splitList(v) {
+        return String(v || '').split(',').map(function (s) { return s.trim(); }).filter(Boolean);
+    }
+    // Fills a <select>; a value the service does not list is kept and marked, so free typing always works.
+    function fill($sel, items, cur, placeholder, listed) {
+        $sel.empty();
+        $('<option value="">').text(placeholder).appendTo($sel);
+        var found = false;
+        items.forEach(function (it) {
+            if (it.value === cur) { found = true; }
+            $('<option>').val(it.value).text(it.label).appendTo($sel);
+        });
+        if (cur && !found) {
+            $('<option>').val(cur).text(listed ? cur + ' ' + t('picker.notListed') : cur).appendTo($sel);
+        }
+        $sel.val(cur || '');
+    }
+    function propLabel(p) { return p.unit ? p.name + ' (' + p.unit + ')' : p.name; }
+
+    // Wires the pickers of a flow node's edit panel, by element ids derived from property names:
+    // #node-input-<ref>-picker(-row), #node-input-<ref>-refresh, #node-input-<ref>-status and, for the
+    // property field, #node-input-<prop>-picker (select, o.multi false) or #node-input-<prop>-list (checkboxes).
+    // o: { list: 'devices'|'sites', ref: 'device'|'site', prop?: 'properties'|'property', multi?, single?: fn, onRender?: fn }
+    function attach(o) {
+        var refKey = o.list === 'sites' ? 'siteReference' : 'deviceReference';
+        var $server = $('#node-input-server');
+        var $ref = $('#node-input-' + o.ref);
+        var $prop = o.prop ? $('#node-input-' + o.prop) : $();
+        var $list = o.prop ? $('#node-input-' + o.prop + '-list') : $();
+        var state = { items: null, error: null, loading: false, seq: 0 };
+
+        function serverId() { var s = $server.val(); return s && s !== '_ADD_' ? s : ''; }
+        function isStr($el) { return $el.length > 0 && $el.typedInput('type') === 'str'; }
+        function propsFor(ref) {
+            var seen = {}, out = [];
+            (state.items || []).forEach(function (d) {
+                if (ref && d[refKey] !== ref) { return; }
+                (d.properties || []).forEach(function (p) {
+                    var name = typeof p === 'string' ? p : p && p.name;
+                    if (name && !seen[name]) { seen[name] = true; out.push({ name: name, unit: p && p.unit }); }
+                });
+            });
+            return out;
+        }
+        function renderProps(ref, note) {
+            var avail = propsFor(ref), listed = state.items !== null, value = String($prop.typedInput('value') || '');
+            if (!o.multi) {
+                fill($('#node-input-' + o.prop + '-picker'), avail.map(function (p) { return { value: p.name, label: propLabel(p) }; }),
+                    value.trim(), note || t('picker.choose.property'), listed);
+                return;
+            }
+            var sel = splitList(value), names = avail.map(function (p) { return p.name; });
+            $list.empty();
+            avail.concat(sel.filter(function (n) { return names.indexOf(n) < 0; }).map(function (n) { return { name: n, missing: true }; }))
+                .forEach(function (p) {
+                    var $l = $('<label>').appendTo($list);
+                    $('<input type="checkbox">').val(p.name).prop('checked', sel.indexOf(p.name) >= 0).appendTo($l);
+                    $('<span>').text(p.missing && listed ? p.name + ' ' + t('picker.notListed') : propLabel(p)).appendTo($l);
+                });
+            if (!$list.children().length) { $('<span class="form-tips">').text(t('picker.noProperties')).appendTo($list); }
+        }
+        function render() {
+            var refStr = isStr($ref), cur = refStr ? String($ref.typedInput('value') || '').trim() : '';
+            var err = { error: state.error }, msg = !serverId() ? t('picker.noServer') : state.loading ? t('picker.loading') :
+                state.error ? t('picker.failed.' + o.list, err) : (state.items && !state.items.length) ? t('picker.empty.' + o.list) : '';
+            var note = state.error ? t('picker.failedShort.' + o.list, err) : msg;   // shown in the pickers themselves
+            $('#node-input-' + o.ref + '-picker-row').toggle(refStr);
+            if (refStr) {
+                fill($('#node-input-' + o.ref + '-picker'), (state.items || []).map(function (it) {
+                    var label = it[refKey] + (it.name ? ' \u2014 ' + it.name : '') + (it.kind ? ' (' + it.kind + ')' : '');
+                    return { value: it[refKey], label: label };
+                }), cur, note || t('picker.choose.' + o.list), state.items !== null);
+            }
+            var propStr = !!o.prop && isStr($prop);
+            if (o.prop) {
+                $('#node-input-' + o.prop + '-picker-row').toggle(propStr);
+                if (propStr) { renderProps(refStr ? cur : '', state.items && state.items.length ? '' : note); }
+            }
+            $('#node-input-' + o.ref + '-status').text(msg).toggle(!!msg && (refStr || propStr))
+                .toggleClass('ems-partner-error', !!state.error);
+            if (o.onRender) { o.onRender(); }
+        }
+        function refresh(force) {
+            var id = serverId(), seq = ++state.seq;
+            state.server = id;
+            state.items = null;
+            state.error = null;
+            state.loading = !!id;
+            render();
+            if (!id) { return; }
+            load(o.list, id, force).then(function (list) {
+                if (seq === state.seq) { state.items = list; state.loading = false; render(); }
+            }, function (msg) {
+                if (seq === state.seq) { state.error = msg; state.loading = false; render(); }
+            });
+        }
+        function watch($el) {  // TypedInput: changes and keys on the element, typing ('input') inside its container
+            $el.on('change keyup paste', render);
+            $el.next('.red-ui-typedInput-container').on('input', render);
+        }
+        $server.on('change', function () { if (serverId() !== state.server) { refresh(false); } });
+        watch($ref);
+        watch($prop);
+        function pick($input) {  // choosing from a picker writes the TypedInput, typing stays possible
+            return function () { var v = $(this).val(); if (v) { $input.typedInput('value', v); } render(); };
+        }
+        $('#node-input-' + o.ref + '-picker').on('change', pick($ref));
+        if (o.prop && !o.multi) { $('#node-input-' + o.prop + '-picker').on('change', pick($prop)); }
+        $list.on('change', 'input[type="checkbox"]', function () {
+            var name = this.value, sel = splitList($prop.typedInput('value')).filter(function (n) { return n !== name; });
+            if (this.checked) { sel = (o.single && o.single()) ? [name] : sel.concat([name]); }
+            $prop.typedInput('value', sel.join(','));
+            render();
+        });
+        $('#node-input-' + o.ref + '-refresh, #node-input-' + (o.prop || o.ref) + '-refresh').on('click', function (e) {
+            e.preventDefault();
+            refresh(true);
+        });
+        refresh(false);
+        return { render: render, refresh: refresh };
+    }
+
+    // Form value while the panel is open, saved value otherwise (validators run in both situations).
+    function field(node, name, prefix) {
+        var $el = $('#' + (prefix || 'node-input') + '-' + name);
+        if (!$el.length) { return node[name]; }
+        return $el.attr('type') === 'checkbox' ? $el.prop('checked') : $el.val();
+    }
+    function num(v) {
+        var s = String(v === undefined || v === null ? '' : v).trim();
+        return s === '' ? NaN : Number(s);
+    }
+    // Validates a TypedInput value that must be set: true or a message.
+    function typed(v, type, opt) {
+        var s = String(v === undefined || v === null ? '' : v).trim();
+        if (/^\$\{[^}]+\}$/.test(s)) { return true; }
+        if (s === '') { return t('errors.required'); }
+        if (type === 'num') { return isFinite(num(s)) || t('errors.number'); }
+        if (type === 'str' || type === 'env' || !type) { return true; }
+        var r = RED.utils.validateTypedProperty ? RED.utils.validateTypedProperty(s, type, opt) : true;   // added in Node-RED 3.1.x
+        return r === true || (typeof r === 'string' ? r : t('errors.invalid'));
+    }
+
+    window.EmsPartnerEditor = { CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
+        cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, field: field, num: num, typed: typed };
+})();

@@ -1,0 +1,190 @@
+/**
+ * The checks of the editor's admin routes (admin-routes.ts), kept apart so each can be read
+ * on its own:
+ *  - only JSON bodies (a cross-site form cannot send one), of a known shape;
+ *  - stored credentials only for the deployed node's own destination (`destinationChanges`);
+ *  - replies that carry a short, single-line, redacted message, never a service's page.
+ */
+import http from 'node:http';
+import { ApiError, ValidationError } from '../api';
+import { usesSimulator, type ConfigCredentials, type ConfigProps } from './runtime';
+
+/** A refusal of the route itself: nothing was sent anywhere. */
+export class RouteError extends Error {
+  constructor(readonly status: number, readonly error: string, message: string) {
+    super(message);
+    this.name = 'RouteError';
+  }
+}
+
+/** The editor's placeholder for a stored password credential. */
+export const PLACEHOLDER = '__PWRD__';
+
+/** The settings a request may carry (everything else in `config` is ignored). */
+const CONFIG_KEYS = ['name', 'baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'retries',
+  'concurrency', 'rejectUnauthorized', 'caCert', 'coalesceMs', 'maxBodyMB', 'maxValidity'] as const;
+const SECRET_KEYS = ['apiKey', 'clientSecret'] as const;
+
+export interface RouteBody {
+  server?: string;
+  /** Settings of a config node being edited; secrets only when typed in the editor. */
+  config?: { props: ConfigProps; typed: ConfigCredentials };
+}
+
+/** True when a body carries unsaved settings (they need write permission). */
+export function hasConfig(body: unknown): boolean {
+  return !!body && typeof body === 'object' && (body as { config?: unknown }).config != null;
+}
+
+/** Refuses anything but an application/json body with 415, before any other check. */
+export function jsonOnly(req: { headers?: Record<string, unknown> }, res: { status(n: number): { json(v: unknown): void } }, next: () => void): void {
+  const type = String(req.headers?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== 'application/json') {
+    res.status(415).json({ error: 'unsupported media type', message: 'the body must be JSON (content-type: application/json)' });
+    return;
+  }
+  next();
+}
+
+/** Checks the shape of a request body: `{server?: string, config?: object}`. */
+export function parseBody(raw: unknown): RouteBody {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new RouteError(400, 'bad body', 'the body must be a JSON object {server, config}');
+  const b = raw as Record<string, unknown>;
+  if (b.server !== undefined && b.server !== null && (typeof b.server !== 'string' || b.server.length > 100)) {
+    throw new RouteError(400, 'bad server', 'server must be the id of a config node');
+  }
+  const out: RouteBody = { server: typeof b.server === 'string' && b.server ? b.server : undefined };
+  if (b.config == null) return out;
+  if (typeof b.config !== 'object' || Array.isArray(b.config)) throw new RouteError(400, 'bad config', 'config must be an object of config node settings');
+  const c = b.config as Record<string, unknown>;
+  const props: Record<string, unknown> = {};
+  for (const k of CONFIG_KEYS) {
+    const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
+    if (v === undefined || v === null) continue;
+    if (!['string', 'number', 'boolean'].includes(typeof v)) throw new RouteError(400, `bad ${k}`, `config.${k} must be a string, number or boolean`);
+    props[k] = v;
+  }
+  const typed: ConfigCredentials = {};
+  for (const k of SECRET_KEYS) {
+    const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
+    if (v !== undefined && v !== null && typeof v !== 'string') throw new RouteError(400, `bad ${k}`, `config.${k} must be a string`);
+    if (typeof v === 'string' && v !== '' && v !== PLACEHOLDER) typed[k] = v;
+  }
+  out.config = { props: props as ConfigProps, typed };
+  return out;
+}
+
+/** A URL as the client would reach it: scheme, credentials, host and port, path without trailing slashes, query. */
+export function normalUrl(v: unknown): string {
+  const s = String(v ?? '').trim();
+  try {
+    const u = new URL(s);
+    return `${u.protocol}//${u.username}:${u.password}@${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return `unparsed:${s}`;
+  }
+}
+
+const authTypeOf = (p: ConfigProps) => String(p.authType || 'none');
+const headerOf = (p: ConfigProps) => String(p.apiKeyHeader || 'x-api-key').trim().toLowerCase();
+const verifies = (p: ConfigProps) => !(p.rejectUnauthorized === false || p.rejectUnauthorized === 'false');
+const caText = (p: ConfigProps) => String(p.caCert ?? '').trim();
+
+/**
+ * The settings that decide where (and how safely) a secret travels, in which a caller's
+ * settings differ from the deployed node's: [] when stored secrets may be used.
+ */
+export function destinationChanges(deployed: ConfigProps, caller: ConfigProps): string[] {
+  const out: string[] = [];
+  if (usesSimulator(deployed) !== usesSimulator(caller)) out.push('simulator');
+  if (normalUrl(deployed.baseUrl) !== normalUrl(caller.baseUrl)) out.push('baseUrl');
+  if (authTypeOf(deployed) !== authTypeOf(caller)) out.push('authType');
+  if (authTypeOf(caller) === 'header' && headerOf(deployed) !== headerOf(caller)) out.push('apiKeyHeader');
+  if (authTypeOf(caller) === 'oauth2' && normalUrl(deployed.tokenUrl) !== normalUrl(caller.tokenUrl)) out.push('tokenUrl');
+  if (verifies(deployed) !== verifies(caller)) out.push('rejectUnauthorized');
+  if (caText(deployed) !== caText(caller)) out.push('caCert');
+  return out;
+}
+
+/** The credential a configuration sends, if any. */
+export function secretNeeded(p: ConfigProps): keyof ConfigCredentials | undefined {
+  if (usesSimulator(p)) return undefined;
+  const t = authTypeOf(p);
+  return t === 'header' || t === 'bearer' ? 'apiKey' : t === 'oauth2' ? 'clientSecret' : undefined;
+}
+
+/** Whether a caller's caCert may be given to the runtime as is: empty, PEM text, or the deployed node's own value. */
+export function sameCaCert(deployed: ConfigProps | undefined, caller: ConfigProps): boolean {
+  return !!deployed && caText(deployed) === caText(caller);
+}
+
+/** Every form in which a secret could be echoed: raw, URL-encoded (both styles), base64 and base64url. */
+export function secretForms(secrets: ReadonlyArray<string | undefined>): string[] {
+  const out = new Set<string>();
+  for (const s of secrets) {
+    if (!s) continue;
+    out.add(s);
+    out.add(encodeURIComponent(s));
+    out.add(new URLSearchParams({ s }).toString().slice(2));
+    const b64 = Buffer.from(s, 'utf8').toString('base64');
+    out.add(b64);
+    out.add(b64.replace(/=+$/, ''));
+    out.add(Buffer.from(s, 'utf8').toString('base64url'));
+  }
+  // Longest first, so a form that contains another is replaced whole.
+  return [...out].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
+}
+
+export function redactAll(text: string, forms: readonly string[]): string {
+  let out = text;
+  for (const f of forms) out = out.split(f).join('***');
+  return out;
+}
+
+/** A copy of a reply with every string redacted (bounded depth: replies are lists of plain objects). */
+export function redactDeep(v: unknown, forms: readonly string[], depth = 0): unknown {
+  if (forms.length === 0) return v;
+  if (typeof v === 'string') return redactAll(v, forms);
+  if (!v || typeof v !== 'object' || depth > 20) return v;
+  if (Array.isArray(v)) return v.map((x) => redactDeep(x, forms, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[redactAll(k, forms)] = redactDeep(x, forms, depth + 1);
+  return out;
+}
+
+const MAX = 120;
+
+/** Text without markup, control characters or line breaks. */
+function plain(text: string): string {
+  return text.replace(/<[^>]*>/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
+/** A short status code-like reason for a reply's `error` field. */
+export function replyError(err: unknown): string {
+  if (err instanceof RouteError) return err.error;
+  if (err instanceof ValidationError) return `bad ${err.field}`;
+  if (err instanceof ApiError) return err.status ? `HTTP ${err.status}` : plain(err.code).slice(0, 40);
+  return 'error';
+}
+
+/**
+ * The message of a reply: one line of at most 120 characters, redacted, never markup. A
+ * service's answer shows as its status and reason phrase, e.g. `HTTP 404 (Not Found)`,
+ * followed by its message only when that is short plain text.
+ */
+export function replyMessage(err: unknown, forms: readonly string[]): string {
+  let text: string;
+  if (err instanceof ApiError && err.status) {
+    const reason = http.STATUS_CODES[err.status] ?? 'unknown status';
+    const head = `${err.request.method} ${err.request.path} failed: HTTP ${err.status} (${reason})`;
+    const svc = err.serviceMessage ?? '';
+    const said = /[<>]/.test(svc) ? '' : plain(redactAll(svc, forms));
+    // A message that only repeats the status (e.g. an HTML page's title "404 Not Found") adds nothing.
+    const bare = (t: string) => t.toLowerCase().replace(/[^a-z0-9]+/g, '');
+    text = said && ![bare(reason), bare(`${err.status} ${reason}`), String(err.status)].includes(bare(said)) ? `${head}: ${said}` : head;
+  } else {
+    text = err instanceof Error ? err.message : String(err);
+  }
+  const out = plain(redactAll(text, forms));
+  return out.length > MAX ? `${out.slice(0, MAX - 1)}…` : out;
+}
