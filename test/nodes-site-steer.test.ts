@@ -4,20 +4,13 @@ import type { SteeringCommand } from '../src/api';
 import { Renewal } from '../src/nodes/renewal';
 import { settingsOf } from '../src/nodes/steer-command';
 import { DEFAULT_SITES } from '../src/simulator/index';
-import { cfg, flow, helper, loadFlow, logged, simGet, turns, useRuntime, useSimulator } from './helpers/red';
+import { cfg, flow, helper, loadFlow, logged, simGet, turns, useRuntime, useSimulator, siteSteer } from './helpers/red';
 
 const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const SITE = COM.siteReference;
 
-const steer = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess',
-  essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-  curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW',
-  maximizeGridImport: 'unchanged', gridTargetValue: 'payload', gridTargetValueType: 'msg', gridTargetUnit: 'kW',
-  deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15,
-  maxEssPower: 0, maxCurtailment: 0, renew: false, dryRun: false, ...extra,
-});
+const steer = (extra: Record<string, unknown> = {}) => siteSteer(SITE, extra);
 
 describe('nodes: ems-site-steer', () => {
   const sim = useSimulator({ frozen: false });

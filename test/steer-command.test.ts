@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { buildCommand, settingsOf } from '../src/nodes/steer-command';
+import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/steer-command';
 import { describeCommand, renewLead } from '../src/nodes/renewal';
-import { ValidationError } from '../src/api';
+import { ValidationError, checkMaxValidity, formatSpan } from '../src/api';
 
 const now = Date.UTC(2026, 10, 22, 14, 7);
 const S = (c: Record<string, unknown> = {}) => settingsOf({ mode: 'ess', essUnit: 'kW', validity: 'quarter-hour', ...c });
@@ -69,6 +69,59 @@ describe('steer command building', () => {
     assert.throws(() => settingsOf({ mode: 'turbo' }), /mode must be one of combined, ess, curtailment, grid-target/);
     assert.throws(() => settingsOf({ essUnit: 'GW' }), /essUnit must be one of W, kW, MW/);
     assert.throws(() => settingsOf({ duration: 0, validity: 'duration' }), /duration must be more than 0/);
+  });
+
+  it('maxValidity: refuses a validUntil beyond the cap, naming the field it came from and the limit', () => {
+    const cap = { maxValidityMs: maxValidityMsOf(undefined) };
+    const field = (f: string) => (e: unknown) => e instanceof ValidationError && e.field === f;
+    const msgS = S({ validity: 'msg' });
+    assert.throws(() => buildCommand(msgS, 's', { energyStorage: 1, validUntil: '9999-12-31T23:59:59Z' }, {}, now, cap),
+      /^ValidationError: msg.payload.validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got 9999-12-31T23:59:59.000Z; nothing was sent$/);
+    assert.throws(() => buildCommand(msgS, 's', 1, { msgValidUntil: 8.64e15 - 1 }, now, cap), field('msg.validUntil'));
+    assert.throws(() => buildCommand(msgS, 's', { energyStorage: 1, duration: 1e9 }, {}, now, cap), /msg.payload.duration must give a validUntil at most 24 h .*; got 1000000000 min/);
+    assert.throws(() => buildCommand(S({ validity: 'duration', duration: 1e9 }), 's', 1, {}, now, cap), field('duration'));
+    assert.throws(() => buildCommand(S({ validity: 'duration', duration: 120 }), 's', 1, {}, now, { maxValidityMs: maxValidityMsOf('60') }), /duration must give a validUntil at most 1 h \(the config node's maxValidity, 60 min\)/);
+    assert.throws(() => buildCommand(S(), 's', 1, {}, now, { maxValidityMs: maxValidityMsOf(5) }), field('validity'));
+    assert.throws(() => buildCommand(S(), 's', { energyStorage: 1, validFrom: now + 2 * 86_400_000 }, {}, now, cap), field('msg.payload.validFrom'));
+    assert.equal(buildCommand(S({ validity: 'duration', duration: 60 }), 's', 1, {}, now, { maxValidityMs: 60 * 60_000 }).validUntil, now + 60 * 60_000, 'exactly the cap is accepted');
+    assert.equal(buildCommand(msgS, 's', { energyStorage: 1, duration: 1e9 }, {}, now).validUntil, now + 6e13, 'no cap given: none applied (the queue still checks)');
+    assert.throws(() => maxValidityMsOf('0'), /maxValidity \(config node\) must be a whole number of minutes from 1 to 43200/);
+    assert.equal(formatSpan(90 * 60_000), '1 h 30 min');
+    assert.doesNotThrow(() => checkMaxValidity(now + 10, 10, now));
+    assert.throws(() => checkMaxValidity(now + 11, 10, now), field('validUntil'));
+  });
+
+  it('maxGridPower bounds |grid setpoint| and the deadband; 0 or empty is no limit', () => {
+    const G = (c: Record<string, unknown>) => S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', ...c });
+    assert.throws(() => buildCommand(G({ maxGridPower: 100_000 }), 's', -1000, {}, now), /^ValidationError: gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/);
+    assert.throws(() => buildCommand(G({ maxGridPower: '100000' }), 's', { gridTarget: 50, deadband: 101 }, {}, now), /deadband must be within the node's limit maxGridPower = 100000 W; got 101 kW/);
+    assert.deepEqual(buildCommand(G({ maxGridPower: 100_000 }), 's', -100, { deadband: 100 }, now).gridTarget, { setpoint: { value: -100, unit: 'kW' }, deadband: { value: 100, unit: 'kW' } });
+    assert.equal(buildCommand(G({ maxGridPower: '' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
+    assert.throws(() => settingsOf({ maxGridPower: -1 }), /maxGridPower must be a number of 0 or more/);
+  });
+
+  it('allowMaximizeGridImport off refuses maximizeGridImport: true from the node, the msg, the payload and an API body', () => {
+    const C = (c: Record<string, unknown> = {}) => S({ mode: 'combined', allowMaximizeGridImport: false, ...c });
+    const refused = (f: string) => (e: unknown) => e instanceof ValidationError && e.field === f && /forbids maximize grid import \(allowMaximizeGridImport is off\); nothing was sent/.test(e.message);
+    assert.throws(() => buildCommand(C({ maximizeGridImport: 'true' }), 's', 5, {}, now), refused('maximizeGridImport'));
+    assert.throws(() => buildCommand(C({ maximizeGridImport: 'msg', allowMaximizeGridImport: 'false' }), 's', 5, { msgMaximizeGridImport: true }, now), refused('msg.maximizeGridImport'));
+    assert.throws(() => buildCommand(C(), 's', { energyStorage: 5, maximizeGridImport: true }, {}, now), refused('msg.payload.maximizeGridImport'));
+    assert.throws(() => buildCommand(C(), 's', { energyStorageSetting: { value: 5, unit: 'kW' }, maximizeGridImport: true, validUntil: now + 60_000 }, {}, now), refused('msg.payload.maximizeGridImport'));
+    assert.equal(buildCommand(C(), 's', { maximizeGridImport: false }, {}, now).maximizeGridImport, false, 'turning it off is allowed');
+    assert.equal(buildCommand(S({ mode: 'combined' }), 's', { maximizeGridImport: true }, {}, now).maximizeGridImport, true, 'default: allowed, as before');
+    assert.throws(() => settingsOf({ allowMaximizeGridImport: 'maybe' }), /allowMaximizeGridImport must be true or false/);
+  });
+
+  it('liftCommand: the PV peak power until the known validUntil, else the quarter hour, within maxValidity', () => {
+    const L = (c: Record<string, unknown> = {}) => S({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 10_000, ...c });
+    assert.deepEqual(liftCommand(L(), 's', now + 20 * 60_000, now), { site: 's', kind: 'curtailment', productionCurtailment: { value: 10_000, unit: 'W' }, validUntil: now + 20 * 60_000 });
+    assert.equal(liftCommand(L(), 's', undefined, now).validUntil, Date.UTC(2026, 10, 22, 14, 15));
+    assert.equal(liftCommand(L(), 's', now - 1, now).validUntil, Date.UTC(2026, 10, 22, 14, 15), 'an expired signal is not known any more');
+    assert.equal(liftCommand(L(), 's', undefined, now, { maxValidityMs: 60_000 }).validUntil, now + 60_000);
+    assert.throws(() => liftCommand(L({ pvPeakPower: '' }), 's', undefined, now), /^ValidationError: pvPeakPower must be set \(the site's PV peak power in W\) for stop with stopAction "lift"/);
+    assert.throws(() => liftCommand(L({ maxCurtailment: 5_000 }), 's', undefined, now), /maxCurtailment = 5000 W/);
+    assert.throws(() => settingsOf({ stopAction: 'hold' }), /stopAction must be one of expire, lift/);
+    assert.equal(settingsOf({}).stopAction, 'expire');
   });
 
   it('renews 20 % before expiry, between 2 s and 60 s', () => {

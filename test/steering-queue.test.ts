@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { EmsClient, SteeringQueue, requestForCommand, ApiError } from '../src/api';
+import { EmsClient, SteeringQueue, requestForCommand, ApiError, ValidationError } from '../src/api';
 import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 
 const SITE = DEFAULT_SITES[0].siteReference;
@@ -57,6 +57,23 @@ describe('steering queue', () => {
     const st = s.sim.steeringState(SITE).components;
     assert.equal(st.energyStorageSetting!.validUntil, v1);
     assert.equal(st.productionCurtailment!.validUntil, v2);
+  });
+
+  it('refuses a validUntil beyond maxValidityMs from now, naming the limit; nothing is sent', async () => {
+    const capped = new SteeringQueue(c, { maxValidityMs: 24 * 3_600_000 });
+    const ess = { value: 1, unit: 'kW' } as const;
+    for (const validUntil of [Date.parse('9999-12-31T23:59:59Z'), 8.64e15 - 1, Date.now() + 1e9 * 60_000, Date.now() + 24 * 3_600_000 + 60_000]) {
+      await assert.rejects(capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil }), (e: unknown) => e instanceof ValidationError && e.field === 'validUntil'
+        && /^validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got .*Z; nothing was sent$/.test(e.message));
+    }
+    await assert.rejects(capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil: Date.parse('9999-12-31T23:59:59Z') }),
+      /got 9999-12-31T23:59:59.000Z; nothing was sent/);
+    assert.equal(s.sim.requestsReceived, 0);
+    assert.equal(capped.queued(), 0);
+    const ok = await capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil: Date.now() + 23 * 3_600_000 });
+    assert.equal(ok.request.path.endsWith('/steering/ess'), true);
+    assert.equal(s.sim.requestsReceived, 1);
+    assert.equal(s.sim.steeringState(SITE).components.energyStorageSetting!.value, 1);
   });
 
   it('drops what an owner queued, naming it, and answers its waiters with an error', async () => {

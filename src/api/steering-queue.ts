@@ -5,7 +5,7 @@
  * and a queued ESS change followed by a queued curtailment change sends both. Applying the
  * merged requests gives the same steering state as applying every command in order.
  */
-import { ApiError } from './errors';
+import { ApiError, ValidationError } from './errors';
 import type { EmsClient } from './client';
 import type { ActiveSteeringRequest, CurtailmentValue, GridTargetRequest, PowerValue } from './types';
 
@@ -66,16 +66,60 @@ interface SiteQueue {
 const COMPONENTS: ComponentName[] = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'];
 const ENDPOINT: Record<string, string> = { ess: '/steering/ess', curtailment: '/steering/curtailment' };
 
+export interface SteeringQueueOptions {
+  /** Longest validity of any signal, ms from the moment it is submitted (none when unset). */
+  maxValidityMs?: number;
+  /** Clock, for tests (default Date.now). */
+  now?: () => number;
+}
+
+/** "24 h", "90 min", "1 h 30 min": a limit in words. */
+export function formatSpan(ms: number): string {
+  const min = Math.round(ms / 60_000);
+  const h = Math.floor(min / 60);
+  const m = min % 60;
+  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
+/**
+ * Refuses a validUntil more than `maxValidityMs` after `now`, naming `field` (where the value
+ * came from) and the limit; `got` describes the value as the caller received it.
+ */
+export function checkMaxValidity(validUntil: number, maxValidityMs: number | undefined, now: number, field = 'validUntil', got?: string): void {
+  if (maxValidityMs === undefined || !(maxValidityMs > 0)) return;
+  if (Number.isFinite(validUntil) && validUntil - now <= maxValidityMs) return;
+  const iso = Number.isFinite(validUntil) && Math.abs(validUntil) <= 8.64e15 ? new Date(validUntil).toISOString() : String(validUntil);
+  const limit = `${formatSpan(maxValidityMs)} (the config node's maxValidity, ${Math.round(maxValidityMs / 60_000)} min) from now`;
+  const what = field === 'validUntil' || /\.validUntil$/.test(field) ? `must be at most ${limit}; got ${iso}` : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
+  throw new ValidationError(field, `${what}; nothing was sent`, 'unprocessable');
+}
+
 export class SteeringQueue {
   private readonly sites = new Map<string, SiteQueue>();
   /** Requests sent, for diagnostics and tests. */
   sent = 0;
 
-  constructor(private readonly client: EmsClient, private readonly opts: { maxValidityMs?: number } = {}) {}
+  constructor(private readonly client: EmsClient, private readonly opts: SteeringQueueOptions = {}) {}
 
-  /** Queues a command; resolves when every component of it has been sent (or merged into a later send). */
+  /** The longest validity this queue accepts, ms (undefined: no limit). */
+  get maxValidityMs(): number | undefined {
+    return this.opts.maxValidityMs;
+  }
+
+  /**
+   * Queues a command; resolves when every component of it has been sent (or merged into a later send).
+   * A validUntil more than maxValidityMs from now is refused with a ValidationError; nothing is sent.
+   */
   submit(cmd: SteeringCommand, opts: { owner?: unknown; signal?: AbortSignal } = {}): Promise<SteeringResult> {
     return new Promise<SteeringResult>((resolve, reject) => {
+      if (cmd.validUntil !== undefined && cmd.kind !== 'cancel-grid-target') {
+        try {
+          checkMaxValidity(cmd.validUntil, this.opts.maxValidityMs, this.opts.now ? this.opts.now() : Date.now());
+        } catch (e) {
+          reject(e as Error);
+          return;
+        }
+      }
       const q = this.site(cmd.site);
       const waiter: Waiter = { owner: opts.owner, outstanding: 0, merged: false, resolve, reject, signal: opts.signal };
       for (const name of COMPONENTS) {

@@ -1,11 +1,12 @@
 /**
  * `ems-site-steer`: turns messages into steering requests for a site. Building and checking
  * the command is done by steer-command.ts; sending by the config node's SteeringQueue (one
- * request at a time per site, merged per component); renewing by renewal.ts.
+ * request at a time per site, merged per component); renewing by renewal.ts. The config
+ * node's maxValidity bounds every signal (checked here, in dry runs too, and by the queue).
  */
-import { ValidationError, requestForCommand, validateReference, type SteeringCommand } from '../api';
+import { ValidationError, formatClock, requestForCommand, validateReference, type SteeringCommand } from '../api';
 import { attributed, busyStatus, connectionStatus, evaluate, fail } from './common';
-import { buildCommand, settingsOf, type NodeValues } from './steer-command';
+import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
 import { Renewal, describeCommand } from './renewal';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
@@ -26,19 +27,43 @@ export = function (RED: RED): void {
       settingsError = e;
       fail(node, undefined, e);
     }
+    /** The config node's maxValidity as the runtime applies it (known once a request went out). */
+    let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
       send: (cmd) => send(cmd),
       status: (s) => node.status(s),
       warn: (t) => node.warn(t),
       settings: () => settings!,
+      maxValidityMs: () => runtimeMaxValidityMs ?? limitsOrNone().maxValidityMs,
     });
+    /** Per site, the validUntil of the last curtailment this node sent (what a 'lift' stop lasts until). */
+    const curtailedUntil = new Map<string, number>();
     const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
     if (server) server.register(user);
     else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
 
     async function send(cmd: SteeringCommand) {
       const rt = await server!.runtime();
-      return rt.steering.submit(cmd, { owner: node, signal: closer.signal });
+      runtimeMaxValidityMs = rt.limits?.maxValidityMs;
+      const r = await rt.steering.submit(cmd, { owner: node, signal: closer.signal });
+      if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
+        const now = Date.now();
+        for (const [k, until] of curtailedUntil) if (until <= now) curtailedUntil.delete(k);
+        curtailedUntil.set(cmd.site, cmd.validUntil);
+      }
+      return r;
+    }
+
+    /** Limits of the config node, read from its properties as the runtime reads them (so a dry run needs no runtime). */
+    const limits = () => ({ maxValidityMs: maxValidityMsOf(server!.props?.maxValidity) });
+    const limitsOrNone = (): { maxValidityMs?: number } => { try { return limits(); } catch { return {}; } };
+
+    /** Whether stop lifts the curtailment of `ref` (stopAction 'lift', in a mode that steers curtailment). */
+    function lifts(ref: string): boolean {
+      const s = settings!;
+      if (s.stopAction !== 'lift') return false;
+      if (s.mode === 'curtailment') return true;
+      return s.mode === 'combined' && ((config.curtailmentValue !== undefined && config.curtailmentValue !== '') || curtailedUntil.has(ref));
     }
 
     async function values(msg: NodeMessage): Promise<NodeValues> {
@@ -78,10 +103,21 @@ export = function (RED: RED): void {
           node.status({ fill: 'grey', shape: 'ring', text: 'grid target cancelled' });
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
+        if (lifts(ref)) {
+          const lift = liftCommand(settings!, ref, curtailedUntil.get(ref), Date.now(), limits());
+          if (config.dryRun) {
+            const request = requestForCommand(lift);
+            node.status({ fill: 'grey', shape: 'dot', text: `dry run: lift, ${describeCommand(lift)}` });
+            return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
+          }
+          const r = await attributed(send(lift), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
+          node.status({ fill: 'grey', shape: 'ring', text: `curtailment lifted until ${formatClock(lift.validUntil!)}` });
+          return { ...msg, payload: r.response, request: r.request, site: ref };
+        }
         node.status({ fill: 'grey', shape: 'ring', text: stopped ? 'renew stopped' : 'stopped' });
         return { ...msg, payload: { stopped: true, renewing: false }, site: ref };
       }
-      const cmd = buildCommand(settings!, ref, msg.payload, await values(msg));
+      const cmd = buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits());
       if (config.dryRun) {
         const request = requestForCommand(cmd);
         node.status({ fill: 'grey', shape: 'dot', text: `dry run: ${describeCommand(cmd)}` });

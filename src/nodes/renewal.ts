@@ -2,6 +2,8 @@
  * Renewal of steering signals: shortly before a signal expires, the same components are
  * sent again with a new validity, until stop, redeploy or Node-RED stops. A renewal never
  * starts after the signal's validUntil, so a flow that dies lets the site fall back by itself.
+ * A renewal never reaches beyond the config node's maxValidity: its validUntil is clamped to
+ * the moment it is sent plus maxValidity (the chain goes on; each link stays within the cap).
  */
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil, type SteeringCommand, type SteeringResult } from '../api';
 import type { NodeStatus } from './red';
@@ -12,7 +14,11 @@ export interface RenewalDeps {
   status(s: NodeStatus): void;
   warn(text: string): void;
   settings(): SteerSettings;
+  /** The config node's maxValidity, ms (undefined = no cap). */
+  maxValidityMs?: () => number | undefined;
   now?: () => number;
+  /** Timer functions, for tests (default the global setTimeout / clearTimeout). */
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(t: unknown): void };
 }
 
 /** How long before expiry a renewal is sent: 20 % of the validity, at least 2 s, at most 60 s. */
@@ -21,7 +27,7 @@ export function renewLead(validForMs: number): number {
 }
 
 export class Renewal {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, unknown>();
   /** Bumped per site by stop() and schedule(): a renewal in flight from an older generation does not re-arm. */
   private readonly generation = new Map<string, number>();
   private closed = false;
@@ -34,13 +40,22 @@ export class Renewal {
     return this.deps.now ? this.deps.now() : Date.now();
   }
 
+  private setTimer(fn: () => void, ms: number): unknown {
+    return this.deps.timers ? this.deps.timers.setTimeout(fn, ms) : setTimeout(fn, ms);
+  }
+
+  private clearTimer(t: unknown): void {
+    if (this.deps.timers) this.deps.timers.clearTimeout(t);
+    else clearTimeout(t as NodeJS.Timeout);
+  }
+
   /** (Re)schedules the renewal of `cmd`'s site, replacing any earlier one. */
   schedule(cmd: SteeringCommand, sentAt = this.now()): void {
     if (this.closed || cmd.validUntil === undefined) return;
     this.stop(cmd.site);
     const validFor = cmd.validUntil - Math.max(cmd.validFrom ?? sentAt, sentAt);
     const at = cmd.validUntil - renewLead(validFor);
-    const timer = setTimeout(() => this.fire(cmd, validFor), Math.max(0, at - this.now()));
+    const timer = this.setTimer(() => this.fire(cmd, validFor), Math.max(0, at - this.now()));
     this.timers.set(cmd.site, timer);
   }
 
@@ -48,13 +63,13 @@ export class Renewal {
   stop(site: string): boolean {
     this.generation.set(site, (this.generation.get(site) ?? 0) + 1);
     const t = this.timers.get(site);
-    if (t) clearTimeout(t);
+    if (t) this.clearTimer(t);
     return this.timers.delete(site);
   }
 
   close(): void {
     this.closed = true;
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const t of this.timers.values()) this.clearTimer(t);
     this.timers.clear();
   }
 
@@ -87,12 +102,19 @@ export class Renewal {
         this.deps.status({ fill: 'red', shape: 'ring', text: 'renewal failed' });
         // One more try while the current signal still holds; after that the site falls back.
         const retryAt = Math.min(this.now() + 5_000, cmd.validUntil! - 1_000);
-        if (retryAt > this.now()) this.timers.set(cmd.site, setTimeout(() => this.fire(cmd, validFor), retryAt - this.now()));
+        if (retryAt > this.now()) this.timers.set(cmd.site, this.setTimer(() => this.fire(cmd, validFor), retryAt - this.now()));
       },
     );
   }
 
+  /** The next validUntil, clamped to now + maxValidity. */
   private nextValidUntil(cmd: SteeringCommand, validFor: number, now: number): number {
+    const next = this.uncappedValidUntil(cmd, validFor, now);
+    const cap = this.deps.maxValidityMs?.();
+    return cap !== undefined && cap > 0 ? Math.min(next, now + cap) : next;
+  }
+
+  private uncappedValidUntil(cmd: SteeringCommand, validFor: number, now: number): number {
     const s = this.deps.settings();
     if (s.validity === 'quarter-hour') {
       const q = quarterHourValidUntil(now);

@@ -7,11 +7,13 @@
  *   node's unit or {value, unit}), maximizeGridImport, validFrom, validUntil, duration; or a
  *   body in the API's own shape (energyStorageSetting / productionCurtailment / setting / setpoint).
  * - Components neither the node nor the message sets are left out (partial update).
- * - Safety limits refuse a value beyond maxEssPower / maxCurtailment; nothing is sent.
+ * - Safety limits refuse a value beyond maxEssPower / maxCurtailment / maxGridPower, a
+ *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
+ *   config node's maxValidity; nothing is sent.
  */
 import {
   ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime,
-  parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, MINUTE_MS,
+  parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, checkMaxValidity, MINUTE_MS,
   type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue, type SteeringCommand,
 } from '../api';
 
@@ -28,6 +30,20 @@ export interface SteerSettings {
   duration: number;
   maxEssPower: number;
   maxCurtailment: number;
+  /** Bound of |grid setpoint| and of the deadband, W (0 = none). */
+  maxGridPower: number;
+  /** false: maximizeGridImport: true is refused, wherever it comes from. */
+  allowMaximizeGridImport: boolean;
+  /** What stop does in modes curtailment and combined: let the last limit expire, or lift it. */
+  stopAction: 'expire' | 'lift';
+  /** The site's PV peak power, W (0 = unknown): the "no curtailment" value of a lift. */
+  pvPeakPower: number;
+}
+
+/** Limits of the config node that a command must obey. */
+export interface CommandLimits {
+  /** Longest validity, ms from now (undefined = none). */
+  maxValidityMs?: number;
 }
 
 /** Values of the node's TypedInputs, evaluated against the message ('' / undefined = not set). */
@@ -68,6 +84,10 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
   if (!['unchanged', 'true', 'false', 'msg'].includes(mgi)) throw new ValidationError('maximizeGridImport', `must be one of unchanged, true, false, msg; got ${show(c.maximizeGridImport)}`);
   const duration = num(c.duration, 'duration', 15);
   if (duration <= 0) throw new ValidationError('duration', 'must be more than 0 minutes');
+  const allow = c.allowMaximizeGridImport;
+  if (![undefined, '', true, false, 'true', 'false'].includes(allow as never)) throw new ValidationError('allowMaximizeGridImport', `must be true or false; got ${show(allow)}`);
+  const stopAction = (c.stopAction || 'expire') as SteerSettings['stopAction'];
+  if (!['expire', 'lift'].includes(stopAction)) throw new ValidationError('stopAction', `must be one of expire, lift; got ${show(c.stopAction)}`);
   return {
     mode,
     essUnit: parsePowerUnit(c.essUnit ?? 'kW', 'essUnit'),
@@ -79,14 +99,26 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
     duration,
     maxEssPower: num(c.maxEssPower, 'maxEssPower', 0),
     maxCurtailment: num(c.maxCurtailment, 'maxCurtailment', 0),
+    maxGridPower: num(c.maxGridPower, 'maxGridPower', 0),
+    allowMaximizeGridImport: allow !== false && allow !== 'false',
+    stopAction,
+    pvPeakPower: num(c.pvPeakPower, 'pvPeakPower', 0),
   };
+}
+
+/** The config node's maxValidity (whole minutes 1..43200, default 1440) in ms, as the runtime reads it. */
+export function maxValidityMsOf(v: unknown): number {
+  if (v === undefined || v === '' || v === null) return 1440 * MINUTE_MS;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 43_200) throw new ValidationError('maxValidity', `(config node) must be a whole number of minutes from 1 to 43200; got ${show(v)}`);
+  return n * MINUTE_MS;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 
-export function buildCommand(s: SteerSettings, site: string, payload: unknown, values: NodeValues, now = Date.now()): SteeringCommand {
+export function buildCommand(s: SteerSettings, site: string, payload: unknown, values: NodeValues, now = Date.now(), limits: CommandLimits = {}): SteeringCommand {
   const obj = isObject(payload) ? payload : undefined;
   const apiShape = obj && Object.keys(obj).some((k) => ['energyStorageSetting', 'productionCurtailment', 'setting', 'setpoint'].includes(k));
   const allowed = apiShape ? API_KEYS : OBJECT_KEYS;
@@ -98,6 +130,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   // The components, each from the payload object first, then from the node's TypedInput.
   const pick = (key: string, nodeValue: unknown) => (obj && obj[key] !== undefined ? obj[key] : isObject(nodeValue) ? undefined : nodeValue);
   let ess: unknown, curt: unknown, grid: unknown, dead: unknown, mgi: unknown;
+  let mgiField = 'msg.payload.maximizeGridImport';
   if (apiShape) {
     ess = obj!.energyStorageSetting ?? (s.mode === 'ess' ? obj!.setting : undefined);
     curt = obj!.productionCurtailment ?? (s.mode === 'curtailment' ? obj!.setting : undefined);
@@ -114,6 +147,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
     mgi = obj?.maximizeGridImport;
   }
   if (mgi === undefined && s.mode === 'combined') {
+    mgiField = s.maximizeGridImport === 'msg' ? 'msg.maximizeGridImport' : 'maximizeGridImport';
     if (s.maximizeGridImport === 'true') mgi = true;
     else if (s.maximizeGridImport === 'false') mgi = false;
     else if (s.maximizeGridImport === 'msg') mgi = values.msgMaximizeGridImport;
@@ -128,6 +162,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   if (isSet(curt)) cmd.productionCurtailment = parseCurtailmentValue(curt, 'curtailment', s.curtailmentUnit);
   if (isSet(mgi)) {
     if (typeof mgi !== 'boolean') throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(mgi)}`);
+    if (mgi && !s.allowMaximizeGridImport) throw new ValidationError(mgiField, 'is true, but this node forbids maximize grid import (allowMaximizeGridImport is off); nothing was sent', 'unprocessable');
     cmd.maximizeGridImport = mgi;
   }
   if (s.mode === 'grid-target') {
@@ -141,32 +176,65 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   if (!cmd.energyStorageSetting && !cmd.productionCurtailment && cmd.maximizeGridImport === undefined && !cmd.gridTarget) {
     throw new ValidationError('msg.payload', `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${USES[s.mode].join(', ')}`);
   }
-  checkLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment);
-  Object.assign(cmd, validity(s, obj, values, now));
+  checkLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
+  Object.assign(cmd, validity(s, obj, values, now, limits.maxValidityMs));
   return cmd;
 }
 
-function validity(s: SteerSettings, obj: Record<string, unknown> | undefined, values: NodeValues, now: number) {
-  const from = parseOptionalTime(obj?.validFrom ?? values.msgValidFrom, obj?.validFrom !== undefined ? 'msg.payload.validFrom' : 'msg.validFrom');
+function validity(s: SteerSettings, obj: Record<string, unknown> | undefined, values: NodeValues, now: number, maxValidityMs?: number) {
+  const fromField = obj?.validFrom !== undefined ? 'msg.payload.validFrom' : 'msg.validFrom';
+  const from = parseOptionalTime(obj?.validFrom ?? values.msgValidFrom, fromField);
   const untilRaw = obj?.validUntil ?? (s.validity === 'msg' ? values.msgValidUntil : undefined);
   let until: number;
-  if (isSet(untilRaw)) until = parseTime(untilRaw, obj?.validUntil !== undefined ? 'msg.payload.validUntil' : 'msg.validUntil');
+  // Where validUntil came from, for a refusal by maxValidity, and the value as given.
+  let field: string;
+  let got: string | undefined;
+  if (isSet(untilRaw)) until = parseTime(untilRaw, (field = obj?.validUntil !== undefined ? 'msg.payload.validUntil' : 'msg.validUntil'));
   else if (obj?.duration !== undefined || s.validity === 'duration') {
     const raw = obj?.duration;
     const d = raw === undefined ? s.duration : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN;
     if (!Number.isFinite(d) || d <= 0) throw new ValidationError('msg.payload.duration', `must be a positive number of minutes; got ${show(obj?.duration)}`);
     until = (from ?? now) + d * MINUTE_MS;
-  } else if (s.validity === 'quarter-hour') until = quarterHourValidUntil(from ?? now);
-  else throw new ValidationError('validUntil', 'is required when validity is "msg": msg.validUntil or msg.payload.validUntil (epoch ms, ISO 8601 or Date), or msg.payload.duration in minutes');
-  return validateValidity({ validFrom: from, validUntil: until }, now);
+    [field, got] = [raw === undefined ? 'duration' : 'msg.payload.duration', `${d} min`];
+  } else if (s.validity === 'quarter-hour') {
+    until = quarterHourValidUntil(from ?? now);
+    [field, got] = ['validity', 'the end of the quarter hour'];
+  } else throw new ValidationError('validUntil', 'is required when validity is "msg": msg.validUntil or msg.payload.validUntil (epoch ms, ISO 8601 or Date), or msg.payload.duration in minutes');
+  const v = validateValidity({ validFrom: from, validUntil: until }, now);
+  // A validUntil derived from a validFrom that itself lies beyond the limit: name validFrom.
+  if (from !== undefined && !isSet(untilRaw) && maxValidityMs !== undefined && from - now >= maxValidityMs) [field, got] = [fromField, new Date(from).toISOString()];
+  checkMaxValidity(v.validUntil, maxValidityMs, now, field, got);
+  return v;
 }
 
-function checkLimits(s: SteerSettings, ess?: PowerValue, curt?: CurtailmentValue): void {
+/**
+ * The "no curtailment" signal that stop sends with stopAction 'lift': a curtailment of the PV
+ * peak power until `knownUntil` (the validUntil of the curtailment in force as the node knows
+ * it) or, if none is known, the end of the quarter hour; never beyond maxValidity.
+ */
+export function liftCommand(s: SteerSettings, site: string, knownUntil: number | undefined, now = Date.now(), limits: CommandLimits = {}): SteeringCommand {
+  if (!(s.pvPeakPower > 0)) {
+    throw new ValidationError('pvPeakPower', 'must be set (the site\'s PV peak power in W) for stop with stopAction "lift": stop sends "no curtailment" as a curtailment to that power; nothing was sent');
+  }
+  let validUntil = knownUntil !== undefined && knownUntil > now ? knownUntil : quarterHourValidUntil(now);
+  if (limits.maxValidityMs !== undefined) validUntil = Math.min(validUntil, now + limits.maxValidityMs);
+  const cmd: SteeringCommand = { site, kind: 'curtailment', productionCurtailment: { value: s.pvPeakPower, unit: 'W' }, validUntil };
+  checkLimits(s, undefined, cmd.productionCurtailment);
+  return cmd;
+}
+
+function checkLimits(s: SteerSettings, ess?: PowerValue, curt?: CurtailmentValue, grid?: SteeringCommand['gridTarget']): void {
   if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
     throw new ValidationError('energyStorage', `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}; nothing was sent`);
   }
   if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
     throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}; nothing was sent`);
+  }
+  if (grid && s.maxGridPower > 0 && Math.abs(toWatts(grid.setpoint)) > s.maxGridPower) {
+    throw new ValidationError('gridTarget', `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${grid.setpoint.value} ${grid.setpoint.unit}; nothing was sent`);
+  }
+  if (grid?.deadband && s.maxGridPower > 0 && toWatts(grid.deadband) > s.maxGridPower) {
+    throw new ValidationError('deadband', `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${grid.deadband.value} ${grid.deadband.unit}; nothing was sent`);
   }
 }
 

@@ -64,6 +64,18 @@ export function cfg(baseUrl: string, extra: Record<string, unknown> = {}): Recor
   return { id: 'cfg', type: 'ems-partner-config', baseUrl, simulator: false, authType: 'none', retries: 0, ...extra };
 }
 
+/** A site-steer node as the editor saves it with its defaults (mode ess, kW), on `site`. */
+export function siteSteer(site: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    type: 'ems-site-steer', site, siteType: 'str', mode: 'ess',
+    essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
+    curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW',
+    maximizeGridImport: 'unchanged', gridTargetValue: 'payload', gridTargetValueType: 'msg', gridTargetUnit: 'kW',
+    deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15,
+    maxEssPower: 0, maxCurtailment: 0, renew: false, dryRun: false, ...extra,
+  };
+}
+
 /**
  * A flow on one tab: the node under test (id `n`, wired to `out`), the config node, a helper
  * `out`, a Catch node (scope all) wired to a helper `caught`, and any more nodes.
