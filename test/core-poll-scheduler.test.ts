@@ -4,7 +4,9 @@
  * rather than piled up, a throwing poll is reported, and stop() ends it all.
  */
 import assert from 'node:assert/strict';
-import { PollScheduler } from '../src/api';
+import FakeTimers from '@sinonjs/fake-timers';
+import { ApiError, PollScheduler, ValidationError } from '../src/api';
+import { PollBackoff } from '../src/nodes/poll-backoff';
 
 /** Resolves when `test()` holds, checked after every poll (`onPoll` is called by the tasks). */
 function whenever(test: () => boolean, ms = 10_000): { onPoll: () => void; done: Promise<void> } {
@@ -77,5 +79,74 @@ describe('core: PollScheduler', () => {
     assert.equal(started, 1, 'the hanging poll was not started again');
     assert.match(String(errors[0]), /poll failed/);
     release();
+  });
+
+  describe('backoff ({ nextInTurns } from a task), on fake timers', () => {
+    let clock: FakeTimers.Clock;
+    beforeEach(() => {
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: 1_000_000 });
+    });
+    afterEach(() => clock.uninstall());
+
+    const refused = () => new ApiError({ code: 'ECONNREFUSED', message: 'GET /devices connection to 127.0.0.1:9 failed (ECONNREFUSED)', request: { method: 'GET', path: '/devices' } });
+
+    it('a poller that fails runs at 2, 4, 8 then every 10 intervals, back to 1 on success; logs once a minute; stop leaves no timer', async () => {
+      const I = 5_000;
+      const t0 = Date.now();
+      let up = false;
+      const attempts: number[] = [];
+      const logged: number[] = [];
+      const backoff = new PollBackoff(I, () => Date.now());
+      s = new PollScheduler();
+      const remove = s.add(I, () => {
+        backoff.started();
+        attempts.push(Date.now() - t0);
+        return (up ? Promise.resolve() : Promise.reject(refused())).then(
+          () => { backoff.success(); return undefined; },
+          (err) => {
+            const a = backoff.failure(err);
+            if (a.log) logged.push(Date.now() - t0);
+            return { nextInTurns: a.nextInTurns };
+          });
+      });
+      await clock.tickAsync(300_000);
+      // First run after 50 ms, then gaps of 2, 4, 8, 10, 10, ... intervals.
+      const gaps = attempts.slice(1).map((t, i) => (t - attempts[i]) / I);
+      assert.equal(attempts[0], 50);
+      assert.deepEqual(gaps.slice(0, 7), [2, 4, 8, 10, 10, 10, 10]);
+      // Same error: logged at the first failure, then only when a minute has passed since.
+      for (let i = 1; i < logged.length; i++) assert.ok(logged[i] - logged[i - 1] >= 60_000, `logged at ${logged.join(', ')}`);
+      // Tries at 50 ms, 10, 30, 70, 120, 170, 220 and 270 s; logs at 50 ms, 70, 170 and 270 s.
+      assert.equal(attempts.length, 8);
+      assert.deepEqual(logged, [50, 70_050, 170_050, 270_050]);
+      // The service comes back: the next try succeeds, and the poller is back at the interval.
+      up = true;
+      const n = attempts.length;
+      await clock.tickAsync(10 * I);
+      await clock.tickAsync(5 * I);
+      const after = attempts.slice(n);
+      assert.ok(after.length >= 6, `${after.length} tries after recovery`);
+      assert.deepEqual(after.slice(1).map((t, i) => (t - after[i]) / I), Array(after.length - 1).fill(1));
+      remove();
+      assert.equal(clock.countTimers(), 0, 'no timer left');
+    });
+
+    it('a new error text is logged at once; an own-settings error does not back off', async () => {
+      const I = 1_000;
+      const b = new PollBackoff(I, () => Date.now());
+      const first = b.failure(refused());
+      assert.deepEqual([first.log, first.backingOff, first.nextInTurns], [true, true, 2]);
+      const same = b.failure(refused());
+      assert.deepEqual([same.log, same.nextInTurns], [false, 4]);
+      const other = b.failure(new ApiError({ code: 'HTTP_503', status: 503, message: 'GET /devices failed: HTTP 503 (requestId r1)', request: { method: 'GET', path: '/devices' } }));
+      assert.deepEqual([other.log, other.nextInTurns], [true, 8]);
+      // Only the request id differs: the same error.
+      const again = b.failure(new ApiError({ code: 'HTTP_503', status: 503, message: 'GET /devices failed: HTTP 503 (requestId r2)', request: { method: 'GET', path: '/devices' } }));
+      assert.deepEqual([again.log, again.nextInTurns], [false, 10]);
+      await clock.tickAsync(60_000);
+      assert.equal(b.failure(refused()).log, true, 'a different text than the last logged one');
+      const own = b.failure(new ValidationError('device', 'must be a reference'));
+      assert.deepEqual([own.log, own.backingOff, own.nextInTurns], [true, false, 1]);
+    });
   });
 });

@@ -170,13 +170,20 @@ describe('nodes: ems-device-read', () => {
     assert.equal(f.caught.msgs.length, 0);
   });
 
+  // Issue 10 (defect 13): the same poll error is logged once a minute, not on every poll.
   it('a failing poll gives a Catch-able error (there is no input message) and polling goes on', async () => {
+    const route = 'GET /devices/:ref/measurements/map';
+    const before = logged(sim.s, route).length;
     const f = await loadFlow(flow(read({ device: 'dvc_nosuchdevice', interval: 0.05 }), cfg(sim.s.url)));
-    const [a, b] = await f.caught.count(2);
-    for (const e of [a, b]) {
-      assert.match(e.error.message, /HTTP 404 unknown device "dvc_nosuchdevice"/);
-      assert.equal(e.error.source.id, 'n');
-    }
+    const [a] = await f.caught.count(1);
+    assert.match(a.error.message, /HTTP 404 unknown device "dvc_nosuchdevice"/);
+    assert.equal(a.error.source.id, 'n');
+    // Three more polls (a 404 is the node's own fault: no backoff, one red status each) ...
+    const red = (s: { fill?: string; text?: string }) => s.fill === 'red' && /^HTTP 404/.test(s.text ?? '');
+    await f.status.count(red, 3, f.status.all.length);
+    assert.ok(logged(sim.s, route).length >= before + 4, 'polling goes on');
+    // ... and the same error is not logged again within the minute.
+    assert.equal(f.caught.msgs.length, 1);
     assert.equal(f.out.msgs.length, 0);
     assert.match(f.status.all.at(-1).text, /^HTTP 404/);
   });

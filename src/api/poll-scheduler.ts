@@ -6,15 +6,36 @@
  * previous run has not finished is skipped for that turn (no pile-up when the service is slow).
  * The schedule itself allocates nothing per poll: the group's timer is re-armed with refresh()
  * and each poller's completion handlers are made once.
+ *
+ * Backoff: a task may return (or resolve to) `{ nextInTurns: n }` to sit out turns: it then
+ * runs again n turns after this run's start (1 = the next turn, as usual). Turns are counted,
+ * not measured, so a late timer never makes a poller run early, and turns it spends still
+ * running count too.
  */
 import { performance } from 'node:perf_hooks';
 
 export type PollTask = () => Promise<unknown> | unknown;
 
+/** What a task may return to set when it runs next (see the backoff note above). */
+export interface PollOutcome {
+  /** Turns from this run's start to the next run, a whole number from 1 (the default). */
+  nextInTurns: number;
+}
+
+/** The wait a task's result asks for, in turns (1 unless it is a PollOutcome). */
+function turnsOf(v: unknown): number {
+  const n = v !== null && typeof v === 'object' ? (v as Partial<PollOutcome>).nextInTurns : undefined;
+  return typeof n === 'number' && n >= 1 ? Math.min(Math.floor(n), 1e6) : 1;
+}
+
 interface Entry {
   task: PollTask;
   running: boolean;
-  settle: () => void;
+  /** Turns between two starts (1, or more while the task asks to back off). */
+  every: number;
+  /** Turns since the last start. */
+  since: number;
+  settle: (v: unknown) => void;
   fail: (err: unknown) => void;
 }
 
@@ -54,9 +75,15 @@ export class PollScheduler {
     const entry: Entry = {
       task,
       running: false,
-      settle: () => { entry.running = false; },
+      every: 1,
+      since: 0,
+      settle: (v) => {
+        entry.running = false;
+        entry.every = turnsOf(v);
+      },
       fail: (err) => {
         entry.running = false;
+        entry.every = 1;
         this.onError(err);
       },
     };
@@ -120,7 +147,9 @@ export class PollScheduler {
   }
 
   private run(entry: Entry): void {
-    if (entry.running) return;
+    entry.since++;
+    if (entry.running || entry.since < entry.every) return;
+    entry.since = 0;
     entry.running = true;
     let result: unknown;
     try {
@@ -132,7 +161,7 @@ export class PollScheduler {
     if (result !== null && typeof (result as PromiseLike<unknown>)?.then === 'function') {
       Promise.resolve(result).then(entry.settle, entry.fail);
     } else {
-      entry.running = false;
+      entry.settle(result);
     }
   }
 }

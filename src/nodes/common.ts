@@ -3,7 +3,7 @@
  * failure into one Catch-able error (done(err)) with a short red status.
  */
 import { ApiError, ValidationError, refusedField, formatClock } from '../api';
-import type { Node, NodeMessage, NodeStatus, RED, DoneFn } from './red';
+import type { Node, NodeMessage, NodeStatus, RED, DoneFn, SendFn } from './red';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata). */
 export function evaluate(RED: RED, node: Node, value: unknown, type: string | undefined, msg: NodeMessage): Promise<unknown> {
@@ -28,11 +28,14 @@ export async function attributed<T>(p: Promise<T>, pick: (serviceMessage: string
   }
 }
 
+/** Status texts of the client's own error codes (others show their code, e.g. ECONNREFUSED). */
+const CODE_TEXT: Record<string, string> = { EMS_BAD_RESPONSE: 'bad answer', EMS_TOO_LARGE: 'answer too large', ETIMEDOUT: 'timed out' };
+
 /** A short reason for a red status ring (at most 40 characters). */
 export function shortReason(err: unknown): string {
   let text: string;
   if (err instanceof ValidationError) text = `bad ${err.field}`;
-  else if (err instanceof ApiError) text = err.status ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}` : err.code;
+  else if (err instanceof ApiError) text = err.status ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}` : (CODE_TEXT[err.code] ?? err.code);
   else text = err instanceof Error ? err.message : String(err);
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
@@ -43,6 +46,54 @@ export function fail(node: Node, done: DoneFn | undefined, err: unknown, msg?: N
   node.status({ fill: 'red', shape: 'ring', text: shortReason(e) });
   if (done) done(e);
   else node.error(e, msg);
+}
+
+/**
+ * Runs a message's work and ends the message exactly once: `deliver` sends the result and
+ * done() follows; a rejection, or a throw from `deliver`, becomes one done(err) with a red
+ * status. Nothing escapes as an unhandled rejection.
+ */
+export function complete<T>(node: Node, work: Promise<T>, deliver: (v: T) => void, done: DoneFn, msg: NodeMessage): void {
+  let ended = false;
+  const end = (err?: unknown) => {
+    if (ended) return;
+    ended = true;
+    if (err === undefined) done();
+    else fail(node, done, err, msg);
+  };
+  work.then((v) => {
+    deliver(v);
+    end();
+  }).catch((err) => end(err ?? new Error('failed')));
+}
+
+/** Sends a list of messages from one output: one as itself, several in sequence, none as nothing. */
+export function sendAll(send: SendFn, msgs: NodeMessage[]): void {
+  if (msgs.length === 1) send(msgs[0]);
+  else if (msgs.length > 1) send([msgs]);
+}
+
+/** Default and range of the `maxSplit` node property (messages per split). */
+export const MAX_SPLIT = { dflt: 1000, min: 1, max: 100_000 };
+
+/**
+ * The `maxSplit` node property: a whole number 1..100000, default 1000 when not set (flows
+ * saved before it existed). Throws a ValidationError naming it for any other value.
+ */
+export function maxSplitOf(v: unknown): number {
+  if (v === undefined || v === null || v === '') return MAX_SPLIT.dflt;
+  const n = typeof v === 'number' || typeof v === 'string' ? Number(v) : NaN;
+  if (!Number.isInteger(n) || n < MAX_SPLIT.min || n > MAX_SPLIT.max) {
+    throw new ValidationError('maxSplit', `must be a whole number of messages from ${MAX_SPLIT.min} to ${MAX_SPLIT.max} (default ${MAX_SPLIT.dflt}); got ${JSON.stringify(v) ?? String(v)}`);
+  }
+  return n;
+}
+
+/** Refuses a split into more than `max` messages (nothing is sent), naming maxSplit and the count. */
+export function checkSplit(count: number, max: number, what = 'messages'): void {
+  if (count > max) {
+    throw new ValidationError('maxSplit', `exceeded: the read would split into ${count} ${what}; the node's maxSplit is ${max} (raise it up to ${MAX_SPLIT.max}, or choose an output that is not split)`, 'unprocessable');
+  }
 }
 
 export function okStatus(text: string, at = Date.now()): NodeStatus {

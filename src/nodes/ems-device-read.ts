@@ -2,8 +2,9 @@
  * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
  */
-import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../api';
-import { attributed, busyStatus, connectionStatus, evaluate, fail, fmt, okStatus } from './common';
+import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem, type PollOutcome } from '../api';
+import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, fmt, maxSplitOf, okStatus, sendAll, shortReason } from './common';
+import { PollBackoff, backoffText } from './poll-backoff';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
@@ -17,6 +18,8 @@ interface Props {
   split?: boolean;
   interval?: number | string;
   onlyChanges?: boolean;
+  /** Most messages one split may send (default 1000). */
+  maxSplit?: number | string;
 }
 
 const MODES = ['single', 'map', 'list', 'devices'];
@@ -30,6 +33,14 @@ export = function (RED: RED): void {
     const closer = new AbortController();
     const last = new Map<string, string>();
     let stopPolling: (() => void) | undefined;
+    const splits = !!config.split && (mode === 'map' || mode === 'list');
+    let maxSplit: number | Error = 0;
+    try {
+      maxSplit = maxSplitOf(config.maxSplit);
+    } catch (err) {
+      maxSplit = err as Error;
+      if (splits) fail(node, undefined, err); // reported at deploy; each split read is refused with it
+    }
     const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
 
     if (!server) {
@@ -69,6 +80,12 @@ export = function (RED: RED): void {
       }
       const ref = await device(msg);
       const { props, field } = await properties(msg);
+      const limit = () => {
+        if (maxSplit instanceof Error) throw maxSplit;
+        return maxSplit;
+      };
+      // A split of more properties than maxSplit is refused before anything is asked.
+      if (splits) checkSplit(props.length, limit(), 'messages (one per property)');
       // A refusal by the service names the field: the properties if it speaks of them, else the device.
       const pick = (svc: string) => (/propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device');
       let items: MeasurementListItem[];
@@ -80,22 +97,23 @@ export = function (RED: RED): void {
         out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
       } else if (mode === 'map') {
         const m = await attributed(rt.reads.map(ref, props, { signal }), pick);
+        items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
         const payload: Record<string, number> = {};
         const units: Record<string, string> = {};
-        for (const [k, v] of Object.entries(m.measurements)) {
-          payload[k] = v.value;
-          units[k] = v.unit;
+        for (const i of items) {
+          payload[i.property] = i.value;
+          units[i.property] = i.unit;
         }
-        items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
         out = { ...msg, payload, units, deviceReference: ref };
       } else {
         const l = await attributed(rt.reads.list(ref, props, { signal }), pick);
         items = l.measurements;
         out = { ...msg, payload: l.measurements, deviceReference: ref };
       }
+      if (splits) checkSplit(items.length, limit());
       node.status(okStatus(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', ')));
       if (config.onlyChanges && !changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
-      if (config.split && mode !== 'single') {
+      if (splits) {
         return items.map((i) => ({
           ...msg,
           topic: `${ref}/${i.property}`,
@@ -118,34 +136,39 @@ export = function (RED: RED): void {
 
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
       node.status(busyStatus());
-      read(msg).then(
-        (msgs) => {
-          if (closer.signal.aborted) return done();
-          if (msgs.length === 1) send(msgs[0]);
-          else if (msgs.length > 1) send([msgs]);
-          done();
-        },
-        (err) => fail(node, done, err, msg),
-      );
+      complete(node, read(msg), (msgs) => { if (!closer.signal.aborted) sendAll(send, msgs); }, done, msg);
     });
 
     const interval = Number(config.interval ?? 0);
     if (server && Number.isFinite(interval) && interval > 0) {
       server.runtime().then((rt) => {
         if (closer.signal.aborted) return;
-        stopPolling = rt.polls.add(interval * 1000, () =>
-          read({}).then(
+        const backoff = new PollBackoff(interval * 1000);
+        stopPolling = rt.polls.add(interval * 1000, () => {
+          backoff.started();
+          // Resolves to the turns to wait before the next try (more while backing off).
+          return read({}).then(
             (msgs) => {
-              if (closer.signal.aborted) return;
-              if (msgs.length === 1) node.send(msgs[0]);
-              else if (msgs.length > 1) node.send([msgs]);
+              backoff.success();
+              if (!closer.signal.aborted) sendAll((m) => node.send(m), msgs);
+              return undefined;
             },
-            // A poll has no input message: an empty one lets Catch nodes see the error.
-            (err) => { if (!closer.signal.aborted) fail(node, undefined, err, {}); },
-          ));
+            (err) => (closer.signal.aborted ? undefined : pollFailed(backoff, err)),
+          ).catch((err) => { if (!closer.signal.aborted) fail(node, undefined, err, {}); });
+        });
       }, (err) => fail(node, undefined, err));
     } else if (config.interval !== undefined && config.interval !== '' && !(interval >= 0)) {
       fail(node, undefined, new ValidationError('interval', `must be a number of seconds (0 = only on input); got ${show(config.interval)}`));
+    }
+
+    /** A failed poll: backs off while the service fails; logs the same error once a minute. */
+    function pollFailed(backoff: PollBackoff, err: unknown): PollOutcome {
+      const e = err instanceof Error ? err : new Error(String(err));
+      const advice = backoff.failure(e);
+      node.status({ fill: 'red', shape: 'ring', text: advice.backingOff ? backoffText(e, advice.nextInMs) : shortReason(e) });
+      // A poll has no input message: an empty one lets Catch nodes see the error.
+      if (advice.log) node.error(e, {});
+      return { nextInTurns: advice.nextInTurns };
     }
 
     node.on('close', (_removed, done) => {

@@ -2,8 +2,8 @@
  * `ems-time-series`: reads the time series of one property over any range. Ranges over
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
-import { ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../api';
-import { attributed, busyStatus, connectionStatus, evaluate, fail, okStatus } from './common';
+import { HOUR_MS, ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../api';
+import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, maxSplitOf, okStatus, sendAll } from './common';
 import { resolveRange, type RangeKind } from './time-range';
 import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
@@ -23,6 +23,8 @@ interface Props {
   endType?: string;
   resolution?: number | string;
   output?: 'arrays' | 'points' | 'split';
+  /** Most messages one split output may send (default 1000). */
+  maxSplit?: number | string;
 }
 
 const OUTPUTS = ['arrays', 'points', 'split'];
@@ -33,6 +35,18 @@ export = function (RED: RED): void {
     const node = this;
     const server = RED.nodes.getNode(config.server) as ConfigNode | null;
     const closer = new AbortController();
+    let maxSplit: number | Error = 0;
+    try {
+      maxSplit = maxSplitOf(config.maxSplit);
+    } catch (err) {
+      maxSplit = err as Error;
+      if (config.output === 'split') fail(node, undefined, err); // reported at deploy; each split read is refused with it
+    }
+    /** The maxSplit setting (throws its ValidationError when it is bad). */
+    const limit = (): number => {
+      if (maxSplit instanceof Error) throw maxSplit;
+      return maxSplit;
+    };
     const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
     if (server) server.register(user);
     else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
@@ -69,9 +83,14 @@ export = function (RED: RED): void {
       // The API takes whole seconds: round up, or a start with milliseconds would be cut down
       // and the first point dropped as lying before the start. The points stay in [start, end).
       range = { start: Math.ceil(range.start / 1000) * 1000, end: Math.ceil(range.end / 1000) * 1000 };
+      // A split of a range that holds more points than maxSplit is refused before anything is asked
+      // (the points of [start, end) at the resolution are at most this many).
+      if (output === 'split') checkSplit(Math.ceil((range.end - range.start) / (resolutionHours * HOUR_MS)), limit(), 'messages (one per point)');
       const rt = await server.runtime();
+      // The client checked each answer's shape (time, data of equal length, ISO times, numbers).
       const series = await attributed(rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal }),
         (svc) => (/propert/i.test(svc) ? (msg.property !== undefined ? 'msg.property' : 'property') : devField));
+      if (output === 'split') checkSplit(series.time.length, limit());
       const unit = await unitOf(rt.client, device, property);
       return { output, device, property, range, series, unit };
     }
@@ -101,14 +120,12 @@ export = function (RED: RED): void {
 
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
       node.status(busyStatus());
-      query(msg).then((r) => {
-        if (closer.signal.aborted) return done();
+      complete(node, query(msg), (r) => {
+        if (closer.signal.aborted) return;
         const out = shape(msg, r);
         node.status(okStatus(`${r.property}: ${r.series.time.length} points`));
-        if (out.length === 1) send(out[0]);
-        else if (out.length > 1) send([out]);
-        done();
-      }, (err) => fail(node, done, err, msg));
+        sendAll(send, out);
+      }, done, msg);
     });
 
     node.on('close', (_removed, done) => {
