@@ -86,6 +86,8 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
   it('02 splits 90 days of the import counter into database rows, in order, no gap, no duplicate', async () => {
     const ex = await loadExample('02 Time series to a chart and a database.json', sim.s.url);
     const db = ex.inbox('to database');
+    // 90 days of hourly points (about 2,160) are more than the default of 1,000 messages per split.
+    assert.equal(ex.nodes.find((n) => n.name === 'Home grid import counter, 90 days').maxSplit, 5000);
     const before = logged(sim.s, 'POST /devices/:ref/measurements/time-series').length;
     ex.fire('90 days (press)');
     const [first] = await db.count(1);

@@ -2,6 +2,8 @@
  * What every shipped example must be before any runtime test loads it: a comment that
  * explains it, the built-in simulator as its server, wires and config references that
  * resolve, only core nodes and this package's, no secrets, and a runtime test of its own.
+ * Node ids are unique across all examples and the demo flow, so importing one after another
+ * (into npm start's Node-RED, where the demo runs) never asks to resolve conflicts.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -11,6 +13,33 @@ import { exampleFiles, readExample } from './helpers/examples';
 const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
 const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'comment', 'mqtt in', 'mqtt out', 'mqtt-broker'];
 const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker'];
+const DEMO_FILE = path.join(__dirname, '..', 'demo', 'flow.json');
+
+describe('examples: node ids', () => {
+  it('are unique across all examples and the demo flow, config and broker nodes included', () => {
+    const owner = new Map<string, string>();
+    const clashes: string[] = [];
+    const add = (id: string, where: string) => {
+      if (owner.has(id)) clashes.push(`${id} in ${owner.get(id)} and ${where}`);
+      else owner.set(id, where);
+    };
+    for (const n of JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8'))) add(n.id, `demo/flow.json (${n.type})`);
+    for (const file of exampleFiles()) {
+      const nodes = readExample(file);
+      for (const n of nodes) add(n.id, `${file} (${n.type})`);
+      // The tab every flow node sits on (not in the file; created on import) is this example's own too.
+      for (const z of new Set(nodes.map((n: any) => n.z).filter(Boolean))) add(z, `${file} (tab)`);
+    }
+    assert.deepEqual(clashes, []);
+    assert.ok(owner.size > 100, `${owner.size} ids`);
+  });
+
+  it('are stable and readable: e3a5c0f1b2d4 + the example number + the position in the file', () => {
+    for (const file of exampleFiles()) {
+      readExample(file).forEach((n: any, i: number) => assert.equal(n.id, `e3a5c0f1b2d4${file.slice(0, 2)}${String(i + 1).padStart(2, '0')}`, `${file} node ${i + 1}`));
+    }
+  });
+});
 
 describe('examples: as shipped', () => {
   const files = exampleFiles();
@@ -36,7 +65,7 @@ describe('examples: as shipped', () => {
         const cfgs = nodes.filter((n: any) => n.type === 'ems-partner-config');
         assert.equal(cfgs.length, 1);
         assert.equal(cfgs[0].simulator, true);
-        assert.equal(cfgs[0].id, readExample(files[0]).find((n: any) => n.type === 'ems-partner-config').id, 'one config node id across examples');
+        assert.equal(cfgs[0].name, `Built-in simulator (example ${file.slice(0, 2)})`, 'each example has its own config node, named after it');
       });
 
       it('uses only core nodes and this package\'s, with unique ids, resolvable wires and config references', () => {

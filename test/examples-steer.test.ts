@@ -1,7 +1,7 @@
 /**
  * Examples 6 and 7, loaded as shipped: the night charging window (signals that end at the
- * quarter hour or the window's end, renewed only when due) and PV curtailment in % and on an
- * export limit in kW.
+ * quarter hour or the window's end, renewed only when due) and PV curtailment in % (stop lifts
+ * the limit) and on an export limit in kW, on two sites so they do not overwrite each other.
  */
 import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/api/time';
@@ -10,6 +10,7 @@ import { nodeRedVersion } from './helpers/node-red-path';
 import { loadExample, readExample } from './helpers/examples';
 import { logged, useRuntime, useSimulator } from './helpers/red';
 
+const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const SITE = HOME.siteReference;
 const hhmm = (t: number) => {
@@ -41,6 +42,7 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
   });
   useRuntime();
   const steering = () => sim.s.sim.steeringState(SITE).components;
+  const commercial = () => sim.s.sim.steeringState(COM.siteReference).components;
   const steerRequests = () => logged(sim.s, /^POST \/sites\/:ref\/steering/).length;
 
   describe('06 night charging', () => {
@@ -146,29 +148,46 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
   describe('07 PV curtailment', () => {
     const CURTAIL = '07 PV curtailment on an export limit.json';
 
-    it('% limit: holds the PV at 60 % to the quarter hour, renewed until stop', async () => {
+    it('% limit (Commercial site): holds the PV at 60 % to the quarter hour, renewed; stop lifts the limit until that signal ends', async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
+      const node = ex.nodes.find((n) => n.name === 'Commercial PV limit in % (renewed)');
+      assert.deepEqual([node.site, node.renew, node.stopAction, node.pvPeakPower], [COM.siteReference, true, 'lift', COM.pv.peakW]);
       const sent = ex.inbox('sent (%)');
       const t0 = Date.now();
-      ex.fire('limit PV to 60 %');
+      ex.fire('Commercial: limit PV to 60 %');
       const [msg] = await sent.count(1);
-      assert.equal(msg.request.path, `/sites/${SITE}/steering/curtailment`);
-      const c = steering().productionCurtailment!;
+      assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/curtailment`);
+      const c = commercial().productionCurtailment!;
       assert.deepEqual([c.value, c.unit], [60, '%']);
       assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(c.validUntil));
-      const status = ex.status('Home PV limit in % (renewed)');
-      ex.fire('stop');
-      const s = await status.wait((x) => x.text === 'renew stopped');
-      assert.equal(s.fill, 'grey');
+
+      ex.fire('Commercial: stop (lift the limit)');
+      await sent.count(2);
+      const lifted = commercial().productionCurtailment!;
+      assert.deepEqual([lifted.value, lifted.unit], [COM.pv.peakW, 'W'], 'the installed PV power: no curtailment');
+      assert.equal(lifted.validUntil, c.validUntil, 'until the signal in force would have ended, not longer');
+      assert.equal(steering().productionCurtailment, null, 'the Home site is not touched');
     });
 
-    it('kW export limit: PV limited to PV + grid + 3 kW, valid 5 minutes', async () => {
+    it('the two halves steer different sites, so neither overwrites the other\'s limit', async () => {
+      const ex = await loadExample(CURTAIL, sim.s.url);
+      ex.fire('Commercial: limit PV to 60 %');
+      ex.fire('Home: every minute, 3 kW export');
+      await ex.inbox('sent (%)').count(1);
+      await ex.inbox('sent (kW)').count(1);
+      assert.deepEqual([commercial().productionCurtailment!.value, commercial().productionCurtailment!.unit], [60, '%']);
+      assert.equal(steering().productionCurtailment!.unit, 'kW');
+      const sites = ex.nodes.filter((n) => n.type === 'ems-site-steer' && n.mode === 'curtailment').map((n) => n.site);
+      assert.equal(new Set(sites).size, sites.length, `one curtailment sender per site: ${sites}`);
+    });
+
+    it('kW export limit (Home): PV limited to PV + grid + 3 kW, valid 5 minutes', async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
       const sent = ex.inbox('sent (kW)');
       const pvW = sim.s.sim.measure(HOME.pv.deviceReference, 'power').value;
       const gridW = sim.s.sim.measure(HOME.meter.deviceReference, 'power').value;
       const t0 = Date.now();
-      ex.fire('every minute, 3 kW export');
+      ex.fire('Home: every minute, 3 kW export');
       const [msg] = await sent.count(1);
       const expectedKw = Math.round(Math.max(0, (pvW + gridW) / 1000 + 3) * 10) / 10;
       assert.equal(msg.pvW, pvW);
@@ -177,6 +196,7 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
       assert.deepEqual([c.value, c.unit], [expectedKw, 'kW']);
       assert.ok(c.validUntil - t0 >= 5 * MINUTE_MS && c.validUntil - Date.now() <= 5 * MINUTE_MS, 'valid 5 minutes');
       assert.equal(msg.request.path, `/sites/${SITE}/steering/curtailment`);
+      assert.equal(commercial().productionCurtailment, null, 'the Commercial site is not touched');
     });
 
     it('kW export limit: a missing limit is an error, nothing is sent', async () => {

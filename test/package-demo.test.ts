@@ -1,5 +1,6 @@
 /**
- * `npm start` (scripts/start-demo.js) from a fresh user directory: it prints the URLs, serves
+ * `npm start` (scripts/start-demo.js) from a fresh user directory: it prints the URLs (editor,
+ * dashboard, the built-in simulator and the MQTT broker of examples 03-05), serves
  * the demo flow and the dashboard, both sites are polled, the chart gets 7 days, the steering
  * controls change the simulated site, Stop hands it back, and SIGINT stops everything.
  * The dashboard is driven as a browser drives it (socket.io events of its widgets).
@@ -41,7 +42,7 @@ describe('npm start: the demo', function () {
     fs.rmSync(userDir, { recursive: true, force: true });
     const simPort = await freePort();
     simUrl = `http://127.0.0.1:${simPort}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort) };
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort), EMS_MQTT_PORT: '0' };
     delete env.NODE_RED_PATH;
     demo = start(process.execPath, [path.join(ROOT, 'scripts', 'start-demo.js')], { cwd: ROOT, env });
     const m = await demo.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard\n/, 45_000);
@@ -56,8 +57,9 @@ describe('npm start: the demo', function () {
     fs.rmSync(userDir, { recursive: true, force: true });
   });
 
-  it('prints the editor and dashboard URLs and installs the demo flow in its own user directory', () => {
-    assert.match(demo.output(), new RegExp(`EMS partner demo ready in \\d+\\.\\d s .*\\n  Editor:    ${base}/\\n  Dashboard: ${base}/dashboard\\n`));
+  it('prints the editor, dashboard, simulator and MQTT broker URLs and installs the demo flow in its own user directory', () => {
+    assert.match(demo.output(), new RegExp(`EMS partner demo ready in \\d+\\.\\d s .*\\n  Editor:    ${base}/\\n  Dashboard: ${base}/dashboard\\n` +
+      `  Simulator: ${simUrl}\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:\\d+ \\(for examples 03-05\\)\\n`));
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(userDir, 'flows.json'), 'utf8')), DEMO);
     assert.match(demo.output(), new RegExp(`User directory : ${userDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
   });
@@ -117,12 +119,15 @@ describe('npm start: the demo', function () {
     assert.ok(s.energyStorageSetting.validUntil <= Date.now() + 5_000 && s.energyStorageSetting.validUntil >= t0 + 5_000, 'neutral for 5 s only');
   });
 
-  it('SIGINT (Ctrl-C) stops Node-RED and the built-in simulator', async () => {
+  it('SIGINT (Ctrl-C) stops Node-RED, the built-in simulator and the MQTT broker', async () => {
     await client.close();
+    const mqttPort = Number(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(demo.output())![1]);
+    assert.equal(await closed(mqttPort), false, 'the broker runs until then');
     const r = await demo.stop('SIGINT');
     assert.equal(r.code, 0);
     assert.match(demo.output(), /Stopped flows/);
     assert.ok(await closed(Number(new URL(base).port)), 'Node-RED port closed');
     assert.ok(await closed(Number(new URL(simUrl).port)), 'simulator port closed');
+    assert.ok(await closed(mqttPort), 'MQTT broker port closed');
   });
 });

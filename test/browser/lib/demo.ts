@@ -1,7 +1,8 @@
 /**
  * `npm start` (scripts/start-demo.js) for the browser tests: on any free port of 127.0.0.1,
- * with its own user directory under .test-tmp/ and the built-in simulator on a port picked
- * here; stopped by its PID (SIGTERM, which start-demo passes on to Node-RED).
+ * with its own user directory under .test-tmp/, the built-in simulator on a port picked
+ * here and its MQTT broker on any free port (never 1883); stopped by its PID (SIGTERM, which
+ * start-demo passes on to Node-RED).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -14,6 +15,8 @@ export interface Demo {
   /** e.g. http://127.0.0.1:41234 (no trailing slash). */
   base: string;
   simUrl: string;
+  /** The port of npm start's MQTT broker on 127.0.0.1. */
+  mqttPort: number;
   pid: number;
   output(): string;
   stop(): Promise<void>;
@@ -25,7 +28,7 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
   const simPort = await freePort();
   const p = start(process.execPath, [DEMO_SCRIPT], {
     cwd: REPO,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort), TZ: 'UTC' },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort), EMS_MQTT_PORT: '0', TZ: 'UTC' },
   });
   async function stop() {
     await p.stop('SIGTERM', 15000);
@@ -33,7 +36,8 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
   }
   try {
     const m = await p.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard/, timeoutMs);
-    return { base: m[1], simUrl: `http://127.0.0.1:${simPort}`, pid: p.child.pid!, output: p.output, stop };
+    const mqtt = await p.waitFor(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/, 5000);
+    return { base: m[1], simUrl: `http://127.0.0.1:${simPort}`, mqttPort: Number(mqtt[1]), pid: p.child.pid!, output: p.output, stop };
   } catch (err) {
     await stop();
     throw new Error(`npm start did not get ready: ${(err as Error).message}`);

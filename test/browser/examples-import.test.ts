@@ -1,0 +1,96 @@
+/**
+ * Browser: every shipped example, imported one after another into `npm start`'s Node-RED (the
+ * demo flow deployed) through Menu ▸ Import ▸ Examples, imports without Node-RED asking to
+ * resolve conflicts ("Some of the nodes you are importing already exist…"). The same example
+ * imported twice does raise that prompt, so the check can fail. All seven then deploy without
+ * a "not properly configured" prompt, their MQTT broker nodes set to npm start's broker as
+ * npm start says.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { exampleFiles, readExample } from '../helpers/examples';
+import { launch, type BrowserSession } from './lib/browser';
+import { startDemo, type Demo } from './lib/demo';
+import { deploy, openEditor } from './lib/editor';
+import { conflictNotification, importExample, inWorkspace } from './lib/import';
+import { REPO, getJson } from './lib/node-red';
+import { until } from './lib/wait';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const MODULE = '@ems-partner/node-red';
+const DEMO = JSON.parse(fs.readFileSync(path.join(REPO, 'demo', 'flow.json'), 'utf8')) as any[];
+const titleOf = (file: string) => file.replace(/\.json$/, '');
+
+describe('browser: importing every example into npm start\'s Node-RED', function () {
+  this.timeout(180000);
+  let demo: Demo | undefined;
+  let b: BrowserSession | undefined;
+  let page: Page;
+  const files = exampleFiles();
+
+  before(async function () {
+    demo = await startDemo();
+    b = await launch('en-US');
+    page = b.page;
+    await openEditor(page, `${demo.base}/`);
+  });
+  after(async function () {
+    await b?.close();
+    await demo?.stop();
+  });
+
+  it('starts from the deployed demo flow', async function () {
+    assert.deepEqual(await inWorkspace(page, DEMO.map((n) => n.id)), DEMO.map(() => true));
+  });
+
+  it('imports all seven examples in a row with no conflict prompt', async function () {
+    assert.ok(files.length >= 7);
+    for (const file of files) {
+      const ids = readExample(file).map((n) => n.id);
+      const outcome = await importExample(page, MODULE, titleOf(file), ids);
+      assert.equal(outcome, 'imported', `${file}: Node-RED asked to resolve conflicts`);
+      assert.equal(await conflictNotification(page).count(), 0, `${file}: no conflict notification`);
+    }
+    // Each example on a tab of its own, the demo's tab still there: 1 + 7 tabs.
+    const tabs = await page.evaluate(() => { const a: string[] = []; RED.nodes.eachWorkspace((w: { id: string }) => { a.push(w.id); }); return a; });
+    assert.equal(tabs.length, 1 + files.length, `tabs ${tabs}`);
+  });
+
+  it('importing an example a second time does raise the conflict prompt (the check above can fail)', async function () {
+    const file = files[0];
+    const outcome = await importExample(page, MODULE, titleOf(file), readExample(file).map((n) => n.id));
+    assert.equal(outcome, 'conflict');
+    const note = conflictNotification(page);
+    assert.match(await note.innerText(), /Some of the nodes you are importing already exist in your workspace/);
+    await note.locator('button', { hasText: /^Cancel$/ }).click();
+    await until(() => note.count(), (n) => n === 0, 'the conflict notification to close');
+    const tabs = await page.evaluate(() => { let n = 0; RED.nodes.eachWorkspace(() => { n++; }); return n; });
+    assert.equal(tabs, 1 + files.length, 'nothing imported');
+  });
+
+  it('deploys the demo and all seven examples without a prompt, on npm start\'s MQTT broker', async function () {
+    // What npm start prints when its broker is not on 1883: set Port in the broker nodes.
+    const brokers = await page.evaluate((port) => {
+      const ids: string[] = [];
+      RED.nodes.eachConfig((c: any) => {
+        if (c.type !== 'mqtt-broker') return;
+        c.port = String(port);
+        c.changed = true;
+        ids.push(c.id);
+      });
+      RED.nodes.dirty(true);
+      return ids;
+    }, demo!.mqttPort);
+    assert.equal(brokers.length, 3, 'examples 03, 04 and 05 each bring their own broker node');
+    await deploy(page);
+    const deployed = new Set((await getJson<any[]>(`${demo!.base}/flows`)).map((n) => n.id));
+    for (const file of files) {
+      for (const n of readExample(file)) assert.ok(deployed.has(n.id), `${file}: ${n.name || n.type} (${n.id}) deployed`);
+    }
+    for (const n of DEMO) assert.ok(deployed.has(n.id), `demo: ${n.id} still deployed`);
+    assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
+    assert.deepEqual(b!.errors, []);
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Importing flows the way a user does: Menu ▸ Import ▸ Examples ▸ <module> ▸ <example> ▸
+ * Import, to a new flow, then a click on the canvas to place the nodes (they follow the mouse
+ * until then). Node-RED answers an import whose node ids already exist in the workspace with a
+ * notification ("Some of the nodes you are importing already exist in your workspace.") instead
+ * of importing.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { until } from './wait';
+
+/** The text of Node-RED's import-conflict notification (clipboard.import.conflictNotification1, en-US). */
+export const CONFLICT_TEXT = /already exist/;
+
+/** The import-conflict notification, when it is shown. */
+export function conflictNotification(page: Page): Locator {
+  return page.locator('.red-ui-notification', { hasText: CONFLICT_TEXT });
+}
+
+/** Whether each id is a node (flow, config) or tab of the editor's workspace. */
+export function inWorkspace(page: Page, ids: string[]): Promise<boolean[]> {
+  return page.evaluate((ids) => ids.map((id) => !!(RED.nodes.node(id) || RED.nodes.workspace(id))), ids);
+}
+
+/**
+ * Imports an example of `module` by its title (the file name without .json) to a new flow.
+ * Resolves with 'imported' once every id in `ids` is in the workspace and the nodes are placed,
+ * or with 'conflict' when Node-RED showed its conflict notification instead (left open).
+ */
+export async function importExample(page: Page, module: string, title: string, ids: string[]): Promise<'imported' | 'conflict'> {
+  await page.locator('#red-ui-header-button-sidemenu').click();
+  await page.locator('#menu-item-import').click();
+  await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples').click();
+  const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+  const label = (text: string) => tree.locator('.red-ui-treeList-label', { has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${escape(text)}$`) }) });
+  const file = label(title);
+  // The modules are folders; open this one unless it is open already.
+  if (!(await file.isVisible())) await label(module).click();
+  await file.click();
+  await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
+  // An import is one step of the editor's undo history; a refused one is none.
+  const depth = await page.evaluate(() => RED.history.depth() as number);
+  await page.locator('#red-ui-clipboard-dialog-ok').click();
+  const outcome = await until(async () => {
+    if (await conflictNotification(page).isVisible()) return 'conflict' as const;
+    const added = await page.evaluate((d) => RED.history.depth() > d, depth);
+    return added && (await inWorkspace(page, ids)).every(Boolean) ? 'imported' as const : undefined;
+  }, (o) => o !== undefined, `the import of ${title}`);
+  if (outcome === 'imported') {
+    // Place the nodes, which follow the mouse, on the new flow's canvas.
+    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+    if (!chart) throw new Error('the canvas is not visible');
+    await page.mouse.move(chart.x + 120, chart.y + 80, { steps: 3 });
+    await page.mouse.click(chart.x + 120, chart.y + 80);
+  }
+  return outcome!;
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
