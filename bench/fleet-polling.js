@@ -160,7 +160,7 @@ function getMap(host, port, agent, ref, cb) {
 
 /** Minimal Node-RED nodes polling with node:http on our PollScheduler: CPU over FLOOR_MS. */
 async function nodeRedHttpReference(url, refs) {
-  const { PollScheduler } = require(path.join(DIST, 'api'));
+  const { PollScheduler } = require(path.join(DIST, 'runtime'));
   const { hostname, port } = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 6 });
   const polls = new PollScheduler();

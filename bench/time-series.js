@@ -9,7 +9,7 @@
 const path = require('node:path');
 const { DIST, guard, machine, median, output, round, startServer } = require('./lib/common');
 
-const { EmsClient, HOUR_MS, splitRange, mergeSeries } = require(path.join(DIST, 'api'));
+const { EmsClient, HOUR_MS, splitRange, mergeSeries } = require(path.join(DIST, 'index.js'));
 const { DEFAULT_SITES } = require(path.join(DIST, 'simulator'));
 
 const LATENCY_MS = 50;

@@ -4,7 +4,8 @@
  * reply message (short, one line, redacted, never a page).
  */
 import assert from 'node:assert/strict';
-import { ApiError, ValidationError } from '../src/api';
+import { ValidationError } from '../src/protocol';
+import { ApiError } from '../src/client';
 import {
   destinationChanges, hasConfig, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
 } from '../src/nodes/admin-guard';

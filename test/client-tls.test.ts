@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { ApiError, EmsClient } from '../src/api';
-import { isInsecureRemote } from '../src/nodes/runtime';
+import { ApiError, EmsClient } from '../src/client';
+import { isInsecureRemote } from '../src/runtime/runtime';
 
 const dir = path.join(__dirname, 'fixtures', 'tls');
 const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');

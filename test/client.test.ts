@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import axios from 'axios';
-import { ApiError, EmsClient, OAuth2TokenSource, ValidationError, DAY_MS, HOUR_MS } from '../src/api';
+import { ValidationError, DAY_MS, HOUR_MS } from '../src/protocol';
+import { ApiError, EmsClient, OAuth2TokenSource } from '../src/client';
 import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 
 const [COM, HOME] = DEFAULT_SITES;

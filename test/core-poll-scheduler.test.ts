@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { ApiError, PollScheduler, ValidationError } from '../src/api';
+import { ValidationError } from '../src/protocol';
+import { ApiError } from '../src/client';
+import { PollScheduler } from '../src/runtime';
 import { PollBackoff } from '../src/nodes/poll-backoff';
 
 /** Resolves when `test()` holds, checked after every poll (`onPoll` is called by the tasks). */

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  convertPower, parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts,
-  parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, parseIsoTime, HOUR_MS, DAY_MS, MAX_SPAN_MS,
-  ValidationError,
-} from '../src/api';
+import { convertPower, parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts, parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, parseIsoTime, HOUR_MS, DAY_MS, MAX_SPAN_MS, ValidationError } from '../src/protocol';
 
 describe('units', () => {
   it('converts between W, kW and MW', () => {

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import {
-  normaliseDevices, validateActiveSteering, validateEssRequest, validateTimeSeriesRequest, validateProperties,
-  validateReference, ValidationError, redact, serviceMessageOf, MAX_PROPERTIES,
-} from '../src/api';
+import { normaliseDevices, validateActiveSteering, validateEssRequest, validateTimeSeriesRequest, validateProperties, validateReference, ValidationError, MAX_PROPERTIES } from '../src/protocol';
+import { redact, serviceMessageOf } from '../src/client';
 
 describe('Get Devices normalisation', () => {
   const expected = [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: [{ name: 'soc', unit: '%' }, { name: 'totalEnergyConsumed', unit: 'Wh' }] }];

@@ -4,7 +4,7 @@
  * negative-price rule (from an inject and from MQTT).
  */
 import assert from 'node:assert/strict';
-import { quarterHourValidUntil } from '../src/api/time';
+import { quarterHourValidUntil } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { loadExample, TestBroker, type Published } from './helpers/examples';

@@ -3,7 +3,7 @@
  * shapes, the 30-day chart payload and the 90-day split for a database.
  */
 import assert from 'node:assert/strict';
-import { HOUR_MS } from '../src/api/time';
+import { HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { BUILT_IN, loadExample } from './helpers/examples';

@@ -4,7 +4,7 @@
  * the limit) and on an export limit in kW, on two sites so they do not overwrite each other.
  */
 import assert from 'node:assert/strict';
-import { MINUTE_MS, quarterHourValidUntil } from '../src/api/time';
+import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { loadExample, readExample } from './helpers/examples';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/api/time';
+import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import { helper, Inbox, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
 
 const SAVED: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));

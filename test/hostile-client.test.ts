@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { ApiError, EmsClient, ReadCoalescer, ValidationError, MAX_PROPERTIES } from '../src/api';
+import { ValidationError, MAX_PROPERTIES } from '../src/protocol';
+import { ApiError, EmsClient } from '../src/client';
+import { ReadCoalescer } from '../src/runtime';
 import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
 import { watchTimers } from './helpers/faults';
 

@@ -6,8 +6,8 @@
  * a status or an admin reply.
  */
 import assert from 'node:assert/strict';
-import { ApiError, EmsClient, Redactor, secretForms, serviceMessageOf, type AuthConfig } from '../src/api';
-import { MEASUREMENT, readResponse } from '../src/api/responses';
+import { ApiError, EmsClient, Redactor, secretForms, serviceMessageOf, type AuthConfig } from '../src/client';
+import { MEASUREMENT, readResponse } from '../src/client/responses';
 import { helper, NODES, Inbox, until, useRuntime, callsOf } from './helpers/red';
 import { useCrashWatch } from './helpers/faults';
 import { formsOf, startHostile, type HostileServer } from './helpers/hostile-server';

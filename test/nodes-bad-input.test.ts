@@ -3,7 +3,7 @@
  * could move power, and the flow keeps running (a good message afterwards gets its output).
  */
 import assert from 'node:assert/strict';
-import { MINUTE_MS } from '../src/api/time';
+import { MINUTE_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from './helpers/red';
 

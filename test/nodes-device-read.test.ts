@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { HOUR_MS } from '../src/api/time';
+import { HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { cfg, flow, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
 

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DAY_MS, HOUR_MS } from '../src/api/time';
+import { DAY_MS, HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { useCrashWatch } from './helpers/faults';
 import { callsOf, cfg, flow, loadFlow, logged, useRuntime, useSimulator, type Loaded } from './helpers/red';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { formatClock, MINUTE_MS, QUARTER_HOUR_MS } from '../src/api/time';
-import type { SteeringCommand } from '../src/api';
+import { formatClock, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
+import type { SteeringCommand } from '../src/runtime';
 import { Renewal } from '../src/nodes/renewal';
 import { settingsOf } from '../src/nodes/steer-command';
 import { DEFAULT_SITES } from '../src/simulator/index';

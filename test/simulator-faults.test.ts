@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { HOUR_MS } from '../src/api/time';
+import { HOUR_MS } from '../src/protocol/time';
 import type { AddressInfo } from 'node:net';
 import { createSimServer, DEFAULT_SITES, Simulator, startSimulator, type StartedSimulator } from '../src/simulator/index';
 import { LOG_CAPACITY } from '../src/simulator/request-log';

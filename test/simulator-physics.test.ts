@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DAY_MS, HOUR_MS, MINUTE_MS, toIsoSeconds } from '../src/api/time';
+import { DAY_MS, HOUR_MS, MINUTE_MS, toIsoSeconds } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
 
 const T0 = Date.UTC(2026, 2, 10, 6, 0, 0); // a March morning, UTC

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { endOfQuarterHour, HOUR_MS, MINUTE_MS } from '../src/api/time';
+import { endOfQuarterHour, HOUR_MS, MINUTE_MS } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
 import { call } from './helpers/sim-http';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/steer-command';
 import { describeCommand, renewLead } from '../src/nodes/renewal';
-import { ValidationError, checkMaxValidity, formatSpan } from '../src/api';
+import { ValidationError } from '../src/protocol';
+import { checkMaxValidity, formatSpan } from '../src/runtime';
 
 const now = Date.UTC(2026, 10, 22, 14, 7);
 const S = (c: Record<string, unknown> = {}) => settingsOf({ mode: 'ess', essUnit: 'kW', validity: 'quarter-hour', ...c });

@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { EmsClient, SteeringQueue, MINUTE_MS, type SteeringCommand } from '../src/api';
+import { MINUTE_MS } from '../src/protocol';
+import { EmsClient } from '../src/client';
+import { SteeringQueue, type SteeringCommand } from '../src/runtime';
 import { Renewal } from '../src/nodes/renewal';
 import { settingsOf } from '../src/nodes/steer-command';
 import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';

@@ -6,7 +6,7 @@
  * current validUntil, 'expire' sends nothing.
  */
 import assert from 'node:assert/strict';
-import { MINUTE_MS, quarterHourValidUntil } from '../src/api/time';
+import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { cfg, flow, loadFlow, logged, useRuntime, useSimulator, siteSteer } from './helpers/red';
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { EmsClient, SteeringQueue, requestForCommand, ApiError, ValidationError } from '../src/api';
+import { ValidationError } from '../src/protocol';
+import { EmsClient, ApiError } from '../src/client';
+import { SteeringQueue, requestForCommand } from '../src/runtime';
 import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 
 const SITE = DEFAULT_SITES[0].siteReference;

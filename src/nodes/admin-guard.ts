@@ -6,8 +6,9 @@
  *  - replies that carry a short, single-line, redacted message, never a service's page.
  */
 import http from 'node:http';
-import { ApiError, ValidationError } from '../api';
-import { usesSimulator, type ConfigCredentials, type ConfigProps } from './runtime';
+import { ValidationError } from '../protocol';
+import { ApiError } from '../client';
+import { usesSimulator, type ConfigCredentials, type ConfigProps } from '../runtime/runtime';
 
 /** A refusal of the route itself: nothing was sent anywhere. */
 export class RouteError extends Error {

@@ -12,8 +12,8 @@
  * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
  * short redacted message, never a service's page, and nothing secret.
  */
-import { createRuntime, isPemText, type ConfigCredentials, type ConfigProps, type Runtime } from './runtime';
-import { builtInSimulatorState } from './builtin-simulator';
+import { createRuntime, isPemText, type ConfigCredentials, type ConfigProps, type Runtime } from '../runtime/runtime';
+import { builtInSimulatorState } from '../runtime/builtin-simulator';
 import {
   destinationChanges, hasConfig, jsonOnly, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
   type RouteBody,

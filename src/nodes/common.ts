@@ -2,7 +2,8 @@
  * Helpers shared by the flow nodes: typed-input evaluation, status texts, and turning any
  * failure into one Catch-able error (done(err)) with a short red status.
  */
-import { ApiError, ValidationError, refusedField, formatClock } from '../api';
+import { ValidationError, formatClock } from '../protocol';
+import { ApiError, refusedField } from '../client';
 import type { Node, NodeMessage, NodeStatus, RED, DoneFn, SendFn } from './red';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata). */

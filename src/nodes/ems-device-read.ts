@@ -2,7 +2,8 @@
  * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
  */
-import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem, type PollOutcome } from '../api';
+import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../protocol';
+import { type PollOutcome } from '../runtime';
 import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, fmt, maxSplitOf, okStatus, sendAll, shortReason } from './common';
 import { PollBackoff, backoffText } from './poll-backoff';
 import type { ConfigNode } from './config-node';

@@ -4,8 +4,8 @@
  * user node, and closes everything on redeploy.
  */
 import { registerAdminRoutes } from './admin-routes';
-import { setSimulatorLog } from './builtin-simulator';
-import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from './runtime';
+import { setSimulatorLog } from '../runtime/builtin-simulator';
+import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from '../runtime/runtime';
 import type { RED } from './red';
 import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
 

@@ -4,7 +4,8 @@
  * request at a time per site, merged per component); renewing by renewal.ts. The config
  * node's maxValidity bounds every signal (checked here, in dry runs too, and by the queue).
  */
-import { ValidationError, formatClock, requestForCommand, validateReference, type SteeringCommand } from '../api';
+import { ValidationError, formatClock, validateReference } from '../protocol';
+import { requestForCommand, type SteeringCommand } from '../runtime';
 import { attributed, busyStatus, connectionStatus, evaluate, fail } from './common';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
 import { Renewal, describeCommand } from './renewal';

@@ -2,7 +2,7 @@
  * `ems-time-series`: reads the time series of one property over any range. Ranges over
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
-import { HOUR_MS, ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../api';
+import { HOUR_MS, ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../protocol';
 import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, maxSplitOf, okStatus, sendAll } from './common';
 import { resolveRange, type RangeKind } from './time-range';
 import type { ConfigNode } from './config-node';

@@ -11,11 +11,8 @@
  *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
  *   config node's maxValidity; nothing is sent.
  */
-import {
-  ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime,
-  parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, checkMaxValidity, MINUTE_MS,
-  type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue, type SteeringCommand,
-} from '../api';
+import { ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime, parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, MINUTE_MS, type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue } from '../protocol';
+import { checkMaxValidity, type SteeringCommand } from '../runtime';
 
 export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target';
 

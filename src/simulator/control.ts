@@ -11,9 +11,9 @@
  *   POST /sim/clock   body: { advanceMs } (0 .. 10 years) -> { now }
  *   POST /sim/reset   -> clears steering of every site and the request log -> { reset: true, now }
  */
-import { ValidationError } from '../api/errors';
-import { show } from '../api/units';
-import { DAY_MS } from '../api/time';
+import { ValidationError } from '../protocol/errors';
+import { show } from '../protocol/units';
+import { DAY_MS } from '../protocol/time';
 import { HttpError } from './http-util';
 import type { Simulator } from './simulator';
 

@@ -5,8 +5,8 @@
  * and at steering changes, so expiries apply at the right instant. At every quarter-hour
  * boundary the exact instantaneous state is recorded for the time series.
  */
-import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../api/time';
-import type { SiteState } from '../api/types';
+import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../protocol/time';
+import type { SiteState } from '../protocol/types';
 import {
   F_BATT_IN,
   F_BATT_OUT,

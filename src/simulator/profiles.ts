@@ -3,7 +3,7 @@
  * a seeded daily cloud factor) and site load. Pure functions of (seed, site key, time), so
  * the live model and the baseline of the past see the same weather and consumption.
  */
-import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from '../api/time';
+import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from '../protocol/time';
 import { hash01 } from './prng';
 import type { LoadProfile } from './sites';
 

@@ -26,7 +26,7 @@ import {
   validateProperties,
   validateProperty,
   validateTimeSeriesRequest,
-} from '../api/validate';
+} from '../protocol/validate';
 import { HttpError } from './http-util';
 import type { Simulator, SteeringKind } from './simulator';
 

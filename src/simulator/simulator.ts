@@ -2,7 +2,7 @@
  * The simulator's domain: sites and their models, devices, measurements, time series,
  * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
  */
-import { HOUR_MS, toIsoSeconds } from '../api/time';
+import { HOUR_MS, toIsoSeconds } from '../protocol/time';
 import type {
   ActiveSteeringRequest,
   CurtailmentSteeringRequest,
@@ -15,7 +15,7 @@ import type {
   SteeringState,
   TimeSeriesRequest,
   TimeSeriesResponse,
-} from '../api/types';
+} from '../protocol/types';
 import { Clock } from './clock';
 import { PROPERTY_FIELDS, roundField } from './fields';
 import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';

@@ -5,7 +5,7 @@
  * slot only, and components it does not carry keep their values. A component applies while
  * validFrom <= t < validUntil; one with a future validFrom is kept and applies from then.
  */
-import { curtailmentToWatts, toWatts } from '../api/units';
+import { curtailmentToWatts, toWatts } from '../protocol/units';
 import type {
   ActiveSteeringRequest,
   ComponentState,
@@ -14,7 +14,7 @@ import type {
   GridTargetRequest,
   PowerValue,
   SteeringState,
-} from '../api/types';
+} from '../protocol/types';
 
 export const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];

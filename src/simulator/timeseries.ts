@@ -9,7 +9,7 @@
  *   SOC swing, and counters are the anchor value minus the baseline energy in between,
  *   so they are monotonic and never below 0.
  */
-import { DAY_MS, HOUR_MS } from '../api/time';
+import { DAY_MS, HOUR_MS } from '../protocol/time';
 import {
   COUNTER_FIELDS,
   F_BATT_IN,

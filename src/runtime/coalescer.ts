@@ -8,10 +8,10 @@
  * client, EMS_BAD_RESPONSE) rejects every waiter with that one error, and nothing here throws
  * from a timer or a promise handler.
  */
-import { ApiError } from './errors';
-import { validateProperties, validateProperty, validateReference } from './validate';
-import type { CallOptions, EmsClient } from './client';
-import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap } from './types';
+import { ApiError, apiError } from '../client/errors';
+import { validateProperties, validateProperty, validateReference } from '../protocol/validate';
+import type { CallOptions, EmsClient } from '../client/client';
+import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap } from '../protocol/types';
 
 type Shape = 'single' | 'map' | 'list';
 type Answer = Measurement | MeasurementMap | MeasurementList;
@@ -54,7 +54,7 @@ export class ReadCoalescer {
     this.closed = true;
     for (const [, b] of this.batches) {
       if (b.timer) clearTimeout(b.timer);
-      for (const w of b.waiters) w.reject(new ApiError({ code: 'EMS_CLOSED', message: 'read not sent: closed', request: { method: 'GET', path: '-' } }));
+      for (const w of b.waiters) w.reject(apiError({ code: 'EMS_CLOSED', message: 'read not sent: closed', request: { method: 'GET', path: '-' } }));
     }
     this.batches.clear();
   }
@@ -213,7 +213,7 @@ function sharedSignal(waiters: Waiter[]): SharedSignal {
 function indexList(list: MeasurementList, ref: string): Map<string, MeasurementListItem> {
   const items = (list as { measurements?: unknown } | null | undefined)?.measurements;
   if (!Array.isArray(items)) {
-    throw new ApiError({ code: 'EMS_BAD_RESPONSE', message: `GET /devices/${ref}/measurements answered without a measurements array`, request: { method: 'GET', path: `/devices/${ref}/measurements` } });
+    throw apiError({ code: 'EMS_BAD_RESPONSE', message: `GET /devices/${ref}/measurements answered without a measurements array`, request: { method: 'GET', path: `/devices/${ref}/measurements` } });
   }
   const byProp = new Map<string, MeasurementListItem>();
   for (const m of items as MeasurementListItem[]) if (m && typeof m.property === 'string') byProp.set(m.property, m);
@@ -223,7 +223,7 @@ function indexList(list: MeasurementList, ref: string): Map<string, MeasurementL
 function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>, w: Waiter): Answer {
   const pick = (p: string) => {
     const m = byProp.get(p);
-    if (!m) throw new ApiError({ code: 'EMS_MISSING', message: `the service returned no value for property "${p}" of ${list.reference}`, request: { method: 'GET', path: `/devices/${list.reference}/measurements` } });
+    if (!m) throw apiError({ code: 'EMS_MISSING', message: `the service returned no value for property "${p}" of ${list.reference}`, request: { method: 'GET', path: `/devices/${list.reference}/measurements` } });
     return m;
   };
   if (w.shape === 'single') {

@@ -1,30 +1,31 @@
 /**
- * Typed errors of the API core. Secrets never enter an error: the request is kept as
- * method and path only (no headers, no query credentials), and messages from the
- * service are passed through `redact` with the secrets the client knows.
+ * Errors of requests (client room): ApiError, with one subclass per kind of failure, made by
+ * apiError() from a status or code; and the redaction of secrets. Secrets never enter an
+ * error: the request is kept as method and path only (no headers, no query credentials), and
+ * messages from the service are masked with every form of the secrets the client knows.
  */
+import { EmsError, ValidationError } from '../protocol/errors';
 
-/** Input that was refused before anything was sent. Names the field and the accepted forms. */
-export class ValidationError extends Error {
-  readonly field: string;
-  readonly code = 'EMS_VALIDATION';
-  /** `malformed`: wrong type or form (HTTP 400); `unprocessable`: well-formed but not allowed (HTTP 422). */
-  readonly kind: 'malformed' | 'unprocessable';
-  constructor(field: string, message: string, kind: 'malformed' | 'unprocessable' = 'malformed') {
-    super(`${field} ${message}`);
-    this.name = 'ValidationError';
-    this.field = field;
-    this.kind = kind;
-  }
-}
+export { EmsError, ValidationError };
 
 export interface RequestInfo {
   method: string;
   path: string;
 }
 
-/** A request that reached the wire and failed (HTTP status, timeout, connection error). */
-export class ApiError extends Error {
+export interface ApiErrorOptions {
+  message: string;
+  code: string;
+  request: RequestInfo;
+  status?: number;
+  serviceMessage?: string;
+  requestId?: string;
+  retryAfter?: number;
+  field?: string;
+}
+
+/** A request that failed (HTTP status, timeout, connection error, abort, bad answer). Use apiError() to make one. */
+export class ApiError extends EmsError {
   readonly code: string;
   readonly status?: number;
   readonly serviceMessage?: string;
@@ -32,19 +33,9 @@ export class ApiError extends Error {
   readonly requestId?: string;
   /** Seconds the service asked us to wait (429 / 503 Retry-After). */
   readonly retryAfter?: number;
-  /** The input field the service refused, when the caller knows it (see refusedField). */
-  readonly field?: string;
-  constructor(opts: {
-    message: string;
-    code: string;
-    request: RequestInfo;
-    status?: number;
-    serviceMessage?: string;
-    requestId?: string;
-    retryAfter?: number;
-    field?: string;
-  }) {
+  constructor(opts: ApiErrorOptions) {
     super(opts.message);
+    // The name stays "ApiError" for every subclass: Node-RED shows `name: message` in msg.error.
     this.name = 'ApiError';
     this.code = opts.code;
     this.status = opts.status;
@@ -52,8 +43,53 @@ export class ApiError extends Error {
     this.request = opts.request;
     this.requestId = opts.requestId;
     this.retryAfter = opts.retryAfter;
-    this.field = opts.field;
+    (this as { field?: string }).field = opts.field;
   }
+}
+
+/** The service answered with an HTTP error status. */
+export class HttpError extends ApiError {}
+/** 429: too many requests (retryAfter says for how long). */
+export class RateLimitError extends HttpError {}
+/** 401 or 403: credentials missing, wrong or not allowed. */
+export class AuthenticationError extends HttpError {}
+/** 404: unknown device, site or path. */
+export class NotFoundError extends HttpError {}
+/** Another 4xx: the service refused the request (400, 409, 422, …). */
+export class RefusedError extends HttpError {}
+/** 5xx: the service failed. */
+export class ServerError extends HttpError {}
+/** No answer: the connection failed (refused, reset, DNS, unreachable). */
+export class NetworkError extends ApiError {}
+/** No complete answer within the attempt's wall-clock deadline. */
+export class TimeoutError extends ApiError {}
+/** Not sent or not finished: the caller aborted, or the client or queue was closed. */
+export class AbortedError extends ApiError {}
+/** A queued steering component that was dropped before sending (node closed, redeployed). */
+export class DroppedError extends ApiError {}
+/** An answer of the wrong shape (EMS_BAD_RESPONSE) or over the size limit (EMS_TOO_LARGE). */
+export class BadResponseError extends ApiError {}
+
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+
+/** The ApiError subclass for a failure, by its status, else its code. */
+export function apiError(opts: ApiErrorOptions): ApiError {
+  const s = opts.status;
+  if (s !== undefined) {
+    if (s === 429) return new RateLimitError(opts);
+    if (s === 401 || s === 403) return new AuthenticationError(opts);
+    if (s === 404) return new NotFoundError(opts);
+    if (s >= 500) return new ServerError(opts);
+    if (s >= 400) return new RefusedError(opts);
+    return new HttpError(opts);
+  }
+  const c = opts.code;
+  if (c === 'EMS_ABORTED' || c === 'EMS_CLOSED') return new AbortedError(opts);
+  if (c === 'EMS_DROPPED') return new DroppedError(opts);
+  if (c === 'EMS_BAD_RESPONSE' || c === 'EMS_TOO_LARGE') return new BadResponseError(opts);
+  if (TIMEOUT_CODES.has(c)) return new TimeoutError(opts);
+  if (c === 'EMS_EMPTY' || c === 'EMS_AUTH' || c === 'EMS_ERROR' || c === 'EMS_MISSING') return apiError(opts);
+  return new NetworkError(opts);
 }
 
 /**
@@ -63,7 +99,7 @@ export class ApiError extends Error {
  */
 export function refusedField(err: unknown, field: string): unknown {
   if (!(err instanceof ApiError) || err.field || ![400, 404, 409, 422].includes(err.status ?? 0)) return err;
-  return new ApiError({
+  return apiError({
     code: err.code, status: err.status, serviceMessage: err.serviceMessage, request: err.request,
     requestId: err.requestId, retryAfter: err.retryAfter, field,
     message: `${field} was refused by the service: ${err.message}`,

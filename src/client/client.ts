@@ -7,23 +7,23 @@
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
 import { isAxiosError } from './http-lib';
-import { ApiError, oneLine, Redactor, serviceMessageOf, ValidationError } from './errors';
+import { ApiError, apiError, oneLine, Redactor, serviceMessageOf, ValidationError } from './errors';
 import { secretsOf, type AuthConfig } from './auth';
 import {
   CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
 } from './responses';
 import { mapLimit } from './limiter';
-import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from './time';
+import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import {
   validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest,
   validateProperties, validateProperty, validateReference, validateTimeSeriesRequest,
-} from './validate';
+} from '../protocol/validate';
 import type {
   ActiveSteeringRequest, CurtailmentSteeringRequest, Device, EssSteeringRequest, GridTargetCancelResponse,
   GridTargetRequest, Measurement, MeasurementList, MeasurementMap, SiteSummary, SteeringResponse,
   TimeInput, TimeSeriesRequest, TimeSeriesResponse,
-} from './types';
+} from '../protocol/types';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -122,7 +122,7 @@ export class EmsClient {
   /** Aborts every request in flight or waiting, and frees the sockets. */
   close(): void {
     if (this.closed) return;
-    this.closer.abort(new ApiError({ code: 'EMS_CLOSED', message: 'client closed', request: { method: '-', path: '-' } }));
+    this.closer.abort(apiError({ code: 'EMS_CLOSED', message: 'client closed', request: { method: '-', path: '-' } }));
     this.transport.destroy();
     this.listeners.clear();
   }
@@ -230,7 +230,7 @@ export class EmsClient {
    * `shape`, the answer is checked against it (EMS_BAD_RESPONSE when it does not fit).
    */
   async request<T>(method: string, path: string, meta: EmsRequestMeta, o?: CallOptions, extra?: AxiosRequestConfig, shape?: ResponseShape<T>): Promise<T> {
-    if (this.closed) throw new ApiError({ code: 'EMS_CLOSED', message: `${method} ${path} not sent: client closed`, request: { method, path } });
+    if (this.closed) throw apiError({ code: 'EMS_CLOSED', message: `${method} ${path} not sent: client closed`, request: { method, path } });
     const signal = this.signalFor(o?.signal);
     let res;
     try {
@@ -263,13 +263,13 @@ export class EmsClient {
     const r = this.redactor;
     if (!isAxiosError(err)) {
       const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
-      return new ApiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
+      return apiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
     }
-    if (err.code === 'ERR_CANCELED') return new ApiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
+    if (err.code === 'ERR_CANCELED') return apiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
     if (/maxContentLength|maxBodyLength/.test(err.message)) {
       const mb = Math.round((this.maxBodyBytes / 1024 / 1024) * 100) / 100;
       const what = /maxBodyLength/.test(err.message) ? 'request body is' : 'answer is';
-      return new ApiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
+      return apiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
     }
     const res = err.response;
     const code = err.code ?? 'EMS_NETWORK';
@@ -278,7 +278,7 @@ export class EmsClient {
       const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
         ? `timed out after ${this.timeoutMs} ms (${code})`
         : `connection to ${this.hostPort} failed (${code})`;
-      return new ApiError({ code, message: r.text(`${method} ${path} ${what}`), request });
+      return apiError({ code, message: r.text(`${method} ${path} ${what}`), request });
     }
     const body = res.data as Record<string, unknown> | string | undefined;
     const headerId = res.headers?.['x-request-id'];
@@ -287,7 +287,7 @@ export class EmsClient {
     const requestId = rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
     const serviceMessage = serviceMessageOf(body, (s) => r.text(s));
     const ra = Number(res.headers?.['retry-after']);
-    return new ApiError({
+    return apiError({
       code: `HTTP_${res.status}`,
       status: res.status,
       serviceMessage,

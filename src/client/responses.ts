@@ -10,13 +10,13 @@
  * series (a gap in a series is refused rather than passed on as null; the spec's `data` is an
  * array of numbers). The checks are plain loops over the parsed answer, without closures.
  */
-import { ApiError, looksLikeHtml, oneLine, type Redactor } from './errors';
-import { normaliseDevices } from './devices';
-import { parseIsoTime } from './time';
-import { show } from './units';
+import { apiError, looksLikeHtml, oneLine, type ApiError, type Redactor } from './errors';
+import { normaliseDevices } from '../protocol/devices';
+import { parseIsoTime } from '../protocol/time';
+import { show } from '../protocol/units';
 import type {
   Device, GridTargetCancelResponse, Measurement, MeasurementList, MeasurementMap, SiteSummary, TimeSeriesResponse,
-} from './types';
+} from '../protocol/types';
 
 export interface ResponseShape<T> {
   /** What a good answer looks like, for the error message. */
@@ -177,7 +177,7 @@ export const CANCEL: ResponseShape<GridTargetCancelResponse> = STEERING;
 
 /** The error for an answer of the wrong shape. */
 export function badResponse(method: string, path: string, status: number, what: string, expected: string, redactor: Redactor): ApiError {
-  return new ApiError({
+  return apiError({
     code: 'EMS_BAD_RESPONSE',
     message: redactor.text(`${method} ${path} answered ${status} with ${what}, expected ${expected}`),
     request: { method, path },

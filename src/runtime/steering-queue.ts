@@ -5,9 +5,9 @@
  * and a queued ESS change followed by a queued curtailment change sends both. Applying the
  * merged requests gives the same steering state as applying every command in order.
  */
-import { ApiError, ValidationError } from './errors';
-import type { EmsClient } from './client';
-import type { ActiveSteeringRequest, CurtailmentValue, GridTargetRequest, PowerValue } from './types';
+import { ApiError, apiError, ValidationError } from '../client/errors';
+import type { EmsClient } from '../client/client';
+import type { ActiveSteeringRequest, CurtailmentValue, GridTargetRequest, PowerValue } from '../protocol/types';
 
 export type SteeringKind = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'cancel-grid-target';
 type ComponentName = 'energyStorageSetting' | 'productionCurtailment' | 'maximizeGridImport' | 'gridTarget';
@@ -133,7 +133,7 @@ export class SteeringQueue {
         q.pending.set(name, { value, kind: cmd.kind, validFrom: cmd.validFrom, validUntil: cmd.validUntil, owner: opts.owner, waiters });
       }
       if (waiter.outstanding === 0) {
-        reject(new ApiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } }));
+        reject(apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } }));
         return;
       }
       this.pump(cmd.site, q);
@@ -148,7 +148,7 @@ export class SteeringQueue {
         if (p.owner !== owner) continue;
         q.pending.delete(name);
         dropped.push(`${site} ${name}=${describe(p.value)}`);
-        for (const w of p.waiters) this.settle(w, undefined, new ApiError({ code: 'EMS_DROPPED', message: `steering not sent (${reason}): ${name} for ${site}`, request: { method: 'POST', path: `/sites/${site}/steering` } }));
+        for (const w of p.waiters) this.settle(w, undefined, apiError({ code: 'EMS_DROPPED', message: `steering not sent (${reason}): ${name} for ${site}`, request: { method: 'POST', path: `/sites/${site}/steering` } }));
       }
     }
     return dropped;
@@ -261,7 +261,7 @@ export function requestForCommand(cmd: SteeringCommand): SentRequest {
     const value = name === 'gridTarget' && cmd.kind === 'cancel-grid-target' ? null : cmd[name];
     return value === undefined ? [] : [{ name, value, kind: cmd.kind }];
   });
-  if (comps.length === 0) throw new ApiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
+  if (comps.length === 0) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
   return requestFor(cmd.site, comps, cmd);
 }
 

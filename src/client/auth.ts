@@ -5,7 +5,7 @@
  */
 import type { AxiosInstance } from 'axios';
 import { isCancel } from './http-lib';
-import { ApiError, redact, serviceMessageOf } from './errors';
+import { ApiError, apiError, redact, serviceMessageOf } from './errors';
 
 export type AuthConfig =
   | { type: 'none' }
@@ -89,7 +89,7 @@ export class OAuth2TokenSource {
         return body.access_token;
       }
       const msg = serviceMessageOf(body, (t) => redact(t, this.secrets())) ?? `HTTP ${res.status}`;
-      throw this.fail(new ApiError({
+      throw this.fail(apiError({
         code: 'EMS_AUTH',
         status: res.status,
         message: redact(`OAuth2 token request to ${path} failed: ${res.status} ${msg}`, this.secrets()),
@@ -100,7 +100,7 @@ export class OAuth2TokenSource {
       if (err instanceof ApiError) throw err;
       if (isCancel(err)) throw err;
       const code = /maxContentLength/.test((err as Error)?.message ?? '') ? 'answer too large' : (err as { code?: string }).code ?? 'ERROR';
-      throw this.fail(new ApiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
+      throw this.fail(apiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
     }
   }
 

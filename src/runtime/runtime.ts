@@ -4,7 +4,11 @@
  * a config node that is being edited and not deployed yet.
  */
 import fs from 'node:fs';
-import { EmsClient, PollScheduler, ReadCoalescer, SteeringQueue, ValidationError, type AuthConfig } from '../api';
+import { ValidationError } from '../protocol';
+import { EmsClient, type AuthConfig } from '../client';
+import { ReadCoalescer } from './coalescer';
+import { PollScheduler } from './poll-scheduler';
+import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
 
 export interface ConfigProps {

@@ -1,0 +1,14 @@
+/**
+ * Public entry of @ems-partner/node-red for use from code (README "Use the client from code"):
+ * the typed client of the partner API, its error classes, the protocol's types, units, time
+ * helpers and validators, and the reference simulator. The Node-RED nodes and the runtime
+ * they share are internal.
+ */
+export * from './protocol';
+export {
+  EmsClient, mergeSeries, toTimeSeriesRequest, MAX_SPANS, type ClientOptions, type CallOptions, type TimeSeriesQuery,
+  type ConnectionState, type AuthConfig, type AuthType,
+  ApiError, HttpError, RateLimitError, AuthenticationError, NotFoundError, RefusedError, ServerError,
+  NetworkError, TimeoutError, AbortedError, DroppedError, BadResponseError, type RequestInfo,
+} from './client';
+export { startSimulator, type StartOptions, type StartedSimulator } from './simulator';

@@ -1,0 +1,10 @@
+/**
+ * Protocol room: the partner API's data model (types, units, time, validation of what is
+ * sent, the choices for what the specification does not show). No I/O, no Node-RED.
+ */
+export * from './types';
+export * from './errors';
+export * from './units';
+export * from './time';
+export * from './validate';
+export * from './devices';

@@ -1,0 +1,8 @@
+/**
+ * Runtime room: what the nodes on one config node share: the client, the read coalescer,
+ * the per-site steering queue and the poll scheduler, built from the config node's settings.
+ */
+export * from './coalescer';
+export * from './steering-queue';
+export * from './poll-scheduler';
+export * from './runtime';
