@@ -1,0 +1,59 @@
+/**
+ * The error classes (issue 11): one base (EmsError), ValidationError for refused input, and an
+ * ApiError subclass per kind of failure, chosen by apiError() from the status, else the code.
+ * Catch nodes see the same message and code as before: the name stays "ApiError".
+ */
+import assert from 'node:assert/strict';
+import {
+  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmsError, HttpError, NetworkError, NotFoundError,
+  RateLimitError, RefusedError, ServerError, TimeoutError, ValidationError, apiError,
+} from '../src/client/errors';
+import * as pub from '../src/index';
+
+const req = { method: 'GET', path: '/devices' };
+const make = (o: { status?: number; code?: string }) => apiError({ message: 'm', code: o.code ?? `HTTP_${o.status}`, request: req, status: o.status });
+
+describe('error classes', () => {
+  it('apiError picks the subclass by status', () => {
+    const cases: Array<[number, Function]> = [[429, RateLimitError], [401, AuthenticationError], [403, AuthenticationError], [404, NotFoundError],
+      [400, RefusedError], [409, RefusedError], [422, RefusedError], [500, ServerError], [503, ServerError], [302, HttpError]];
+    for (const [status, cls] of cases) {
+      const e = make({ status });
+      assert.ok(e instanceof cls, `${status} -> ${cls.name}`);
+      assert.ok(e instanceof HttpError && e instanceof ApiError && e instanceof EmsError && e instanceof Error);
+      assert.equal(e.status, status);
+      assert.equal(e.code, `HTTP_${status}`);
+    }
+  });
+
+  it('apiError picks the subclass by code when there is no status', () => {
+    const cases: Array<[string, Function]> = [['ECONNREFUSED', NetworkError], ['ECONNRESET', NetworkError], ['ENOTFOUND', NetworkError],
+      ['ETIMEDOUT', TimeoutError], ['ECONNABORTED', TimeoutError], ['EMS_ABORTED', AbortedError], ['EMS_CLOSED', AbortedError],
+      ['EMS_DROPPED', DroppedError], ['EMS_BAD_RESPONSE', BadResponseError], ['EMS_TOO_LARGE', BadResponseError]];
+    for (const [code, cls] of cases) {
+      const e = make({ code });
+      assert.ok(e instanceof cls, `${code} -> ${cls.name}`);
+      assert.ok(!(e instanceof HttpError));
+      assert.equal(e.code, code);
+    }
+  });
+
+  it('keeps the message, code and name a Catch node showed before', () => {
+    const e = apiError({ message: 'GET /devices failed: HTTP 429', code: 'HTTP_429', request: req, status: 429, retryAfter: 2, requestId: 'r1' });
+    assert.equal(String(e), 'ApiError: GET /devices failed: HTTP 429');
+    assert.deepEqual([e.code, e.retryAfter, e.requestId, e.request], ['HTTP_429', 2, 'r1', req]);
+    const v = new ValidationError('msg.payload', 'must be a number');
+    assert.ok(v instanceof EmsError);
+    assert.equal(String(v), 'ValidationError: msg.payload must be a number');
+    assert.deepEqual([v.code, v.field], ['EMS_VALIDATION', 'msg.payload']);
+  });
+
+  it('the public entry exports the client, the error classes, the protocol and startSimulator, not the runtime', () => {
+    for (const name of ['EmsClient', 'ApiError', 'RateLimitError', 'TimeoutError', 'ValidationError', 'validateActiveSteering', 'parsePowerValue', 'startSimulator']) {
+      assert.equal(typeof (pub as Record<string, unknown>)[name], 'function', name);
+    }
+    for (const name of ['SteeringQueue', 'ReadCoalescer', 'PollScheduler', 'createRuntime', 'Transport']) {
+      assert.equal((pub as Record<string, unknown>)[name], undefined, name);
+    }
+  });
+});
