@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { convertPower, parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts, parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, parseIsoTime, HOUR_MS, DAY_MS, MAX_SPAN_MS, ValidationError } from '../src/protocol';
+import { parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts, parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, parseIsoTime, HOUR_MS, DAY_MS, MAX_SPAN_MS, ValidationError } from '../src/protocol';
 
 describe('units', () => {
-  it('converts between W, kW and MW', () => {
-    assert.equal(convertPower(1.5, 'MW', 'kW'), 1500);
-    assert.equal(convertPower(250, 'W', 'kW'), 0.25);
-    assert.equal(convertPower(-50, 'kW', 'W'), -50_000);
+  it('converts W, kW and MW to watts', () => {
+    assert.equal(toWatts({ value: 1.5, unit: 'kW' }), 1500);
+    assert.equal(toWatts({ value: 250, unit: 'W' }), 250);
+    assert.equal(toWatts({ value: -50, unit: 'kW' }), -50_000);
     assert.equal(toWatts({ value: 2, unit: 'MW' }), 2_000_000);
   });
 

@@ -1,8 +1,9 @@
 /**
- * The typed client of the partner API: one method per operation. Validates every input
- * before sending (ValidationError names the field), maps failures to ApiError (status,
- * the service's message, method and path, requestId; never a secret), and leaves out of
- * steering bodies every component the caller did not set (spec section 3).
+ * The typed client of the partner API: one method per operation. Public methods validate every
+ * input before sending (ValidationError names the field); failures become ApiError (status, the
+ * service's message, method and path, requestId; never a secret). Two trusted paths send typed
+ * requests that are validated already, as they are: read() (ReadRequest, for the coalescer) and
+ * sendSteering() (SteeringRequest from the protocol's endpoint table, for the steering queue).
  */
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
@@ -13,16 +14,15 @@ import {
   CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
 } from './responses';
 import { mapLimit } from './limiter';
+import { LIMITS, SERVICE, accepts, refusal } from '../protocol/limits';
 import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
-import {
-  validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest,
-  validateProperties, validateProperty, validateReference, validateTimeSeriesRequest,
-} from '../protocol/validate';
+import { validateProperty, validateReadRequest, validateReference, validateTimeSeriesRequest } from '../protocol/validate';
+import { STEERING_ENDPOINTS, steeringRequest, type SteeringAnswers, type SteeringEndpoint, type SteeringRequest } from '../protocol/endpoints';
 import type {
   ActiveSteeringRequest, CurtailmentSteeringRequest, Device, EssSteeringRequest, GridTargetCancelResponse,
-  GridTargetRequest, Measurement, MeasurementList, MeasurementMap, SiteSummary, SteeringResponse,
-  TimeInput, TimeSeriesRequest, TimeSeriesResponse,
+  GridTargetRequest, Measurement, MeasurementList, MeasurementMap, ReadAnswers, ReadRequest, ReadShape, SiteSummary,
+  SteeringResponse, TimeInput, TimeSeriesRequest, TimeSeriesResponse,
 } from '../protocol/types';
 
 export interface ClientOptions {
@@ -59,7 +59,7 @@ export interface TimeSeriesQuery {
 type Listener = (s: ConnectionState) => void;
 
 /** At most this many 30-day requests for one time series (about 5 years). */
-export const MAX_SPANS = 62;
+export const MAX_SPANS = SERVICE.maxSpans;
 
 /** Default largest response body: 10 MB. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
@@ -134,24 +134,26 @@ export class EmsClient {
   }
 
   async getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
-    const ref = validateReference(device, 'deviceReference');
-    const prop = validateProperty(property, 'property');
-    const path = `/devices/${enc(ref)}/measurement`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?property=${enc(prop)}` }, MEASUREMENT);
+    return this.read(validateReadRequest('single', device, property), o);
   }
 
   async getMeasurementsMap(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
-    const ref = validateReference(device, 'deviceReference');
-    const props = validateProperties(properties, 'properties');
-    const path = `/devices/${enc(ref)}/measurements/map`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` }, MEASUREMENT_MAP);
+    return this.read(validateReadRequest('map', device, properties), o);
   }
 
   async getMeasurementsList(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
-    const ref = validateReference(device, 'deviceReference');
-    const props = validateProperties(properties, 'properties');
-    const path = `/devices/${enc(ref)}/measurements`;
-    return this.request('GET', path, { kind: 'read' }, o, { url: `${path}?properties=${props.map(enc).join(',')}` }, MEASUREMENT_LIST);
+    return this.read(validateReadRequest('list', device, properties), o);
+  }
+
+  /**
+   * The trusted read path: sends a read whose device and properties are validated already
+   * (validateReadRequest, or a node that named its fields) as it is. The runtime's coalescer
+   * uses it; code should call the public methods above.
+   */
+  read<S extends ReadShape>(req: ReadRequest<S>, o?: CallOptions): Promise<ReadAnswers[S]> {
+    const r = READS[req.shape];
+    const path = `/devices/${enc(req.device)}${r.path}`;
+    return this.request('GET', path, READ_META, o, { url: `${path}${r.query}${encList(req.properties)}` }, r.shape as ResponseShape<ReadAnswers[S]>);
   }
 
   /** One time-series request (at most 30 days, one property), as the API takes it. */
@@ -175,7 +177,7 @@ export class EmsClient {
     if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
     const spans = splitRange(start, end, res * HOUR_MS);
     if (spans.length > MAX_SPANS) {
-      throw new ValidationError('range', `must span at most ${MAX_SPANS} requests of 30 days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`);
+      throw new ValidationError('range', `must span at most ${MAX_SPANS} requests of ${SERVICE.maxSpanDays} days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`);
     }
     const parts = await mapLimit(spans, this.concurrency, (s) =>
       this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o));
@@ -185,32 +187,49 @@ export class EmsClient {
   // ---------------------------------------------------------------------- steering
 
   async steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
-    const ref = validateReference(site, 'siteReference');
-    const b = validateActiveSteering(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
+    return this.steerEndpoint('combined', site, body, o);
   }
 
   async steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
-    const ref = validateReference(site, 'siteReference');
-    const b = validateEssRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/ess`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
+    return this.steerEndpoint('ess', site, body, o);
   }
 
   async steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
-    const ref = validateReference(site, 'siteReference');
-    const b = validateCurtailmentRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/curtailment`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
+    return this.steerEndpoint('curtailment', site, body, o);
   }
 
   async steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
-    const ref = validateReference(site, 'siteReference');
-    const b = validateGridTargetRequest(body, Date.now());
-    return this.request('POST', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer', validUntil: b.validUntil }, o, { data: b }, STEERING);
+    return this.steerEndpoint('grid-target', site, body, o);
   }
 
   async cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
+    return this.steerEndpoint('cancel-grid-target', site, undefined, o);
+  }
+
+  /**
+   * Any steering endpoint of the protocol's table (STEERING_ENDPOINTS): validates the site
+   * reference and the body (a validUntil must lie in the future), then sends it.
+   */
+  async steerEndpoint<E extends SteeringEndpoint>(endpoint: E, site: string, body: unknown, o?: CallOptions): Promise<SteeringAnswers[E]> {
     const ref = validateReference(site, 'siteReference');
-    return this.request('DELETE', `/sites/${enc(ref)}/steering/grid-target`, { kind: 'steer' }, o, undefined, CANCEL);
+    const validate = STEERING_ENDPOINTS[endpoint].validate as ((b: unknown, now?: number) => never) | undefined;
+    return this.sendSteering(steeringRequest(endpoint, ref, validate?.(body, Date.now())), o);
+  }
+
+  /**
+   * The trusted steering path: sends exactly the typed request given (its method, path and
+   * body, built by the protocol's endpoint table from a validated command), with the steering
+   * retry policy bound by its validUntil. Nothing is validated again; the one check left is
+   * the time: a request whose validUntil has passed is not sent (ValidationError).
+   */
+  async sendSteering<E extends SteeringEndpoint>(req: SteeringRequest<E>, o?: CallOptions): Promise<SteeringAnswers[E]> {
+    const validUntil = (req.body as { validUntil?: number } | undefined)?.validUntil;
+    if (validUntil !== undefined && !(validUntil > Date.now())) {
+      const got = Number.isFinite(validUntil) && Math.abs(validUntil) <= 8.64e15 ? new Date(validUntil).toISOString() : String(validUntil);
+      throw new ValidationError('validUntil', `must be in the future; got ${got}`, 'unprocessable');
+    }
+    const extra = req.body === undefined ? undefined : { data: req.body };
+    return this.request(req.method, req.path, { kind: 'steer', validUntil }, o, extra, (req.method === 'DELETE' ? CANCEL : STEERING) as ResponseShape<SteeringAnswers[E]>);
   }
 
   /** Sites with their devices. The reference simulator has this; the real service may not (404 gives []). */
@@ -326,11 +345,26 @@ function enc(ref: string): string {
   return encodeURIComponent(ref);
 }
 
+/** The read endpoints by shape: path after the device, query parameter, answer shape. */
+const READS: Record<ReadShape, { path: string; query: string; shape: ResponseShape<unknown> }> = {
+  single: { path: '/measurement', query: '?property=', shape: MEASUREMENT },
+  map: { path: '/measurements/map', query: '?properties=', shape: MEASUREMENT_MAP },
+  list: { path: '/measurements', query: '?properties=', shape: MEASUREMENT_LIST },
+};
+/** Reads carry no per-request meta; request() copies it for each request. */
+const READ_META: EmsRequestMeta = { kind: 'read' };
+
+/** Property names, each URL-encoded, comma-separated. */
+function encList(props: readonly string[]): string {
+  let s = enc(props[0] ?? '');
+  for (let i = 1; i < props.length; i++) s += `,${enc(props[i])}`;
+  return s;
+}
+
+/** Hours between points: a number within LIMITS.resolution (its default when not given). */
 function resolutionOf(h: unknown): number {
-  if (h === undefined) return 1;
-  if (typeof h !== 'number' || !Number.isInteger(h) || h < 1 || h > 720) {
-    throw new ValidationError('resolution', `must be a whole number of hours from 1 to 720; got ${String(h)}`);
-  }
+  if (h === undefined) return LIMITS.resolution.dflt;
+  if (typeof h !== 'number' || !accepts(LIMITS.resolution, h)) throw new ValidationError('resolution', `${refusal(LIMITS.resolution)}; got ${String(h)}`);
   return h;
 }
 

@@ -6,13 +6,14 @@
 import { ValidationError } from './errors';
 import { show } from './units';
 import type { EpochMs } from './types';
+import { SERVICE } from './limits';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 export const QUARTER_HOUR_MS = 15 * MINUTE_MS;
 /** Maximum span of one time-series request (spec 4.5, 8). */
-export const MAX_SPAN_MS = 30 * DAY_MS;
+export const MAX_SPAN_MS = SERVICE.maxSpanDays * DAY_MS;
 
 const ISO_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 

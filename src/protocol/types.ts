@@ -13,9 +13,6 @@ export type PowerUnit = (typeof POWER_UNITS)[number];
 export const CURTAILMENT_UNITS = ['W', 'kW', 'MW', '%'] as const;
 export type CurtailmentUnit = (typeof CURTAILMENT_UNITS)[number];
 
-/** Property names the specification mentions (spec 2.1). Others may exist. */
-export const KNOWN_PROPERTIES = ['soc', 'totalEnergyConsumed', 'totalEnergyProduced'] as const;
-
 /** A timestamp in epoch milliseconds. */
 export type EpochMs = number;
 
@@ -72,6 +69,28 @@ export interface MeasurementMapValue {
 export interface MeasurementMap {
   reference: string;
   measurements: Record<string, MeasurementMapValue>;
+}
+
+/** The three measurement reads: one property, a map of properties, a list of properties. */
+export type ReadShape = 'single' | 'map' | 'list';
+
+/**
+ * A measurement read whose device reference and property names are validated already (by
+ * the node that took them from a message, or by validateReadRequest for code): the runtime's
+ * coalescer and the client's trusted read path send it as it is, without validating again.
+ * `single` carries exactly one property.
+ */
+export interface ReadRequest<S extends ReadShape = ReadShape> {
+  device: string;
+  shape: S;
+  properties: readonly string[];
+}
+
+/** What each read answers. */
+export interface ReadAnswers {
+  single: Measurement;
+  map: MeasurementMap;
+  list: MeasurementList;
 }
 
 // ------------------------------------------------------------ time series (2.5, 2.6)
@@ -184,10 +203,4 @@ export interface SiteState {
   gridW: number;
   /** Battery state of charge, % (0-100). */
   soc: number;
-}
-
-/** Error body the service returns (assumption A6). */
-export interface ErrorBody {
-  message: string;
-  requestId?: string;
 }

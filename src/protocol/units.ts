@@ -40,12 +40,6 @@ export function parseCurtailmentUnit(input: unknown, field: string): Curtailment
   }
 }
 
-/** Converts a power between units. */
-export function convertPower(value: number, from: PowerUnit, to: PowerUnit): number {
-  if (from === to) return value;
-  return (value * FACTOR[from]) / FACTOR[to];
-}
-
 export function toWatts(v: PowerValue): number {
   return v.value * FACTOR[v.unit];
 }

@@ -7,11 +7,14 @@
 import { ValidationError } from './errors';
 import { parseCurtailmentValue, parsePowerValue, show } from './units';
 import { MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
+import { LIMITS, SERVICE, accepts, refusal } from './limits';
 import type {
   ActiveSteeringRequest,
   CurtailmentSteeringRequest,
   EssSteeringRequest,
   GridTargetRequest,
+  ReadRequest,
+  ReadShape,
   TimeSeriesRequest,
 } from './types';
 
@@ -36,7 +39,7 @@ export function validateProperty(input: unknown, field: string): string {
 }
 
 /** Most property names one request may carry (keeps every URL short: 100 names of at most 64 characters). */
-export const MAX_PROPERTIES = 100;
+export const MAX_PROPERTIES = SERVICE.maxProperties;
 
 /**
  * One or more property names: an array, or a comma-separated string. Duplicates are dropped.
@@ -62,6 +65,17 @@ export function validateProperties(input: unknown, field: string): string[] {
   const out = [...new Set(parts.map((p, i) => validateProperty(p, `${field}[${i}]`)))];
   if (out.length > MAX_PROPERTIES) throw tooMany(field, `${out.length}`);
   return out;
+}
+
+/**
+ * A measurement read as code gives it (the client's public methods): the device reference
+ * (field deviceReference) and the property (single, field property) or properties (map and
+ * list, field properties). The typed result is trusted from there on.
+ */
+export function validateReadRequest<S extends ReadShape>(shape: S, device: unknown, properties: unknown): ReadRequest<S> {
+  const ref = validateReference(device, 'deviceReference');
+  const props = shape === 'single' ? [validateProperty(properties, 'property')] : validateProperties(properties, 'properties');
+  return { device: ref, shape, properties: props };
 }
 
 function tooMany(field: string, n: string): ValidationError {
@@ -164,8 +178,8 @@ export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
   const res = plainObject(o.resolution, 'resolution');
   if (res.unit !== 'h') throw new ValidationError('resolution.unit', `must be "h"; got ${show(res.unit)}`);
   const value = res.value;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 720) {
-    throw new ValidationError('resolution.value', `must be a whole number of hours from 1 to 720; got ${show(value)}`);
+  if (typeof value !== 'number' || !accepts(LIMITS.resolution, value)) {
+    throw new ValidationError('resolution.value', `${refusal(LIMITS.resolution, { dflt: false })}; got ${show(value)}`);
   }
   return { property, range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) }, resolution: { value, unit: 'h' } };
 }

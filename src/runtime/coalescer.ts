@@ -7,18 +7,20 @@
  * Whatever the answer, every waiter completes: an answer of the wrong shape (checked by the
  * client, EMS_BAD_RESPONSE) rejects every waiter with that one error, and nothing here throws
  * from a timer or a promise handler.
+ *
+ * Reads come in as typed ReadRequests that are validated already (by the node, which names
+ * the msg field); they are trusted here and go to the client's trusted read path as they are.
+ * measurement(), map() and list() are for code that has not validated its input.
  */
 import { ApiError, apiError } from '../client/errors';
-import { validateProperties, validateProperty, validateReference } from '../protocol/validate';
+import { validateReadRequest } from '../protocol/validate';
 import type { CallOptions, EmsClient } from '../client/client';
-import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap } from '../protocol/types';
+import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol/types';
 
-type Shape = 'single' | 'map' | 'list';
 type Answer = Measurement | MeasurementMap | MeasurementList;
 
 interface Waiter {
-  shape: Shape;
-  props: string[];
+  req: ReadRequest;
   resolve: (a: Answer) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
@@ -37,16 +39,27 @@ export class ReadCoalescer {
 
   constructor(private readonly client: EmsClient, private readonly windowMs = 2) {}
 
+  /**
+   * A read whose device and properties are validated already (trusted, not checked again);
+   * coalesced with the device's other reads in the window.
+   */
+  read<S extends ReadShape>(req: ReadRequest<S>, o?: CallOptions): Promise<ReadAnswers[S]> {
+    return this.enqueue(req, o) as Promise<ReadAnswers[S]>;
+  }
+
+  /** For code: validates (fields deviceReference, property), then reads. */
   measurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
-    return this.enqueue(validateReference(device, 'deviceReference'), 'single', [validateProperty(property, 'property')], o) as Promise<Measurement>;
+    return this.read(validateReadRequest('single', device, property), o);
   }
 
+  /** For code: validates (fields deviceReference, properties), then reads. */
   map(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementMap> {
-    return this.enqueue(validateReference(device, 'deviceReference'), 'map', validateProperties(properties, 'properties'), o) as Promise<MeasurementMap>;
+    return this.read(validateReadRequest('map', device, properties), o);
   }
 
+  /** For code: validates (fields deviceReference, properties), then reads. */
   list(device: string, properties: string[] | string, o?: CallOptions): Promise<MeasurementList> {
-    return this.enqueue(validateReference(device, 'deviceReference'), 'list', validateProperties(properties, 'properties'), o) as Promise<MeasurementList>;
+    return this.read(validateReadRequest('list', device, properties), o);
   }
 
   /** Rejects every waiting read and stops the timers. */
@@ -59,26 +72,25 @@ export class ReadCoalescer {
     this.batches.clear();
   }
 
-  private enqueue(ref: string, shape: Shape, props: string[], o?: CallOptions): Promise<Answer> {
-    if (this.windowMs <= 0 || this.closed) return this.direct(ref, shape, props, o?.signal);
+  private enqueue(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
     return new Promise<Answer>((resolve, reject) => {
+      const ref = req.device;
       let b = this.batches.get(ref);
       if (!b) {
         b = { waiters: [] };
         this.batches.set(ref, b);
         b.timer = setTimeout(() => this.flushSafely(ref), this.windowMs);
       }
-      b.waiters.push({ shape, props, resolve, reject, signal: o?.signal });
+      b.waiters.push({ req, resolve, reject, signal: o?.signal });
     });
   }
 
-  private direct(ref: string, shape: Shape, props: string[], signal?: AbortSignal): Promise<Answer> {
+  /** One request for one read, through the client's trusted path. */
+  private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     this.requests++;
-    const o = { signal };
     try {
-      if (shape === 'single') return this.client.getMeasurement(ref, props[0], o);
-      if (shape === 'map') return this.client.getMeasurementsMap(ref, props, o);
-      return this.client.getMeasurementsList(ref, props, o);
+      return this.client.read(req, o);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -103,23 +115,29 @@ export class ReadCoalescer {
       else waiters.push(w);
     }
     if (waiters.length === 0) return;
+    // A lone read (the common case when polling) goes out as it came.
+    if (waiters.length === 1) {
+      const w = waiters[0];
+      this.direct(w.req, w.signal ? { signal: w.signal } : undefined).then(w.resolve, w.reject);
+      return;
+    }
     // Identical reads share one request; a lone kind of read keeps its own endpoint.
     const groups = new Map<string, Waiter[]>();
     for (const w of waiters) {
-      const key = `${w.shape}:${w.props.join(',')}`;
+      const key = `${w.req.shape}:${w.req.properties.join(',')}`;
       const g = groups.get(key);
       if (g) g.push(w);
       else groups.set(key, [w]);
     }
     if (groups.size === 1) {
       const [first] = waiters;
-      this.share(waiters, (signal) => this.direct(ref, first.shape, first.props, signal));
+      this.share(waiters, (signal) => this.direct(first.req, { signal }));
       return;
     }
-    const union = [...new Set(waiters.flatMap((w) => w.props))];
+    const union = [...new Set(waiters.flatMap((w) => w.req.properties))];
     this.requests++;
     const s = sharedSignal(waiters);
-    this.client.getMeasurementsList(ref, union, { signal: s.signal }).then(
+    this.client.read({ device: ref, shape: 'list', properties: union }, { signal: s.signal }).then(
       (list) => {
         s.release();
         let byProp: Map<string, MeasurementListItem>;
@@ -142,7 +160,7 @@ export class ReadCoalescer {
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
           for (const [, ws] of groups) {
             try {
-              this.share(ws, (signal) => this.direct(ref, ws[0].shape, ws[0].props, signal));
+              this.share(ws, (signal) => this.direct(ws[0].req, { signal }));
             } catch (e) {
               for (const w of ws) w.reject(e);
             }
@@ -226,17 +244,18 @@ function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>,
     if (!m) throw apiError({ code: 'EMS_MISSING', message: `the service returned no value for property "${p}" of ${list.reference}`, request: { method: 'GET', path: `/devices/${list.reference}/measurements` } });
     return m;
   };
-  if (w.shape === 'single') {
-    const m = pick(w.props[0]);
+  const { shape, properties } = w.req;
+  if (shape === 'single') {
+    const m = pick(properties[0]);
     return { timestamp: m.timestamp, property: m.property, value: m.value, unit: m.unit, reference: list.reference };
   }
-  if (w.shape === 'map') {
+  if (shape === 'map') {
     const measurements: MeasurementMap['measurements'] = {};
-    for (const p of w.props) {
+    for (const p of properties) {
       const m = pick(p);
       measurements[p] = { value: m.value, unit: m.unit };
     }
     return { reference: list.reference, measurements };
   }
-  return { reference: list.reference, measurements: w.props.map(pick) };
+  return { reference: list.reference, measurements: properties.map(pick) };
 }

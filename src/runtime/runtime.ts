@@ -5,6 +5,8 @@
  */
 import fs from 'node:fs';
 import { ValidationError } from '../protocol';
+import { LIMITS } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
 import { EmsClient, type AuthConfig } from '../client';
 import { ReadCoalescer } from './coalescer';
 import { PollScheduler } from './poll-scheduler';
@@ -26,9 +28,9 @@ export interface ConfigProps {
   rejectUnauthorized?: boolean | string;
   caCert?: string;
   coalesceMs?: number | string;
-  /** Largest response body accepted, MB (default 10). */
+  /** Largest response body accepted, MB (range and default: LIMITS.maxBodyMB). */
   maxBodyMB?: number | string;
-  /** Longest validity of any steering signal, minutes (default 1440 = 24 h). */
+  /** Longest validity of any steering signal, minutes (range and default: LIMITS.maxValidity). */
   maxValidity?: number | string;
 }
 
@@ -49,12 +51,8 @@ export interface Runtime {
 }
 
 const bool = (v: unknown, dflt: boolean): boolean => (v === undefined || v === '' ? dflt : v === true || v === 'true');
-function int(v: unknown, dflt: number, min: number, max: number, field: string): number {
-  if (v === undefined || v === '' || v === null) return dflt;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) throw new ValidationError(field, `must be a whole number from ${min} to ${max}; got ${JSON.stringify(v)}`);
-  return n;
-}
+/** A numeric setting of the config node, checked against the table of limits (protocol/limits.ts). */
+const setting = (p: ConfigProps, key: 'timeout' | 'retries' | 'concurrency' | 'coalesceMs' | 'maxBodyMB' | 'maxValidity'): number => limited(p[key], LIMITS[key], key);
 
 export function usesSimulator(p: ConfigProps): boolean {
   return bool(p.simulator, false);
@@ -119,19 +117,19 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
   const ca = caOf(p.caCert, o.readFiles ?? true);
-  const maxBodyBytes = int(p.maxBodyMB, 10, 1, 1024, 'maxBodyMB') * 1024 * 1024;
-  const maxValidityMs = int(p.maxValidity, 1440, 1, 43_200, 'maxValidity') * 60_000;
+  const maxBodyBytes = setting(p, 'maxBodyMB') * 1024 * 1024;
+  const maxValidityMs = setting(p, 'maxValidity') * 60_000;
   const client = new EmsClient({
     baseUrl,
     auth: sim ? { type: 'none' } : authOf(p, c),
-    timeoutMs: int(p.timeout, 10_000, 100, 600_000, 'timeout'),
-    retries: int(p.retries, 3, 0, 20, 'retries'),
-    concurrency: int(p.concurrency, 6, 1, 256, 'concurrency'),
+    timeoutMs: setting(p, 'timeout'),
+    retries: setting(p, 'retries'),
+    concurrency: setting(p, 'concurrency'),
     rejectUnauthorized: bool(p.rejectUnauthorized, true),
     ca,
     maxBodyBytes,
   });
-  const reads = new ReadCoalescer(client, int(p.coalesceMs, 2, 0, 1000, 'coalesceMs'));
+  const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
   const steering = new SteeringQueue(client, { maxValidityMs });
   const polls = new PollScheduler(onPollError);
   return {

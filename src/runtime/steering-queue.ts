@@ -4,33 +4,26 @@
  * later one winning per component; so a burst of 100 ESS changes sends at most 2 requests,
  * and a queued ESS change followed by a queued curtailment change sends both. Applying the
  * merged requests gives the same steering state as applying every command in order.
+ *
+ * Commands come in validated (the site-steer node's buildCommand); each request that goes
+ * out is built once by the protocol's endpoint table (steeringRequestFor) and handed to the
+ * client's trusted path as it is; the result names that very request.
  */
-import { ApiError, apiError, ValidationError } from '../client/errors';
+import { apiError, ValidationError } from '../client/errors';
 import type { EmsClient } from '../client/client';
-import type { ActiveSteeringRequest, CurtailmentValue, GridTargetRequest, PowerValue } from '../protocol/types';
+import type { GridTargetRequest, PowerValue } from '../protocol/types';
+import {
+  mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
+  type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
+} from '../protocol/endpoints';
 
-export type SteeringKind = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'cancel-grid-target';
-type ComponentName = 'energyStorageSetting' | 'productionCurtailment' | 'maximizeGridImport' | 'gridTarget';
-
-/** A validated steering command, as the node built it. */
-export interface SteeringCommand {
-  site: string;
-  kind: SteeringKind;
-  energyStorageSetting?: PowerValue;
-  productionCurtailment?: CurtailmentValue;
-  maximizeGridImport?: boolean;
-  gridTarget?: Pick<GridTargetRequest, 'setpoint' | 'deadband'>;
-  validFrom?: number;
-  validUntil?: number;
-}
-
-export interface SentRequest {
-  method: 'POST' | 'DELETE';
-  path: string;
-  body?: unknown;
-}
+export type { SentRequest, SteeringCommand } from '../protocol/endpoints';
+/** The endpoint a command is meant for (the protocol's SteeringEndpoint). */
+export type SteeringKind = SteeringEndpoint;
+type ComponentName = SteeringComponent;
 
 export interface SteeringResult {
+  /** The request that was sent: its method, path and body, as the client sent them. */
   request: SentRequest;
   response: unknown;
   /** Some of this command's components were replaced by a later command before sending. */
@@ -52,6 +45,8 @@ interface Waiter {
 interface Pending {
   value: unknown;
   kind: SteeringKind;
+  /** The group it is sent in: the same carrying endpoint and validity (mergeKey). */
+  key: string;
   validFrom?: number;
   validUntil?: number;
   owner: unknown;
@@ -62,9 +57,6 @@ interface SiteQueue {
   busy: boolean;
   pending: Map<ComponentName, Pending>;
 }
-
-const COMPONENTS: ComponentName[] = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'];
-const ENDPOINT: Record<string, string> = { ess: '/steering/ess', curtailment: '/steering/curtailment' };
 
 export interface SteeringQueueOptions {
   /** Longest validity of any signal, ms from the moment it is submitted (none when unset). */
@@ -112,29 +104,29 @@ export class SteeringQueue {
    */
   submit(cmd: SteeringCommand, opts: { owner?: unknown; signal?: AbortSignal } = {}): Promise<SteeringResult> {
     return new Promise<SteeringResult>((resolve, reject) => {
-      if (cmd.validUntil !== undefined && cmd.kind !== 'cancel-grid-target') {
+      if (cmd.kind !== 'cancel-grid-target') {
         try {
+          if (cmd.validUntil === undefined) throw new ValidationError('validUntil', 'is required: epoch milliseconds, an ISO 8601 string or a Date');
           checkMaxValidity(cmd.validUntil, this.opts.maxValidityMs, this.opts.now ? this.opts.now() : Date.now());
         } catch (e) {
           reject(e as Error);
           return;
         }
       }
+      const parts = partsOf(cmd);
+      if (parts.length === 0) {
+        reject(apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } }));
+        return;
+      }
       const q = this.site(cmd.site);
       const waiter: Waiter = { owner: opts.owner, outstanding: 0, merged: false, resolve, reject, signal: opts.signal };
-      for (const name of COMPONENTS) {
-        const value = name === 'gridTarget' && cmd.kind === 'cancel-grid-target' ? null : cmd[name];
-        if (value === undefined) continue;
+      for (const { name, value } of parts) {
         const prev = q.pending.get(name);
         const waiters = prev ? prev.waiters : [];
         if (prev) for (const w of prev.waiters) w.merged = true;
         waiters.push(waiter);
         waiter.outstanding++;
-        q.pending.set(name, { value, kind: cmd.kind, validFrom: cmd.validFrom, validUntil: cmd.validUntil, owner: opts.owner, waiters });
-      }
-      if (waiter.outstanding === 0) {
-        reject(apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } }));
-        return;
+        q.pending.set(name, { value, kind: cmd.kind, key: mergeKey(name, cmd), validFrom: cmd.validFrom, validUntil: cmd.validUntil, owner: opts.owner, waiters });
       }
       this.pump(cmd.site, q);
     });
@@ -181,13 +173,13 @@ export class SteeringQueue {
       });
   }
 
-  /** Sends a batch: one request per validity window (grid target on its own endpoint), one at a time. */
+  /** Sends a batch: one request per carrying endpoint and validity window (grid target on its own), one at a time. */
   private async sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
     const groups = new Map<string, Array<[ComponentName, Pending]>>();
     for (const entry of batch) {
-      const key = entry[0] === 'gridTarget' ? 'gridTarget' : `${entry[1].validFrom ?? ''}|${entry[1].validUntil ?? ''}`;
-      if (!groups.has(key)) groups.set(key, []);
-      groups.get(key)!.push(entry);
+      const g = groups.get(entry[1].key);
+      if (g) g.push(entry);
+      else groups.set(entry[1].key, [entry]);
     }
     // A waiter is answered once per request that carries any of its components.
     const perGroup = [...groups.values()].map((entries) => [...new Set(entries.flatMap(([, p]) => p.waiters))]);
@@ -212,17 +204,12 @@ export class SteeringQueue {
     }
   }
 
+  /** Builds the group's one typed request (protocol) and has the client send exactly that. */
   private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal): Promise<SteeringResult> {
-    const request = requestFor(site, entries.map(([n, p]) => ({ name: n, value: p.value, kind: p.kind })), entries[0][1]);
-    const o = { signal };
-    const c = this.client;
-    const body = request.body as never;
-    const response = request.method === 'DELETE' ? await c.cancelGridTarget(site, o)
-      : request.path.endsWith('/grid-target') ? await c.steerGridTarget(site, body, o)
-      : request.path.endsWith('/ess') ? await c.steerEss(site, body, o)
-      : request.path.endsWith('/curtailment') ? await c.steerCurtailment(site, body, o)
-      : await c.steer(site, body, o);
-    return { request, response, merged: entries.some(([, p]) => p.waiters.length > 1) };
+    const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
+    const req = steeringRequestFor(site, parts, entries[0][1]);
+    const response = await this.client.sendSteering(req, { signal });
+    return { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
   }
 
   private settle(w: Waiter, result?: SteeringResult, err?: Error): void {
@@ -234,35 +221,11 @@ export class SteeringQueue {
   }
 }
 
-/**
- * The request that carries some components with one validity: grid target on its own
- * endpoint (or DELETE to cancel), a lone component of an ESS-only or curtailment-only
- * command on that command's endpoint, anything else on the combined endpoint.
- */
-function requestFor(site: string, comps: Array<{ name: ComponentName; value: unknown; kind: SteeringKind }>, v: { validFrom?: number; validUntil?: number }): SentRequest {
-  const base = `/sites/${encodeURIComponent(site)}`;
-  const validity = { ...(v.validFrom !== undefined ? { validFrom: v.validFrom } : {}), validUntil: v.validUntil };
-  const [first] = comps;
-  if (first.name === 'gridTarget') {
-    if (first.value === null) return { method: 'DELETE', path: `${base}/steering/grid-target` };
-    return { method: 'POST', path: `${base}/steering/grid-target`, body: { ...(first.value as object), ...validity } };
-  }
-  if (comps.length === 1 && ENDPOINT[first.kind] && (first.name === 'energyStorageSetting') === (first.kind === 'ess')) {
-    return { method: 'POST', path: `${base}${ENDPOINT[first.kind]}`, body: { setting: first.value, ...validity } };
-  }
-  const body: Record<string, unknown> = {};
-  for (const c of comps) body[c.name] = c.value;
-  return { method: 'POST', path: `${base}/steering`, body: { ...body, ...validity } };
-}
-
-/** The request a lone command would be sent as (for dry runs and logs). */
+/** The request a lone command would be sent as (dry runs), in the form msg.request shows it. */
 export function requestForCommand(cmd: SteeringCommand): SentRequest {
-  const comps = COMPONENTS.flatMap((name) => {
-    const value = name === 'gridTarget' && cmd.kind === 'cancel-grid-target' ? null : cmd[name];
-    return value === undefined ? [] : [{ name, value, kind: cmd.kind }];
-  });
-  if (comps.length === 0) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
-  return requestFor(cmd.site, comps, cmd);
+  const req = steeringRequestOf(cmd);
+  if (!req) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
+  return sentForm(req);
 }
 
 function describe(v: unknown): string {

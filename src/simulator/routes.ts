@@ -17,18 +17,14 @@
  *   GET    /sites
  *   GET    /sites/:ref/steering                 (components that apply now)
  *   GET    /sites/:ref/state                    (live power flows)
+ *
+ * The steering routes come from the protocol's endpoint table (STEERING_ENDPOINTS: method,
+ * path, validator) and the handlers in steering-store.ts (STEERING_HANDLERS).
  */
-import {
-  validateActiveSteering,
-  validateCurtailmentRequest,
-  validateEssRequest,
-  validateGridTargetRequest,
-  validateProperties,
-  validateProperty,
-  validateTimeSeriesRequest,
-} from '../protocol/validate';
+import { validateProperties, validateProperty, validateTimeSeriesRequest } from '../protocol/validate';
+import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, type SteeringEndpoint } from '../protocol/endpoints';
 import { HttpError } from './http-util';
-import type { Simulator, SteeringKind } from './simulator';
+import type { Simulator } from './simulator';
 
 export interface RouteContext {
   sim: Simulator;
@@ -63,12 +59,13 @@ function requiredQuery(query: string, name: string, example: string): string {
   return v;
 }
 
-function steer(kind: SteeringKind, validate: (body: unknown, now: number) => object): RouteHandler {
+/** The handler of a steering endpoint: 404 for an unknown site, then the table's validator, then the simulator's handler. */
+function steer(endpoint: SteeringEndpoint): RouteHandler {
+  const validate = STEERING_ENDPOINTS[endpoint].validate as ((body: unknown, now: number) => never) | undefined;
   return ({ sim, params, body, requestId }) => {
     const site = sim.site(params[0]); // 404 before validation
-    const accepted = validate(body, site.t);
-    sim.steer(params[0], kind, accepted);
-    return { ...accepted, requestId };
+    const accepted = validate?.(body, site.t);
+    return { ...sim.steer(params[0], endpoint, accepted), requestId };
   };
 }
 
@@ -112,26 +109,24 @@ const TABLE: Array<[string, Record<string, RouteHandler>]> = [
     },
   ],
   ['/sites', { GET: ({ sim }) => new PreSerialised(sim.sitesJson) }],
-  [
-    '/sites/:ref/steering',
-    {
-      GET: ({ sim, params }) => sim.steeringState(params[0]),
-      POST: steer('combined', validateActiveSteering),
-    },
-  ],
-  ['/sites/:ref/steering/ess', { POST: steer('ess', validateEssRequest) }],
-  ['/sites/:ref/steering/curtailment', { POST: steer('curtailment', validateCurtailmentRequest) }],
-  [
-    '/sites/:ref/steering/grid-target',
-    {
-      POST: steer('grid-target', validateGridTargetRequest),
-      DELETE: ({ sim, params, requestId }) => ({ requestId, cancelled: sim.cancelGridTarget(params[0]) }),
-    },
-  ],
+  ['/sites/:ref/steering', { GET: ({ sim, params }) => sim.steeringState(params[0]) }],
   ['/sites/:ref/state', { GET: ({ sim, params }) => sim.siteState(params[0]) }],
 ];
 
-export const ROUTES: Route[] = TABLE.map(([pattern, methods]) => ({ pattern, segments: pattern.split('/').filter(Boolean), methods }));
+/** The read routes above plus every steering endpoint of the protocol's table, on its path and method. */
+function withSteering(table: Array<[string, Record<string, RouteHandler>]>): Array<[string, Record<string, RouteHandler>]> {
+  const byPattern = new Map(table.map(([pattern, methods]) => [pattern, { ...methods }]));
+  for (const endpoint of STEERING_ENDPOINT_NAMES) {
+    const spec = STEERING_ENDPOINTS[endpoint];
+    const pattern = spec.path.replace('{site}', ':ref');
+    const methods = byPattern.get(pattern) ?? {};
+    methods[spec.method] = steer(endpoint);
+    byPattern.set(pattern, methods);
+  }
+  return [...byPattern];
+}
+
+export const ROUTES: Route[] = withSteering(TABLE).map(([pattern, methods]) => ({ pattern, segments: pattern.split('/').filter(Boolean), methods }));
 
 /** The route whose pattern matches the segments, with the `:ref` values; null if none. */
 export function matchRoute(segments: string[]): { route: Route; params: string[] } | null {

@@ -3,11 +3,8 @@
  * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
  */
 import { HOUR_MS, toIsoSeconds } from '../protocol/time';
+import type { SteeringBodies, SteeringEndpoint } from '../protocol/endpoints';
 import type {
-  ActiveSteeringRequest,
-  CurtailmentSteeringRequest,
-  EssSteeringRequest,
-  GridTargetRequest,
   Measurement,
   MeasurementListItem,
   SiteState,
@@ -24,6 +21,7 @@ import { SiteModel } from './model';
 import { hex16 } from './prng';
 import { RequestLog, type LogEntry, type SimStats } from './request-log';
 import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, type DeviceKind, type SiteDefinition } from './sites';
+import { STEERING_HANDLERS } from './steering-store';
 import { seriesValues } from './timeseries';
 import { TokenIssuer, type OAuthOptions } from './oauth';
 
@@ -56,7 +54,8 @@ export interface DeviceEntry {
   units: Record<string, string>;
 }
 
-export type SteeringKind = 'combined' | 'ess' | 'curtailment' | 'grid-target';
+/** A steering endpoint of the protocol's table. */
+export type SteeringKind = SteeringEndpoint;
 
 export class Simulator {
   readonly clock: Clock;
@@ -172,14 +171,13 @@ export class Simulator {
 
   // ----------------------------------------------------------------- steering
 
-  /** Applies a validated steering request at now (the model is first advanced to now). */
-  steer(siteRef: string, kind: SteeringKind, req: unknown): void {
+  /**
+   * Applies a validated steering request of an endpoint at now (the model is first advanced
+   * to now) by that endpoint's handler; returns the answer's fields (without the requestId).
+   */
+  steer<E extends SteeringEndpoint>(siteRef: string, endpoint: E, body: SteeringBodies[E]): object {
     const m = this.site(siteRef);
-    const now = m.t;
-    if (kind === 'combined') m.steering.applyCombined(req as ActiveSteeringRequest, now);
-    else if (kind === 'ess') m.steering.applyEss(req as EssSteeringRequest, now);
-    else if (kind === 'curtailment') m.steering.applyCurtailment(req as CurtailmentSteeringRequest, now);
-    else m.steering.applyGridTarget(req as GridTargetRequest, now);
+    return STEERING_HANDLERS[endpoint](m.steering, body, m.t);
   }
 
   cancelGridTarget(siteRef: string): boolean {

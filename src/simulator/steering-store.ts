@@ -6,6 +6,7 @@
  * validFrom <= t < validUntil; one with a future validFrom is kept and applies from then.
  */
 import { curtailmentToWatts, toWatts } from '../protocol/units';
+import type { SteeringBodies, SteeringEndpoint } from '../protocol/endpoints';
 import type {
   ActiveSteeringRequest,
   ComponentState,
@@ -38,6 +39,19 @@ export interface ActiveSteering {
   maximizeGridImport: boolean;
   gridTarget?: { setpointW: number; deadbandW: number };
 }
+
+/**
+ * The simulator's handler of each steering endpoint of the protocol's table: applies the
+ * accepted (validated) body to a site's store at `now` and returns the answer's fields
+ * (the route adds the requestId). A new endpoint needs its handler here.
+ */
+export const STEERING_HANDLERS: { readonly [E in SteeringEndpoint]: (store: SteeringStore, body: SteeringBodies[E], now: number) => object } = {
+  combined: (store, body, now) => (store.applyCombined(body, now), body),
+  ess: (store, body, now) => (store.applyEss(body, now), body),
+  curtailment: (store, body, now) => (store.applyCurtailment(body, now), body),
+  'grid-target': (store, body, now) => (store.applyGridTarget(body, now), body),
+  'cancel-grid-target': (store, _body, now) => ({ cancelled: store.cancelGridTarget(now) }),
+};
 
 export class SteeringStore {
   private slots: Record<ComponentName, StoredComponent | null> = {

@@ -1,0 +1,233 @@
+/**
+ * The steering endpoints of the partner API in one table (spec 4.6-4.8, assumption A2, vendor
+ * notes): per endpoint its method, its path, the components its body carries, how that body
+ * is built and how it is validated. The client sends what this file builds, the steering
+ * queue picks endpoints from it, and the simulator routes and validates by it; adding an
+ * endpoint is a row here, its validator, and its handler in the simulator.
+ *
+ * A steering message takes one way: a node (or code) validates a command once
+ * (SteeringCommand), the runtime's queue merges commands per component, and each request it
+ * sends is built exactly once, by steeringRequestFor(), as a typed SteeringRequest that the
+ * client sends as it is.
+ */
+import { validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest } from './validate';
+import type {
+  ActiveSteeringRequest, CurtailmentSteeringRequest, CurtailmentValue, EssSteeringRequest, GridTargetCancelResponse,
+  GridTargetRequest, PowerValue, SteeringResponse,
+} from './types';
+
+/** The components of a site's steering (spec section 3, vendor notes), in the order bodies carry them. */
+export const STEERING_COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
+export type SteeringComponent = (typeof STEERING_COMPONENTS)[number];
+
+/** The value of each component; a gridTarget of null cancels the grid target. */
+export interface SteeringComponentValues {
+  energyStorageSetting?: PowerValue;
+  productionCurtailment?: CurtailmentValue;
+  maximizeGridImport?: boolean;
+  gridTarget?: Pick<GridTargetRequest, 'setpoint' | 'deadband'> | null;
+}
+
+/** The validity window of a signal, epoch ms. */
+export interface SteeringValidity {
+  validFrom?: number;
+  validUntil?: number;
+}
+
+/** The body each endpoint takes (none for the cancel). */
+export interface SteeringBodies {
+  combined: ActiveSteeringRequest;
+  ess: EssSteeringRequest;
+  curtailment: CurtailmentSteeringRequest;
+  'grid-target': GridTargetRequest;
+  'cancel-grid-target': undefined;
+}
+
+/** What each endpoint answers (assumption A5: the accepted body plus a requestId). */
+export interface SteeringAnswers {
+  combined: SteeringResponse<ActiveSteeringRequest>;
+  ess: SteeringResponse<EssSteeringRequest>;
+  curtailment: SteeringResponse<CurtailmentSteeringRequest>;
+  'grid-target': SteeringResponse<GridTargetRequest>;
+  'cancel-grid-target': GridTargetCancelResponse;
+}
+
+export type SteeringEndpoint = keyof SteeringBodies;
+
+export interface SteeringEndpointSpec<E extends SteeringEndpoint = SteeringEndpoint> {
+  method: 'POST' | 'DELETE';
+  /** Path template; `{site}` stands for the URL-encoded site reference. */
+  path: string;
+  /** The components the body carries (a DELETE: the component it clears). */
+  components: readonly SteeringComponent[];
+  /** Validates a body (with `now`, a validUntil not in the future is refused too); none for a DELETE. */
+  validate?: (body: unknown, now?: number) => SteeringBodies[E];
+  /** Builds the body from validated components and their validity; none for a DELETE. */
+  body?: (c: SteeringComponentValues, v: SteeringValidity) => SteeringBodies[E];
+}
+
+/** validFrom (when set) and validUntil, in that order, as the validators return them. */
+function validity(v: SteeringValidity): { validFrom?: number; validUntil: number } {
+  return v.validFrom !== undefined ? { validFrom: v.validFrom, validUntil: v.validUntil! } : { validUntil: v.validUntil! };
+}
+
+/** The steering endpoints. The first POST endpoint that carries a set of components is where they are merged. */
+export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEndpointSpec<E> } = {
+  combined: {
+    method: 'POST',
+    path: '/sites/{site}/steering',
+    components: ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport'],
+    validate: validateActiveSteering,
+    body: (c, v) => {
+      const b: Partial<ActiveSteeringRequest> = {};
+      if (c.energyStorageSetting !== undefined) b.energyStorageSetting = c.energyStorageSetting;
+      if (c.productionCurtailment !== undefined) b.productionCurtailment = c.productionCurtailment;
+      if (c.maximizeGridImport !== undefined) b.maximizeGridImport = c.maximizeGridImport;
+      return Object.assign(b, validity(v)) as ActiveSteeringRequest;
+    },
+  },
+  ess: {
+    method: 'POST',
+    path: '/sites/{site}/steering/ess',
+    components: ['energyStorageSetting'],
+    validate: validateEssRequest,
+    body: (c, v) => ({ setting: c.energyStorageSetting!, ...validity(v) }),
+  },
+  curtailment: {
+    method: 'POST',
+    path: '/sites/{site}/steering/curtailment',
+    components: ['productionCurtailment'],
+    validate: validateCurtailmentRequest,
+    body: (c, v) => ({ setting: c.productionCurtailment!, ...validity(v) }),
+  },
+  'grid-target': {
+    method: 'POST',
+    path: '/sites/{site}/steering/grid-target',
+    components: ['gridTarget'],
+    validate: validateGridTargetRequest,
+    body: (c, v) => {
+      const g = c.gridTarget!;
+      return g.deadband !== undefined ? { setpoint: g.setpoint, deadband: g.deadband, ...validity(v) } : { setpoint: g.setpoint, ...validity(v) };
+    },
+  },
+  'cancel-grid-target': {
+    method: 'DELETE',
+    path: '/sites/{site}/steering/grid-target',
+    components: ['gridTarget'],
+  },
+};
+
+export const STEERING_ENDPOINT_NAMES = Object.keys(STEERING_ENDPOINTS) as SteeringEndpoint[];
+
+/**
+ * A steering request as it goes over the wire: the endpoint, its method, the path with the
+ * site URL-encoded, and the body (none for a DELETE). Built by steeringRequest() or
+ * steeringRequestFor() only; the client sends it as it is.
+ */
+export interface SteeringRequest<E extends SteeringEndpoint = SteeringEndpoint> {
+  site: string;
+  endpoint: E;
+  method: 'POST' | 'DELETE';
+  path: string;
+  body?: SteeringBodies[E];
+}
+
+/** What a node echoes in msg.request: the method, path and body that were sent. */
+export interface SentRequest {
+  method: 'POST' | 'DELETE';
+  path: string;
+  body?: unknown;
+}
+
+/**
+ * A validated steering command (the site-steer node's buildCommand, or code): the components
+ * it sets, their validity, and `kind`, the endpoint the command is meant for (a lone component
+ * keeps that endpoint; merged components go to the endpoint that carries them together).
+ */
+export interface SteeringCommand extends SteeringValidity {
+  site: string;
+  kind: SteeringEndpoint;
+  energyStorageSetting?: PowerValue;
+  productionCurtailment?: CurtailmentValue;
+  maximizeGridImport?: boolean;
+  gridTarget?: Pick<GridTargetRequest, 'setpoint' | 'deadband'>;
+}
+
+/** One component of a request to build, and the endpoint of the command it came from. */
+export interface SteeringPart {
+  name: SteeringComponent;
+  value: unknown;
+  from: SteeringEndpoint;
+}
+
+/** The path of an endpoint for a site (the site URL-encoded). */
+export function steeringPath(endpoint: SteeringEndpoint, site: string): string {
+  return STEERING_ENDPOINTS[endpoint].path.replace('{site}', encodeURIComponent(site));
+}
+
+/** The typed request of an endpoint with a body that is already validated (the client's public methods). */
+export function steeringRequest<E extends SteeringEndpoint>(endpoint: E, site: string, body?: SteeringBodies[E]): SteeringRequest<E> {
+  const spec = STEERING_ENDPOINTS[endpoint];
+  const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site) };
+  if (spec.body && body !== undefined) req.body = body;
+  return req;
+}
+
+const covers = (e: SteeringEndpoint, names: readonly SteeringComponent[]) => names.every((n) => STEERING_ENDPOINTS[e].components.includes(n));
+
+/**
+ * The endpoint that carries `names`: the commands' own endpoint when they all came from the
+ * same one and it carries them all, else the first POST endpoint of the table that does.
+ */
+export function endpointFor(names: readonly SteeringComponent[], from: readonly SteeringEndpoint[]): SteeringEndpoint {
+  const own = from[0];
+  if (own !== undefined && from.every((f) => f === own) && covers(own, names)) return own;
+  const e = STEERING_ENDPOINT_NAMES.find((n) => STEERING_ENDPOINTS[n].body && covers(n, names));
+  if (!e) throw new TypeError(`no steering endpoint carries ${names.join(' and ')} together`);
+  return e;
+}
+
+/**
+ * The key of the group a component is merged in: components with the same key (the same
+ * validity and the same carrying endpoint) go out in one request.
+ */
+export function mergeKey(name: SteeringComponent, v: SteeringValidity): string {
+  return `${endpointFor([name], [])}|${v.validFrom ?? ''}|${v.validUntil ?? ''}`;
+}
+
+/**
+ * The one place a steering request is built: the components of one validity window (each
+ * with the endpoint of its command) become a typed request on the endpoint that carries them.
+ */
+export function steeringRequestFor(site: string, parts: readonly SteeringPart[], v: SteeringValidity): SteeringRequest {
+  const endpoint = endpointFor(parts.map((p) => p.name), parts.map((p) => p.from));
+  const spec = STEERING_ENDPOINTS[endpoint];
+  const req: SteeringRequest = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site) };
+  if (spec.body) {
+    const c: Record<string, unknown> = {};
+    for (const p of parts) c[p.name] = p.value;
+    req.body = spec.body(c as SteeringComponentValues, v) as never;
+  }
+  return req;
+}
+
+/** The parts of a command: each component it sets (a cancel clears the grid target). */
+export function partsOf(cmd: SteeringCommand): SteeringPart[] {
+  const parts: SteeringPart[] = [];
+  for (const name of STEERING_COMPONENTS) {
+    const value = name === 'gridTarget' && cmd.kind === 'cancel-grid-target' ? null : cmd[name];
+    if (value !== undefined) parts.push({ name, value, from: cmd.kind });
+  }
+  return parts;
+}
+
+/** The request a lone command is sent as (dry runs): empty commands have none (undefined). */
+export function steeringRequestOf(cmd: SteeringCommand): SteeringRequest | undefined {
+  const parts = partsOf(cmd);
+  return parts.length === 0 ? undefined : steeringRequestFor(cmd.site, parts, cmd);
+}
+
+/** The request as a node echoes it in msg.request: method, path and (when there is one) the body, as sent. */
+export function sentForm(req: SteeringRequest): SentRequest {
+  return req.body === undefined ? { method: req.method, path: req.path } : { method: req.method, path: req.path, body: req.body };
+}

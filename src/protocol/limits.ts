@@ -1,0 +1,161 @@
+/**
+ * One table of the numeric limits and defaults of every setting, and the one function that
+ * words a refusal. The runtime checks settings against it (limit-check.ts: at deploy and per
+ * message), and the editor's validators, spinners and defaults read the same table, so the two
+ * accept the same values and refuse with the same text.
+ *
+ * No imports, and nothing but data and small pure functions: `npm run build` wraps the
+ * compiled file (dist/protocol/limits.js) into resources/limits.js (scripts/copy-editor.js),
+ * which the editor loads as `window.EmsPartnerLimits`.
+ */
+
+/** How refusals name units; the editor may pass a translation (see `Words`). */
+export const UNITS = {
+  milliseconds: 'milliseconds',
+  retries: 'retries',
+  requests: 'parallel requests',
+  MB: 'MB',
+  minutes: 'minutes',
+  seconds: 'seconds',
+  messages: 'messages',
+  hours: 'hours',
+  days: 'days',
+  W: 'W',
+} as const;
+
+/** What a special value of a setting means (each note is about the value 0). */
+export const NOTES = {
+  off: '0 = off',
+  noLimit: '0 = no limit',
+  onInput: '0 = only on input',
+  unknown: '0 = unknown',
+} as const;
+
+export type UnitKey = keyof typeof UNITS;
+export type NoteKey = keyof typeof NOTES;
+
+/** The range and default of one numeric setting. */
+export interface Limit {
+  /** Smallest value allowed (or, with `minExclusive`, the bound the value must exceed; then 0). */
+  readonly min: number;
+  /** Largest value allowed; none when absent. */
+  readonly max?: number;
+  /** The value must be more than `min`. */
+  readonly minExclusive?: boolean;
+  /** The value of a setting that is not set (a flow saved before it existed); none when absent. */
+  readonly dflt?: number;
+  /** Whole numbers only. */
+  readonly whole: boolean;
+  readonly unit: UnitKey;
+  readonly note?: NoteKey;
+}
+
+/** The service's own bounds (the specification's, or this package's choice where it shows none). */
+export const SERVICE = {
+  /** Longest range of one time-series request, days. */
+  maxSpanDays: 30,
+  /** Most 30-day requests one time series is split into (about 5 years). */
+  maxSpans: 62,
+  /** Most property names in one measurement request. */
+  maxProperties: 100,
+  /** Coarsest resolution of a time series, hours (30 days). */
+  maxResolutionHours: 720,
+} as const;
+
+/** Longest `last` range of a time-series node: one 30-day request less than the most, so it reads at resolution 1 h. */
+const LAST_MAX_DAYS = (SERVICE.maxSpans - 1) * SERVICE.maxSpanDays;
+
+/** Every numeric setting, by its property name (time series `last` by its unit). */
+export const LIMITS = {
+  // ems-partner-config
+  timeout: { min: 100, max: 600_000, dflt: 10_000, whole: true, unit: 'milliseconds' },
+  retries: { min: 0, max: 20, dflt: 3, whole: true, unit: 'retries' },
+  concurrency: { min: 1, max: 256, dflt: 6, whole: true, unit: 'requests' },
+  coalesceMs: { min: 0, max: 1000, dflt: 2, whole: true, unit: 'milliseconds', note: 'off' },
+  maxBodyMB: { min: 1, max: 1024, dflt: 10, whole: true, unit: 'MB' },
+  maxValidity: { min: 1, max: 43_200, dflt: 1440, whole: true, unit: 'minutes' },
+  // ems-device-read (a longer interval would overflow the poll timer, which takes at most 24.8 days)
+  interval: { min: 0, max: 604_800, dflt: 0, whole: false, unit: 'seconds', note: 'onInput' },
+  // ems-device-read and ems-time-series
+  maxSplit: { min: 1, max: 100_000, dflt: 1000, whole: true, unit: 'messages' },
+  // ems-time-series
+  resolution: { min: 1, max: SERVICE.maxResolutionHours, dflt: 1, whole: true, unit: 'hours' },
+  lastHours: { min: 0, minExclusive: true, max: LAST_MAX_DAYS * 24, dflt: 24, whole: false, unit: 'hours' },
+  lastDays: { min: 0, minExclusive: true, max: LAST_MAX_DAYS, dflt: 24, whole: false, unit: 'days' },
+  // ems-site-steer (a duration's upper bound is the config node's maxValidity, checked per message)
+  duration: { min: 0, minExclusive: true, dflt: 15, whole: false, unit: 'minutes' },
+  maxEssPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  maxCurtailment: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  maxGridPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  pvPeakPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'unknown' },
+} as const satisfies Record<string, Limit>;
+
+export type LimitKey = keyof typeof LIMITS;
+
+/**
+ * The words of a refusal; {placeholders} are filled in. The runtime uses these (English); the
+ * editor passes a translation for its language when the catalogue has one.
+ */
+export const WORDS = {
+  wholeNumber: 'a whole number',
+  number: 'a number',
+  /** min..max (both allowed). */
+  range: 'must be {a} of {unit} from {min} to {max}{more}',
+  /** More than min (0), at most max. */
+  positiveUpTo: 'must be a positive number of {unit}, at most {max}{more}',
+  /** More than min, no upper bound. */
+  moreThan: 'must be more than {min} {unit}{more}',
+  /** min or more, no upper bound. */
+  atLeast: 'must be a number of {min} or more{more}',
+  /** The parenthesis after a refusal: its items joined by "; ". */
+  more: ' ({list})',
+  dflt: 'default {value}',
+  units: UNITS as Record<UnitKey, string>,
+  notes: NOTES as Record<NoteKey, string>,
+};
+
+export type Words = typeof WORDS;
+
+/**
+ * A setting's value as a number, as the runtime reads it: not set (undefined, null or '') is
+ * `dflt`; a number, or a string holding one, is that number; anything else is NaN.
+ */
+export function numberOf(v: unknown, dflt?: number): number {
+  if (v === undefined || v === null || v === '') return dflt ?? NaN;
+  if (typeof v === 'number') return v;
+  if (typeof v !== 'string' || v.trim() === '') return NaN;
+  return Number(v);
+}
+
+/** Whether a number lies within a limit. */
+export function accepts(l: Limit, n: number): boolean {
+  if (typeof n !== 'number' || !Number.isFinite(n)) return false;
+  if (l.whole && !Number.isInteger(n)) return false;
+  if (l.minExclusive ? !(n > l.min) : n < l.min) return false;
+  return l.max === undefined || n <= l.max;
+}
+
+function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (all, k: string) => (k in values ? String(values[k]) : all));
+}
+
+/**
+ * The refusal of a value outside a limit, e.g. "must be a whole number of milliseconds from 100
+ * to 600000 (default 10000)". The runtime puts the field before it and "; got <value>" after
+ * it; the editor puts the field's label before it. `unit` overrides the limit's unit; `dflt:
+ * false` leaves the default out (for a value that has none where it is checked).
+ */
+export function refusal(l: Limit, o: { words?: Words; unit?: UnitKey; dflt?: boolean } = {}): string {
+  const w = o.words ?? WORDS;
+  const unit = w.units[o.unit ?? l.unit] ?? o.unit ?? l.unit;
+  const list: string[] = [];
+  const atLeast = l.max === undefined && !l.minExclusive;
+  if (atLeast) list.push(unit);
+  if (l.note) list.push(w.notes[l.note] ?? NOTES[l.note]);
+  // A note tells what 0 means; when the default is 0 it says all the default would.
+  if (l.dflt !== undefined && o.dflt !== false && !(l.note && l.dflt === 0)) list.push(fill(w.dflt, { value: l.dflt }));
+  const values = { a: l.whole ? w.wholeNumber : w.number, unit, min: l.min, max: l.max ?? '', more: list.length ? fill(w.more, { list: list.join('; ') }) : '' };
+  if (atLeast) return fill(w.atLeast, values);
+  if (!l.minExclusive) return fill(w.range, values);
+  return fill(l.max === undefined ? w.moreThan : w.positiveUpTo, values);
+}

@@ -1,0 +1,182 @@
+/**
+ * Issue 11, one table of limits (src/protocol/limits.ts): a config node, and each node, set
+ * to each limit the editor allows deploys and works; a value just outside is refused by the
+ * runtime with "<field> <the table's refusal>; got <value>" (the editor shows the same refusal
+ * after the field's label: test/browser/editor-limits.test.ts). The table the editor loads
+ * (resources/limits.js, made by `npm run build`) is the runtime's.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import vm from 'node:vm';
+import { LIMITS, NOTES, UNITS, WORDS, accepts, numberOf, refusal, type Limit, type LimitKey } from '../src/protocol/limits';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { CONFIG_KEYS, STEER_POWER_KEYS, atLimits, outside, runtimeMessage } from './helpers/limits';
+import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from './helpers/red';
+
+const BAT = DEFAULT_SITES[0].battery.deviceReference;
+const SITE = DEFAULT_SITES[0].siteReference;
+
+const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
+const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 24, lastUnit: 'hours', resolution: 720, output: 'points', ...extra });
+const steer = (extra: Record<string, unknown> = {}) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, ...extra });
+
+/** Errors node `n` reported at deploy (node.error), as messages. */
+const deployErrors = () => callsOf('error', 'n').map((a) => String((a[0] as Error)?.message ?? a[0]));
+
+/** The one Catch-able error of a message, and that nothing was output. */
+async function refusedWith(f: Loaded, msg: Record<string, unknown>, expected: string): Promise<void> {
+  const e = await f.fails(msg);
+  // (Node-RED gives a Catch node the error as text: its name, then its message.)
+  assert.equal(e.error.message, `ValidationError: ${expected}`);
+}
+
+describe('one table of limits: the runtime', () => {
+  it('the table is sound: defaults within their limits, an excluded minimum only at 0, units and notes worded', () => {
+    for (const [key, l] of Object.entries(LIMITS) as Array<[LimitKey, Limit]>) {
+      if (l.dflt !== undefined) assert.ok(accepts(l, l.dflt), `${key}: default ${l.dflt}`);
+      if (l.minExclusive) assert.equal(l.min, 0, key);
+      if (l.max !== undefined) assert.ok(l.max > l.min, key);
+      assert.ok(UNITS[l.unit] && (!l.note || NOTES[l.note]), key);
+      const text = refusal(l);
+      assert.match(text, /^must be /, key);
+      assert.ok(text.includes(String(l.min)) && (l.max === undefined || text.includes(String(l.max))), `${key}: ${text}`);
+    }
+    assert.equal(refusal(LIMITS.timeout), 'must be a whole number of milliseconds from 100 to 600000 (default 10000)');
+    assert.equal(refusal(LIMITS.coalesceMs), 'must be a whole number of milliseconds from 0 to 1000 (0 = off; default 2)');
+    assert.equal(refusal(LIMITS.maxEssPower), 'must be a number of 0 or more (W; 0 = no limit)');
+    assert.equal(refusal(LIMITS.duration), 'must be more than 0 minutes (default 15)');
+    assert.equal(refusal(LIMITS.lastDays), 'must be a positive number of days, at most 1830 (default 24)');
+    assert.equal(refusal(LIMITS.resolution, { dflt: false }), 'must be a whole number of hours from 1 to 720');
+    // The ranges that deploy, where the editor of 0.1.0 allowed others (issue 11).
+    assert.deepEqual([LIMITS.timeout, LIMITS.retries, LIMITS.concurrency, LIMITS.coalesceMs].map((l) => [l.min, l.max]), [[100, 600_000], [0, 20], [1, 256], [0, 1000]]);
+    // Not set is the default; a number or numeric string is its number; anything else is refused.
+    assert.deepEqual([undefined, null, '', 5, ' 7 ', '1e3', true, {}, '  ', 'x'].map((v) => numberOf(v, 3)), [3, 3, 3, 5, 7, 1000, NaN, NaN, NaN, NaN]);
+  });
+
+  it('the editor\'s table (resources/limits.js, built) is the runtime\'s: same entries, same refusals', () => {
+    const file = path.join(__dirname, '..', 'resources', 'limits.js');
+    assert.ok(fs.existsSync(file), 'resources/limits.js is built (npm run build)');
+    const window: Record<string, any> = {};
+    vm.runInNewContext(fs.readFileSync(file, 'utf8'), { window });
+    const L = window.EmsPartnerLimits;
+    assert.deepEqual(JSON.parse(JSON.stringify(L.LIMITS)), JSON.parse(JSON.stringify(LIMITS)));
+    assert.deepEqual(JSON.parse(JSON.stringify(L.WORDS)), JSON.parse(JSON.stringify(WORDS)));
+    for (const [key, l] of Object.entries(LIMITS)) {
+      assert.equal(L.refusal(l), refusal(l), key);
+      for (const v of [...atLimits(l), ...outside(l)]) assert.equal(L.accepts(l, Number(v)), accepts(l, Number(v)), `${key} ${v}`);
+    }
+  });
+
+  describe('in Node-RED', () => {
+    const sim = useSimulator({ frozen: false });
+    useRuntime();
+
+    for (const key of CONFIG_KEYS) {
+      const l: Limit = LIMITS[key];
+      it(`config node ${key}: ${atLimits(l).join(' and ')} deploy and read; ${outside(l).join(', ')} are refused with the table's message`, async () => {
+        for (const v of atLimits(l)) {
+          const f = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
+          await helper.getNode('cfg').runtime();
+          // (A 100 ms timeout deploys; a read is not asked of it, so a busy machine cannot fail this test.)
+          if (!(key === 'timeout' && Number(v) < 1000)) assert.equal(typeof (await f.ask()).payload.soc, 'number', `${key} ${v}`);
+        }
+        for (const v of outside(l)) {
+          const expected = runtimeMessage(key, refusal(l), v);
+          const f = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
+          await assert.rejects(helper.getNode('cfg').runtime(), (e: Error) => e.message === expected);
+          await refusedWith(f, {}, expected);
+        }
+      });
+    }
+
+    it(`maxSplit: ${atLimits(LIMITS.maxSplit).join(' and ')} deploy and split; ${outside(LIMITS.maxSplit).join(', ')} are refused at deploy and per read`, async () => {
+      for (const v of atLimits(LIMITS.maxSplit)) {
+        const f = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
+        assert.deepEqual(deployErrors(), []);
+        assert.equal((await f.ask()).topic, `${BAT}/soc`);
+      }
+      for (const v of outside(LIMITS.maxSplit)) {
+        const expected = runtimeMessage('maxSplit', refusal(LIMITS.maxSplit), v);
+        const f = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
+        assert.deepEqual(deployErrors(), [expected]);
+        await refusedWith(f, {}, expected);
+      }
+    });
+
+    it(`interval: ${atLimits(LIMITS.interval).join(' and ')} deploy; ${outside(LIMITS.interval).join(', ')} are refused at deploy (the node still reads on input)`, async () => {
+      for (const v of atLimits(LIMITS.interval)) {
+        const f = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
+        assert.equal(typeof (await f.ask()).payload.soc, 'number');
+        assert.deepEqual(deployErrors(), []);
+      }
+      for (const v of outside(LIMITS.interval)) {
+        const f = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
+        assert.deepEqual(deployErrors(), [runtimeMessage('interval', refusal(LIMITS.interval), v)]);
+        assert.equal(typeof (await f.ask()).payload.soc, 'number');
+      }
+    });
+
+    it(`resolution: ${atLimits(LIMITS.resolution).join(' and ')} read; ${outside(LIMITS.resolution).join(', ')} are refused per read (node and msg.resolution)`, async () => {
+      for (const v of atLimits(LIMITS.resolution)) {
+        const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
+        assert.ok(Array.isArray((await f.ask()).payload));
+      }
+      for (const v of outside(LIMITS.resolution)) {
+        const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
+        await refusedWith(f, {}, runtimeMessage('resolution', refusal(LIMITS.resolution), v));
+        await refusedWith(f, { resolution: Number(v) }, runtimeMessage('msg.resolution', refusal(LIMITS.resolution), Number(v)));
+      }
+    });
+
+    for (const [key, unit] of [['lastHours', 'hours'], ['lastDays', 'days']] as const) {
+      const l: Limit = LIMITS[key];
+      it(`last in ${unit}: ${atLimits(l).join(' and ')} read; ${outside(l).join(', ')} are refused per read`, async () => {
+        for (const v of atLimits(l)) {
+          const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
+          assert.ok(Array.isArray((await f.ask()).payload), `last ${v} ${unit}`);
+        }
+        for (const v of outside(l)) {
+          const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
+          await refusedWith(f, {}, runtimeMessage('last', refusal(l), v));
+        }
+      });
+    }
+
+    it(`duration: ${atLimits(LIMITS.duration)[0]} deploys, as does the longest the config node allows; ${outside(LIMITS.duration).join(', ')} is refused with validity "duration" only`, async () => {
+      const longest = String(LIMITS.maxValidity.max);
+      for (const v of [atLimits(LIMITS.duration)[0], longest]) {
+        await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url, { maxValidity: longest })));
+        assert.deepEqual(deployErrors(), []);
+      }
+      const f = await loadFlow(flow(steer({ validity: 'duration', duration: longest }), cfg(sim.s.url, { maxValidity: longest })));
+      assert.equal((await f.ask({ payload: 1 })).request.body.setting.value, 1);
+      for (const v of outside(LIMITS.duration)) {
+        const expected = runtimeMessage('duration', refusal(LIMITS.duration), v);
+        const g = await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url)));
+        assert.deepEqual(deployErrors(), [expected]);
+        await refusedWith(g, { payload: 1 }, expected);
+        // Not used with another validity (the editor does not check it then either).
+        await loadFlow(flow(steer({ validity: 'quarter-hour', duration: v }), cfg(sim.s.url)));
+        assert.deepEqual(deployErrors(), []);
+      }
+    });
+
+    for (const key of STEER_POWER_KEYS) {
+      const l: Limit = LIMITS[key];
+      it(`site steer ${key}: ${atLimits(l).join(' and ')} deploy; ${outside(l).join(', ')} is refused at deploy and per message`, async () => {
+        for (const v of atLimits(l)) {
+          const f = await loadFlow(flow(steer({ [key]: v }), cfg(sim.s.url)));
+          assert.deepEqual(deployErrors(), []);
+          assert.equal((await f.ask({ payload: 1 })).request.body.setting.value, 1);
+        }
+        for (const v of outside(l)) {
+          const expected = runtimeMessage(key, refusal(l), v);
+          const f = await loadFlow(flow(steer({ [key]: v }), cfg(sim.s.url)));
+          assert.deepEqual(deployErrors(), [expected]);
+          await refusedWith(f, { payload: 1 }, expected);
+        }
+      });
+    }
+  });
+});
