@@ -3,6 +3,9 @@
  * resources/ folder, loaded by the config node's panel): the config node's settings as the
  * editor knows them, admin-route calls, pickers, field helpers and validators used by every panel.
  * The panels reach it as window.EmsPartnerEditor.
+ *
+ * Numeric settings are checked against the runtime's own table of limits (src/protocol/limits.ts,
+ * served as resources/limits.js, window.EmsPartnerLimits), with the refusal text the runtime gives.
  */
 (function () {
     'use strict';
@@ -212,6 +215,62 @@
         var s = String(v === undefined || v === null ? '' : v).trim();
         return s === '' ? NaN : Number(s);
     }
+    // The runtime's table of limits (resources/limits.js, built from src/protocol/limits.ts).
+    function limits() { return window.EmsPartnerLimits; }
+    // The words of a refusal: the runtime's (English), each replaced by the config node's catalogue
+    // entry under "limits" when it has one (a translation); the catalogue need not have any.
+    function words() {
+        var L = limits(), w = $.extend(true, {}, L.WORDS);
+        function tr(path, v) { var k = 'limits.' + path, r = t(k); return typeof r === 'string' && r !== k && r.indexOf(T + '.' + k) < 0 ? r : v; }
+        Object.keys(w).forEach(function (k) {
+            if (typeof w[k] === 'string') { w[k] = tr(k, w[k]); return; }
+            Object.keys(w[k]).forEach(function (j) { w[k][j] = tr(k + '.' + j, w[k][j]); });
+        });
+        return w;
+    }
+    // The refusal of a value outside the table's entry `key`, as the runtime words it (in the editor's language when translated).
+    function refusal(key) { var L = limits(); return L.refusal(L.LIMITS[key], { words: words() }); }
+    // Wraps a validator of node type `type` so its message starts with the field's label, as Node-RED's own validators do.
+    function named(type, label, fn) {
+        return function (v, opt) {
+            var r = fn.call(this, v, opt);
+            if (typeof r !== 'string') { return r; }
+            var def = RED.nodes.getType(type);
+            return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + r;
+        };
+    }
+    // A validator of a numeric setting against the table: `key` its entry, or a function of the node
+    // giving it (then o.label is needed). o.label: the label key (default: key); o.applies(node): false when
+    // the setting is not used (then not checked); o.empty: an empty value is allowed (not set, the default applies).
+    // A flow saved before the setting existed (undefined) is valid: the runtime applies the default.
+    function limit(type, key, o) {
+        o = o || {};
+        return named(type, o.label || key, function (v, opt) {
+            if (v === undefined || (o.applies && !o.applies(this))) { return true; }
+            if (o.empty && String(v).trim() === '') { return true; }
+            var k = typeof key === 'function' ? key(this) : key, L = limits();
+            return L.accepts(L.LIMITS[k], num(v)) || refusal(k);
+        });
+    }
+    // min, max and step of a number input, or of a jQuery spinner, from the table (an excluded minimum:
+    // the spinner stops at `o.floor`; smaller values can still be typed).
+    function bounds($el, key, o) {
+        var l = limits().LIMITS[key], min = l.minExclusive ? (o && o.floor) : l.min;
+        if ($el.attr('type') === 'number') {
+            $el.attr({ min: min, max: l.max, step: l.whole ? 1 : 'any' });
+        } else {
+            $el.spinner({ min: min, max: l.max });
+        }
+        return $el;
+    }
+    // The validators of one node type's panel: named(label, fn) and limit(key, o) (see above).
+    function validators(type) {
+        return {
+            named: function (label, fn) { return named(type, label, fn); },
+            limit: function (key, o) { return limit(type, key, o); }
+        };
+    }
+
     // Validates a TypedInput value that must be set: true or a message.
     function typed(v, type, opt) {
         var s = String(v === undefined || v === null ? '' : v).trim();
@@ -223,6 +282,24 @@
         return r === true || (typeof r === 'string' ? r : t('errors.invalid'));
     }
 
-    window.EmsPartnerEditor = { CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
-        cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, field: field, num: num, typed: typed };
+    // Flows saved by an older version are upgraded with the runtime's own table (resources/migrations.js):
+    // when the editor adds a node of this package (load, import, paste), and when its panel opens, where the
+    // open form then shows the upgraded values (upgradeForm, from each panel's oneditprepare).
+    var OUR_TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
+    RED.events.on('nodes:add', function (n) {
+        var M = window.EmsPartnerMigrations;
+        if (M && OUR_TYPES.indexOf(n.type) >= 0) { try { M.upgrade(n.__node__ || n); } catch (e) { /* a locked flow */ } }
+    });
+    function upgradeForm(node, prefix) {
+        var M = window.EmsPartnerMigrations;
+        if (!M) { return; }
+        M.upgrade(node.__node__ || node, function (k, v) {
+            var $el = $('#' + prefix + k);
+            if ($el.is(':checkbox')) { $el.prop('checked', v === true || v === 'true'); } else { $el.val(v); }
+        });
+    }
+
+    window.EmsPartnerEditor = { upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
+        cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, field: field, num: num, typed: typed,
+        limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators };
 })();

@@ -43,6 +43,27 @@ describe('flows saved by 0.1.0', () => {
     };
   }
 
+  it('every node runs with its properties upgraded to version 2: the properties added since get their defaults', async () => {
+    const ADDED: Record<string, Record<string, unknown>> = {
+      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
+      'ems-device-read': { maxSplit: 1000 },
+      'ems-time-series': { maxSplit: 1000 },
+      'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
+    };
+    await load();
+    const ours = SAVED.filter((n) => ADDED[n.type]);
+    assert.equal(ours.length, 8);
+    for (const n of ours) {
+      assert.equal(n.version, 1, `${n.id} is saved as version 1`);
+      for (const k of Object.keys(ADDED[n.type])) assert.equal(k in n, false, `${n.id} was saved without ${k}`);
+      const props = helper.getNode(n.id).props;
+      const expected: Record<string, unknown> = { ...n, ...ADDED[n.type], version: 2 };
+      delete expected.baseUrl; // load() points these at the test's simulator and helpers
+      delete expected.wires;
+      assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, props[k]])), expected, n.id);
+    }
+  });
+
   it('device read (map, list + split) and time series (points, split) answer as in 0.1.0', async () => {
     const f = await load();
     const [map] = await f.ask('f010read000000001', {});
@@ -88,5 +109,15 @@ describe('flows saved by 0.1.0', () => {
     helper.getNode('f010steer00000002').receive({ payload: 150 });
     await f.caught.count(errs + 1);
     assert.match(f.caught.msgs[errs].error.message, /maxEssPower/);
+  });
+
+  it('site steer stop with the defaults added since (stopAction expire) stops without sending, as in 0.1.0', async () => {
+    const f = await load();
+    await f.ask('f010steer00000002', { payload: 20 });
+    const sent = logged(sim.s, /^POST \/sites\/:ref\/steering/).length;
+    const [stop] = await f.ask('f010steer00000002', { payload: 'stop' });
+    assert.deepEqual(stop.payload, { stopped: true, renewing: false });
+    assert.equal(logged(sim.s, /^POST \/sites\/:ref\/steering/).length, sent, 'nothing sent on stop');
+    assert.equal(f.caught.msgs.length, 0);
   });
 });

@@ -4,9 +4,14 @@
  */
 import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../protocol';
 import { type PollOutcome } from '../runtime';
-import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, fmt, maxSplitOf, okStatus, sendAll, shortReason } from './common';
-import { PollBackoff, backoffText } from './poll-backoff';
-import type { ConfigNode } from './config-node';
+import { LIMITS } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
+import { checkSplit, maxSplitOf } from './split';
+import { evaluate } from './evaluate';
+import { attributed, complete, fail, sendAll } from './messages';
+import { PollBackoff } from './poll-backoff';
+import { flowNode } from './scaffold';
+import { fmt } from './status';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 interface Props {
@@ -26,12 +31,10 @@ interface Props {
 const MODES = ['single', 'map', 'list', 'devices'];
 
 export = function (RED: RED): void {
-  function EmsDeviceReadNode(this: Node, config: Props) {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
+  function EmsDeviceReadNode(this: Node, saved: Props) {
+    const f = flowNode(RED, this, saved);
+    const { node, props: config, server, status } = f;
     const mode = config.mode ?? 'map';
-    const closer = new AbortController();
     const last = new Map<string, string>();
     let stopPolling: (() => void) | undefined;
     const splits = !!config.split && (mode === 'map' || mode === 'list');
@@ -40,14 +43,7 @@ export = function (RED: RED): void {
       maxSplit = maxSplitOf(config.maxSplit);
     } catch (err) {
       maxSplit = err as Error;
-      if (splits) fail(node, undefined, err); // reported at deploy; each split read is refused with it
-    }
-    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
-
-    if (!server) {
-      node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
-    } else {
-      server.register(user);
+      if (splits) fail(f, undefined, err); // reported at deploy; each split read is refused with it
     }
 
     /** The device reference, checked here so the error names where it came from. */
@@ -70,13 +66,13 @@ export = function (RED: RED): void {
 
     /** One read; returns the messages to send (none when onlyChanges suppresses them). */
     async function read(msg: NodeMessage): Promise<NodeMessage[]> {
-      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      const cfg = f.configNode();
       if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
-      const rt = await server.runtime();
-      const signal = closer.signal;
+      const rt = await cfg.runtime();
+      const signal = f.signal;
       if (mode === 'devices') {
         const devices: Device[] = await rt.client.listDevices({ signal });
-        node.status(okStatus(`${devices.length} devices`));
+        status.ok(status.t('devices', { count: devices.length }));
         return changed('devices', devices) ? [{ ...msg, payload: devices }] : [];
       }
       const ref = await device(msg);
@@ -93,11 +89,12 @@ export = function (RED: RED): void {
       let out: NodeMessage;
       if (mode === 'single') {
         if (props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
-        const m = await attributed(rt.reads.measurement(ref, props[0], { signal }), pick);
+        // Validated above (naming the msg field): the coalescer and the client trust the typed request.
+        const m = await attributed(rt.reads.read({ device: ref, shape: 'single', properties: props }, { signal }), pick);
         items = [m];
         out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
       } else if (mode === 'map') {
-        const m = await attributed(rt.reads.map(ref, props, { signal }), pick);
+        const m = await attributed(rt.reads.read({ device: ref, shape: 'map', properties: props }, { signal }), pick);
         items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
         const payload: Record<string, number> = {};
         const units: Record<string, string> = {};
@@ -107,12 +104,12 @@ export = function (RED: RED): void {
         }
         out = { ...msg, payload, units, deviceReference: ref };
       } else {
-        const l = await attributed(rt.reads.list(ref, props, { signal }), pick);
+        const l = await attributed(rt.reads.read({ device: ref, shape: 'list', properties: props }, { signal }), pick);
         items = l.measurements;
         out = { ...msg, payload: l.measurements, deviceReference: ref };
       }
       if (splits) checkSplit(items.length, limit());
-      node.status(okStatus(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', ')));
+      status.ok(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', '));
       if (config.onlyChanges && !changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
       if (splits) {
         return items.map((i) => ({
@@ -136,14 +133,20 @@ export = function (RED: RED): void {
     }
 
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
-      node.status(busyStatus());
-      complete(node, read(msg), (msgs) => { if (!closer.signal.aborted) sendAll(send, msgs); }, done, msg);
+      status.busy();
+      complete(f, read(msg), (msgs) => { if (!f.signal.aborted) sendAll(send, msgs); }, done, msg);
     });
 
-    const interval = Number(config.interval ?? 0);
-    if (server && Number.isFinite(interval) && interval > 0) {
+    // Seconds; range and default from the table of limits. A bad one is reported at deploy, and the node reads on input only.
+    let interval = 0;
+    try {
+      interval = limited(config.interval, LIMITS.interval, 'interval');
+    } catch (err) {
+      fail(f, undefined, err);
+    }
+    if (server && interval > 0) {
       server.runtime().then((rt) => {
-        if (closer.signal.aborted) return;
+        if (f.signal.aborted) return;
         const backoff = new PollBackoff(interval * 1000);
         stopPolling = rt.polls.add(interval * 1000, () => {
           backoff.started();
@@ -151,34 +154,27 @@ export = function (RED: RED): void {
           return read({}).then(
             (msgs) => {
               backoff.success();
-              if (!closer.signal.aborted) sendAll((m) => node.send(m), msgs);
+              if (!f.signal.aborted) sendAll((m) => node.send(m), msgs);
               return undefined;
             },
-            (err) => (closer.signal.aborted ? undefined : pollFailed(backoff, err)),
-          ).catch((err) => { if (!closer.signal.aborted) fail(node, undefined, err, {}); });
+            (err) => (f.signal.aborted ? undefined : pollFailed(backoff, err)),
+          ).catch((err) => { if (!f.signal.aborted) fail(f, undefined, err, {}); });
         });
-      }, (err) => fail(node, undefined, err));
-    } else if (config.interval !== undefined && config.interval !== '' && !(interval >= 0)) {
-      fail(node, undefined, new ValidationError('interval', `must be a number of seconds (0 = only on input); got ${show(config.interval)}`));
+      }, (err) => fail(f, undefined, err));
     }
 
     /** A failed poll: backs off while the service fails; logs the same error once a minute. */
     function pollFailed(backoff: PollBackoff, err: unknown): PollOutcome {
       const e = err instanceof Error ? err : new Error(String(err));
       const advice = backoff.failure(e);
-      node.status({ fill: 'red', shape: 'ring', text: advice.backingOff ? backoffText(e, advice.nextInMs) : shortReason(e) });
+      if (advice.backingOff) status.backingOff(e, advice.nextInMs);
+      else status.error(e);
       // A poll has no input message: an empty one lets Catch nodes see the error.
       if (advice.log) node.error(e, {});
       return { nextInTurns: advice.nextInTurns };
     }
 
-    node.on('close', (_removed, done) => {
-      closer.abort();
-      stopPolling?.();
-      server?.deregister(user);
-      node.status({});
-      done();
-    });
+    f.onClose(() => stopPolling?.());
   }
 
   RED.nodes.registerType('ems-device-read', EmsDeviceReadNode);

@@ -1,16 +1,22 @@
 /**
  * Config node `ems-partner-config`: one API runtime (client, coalescer, steering queue,
  * poll scheduler) shared by every node that uses it. Pushes its connection state to each
- * user node, and closes everything on redeploy.
+ * user node, and closes everything on redeploy. Its catalog holds the status texts every node
+ * shares (status.ts).
  */
 import { registerAdminRoutes } from './admin-routes';
 import { setSimulatorLog } from '../runtime/builtin-simulator';
 import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from '../runtime/runtime';
 import type { RED } from './red';
 import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
+import { upgrade } from './migrations';
+import { useSharedTexts } from './status';
 
 export = function (RED: RED): void {
+  useSharedTexts(RED);
+
   function EmsPartnerConfigNode(this: ConfigNode, config: ConfigProps & { id: string }) {
+    upgrade(config); // Node-RED hands each node its own copy of the saved config
     RED.nodes.createNode(this, config);
     const node = this;
     node.props = config;

@@ -4,49 +4,51 @@
  * request at a time per site, merged per component); renewing by renewal.ts. The config
  * node's maxValidity bounds every signal (checked here, in dry runs too, and by the queue).
  */
-import { ValidationError, formatClock, validateReference } from '../protocol';
+import { formatClock, validateReference } from '../protocol';
 import { requestForCommand, type SteeringCommand } from '../runtime';
-import { attributed, busyStatus, connectionStatus, evaluate, fail } from './common';
+import { evaluate } from './evaluate';
+import { attributed, fail } from './messages';
+import { flowNode } from './scaffold';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
-import { Renewal, describeCommand } from './renewal';
-import type { ConfigNode } from './config-node';
+import { Renewal, describeCommand, type RenewalEvent } from './renewal';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
 
 export = function (RED: RED): void {
-  function EmsSiteSteerNode(this: Node, config: Props) {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
-    const closer = new AbortController();
+  function EmsSiteSteerNode(this: Node, saved: Props) {
+    const f = flowNode(RED, this, saved);
+    const { node, props: config, server, status } = f;
+    /** What a command sets, in the runtime's language: "ESS −50 kW[ until 14:15]". */
+    const describe = (cmd: SteeringCommand, until = false) => describeCommand(cmd, until, status.t);
     let settingsError: unknown;
     let settings: ReturnType<typeof settingsOf> | undefined;
     try {
       settings = settingsOf(config);
     } catch (e) {
       settingsError = e;
-      fail(node, undefined, e);
+      fail(f, undefined, e);
     }
     /** The config node's maxValidity as the runtime applies it (known once a request went out). */
     let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
       send: (cmd) => send(cmd),
-      status: (s) => node.status(s),
+      status: (event: RenewalEvent, cmd?: SteeringCommand) => {
+        if (event === 'renewed' && cmd) status.sent(status.t('renewed', { what: describe(cmd, true) }));
+        else if (event === 'expired') status.ended(status.t('expired'));
+        else if (event === 'failed') status.failing(status.t('renewalFailed'));
+      },
       warn: (t) => node.warn(t),
       settings: () => settings!,
       maxValidityMs: () => runtimeMaxValidityMs ?? limitsOrNone().maxValidityMs,
     });
     /** Per site, the validUntil of the last curtailment this node sent (what a 'lift' stop lasts until). */
     const curtailedUntil = new Map<string, number>();
-    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
-    if (server) server.register(user);
-    else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
 
     async function send(cmd: SteeringCommand) {
       const rt = await server!.runtime();
       runtimeMaxValidityMs = rt.limits?.maxValidityMs;
-      const r = await rt.steering.submit(cmd, { owner: node, signal: closer.signal });
+      const r = await rt.steering.submit(cmd, { owner: node, signal: f.signal });
       if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
         const now = Date.now();
         for (const [k, until] of curtailedUntil) if (until <= now) curtailedUntil.delete(k);
@@ -90,69 +92,64 @@ export = function (RED: RED): void {
 
     async function handle(msg: NodeMessage): Promise<NodeMessage> {
       if (settingsError) throw settingsError;
-      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      f.configNode(); // throws, naming `server`, when there is none
       const ref = await site(msg);
       if (msg.payload === 'stop' || msg.stop === true) {
         const stopped = renewal.stop(ref);
         if (settings!.mode === 'grid-target') {
           const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
           if (config.dryRun) {
-            node.status({ fill: 'grey', shape: 'dot', text: 'dry run: cancel grid target' });
+            status.dryRun(status.t('dryRun', { what: status.t('cancelGridTarget') }));
             return { ...msg, payload: null, request: requestForCommand(cancel), site: ref, dryRun: true };
           }
           const r = await attributed(send(cancel), () => siteField(msg));
-          node.status({ fill: 'grey', shape: 'ring', text: 'grid target cancelled' });
+          status.ended(status.t('cancelled'));
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
         if (lifts(ref)) {
           const lift = liftCommand(settings!, ref, curtailedUntil.get(ref), Date.now(), limits());
           if (config.dryRun) {
             const request = requestForCommand(lift);
-            node.status({ fill: 'grey', shape: 'dot', text: `dry run: lift, ${describeCommand(lift)}` });
+            status.dryRun(status.t('dryRunLift', { what: describe(lift) }));
             return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
           }
           const r = await attributed(send(lift), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
-          node.status({ fill: 'grey', shape: 'ring', text: `curtailment lifted until ${formatClock(lift.validUntil!)}` });
+          status.ended(status.t('lifted', { time: formatClock(lift.validUntil!) }));
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
-        node.status({ fill: 'grey', shape: 'ring', text: stopped ? 'renew stopped' : 'stopped' });
+        status.ended(status.t(stopped ? 'renewStopped' : 'stopped'));
         return { ...msg, payload: { stopped: true, renewing: false }, site: ref };
       }
       const cmd = buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits());
       if (config.dryRun) {
         const request = requestForCommand(cmd);
-        node.status({ fill: 'grey', shape: 'dot', text: `dry run: ${describeCommand(cmd)}` });
+        status.dryRun(status.t('dryRun', { what: describe(cmd) }));
         return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
       }
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
-      node.status(busyStatus(`sending ${describeCommand(cmd)}`));
+      status.busy(status.t('sending', { what: describe(cmd) }));
       const r = await attributed(send(cmd), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
-      node.status({ fill: 'green', shape: 'dot', text: describeCommand(cmd, true) });
+      status.sent(status.t('sent', { what: describe(cmd, true) }));
       if (config.renew) renewal.schedule(cmd);
       return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };
     }
 
     node.on('input', (msg: NodeMessage, sendOut: SendFn, done: DoneFn) => {
       handle(msg).then((out) => {
-        if (closer.signal.aborted) return done();
+        if (f.signal.aborted) return done();
         sendOut(out);
         done();
-      }, (err) => fail(node, done, err, msg));
+      }, (err) => fail(f, done, err, msg));
     });
 
-    node.on('close', (_removed, done) => {
-      closer.abort();
+    f.onClose(() => {
       renewal.close();
-      if (!server) return done();
-      server.deregister(user);
-      server.runtime().then((rt) => {
+      // Steering of this node still queued is not sent (and said so).
+      return server?.runtime().then((rt) => {
         const dropped = rt.steering.dropOwner(node, 'node closed or redeployed');
         if (dropped.length) node.warn(`steering not sent (node closed): ${dropped.join('; ')}`);
-      }, () => undefined).finally(() => {
-        node.status({});
-        done();
-      });
+      }, () => undefined);
     });
   }
 

@@ -3,9 +3,13 @@
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
 import { HOUR_MS, ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../protocol';
-import { attributed, busyStatus, checkSplit, complete, connectionStatus, evaluate, fail, maxSplitOf, okStatus, sendAll } from './common';
+import { LIMITS } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
+import { checkSplit, maxSplitOf } from './split';
+import { evaluate } from './evaluate';
+import { attributed, complete, fail, sendAll } from './messages';
+import { flowNode } from './scaffold';
 import { resolveRange, type RangeKind } from './time-range';
-import type { ConfigNode } from './config-node';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 interface Props {
@@ -30,29 +34,24 @@ interface Props {
 const OUTPUTS = ['arrays', 'points', 'split'];
 
 export = function (RED: RED): void {
-  function EmsTimeSeriesNode(this: Node, config: Props) {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const server = RED.nodes.getNode(config.server) as ConfigNode | null;
-    const closer = new AbortController();
+  function EmsTimeSeriesNode(this: Node, saved: Props) {
+    const f = flowNode(RED, this, saved);
+    const { node, props: config, status } = f;
     let maxSplit: number | Error = 0;
     try {
       maxSplit = maxSplitOf(config.maxSplit);
     } catch (err) {
       maxSplit = err as Error;
-      if (config.output === 'split') fail(node, undefined, err); // reported at deploy; each split read is refused with it
+      if (config.output === 'split') fail(f, undefined, err); // reported at deploy; each split read is refused with it
     }
     /** The maxSplit setting (throws its ValidationError when it is bad). */
     const limit = (): number => {
       if (maxSplit instanceof Error) throw maxSplit;
       return maxSplit;
     };
-    const user = { onConnectionState: (s: { state: string }) => { const st = connectionStatus(s); if (st) node.status(st); } };
-    if (server) server.register(user);
-    else node.status({ fill: 'red', shape: 'ring', text: 'no server configured' });
 
     async function query(msg: NodeMessage) {
-      if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
+      const server = f.configNode();
       const output = config.output ?? 'points';
       if (!OUTPUTS.includes(output)) throw new ValidationError('output', `must be one of ${OUTPUTS.join(', ')}; got ${show(output)}`);
       const [dev, devField] = msg.deviceReference !== undefined ? [msg.deviceReference, 'msg.deviceReference']
@@ -62,10 +61,8 @@ export = function (RED: RED): void {
         msg.property !== undefined ? msg.property : await evaluate(RED, node, config.property ?? '', config.propertyType, msg),
         msg.property !== undefined ? 'msg.property' : 'property');
       const resRaw = msg.resolution !== undefined ? msg.resolution : (config.resolution ?? 1);
-      const resolutionHours = typeof resRaw === 'number' || typeof resRaw === 'string' ? Number(resRaw) : NaN;
-      if (!Number.isInteger(resolutionHours) || resolutionHours < 1 || resolutionHours > 720) {
-        throw new ValidationError(msg.resolution !== undefined ? 'msg.resolution' : 'resolution', `must be a whole number of hours from 1 to 720; got ${show(resRaw)}`);
-      }
+      // Range from the table of limits; the default is applied above (a value given empty is refused).
+      const resolutionHours = limited(resRaw, LIMITS.resolution, msg.resolution !== undefined ? 'msg.resolution' : 'resolution', { required: true });
       let range: { start: number; end: number };
       if (msg.start !== undefined || msg.end !== undefined) {
         if (msg.start === undefined) throw new ValidationError('msg.start', 'is required with msg.end: epoch ms, ISO 8601 or Date');
@@ -88,7 +85,7 @@ export = function (RED: RED): void {
       if (output === 'split') checkSplit(Math.ceil((range.end - range.start) / (resolutionHours * HOUR_MS)), limit(), 'messages (one per point)');
       const rt = await server.runtime();
       // The client checked each answer's shape (time, data of equal length, ISO times, numbers).
-      const series = await attributed(rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: closer.signal }),
+      const series = await attributed(rt.client.getTimeSeriesRange(device, { property, start: range.start, end: range.end, resolutionHours }, { signal: f.signal }),
         (svc) => (/propert/i.test(svc) ? (msg.property !== undefined ? 'msg.property' : 'property') : devField));
       if (output === 'split') checkSplit(series.time.length, limit());
       const unit = await unitOf(rt.client, device, property);
@@ -101,7 +98,7 @@ export = function (RED: RED): void {
       const key = `${device}/${property}`;
       if (!units.has(key)) {
         try {
-          const list = await client.listDevices({ signal: closer.signal });
+          const list = await client.listDevices({ signal: f.signal });
           for (const d of list) for (const p of d.properties) units.set(`${d.deviceReference}/${p.name}`, p.unit);
         } catch { /* the unit is informative; a failed lookup must not fail the read */ }
         if (!units.has(key)) units.set(key, '');
@@ -119,20 +116,13 @@ export = function (RED: RED): void {
     }
 
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
-      node.status(busyStatus());
-      complete(node, query(msg), (r) => {
-        if (closer.signal.aborted) return;
+      status.busy();
+      complete(f, query(msg), (r) => {
+        if (f.signal.aborted) return;
         const out = shape(msg, r);
-        node.status(okStatus(`${r.property}: ${r.series.time.length} points`));
+        status.ok(status.t('points', { property: r.property, count: r.series.time.length }));
         sendAll(send, out);
       }, done, msg);
-    });
-
-    node.on('close', (_removed, done) => {
-      closer.abort();
-      server?.deregister(user);
-      node.status({});
-      done();
     });
   }
 

@@ -10,7 +10,6 @@
  */
 import { ValidationError } from '../protocol';
 import { ApiError } from '../client';
-import { shortReason } from './common';
 
 /** The effective interval grows to at most this many times the configured one. */
 export const MAX_FACTOR = 10;
@@ -105,16 +104,6 @@ export class PollBackoff {
 export function errorKey(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.replace(/\s*\(requestId [^)]*\)/g, '');
-}
-
-/** A status text while backing off, e.g. "unreachable, next try in 40 s" (at most about 45 characters). */
-export function backoffText(err: unknown, nextInMs: number): string {
-  const code = (err as { code?: unknown } | null)?.code;
-  const why = isUnreachable(err) ? 'unreachable'
-    : code === 'EMS_BAD_RESPONSE' ? 'bad answer'
-      : code === 'EMS_TOO_LARGE' ? 'answer too large'
-        : shortReason(err).slice(0, 28);
-  return `${why}, next try in ${seconds(nextInMs)}`;
 }
 
 /** "40 s", "2.5 s", "0.1 s": the wait until the next try, for a status text. */

@@ -7,12 +7,15 @@
  */
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil } from '../protocol';
 import { type SteeringCommand, type SteeringResult } from '../runtime';
-import type { NodeStatus } from './red';
+import { english, type Translate } from './status';
 import type { SteerSettings } from './steer-command';
+
+/** What a renewal reports for the node's status: renewed (with the command sent), expired, failed. */
+export type RenewalEvent = 'renewed' | 'expired' | 'failed';
 
 export interface RenewalDeps {
   send(cmd: SteeringCommand): Promise<SteeringResult>;
-  status(s: NodeStatus): void;
+  status(event: RenewalEvent, cmd?: SteeringCommand): void;
   warn(text: string): void;
   settings(): SteerSettings;
   /** The config node's maxValidity, ms (undefined = no cap). */
@@ -82,7 +85,7 @@ export class Renewal {
     this.timers.delete(cmd.site);
     const now = this.now();
     if (this.closed || now >= cmd.validUntil!) {
-      this.deps.status({ fill: 'grey', shape: 'ring', text: 'expired, not renewed' });
+      this.deps.status('expired');
       return;
     }
     const next: SteeringCommand = { ...cmd, validFrom: undefined, validUntil: this.nextValidUntil(cmd, validFor, now) };
@@ -94,13 +97,13 @@ export class Renewal {
       () => {
         this.count++;
         if (superseded()) return;
-        this.deps.status({ fill: 'green', shape: 'dot', text: `${describeCommand(next, true)} (renewed)` });
+        this.deps.status('renewed', next);
         this.schedule(next, now);
       },
       (err: Error) => {
         if (superseded()) return;
         this.deps.warn(`renewal failed: ${err.message}`);
-        this.deps.status({ fill: 'red', shape: 'ring', text: 'renewal failed' });
+        this.deps.status('failed');
         // One more try while the current signal still holds; after that the site falls back.
         const retryAt = Math.min(this.now() + 5_000, cmd.validUntil! - 1_000);
         if (retryAt > this.now()) this.timers.set(cmd.site, this.setTimer(() => this.fire(cmd, validFor), retryAt - this.now()));
@@ -126,14 +129,19 @@ export class Renewal {
   }
 }
 
-/** What a command sets, for node status: "ESS -50 kW, curtailment 300 kW until 14:15". */
-export function describeCommand(cmd: SteeringCommand, until = false): string {
+const steerTexts = english('ems-site-steer');
+
+/**
+ * What a command sets, for node status: "ESS −50 kW, curtailment 300 kW until 14:15", in the
+ * language of `t` (the node's status texts; en-US by default).
+ */
+export function describeCommand(cmd: SteeringCommand, until = false, t: Translate = steerTexts): string {
   const parts: string[] = [];
-  if (cmd.energyStorageSetting) parts.push(`ESS ${formatPower(cmd.energyStorageSetting).replace(/^-/, '−')}`);
-  if (cmd.productionCurtailment) parts.push(`curtailment ${formatPower(cmd.productionCurtailment)}`);
-  if (cmd.maximizeGridImport !== undefined) parts.push(`max import ${cmd.maximizeGridImport ? 'on' : 'off'}`);
-  if (cmd.gridTarget) parts.push(`grid ${formatPower(cmd.gridTarget.setpoint).replace(/^-/, '−')}`);
-  if (cmd.kind === 'cancel-grid-target') parts.push('cancel grid target');
+  if (cmd.energyStorageSetting) parts.push(t('ess', { power: formatPower(cmd.energyStorageSetting).replace(/^-/, '−') }));
+  if (cmd.productionCurtailment) parts.push(t('curtailment', { power: formatPower(cmd.productionCurtailment) }));
+  if (cmd.maximizeGridImport !== undefined) parts.push(t(cmd.maximizeGridImport ? 'maxImportOn' : 'maxImportOff'));
+  if (cmd.gridTarget) parts.push(t('gridTarget', { power: formatPower(cmd.gridTarget.setpoint).replace(/^-/, '−') }));
+  if (cmd.kind === 'cancel-grid-target') parts.push(t('cancelGridTarget'));
   const text = parts.join(', ');
-  return until && cmd.validUntil ? `${text} until ${formatClock(cmd.validUntil)}` : text;
+  return until && cmd.validUntil ? t('until', { what: text, time: formatClock(cmd.validUntil) }) : text;
 }

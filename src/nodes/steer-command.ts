@@ -13,6 +13,8 @@
  */
 import { ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime, parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, MINUTE_MS, type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue } from '../protocol';
 import { checkMaxValidity, type SteeringCommand } from '../runtime';
+import { LIMITS, accepts, numberOf } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
 
 export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target';
 
@@ -69,18 +71,15 @@ const USES: Record<SteerMode, string[]> = {
 export function settingsOf(c: Record<string, unknown>): SteerSettings {
   const mode = (c.mode ?? 'ess') as SteerMode;
   if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(c.mode)}`);
-  const num = (v: unknown, field: string, dflt: number) => {
-    if (v === undefined || v === '') return dflt;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new ValidationError(field, `must be a number of 0 or more; got ${show(v)}`);
-    return n;
-  };
+  // The numeric settings: range and default from the table of limits (protocol/limits.ts), as the editor checks them.
+  const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
   const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
   if (!['duration', 'quarter-hour', 'msg'].includes(validity)) throw new ValidationError('validity', `must be one of duration, quarter-hour, msg; got ${show(c.validity)}`);
   const mgi = (c.maximizeGridImport ?? 'unchanged') as SteerSettings['maximizeGridImport'];
   if (!['unchanged', 'true', 'false', 'msg'].includes(mgi)) throw new ValidationError('maximizeGridImport', `must be one of unchanged, true, false, msg; got ${show(c.maximizeGridImport)}`);
-  const duration = num(c.duration, 'duration', 15);
-  if (duration <= 0) throw new ValidationError('duration', 'must be more than 0 minutes');
+  // The duration counts only with validity 'duration' (the editor checks it only then); otherwise a bad one is not used.
+  const given = numberOf(c.duration, LIMITS.duration.dflt);
+  const duration = validity === 'duration' ? limited(c.duration, LIMITS.duration, 'duration') : accepts(LIMITS.duration, given) ? given : LIMITS.duration.dflt;
   const allow = c.allowMaximizeGridImport;
   if (![undefined, '', true, false, 'true', 'false'].includes(allow as never)) throw new ValidationError('allowMaximizeGridImport', `must be true or false; got ${show(allow)}`);
   const stopAction = (c.stopAction || 'expire') as SteerSettings['stopAction'];
@@ -94,21 +93,18 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
     maximizeGridImport: mgi,
     validity,
     duration,
-    maxEssPower: num(c.maxEssPower, 'maxEssPower', 0),
-    maxCurtailment: num(c.maxCurtailment, 'maxCurtailment', 0),
-    maxGridPower: num(c.maxGridPower, 'maxGridPower', 0),
+    maxEssPower: num('maxEssPower'),
+    maxCurtailment: num('maxCurtailment'),
+    maxGridPower: num('maxGridPower'),
     allowMaximizeGridImport: allow !== false && allow !== 'false',
     stopAction,
-    pvPeakPower: num(c.pvPeakPower, 'pvPeakPower', 0),
+    pvPeakPower: num('pvPeakPower'),
   };
 }
 
-/** The config node's maxValidity (whole minutes 1..43200, default 1440) in ms, as the runtime reads it. */
+/** The config node's maxValidity (minutes; range and default: LIMITS.maxValidity) in ms, as the runtime reads it. */
 export function maxValidityMsOf(v: unknown): number {
-  if (v === undefined || v === '' || v === null) return 1440 * MINUTE_MS;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1 || n > 43_200) throw new ValidationError('maxValidity', `(config node) must be a whole number of minutes from 1 to 43200; got ${show(v)}`);
-  return n * MINUTE_MS;
+  return limited(v, LIMITS.maxValidity, 'maxValidity', { prefix: '(config node) ' }) * MINUTE_MS;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

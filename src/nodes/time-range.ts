@@ -4,6 +4,8 @@
  * a whole hour so repeated reads give the same grid of points.
  */
 import { HOUR_MS, DAY_MS, ValidationError, parseTime, show } from '../protocol';
+import { LIMITS } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
 
 export type RangeKind = 'last' | 'today' | 'yesterday' | 'absolute';
 
@@ -36,9 +38,10 @@ export function resolveRange(s: RangeSettings, now: number, prefix = ''): { star
       return { start, end };
     }
     case 'last': {
-      const n = Number(s.last);
-      if (!Number.isFinite(n) || n <= 0) throw new ValidationError('last', `must be a positive number of ${s.lastUnit ?? 'hours'}; got ${show(s.last)}`);
-      const span = n * (s.lastUnit === 'days' ? DAY_MS : HOUR_MS);
+      // Range and default from the table of limits, by the unit (`lastUnit` other than days counts as hours).
+      const days = s.lastUnit === 'days';
+      const n = limited(s.last, days ? LIMITS.lastDays : LIMITS.lastHours, 'last');
+      const span = n * (days ? DAY_MS : HOUR_MS);
       return { start: Math.floor((now - span) / HOUR_MS) * HOUR_MS, end: now };
     }
     default:

@@ -1,0 +1,113 @@
+/**
+ * Upgrades of saved node properties (HA-websocket style). Each node type has an ordered list
+ * of steps `{ version, up(config) }`; `migrate(type, config)` applies, in order, every step
+ * above the config's `version`. A config without a version is version 1 (release 0.1.0).
+ *
+ * Runs at load in the runtime (first thing in each node's constructor) and in the editor:
+ * this file imports nothing, so the build serves the same table to the browser as
+ * resources/migrations.js (window.EmsPartnerMigrations), which each panel applies when a node
+ * is added to the workspace (load, import, paste) and when its edit dialog opens.
+ *
+ * Every property added from now on gets a step here that gives it its default explicitly, so
+ * a flow saved before it existed behaves as before. A step never changes a value the flow
+ * already holds, and never runs twice (it is skipped once the config carries its version).
+ */
+
+/** A node's saved properties, as in a flow file. */
+export type NodeConfig = Record<string, unknown>;
+
+/** One upgrade: `up` turns a config of version `version - 1` into one of `version`. */
+export interface Migration {
+  readonly version: number;
+  up(config: NodeConfig): NodeConfig;
+}
+
+export type MigrationTable = Readonly<Record<string, readonly Migration[]>>;
+
+/** `config` with `defaults` for the properties it does not hold (undefined or null). */
+function withDefaults(config: NodeConfig, defaults: NodeConfig): NodeConfig {
+  const out: NodeConfig = { ...config };
+  for (const key of Object.keys(defaults)) {
+    if (out[key] === undefined || out[key] === null) out[key] = defaults[key];
+  }
+  return out;
+}
+
+/** The upgrade steps of every node type, in order of version. */
+export const MIGRATIONS: MigrationTable = {
+  'ems-partner-config': [
+    // 0.2.0 (issue 10): answer size and steering validity limits.
+    { version: 2, up: (c) => withDefaults(c, { maxBodyMB: 10, maxValidity: 1440 }) },
+  ],
+  'ems-device-read': [
+    // 0.2.0 (issue 10): messages per split.
+    { version: 2, up: (c) => withDefaults(c, { maxSplit: 1000 }) },
+  ],
+  'ems-time-series': [
+    // 0.2.0 (issue 10): messages per split.
+    { version: 2, up: (c) => withDefaults(c, { maxSplit: 1000 }) },
+  ],
+  'ems-site-steer': [
+    // 0.2.0 (issue 10): grid limit ('' = none, as the panel's default), maximize grid import
+    // allowed, what stop does, the PV peak power a 'lift' stop sends ('' = unknown).
+    { version: 2, up: (c) => withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }) },
+  ],
+};
+
+/** The version a config of `type` has after every step (1 for a type without steps). */
+export function currentVersion(type: string, table: MigrationTable = MIGRATIONS): number {
+  return (table[type] ?? []).reduce((v, m) => Math.max(v, m.version), 1);
+}
+
+/** The version a saved config is at: its `version` (a number or a numeric string), else 1. */
+export function versionOf(config: NodeConfig): number {
+  const v = typeof config.version === 'string' && config.version.trim() !== '' ? Number(config.version) : config.version;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : 1;
+}
+
+/**
+ * The config upgraded to the current version of its type: a new object (the argument is not
+ * changed). A config already at (or above, from a newer release) the current version is
+ * returned as it is; so is one of a type without steps.
+ */
+export function migrate<T extends object>(type: string, config: T, table: MigrationTable = MIGRATIONS): T {
+  const steps = table[type];
+  if (!steps || !config || typeof config !== 'object') return config;
+  let out = config as NodeConfig;
+  let version = versionOf(out);
+  for (const step of [...steps].sort((a, b) => a.version - b.version)) {
+    if (step.version <= version) continue;
+    out = { ...step.up({ ...out }), version: step.version };
+    version = step.version;
+  }
+  return out as T;
+}
+
+/**
+ * Upgrades a node's config in place, by its `type` (properties a step removed are deleted,
+ * properties it does not enumerate are kept): the runtime's copy of a node's config (which
+ * carries Node-RED's hidden `_flow`) and the editor's node objects. Calls `changed(key, value)`
+ * for each property whose value changed (e.g. to update the open edit dialog's input).
+ * Returns the changed keys (none when it was current).
+ */
+export function upgrade(target: object, changed?: (key: string, value: unknown) => void, table: MigrationTable = MIGRATIONS): string[] {
+  const node = target as NodeConfig;
+  if (!node || typeof node.type !== 'string') return [];
+  const next = migrate(node.type, node, table);
+  if (next === node) return [];
+  const keys: string[] = [];
+  for (const key of Object.keys(node)) {
+    if (!(key in next)) {
+      delete node[key];
+      keys.push(key);
+    }
+  }
+  for (const key of Object.keys(next)) {
+    if (node[key] !== next[key]) {
+      node[key] = next[key];
+      keys.push(key);
+    }
+  }
+  if (changed) for (const key of keys) changed(key, node[key]);
+  return keys;
+}

@@ -1,0 +1,176 @@
+/**
+ * The status of a flow node (HA-websocket's Status, for this package): one object owns the
+ * colour, shape, text and time of what a node shows; nodes never build status objects.
+ *
+ * Texts come from the `status.*` keys of the locale catalogs (nodes/locales/<lang>/<type>.json)
+ * through Node-RED's RED._, so they follow the runtime's language (settings `lang`, else the
+ * environment's). Texts every node shares (requesting, no server configured, connection
+ * states, failure reasons) are the config node's `ems-partner-config.status.*` keys. Where
+ * RED._ has no catalog (e.g. node-red-node-test-helper), the en-US catalog is read directly,
+ * so en-US texts are the same everywhere. Numbers and times are parameters (`__power__`).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ValidationError, formatClock } from '../protocol';
+import { ApiError } from '../client';
+import { isUnreachable, seconds } from './poll-backoff';
+import type { Node, NodeStatus, RED } from './red';
+
+export type Params = Record<string, string | number>;
+/** A text of one node type's `status.*` keys, e.g. t('devices', { count: 6 }). */
+export type Translate = (key: string, params?: Params) => string;
+
+/** The node type whose catalog holds the texts every node shares. */
+const SHARED = 'ems-partner-config';
+
+const catalogs = new Map<string, Record<string, string>>();
+
+/** The en-US `status` texts of a node type, read once from its catalog. */
+function englishCatalog(type: string): Record<string, string> {
+  const known = catalogs.get(type);
+  if (known) return known;
+  let texts: Record<string, string> = {};
+  // Next to the compiled nodes (dist/nodes/locales), or the sources' nodes/locales (tsx).
+  for (const dir of [path.join(__dirname, 'locales'), path.join(__dirname, '..', '..', 'nodes', 'locales')]) {
+    try {
+      texts = JSON.parse(fs.readFileSync(path.join(dir, 'en-US', `${type}.json`), 'utf8'))[type]?.status ?? {};
+      break;
+    } catch { /* the next place */ }
+  }
+  catalogs.set(type, texts);
+  return texts;
+}
+
+/** Fills `__name__` placeholders (Node-RED's i18n syntax) with the parameters. */
+function fill(text: string, params?: Params): string {
+  return params ? text.replace(/__(\w+)__/g, (m, name: string) => (params[name] !== undefined ? String(params[name]) : m)) : text;
+}
+
+/** The en-US texts of a node type (also the fallback of `translator`). */
+export function english(type: string): Translate {
+  return (key, params) => fill(englishCatalog(type)[key] ?? `${type}.status.${key}`, params);
+}
+
+/** The texts of a node type in the runtime's language: RED._ of that node's module, else en-US. */
+export function translator(RED: Pick<RED, '_'>, type: string): Translate {
+  const fallback = english(type);
+  return (key, params) => {
+    const full = `${type}.status.${key}`;
+    let text: unknown;
+    try {
+      text = RED._(full, params);
+    } catch {
+      text = undefined;
+    }
+    // A missing catalog answers with the key (Node-RED prefixes it with its namespace).
+    return typeof text === 'string' && text !== '' && text !== full && !text.endsWith(`:${full}`) ? text : fallback(key, params);
+  };
+}
+
+let shared: Translate = english(SHARED);
+
+/** Takes the shared texts from the config node's module (called once as it loads). */
+export function useSharedTexts(RED: Pick<RED, '_'>): void {
+  shared = translator(RED, SHARED);
+}
+
+/** Client error codes with a text of their own (others show their code, e.g. ECONNREFUSED). */
+const CODE_KEY: Record<string, string> = { EMS_BAD_RESPONSE: 'badAnswer', EMS_TOO_LARGE: 'tooLarge', ETIMEDOUT: 'timedOut' };
+
+/** A short reason for a red status ring (at most 40 characters). */
+export function shortReason(err: unknown): string {
+  let text: string;
+  if (err instanceof ValidationError) text = shared('badField', { field: err.field });
+  else if (err instanceof ApiError) text = err.status ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}` : (CODE_KEY[err.code] ? shared(CODE_KEY[err.code]) : err.code);
+  else text = err instanceof Error ? err.message : String(err);
+  return cut(text, 40);
+}
+
+/** Rounds a value for a status text. */
+export function fmt(v: unknown): string {
+  return typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v);
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+export class Status {
+  private closed = false;
+
+  /**
+   * @param node the node whose status this is
+   * @param t the node type's texts (`translator(RED, type)`)
+   */
+  constructor(private readonly node: Pick<Node, 'status'>, readonly t: Translate, private readonly now: () => number = Date.now) {}
+
+  private show(s: NodeStatus | Record<string, never>): void {
+    if (!this.closed) this.node.status(s);
+  }
+
+  /** Blue dot while a request is under way ("requesting", or what is being sent). */
+  busy(text = shared('requesting')): void {
+    this.show({ fill: 'blue', shape: 'dot', text });
+  }
+
+  /** Green dot: a result and when it came, e.g. "soc 50 % · 14:07" (at most 60 characters). */
+  ok(text: string, at = this.now()): void {
+    this.show({ fill: 'green', shape: 'dot', text: cut(shared('at', { text, time: formatClock(at) }), 60) });
+  }
+
+  /** Green dot: what was sent, as given (it names its own end, e.g. "ESS −50 kW until 14:15"). */
+  sent(text: string): void {
+    this.show({ fill: 'green', shape: 'dot', text });
+  }
+
+  /** Grey dot: what a dry run would have sent. */
+  dryRun(text: string): void {
+    this.show({ fill: 'grey', shape: 'dot', text });
+  }
+
+  /** Grey ring: something ended (stopped, cancelled, lifted, expired). */
+  ended(text: string): void {
+    this.show({ fill: 'grey', shape: 'ring', text });
+  }
+
+  /** Red ring: why the last message or poll failed. */
+  error(err: unknown): void {
+    this.failing(shortReason(err));
+  }
+
+  /** Red ring with a text of the node's own. */
+  failing(text: string): void {
+    this.show({ fill: 'red', shape: 'ring', text });
+  }
+
+  /** Red ring of a failing poller that backs off, e.g. "unreachable, next try in 40 s". */
+  backingOff(err: unknown, nextInMs: number): void {
+    const code = (err as { code?: unknown } | null)?.code;
+    const reason = isUnreachable(err) ? shared('unreachable')
+      : code === 'EMS_BAD_RESPONSE' ? shared('badAnswer')
+        : code === 'EMS_TOO_LARGE' ? shared('tooLarge')
+          : shortReason(err).slice(0, 28);
+    this.failing(shared('backoff', { reason, wait: seconds(nextInMs) }));
+  }
+
+  /** Red ring: the node has no config node. */
+  noServer(): void {
+    this.failing(shared('noServer'));
+  }
+
+  /** The part of the config node's connection state worth showing; nothing while all is well. */
+  connection(s: { state: string; until?: number; reason?: string }): void {
+    if (s.state === 'rate-limited' && s.until) this.show({ fill: 'yellow', shape: 'ring', text: shared('rateLimited', { time: new Date(s.until).toLocaleTimeString() }) });
+    else if (s.state === 'error') this.failing(s.reason ?? shared('connectionError'));
+  }
+
+  clear(): void {
+    this.show({});
+  }
+
+  /** Clears the status; nothing shows after this (a late answer must not paint a redeployed node). */
+  close(): void {
+    this.clear();
+    this.closed = true;
+  }
+}

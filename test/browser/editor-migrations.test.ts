@@ -1,0 +1,93 @@
+/**
+ * Migrations in the editor: the runtime's table (src/nodes/migrations.ts), served as
+ * resources/migrations.js, upgrades a flow saved by 0.1.0 when the editor loads it from the
+ * runtime and when it is imported; the edit dialog then shows the new properties' defaults.
+ * Needs `npm run build` (npm test does).
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import { freshEditor, type Session } from './lib/session';
+import { cancelTrays, closeTray, nodeProps, openEditor, openNode } from './lib/editor';
+import { setFlows, REPO } from './lib/node-red';
+import { until } from './lib/wait';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'flows-0.1.0.json'), 'utf8'));
+const ADDED: Record<string, Record<string, unknown>> = {
+  'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
+  'ems-device-read': { maxSplit: 1000 },
+  'ems-time-series': { maxSplit: 1000 },
+  'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
+};
+
+/** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at version 2 with the defaults. */
+async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
+  for (const n of SAVED.filter((x) => ADDED[x.type])) {
+    const props = await nodeProps(page, idOf(n.id));
+    assert.equal(props.version, 2, `${n.id} version`);
+    for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(props[k], v, `${n.id} ${k}`);
+    for (const k of ['name', 'mode', 'device', 'site', 'duration', 'maxEssPower', 'timeout']) {
+      if (k in n) assert.deepEqual(props[k], n[k], `${n.id} ${k} unchanged`);
+    }
+  }
+}
+
+describe('editor: migrations of flows saved by 0.1.0', function () {
+  this.timeout(120_000);
+  let s: Session;
+  let page: Page;
+  before(async function () {
+    s = await freshEditor();
+    page = s.browser.page;
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await cancelTrays(page);
+  });
+
+  it('serves the runtime\'s table to the editor', async () => {
+    const v = await page.evaluate(() => {
+      const M = (window as any).EmsPartnerMigrations;
+      return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
+    });
+    assert.deepEqual(v, [2, 2, 2, 2]);
+  });
+
+  it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {
+    await setFlows(s.nr, SAVED);
+    await openEditor(page, s.nr.url);
+    await until(() => page.evaluate((id) => !!RED.nodes.node(id), 'f010steer00000001'), Boolean, 'the flow in the editor');
+    await assertUpgraded(page, (id) => id);
+    await page.evaluate((z) => RED.workspaces.show(z), 'f010tab0000000001');
+    await openNode(page, 'f010steer00000002');
+    assert.equal(await page.locator('#node-input-stopAction').inputValue(), 'expire');
+    assert.equal(await page.locator('#node-input-allowMaximizeGridImport').isChecked(), true);
+    await closeTray(page, 'cancel');
+  });
+
+  it('an imported 0.1.0 flow is upgraded (new ids)', async () => {
+    await setFlows(s.nr, []);
+    await openEditor(page, s.nr.url);
+    const imported: any[] = await page.evaluate((flow) => {
+      const before = new Set<string>();
+      const each = (fn: (n: any) => void) => { RED.nodes.eachNode(fn); RED.nodes.eachConfig(fn); };
+      each((n: any) => { before.add(n.id); });
+      RED.view.importNodes(flow, { generateIds: true, addFlow: true });
+      const out: any[] = [];
+      each((n: any) => {
+        if (before.has(n.id) || !/^ems-/.test(n.type)) return;
+        const o: Record<string, unknown> = { id: n.id, type: n.type };
+        for (const k of Object.keys(n._def.defaults)) o[k] = n[k];
+        out.push(o);
+      });
+      return out;
+    }, SAVED);
+    assert.deepEqual(imported.map((n) => n.type).sort(), SAVED.filter((n) => ADDED[n.type]).map((n) => n.type).sort());
+    for (const n of imported) {
+      assert.ok(!SAVED.some((x) => x.id === n.id), 'a new id');
+      assert.equal(n.version, 2, `${n.type} version`);
+      for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(n[k], v, `${n.type} ${k}`);
+    }
+  });
+});
