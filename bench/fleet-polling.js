@@ -129,7 +129,7 @@ async function main() {
       'ems-device-read CPU / Node-RED + node:http CPU': round(cpuPct / nrHttp.cpuPct),
     },
     goals: [
-      { goal: 'CPU at most 15 % of one core', measured: `${round(cpuPct, 1)} %`, met: cpuPct <= 15 },
+      { goal: 'CPU at most 20 % of one core', measured: `${round(cpuPct, 1)} %`, met: cpuPct <= 20 },
       { goal: 'heap at the end within 5 MB of the heap after minute 1', measured: `${round(heapDeltaMB, 2)} MB`, met: Math.abs(heapDeltaMB) <= 5 },
       { goal: 'every device polled every 10 s, no errors', measured: `${msgs} messages, ${errors} errors`, met: errors === 0 && Math.min(...counts) >= Math.floor(wall / 1000 / INTERVAL_S) - 1 },
     ],

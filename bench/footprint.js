@@ -176,8 +176,9 @@ async function main() {
       },
       goals: [
         { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms (median of ${STARTS} paired starts; node files alone ${round(median(requireRuns), 0)} ms)`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
-        { goal: 'production install at most 3 MB', measured: `${round(size.bytes / MB, 2)} MB (${pkgs.length} packages)`, met: size.bytes <= 3 * MB },
-        { goal: 'at most 3 runtime dependencies', measured: `${runtimeDeps.length} (${runtimeDeps.join(', ')})`, met: runtimeDeps.length <= 3 },
+        // The 3 MB install goal was withdrawn (issue 11): axios's own tree is about 2.9 MB.
+        { goal: "the package's own files at most 0.6 MB", measured: `${round(ownSize.bytes / MB, 2)} MB installed (whole install ${round(size.bytes / MB, 2)} MB, ${pkgs.length} packages)`, met: ownSize.bytes <= 0.6 * MB },
+        { goal: 'runtime dependencies are axios and axios-retry only', measured: runtimeDeps.join(', '), met: [...runtimeDeps].sort().join(',') === 'axios,axios-retry' },
       ],
     });
   } finally {
