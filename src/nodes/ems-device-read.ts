@@ -8,7 +8,7 @@ import { LIMITS } from '../protocol/limits';
 import { limited } from '../protocol/limit-check';
 import { checkSplit, maxSplitOf } from './split';
 import { evaluate } from './evaluate';
-import { attributed, complete, fail, sendAll } from './messages';
+import { attributed, complete, copyWith, fail, sendAll } from './messages';
 import { PollBackoff } from './poll-backoff';
 import { flowNode } from './scaffold';
 import { fmt } from './status';
@@ -46,23 +46,42 @@ export = function (RED: RED): void {
       if (splits) fail(f, undefined, err); // reported at deploy; each split read is refused with it
     }
 
+    /** The node's own device and properties (str TypedInputs) once checked: the same for every message. */
+    let ownDevice: string | undefined;
+    let ownProperties: { props: string[]; field: string } | undefined;
+    const constant = (type: string | undefined) => type === undefined || type === '' || type === 'str';
+
     /** The device reference, checked here so the error names where it came from. */
-    async function device(msg: NodeMessage): Promise<string> {
-      const [v, field] = msg.deviceReference !== undefined ? [msg.deviceReference, 'msg.deviceReference']
-        : [await evaluate(RED, node, config.device ?? '', config.deviceType, msg), 'device'];
+    function device(msg: NodeMessage): string | Promise<string> {
+      if (msg.deviceReference !== undefined) return reference(msg.deviceReference, 'msg.deviceReference');
+      if (ownDevice !== undefined) return ownDevice;
+      if (constant(config.deviceType)) return (ownDevice = reference(`${config.device ?? ''}`, 'device'));
+      return evaluate(RED, node, config.device ?? '', config.deviceType, msg).then((v) => reference(v, 'device'));
+    }
+
+    function reference(v: unknown, field: string): string {
       return validateReference(typeof v === 'number' && Number.isFinite(v) ? String(v) : v, field);
     }
 
     /** The property names and the field they came from. */
-    async function properties(msg: NodeMessage): Promise<{ props: string[]; field: string }> {
+    function properties(msg: NodeMessage): { props: string[]; field: string } | Promise<{ props: string[]; field: string }> {
       if (msg.properties !== undefined) return { props: validateProperties(msg.properties, 'msg.properties'), field: 'msg.properties' };
       if (msg.property !== undefined) return { props: validateProperties(msg.property, 'msg.property'), field: 'msg.property' };
-      let v = await evaluate(RED, node, config.properties ?? '', config.propertiesType, msg);
+      if (ownProperties) return ownProperties;
+      if (constant(config.propertiesType)) return (ownProperties = ownList(`${config.properties ?? ''}`));
+      return evaluate(RED, node, config.properties ?? '', config.propertiesType, msg).then(ownList);
+    }
+
+    /** The node's properties field: names separated by commas, or a JSON array of names. */
+    function ownList(value: unknown): { props: string[]; field: string } {
+      let v = value;
       if (typeof v === 'string' && v.trim().startsWith('[')) {
         try { v = JSON.parse(v); } catch { /* validated below */ }
       }
       return { props: validateProperties(v, 'properties'), field: 'properties' };
     }
+
+    const reads = { signal: f.signal };
 
     /** One read; returns the messages to send (none when onlyChanges suppresses them). */
     async function read(msg: NodeMessage): Promise<NodeMessage[]> {
@@ -73,10 +92,12 @@ export = function (RED: RED): void {
       if (mode === 'devices') {
         const devices: Device[] = await rt.client.listDevices({ signal });
         status.ok(status.t('devices', { count: devices.length }));
-        return changed('devices', devices) ? [{ ...msg, payload: devices }] : [];
+        return changed('devices', devices) ? [copyWith(msg, { payload: devices })] : [];
       }
-      const ref = await device(msg);
-      const { props, field } = await properties(msg);
+      const d = device(msg);
+      const ref = typeof d === 'string' ? d : await d;
+      const p = properties(msg);
+      const { props, field } = 'props' in p ? p : await p;
       const limit = () => {
         if (maxSplit instanceof Error) throw maxSplit;
         return maxSplit;
@@ -90,11 +111,25 @@ export = function (RED: RED): void {
       if (mode === 'single') {
         if (props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
         // Validated above (naming the msg field): the coalescer and the client trust the typed request.
-        const m = await attributed(rt.reads.read({ device: ref, shape: 'single', properties: props }, { signal }), pick);
+        const m = await attributed(rt.reads.read({ device: ref, shape: 'single', properties: props }, reads), pick);
         items = [m];
-        out = { ...msg, payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref };
+        out = copyWith(msg, { payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref });
       } else if (mode === 'map') {
-        const m = await attributed(rt.reads.read({ device: ref, shape: 'map', properties: props }, { signal }), pick);
+        const m = await attributed(rt.reads.read({ device: ref, shape: 'map', properties: props }, reads), pick);
+        if (!splits && !config.onlyChanges) {
+          // The common case in one pass: payload, units and the status text, without a list of items.
+          const payload: Record<string, number> = {};
+          const units: Record<string, string> = {};
+          let text = '';
+          for (const property of Object.keys(m.measurements)) {
+            const v = m.measurements[property];
+            payload[property] = v.value;
+            units[property] = v.unit;
+            text += `${text === '' ? '' : ', '}${property} ${fmt(v.value)} ${v.unit}`;
+          }
+          status.ok(text);
+          return [copyWith(msg, { payload, units, deviceReference: ref })];
+        }
         items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
         const payload: Record<string, number> = {};
         const units: Record<string, string> = {};
@@ -102,18 +137,17 @@ export = function (RED: RED): void {
           payload[i.property] = i.value;
           units[i.property] = i.unit;
         }
-        out = { ...msg, payload, units, deviceReference: ref };
+        out = copyWith(msg, { payload, units, deviceReference: ref });
       } else {
-        const l = await attributed(rt.reads.read({ device: ref, shape: 'list', properties: props }, { signal }), pick);
+        const l = await attributed(rt.reads.read({ device: ref, shape: 'list', properties: props }, reads), pick);
         items = l.measurements;
-        out = { ...msg, payload: l.measurements, deviceReference: ref };
+        out = copyWith(msg, { payload: l.measurements, deviceReference: ref });
       }
       if (splits) checkSplit(items.length, limit());
       status.ok(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', '));
       if (config.onlyChanges && !changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
       if (splits) {
-        return items.map((i) => ({
-          ...msg,
+        return items.map((i) => copyWith(msg, {
           topic: `${ref}/${i.property}`,
           payload: i.value,
           unit: i.unit,

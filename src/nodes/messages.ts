@@ -17,12 +17,10 @@ export interface Ends {
  * Awaits a request and attributes a refusal by the service to the field the refused value
  * came from; `pick` chooses the field from the service's message.
  */
-export async function attributed<T>(p: Promise<T>, pick: (serviceMessage: string) => string): Promise<T> {
-  try {
-    return await p;
-  } catch (err) {
+export function attributed<T>(p: Promise<T>, pick: (serviceMessage: string) => string): Promise<T> {
+  return p.then(undefined, (err: unknown) => {
     throw refusedField(err, pick((err as ApiError)?.serviceMessage ?? ''));
-  }
+  });
 }
 
 /** Ends a message with an error a Catch node sees (node.error without `done`); status shows the reason. */
@@ -50,6 +48,17 @@ export function complete<T>(f: Ends, work: Promise<T>, deliver: (v: T) => void, 
     deliver(v);
     end();
   }).catch((err) => end(err ?? new Error('failed')));
+}
+
+/**
+ * An output message: a copy of `msg` with `fields` set, as `{ ...msg, ...fields }` gives it
+ * (same keys, same order). Object.assign makes it: V8 makes a spread followed by more
+ * properties more than ten times slower (about 0.7 µs a message). A message with an own
+ * "__proto__" key is copied by spread, so that key stays a plain property of the copy.
+ */
+export function copyWith(msg: NodeMessage, fields: NodeMessage): NodeMessage {
+  if (Object.prototype.hasOwnProperty.call(msg, '__proto__')) return { ...msg, ...fields };
+  return Object.assign({}, msg, fields);
 }
 
 /** Sends a list of messages from one output: one as itself, several in sequence, none as nothing. */

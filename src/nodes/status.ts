@@ -54,7 +54,13 @@ export function english(type: string): Translate {
 /** The texts of a node type in the runtime's language: RED._ of that node's module, else en-US. */
 export function translator(RED: Pick<RED, '_'>, type: string): Translate {
   const fallback = english(type);
+  /** Texts without parameters that RED._ gave (e.g. "requesting" on every input): the runtime's language does not change. */
+  const fixed = new Map<string, string>();
   return (key, params) => {
+    if (!params) {
+      const known = fixed.get(key);
+      if (known !== undefined) return known;
+    }
     const full = `${type}.status.${key}`;
     let text: unknown;
     try {
@@ -63,7 +69,11 @@ export function translator(RED: Pick<RED, '_'>, type: string): Translate {
       text = undefined;
     }
     // A missing catalog answers with the key (Node-RED prefixes it with its namespace).
-    return typeof text === 'string' && text !== '' && text !== full && !text.endsWith(`:${full}`) ? text : fallback(key, params);
+    if (typeof text === 'string' && text !== '' && text !== full && !text.endsWith(`:${full}`)) {
+      if (!params) fixed.set(key, text);
+      return text;
+    }
+    return fallback(key, params);
   };
 }
 

@@ -24,6 +24,8 @@ interface Waiter {
   resolve: (a: Answer) => void;
   reject: (e: unknown) => void;
   signal?: AbortSignal;
+  /** The caller's options, passed on as they are when the read goes out alone. */
+  o?: CallOptions;
 }
 
 interface Batch {
@@ -82,7 +84,7 @@ export class ReadCoalescer {
         this.batches.set(ref, b);
         b.timer = setTimeout(() => this.flushSafely(ref), this.windowMs);
       }
-      b.waiters.push({ req, resolve, reject, signal: o?.signal });
+      b.waiters.push({ req, resolve, reject, signal: o?.signal, o });
     });
   }
 
@@ -109,16 +111,19 @@ export class ReadCoalescer {
   }
 
   private flush(ref: string, b: Batch): void {
-    const waiters: Waiter[] = [];
-    for (const w of b.waiters) {
-      if (w.signal?.aborted) w.reject(w.signal.reason);
-      else waiters.push(w);
+    let waiters = b.waiters;
+    if (waiters.some((w) => w.signal?.aborted)) {
+      waiters = [];
+      for (const w of b.waiters) {
+        if (w.signal?.aborted) w.reject(w.signal.reason);
+        else waiters.push(w);
+      }
+      if (waiters.length === 0) return;
     }
-    if (waiters.length === 0) return;
     // A lone read (the common case when polling) goes out as it came.
     if (waiters.length === 1) {
       const w = waiters[0];
-      this.direct(w.req, w.signal ? { signal: w.signal } : undefined).then(w.resolve, w.reject);
+      this.direct(w.req, w.o).then(w.resolve, w.reject);
       return;
     }
     // Identical reads share one request; a lone kind of read keeps its own endpoint.
