@@ -19,6 +19,7 @@ import {
   F_SOC,
   N_FIELDS,
 } from './fields';
+import { dispatch, type Flows } from './dispatch';
 import { hashString } from './prng';
 import { loadW, pvPotentialW } from './profiles';
 import type { SiteDefinition } from './sites';
@@ -27,15 +28,6 @@ import { Baseline, History } from './timeseries';
 
 /** Upper bound of integration steps per advance (a year is then ~35k quarter-hour steps). */
 const MAX_STEPS = 20_000;
-
-export interface Flows {
-  loadW: number;
-  pvW: number;
-  /** Positive discharges, negative charges. */
-  battW: number;
-  /** Positive imports, negative exports. */
-  gridW: number;
-}
 
 export class SiteModel {
   readonly key: number;
@@ -76,50 +68,17 @@ export class SiteModel {
    */
   dispatch(t: number, dtH: number): Flows {
     const { def, seed, key } = this;
-    const s = this.steering.activeAt(t);
-    const load = loadW(seed, key, def.load.profile, def.load.minW, def.load.maxW, t);
-    const maxP = def.battery.maxPowerW;
-    let pv = pvPotentialW(seed, key, def.pv.peakW, t);
-    if (s.curtailW !== undefined) pv = Math.min(pv, Math.max(0, s.curtailW));
-    let batt: number;
-    const gridTarget = !s.maximizeGridImport && s.essW === undefined ? s.gridTarget : undefined;
-    if (s.maximizeGridImport) {
-      pv = 0;
-      batt = -maxP;
-    } else if (s.essW !== undefined) {
-      batt = s.essW;
-    } else if (gridTarget) {
-      const idle = load - pv;
-      batt = Math.abs(idle - gridTarget.setpointW) <= gridTarget.deadbandW ? 0 : idle - gridTarget.setpointW;
-    } else {
-      batt = load - pv; // self-consumption
-    }
-    batt = this.socLimit(Math.min(maxP, Math.max(-maxP, batt)), dtH);
-    if (gridTarget && load - pv - batt < gridTarget.setpointW - gridTarget.deadbandW) {
-      // The battery cannot absorb enough: curtail production so the grid reaches the setpoint.
-      pv = Math.min(pv, Math.max(0, load - batt - gridTarget.setpointW));
-    }
-    const f = this.flows;
-    f.loadW = load;
-    f.pvW = pv;
-    f.battW = batt;
-    f.gridW = load - pv - batt;
-    return f;
-  }
-
-  /** No discharge from an empty battery, no charge into a full one. */
-  private socLimit(batt: number, dtH: number): number {
-    const cap = this.def.battery.capacityWh;
-    if (batt > 0) {
-      if (dtH > 0) return Math.min(batt, this.storedWh / dtH);
-      return this.storedWh <= 1e-9 ? 0 : batt;
-    }
-    if (batt < 0) {
-      const room = cap - this.storedWh;
-      if (dtH > 0) return Math.max(batt, -room / dtH);
-      return room <= 1e-9 ? 0 : batt;
-    }
-    return 0;
+    return dispatch(
+      {
+        def,
+        loadW: loadW(seed, key, def.load.profile, def.load.minW, def.load.maxW, t),
+        pvPotentialW: pvPotentialW(seed, key, def.pv.peakW, t),
+        storedWh: this.storedWh,
+        steering: this.steering.activeAt(t),
+        dtH,
+      },
+      this.flows,
+    );
   }
 
   /** Integrates the state up to `target` (no-op if it is not after the current instant). */

@@ -24,12 +24,20 @@ export interface SiteDefinition {
     /** Counter values at the start, Wh. */
     initialConsumedWh: number;
     initialProducedWh: number;
+    /** Round-trip efficiency, 0-1 (default BATTERY_DEFAULTS.efficiency): the counters are AC side. */
+    efficiency?: number;
+    /** SOC window the battery is operated in, % (defaults BATTERY_DEFAULTS): full at maxSoc, empty at minSoc. */
+    minSoc?: number;
+    maxSoc?: number;
   };
   pv: { deviceReference: string; name: string; peakW: number; initialProducedWh: number };
   meter: { deviceReference: string; name: string; initialImportWh: number; initialExportWh: number };
   /** Site consumption between minW and maxW following a UTC day profile. */
   load: { profile: LoadProfile; minW: number; maxW: number };
 }
+
+/** Battery defaults where a site definition leaves them out. */
+export const BATTERY_DEFAULTS = Object.freeze({ efficiency: 0.9, minSoc: 5, maxSoc: 95 });
 
 export const PROPERTY_UNITS: Readonly<Record<DeviceKind, ReadonlyArray<{ name: string; unit: string }>>> = {
   battery: [
