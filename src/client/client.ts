@@ -5,6 +5,7 @@
  * requests that are validated already, as they are: read() (ReadRequest, for the coalescer) and
  * sendSteering() (SteeringRequest from the protocol's endpoint table, for the steering queue).
  */
+import { PATH_KEYS, PATH_SETTINGS, resolvePaths, type ApiPaths } from '../protocol/paths';
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
 import { isAxiosError } from './http-lib';
@@ -21,6 +22,7 @@ import { validateProperty, validateReadRequest, validateReference, validateTimeS
 import { STEERING_ENDPOINTS, steeringRequest, type SteeringAnswers, type SteeringEndpoint, type SteeringRequest } from '../protocol/endpoints';
 import type {
   ActiveSteeringRequest, CurtailmentSteeringRequest, Device, EssSteeringRequest, GridTargetCancelResponse,
+  GridLimitsRequest,
   GridTargetRequest, Measurement, MeasurementList, MeasurementMap, ReadAnswers, ReadRequest, ReadShape, SiteSummary,
   SteeringResponse, TimeInput, TimeSeriesRequest, TimeSeriesResponse,
 } from '../protocol/types';
@@ -42,6 +44,15 @@ export interface ClientOptions {
   retryMaxMs?: number;
   /** Largest response body accepted, bytes (default 10 MB). */
   maxBodyBytes?: number;
+  /** The paths the specification does not show (protocol/paths.ts); unset ones are the defaults. */
+  paths?: Partial<ApiPaths>;
+}
+
+/** Paths keyed as the config node's properties (pathDevices, ...), for resolvePaths. */
+function pathSettings(paths: Partial<ApiPaths> | undefined): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const key of PATH_KEYS) o[PATH_SETTINGS[key].property] = paths?.[key];
+  return o;
 }
 
 export interface CallOptions {
@@ -80,6 +91,8 @@ export class EmsClient {
   private readonly maxBodyBytes: number;
   state: ConnectionState = { state: 'ok' };
   readonly concurrency: number;
+  /** The paths in use: configured (checked) or the defaults. */
+  readonly paths: Readonly<ApiPaths>;
 
   constructor(opts: ClientOptions) {
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl)) {
@@ -91,6 +104,7 @@ export class EmsClient {
     this.redactor = new Redactor(secretsOf(auth));
     this.hostPort = hostPortOf(opts.baseUrl);
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
+    this.paths = Object.freeze(resolvePaths(pathSettings(opts.paths)));
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.maxBodyBytes = opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
     this.transport = new Transport({
@@ -130,7 +144,7 @@ export class EmsClient {
   // ------------------------------------------------------------------ device data
 
   async listDevices(o?: CallOptions): Promise<Device[]> {
-    return this.request('GET', '/devices', { kind: 'read' }, o, undefined, DEVICES);
+    return this.request('GET', this.paths.devices, { kind: 'read' }, o, undefined, DEVICES);
   }
 
   async getMeasurement(device: string, property: string, o?: CallOptions): Promise<Measurement> {
@@ -202,6 +216,11 @@ export class EmsClient {
     return this.steerEndpoint('grid-target', site, body, o);
   }
 
+  /** Grid-limits steering (vendor notes; the path is the configured pathGridLimits, by default assumed). */
+  async steerGridLimits(site: string, body: GridLimitsRequest, o?: CallOptions): Promise<SteeringResponse<GridLimitsRequest>> {
+    return this.steerEndpoint('grid-limits', site, body, o);
+  }
+
   async cancelGridTarget(site: string, o?: CallOptions): Promise<GridTargetCancelResponse> {
     return this.steerEndpoint('cancel-grid-target', site, undefined, o);
   }
@@ -213,7 +232,7 @@ export class EmsClient {
   async steerEndpoint<E extends SteeringEndpoint>(endpoint: E, site: string, body: unknown, o?: CallOptions): Promise<SteeringAnswers[E]> {
     const ref = validateReference(site, 'siteReference');
     const validate = STEERING_ENDPOINTS[endpoint].validate as ((b: unknown, now?: number) => never) | undefined;
-    return this.sendSteering(steeringRequest(endpoint, ref, validate?.(body, Date.now())), o);
+    return this.sendSteering(steeringRequest(endpoint, ref, validate?.(body, Date.now()), this.paths), o);
   }
 
   /**
@@ -235,7 +254,7 @@ export class EmsClient {
   /** Sites with their devices. The reference simulator has this; the real service may not (404 gives []). */
   async listSites(o?: CallOptions): Promise<SiteSummary[]> {
     try {
-      return await this.request('GET', '/sites', { kind: 'read' }, o, undefined, SITES);
+      return await this.request('GET', this.paths.sites, { kind: 'read' }, o, undefined, SITES);
     } catch (e) {
       if (e instanceof ApiError && (e.status === 404 || e.status === 405)) return [];
       throw e;

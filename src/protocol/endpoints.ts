@@ -10,14 +10,15 @@
  * sends is built exactly once, by steeringRequestFor(), as a typed SteeringRequest that the
  * client sends as it is.
  */
-import { validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridTargetRequest } from './validate';
+import { validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridLimitsRequest, validateGridTargetRequest } from './validate';
+import { DEFAULT_PATHS, fillSite, type ApiPaths, type PathKey } from './paths';
 import type {
-  ActiveSteeringRequest, CurtailmentSteeringRequest, CurtailmentValue, EssSteeringRequest, GridTargetCancelResponse,
+  ActiveSteeringRequest, CurtailmentSteeringRequest, CurtailmentValue, EssSteeringRequest, GridLimitsRequest, GridTargetCancelResponse,
   GridTargetRequest, PowerValue, SteeringResponse,
 } from './types';
 
 /** The components of a site's steering (spec section 3, vendor notes), in the order bodies carry them. */
-export const STEERING_COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
+export const STEERING_COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget', 'gridLimits'] as const;
 export type SteeringComponent = (typeof STEERING_COMPONENTS)[number];
 
 /** The value of each component; a gridTarget of null cancels the grid target. */
@@ -26,7 +27,24 @@ export interface SteeringComponentValues {
   productionCurtailment?: CurtailmentValue;
   maximizeGridImport?: boolean;
   gridTarget?: Pick<GridTargetRequest, 'setpoint' | 'deadband'> | null;
+  gridLimits?: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'>;
 }
+
+/**
+ * The steering types of the service (vendor notes): "only the last received steering request
+ * of each type is processed", and asset steering and grid target cannot be used together, so
+ * a request of one ends the other in force on the site (assumption). Grid limits are a type of
+ * their own that coexists with both (assumption: the documentation does not say otherwise).
+ */
+export const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
+export type SteeringType = (typeof STEERING_TYPES)[number];
+
+/** The types a request of each type ends on the site (vendor notes; assumption for the direction). */
+export const DISPLACES: Readonly<Record<SteeringType, readonly SteeringType[]>> = Object.freeze({
+  asset: ['grid-target'],
+  'grid-target': ['asset'],
+  'grid-limits': [],
+});
 
 /** The validity window of a signal, epoch ms. */
 export interface SteeringValidity {
@@ -41,6 +59,7 @@ export interface SteeringBodies {
   curtailment: CurtailmentSteeringRequest;
   'grid-target': GridTargetRequest;
   'cancel-grid-target': undefined;
+  'grid-limits': GridLimitsRequest;
 }
 
 /** What each endpoint answers (assumption A5: the accepted body plus a requestId). */
@@ -50,14 +69,19 @@ export interface SteeringAnswers {
   curtailment: SteeringResponse<CurtailmentSteeringRequest>;
   'grid-target': SteeringResponse<GridTargetRequest>;
   'cancel-grid-target': GridTargetCancelResponse;
+  'grid-limits': SteeringResponse<GridLimitsRequest>;
 }
 
 export type SteeringEndpoint = keyof SteeringBodies;
 
 export interface SteeringEndpointSpec<E extends SteeringEndpoint = SteeringEndpoint> {
   method: 'POST' | 'DELETE';
-  /** Path template; `{site}` stands for the URL-encoded site reference. */
+  /** Path template; `<site>` stands for the URL-encoded site reference. */
   path: string;
+  /** The configurable path (paths.ts) that replaces `path` when a config node sets it. */
+  pathKey?: PathKey;
+  /** The steering type (exclusivity, see DISPLACES). */
+  type: SteeringType;
   /** The components the body carries (a DELETE: the component it clears). */
   components: readonly SteeringComponent[];
   /** Validates a body (with `now`, a validUntil not in the future is refused too); none for a DELETE. */
@@ -75,7 +99,8 @@ function validity(v: SteeringValidity): { validFrom?: number; validUntil: number
 export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEndpointSpec<E> } = {
   combined: {
     method: 'POST',
-    path: '/sites/{site}/steering',
+    path: '/sites/<site>/steering',
+    type: 'asset',
     components: ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport'],
     validate: validateActiveSteering,
     body: (c, v) => {
@@ -88,21 +113,25 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
   },
   ess: {
     method: 'POST',
-    path: '/sites/{site}/steering/ess',
+    path: '/sites/<site>/steering/ess',
+    type: 'asset',
     components: ['energyStorageSetting'],
     validate: validateEssRequest,
     body: (c, v) => ({ setting: c.energyStorageSetting!, ...validity(v) }),
   },
   curtailment: {
     method: 'POST',
-    path: '/sites/{site}/steering/curtailment',
+    path: DEFAULT_PATHS.curtailment,
+    pathKey: 'curtailment',
+    type: 'asset',
     components: ['productionCurtailment'],
     validate: validateCurtailmentRequest,
     body: (c, v) => ({ setting: c.productionCurtailment!, ...validity(v) }),
   },
   'grid-target': {
     method: 'POST',
-    path: '/sites/{site}/steering/grid-target',
+    path: '/sites/<site>/steering/grid-target',
+    type: 'grid-target',
     components: ['gridTarget'],
     validate: validateGridTargetRequest,
     body: (c, v) => {
@@ -112,8 +141,24 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
   },
   'cancel-grid-target': {
     method: 'DELETE',
-    path: '/sites/{site}/steering/grid-target',
+    path: '/sites/<site>/steering/grid-target',
+    type: 'grid-target',
     components: ['gridTarget'],
+  },
+  'grid-limits': {
+    method: 'POST',
+    path: DEFAULT_PATHS.gridLimits,
+    pathKey: 'gridLimits',
+    type: 'grid-limits',
+    components: ['gridLimits'],
+    validate: validateGridLimitsRequest,
+    body: (c, v) => {
+      const g = c.gridLimits!;
+      const b: Partial<GridLimitsRequest> = {};
+      if (g.upperLimit !== undefined) b.upperLimit = g.upperLimit;
+      if (g.lowerLimit !== undefined) b.lowerLimit = g.lowerLimit;
+      return Object.assign(b, validity(v)) as GridLimitsRequest;
+    },
   },
 };
 
@@ -151,6 +196,7 @@ export interface SteeringCommand extends SteeringValidity {
   productionCurtailment?: CurtailmentValue;
   maximizeGridImport?: boolean;
   gridTarget?: Pick<GridTargetRequest, 'setpoint' | 'deadband'>;
+  gridLimits?: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'>;
 }
 
 /** One component of a request to build, and the endpoint of the command it came from. */
@@ -160,15 +206,21 @@ export interface SteeringPart {
   from: SteeringEndpoint;
 }
 
-/** The path of an endpoint for a site (the site URL-encoded). */
-export function steeringPath(endpoint: SteeringEndpoint, site: string): string {
-  return STEERING_ENDPOINTS[endpoint].path.replace('{site}', encodeURIComponent(site));
+/** The path template of an endpoint: the configured one (paths.ts) where it has one, else the table's. */
+export function steeringTemplate(endpoint: SteeringEndpoint, paths?: Partial<ApiPaths>): string {
+  const spec: SteeringEndpointSpec = STEERING_ENDPOINTS[endpoint];
+  return (spec.pathKey && paths?.[spec.pathKey]) || spec.path;
+}
+
+/** The path of an endpoint for a site (the site URL-encoded), with the configured paths. */
+export function steeringPath(endpoint: SteeringEndpoint, site: string, paths?: Partial<ApiPaths>): string {
+  return fillSite(steeringTemplate(endpoint, paths), site);
 }
 
 /** The typed request of an endpoint with a body that is already validated (the client's public methods). */
-export function steeringRequest<E extends SteeringEndpoint>(endpoint: E, site: string, body?: SteeringBodies[E]): SteeringRequest<E> {
+export function steeringRequest<E extends SteeringEndpoint>(endpoint: E, site: string, body?: SteeringBodies[E], paths?: Partial<ApiPaths>): SteeringRequest<E> {
   const spec = STEERING_ENDPOINTS[endpoint];
-  const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site) };
+  const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
   if (spec.body && body !== undefined) req.body = body;
   return req;
 }
@@ -199,10 +251,10 @@ export function mergeKey(name: SteeringComponent, v: SteeringValidity): string {
  * The one place a steering request is built: the components of one validity window (each
  * with the endpoint of its command) become a typed request on the endpoint that carries them.
  */
-export function steeringRequestFor(site: string, parts: readonly SteeringPart[], v: SteeringValidity): SteeringRequest {
+export function steeringRequestFor(site: string, parts: readonly SteeringPart[], v: SteeringValidity, paths?: Partial<ApiPaths>): SteeringRequest {
   const endpoint = endpointFor(parts.map((p) => p.name), parts.map((p) => p.from));
   const spec = STEERING_ENDPOINTS[endpoint];
-  const req: SteeringRequest = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site) };
+  const req: SteeringRequest = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
   if (spec.body) {
     const c: Record<string, unknown> = {};
     for (const p of parts) c[p.name] = p.value;
@@ -222,9 +274,14 @@ export function partsOf(cmd: SteeringCommand): SteeringPart[] {
 }
 
 /** The request a lone command is sent as (dry runs): empty commands have none (undefined). */
-export function steeringRequestOf(cmd: SteeringCommand): SteeringRequest | undefined {
+export function steeringRequestOf(cmd: SteeringCommand, paths?: Partial<ApiPaths>): SteeringRequest | undefined {
   const parts = partsOf(cmd);
-  return parts.length === 0 ? undefined : steeringRequestFor(cmd.site, parts, cmd);
+  return parts.length === 0 ? undefined : steeringRequestFor(cmd.site, parts, cmd, paths);
+}
+
+/** The steering type of an endpoint (exclusivity). */
+export function steeringTypeOf(endpoint: SteeringEndpoint): SteeringType {
+  return STEERING_ENDPOINTS[endpoint].type;
 }
 
 /** The request as a node echoes it in msg.request: method, path and (when there is one) the body, as sent. */

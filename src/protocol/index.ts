@@ -8,6 +8,7 @@ export * from './units';
 export * from './time';
 export * from './validate';
 export * from './devices';
-export { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringPath, steeringRequest, type SteeringRequest, type SteeringEndpoint, type SteeringBodies, type SteeringAnswers, type SteeringCommand } from './endpoints';
+export { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, STEERING_TYPES, DISPLACES, steeringPath, steeringRequest, steeringTypeOf, type SteeringType, type SteeringRequest, type SteeringEndpoint, type SteeringBodies, type SteeringAnswers, type SteeringCommand } from './endpoints';
 export { LIMITS, SERVICE, accepts, refusal, type Limit } from './limits';
 export { limited } from './limit-check';
+export { DEFAULT_PATHS, PATH_SETTINGS, validatePath, resolvePaths, type ApiPaths } from './paths';

@@ -87,6 +87,7 @@ export const LIMITS = {
   maxEssPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
   maxCurtailment: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
   maxGridPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  maxGridLimit: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
   pvPeakPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'unknown' },
 } as const satisfies Record<string, Limit>;
 

@@ -154,6 +154,17 @@ export interface GridTargetRequest {
   validUntil: EpochMs;
 }
 
+/**
+ * Body of grid-limits steering (vendor notes; path assumed, configurable). Grid power: positive
+ * imports, negative exports; at least one limit is set, and lowerLimit <= upperLimit.
+ */
+export interface GridLimitsRequest {
+  upperLimit?: PowerValue;
+  lowerLimit?: PowerValue;
+  validFrom?: EpochMs;
+  validUntil: EpochMs;
+}
+
 /** Steering responses echo the accepted payload plus a request ID (assumption A5). */
 export type SteeringResponse<T> = T & { requestId: string };
 
@@ -169,6 +180,13 @@ export interface SiteSummary {
   siteReference: string;
   name: string;
   devices: Array<{ deviceReference: string; kind: string }>;
+  /** Installed PV power, W (the simulator lists it; a `%` curtailment is converted with it). */
+  pvPeakPower?: number;
+  /** Battery power rating, W, and usable capacity, Wh. */
+  batteryMaxPower?: number;
+  batteryCapacity?: number;
+  /** Contractual grid limits, W: `upper` the most import (>= 0), `lower` the most export (<= 0). */
+  gridLimits?: { upper: number; lower: number };
 }
 
 export interface ComponentState<V = number> {
@@ -186,6 +204,8 @@ export interface SteeringState {
     productionCurtailment: ComponentState | null;
     maximizeGridImport: ComponentState<boolean> | null;
     gridTarget: (ComponentState & { deadband?: PowerValue }) | null;
+    /** Limits in force, W (as the simulator clamps them to the contractual limits: `requested` keeps what was asked). */
+    gridLimits?: { upperW?: number; lowerW?: number; validFrom: EpochMs; validUntil: EpochMs } | null;
   };
 }
 

@@ -5,13 +5,14 @@
  * throws a ValidationError naming the field and the accepted forms.
  */
 import { ValidationError } from './errors';
-import { parseCurtailmentValue, parsePowerValue, show } from './units';
+import { parseCurtailmentValue, parsePowerValue, show, toWatts } from './units';
 import { MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
 import { LIMITS, SERVICE, accepts, refusal } from './limits';
 import type {
   ActiveSteeringRequest,
   CurtailmentSteeringRequest,
   EssSteeringRequest,
+  GridLimitsRequest,
   GridTargetRequest,
   ReadRequest,
   ReadShape,
@@ -155,6 +156,24 @@ export function validateGridTargetRequest(input: unknown, now?: number): GridTar
     if (out.deadband.value < 0) throw new ValidationError('deadband.value', `must be 0 or more; got ${out.deadband.value}`);
   }
   return out;
+}
+
+/** Body of grid-limits steering: at least one limit, and lowerLimit not above upperLimit. */
+export function validateGridLimitsRequest(input: unknown, now?: number): GridLimitsRequest {
+  const o = plainObject(input, 'body');
+  for (const k of Object.keys(o)) {
+    if (!['upperLimit', 'lowerLimit', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of a grid-limits request; accepted: upperLimit, lowerLimit, validFrom, validUntil');
+  }
+  const out: Partial<GridLimitsRequest> = {};
+  if (o.upperLimit !== undefined && o.upperLimit !== null) out.upperLimit = parsePowerValue(o.upperLimit, 'upperLimit');
+  if (o.lowerLimit !== undefined && o.lowerLimit !== null) out.lowerLimit = parsePowerValue(o.lowerLimit, 'lowerLimit');
+  if (!out.upperLimit && !out.lowerLimit) {
+    throw new ValidationError('body', 'must set upperLimit or lowerLimit (or both): {value: number, unit: W|kW|MW}, grid power, positive imports');
+  }
+  if (out.upperLimit && out.lowerLimit && toWatts(out.lowerLimit) > toWatts(out.upperLimit)) {
+    throw new ValidationError('lowerLimit', `must not be above upperLimit (${out.upperLimit.value} ${out.upperLimit.unit}); got ${out.lowerLimit.value} ${out.lowerLimit.unit}`, 'unprocessable');
+  }
+  return { ...out, ...validateValidity(o, now) } as GridLimitsRequest;
 }
 
 /**

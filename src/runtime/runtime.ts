@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import { ValidationError } from '../protocol';
 import { LIMITS } from '../protocol/limits';
+import { resolvePaths, type ApiPaths } from '../protocol/paths';
 import { limited } from '../protocol/limit-check';
 import { EmsClient, type AuthConfig } from '../client';
 import { ReadCoalescer } from './coalescer';
@@ -32,6 +33,23 @@ export interface ConfigProps {
   maxBodyMB?: number | string;
   /** Longest validity of any steering signal, minutes (range and default: LIMITS.maxValidity). */
   maxValidity?: number | string;
+  /** The paths the specification does not show (protocol/paths.ts); empty: the default. */
+  pathDevices?: string;
+  pathSites?: string;
+  pathCurtailment?: string;
+  pathGridLimits?: string;
+  /** A `%` curtailment: converted to W with the site's PV power (default), or sent as `%`. */
+  percentCurtailment?: string;
+}
+
+/** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
+export type PercentCurtailment = 'convert' | 'send';
+
+export function percentCurtailmentOf(p: ConfigProps): PercentCurtailment {
+  const v = p.percentCurtailment ?? '';
+  if (v === '' || v === 'convert') return 'convert';
+  if (v === 'send') return 'send';
+  throw new ValidationError('percentCurtailment', `must be "convert" (to W with the site's PV power; default) or "send" (unit "%"); got ${JSON.stringify(v)}`);
 }
 
 export interface ConfigCredentials {
@@ -47,6 +65,10 @@ export interface Runtime {
   baseUrl: string;
   /** Limits every node on this config node obeys. */
   limits: { maxValidityMs: number; maxBodyBytes: number };
+  /** The paths in use (configured or default). */
+  paths: Readonly<ApiPaths>;
+  /** How a `%` curtailment goes out. */
+  percentCurtailment: PercentCurtailment;
   close(): void;
 }
 
@@ -119,6 +141,8 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const ca = caOf(p.caCert, o.readFiles ?? true);
   const maxBodyBytes = setting(p, 'maxBodyMB') * 1024 * 1024;
   const maxValidityMs = setting(p, 'maxValidity') * 60_000;
+  const paths = resolvePaths(p as Record<string, unknown>);
+  const percentCurtailment = percentCurtailmentOf(p);
   const client = new EmsClient({
     baseUrl,
     auth: sim ? { type: 'none' } : authOf(p, c),
@@ -128,12 +152,13 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
     rejectUnauthorized: bool(p.rejectUnauthorized, true),
     ca,
     maxBodyBytes,
+    paths,
   });
   const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
-  const steering = new SteeringQueue(client, { maxValidityMs });
+  const steering = new SteeringQueue(client, { maxValidityMs, paths });
   const polls = new PollScheduler(onPollError);
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes },
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment,
     close() {
       polls.stop();
       reads.close();

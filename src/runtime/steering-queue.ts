@@ -12,6 +12,7 @@
 import { apiError, ValidationError } from '../client/errors';
 import type { EmsClient } from '../client/client';
 import type { GridTargetRequest, PowerValue } from '../protocol/types';
+import type { ApiPaths } from '../protocol/paths';
 import {
   mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
   type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
@@ -63,6 +64,8 @@ export interface SteeringQueueOptions {
   maxValidityMs?: number;
   /** Clock, for tests (default Date.now). */
   now?: () => number;
+  /** The configured paths (protocol/paths.ts): each request is built with them. */
+  paths?: Partial<ApiPaths>;
 }
 
 /** "24 h", "90 min", "1 h 30 min": a limit in words. */
@@ -207,7 +210,7 @@ export class SteeringQueue {
   /** Builds the group's one typed request (protocol) and has the client send exactly that. */
   private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
-    const req = steeringRequestFor(site, parts, entries[0][1]);
+    const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
     const response = await this.client.sendSteering(req, { signal });
     return { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
   }
@@ -222,8 +225,8 @@ export class SteeringQueue {
 }
 
 /** The request a lone command would be sent as (dry runs), in the form msg.request shows it. */
-export function requestForCommand(cmd: SteeringCommand): SentRequest {
-  const req = steeringRequestOf(cmd);
+export function requestForCommand(cmd: SteeringCommand, paths?: Partial<ApiPaths>): SentRequest {
+  const req = steeringRequestOf(cmd, paths);
   if (!req) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
   return sentForm(req);
 }

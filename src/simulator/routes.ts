@@ -118,7 +118,7 @@ function withSteering(table: Array<[string, Record<string, RouteHandler>]>): Arr
   const byPattern = new Map(table.map(([pattern, methods]) => [pattern, { ...methods }]));
   for (const endpoint of STEERING_ENDPOINT_NAMES) {
     const spec = STEERING_ENDPOINTS[endpoint];
-    const pattern = spec.path.replace('{site}', ':ref');
+    const pattern = spec.path.replace('<site>', ':ref');
     const methods = byPattern.get(pattern) ?? {};
     methods[spec.method] = steer(endpoint);
     byPattern.set(pattern, methods);
