@@ -43,13 +43,17 @@ describe('flows saved by 0.1.0', () => {
     };
   }
 
-  it('every node runs with its properties upgraded to version 2: the properties added since get their defaults', async () => {
+  it('every node runs with its properties upgraded to the current version: the properties added since get their defaults', async () => {
     const ADDED: Record<string, Record<string, unknown>> = {
-      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
+      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
       'ems-device-read': { maxSplit: 1000 },
       'ems-time-series': { maxSplit: 1000 },
-      'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
+      'ems-site-steer': {
+        maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
+        upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
+      },
     };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 3 };
     await load();
     const ours = SAVED.filter((n) => ADDED[n.type]);
     assert.equal(ours.length, 8);
@@ -57,7 +61,7 @@ describe('flows saved by 0.1.0', () => {
       assert.equal(n.version, 1, `${n.id} is saved as version 1`);
       for (const k of Object.keys(ADDED[n.type])) assert.equal(k in n, false, `${n.id} was saved without ${k}`);
       const props = helper.getNode(n.id).props;
-      const expected: Record<string, unknown> = { ...n, ...ADDED[n.type], version: 2 };
+      const expected: Record<string, unknown> = { ...n, ...ADDED[n.type], version: VERSION[n.type] };
       delete expected.baseUrl; // load() points these at the test's simulator and helpers
       delete expected.wires;
       assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, props[k]])), expected, n.id);

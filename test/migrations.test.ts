@@ -11,7 +11,7 @@ import { MIGRATIONS, currentVersion, migrate, upgrade, versionOf, type Migration
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const saved = (type: string) => SAVED.find((n) => n.type === type)!;
 
-/** What version 2 adds to a 0.1.0 config of each type. */
+/** What version 2 (issue 10) adds to a 0.1.0 config of each type. */
 const V2: Record<string, NodeConfig> = {
   'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
   'ems-device-read': { maxSplit: 1000 },
@@ -19,35 +19,54 @@ const V2: Record<string, NodeConfig> = {
   'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
 };
 
+/** What version 3 (issue 12) adds: paths and the % curtailment choice (a saved config kept sending %), grid limits. */
+const V3: Record<string, NodeConfig> = {
+  'ems-partner-config': { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
+  'ems-site-steer': {
+    upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
+  },
+};
+
+/** Every property added since 0.1.0, and the version a type is at now. */
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t] }]));
+const CURRENT = (type: string) => (V3[type] ? 3 : 2);
+
 describe('migrations', () => {
-  it('every node type of the package has steps up to version 2', () => {
+  it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
     assert.deepEqual(Object.keys(MIGRATIONS).sort(), Object.keys(V2).sort());
-    for (const type of Object.keys(V2)) assert.equal(currentVersion(type), 2, type);
+    for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
   });
 
-  for (const [type, added] of Object.entries(V2)) {
-    it(`${type}: 0.1.0 (version 1) to 2 adds the issue-10 properties with their defaults, and nothing else changes`, () => {
+  for (const [type, added] of Object.entries(ADDED)) {
+    it(`${type}: 0.1.0 (version 1) to current adds the properties of each step with their defaults, and nothing else changes`, () => {
       const before = saved(type);
       const frozen = JSON.stringify(before);
       const after = migrate(type, before);
-      assert.deepEqual(after, { ...before, ...added, version: 2 });
+      assert.deepEqual(after, { ...before, ...added, version: CURRENT(type) });
       assert.equal(JSON.stringify(before), frozen, 'the argument is not changed');
     });
 
     it(`${type}: a config without a version counts as version 1`, () => {
       const { version: _, ...noVersion } = saved(type);
       assert.equal(versionOf(noVersion), 1);
-      assert.deepEqual(migrate(type, noVersion), { ...noVersion, ...added, version: 2 });
+      assert.deepEqual(migrate(type, noVersion), { ...noVersion, ...added, version: CURRENT(type) });
     });
 
     it(`${type}: values a flow already holds stay (saved after issue 10, before version 2)`, () => {
       const held: NodeConfig = {};
-      for (const [k, v] of Object.entries(added)) held[k] = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : k === 'stopAction' ? 'lift' : '5000';
+      for (const [k, v] of Object.entries(added)) held[k] = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : k === 'stopAction' ? 'lift' : k === 'percentCurtailment' ? 'convert' : '5000';
       const after = migrate(type, { ...saved(type), ...held });
       for (const k of Object.keys(added)) assert.deepEqual(after[k], held[k], k);
-      assert.equal(after.version, 2);
+      assert.equal(after.version, CURRENT(type));
     });
+
+    if (V3[type]) {
+      it(`${type}: a version 2 config goes through step 3 only`, () => {
+        const v2 = { type, version: 2, name: 'x' };
+        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], version: 3 });
+      });
+    }
 
     it(`${type}: idempotent, and a current or newer config is returned as it is`, () => {
       const once = migrate(type, saved(type));
@@ -70,13 +89,13 @@ describe('migrations', () => {
     assert.equal(migrate('inject', n), n);
   });
 
-  describe('a later version (synthetic v3: site steer `duration` becomes a test-only `durationMin`)', () => {
+  describe('a later version (synthetic v4: site steer `duration` becomes a test-only `durationMin`)', () => {
     const TABLE: MigrationTable = {
       ...MIGRATIONS,
       'ems-site-steer': [
         // Listed out of order on purpose: steps run by version.
         {
-          version: 3,
+          version: 4,
           up: (c) => {
             const { duration, ...rest } = c;
             return { ...rest, durationMin: duration === undefined || duration === '' ? 15 : Number(duration) };
@@ -86,20 +105,20 @@ describe('migrations', () => {
       ],
     };
 
-    it('a 0.1.0 flow goes through step 2 and then step 3', () => {
+    it('a 0.1.0 flow goes through steps 2, 3 and then 4', () => {
       const before = saved('ems-site-steer');
       const after = migrate('ems-site-steer', before, TABLE);
       const { duration, ...rest } = before;
-      assert.deepEqual(after, { ...rest, ...V2['ems-site-steer'], durationMin: duration, version: 3 });
+      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 4 });
       assert.equal('duration' in after, false);
-      assert.equal(currentVersion('ems-site-steer', TABLE), 3);
+      assert.equal(currentVersion('ems-site-steer', TABLE), 4);
     });
 
-    it('a version 2 config goes through step 3 only; a version 3 config through none', () => {
-      const v2 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 2 };
-      const v3 = migrate('ems-site-steer', v2, TABLE);
-      assert.deepEqual(v3, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 3 });
-      assert.equal(migrate('ems-site-steer', v3, TABLE), v3);
+    it('a version 3 config goes through step 4 only; a version 4 config through none', () => {
+      const v3 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 3 };
+      const v4 = migrate('ems-site-steer', v3, TABLE);
+      assert.deepEqual(v4, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 4 });
+      assert.equal(migrate('ems-site-steer', v4, TABLE), v4);
     });
 
     it('upgrade() changes a node object in place: the renamed property goes, each change is reported', () => {
@@ -107,12 +126,12 @@ describe('migrations', () => {
       Object.defineProperty(node, '_flow', { value: 'hidden', enumerable: false });
       const seen: Array<[string, unknown]> = [];
       const keys = upgrade(node, (k, v) => seen.push([k, v]), TABLE);
-      assert.deepEqual(keys.sort(), ['allowMaximizeGridImport', 'duration', 'durationMin', 'maxGridPower', 'pvPeakPower', 'stopAction', 'version']);
+      assert.deepEqual(keys.sort(), ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort());
       assert.equal(node.durationMin, 45);
       assert.equal('duration' in node, false);
-      assert.equal(node.version, 3);
+      assert.equal(node.version, 4);
       assert.equal((node as { _flow?: string })._flow, 'hidden', 'properties it does not enumerate stay');
-      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '', version: 3 });
+      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 4 });
       assert.deepEqual(upgrade(node, undefined, TABLE), [], 'a second upgrade changes nothing');
     });
   });

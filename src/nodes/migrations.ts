@@ -38,6 +38,10 @@ export const MIGRATIONS: MigrationTable = {
   'ems-partner-config': [
     // 0.2.0 (issue 10): answer size and steering validity limits.
     { version: 2, up: (c) => withDefaults(c, { maxBodyMB: 10, maxValidity: 1440 }) },
+    // 0.3.0 (issue 12): the paths the specification does not show ('' = the assumed default),
+    // and how a % curtailment goes out. A config saved before sent `%` as it is, so it keeps
+    // 'send'; a new config node starts at 'convert' (the published type has no %).
+    { version: 3, up: (c) => withDefaults(c, { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' }) },
   ],
   'ems-device-read': [
     // 0.2.0 (issue 10): messages per split.
@@ -51,6 +55,15 @@ export const MIGRATIONS: MigrationTable = {
     // 0.2.0 (issue 10): grid limit ('' = none, as the panel's default), maximize grid import
     // allowed, what stop does, the PV peak power a 'lift' stop sends ('' = unknown).
     { version: 2, up: (c) => withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }) },
+    // 0.3.0 (issue 12): grid-limits mode (its values, '' = from msg.payload) and its node limit ('' = none).
+    {
+      version: 3,
+      up: (c) => withDefaults(c, {
+        upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW',
+        lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW',
+        maxGridLimit: '',
+      }),
+    },
   ],
 };
 

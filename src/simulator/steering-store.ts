@@ -51,6 +51,8 @@ export const STEERING_HANDLERS: { readonly [E in SteeringEndpoint]: (store: Stee
   curtailment: (store, body, now) => (store.applyCurtailment(body, now), body),
   'grid-target': (store, body, now) => (store.applyGridTarget(body, now), body),
   'cancel-grid-target': (store, _body, now) => ({ cancelled: store.cancelGridTarget(now) }),
+  // Placeholder until grid limits are simulated: accepted and echoed.
+  'grid-limits': (_store, body) => body,
 };
 
 export class SteeringStore {
