@@ -113,7 +113,7 @@ describe('simulator: endpoints and response shapes', () => {
     assert.equal(st.status, 200);
     assert.deepEqual(st.body, {
       siteReference: COM.siteReference,
-      components: { energyStorageSetting: null, productionCurtailment: null, maximizeGridImport: null, gridTarget: null },
+      components: { energyStorageSetting: null, productionCurtailment: null, maximizeGridImport: null, gridTarget: null, gridLimits: null },
     });
     const state = await call(s.url, 'GET', `/sites/${COM.siteReference}/state`);
     assert.equal(state.status, 200);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIsoSeconds } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { BATTERY_DEFAULTS } from '../src/simulator/sites';
 
 const T0 = Date.UTC(2026, 2, 10, 6, 0, 0); // a March morning, UTC
 const COM = DEFAULT_SITES[0];
@@ -49,29 +50,33 @@ describe('simulator: physics', () => {
   });
   afterEach(() => s.close());
 
-  it('SOC falls under discharge and rises under charge (1 h each), by energy / capacity', async () => {
+  it('SOC falls under discharge and rises under charge (1 h each), by energy / capacity with the round-trip efficiency', async () => {
     const ref = COM.battery.deviceReference;
+    const sqrtEff = Math.sqrt(BATTERY_DEFAULTS.efficiency);
     const soc0 = await read(s.url, ref, 'soc');
     await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 200, unit: 'kW' }, validUntil: T0 + 10 * HOUR_MS });
     s.sim.clock.advance(HOUR_MS);
     const soc1 = await read(s.url, ref, 'soc');
-    assert.ok(Math.abs(soc1 - (soc0 - 20)) < 0.01, `${soc0} -> ${soc1}`);
+    // 200 kWh delivered (AC) take 200 / sqrt(eff) kWh from the store of 1 MWh.
+    assert.ok(Math.abs(soc1 - (soc0 - 20 / sqrtEff)) < 0.01, `${soc0} -> ${soc1}`);
     await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 10 * HOUR_MS });
     s.sim.clock.advance(HOUR_MS);
     const soc2 = await read(s.url, ref, 'soc');
-    assert.ok(Math.abs(soc2 - soc0) < 0.01, `${soc1} -> ${soc2}`);
+    // 200 kWh charged (AC) store 200 * sqrt(eff) kWh: a full cycle returns eff of what went in.
+    assert.ok(Math.abs(soc2 - (soc1 + 20 * sqrtEff)) < 0.01, `${soc1} -> ${soc2}`);
+    assert.ok(soc2 < soc0, 'the round trip loses energy');
   });
 
-  it('SOC stays within 0-100 %: no discharge when empty, no charge when full', async () => {
+  it('SOC stays within its window: no discharge when empty (minSoc), no charge when full (maxSoc)', async () => {
     const ref = HOME.battery.deviceReference;
     const ess = (kW: number) => post(s.url, `/sites/${HOME.siteReference}/steering/ess`, { setting: { value: kW, unit: 'kW' }, validUntil: s.sim.clock.now() + DAY_MS });
     await ess(10);
     s.sim.clock.advance(3 * HOUR_MS);
-    assert.equal(await read(s.url, ref, 'soc'), 0);
+    assert.equal(await read(s.url, ref, 'soc'), BATTERY_DEFAULTS.minSoc);
     assert.equal(await read(s.url, ref, 'power'), 0);
     await ess(-10);
     s.sim.clock.advance(5 * HOUR_MS);
-    assert.equal(await read(s.url, ref, 'soc'), 100);
+    assert.equal(await read(s.url, ref, 'soc'), BATTERY_DEFAULTS.maxSoc);
     assert.equal(await read(s.url, ref, 'power'), 0);
   });
 

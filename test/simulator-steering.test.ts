@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { endOfQuarterHour, HOUR_MS, MINUTE_MS } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { BATTERY_DEFAULTS } from '../src/simulator/sites';
 import { call } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 12, 5, 0); // summer, sun high (UTC)
@@ -99,7 +100,8 @@ describe('simulator: steering components (spec section 3)', () => {
     await call(s.url, 'POST', `${SITE}/steering/ess`, { setting: { value: 500, unit: 'kW' }, validUntil: T0 + 30 * MINUTE_MS });
     await call(s.url, 'POST', `${SITE}/steering`, { maximizeGridImport: true, validFrom: T0 + 30 * MINUTE_MS, validUntil: T0 + 90 * MINUTE_MS });
     s.sim.clock.advance(HOUR_MS);
-    assert.ok(Math.abs((await read('soc')) - soc0) < 0.01);
+    // 250 kWh out and 250 kWh in through a 90 % round-trip efficiency (AC side): the store ends lower.
+    assert.ok(Math.abs((await read('soc')) - (soc0 - 25 * (1 / Math.sqrt(0.9) - Math.sqrt(0.9)))) < 0.01);
     assert.ok(Math.abs((await read('totalEnergyProduced')) - out0 - 250_000) < 1);
     assert.ok(Math.abs((await read('totalEnergyConsumed')) - in0 - 250_000) < 1);
   });
@@ -166,7 +168,8 @@ describe('simulator: steering components (spec section 3)', () => {
     // Fill the home battery first, then ask for zero export at noon.
     await call(s.url, 'POST', `${home}/steering/ess`, { setting: { value: -10, unit: 'kW' }, validUntil: T0 + 3 * HOUR_MS });
     s.sim.clock.advance(3 * HOUR_MS);
-    assert.equal(s.sim.siteState(HOME.siteReference).soc, 100);
+    // Full is the top of the SOC window (issue 12: device constraints), not 100 %.
+    assert.ok(Math.abs(s.sim.siteState(HOME.siteReference).soc - (HOME.battery.maxSoc ?? BATTERY_DEFAULTS.maxSoc)) < 0.1);
     const t = s.sim.clock.now();
     await call(s.url, 'POST', `${home}/steering/grid-target`, { setpoint: { value: 0, unit: 'W' }, validUntil: t + HOUR_MS });
     const f = await flows(home);

@@ -184,14 +184,15 @@ describe('steering one way: the endpoint table and the typed request builder', (
   const curt = { value: 40, unit: '%' } as const;
 
   it('names method, path and components of every endpoint', () => {
-    assert.deepEqual(STEERING_ENDPOINT_NAMES, ['combined', 'ess', 'curtailment', 'grid-target', 'cancel-grid-target']);
+    assert.deepEqual(STEERING_ENDPOINT_NAMES, ['combined', 'ess', 'curtailment', 'grid-target', 'cancel-grid-target', 'grid-limits']);
     const rows = STEERING_ENDPOINT_NAMES.map((e) => [e, STEERING_ENDPOINTS[e].method, STEERING_ENDPOINTS[e].path, STEERING_ENDPOINTS[e].components.join(',')]);
     assert.deepEqual(rows, [
-      ['combined', 'POST', '/sites/{site}/steering', 'energyStorageSetting,productionCurtailment,maximizeGridImport'],
-      ['ess', 'POST', '/sites/{site}/steering/ess', 'energyStorageSetting'],
-      ['curtailment', 'POST', '/sites/{site}/steering/curtailment', 'productionCurtailment'],
-      ['grid-target', 'POST', '/sites/{site}/steering/grid-target', 'gridTarget'],
-      ['cancel-grid-target', 'DELETE', '/sites/{site}/steering/grid-target', 'gridTarget'],
+      ['combined', 'POST', '/sites/<site>/steering', 'energyStorageSetting,productionCurtailment,maximizeGridImport'],
+      ['ess', 'POST', '/sites/<site>/steering/ess', 'energyStorageSetting'],
+      ['curtailment', 'POST', '/sites/<site>/steering/curtailment', 'productionCurtailment'],
+      ['grid-target', 'POST', '/sites/<site>/steering/grid-target', 'gridTarget'],
+      ['cancel-grid-target', 'DELETE', '/sites/<site>/steering/grid-target', 'gridTarget'],
+      ['grid-limits', 'POST', '/sites/<site>/steering/grid-limits', 'gridLimits'],
     ]);
     for (const e of STEERING_ENDPOINT_NAMES) {
       const spec = STEERING_ENDPOINTS[e];
@@ -206,7 +207,7 @@ describe('steering one way: the endpoint table and the typed request builder', (
   });
 
   it('every body the table builds is one its validator accepts unchanged', () => {
-    const values = { energyStorageSetting: ess, productionCurtailment: curt, maximizeGridImport: true, gridTarget: { setpoint: { value: 3, unit: 'kW' as const }, deadband: { value: 1, unit: 'kW' as const } } };
+    const values = { energyStorageSetting: ess, productionCurtailment: curt, maximizeGridImport: true, gridTarget: { setpoint: { value: 3, unit: 'kW' as const }, deadband: { value: 1, unit: 'kW' as const } }, gridLimits: { upperLimit: { value: 5, unit: 'kW' as const }, lowerLimit: { value: -5, unit: 'kW' as const } } };
     for (const e of STEERING_ENDPOINT_NAMES) {
       const spec = STEERING_ENDPOINTS[e];
       if (!spec.body) continue;
@@ -314,6 +315,7 @@ describe('steering one way: the client sends the typed request as it is', () => 
       curtailment: { setting: { value: 4, unit: 'kW' }, validUntil },
       'grid-target': { setpoint: { value: 5, unit: 'kW' }, validUntil },
       'cancel-grid-target': undefined,
+      'grid-limits': { upperLimit: { value: 5, unit: 'kW' }, validUntil },
     };
     for (const e of STEERING_ENDPOINT_NAMES) {
       await c.steerEndpoint(e, SITE, bodies[e]);

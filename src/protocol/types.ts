@@ -204,8 +204,8 @@ export interface SteeringState {
     productionCurtailment: ComponentState | null;
     maximizeGridImport: ComponentState<boolean> | null;
     gridTarget: (ComponentState & { deadband?: PowerValue }) | null;
-    /** Limits in force, W (as the simulator clamps them to the contractual limits: `requested` keeps what was asked). */
-    gridLimits?: { upperW?: number; lowerW?: number; validFrom: EpochMs; validUntil: EpochMs } | null;
+    /** Limits in force, W (clamped to the contractual limits), and what the request asked. */
+    gridLimits?: { upperW: number; lowerW: number; validFrom: EpochMs; validUntil: EpochMs; requested: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'> } | null;
   };
 }
 

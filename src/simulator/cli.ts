@@ -5,6 +5,8 @@
  * Stops cleanly on SIGINT / SIGTERM (exit 0). Bad arguments: message on stderr, exit 2.
  */
 import { parseArgs } from 'node:util';
+import { DEFAULT_PATHS, PATH_KEYS, validatePath, type ApiPaths } from '../protocol/paths';
+import { buildRoutes } from './routes';
 import { startSimulator, type StartOptions } from './index';
 
 const USAGE = `Usage: ems-partner-sim [options]
@@ -18,6 +20,12 @@ Options:
   --seed <n>            seed of weather, load, faults and request IDs (default 1)
   --latency <ms>        added latency per request, ms (default 0)
   --fault-rate <0..1>   share of faulted requests: half 500, a quarter 429, a quarter resets
+  --path-devices <p>    serve the device list on <p> instead of /devices
+  --path-sites <p>      serve the site list on <p> instead of /sites
+  --path-curtailment <p>  curtailment steering on <p> (<site> for the site), instead of
+                        /sites/<site>/steering/curtailment
+  --path-grid-limits <p>  grid-limits steering on <p> (<site> for the site), instead of
+                        /sites/<site>/steering/grid-limits
   --help                show this help
 
 Control endpoints (no key needed): GET /sim/stats, GET /sim/log, GET|POST /sim/faults,
@@ -47,6 +55,10 @@ export function parseCli(argv: string[]): { help: true } | { help: false; opts: 
         seed: { type: 'string' },
         latency: { type: 'string' },
         'fault-rate': { type: 'string' },
+        'path-devices': { type: 'string' },
+        'path-sites': { type: 'string' },
+        'path-curtailment': { type: 'string' },
+        'path-grid-limits': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -67,6 +79,26 @@ export function parseCli(argv: string[]): { help: true } | { help: false; opts: 
     latencyMs: num(str('latency'), 'latency', (n) => n >= 0 && n <= 60_000, 'a number of ms from 0 to 60000'),
     faultRate: num(str('fault-rate'), 'fault-rate', (n) => n >= 0 && n <= 1, 'a number from 0 to 1'),
   };
+  const paths: Partial<ApiPaths> = {};
+  for (const key of PATH_KEYS) {
+    const flag = `path-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    const v = str(flag);
+    if (v === undefined) continue;
+    if (v.trim() === '') throw new UsageError(`--${flag} must not be empty`);
+    try {
+      paths[key] = validatePath(key, v);
+    } catch (e) {
+      throw new UsageError(`--${flag} ${(e as Error).message.replace(/^\S+ /, '')}`);
+    }
+  }
+  if (Object.keys(paths).length > 0) {
+    try {
+      buildRoutes({ ...DEFAULT_PATHS, ...paths }); // two endpoints on one path and method
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+    opts.paths = paths;
+  }
   return { help: false, opts };
 }
 

@@ -2,8 +2,22 @@
  * Dispatch: the power flows of one site at one instant, from its load, its PV potential, the
  * battery's state and the steering that applies (steering-store.ts). Pure: the model
  * (model.ts) calls it for each integration step and for each snapshot.
+ *
+ * Order (README, assumptions A19, A30-A34):
+ * 1. Asset steering or grid target (they exclude each other, the store keeps one type):
+ *    maximize grid import (charge at the limit, PV to 0), else the ESS setting, else the
+ *    grid target (deadband; PV curtailed when the battery cannot absorb), else
+ *    self-consumption; a curtailment caps PV.
+ * 2. Device constraints: the battery's power rating, and its SOC window over the step
+ *    (a full battery cannot charge, an empty one cannot discharge; round-trip efficiency).
+ * 3. Grid limits: the requested limits within the contractual ones (the contractual ones
+ *    alone when none is requested). Hard site constraints, they win over step 1 as far as
+ *    needed: the battery is adjusted first (within step 2), then PV (curtailed for too much
+ *    export, un-curtailed for too much import). Curtailment for a limit is recomputed at every
+ *    instant, so PV is un-curtailed as soon as there is room. What the assets cannot do shows
+ *    in the grid power.
  */
-import type { SiteDefinition } from './sites';
+import { BATTERY_DEFAULTS, contractOf, type SiteDefinition } from './sites';
 import type { ActiveSteering } from './steering-store';
 
 export interface Flows {
@@ -30,12 +44,16 @@ export interface DispatchInput {
   dtH: number;
 }
 
+/** Below this much energy (Wh) a battery counts as at the edge of its SOC window. */
+const EDGE_WH = 1e-6;
+
 /** The flows at an instant, written into `out` (returned). */
 export function dispatch(i: DispatchInput, out: Flows): Flows {
   const { def, steering: s, dtH } = i;
   const load = i.loadW;
+  const potential = Math.max(0, i.pvPotentialW);
   const maxP = def.battery.maxPowerW;
-  let pv = i.pvPotentialW;
+  let pv = potential;
   if (s.curtailW !== undefined) pv = Math.min(pv, Math.max(0, s.curtailW));
   let batt: number;
   const gridTarget = !s.maximizeGridImport && s.essW === undefined ? s.gridTarget : undefined;
@@ -50,10 +68,25 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
   } else {
     batt = load - pv; // self-consumption
   }
-  batt = socLimit(def, i.storedWh, Math.min(maxP, Math.max(-maxP, batt)), dtH);
+  // The most the battery can discharge (>= 0) and charge (<= 0) over this step.
+  const most = socLimit(def, i.storedWh, maxP, dtH);
+  const least = socLimit(def, i.storedWh, -maxP, dtH);
+  batt = Math.min(most, Math.max(least, batt));
   if (gridTarget && load - pv - batt < gridTarget.setpointW - gridTarget.deadbandW) {
     // The battery cannot absorb enough: curtail production so the grid reaches the setpoint.
     pv = Math.min(pv, Math.max(0, load - batt - gridTarget.setpointW));
+  }
+  // Grid limits: storage first, then PV.
+  const { upperW, lowerW } = gridLimitsIn(def, s);
+  let grid = load - pv - batt;
+  if (grid > upperW) {
+    batt = Math.min(most, batt + grid - upperW);
+    grid = load - pv - batt;
+    if (grid > upperW) pv = Math.min(potential, pv + grid - upperW);
+  } else if (grid < lowerW) {
+    batt = Math.max(least, batt - (lowerW - grid));
+    grid = load - pv - batt;
+    if (grid < lowerW) pv = Math.max(0, pv - (lowerW - grid));
   }
   out.loadW = load;
   out.pvW = pv;
@@ -62,17 +95,55 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
   return out;
 }
 
-/** No discharge from an empty battery, no charge into a full one. */
+/**
+ * The grid limits in force, W: the requested ones (grid-limits steering) clamped to the
+ * site's contractual limits, the contractual ones where none is requested. upperW >= lowerW.
+ */
+export function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
+  const c = contractOf(def);
+  const clamp = (v: number | undefined, dflt: number) => (v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v)));
+  return { upperW: clamp(s.gridLimits?.upperW, c.maxImportW), lowerW: clamp(s.gridLimits?.lowerW, -c.maxExportW) };
+}
+
+/** The battery's round-trip efficiency and SOC window as stored energy, Wh. */
+export function batteryWindow(def: SiteDefinition): { sqrtEff: number; minWh: number; maxWh: number } {
+  const b = def.battery;
+  return {
+    sqrtEff: Math.sqrt(b.efficiency ?? BATTERY_DEFAULTS.efficiency),
+    minWh: ((b.minSoc ?? BATTERY_DEFAULTS.minSoc) / 100) * b.capacityWh,
+    maxWh: ((b.maxSoc ?? BATTERY_DEFAULTS.maxSoc) / 100) * b.capacityWh,
+  };
+}
+
+/**
+ * The stored energy after `dtH` hours at battery power `battW` (AC side; positive
+ * discharges): charging stores |P|·√eff·dt, discharging removes P/√eff·dt, so a full cycle
+ * returns `efficiency` of what went in. Kept within 0 and the capacity (socLimit keeps it
+ * within the SOC window; this only absorbs rounding).
+ */
+export function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
+  const { sqrtEff } = batteryWindow(def);
+  const delta = battW > 0 ? -(battW / sqrtEff) * dtH : -battW * sqrtEff * dtH;
+  return Math.min(def.battery.capacityWh, Math.max(0, storedWh + delta));
+}
+
+/**
+ * Battery power `batt` limited by the SOC window over a step of `dtH` hours (storedAfter's
+ * efficiency): no discharge below minSoc, no charge above maxSoc. For an instant (dtH 0) a
+ * battery at an edge of its window does nothing in that direction. A battery outside its
+ * window (a custom initial SOC) may only move back into it.
+ */
 export function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
-  const cap = def.battery.capacityWh;
+  const { sqrtEff, minWh, maxWh } = batteryWindow(def);
   if (batt > 0) {
-    if (dtH > 0) return Math.min(batt, storedWh / dtH);
-    return storedWh <= 1e-9 ? 0 : batt;
+    const avail = storedWh - minWh;
+    if (avail <= EDGE_WH) return 0;
+    return dtH > 0 ? Math.min(batt, (avail * sqrtEff) / dtH) : batt;
   }
   if (batt < 0) {
-    const room = cap - storedWh;
-    if (dtH > 0) return Math.max(batt, -room / dtH);
-    return room <= 1e-9 ? 0 : batt;
+    const room = maxWh - storedWh;
+    if (room <= EDGE_WH) return 0;
+    return dtH > 0 ? Math.max(batt, -room / (sqrtEff * dtH)) : batt;
   }
   return 0;
 }

@@ -13,16 +13,20 @@
  *   POST   /sites/:ref/steering/curtailment
  *   POST   /sites/:ref/steering/grid-target
  *   DELETE /sites/:ref/steering/grid-target
+ *   POST   /sites/:ref/steering/grid-limits     (vendor notes; path assumed)
  * Simulator-only reads (need the API key like the API):
  *   GET    /sites
  *   GET    /sites/:ref/steering                 (components that apply now)
  *   GET    /sites/:ref/state                    (live power flows)
  *
  * The steering routes come from the protocol's endpoint table (STEERING_ENDPOINTS: method,
- * path, validator) and the handlers in steering-store.ts (STEERING_HANDLERS).
+ * path, validator) and the handlers in steering-store.ts (STEERING_HANDLERS). The list of
+ * devices, the list of sites, curtailment and grid limits are served on the configured paths
+ * (SimulatorOptions.paths, protocol/paths.ts) and then not on their defaults.
  */
 import { validateProperties, validateProperty, validateTimeSeriesRequest } from '../protocol/validate';
-import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, type SteeringEndpoint } from '../protocol/endpoints';
+import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTemplate, type SteeringEndpoint } from '../protocol/endpoints';
+import { DEFAULT_PATHS, SITE_PLACEHOLDER, type ApiPaths } from '../protocol/paths';
 import { HttpError } from './http-util';
 import type { Simulator } from './simulator';
 
@@ -113,32 +117,72 @@ const TABLE: Array<[string, Record<string, RouteHandler>]> = [
   ['/sites/:ref/state', { GET: ({ sim, params }) => sim.siteState(params[0]) }],
 ];
 
-/** The read routes above plus every steering endpoint of the protocol's table, on its path and method. */
-function withSteering(table: Array<[string, Record<string, RouteHandler>]>): Array<[string, Record<string, RouteHandler>]> {
-  const byPattern = new Map(table.map(([pattern, methods]) => [pattern, { ...methods }]));
-  for (const endpoint of STEERING_ENDPOINT_NAMES) {
-    const spec = STEERING_ENDPOINTS[endpoint];
-    const pattern = spec.path.replace('<site>', ':ref');
-    const methods = byPattern.get(pattern) ?? {};
-    methods[spec.method] = steer(endpoint);
-    byPattern.set(pattern, methods);
-  }
-  return [...byPattern];
+/** A segment of a route's pattern: a literal, or the site (`<site>`, alone or between a prefix and a suffix). */
+type Segment = string | { pre: string; post: string };
+
+/** The API routes on one set of paths. */
+export interface Routes {
+  readonly list: readonly Route[];
+  /** The route whose pattern matches the (decoded) segments, with the site values; null if none. */
+  match(segments: string[]): { route: Route; params: string[] } | null;
 }
 
-export const ROUTES: Route[] = withSteering(TABLE).map(([pattern, methods]) => ({ pattern, segments: pattern.split('/').filter(Boolean), methods }));
-
-/** The route whose pattern matches the segments, with the `:ref` values; null if none. */
-export function matchRoute(segments: string[]): { route: Route; params: string[] } | null {
-  outer: for (const route of ROUTES) {
-    const pat = route.segments;
-    if (pat.length !== segments.length) continue;
-    const params: string[] = [];
-    for (let i = 0; i < pat.length; i++) {
-      if (pat[i] === ':ref') params.push(segments[i]);
-      else if (pat[i] !== segments[i]) continue outer;
-    }
-    return { route, params };
+/**
+ * The routes: the read routes above with the list of devices and of sites on their configured
+ * paths, plus every steering endpoint of the protocol's table on its path (configured where it
+ * has a pathKey) and method. Two handlers for one method and path are refused (TypeError).
+ */
+export function buildRoutes(paths: Readonly<ApiPaths> = DEFAULT_PATHS): Routes {
+  const byPattern = new Map<string, Record<string, RouteHandler>>();
+  const add = (template: string, method: string, handler: RouteHandler, what: string): void => {
+    const pattern = template.split(SITE_PLACEHOLDER).join(':ref');
+    const methods = byPattern.get(pattern) ?? {};
+    if (methods[method]) throw new TypeError(`${what}: ${method} ${template} is already served by another endpoint`);
+    methods[method] = handler;
+    byPattern.set(pattern, methods);
+  };
+  const configured: Record<string, string> = { '/devices': paths.devices, '/sites': paths.sites };
+  for (const [pattern, methods] of TABLE) {
+    for (const [method, handler] of Object.entries(methods)) add(configured[pattern] ?? pattern.replace(':ref', SITE_PLACEHOLDER), method, handler, pattern);
   }
-  return null;
+  for (const endpoint of STEERING_ENDPOINT_NAMES) {
+    add(steeringTemplate(endpoint, paths), STEERING_ENDPOINTS[endpoint].method, steer(endpoint), `steering endpoint ${endpoint}`);
+  }
+  const list: Route[] = [...byPattern].map(([pattern, methods]) => ({ pattern, segments: pattern.split('/').filter(Boolean), methods }));
+  const compiled = list.map((route) => ({ route, segs: route.segments.map(compileSegment) }));
+  return {
+    list,
+    match(segments) {
+      outer: for (const { route, segs } of compiled) {
+        if (segs.length !== segments.length) continue;
+        const params: string[] = [];
+        for (let i = 0; i < segs.length; i++) {
+          const p = segs[i];
+          const s = segments[i];
+          if (typeof p === 'string') {
+            if (p !== s) continue outer;
+          } else {
+            if (s.length <= p.pre.length + p.post.length || !s.startsWith(p.pre) || !s.endsWith(p.post)) continue outer;
+            params.push(s.slice(p.pre.length, s.length - p.post.length));
+          }
+        }
+        return { route, params };
+      }
+      return null;
+    },
+  };
+}
+
+function compileSegment(seg: string): Segment {
+  const at = seg.indexOf(':ref');
+  return at === -1 ? seg : { pre: seg.slice(0, at), post: seg.slice(at + 4) };
+}
+
+/** The routes on the default paths. */
+const DEFAULT_ROUTES = buildRoutes();
+export const ROUTES: readonly Route[] = DEFAULT_ROUTES.list;
+
+/** The route (default paths, or `routes`) whose pattern matches the segments, with the `:ref` values; null if none. */
+export function matchRoute(segments: string[], routes: Routes = DEFAULT_ROUTES): { route: Route; params: string[] } | null {
+  return routes.match(segments);
 }

@@ -12,7 +12,7 @@ import { handleControl } from './control';
 import type { FaultDecision } from './faults';
 import { HttpError, parseJsonBody, readBody, sendJson, splitUrl } from './http-util';
 import type { LogEntry } from './request-log';
-import { matchRoute, PreSerialised } from './routes';
+import { PreSerialised } from './routes';
 import type { Simulator } from './simulator';
 
 export interface SimServer {
@@ -79,7 +79,7 @@ export function createSimServer(sim: Simulator): SimServer {
 
   function api(req: IncomingMessage, res: ServerResponse, segments: string[], query: string, requestId: string, text: string | null): void {
     const method = req.method ?? 'GET';
-    const match = matchRoute(segments);
+    const match = sim.routes.match(segments);
     const entry: LogEntry = {
       method,
       path: req.url ?? '/',

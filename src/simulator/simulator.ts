@@ -3,7 +3,8 @@
  * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
  */
 import { HOUR_MS, toIsoSeconds } from '../protocol/time';
-import type { SteeringBodies, SteeringEndpoint } from '../protocol/endpoints';
+import { DISPLACES, STEERING_ENDPOINTS, type SteeringBodies, type SteeringEndpoint } from '../protocol/endpoints';
+import { DEFAULT_PATHS, PATH_KEYS, validatePath, type ApiPaths } from '../protocol/paths';
 import type {
   Measurement,
   MeasurementListItem,
@@ -20,7 +21,8 @@ import { HttpError } from './http-util';
 import { SiteModel } from './model';
 import { hex16 } from './prng';
 import { RequestLog, type LogEntry, type SimStats } from './request-log';
-import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, type DeviceKind, type SiteDefinition } from './sites';
+import { buildRoutes, type Routes } from './routes';
+import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, contractOf, type DeviceKind, type SiteDefinition } from './sites';
 import { STEERING_HANDLERS } from './steering-store';
 import { seriesValues } from './timeseries';
 import { TokenIssuer, type OAuthOptions } from './oauth';
@@ -44,6 +46,30 @@ export interface SimulatorOptions {
   sites?: SiteDefinition[];
   /** OAuth2 client credentials: enables POST /oauth/token and accepts its tokens as Bearer. */
   oauth?: OAuthOptions;
+  /**
+   * The paths the specification does not show (protocol/paths.ts: devices, sites, curtailment,
+   * gridLimits; `<site>` for the site), where they differ from the defaults. The simulator then
+   * serves them there and no longer on the default path.
+   */
+  paths?: Partial<ApiPaths>;
+}
+
+/** The configured paths, checked (protocol validatePath); a bad one is a TypeError naming it. */
+function checkPaths(paths: Partial<ApiPaths> | undefined): ApiPaths {
+  if (paths !== undefined && (paths === null || typeof paths !== 'object')) throw new TypeError('paths must be an object of paths (devices, sites, curtailment, gridLimits)');
+  const out = { ...DEFAULT_PATHS };
+  for (const key of Object.keys(paths ?? {})) {
+    if (!(PATH_KEYS as string[]).includes(key)) throw new TypeError(`paths.${key} is not a configurable path; known: ${PATH_KEYS.join(', ')}`);
+  }
+  for (const key of PATH_KEYS) {
+    try {
+      out[key] = validatePath(key, paths?.[key]);
+    } catch (e) {
+      throw new TypeError(`paths.${key}: ${(e as Error).message}`);
+    }
+    if (out[key].includes(':ref')) throw new TypeError(`paths.${key} must not contain ":ref" (the simulator's own placeholder); got ${JSON.stringify(out[key])}`);
+  }
+  return out;
 }
 
 export interface DeviceEntry {
@@ -65,6 +91,10 @@ export class Simulator {
   readonly oauth?: TokenIssuer;
   readonly faults: FaultInjector;
   readonly log = new RequestLog();
+  /** The paths served (configured or default). */
+  readonly paths: Readonly<ApiPaths>;
+  /** The API routes on those paths. */
+  readonly routes: Routes;
   private readonly models = new Map<string, SiteModel>();
   private readonly devices = new Map<string, DeviceEntry>();
   private requestCounter = 0;
@@ -80,6 +110,8 @@ export class Simulator {
     this.clock = new Clock({ startTime: opts.startTime, frozen: opts.frozen });
     if (opts.oauth) this.oauth = new TokenIssuer(opts.oauth, this.clock);
     this.sites = Object.freeze(checkSites(opts.sites ?? (DEFAULT_SITES as SiteDefinition[])));
+    this.paths = Object.freeze(checkPaths(opts.paths));
+    this.routes = buildRoutes(this.paths);
     this.faults = new FaultInjector(this.seed, { ...faultsFromShorthand(opts.faultRate, opts.latencyMs), ...opts.faults });
     const start = this.clock.now();
     const devices: object[] = [];
@@ -87,7 +119,16 @@ export class Simulator {
     for (const def of this.sites) {
       const model = new SiteModel(def, this.seed, start);
       this.models.set(def.siteReference, model);
-      const summary: SiteSummary = { siteReference: def.siteReference, name: def.name, devices: [] };
+      const c = contractOf(def);
+      const summary: SiteSummary = {
+        siteReference: def.siteReference,
+        name: def.name,
+        devices: [],
+        pvPeakPower: def.pv.peakW,
+        batteryMaxPower: def.battery.maxPowerW,
+        batteryCapacity: def.battery.capacityWh,
+        gridLimits: { upper: c.maxImportW, lower: -c.maxExportW || 0 },
+      };
       for (const kind of ['battery', 'pv', 'meter'] as const) {
         const d = def[kind];
         const units: Record<string, string> = {};
@@ -165,7 +206,7 @@ export class Simulator {
     const step = req.resolution.value * HOUR_MS;
     const points: number[] = [];
     for (let t = start; t < end && t <= now; t += step) points.push(t);
-    const data = seriesValues(d.model.history, () => d.model.baseline(), f, points, now, d.model.snapshot());
+    const data = seriesValues(d.model.history, () => d.model.past(), f, points, now, d.model.snapshot(), step);
     return { time: points.map(toIsoSeconds), data };
   }
 
@@ -173,11 +214,15 @@ export class Simulator {
 
   /**
    * Applies a validated steering request of an endpoint at now (the model is first advanced
-   * to now) by that endpoint's handler; returns the answer's fields (without the requestId).
+   * to now): a request that sets something (a POST) first ends the steering types its own
+   * type displaces (asset steering and grid target end each other), then the endpoint's
+   * handler applies it. Returns the answer's fields (without the requestId).
    */
   steer<E extends SteeringEndpoint>(siteRef: string, endpoint: E, body: SteeringBodies[E]): object {
     const m = this.site(siteRef);
-    return STEERING_HANDLERS[endpoint](m.steering, body, m.t);
+    const spec = STEERING_ENDPOINTS[endpoint];
+    if (spec.method === 'POST' && DISPLACES[spec.type].length > 0) m.steering.displace(spec.type);
+    return STEERING_HANDLERS[endpoint](m.steering, body, m.t, m.def);
   }
 
   cancelGridTarget(siteRef: string): boolean {

@@ -19,7 +19,7 @@ export interface SiteDefinition {
     maxPowerW: number;
     /** Usable capacity, Wh. */
     capacityWh: number;
-    /** State of charge at the simulator's start, % (0-100). */
+    /** State of charge at the simulator's start, % (0-100): the warm-up of the history ends there. */
     initialSoc: number;
     /** Counter values at the start, Wh. */
     initialConsumedWh: number;
@@ -32,8 +32,15 @@ export interface SiteDefinition {
   };
   pv: { deviceReference: string; name: string; peakW: number; initialProducedWh: number };
   meter: { deviceReference: string; name: string; initialImportWh: number; initialExportWh: number };
-  /** Site consumption between minW and maxW following a UTC day profile. */
+  /** Site consumption between minW and maxW following weekday and weekend profiles over the UTC day. */
   load: { profile: LoadProfile; minW: number; maxW: number };
+  /**
+   * Contractual grid limits, W (both >= 0): the most the site may import and export. The
+   * physics keeps within them where its assets can (battery first, then PV), steered or not;
+   * grid-limits steering narrows them. Default (checkSites): what the site can reach at most,
+   * load plus battery for import, PV plus battery for export, so they never bind.
+   */
+  grid?: { maxImportW: number; maxExportW: number };
 }
 
 /** Battery defaults where a site definition leaves them out. */
@@ -58,8 +65,8 @@ export const PROPERTY_UNITS: Readonly<Record<DeviceKind, ReadonlyArray<{ name: s
 };
 
 /**
- * The default sites. Initial counters are about eight years of operation, so the baseline of
- * the past (timeseries.ts) stays above zero for years before the simulator's start.
+ * The default sites. Initial counters are about eight years of operation, so the 400-day
+ * warm-up of the history (history-warmup.ts) stays above zero before the simulator's start.
  */
 export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
   {
@@ -77,6 +84,8 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
     pv: { deviceReference: makeReference('dvc', 'commercial/pv'), name: 'Commercial PV 1 MWp', peakW: 1_000_000, initialProducedWh: 15_870_000_000 },
     meter: { deviceReference: makeReference('dvc', 'commercial/meter'), name: 'Commercial grid meter', initialImportWh: 7_760_000_000, initialExportWh: 6_080_000_000 },
     load: { profile: 'commercial', minW: 150_000, maxW: 350_000 },
+    // A medium-voltage connection of 1 MW with feed-in approved up to 800 kW.
+    grid: { maxImportW: 1_000_000, maxExportW: 800_000 },
   },
   {
     siteReference: makeReference('ste', 'home'),
@@ -93,6 +102,8 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
     pv: { deviceReference: makeReference('dvc', 'home/pv'), name: 'Home PV 10 kWp', peakW: 10_000, initialProducedWh: 150_400_000 },
     meter: { deviceReference: makeReference('dvc', 'home/meter'), name: 'Home grid meter', initialImportWh: 31_200_000, initialExportWh: 110_400_000 },
     load: { profile: 'residential', minW: 500, maxW: 3_000 },
+    // A three-phase 25 A house connection (17 kW); feed-in capped at 70 % of the PV peak (7 kW).
+    grid: { maxImportW: 17_000, maxExportW: 7_000 },
   },
 ] satisfies SiteDefinition[]);
 
@@ -100,6 +111,21 @@ function positive(v: unknown, field: string, allowZero = false): void {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
     throw new TypeError(`site definition: ${field} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(v)}`);
   }
+}
+
+/** The battery's efficiency and SOC window, where given: efficiency in (0, 1], 0 <= minSoc < maxSoc <= 100. */
+function checkBatteryWindow(b: SiteDefinition['battery'], at: string): void {
+  const { efficiency = BATTERY_DEFAULTS.efficiency, minSoc = BATTERY_DEFAULTS.minSoc, maxSoc = BATTERY_DEFAULTS.maxSoc } = b;
+  if (typeof efficiency !== 'number' || !(efficiency > 0 && efficiency <= 1)) throw new TypeError(`site definition: ${at}.efficiency must be a number in (0, 1]; got ${String(efficiency)}`);
+  for (const [name, v] of [['minSoc', minSoc], ['maxSoc', maxSoc]] as const) {
+    if (typeof v !== 'number' || !(v >= 0 && v <= 100)) throw new TypeError(`site definition: ${at}.${name} must be a number within 0-100; got ${String(v)}`);
+  }
+  if (!(minSoc < maxSoc)) throw new TypeError(`site definition: ${at}.minSoc must be below maxSoc; got ${minSoc} and ${maxSoc}`);
+}
+
+/** The contractual grid limits of a checked site (checkSites fills them in), W. */
+export function contractOf(def: SiteDefinition): { maxImportW: number; maxExportW: number } {
+  return def.grid ?? { maxImportW: def.load.maxW + def.battery.maxPowerW, maxExportW: def.pv.peakW + def.battery.maxPowerW };
 }
 
 /** Checks custom site definitions; throws a TypeError naming the field. Returns deep copies. */
@@ -128,7 +154,12 @@ export function checkSites(sites: ReadonlyArray<SiteDefinition>): SiteDefinition
     positive(s.load.maxW, `${at}.load.maxW`, true);
     if (s.load.maxW < s.load.minW) throw new TypeError(`site definition: ${at}.load.maxW must be >= minW`);
     if (s.load.profile !== 'commercial' && s.load.profile !== 'residential') throw new TypeError(`site definition: ${at}.load.profile must be commercial or residential`);
-    out.push({ ...s, battery: { ...s.battery }, pv: { ...s.pv }, meter: { ...s.meter }, load: { ...s.load } });
+    checkBatteryWindow(s.battery, `${at}.battery`);
+    const grid = s.grid ?? { maxImportW: s.load.maxW + s.battery.maxPowerW, maxExportW: s.pv.peakW + s.battery.maxPowerW };
+    if (grid === null || typeof grid !== 'object') throw new TypeError(`site definition: ${at}.grid must be { maxImportW, maxExportW } (W)`);
+    positive(grid.maxImportW, `${at}.grid.maxImportW`, true);
+    positive(grid.maxExportW, `${at}.grid.maxExportW`, true);
+    out.push({ ...s, battery: { ...s.battery }, pv: { ...s.pv }, meter: { ...s.meter }, load: { ...s.load }, grid: { maxImportW: grid.maxImportW, maxExportW: grid.maxExportW } });
   });
   return out;
 }

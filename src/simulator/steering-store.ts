@@ -1,21 +1,29 @@
 /**
  * The steering components of one site, stored separately (spec section 3): energy storage
- * setting, production curtailment, maximize grid import and the grid target (vendor notes).
- * Each component has its own slot and validity; a new request for a component replaces that
- * slot only, and components it does not carry keep their values. A component applies while
- * validFrom <= t < validUntil; one with a future validFrom is kept and applies from then.
+ * setting, production curtailment, maximize grid import, the grid target and the grid limits
+ * (vendor notes). Each component has its own slot and validity; a new request for a component
+ * replaces that slot only, and components it does not carry keep their values. A component
+ * applies while validFrom <= t < validUntil; one with a future validFrom is kept and applies
+ * from then (A18).
+ *
+ * Steering types (vendor notes, protocol DISPLACES): a request of one type ends the stored
+ * components of the types it displaces at once, like a replaced slot (A18): asset steering
+ * and the grid target end each other; grid limits coexist with both. A cancel sets nothing
+ * and ends nothing else.
  */
 import { curtailmentToWatts, toWatts } from '../protocol/units';
-import type { SteeringBodies, SteeringEndpoint } from '../protocol/endpoints';
+import { DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, type SteeringBodies, type SteeringComponent, type SteeringEndpoint, type SteeringType } from '../protocol/endpoints';
 import type {
   ActiveSteeringRequest,
   ComponentState,
   CurtailmentSteeringRequest,
   EssSteeringRequest,
+  GridLimitsRequest,
   GridTargetRequest,
   PowerValue,
   SteeringState,
 } from '../protocol/types';
+import { contractOf, type SiteDefinition } from './sites';
 
 export const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
@@ -32,28 +40,55 @@ export interface StoredComponent {
   deadbandW: number;
 }
 
+/** Grid limits as stored: what was requested and, W, what is in force (within the contractual limits). */
+export interface StoredGridLimits {
+  requested: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'>;
+  /** The requested limits in W (absent where not requested). */
+  upperW?: number;
+  lowerW?: number;
+  /** In force, W: the requested ones clamped to the contractual limits, the contractual ones where not requested. */
+  inForce: { upperW: number; lowerW: number };
+  validFrom: number;
+  validUntil: number;
+}
+
 /** Components that apply at one instant, in W, for the physics. */
 export interface ActiveSteering {
   essW?: number;
   curtailW?: number;
   maximizeGridImport: boolean;
   gridTarget?: { setpointW: number; deadbandW: number };
+  /** Requested grid limits, W (dispatch clamps them to the contractual limits). */
+  gridLimits?: { upperW?: number; lowerW?: number };
 }
 
 /**
  * The simulator's handler of each steering endpoint of the protocol's table: applies the
  * accepted (validated) body to a site's store at `now` and returns the answer's fields
- * (the route adds the requestId). A new endpoint needs its handler here.
+ * (the route adds the requestId). `site` is the site's definition (its contractual limits).
+ * A new endpoint needs its handler here. Displacing the other steering type is done before,
+ * by SteeringStore.displace (Simulator.steer).
  */
-export const STEERING_HANDLERS: { readonly [E in SteeringEndpoint]: (store: SteeringStore, body: SteeringBodies[E], now: number) => object } = {
+export const STEERING_HANDLERS: {
+  readonly [E in SteeringEndpoint]: (store: SteeringStore, body: SteeringBodies[E], now: number, site: SiteDefinition) => object;
+} = {
   combined: (store, body, now) => (store.applyCombined(body, now), body),
   ess: (store, body, now) => (store.applyEss(body, now), body),
   curtailment: (store, body, now) => (store.applyCurtailment(body, now), body),
   'grid-target': (store, body, now) => (store.applyGridTarget(body, now), body),
   'cancel-grid-target': (store, _body, now) => ({ cancelled: store.cancelGridTarget(now) }),
-  // Placeholder until grid limits are simulated: accepted and echoed.
-  'grid-limits': (_store, body) => body,
+  'grid-limits': (store, body, now, site) => (store.applyGridLimits(body, now, site), body),
 };
+
+/** The components each steering type consists of, from the protocol's endpoint table. */
+const TYPE_COMPONENTS: Readonly<Record<SteeringType, readonly SteeringComponent[]>> = (() => {
+  const out: Record<string, Set<SteeringComponent>> = {};
+  for (const e of STEERING_ENDPOINT_NAMES) {
+    const spec = STEERING_ENDPOINTS[e];
+    for (const c of spec.components) (out[spec.type] ??= new Set()).add(c);
+  }
+  return Object.fromEntries(Object.entries(out).map(([t, set]) => [t, [...set]])) as Record<SteeringType, SteeringComponent[]>;
+})();
 
 export class SteeringStore {
   private slots: Record<ComponentName, StoredComponent | null> = {
@@ -62,6 +97,7 @@ export class SteeringStore {
     maximizeGridImport: null,
     gridTarget: null,
   };
+  private limits: StoredGridLimits | null = null;
   /** Bumped on every change, so callers can cache per instant. */
   version = 0;
 
@@ -115,6 +151,52 @@ export class SteeringStore {
     return cancelled;
   }
 
+  /**
+   * Grid limits (vendor notes): replace the stored limits (one slot, both limits; a limit the
+   * request leaves out is the contractual one). What is in force is clamped to the site's
+   * contractual limits: a limit outside them is not followed beyond them.
+   */
+  applyGridLimits(req: GridLimitsRequest, now: number, site: SiteDefinition): void {
+    const c = contractOf(site);
+    const clamp = (w: number) => Math.min(c.maxImportW, Math.max(-c.maxExportW, w));
+    const requested: StoredGridLimits['requested'] = {};
+    const stored: StoredGridLimits = { requested, inForce: { upperW: c.maxImportW, lowerW: -c.maxExportW }, validFrom: req.validFrom ?? now, validUntil: req.validUntil };
+    if (req.upperLimit) {
+      requested.upperLimit = { ...req.upperLimit };
+      stored.upperW = toWatts(req.upperLimit);
+      stored.inForce.upperW = clamp(stored.upperW);
+    }
+    if (req.lowerLimit) {
+      requested.lowerLimit = { ...req.lowerLimit };
+      stored.lowerW = toWatts(req.lowerLimit);
+      stored.inForce.lowerW = clamp(stored.lowerW);
+    }
+    this.limits = stored;
+    this.version++;
+  }
+
+  /**
+   * Ends the stored components of the types a request of `type` displaces (DISPLACES): at
+   * once, whether they apply now or only from a future validFrom (A18). Returns the ended
+   * components' names.
+   */
+  displace(type: SteeringType): SteeringComponent[] {
+    const ended: SteeringComponent[] = [];
+    for (const other of DISPLACES[type]) {
+      for (const name of TYPE_COMPONENTS[other]) {
+        if (name === 'gridLimits') {
+          if (this.limits !== null) ended.push(name);
+          this.limits = null;
+        } else {
+          if (this.slots[name] !== null) ended.push(name);
+          this.slots[name] = null;
+        }
+      }
+    }
+    if (ended.length > 0) this.version++;
+    return ended;
+  }
+
   private setEss(v: PowerValue, validFrom: number, validUntil: number): void {
     this.put('energyStorageSetting', { value: v.value, unit: v.unit, validFrom, validUntil, watts: toWatts(v), deadbandW: 0 });
   }
@@ -141,14 +223,21 @@ export class SteeringStore {
     if (mgi) out.maximizeGridImport = mgi.value === true;
     const gt = this.active('gridTarget', t);
     if (gt) out.gridTarget = { setpointW: gt.watts, deadbandW: gt.deadbandW };
+    const gl = this.activeLimits(t);
+    if (gl) out.gridLimits = { upperW: gl.upperW, lowerW: gl.lowerW };
     return out;
+  }
+
+  /** The grid limits if they apply at t. */
+  activeLimits(t: number): StoredGridLimits | null {
+    const l = this.limits;
+    return l !== null && l.validFrom <= t && t < l.validUntil ? l : null;
   }
 
   /** The first instant after t at which the set of applying components changes (Infinity if none). */
   nextChange(t: number): number {
     let next = Infinity;
-    for (const name of COMPONENTS) {
-      const c = this.slots[name];
+    for (const c of [...COMPONENTS.map((n) => this.slots[n]), this.limits]) {
       if (c === null) continue;
       if (c.validFrom > t && c.validFrom < next) next = c.validFrom;
       if (c.validUntil > t && c.validUntil < next) next = c.validUntil;
@@ -175,13 +264,25 @@ export class SteeringStore {
         productionCurtailment: view('productionCurtailment'),
         maximizeGridImport: view('maximizeGridImport'),
         gridTarget: view('gridTarget'),
+        gridLimits: this.limitsView(now),
       },
     };
+  }
+
+  /** The grid limits that apply now: in force (W) and as requested. */
+  private limitsView(now: number): SteeringState['components']['gridLimits'] {
+    const l = this.activeLimits(now);
+    if (!l) return null;
+    const requested: StoredGridLimits['requested'] = {};
+    if (l.requested.upperLimit) requested.upperLimit = { ...l.requested.upperLimit };
+    if (l.requested.lowerLimit) requested.lowerLimit = { ...l.requested.lowerLimit };
+    return { upperW: l.inForce.upperW, lowerW: l.inForce.lowerW, validFrom: l.validFrom, validUntil: l.validUntil, requested } as NonNullable<SteeringState['components']['gridLimits']>;
   }
 
   /** Drops every stored component. */
   reset(): void {
     for (const name of COMPONENTS) this.slots[name] = null;
+    this.limits = null;
     this.version++;
   }
 }
