@@ -44,10 +44,10 @@ describe('examples: node ids', () => {
 describe('examples: as shipped', () => {
   const files = exampleFiles();
 
-  it('has at least the seven examples of the guide, numbered', () => {
-    assert.ok(files.length >= 7, `${files.length} examples`);
+  it('has at least the eight examples of the guide, numbered', () => {
+    assert.ok(files.length >= 8, `${files.length} examples`);
     for (const f of files) assert.match(f, /^\d\d [A-Z][^/]+\.json$/);
-    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/]) {
+    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/]) {
       assert.ok(files.some((f) => topic.test(f)), `an example matching ${topic}`);
     }
   });

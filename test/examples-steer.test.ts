@@ -1,14 +1,15 @@
 /**
- * Examples 6 and 7, loaded as shipped: the night charging window (signals that end at the
+ * Examples 6, 7 and 8, loaded as shipped: the night charging window (signals that end at the
  * quarter hour or the window's end, renewed only when due) and PV curtailment in % (stop lifts
- * the limit) and on an export limit in kW, on two sites so they do not overwrite each other.
+ * the limit) and on an export limit in kW, on two sites so they do not overwrite each other;
+ * grid limits (08) that the simulated site's grid power stays within, re-sent every minute.
  */
 import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { loadExample, readExample } from './helpers/examples';
-import { logged, useRuntime, useSimulator } from './helpers/red';
+import { logged, turns, useRuntime, useSimulator } from './helpers/red';
 
 const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
@@ -206,5 +207,81 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
       assert.match(String(await failed), /msg.exportLimitKw must be a number of kW, 0 or more; got undefined/);
       assert.equal(steerRequests(), 0);
     });
+  });
+});
+
+describe(`examples: grid limits (08) on Node-RED ${nodeRedVersion}`, function () {
+  this.timeout(30_000);
+  const GRID = '08 Grid limits - hold the grid power within bounds.json';
+  // A frozen June morning: the same site state on every run (the simulator is deterministic for a seed and time).
+  const sim = useSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 21, 9, 30) });
+  beforeEach(() => {
+    sim.s.sim.reset();
+  });
+  useRuntime();
+  const limitsOf = () => sim.s.sim.steeringState(COM.siteReference).components.gridLimits;
+  const gridW = () => sim.s.sim.measure(COM.meter.deviceReference, 'power').value;
+
+  it('import ≤ 200 kW, export ≤ 300 kW: sent to the grid-limits endpoint, valid 5 minutes; the site\'s grid power stays within', async () => {
+    const ex = await loadExample(GRID, sim.s.url);
+    const node = ex.nodes.find((n) => n.type === 'ems-site-steer');
+    assert.deepEqual([node.site, node.mode, node.maxGridLimit, node.renew], [COM.siteReference, 'grid-limits', 1_000_000, false]);
+    const sent = ex.inbox('sent');
+    const t0 = Date.now();
+    ex.fire('Commercial: import ≤ 200 kW, export ≤ 300 kW');
+    const [msg] = await sent.count(1);
+    assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/grid-limits`);
+    assert.deepEqual([msg.request.body.upperLimit, msg.request.body.lowerLimit], [{ value: 200, unit: 'kW' }, { value: -300, unit: 'kW' }]);
+    assert.ok(msg.request.body.validUntil - t0 >= 5 * MINUTE_MS && msg.request.body.validUntil - Date.now() <= 5 * MINUTE_MS, 'valid 5 minutes');
+    assert.deepEqual([limitsOf()?.upperW, limitsOf()?.lowerW], [200_000, -300_000]);
+
+    const checked = ex.inbox('grid vs limits');
+    const status = ex.status('within the limits?');
+    ex.fire('every 10 s: read the grid power');
+    const [c] = await checked.count(1);
+    assert.equal(c.payload.gridW, gridW());
+    assert.deepEqual([c.payload.lowerW, c.payload.upperW], [-300_000, 200_000]);
+    assert.equal(c.payload.within, true, `grid ${c.payload.gridW} W within −300 kW … 200 kW`);
+    const shown = status.all.at(-1);
+    assert.match(shown.text, /^grid -?\d+ kW within -300 kW … 200 kW$/);
+    assert.equal(shown.fill, 'green');
+  });
+
+  it('the vendor\'s example (export at least 100 kW), the minute tick re-sends the choice, off stops sending', async () => {
+    const ex = await loadExample(GRID, sim.s.url);
+    const sent = ex.inbox('sent');
+    ex.fire('Commercial: export at least 100 kW');
+    const [a] = await sent.count(1);
+    assert.deepEqual(Object.keys(a.request.body), ['upperLimit', 'validUntil']);
+    assert.equal(limitsOf()?.upperW, -100_000);
+    const checked = ex.inbox('grid vs limits');
+    ex.fire('every 10 s: read the grid power');
+    const [c] = await checked.count(1);
+    assert.ok(c.payload.gridW <= -100_000 + 1, `the site exports at least 100 kW: grid ${c.payload.gridW} W`);
+    assert.equal(c.payload.within, true);
+
+    ex.fire('every minute: send the chosen limits again');
+    const [, b] = await sent.count(2);
+    assert.deepEqual(b.request.body.upperLimit, { value: -100, unit: 'kW' });
+    const requests = logged(sim.s, /grid-limits/).length;
+    const choice = ex.status('limits to send');
+    ex.fire('Commercial: off (limits lapse)');
+    const [, , stopped] = await sent.count(3);
+    assert.deepEqual(stopped.payload, { stopped: true, renewing: false });
+    assert.equal(choice.all.at(-1).text, 'off: the last limits end at their validUntil');
+    assert.equal(limitsOf()?.upperW, -100_000, 'no cancel: the last limits hold until their validUntil');
+    ex.fire('every minute: send the chosen limits again');
+    await turns(20);
+    assert.equal(sent.msgs.length, 3, 'the tick sends nothing after off');
+    assert.equal(logged(sim.s, /grid-limits/).length, requests, 'nothing sent after off');
+  });
+
+  it('limits wider than the grid connection (maxGridLimit 1 MW) are refused: the error reaches the Catch node, nothing is sent', async () => {
+    const ex = await loadExample(GRID, sim.s.url);
+    const errors = ex.inbox('errors');
+    ex.fire('limits to send', { payload: { lowerLimit: -1500 } });
+    const [e] = await errors.count(1);
+    assert.match(e.error.message, /msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 1000000 W/);
+    assert.equal(logged(sim.s, /grid-limits/).length, 0);
   });
 });

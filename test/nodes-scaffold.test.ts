@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { flowNode } from '../src/nodes/scaffold';
+import { currentVersion } from '../src/nodes/migrations';
 import type { ConfigNode, UserNode } from '../src/nodes/config-node';
 import type { Node, RED } from '../src/nodes/red';
 import { cfg, flow, helper, loadFlow, siteSteer, StatusLog, useRuntime, useSimulator } from './helpers/red';
@@ -132,7 +133,7 @@ describe('nodes: scaffold in the Node-RED runtime', () => {
     it(`${type}: shows the config node's state while deployed; once closed, its status is cleared and nothing more shows`, async () => {
       // `n` is the node under test; `r` another read on the same config node makes the service answer 429.
       const f = await loadFlow(flow({ ...node, version: 1 }, cfg(sim.s.url), { id: 'r', ...NODES['ems-device-read'], server: 'cfg', wires: [[]] }));
-      assert.equal(f.node.props.version, 2, 'the running node sees version 2');
+      assert.equal(f.node.props.version, currentVersion(type), `the running node sees version ${currentVersion(type)}`);
       const limited = f.status.wait((s) => /^rate limited until /.test(s.text ?? ''), 5_000, 'rate limited');
       sim.s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
       helper.getNode('r').receive({});

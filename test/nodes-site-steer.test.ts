@@ -19,7 +19,7 @@ describe('nodes: ems-site-steer', () => {
   const state = (site = SITE) => sim.s.sim.steeringState(site).components;
   const lastSteer = () => logged(sim.s, /^(POST|DELETE) \/sites\/:ref\/steering/).at(-1)!;
 
-  it('ess: a number is the ESS power in the node\'s unit; outputs payload (requestId), request, site; status "ESS −50 kW until HH:MM"', async () => {
+  it('ess: a number is the ESS power in the node\'s unit; outputs payload (requestId), request, site; status "sent ESS −50 kW until HH:MM"', async () => {
     const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
     const before = Date.now();
     const m = await f.ask({ payload: -50, foo: 'kept' });
@@ -33,7 +33,7 @@ describe('nodes: ems-site-steer', () => {
     assert.equal(m.foo, 'kept');
     assert.equal(lastSteer().requestId, m.payload.requestId);
     assert.deepEqual(lastSteer().body, m.request.body);
-    assert.equal(f.status.all.at(-1).text, `ESS −50 kW until ${formatClock(validUntil)}`);
+    assert.equal(f.status.all.at(-1).text, `sent ESS −50 kW until ${formatClock(validUntil)}`);
     assert.equal(f.status.all.at(-1).fill, 'green');
     const c = state();
     assert.equal(c.energyStorageSetting!.value, -50);
@@ -46,7 +46,7 @@ describe('nodes: ems-site-steer', () => {
     assert.equal(m.request.path, `/sites/${SITE}/steering/curtailment`);
     assert.deepEqual(m.request.body.setting, { value: 40, unit: '%' });
     assert.deepEqual({ value: state().productionCurtailment!.value, unit: state().productionCurtailment!.unit }, { value: 40, unit: '%' });
-    assert.match(f.status.all.at(-1).text, /^curtailment 40 % until \d\d:\d\d$/);
+    assert.match(f.status.all.at(-1).text, /^sent curtailment 40 % until \d\d:\d\d$/);
   });
 
   it('combined: a number is the ESS power; the node\'s curtailment and maximizeGridImport join it in one request', async () => {
@@ -78,7 +78,7 @@ describe('nodes: ems-site-steer', () => {
     assert.equal(m.request.path, `/sites/${SITE}/steering/grid-target`);
     assert.deepEqual(m.request.body, { setpoint: { value: 20, unit: 'kW' }, deadband: { value: 5, unit: 'kW' }, validUntil: m.request.body.validUntil });
     assert.equal(state().gridTarget!.value, 20);
-    assert.match(f.status.all.at(-1).text, /^grid 20 kW until \d\d:\d\d$/);
+    assert.match(f.status.all.at(-1).text, /^sent grid 20 kW until \d\d:\d\d$/);
   });
 
   it('payload object: energyStorage, curtailment, maximizeGridImport, validFrom, validUntil, duration', async () => {
@@ -100,7 +100,7 @@ describe('nodes: ems-site-steer', () => {
     const c = await g.ask({ payload: { gridTarget: { value: -3, unit: 'kW' }, deadband: 1 } });
     assert.deepEqual(c.request.body.setpoint, { value: -3, unit: 'kW' });
     assert.deepEqual(c.request.body.deadband, { value: 1, unit: 'kW' });
-    assert.equal(g.status.all.at(-1).text, `grid −3 kW until ${formatClock(c.request.body.validUntil)}`);
+    assert.equal(g.status.all.at(-1).text, `sent grid −3 kW until ${formatClock(c.request.body.validUntil)}`);
   });
 
   it('payload in the API\'s own shape is sent as it is (combined and ess)', async () => {
@@ -204,7 +204,7 @@ describe('nodes: ems-site-steer', () => {
     assert.match(m.payload.requestId, /^req_/);
     assert.equal(lastSteer().method, 'DELETE');
     assert.equal(state().gridTarget, null);
-    assert.equal(f.status.all.at(-1).text, 'grid target cancelled');
+    assert.equal(f.status.all.at(-1).text, 'sent cancel of the grid target');
     await f.ask({ payload: 8 });
     const n = await f.ask({ stop: true });
     assert.equal(n.request.method, 'DELETE');
@@ -230,7 +230,7 @@ describe('nodes: ems-site-steer', () => {
     const c = state();
     assert.equal(c.energyStorageSetting!.value, -7, 'still in force after the first validUntil');
     assert.ok(Date.now() > firstUntil);
-    assert.match(f.status.all.at(-1).text, /^ESS −7 kW until \d\d:\d\d \(renewed\)$/);
+    assert.match(f.status.all.at(-1).text, /^sent ESS −7 kW until \d\d:\d\d \(renewed\)$/);
 
     // Sent right after a renewal completed: the next one is ~1 s away, none is in flight.
     const stop = await f.ask({ payload: 'stop' });

@@ -133,7 +133,7 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
       const c = state().productionCurtailment!;
       assert.deepEqual([c.value, c.unit, c.validUntil], [PEAK, 'W', first.request.body.validUntil]);
       assert.equal(steerings().length, 2);
-      assert.match(f.status.all.at(-1).text, /^curtailment lifted until \d\d:\d\d$/);
+      assert.match(f.status.all.at(-1).text, /^sent lift of the curtailment until \d\d:\d\d$/);
       // msg.stop works the same way.
       const n = await f.ask({ stop: true });
       assert.equal(n.request.body.setting.value, PEAK);

@@ -3,17 +3,29 @@
  * the command is done by steer-command.ts; sending by the config node's SteeringQueue (one
  * request at a time per site, merged per component); renewing by renewal.ts. The config
  * node's maxValidity bounds every signal (checked here, in dry runs too, and by the queue).
+ * A `%` curtailment is converted to W by steer-percent.ts (config node percentCurtailment).
+ * The status says what was sent, never that it is in force (steering is a recommendation);
+ * a request that ends another steering type this Node-RED has in force on the site (asset
+ * steering vs grid target) is sent with a warning.
  */
 import { formatClock, validateReference } from '../protocol';
-import { requestForCommand, type SteeringCommand } from '../runtime';
+import { resolvePaths } from '../protocol/paths';
+import type { SteeringType } from '../protocol/endpoints';
+import { percentCurtailmentOf, requestForCommand, type Displaced, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
 import { evaluate } from './evaluate';
 import { attributed, fail } from './messages';
 import { flowNode } from './scaffold';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
 import { Renewal, describeCommand, type RenewalEvent } from './renewal';
+import { cachedSites, convertPercent } from './steer-percent';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
+
+/** The status text naming each steering type (what a request ended). */
+const TYPE_KEY: Record<SteeringType, string> = { asset: 'assetSteering', 'grid-target': 'gridTargetSteering', 'grid-limits': 'gridLimitsSteering' };
+/** The same in the warning (English, as every node.warn). */
+const TYPE_NAME: Record<SteeringType, string> = { asset: 'asset steering (ESS, curtailment, maximize grid import)', 'grid-target': 'grid target', 'grid-limits': 'grid limits' };
 
 export = function (RED: RED): void {
   function EmsSiteSteerNode(this: Node, saved: Props) {
@@ -21,6 +33,12 @@ export = function (RED: RED): void {
     const { node, props: config, server, status } = f;
     /** What a command sets, in the runtime's language: "ESS −50 kW[ until 14:15]". */
     const describe = (cmd: SteeringCommand, until = false) => describeCommand(cmd, until, status.t);
+    /** Shows what was sent ("sent ESS −50 kW until 14:15"), in yellow when it ended another steering type. */
+    const shown = (text: string, r: SteeringResult) => {
+      if (!r.displaced) return status.sent(text);
+      const other = [...new Set(r.displaced.map((d) => status.t(TYPE_KEY[d.type])))].join(', ');
+      status.sentWarning(status.t('displacing', { text, other }));
+    };
     let settingsError: unknown;
     let settings: ReturnType<typeof settingsOf> | undefined;
     try {
@@ -33,8 +51,8 @@ export = function (RED: RED): void {
     let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
       send: (cmd) => send(cmd),
-      status: (event: RenewalEvent, cmd?: SteeringCommand) => {
-        if (event === 'renewed' && cmd) status.sent(status.t('renewed', { what: describe(cmd, true) }));
+      status: (event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult) => {
+        if (event === 'renewed' && cmd && result) shown(status.t('renewed', { what: describe(cmd, true) }), result);
         else if (event === 'expired') status.ended(status.t('expired'));
         else if (event === 'failed') status.failing(status.t('renewalFailed'));
       },
@@ -45,10 +63,14 @@ export = function (RED: RED): void {
     /** Per site, the validUntil of the last curtailment this node sent (what a 'lift' stop lasts until). */
     const curtailedUntil = new Map<string, number>();
 
-    async function send(cmd: SteeringCommand) {
+    /** Sends through the queue; `submitted` is called once the command is queued (the next message may go on). */
+    async function send(cmd: SteeringCommand, submitted?: () => void) {
       const rt = await server!.runtime();
       runtimeMaxValidityMs = rt.limits?.maxValidityMs;
-      const r = await rt.steering.submit(cmd, { owner: node, signal: f.signal });
+      const queued = rt.steering.submit(cmd, { owner: node, signal: f.signal });
+      submitted?.();
+      const r = await queued;
+      if (r.displaced) node.warn(displacedWarning(cmd, r.displaced));
       if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
         const now = Date.now();
         for (const [k, until] of curtailedUntil) if (until <= now) curtailedUntil.delete(k);
@@ -57,9 +79,28 @@ export = function (RED: RED): void {
       return r;
     }
 
+    function displacedWarning(cmd: SteeringCommand, displaced: Displaced[]): string {
+      const ended = displaced.map((d) => `the ${TYPE_NAME[d.type]} this Node-RED had in force until ${formatClock(d.validUntil)}`).join(' and ');
+      return `sent ${describeCommand(cmd, true)} to ${cmd.site}: the service ends ${ended} (asset steering and grid target cannot be used together; only the last received request counts)`;
+    }
+
     /** Limits of the config node, read from its properties as the runtime reads them (so a dry run needs no runtime). */
     const limits = () => ({ maxValidityMs: maxValidityMsOf(server!.props?.maxValidity) });
     const limitsOrNone = (): { maxValidityMs?: number } => { try { return limits(); } catch { return {}; } };
+    /** The paths of the config node, as the runtime resolves them (dry runs). */
+    const paths = () => resolvePaths(server!.props as Record<string, unknown>);
+
+    /** A `%` curtailment in W (unless the config node sends %): PV power from the node, msg.pvPeakPower or GET /sites. */
+    async function converted(cmd: SteeringCommand, msg: NodeMessage): Promise<SteeringCommand> {
+      if (cmd.productionCurtailment?.unit !== '%') return cmd;
+      const rt: Promise<Runtime> | undefined = config.dryRun ? undefined : server!.runtime();
+      const mode = rt ? (await rt).percentCurtailment : percentCurtailmentOf(server!.props);
+      const sites = async () => {
+        const r = await (rt ?? server!.runtime());
+        return cachedSites(r, () => r.client.listSites());
+      };
+      return convertPercent(cmd, mode, { node: settings!.pvPeakPower, msg: msg.pvPeakPower, sites }, { maxCurtailment: settings!.maxCurtailment });
+    }
 
     /** Whether stop lifts the curtailment of `ref` (stopAction 'lift', in a mode that steers curtailment). */
     function lifts(ref: string): boolean {
@@ -78,6 +119,8 @@ export = function (RED: RED): void {
         curtailment: mode === 'curtailment' || mode === 'combined' ? await ev('curtailmentValue') : undefined,
         gridTarget: mode === 'grid-target' ? await ev('gridTargetValue') : undefined,
         deadband: mode === 'grid-target' && config.deadbandValue !== '' && config.deadbandValue !== undefined ? Number(config.deadbandValue) : undefined,
+        upperLimit: mode === 'grid-limits' ? await ev('upperLimitValue') : undefined,
+        lowerLimit: mode === 'grid-limits' ? await ev('lowerLimitValue') : undefined,
         msgMaximizeGridImport: msg.maximizeGridImport,
         msgValidUntil: msg.validUntil,
         msgValidFrom: msg.validFrom,
@@ -90,7 +133,7 @@ export = function (RED: RED): void {
       return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
     }
 
-    async function handle(msg: NodeMessage): Promise<NodeMessage> {
+    async function handle(msg: NodeMessage, submitted: () => void): Promise<NodeMessage> {
       if (settingsError) throw settingsError;
       f.configNode(); // throws, naming `server`, when there is none
       const ref = await site(msg);
@@ -100,43 +143,50 @@ export = function (RED: RED): void {
           const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
           if (config.dryRun) {
             status.dryRun(status.t('dryRun', { what: status.t('cancelGridTarget') }));
-            return { ...msg, payload: null, request: requestForCommand(cancel), site: ref, dryRun: true };
+            return { ...msg, payload: null, request: requestForCommand(cancel, paths()), site: ref, dryRun: true };
           }
-          const r = await attributed(send(cancel), () => siteField(msg));
+          const r = await attributed(send(cancel, submitted), () => siteField(msg));
           status.ended(status.t('cancelled'));
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
         if (lifts(ref)) {
           const lift = liftCommand(settings!, ref, curtailedUntil.get(ref), Date.now(), limits());
           if (config.dryRun) {
-            const request = requestForCommand(lift);
+            const request = requestForCommand(lift, paths());
             status.dryRun(status.t('dryRunLift', { what: describe(lift) }));
             return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
           }
-          const r = await attributed(send(lift), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
-          status.ended(status.t('lifted', { time: formatClock(lift.validUntil!) }));
+          const r = await attributed(send(lift, submitted), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
+          if (r.displaced) shown(status.t('lifted', { time: formatClock(lift.validUntil!) }), r);
+          else status.ended(status.t('lifted', { time: formatClock(lift.validUntil!) }));
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
         status.ended(status.t(stopped ? 'renewStopped' : 'stopped'));
         return { ...msg, payload: { stopped: true, renewing: false }, site: ref };
       }
-      const cmd = buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits());
+      const cmd = await converted(buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits()), msg);
       if (config.dryRun) {
-        const request = requestForCommand(cmd);
+        const request = requestForCommand(cmd, paths());
         status.dryRun(status.t('dryRun', { what: describe(cmd) }));
         return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
       }
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
       status.busy(status.t('sending', { what: describe(cmd) }));
-      const r = await attributed(send(cmd), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
-      status.sent(status.t('sent', { what: describe(cmd, true) }));
+      const r = await attributed(send(cmd, submitted), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
+      shown(status.t('sent', { what: describe(cmd, true) }), r);
       if (config.renew) renewal.schedule(cmd);
       return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };
     }
 
+    // Messages reach the queue in arrival order: each waits until the one before it was queued or
+    // ended (a % curtailment that reads GET /sites must not be overtaken by a later message).
+    let turn: Promise<void> = Promise.resolve();
     node.on('input', (msg: NodeMessage, sendOut: SendFn, done: DoneFn) => {
-      handle(msg).then((out) => {
+      const before = turn;
+      let release!: () => void;
+      turn = new Promise<void>((resolve) => { release = resolve; });
+      before.then(() => handle(msg, release)).finally(() => release()).then((out) => {
         if (f.signal.aborted) return done();
         sendOut(out);
         done();

@@ -15,7 +15,8 @@ export type RenewalEvent = 'renewed' | 'expired' | 'failed';
 
 export interface RenewalDeps {
   send(cmd: SteeringCommand): Promise<SteeringResult>;
-  status(event: RenewalEvent, cmd?: SteeringCommand): void;
+  /** What to show; a renewal that went out passes its command and the queue's result. */
+  status(event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult): void;
   warn(text: string): void;
   settings(): SteerSettings;
   /** The config node's maxValidity, ms (undefined = no cap). */
@@ -94,10 +95,10 @@ export class Renewal {
     // A stop (or a newer signal) while this renewal is in flight ends the chain here.
     const superseded = () => this.closed || this.generation.get(cmd.site) !== gen;
     this.deps.send(next).then(
-      () => {
+      (result) => {
         this.count++;
         if (superseded()) return;
-        this.deps.status('renewed', next);
+        this.deps.status('renewed', next, result);
         this.schedule(next, now);
       },
       (err: Error) => {
@@ -137,11 +138,20 @@ const steerTexts = english('ems-site-steer');
  */
 export function describeCommand(cmd: SteeringCommand, until = false, t: Translate = steerTexts): string {
   const parts: string[] = [];
-  if (cmd.energyStorageSetting) parts.push(t('ess', { power: formatPower(cmd.energyStorageSetting).replace(/^-/, '−') }));
+  if (cmd.energyStorageSetting) parts.push(t('ess', { power: minus(cmd.energyStorageSetting) }));
   if (cmd.productionCurtailment) parts.push(t('curtailment', { power: formatPower(cmd.productionCurtailment) }));
   if (cmd.maximizeGridImport !== undefined) parts.push(t(cmd.maximizeGridImport ? 'maxImportOn' : 'maxImportOff'));
-  if (cmd.gridTarget) parts.push(t('gridTarget', { power: formatPower(cmd.gridTarget.setpoint).replace(/^-/, '−') }));
+  if (cmd.gridTarget) parts.push(t('gridTarget', { power: minus(cmd.gridTarget.setpoint) }));
+  const g = cmd.gridLimits;
+  if (g?.upperLimit && g.lowerLimit) parts.push(t('gridLimits', { lower: minus(g.lowerLimit), upper: minus(g.upperLimit) }));
+  else if (g?.upperLimit) parts.push(t('gridUpperLimit', { power: minus(g.upperLimit) }));
+  else if (g?.lowerLimit) parts.push(t('gridLowerLimit', { power: minus(g.lowerLimit) }));
   if (cmd.kind === 'cancel-grid-target') parts.push(t('cancelGridTarget'));
   const text = parts.join(', ');
   return until && cmd.validUntil ? t('until', { what: text, time: formatClock(cmd.validUntil) }) : text;
+}
+
+/** A power with a typographic minus: "−50 kW". */
+function minus(v: { value: number; unit: string }): string {
+  return formatPower(v).replace(/^-/, '−');
 }

@@ -133,6 +133,11 @@ export class Status {
     this.show({ fill: 'green', shape: 'dot', text });
   }
 
+  /** Yellow dot: what was sent, with a warning about it (e.g. it ends another steering type). */
+  sentWarning(text: string): void {
+    this.show({ fill: 'yellow', shape: 'dot', text });
+  }
+
   /** Grey dot: what a dry run would have sent. */
   dryRun(text: string): void {
     this.show({ fill: 'grey', shape: 'dot', text });

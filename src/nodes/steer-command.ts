@@ -3,11 +3,13 @@
  * Pure (no Node-RED): the node evaluates its TypedInputs and passes the values here.
  *
  * - msg.payload as a number: the mode's main value in the node's unit.
- * - msg.payload as an object: energyStorage, curtailment, gridTarget, deadband (number in the
- *   node's unit or {value, unit}), maximizeGridImport, validFrom, validUntil, duration; or a
- *   body in the API's own shape (energyStorageSetting / productionCurtailment / setting / setpoint).
+ * - msg.payload as an object: energyStorage, curtailment, gridTarget, deadband, upperLimit,
+ *   lowerLimit (number in the node's unit or {value, unit}), maximizeGridImport, validFrom,
+ *   validUntil, duration; or a body in the API's own shape (energyStorageSetting /
+ *   productionCurtailment / setting / setpoint; a grid-limits body has the same field names).
  * - Components neither the node nor the message sets are left out (partial update).
- * - Safety limits refuse a value beyond maxEssPower / maxCurtailment / maxGridPower, a
+ * - Safety limits refuse a value beyond maxEssPower / maxCurtailment / maxGridPower /
+ *   maxGridLimit (grid limits: steer-grid-limits.ts), a
  *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
  *   config node's maxValidity; nothing is sent.
  */
@@ -15,8 +17,9 @@ import { ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmen
 import { checkMaxValidity, type SteeringCommand } from '../runtime';
 import { LIMITS, accepts, numberOf } from '../protocol/limits';
 import { limited } from '../protocol/limit-check';
+import { parseGridLimits } from './steer-grid-limits';
 
-export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target';
+export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits';
 
 export interface SteerSettings {
   mode: SteerMode;
@@ -24,6 +27,8 @@ export interface SteerSettings {
   curtailmentUnit: CurtailmentUnit;
   gridTargetUnit: PowerUnit;
   deadbandUnit: PowerUnit;
+  upperLimitUnit: PowerUnit;
+  lowerLimitUnit: PowerUnit;
   maximizeGridImport: 'unchanged' | 'true' | 'false' | 'msg';
   validity: 'duration' | 'quarter-hour' | 'msg';
   duration: number;
@@ -31,6 +36,8 @@ export interface SteerSettings {
   maxCurtailment: number;
   /** Bound of |grid setpoint| and of the deadband, W (0 = none). */
   maxGridPower: number;
+  /** Bound of |upperLimit| and |lowerLimit| in mode grid-limits, W (0 = none). */
+  maxGridLimit: number;
   /** false: maximizeGridImport: true is refused, wherever it comes from. */
   allowMaximizeGridImport: boolean;
   /** What stop does in modes curtailment and combined: let the last limit expire, or lift it. */
@@ -51,6 +58,8 @@ export interface NodeValues {
   curtailment?: unknown;
   gridTarget?: unknown;
   deadband?: unknown;
+  upperLimit?: unknown;
+  lowerLimit?: unknown;
   /** msg.maximizeGridImport, used when the setting is 'msg'. */
   msgMaximizeGridImport?: unknown;
   /** msg.validUntil / msg.validFrom, used when validity is 'msg'. */
@@ -58,21 +67,22 @@ export interface NodeValues {
   msgValidFrom?: unknown;
 }
 
-const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target'];
-const OBJECT_KEYS = ['energyStorage', 'curtailment', 'gridTarget', 'deadband', 'maximizeGridImport', 'validFrom', 'validUntil', 'duration'];
-const API_KEYS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'setting', 'setpoint', 'deadband', 'validFrom', 'validUntil'];
+const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target', 'grid-limits'];
+const OBJECT_KEYS = ['energyStorage', 'curtailment', 'gridTarget', 'deadband', 'upperLimit', 'lowerLimit', 'maximizeGridImport', 'validFrom', 'validUntil', 'duration'];
+const API_KEYS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'setting', 'setpoint', 'deadband', 'upperLimit', 'lowerLimit', 'validFrom', 'validUntil'];
 const USES: Record<SteerMode, string[]> = {
   combined: ['energyStorage', 'curtailment', 'maximizeGridImport'],
   ess: ['energyStorage'],
   curtailment: ['curtailment'],
   'grid-target': ['gridTarget', 'deadband'],
+  'grid-limits': ['upperLimit', 'lowerLimit'],
 };
 
 export function settingsOf(c: Record<string, unknown>): SteerSettings {
   const mode = (c.mode ?? 'ess') as SteerMode;
   if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(c.mode)}`);
   // The numeric settings: range and default from the table of limits (protocol/limits.ts), as the editor checks them.
-  const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
+  const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'maxGridLimit' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
   const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
   if (!['duration', 'quarter-hour', 'msg'].includes(validity)) throw new ValidationError('validity', `must be one of duration, quarter-hour, msg; got ${show(c.validity)}`);
   const mgi = (c.maximizeGridImport ?? 'unchanged') as SteerSettings['maximizeGridImport'];
@@ -90,12 +100,15 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
     curtailmentUnit: parseCurtailmentUnit(c.curtailmentUnit ?? 'kW', 'curtailmentUnit'),
     gridTargetUnit: parsePowerUnit(c.gridTargetUnit ?? 'kW', 'gridTargetUnit'),
     deadbandUnit: parsePowerUnit(c.deadbandUnit ?? 'kW', 'deadbandUnit'),
+    upperLimitUnit: parsePowerUnit(c.upperLimitUnit || 'kW', 'upperLimitUnit'),
+    lowerLimitUnit: parsePowerUnit(c.lowerLimitUnit || 'kW', 'lowerLimitUnit'),
     maximizeGridImport: mgi,
     validity,
     duration,
     maxEssPower: num('maxEssPower'),
     maxCurtailment: num('maxCurtailment'),
     maxGridPower: num('maxGridPower'),
+    maxGridLimit: num('maxGridLimit'),
     allowMaximizeGridImport: allow !== false && allow !== 'false',
     stopAction,
     pvPeakPower: num('pvPeakPower'),
@@ -122,13 +135,14 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   }
   // The components, each from the payload object first, then from the node's TypedInput.
   const pick = (key: string, nodeValue: unknown) => (obj && obj[key] !== undefined ? obj[key] : isObject(nodeValue) ? undefined : nodeValue);
-  let ess: unknown, curt: unknown, grid: unknown, dead: unknown, mgi: unknown;
+  let ess: unknown, curt: unknown, grid: unknown, dead: unknown, mgi: unknown, upper: unknown, lower: unknown;
   let mgiField = 'msg.payload.maximizeGridImport';
   if (apiShape) {
     ess = obj!.energyStorageSetting ?? (s.mode === 'ess' ? obj!.setting : undefined);
     curt = obj!.productionCurtailment ?? (s.mode === 'curtailment' ? obj!.setting : undefined);
     grid = obj!.setpoint;
     dead = obj!.deadband;
+    [upper, lower] = [obj!.upperLimit, obj!.lowerLimit];
     mgi = obj!.maximizeGridImport;
     if (obj!.setting !== undefined && s.mode !== 'ess' && s.mode !== 'curtailment') throw new ValidationError('msg.payload.setting', `is the body of mode ess or curtailment; this node is in mode ${s.mode}`);
   } else {
@@ -137,6 +151,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
     curt = pick('curtailment', values.curtailment ?? (s.mode === 'curtailment' ? main : undefined));
     grid = pick('gridTarget', values.gridTarget ?? (s.mode === 'grid-target' ? main : undefined));
     dead = pick('deadband', values.deadband);
+    [upper, lower] = [pick('upperLimit', values.upperLimit), pick('lowerLimit', values.lowerLimit)];
     mgi = obj?.maximizeGridImport;
   }
   if (mgi === undefined && s.mode === 'combined') {
@@ -145,9 +160,9 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
     else if (s.maximizeGridImport === 'false') mgi = false;
     else if (s.maximizeGridImport === 'msg') mgi = values.msgMaximizeGridImport;
   }
-  const given: Record<string, unknown> = { energyStorage: ess, curtailment: curt, gridTarget: grid, deadband: dead, maximizeGridImport: mgi };
+  const given: Record<string, unknown> = { energyStorage: ess, curtailment: curt, gridTarget: grid, deadband: dead, upperLimit: upper, lowerLimit: lower, maximizeGridImport: mgi };
   for (const [k, v] of Object.entries(given)) {
-    if (isSet(v) && !USES[s.mode].includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import) or grid-target`);
+    if (isSet(v) && !USES[s.mode].includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import), grid-target or grid-limits`);
   }
 
   const cmd: SteeringCommand = { site, kind: s.mode };
@@ -166,7 +181,11 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
       if (cmd.gridTarget.deadband.value < 0) throw new ValidationError('deadband', 'must be 0 or more');
     }
   }
-  if (!cmd.energyStorageSetting && !cmd.productionCurtailment && cmd.maximizeGridImport === undefined && !cmd.gridTarget) {
+  if (s.mode === 'grid-limits') {
+    const from = (k: string) => (obj && obj[k] !== undefined ? `msg.payload.${k}` : k);
+    cmd.gridLimits = parseGridLimits(s, upper, lower, { upper: from('upperLimit'), lower: from('lowerLimit') });
+  }
+  if (!cmd.energyStorageSetting && !cmd.productionCurtailment && cmd.maximizeGridImport === undefined && !cmd.gridTarget && !cmd.gridLimits) {
     throw new ValidationError('msg.payload', `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${USES[s.mode].join(', ')}`);
   }
   checkLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);

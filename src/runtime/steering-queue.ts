@@ -8,6 +8,10 @@
  * Commands come in validated (the site-steer node's buildCommand); each request that goes
  * out is built once by the protocol's endpoint table (steeringRequestFor) and handed to the
  * client's trusted path as it is; the result names that very request.
+ *
+ * The queue also keeps which steering type each site has in force from this runtime
+ * (steering-types.ts): a result names the type its request ended (asset steering and grid
+ * target displace each other on the service), so the sender can warn.
  */
 import { apiError, ValidationError } from '../client/errors';
 import type { EmsClient } from '../client/client';
@@ -17,8 +21,10 @@ import {
   mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
   type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
 } from '../protocol/endpoints';
+import { SteeringTypes, type Displaced } from './steering-types';
 
 export type { SentRequest, SteeringCommand } from '../protocol/endpoints';
+export type { Displaced } from './steering-types';
 /** The endpoint a command is meant for (the protocol's SteeringEndpoint). */
 export type SteeringKind = SteeringEndpoint;
 type ComponentName = SteeringComponent;
@@ -29,6 +35,11 @@ export interface SteeringResult {
   response: unknown;
   /** Some of this command's components were replaced by a later command before sending. */
   merged: boolean;
+  /**
+   * The steering types the request(s) ended on the site, which this runtime had in force
+   * (asset steering vs grid target); absent when none.
+   */
+  displaced?: Displaced[];
 }
 
 interface Waiter {
@@ -36,6 +47,7 @@ interface Waiter {
   /** Components pending while queued; requests to wait for once the batch is cut. */
   outstanding: number;
   merged: boolean;
+  displaced?: Displaced[];
   last?: SteeringResult;
   failed?: Error;
   resolve: (r: SteeringResult) => void;
@@ -93,8 +105,12 @@ export class SteeringQueue {
   private readonly sites = new Map<string, SiteQueue>();
   /** Requests sent, for diagnostics and tests. */
   sent = 0;
+  /** Which steering type each site has in force from this runtime (for the exclusivity warning). */
+  readonly types: SteeringTypes;
 
-  constructor(private readonly client: EmsClient, private readonly opts: SteeringQueueOptions = {}) {}
+  constructor(private readonly client: EmsClient, private readonly opts: SteeringQueueOptions = {}) {
+    this.types = new SteeringTypes(opts.now ?? Date.now);
+  }
 
   /** The longest validity this queue accepts, ms (undefined: no limit). */
   get maxValidityMs(): number | undefined {
@@ -212,15 +228,26 @@ export class SteeringQueue {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
     const response = await this.client.sendSteering(req, { signal });
-    return { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
+    const displaced = this.types.accepted(site, req.endpoint, (req.body as { validUntil?: number } | undefined)?.validUntil);
+    const result: SteeringResult = { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
+    if (displaced.length > 0) result.displaced = displaced;
+    return result;
   }
 
   private settle(w: Waiter, result?: SteeringResult, err?: Error): void {
     if (err) w.failed ??= err;
-    else if (result) w.last = result;
+    else if (result) {
+      w.last = result;
+      if (result.displaced) (w.displaced ??= []).push(...result.displaced);
+    }
     if (--w.outstanding > 0) return;
     if (w.failed) w.reject(w.failed);
-    else w.resolve({ ...w.last!, merged: w.merged || w.last!.merged });
+    else {
+      const r: SteeringResult = { ...w.last!, merged: w.merged || w.last!.merged };
+      if (w.displaced) r.displaced = w.displaced;
+      else delete r.displaced;
+      w.resolve(r);
+    }
   }
 }
 

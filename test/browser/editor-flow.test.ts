@@ -74,8 +74,8 @@ describe('browser: a steering flow built in the editor', function () {
     const stored = await until(ess, (c) => c !== null, 'the steering state of the simulator');
     assert.deepEqual([stored!.value, stored!.unit], [5, 'kW']);
     const until$ = new Date(stored!.validUntil).toISOString().slice(11, 16);   // Node-RED runs in UTC here
-    await until(() => status(id.steer), (t) => t.startsWith('ESS'), 'the steer node status');
-    assert.equal(await status(id.steer), `ESS 5 kW until ${until$}`);
+    await until(() => status(id.steer), (t) => t.startsWith('sent ESS'), 'the steer node status');
+    assert.equal(await status(id.steer), `sent ESS 5 kW until ${until$}`);
     assert.equal(await canvasNode(page, id.steer).locator('.red-ui-flow-node-status').getAttribute('class'),
       'red-ui-flow-node-status red-ui-flow-node-status-dot-green');
 
@@ -171,7 +171,7 @@ describe('browser: a steering flow built in the editor', function () {
     // Still running: the good inject steers again and the status is green.
     assert.equal(s.nr.alive(), true);
     await inject(id.inject);
-    await until(() => status(id.steer), (t) => t.startsWith('ESS 5 kW until'), 'the status after a good message');
+    await until(() => status(id.steer), (t) => t.startsWith('sent ESS 5 kW until'), 'the status after a good message');
     await until(() => debugMessages().filter({ hasText: 'requestId' }).count(), (n) => n === 1, 'the response in the debug sidebar');
     assert.equal((await ess())?.value, 5);
     assert.doesNotMatch(s.nr.log(), /Uncaught|unhandled|TypeError/i);

@@ -48,7 +48,7 @@ const CASES: Case[] = [
   { key: 'duration', type: 'ems-site-steer', prop: 'duration', node: (v) => steer({ validity: 'duration', duration: v }) },
   // In a mode that shows the field (each is checked in every mode, as the runtime does).
   ...STEER_POWER_KEYS.map((key): Case => ({ key, type: 'ems-site-steer', prop: key, hidden: key === 'pvPeakPower',
-    node: (v) => steer({ [key]: v, mode: key === 'maxCurtailment' ? 'curtailment' : key === 'maxGridPower' ? 'grid-target' : 'ess' }) })),
+    node: (v) => steer({ [key]: v, mode: ({ maxCurtailment: 'curtailment', maxGridPower: 'grid-target', maxGridLimit: 'grid-limits' } as Record<string, string>)[key] ?? 'ess' }) })),
 ];
 
 const label = (c: Case, lang = 'en-US') => catalogue(c.type, lang).label[c.prop] as string;
