@@ -5,12 +5,15 @@
  * The panels reach it as window.EmsPartnerEditor.
  *
  * Numeric settings are checked against the runtime's own table of limits (src/protocol/limits.ts,
- * served as resources/limits.js, window.EmsPartnerLimits), with the refusal text the runtime gives.
+ * served as resources/limits.js, window.EmsPartnerLimits), with the refusal text the runtime gives;
+ * the config node's paths and the ems-request node's path and method likewise, by the runtime's own
+ * code (resources/paths.js and resources/request-path.js, bundled by scripts/copy-editor.js).
  */
 (function () {
     'use strict';
     var T = 'ems-partner-config';
-    var CONFIG_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'rejectUnauthorized', 'caCert', 'maxBodyMB'];
+    var CONFIG_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'rejectUnauthorized', 'caCert', 'maxBodyMB',
+        'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits'];
     var SECRET_KEYS = ['apiKey', 'clientSecret'];
     var TTL = 60000;
     var cache = {};
@@ -54,7 +57,7 @@
         var m = j && (j.message || j.error);
         if (xhr && xhr.status === 0 && status !== 'timeout') { m = t('picker.unreachable'); }
         if (!m && xhr && xhr.status >= 400) { m = 'HTTP ' + xhr.status + (xhr.statusText && xhr.statusText !== 'error' ? ' (' + xhr.statusText + ')' : ''); }
-        m = String(m || err || status || 'error').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+        m = String(m || err || status || 'error').replace(/<(?!site>)[^>]*>/g, ' ')   // (<site>: the paths' placeholder, text).replace(/\s+/g, ' ').trim();
         return m.length > 200 ? m.slice(0, 199) + '\u2026' : m;
     }
     // One request per list, server and configuration in flight; results kept for a minute, failures not kept.
@@ -271,6 +274,28 @@
         };
     }
 
+    // A refusal as the runtime words it, without the field's name (the panel puts its label first).
+    function refusalText(e) { return String((e && e.message) || e).replace(/^\S+ /, ''); }
+    // A configured path (pathDevices, …) by the runtime's rules (resources/paths.js, from src/protocol/paths.ts):
+    // true, or the runtime's refusal. `key`: devices, sites, curtailment or gridLimits. Empty is the default.
+    function pathRefusal(key, v) {
+        var P = window.EmsPartnerPaths;
+        if (!P || v === undefined) { return true; }
+        try { P.validatePath(key, v); return true; } catch (e) { return refusalText(e); }
+    }
+    // The path and method of a raw request (ems-request) by the runtime's rules (resources/request-path.js,
+    // from src/client/request-path.ts): true, or the runtime's refusal. An empty path is allowed (msg.path then).
+    function requestPathRefusal(v) {
+        var R = window.EmsPartnerRequestPath;
+        if (!R || v === undefined || v === '') { return true; }
+        try { R.checkRequestPath(v, 'path'); return true; } catch (e) { return refusalText(e); }
+    }
+    function requestMethodRefusal(v) {
+        var R = window.EmsPartnerRequestPath;
+        if (!R || v === undefined || v === '') { return true; }
+        try { R.checkRequestMethod(v, 'method'); return true; } catch (e) { return refusalText(e); }
+    }
+
     // Validates a TypedInput value that must be set: true or a message.
     function typed(v, type, opt) {
         var s = String(v === undefined || v === null ? '' : v).trim();
@@ -301,5 +326,6 @@
 
     window.EmsPartnerEditor = { upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
         cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, field: field, num: num, typed: typed,
-        limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators };
+        limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators,
+        pathRefusal: pathRefusal, requestPathRefusal: requestPathRefusal, requestMethodRefusal: requestMethodRefusal };
 })();

@@ -3,7 +3,8 @@
 // where Node-RED looks for them: dist/nodes/<type>.html, dist/nodes/locales/, dist/nodes/icons/.
 // Then serves the runtime's own tables to the editor: each compiled module below (it imports
 // nothing) is wrapped into a browser script in resources/ (git-ignored, packed), which sets a
-// global the panels read. The editor thus checks and upgrades with the very code the runtime runs.
+// global the panels read; modules that import others of dist/ are bundled with them (`bundles`).
+// The editor thus checks and upgrades with the very code the runtime runs.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -38,6 +39,59 @@ for (const [from, to, global, required] of browserModules) {
     + '    var module = { exports: {} }, exports = module.exports;\n'
     + `${code}\n`
     + `    window.${global} = module.exports;\n`
+    + '})();\n';
+  fs.writeFileSync(path.join(root, to), script);
+}
+
+/**
+ * Modules that import others of dist/ (relative requires only): bundled with those into one
+ * browser script, each module in its own function, joined by a small `require` of the bundle.
+ * [entry module, script in resources/, global it sets]. The editor checks with the runtime's code:
+ * the config node's paths (protocol/paths.ts) and the ems-request node's path and method.
+ */
+const bundles = [
+  ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
+  ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
+];
+/** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
+function collect(entry) {
+  const dist = path.join(root, 'dist');
+  const out = new Map();
+  const visit = (file) => {
+    const id = path.relative(dist, file).split(path.sep).join('/');
+    if (out.has(id)) return;
+    if (!fs.existsSync(file)) throw new Error(`${id} is missing: it is built from src by tsc`);
+    const code = fs.readFileSync(file, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '').trimEnd();
+    out.set(id, null); // (a cycle ends here)
+    for (const m of code.matchAll(/\brequire\s*\(\s*(['"])([^'"]+)\1\s*\)/g)) {
+      if (!m[2].startsWith('.')) throw new Error(`${id} requires "${m[2]}"; a bundle for the editor may require only modules of dist/`);
+      visit(path.resolve(path.dirname(file), `${m[2]}.js`));
+    }
+    out.delete(id);
+    out.set(id, code);
+  };
+  visit(path.join(root, entry));
+  return [...out.entries()];
+}
+for (const [from, to, global] of bundles) {
+  const modules = collect(from);
+  const entryId = modules[modules.length - 1][0];
+  const defs = modules.map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`).join('\n');
+  const script = `// Built by scripts/copy-editor.js from ${modules.map(([id]) => `dist/${id}`).join(', ')} (do not edit): window.${global} for the editor.\n`
+    + '(function () {\n'
+    + '    var defs = {}, cache = {};\n'
+    + `${defs}\n`
+    + '    function load(id) {\n'
+    + '        if (cache[id]) { return cache[id].exports; }\n'
+    + '        var module = cache[id] = { exports: {} }, dir = id.split("/").slice(0, -1);\n'
+    + '        defs[id](module, module.exports, function (rel) {\n'
+    + '            var parts = dir.slice();\n'
+    + '            rel.split("/").forEach(function (p) { if (p === "..") { parts.pop(); } else if (p !== ".") { parts.push(p); } });\n'
+    + '            return load(parts.join("/") + ".js");\n'
+    + '        });\n'
+    + '        return module.exports;\n'
+    + '    }\n'
+    + `    window.${global} = load(${JSON.stringify(entryId)});\n`
     + '})();\n';
   fs.writeFileSync(path.join(root, to), script);
 }

@@ -1,7 +1,7 @@
 /**
  * The package as users get it: `npm pack` holds only what a user needs; the tarball installs
  * into a fresh Node-RED user directory (as the palette manager does, with npm), Node-RED
- * (NODE_RED_PATH or the devDependency) registers the four node types, lists the examples
+ * (NODE_RED_PATH or the devDependency) registers every node type of the package, lists the examples
  * under Import ▸ Examples, and an example deployed as shipped runs on the built-in simulator.
  */
 import assert from 'node:assert/strict';
@@ -80,7 +80,7 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.ok(!fs.existsSync(path.join(userDir, 'node_modules', 'node-red')), 'Node-RED is not a dependency');
   });
 
-  it('Node-RED registers all four node types of the package', async () => {
+  it('Node-RED registers every node type of the package (its node-red.nodes map)', async () => {
     const sets = (await get('/nodes')).filter((s: any) => s.module === PKG.name);
     assert.deepEqual(sets.flatMap((s: any) => s.types).sort(), [...TYPES].sort());
     for (const s of sets) {

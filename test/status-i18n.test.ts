@@ -15,7 +15,7 @@ import { start, type Spawned } from './helpers/spawned';
 import { nodeRedDir } from './helpers/node-red-path';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
+const TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request'];
 const catalog = (lang: string, type: string) => JSON.parse(fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.json`), 'utf8'))[type];
 const placeholders = (text: string) => (text.match(/__\w+__/g) ?? []).sort();
 
@@ -31,7 +31,7 @@ describe('status texts: catalogs', () => {
   }
 
   it('every status key the nodes use exists (a missing key would show as its name)', () => {
-    const src = ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'renewal', 'status']
+    const src = ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'renewal', 'status']
       .map((f) => fs.readFileSync(path.join(REPO, 'src', 'nodes', `${f}.ts`), 'utf8')).join('\n');
     const used = new Set([...src.matchAll(/\b(?:t|shared)\('(\w+)'/g)].map((m) => m[1]));
     for (const k of ['renewStopped', 'maxImportOn', 'maxImportOff', 'badAnswer', 'tooLarge', 'timedOut']) used.add(k); // chosen by expressions
@@ -136,7 +136,7 @@ describe('status texts in a Node-RED started with a language', function () {
     read: [/^requesting$/, new RegExp(`^\\d+ devices · ${clock}$`)],
     series: [new RegExp(`^soc: \\d+ points · ${clock}$`)],
     dry: [/^dry run: ESS −5 kW$/],
-    steer: [/^sending ESS −5 kW$/, new RegExp(`^ESS −5 kW until ${clock}$`)],
+    steer: [/^sending ESS −5 kW$/, new RegExp(`^sent ESS −5 kW until ${clock}$`)],
     orphan: [/^bad server$/],
   });
 });

@@ -4,12 +4,14 @@
  * service's message, method and path, requestId; never a secret). Two trusted paths send typed
  * requests that are validated already, as they are: read() (ReadRequest, for the coalescer) and
  * sendSteering() (SteeringRequest from the protocol's endpoint table, for the steering queue).
+ * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
  */
 import { PATH_KEYS, PATH_SETTINGS, resolvePaths, type ApiPaths } from '../protocol/paths';
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
-import { isAxiosError } from './http-lib';
-import { ApiError, apiError, oneLine, Redactor, serviceMessageOf, ValidationError } from './errors';
+import { ApiError, apiError, Redactor, ValidationError } from './errors';
+import { hostPortOf, toApiError, type ErrorContext } from './error-map';
+import { sendRaw, type RawOptions, type RawResponse } from './raw';
 import { secretsOf, type AuthConfig } from './auth';
 import {
   CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
@@ -74,8 +76,9 @@ export const MAX_SPANS = SERVICE.maxSpans;
 
 /** Default largest response body: 10 MB. */
 export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-/** Longest requestId relayed from a service. */
-const MAX_REQUEST_ID = 128;
+
+export { hostPortOf };
+export type { RawOptions, RawResponse };
 
 export class EmsClient {
   readonly transport: Transport;
@@ -85,10 +88,11 @@ export class EmsClient {
   private readonly listeners = new Set<Listener>();
   /** Masks every form of the client's secrets (and of the OAuth2 access tokens it fetched). */
   readonly redactor: Redactor;
-  /** host:port of the service, for connection errors (never a path or query). */
-  private readonly hostPort: string;
-  private readonly timeoutMs: number;
-  private readonly maxBodyBytes: number;
+  /** What error messages name: host:port (never a path or query), the time and size limits; and the redactor. */
+  private readonly errorContext: ErrorContext;
+  private readonly baseUrl: string;
+  /** Lower-case name of the configured API-key header (raw answers never relay it). */
+  private readonly keyHeader?: string;
   state: ConnectionState = { state: 'ok' };
   readonly concurrency: number;
   /** The paths in use: configured (checked) or the defaults. */
@@ -102,16 +106,18 @@ export class EmsClient {
     setMaxListeners(0, this.closer.signal);
     const auth = opts.auth ?? { type: 'none' };
     this.redactor = new Redactor(secretsOf(auth));
-    this.hostPort = hostPortOf(opts.baseUrl);
+    this.baseUrl = opts.baseUrl;
+    this.keyHeader = auth.type === 'header' ? (auth.header || 'x-api-key').trim().toLowerCase() : undefined;
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
     this.paths = Object.freeze(resolvePaths(pathSettings(opts.paths)));
-    this.timeoutMs = opts.timeoutMs ?? 10_000;
-    this.maxBodyBytes = opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const maxBodyBytes = opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
+    this.errorContext = { redactor: this.redactor, hostPort: hostPortOf(opts.baseUrl), timeoutMs, maxBodyBytes };
     this.transport = new Transport({
       baseUrl: opts.baseUrl,
       auth,
-      timeoutMs: this.timeoutMs,
-      maxBodyBytes: this.maxBodyBytes,
+      timeoutMs,
+      maxBodyBytes,
       retries: Math.max(0, Math.floor(opts.retries ?? 3)),
       concurrency: this.concurrency,
       rejectUnauthorized: opts.rejectUnauthorized ?? true,
@@ -261,6 +267,18 @@ export class EmsClient {
     }
   }
 
+  /**
+   * A request to any endpoint below the base URL (the ems-request node): method GET, POST, PUT,
+   * PATCH or DELETE, a path relative to the base URL (refused before sending when it could
+   * leave it), a body (JSON, text or bytes). Same transport, limits and redaction as every
+   * other call, no shape check: parsed JSON or text, selected headers (raw.ts). A non-2xx
+   * answer rejects with its ApiError, which carries the answer (rawAnswerOf).
+   */
+  async raw(method: unknown, path: unknown, body?: unknown, o: RawOptions = {}): Promise<RawResponse> {
+    return sendRaw({ ...this.errorContext, axios: this.transport.axios, baseUrl: this.baseUrl, signal: this.signalFor(o.signal), closed: this.closed, keyHeader: this.keyHeader },
+      method, path, body, o);
+  }
+
   // ---------------------------------------------------------------------- plumbing
 
   /**
@@ -274,7 +292,7 @@ export class EmsClient {
     try {
       res = await this.transport.axios.request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig);
     } catch (err) {
-      throw this.toApiError(err, method, path);
+      throw toApiError(err, method, path, this.errorContext);
     }
     return shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data;
   }
@@ -295,47 +313,6 @@ export class EmsClient {
     return c;
   }
 
-  private toApiError(err: unknown, method: string, path: string): Error {
-    if (err instanceof ApiError || err instanceof ValidationError) return err;
-    const request = { method, path };
-    const r = this.redactor;
-    if (!isAxiosError(err)) {
-      const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
-      return apiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
-    }
-    if (err.code === 'ERR_CANCELED') return apiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
-    if (/maxContentLength|maxBodyLength/.test(err.message)) {
-      const mb = Math.round((this.maxBodyBytes / 1024 / 1024) * 100) / 100;
-      const what = /maxBodyLength/.test(err.message) ? 'request body is' : 'answer is';
-      return apiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
-    }
-    const res = err.response;
-    const code = err.code ?? 'EMS_NETWORK';
-    if (!res || (res.status >= 200 && res.status < 300)) {
-      // No answer, or an answer cut off mid-body: name the host and port, never the path's query.
-      const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
-        ? `timed out after ${this.timeoutMs} ms (${code})`
-        : `connection to ${this.hostPort} failed (${code})`;
-      return apiError({ code, message: r.text(`${method} ${path} ${what}`), request });
-    }
-    const body = res.data as Record<string, unknown> | string | undefined;
-    const headerId = res.headers?.['x-request-id'];
-    const rawId = body && typeof body === 'object' && typeof body.requestId === 'string' ? body.requestId : typeof headerId === 'string' ? headerId : undefined;
-    // Masked before they are cut, so a secret is never shown in part.
-    const requestId = rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
-    const serviceMessage = serviceMessageOf(body, (s) => r.text(s));
-    const ra = Number(res.headers?.['retry-after']);
-    return apiError({
-      code: `HTTP_${res.status}`,
-      status: res.status,
-      serviceMessage,
-      requestId,
-      retryAfter: Number.isFinite(ra) ? ra : undefined,
-      request,
-      message: r.text(`${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`),
-    });
-  }
-
   private setState(s: ConnectionState): void {
     const prev = this.state;
     this.state = s;
@@ -347,16 +324,6 @@ export class EmsClient {
         /* a listener's failure must not break a request */
       }
     }
-  }
-}
-
-/** host:port of a base URL, with the scheme's default port when it names none. */
-export function hostPortOf(baseUrl: string): string {
-  try {
-    const u = new URL(baseUrl);
-    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
-  } catch {
-    return '(invalid base URL)';
   }
 }
 

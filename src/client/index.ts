@@ -8,3 +8,5 @@ export * from './errors';
 export * from './auth';
 export { Limiter, mapLimit } from './limiter';
 export * from './responses';
+export { rawAnswerOf, type RawResponse } from './raw';
+export * from './request-path';

@@ -23,7 +23,8 @@ export const PLACEHOLDER = '__PWRD__';
 
 /** The settings a request may carry (everything else in `config` is ignored). */
 const CONFIG_KEYS = ['name', 'baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'retries',
-  'concurrency', 'rejectUnauthorized', 'caCert', 'coalesceMs', 'maxBodyMB', 'maxValidity'] as const;
+  'concurrency', 'rejectUnauthorized', 'caCert', 'coalesceMs', 'maxBodyMB', 'maxValidity',
+  'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits', 'percentCurtailment'] as const;
 const SECRET_KEYS = ['apiKey', 'clientSecret'] as const;
 
 export interface RouteBody {
@@ -94,6 +95,12 @@ const caText = (p: ConfigProps) => String(p.caCert ?? '').trim();
 /**
  * The settings that decide where (and how safely) a secret travels, in which a caller's
  * settings differ from the deployed node's: [] when stored secrets may be used.
+ *
+ * The paths (pathDevices, …) are not among them: each is checked (protocol/paths.ts) to be a
+ * path that the client joins below the base URL (no scheme, host, "//", "." or "..", "%" or
+ * backslash), so with the deployed baseUrl a secret stays on the deployed origin and below its
+ * path, whichever paths a caller sends. A caller may thus list devices from another path of the
+ * same service with the stored key; deploying those paths needs the same write permission.
  */
 export function destinationChanges(deployed: ConfigProps, caller: ConfigProps): string[] {
   const out: string[] = [];
@@ -155,9 +162,9 @@ export function redactDeep(v: unknown, forms: readonly string[], depth = 0): unk
 
 const MAX = 120;
 
-/** Text without markup, control characters or line breaks. */
+/** Text without markup, control characters or line breaks (the paths' placeholder `<site>` is text, kept). */
 function plain(text: string): string {
-  return text.replace(/<[^>]*>/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text.replace(/<(?!site>)[^>]*>/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
 }
 
 /** A short status code-like reason for a reply's `error` field. */

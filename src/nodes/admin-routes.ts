@@ -8,7 +8,8 @@
  * `{server}` alone uses the deployed config node as it is. `config` describes a config node
  * being edited; a secret it lacks (or sends as the editor's placeholder) is taken from the
  * deployed node only when `config` sends it to the same place: same simulator flag, baseUrl,
- * authType, header name, tokenUrl and TLS settings. Otherwise the request is refused and
+ * authType, header name, tokenUrl and TLS settings (not the paths: they stay below the base URL,
+ * see destinationChanges). Otherwise the request is refused and
  * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
  * short redacted message, never a service's page, and nothing secret.
  */

@@ -1,8 +1,9 @@
 /**
  * Config node `ems-partner-config`: one API runtime (client, coalescer, steering queue,
  * poll scheduler) shared by every node that uses it. Pushes its connection state to each
- * user node, and closes everything on redeploy. Its catalog holds the status texts every node
- * shares (status.ts).
+ * user node, and closes everything on redeploy. Settings the runtime refuses (a number out of
+ * range, a bad path, …) are reported at deploy (node.error) and to every node that uses it.
+ * Its catalog holds the status texts every node shares (status.ts).
  */
 import { registerAdminRoutes } from './admin-routes';
 import { setSimulatorLog } from '../runtime/builtin-simulator';
@@ -36,7 +37,10 @@ export = function (RED: RED): void {
       unsubscribe = rt.client.onState((s) => users.forEach((u) => u.onConnectionState(s)));
       return rt;
     });
-    ready.catch(() => undefined); // reported to each user node when it asks
+    // A setting the runtime refuses (e.g. a bad path): reported at deploy, and to each user node when it asks.
+    ready.catch((err) => {
+      if (!closed) node.error(err);
+    });
 
     node.runtime = () => ready;
     node.register = (u) => users.add(u);

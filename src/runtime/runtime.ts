@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { ValidationError } from '../protocol';
 import { LIMITS } from '../protocol/limits';
-import { resolvePaths, type ApiPaths } from '../protocol/paths';
+import { DEFAULT_PATHS, resolvePaths, type ApiPaths } from '../protocol/paths';
 import { limited } from '../protocol/limit-check';
 import { EmsClient, type AuthConfig } from '../client';
 import { ReadCoalescer } from './coalescer';
@@ -141,7 +141,9 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const ca = caOf(p.caCert, o.readFiles ?? true);
   const maxBodyBytes = setting(p, 'maxBodyMB') * 1024 * 1024;
   const maxValidityMs = setting(p, 'maxValidity') * 60_000;
-  const paths = resolvePaths(p as Record<string, unknown>);
+  // Checked either way; the built-in simulator serves the default paths, so it gets those.
+  const configured = resolvePaths(p as Record<string, unknown>);
+  const paths = sim ? { ...DEFAULT_PATHS } : configured;
   const percentCurtailment = percentCurtailmentOf(p);
   const client = new EmsClient({
     baseUrl,

@@ -16,17 +16,22 @@ import { until } from './lib/wait';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const ADDED: Record<string, Record<string, unknown>> = {
-  'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
+  'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
   'ems-device-read': { maxSplit: 1000 },
   'ems-time-series': { maxSplit: 1000 },
-  'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
+  'ems-site-steer': {
+    maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
+    upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
+  },
 };
+/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer). */
+const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 3 };
 
-/** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at version 2 with the defaults. */
+/** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at the current version with the defaults. */
 async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
   for (const n of SAVED.filter((x) => ADDED[x.type])) {
     const props = await nodeProps(page, idOf(n.id));
-    assert.equal(props.version, 2, `${n.id} version`);
+    assert.equal(props.version, VERSION[n.type], `${n.id} version`);
     for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(props[k], v, `${n.id} ${k}`);
     for (const k of ['name', 'mode', 'device', 'site', 'duration', 'maxEssPower', 'timeout']) {
       if (k in n) assert.deepEqual(props[k], n[k], `${n.id} ${k} unchanged`);
@@ -51,7 +56,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const M = (window as any).EmsPartnerMigrations;
       return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
     });
-    assert.deepEqual(v, [2, 2, 2, 2]);
+    assert.deepEqual(v, [3, 2, 2, 3]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {
@@ -86,7 +91,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
     assert.deepEqual(imported.map((n) => n.type).sort(), SAVED.filter((n) => ADDED[n.type]).map((n) => n.type).sort());
     for (const n of imported) {
       assert.ok(!SAVED.some((x) => x.id === n.id), 'a new id');
-      assert.equal(n.version, 2, `${n.type} version`);
+      assert.equal(n.version, VERSION[n.type], `${n.type} version`);
       for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(n[k], v, `${n.type} ${k}`);
     }
   });

@@ -1,0 +1,78 @@
+/**
+ * How a failed request becomes an ApiError (client room): axios errors, aborts, the size
+ * limit, timeouts, connection failures and HTTP error answers, each with the method and path
+ * only (never a header or a query credential) and every text masked by the client's Redactor.
+ */
+import { isAxiosError } from './http-lib';
+import { ApiError, apiError, oneLine, serviceMessageOf, ValidationError, type Redactor } from './errors';
+
+/** What the mapping needs to know of the client. */
+export interface ErrorContext {
+  redactor: Redactor;
+  /** Largest body, bytes (named in EMS_TOO_LARGE). */
+  maxBodyBytes: number;
+  /** Wall-clock time per attempt, ms (named in timeouts). */
+  timeoutMs: number;
+  /** host:port of the service (named in connection errors). */
+  hostPort: string;
+}
+
+/** Longest requestId relayed from a service. */
+export const MAX_REQUEST_ID = 128;
+
+/** host:port of a base URL, with the scheme's default port when it names none. */
+export function hostPortOf(baseUrl: string): string {
+  try {
+    const u = new URL(baseUrl);
+    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return '(invalid base URL)';
+  }
+}
+
+/** The requestId of an answer (its body's, else its x-request-id header), masked, on one line, cut to 128 characters. */
+export function requestIdOf(body: unknown, headerId: unknown, r: Redactor): string | undefined {
+  const b = body as Record<string, unknown> | undefined;
+  const rawId = b && typeof b === 'object' && typeof b.requestId === 'string' ? b.requestId : typeof headerId === 'string' ? headerId : undefined;
+  // Masked before they are cut, so a secret is never shown in part.
+  return rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
+}
+
+/** The ApiError (or ValidationError, passed on) for a failed request `method path`. */
+export function toApiError(err: unknown, method: string, path: string, ctx: ErrorContext): Error {
+  if (err instanceof ApiError || err instanceof ValidationError) return err;
+  const request = { method, path };
+  const r = ctx.redactor;
+  if (!isAxiosError(err)) {
+    const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
+    return apiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
+  }
+  if (err.code === 'ERR_CANCELED') return apiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
+  if (/maxContentLength|maxBodyLength/.test(err.message)) {
+    const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
+    const what = /maxBodyLength/.test(err.message) ? 'request body is' : 'answer is';
+    return apiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
+  }
+  const res = err.response;
+  const code = err.code ?? 'EMS_NETWORK';
+  if (!res || (res.status >= 200 && res.status < 300)) {
+    // No answer, or an answer cut off mid-body: name the host and port, never the path's query.
+    const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
+      ? `timed out after ${ctx.timeoutMs} ms (${code})`
+      : `connection to ${ctx.hostPort} failed (${code})`;
+    return apiError({ code, message: r.text(`${method} ${path} ${what}`), request });
+  }
+  const body = res.data as Record<string, unknown> | string | undefined;
+  const requestId = requestIdOf(body, res.headers?.['x-request-id'], r);
+  const serviceMessage = serviceMessageOf(body, (s) => r.text(s));
+  const ra = Number(res.headers?.['retry-after']);
+  return apiError({
+    code: `HTTP_${res.status}`,
+    status: res.status,
+    serviceMessage,
+    requestId,
+    retryAfter: Number.isFinite(ra) ? ra : undefined,
+    request,
+    message: r.text(`${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`),
+  });
+}

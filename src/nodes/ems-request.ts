@@ -1,0 +1,74 @@
+/**
+ * `ems-request`: a raw request to an endpoint the package does not wrap yet, through the
+ * config node's client (its authentication, retries, limits and redaction; EmsClient.raw).
+ * `msg.method`, `msg.path` and `msg.body` say what to send; the node's `method` and `path`
+ * are the defaults when the message does not set them. The path is relative to the base URL:
+ * a form that could leave it is refused before anything is sent (client/request-path.ts).
+ *
+ * A 2xx answer is the output (payload, statusCode, selected headers). Any other answer, and
+ * every failure, ends the message in one Catch-able error; for an HTTP answer the message that
+ * reaches the Catch node also carries its statusCode, headers and payload.
+ */
+import { checkRequestMethod, checkRequestPath } from '../client/request-path';
+import { rawAnswerOf, type RawResponse } from '../client/raw';
+import { complete, copyWith, fail } from './messages';
+import { flowNode } from './scaffold';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+interface Props {
+  server: string;
+  name?: string;
+  /** Method when msg.method is not set: GET (default), POST, PUT, PATCH or DELETE. */
+  method?: string;
+  /** Path when msg.path is not set ('' = msg.path is required). */
+  path?: string;
+}
+
+/** The fields of an answer as they go on a message. */
+function answerFields(a: RawResponse): NodeMessage {
+  return { payload: a.payload, statusCode: a.statusCode, headers: a.headers };
+}
+
+export = function (RED: RED): void {
+  function EmsRequestNode(this: Node, saved: Props) {
+    const f = flowNode(RED, this, saved);
+    const { props: config, status } = f;
+    // The node's own defaults are checked once, at deploy (a bad one is reported, and refused again per message that uses it).
+    try {
+      checkRequestMethod(config.method || 'GET', 'method');
+      if (config.path) checkRequestPath(config.path, 'path');
+    } catch (err) {
+      fail(f, undefined, err);
+    }
+
+    async function request(msg: NodeMessage): Promise<{ method: string; answer: RawResponse }> {
+      const fromMsg = (k: 'method' | 'path') => msg[k] !== undefined && msg[k] !== null && msg[k] !== '';
+      const [method, methodField] = fromMsg('method') ? [msg.method, 'msg.method'] : [config.method || 'GET', 'method'];
+      const [path, pathField] = fromMsg('path') ? [msg.path, 'msg.path'] : [config.path || msg.path, config.path ? 'path' : 'msg.path'];
+      const server = f.configNode();
+      const m = checkRequestMethod(method, methodField);
+      checkRequestPath(path, pathField); // the form, before the runtime is awaited; the client checks it again against the base URL
+      const rt = await server.runtime();
+      try {
+        const answer = await rt.client.raw(m, path, msg.body, { signal: f.signal, fields: { method: methodField, path: pathField, body: 'msg.body' } });
+        return { method: m, answer };
+      } catch (err) {
+        // An HTTP error answer: the message that reaches the Catch node carries it too.
+        const a = rawAnswerOf(err);
+        if (a) Object.assign(msg, answerFields(a));
+        throw err;
+      }
+    }
+
+    f.node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      status.busy();
+      complete(f, request(msg), (r) => {
+        if (f.signal.aborted) return;
+        status.ok(status.t('answered', { method: r.method, status: r.answer.statusCode }));
+        send(copyWith(msg, answerFields(r.answer)));
+      }, done, msg);
+    });
+  }
+
+  RED.nodes.registerType('ems-request', EmsRequestNode);
+};
