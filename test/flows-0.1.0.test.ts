@@ -51,9 +51,10 @@ describe('flows saved by 0.1.0', () => {
       'ems-site-steer': {
         maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
         upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
+        verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str', verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
       },
     };
-    const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 3 };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 4 };
     await load();
     const ours = SAVED.filter((n) => ADDED[n.type]);
     assert.equal(ours.length, 8);

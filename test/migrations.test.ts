@@ -27,9 +27,17 @@ const V3: Record<string, NodeConfig> = {
   },
 };
 
+/** What version 4 (issue 13) adds to site steer: the delivery check. */
+const V4: Record<string, NodeConfig> = {
+  'ems-site-steer': {
+    verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
+    verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
+  },
+};
+
 /** Every property added since 0.1.0, and the version a type is at now. */
-const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t] }]));
-const CURRENT = (type: string) => (V3[type] ? 3 : 2);
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t] }]));
+const CURRENT = (type: string) => (V4[type] ? 4 : V3[type] ? 3 : 2);
 
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
@@ -62,9 +70,9 @@ describe('migrations', () => {
     });
 
     if (V3[type]) {
-      it(`${type}: a version 2 config goes through step 3 only`, () => {
+      it(`${type}: a version 2 config goes through the steps after 2 only`, () => {
         const v2 = { type, version: 2, name: 'x' };
-        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], version: 3 });
+        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], version: CURRENT(type) });
       });
     }
 
@@ -89,13 +97,13 @@ describe('migrations', () => {
     assert.equal(migrate('inject', n), n);
   });
 
-  describe('a later version (synthetic v4: site steer `duration` becomes a test-only `durationMin`)', () => {
+  describe('a later version (synthetic v5: site steer `duration` becomes a test-only `durationMin`)', () => {
     const TABLE: MigrationTable = {
       ...MIGRATIONS,
       'ems-site-steer': [
         // Listed out of order on purpose: steps run by version.
         {
-          version: 4,
+          version: 5,
           up: (c) => {
             const { duration, ...rest } = c;
             return { ...rest, durationMin: duration === undefined || duration === '' ? 15 : Number(duration) };
@@ -105,20 +113,20 @@ describe('migrations', () => {
       ],
     };
 
-    it('a 0.1.0 flow goes through steps 2, 3 and then 4', () => {
+    it('a 0.1.0 flow goes through steps 2, 3, 4 and then 5', () => {
       const before = saved('ems-site-steer');
       const after = migrate('ems-site-steer', before, TABLE);
       const { duration, ...rest } = before;
-      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 4 });
+      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 5 });
       assert.equal('duration' in after, false);
-      assert.equal(currentVersion('ems-site-steer', TABLE), 4);
+      assert.equal(currentVersion('ems-site-steer', TABLE), 5);
     });
 
-    it('a version 3 config goes through step 4 only; a version 4 config through none', () => {
-      const v3 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 3 };
-      const v4 = migrate('ems-site-steer', v3, TABLE);
-      assert.deepEqual(v4, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 4 });
-      assert.equal(migrate('ems-site-steer', v4, TABLE), v4);
+    it('a version 4 config goes through step 5 only; a version 5 config through none', () => {
+      const v4 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 4 };
+      const v5 = migrate('ems-site-steer', v4, TABLE);
+      assert.deepEqual(v5, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 5 });
+      assert.equal(migrate('ems-site-steer', v5, TABLE), v5);
     });
 
     it('upgrade() changes a node object in place: the renamed property goes, each change is reported', () => {
@@ -129,9 +137,9 @@ describe('migrations', () => {
       assert.deepEqual(keys.sort(), ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort());
       assert.equal(node.durationMin, 45);
       assert.equal('duration' in node, false);
-      assert.equal(node.version, 4);
+      assert.equal(node.version, 5);
       assert.equal((node as { _flow?: string })._flow, 'hidden', 'properties it does not enumerate stay');
-      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 4 });
+      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 5 });
       assert.deepEqual(upgrade(node, undefined, TABLE), [], 'a second upgrade changes nothing');
     });
   });

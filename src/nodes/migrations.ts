@@ -64,6 +64,16 @@ export const MIGRATIONS: MigrationTable = {
         maxGridLimit: '',
       }),
     },
+    // 0.3.0 (issue 13): the delivery check (off), the devices it measures with ('' = none),
+    // how often while a signal lasts (0 = only when it ends) and its tolerance (% of the asked
+    // power, at least toleranceMin W).
+    {
+      version: 4,
+      up: (c) => withDefaults(c, {
+        verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
+        verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
+      }),
+    },
   ],
 };
 
