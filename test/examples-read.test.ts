@@ -1,12 +1,14 @@
 /**
  * Examples 1 and 2, loaded as shipped (config node on the test simulator): the four read
- * shapes, the 30-day chart payload and the 90-day split for a database.
+ * shapes, the 30-day chart payload and the 90 days of points for InfluxDB (example 02 needs
+ * node-red-contrib-influxdb's nodes, so it loads through loadInfluxExample).
  */
 import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { BUILT_IN, loadExample } from './helpers/examples';
+import { loadInfluxExample } from './helpers/influx';
 import { logged, useRuntime, useSimulator } from './helpers/red';
 
 const HOME = DEFAULT_SITES[1];
@@ -63,7 +65,7 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
   });
 
   it('02 sends 30 days of SOC as chart points [{x, y}] with the series name', async () => {
-    const ex = await loadExample('02 Time series to a chart and a database.json', sim.s.url);
+    const ex = await loadInfluxExample('02 Time series to a chart and a database.json', sim.s.url);
     const chart = ex.inbox('to chart');
     ex.fire('on start, then hourly');
     const [msg] = await chart.count(1);
@@ -83,33 +85,37 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
     }
   });
 
-  it('02 splits 90 days of the import counter into database rows, in order, no gap, no duplicate', async () => {
-    const ex = await loadExample('02 Time series to a chart and a database.json', sim.s.url);
-    const db = ex.inbox('to database');
-    // 90 days of hourly points (about 2,160) are more than the default of 1,000 messages per split.
-    assert.equal(ex.nodes.find((n) => n.name === 'Home grid import counter, 90 days').maxSplit, 5000);
+  it('02 reads 90 days of the import counter in 3 or 4 requests and shapes one InfluxDB point per hour, in order, no gap, no duplicate', async () => {
+    // The InfluxDB config node points where nothing listens: this test checks what goes into the
+    // InfluxDB node; test/examples-influx.test.ts writes it to a real InfluxDB and reads it back.
+    const ex = await loadInfluxExample('02 Time series to a chart and a database.json', sim.s.url);
+    const db = ex.inbox('InfluxDB ems');
+    const out = ex.nodes.find((n) => n.name === 'InfluxDB ems');
+    assert.equal(out.type, 'influxdb out');
+    assert.equal(out.measurement, 'ems');
+    assert.equal(out.precision, 'ms');
+    assert.equal(out.precisionV18FluxV20, 'ms');
     const before = logged(sim.s, 'POST /devices/:ref/measurements/time-series').length;
     ex.fire('90 days (press)');
-    const [first] = await db.count(1);
-    const start = Date.parse(first.range.start);
+    const [msg] = await db.count(1, 20_000);
+    const start = Date.parse(msg.range.start);
     const expected = Math.floor((sim.s.sim.clock.now() - start) / HOUR_MS) + 1;
     assert.ok(expected > 90 * 24 && expected <= 90 * 24 + 2, `expected ${expected}`);
-    const rows = await db.count(expected, 20_000, 'rows');
-    for (let i = 0; i < rows.length; i++) {
-      const r = rows[i];
-      assert.deepEqual(Object.keys(r.payload), ['device', 'property', 'unit', 'time', 'value']);
-      assert.equal(r.payload.device, METER);
-      assert.equal(r.payload.property, 'totalEnergyConsumed');
-      assert.equal(r.payload.unit, 'Wh');
-      assert.equal(Date.parse(r.payload.time), start + i * HOUR_MS);
-      assert.equal(typeof r.payload.value, 'number');
-      assert.deepEqual({ ...r.params }, { $device: METER, $property: 'totalEnergyConsumed', $unit: 'Wh', $time: r.payload.time, $value: r.payload.value });
-      assert.match(r.topic, /^INSERT OR REPLACE INTO measurements \(device, property, unit, time, value\) VALUES \(\$device/);
-      if (i > 0) assert.ok(r.payload.value >= rows[i - 1].payload.value, 'a counter never falls');
+    const points = msg.payload as Array<[{ value: number; unit: string; time: Date }, { device: string; property: string }]>;
+    assert.equal(points.length, expected, 'one message: fewer than 5,000 points');
+    for (let i = 0; i < points.length; i++) {
+      const [fields, tags] = points[i];
+      assert.deepEqual(Object.keys(fields), ['value', 'unit', 'time']);
+      assert.deepEqual({ ...tags }, { device: METER, property: 'totalEnergyConsumed' }); // made in the function node's context
+      assert.equal(fields.unit, 'Wh');
+      assert.ok(fields.time instanceof Date, 'a Date of the runtime (what the InfluxDB 2.x client takes as a Date)');
+      assert.equal(fields.time.getTime(), start + i * HOUR_MS);
+      assert.equal(typeof fields.value, 'number');
+      if (i > 0) assert.ok(fields.value >= points[i - 1][0].value, 'a counter never falls');
     }
     const requests = logged(sim.s, 'POST /devices/:ref/measurements/time-series').slice(before);
     assert.ok(requests.length >= 3 && requests.length <= 4, `${requests.length} requests`);
     // the last point is the last whole hour: at most the counter now
-    assert.ok(rows.at(-1).payload.value <= now(METER, 'totalEnergyConsumed').value);
+    assert.ok(points.at(-1)![0].value <= now(METER, 'totalEnergyConsumed').value);
   });
 });

@@ -12,7 +12,13 @@ import { exampleFiles, readExample } from './helpers/examples';
 
 const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
 const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'comment', 'mqtt in', 'mqtt out', 'mqtt-broker'];
-const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker'];
+/** Node types from the registry an example may use: by type, its module and the examples allowed to. */
+const CONTRIB: Record<string, { module: string; examples: RegExp }> = {
+  'influxdb out': { module: 'node-red-contrib-influxdb', examples: /^02 / },
+  influxdb: { module: 'node-red-contrib-influxdb', examples: /^02 / },
+};
+const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker', 'influxdb'];
+const PKG = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
 const DEMO_FILE = path.join(__dirname, '..', 'demo', 'flow.json');
 
 describe('examples: node ids', () => {
@@ -68,16 +74,23 @@ describe('examples: as shipped', () => {
         assert.equal(cfgs[0].name, `Built-in simulator (example ${file.slice(0, 2)})`, 'each example has its own config node, named after it');
       });
 
-      it('uses only core nodes and this package\'s, with unique ids, resolvable wires and config references', () => {
+      it('uses only core nodes and this package\'s (02 also node-red-contrib-influxdb, a pinned devDependency), with unique ids, resolvable wires and config references', () => {
         assert.equal(ids.size, nodes.length, 'ids are unique');
         const tabs = new Set(nodes.filter((n: any) => !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
         assert.equal(tabs.size, 1, 'every flow node on one tab');
         for (const n of nodes) {
-          assert.ok(OURS.includes(n.type) || CORE.includes(n.type), `${n.type} is a core node or one of this package's`);
+          const contrib = CONTRIB[n.type];
+          if (contrib) {
+            assert.match(file, contrib.examples, `${n.type} (${contrib.module}) only where the example is about it`);
+            assert.match(PKG.devDependencies?.[contrib.module] ?? '', /^\d+\.\d+\.\d+$/, `${contrib.module} is a devDependency at an exact version (tests, npm start)`);
+          } else {
+            assert.ok(OURS.includes(n.type) || CORE.includes(n.type), `${n.type} is a core node or one of this package's`);
+          }
           if (CONFIG_TYPES.includes(n.type)) assert.equal(n.z, undefined, `${n.type} is a global config node`);
           for (const port of n.wires ?? []) for (const to of port) assert.ok(ids.has(to), `${n.name || n.id} wires to ${to}`);
           if (OURS.includes(n.type) && n.type !== 'ems-partner-config') assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
           if (n.type.startsWith('mqtt ')) assert.equal(ids.get(n.broker)?.type, 'mqtt-broker');
+          if (n.type === 'influxdb out') assert.equal(ids.get(n.influxdb)?.type, 'influxdb');
           if (n.type === 'catch' && Array.isArray(n.scope)) for (const s of n.scope) assert.ok(ids.has(s));
         }
       });

@@ -109,9 +109,10 @@ describe('scorecard (node-red-dev validate), offline', () => {
     for (const type of Object.keys(NODES)) assert.ok(!core.has(type), type);
   });
 
-  it('E01 an examples folder, published, in which every node type is a core one or this package\'s', () => {
+  it('E01 an examples folder, published, in which every node type is a core one, this package\'s, or node-red-contrib-influxdb\'s (example 02, a devDependency)', () => {
     assert.ok(PKG.files.includes('examples'));
-    const known = new Set([...registeredTypes(path.join(coreNodesDir, 'core'), /\.js$/), ...Object.keys(NODES), 'tab']);
+    const contrib = registeredTypes(path.join(ROOT, 'node_modules', 'node-red-contrib-influxdb'), /\.js$/); // example 02, a devDependency
+    const known = new Set([...registeredTypes(path.join(coreNodesDir, 'core'), /\.js$/), ...Object.keys(NODES), 'tab', ...contrib]);
     const files = exampleFiles();
     assert.ok(files.length > 0);
     for (const f of files) {
