@@ -185,3 +185,23 @@ export function nodeProps(page: Page, id: string): Promise<Record<string, unknow
     return o;
   }, id);
 }
+
+/**
+ * Waits until the top edit tray has finished sliding in: Node-RED moves it with a CSS
+ * transition on `right` (0.25 s) started a tick after the tray exists, so the Done button is
+ * already "visible" (off screen) while it slides and trayIdle() sees no jQuery animation.
+ * Screenshots of a tray need it at rest.
+ */
+export async function trayAtRest(page: Page): Promise<void> {
+  let last = '';
+  await until(() => page.locator('.red-ui-tray').last().evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    const resting = e.getAnimations().length === 0 && getComputedStyle(e).right === '0px' && r.right <= window.innerWidth;
+    return resting ? `${r.x},${r.y},${r.width},${r.height}` : '';
+  }), (box) => { const still = box !== '' && box === last; last = box; return still; }, 'the edit tray at rest');
+}
+
+/** Waits until Node-RED's notifications ("Successfully deployed", "Imported: …") have gone by themselves. */
+export async function notificationsGone(page: Page, timeoutMs = 20000): Promise<void> {
+  await until(() => page.locator('#red-ui-notifications .red-ui-notification:visible').count(), (n) => n === 0, 'the notifications to go', timeoutMs);
+}

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { REPO, TMP } from './node-red';
+import { trayAtRest } from './editor';
 
 export const SCREENSHOT_DIR = process.env.EMS_SCREENSHOTS === '1'
   ? path.join(REPO, 'docs', 'images')
@@ -17,7 +18,7 @@ export async function screenshot(target: Page | Locator, name: string, opts: { f
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   // Transient notifications ("Successfully deployed") would cover the top of the picture.
-  const style = '.red-ui-notifications { display: none !important; }';
+  const style = '#red-ui-notifications { display: none !important; }';
   if ('goto' in target) await target.screenshot({ path: file, animations: 'disabled', style, fullPage: opts.fullPage });
   else await target.screenshot({ path: file, animations: 'disabled', style });
   return file;
@@ -25,6 +26,7 @@ export async function screenshot(target: Page | Locator, name: string, opts: { f
 
 /** Saves the open edit tray, cut below its last visible form row (the tray itself fills the window height). */
 export async function screenshotTray(page: Page, name: string): Promise<string> {
+  await trayAtRest(page); // the tray slides in: a picture taken mid-slide is cut at its left edge
   const tray = page.locator('.red-ui-tray').last();
   const box = await tray.boundingBox();
   const bottom = await tray.locator('.red-ui-tray-body .form-row, .red-ui-tray-body .form-tips').evaluateAll((els) =>
@@ -34,6 +36,6 @@ export async function screenshotTray(page: Page, name: string): Promise<string> 
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   const height = Math.min(box.height, bottom - box.y + 16);
   await page.screenshot({ path: file, animations: 'disabled', clip: { x: box.x, y: box.y, width: box.width, height },
-    style: '.red-ui-notifications { display: none !important; }' });
+    style: '#red-ui-notifications { display: none !important; }' });
   return file;
 }
