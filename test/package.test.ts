@@ -59,7 +59,7 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   it('packs only dist, the editor files, icons, locales, examples, README and LICENSE', () => {
     const files: string[] = packed.files.map((f: any) => f.path).sort();
     for (const f of files) {
-      assert.match(f, /^(dist\/(index\.(js|d\.ts)|(protocol|client|runtime|nodes|simulator)\/.+)|examples\/\d\d [^/]+\.json|resources\/[\w.-]+\.js|README\.md|LICENSE|package\.json)$/, f);
+      assert.match(f, /^(dist\/(index\.(js|d\.ts)|(protocol|client|runtime|nodes|simulator|plan)\/.+)|examples\/\d\d [^/]+\.json|resources\/[\w.-]+\.js|README\.md|LICENSE|package\.json)$/, f);
     }
     for (const t of TYPES) {
       for (const f of [`dist/nodes/${t}.js`, `dist/nodes/${t}.html`, `dist/nodes/locales/en-US/${t}.json`, `dist/nodes/locales/en-US/${t}.html`,

@@ -1,0 +1,387 @@
+/**
+ * Price → battery plan (src/plan): optimality against an exhaustive search of every sequence
+ * of moves on the planner's own SOC grid, negative prices, the battery's limits and losses,
+ * slot lengths, gaps, `now`, validation, and a realistic day of quarter-hour prices
+ * (test/fixtures/prices-sample-day.json). Pure unit tests: no Node-RED, no I/O but the sample.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ValidationError } from '../src/protocol';
+import { planFromPrices, type PricePlan } from '../src/plan';
+import { parsePlanInput } from '../src/plan/price-input';
+import { planGrid } from '../src/plan/price-plan';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const H = 3_600_000;
+const Q = 900_000;
+const T0 = Date.UTC(2026, 5, 1);
+const SAMPLE = path.join(__dirname, 'fixtures', 'prices-sample-day.json');
+
+/** Seeded PRNG (mulberry32), so every case is reproducible from its seed. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Contiguous slots of `lenMs` from T0 with these prices. */
+const slotsOf = (prices: number[], lenMs = H, t0 = T0) => prices.map((price, k) => ({ start: t0 + k * lenMs, end: t0 + (k + 1) * lenMs, price }));
+
+const battery = (o: Record<string, number> = {}) => ({ capacityKWh: 100, maxChargeKW: 50, maxDischargeKW: 50, socMin: 5, socMax: 95, efficiency: 0.9, soc: 50, ...o });
+
+/**
+ * The planner's grid as these tests read it (step `plan.stepKWh`, origin at the current SOC):
+ * per slot the price per kWh and the largest whole-step charge and discharge; a move from
+ * state i to j is allowed within the SOC window, or from outside it never further out.
+ */
+function gridOf(input: any, step: number) {
+  const b = { maxDischargeKW: input.battery.maxChargeKW, socMin: 0, socMax: 100, efficiency: 0.9, ...input.battery };
+  const root = Math.sqrt(b.efficiency);
+  const e0 = (b.soc / 100) * b.capacityKWh;
+  const iMin = Math.ceil((b.socMin / 100 * b.capacityKWh - e0) / step - 1e-9);
+  const iMax = Math.floor((b.socMax / 100 * b.capacityKWh - e0) / step + 1e-9);
+  const iEnd = input.socEnd === undefined ? -Infinity : Math.min(Math.ceil((input.socEnd / 100 * b.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
+  const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
+  const slots = input.prices.map((s: any) => {
+    const h = (s.end - s.start) / H;
+    return { price: s.price * per, up: Math.floor(b.maxChargeKW * root * h / step + 1e-9), down: Math.floor(b.maxDischargeKW / root * h / step + 1e-9) };
+  });
+  const allowed = (i: number, j: number) => (j >= iMin && j <= iMax) || (j < iMin && j >= i) || (j > iMax && j <= i);
+  const gridKWh = (m: number) => (m > 0 ? -(m * step) / root : -m * step * root);
+  return { iMin, iMax, iEnd, slots, allowed, gridKWh, lo: Math.min(0, iMin), hi: Math.max(0, iMax) };
+}
+
+/**
+ * Exhaustive search: every sequence of whole-step moves on the grid, ending at or above
+ * socEnd. Returns the best value (Σ price × grid energy) and the number of sequences tried.
+ */
+function exhaustive(input: any, step: number): { best: number; sequences: number } {
+  const g = gridOf(input, step);
+  let best = -Infinity;
+  let sequences = 0;
+  const walk = (k: number, i: number, value: number) => {
+    if (k === g.slots.length) {
+      sequences++;
+      if (i >= g.iEnd && value > best) best = value;
+      return;
+    }
+    const s = g.slots[k];
+    for (let m = -s.down; m <= s.up; m++) {
+      if (g.allowed(i, i + m)) walk(k + 1, i + m, value + s.price * g.gridKWh(m));
+    }
+  };
+  walk(0, 0, 0);
+  return { best, sequences };
+}
+
+/** A plain backward DP that tries every move of every state (for cases too large to search exhaustively). */
+function plainDp(input: any, step: number): number {
+  const g = gridOf(input, step);
+  let next = Float64Array.from({ length: g.hi - g.lo + 1 }, (_, s) => (s + g.lo >= g.iEnd ? 0 : -Infinity));
+  for (let k = g.slots.length - 1; k >= 0; k--) {
+    const slot = g.slots[k];
+    const cur = new Float64Array(next.length).fill(-Infinity);
+    for (let i = g.lo; i <= g.hi; i++) {
+      for (let m = -slot.down; m <= slot.up; m++) {
+        const j = i + m;
+        if (j >= g.lo && j <= g.hi && g.allowed(i, j)) cur[i - g.lo] = Math.max(cur[i - g.lo], slot.price * g.gridKWh(m) + next[j - g.lo]);
+      }
+    }
+    next = cur;
+  }
+  return next[-g.lo];
+}
+
+/** A random small case: 4-6 slots of 15 or 60 min, sometimes a gap, prices from −50 to 250. */
+function randomCase(seed: number): any {
+  const r = rng(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
+  const n = 4 + Math.floor(r() * 3);
+  const capacityKWh = 5 + r() * 200;
+  const window = [Math.floor(r() * 25), 75 + Math.floor(r() * 26)];
+  const prices: any[] = [];
+  let t = T0;
+  for (let k = 0; k < n; k++) {
+    if (r() < 0.15) t += pick([Q, H, 3 * H]);
+    const len = pick([Q, H]);
+    prices.push({ start: t, end: t + len, price: Math.round((r() * 300 - 50) * 100) / 100 });
+    t += len;
+  }
+  const b = {
+    capacityKWh,
+    maxChargeKW: capacityKWh * (0.2 + r() * 1.8),
+    maxDischargeKW: r() < 0.5 ? undefined : capacityKWh * (0.2 + r() * 1.8),
+    socMin: window[0],
+    socMax: window[1],
+    efficiency: pick([1, 0.9, 0.81, 0.7 + r() * 0.3]),
+    soc: r() < 0.2 ? r() * 100 : window[0] + r() * (window[1] - window[0]),
+  };
+  if (b.maxDischargeKW === undefined) delete b.maxDischargeKW;
+  const input: any = { prices, battery: b, priceUnit: pick(['kWh', 'MWh', 'EUR/MWh']), steps: 2 + Math.floor(r() * 4) };
+  if (r() < 0.3) input.socEnd = window[0] + r() * (window[1] - window[0]);
+  return input;
+}
+
+/** The limits every plan keeps: SOC window, power, losses, value, the schedule slot shape. */
+function checkLimits(input: any, plan: PricePlan): void {
+  const b = { maxDischargeKW: input.battery.maxChargeKW, socMin: 0, socMax: 100, efficiency: 0.9, ...input.battery };
+  const root = Math.sqrt(b.efficiency);
+  const tol = 1e-9 * Math.max(1, b.capacityKWh);
+  const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
+  let value = 0;
+  let soc = b.soc;
+  for (const s of plan.slots) {
+    assert.deepEqual(Object.keys(s.energyStorage).sort(), ['unit', 'value']);
+    assert.equal(s.energyStorage.unit, 'kW');
+    assert.ok(typeof s.start === 'number' && typeof s.end === 'number' && s.end > s.start);
+    const h = (s.end - s.start) / H;
+    const p = s.energyStorage.value;
+    assert.ok(p <= b.maxDischargeKW * (1 + 1e-12) && -p <= b.maxChargeKW * (1 + 1e-12), `power ${p} within -${b.maxChargeKW}..${b.maxDischargeKW}`);
+    assert.ok(Math.abs(s.energyKWh - p * h) <= tol, 'energy = power × time');
+    // losses: charging stores √eff of the grid energy, discharging takes 1/√eff of it
+    const storedDelta = s.energyKWh < 0 ? -s.energyKWh * root : -s.energyKWh / root;
+    assert.ok(Math.abs(s.socStart - soc) <= 1e-9, 'SOC continues');
+    assert.ok(Math.abs((s.socEnd - s.socStart) / 100 * b.capacityKWh - storedDelta) <= 1e-6 * Math.max(1, Math.abs(storedDelta)), `stored energy change ${storedDelta}`);
+    const inside = (x: number) => x >= b.socMin - 1e-9 && x <= b.socMax + 1e-9;
+    assert.ok(inside(s.socEnd) || (s.socEnd < b.socMin && s.socEnd >= s.socStart - 1e-9) || (s.socEnd > b.socMax && s.socEnd <= s.socStart + 1e-9), `SOC ${s.socEnd} in [${b.socMin}, ${b.socMax}] or towards it`);
+    soc = s.socEnd;
+    value += s.price * per * s.energyKWh;
+  }
+  assert.ok(Math.abs(value - plan.value) <= 1e-9 * Math.max(1, Math.abs(value)), 'value = Σ price × energy');
+  if (input.socEnd !== undefined) assert.ok(soc >= input.socEnd - (plan.stepKWh / b.capacityKWh) * 100 - 1e-9, `end SOC ${soc} ≥ socEnd ${input.socEnd} (within a step)`);
+}
+
+describe('planner: optimality against exhaustive search', () => {
+  it('200 seeded random cases of 4-6 slots: the plan is worth exactly the best sequence of moves on its grid', () => {
+    let sequences = 0;
+    let moving = 0;
+    for (let seed = 1; seed <= 200; seed++) {
+      const input = randomCase(seed);
+      let plan: PricePlan;
+      try {
+        plan = planFromPrices(input);
+      } catch (err) {
+        // only an unreachable socEnd may refuse, and then the search finds no sequence either
+        assert.ok(err instanceof ValidationError && err.field === 'socEnd', `seed ${seed}: ${err}`);
+        assert.equal(exhaustive(input, planGrid(parsePlanInput(input)).step).best, -Infinity, `seed ${seed}: a sequence reaches socEnd`);
+        continue;
+      }
+      const search = exhaustive(input, plan.stepKWh);
+      sequences += search.sequences;
+      assert.ok(Math.abs(search.best - plan.value) <= 1e-9, `seed ${seed}: plan ${plan.value}, exhaustive ${search.best}`);
+      checkLimits(input, plan);
+      if (plan.chargedKWh + plan.dischargedKWh > 0) moving++;
+    }
+    assert.ok(sequences > 100_000, `${sequences} sequences searched`);
+    assert.ok(moving > 150, `${moving} of 200 plans move the battery`);
+  });
+
+  it('a hand-computed case: charge 1 h at 10, discharge what was stored at 20 (81 % round trip)', () => {
+    const input = { prices: slotsOf([10, 20]), battery: { capacityKWh: 10, maxChargeKW: 10, maxDischargeKW: 10, socMin: 0, socMax: 100, efficiency: 0.81, soc: 0 } };
+    const plan = planFromPrices(input);
+    // 10 kWh from the grid store 9 kWh; 9 kWh stored give 8.1 kWh to the grid
+    assert.deepEqual(plan.slots.map((s) => s.energyStorage.value.toFixed(9)), ['-10.000000000', '8.100000000']);
+    assert.ok(Math.abs(plan.value - (-100 + 162)) < 1e-9);
+    assert.ok(Math.abs(plan.soc[1].soc - 90) < 1e-9 && Math.abs(plan.soc[2].soc) < 1e-9);
+  });
+});
+
+describe('planner: negative prices', () => {
+  it('charges while paid to, and does not discharge into a negative price', () => {
+    const input = { prices: slotsOf([40, -20, -35, -10, 60, 120]), battery: battery({ soc: 30 }) };
+    const plan = planFromPrices(input);
+    checkLimits(input, plan);
+    const charged = plan.slots.filter((s) => s.price < 0).reduce((a, s) => a - s.energyKWh, 0);
+    assert.ok(charged > 50, `charged ${charged} kWh at negative prices`);
+    for (const s of plan.slots) if (s.price < 0) assert.ok(s.energyStorage.value <= 0, `no discharge at ${s.price}`);
+    assert.ok(plan.slots[5].energyStorage.value > 0, 'sells at the peak');
+  });
+
+  it('charges at a negative price even with nothing to sell for later (it is paid to), and idles on a full battery', () => {
+    const plan = planFromPrices({ prices: slotsOf([-10, -10, 0]), battery: battery({ soc: 20 }) });
+    assert.ok(plan.slots.every((s) => s.energyStorage.value <= 0));
+    assert.ok(Math.abs(plan.slots[2].socEnd - 95) < 0.5, `charged to socMax: ${plan.slots[2].socEnd} %`);
+    assert.ok(plan.value > 0);
+    const full = planFromPrices({ prices: slotsOf([-30]), battery: battery({ soc: 95 }) });
+    assert.equal(full.slots[0].energyStorage.value, 0);
+    assert.equal(full.value, 0);
+  });
+
+  it('discharges at a negative price only to make room for being paid more to charge later', () => {
+    const plan = planFromPrices({ prices: slotsOf([-10, -100], H), battery: battery({ soc: 95 }) });
+    assert.ok(plan.slots[0].energyStorage.value > 0 && plan.slots[1].energyStorage.value < 0);
+    assert.ok(plan.value > 0);
+    // the last negative slot has nothing after it to make room for: no discharge there
+    const end = planFromPrices({ prices: slotsOf([-100, -10], H), battery: battery({ soc: 95 }) });
+    assert.deepEqual(end.slots.map((s) => s.energyStorage.value), [0, 0]);
+  });
+});
+
+describe('planner: limits and losses', () => {
+  it('keeps SOC window, power limits and losses on 100 random days of 24-96 slots, honours socEnd, and is worth what a DP over every move finds', () => {
+    for (let seed = 1000; seed < 1100; seed++) {
+      const r = rng(seed);
+      const n = 24 + Math.floor(r() * 73);
+      const prices = Array.from({ length: n }, (_, k) => Math.round((80 + 70 * Math.sin(k / 5 + seed) + 40 * (r() - 0.5)) * 100) / 100);
+      const b = battery({ capacityKWh: 10 + r() * 990, efficiency: 0.75 + r() * 0.25, soc: r() * 100, socMin: 10, socMax: 90 });
+      b.maxChargeKW = b.capacityKWh * (0.1 + r());
+      b.maxDischargeKW = b.capacityKWh * (0.1 + r());
+      const input: any = { prices: slotsOf(prices, r() < 0.5 ? Q : H), battery: b, priceUnit: 'MWh', socEnd: r() < 0.5 ? 50 : undefined };
+      let plan: PricePlan;
+      try {
+        plan = planFromPrices(input);
+      } catch (err) {
+        assert.ok(err instanceof ValidationError && err.field === 'socEnd' && b.soc < 50, `seed ${seed}: ${err}`);
+        continue;
+      }
+      checkLimits(input, plan);
+      // on a coarser grid (fewer states), the plan is worth what a DP trying every move finds
+      const coarse = planFromPrices({ ...input, steps: 40 });
+      const best = plainDp(input, coarse.stepKWh);
+      assert.ok(Math.abs(best - coarse.value) <= 1e-9 * Math.max(1, Math.abs(best)), `seed ${seed}: plan ${coarse.value}, every move tried ${best}`);
+      checkLimits(input, coarse);
+    }
+  });
+
+  it('uses full power where it pays: a full move is exactly the limit, not a grid step short', () => {
+    // 50 kW charging stores as much as 45 kW discharging takes at 90 %: both full
+    const plan = planFromPrices({ prices: slotsOf([10, 10, 100, 100], Q), battery: battery({ soc: 5, maxChargeKW: 50, maxDischargeKW: 45 }) });
+    assert.deepEqual(plan.slots.map((s) => s.energyStorage.value), [-50, -50, 45, 45]);
+    // 15-minute and hourly slots mixed: full power in both
+    const mixed = planFromPrices({ prices: [...slotsOf([10], H), ...slotsOf([100, 101, 102, 103], Q, T0 + H)], battery: battery({ soc: 5 }) });
+    assert.deepEqual(mixed.slots.map((s) => s.energyStorage.value === 50), [false, false, true, true, true]);
+    assert.equal(mixed.slots[0].energyStorage.value, -50);
+  });
+
+  it('refuses a socEnd it cannot reach, naming socEnd and the highest it can reach', () => {
+    const input = { prices: slotsOf([10], Q), battery: battery({ soc: 10 }), socEnd: 90 };
+    assert.throws(() => planFromPrices(input),
+      (e: any) => e instanceof ValidationError && e.field === 'socEnd' && /cannot be reached .* at most 21\.\d+ %/.test(e.message));
+    assert.equal(exhaustive(input, planGrid(parsePlanInput(input)).step).best, -Infinity, 'no sequence reaches it');
+    const plan = planFromPrices({ prices: slotsOf([10, 200, 200]), battery: battery({ soc: 50 }), socEnd: 50 });
+    assert.ok(plan.slots[2].socEnd >= 50 - 1e-9, 'ends at socEnd or above');
+  });
+
+  it('flat prices: idle, no pointless cycling (with losses, and on equal value without)', () => {
+    // (without socEnd the plan sells what is stored, as stored energy has no value after the last slot)
+    for (const efficiency of [0.9, 1]) {
+      for (const [soc, socEnd] of [[5, undefined], [50, 50]] as [number, number | undefined][]) {
+        const plan = planFromPrices({ prices: slotsOf(Array(96).fill(100), Q), battery: battery({ efficiency, soc }), socEnd });
+        assert.ok(plan.slots.every((s) => s.energyStorage.value === 0 && s.energyKWh === 0), `efficiency ${efficiency}, soc ${soc}`);
+        assert.equal(plan.value, 0);
+        assert.equal(plan.soc.length, 97);
+      }
+    }
+    const sells = planFromPrices({ prices: slotsOf(Array(8).fill(100), Q), battery: battery({ soc: 50 }) });
+    assert.ok(sells.slots.every((s) => s.energyStorage.value >= 0) && sells.slots[7].socEnd < 6, 'no socEnd: sells, never buys');
+  });
+
+  it('does not cycle on a spread smaller than the losses', () => {
+    // 90 % round trip: buying at 100 and selling at 105 loses money
+    const plan = planFromPrices({ prices: slotsOf([100, 105, 100, 105]), battery: battery({ socMin: 50 }) });
+    assert.ok(plan.slots.every((s) => s.energyStorage.value === 0));
+  });
+
+  it('a SOC outside the window only moves towards it', () => {
+    const low = planFromPrices({ prices: slotsOf([300, 300, 300], Q), battery: battery({ soc: 2, socMin: 10 }) });
+    assert.ok(low.slots.every((s) => s.energyStorage.value === 0), 'no discharge below socMin');
+    const high = planFromPrices({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) });
+    assert.ok(high.slots[0].energyStorage.value >= 0, 'no charge above socMax');
+    checkLimits({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) }, high);
+  });
+});
+
+describe('planner: slot lengths, gaps, now', () => {
+  it('15-minute and hourly slots of the same prices plan the same value', () => {
+    const hourly = [90, 40, 30, 120, 150, 60];
+    const b = battery({ capacityKWh: 100, maxChargeKW: 50, efficiency: 0.81, socMin: 0, socMax: 100, soc: 0 });
+    const h = planFromPrices({ prices: slotsOf(hourly, H), battery: b });
+    const q = planFromPrices({ prices: slotsOf(hourly.flatMap((p) => [p, p, p, p]), Q), battery: b });
+    assert.equal(q.slots.length, 24);
+    assert.ok(q.slots.every((s) => s.end - s.start === Q && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9));
+    assert.ok(Math.abs(h.value - q.value) < 1e-9, `hourly ${h.value}, quarter-hourly ${q.value}`);
+    assert.ok(h.value > 0);
+  });
+
+  it('takes end or duration, and mixed lengths', () => {
+    const prices = [{ start: T0, duration: 60, price: 10 }, { start: new Date(T0 + H).toISOString(), end: new Date(T0 + H + Q), price: 80 }];
+    const plan = planFromPrices({ prices, battery: battery({ soc: 5 }) });
+    assert.deepEqual(plan.slots.map((s) => [s.start, s.end]), [[T0, T0 + H], [T0 + H, T0 + H + Q]]);
+    assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value === 50);
+  });
+
+  it('is idle in a gap: charges before it, sells after it, and the SOC curve holds over it', () => {
+    const prices = [{ start: T0, end: T0 + H, price: 10 }, { start: T0 + 3 * H, end: T0 + 4 * H, price: 200 }];
+    const plan = planFromPrices({ prices, battery: battery({ soc: 20 }) });
+    assert.equal(plan.slots.length, 2, 'no slot for the gap');
+    assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value > 0);
+    assert.deepEqual(plan.soc.map((p) => p.time), [T0, T0 + H, T0 + 3 * H, T0 + 4 * H]);
+    assert.equal(plan.soc[1].soc, plan.soc[2].soc);
+  });
+
+  it('with now: drops slots that ended, starts the one in progress at now (shorter, so less energy)', () => {
+    const now = T0 + H + 30 * 60_000;
+    const plan = planFromPrices({ prices: slotsOf([500, 10, 200, 300]), battery: battery({ soc: 50 }), now: new Date(now).toISOString() });
+    assert.equal(plan.slots.length, 3);
+    assert.equal(plan.slots[0].start, now);
+    // full power in what is left of the slot, to within one grid step (the cut slot's full move need not be a whole number of steps)
+    const first = plan.slots[0];
+    assert.ok(first.energyStorage.value <= -50 + (plan.stepKWh / Math.sqrt(0.9)) / 0.5 && first.energyStorage.value >= -50, `${first.energyStorage.value} kW`);
+    assert.ok(Math.abs(first.energyKWh - first.energyStorage.value / 2) < 1e-9, 'half an hour');
+    assert.throws(() => planFromPrices({ prices: slotsOf([1, 2]), battery: battery(), now: T0 + 2 * H }),
+      (e: any) => e instanceof ValidationError && e.field === 'prices' && /every slot is in the past/.test(e.message));
+  });
+});
+
+describe('planner: a realistic day (test/fixtures/prices-sample-day.json)', () => {
+  const sample = JSON.parse(fs.readFileSync(SAMPLE, 'utf8'));
+  /** The sample shifted to a day: what an example does for "tomorrow". */
+  const dayAt = (midnight: number) => sample.slots.map((s: any) => ({
+    start: midnight + s.offsetMinutes * 60_000, end: midnight + (s.offsetMinutes + sample.resolutionMinutes) * 60_000, price: s.price,
+  }));
+
+  it('is 96 quarter hours in EUR/MWh with morning and evening peaks and negative prices at midday', () => {
+    assert.equal(sample.unit, 'EUR/MWh');
+    assert.equal(sample.resolutionMinutes, 15);
+    assert.deepEqual(sample.slots.map((s: any) => s.offsetMinutes), Array.from({ length: 96 }, (_, k) => k * 15));
+    const at = (h: number) => sample.slots.slice(h * 4, h * 4 + 4).map((s: any) => s.price);
+    assert.ok(Math.max(...at(8)) > 1.5 * Math.max(...at(3)), 'morning peak');
+    assert.ok(Math.max(...at(19)) > Math.max(...at(8)), 'evening peak above the morning one');
+    assert.ok(at(13).every((p: number) => p < 0), 'negative at midday');
+  });
+
+  it('charges at midday, sells at the morning and evening peaks, never discharges into a negative price', () => {
+    const midnight = T0 + 86_400_000; // "tomorrow"
+    const input = { prices: dayAt(midnight), priceUnit: sample.unit, battery: battery({ soc: 50 }) };
+    const plan = planFromPrices(input);
+    checkLimits(input, plan);
+    assert.equal(plan.slots.length, 96);
+    assert.equal(plan.soc.length, 97);
+    const hour = (s: any) => (s.start - midnight) / H;
+    const kWh = (from: number, to: number, sign: 1 | -1) => plan.slots.filter((s) => hour(s) >= from && hour(s) < to && Math.sign(s.energyKWh) === sign)
+      .reduce((a, s) => a + Math.abs(s.energyKWh), 0);
+    assert.ok(kWh(11, 16, -1) > 80, `charges at midday: ${kWh(11, 16, -1)} kWh`);
+    assert.ok(kWh(6, 11, 1) > 60, `sells in the morning peak: ${kWh(6, 11, 1)} kWh`);
+    assert.ok(kWh(17, 22, 1) > 60, `sells in the evening peak: ${kWh(17, 22, 1)} kWh`);
+    assert.ok(kWh(11, 16, 1) === 0 && kWh(17, 22, -1) === 0, 'no selling at midday, no buying at the evening peak');
+    for (const s of plan.slots) if (s.price < 0) assert.ok(s.energyStorage.value <= 0, `no discharge at ${s.price}`);
+    const buys = plan.slots.filter((s) => s.energyKWh < 0).map((s) => s.price);
+    const sells = plan.slots.filter((s) => s.energyKWh > 0).map((s) => s.price);
+    assert.ok(Math.max(...buys) < Math.min(...sells), 'buys low, sells high');
+    assert.ok(plan.value > 20, `value ${plan.value} EUR`);
+    // the slots are a schedule: contiguous, each {start, end, energyStorage: {value, unit: 'kW'}}
+    plan.slots.forEach((s, k) => assert.equal(s.start, midnight + k * Q));
+  });
+
+  it('with socEnd = the starting SOC (a plan to repeat daily) still earns, and ends at 50 % or above', () => {
+    const plan = planFromPrices({ prices: dayAt(T0), priceUnit: 'MWh', battery: battery({ soc: 50 }), socEnd: 50 });
+    assert.ok(plan.slots[95].socEnd >= 50 - 1e-9);
+    assert.ok(plan.value > 10, `value ${plan.value}`);
+  });
+});
