@@ -108,7 +108,8 @@
     // Wires the pickers of a flow node's edit panel, by element ids derived from property names:
     // #node-input-<ref>-picker(-row), #node-input-<ref>-refresh, #node-input-<ref>-status and, for the
     // property field, #node-input-<prop>-picker (select, o.multi false) or #node-input-<prop>-list (checkboxes).
-    // o: { list: 'devices'|'sites', ref: 'device'|'site', prop?: 'properties'|'property', multi?, single?: fn, onRender?: fn }
+    // o: { list: 'devices'|'sites', ref: 'device'|'site', prop?: 'properties'|'property', multi?, single?: fn, onRender?: fn,
+    //      filter?: fn(item) -> false to leave an item out of the reference picker (e.g. another site's devices) }
     function attach(o) {
         var refKey = o.list === 'sites' ? 'siteReference' : 'deviceReference';
         var $server = $('#node-input-server');
@@ -154,7 +155,7 @@
             var note = state.error ? t('picker.failedShort.' + o.list, err) : msg;   // shown in the pickers themselves
             $('#node-input-' + o.ref + '-picker-row').toggle(refStr);
             if (refStr) {
-                fill($('#node-input-' + o.ref + '-picker'), (state.items || []).map(function (it) {
+                fill($('#node-input-' + o.ref + '-picker'), (state.items || []).filter(function (it) { return !o.filter || o.filter(it); }).map(function (it) {
                     var label = it[refKey] + (it.name ? ' \u2014 ' + it.name : '') + (it.kind ? ' (' + it.kind + ')' : '');
                     return { value: it[refKey], label: label };
                 }), cur, note || t('picker.choose.' + o.list), state.items !== null);

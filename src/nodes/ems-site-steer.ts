@@ -6,7 +6,8 @@
  * A `%` curtailment is converted to W by steer-percent.ts (config node percentCurtailment).
  * The status says what was sent, never that it is in force (steering is a recommendation);
  * a request that ends another steering type this Node-RED has in force on the site (asset
- * steering vs grid target) is sent with a warning.
+ * steering vs grid target) is sent with a warning. With `verify` on, steer-verify.ts checks
+ * what the site delivered and reports on output 2.
  */
 import { formatClock, validateReference } from '../protocol';
 import { resolvePaths } from '../protocol/paths';
@@ -18,6 +19,7 @@ import { flowNode } from './scaffold';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
 import { Renewal, describeCommand, type RenewalEvent } from './renewal';
 import { cachedSites, convertPercent } from './steer-percent';
+import { SteerVerify, verifySettingsOf } from './steer-verify';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
@@ -41,8 +43,12 @@ export = function (RED: RED): void {
     };
     let settingsError: unknown;
     let settings: ReturnType<typeof settingsOf> | undefined;
+    let verifier: SteerVerify | undefined;
     try {
       settings = settingsOf(config);
+      const v = verifySettingsOf(config);
+      if (v.on) verifier = new SteerVerify({ RED, node, config, status, signal: f.signal, settings: v, runtime: () => server!.runtime(), pvPeakPower: () => settings!.pvPeakPower });
+      (node as typeof node & { delivery?: SteerVerify }).delivery = verifier; // tests and diagnostics
     } catch (e) {
       settingsError = e;
       fail(f, undefined, e);
@@ -64,12 +70,13 @@ export = function (RED: RED): void {
     const curtailedUntil = new Map<string, number>();
 
     /** Sends through the queue; `submitted` is called once the command is queued (the next message may go on). */
-    async function send(cmd: SteeringCommand, submitted?: () => void) {
+    async function send(cmd: SteeringCommand, submitted?: () => void, msg?: NodeMessage) {
       const rt = await server!.runtime();
       runtimeMaxValidityMs = rt.limits?.maxValidityMs;
       const queued = rt.steering.submit(cmd, { owner: node, signal: f.signal });
       submitted?.();
       const r = await queued;
+      verifier?.accepted(cmd, msg);
       if (r.displaced) node.warn(displacedWarning(cmd, r.displaced));
       if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
         const now = Date.now();
@@ -145,7 +152,7 @@ export = function (RED: RED): void {
             status.dryRun(status.t('dryRun', { what: status.t('cancelGridTarget') }));
             return { ...msg, payload: null, request: requestForCommand(cancel, paths()), site: ref, dryRun: true };
           }
-          const r = await attributed(send(cancel, submitted), () => siteField(msg));
+          const r = await attributed(send(cancel, submitted, msg), () => siteField(msg));
           status.ended(status.t('cancelled'));
           return { ...msg, payload: r.response, request: r.request, site: ref };
         }
@@ -156,7 +163,7 @@ export = function (RED: RED): void {
             status.dryRun(status.t('dryRunLift', { what: describe(lift) }));
             return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
           }
-          const r = await attributed(send(lift, submitted), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
+          const r = await attributed(send(lift, submitted, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
           if (r.displaced) shown(status.t('lifted', { time: formatClock(lift.validUntil!) }), r);
           else status.ended(status.t('lifted', { time: formatClock(lift.validUntil!) }));
           return { ...msg, payload: r.response, request: r.request, site: ref };
@@ -173,7 +180,7 @@ export = function (RED: RED): void {
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
       status.busy(status.t('sending', { what: describe(cmd) }));
-      const r = await attributed(send(cmd, submitted), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
+      const r = await attributed(send(cmd, submitted, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       shown(status.t('sent', { what: describe(cmd, true) }), r);
       if (config.renew) renewal.schedule(cmd);
       return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };
@@ -195,6 +202,7 @@ export = function (RED: RED): void {
 
     f.onClose(() => {
       renewal.close();
+      verifier?.close();
       // Steering of this node still queued is not sent (and said so).
       return server?.runtime().then((rt) => {
         const dropped = rt.steering.dropOwner(node, 'node closed or redeployed');

@@ -107,6 +107,10 @@ function cut(text: string, max: number): string {
 
 export class Status {
   private closed = false;
+  /** What `verdict` adds to the statuses of what was sent or ended (the delivery check's last verdict). */
+  private note?: string;
+  /** The last status of what was sent or ended, without the note (shown again, with it, when the note changes). */
+  private base?: NodeStatus;
 
   /**
    * @param node the node whose status this is
@@ -116,6 +120,22 @@ export class Status {
 
   private show(s: NodeStatus | Record<string, never>): void {
     if (!this.closed) this.node.status(s);
+  }
+
+  /** A status of what was sent or ended, with the note of the last verdict when there is one. */
+  private showNoted(s: NodeStatus): void {
+    this.show(this.note ? { ...s, text: `${s.text} · ${this.note}` } : s);
+    this.base = s;
+  }
+
+  /**
+   * The delivery check's last verdict, e.g. "last: partly (−32 kW)": from now on added to what
+   * was sent or ended ("sent ESS −50 kW until 14:15 · last: partly (−32 kW)"), and shown at
+   * once with the last such status (over any other status: a failed message went to Catch).
+   */
+  verdict(note: string): void {
+    this.note = note;
+    if (this.base) this.showNoted(this.base);
   }
 
   /** Blue dot while a request is under way ("requesting", or what is being sent). */
@@ -130,12 +150,12 @@ export class Status {
 
   /** Green dot: what was sent, as given (it names its own end, e.g. "ESS −50 kW until 14:15"). */
   sent(text: string): void {
-    this.show({ fill: 'green', shape: 'dot', text });
+    this.showNoted({ fill: 'green', shape: 'dot', text });
   }
 
   /** Yellow dot: what was sent, with a warning about it (e.g. it ends another steering type). */
   sentWarning(text: string): void {
-    this.show({ fill: 'yellow', shape: 'dot', text });
+    this.showNoted({ fill: 'yellow', shape: 'dot', text });
   }
 
   /** Grey dot: what a dry run would have sent. */
@@ -145,7 +165,7 @@ export class Status {
 
   /** Grey ring: something ended (stopped, cancelled, lifted, expired). */
   ended(text: string): void {
-    this.show({ fill: 'grey', shape: 'ring', text });
+    this.showNoted({ fill: 'grey', shape: 'ring', text });
   }
 
   /** Red ring: why the last message or poll failed. */

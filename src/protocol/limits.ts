@@ -21,6 +21,7 @@ export const UNITS = {
   hours: 'hours',
   days: 'days',
   W: 'W',
+  percent: '%',
 } as const;
 
 /** What a special value of a setting means (each note is about the value 0). */
@@ -29,6 +30,7 @@ export const NOTES = {
   noLimit: '0 = no limit',
   onInput: '0 = only on input',
   unknown: '0 = unknown',
+  atEnd: '0 = only when a signal ends',
 } as const;
 
 export type UnitKey = keyof typeof UNITS;
@@ -88,6 +90,10 @@ export const LIMITS = {
   maxCurtailment: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
   maxGridPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
   maxGridLimit: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  // the delivery check (ems-site-steer, ems-schedule)
+  verifyEvery: { min: 0, max: 1440, dflt: 0, whole: true, unit: 'minutes', note: 'atEnd' },
+  tolerance: { min: 0, max: 100, dflt: 10, whole: false, unit: 'percent' },
+  toleranceMin: { min: 0, dflt: 1000, whole: false, unit: 'W' },
   pvPeakPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'unknown' },
 } as const satisfies Record<string, Limit>;
 

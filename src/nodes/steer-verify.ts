@@ -1,0 +1,189 @@
+/**
+ * The delivery check of `ems-site-steer` (issue 13; the check itself: runtime/delivery-check.ts).
+ * With `verify` on, every request the service accepted opens a window per component it
+ * carries, from its acceptance (or its validFrom) to its validUntil; the next request of this
+ * node for the same site and component (a new value, a renewal, a lift, a cancel) ends the
+ * window before it at that moment (one replaced within a second of its start, e.g. merged in
+ * the queue with a later request, gives no report). Each window is checked when it ends, and every
+ * `verifyEvery` minutes while it lasts; each check sends one report on output 2, and the
+ * status adds the last verdict. Devices (batteryDevice, pvDevice, meterDevice) are TypedInputs
+ * evaluated with the message that asked (a renewal uses those of the site's last message).
+ * A close or redeploy cancels the open windows without a report.
+ */
+import { ValidationError, formatPower, show } from '../protocol';
+import { LIMITS, type Limit } from '../protocol/limits';
+import { limited } from '../protocol/limit-check';
+import { DEFAULT_TOLERANCE, DEVICE_ROLE, type DeliveryReport, type DeviceRole, type Tolerance } from '../protocol/delivery';
+import { DeliveryCheck, componentsOf, deliveryNow, type CheckDevices } from '../runtime/delivery-check';
+import type { Runtime, SteeringCommand } from '../runtime';
+import { evaluate } from './evaluate';
+import { cachedSites } from './steer-percent';
+import type { Status } from './status';
+import type { Node, NodeMessage, RED } from './red';
+
+const row = (key: 'verifyEvery' | 'tolerance' | 'toleranceMin'): Limit => LIMITS[key];
+
+export interface VerifySettings {
+  on: boolean;
+  everyMs: number;
+  tolerance: Tolerance;
+}
+
+/** The check's settings of a node (a ValidationError naming the property). */
+export function verifySettingsOf(c: Record<string, unknown>): VerifySettings {
+  const v = c.verify;
+  if (![undefined, '', true, false, 'true', 'false'].includes(v as never)) throw new ValidationError('verify', `must be true or false; got ${show(v)}`);
+  const on = v === true || v === 'true';
+  // The settings count only with verify on (the editor checks them only then); off, a bad one is not used.
+  if (!on) return { on, everyMs: 0, tolerance: { ...DEFAULT_TOLERANCE } };
+  return {
+    on,
+    everyMs: limited(c.verifyEvery, row('verifyEvery'), 'verifyEvery') * 60_000,
+    tolerance: { percent: limited(c.tolerance, row('tolerance'), 'tolerance'), minW: limited(c.toleranceMin, row('toleranceMin'), 'toleranceMin') },
+  };
+}
+
+/** A window replaced sooner than this after it began gives no report (a request merged with a later one in the queue). */
+export const MERGED_MS = 1000;
+
+/** Most windows a node keeps open at once (sites × components, through msg.site). */
+export const MAX_OPEN = 500;
+
+export interface VerifyDeps {
+  RED: RED;
+  node: Node;
+  config: Record<string, unknown>;
+  status: Status;
+  signal: AbortSignal;
+  settings: VerifySettings;
+  runtime(): Promise<Runtime>;
+  /** The node's pvPeakPower, W (0 = not set): a `%` curtailment is checked in W of it. */
+  pvPeakPower(): number;
+}
+
+export class SteerVerify {
+  private readonly open = new Map<string, DeliveryCheck>();
+  /** Per site, the devices of the last message (a renewal has none of its own). */
+  private readonly devices = new Map<string, CheckDevices>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private warned = false;
+
+  constructor(private readonly d: VerifyDeps) {}
+
+  /** Windows open, for tests and diagnostics. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** Resolves once every window opened so far has taken its first reading (tests). */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * A request the service accepted: ends the windows of its components (now) and opens new
+   * ones. Never rejects, never throws.
+   */
+  accepted(cmd: SteeringCommand, msg?: NodeMessage): void {
+    if (!this.d.settings.on || this.d.signal.aborted) return;
+    const warn = (e: unknown) => this.d.node.warn(`delivery check not started: ${e instanceof Error ? e.message : String(e)}`);
+    try {
+      const now = deliveryNow();
+      const { asked, ends } = componentsOf(cmd);
+      for (const c of ends) this.endWindow(`${cmd.site}|${c}`, now);
+      if (asked.length === 0 || cmd.validUntil === undefined) return;
+      const p = this.start(cmd, asked, msg, now).catch(warn);
+      this.pending.add(p);
+      void p.finally(() => this.pending.delete(p));
+    } catch (e) {
+      warn(e); // the request went out; its check must not fail the message
+    }
+  }
+
+  private async start(cmd: SteeringCommand, asked: ReturnType<typeof componentsOf>['asked'], msg: NodeMessage | undefined, acceptedAt: number): Promise<void> {
+    const roles = [...new Set(asked.map((a) => DEVICE_ROLE[a.component]))];
+    const devices = await this.devicesFor(cmd.site, roles, msg);
+    const rt = await this.d.runtime();
+    const { settings } = this.d;
+    const opened: Array<Promise<void>> = [];
+    for (const { component, asked: a } of asked) {
+      if (this.d.signal.aborted) return;
+      const k = `${cmd.site}|${component}`;
+      if (!this.open.has(k) && this.open.size >= MAX_OPEN) {
+        if (!this.warned) this.d.node.warn(`delivery check: more than ${MAX_OPEN} windows open; further ones are not checked`);
+        this.warned = true;
+        continue;
+      }
+      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.pvPower(rt, cmd.site);
+      this.endWindow(k, acceptedAt);
+      const from = Math.max(acceptedAt, cmd.validFrom ?? acceptedAt);
+      const check = new DeliveryCheck({ site: cmd.site, component, asked: a, from, until: cmd.validUntil!, devices }, rt, {
+        tolerance: settings.tolerance, everyMs: settings.everyMs, signal: this.d.signal, onReport: (r) => this.report(r),
+      });
+      this.open.set(k, check);
+      opened.push(check.started);
+      void check.done.then(() => { if (this.open.get(k) === check) this.open.delete(k); });
+    }
+    await Promise.all(opened);
+  }
+
+  /**
+   * Ends the window of `k` at `now`, with its report; one replaced within MERGED_MS of its
+   * start (merged in the queue with a later request, so never in force alone) or before it
+   * began ends without one.
+   */
+  private endWindow(k: string, now: number): void {
+    const prev = this.open.get(k);
+    if (!prev) return;
+    this.open.delete(k);
+    if (now - prev.req.from < MERGED_MS) prev.cancel('replaced as it began');
+    else prev.end();
+  }
+
+  /** The devices a command needs, from the node's TypedInputs with `msg`; a renewal reuses the site's. */
+  private async devicesFor(site: string, roles: DeviceRole[], msg?: NodeMessage): Promise<CheckDevices> {
+    const known = this.devices.get(site) ?? {};
+    if (!msg && roles.every((r) => known[r] !== undefined)) return known;
+    const out: CheckDevices = { ...known };
+    for (const role of roles) {
+      const key = `${role}Device`;
+      const value = this.d.config[key];
+      try {
+        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
+        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
+      } catch {
+        out[role] = '';
+      }
+    }
+    if (this.devices.size >= MAX_OPEN) this.devices.clear();
+    this.devices.set(site, out);
+    return out;
+  }
+
+  /** The site's installed PV power for a `%` curtailment: the node's pvPeakPower, else GET /sites. */
+  private async pvPower(rt: Runtime, site: string): Promise<number | undefined> {
+    if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
+    try {
+      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
+      return typeof w === 'number' && w > 0 ? w : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private report(r: DeliveryReport): void {
+    if (this.d.signal.aborted) return;
+    const t = this.d.status.t;
+    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
+    const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
+    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
+    this.d.node.send([null, { topic: 'delivery', site: r.site, payload: r }]);
+  }
+
+  /** Cancels every open window (no report). */
+  close(): void {
+    for (const c of this.open.values()) c.cancel();
+    this.open.clear();
+    this.devices.clear();
+  }
+}
