@@ -13,6 +13,7 @@ import { formatClock, validateReference } from '../protocol';
 import { resolvePaths } from '../protocol/paths';
 import type { SteeringType } from '../protocol/endpoints';
 import { percentCurtailmentOf, requestForCommand, type Displaced, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
+import { runningScheduleFor } from '../runtime/schedules';
 import { evaluate } from './evaluate';
 import { attributed, fail } from './messages';
 import { flowNode } from './scaffold';
@@ -72,6 +73,8 @@ export = function (RED: RED): void {
     /** Sends through the queue; `submitted` is called once the command is queued (the next message may go on). */
     async function send(cmd: SteeringCommand, submitted?: () => void, msg?: NodeMessage) {
       const rt = await server!.runtime();
+      const running = runningScheduleFor(rt, cmd.site);
+      if (running) node.warn(`schedule "${running.name}" plays on ${cmd.site} until ${formatClock(running.until)}: this request and its next slot replace each other's components`);
       runtimeMaxValidityMs = rt.limits?.maxValidityMs;
       const queued = rt.steering.submit(cmd, { owner: node, signal: f.signal });
       submitted?.();

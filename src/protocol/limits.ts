@@ -62,6 +62,8 @@ export const SERVICE = {
   maxProperties: 100,
   /** Coarsest resolution of a time series, hours (30 days). */
   maxResolutionHours: 720,
+  /** Most slots one schedule may have (ems-schedule; the package's bound, not the service's). */
+  maxScheduleSlots: 2000,
 } as const;
 
 /** Longest `last` range of a time-series node: one 30-day request less than the most, so it reads at resolution 1 h. */

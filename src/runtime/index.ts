@@ -6,3 +6,6 @@ export * from './coalescer';
 export * from './steering-queue';
 export * from './poll-scheduler';
 export * from './runtime';
+export * from './schedule-player';
+export * from './schedules';
+export * from './delivery-check';

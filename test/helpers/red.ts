@@ -31,9 +31,10 @@ export const readNode = require('../../src/nodes/ems-device-read');
 export const seriesNode = require('../../src/nodes/ems-time-series');
 export const steerNode = require('../../src/nodes/ems-site-steer');
 export const requestNode = require('../../src/nodes/ems-request');
+export const scheduleNode = require('../../src/nodes/ems-schedule');
 export const catchNode = coreNode('common/25-catch.js');
 /** Every module a flow of these tests may use. */
-export const NODES = [configNode, readNode, seriesNode, steerNode, requestNode, catchNode];
+export const NODES = [configNode, readNode, seriesNode, steerNode, requestNode, scheduleNode, catchNode];
 
 /** Registers the helper's server hooks for a describe block (braces, as the guide asks). */
 export function useRuntime(): void {

@@ -1,0 +1,219 @@
+/**
+ * `ems-schedule`: plays a schedule of time slots on a site (issue 13). The whole schedule is
+ * checked first (protocol/schedule.ts; nothing of a refused one is sent, and a schedule playing
+ * goes on); the player (runtime/schedule-player.ts) sends each run at its start through the
+ * config node's SteeringQueue, with one timer. The schedule and what was sent are kept in the
+ * node's context (property `store`), so a redeploy or, with a file-backed store, a restart
+ * resumes at the slot in progress without sending anything twice. Output 1: one message per
+ * request sent; output 2: delivery reports (the delivery check of part 1, a no-op for now).
+ */
+import { ValidationError, formatClock, validateReference } from '../protocol';
+import { resolvePaths } from '../protocol/paths';
+import { parseSlots, runsOf } from '../protocol/schedule';
+import { percentCurtailmentOf, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
+import { SchedulePlayer, noDeliveryCheck, type PlayRun, type PlayerState } from '../runtime/schedule-player';
+import { clearRunningSchedule, runningScheduleFor, setRunningSchedule } from '../runtime/schedules';
+import { evaluate } from './evaluate';
+import { fail } from './messages';
+import { flowNode } from './scaffold';
+import { maxValidityMsOf } from './steer-command';
+import { cachedSites } from './steer-percent';
+import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './schedule-support';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; name?: string };
+interface Store {
+  get(key: string, store: string | undefined, cb: (err: unknown, v: unknown) => void): void;
+  set(key: string, value: unknown, store: string | undefined, cb: (err: unknown) => void): void;
+}
+type ContextNode = Node & { context(): Store };
+
+/**
+ * The state a node hands to its successor on a redeploy, per runtime and node id: Node-RED
+ * deletes a node's context when it closes unless settings.js configures a context store.
+ */
+const handover = new WeakMap<object, Map<string, PlayerState>>();
+
+/** How long a closing node waits for a request under way, so what was sent is saved. */
+const CLOSE_WAIT_MS = 5_000;
+const TYPE_NAME: Record<string, string> = { asset: 'asset steering', 'grid-target': 'grid target', 'grid-limits': 'grid limits' };
+
+export = function (RED: RED): void {
+  function EmsScheduleNode(this: ContextNode, saved: Props) {
+    const f = flowNode(RED, this, saved);
+    const { props: config, server, status } = f;
+    const node = this;
+    const t = status.t;
+    let settings: NodeSettings | undefined;
+    let settingsError: unknown;
+    try {
+      settings = settingsOf(config);
+    } catch (e) {
+      settingsError = e;
+      fail(f, undefined, e);
+    }
+    const store = settings?.store || undefined;
+    const stores = (RED as RED & { settings?: { contextStorage?: Record<string, unknown> } }).settings?.contextStorage;
+    if (store && !(stores && store in stores)) node.warn(`context store "${store}" is not configured (settings.js contextStorage): the schedule is kept in the default store and does not survive a restart of Node-RED`);
+    const label = String(config.name || node.id);
+    let rt: Runtime | undefined;
+    const check = noDeliveryCheck(); // part 1: verify, batteryDevice, pvDevice, meterDevice (config) -> reports on output 2
+
+    const player = new SchedulePlayer({
+      submit: (cmd) => rt!.steering.submit(cmd, { owner: node }),
+      sent: (run, cmd, result) => sent(run, cmd, result),
+      failed: (run, cmd, err) => {
+        if (f.signal.aborted) return;
+        node.error(err, { payload: null, slots: slotsOf(run), site: run.site, command: cmd });
+        status.error(err);
+      },
+      skipped: (run, reason) => {
+        node.warn(`${describeRun(run, t)} not sent: ${reason}`);
+        status.sentWarning(t('skipped', { slot: run.first + 1, total: run.total }));
+      },
+      done: () => status.ended(t('done')),
+      changed: (state) => changed(state),
+    });
+
+    const slotsOf = (run: PlayRun) => run.slots.map((s) => s.index);
+    function sent(run: PlayRun, cmd: SteeringCommand, r: SteeringResult): void {
+      check.sent(run, cmd, r);
+      if (f.signal.aborted) return;
+      node.send([{ payload: r.response, request: r.request, slots: slotsOf(run), site: run.site }, null]);
+      const text = describeRun(run, t);
+      if (!r.displaced) return status.sent(text);
+      const ended = r.displaced.map((d) => `the ${TYPE_NAME[d.type]} this Node-RED had in force until ${formatClock(d.validUntil)}`).join(' and ');
+      node.warn(`${text}: the service ends ${ended} (asset steering and grid target cannot be used together)`);
+      status.sentWarning(t('displacing', { text, other: [...new Set(r.displaced.map((d) => t(d.type === 'asset' ? 'assetSteering' : 'gridTargetSteering')))].join(', ') }));
+    }
+
+    // Saving: the latest state, one write at a time (a write under way is followed by the latest one).
+    let latest: PlayerState | undefined;
+    let writing: Promise<void> = Promise.resolve();
+    let dirty = false;
+    function changed(state: PlayerState): void {
+      if (rt) setRunningSchedule(rt, node, label, player.active ? [...state.runs, ...(player.current ? [player.current] : [])] : []);
+      latest = state;
+      if (dirty) return;
+      dirty = true;
+      writing = writing.then(() => new Promise<void>((resolve) => {
+        dirty = false;
+        try {
+          node.context().set(STATE_KEY, savedForm(latest!, Date.now()), store, (err) => {
+            if (err) node.warn(`schedule not saved in context store ${store ?? 'default'}: ${err instanceof Error ? err.message : String(err)}`);
+            resolve();
+          });
+        } catch (err) {
+          node.warn(`schedule not saved: ${(err as Error).message}`);
+          resolve();
+        }
+      }));
+    }
+
+    /** Resumes the saved schedule (redeploy, restart): at the slot in progress, nothing twice. */
+    async function resume(): Promise<void> {
+      const handed = handover.get(RED)?.get(node.id);
+      handover.get(RED)?.delete(node.id);
+      if (settingsError || !server) return;
+      const raw = handed ? savedForm(handed, Date.now()) : await new Promise<unknown>((resolve, reject) => {
+        try {
+          node.context().get(STATE_KEY, store, (err, v) => (err ? reject(err) : resolve(v)));
+        } catch (e) {
+          reject(e);
+        }
+      });
+      if (raw === undefined || raw === null) return;
+      rt = await f.runtime();
+      let state: PlayerState;
+      try {
+        state = restoreState(raw, settings!, rt.limits.maxValidityMs);
+      } catch (e) {
+        changed({ runs: [] }); // not played again: forgotten
+        throw e;
+      }
+      const passed = player.resume(state);
+      if (passed > 0) node.warn(`schedule resumed: ${passed} run(s) ended while the node was stopped and were not sent`);
+      waitingStatus();
+    }
+    const ready = resume().catch((err) => fail(f, undefined, err instanceof ValidationError
+      ? new ValidationError('stored schedule', `not resumed: ${err.message}`) : new Error(`stored schedule not resumed: ${(err as Error)?.message}`)));
+
+    function waitingStatus(): void {
+      const cur = player.current;
+      const next = player.pending[0];
+      if (player.wasStopped) status.ended(cur ? t('stoppedUntil', { time: formatClock(cur.end) }) : t('stopped'));
+      else if (cur && (!next || next.start > Date.now())) status.sent(describeRun(cur, t));
+      else if (next) status.ended(describeNext(next, t));
+    }
+
+    async function site(msg: NodeMessage): Promise<string> {
+      if (msg.site !== undefined) return validateReference(msg.site, 'msg.site');
+      return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
+    }
+
+    async function handle(msg: NodeMessage): Promise<NodeMessage | undefined> {
+      await ready;
+      if (settingsError) throw settingsError;
+      const s = settings!;
+      if (msg.payload === 'stop' || msg.stop === true) {
+        player.stop();
+        waitingStatus();
+        return undefined;
+      }
+      const cfg = f.configNode(); // throws, naming `server`, when there is none
+      const ref = await site(msg);
+      if (!s.dryRun) rt = await f.runtime();
+      const maxValidityMs = rt && !s.dryRun ? rt.limits.maxValidityMs : maxValidityMsOf(cfg.props?.maxValidity);
+      const now = Date.now();
+      const at = Array.isArray(msg.payload) ? 'msg.payload' : 'msg.payload.slots';
+      const runtime = () => (rt ? Promise.resolve(rt) : f.runtime());
+      const slots = await convertSlots(parseSlots(msg.payload, s, now), ref, at, s, {
+        mode: rt ? rt.percentCurtailment : percentCurtailmentOf(cfg.props),
+        msg: msg.pvPeakPower,
+        sites: async () => { const r = await runtime(); return cachedSites(r, () => r.client.listSites()); },
+      });
+      const runs: PlayRun[] = runsOf(slots, maxValidityMs, Date.now()).map((r) => ({ ...r, site: ref, total: slots.length }));
+      if (s.dryRun) {
+        const plan = planOf(runs, Date.now(), resolvePaths(cfg.props as Record<string, unknown>));
+        status.dryRun(t('dryRun', { count: plan.length, from: formatClock(plan[0]?.at ?? now), until: formatClock(runs[runs.length - 1]?.end ?? now) }));
+        return { ...msg, payload: plan, site: ref, dryRun: true };
+      }
+      const other = runningScheduleFor(rt!, ref, Date.now(), node);
+      if (other) node.warn(`schedule node "${other.name}" also plays a schedule on ${ref} until ${formatClock(other.until)}: their requests replace each other's components`);
+      player.play(runs, slots[0].start);
+      waitingStatus();
+      return undefined;
+    }
+
+    // Messages are handled in arrival order: a stop after a schedule stops that schedule.
+    let turn: Promise<unknown> = Promise.resolve();
+    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      const mine = turn.then(() => handle(msg));
+      turn = mine.catch(() => undefined);
+      mine.then((out) => {
+        if (f.signal.aborted) return done();
+        if (out) send([out, null]);
+        done();
+      }, (err) => fail(f, done, err, msg));
+    });
+
+    f.onClose(async (removed) => {
+      check.close();
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS); });
+      // A request under way is awaited (bounded), so the next start knows it was sent.
+      await Promise.race([player.close().then(() => writing), bound]);
+      clearTimeout(timer);
+      if (!removed) {
+        if (!handover.has(RED)) handover.set(RED, new Map());
+        handover.get(RED)!.set(node.id, player.state());
+      }
+      if (!rt) return;
+      clearRunningSchedule(rt, node);
+      const dropped = rt.steering.dropOwner(node, 'node closed or redeployed');
+      if (dropped.length) node.warn(`steering not sent (node closed): ${dropped.join('; ')}`);
+    });
+  }
+
+  RED.nodes.registerType('ems-schedule', EmsScheduleNode);
+};

@@ -1,0 +1,288 @@
+/**
+ * Schedules (issue 13): a list of time slots, each with the steering a site should get from its
+ * start to its end, checked as a whole before anything is sent, and turned into the runs a
+ * player sends: consecutive slots with identical settings become one run, and a run longer than
+ * the config node's maxValidity is split, so every signal ends.
+ *
+ * Pure (no I/O, no clock: `now` is passed in). A slot is
+ * `{ start, end | duration, energyStorage?, curtailment?, maximizeGridImport?, gridTarget?,
+ * deadband?, gridLimits?: { upper?, lower? } }`; times are epoch ms, ISO 8601 or Date, a duration
+ * is in minutes, values a number in the node's unit or `{value, unit}`. Every refusal names the
+ * slot and the field (`msg.payload[3].energyStorage`).
+ */
+import { SERVICE } from './limits';
+import { ValidationError } from './errors';
+import { parseCurtailmentValue, parsePowerUnit, parsePowerValue, parseNumber, show, toWatts } from './units';
+import { MINUTE_MS, parseTime } from './time';
+import type { CurtailmentUnit, CurtailmentValue, PowerUnit, PowerValue } from './types';
+
+/** Most slots one schedule may have (a week of quarter hours is 672); a limits-table row is proposed. */
+export const MAX_SLOTS = SERVICE.maxScheduleSlots;
+
+/** The units a number in a slot is read in. */
+export interface ScheduleUnits {
+  essUnit: PowerUnit;
+  curtailmentUnit: CurtailmentUnit;
+  /** Grid target, deadband and grid limits. */
+  gridUnit: PowerUnit;
+}
+
+/** The node's safety limits, W (0 = none), as in site steer. */
+export interface ScheduleLimits {
+  maxEssPower: number;
+  maxCurtailment: number;
+  /** Bound of |grid target| and of the deadband. */
+  maxGridPower: number;
+  /** Bound of |upper| and |lower| grid limit. */
+  maxGridLimit: number;
+  /** false: maximizeGridImport: true is refused. */
+  allowMaximizeGridImport: boolean;
+}
+
+export type ScheduleSettings = ScheduleUnits & ScheduleLimits;
+
+/** What one slot sets, in the components of the API (SteeringCommand's fields). */
+export interface SlotSetting {
+  energyStorageSetting?: PowerValue;
+  productionCurtailment?: CurtailmentValue;
+  maximizeGridImport?: boolean;
+  gridTarget?: { setpoint: PowerValue; deadband?: PowerValue };
+  gridLimits?: { upperLimit?: PowerValue; lowerLimit?: PowerValue };
+}
+
+/** A checked slot: its index in the message, its times (epoch ms) and what it sets. */
+export interface ScheduleSlot {
+  index: number;
+  start: number;
+  end: number;
+  setting: SlotSetting;
+}
+
+/** One request's worth of a schedule: slots `first`..`last` (indices), from `start` to `end`. */
+export interface ScheduleRun {
+  start: number;
+  end: number;
+  first: number;
+  last: number;
+  setting: SlotSetting;
+  /** The slots it covers (the part of each within the run). */
+  slots: Array<{ index: number; start: number; end: number }>;
+}
+
+/** The fields a slot may have. */
+export const SLOT_KEYS = ['start', 'end', 'duration', 'energyStorage', 'curtailment', 'maximizeGridImport', 'gridTarget', 'deadband', 'gridLimits'] as const;
+/** Fields that are read by nothing but accepted: the price → battery planner's slots carry them. */
+export const INFO_KEYS = ['price', 'energyKWh', 'socStart', 'socEnd'] as const;
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isSet = (v: unknown) => v !== undefined && v !== null;
+const iso = (t: number) => new Date(t).toISOString();
+const sub = (field: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`);
+
+/**
+ * The slots of a schedule message, checked as a whole: `payload` is an array of slots or
+ * `{ slots, unit }` (`unit`: the unit of every number in the slots, instead of the node's).
+ * Sorted, not overlapping, each ending after its start, every value within the node's limits,
+ * not all ended at `now`. Throws a ValidationError naming the slot and field; returns every
+ * slot (those that ended too; the player skips them).
+ */
+export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, field = 'msg.payload'): ScheduleSlot[] {
+  let list: unknown = payload;
+  let units: ScheduleUnits = s;
+  let at = field;
+  if (isObject(payload)) {
+    if (!Array.isArray(payload.slots)) throw new ValidationError(`${field}.slots`, `must be an array of slots when msg.payload is an object ({ slots, unit }); got ${show(payload.slots)}`);
+    list = payload.slots;
+    at = `${field}.slots`;
+    if (isSet(payload.unit)) {
+      const u = parsePowerUnit(payload.unit, `${field}.unit`);
+      units = { essUnit: u, curtailmentUnit: u, gridUnit: u };
+    }
+  }
+  if (!Array.isArray(list)) {
+    throw new ValidationError(field, `must be an array of slots ({start, end or duration, energyStorage, curtailment, maximizeGridImport, gridTarget, deadband, gridLimits}), { slots, unit }, or "stop"; got ${show(payload)}`);
+  }
+  if (list.length === 0) throw new ValidationError(at, 'must have at least one slot; nothing was sent');
+  if (list.length > MAX_SLOTS) throw new ValidationError(at, `must have at most ${MAX_SLOTS} slots; got ${list.length}; nothing was sent`, 'unprocessable');
+  const slots: ScheduleSlot[] = [];
+  for (let i = 0; i < list.length; i++) {
+    const f = `${at}[${i}]`;
+    const slot = parseSlot(list[i], i, f, units, s);
+    const prev = slots[i - 1];
+    if (prev && slot.start < prev.start) {
+      throw new ValidationError(`${f}.start`, `must not be before the start of ${at}[${i - 1}] (${iso(prev.start)}): slots must be sorted by time; got ${iso(slot.start)}; nothing was sent`, 'unprocessable');
+    }
+    if (prev && slot.start < prev.end) {
+      throw new ValidationError(`${f}.start`, `overlaps ${at}[${i - 1}], which ends at ${iso(prev.end)}; got ${iso(slot.start)}; nothing was sent`, 'unprocessable');
+    }
+    slots.push(slot);
+  }
+  const last = slots[slots.length - 1];
+  if (last.end <= now) {
+    throw new ValidationError(at, `has only slots in the past: the last one ended at ${iso(last.end)}; nothing was sent`, 'unprocessable');
+  }
+  return slots;
+}
+
+function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: ScheduleLimits): ScheduleSlot {
+  if (!isObject(raw)) throw new ValidationError(f, `must be a slot object {start, end or duration, ...}; got ${show(raw)}`);
+  for (const k of Object.keys(raw)) {
+    if (!(SLOT_KEYS as readonly string[]).includes(k) && !(INFO_KEYS as readonly string[]).includes(k)) {
+      throw new ValidationError(sub(f, k), `is not a slot field; accepted: ${SLOT_KEYS.join(', ')}`);
+    }
+  }
+  if (!isSet(raw.start)) throw new ValidationError(`${f}.start`, 'is required: epoch ms, an ISO 8601 string or a Date');
+  const start = parseTime(raw.start, `${f}.start`);
+  let end: number;
+  if (isSet(raw.end) && isSet(raw.duration)) throw new ValidationError(`${f}.duration`, 'must not be given with end: give end or duration (minutes), not both');
+  if (isSet(raw.end)) end = parseTime(raw.end, `${f}.end`);
+  else if (isSet(raw.duration)) {
+    const d = typeof raw.duration === 'number' || typeof raw.duration === 'string' ? Number(raw.duration) : NaN;
+    if (!Number.isFinite(d) || d <= 0) throw new ValidationError(`${f}.duration`, `must be a positive number of minutes; got ${show(raw.duration)}`);
+    end = start + Math.round(d * MINUTE_MS);
+  } else throw new ValidationError(`${f}.end`, 'is required (epoch ms, ISO 8601 or Date), or duration in minutes');
+  if (!(end > start)) throw new ValidationError(isSet(raw.end) ? `${f}.end` : `${f}.duration`, `must be after the slot's start (${iso(start)}); got ${iso(end)}`, 'unprocessable');
+
+  const setting: SlotSetting = {};
+  if (isSet(raw.energyStorage)) setting.energyStorageSetting = parsePowerValue(raw.energyStorage, `${f}.energyStorage`, u.essUnit);
+  if (isSet(raw.curtailment)) setting.productionCurtailment = parseCurtailmentValue(raw.curtailment, `${f}.curtailment`, u.curtailmentUnit);
+  if (isSet(raw.maximizeGridImport)) {
+    if (typeof raw.maximizeGridImport !== 'boolean') throw new ValidationError(`${f}.maximizeGridImport`, `must be true or false; got ${show(raw.maximizeGridImport)}`);
+    setting.maximizeGridImport = raw.maximizeGridImport;
+  }
+  if (isSet(raw.gridTarget)) {
+    setting.gridTarget = { setpoint: parsePowerValue(raw.gridTarget, `${f}.gridTarget`, u.gridUnit) };
+    if (isSet(raw.deadband)) {
+      setting.gridTarget.deadband = parsePowerValue(raw.deadband, `${f}.deadband`, u.gridUnit);
+      if (setting.gridTarget.deadband.value < 0) throw new ValidationError(`${f}.deadband`, `must be 0 or more; got ${setting.gridTarget.deadband.value}`);
+    }
+  } else if (isSet(raw.deadband)) throw new ValidationError(`${f}.deadband`, 'is used only with gridTarget (the band around its setpoint)');
+  if (isSet(raw.gridLimits)) {
+    const g = raw.gridLimits;
+    if (!isObject(g)) throw new ValidationError(`${f}.gridLimits`, `must be {upper, lower} (at least one; each a number in the node's grid unit or {value, unit}); got ${show(g)}`);
+    for (const k of Object.keys(g)) if (k !== 'upper' && k !== 'lower') throw new ValidationError(sub(`${f}.gridLimits`, k), 'is not a grid limit; accepted: upper, lower');
+    setting.gridLimits = {};
+    if (isSet(g.upper)) setting.gridLimits.upperLimit = parsePowerValue(g.upper, `${f}.gridLimits.upper`, u.gridUnit);
+    if (isSet(g.lower)) setting.gridLimits.lowerLimit = parsePowerValue(g.lower, `${f}.gridLimits.lower`, u.gridUnit);
+    if (!setting.gridLimits.upperLimit && !setting.gridLimits.lowerLimit) throw new ValidationError(`${f}.gridLimits`, 'sets no limit: give upper, lower or both');
+  }
+  checkSetting(setting, s, slotField(f));
+  return { index, start, end, setting };
+}
+
+/** Where each part of a setting came from in a slot, for refusals. */
+export type SettingField = (part: 'energyStorage' | 'curtailment' | 'maximizeGridImport' | 'gridTarget' | 'deadband' | 'gridLimits.upper' | 'gridLimits.lower' | 'slot') => string;
+
+const slotField = (f: string): SettingField => (part) => (part === 'slot' ? f : `${f}.${part}`);
+
+/**
+ * Checks a setting against the node's limits and the service's rules: something set; within
+ * maxEssPower, maxCurtailment (not a `%`: checked once converted), maxGridPower, maxGridLimit;
+ * maximize grid import allowed; lower limit not above the upper; and no grid target together
+ * with asset steering (the service ends the one with the other).
+ */
+export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingField): void {
+  const none = '; nothing was sent';
+  const ess = c.energyStorageSetting;
+  const curt = c.productionCurtailment;
+  const asset = ess !== undefined || curt !== undefined || c.maximizeGridImport !== undefined;
+  if (!asset && !c.gridTarget && !c.gridLimits) {
+    throw new ValidationError(field('slot'), `sets nothing: give energyStorage, curtailment, maximizeGridImport, gridTarget or gridLimits (leave a gap between slots for no steering)${none}`);
+  }
+  if (asset && c.gridTarget) {
+    const other = ess ? 'energyStorage' : curt ? 'curtailment' : 'maximizeGridImport';
+    throw new ValidationError(field('gridTarget'), `cannot be combined with ${other} in one slot: asset steering and grid target end each other on the service (only the last received request counts); use one or the other per slot${none}`, 'unprocessable');
+  }
+  if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
+    throw new ValidationError(field('energyStorage'), `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}${none}`);
+  }
+  if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
+    throw new ValidationError(field('curtailment'), `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}${none}`);
+  }
+  if (c.maximizeGridImport === true && !s.allowMaximizeGridImport) {
+    throw new ValidationError(field('maximizeGridImport'), `is true, but this node forbids maximize grid import (allowMaximizeGridImport is off)${none}`, 'unprocessable');
+  }
+  const g = c.gridTarget;
+  if (g && s.maxGridPower > 0 && Math.abs(toWatts(g.setpoint)) > s.maxGridPower) {
+    throw new ValidationError(field('gridTarget'), `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${g.setpoint.value} ${g.setpoint.unit}${none}`);
+  }
+  if (g?.deadband && s.maxGridPower > 0 && toWatts(g.deadband) > s.maxGridPower) {
+    throw new ValidationError(field('deadband'), `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${g.deadband.value} ${g.deadband.unit}${none}`);
+  }
+  const l = c.gridLimits;
+  for (const [v, part] of [[l?.upperLimit, 'gridLimits.upper'], [l?.lowerLimit, 'gridLimits.lower']] as const) {
+    if (v && s.maxGridLimit > 0 && Math.abs(toWatts(v)) > s.maxGridLimit) {
+      throw new ValidationError(field(part), `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${v.value} ${v.unit}${none}`);
+    }
+  }
+  if (l?.upperLimit && l.lowerLimit && toWatts(l.lowerLimit) > toWatts(l.upperLimit)) {
+    throw new ValidationError(field('gridLimits.lower'), `must not be above the upper limit (${l.upperLimit.value} ${l.upperLimit.unit}); got ${l.lowerLimit.value} ${l.lowerLimit.unit}${none}`, 'unprocessable');
+  }
+}
+
+/** A setting as a string: equal strings are equal settings (the parsers build them in one key order). */
+export function settingKey(c: SlotSetting): string {
+  return JSON.stringify(c);
+}
+
+/**
+ * The runs of a schedule: consecutive slots (each starting where the one before ended) with
+ * identical settings are merged; a run longer than `maxValidityMs` is split into runs of at most
+ * that length. Slots that ended by `now` are left out (when given).
+ */
+export function runsOf(slots: readonly ScheduleSlot[], maxValidityMs?: number, now?: number): ScheduleRun[] {
+  const merged: ScheduleRun[] = [];
+  for (const s of slots) {
+    if (now !== undefined && s.end <= now) continue;
+    const prev = merged[merged.length - 1];
+    if (prev && prev.end === s.start && settingKey(prev.setting) === settingKey(s.setting)) {
+      prev.end = s.end;
+      prev.last = s.index;
+      prev.slots.push({ index: s.index, start: s.start, end: s.end });
+    } else merged.push({ start: s.start, end: s.end, first: s.index, last: s.index, setting: s.setting, slots: [{ index: s.index, start: s.start, end: s.end }] });
+  }
+  return maxValidityMs && maxValidityMs > 0 ? merged.flatMap((r) => splitRun(r, maxValidityMs)) : merged;
+}
+
+/** A run cut into runs of at most `maxMs` (each with the part of its slots within it). */
+export function splitRun<R extends ScheduleRun>(r: R, maxMs: number): R[] {
+  if (r.end - r.start <= maxMs) return [r];
+  const out: R[] = [];
+  for (let from = r.start; from < r.end; from += maxMs) {
+    const to = Math.min(from + maxMs, r.end);
+    const slots = r.slots.filter((s) => s.end > from && s.start < to).map((s) => ({ index: s.index, start: Math.max(s.start, from), end: Math.min(s.end, to) }));
+    out.push({ ...r, start: from, end: to, first: slots[0].index, last: slots[slots.length - 1].index, slots });
+  }
+  return out;
+}
+
+/** A stored setting (the player's saved state) read back: each value `{value, unit}`, checked again. */
+export function parseSetting(raw: unknown, s: ScheduleLimits, field: string): SlotSetting {
+  if (!isObject(raw)) throw new ValidationError(field, `must be a setting object; got ${show(raw)}`);
+  const c: SlotSetting = {};
+  if (isSet(raw.energyStorageSetting)) c.energyStorageSetting = parsePowerValue(raw.energyStorageSetting, `${field}.energyStorageSetting`);
+  if (isSet(raw.productionCurtailment)) c.productionCurtailment = parseCurtailmentValue(raw.productionCurtailment, `${field}.productionCurtailment`);
+  if (isSet(raw.maximizeGridImport)) {
+    if (typeof raw.maximizeGridImport !== 'boolean') throw new ValidationError(`${field}.maximizeGridImport`, 'must be true or false');
+    c.maximizeGridImport = raw.maximizeGridImport;
+  }
+  if (isObject(raw.gridTarget)) {
+    c.gridTarget = { setpoint: parsePowerValue(raw.gridTarget.setpoint, `${field}.gridTarget.setpoint`) };
+    if (isSet(raw.gridTarget.deadband)) c.gridTarget.deadband = parsePowerValue(raw.gridTarget.deadband, `${field}.gridTarget.deadband`);
+  }
+  if (isObject(raw.gridLimits)) {
+    c.gridLimits = {};
+    if (isSet(raw.gridLimits.upperLimit)) c.gridLimits.upperLimit = parsePowerValue(raw.gridLimits.upperLimit, `${field}.gridLimits.upperLimit`);
+    if (isSet(raw.gridLimits.lowerLimit)) c.gridLimits.lowerLimit = parsePowerValue(raw.gridLimits.lowerLimit, `${field}.gridLimits.lowerLimit`);
+  }
+  checkSetting(c, s, (part) => (part === 'slot' ? field : `${field}.${part}`));
+  return c;
+}
+
+/** A whole number of epoch ms from a stored value (the player's saved state). */
+export function storedTime(v: unknown, field: string): number {
+  const n = parseNumber(v, field);
+  if (!Number.isInteger(n) || Math.abs(n) > 8.64e15) throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
+  return n;
+}
