@@ -305,6 +305,20 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     assert.equal(clock.countTimers(), 0);
   });
 
+  it('a finished check stops listening on the signal it was given (a node\'s signal outlives many checks)', async () => {
+    const ac = new AbortController();
+    const { getEventListeners } = await import('node:events');
+    for (let i = 0; i < 12; i++) {
+      const c = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(0), from: clock.now, until: clock.now + MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } },
+        { reads }, { clock: cc, signal: ac.signal });
+      await c.started;
+      c.end();
+      await c.done;
+    }
+    await Promise.resolve();
+    assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
+  });
+
   it('a window that starts later is read when it starts', async () => {
     const from = clock.now + 10 * MINUTE_MS;
     const c = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(0), from, until: from + 15 * MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } }, { reads }, { clock: cc });

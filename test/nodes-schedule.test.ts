@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
-import { callsOf, cfg, flow, helper, Inbox, loadFlow, turns, useRuntime, type Loaded } from './helpers/red';
+import { callsOf, cfg, flow, helper, Inbox, loadFlow, siteSteer, turns, useRuntime, type Loaded } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 import { runningScheduleFor } from '../src/runtime/schedules';
 
@@ -101,7 +101,7 @@ describe('nodes: ems-schedule', () => {
     const endAt = T0 + (lastMsg.slots.at(-1) + 1) * QUARTER_HOUR_MS;
     assert.equal(statusText, `slots ${lastMsg.slots[0] + 1}–${lastMsg.slots.at(-1) + 1}/96 · ESS ${String(values[95]).replace('-', '−')} kW until ${formatClock(endAt)}`);
     assert.ok(f.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`));
-    // The last request runs out: done, no timer left, nothing on output 2 (no delivery check yet).
+    // The last request runs out: done, no timer left, nothing on output 2 (verify off).
     await runOut(f);
     assert.equal(clock.countTimers(), 0);
     assert.equal(f.reports.msgs.length, 0);
@@ -211,6 +211,43 @@ describe('nodes: ems-schedule', () => {
     f.send({ payload: 'stop' });
     await stopped;
     assert.equal(runningScheduleFor(rt, SITE)?.name, 'n2', 'the other node still plays (its id: no name)');
+  });
+
+  it('site steer warns when it sends to a site with a running schedule (naming it); not for another site, nor once the schedule is stopped or done', async () => {
+    const steer = (id: string, site: string) => ({ id, type: 'ems-site-steer', z: 'tab', x: 100, y: 300, server: 'cfg', ...siteSteer(site), wires: [[]] });
+    const nodes = [...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }), steer('s1', SITE), steer('s2', HOME)];
+    const warnings = (id: string) => callsOf('warn', id).map((a) => String(a[0])).filter((w) => /plays on/.test(w));
+    /** Sends a value through site steer node `id` and waits until it was sent (its status says so). */
+    async function steerNow(id: string, value: number): Promise<void> {
+      const before = callsOf('status', id).length;
+      helper.getNode(id).receive({ payload: value });
+      for (let i = 0; i < 10_000 && !callsOf('status', id).slice(before).some((a) => /^sent /.test(a[0]?.text ?? '')); i++) await new Promise((r) => setImmediate(r));
+      assert.match(callsOf('status', id).at(-1)?.[0]?.text ?? '', /^sent /, `${id} sent`);
+    }
+    let f = await loadFlow(nodes);
+    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await step(f);
+    await steerNow('s1', -5);
+    await steerNow('s2', -5);
+    assert.deepEqual(warnings('s1'), [`schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}: this request and its next slot replace each other's components`]);
+    assert.deepEqual(warnings('s2'), [], 'another site: no warning');
+    // Stopped: no warning.
+    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
+    f.send({ payload: 'stop' });
+    await stopped;
+    await steerNow('s1', -4);
+    assert.equal(warnings('s1').length, 1, 'the schedule was stopped');
+    // A schedule waiting for its first slot warns; once it played to its end (done), no warning
+    // (the calls recorded start again with the new flow).
+    f = await loadFlow(nodes);
+    await accept(f, { payload: [q(4, { energyStorage: -200 })] });
+    await steerNow('s1', -3);
+    assert.equal(warnings('s1').length, 1, 'waiting: warns');
+    assert.match(warnings('s1')[0], new RegExp(`^schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 5 * QUARTER_HOUR_MS)}:`));
+    await step(f); // slot 4's start: sent
+    await runOut(f); // its end: done
+    await steerNow('s1', -2);
+    assert.equal(warnings('s1').length, 1, 'the schedule is done');
   });
 
   it('redeploy after stop: the node stays stopped', async () => {

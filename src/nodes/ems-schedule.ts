@@ -5,13 +5,16 @@
  * config node's SteeringQueue, with one timer. The schedule and what was sent are kept in the
  * node's context (property `store`), so a redeploy or, with a file-backed store, a restart
  * resumes at the slot in progress without sending anything twice. Output 1: one message per
- * request sent; output 2: delivery reports (the delivery check of part 1, a no-op for now).
+ * request sent; output 2, with `verify` on: a delivery report per slot (nodes/schedule-verify.ts).
+ * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
  */
 import { ValidationError, formatClock, validateReference } from '../protocol';
 import { resolvePaths } from '../protocol/paths';
 import { parseSlots, runsOf } from '../protocol/schedule';
 import { percentCurtailmentOf, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
+import { deliveryClock } from '../runtime/delivery-check';
 import { SchedulePlayer, noDeliveryCheck, type PlayRun, type PlayerState } from '../runtime/schedule-player';
+import { SharedClock } from '../runtime/shared-clock';
 import { clearRunningSchedule, runningScheduleFor, setRunningSchedule } from '../runtime/schedules';
 import { evaluate } from './evaluate';
 import { fail } from './messages';
@@ -19,6 +22,7 @@ import { flowNode } from './scaffold';
 import { maxValidityMsOf } from './steer-command';
 import { cachedSites } from './steer-percent';
 import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './schedule-support';
+import { ScheduleVerify } from './schedule-verify';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; name?: string };
@@ -57,9 +61,16 @@ export = function (RED: RED): void {
     if (store && !(stores && store in stores)) node.warn(`context store "${store}" is not configured (settings.js contextStorage): the schedule is kept in the default store and does not survive a restart of Node-RED`);
     const label = String(config.name || node.id);
     let rt: Runtime | undefined;
-    const check = noDeliveryCheck(); // part 1: verify, batteryDevice, pvDevice, meterDevice (config) -> reports on output 2
+    const clock = new SharedClock(deliveryClock()); // the node's one timer
+    const verifier = settings?.verify ? new ScheduleVerify({
+      RED, node, config, status, signal: f.signal, settings: settings.check, clock, runtime: () => (rt ? Promise.resolve(rt) : f.runtime()), pvPeakPower: () => settings!.pvPeakPower,
+    }) : undefined;
+    const check = verifier ?? noDeliveryCheck();
+    (node as ContextNode & { delivery?: ScheduleVerify }).delivery = verifier; // tests, diagnostics
 
     const player = new SchedulePlayer({
+      now: () => clock.now(),
+      timers: clock,
       submit: (cmd) => rt!.steering.submit(cmd, { owner: node }),
       sent: (run, cmd, result) => sent(run, cmd, result),
       failed: (run, cmd, err) => {
@@ -178,6 +189,7 @@ export = function (RED: RED): void {
         status.dryRun(t('dryRun', { count: plan.length, from: formatClock(plan[0]?.at ?? now), until: formatClock(runs[runs.length - 1]?.end ?? now) }));
         return { ...msg, payload: plan, site: ref, dryRun: true };
       }
+      await verifier?.prepare(ref, msg); // the devices, with this message
       const other = runningScheduleFor(rt!, ref, Date.now(), node);
       if (other) node.warn(`schedule node "${other.name}" also plays a schedule on ${ref} until ${formatClock(other.until)}: their requests replace each other's components`);
       player.play(runs, slots[0].start);
@@ -199,6 +211,7 @@ export = function (RED: RED): void {
 
     f.onClose(async (removed) => {
       check.close();
+      clock.close();
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS); });
       // A request under way is awaited (bounded), so the next start knows it was sent.

@@ -13,6 +13,7 @@ import { commandsOf, type PlayRun, type PlayerState } from '../runtime/schedule-
 import type { SiteSummary } from '../protocol/types';
 import { describeCommand } from './renewal';
 import { convertPercent } from './steer-percent';
+import { verifySettingsOf, type VerifySettings } from './steer-verify';
 import type { Translate } from './status';
 
 export interface NodeSettings extends ScheduleSettings {
@@ -21,8 +22,10 @@ export interface NodeSettings extends ScheduleSettings {
   /** The context store the schedule is kept in ('' = the default store). */
   store: string;
   dryRun: boolean;
-  /** The delivery check (issue 13, part 1): on, and what it measures with. */
+  /** The delivery check (issue 13): on, reports per slot on output 2 (nodes/schedule-verify.ts). */
   verify: boolean;
+  /** Its settings (tolerance; checked only with verify on). */
+  check: VerifySettings;
 }
 
 const bool = (v: unknown, dflt: boolean, field: string): boolean => {
@@ -52,6 +55,8 @@ export function settingsOf(c: Record<string, unknown>): NodeSettings {
     store: store.trim(),
     dryRun: bool(c.dryRun, false, 'dryRun'),
     verify: bool(c.verify, false, 'verify'),
+    // Per slot: the node has no verifyEvery (a slot's window is checked at its end).
+    check: { ...verifySettingsOf(c), everyMs: 0 },
   };
 }
 

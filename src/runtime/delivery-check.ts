@@ -48,6 +48,11 @@ export function setDeliveryClock(c?: CheckClock): void {
   defaultClock = c ?? systemClock;
 }
 
+/** The clock of checks that are given none (a schedule node multiplexes its one timer on it: runtime/shared-clock.ts). */
+export function deliveryClock(): CheckClock {
+  return defaultClock;
+}
+
 /** The default clock's time (what `from` is compared with when a check is given no clock). */
 export function deliveryNow(): number {
   return defaultClock.now();
@@ -165,7 +170,10 @@ export class DeliveryCheck {
       this.cancel();
       return;
     }
-    opts.signal?.addEventListener('abort', () => this.cancel(), { once: true });
+    // Listens only while the check runs: a node's signal outlives many checks.
+    const onAbort = () => this.cancel();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    void this.done.then(() => opts.signal?.removeEventListener('abort', onAbort));
     // A window that has begun is read at once (not on the next timer turn).
     if (req.from <= this.clock.now()) this.begin();
     else this.at(req.from, () => this.begin());

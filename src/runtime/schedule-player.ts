@@ -279,13 +279,20 @@ export class SchedulePlayer {
   }
 }
 
-/** The delivery check's part in a schedule (issue 13, part 1): no-op until it exists. */
+/**
+ * The delivery check's part in a schedule (issue 13; nodes/schedule-verify.ts): told of every
+ * request the service accepted, it measures each slot the run covers, from the acceptance (or
+ * the slot's start) to the slot's end, and reports per slot. Its timers are deadlines on the
+ * node's SharedClock, as the player's are, so the node keeps one timer.
+ */
 export interface DeliveryCheckHook {
-  /** A request of a run went out: measure each of the run's slots once it ends. */
+  /** A request of a run went out (accepted at the clock's now): measure each of the run's slots once it ends. */
   sent(run: PlayRun, cmd: SteeringCommand, result: SteeringResult): void;
   /** The node closes: pending checks are dropped, no report follows. */
   close(): void;
 }
+
+/** The hook with verify off (or a dry run): checks nothing. */
 
 export function noDeliveryCheck(): DeliveryCheckHook {
   return { sent: () => undefined, close: () => undefined };

@@ -1,0 +1,251 @@
+/**
+ * The delivery check of `ems-schedule` (issue 13; the check itself: runtime/delivery-check.ts,
+ * as site steer's `verify` uses it). With `verify` on, every request the service accepted
+ * opens, per component it carries (componentsOf), one window per slot of its run: from the
+ * acceptance (or the slot's start) to the slot's end. Each window is checked when it ends and
+ * gives one report on output 2: `{topic: 'delivery', site, slots: [index], payload: report}`,
+ * so a merged run of identical slots reports each traded slot on its own. The windows of a
+ * run are checked one after the other (the next opens as the one before ends; the reading at
+ * the boundary is shared through the read coalescer).
+ *
+ * As in site steer, the next request for the same site and component ends the window in
+ * progress at that moment (a window replaced within MERGED_MS of its start gives no report)
+ * and the run's later slots are not checked; a request that asks the same thing until the
+ * same slot end (a new schedule whose slot in progress is the one in force) keeps the window
+ * in progress, which then reports the new schedule's slot index. A stop lets the windows of the request in force run to their
+ * end; a close or redeploy cancels them without a report. Every timer is a deadline on the
+ * node's SharedClock (one timer per node). Nothing here throws or rejects.
+ */
+import { formatPower } from '../protocol';
+import type { Asked, DeliveryComponent, DeliveryReport } from '../protocol/delivery';
+import { DeliveryCheck, componentsOf, type CheckDevices } from '../runtime/delivery-check';
+import type { DeliveryCheckHook, PlayRun } from '../runtime/schedule-player';
+import type { SharedClock } from '../runtime/shared-clock';
+import type { Runtime, SteeringCommand } from '../runtime';
+import { evaluate } from './evaluate';
+import { cachedSites } from './steer-percent';
+import { MAX_OPEN, MERGED_MS, type VerifySettings } from './steer-verify';
+import type { Status } from './status';
+import type { Node, NodeMessage, RED } from './red';
+
+export interface ScheduleVerifyDeps {
+  RED: RED;
+  node: Node;
+  config: Record<string, unknown>;
+  status: Status;
+  signal: AbortSignal;
+  settings: VerifySettings;
+  /** The node's one timer. */
+  clock: SharedClock;
+  runtime(): Promise<Runtime>;
+  /** The node's pvPeakPower, W (0 = not set): a `%` curtailment is checked in W of it. */
+  pvPeakPower(): number;
+}
+
+/** One slot's window. */
+interface SlotWindow {
+  index: number;
+  from: number;
+  until: number;
+}
+
+const ROLES = ['battery', 'pv', 'meter'] as const;
+const keyOf = (a: Asked) => JSON.stringify({ ...a, percentOfW: undefined });
+
+/** The windows of one component of one request: one check at a time, the next opened as the one before ends. */
+class SlotChain {
+  check?: DeliveryCheck;
+  private i = -1;
+  private timer?: unknown;
+  private stopped = false;
+
+  constructor(readonly askedKey: string, readonly windows: SlotWindow[], private readonly clock: SharedClock,
+    private readonly open: (w: SlotWindow) => DeliveryCheck, private readonly idle: () => void) {}
+
+  /** The window in progress (its check open). */
+  get window(): SlotWindow | undefined {
+    return this.check?.active ? this.windows[this.i] : undefined;
+  }
+
+  /** Checks from the first window on; `kept`: its check is running already (taken over). */
+  start(kept?: DeliveryCheck): void {
+    if (this.stopped) return;
+    if (!kept) return this.advance();
+    this.i = 0;
+    this.follow(kept);
+  }
+
+  private advance(): void {
+    this.timer = undefined;
+    if (this.stopped) return;
+    this.i++;
+    if (this.i >= this.windows.length) return this.idle();
+    this.follow(this.open(this.windows[this.i]));
+  }
+
+  private follow(check: DeliveryCheck): void {
+    this.check = check;
+    const next = this.windows[this.i + 1];
+    if (next) this.timer = this.clock.setTimeout(() => this.advance(), next.from - this.clock.now());
+    else void check.done.then(() => { if (this.check === check) this.idle(); });
+  }
+
+  /** No later window is opened; returns the check in progress (left running). */
+  detach(): DeliveryCheck | undefined {
+    this.stopped = true;
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    const c = this.check;
+    this.check = undefined;
+    return c;
+  }
+
+  /** A later request replaced the component at `now`: the window in progress reports up to now (none within MERGED_MS of its start). */
+  end(now: number): void {
+    const c = this.detach();
+    if (!c?.active) return;
+    if (now - c.req.from < MERGED_MS) c.cancel('replaced as it began');
+    else c.end();
+  }
+
+  /** No report (the node closes). */
+  cancel(): void {
+    this.detach()?.cancel();
+  }
+}
+
+export class ScheduleVerify implements DeliveryCheckHook {
+  /** Per `site|component`, the windows of the request in force. */
+  private readonly chains = new Map<string, SlotChain>();
+  /** Per site, the devices of the schedule's message (a resumed schedule: without a message). */
+  private readonly devices = new Map<string, CheckDevices>();
+  private readonly pending = new Set<Promise<unknown>>();
+  /** The slot index each open check reports (a check taken over reports the new schedule's index). */
+  private readonly slotOf = new WeakMap<DeliveryCheck, { index: number }>();
+  private warned = false;
+  private closed = false;
+  /** The config node's runtime (known once a chain began: the request went through it). */
+  private rt?: Runtime;
+
+  constructor(private readonly d: ScheduleVerifyDeps) {}
+
+  /** Components with a request being checked (tests, diagnostics). */
+  get size(): number {
+    return this.chains.size;
+  }
+
+  /** Resolves once every window opened so far has taken its first reading (tests). */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    await Promise.allSettled([...this.chains.values()].map((c) => c.check?.started));
+  }
+
+  /** The devices (TypedInputs) for `site`, with the schedule's message (`msg` types read it). */
+  async prepare(site: string, msg?: NodeMessage): Promise<CheckDevices> {
+    const out: CheckDevices = {};
+    for (const role of ROLES) {
+      const key = `${role}Device`;
+      const value = this.d.config[key];
+      try {
+        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
+        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
+      } catch {
+        out[role] = ''; // a report names the missing device
+      }
+    }
+    if (this.devices.size >= MAX_OPEN) this.devices.clear();
+    this.devices.set(site, out);
+    return out;
+  }
+
+  /** A request of `run` was accepted (now): ends the windows it replaces, opens one per slot and component. */
+  sent(run: PlayRun, cmd: SteeringCommand): void {
+    if (!this.d.settings.on || this.closed || this.d.signal.aborted) return;
+    try {
+      const now = this.d.clock.now();
+      const { asked, ends } = componentsOf(cmd);
+      const windows = run.slots.filter((s) => s.end > now).map((s) => ({ index: s.index, from: Math.max(s.start, now), until: Math.min(s.end, cmd.validUntil ?? s.end) }));
+      for (const c of ends) {
+        const k = `${cmd.site}|${c}`;
+        const a = asked.find((x) => x.component === c)?.asked;
+        const prev = this.chains.get(k);
+        const w = prev?.window;
+        const same = a && w && windows[0] && prev!.askedKey === keyOf(a) && w.until === windows[0].until;
+        const kept = same ? prev!.detach() : (prev?.end(now), undefined);
+        const label = kept && this.slotOf.get(kept);
+        if (label) label.index = windows[0].index;
+        if (prev) this.chains.delete(k);
+        if (!a || windows.length === 0) continue;
+        if (this.chains.size >= MAX_OPEN) {
+          if (!this.warned) this.d.node.warn(`delivery check: more than ${MAX_OPEN} components checked at once; further ones are not checked`);
+          this.warned = true;
+          kept?.cancel();
+          continue;
+        }
+        const chain: SlotChain = new SlotChain(keyOf(a), windows, this.d.clock, (win) => this.open(cmd.site, c, a, win), () => {
+          if (this.chains.get(k) === chain) this.chains.delete(k);
+        });
+        this.chains.set(k, chain);
+        if (kept) chain.start(kept);
+        else this.begin(chain, cmd.site, a);
+      }
+    } catch (e) {
+      this.warn(e); // the request went out; its check must not fail it
+    }
+  }
+
+  /** Starts a chain once its devices (and a `%` curtailment's PV power) are known. */
+  private begin(chain: SlotChain, site: string, a: Asked): void {
+    const p = (async () => {
+      this.rt = await this.d.runtime();
+      if (!this.devices.has(site)) await this.prepare(site);
+      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.pvPower(site);
+      if (!this.closed) chain.start();
+    })().catch((e) => this.warn(e));
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  private open(site: string, component: DeliveryComponent, asked: Asked, w: SlotWindow): DeliveryCheck {
+    // No signal: close() cancels what is open (a listener per check on the node's signal would pile up).
+    const label = { index: w.index };
+    const check = new DeliveryCheck({ site, component, asked, from: w.from, until: w.until, devices: this.devices.get(site) ?? {} }, this.rt!, {
+      tolerance: this.d.settings.tolerance, clock: this.d.clock, onReport: (r) => this.report(r, label.index),
+    });
+    this.slotOf.set(check, label);
+    return check;
+  }
+
+  /** The site's installed PV power for a `%` curtailment: the node's pvPeakPower, else GET /sites. */
+  private async pvPower(site: string): Promise<number | undefined> {
+    if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
+    try {
+      const rt = this.rt!;
+      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
+      return typeof w === 'number' && w > 0 ? w : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private report(r: DeliveryReport, index: number): void {
+    if (this.closed || this.d.signal.aborted) return;
+    const t = this.d.status.t;
+    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
+    const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
+    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
+    this.d.node.send([null, { topic: 'delivery', site: r.site, slots: [index], payload: r }]);
+  }
+
+  private warn(e: unknown): void {
+    if (!this.closed) this.d.node.warn(`delivery check not started: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  /** Cancels every open window (no report); nothing is checked after this. */
+  close(): void {
+    this.closed = true;
+    for (const c of this.chains.values()) c.cancel();
+    this.chains.clear();
+    this.devices.clear();
+  }
+}
