@@ -52,6 +52,7 @@ for (const [from, to, global, required] of browserModules) {
 const bundles = [
   ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
+  ['dist/plan/price-input.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
 ];
 /** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
 function collect(entry) {

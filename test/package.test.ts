@@ -69,7 +69,8 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.deepEqual(files.filter((f) => f.startsWith('examples/')), EXAMPLES.map((e) => `examples/${e}`));
     assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
     assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
-    assert.ok(packed.unpackedSize < 1_000_000, `unpacked ${packed.unpackedSize} bytes`);
+    // Seven nodes with help in two languages, nine examples and the simulator (issue 13); the bench's own-files figure tracks it.
+    assert.ok(packed.unpackedSize < 1_250_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {

@@ -82,7 +82,7 @@ describe('scorecard (node-red-dev validate), offline', () => {
   });
 
   it('N01 every node in the node-red section exists, with its editor file, in the published files', () => {
-    assert.deepEqual(Object.keys(NODES).sort(), ['ems-device-read', 'ems-partner-config', 'ems-request', 'ems-schedule', 'ems-site-steer', 'ems-time-series']);
+    assert.deepEqual(Object.keys(NODES).sort(), ['ems-device-read', 'ems-partner-config', 'ems-plan', 'ems-request', 'ems-schedule', 'ems-site-steer', 'ems-time-series']);
     for (const [type, file] of Object.entries(NODES)) {
       assert.ok(fs.existsSync(path.join(ROOT, file)), `${type}: ${file} (built)`);
       assert.ok(fs.existsSync(path.join(ROOT, file.replace(/\.js$/, '.html'))), `${type}: editor file`);

@@ -15,7 +15,7 @@ import { start, type Spawned } from './helpers/spawned';
 import { nodeRedDir } from './helpers/node-red-path';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule'];
+const TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule', 'ems-plan'];
 const catalog = (lang: string, type: string) => JSON.parse(fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.json`), 'utf8'))[type];
 const placeholders = (text: string) => (text.match(/__\w+__/g) ?? []).sort();
 
@@ -31,7 +31,7 @@ describe('status texts: catalogs', () => {
   }
 
   it('every status key the nodes use exists (a missing key would show as its name)', () => {
-    const src = ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule', 'schedule-support', 'renewal', 'status']
+    const src = ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule', 'ems-plan', 'schedule-support', 'schedule-verify', 'renewal', 'status']
       .map((f) => fs.readFileSync(path.join(REPO, 'src', 'nodes', `${f}.ts`), 'utf8')).join('\n');
     const used = new Set([...src.matchAll(/\b(?:t|shared)\('(\w+)'/g)].map((m) => m[1]));
     for (const k of ['renewStopped', 'maxImportOn', 'maxImportOff', 'badAnswer', 'tooLarge', 'timedOut']) used.add(k); // chosen by expressions

@@ -39,7 +39,7 @@ describe('browser: palette and edit panels', function () {
       icon: (e.querySelector('.red-ui-palette-icon') as HTMLElement | null)?.style.backgroundImage ?? '',
     })));
     assert.deepEqual(shown.map((n) => [n.type, n.label]), [
-      ['ems-device-read', 'device read'], ['ems-time-series', 'time series'], ['ems-site-steer', 'site steer'], ['ems-schedule', 'schedule'], ['ems-request', 'raw request']]);
+      ['ems-device-read', 'device read'], ['ems-time-series', 'time series'], ['ems-site-steer', 'site steer'], ['ems-schedule', 'schedule'], ['ems-plan', 'price plan'], ['ems-request', 'raw request']]);
     for (const n of shown) {
       const m = /url\("?([^")]+)"?\)/.exec(n.icon);
       assert.ok(m, `${n.type} has an icon: ${n.icon}`);

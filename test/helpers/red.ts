@@ -32,9 +32,10 @@ export const seriesNode = require('../../src/nodes/ems-time-series');
 export const steerNode = require('../../src/nodes/ems-site-steer');
 export const requestNode = require('../../src/nodes/ems-request');
 export const scheduleNode = require('../../src/nodes/ems-schedule');
+export const planNode = require('../../src/nodes/ems-plan');
 export const catchNode = coreNode('common/25-catch.js');
 /** Every module a flow of these tests may use. */
-export const NODES = [configNode, readNode, seriesNode, steerNode, requestNode, scheduleNode, catchNode];
+export const NODES = [configNode, readNode, seriesNode, steerNode, requestNode, scheduleNode, planNode, catchNode];
 
 /** Registers the helper's server hooks for a describe block (braces, as the guide asks). */
 export function useRuntime(): void {

@@ -1,0 +1,100 @@
+/**
+ * Browser, issue 13: the `ems-plan` node ("price plan") in the editor: in the palette with its
+ * icon; its panel shows every setting with its default; a value the planner refuses is marked,
+ * with the planner's own words (src/plan/price-input.ts, the same text the runtime logs at
+ * deploy); a price unit after a currency (EUR/MWh) is kept. Needs `npm run build`.
+ */
+import * as assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { ValidationError } from '../../src/protocol';
+import { parsePlanInput } from '../../src/plan/price-input';
+import { freshEditor, type Session } from './lib/session';
+import { cancelTrays, closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
+import { setFlows } from './lib/node-red';
+import { catalogue, labelFor } from './lib/panels';
+import { until } from './lib/wait';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+declare const RED: any;
+const T = 'ems-plan';
+const labels = catalogue(T).label;
+
+/** The planner's refusal of a battery, without the field's name, as the editor shows it (no `battery.` prefixes). */
+function plannerSays(battery: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
+  try {
+    parsePlanInput({ prices: [{ start: 0, end: 900_000, price: 0 }], battery: { capacityKWh: 1, maxChargeKW: 1, soc: 50, ...battery }, ...extra });
+  } catch (e) {
+    assert.ok(e instanceof ValidationError);
+    return e.message.slice(e.field.length + 1).replace(/\bbattery\./g, '');
+  }
+  throw new Error('accepted');
+}
+
+describe('browser: the price plan node', function () {
+  this.timeout(120000);
+  let s: Session;
+  let page: Page;
+
+  before(async function () {
+    s = await freshEditor();
+    page = s.browser.page;
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await cancelTrays(page);
+  });
+
+  it('in the palette with its icon; its panel shows every setting, with the defaults; a refused value is marked with the planner\'s words', async () => {
+    const entry = paletteNode(page, T);
+    assert.equal((await entry.innerText()).trim(), 'price plan');
+    assert.match(await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage), /icons\/@ems-partner\/node-red\/ems-plan\.svg/);
+    const id = await dropNode(page, T, 300, 150);
+    await openNode(page, id);
+    for (const k of ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'efficiency', 'socEnd', 'priceUnit', 'steps', 'name']) {
+      assert.equal(await labelFor(page, k), labels[k], `label of ${k}`);
+    }
+    const values = await page.evaluate(() => ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'socEnd', 'priceUnit', 'steps']
+      .map((k) => [k, $(`#node-input-${k}`).val()]));
+    assert.deepEqual(Object.fromEntries(values), { capacityKWh: '', maxChargeKW: '', maxDischargeKW: '', socMin: '5', socMax: '95', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '' });
+    const text = await page.locator('.red-ui-tray').last().locator('.red-ui-tray-body').innerText();
+    assert.doesNotMatch(text, /ems-plan\.[a-zA-Z]+\.[a-zA-Z]/, 'no raw message key');
+    for (const [k, v, bad] of [['efficiency', '90', true], ['efficiency', '0.95', false], ['capacityKWh', '0', true], ['capacityKWh', '100', false], ['socMax', '3', true],
+      ['socMax', '90', false], ['socEnd', '99', true], ['socEnd', '50', false], ['steps', '2.5', true], ['steps', '', false]] as const) {
+      const input = page.locator(`#node-input-${k}`);
+      await input.fill(v);
+      await input.press('Tab');
+      assert.equal(await input.evaluate((e) => e.classList.contains('input-error')), bad, `${k} = "${v}"`);
+    }
+    await page.locator('#node-input-efficiency').fill('90');
+    await page.locator('#node-input-socEnd').fill('99');
+    await closeTray(page, 'ok');
+    const errors = await page.evaluate((nodeId) => RED.nodes.node(nodeId).validationErrors ?? [], id);
+    assert.deepEqual([...errors].sort(), [
+      `${labels.efficiency}: ${plannerSays({ efficiency: '90' })}`,
+      `${labels.socEnd}: ${plannerSays({ socMin: '5', socMax: '90' }, { socEnd: '99' })}`,
+    ].sort());
+    assert.deepEqual(s.browser.errors, []);
+  });
+
+  it('a flow\'s bad setting: the editor marks it with the words the runtime logs at deploy; a price unit after a currency is kept', async () => {
+    await setFlows(s.nr, [
+      { id: 'tab', type: 'tab', label: 'plan' },
+      { id: 'p1', type: T, z: 'tab', x: 200, y: 80, capacityKWh: '20', maxChargeKW: '10', socMin: '20', socMax: '10', efficiency: '0.9', priceUnit: 'EUR/MWh', wires: [] },
+    ]);
+    await page.reload();
+    await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes?.node?.('p1'));
+    const shown = await page.evaluate(() => RED.nodes.node('p1').validationErrors ?? []);
+    const words = plannerSays({ socMin: '20', socMax: '10' });
+    assert.deepEqual(shown, [`${labels.socMax}: ${words}`]);
+    await until(async () => s.nr.log(), (l) => /socMax must be above socMin/.test(l), 'the runtime\'s refusal in the log');
+    assert.ok(s.nr.log().includes(`socMax ${words}`), 'the same words');
+    await page.evaluate(() => RED.editor.edit(RED.nodes.node('p1')));
+    await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
+    await trayIdle(page);
+    assert.equal(await page.locator('#node-input-priceUnit').inputValue(), 'EUR/MWh');
+    await page.locator('#node-input-socMax').fill('90');
+    await closeTray(page, 'ok');
+    const saved = await page.evaluate(() => { const n = RED.nodes.node('p1'); return { priceUnit: n.priceUnit, valid: n.valid }; });
+    assert.deepEqual(saved, { priceUnit: 'EUR/MWh', valid: true });
+    assert.deepEqual(s.browser.errors, []);
+  });
+});
