@@ -209,6 +209,20 @@
         return { render: render, refresh: refresh };
     }
 
+    // The delivery check's device pickers (#node-input-batteryDevice, -pvDevice, -meterDevice): each lists
+    // the devices of its kind on the site typed in #node-input-site (all of them where the list says neither).
+    function attachDevicePickers() {
+        function siteRef() { var $s = $('#node-input-site'); return $s.typedInput('type') === 'str' ? String($s.typedInput('value') || '').trim() : ''; }
+        var pickers = ['battery', 'pv', 'meter'].map(function (role) {
+            return attach({ list: 'devices', ref: role + 'Device', filter: function (d) {
+                var site = siteRef();
+                return (!d.kind || d.kind === role) && (!site || !d.siteReference || d.siteReference === site);
+            } });
+        });
+        $('#node-input-site').on('change', function () { pickers.forEach(function (p) { p.render(); }); });
+        return pickers;
+    }
+
     // Form value while the panel is open, saved value otherwise (validators run in both situations).
     function field(node, name, prefix) {
         var $el = $('#' + (prefix || 'node-input') + '-' + name);
@@ -326,7 +340,7 @@
     }
 
     window.EmsPartnerEditor = { upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
-        cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, field: field, num: num, typed: typed,
+        cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, attachDevicePickers: attachDevicePickers, field: field, num: num, typed: typed,
         limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators,
         pathRefusal: pathRefusal, requestPathRefusal: requestPathRefusal, requestMethodRefusal: requestMethodRefusal };
 })();
