@@ -4,6 +4,7 @@
  * clock, driven by a @sinonjs/fake-timers clock advanced in step with the simulator's.
  */
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import FakeTimers from '@sinonjs/fake-timers';
@@ -307,7 +308,6 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
 
   it('a finished check stops listening on the signal it was given (a node\'s signal outlives many checks)', async () => {
     const ac = new AbortController();
-    const { getEventListeners } = await import('node:events');
     for (let i = 0; i < 12; i++) {
       const c = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(0), from: clock.now, until: clock.now + MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } },
         { reads }, { clock: cc, signal: ac.signal });
