@@ -117,4 +117,25 @@ processes.`,
     limits: `The simulator validates, routes, advances the site's model to the current instant, logs
 every request (last 10,000) and serialises a fresh answer; the bare server sends a fixed string.`,
   },
+  schedule: {
+    what: `A simulated day of schedules: 24 ems-schedule nodes, one per generated site (battery 10 kW /
+20 kWh), each playing 96 quarter-hour slots of battery power: the price planner's plan of the
+sample day (test/fixtures/prices-sample-day.json) from nine different SOCs, random runs of 1-12
+slots, a change every slot, a change every hour and one flat day. It runs in the Node-RED runtime
+(node-red-node-test-helper) on @sinonjs/fake-timers (Date, setTimeout, clearTimeout), with the
+simulator in the same process following the fake clock: the clock moves from one quarter hour to
+the next and the benchmark waits, in real time, for what the nodes send, so a day takes a few
+seconds and the simulator's request log shows when (simulated) each request arrived. Twice: with
+the delivery check off, and on (a report per slot; its reads are GETs, not steering requests;
+coalesceMs 0, as the coalescer's 2 ms window would be a fake timer too). A change of setting is a
+run of identical consecutive slots. Timers: setTimeout is wrapped, and every timer that the
+schedule's code creates (dist/runtime/shared-clock, schedule-player, delivery-check;
+dist/nodes/ems-schedule, schedule-verify) is tracked until it fires or is cleared: its most at any
+moment, and at each quarter hour once the nodes settled, against the 24 nodes playing.`,
+    limits: `A request per change of setting is the floor for a schedule that must be sent slot by
+slot (a future validFrom would replace the setting in force at once, assumption A18): only
+identical consecutive slots can share a request, and a run longer than the config node's Max.
+validity is split into parts. One timer per node is the player's next deadline and the delivery
+check's, multiplexed on one SharedClock.`,
+  },
 };

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * `npm run bench`: runs the six benchmarks one after another, each in its own process (read
+ * `npm run bench`: runs the seven benchmarks one after another, each in its own process (read
  * overhead and fleet polling with --expose-gc), then writes bench/results.json and BENCHMARKS.md.
  * A benchmark that fails or overruns is reported as such; the others still run.
  * `node bench/run-all.js coalescing time-series` runs only those; `--report` only rewrites
@@ -20,6 +20,7 @@ const BENCHES = [
   { id: 'fleet-polling', file: 'fleet-polling.js', budgetS: 360, node: ['--expose-gc'] },
   { id: 'footprint', file: 'footprint.js', budgetS: 240 },
   { id: 'simulator', file: 'simulator.js', budgetS: 90 },
+  { id: 'schedule', file: 'schedule.js', budgetS: 60 },
 ];
 
 function runOne(b) {

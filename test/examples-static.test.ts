@@ -10,14 +10,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exampleFiles, readExample } from './helpers/examples';
 
-const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
+const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-schedule', 'ems-plan'];
+/** Ours without a config node: the price plan node is pure (no I/O). */
+const NO_SERVER = ['ems-partner-config', 'ems-plan'];
+const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^09 /, version: /^\^?\d+\.\d+\.\d+$/ };
 const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'comment', 'mqtt in', 'mqtt out', 'mqtt-broker'];
-/** Node types from the registry an example may use: by type, its module and the examples allowed to. */
-const CONTRIB: Record<string, { module: string; examples: RegExp }> = {
-  'influxdb out': { module: 'node-red-contrib-influxdb', examples: /^02 / },
-  influxdb: { module: 'node-red-contrib-influxdb', examples: /^02 / },
+/**
+ * Node types from the registry an example may use: by type, its module, the examples allowed to,
+ * and the devDependency's form: node-red-contrib-influxdb at an exact version; Dashboard 2 as
+ * npm start's demo has it (a caret range of a version).
+ */
+const CONTRIB: Record<string, { module: string; examples: RegExp; version: RegExp }> = {
+  'influxdb out': { module: 'node-red-contrib-influxdb', examples: /^02 /, version: /^\d+\.\d+\.\d+$/ },
+  influxdb: { module: 'node-red-contrib-influxdb', examples: /^02 /, version: /^\d+\.\d+\.\d+$/ },
+  ...Object.fromEntries(['ui-base', 'ui-theme', 'ui-page', 'ui-group', 'ui-chart', 'ui-table', 'ui-text'].map((t) => [t, DASHBOARD])),
 };
-const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker', 'influxdb'];
+const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker', 'influxdb', 'ui-base', 'ui-theme', 'ui-page', 'ui-group'];
 const PKG = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
 const DEMO_FILE = path.join(__dirname, '..', 'demo', 'flow.json');
 
@@ -50,10 +58,10 @@ describe('examples: node ids', () => {
 describe('examples: as shipped', () => {
   const files = exampleFiles();
 
-  it('has at least the eight examples of the guide, numbered', () => {
-    assert.ok(files.length >= 8, `${files.length} examples`);
+  it('has at least the nine examples of the guide, numbered', () => {
+    assert.ok(files.length >= 9, `${files.length} examples`);
     for (const f of files) assert.match(f, /^\d\d [A-Z][^/]+\.json$/);
-    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/]) {
+    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/, /^09 Price plan/]) {
       assert.ok(files.some((f) => topic.test(f)), `an example matching ${topic}`);
     }
   });
@@ -74,7 +82,7 @@ describe('examples: as shipped', () => {
         assert.equal(cfgs[0].name, `Built-in simulator (example ${file.slice(0, 2)})`, 'each example has its own config node, named after it');
       });
 
-      it('uses only core nodes and this package\'s (02 also node-red-contrib-influxdb, a pinned devDependency), with unique ids, resolvable wires and config references', () => {
+      it('uses only core nodes and this package\'s (02 also node-red-contrib-influxdb, a pinned devDependency; 09 Dashboard 2, npm start\'s), with unique ids, resolvable wires and config references', () => {
         assert.equal(ids.size, nodes.length, 'ids are unique');
         const tabs = new Set(nodes.filter((n: any) => !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
         assert.equal(tabs.size, 1, 'every flow node on one tab');
@@ -82,13 +90,18 @@ describe('examples: as shipped', () => {
           const contrib = CONTRIB[n.type];
           if (contrib) {
             assert.match(file, contrib.examples, `${n.type} (${contrib.module}) only where the example is about it`);
-            assert.match(PKG.devDependencies?.[contrib.module] ?? '', /^\d+\.\d+\.\d+$/, `${contrib.module} is a devDependency at an exact version (tests, npm start)`);
+            assert.match(PKG.devDependencies?.[contrib.module] ?? '', contrib.version, `${contrib.module} is a devDependency (tests, npm start)`);
           } else {
             assert.ok(OURS.includes(n.type) || CORE.includes(n.type), `${n.type} is a core node or one of this package's`);
           }
           if (CONFIG_TYPES.includes(n.type)) assert.equal(n.z, undefined, `${n.type} is a global config node`);
           for (const port of n.wires ?? []) for (const to of port) assert.ok(ids.has(to), `${n.name || n.id} wires to ${to}`);
-          if (OURS.includes(n.type) && n.type !== 'ems-partner-config') assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
+          if (OURS.includes(n.type) && !NO_SERVER.includes(n.type)) assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
+          if (n.type === 'ems-plan') assert.equal(n.server, undefined, 'the price plan node has no config node');
+          // Dashboard 2: widget -> group -> page -> base and theme, all in the example.
+          if (n.type.startsWith('ui-') && !CONFIG_TYPES.includes(n.type)) assert.equal(ids.get(n.group)?.type, 'ui-group', `${n.type} ${n.label}: its group`);
+          if (n.type === 'ui-group') assert.equal(ids.get(n.page)?.type, 'ui-page');
+          if (n.type === 'ui-page') assert.deepEqual([ids.get(n.ui)?.type, ids.get(n.theme)?.type], ['ui-base', 'ui-theme']);
           if (n.type.startsWith('mqtt ')) assert.equal(ids.get(n.broker)?.type, 'mqtt-broker');
           if (n.type === 'influxdb out') assert.equal(ids.get(n.influxdb)?.type, 'influxdb');
           if (n.type === 'catch' && Array.isArray(n.scope)) for (const s of n.scope) assert.ok(ids.has(s));

@@ -1,8 +1,8 @@
 /**
- * Examples 6, 7 and 8, loaded as shipped: the night charging window (signals that end at the
- * quarter hour or the window's end, renewed only when due) and PV curtailment in % (stop lifts
- * the limit) and on an export limit in kW, on two sites so they do not overwrite each other;
- * grid limits (08) that the simulated site's grid power stays within, re-sent every minute.
+ * Examples 7 and 8, loaded as shipped: PV curtailment in % (stop lifts the limit) and on an
+ * export limit in kW, on two sites so they do not overwrite each other; grid limits (08) that
+ * the simulated site's grid power stays within, re-sent every minute. (Example 06, now a
+ * schedule, is tested in examples-schedule.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
@@ -14,28 +14,8 @@ import { logged, turns, useRuntime, useSimulator } from './helpers/red';
 const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const SITE = HOME.siteReference;
-const hhmm = (t: number) => {
-  const d = new Date(t);
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
-};
-/** The epoch ms of the HH:MM of `t` (seconds dropped). */
-const minuteOf = (t: number) => Math.floor(t / MINUTE_MS) * MINUTE_MS;
 
-/** The renewal margin of example 06: a new signal lasts at least this long (unless the window ends first). */
-const LEAD_MS = 2 * MINUTE_MS;
-
-/** Example 06's function node, run outside Node-RED with its clock at `now`. */
-function nightFunction() {
-  const fn = readExample('06 Night charging schedule.json').find((n) => n.type === 'function' && n.name === 'in the window?');
-  const body = new Function('msg', 'node', 'flow', 'Date', fn.func);
-  return (now: number, flow: Map<string, unknown>, payload: unknown) => {
-    class At extends Date { static now() { return now; } }
-    const node = { status() {}, error(e: unknown) { throw new Error(String(e)); } };
-    return body({ payload }, node, { get: (k: string) => flow.get(k), set: (k: string, v: unknown) => flow.set(k, v) }, At);
-  };
-}
-
-describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function () {
+describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
   const sim = useSimulator({ frozen: true });
   beforeEach(() => {
@@ -45,106 +25,6 @@ describe(`examples: steering (06, 07) on Node-RED ${nodeRedVersion}`, function (
   const steering = () => sim.s.sim.steeringState(SITE).components;
   const commercial = () => sim.s.sim.steeringState(COM.siteReference).components;
   const steerRequests = () => logged(sim.s, /^POST \/sites\/:ref\/steering/).length;
-
-  describe('06 night charging', () => {
-    const NIGHT = '06 Night charging schedule.json';
-
-    it('inside the window: charges at 5 kW until the quarter hour or the window end, then waits until a renewal is due', async () => {
-      const ex = await loadExample(NIGHT, sim.s.url);
-      const sent = ex.inbox('sent');
-      const t0 = Date.now();
-      const end = minuteOf(t0) + 5 * MINUTE_MS; // ends within this or the next quarter hour
-      ex.fire('in the window?', { payload: { start: hhmm(t0 - 10 * MINUTE_MS), end: hhmm(end), powerKw: 5 } });
-      const [msg] = await sent.count(1);
-      const ess = steering().energyStorageSetting!;
-      assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
-      const allowed = [t0, Date.now()].map((t) => Math.min(end, quarterHourValidUntil(t, LEAD_MS)));
-      assert.ok(allowed.includes(ess.validUntil), `validUntil ${new Date(ess.validUntil).toISOString()}, expected ${allowed.map((t) => new Date(t).toISOString())}`);
-      assert.equal(msg.request.path, `/sites/${SITE}/steering/ess`);
-      assert.equal(ex.node('in the window?').context().flow.get('nightChargeUntil'), ess.validUntil);
-
-      // Fired again at once: the signal in force covers the window's end or has > 90 s left, so nothing is sent.
-      const status = ex.status('in the window?');
-      const before = steerRequests();
-      ex.fire('in the window?', { payload: { start: hhmm(t0 - 10 * MINUTE_MS), end: hhmm(end), powerKw: 5 } });
-      const s = await status.wait((x) => /^charging until/.test(x.text));
-      assert.equal(s.fill, 'green');
-      assert.equal(steerRequests(), before);
-    });
-
-    it('renews when the signal in force has less than 90 s left', async () => {
-      const ex = await loadExample(NIGHT, sim.s.url);
-      const sent = ex.inbox('sent');
-      const t0 = Date.now();
-      ex.node('in the window?').context().flow.set('nightChargeUntil', t0 + 30_000);
-      const end = minuteOf(t0) + 2 * 60 * MINUTE_MS;
-      ex.fire('in the window?', { payload: { start: hhmm(t0 - 60 * MINUTE_MS), end: hhmm(end), powerKw: 2.5 } });
-      await sent.count(1);
-      const ess = steering().energyStorageSetting!;
-      assert.deepEqual([ess.value, ess.unit], [-2.5, 'kW']);
-      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t, LEAD_MS)).includes(ess.validUntil));
-    });
-
-    it('at every second of a quarter hour, a new signal outlasts the renewal margin; ticks every minute keep charging without a gap', () => {
-      const run = nightFunction();
-      const base = new Date(2026, 10, 22, 3, 30, 0).getTime();
-      const window = { start: '01:00', end: '05:00', powerKw: 5 };
-      for (let s = 0; s < 15 * 60; s++) {
-        const flow = new Map<string, unknown>();
-        const first = run(base + s * 1000, flow, window);
-        assert.ok(first, `sends at +${s} s`);
-        flow.set('nightChargeUntil', first.payload.validUntil);
-        assert.ok(first.payload.validUntil - (base + s * 1000) >= 2 * MINUTE_MS, `+${s} s: lasts 2 min or more`);
-        assert.equal(run(base + s * 1000 + 500, flow, window), null, `+${s} s: fired again 0.5 s later, nothing is sent`);
-      }
-      // An hour of the shipped inject (every 60 s), stored as the flow's "sent" branch does.
-      const flow = new Map<string, unknown>();
-      let sends = 0;
-      for (let t = base + 17_000; t < base + 60 * MINUTE_MS; t += MINUTE_MS) {
-        const out = run(t, flow, window);
-        if (out) { sends++; flow.set('nightChargeUntil', out.payload.validUntil); }
-        assert.ok((flow.get('nightChargeUntil') as number) > t + MINUTE_MS, `in force until the next tick at ${new Date(t).toISOString()}`);
-      }
-      assert.ok(sends <= 5, `${sends} signals in an hour`);
-    });
-
-    it('outside the window sends nothing; a bad schedule is an error naming the fields', async () => {
-      const ex = await loadExample(NIGHT, sim.s.url);
-      const status = ex.status('in the window?');
-      const t0 = Date.now();
-      ex.fire('in the window?', { payload: { start: hhmm(t0 - 60 * MINUTE_MS), end: hhmm(t0 - 30 * MINUTE_MS), powerKw: 5 } });
-      const s = await status.wait((x) => /^outside/.test(x.text));
-      assert.equal(s.fill, 'grey');
-      const failed = new Promise<any>((resolve) => ex.node('in the window?').once('call:error', (c: any) => resolve(c.args[0])));
-      ex.fire('in the window?', { payload: { start: '1am', end: '05:00', powerKw: 5 } });
-      assert.match(String(await failed), /msg.payload must be \{start: "HH:MM", end: "HH:MM", powerKw: > 0\}/);
-      assert.equal(steerRequests(), 0);
-      assert.equal(steering().energyStorageSetting, null);
-    });
-
-    it('the shipped schedule (01:00-05:00, 5 kW) charges only inside its window', async () => {
-      const ex = await loadExample(NIGHT, sim.s.url);
-      const status = ex.status('in the window?');
-      const inject = ex.nodes.find((n) => n.name === 'every minute: 01:00-05:00, 5 kW');
-      assert.deepEqual(JSON.parse(inject.payload), { start: '01:00', end: '05:00', powerKw: 5 });
-      assert.equal(inject.repeat, '60');
-      // Within 5 s of the window's edge (01:00 or 05:00 local), first let the edge pass, so the
-      // hour read here is the hour the function node sees.
-      const nextHour = new Date();
-      nextHour.setMinutes(60, 0, 0);
-      const left = nextHour.getTime() - Date.now();
-      if (left < 5000 && [1, 5].includes(nextHour.getHours())) await new Promise((r) => setTimeout(r, left + 10));
-      ex.fire('every minute: 01:00-05:00, 5 kW');
-      const h = new Date().getHours();
-      if (h >= 1 && h < 5) {
-        await ex.inbox('sent').count(1);
-        assert.equal(steering().energyStorageSetting!.value, -5);
-      } else {
-        await status.wait((x) => x.text === 'outside 01:00-05:00');
-        assert.equal(steerRequests(), 0);
-      }
-    });
-  });
 
   describe('07 PV curtailment', () => {
     const CURTAIL = '07 PV curtailment on an export limit.json';

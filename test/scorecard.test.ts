@@ -109,9 +109,13 @@ describe('scorecard (node-red-dev validate), offline', () => {
     for (const type of Object.keys(NODES)) assert.ok(!core.has(type), type);
   });
 
-  it('E01 an examples folder, published, in which every node type is a core one, this package\'s, or node-red-contrib-influxdb\'s (example 02, a devDependency)', () => {
+  it('E01 an examples folder, published, in which every node type is a core one, this package\'s, node-red-contrib-influxdb\'s (example 02) or Dashboard 2\'s (example 09), both devDependencies', () => {
     assert.ok(PKG.files.includes('examples'));
-    const contrib = registeredTypes(path.join(ROOT, 'node_modules', 'node-red-contrib-influxdb'), /\.js$/); // example 02, a devDependency
+    const contrib = [
+      ...registeredTypes(path.join(ROOT, 'node_modules', 'node-red-contrib-influxdb'), /\.js$/), // example 02, a devDependency
+      ...registeredTypes(path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard', 'nodes'), /\.js$/), // example 09, a devDependency
+    ];
+    for (const dev of ['node-red-contrib-influxdb', '@flowfuse/node-red-dashboard']) assert.ok(PKG.devDependencies[dev], `${dev} is a devDependency`);
     const known = new Set([...registeredTypes(path.join(coreNodesDir, 'core'), /\.js$/), ...Object.keys(NODES), 'tab', ...contrib]);
     const files = exampleFiles();
     assert.ok(files.length > 0);

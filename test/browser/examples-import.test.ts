@@ -2,9 +2,10 @@
  * Browser: every shipped example, imported one after another into `npm start`'s Node-RED (the
  * demo flow deployed) through Menu ▸ Import ▸ Examples, imports without Node-RED asking to
  * resolve conflicts ("Some of the nodes you are importing already exist…"). The same example
- * imported twice does raise that prompt, so the check can fail. All seven then deploy without
+ * imported twice does raise that prompt, so the check can fail. All then deploy without
  * a "not properly configured" prompt, their MQTT broker nodes set to npm start's broker as
- * npm start says.
+ * npm start says. Dashboard 2 keeps one ui-base: its editor drops the one example 09 brings
+ * and puts the example's page on the demo's dashboard.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -22,6 +23,8 @@ import { until } from './lib/wait';
 const MODULE = '@ems-partner/node-red';
 const DEMO = JSON.parse(fs.readFileSync(path.join(REPO, 'demo', 'flow.json'), 'utf8')) as any[];
 const titleOf = (file: string) => file.replace(/\.json$/, '');
+/** The example's nodes that stay in the workspace: all but its ui-base (the demo's is kept). */
+const kept = (file: string) => readExample(file).filter((n) => n.type !== 'ui-base');
 
 describe('browser: importing every example into npm start\'s Node-RED', function () {
   this.timeout(180000);
@@ -45,15 +48,15 @@ describe('browser: importing every example into npm start\'s Node-RED', function
     assert.deepEqual(await inWorkspace(page, DEMO.map((n) => n.id)), DEMO.map(() => true));
   });
 
-  it('imports all seven examples in a row with no conflict prompt', async function () {
-    assert.ok(files.length >= 7);
+  it('imports every example in a row with no conflict prompt', async function () {
+    assert.ok(files.length >= 9);
     for (const file of files) {
-      const ids = readExample(file).map((n) => n.id);
+      const ids = kept(file).map((n) => n.id);
       const outcome = await importExample(page, MODULE, titleOf(file), ids);
       assert.equal(outcome, 'imported', `${file}: Node-RED asked to resolve conflicts`);
       assert.equal(await conflictNotification(page).count(), 0, `${file}: no conflict notification`);
     }
-    // Each example on a tab of its own, the demo's tab still there: 1 + 7 tabs.
+    // Each example on a tab of its own, the demo's tab still there: 1 + one per example.
     const tabs = await page.evaluate(() => { const a: string[] = []; RED.nodes.eachWorkspace((w: { id: string }) => { a.push(w.id); }); return a; });
     assert.equal(tabs.length, 1 + files.length, `tabs ${tabs}`);
   });
@@ -70,7 +73,7 @@ describe('browser: importing every example into npm start\'s Node-RED', function
     assert.equal(tabs, 1 + files.length, 'nothing imported');
   });
 
-  it('deploys the demo and all seven examples without a prompt, on npm start\'s MQTT broker', async function () {
+  it('deploys the demo and every example without a prompt, on npm start\'s MQTT broker; one dashboard', async function () {
     // What npm start prints when its broker is not on 1883: set Port in the broker nodes.
     const brokers = await page.evaluate((port) => {
       const ids: string[] = [];
@@ -85,10 +88,14 @@ describe('browser: importing every example into npm start\'s Node-RED', function
     }, demo!.mqttPort);
     assert.equal(brokers.length, 3, 'examples 03, 04 and 05 each bring their own broker node');
     await deploy(page);
-    const deployed = new Set((await getJson<any[]>(`${demo!.base}/flows`)).map((n) => n.id));
+    const flows = await getJson<any[]>(`${demo!.base}/flows`);
+    const deployed = new Set(flows.map((n) => n.id));
     for (const file of files) {
-      for (const n of readExample(file)) assert.ok(deployed.has(n.id), `${file}: ${n.name || n.type} (${n.id}) deployed`);
+      for (const n of kept(file)) assert.ok(deployed.has(n.id), `${file}: ${n.name || n.type} (${n.id}) deployed`);
     }
+    const demoBase = DEMO.find((n) => n.type === 'ui-base').id;
+    assert.deepEqual(flows.filter((n) => n.type === 'ui-base').map((n) => n.id), [demoBase], 'one ui-base: the demo\'s');
+    for (const p of flows.filter((n) => n.type === 'ui-page')) assert.equal(p.ui, demoBase, `page ${p.name} on the demo's dashboard`);
     for (const n of DEMO) assert.ok(deployed.has(n.id), `demo: ${n.id} still deployed`);
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
     assert.deepEqual(b!.errors, []);
