@@ -45,16 +45,17 @@ describe('flows saved by 0.1.0', () => {
 
   it('every node runs with its properties upgraded to the current version: the properties added since get their defaults', async () => {
     const ADDED: Record<string, Record<string, unknown>> = {
-      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
+      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send', maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' },
       'ems-device-read': { maxSplit: 1000 },
       'ems-time-series': { maxSplit: 1000 },
       'ems-site-steer': {
         maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
         upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
         verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str', verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
+        sites: '', portfolioSplit: 'rating',
       },
     };
-    const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 4 };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 4, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
     await load();
     const ours = SAVED.filter((n) => ADDED[n.type]);
     assert.equal(ours.length, 8);

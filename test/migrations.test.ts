@@ -35,13 +35,21 @@ const V4: Record<string, NodeConfig> = {
   },
 };
 
+/** What version 4 (config node) and 5 (site steer) add in issue 14: the request budget, fleets. */
+const V4B: Record<string, NodeConfig> = {
+  'ems-partner-config': { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' },
+};
+const V5: Record<string, NodeConfig> = {
+  'ems-site-steer': { sites: '', portfolioSplit: 'rating' },
+};
+
 /** Every property added since 0.1.0, and the version a type is at now. */
-const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t] }]));
-const CURRENT = (type: string) => (V4[type] ? 4 : V3[type] ? 3 : 2);
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t] }]));
+const CURRENT = (type: string) => (V5[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
 
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
-    assert.deepEqual(Object.keys(MIGRATIONS).sort(), Object.keys(V2).sort());
+    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request'].sort());
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
   });
@@ -72,7 +80,7 @@ describe('migrations', () => {
     if (V3[type]) {
       it(`${type}: a version 2 config goes through the steps after 2 only`, () => {
         const v2 = { type, version: 2, name: 'x' };
-        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], version: CURRENT(type) });
+        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], version: CURRENT(type) });
       });
     }
 
@@ -97,13 +105,13 @@ describe('migrations', () => {
     assert.equal(migrate('inject', n), n);
   });
 
-  describe('a later version (synthetic v5: site steer `duration` becomes a test-only `durationMin`)', () => {
+  describe('a later version (synthetic v6: site steer `duration` becomes a test-only `durationMin`)', () => {
     const TABLE: MigrationTable = {
       ...MIGRATIONS,
       'ems-site-steer': [
         // Listed out of order on purpose: steps run by version.
         {
-          version: 5,
+          version: 6,
           up: (c) => {
             const { duration, ...rest } = c;
             return { ...rest, durationMin: duration === undefined || duration === '' ? 15 : Number(duration) };
@@ -113,20 +121,20 @@ describe('migrations', () => {
       ],
     };
 
-    it('a 0.1.0 flow goes through steps 2, 3, 4 and then 5', () => {
+    it('a 0.1.0 flow goes through steps 2, 3, 4, 5 and then 6', () => {
       const before = saved('ems-site-steer');
       const after = migrate('ems-site-steer', before, TABLE);
       const { duration, ...rest } = before;
-      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 5 });
+      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 6 });
       assert.equal('duration' in after, false);
-      assert.equal(currentVersion('ems-site-steer', TABLE), 5);
+      assert.equal(currentVersion('ems-site-steer', TABLE), 6);
     });
 
-    it('a version 4 config goes through step 5 only; a version 5 config through none', () => {
-      const v4 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 4 };
-      const v5 = migrate('ems-site-steer', v4, TABLE);
-      assert.deepEqual(v5, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 5 });
-      assert.equal(migrate('ems-site-steer', v5, TABLE), v5);
+    it('a version 5 config goes through step 6 only; a version 6 config through none', () => {
+      const v5 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 5 };
+      const v6 = migrate('ems-site-steer', v5, TABLE);
+      assert.deepEqual(v6, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 6 });
+      assert.equal(migrate('ems-site-steer', v6, TABLE), v6);
     });
 
     it('upgrade() changes a node object in place: the renamed property goes, each change is reported', () => {
@@ -137,9 +145,9 @@ describe('migrations', () => {
       assert.deepEqual(keys.sort(), ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort());
       assert.equal(node.durationMin, 45);
       assert.equal('duration' in node, false);
-      assert.equal(node.version, 5);
+      assert.equal(node.version, 6);
       assert.equal((node as { _flow?: string })._flow, 'hidden', 'properties it does not enumerate stay');
-      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 5 });
+      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 6 });
       assert.deepEqual(upgrade(node, undefined, TABLE), [], 'a second upgrade changes nothing');
     });
   });

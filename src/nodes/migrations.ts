@@ -42,6 +42,9 @@ export const MIGRATIONS: MigrationTable = {
     // and how a % curtailment goes out. A config saved before sent `%` as it is, so it keeps
     // 'send'; a new config node starts at 'convert' (the published type has no %).
     { version: 3, up: (c) => withDefaults(c, { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' }) },
+    // 0.3.0 (issue 14): the request budget: caps per minute and per day (0 = none), and what a
+    // read does at a cap (refused, as a new config node starts).
+    { version: 4, up: (c) => withDefaults(c, { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }) },
   ],
   'ems-device-read': [
     // 0.2.0 (issue 10): messages per split.
@@ -74,6 +77,13 @@ export const MIGRATIONS: MigrationTable = {
         verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
       }),
     },
+    // 0.3.0 (issue 14): fleets: the node's site list ('' = the one site of `site`, or msg.sites)
+    // and how portfolio mode splits the fleet's power (by battery rating).
+    { version: 5, up: (c) => withDefaults(c, { sites: '', portfolioSplit: 'rating' }) },
+  ],
+  'ems-request': [
+    // 0.3.0 (issue 14): a raw request (as before), or the config node's request counts ('stats').
+    { version: 2, up: (c) => withDefaults(c, { mode: 'request' }) },
   ],
 };
 

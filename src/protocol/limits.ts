@@ -14,6 +14,8 @@ export const UNITS = {
   milliseconds: 'milliseconds',
   retries: 'retries',
   requests: 'parallel requests',
+  perMinute: 'requests per minute',
+  perDay: 'requests per day',
   MB: 'MB',
   minutes: 'minutes',
   seconds: 'seconds',
@@ -64,6 +66,10 @@ export const SERVICE = {
   maxResolutionHours: 720,
   /** Most slots one schedule may have (ems-schedule; the package's bound, not the service's). */
   maxScheduleSlots: 2000,
+  /** Most sites one fleet message of site steer may steer (the package's bound on fan-out). */
+  maxFleetSites: 5000,
+  /** Most devices one fleet read may read (the package's bound on fan-out). */
+  maxFleetDevices: 5000,
 } as const;
 
 /** Longest `last` range of a time-series node: one 30-day request less than the most, so it reads at resolution 1 h. */
@@ -78,6 +84,9 @@ export const LIMITS = {
   coalesceMs: { min: 0, max: 1000, dflt: 2, whole: true, unit: 'milliseconds', note: 'off' },
   maxBodyMB: { min: 1, max: 1024, dflt: 10, whole: true, unit: 'MB' },
   maxValidity: { min: 1, max: 43_200, dflt: 1440, whole: true, unit: 'minutes' },
+  // the request budget (issue 14)
+  maxPerMinute: { min: 0, max: 1_000_000, dflt: 0, whole: true, unit: 'perMinute', note: 'noLimit' },
+  maxPerDay: { min: 0, max: 100_000_000, dflt: 0, whole: true, unit: 'perDay', note: 'noLimit' },
   // ems-device-read (a longer interval would overflow the poll timer, which takes at most 24.8 days)
   interval: { min: 0, max: 604_800, dflt: 0, whole: false, unit: 'seconds', note: 'onInput' },
   // ems-device-read and ems-time-series
