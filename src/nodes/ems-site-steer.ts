@@ -7,9 +7,10 @@
  * The status says what was sent, never that it is in force (steering is a recommendation);
  * a request that ends another steering type this Node-RED has in force on the site (asset
  * steering vs grid target) is sent with a warning. With `verify` on, steer-verify.ts checks
- * what the site delivered and reports on output 2.
+ * what the site delivered and reports on output 2. msg.sites or the node's `sites` steer a
+ * fleet in one message, and mode portfolio splits one ESS power over it (steer-fleet.ts).
  */
-import { formatClock, validateReference } from '../protocol';
+import { SERVICE, formatClock, validateReference } from '../protocol';
 import { resolvePaths } from '../protocol/paths';
 import type { SteeringType } from '../protocol/endpoints';
 import { percentCurtailmentOf, requestForCommand, type Displaced, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
@@ -21,6 +22,7 @@ import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues
 import { Renewal, describeCommand, type RenewalEvent } from './renewal';
 import { cachedSites, convertPercent } from './steer-percent';
 import { SteerVerify, verifySettingsOf } from './steer-verify';
+import { fleetOf, fleetSettingsOf, isFleetOutcome, steerFleet, type FleetDeps, type FleetOutcome, type FleetSettings } from './steer-fleet';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
@@ -44,9 +46,11 @@ export = function (RED: RED): void {
     };
     let settingsError: unknown;
     let settings: ReturnType<typeof settingsOf> | undefined;
+    let fleet: FleetSettings | undefined;
     let verifier: SteerVerify | undefined;
     try {
       settings = settingsOf(config);
+      fleet = fleetSettingsOf(config);
       const v = verifySettingsOf(config);
       if (v.on) verifier = new SteerVerify({ RED, node, config, status, signal: f.signal, settings: v, runtime: () => server!.runtime(), pvPeakPower: () => settings!.pvPeakPower });
       (node as typeof node & { delivery?: SteerVerify }).delivery = verifier; // tests and diagnostics
@@ -57,7 +61,7 @@ export = function (RED: RED): void {
     /** The config node's maxValidity as the runtime applies it (known once a request went out). */
     let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
-      send: (cmd) => send(cmd),
+      send: (cmd) => send(cmd, undefined, undefined, f.signal, !byFleet.has(cmd.site)),
       status: (event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult) => {
         if (event === 'renewed' && cmd && result) shown(status.t('renewed', { what: describe(cmd, true) }), result);
         else if (event === 'expired') status.ended(status.t('expired'));
@@ -67,19 +71,22 @@ export = function (RED: RED): void {
       settings: () => settings!,
       maxValidityMs: () => runtimeMaxValidityMs ?? limitsOrNone().maxValidityMs,
     });
+    /** Sites last steered by a fleet message: neither they nor their renewals get a delivery check. */
+    const byFleet = new Set<string>();
+    let warnedFleetCheck = false;
     /** Per site, the validUntil of the last curtailment this node sent (what a 'lift' stop lasts until). */
     const curtailedUntil = new Map<string, number>();
 
     /** Sends through the queue; `submitted` is called once the command is queued (the next message may go on). */
-    async function send(cmd: SteeringCommand, submitted?: () => void, msg?: NodeMessage) {
+    async function send(cmd: SteeringCommand, submitted?: () => void, msg?: NodeMessage, signal = f.signal, check = true) {
       const rt = await server!.runtime();
       const running = runningScheduleFor(rt, cmd.site);
       if (running) node.warn(`schedule "${running.name}" plays on ${cmd.site} until ${formatClock(running.until)}: this request and its next slot replace each other's components`);
       runtimeMaxValidityMs = rt.limits?.maxValidityMs;
-      const queued = rt.steering.submit(cmd, { owner: node, signal: f.signal });
+      const queued = rt.steering.submit(cmd, { owner: node, signal });
       submitted?.();
       const r = await queued;
-      verifier?.accepted(cmd, msg);
+      if (check) verifier?.accepted(cmd, msg);
       if (r.displaced) node.warn(displacedWarning(cmd, r.displaced));
       if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
         const now = Date.now();
@@ -125,7 +132,7 @@ export = function (RED: RED): void {
       const ev = (key: string) => (config[key] === undefined || config[key] === '' ? undefined
         : evaluate(RED, node, config[key], String(config[`${key}Type`] ?? 'num'), msg));
       return {
-        ess: mode === 'ess' || mode === 'combined' ? await ev('essValue') : undefined,
+        ess: mode === 'ess' || mode === 'combined' || mode === 'portfolio' ? await ev('essValue') : undefined,
         curtailment: mode === 'curtailment' || mode === 'combined' ? await ev('curtailmentValue') : undefined,
         gridTarget: mode === 'grid-target' ? await ev('gridTargetValue') : undefined,
         deadband: mode === 'grid-target' && config.deadbandValue !== '' && config.deadbandValue !== undefined ? Number(config.deadbandValue) : undefined,
@@ -143,10 +150,30 @@ export = function (RED: RED): void {
       return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
     }
 
-    async function handle(msg: NodeMessage, submitted: () => void): Promise<NodeMessage> {
+    /** What the fleet part needs of the node (steer-fleet.ts). */
+    const fleetDeps = (): FleetDeps => ({
+      settings: settings!, fleet: fleet!, status, signal: f.signal, dryRun: !!config.dryRun, renew: !!config.renew, renewal,
+      values, limits, paths, runtime: () => server!.runtime(), converted, lifts,
+      sites: (rt) => cachedSites(rt, () => rt.client.listSites()),
+      send: (cmd, submitted, msg, signal) => {
+        if (byFleet.size >= SERVICE.maxFleetSites * 2) byFleet.clear();
+        byFleet.add(cmd.site);
+        return attributed(send(cmd, submitted, msg, signal, false), (svc) => (/site/i.test(svc) ? 'site' : 'msg.payload'));
+      },
+      curtailedUntil: (ref) => curtailedUntil.get(ref),
+    });
+
+    async function handle(msg: NodeMessage, submitted: () => void): Promise<NodeMessage | FleetOutcome> {
       if (settingsError) throw settingsError;
       f.configNode(); // throws, naming `server`, when there is none
+      const many = fleetOf(msg, fleet!);
+      if ((many || settings!.mode === 'portfolio') && verifier && !warnedFleetCheck) {
+        warnedFleetCheck = true;
+        node.warn('delivery check: fleet messages (msg.sites, the node\'s sites, mode portfolio) are not checked; the check takes one battery, PV and meter device, a fleet has one per site');
+      }
+      if (many || settings!.mode === 'portfolio') return steerFleet(fleetDeps(), msg, many?.sites ?? [{ site: await site(msg) }], submitted);
       const ref = await site(msg);
+      byFleet.delete(ref);
       if (msg.payload === 'stop' || msg.stop === true) {
         const stopped = renewal.stop(ref);
         if (settings!.mode === 'grid-target') {
@@ -198,8 +225,10 @@ export = function (RED: RED): void {
       turn = new Promise<void>((resolve) => { release = resolve; });
       before.then(() => handle(msg, release)).finally(() => release()).then((out) => {
         if (f.signal.aborted) return done();
-        sendOut(out);
-        done();
+        if (!isFleetOutcome(out)) return (sendOut(out), done());
+        // A fleet: its one output, and one Catch-able error listing the failed sites (status set by the fleet).
+        sendOut(out.out);
+        done(out.error);
       }, (err) => fail(f, done, err, msg));
     });
 

@@ -19,7 +19,8 @@ import { LIMITS, accepts, numberOf } from '../protocol/limits';
 import { limited } from '../protocol/limit-check';
 import { parseGridLimits } from './steer-grid-limits';
 
-export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits';
+/** `portfolio`: one ESS power for a fleet, split over its sites (steer-fleet.ts); each site then gets an ESS command. */
+export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits' | 'portfolio';
 
 export interface SteerSettings {
   mode: SteerMode;
@@ -67,7 +68,7 @@ export interface NodeValues {
   msgValidFrom?: unknown;
 }
 
-const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target', 'grid-limits'];
+const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target', 'grid-limits', 'portfolio'];
 const OBJECT_KEYS = ['energyStorage', 'curtailment', 'gridTarget', 'deadband', 'upperLimit', 'lowerLimit', 'maximizeGridImport', 'validFrom', 'validUntil', 'duration'];
 const API_KEYS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'setting', 'setpoint', 'deadband', 'upperLimit', 'lowerLimit', 'validFrom', 'validUntil'];
 const USES: Record<SteerMode, string[]> = {
@@ -76,6 +77,7 @@ const USES: Record<SteerMode, string[]> = {
   curtailment: ['curtailment'],
   'grid-target': ['gridTarget', 'deadband'],
   'grid-limits': ['upperLimit', 'lowerLimit'],
+  portfolio: ['energyStorage'],
 };
 
 export function settingsOf(c: Record<string, unknown>): SteerSettings {
@@ -165,7 +167,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
     if (isSet(v) && !USES[s.mode].includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import), grid-target or grid-limits`);
   }
 
-  const cmd: SteeringCommand = { site, kind: s.mode };
+  const cmd: SteeringCommand = { site, kind: s.mode === 'portfolio' ? 'ess' : s.mode };
   if (isSet(ess)) cmd.energyStorageSetting = parsePowerValue(ess, 'energyStorage', s.essUnit);
   if (isSet(curt)) cmd.productionCurtailment = parseCurtailmentValue(curt, 'curtailment', s.curtailmentUnit);
   if (isSet(mgi)) {

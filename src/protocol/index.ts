@@ -12,3 +12,4 @@ export { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, STEERING_TYPES, DISPLACES,
 export { LIMITS, SERVICE, accepts, refusal, type Limit } from './limits';
 export { limited } from './limit-check';
 export { DEFAULT_PATHS, PATH_SETTINGS, validatePath, resolvePaths, type ApiPaths } from './paths';
+export { parseFleetSites, parseSiteList, portfolioSplitOf, splitPower, weightOf, PORTFOLIO_SPLITS, type FleetSite, type PortfolioSplit, type SplitSite, type Split } from './portfolio';
