@@ -1,13 +1,16 @@
 /**
  * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
+ * A list of devices (msg.deviceReference an array, or the device setting a JSON array) is a
+ * fleet read: one message for the whole list (read-fleet.ts).
  */
 import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../protocol';
-import { type PollOutcome } from '../runtime';
+import { type PollOutcome, type Runtime } from '../runtime';
 import { LIMITS } from '../protocol/limits';
 import { limited } from '../protocol/limit-check';
 import { checkSplit, maxSplitOf } from './split';
 import { evaluate } from './evaluate';
+import { fleetList, fleetRead, ownJson } from './read-fleet';
 import { attributed, complete, copyWith, fail, sendAll } from './messages';
 import { PollBackoff } from './poll-backoff';
 import { flowNode } from './scaffold';
@@ -46,20 +49,22 @@ export = function (RED: RED): void {
       if (splits) fail(f, undefined, err); // reported at deploy; each split read is refused with it
     }
 
-    /** The node's own device and properties (str TypedInputs) once checked: the same for every message. */
-    let ownDevice: string | undefined;
+    /** The node's own device (str or json) and properties (str TypedInputs) once checked: the same for every message. */
+    let ownDevice: string | string[] | undefined;
     let ownProperties: { props: string[]; field: string } | undefined;
     const constant = (type: string | undefined) => type === undefined || type === '' || type === 'str';
 
-    /** The device reference, checked here so the error names where it came from. */
-    function device(msg: NodeMessage): string | Promise<string> {
+    /** The device reference, or a list of them (a fleet read), checked here so the error names where it came from. */
+    function device(msg: NodeMessage): string | string[] | Promise<string | string[]> {
       if (msg.deviceReference !== undefined) return reference(msg.deviceReference, 'msg.deviceReference');
       if (ownDevice !== undefined) return ownDevice;
       if (constant(config.deviceType)) return (ownDevice = reference(`${config.device ?? ''}`, 'device'));
+      if (config.deviceType === 'json') return (ownDevice = ownJson(`${config.device ?? ''}`));
       return evaluate(RED, node, config.device ?? '', config.deviceType, msg).then((v) => reference(v, 'device'));
     }
 
-    function reference(v: unknown, field: string): string {
+    function reference(v: unknown, field: string): string | string[] {
+      if (Array.isArray(v)) return fleetList(v, field);
       return validateReference(typeof v === 'number' && Number.isFinite(v) ? String(v) : v, field);
     }
 
@@ -83,21 +88,37 @@ export = function (RED: RED): void {
 
     const reads = { signal: f.signal };
 
-    /** One read; returns the messages to send (none when onlyChanges suppresses them). */
-    async function read(msg: NodeMessage): Promise<NodeMessage[]> {
+    /** One read: the messages to send (none when onlyChanges suppresses them); `partial`: some devices of a fleet failed. */
+    async function read(msg: NodeMessage): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
       const cfg = f.configNode();
       if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
       const rt = await cfg.runtime();
-      const signal = f.signal;
       if (mode === 'devices') {
-        const devices: Device[] = await rt.client.listDevices({ signal });
+        const devices: Device[] = await rt.client.listDevices({ signal: f.signal });
         status.ok(status.t('devices', { count: devices.length }));
-        return changed('devices', devices) ? [copyWith(msg, { payload: devices })] : [];
+        return { msgs: changed('devices', devices) ? [copyWith(msg, { payload: devices })] : [] };
       }
       const d = device(msg);
-      const ref = typeof d === 'string' ? d : await d;
+      const ref = typeof d === 'string' || Array.isArray(d) ? d : await d;
       const p = properties(msg);
       const { props, field } = 'props' in p ? p : await p;
+      if (Array.isArray(ref)) return fleet(rt, msg, ref, props, field);
+      return { msgs: await readOne(rt, msg, ref, props, field) };
+    }
+
+    /** A fleet read: one message for the whole list (read-fleet.ts). */
+    async function fleet(rt: Runtime, msg: NodeMessage, devices: string[], props: string[], field: string) {
+      const from = msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device';
+      if (splits) throw new ValidationError('split', `applies to one device: a fleet read (a list in ${from}) answers with one message; turn split off`, 'unprocessable');
+      if (mode === 'single' && props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
+      const r = await fleetRead({ rt, msg, devices, field: from, mode: mode as 'single' | 'map' | 'list', properties: props, signal: f.signal });
+      if (!r.partial) status.ok(status.t('fleet', { ok: r.ok, total: r.total }));
+      const fresh = changed(`fleet|${devices.join(',')}|${props.join(',')}`, r.msg.payload);
+      return { msgs: fresh ? [r.msg] : [], partial: r.partial };
+    }
+
+    /** A read of one device. */
+    async function readOne(rt: Runtime, msg: NodeMessage, ref: string, props: string[], field: string): Promise<NodeMessage[]> {
       const limit = () => {
         if (maxSplit instanceof Error) throw maxSplit;
         return maxSplit;
@@ -168,7 +189,11 @@ export = function (RED: RED): void {
 
     node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
       status.busy();
-      complete(f, read(msg), (msgs) => { if (!f.signal.aborted) sendAll(send, msgs); }, done, msg);
+      // A fleet read with some devices failed: the message goes out, then a Catch node gets the error listing them.
+      complete(f, read(msg), (r) => {
+        if (!f.signal.aborted) sendAll(send, r.msgs);
+        if (r.partial) throw r.partial;
+      }, done, msg);
     });
 
     // Seconds; range and default from the table of limits. A bad one is reported at deploy, and the node reads on input only.
@@ -186,10 +211,11 @@ export = function (RED: RED): void {
           backoff.started();
           // Resolves to the turns to wait before the next try (more while backing off).
           return read({}).then(
-            (msgs) => {
+            (r) => {
               backoff.success();
-              if (!f.signal.aborted) sendAll((m) => node.send(m), msgs);
-              return undefined;
+              if (!f.signal.aborted) sendAll((m) => node.send(m), r.msgs);
+              // Some devices of a fleet failed: the message went out; the error is logged as a failed poll's is.
+              return r.partial && !f.signal.aborted ? pollFailed(backoff, r.partial) : undefined;
             },
             (err) => (f.signal.aborted ? undefined : pollFailed(backoff, err)),
           ).catch((err) => { if (!f.signal.aborted) fail(f, undefined, err, {}); });

@@ -1,0 +1,144 @@
+/**
+ * Fleet read of `ems-device-read`: a list of device references (msg.deviceReference as an
+ * array, or the node's device as a JSON array) read into ONE message:
+ *
+ * - `payload`: device → values, in the node's output shape: map `{device: {property: value}}`,
+ *   list `{device: [{timestamp, property, value, unit}]}`, single `{device: value}`;
+ * - `units`: device → units (map: `{device: {property: unit}}`, single: `{device: unit}`);
+ * - `errors`: device → error message, for each device that failed (`{}` when none did);
+ * - `aggregate`: sums of power and energy per property and the mean SOC (protocol/aggregate.ts);
+ * - `deviceReference`: the references read (duplicates read once).
+ *
+ * Some devices failing: the message is sent AND a Catch node gets one error listing them.
+ * All failing: no message, one Catch-able error naming the devices.
+ */
+import { ValidationError, show, validateReference, type MeasurementList, type MeasurementMap, type Measurement } from '../protocol';
+import { SERVICE } from '../protocol/limits';
+import { FleetAggregator } from '../protocol/aggregate';
+import { FleetReadError, batteryCapacities, readFleet, reasonOf } from '../runtime/fleet-read';
+import type { Runtime } from '../runtime/runtime';
+import { copyWith } from './messages';
+import type { NodeMessage } from './red';
+
+/**
+ * A list of device references, checked: at most SERVICE.maxFleetDevices (refused before any
+ * entry is looked at), at least one, each a reference string (the error names its index).
+ * Duplicates are read once; the order of first appearance is kept.
+ */
+export function fleetList(input: unknown[], field: string): string[] {
+  if (input.length > SERVICE.maxFleetDevices) {
+    throw new ValidationError(field, `must name at most ${SERVICE.maxFleetDevices} devices in one fleet read; got ${input.length}`, 'unprocessable');
+  }
+  if (input.length === 0) throw new ValidationError(field, 'must name at least one device reference; got an empty list');
+  const out = new Set<string>();
+  for (let i = 0; i < input.length; i++) {
+    const v = input[i];
+    if (typeof v !== 'string') throw new ValidationError(`${field}[${i}]`, `must be a device reference string such as "dvc_19RnB3Lyjv2T"; got ${show(v)}`);
+    out.add(validateReference(v, `${field}[${i}]`));
+  }
+  return [...out];
+}
+
+/**
+ * The node's device setting of type `json`: one reference in quotes (a single read) or an
+ * array of them (a fleet read). Anything else is refused naming `device`.
+ */
+export function ownJson(text: string): string | string[] {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    throw new ValidationError('device', `must be JSON: an array of device references, e.g. ["dvc_a","dvc_b"], or one reference in quotes; got ${show(text)}`);
+  }
+  if (Array.isArray(v)) return fleetList(v, 'device');
+  return validateReference(v, 'device');
+}
+
+export interface FleetRead {
+  rt: Runtime;
+  msg: NodeMessage;
+  devices: string[];
+  /** Where the list came from: msg.deviceReference or device. */
+  field: string;
+  mode: 'single' | 'map' | 'list';
+  properties: string[];
+  signal: AbortSignal;
+}
+
+export interface FleetResult {
+  /** The one message (none when onlyChanges found nothing new). */
+  msg: NodeMessage;
+  /** Some devices failed: the error a Catch node gets (besides the message). */
+  partial?: FleetReadError;
+  ok: number;
+  total: number;
+}
+
+/**
+ * Reads every device (one request each, through the coalescer), then builds the message from
+ * the answers (values referenced, not copied: a list answer's items are the payload's).
+ * Rejects with a FleetReadError when every device failed.
+ */
+export async function fleetRead(r: FleetRead): Promise<FleetResult> {
+  const { rt, devices, mode, properties } = r;
+  const out = await readFleet(rt.reads, rt.client, devices, mode, properties, { signal: r.signal });
+  const total = devices.length;
+  const errors: Record<string, string> = {};
+  let reasons: Record<string, string> | undefined;
+  if (out.failed > 0) {
+    reasons = {};
+    for (let i = 0; i < total; i++) {
+      const e = out.errors[i];
+      if (e === undefined) continue;
+      set(errors, devices[i], e instanceof Error ? e.message : String(e));
+      set(reasons, devices[i], reasonOf(e));
+    }
+    if (out.failed === total) throw new FleetReadError(r.field, total, errors, reasons, out.errors);
+  }
+  const caps = properties.includes('soc') ? await batteryCapacities(rt.client, r.signal) : undefined;
+  const agg = new FleetAggregator(caps ? (d) => caps.get(d) : undefined);
+  const payload: Record<string, unknown> = {};
+  const units: Record<string, unknown> = {};
+  for (let i = 0; i < total; i++) {
+    const a = out.answers[i];
+    if (a === undefined) {
+      agg.failedOne();
+      continue;
+    }
+    agg.answered();
+    const ref = devices[i];
+    if (mode === 'single') {
+      const m = a as Measurement;
+      set(payload, ref, m.value);
+      set(units, ref, m.unit);
+      agg.add(ref, m.property, m.value, m.unit);
+    } else if (mode === 'map') {
+      const ms = (a as MeasurementMap).measurements;
+      const values: Record<string, number> = {};
+      const u: Record<string, string> = {};
+      for (const p of Object.keys(ms)) {
+        const v = ms[p];
+        values[p] = v.value;
+        u[p] = v.unit;
+        agg.add(ref, p, v.value, v.unit);
+      }
+      set(payload, ref, values);
+      set(units, ref, u);
+    } else {
+      const items = (a as MeasurementList).measurements;
+      set(payload, ref, items);
+      for (const m of items) agg.add(ref, m.property, m.value, m.unit);
+    }
+  }
+  const fields: NodeMessage = { payload };
+  if (mode !== 'list') fields.units = units;
+  Object.assign(fields, { errors, aggregate: agg.result(), deviceReference: devices });
+  const partial = out.failed > 0 ? new FleetReadError(r.field, total, errors, reasons ?? {}, out.errors) : undefined;
+  return { msg: copyWith(r.msg, fields), partial, ok: total - out.failed, total };
+}
+
+/** Sets a key of a map keyed by device reference (a reference is never "__proto__", but stay safe). */
+function set(o: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[key] = v;
+}
