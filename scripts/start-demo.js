@@ -2,7 +2,7 @@
 /**
  * `npm start`: Node-RED (the development dependency) with this package, the FlowFuse
  * dashboard and the demo flow (demo/flow.json) on the built-in simulator, plus an MQTT
- * broker (aedes, in this process) for examples 03-05.
+ * broker (aedes, in this process) for examples 03-05 and 10.
  *
  *   PORT (default 1880, 0 = any free port), HOST (default 127.0.0.1)
  *   EMS_DEMO_USERDIR  user directory (default .demo-userdir/ in the project; tests use their own)
@@ -26,7 +26,7 @@ const root = path.resolve(__dirname, '..');
 const started = Date.now();
 const userDir = path.resolve(process.env.EMS_DEMO_USERDIR || path.join(root, '.demo-userdir'));
 const port = process.env.PORT === undefined || process.env.PORT === '' ? '1880' : process.env.PORT;
-/** The port examples 03-05 use (their MQTT broker config node: localhost:1883). */
+/** The port examples 03-05 and 10 use (their MQTT broker config node: localhost:1883). */
 const EXAMPLES_MQTT_PORT = 1883;
 const mqttPort = process.env.EMS_MQTT_PORT === undefined || process.env.EMS_MQTT_PORT === '' ? String(EXAMPLES_MQTT_PORT) : process.env.EMS_MQTT_PORT;
 /** How long the ready banner waits for the built-in simulator's log line after the flows started. */
@@ -141,16 +141,16 @@ async function startBroker() {
     };
 }
 
-/** The broker line of the banner and, when examples 03-05 as shipped do not reach it, what to change. */
+/** The broker line of the banner and, when examples 03-05 and 10 as shipped do not reach it, what to change. */
 function brokerLines(mqtt) {
-    const lines = [`  MQTT broker: mqtt://127.0.0.1:${mqtt.port} (for examples 03-05)`];
+    const lines = [`  MQTT broker: mqtt://127.0.0.1:${mqtt.port} (for examples 03-05 and 10)`];
     if (mqtt.port === EXAMPLES_MQTT_PORT) return lines;
     const node = 'their MQTT broker config node ("Local MQTT broker (example 0x)")';
     if (mqtt.wanted === EXAMPLES_MQTT_PORT) {
-        lines.push(`  Port ${EXAMPLES_MQTT_PORT} is in use (your own broker?), and examples 03-05 connect to localhost:${EXAMPLES_MQTT_PORT}.`,
+        lines.push(`  Port ${EXAMPLES_MQTT_PORT} is in use (your own broker?), and examples 03-05 and 10 connect to localhost:${EXAMPLES_MQTT_PORT}.`,
             `  To use this broker instead, set Port to ${mqtt.port} in ${node}.`);
     } else {
-        lines.push(`  Examples 03-05 connect to localhost:${EXAMPLES_MQTT_PORT}: set Port to ${mqtt.port} in ${node}.`);
+        lines.push(`  Examples 03-05 and 10 connect to localhost:${EXAMPLES_MQTT_PORT}: set Port to ${mqtt.port} in ${node}.`);
     }
     return lines;
 }

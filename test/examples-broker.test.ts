@@ -1,5 +1,5 @@
 /**
- * `npm start` runs an MQTT broker for examples 03-05: example 03 imported into npm start's
+ * `npm start` runs an MQTT broker for examples 03-05 and 10: example 03 imported into npm start's
  * Node-RED through the admin API (as shipped, only its broker node's port set to the one npm
  * start printed) round-trips its Home Assistant discovery configs and states through that
  * broker, read back by an MQTT client. Also: a port in use moves the broker to the next free
@@ -55,7 +55,7 @@ function startDemo(userDir: string, mqttPort: string): Spawned {
   return start(process.execPath, [SCRIPT], { cwd: ROOT, env });
 }
 
-describe('npm start: the MQTT broker for examples 03-05', function () {
+describe('npm start: the MQTT broker for examples 03-05 and 10', function () {
   this.timeout(60_000);
   const userDir = path.join(ROOT, '.test-tmp', `demo-broker-${process.pid}`);
   let demo: Spawned;
@@ -74,12 +74,12 @@ describe('npm start: the MQTT broker for examples 03-05', function () {
     fs.rmSync(userDir, { recursive: true, force: true });
   });
 
-  it('prints the broker URL, and how to point examples 03-05 at it when it is not on 1883', () => {
+  it('prints the broker URL, and how to point examples 03-05 and 10 at it when it is not on 1883', () => {
     assert.ok(port > 0 && port !== 1883, `port ${port}`);
     const out = demo.output();
     assert.match(out, new RegExp(`start-demo: MQTT broker listening on mqtt://127\\.0\\.0\\.1:${port}\\n`));
-    assert.match(out, new RegExp(`\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:${port} \\(for examples 03-05\\)\\n`));
-    assert.match(out, new RegExp(`Examples 03-05 connect to localhost:1883: set Port to ${port} in their MQTT broker config node`));
+    assert.match(out, new RegExp(`\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:${port} \\(for examples 03-05 and 10\\)\\n`));
+    assert.match(out, new RegExp(`Examples 03-05 and 10 connect to localhost:1883: set Port to ${port} in their MQTT broker config node`));
   });
 
   it('example 03, imported through the admin API, round-trips discovery configs and states through that broker', async () => {
@@ -164,7 +164,7 @@ describe('npm start: the MQTT broker\'s port', function () {
     const got = Number(m[1]);
     assert.equal(Number(m[2]), wanted);
     assert.notEqual(got, wanted);
-    await demo.waitFor(new RegExp(`MQTT broker: mqtt://127\\.0\\.0\\.1:${got} \\(for examples 03-05\\)\\n  Examples 03-05 connect to localhost:1883: set Port to ${got} `), 45_000);
+    await demo.waitFor(new RegExp(`MQTT broker: mqtt://127\\.0\\.0\\.1:${got} \\(for examples 03-05 and 10\\)\\n  Examples 03-05 and 10 connect to localhost:1883: set Port to ${got} `), 45_000);
     const sub = await subscriber(got, ['#']);
     await sub.end();
   });

@@ -61,7 +61,7 @@ describe('examples: as shipped', () => {
   it('has at least the nine examples of the guide, numbered', () => {
     assert.ok(files.length >= 9, `${files.length} examples`);
     for (const f of files) assert.match(f, /^\d\d [A-Z][^/]+\.json$/);
-    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/, /^09 Price plan/]) {
+    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/, /^09 Price plan/, /^10 Home Assistant - steer/]) {
       assert.ok(files.some((f) => topic.test(f)), `an example matching ${topic}`);
     }
   });

@@ -16,17 +16,21 @@ import { until } from './lib/wait';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const ADDED: Record<string, Record<string, unknown>> = {
-  'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
+  'ems-partner-config': {
+    maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send',
+    maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse',
+  },
   'ems-device-read': { maxSplit: 1000 },
   'ems-time-series': { maxSplit: 1000 },
   'ems-site-steer': {
     maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
     upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
     verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str', verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
+    sites: '', portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer). */
-const VERSION: Record<string, number> = { 'ems-partner-config': 3, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 4 };
+/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer). */
+const VERSION: Record<string, number> = { 'ems-partner-config': 4, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
 
 /** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at the current version with the defaults. */
 async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
@@ -57,7 +61,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const M = (window as any).EmsPartnerMigrations;
       return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
     });
-    assert.deepEqual(v, [3, 2, 2, 4]);
+    assert.deepEqual(v, [4, 2, 2, 5]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {

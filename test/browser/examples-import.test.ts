@@ -86,7 +86,7 @@ describe('browser: importing every example into npm start\'s Node-RED', function
       RED.nodes.dirty(true);
       return ids;
     }, demo!.mqttPort);
-    assert.equal(brokers.length, 3, 'examples 03, 04 and 05 each bring their own broker node');
+    assert.equal(brokers.length, 4, 'examples 03, 04, 05 and 10 each bring their own broker node');
     await deploy(page);
     const flows = await getJson<any[]>(`${demo!.base}/flows`);
     const deployed = new Set(flows.map((n) => n.id));
