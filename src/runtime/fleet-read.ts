@@ -15,6 +15,7 @@ import { ApiError } from '../client/errors';
 import type { EmsClient } from '../client/client';
 import type { ReadAnswers, ReadShape, SiteSummary } from '../protocol/types';
 import type { ReadCoalescer } from './coalescer';
+import { mapBounded } from './fleet';
 
 /** Reads in flight at once per fleet read: this many times the client's concurrency, at least MIN_IN_FLIGHT. */
 export const IN_FLIGHT_FACTOR = 4;
@@ -40,37 +41,23 @@ export interface FleetOutcome<S extends ReadShape> {
  * Reads `properties` of every device (references validated already, distinct), in shape
  * `shape`, at most `inFlight` at once. Resolves when every device has its answer or error.
  */
-export function readFleet<S extends ReadShape>(reads: ReadCoalescer, client: Pick<EmsClient, 'concurrency'>, devices: readonly string[], shape: S,
+export async function readFleet<S extends ReadShape>(reads: ReadCoalescer, client: Pick<EmsClient, 'concurrency'>, devices: readonly string[], shape: S,
   properties: string[], o: FleetReadOptions = {}): Promise<FleetOutcome<S>> {
-  const n = devices.length;
-  const answers: Array<ReadAnswers[S] | undefined> = new Array(n);
-  const errors: unknown[] = new Array(n);
   const limit = Math.max(1, Math.floor(o.inFlight ?? Math.max(MIN_IN_FLIGHT, IN_FLIGHT_FACTOR * client.concurrency)));
   const call = { signal: o.signal };
-  let next = 0;
-  let done = 0;
+  // The same bounded fan-out as a fleet steer (runtime/fleet.ts); an abort still goes to each read.
+  const settled = await mapBounded(devices, limit, (device) => reads.read({ device, shape, properties }, call));
+  const answers: Array<ReadAnswers[S] | undefined> = new Array(devices.length);
+  const errors: unknown[] = new Array(devices.length);
   let failed = 0;
-  return new Promise((resolve) => {
-    if (n === 0) {
-      resolve({ answers, errors, failed });
-      return;
+  settled.forEach((r, i) => {
+    if (r.ok) answers[i] = r.value as ReadAnswers[S];
+    else {
+      errors[i] = r.error;
+      failed++;
     }
-    const start = (): void => {
-      const i = next++;
-      let p: Promise<ReadAnswers[S]>;
-      try {
-        p = reads.read({ device: devices[i], shape, properties }, call);
-      } catch (e) {
-        p = Promise.reject(e);
-      }
-      p.then((a) => { answers[i] = a; }, (e: unknown) => { errors[i] = e ?? new Error('failed'); failed++; })
-        .then(() => {
-          if (++done === n) resolve({ answers, errors, failed });
-          else if (next < n) start();
-        });
-    };
-    for (let k = 0; k < Math.min(limit, n); k++) start();
   });
+  return { answers, errors, failed };
 }
 
 /** A short reason for one device's failure: "HTTP 404 unknown device …", or the error's code or text. */
