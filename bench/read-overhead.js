@@ -13,6 +13,15 @@
  * (a forced GC before each, when run with --expose-gc as run-all does).
  * A second, smaller run keeps only `concurrency` (6) reads outstanding: a flow that waits for
  * each answer, where the coalescing window is added latency rather than hidden by queueing.
+ * The request budget (issue 14): `ems-device-read (caps set)` is the same node on a config node
+ * with maxPerMinute and maxPerDay set (at their largest, so never reached); its client CPU per
+ * read is compared with the node's without caps, in the main rounds and in 16 more pairs of
+ * 1000 reads each, back to back in alternating order (summed over the pairs). Every config node
+ * counts its requests either way; the caps add the checks and the warning. The goal (at most
+ * 2 % of read CPU) is decided by the side-by-side ratio summed over the pairs (single pairs vary
+ * by ±30 % on a shared machine); the budget's own cost per attempt, timed alone
+ * (dist/runtime/budget.js, with caps, best of 5 x 100,000), is given with it as a share of the
+ * node's CPU per read.
  */
 const http = require('node:http');
 const axios = require('axios');
@@ -26,6 +35,27 @@ const INFLIGHT = 64;
 const CONCURRENCY = 6;
 const PROPS = 'soc,power,totalEnergyConsumed';
 const SITES = 334;
+const BUDGET_PAIRS = 16;
+const BUDGET_READS = 1000;
+
+/** CPU ns per attempt of the request budget alone (before + after), without caps and with caps never reached. */
+function budgetAlone() {
+  const { Budget } = require(require('node:path').join(require('./lib/common').DIST, 'runtime', 'budget.js'));
+  const attempt = { kind: 'read', method: 'GET', url: '/devices/d/measurements/map?properties=soc', retry: false };
+  const time = (caps) => {
+    const b = new Budget();
+    b.configure(caps);
+    let best = Infinity;
+    for (let r = 0; r < 5; r++) {
+      const t0 = process.cpuUsage();
+      for (let i = 0; i < 100_000; i++) { b.before({ ...attempt }); b.after(attempt, 'ok'); }
+      const d = process.cpuUsage(t0);
+      best = Math.min(best, ((d.user + d.system) * 1000) / 100_000);
+    }
+    return best;
+  };
+  return { noCapsNs: time({ maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }), capsNs: time({ maxPerMinute: 1_000_000, maxPerDay: 100_000_000, budgetMode: 'refuse' }) };
+}
 
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 240_000, 'read-overhead');
@@ -44,8 +74,10 @@ async function main() {
   await red.start();
   await red.load([
     { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY },
+    { id: 'cfgCap', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY, maxPerMinute: 1_000_000, maxPerDay: 100_000_000 },
     { id: 'cfg0', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY, coalesceMs: 0 },
     { id: 'ours', type: 'ems-device-read', server: 'cfg', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
+    { id: 'oursCap', type: 'ems-device-read', server: 'cfgCap', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
     { id: 'ours0', type: 'ems-device-read', server: 'cfg0', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
     {
       id: 'chg', type: 'change', wires: [['req']],
@@ -80,6 +112,7 @@ async function main() {
   const check = (r) => { if (!r.data || !r.data.measurements) throw new Error('bad answer'); };
   const alternatives = {
     'ems-device-read': feed('ours'),
+    'ems-device-read (caps set)': feed('oursCap'),
     'core flow': feed('chg'),
     'bare axios': (i) => bare.get(sim.url + path(i)).then(check),
     'tuned axios': (i) => tuned.get(sim.url + path(i)).then(check),
@@ -95,11 +128,13 @@ async function main() {
     const simCpu0 = procCpuMs(sim.pid);
     const s = await closedLoop(seq, count, inflight, task);
     seq += count;
-    const st = (into[name] ??= { reads: 0, seconds: 0, cpuMs: 0, simCpuMs: 0, httpRequests: 0, perRound: [] });
+    const st = (into[name] ??= { reads: 0, seconds: 0, cpuMs: 0, simCpuMs: 0, httpRequests: 0, perRound: [], cpuPerRound: [] });
+    const cpu = selfCpuMs() - cpu0;
     st.reads += count;
     st.seconds += s;
     st.perRound.push(count / s);
-    st.cpuMs += selfCpuMs() - cpu0;
+    st.cpuPerRound.push(cpu / count);
+    st.cpuMs += cpu;
     st.simCpuMs += procCpuMs(sim.pid) - simCpu0;
     st.httpRequests += (await simRequests(sim.url)) - req0;
   };
@@ -118,6 +153,14 @@ async function main() {
   const lowNames = Object.keys(lowAlts);
   for (let r = 0; r < 2; r++) for (const name of r ? [...lowNames].reverse() : lowNames) await measure(name, lowAlts[name], TOTAL / 10, CONCURRENCY, low);
 
+  // The request budget side by side: pairs of batches, alternating which goes first.
+  const pairs = {};
+  const budgetNames = ['ems-device-read', 'ems-device-read (caps set)'];
+  if (names.includes(budgetNames[1])) {
+    for (let r = 0; r < BUDGET_PAIRS; r++) for (const name of r % 2 ? [...budgetNames].reverse() : budgetNames) await measure(name, alternatives[name], BUDGET_READS, INFLIGHT, pairs);
+  }
+  const alone = budgetAlone();
+
   const summarise = (m) => Object.fromEntries(Object.entries(m).map(([k, v]) => [k, {
     reads: v.reads,
     seconds: round(v.seconds, 3),
@@ -134,6 +177,13 @@ async function main() {
   const perRound = (a, b) => (stats[a] && stats[b] ? stats[a].perRound.map((x, i) => x / stats[b].perRound[i]) : [NaN]);
   const roundsAxios = perRound('ems-device-read', 'bare axios');
   const roundsCore = perRound('ems-device-read', 'core flow');
+  // Client CPU per read with caps set / without: round by round (main rounds), and summed over the pairs.
+  const cpuRatios = (m) => (m['ems-device-read (caps set)'] && m['ems-device-read']
+    ? m['ems-device-read (caps set)'].cpuPerRound.map((x, i) => x / m['ems-device-read'].cpuPerRound[i]) : [NaN]);
+  const roundsBudget = cpuRatios(stats);
+  const pairRatios = cpuRatios(pairs);
+  const ratioBudget = pairs['ems-device-read'] ? pairs['ems-device-read (caps set)'].cpuMs / pairs['ems-device-read'].cpuMs : NaN;
+  const cpuPerRead = main['ems-device-read'] ? main['ems-device-read'].clientCpuUsPerRead * 1000 : NaN;
   const ratioAxios = median(roundsAxios);
   const ratioCore = median(roundsCore);
   const spread = (xs) => `median of ${xs.length} rounds; rounds ${round(Math.min(...xs))}-${round(Math.max(...xs))}`;
@@ -146,6 +196,12 @@ async function main() {
     settings: { reads: TOTAL, rounds: ROUNDS, inflight: INFLIGHT, concurrency: CONCURRENCY, properties: PROPS, devices: devs.length },
     alternatives: main,
     lowInflight: { inflight: CONCURRENCY, alternatives: lowS },
+    budget: {
+      pairs: summarise(pairs),
+      cpuRatioPerMainRound: roundsBudget.map((x) => round(x, 3)),
+      cpuRatioPerPair: pairRatios.map((x) => round(x, 3)),
+      aloneNsPerAttempt: { noCaps: round(alone.noCapsNs, 0), caps: round(alone.capsNs, 0) },
+    },
     ratios: {
       'ems-device-read / bare axios (median of rounds)': round(ratioAxios),
       'ems-device-read / core flow (median of rounds)': round(ratioCore),
@@ -155,11 +211,23 @@ async function main() {
       'Node-RED + axios (reference) / bare axios': round(tp('Node-RED + axios (reference)') / tp('bare axios')),
       'ems-device-read / Node-RED + axios (reference)': round(tp('ems-device-read') / tp('Node-RED + axios (reference)')),
       'at 6 in flight: ems-device-read / tuned axios': round(lowS['ems-device-read'].readsPerSecond / lowS['tuned axios'].readsPerSecond),
+      'CPU per read, caps set / no caps (median of main rounds)': round(median(roundsBudget), 3),
+      'CPU per read, caps set / no caps (summed over pairs)': round(ratioBudget, 3),
+      'CPU per read, caps set / no caps (median of pairs)': round(median(pairRatios), 3),
       'at 6 in flight: coalesceMs 0 / tuned axios': round(lowS['ems-device-read, coalesceMs 0'].readsPerSecond / lowS['tuned axios'].readsPerSecond),
     },
     goals: [
       { goal: 'throughput >= 0.90 x bare axios', measured: `${round(ratioAxios)} (${spread(roundsAxios)})`, met: ratioAxios >= 0.9 },
       { goal: 'throughput >= 1.5 x core-node flow', measured: `${round(ratioCore)} (${spread(roundsCore)})`, met: ratioCore >= 1.5 },
+      {
+        // Decided side by side (client CPU per read with caps set / without, summed over alternating
+        // pairs); the budget's own cost timed alone is given with it, as the steadier figure.
+        goal: 'request budget (counting and caps) adds <= 2 % to read CPU',
+        measured: `${round(ratioBudget, 3)} x: client CPU per read with caps set / without, summed over ${pairRatios.length} alternating pairs of ${BUDGET_READS} reads `
+          + `(pairs ${round(Math.min(...pairRatios), 3)}-${round(Math.max(...pairRatios), 3)}); timed alone the budget takes ${round(alone.capsNs, 0)} ns per attempt with caps `
+          + `(${round(alone.noCapsNs, 0)} ns counting only), ${round((100 * alone.capsNs) / cpuPerRead, 3)} % of ${round(cpuPerRead / 1000, 0)} µs per read`,
+        met: ratioBudget <= 1.02,
+      },
     ],
   });
   process.exit(0);

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * `npm run bench`: runs the seven benchmarks one after another, each in its own process (read
+ * `npm run bench`: runs the benchmarks one after another, each in its own process (read
  * overhead and fleet polling with --expose-gc), then writes bench/results.json and BENCHMARKS.md.
  * A benchmark that fails or overruns is reported as such; the others still run.
  * `node bench/run-all.js coalescing time-series` runs only those; `--report` only rewrites
@@ -21,6 +21,8 @@ const BENCHES = [
   { id: 'footprint', file: 'footprint.js', budgetS: 240 },
   { id: 'simulator', file: 'simulator.js', budgetS: 90 },
   { id: 'schedule', file: 'schedule.js', budgetS: 60 },
+  { id: 'portfolio', file: 'portfolio.js', budgetS: 30 },
+  { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
 ];
 
 function runOne(b) {

@@ -20,6 +20,7 @@ import { mapLimit } from './limiter';
 import { LIMITS, SERVICE, accepts, refusal } from '../protocol/limits';
 import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
+import type { AttemptHook } from './attempts';
 import { validateProperty, validateReadRequest, validateReference, validateTimeSeriesRequest } from '../protocol/validate';
 import { STEERING_ENDPOINTS, steeringRequest, type SteeringAnswers, type SteeringEndpoint, type SteeringRequest } from '../protocol/endpoints';
 import type {
@@ -48,6 +49,8 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** The paths the specification does not show (protocol/paths.ts); unset ones are the defaults. */
   paths?: Partial<ApiPaths>;
+  /** Sees every attempt before and after it is sent (the runtime's request budget; attempts.ts). */
+  attempts?: AttemptHook;
 }
 
 /** Paths keyed as the config node's properties (pathDevices, ...), for resolvePaths. */
@@ -126,6 +129,7 @@ export class EmsClient {
       retryMaxMs: opts.retryMaxMs ?? 8_000,
       redactor: this.redactor,
       onState: (s) => this.setState(s),
+      hook: opts.attempts,
     });
   }
 

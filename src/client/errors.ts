@@ -22,6 +22,16 @@ export interface ApiErrorOptions {
   requestId?: string;
   retryAfter?: number;
   field?: string;
+  /** For EMS_BUDGET: the cap that refused the request. */
+  budget?: BudgetRefusal;
+}
+
+/** What a request-budget refusal names: the cap, its limit, the count, and when it frees (epoch ms). */
+export interface BudgetRefusal {
+  cap: 'maxPerMinute' | 'maxPerDay';
+  limit: number;
+  count: number;
+  freesAt: number;
 }
 
 /** A request that failed (HTTP status, timeout, connection error, abort, bad answer). Use apiError() to make one. */
@@ -69,6 +79,14 @@ export class AbortedError extends ApiError {}
 export class DroppedError extends ApiError {}
 /** An answer of the wrong shape (EMS_BAD_RESPONSE) or over the size limit (EMS_TOO_LARGE). */
 export class BadResponseError extends ApiError {}
+/** Not sent: the config node's request budget (maxPerMinute, maxPerDay) refused it (EMS_BUDGET); `field` names the cap. */
+export class BudgetError extends ApiError {
+  readonly budget?: BudgetRefusal;
+  constructor(opts: ApiErrorOptions) {
+    super(opts);
+    this.budget = opts.budget;
+  }
+}
 
 const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
 
@@ -87,6 +105,7 @@ export function apiError(opts: ApiErrorOptions): ApiError {
   if (c === 'EMS_ABORTED' || c === 'EMS_CLOSED') return new AbortedError(opts);
   if (c === 'EMS_DROPPED') return new DroppedError(opts);
   if (c === 'EMS_BAD_RESPONSE' || c === 'EMS_TOO_LARGE') return new BadResponseError(opts);
+  if (c === 'EMS_BUDGET') return new BudgetError(opts);
   if (TIMEOUT_CODES.has(c)) return new TimeoutError(opts);
   if (c === 'EMS_EMPTY' || c === 'EMS_AUTH' || c === 'EMS_ERROR' || c === 'EMS_MISSING') return apiError(opts);
   return new NetworkError(opts);

@@ -10,3 +10,4 @@ export { Limiter, mapLimit } from './limiter';
 export * from './responses';
 export { rawAnswerOf, type RawResponse } from './raw';
 export * from './request-path';
+export { attemptPath, type Attempt, type AttemptHook, type AttemptOutcome } from './attempts';

@@ -8,6 +8,9 @@
  * Retry policy (README "Retries"): reads (GETs and the time-series POST) are retried on
  * connection errors, timeouts, 5xx and 429; steering on 429, 503, timeouts and connection
  * errors only, and never once its validUntil has passed. Other 4xx are never retried.
+ *
+ * An attempt hook (attempts.ts; the runtime's request budget) sees every attempt in its
+ * concurrency slot just before it is sent, and its outcome after: it may delay or refuse it.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -16,6 +19,7 @@ import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 import type { Redactor } from './errors';
+import type { Attempt, AttemptHook } from './attempts';
 
 export type RequestKind = 'read' | 'steer' | 'control';
 
@@ -44,6 +48,8 @@ export interface TransportOptions {
   /** Masks secrets; learns each OAuth2 access token fetched. */
   redactor: Redactor;
   onState: (state: ConnectionState) => void;
+  /** Sees every attempt before and after it is sent (the runtime's request budget); may delay or refuse one. */
+  hook?: AttemptHook;
 }
 
 export type ConnectionState =
@@ -51,7 +57,7 @@ export type ConnectionState =
   | { state: 'rate-limited'; until: number }
   | { state: 'error'; reason: string };
 
-type MetaConfig = InternalAxiosRequestConfig & { ems?: EmsRequestMeta; emsAuthRetried?: boolean };
+type MetaConfig = InternalAxiosRequestConfig & { ems?: EmsRequestMeta; emsAuthRetried?: boolean; 'axios-retry'?: { retryCount?: number } };
 
 const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_NETWORK']);
 
@@ -174,16 +180,31 @@ export class Transport {
    * one attempt, which ends by its wall-clock deadline at the latest.
    */
   private wrapAdapter(inner: AxiosAdapter): AxiosAdapter {
+    const hook = this.opts.hook;
     return async (config) => {
       const signal = config.signal as AbortSignal | undefined;
       if (this.pausedUntil > Date.now()) await this.waitPause(signal);
       await this.limiter.acquire(signal);
+      // The hook's decision comes in the slot, just before sending: a refused or aborted wait sends nothing.
+      let attempt: Attempt | undefined;
       try {
+        if (hook) {
+          const a = attemptOf(config as MetaConfig);
+          const wait = hook.before(a);
+          if (wait) await wait;
+          attempt = a;
+        }
         const res = await withDeadline(inner, config, this.opts.timeoutMs);
         this.opts.onState({ state: 'ok' });
+        if (attempt) hook!.after(attempt, 'ok');
         return res;
       } catch (err) {
-        this.observeFailure(err as AxiosError);
+        if (!hook || attempt) {
+          this.observeFailure(err as AxiosError);
+          if (attempt) hook!.after(attempt, (err as AxiosError)?.response?.status === 429 ? '429' : 'failure');
+        } else {
+          maskRefusal(err, this.opts.redactor); // refused by the hook: its text names the path, which could hold a secret
+        }
         throw err;
       } finally {
         this.limiter.release();
@@ -233,6 +254,24 @@ export class Transport {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
   }
+}
+
+/** Masks the secrets in the message and request path of an error the attempt hook refused with (not sent). */
+function maskRefusal(err: unknown, r: Redactor): void {
+  if (!(err instanceof Error)) return;
+  err.message = r.text(err.message);
+  const req = (err as { request?: { path?: unknown } }).request;
+  if (req && typeof req.path === 'string') req.path = r.text(req.path);
+}
+
+/** What the attempt hook sees of a request's config (attempts.ts). */
+function attemptOf(config: MetaConfig): Attempt {
+  const meta = config.ems;
+  return {
+    kind: meta?.kind ?? 'read', method: String(config.method ?? 'get').toUpperCase(), url: String(config.url ?? ''),
+    retry: (config['axios-retry']?.retryCount ?? 0) > 0 || config.emsAuthRetried === true,
+    validUntil: meta?.validUntil, signal: config.signal as AbortSignal | undefined,
+  };
 }
 
 /**

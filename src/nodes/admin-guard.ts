@@ -24,7 +24,7 @@ export const PLACEHOLDER = '__PWRD__';
 /** The settings a request may carry (everything else in `config` is ignored). */
 const CONFIG_KEYS = ['name', 'baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'retries',
   'concurrency', 'rejectUnauthorized', 'caCert', 'coalesceMs', 'maxBodyMB', 'maxValidity',
-  'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits', 'percentCurtailment'] as const;
+  'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits', 'percentCurtailment', 'maxPerMinute', 'maxPerDay', 'budgetMode'] as const;
 const SECRET_KEYS = ['apiKey', 'clientSecret'] as const;
 
 export interface RouteBody {

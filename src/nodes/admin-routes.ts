@@ -5,6 +5,8 @@
  *   POST ems-partner/sites    {server} (read) | {server?, config} (write) -> sites (the simulator lists them; [] otherwise)
  *   POST ems-partner/test     {server, config?} (write)                  -> {ok, message, devices?}
  *   GET  ems-partner/simulator (read)                                    -> {running, url}
+ *   GET  ems-partner/stats/:id (read)                                    -> the deployed config node's request budget
+ *                                                                           (counts per last minute, hour, day; caps; no secret)
  * `{server}` alone uses the deployed config node as it is. `config` describes a config node
  * being edited; a secret it lacks (or sends as the editor's placeholder) is taken from the
  * deployed node only when `config` sends it to the same place: same simulator flag, baseUrl,
@@ -26,7 +28,7 @@ import type { ConfigNode } from './config-node';
 const registered = new WeakSet<object>();
 
 type Res = { json(v: unknown): void; status(n: number): Res };
-type Req = { body?: unknown; headers?: Record<string, unknown> };
+type Req = { body?: unknown; headers?: Record<string, unknown>; params?: Record<string, unknown> };
 
 const SECRET_LABEL: Record<keyof ConfigCredentials, string> = { apiKey: 'API key', clientSecret: 'client secret' };
 
@@ -113,6 +115,18 @@ export function registerAdminRoutes(RED: RED): void {
       const devices = await rt.client.listDevices();
       return { ok: true, message: `connected to ${new URL(rt.baseUrl).host}: ${devices.length} devices`, devices: devices.length };
     }, (err, msg) => (err instanceof RouteError ? res.status(err.status) : res).json({ ok: false, ...msg }));
+  });
+
+  // The counts the editor shows next to "Test connection" (after the test's own request) and under the budget settings.
+  RED.httpAdmin.get('/ems-partner/stats/:id', read, (req: Req, res: Res) => {
+    const id = req.params?.id;
+    const node = typeof id === 'string' && id.length <= 100 ? deployedNode(RED, id) : null;
+    const stats = node?.budgetStats?.();
+    if (!node || !stats) {
+      res.status(404).json({ error: 'unknown config node', message: 'no deployed ems-partner-config node with this id (or its settings are unusable)' });
+      return;
+    }
+    res.json({ id: node.id, name: typeof node.name === 'string' ? node.name : '', ...stats });
   });
 
   RED.httpAdmin.get('/ems-partner/simulator', read, (_req: Req, res: Res) => {

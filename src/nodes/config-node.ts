@@ -1,10 +1,13 @@
 /** The interface flow nodes see of an `ems-partner-config` node. */
 import type { ConnectionState } from '../client';
 import type { ConfigProps, Runtime } from '../runtime/runtime';
+import type { BudgetStats, BudgetWarning } from '../runtime/budget';
 import type { Node } from './red';
 
 export interface UserNode {
   onConnectionState(s: ConnectionState): void;
+  /** The request budget's warning (80 % of a cap or more), or null when it ends. */
+  onBudget?(w: BudgetWarning | null): void;
 }
 
 export interface ConfigNode extends Node {
@@ -13,7 +16,8 @@ export interface ConfigNode extends Node {
   runtime(): Promise<Runtime>;
   register(user: UserNode): void;
   deregister(user: UserNode): void;
+  /** The request budget's counts and caps (undefined before the runtime is made, or when the settings are unusable). */
+  budgetStats?(): BudgetStats | undefined;
 }
 
 export const CREDENTIALS = { apiKey: { type: 'password' }, clientSecret: { type: 'password' } };
-

@@ -4,9 +4,14 @@
  * user node, and closes everything on redeploy. Settings the runtime refuses (a number out of
  * range, a bad path, …) are reported at deploy (node.error) and to every node that uses it.
  * Its catalog holds the status texts every node shares (status.ts).
+ *
+ * Its request budget (runtime/budget.ts) is kept by its id across redeploys; removing the node
+ * forgets it. The budget's warning (80 % of a cap) goes to every user node, as the connection
+ * state does.
  */
 import { registerAdminRoutes } from './admin-routes';
 import { setSimulatorLog } from '../runtime/builtin-simulator';
+import { budgets, type BudgetWarning } from '../runtime/budget';
 import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from '../runtime/runtime';
 import type { RED } from './red';
 import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
@@ -24,17 +29,27 @@ export = function (RED: RED): void {
     const users = new Set<UserNode>();
     let closed = false;
     let unsubscribe: (() => void) | undefined;
+    let unwarn: (() => void) | undefined;
+    let warning: BudgetWarning | null = null;
+    let runtime: Runtime | undefined;
 
     if (!usesSimulator(config) && isInsecureRemote(config.baseUrl)) {
       node.warn(`baseUrl uses http:// to a remote host: keys and steering travel in clear text. Use https://.`);
     }
 
-    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err)).then((rt) => {
+    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err), { budgetId: config.id }).then((rt) => {
       if (closed) {
         rt.close();
         throw new Error('config node closed');
       }
+      runtime = rt;
       unsubscribe = rt.client.onState((s) => users.forEach((u) => u.onConnectionState(s)));
+      const warn = (w: BudgetWarning | null) => {
+        warning = w;
+        users.forEach((u) => u.onBudget?.(w));
+      };
+      unwarn = rt.budget.onWarning(warn);
+      if (rt.budget.currentWarning) warn(rt.budget.currentWarning);
       return rt;
     });
     // A setting the runtime refuses (e.g. a bad path): reported at deploy, and to each user node when it asks.
@@ -43,12 +58,19 @@ export = function (RED: RED): void {
     });
 
     node.runtime = () => ready;
-    node.register = (u) => users.add(u);
+    node.register = (u) => {
+      users.add(u);
+      if (warning) u.onBudget?.(warning);
+    };
     node.deregister = (u) => users.delete(u);
+    node.budgetStats = () => runtime?.budget.stats();
 
-    node.on('close', (_removed, done) => {
+    node.on('close', (removed, done) => {
       closed = true;
       unsubscribe?.();
+      unwarn?.();
+      // Counts and caps survive a redeploy; a removed config node's are forgotten.
+      if (removed) budgets.forget(config.id);
       ready.then((rt) => rt.close(), () => undefined).finally(() => done());
     });
   }

@@ -8,11 +8,15 @@
  * A 2xx answer is the output (payload, statusCode, selected headers). Any other answer, and
  * every failure, ends the message in one Catch-able error; for an HTTP answer the message that
  * reaches the Catch node also carries its statusCode, headers and payload.
+ *
+ * Mode `stats` (issue 14) sends nothing: any input gives msg.payload = the config node's request
+ * budget, its counts per last minute, hour and day and its caps (runtime/budget.ts), for a dashboard.
  */
 import { checkRequestMethod, checkRequestPath } from '../client/request-path';
 import { rawAnswerOf, type RawResponse } from '../client/raw';
 import { complete, copyWith, fail } from './messages';
 import { flowNode } from './scaffold';
+import { ValidationError } from '../protocol';
 import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 interface Props {
@@ -22,6 +26,15 @@ interface Props {
   method?: string;
   /** Path when msg.path is not set ('' = msg.path is required). */
   path?: string;
+  /** 'request' (default: the raw request) or 'stats' (the config node's request counts and caps). */
+  mode?: string;
+}
+
+/** The node's mode; a flow saved without one sends requests, as before. */
+function modeOf(v: unknown): 'request' | 'stats' {
+  if (v === undefined || v === null || v === '' || v === 'request') return 'request';
+  if (v === 'stats') return 'stats';
+  throw new ValidationError('mode', `must be "request" (default: send msg.method to msg.path) or "stats" (output the config node's request counts and caps); got ${JSON.stringify(v)}`);
 }
 
 /** The fields of an answer as they go on a message. */
@@ -35,8 +48,10 @@ export = function (RED: RED): void {
     const { props: config, status } = f;
     // The node's own defaults are checked once, at deploy (a bad one is reported, and refused again per message that uses it).
     try {
-      checkRequestMethod(config.method || 'GET', 'method');
-      if (config.path) checkRequestPath(config.path, 'path');
+      if (modeOf(config.mode) === 'request') {
+        checkRequestMethod(config.method || 'GET', 'method');
+        if (config.path) checkRequestPath(config.path, 'path');
+      }
     } catch (err) {
       fail(f, undefined, err);
     }
@@ -60,7 +75,22 @@ export = function (RED: RED): void {
       }
     }
 
+    /** Mode stats: the budget of the config node, nothing sent. */
+    async function stats(): Promise<unknown> {
+      modeOf(config.mode); // a bad mode is refused again per message
+      return (await f.runtime()).budget.stats();
+    }
+
     f.node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+      if (config.mode && config.mode !== 'request') {
+        complete(f, stats(), (payload) => {
+          if (f.signal.aborted) return;
+          const p = payload as { lastMinute: { sent: number }; lastDay: { sent: number } };
+          status.ok(status.t('stats', { minute: p.lastMinute.sent, day: p.lastDay.sent }));
+          send(copyWith(msg, { payload }));
+        }, done, msg);
+        return;
+      }
       status.busy();
       complete(f, request(msg), (r) => {
         if (f.signal.aborted) return;

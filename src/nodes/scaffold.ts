@@ -1,9 +1,9 @@
 /**
  * What every flow node repeats, once: its saved properties upgraded (migrations.ts), the
  * Node-RED node created, its Status, the config node it uses (a red "no server configured"
- * ring when there is none), registering with it to show its connection state, an AbortSignal
- * for the node's work, and closing: abort, deregister, clear the status, then the node's own
- * close work, then done().
+ * ring when there is none), registering with it to show its connection state and its request
+ * budget's warning, an AbortSignal for the node's work, and closing: abort, deregister, clear
+ * the status, then the node's own close work, then done().
  */
 import { ValidationError } from '../protocol';
 import type { Runtime } from '../runtime/runtime';
@@ -41,7 +41,7 @@ export function flowNode<P extends { server?: string }>(RED: RED, node: Node, pr
   const status = new Status(node, translator(RED, type));
   const closer = new AbortController();
   const server = (props.server ? RED.nodes.getNode(props.server) as ConfigNode | null : null) ?? null;
-  const user: UserNode = { onConnectionState: (s) => status.connection(s) };
+  const user: UserNode = { onConnectionState: (s) => status.connection(s), onBudget: (w) => status.budget(w) };
   if (server) server.register(user);
   else status.noServer();
 

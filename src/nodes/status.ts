@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ValidationError, formatClock } from '../protocol';
-import { ApiError } from '../client';
+import { ApiError, BudgetError } from '../client';
 import { isUnreachable, seconds } from './poll-backoff';
 import type { Node, NodeStatus, RED } from './red';
 
@@ -91,6 +91,7 @@ const CODE_KEY: Record<string, string> = { EMS_BAD_RESPONSE: 'badAnswer', EMS_TO
 export function shortReason(err: unknown): string {
   let text: string;
   if (err instanceof ValidationError) text = shared('badField', { field: err.field });
+  else if (err instanceof BudgetError) text = shared('budgetReached', { cap: String(err.field ?? '') });
   else if (err instanceof ApiError) text = err.status ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}` : (CODE_KEY[err.code] ? shared(CODE_KEY[err.code]) : err.code);
   else text = err instanceof Error ? err.message : String(err);
   return cut(text, 40);
@@ -111,6 +112,10 @@ export class Status {
   private note?: string;
   /** The last status of what was sent or ended, without the note (shown again, with it, when the note changes). */
   private base?: NodeStatus;
+  /** The request budget's warning while it holds, e.g. "budget 85 % of maxPerDay". */
+  private budgetNote?: string;
+  /** The last status shown, as the node asked for it (before the budget's warning was added). */
+  private last: NodeStatus | Record<string, never> = {};
 
   /**
    * @param node the node whose status this is
@@ -119,7 +124,34 @@ export class Status {
   constructor(private readonly node: Pick<Node, 'status'>, readonly t: Translate, private readonly now: () => number = Date.now) {}
 
   private show(s: NodeStatus | Record<string, never>): void {
-    if (!this.closed) this.node.status(s);
+    if (this.closed) return;
+    this.last = s;
+    this.node.status(this.budgetNote ? this.withBudget(s) : s);
+  }
+
+  /**
+   * While the budget's warning holds, a green or blue status (a result, requesting) turns into a
+   * yellow ring that carries it; red (a failure) and grey stay as they are; no status at all
+   * shows the warning alone.
+   */
+  private withBudget(s: NodeStatus | Record<string, never>): NodeStatus | Record<string, never> {
+    const note = this.budgetNote!;
+    if (!('text' in s) && !('fill' in s)) return { fill: 'yellow', shape: 'ring', text: note };
+    const st = s as NodeStatus;
+    if (st.fill !== 'green' && st.fill !== 'blue') return s;
+    return { fill: 'yellow', shape: 'ring', text: st.text ? `${st.text} · ${note}` : note };
+  }
+
+  /**
+   * The config node's request budget: at 80 % of a cap or more (`w`), every status carries a
+   * warning, e.g. a yellow ring "budget 85 % of maxPerDay"; null ends it (the last status shows
+   * again as it was).
+   */
+  budget(w: { cap: string; percent: number } | null): void {
+    const note = w ? shared('budget', { percent: w.percent, cap: w.cap }) : undefined;
+    if (note === this.budgetNote) return;
+    this.budgetNote = note;
+    this.show(this.last);
   }
 
   /** A status of what was sent or ended, with the note of the last verdict when there is one. */
@@ -205,6 +237,7 @@ export class Status {
 
   /** Clears the status; nothing shows after this (a late answer must not paint a redeployed node). */
   close(): void {
+    this.budgetNote = undefined;
     this.clear();
     this.closed = true;
   }

@@ -9,3 +9,4 @@ export * from './runtime';
 export * from './schedule-player';
 export * from './schedules';
 export * from './delivery-check';
+export * from './budget';

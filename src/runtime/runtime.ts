@@ -13,6 +13,7 @@ import { ReadCoalescer } from './coalescer';
 import { PollScheduler } from './poll-scheduler';
 import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
+import { Budget, budgetCaps, budgets, type BudgetRegistry } from './budget';
 
 export interface ConfigProps {
   name?: string;
@@ -40,6 +41,11 @@ export interface ConfigProps {
   pathGridLimits?: string;
   /** A `%` curtailment: converted to W with the site's PV power (default), or sent as `%`. */
   percentCurtailment?: string;
+  /** Request budget (budget.ts): attempts in any 60 s / 24 h, 0 = no cap (LIMITS.maxPerMinute, LIMITS.maxPerDay). */
+  maxPerMinute?: number | string;
+  maxPerDay?: number | string;
+  /** At a cap: 'refuse' (default) or 'queue'. */
+  budgetMode?: string;
 }
 
 /** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
@@ -69,6 +75,8 @@ export interface Runtime {
   paths: Readonly<ApiPaths>;
   /** How a `%` curtailment goes out. */
   percentCurtailment: PercentCurtailment;
+  /** The request budget: counts and caps of every attempt of the client (kept across redeploys by the config node's id). */
+  budget: Budget;
   close(): void;
 }
 
@@ -132,6 +140,14 @@ function caOf(caCert: string | undefined, readFiles: boolean): string | undefine
 /** `readFiles: false` (settings from an admin request): caCert must be PEM text, no file is read. */
 export interface RuntimeOptions {
   readFiles?: boolean;
+  /**
+   * The config node's id: its request budget is taken from the registry (the one it had before a
+   * redeploy) and given the caps of these settings. Without it (settings from an admin request)
+   * the runtime gets a budget of its own, counted nowhere else.
+   */
+  budgetId?: string;
+  /** The registry (default: the process's `budgets`; tests make their own). */
+  budgets?: BudgetRegistry;
 }
 
 export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
@@ -145,6 +161,9 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const configured = resolvePaths(p as Record<string, unknown>);
   const paths = sim ? { ...DEFAULT_PATHS } : configured;
   const percentCurtailment = percentCurtailmentOf(p);
+  const caps = budgetCaps(p);
+  const budget = o.budgetId ? (o.budgets ?? budgets).budget(o.budgetId) : new Budget();
+  budget.configure(caps);
   const client = new EmsClient({
     baseUrl,
     auth: sim ? { type: 'none' } : authOf(p, c),
@@ -155,12 +174,13 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
     ca,
     maxBodyBytes,
     paths,
+    attempts: budget,
   });
   const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
   const steering = new SteeringQueue(client, { maxValidityMs, paths });
   const polls = new PollScheduler(onPollError);
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment,
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget,
     close() {
       polls.stop();
       reads.close();

@@ -1,0 +1,79 @@
+/**
+ * Browser, issue 14 (request budget): the config panel's budget settings take their ranges from
+ * the table of limits; before deploy the panel says the counts come with a deploy; after it the
+ * panel shows the deployed node's counts (GET ems-partner/stats/:id), and Test connection shows
+ * them next to its result, with the test's own request counted. The raw request panel hides
+ * method and path in mode stats.
+ */
+import * as assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { freshEditor, type Session } from './lib/session';
+import { cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd } from './lib/editor';
+import { until } from './lib/wait';
+import { catalogue } from './lib/panels';
+import { LIMITS } from '../../src/protocol/limits';
+
+const texts = catalogue('ems-partner-config');
+
+describe('browser: request budget in the config panel', function () {
+  this.timeout(120000);
+  let s: Session;
+  let page: Page;
+  let requestId: string;
+
+  before(async function () {
+    s = await freshEditor();
+    page = s.browser.page;
+  });
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed') await cancelTrays(page);
+  });
+
+  it('budget settings: ranges from the table of limits, defaults no cap and refuse; counts wait for a deploy', async function () {
+    requestId = await dropNode(page, 'ems-request', 300, 150);
+    await openNode(page, requestId);
+    await openServerAdd(page);
+    for (const k of ['maxPerMinute', 'maxPerDay'] as const) {
+      const input = page.locator(`#node-config-input-${k}`);
+      assert.equal(await input.inputValue(), String(LIMITS[k].dflt));
+      assert.equal(await input.getAttribute('min'), String(LIMITS[k].min));
+      assert.equal(await input.getAttribute('max'), String(LIMITS[k].max));
+    }
+    assert.equal(await page.locator('#node-config-input-budgetMode').inputValue(), 'refuse');
+    const counts = page.locator('#node-config-budget-counts');
+    await until(() => counts.innerText(), (t) => t.trim() === texts.budget.notDeployed, 'the not-deployed note');
+    await page.locator('#node-config-input-maxPerMinute').fill('100');
+    await closeTray(page, 'ok');
+    // The raw request's mode: stats hides method and path.
+    assert.equal(await page.locator('#node-input-mode').inputValue(), 'request');
+    await page.selectOption('#node-input-mode', 'stats');
+    assert.equal(await page.locator('#node-input-path').isVisible(), false);
+    assert.equal(await page.locator('#node-input-method').isVisible(), false);
+    await page.selectOption('#node-input-mode', 'request');
+    assert.equal(await page.locator('#node-input-path').isVisible(), true);
+    await closeTray(page, 'ok');
+  });
+
+  it('after deploy the panel shows the counts, and Test connection shows them with its own request counted', async function () {
+    await deploy(page);
+    const id = await configId(page);
+    const stats = async () => (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as { lastMinute: { sent: number }; caps: { maxPerMinute: number } };
+    const before = await stats();
+    assert.equal(before.caps.maxPerMinute, 100);
+    await openNode(page, requestId);
+    await page.locator('#node-input-btn-server-edit').click();
+    await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+    const counts = page.locator('#node-config-budget-counts');
+    await until(() => counts.innerText(), (t) => t.startsWith('Requests sent: '), 'the counts under the settings');
+    assert.match(await counts.innerText(), new RegExp(`^Requests sent: ${before.lastMinute.sent} in the last minute, \\d+ in the last hour, \\d+ in the last 24 h \\(24 h: \\d+ retried, \\d+ × 429, \\d+ failed, \\d+ refused by the caps\\)$`));
+    await page.locator('#node-config-test-connection').click();
+    const result = page.locator('#node-config-test-result');
+    await until(() => result.innerText(), (t) => t.startsWith(texts.test.ok), 'the test result');
+    const shown = page.locator('#node-config-test-budget');
+    await until(() => shown.innerText(), (t) => t.startsWith(`Requests sent: ${before.lastMinute.sent + 1} in the last minute`), 'the counts after the test');
+    assert.equal((await stats()).lastMinute.sent, before.lastMinute.sent + 1);
+    await closeTray(page, 'cancel');
+    await closeTray(page, 'cancel');
+    assert.deepEqual(s.browser.errors, []);
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * The request budget in Node-RED (issue 14): `ems-request` in mode `stats` outputs the config
+ * node's counts and caps (no secret in them); every flow node on the config node shows a
+ * warning at 80 % of a cap, in the runtime's texts; a request at a cap ends in one Catch-able
+ * error naming the cap; counts survive a redeploy of the flow and are forgotten when the config
+ * node is removed.
+ */
+import assert from 'node:assert/strict';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { budgets } from '../src/runtime/budget';
+import { english } from '../src/nodes/status';
+import { formsOf } from './helpers/hostile-server';
+import { StatusLog, flow, helper, loadFlow, useRuntime, useSimulator } from './helpers/red';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const BAT = DEFAULT_SITES[0].battery.deviceReference;
+const KEY = 'k-SECRET/+=?&budget-42';
+const read = { type: 'ems-request', method: 'GET', path: `/devices/${BAT}/measurement?property=soc` };
+const stats = { type: 'ems-request', mode: 'stats' };
+let ids = 0;
+/** A config node of its own id per test (budgets are kept by id for the whole process). */
+function config(url: string, extra: Record<string, unknown> = {}) {
+  const id = `cfg-budget-nodes-${process.pid}-${++ids}`;
+  return { id, type: 'ems-partner-config', baseUrl: url, simulator: false, authType: 'header', retries: 0, ...extra };
+}
+/** The key of a config node, as Node-RED stores credentials. */
+const creds = (c: { id: string }) => ({ [c.id]: { apiKey: KEY } });
+
+describe('request budget in Node-RED', function () {
+  this.timeout(20_000);
+  const sim = useSimulator({ apiKey: KEY });
+  useRuntime();
+
+  it('mode stats: any input gives the counts per last minute, hour and day and the caps; nothing is sent; no secret', async () => {
+    const c = config(sim.s.url, { maxPerMinute: 100, maxPerDay: 5000, budgetMode: 'queue' });
+    const f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 's', type: 'ems-request', mode: 'stats', server: c.id, wires: [['out']] }), creds(c));
+    await f.ask();
+    await f.ask();
+    const before = sim.s.sim.requestLog.length;
+    helper.getNode('s').receive({ topic: 'dash' });
+    const m = await f.out.next();
+    assert.equal(sim.s.sim.requestLog.length, before, 'stats sends nothing');
+    assert.equal(m.topic, 'dash', 'the message is passed on');
+    const p = m.payload;
+    assert.deepEqual(p.caps, { maxPerMinute: 100, maxPerDay: 5000, budgetMode: 'queue' });
+    for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total']) assert.deepEqual(p[w], { sent: 2, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
+    assert.deepEqual(p.usage, { maxPerMinute: 2, maxPerDay: 0 });
+    assert.equal(p.warning, null);
+    assert.equal(p.queued, 0);
+    assert.ok(!Number.isNaN(Date.parse(p.since)) && !Number.isNaN(Date.parse(p.at)));
+    const text = JSON.stringify(m);
+    for (const form of formsOf(KEY)) assert.ok(!text.includes(form), `no form of the key (${form})`);
+    const st = new StatusLog(helper.getNode('s'));
+    helper.getNode('s').receive({});
+    await f.out.next();
+    assert.match(st.all.at(-1).text, /^sent 2\/min · 2\/24 h · \d\d:\d\d$/);
+  });
+
+  it('a bad mode is refused at deploy and per message, naming mode', async () => {
+    const c = config(sim.s.url);
+    const f = await loadFlow(flow({ type: 'ems-request', mode: 'count', server: c.id }, c), creds(c));
+    const e = await f.fails({});
+    assert.match(e.error.message, /^ValidationError: mode must be "request".*"stats".*got "count"/);
+  });
+
+  it('at 80 % of a cap every node on the config node warns (yellow ring, the catalog text); at the cap a read ends in a Catch-able error', async () => {
+    const c = config(sim.s.url, { maxPerMinute: 5 });
+    const f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 'other', ...stats, server: c.id, wires: [] }), creds(c));
+    const other = new StatusLog(helper.getNode('other'));
+    for (let i = 0; i < 3; i++) await f.ask();
+    assert.ok(!other.all.some((s) => s.fill === 'yellow'), 'no warning below 80 %');
+    const warned = other.wait((s) => s.fill === 'yellow');
+    await f.ask();
+    const w = await warned;
+    const text = english('ems-partner-config')('budget', { percent: 80, cap: 'maxPerMinute' });
+    assert.equal(text, 'budget 80 % of maxPerMinute');
+    assert.deepEqual(w, { fill: 'yellow', shape: 'ring', text });
+    const mine = f.status.all.at(-1);
+    assert.equal(mine.fill, 'yellow');
+    assert.match(mine.text, /^GET 200 · \d\d:\d\d · budget 80 % of maxPerMinute$/, 'the node\'s own result carries the warning');
+    await f.ask();
+    const e = await f.fails();
+    assert.match(e.error.message, /^ApiError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/);
+    assert.equal(e.error.code, 'EMS_BUDGET');
+    assert.equal(f.status.all.at(-1).fill, 'red');
+    assert.match(f.status.all.at(-1).text, /budget: maxPerMinute reached/);
+  });
+
+  it('counts survive a redeploy (caps read again) and are forgotten when the config node is removed', async () => {
+    const c = config(sim.s.url, { maxPerMinute: 1000 });
+    let f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 's', ...stats, server: c.id, wires: [['out']] }), creds(c));
+    await f.ask();
+    await f.ask();
+    f = await loadFlow(flow({ ...read, server: c.id }, { ...c, maxPerMinute: 500 }, { id: 's', ...stats, server: c.id, wires: [['out']] }), creds(c));
+    helper.getNode('s').receive({});
+    const m = await f.out.next();
+    assert.equal(m.payload.total.sent, 2);
+    assert.equal(m.payload.caps.maxPerMinute, 500);
+    assert.ok(budgets.peek(c.id));
+    await new Promise<void>((resolve) => { helper.getNode(c.id).close(true).then(() => resolve()); });
+    assert.equal(budgets.peek(c.id), undefined, 'removed: forgotten');
+  });
+});
