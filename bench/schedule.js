@@ -36,17 +36,8 @@ const { startSimulator } = require(path.join(DIST, 'simulator'));
 const { planFromPrices } = require(path.join(DIST, 'plan'));
 const SAMPLE = require(path.join(ROOT, 'test', 'fixtures', 'prices-sample-day.json'));
 
-/** A seeded PRNG (mulberry32), so every run plays the same schedules. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG (the simulator's mulberry32), so every run plays the same schedules. */
+const { mulberry32: prng } = require(path.join(DIST, 'simulator', 'prng'));
 
 /** The ESS power (kW, + discharge) of each of the 96 slots of node i's schedule, and what kind it is. */
 function valuesFor(i, t0) {

@@ -11,6 +11,7 @@ import { ValidationError } from '../src/protocol';
 import { planFromPrices, type PricePlan } from '../src/plan';
 import { parsePlanInput } from '../src/plan/price-input';
 import { planGrid } from '../src/plan/price-plan';
+import { mulberry32 } from '../src/simulator/prng';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
@@ -18,17 +19,8 @@ const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
 const SAMPLE = path.join(__dirname, 'fixtures', 'prices-sample-day.json');
 
-/** Seeded PRNG (mulberry32), so every case is reproducible from its seed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded PRNG (the simulator's mulberry32), so every case is reproducible from its seed. */
+const rng = mulberry32;
 
 /** Contiguous slots of `lenMs` from T0 with these prices. */
 const slotsOf = (prices: number[], lenMs = H, t0 = T0) => prices.map((price, k) => ({ start: t0 + k * lenMs, end: t0 + (k + 1) * lenMs, price }));
