@@ -59,7 +59,7 @@ describe('npm start: the demo', function () {
 
   it('prints the editor, dashboard, simulator and MQTT broker URLs and installs the demo flow in its own user directory', () => {
     assert.match(demo.output(), new RegExp(`EMS partner demo ready in \\d+\\.\\d s .*\\n  Editor:    ${base}/\\n  Dashboard: ${base}/dashboard\\n` +
-      `  Simulator: ${simUrl}\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:\\d+ \\(for examples 03-05\\)\\n`));
+      `  Simulator: ${simUrl}\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:\\d+ \\(for examples 03-05 and 10\\)\\n`));
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(userDir, 'flows.json'), 'utf8')), DEMO);
     assert.match(demo.output(), new RegExp(`User directory : ${userDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
   });

@@ -8,9 +8,12 @@
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd } from './lib/editor';
+import { canvasNode, cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd, trayAtRest, wire } from './lib/editor';
 import { until } from './lib/wait';
 import { catalogue } from './lib/panels';
+import { SCREENSHOT_DIR } from './lib/screenshots';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { LIMITS } from '../../src/protocol/limits';
 
 const texts = catalogue('ems-partner-config');
@@ -20,6 +23,7 @@ describe('browser: request budget in the config panel', function () {
   let s: Session;
   let page: Page;
   let requestId: string;
+  let injectId: string;
 
   before(async function () {
     s = await freshEditor();
@@ -43,6 +47,7 @@ describe('browser: request budget in the config panel', function () {
     const counts = page.locator('#node-config-budget-counts');
     await until(() => counts.innerText(), (t) => t.trim() === texts.budget.notDeployed, 'the not-deployed note');
     await page.locator('#node-config-input-maxPerMinute').fill('100');
+    await page.locator('#node-config-input-maxPerDay').fill('20000');
     await closeTray(page, 'ok');
     // The raw request's mode: stats hides method and path.
     assert.equal(await page.locator('#node-input-mode').inputValue(), 'request');
@@ -51,15 +56,25 @@ describe('browser: request budget in the config panel', function () {
     assert.equal(await page.locator('#node-input-method').isVisible(), false);
     await page.selectOption('#node-input-mode', 'request');
     assert.equal(await page.locator('#node-input-path').isVisible(), true);
+    await page.locator('#node-input-path').fill('/devices');
     await closeTray(page, 'ok');
+    // An inject to send a few requests through the deployed node.
+    injectId = await dropNode(page, 'inject', 120, 250);
+    await wire(page, injectId, requestId);
   });
 
   it('after deploy the panel shows the counts, and Test connection shows them with its own request counted', async function () {
     await deploy(page);
     const id = await configId(page);
-    const stats = async () => (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as { lastMinute: { sent: number }; caps: { maxPerMinute: number } };
+    const stats = async () => (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as { lastMinute: { sent: number }; caps: { maxPerMinute: number; maxPerDay: number } };
+    // A few requests through the deployed raw request node (GET /devices).
+    const start = (await stats()).lastMinute.sent;
+    for (let i = 0; i < 3; i++) await canvasNode(page, injectId).locator('.red-ui-flow-node-button-button').click();
+    await until(stats, (x) => x.lastMinute.sent >= start + 3, 'three requests counted');
     const before = await stats();
+    assert.equal(before.lastMinute.sent, start + 3);
     assert.equal(before.caps.maxPerMinute, 100);
+    assert.equal(before.caps.maxPerDay, 20000);
     await openNode(page, requestId);
     await page.locator('#node-input-btn-server-edit').click();
     await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
@@ -72,8 +87,39 @@ describe('browser: request budget in the config panel', function () {
     const shown = page.locator('#node-config-test-budget');
     await until(() => shown.innerText(), (t) => t.startsWith(`Requests sent: ${before.lastMinute.sent + 1} in the last minute`), 'the counts after the test');
     assert.equal((await stats()).lastMinute.sent, before.lastMinute.sent + 1);
+    await pictureOfBudget(page, 'config-budget');
     await closeTray(page, 'cancel');
     await closeTray(page, 'cancel');
     assert.deepEqual(s.browser.errors, []);
   });
 });
+
+/**
+ * The config tray from Test connection (its result and the counts after it) down to the budget
+ * settings and their counts, as one picture: the tray scrolled so that the test row is at its top.
+ */
+async function pictureOfBudget(page: Page, name: string): Promise<string> {
+  await trayAtRest(page);
+  const tray = page.locator('.red-ui-tray').last();
+  // The test row just below the top of the tray's scrolling body (not under its tab bar), the
+  // counts under the budget settings above its bottom (not under the footer).
+  const view = await page.locator('#node-config-test-connection').evaluate((e) => {
+    let p = e.parentElement;
+    while (p && !(p.scrollHeight > p.clientHeight && /auto|scroll/.test(getComputedStyle(p).overflowY))) p = p.parentElement;
+    if (!p) throw new Error('no scrolling body');
+    const counts = document.getElementById('node-config-budget-counts')!;
+    p.scrollTop += e.getBoundingClientRect().top - p.getBoundingClientRect().top - 16;
+    const over = counts.getBoundingClientRect().bottom + 14 - p.getBoundingClientRect().bottom;
+    if (over > 0) p.scrollTop += over;
+    const r = p.getBoundingClientRect();
+    return { top: Math.max(r.top, e.getBoundingClientRect().top - 10), bottom: Math.min(r.bottom, counts.getBoundingClientRect().bottom + 12) };
+  });
+  const box = (await tray.boundingBox())!;
+  const testTop = (await page.locator('#node-config-test-connection').boundingBox())!.y;
+  assert.ok(testTop >= view.top, 'the test row in the picture');
+  fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  const file = path.join(SCREENSHOT_DIR, `${name}.png`);
+  await page.screenshot({ path: file, animations: 'disabled', clip: { x: box.x, y: view.top, width: box.width, height: view.bottom - view.top },
+    style: '#red-ui-notifications { display: none !important; }' });
+  return file;
+}

@@ -167,6 +167,8 @@ export async function openServerAdd(page: Page): Promise<void> {
   await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
   await page.locator('#node-config-input-simulator').waitFor({ state: 'visible' });
   await trayIdle(page);
+  // Still sliding in, its buttons are off screen: a click then scrolls the (tall) form to reach them.
+  await trayAtRest(page);
 }
 
 /** Id of the only config node of this package in the workspace. */

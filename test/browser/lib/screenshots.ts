@@ -29,8 +29,12 @@ export async function screenshotTray(page: Page, name: string): Promise<string> 
   await trayAtRest(page); // the tray slides in: a picture taken mid-slide is cut at its left edge
   const tray = page.locator('.red-ui-tray').last();
   const box = await tray.boundingBox();
-  const bottom = await tray.locator('.red-ui-tray-body .form-row, .red-ui-tray-body .form-tips').evaluateAll((els) =>
-    Math.max(0, ...els.filter((e) => (e as HTMLElement).offsetParent).map((e) => e.getBoundingClientRect().bottom)));
+  // The last row shown whole: a form taller than the tray scrolls, and a row cut by the tray's footer is left out.
+  const bottom = await tray.locator('.red-ui-tray-body .form-row, .red-ui-tray-body .form-tips').evaluateAll((els) => {
+    const content = els[0]?.closest('.red-ui-tray-content') ?? els[0]?.closest('.red-ui-tray-body-wrapper');
+    const visible = content ? content.getBoundingClientRect().bottom : Infinity;
+    return Math.max(0, ...els.filter((e) => (e as HTMLElement).offsetParent).map((e) => e.getBoundingClientRect().bottom).filter((b) => b <= visible + 1));
+  });
   if (!box || !bottom) return screenshot(tray, name);
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
