@@ -301,10 +301,14 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     // Node-RED reconnects after mqttReconnectTime (5 s by default; an interval, on the fake clock): online again.
     const avail = () => mqtt.published.filter(on(AVAILABILITY)).map((p) => p.payload);
     const backOnline = () => avail().slice(avail().indexOf('offline') + 1).includes('online');
+    const isOnline = (p: { topic: string; payload: unknown }) => p.topic === AVAILABILITY && p.payload === 'online';
+    const onlineBefore = mqtt.published.filter(isOnline).length;
     for (let i = 0; i < 20 && !backOnline(); i++) {
       await clock.tickAsync(1000); // the client may notice the loss after the will went out
       await turns();
     }
+    // The reconnect itself is real I/O (TCP, CONNACK, the birth message): wait for it, not for a count of turns.
+    if (!backOnline()) await mqtt.await(isOnline, onlineBefore + 1);
     assert.equal(avail()[0], 'online');
     assert.ok(backOnline(), `online again after the will: ${avail()}`);
   });
