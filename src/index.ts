@@ -9,7 +9,7 @@ export {
   EmsClient, mergeSeries, toTimeSeriesRequest, MAX_SPANS, type ClientOptions, type CallOptions, type TimeSeriesQuery,
   type ConnectionState, type AuthConfig, type AuthType,
   ApiError, HttpError, RateLimitError, AuthenticationError, NotFoundError, RefusedError, ServerError,
-  NetworkError, TimeoutError, AbortedError, DroppedError, BadResponseError, type RequestInfo,
+  NetworkError, TimeoutError, AbortedError, DroppedError, BadResponseError, BudgetError, EmptyRequestError, type RequestInfo,
 } from './client';
 export { planFromPrices, parsePriceUnit, MAX_PRICE_SLOTS, type PricePlan, type PlanSlot, type PricePlanInput, type PriceSlotInput, type BatteryInput } from './plan';
 export { startSimulator, type StartOptions, type StartedSimulator } from './simulator';

@@ -88,10 +88,43 @@ export class BudgetError extends ApiError {
   }
 }
 
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ECONNABORTED', 'ERR_SOCKET_CONNECTION_TIMEOUT']);
+/** Not sent: a steering command that sets no component (EMS_EMPTY). */
+export class EmptyRequestError extends ApiError {}
 
-/** The ApiError subclass for a failure, by its status, else its code. */
+/**
+ * The class of each code this package raises without an HTTP status: the one table apiError()
+ * reads (test/errors-codes.test.ts checks that every code the source passes to apiError() is
+ * here). A code that is not here is a connection failure reported by Node.js (ECONNREFUSED,
+ * ENOTFOUND, EPIPE, ...) and becomes a NetworkError.
+ */
+export const ERROR_CODE_CLASSES: Readonly<Record<string, new (opts: ApiErrorOptions) => ApiError>> = Object.freeze({
+  EMS_ABORTED: AbortedError,
+  EMS_CLOSED: AbortedError,
+  EMS_DROPPED: DroppedError,
+  EMS_BAD_RESPONSE: BadResponseError,
+  EMS_TOO_LARGE: BadResponseError,
+  /** A list answer without a requested property. */
+  EMS_MISSING: BadResponseError,
+  EMS_BUDGET: BudgetError,
+  EMS_EMPTY: EmptyRequestError,
+  /** The OAuth2 token endpoint failed or could not be reached: no request can be authenticated. */
+  EMS_AUTH: AuthenticationError,
+  /** A transport failure that is not an axios error (the request did not complete). */
+  EMS_ERROR: NetworkError,
+  EMS_NETWORK: NetworkError,
+  ETIMEDOUT: TimeoutError,
+  ECONNABORTED: TimeoutError,
+  ERR_SOCKET_CONNECTION_TIMEOUT: TimeoutError,
+});
+
+/**
+ * The ApiError subclass for a failure: a token failure (EMS_AUTH) is an AuthenticationError
+ * whatever the token endpoint answered; otherwise by its HTTP status, else its code. Never
+ * throws and never recurses.
+ */
 export function apiError(opts: ApiErrorOptions): ApiError {
+  const c = opts.code;
+  if (c === 'EMS_AUTH') return new AuthenticationError(opts);
   const s = opts.status;
   if (s !== undefined) {
     if (s === 429) return new RateLimitError(opts);
@@ -101,14 +134,8 @@ export function apiError(opts: ApiErrorOptions): ApiError {
     if (s >= 400) return new RefusedError(opts);
     return new HttpError(opts);
   }
-  const c = opts.code;
-  if (c === 'EMS_ABORTED' || c === 'EMS_CLOSED') return new AbortedError(opts);
-  if (c === 'EMS_DROPPED') return new DroppedError(opts);
-  if (c === 'EMS_BAD_RESPONSE' || c === 'EMS_TOO_LARGE') return new BadResponseError(opts);
-  if (c === 'EMS_BUDGET') return new BudgetError(opts);
-  if (TIMEOUT_CODES.has(c)) return new TimeoutError(opts);
-  if (c === 'EMS_EMPTY' || c === 'EMS_AUTH' || c === 'EMS_ERROR' || c === 'EMS_MISSING') return apiError(opts);
-  return new NetworkError(opts);
+  const cls = Object.prototype.hasOwnProperty.call(ERROR_CODE_CLASSES, c) ? ERROR_CODE_CLASSES[c] : NetworkError;
+  return new cls(opts);
 }
 
 /**

@@ -1,0 +1,181 @@
+/**
+ * Every error class, produced by a real failure (issue 18.2): the simulator on 127.0.0.1 where
+ * it can make the fault, a closed port or a small node:http stub where it cannot. Each test
+ * names the path the user takes to the error; among them the OAuth2 token endpoint that cannot
+ * be reached, which once overflowed the stack instead of answering an AuthenticationError.
+ */
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmptyRequestError, EmsClient, HttpError,
+  NetworkError, NotFoundError, RateLimitError, RefusedError, ServerError, TimeoutError, ValidationError,
+} from '../src/client';
+import { ReadCoalescer, SteeringQueue } from '../src/runtime';
+import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { useCrashWatch } from './helpers/faults';
+
+const SITE = DEFAULT_SITES[0].siteReference;
+const BATTERY = DEFAULT_SITES[0].battery.deviceReference;
+const until = () => Date.now() + 10 * 60_000;
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const srv = http.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((r) => srv.close(() => r()));
+  return port;
+}
+
+/** A stub service for faults the simulator cannot make: answers every request with `answer`. */
+async function stub(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  const srv = http.createServer(answer);
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
+}
+
+async function caught(p: Promise<unknown>): Promise<ApiError> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof ApiError || e instanceof ValidationError, `a typed error, got ${String(e)}`);
+    return e as ApiError;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('error classes produced by real failures', () => {
+  const crashes = useCrashWatch();
+  let s: StartedSimulator;
+  const clients: EmsClient[] = [];
+  const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
+    const c = new EmsClient({ baseUrl: s.url, retries: 0, ...o });
+    clients.push(c);
+    return c;
+  };
+  before(async () => { s = await startSimulator({ apiKey: 'key-123456' }); });
+  afterEach(() => { for (const c of clients.splice(0)) c.close(); s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] }); });
+  after(async () => { await s.close(); assert.deepEqual(crashes.events, []); });
+  const auth = { type: 'header' as const, apiKey: 'key-123456' };
+
+  it('AuthenticationError (EMS_AUTH): the OAuth2 token endpoint cannot be reached', async () => {
+    const port = await closedPort();
+    const c = client({ auth: { type: 'oauth2', tokenUrl: `http://127.0.0.1:${port}/oauth/token`, clientId: 'p', clientSecret: 'secret-xyz-987' } });
+    const e = await caught(c.getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof AuthenticationError, String(e));
+    assert.equal(e.code, 'EMS_AUTH');
+    assert.match(e.message, /^OAuth2 token request to .*oauth\/token failed: ECONNREFUSED$/);
+    assert.doesNotMatch(e.message, /secret-xyz-987/);
+  });
+
+  it('AuthenticationError (HTTP_401): no API key', async () => {
+    const e = await caught(client().getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof AuthenticationError && e.status === 401, String(e));
+  });
+
+  it('NotFoundError (HTTP_404): an unknown device', async () => {
+    const e = await caught(client({ auth }).getMeasurement('dvc_nosuchdevice1', 'soc'));
+    assert.ok(e instanceof NotFoundError && e.code === 'HTTP_404', String(e));
+  });
+
+  it('RateLimitError (HTTP_429) and ServerError (HTTP_500): faults of the simulator', async () => {
+    s.sim.setFaults({ rate429: 1 });
+    const r = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(r instanceof RateLimitError && r.status === 429, String(r));
+    s.sim.setFaults({ rate429: 0, rate500: 1 });
+    const e = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof ServerError && e.status === 500, String(e));
+  });
+
+  it('RefusedError (HTTP_400) and HttpError (another status): a stub service', async () => {
+    const svc = await stub((req, res) => {
+      const status = req.url!.includes('soc') ? 400 : 302;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'no' }));
+    });
+    try {
+      const e = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'soc'));
+      assert.ok(e instanceof RefusedError && e.status === 400, String(e));
+      const h = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'power'));
+      assert.ok(h instanceof HttpError && h.constructor === HttpError, String(h));
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('NetworkError (ECONNREFUSED): nothing listens', async () => {
+    const port = await closedPort();
+    const e = await caught(client({ baseUrl: `http://127.0.0.1:${port}` }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof NetworkError && e.code === 'ECONNREFUSED', String(e));
+  });
+
+  it('NetworkError (EMS_ERROR): a failure that is not an HTTP one (an attempt hook that throws)', async () => {
+    const c = client({ auth, attempts: { before() { throw new TypeError('hook broke'); }, after() {} } });
+    const e = await caught(c.getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof NetworkError && e.code === 'EMS_ERROR', `${e.constructor.name} ${e.code}`);
+  });
+
+  it('TimeoutError: the simulator answers later than the deadline', async () => {
+    s.sim.setFaults({ latencyMs: [500, 500] });
+    const e = await caught(client({ auth, timeoutMs: 50 }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(e instanceof TimeoutError, String(e));
+  });
+
+  it('AbortedError (EMS_ABORTED, EMS_CLOSED): the caller aborts; the client is closed', async () => {
+    const ac = new AbortController();
+    ac.abort();
+    const a = await caught(client({ auth }).getMeasurement(BATTERY, 'soc', { signal: ac.signal }));
+    assert.ok(a instanceof AbortedError && a.code === 'EMS_ABORTED', String(a));
+    const c = client({ auth });
+    c.close();
+    const b = await caught(c.getMeasurement(BATTERY, 'soc'));
+    assert.ok(b instanceof AbortedError && b.code === 'EMS_CLOSED', String(b));
+  });
+
+  it('BadResponseError (EMS_BAD_RESPONSE, EMS_TOO_LARGE, EMS_MISSING): answers of the wrong shape, too big, or without a property', async () => {
+    const svc = await stub((req, res) => {
+      if (req.url!.includes('power')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(4096) }));
+      if (req.url!.includes('/measurements?')) {
+        // A list answer with only the first requested property (the coalescer asked for two).
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ reference: BATTERY, measurements: [{ timestamp: Date.now(), property: 'soc', value: 50, unit: '%' }] }));
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>maintenance</title></html>');
+    });
+    try {
+      const c = client({ baseUrl: svc.url, maxBodyBytes: 1024 });
+      const bad = await caught(c.getMeasurement(BATTERY, 'soc'));
+      assert.ok(bad instanceof BadResponseError && bad.code === 'EMS_BAD_RESPONSE', String(bad));
+      const big = await caught(c.getMeasurement(BATTERY, 'power'));
+      assert.ok(big instanceof BadResponseError && big.code === 'EMS_TOO_LARGE', String(big));
+      const co = new ReadCoalescer(client({ baseUrl: svc.url }), 5);
+      const [soc, missing] = await Promise.allSettled([co.measurement(BATTERY, 'soc'), co.measurement(BATTERY, 'temperature')]);
+      assert.equal(soc.status, 'fulfilled');
+      const m = (missing as PromiseRejectedResult).reason;
+      assert.ok(m instanceof BadResponseError && m.code === 'EMS_MISSING', String(m));
+      assert.match(m.message, /no value for property "temperature"/);
+    } finally {
+      await svc.close();
+    }
+  });
+
+  it('EmptyRequestError (EMS_EMPTY) and DroppedError (EMS_DROPPED): the steering queue', async () => {
+    const q = new SteeringQueue(client({ auth }));
+    const empty = await caught(q.submit({ site: SITE, kind: 'combined', validUntil: until() }));
+    assert.ok(empty instanceof EmptyRequestError && empty.code === 'EMS_EMPTY', String(empty));
+    s.sim.setFaults({ latencyMs: [100, 100] });
+    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }, { owner: 'a' });
+    const queued = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() }, { owner: 'b' });
+    assert.deepEqual(q.dropOwner('b', 'node closed'), [`${SITE} energyStorageSetting=2 kW`]);
+    const [, d] = await Promise.allSettled([first, queued]);
+    const dropped = (d as PromiseRejectedResult).reason;
+    assert.ok(dropped instanceof DroppedError && dropped.code === 'EMS_DROPPED', String(dropped));
+  });
+
+  it('ValidationError (EMS_VALIDATION): a device reference the protocol refuses, nothing sent', async () => {
+    const before = s.sim.requestsReceived;
+    const e = await caught(client({ auth }).getMeasurement('../etc', 'soc'));
+    assert.ok(e instanceof ValidationError && e.code === 'EMS_VALIDATION', String(e));
+    assert.equal(s.sim.requestsReceived, before);
+  });
+});
