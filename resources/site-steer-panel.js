@@ -1,7 +1,8 @@
 /**
- * The site steer node's editor definition (window.EmsPartnerSiteSteerPanel): its defaults and validators, the rows each mode shows,
- * and the form's TypedInputs and pickers. Loaded by nodes/ems-site-steer.html (which holds the
- * form and nothing else) after the shared editor code (resources/editor.js, resources/limits.js,
+ * The site steer node's editor code (window.EmsPartnerSiteSteerPanel): the validator of each property,
+ * the rows each mode shows, the labels, and the form's TypedInputs and pickers. Loaded by
+ * nodes/ems-site-steer.html (which holds the node's definition, written out for the Flows library's
+ * scorecard, and the form) after the shared editor code (resources/editor.js, resources/limits.js,
  * loaded by the config node's panel).
  */
 (function () {
@@ -109,34 +110,30 @@
         });
     }
 
-    // Registered by nodes/ems-site-steer.html under its literal name (the palette manager's scorecard reads it there).
+    // The definition (defaults, inputs, outputs, icon) is written out in nodes/ems-site-steer.html, where the Flows
+    // library's scorecard (node-red-dev validate) reads it; it takes from here the validator of each property, by name,
+    // the table of limits (defaults), and the functions of the panel.
     window.EmsPartnerSiteSteerPanel = {
-        category: 'EMS partner',
-        color: '#9FD39E',
-        defaults: {
-            name: { value: '' },
-            server: { value: '', type: 'ems-partner-config', required: true },
-            site: { value: '', validate: named('site', function (v, opt) {
+        LIMITS: L,
+        validate: {
+            site: named('site', function (v, opt) {
                 if (fleet(this) && String(v === undefined ? '' : v).trim() === '') { return true; }
                 return E().typed(v, f(this, 'siteType') || 'str', opt);
-            }) },
-            siteType: { value: 'str' },
+            }),
             // A fleet: every mode applies to each site (src/nodes/steer-fleet.ts); '' = the one site above or msg.sites.
-            sites: { value: '', validate: named('sites', siteListRefusal) },
-            mode: { value: 'ess' },
-            portfolioSplit: { value: 'rating', validate: named('portfolioSplit', function (v) {
+            sites: named('sites', siteListRefusal),
+            portfolioSplit: named('portfolioSplit', function (v) {
                 return v === undefined || v === '' || v === 'rating' || v === 'soc' || t('errors.portfolioSplit');
-            }) },
-            essValue: { value: 'payload', validate: named('ess', function (v, opt) {
+            }),
+            essValue: named('ess', function (v, opt) {
                 // Empty = not set: the runtime then takes a number in msg.payload (or nothing in mode combined).
                 if (!shows(this, 'ess') || v === undefined || String(v).trim() === '') { return true; }
                 var type = f(this, 'essValueType') || 'msg', r = E().typed(v, type, opt), max = limit(this, 'maxEssPower');
                 if (r !== true || type !== 'num' || !max) { return r; }
                 return Math.abs(E().num(v) * (WATTS[f(this, 'essUnit')] || 1e3)) <= max || t('errors.maxEssPower', { max: max });
-            }) },
-            essValueType: { value: 'msg' },
-            essUnit: { value: 'kW', validate: unitOf('ess', ['W', 'kW', 'MW']) },
-            curtailmentValue: { value: '', validate: named('curtailment', function (v, opt) {
+            }),
+            essUnit: unitOf('ess', ['W', 'kW', 'MW']),
+            curtailmentValue: named('curtailment', function (v, opt) {
                 if (!shows(this, 'curtailment') || v === undefined) { return true; }
                 var type = f(this, 'curtailmentValueType') || 'num';
                 if (type !== 'num') { return E().typed(v, type, opt); }
@@ -145,69 +142,51 @@
                 if (!isFinite(n) || n < 0) { return t('errors.curtailment'); }
                 if (unit === '%') { return n <= 100 || t('errors.percent'); }
                 return !max || n * (WATTS[unit] || 1e3) <= max || t('errors.maxCurtailment', { max: max });
-            }) },
-            curtailmentValueType: { value: 'num' },
-            curtailmentUnit: { value: 'kW', validate: unitOf('curtailment', ['W', 'kW', 'MW', '%']) },
-            maximizeGridImport: { value: 'unchanged', validate: named('maximizeGridImport', function (v) {
+            }),
+            curtailmentUnit: unitOf('curtailment', ['W', 'kW', 'MW', '%']),
+            maximizeGridImport: named('maximizeGridImport', function (v) {
                 return !shows(this, 'maximizeGridImport') || v !== 'true' || allowsMaxImport(this) || t('errors.maximizeGridImportForbidden');
-            }) },
-            allowMaximizeGridImport: { value: true },
-            gridTargetValue: { value: 'payload', validate: named('gridTarget', function (v, opt) {
+            }),
+            gridTargetValue: named('gridTarget', function (v, opt) {
                 if (v === undefined || String(v).trim() === '' || !shows(this, 'gridTarget')) { return true; }
                 var type = f(this, 'gridTargetValueType') || 'msg', r = E().typed(v, type, opt), max = limit(this, 'maxGridPower');
                 if (r !== true || type !== 'num' || !max) { return r; }
                 return Math.abs(E().num(v) * (WATTS[f(this, 'gridTargetUnit')] || 1e3)) <= max || t('errors.maxGridPower', { max: max });
-            }) },
-            gridTargetValueType: { value: 'msg' },
-            gridTargetUnit: { value: 'kW', validate: unitOf('gridTarget', ['W', 'kW', 'MW']) },
-            deadbandValue: { value: '', validate: named('deadband', function (v, opt) {
+            }),
+            gridTargetUnit: unitOf('gridTarget', ['W', 'kW', 'MW']),
+            deadbandValue: named('deadband', function (v, opt) {
                 if (!shows(this, 'deadband') || v === undefined || String(v).trim() === '') { return true; }
                 var n = E().num(v), max = limit(this, 'maxGridPower');
                 if (!isFinite(n) || n < 0) { return t('errors.deadband'); }
                 return !max || n * (WATTS[f(this, 'deadbandUnit')] || 1e3) <= max || t('errors.maxGridPower', { max: max });
-            }) },
-            deadbandUnit: { value: 'kW', validate: unitOf('deadband', ['W', 'kW', 'MW']) },
-            upperLimitValue: { value: '', validate: gridLimit('upper') },
-            upperLimitValueType: { value: 'num' },
-            upperLimitUnit: { value: 'kW', validate: unitOf('upperLimit', ['W', 'kW', 'MW']) },
-            lowerLimitValue: { value: '', validate: gridLimit('lower') },
-            lowerLimitValueType: { value: 'num' },
-            lowerLimitUnit: { value: 'kW', validate: unitOf('lowerLimit', ['W', 'kW', 'MW']) },
-            validity: { value: 'quarter-hour' },
-            duration: { value: L.duration.dflt, validate: V.limit('duration', { applies: function (node) { return f(node, 'validity') === 'duration'; } }) },
-            maxEssPower: { value: L.maxEssPower.dflt, validate: V.limit('maxEssPower') },
-            maxCurtailment: { value: L.maxCurtailment.dflt, validate: V.limit('maxCurtailment') },
+            }),
+            deadbandUnit: unitOf('deadband', ['W', 'kW', 'MW']),
+            upperLimitValue: gridLimit('upper'),
+            upperLimitUnit: unitOf('upperLimit', ['W', 'kW', 'MW']),
+            lowerLimitValue: gridLimit('lower'),
+            lowerLimitUnit: unitOf('lowerLimit', ['W', 'kW', 'MW']),
+            duration: V.limit('duration', { applies: function (node) { return f(node, 'validity') === 'duration'; } }),
+            maxEssPower: V.limit('maxEssPower'),
+            maxCurtailment: V.limit('maxCurtailment'),
             // Empty = not set (no limit / unknown), else as the table says.
-            maxGridPower: { value: '', validate: V.limit('maxGridPower', { empty: true }) },
-            maxGridLimit: { value: '', validate: V.limit('maxGridLimit', { empty: true }) },
-            stopAction: { value: 'expire', validate: named('stopAction', function (v) {
+            maxGridPower: V.limit('maxGridPower', { empty: true }),
+            maxGridLimit: V.limit('maxGridLimit', { empty: true }),
+            stopAction: named('stopAction', function (v) {
                 return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
-            }) },
-            pvPeakPower: { value: '', validate: named('pvPeakPower', function (v) {
+            }),
+            pvPeakPower: named('pvPeakPower', function (v) {
                 var n = E().num(v), max = limit(this, 'maxCurtailment');
                 if (!lifts(this)) { return v === undefined || String(v).trim() === '' || E().limits().accepts(L.pvPeakPower, n) || E().refusal('pvPeakPower'); }
                 if (!isFinite(n) || n <= 0) { return t('errors.pvPeakPower'); }   // the runtime refuses every stop without it
                 return !max || n <= max || t('errors.pvPeakPowerOverLimit', { max: max });
-            }) },
-            renew: { value: false },
-            dryRun: { value: false },
-            verify: { value: false },
-            batteryDevice: { value: '', validate: device('battery') },
-            batteryDeviceType: { value: 'str' },
-            pvDevice: { value: '', validate: device('pv') },
-            pvDeviceType: { value: 'str' },
-            meterDevice: { value: '', validate: device('meter') },
-            meterDeviceType: { value: 'str' },
-            verifyEvery: { value: 0, validate: verifyLimit('verifyEvery') },
-            tolerance: { value: 10, validate: verifyLimit('tolerance') },
-            toleranceMin: { value: 1000, validate: verifyLimit('toleranceMin') },
-            // 1, or 2 with verify on (output 2: delivery reports); a flow saved without it has 1.
-            outputs: { value: 1 },
-            version: { value: 5 }   // src/nodes/migrations.ts
+            }),
+            batteryDevice: device('battery'),
+            pvDevice: device('pv'),
+            meterDevice: device('meter'),
+            verifyEvery: verifyLimit('verifyEvery'),
+            tolerance: verifyLimit('tolerance'),
+            toleranceMin: verifyLimit('toleranceMin')
         },
-        inputs: 1,
-        outputs: 1,
-        icon: 'ems-site-steer.svg',
         paletteLabel: function () {
             var l = this._ ? this._(T + '.paletteLabel') : '';
             return l && l.indexOf('paletteLabel') < 0 ? l : 'site steer';
