@@ -23,6 +23,7 @@ const BENCHES = [
   { id: 'schedule', file: 'schedule.js', budgetS: 60 },
   { id: 'portfolio', file: 'portfolio.js', budgetS: 30 },
   { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
+  { id: 'plan', file: 'plan.js', budgetS: 120 },
 ];
 
 function runOne(b) {

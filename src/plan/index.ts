@@ -1,7 +1,12 @@
 /**
  * Plan room: pure planning functions beside the protocol (they import src/protocol only; no
  * I/O, no clock, no Node-RED). The price → battery planner makes slots the `ems-schedule`
- * node plays.
+ * node plays; the site planner adds PV, load, import and export prices and grid limits and
+ * finds the exact optimum of that LP; planBattery routes between them.
  */
 export { planFromPrices, type PricePlan, type PlanSlot } from './price-plan';
 export { parsePriceUnit, MAX_PRICE_SLOTS, DEFAULT_STEPS, type PricePlanInput, type PriceSlotInput, type BatteryInput } from './price-input';
+export { planSite, type SitePlan, type SitePlanSlot } from './site-plan';
+export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from './battery-plan';
+export { parseSiteInput, type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
+export { readPriceFeed, applyPriceFormula, parsePriceFormula, type PriceFormula, type PriceFeed, type FeedSlot } from './price-feed';

@@ -89,7 +89,7 @@ export function parsePriceUnit(input: unknown, field = 'priceUnit'): 'kWh' | 'MW
 }
 
 /** A number within [min, max] (`minOpen`: above min), from a number or numeric string. */
-function numberIn(input: unknown, field: string, min: number, max: number, minOpen = false, accepted?: string): number {
+export function numberIn(input: unknown, field: string, min: number, max: number, minOpen = false, accepted?: string): number {
   const n = parseNumber(input, field);
   if (minOpen ? n > min && n <= max : n >= min && n <= max) return n;
   const range = accepted ?? (max === Infinity ? `a number ${minOpen ? 'above' : 'at least'} ${min}` : `within ${minOpen ? `(${min}` : `[${min}`}, ${max}]`);
@@ -115,7 +115,7 @@ function parseSlot(input: unknown, i: number): PriceSlot {
   return { start, end, price: parseNumber(input.price, `${f}.price`) };
 }
 
-function parseBattery(input: unknown): Battery {
+export function parseBattery(input: unknown): Battery {
   if (!isObject(input)) {
     throw new ValidationError('battery', `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, soc}; got ${show(input)}`);
   }

@@ -1,0 +1,224 @@
+/**
+ * Site plan: the battery schedule of least cost for a site with PV, load, import and export
+ * prices and grid limits (issue 20). Pure: no I/O, no clock, no Node-RED.
+ *
+ * The model, per slot k of dt_k hours (powers in kW, averages over the slot, grid side):
+ *   charge c_k ∈ [0, maxChargeKW], discharge d_k ∈ [0, maxDischargeKW];
+ *   PV used pv_k − u_k, curtailment u_k ∈ [0, pv_k] (free: the site may always curtail);
+ *   import i_k ∈ [0, min(gridImportMax_k, site.importLimitW)], export x_k likewise;
+ *   energy balance pv_k − u_k + i_k + d_k = load_k + x_k + c_k;
+ *   stored energy e_{k+1} = e_k + dt_k·(ηc·c_k − d_k/ηd), e_0 from battery.soc, and
+ *   min(socMin, soc) ≤ e ≤ max(socMax, soc) at every boundary (a SOC outside the window may
+ *   stay where it is but not go further out), at least each socTarget at its boundary and
+ *   socEnd at the end;
+ *   peak P ≥ i_k for every k and P ≥ site.peakSoFarW.
+ * Cost (minimised): Σ dt_k·(importPrice_k·i_k − exportPrice_k·x_k + cycleCost·(c_k + d_k))
+ *   + peakCost·P − endValue·(e_n − e_0). An LP: exportPrice_k ≤ importPrice_k is required (a
+ * site cannot buy and sell at once), so import and export never both run.
+ *
+ * Charging and discharging at once is allowed, as the LP allows it: with efficiencies below 1
+ * it only loses energy, which pays only when taking energy from the grid pays (an import
+ * price below −cycleCost·(1+η)/(1−η)) or to stay within a limit; such a slot reports both
+ * powers (chargeKW, dischargeKW) and says so. The battery's net power (energyStorage) is
+ * what the ems-schedule node plays; the loss of such a slot is then not realised.
+ *
+ * Method (site-solve.ts): exact dynamic programming over stored energy on convex piecewise-
+ * linear value functions (no SOC grid), and a certified one-dimensional search for the
+ * peak. The price-only planner (price-plan.ts) is untouched; battery-plan.ts routes to it.
+ */
+import { ValidationError } from '../protocol/errors';
+import type { EpochMs } from '../protocol/types';
+import { reasons } from './plan-why';
+import { parseSiteInput, type SiteInput, type SitePlanInput } from './site-input';
+import { NoPlan, solveSite, type Infeasible, type SiteSolution } from './site-solve';
+import { SlotModel, type SlotRun } from './slot-cost';
+
+/** One slot of the site plan; `start`, `end` and `energyStorage` are a slot of the `ems-schedule` node. */
+export interface SitePlanSlot {
+  start: EpochMs;
+  end: EpochMs;
+  /** Battery power, grid side: positive = discharge, negative = charge (charge and discharge netted). */
+  energyStorage: { value: number; unit: 'kW' };
+  /** The import price per kWh (as `price` of the price-only plan), and both prices after the formulas. */
+  price: number;
+  importPrice: number;
+  exportPrice: number;
+  /** Battery energy to the grid over the slot, kWh (positive = discharged). */
+  energyKWh: number;
+  /** SOC (%) at the slot's start and end. */
+  socStart: number;
+  socEnd: number;
+  chargeKW: number;
+  dischargeKW: number;
+  /** Grid power: positive = import, negative = export; and each direction. */
+  gridKW: number;
+  importKW: number;
+  exportKW: number;
+  /** The forecasts (kW) and the PV the plan curtails. */
+  pvKW: number;
+  loadKW: number;
+  curtailKW: number;
+  /** The slot's cost: import cost − export revenue + wear (the peak cost is the plan's). */
+  cost: number;
+  why: string;
+}
+
+export interface SitePlan {
+  model: 'site';
+  slots: SitePlanSlot[];
+  /** The planned SOC curve: the first slot's start, every slot's end, and the start of a slot after a gap. */
+  soc: { time: EpochMs; soc: number }[];
+  /** The objective and its parts, in the prices' currency: total = import − export + wear + peak − endValue. */
+  cost: { total: number; import: number; export: number; wear: number; peak: number; endValue: number };
+  /** What the battery saves against leaving it idle (total cost idle − total cost), or null when idle is no plan (a target, a limit). */
+  value: number | null;
+  /** The highest import of the plan (at least site.peakSoFarW), kW. */
+  peakImportKW: number;
+  priceUnit: 'kWh';
+  currency?: string;
+  chargedKWh: number;
+  dischargedKWh: number;
+  /** The targets in force (targets before the plan's start are passed) and the boundary each applies at. */
+  targets: Array<{ soc: number; time: EpochMs; at: EpochMs }>;
+  /** How it was solved: DP passes, and the certified distance of `cost.total` to the optimum (0 but for the peak search). */
+  solver: { method: 'lp'; passes: number; gap: number };
+}
+
+const pct = (v: number) => Math.round(v * 100) / 100;
+
+/** A refusal naming the field at fault when the model has no plan. */
+function refusal(inp: SiteInput, why: Infeasible): ValidationError {
+  const { model: m } = inp;
+  const cap = inp.capacityKWh;
+  const socOf = (kWh: number) => pct((kWh / cap) * 100);
+  if (why.kind === 'slot') {
+    const k = why.k;
+    const s = m.slots[k];
+    const i = inp.index[k];
+    const supply = `at most ${pct(s.imax)} kW import + ${pct(s.pv)} kW PV + ${pct(m.battery.D)} kW from the battery`;
+    if (inp.given.load) return new ValidationError(`loadForecast[${i}]`, `cannot be met in that slot: ${supply} (gridImportMax, site.importLimitW, battery.maxDischargeKW); got ${pct(s.load * 1000)}`, 'unprocessable');
+    return new ValidationError(`gridImportMax[${i}]`, `leaves no plan for that slot (${supply}); got ${pct(s.imax * 1000)}`, 'unprocessable');
+  }
+  const b = why.k;
+  const [lo, hi] = why.reach;
+  if (hi < m.lb[b]) {
+    const target = inp.targets.find((t) => t.boundary === b && Math.abs((t.soc / 100) * cap - m.lb[b]) <= 1e-9 * cap);
+    const at = new Date(inp.end[b - 1]).toISOString();
+    if (target) {
+      return new ValidationError(`${target.field}.soc`, `cannot be reached by ${new Date(target.time).toISOString()} (the slot boundary ${at}): at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${target.soc}`, 'unprocessable');
+    }
+    if (b === m.slots.length && inp.socEnd !== undefined && Math.abs((inp.socEnd / 100) * cap - m.lb[b]) <= 1e-9 * cap) {
+      return new ValidationError('socEnd', `cannot be reached by the end of the last slot: at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${inp.socEnd}`, 'unprocessable');
+    }
+    const i = inp.index[b - 1];
+    const field = inp.given.load ? `loadForecast[${i}]` : 'battery.socMin';
+    return new ValidationError(field, `cannot be covered within the import limits: the battery would have to go below ${socOf(m.lb[b])} % by ${at} (at best ${socOf(hi)} %)`, 'unprocessable');
+  }
+  return new ValidationError('battery.socMax', `is exceeded by ${new Date(inp.end[b - 1]).toISOString()} whatever the plan (at least ${socOf(lo)} %)`, 'unprocessable');
+}
+
+/** Cost of the idle battery (c = d = 0) over the plan, or null when that is no plan. */
+function idleCost(inp: SiteInput): number | null {
+  const m = inp.model;
+  for (const t of inp.targets) if (m.e0 < m.lb[t.boundary] - m.tolE) return null;
+  if (m.e0 < m.lb[m.slots.length] - m.tolE) return null;
+  let cost = 0;
+  let peak = m.peakFloor;
+  const run: SlotRun = { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 };
+  for (const s of m.slots) {
+    if (!new SlotModel(s, m.battery).idle(run)) return null;
+    cost += s.dt * run.cost;
+    peak = Math.max(peak, run.i);
+  }
+  return cost + (m.peakCost > 0 ? m.peakCost * peak : 0);
+}
+
+/** Float noise off a power: within 1e-9 of 0 or of a limit, that value. */
+function clean(v: number, ...limits: number[]): number {
+  if (Math.abs(v) <= 1e-9) return 0;
+  for (const l of limits) if (Number.isFinite(l) && Math.abs(v - l) <= 1e-9 * Math.max(1, l)) return l;
+  return v;
+}
+
+/**
+ * The plan of least cost for the site (the model above), within every limit. Throws a
+ * ValidationError naming the field for any bad input, and for limits no plan can keep.
+ */
+export function planSite(input: SitePlanInput): SitePlan {
+  const inp = parseSiteInput(input);
+  const m = inp.model;
+  let sol: SiteSolution;
+  try {
+    sol = solveSite(m);
+  } catch (err) {
+    if (err instanceof NoPlan) throw refusal(inp, err.why);
+    throw err;
+  }
+  const { e, runs } = sol;
+  const cap = inp.capacityKWh;
+  const why = reasons(inp, runs, e, sol.cap);
+  const socOf = (kWh: number) => (kWh / cap) * 100;
+  const sum = { import: 0, export: 0, wear: 0 };
+  let charged = 0;
+  let discharged = 0;
+  let peak = m.peakFloor;
+  const curve: SitePlan['soc'] = [];
+  const slots = runs.map((r, k): SitePlanSlot => {
+    const s = m.slots[k];
+    const h = s.dt;
+    const c = clean(r.c, m.battery.C);
+    const d = clean(r.d, m.battery.D);
+    const i = clean(r.i, s.imax);
+    const x = clean(r.x, s.xmax);
+    const u = clean(r.u, s.pv);
+    sum.import += h * s.pi * i;
+    sum.export += h * s.px * x;
+    sum.wear += h * m.battery.wear * (c + d);
+    charged += h * c;
+    discharged += h * d;
+    peak = Math.max(peak, i);
+    const start = inp.start[k];
+    if (k === 0 || inp.end[k - 1] !== start) curve.push({ time: start, soc: socOf(e[k]) });
+    curve.push({ time: inp.end[k], soc: socOf(e[k + 1]) });
+    const net = d - c;
+    return {
+      start,
+      end: inp.end[k],
+      energyStorage: { value: net, unit: 'kW' },
+      price: s.pi,
+      importPrice: s.pi,
+      exportPrice: s.px,
+      energyKWh: net * h,
+      socStart: socOf(e[k]),
+      socEnd: socOf(e[k + 1]),
+      chargeKW: c,
+      dischargeKW: d,
+      gridKW: i - x,
+      importKW: i,
+      exportKW: x,
+      pvKW: s.pv,
+      loadKW: s.load,
+      curtailKW: u,
+      cost: h * (s.pi * i - s.px * x + m.battery.wear * (c + d)),
+      why: why[k],
+    };
+  });
+  const peakCost = m.peakCost > 0 ? m.peakCost * peak : 0;
+  const endValue = m.endValue * (e[e.length - 1] - m.e0);
+  const total = sum.import - sum.export + sum.wear + peakCost - endValue;
+  const idle = idleCost(inp);
+  return {
+    model: 'site',
+    slots,
+    soc: curve,
+    cost: { total, import: sum.import, export: sum.export, wear: sum.wear, peak: peakCost, endValue },
+    value: idle === null ? null : idle - total,
+    peakImportKW: peak,
+    priceUnit: 'kWh',
+    currency: inp.currency,
+    chargedKWh: charged,
+    dischargedKWh: discharged,
+    targets: inp.targets.map((t) => ({ soc: t.soc, time: t.time, at: inp.end[t.boundary - 1] })),
+    solver: { method: 'lp', passes: sol.passes, gap: sol.gap },
+  };
+}
