@@ -5,6 +5,7 @@
  * limits, shortfall, refusals before anything is sent.
  */
 import assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import type { SiteDefinition } from '../src/simulator';
 import { makeReference } from '../src/simulator/prng';
 import { SERVICE } from '../src/protocol/limits';
@@ -203,21 +204,38 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
 
   it('renew renews each site\'s part as it was sent (no new split); stop ends every site\'s renewal', async function () {
     this.timeout(10_000);
-    // 0.04 min = 2.4 s validity: each renewal goes out 2 s before expiry, 0.4 s after its signal.
+    // 1 min validity: each renewal goes out 12 s before expiry, 48 s after its signal. The renewal
+    // timers run on a fake clock (setTimeout only; Date and the I/O are real), so the test moves
+    // to them at once, and can see after stop that no timer is left that could send a renewal.
     const list = JSON.stringify([{ site: REFS[0], maxPowerW: 1000 }, { site: REFS[1], maxPowerW: 3000 }]);
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: list, validity: 'duration', duration: 0.04, renew: true }), cfg(sim.s.url)));
-    const m = await f.ask({ payload: 2 });
-    assert.deepEqual(m.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [500, 1500], 'ratings from the node\'s list');
-    const bySite = (ref: string) => steers().filter((e) => e.path.includes(ref));
-    while (bySite(REFS[0]).length < 2 || bySite(REFS[1]).length < 2) await f.status.wait((x) => /\(renewed\)$/.test(x.text ?? ''), 5_000, 'a renewal');
-    assert.deepEqual(bySite(REFS[0]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [500, 500]);
-    assert.deepEqual(bySite(REFS[1]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [1500, 1500]);
-    const stopped = await f.ask({ payload: 'stop' });
-    assert.deepEqual(stopped.payload.results.map((r: { response: unknown }) => r.response), [{ stopped: true, renewing: false }, { stopped: true, renewing: false }]);
-    assert.deepEqual(stopped.payload.summary, { ok: 2, failed: 0, total: 2 });
-    const count = steers().length;
-    await new Promise((r) => setTimeout(r, 600)); // past when the next renewal would have gone out
-    assert.equal(steers().length, count, 'no renewal after stop');
+    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: list, validity: 'duration', duration: 1, renew: true }), cfg(sim.s.url)));
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const m = await f.ask({ payload: 2 });
+      assert.deepEqual(m.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [500, 1500], 'ratings from the node\'s list');
+      assert.equal(clock.countTimers(), 2, 'one renewal pending per site');
+      const bySite = (ref: string) => steers().filter((e) => e.path.includes(ref));
+      const shown = f.status.all.length;
+      await clock.tickAsync(48_000); // the renewals' time: both go out (real requests)
+      // Each renewal shows "(renewed)" once answered, and re-arms in the same step.
+      await f.status.count((x) => /\(renewed\)$/.test(x.text ?? ''), 2, shown, 5_000);
+      assert.equal(bySite(REFS[0]).length, 2, 'one renewal of the first site');
+      assert.equal(bySite(REFS[1]).length, 2, 'one renewal of the second site');
+      assert.deepEqual(bySite(REFS[0]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [500, 500]);
+      assert.deepEqual(bySite(REFS[1]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [1500, 1500]);
+      assert.equal(clock.countTimers(), 2, 'the chain goes on: a renewal pending per site again');
+      const stopped = await f.ask({ payload: 'stop' });
+      assert.deepEqual(stopped.payload.results.map((r: { response: unknown }) => r.response), [{ stopped: true, renewing: false }, { stopped: true, renewing: false }]);
+      assert.deepEqual(stopped.payload.summary, { ok: 2, failed: 0, total: 2 });
+      // The barrier: no renewal is in flight (both answered before stop) and no timer is left, so
+      // none can ever go out. Ten minutes of renewal time then pass and the log stays as it is.
+      assert.equal(clock.countTimers(), 0, 'stop cleared every renewal timer');
+      const count = steers().length;
+      await clock.tickAsync(10 * 60_000);
+      assert.equal(steers().length, count, 'no renewal after stop');
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('portfolio without a list steers the node\'s one site (or msg.site) as a fleet of one, within its rating', async () => {

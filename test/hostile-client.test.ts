@@ -11,6 +11,7 @@ import { ApiError, EmsClient } from '../src/client';
 import { ReadCoalescer } from '../src/runtime';
 import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
 import { watchTimers } from './helpers/faults';
+import { watchPushes } from './helpers/barrier';
 
 const DEV = 'dvc_a';
 const SITE = 'ste_a';
@@ -171,9 +172,14 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
   it('six dripping answers do not starve a steering command beyond one deadline', async () => {
     h.mode = 'drip';
     h.override(/^\/sites\//, 'ok');
-    const c = new EmsClient({ baseUrl: h.url, retries: 2, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300, concurrency: 6 });
+    // The attempt hook is called in the slot, just before an attempt is sent: the sixth call means all six hold one.
+    let sent = 0;
+    let six!: () => void;
+    const inSlots = new Promise<void>((resolve) => { six = resolve; });
+    const attempts = { before: () => { if (++sent === 6) six(); }, after: () => undefined };
+    const c = new EmsClient({ baseUrl: h.url, retries: 2, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300, concurrency: 6, attempts });
     const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code));
-    await new Promise((r) => setTimeout(r, 50)); // the six hold every slot
+    await inSlots; // the six hold every slot
     assert.equal(c.transport.limiter.inFlight, 6);
     const t0 = Date.now();
     const steered = await c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
@@ -187,16 +193,30 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
   it('the caller\'s abort still aborts a dripping answer, and close() aborts every one', async () => {
     h.mode = 'drip';
     const c = new EmsClient({ baseUrl: h.url, retries: 3, timeoutMs: 5_000 });
-    const ctl = new AbortController();
-    const p = c.getMeasurement(DEV, 'soc', { signal: ctl.signal });
-    await new Promise((r) => setTimeout(r, 50));
-    ctl.abort();
-    await assert.rejects(p, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
-    const q = c.getMeasurementsMap(DEV, 'soc');
-    await new Promise((r) => setTimeout(r, 50));
-    c.close();
-    await assert.rejects(q, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
-    assert.equal(c.transport.limiter.inFlight, 0);
+    // Each abort comes once the server got the request: its answer is dripping (a byte a second).
+    const log = watchPushes(h.received);
+    const arrived = (path: string) => {
+      const from = h.received.length;
+      return log.until(() => h.received.slice(from).some((r) => r.path === path), `${path} at the server`);
+    };
+    try {
+      const ctl = new AbortController();
+      const single = arrived(`/devices/${DEV}/measurement`);
+      const p = c.getMeasurement(DEV, 'soc', { signal: ctl.signal });
+      await single;
+      assert.equal(c.transport.limiter.inFlight, 1, 'the read is in flight');
+      ctl.abort();
+      await assert.rejects(p, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+      const map = arrived(`/devices/${DEV}/measurements/map`);
+      const q = c.getMeasurementsMap(DEV, 'soc');
+      await map;
+      assert.equal(c.transport.limiter.inFlight, 1, 'the map read is in flight');
+      c.close();
+      await assert.rejects(q, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+      assert.equal(c.transport.limiter.inFlight, 0);
+    } finally {
+      log.restore();
+    }
   });
 
   it('leaves no timer of the package behind', async () => {

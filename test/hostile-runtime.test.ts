@@ -11,6 +11,7 @@ import vm from 'node:vm';
 import { helper, NODES, Inbox, until, useRuntime } from './helpers/red';
 import { useCrashWatch } from './helpers/faults';
 import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
+import { delivered, watchOwnTimers, watchPushes } from './helpers/barrier';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const DEV = 'dvc_a';
@@ -37,6 +38,25 @@ const SAYS: Record<string, RegExp> = {
   flood: /over the limit of 1 MB \(maxBodyMB\)/,
 };
 
+type Timers = ReturnType<typeof watchOwnTimers>;
+
+/**
+ * The point after which no answer to the messages sent so far can still come. A late answer
+ * needs something still running: a request of the config node's client (its response, body or
+ * deadline), a queued steering command, or a timer of the package. None is: no request holds
+ * or awaits a slot, no steering is queued, and once a sentinel sent now by each node in `paths`
+ * reached its inbox (Node-RED delivers in order: every answer sent before it has arrived, and
+ * the timers cleared before it are reported gone), no timer that src/ set is pending.
+ */
+async function settled(timers: Timers, paths: Array<[node: any, inbox: Inbox]>): Promise<void> {
+  const rt = await helper.getNode('cfg').runtime();
+  assert.equal(rt.client.transport.limiter.inFlight, 0, 'no request in flight');
+  assert.equal(rt.client.transport.limiter.queued, 0, 'no request waiting for a slot');
+  assert.equal(rt.steering.queued(), 0, 'no steering queued');
+  await delivered(paths);
+  assert.deepEqual(timers.pending(), [], 'no timer of the package pending');
+}
+
 function gcFunction(): () => void {
   v8.setFlagsFromString('--expose-gc');
   return vm.runInNewContext('gc') as () => void;
@@ -46,6 +66,9 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
   this.timeout(120_000);
   useRuntime();
   const crashes = useCrashWatch();
+  let timers: Timers; // the package's timers, watched from before each flow is loaded
+  beforeEach(() => { timers = watchOwnTimers(); });
+  afterEach(() => { timers.stop(); });
   let h: HostileServer;
   before(async () => { h = await startHostile({ dripMs: 1000, trickleMs: 5 }); });
   after(async () => { await h?.close(); });
@@ -83,7 +106,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       send('series');
       send(STEER, { payload: 5 });
       await until([out, caught], () => answered(sent) >= sent.length, 15_000, () => `${sent.length} answers in ${mode}; got ${answered(sent)}`);
-      await new Promise((r) => setTimeout(r, 30)); // a second answer to any message would show now
+      await settled(timers, [[helper.getNode('single'), out], [helper.getNode('c'), caught]]); // a second answer to any message has arrived by now
       for (const s of sent) {
         const errs = caught.msgs.filter((m) => m.seq === s.seq);
         const outs = out.msgs.filter((m) => m.seq === s.seq);
@@ -116,9 +139,9 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       assert.ok(res.status >= 400, `admin route in ${mode}: ${res.status}`);
       assert.doesNotMatch(JSON.stringify(res.body), /<html|<title/i, 'no raw page relayed');
     }
+    await settled(timers, [[helper.getNode('single'), out], [helper.getNode('c'), caught]]); // nothing of the rounds still running
     out.msgs.length = 0;
     caught.msgs.length = 0;
-    await new Promise((r) => setTimeout(r, 50));
     gc();
     const grown = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
     console.log(`      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${h.received.length} requests received`);
@@ -130,6 +153,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
   it('six dripping reads hold every slot for one deadline at most: a steering command goes out after it', async () => {
     h.mode = 'drip';
     h.override(/^\/sites\//, 'ok');
+    const log = watchPushes(h.received);
     try {
       await helper.load(NODES, [
         { id: 'tab', type: 'tab', label: 'drip' },
@@ -143,9 +167,10 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       const out = new Inbox(helper.getNode('out'));
       const caught = new Inbox(helper.getNode('caught'));
       // Six devices, so the coalescer cannot merge them: six requests, six slots.
+      const before = h.received.length;
       for (let i = 1; i <= 6; i++) helper.getNode('read').receive({ seq: i, deviceReference: `dvc_${i}` });
-      await until([], () => true, 0, () => '');
-      await new Promise((r) => setTimeout(r, 50));
+      // The server got all six: each holds its slot until its 300 ms deadline (the drip sends nothing before 1 s).
+      await log.until(() => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6, 'six reads at the server');
       const rt = await helper.getNode('cfg').runtime();
       assert.equal(rt.client.transport.limiter.inFlight, 6, 'the drips hold every slot');
       const t0 = Date.now();
@@ -155,11 +180,12 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       assert.equal(out.msgs.find((m) => m.seq === 7)?.payload?.requestId, 'req_1', 'the command was answered');
       assert.ok(waited < 300 + 1_000, `the command waited ${waited} ms behind the drips (deadline 300 ms)`);
       await until([caught], () => caught.msgs.length >= 6, 10_000, () => 'six timeouts');
-      await new Promise((r) => setTimeout(r, 30));
+      await settled(timers, [[helper.getNode('read'), out], [helper.getNode(STEER), out], [helper.getNode('c'), caught]]); // a second error would have arrived
       assert.deepEqual(caught.msgs.map((m) => m.seq).sort(), [1, 2, 3, 4, 5, 6], 'each read ended in exactly one error');
       for (const m of caught.msgs) assert.match(m.error.message, /timed out after 300 ms \(ETIMEDOUT\)/);
       assert.deepEqual(crashes.events, []);
     } finally {
+      log.restore();
       h.clearOverrides();
     }
   });

@@ -19,6 +19,64 @@ const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 const TYPES = Object.keys(PKG['node-red'].nodes);
 const EXAMPLES = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort();
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** Node-RED's own WebSocket library (its editor channel /comms runs on it). */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const WebSocket = require(require.resolve('ws', { paths: [nodeRedDir] }));
+
+interface Comms {
+  /** Resolves with the first debug message of each node in `ids`; rejects on an error a node reports, or after `ms`. */
+  debugFrom(ids: string[], ms: number): Promise<any[]>;
+  close(): void;
+}
+
+/**
+ * Connects to the editor's channel (/comms) as the editor does: Node-RED sends every debug
+ * message to every connection. Resolves once the connection is registered (the retained
+ * runtime state arrives, in answer to a subscribe sent after the one to debug).
+ */
+async function openComms(base: string): Promise<Comms> {
+  const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/comms`);
+  const seen: Array<{ topic: string; data: any }> = [];
+  const listeners = new Set<() => void>();
+  ws.on('message', (raw: Buffer) => {
+    const batch = JSON.parse(String(raw));
+    for (const m of Array.isArray(batch) ? batch : [batch]) seen.push(m);
+    for (const l of [...listeners]) l();
+  });
+  const until = <T>(test: () => T | undefined, ms: number, what: () => string) => new Promise<T>((resolve, reject) => {
+    const check = () => {
+      let v: T | undefined;
+      try { v = test(); } catch (e) { finish(e as Error); return; }
+      if (v !== undefined) finish(undefined, v);
+    };
+    const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${what()}`)), ms);
+    const onClose = () => finish(new Error(`/comms closed while waiting for ${what()}`));
+    function finish(err?: Error, v?: T) {
+      clearTimeout(timer);
+      listeners.delete(check);
+      ws.off('close', onClose);
+      if (err) reject(err);
+      else resolve(v as T);
+    }
+    listeners.add(check);
+    ws.on('close', onClose);
+    check();
+  });
+  await new Promise<void>((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  ws.send(JSON.stringify({ subscribe: 'debug' }));
+  ws.send(JSON.stringify({ subscribe: 'notification/runtime-state' }));
+  await until(() => seen.find((m) => m.topic === 'notification/runtime-state'), 10_000, () => 'the retained runtime state on /comms');
+  const debug = () => seen.filter((m) => m.topic === 'debug').map((m) => m.data);
+  return {
+    debugFrom: (ids, ms) => until(() => {
+      const failed = debug().find((d) => d.level === 20); // node.error, shown in the debug sidebar
+      if (failed) throw new Error(`node ${failed.id} reported an error: ${failed.msg}`);
+      const firsts = ids.map((id) => debug().find((d) => d.id === id));
+      return firsts.every(Boolean) ? firsts : undefined;
+    }, ms, () => `a debug message from each of ${ids.join(', ')}; got ${JSON.stringify(debug()).slice(0, 2000)}`),
+    close: () => ws.close(),
+  };
+}
 
 describe(`package: npm pack, install into a fresh user directory, Node-RED ${nodeRedVersion}`, function () {
   this.timeout(120_000);
@@ -103,26 +161,30 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   it('an example deployed as shipped reads from the built-in simulator', async () => {
     const example = JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', EXAMPLES[0]), 'utf8')) as any[];
     const tab = example.find((n) => n.z)!.z;
-    const r = await fetch(`${base}/flows`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
-      body: JSON.stringify([{ id: tab, type: 'tab', label: 'example' }, ...example]),
-    });
-    assert.equal(r.status, 204);
-    // The inject fires a second after the deploy: the battery (single and map, coalesced into
-    // one request), the meter (list) and the device list are read from the built-in simulator.
-    const wanted = ['/devices', '/devices/dvc_WTUv8brR7DnH/', '/devices/dvc_1nQB3mBvWC2s/'];
-    const deadline = Date.now() + 20_000;
-    let paths: string[] = [];
-    for (;;) {
-      try {
-        const log = await (await fetch(`${simUrl}/sim/log`)).json() as { entries: Array<{ path: string; status: number }> };
-        paths = log.entries.map((e) => `${e.status} ${e.path}`);
-        if (wanted.every((w) => paths.some((p) => p.startsWith(`200 ${w}`)))) break;
-      } catch { /* the simulator starts with the first config node */ }
-      assert.ok(Date.now() < deadline, `reads did not reach the built-in simulator: ${JSON.stringify(paths)}`);
-      await new Promise((res) => setTimeout(res, 200));
+    // Each read's output goes to a debug node: its debug message proves the read was answered.
+    const isDebug = new Set(example.filter((n) => n.type === 'debug').map((n) => n.id as string));
+    const reads = example.filter((n) => n.type === 'ems-device-read');
+    const debugs = reads.map((n) => (n.wires?.[0] ?? []).find((id: string) => isDebug.has(id)) as string);
+    assert.ok(reads.length > 0 && debugs.every(Boolean), 'every read of the example is wired to a debug node');
+    const comms = await openComms(base); // before the deploy: no debug message can be missed
+    try {
+      const r = await fetch(`${base}/flows`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
+        body: JSON.stringify([{ id: tab, type: 'tab', label: 'example' }, ...example]),
+      });
+      assert.equal(r.status, 204);
+      // The inject fires a second after the deploy: the battery (single and map, coalesced into
+      // one request), the meter (list) and the device list are read from the built-in simulator.
+      // Once each read's answer reached its debug node, every request has been answered (and logged).
+      await comms.debugFrom(debugs, 20_000);
+    } finally {
+      comms.close();
     }
+    const wanted = ['/devices', '/devices/dvc_WTUv8brR7DnH/', '/devices/dvc_1nQB3mBvWC2s/'];
+    const log = await (await fetch(`${simUrl}/sim/log`)).json() as { entries: Array<{ path: string; status: number }> };
+    const paths = log.entries.map((e) => `${e.status} ${e.path}`);
+    for (const w of wanted) assert.ok(paths.some((p) => p.startsWith(`200 ${w}`)), `${w} read from the built-in simulator: ${JSON.stringify(paths)}`);
     assert.ok(paths.every((p) => p.startsWith('200 ')), JSON.stringify(paths));
   });
 });
