@@ -4,7 +4,9 @@
  * (npm install --omit=dev) into a fresh Node-RED user directory, and measures the size of the
  * whole node_modules tree and the runtime dependencies. Then times Node-RED's start (a real
  * process, -p 0, until "Started flows") with and without the package in the user directory,
- * alternating, and reports the medians and their difference.
+ * alternating, and reports the medians and their difference. Last, the axios dedupe (issue
+ * 18.13, bench/lib/install-tree.js): the tarball as it is and a copy asking for the old axios
+ * range, each installed into user directories that start empty or already hold axios 1.19.0.
  */
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -12,47 +14,10 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, guard, machine, median, output, round } = require('./lib/common');
+const { OLD_RANGE, NODE_RED_AXIOS, npm, treeSize, installedPackages, repackWithAxios, nodeRedAxios, measureAxiosDedupe } = require('./lib/install-tree');
 
 const STARTS = Number(process.env.BENCH_STARTS) || 15;
 const RED_JS = require.resolve('node-red/red.js');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-
-function npm(args, cwd) {
-  return execFileSync(NPM, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 180_000 });
-}
-
-/** Apparent size (bytes) and file count of a directory tree; symlinks not followed. */
-function treeSize(dir) {
-  let bytes = 0;
-  let files = 0;
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) {
-      const s = treeSize(p);
-      bytes += s.bytes;
-      files += s.files;
-    } else if (e.isFile()) {
-      bytes += fs.statSync(p).size;
-      files++;
-    }
-  }
-  return { bytes, files };
-}
-
-/** Installed packages of a node_modules tree (directories with a package.json, scopes expanded). */
-function installedPackages(nm) {
-  const out = [];
-  for (const e of fs.existsSync(nm) ? fs.readdirSync(nm) : []) {
-    if (e.startsWith('.')) continue;
-    const dirs = e.startsWith('@') ? fs.readdirSync(path.join(nm, e)).map((x) => path.join(e, x)) : [e];
-    for (const d of dirs) {
-      if (fs.existsSync(path.join(nm, d, 'package.json'))) out.push(d);
-      out.push(...installedPackages(path.join(nm, d, 'node_modules')).map((x) => `${d}>${x}`));
-    }
-  }
-  return out;
-}
-
 /** Starts Node-RED on a user directory; resolves with ms until "Started flows" and the port. */
 function startRed(userDir, check) {
   return new Promise((resolve, reject) => {
@@ -114,6 +79,8 @@ function nodeSets(port) {
 
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 300_000, 'footprint');
+  const startedAt = new Date();
+  const load = machine().loadAverage.join(', ');
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-footprint-'));
   try {
     const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], ROOT))[0];
@@ -151,11 +118,18 @@ async function main() {
     const pairs = starts.with.map((w, i) => w - starts.without[i]);
     const added = median(pairs);
     const MB = 2 ** 20;
+
+    // axios dedupe: the old range (a repacked copy) and the range as it is, side by side.
+    const range = ours.dependencies.axios;
+    const dedupe = measureAxiosDedupe(tmp, { [`axios ${OLD_RANGE}`]: repackWithAxios(tgz, OLD_RANGE, path.join(tmp, 'old-range')), [`axios ${range}`]: tgz });
+    const pinned = (r) => dedupe[`axios ${NODE_RED_AXIOS} pinned, then axios ${r}`];
+    const red = nodeRedAxios();
     output({
       id: 'footprint',
       title: 'Footprint',
       machine: machine(),
-      settings: { starts: STARTS, tarball: packed.filename },
+      settings: { starts: STARTS, tarball: packed.filename, axiosRange: range, oldAxiosRange: OLD_RANGE, startedAt: startedAt.toISOString(), loadAverageAtStart: load },
+      alternatives: dedupe,
       results: {
         tarballKB: round(packed.size / 1024, 1),
         packageUnpackedKB: round(packed.unpackedSize / 1024, 1),
@@ -173,11 +147,17 @@ async function main() {
         startMsWith: { median: round(withMs, 0), runs: starts.with.map((x) => round(x, 0)) },
         startAddedMs: { medianOfPairs: round(added, 0), differenceOfMedians: round(withMs - withoutMs, 0), pairs: pairs.map((x) => round(x, 0)) },
         requireNodeFilesMs: { median: round(median(requireRuns), 0), runs: requireRuns.map((x) => round(x, 0)) },
+        nodeRedShipsAxios: `${red.axios} (Node-RED ${red.nodeRed}, node-red-admin ${red.admin})`,
       },
       goals: [
         { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms (median of ${STARTS} paired starts; node files alone ${round(median(requireRuns), 0)} ms)`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
         // The 3 MB install goal was withdrawn (issue 11): axios's own tree is about 2.9 MB.
         { goal: "the package's own files at most 0.6 MB", measured: `${round(ownSize.bytes / MB, 2)} MB installed (whole install ${round(size.bytes / MB, 2)} MB, ${pkgs.length} packages)`, met: ownSize.bytes <= 0.6 * MB },
+        {
+          goal: `with axios ${NODE_RED_AXIOS} already in the user directory, installing the package adds no second axios`,
+          measured: `${pinned(range).axiosCopies} axios, ${round(pinned(range).bytesAdded / MB, 2)} MB added (with ${OLD_RANGE}: ${pinned(OLD_RANGE).axiosCopies} axios, ${round(pinned(OLD_RANGE).bytesAdded / MB, 2)} MB)`,
+          met: pinned(range).axiosCopies === 1,
+        },
         { goal: 'runtime dependencies are axios and axios-retry only', measured: runtimeDeps.join(', '), met: [...runtimeDeps].sort().join(',') === 'axios,axios-retry' },
       ],
     });

@@ -100,9 +100,20 @@ measured with that change.`,
     what: `npm pack, then npm install --omit=dev of the tarball into a fresh Node-RED user directory
 (registry reachable). Node-RED is started as a real process (-p 0) on that directory and on an
 empty one, 15 times each in back-to-back pairs, until "Started flows"; the start-up goal takes the
-median of the 15 paired differences (single starts vary by several hundred ms on this machine). The admin API confirms the four node
+median of the 15 paired differences (single starts vary by several hundred ms on this machine). The admin API confirms the seven node
 sets are loaded. "requireNodeFilesMs" is the time to require the node files (axios loads on first use) in a
-fresh Node.js process, a steadier view of the same cost.`,
+fresh Node.js process, a steadier view of the same cost. The table is the axios dedupe (issue
+18.13): the tarball as it is (axios ^1.19.0) and a repacked copy asking for the old ^1.21.1, each
+installed (npm install --omit=dev, registry reachable) into copies of a user directory that starts
+empty, with axios 1.19.0 pinned (npm install --save-exact axios@1.19.0, as a palette package that
+pins it, like node-red-admin) or with axios 1.19.0 under ^1.19.0; bytesAdded is the installed
+packages' growth, axiosCopies counts every axios in the tree. 1.19.0 is the axios Node-RED 4.1
+ships (nodeRedShipsAxios), but in Node-RED's own tree: the palette manager installs into the user
+directory (~/.node-red), which does not resolve from Node-RED's install (sharesNodeRedTree), so a
+dedupe happens only when the user directory itself already holds axios 1.19.x. Under a pinned
+1.19.0 the old range nests a second axios below the package; under ^1.19.0 npm instead moves the
+user's axios up to the newest 1.x (one copy, a larger one). In an empty user directory npm takes
+the newest 1.x under either range: no difference.`,
     limits: `The tree is axios and its dependencies: axios alone installs about 2.2 MB (1.6 MB of it
 browser and ESM bundles we never load), form-data, mime-db, follow-redirects, the proxy agents and
 their polyfills another 0.7 MB. The package's own files were 0.45 MB at issue 7 and are about
