@@ -136,10 +136,6 @@ describe('error classes produced by real failures', () => {
   it('BadResponseError (EMS_BAD_RESPONSE, EMS_TOO_LARGE, EMS_MISSING): answers of the wrong shape, too big, or without a property', async () => {
     const svc = await stub((req, res) => {
       if (req.url!.includes('power')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(4096) }));
-      if (req.url!.includes('/measurements?')) {
-        // A list answer with only the first requested property (the coalescer asked for two).
-        return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ reference: BATTERY, measurements: [{ timestamp: Date.now(), property: 'soc', value: 50, unit: '%' }] }));
-      }
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>maintenance</title></html>');
     });
     try {
@@ -148,14 +144,40 @@ describe('error classes produced by real failures', () => {
       assert.ok(bad instanceof BadResponseError && bad.code === 'EMS_BAD_RESPONSE', String(bad));
       const big = await caught(c.getMeasurement(BATTERY, 'power'));
       assert.ok(big instanceof BadResponseError && big.code === 'EMS_TOO_LARGE', String(big));
-      const co = new ReadCoalescer(client({ baseUrl: svc.url }), 5);
-      const [soc, missing] = await Promise.allSettled([co.measurement(BATTERY, 'soc'), co.measurement(BATTERY, 'temperature')]);
-      assert.equal(soc.status, 'fulfilled');
+    } finally {
+      await svc.close();
+    }
+    // The coalescer: a read in flight, two concurrent reads merged into one list request,
+    // whose answer lacks the second property.
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    const lists: string[] = [];
+    const svc2 = await stub(async (req, res) => {
+      const url = new URL(req.url!, 'http://x');
+      const json = (b: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(b));
+      if (url.pathname.endsWith('/measurement')) {
+        await held;
+        return void json({ timestamp: Date.now(), property: 'soc', value: 50, unit: '%', reference: BATTERY });
+      }
+      const props = (url.searchParams.get('properties') ?? '').split(',');
+      lists.push(props.join(','));
+      json({ reference: BATTERY, measurements: [{ timestamp: Date.now(), property: props[0], value: 1, unit: 'W' }] });
+    });
+    try {
+      const co = new ReadCoalescer(client({ baseUrl: svc2.url }), 5);
+      const first = co.measurement(BATTERY, 'soc');
+      const merged = Promise.allSettled([co.measurement(BATTERY, 'power'), co.measurement(BATTERY, 'temperature')]);
+      const [power, missing] = await merged;
+      release();
+      assert.equal((await first).value, 50);
+      assert.deepEqual(lists, ['power,temperature'], 'one merged list request for the two concurrent reads');
+      assert.equal(power.status, 'fulfilled');
       const m = (missing as PromiseRejectedResult).reason;
       assert.ok(m instanceof BadResponseError && m.code === 'EMS_MISSING', String(m));
       assert.match(m.message, /no value for property "temperature"/);
     } finally {
-      await svc.close();
+      release();
+      await svc2.close();
     }
   });
 

@@ -74,17 +74,21 @@ describe('reads one way: validated once, trusted after', () => {
       assert.throws(() => reads.list(BAT, '1soc'), (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]');
       assert.throws(() => reads.measurement('a b', 'soc'), (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference');
       assert.equal(paths().length, 1);
-      // Merged in one window: one list request with the union; the bad name makes it fail (400),
-      // then each kind of read falls back to its own request, sent as given.
+      // Concurrent with a read in flight (the lead, sent at once), merged in one window: one list
+      // request with the union; the bad name makes it fail (400), then each kind of read falls
+      // back to its own request, sent as given.
       s.sim.clearLog();
+      const lead = reads.read({ device: BAT, shape: 'single', properties: ['power'] });
       const [ok, bad] = await Promise.allSettled([
         reads.read({ device: BAT, shape: 'single', properties: ['soc'] }),
         reads.read({ device: BAT, shape: 'map', properties: ['1soc'] }),
       ]);
+      await lead;
       assert.equal(ok.status, 'fulfilled');
       assert.equal((ok as PromiseFulfilledResult<{ property: string }>).value.property, 'soc');
       assert.equal(bad.status, 'rejected');
       assert.deepEqual(paths().sort(), [
+        `GET /devices/${BAT}/measurement?property=power 200`,
         `GET /devices/${BAT}/measurement?property=soc 200`,
         `GET /devices/${BAT}/measurements/map?properties=1soc 400`,
         `GET /devices/${BAT}/measurements?properties=soc,1soc 400`,
@@ -92,9 +96,9 @@ describe('reads one way: validated once, trusted after', () => {
       // Shared: identical typed reads share one request.
       s.sim.clearLog();
       const req: ReadRequest<'map'> = { device: BAT, shape: 'map', properties: ['soc', 'power'] };
-      const [a, b] = await Promise.all([reads.read(req), reads.read(req)]);
+      const [, a, b] = await Promise.all([reads.read(req), reads.read(req), reads.read(req)]);
       assert.deepEqual(a, b);
-      assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`]);
+      assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`, `GET /devices/${BAT}/measurements/map?properties=soc,power 200`], 'the first at once, the two concurrent with it shared');
     } finally {
       reads.close();
     }

@@ -1,7 +1,10 @@
 /**
- * Read coalescing: reads of the same device that arrive within a short window (default
- * 2 ms) are merged into one list request and fanned back out, each caller getting exactly
- * the answer it would have got alone. Identical concurrent reads share one request.
+ * Read coalescing: a read of a device that has no request of this coalescer in flight goes
+ * out at once (no wait: a lone or polled read costs nothing). Reads of a device that arrive
+ * while one of its requests is in flight are concurrent: they wait at most the window
+ * (`coalesceMs`, default 2 ms) for each other and go out as one list request, fanned back
+ * out, each caller getting exactly the answer it would have got alone. Identical concurrent
+ * reads share one request. A window of 0 turns coalescing off.
  * If the merged request is refused (400/404/422, e.g. one caller named an unknown
  * property), every caller falls back to its own request, so one bad read cannot fail others.
  * Whatever the answer, every waiter completes: an answer of the wrong shape (checked by the
@@ -35,6 +38,8 @@ interface Batch {
 
 export class ReadCoalescer {
   private readonly batches = new Map<string, Batch>();
+  /** Requests of this coalescer in flight, by device: a read finding none goes out at once. */
+  private readonly inFlight = new Map<string, number>();
   private closed = false;
   /** HTTP requests issued (after coalescing), for diagnostics and tests. */
   requests = 0;
@@ -76,8 +81,10 @@ export class ReadCoalescer {
 
   private enqueue(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
+    const ref = req.device;
+    // No peer: nothing to merge with, so no wait.
+    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.direct(req, o);
     return new Promise<Answer>((resolve, reject) => {
-      const ref = req.device;
       let b = this.batches.get(ref);
       if (!b) {
         b = { waiters: [] };
@@ -88,14 +95,29 @@ export class ReadCoalescer {
     });
   }
 
-  /** One request for one read, through the client's trusted path. */
+  /** One request for one read, through the client's trusted path; counted in flight for its device while it runs. */
   private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    return this.send(req, o);
+  }
+
+  /** Sends one request and keeps the device's in-flight count; the count drops however it settles. */
+  private send(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     this.requests++;
+    let p: Promise<Answer>;
     try {
-      return this.client.read(req, o);
+      p = this.client.read(req, o);
     } catch (e) {
       return Promise.reject(e);
     }
+    const ref = req.device;
+    this.inFlight.set(ref, (this.inFlight.get(ref) ?? 0) + 1);
+    const done = () => {
+      const n = (this.inFlight.get(ref) ?? 1) - 1;
+      if (n > 0) this.inFlight.set(ref, n);
+      else this.inFlight.delete(ref);
+    };
+    p.then(done, done);
+    return p;
   }
 
   /** The timer's entry: a failure while flushing rejects the batch's waiters instead of escaping the timer. */
@@ -140,9 +162,8 @@ export class ReadCoalescer {
       return;
     }
     const union = [...new Set(waiters.flatMap((w) => w.req.properties))];
-    this.requests++;
     const s = sharedSignal(waiters);
-    this.client.read({ device: ref, shape: 'list', properties: union }, { signal: s.signal }).then(
+    (this.send({ device: ref, shape: 'list', properties: union }, { signal: s.signal }) as Promise<MeasurementList>).then(
       (list) => {
         s.release();
         let byProp: Map<string, MeasurementListItem>;

@@ -1,0 +1,73 @@
+/**
+ * The read coalescer merges only what is concurrent (issue 21.3): a read of a device with no
+ * request of the coalescer in flight goes out at once, whatever the window; reads that arrive
+ * while one is in flight wait the window and share one request. Time is the fake clock's
+ * (only setTimeout is faked, so I/O runs): a read that waited for the window would never end.
+ */
+import assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
+import { EmsClient } from '../src/client';
+import { ReadCoalescer } from '../src/runtime';
+import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+
+const BAT = DEFAULT_SITES[0].battery.deviceReference;
+const PV = DEFAULT_SITES[0].pv.deviceReference;
+const WINDOW = 60_000;
+
+describe('read coalescer: only concurrent reads wait', () => {
+  let s: StartedSimulator;
+  let c: EmsClient;
+  let clock: FakeTimers.InstalledClock | undefined;
+  const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path}`);
+  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url, retries: 0 }); });
+  afterEach(async () => { clock?.uninstall(); clock = undefined; c.close(); await s.close(); });
+
+  it('lone reads, one after another, go out at once: no window timer, one request each', async () => {
+    const reads = new ReadCoalescer(c, WINDOW);
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    for (const p of ['soc', 'power', 'soc']) {
+      const r = reads.measurement(BAT, p);
+      assert.equal(clock.countTimers(), 0, 'no window timer for a read without a peer');
+      assert.equal((await r).property, p);
+    }
+    assert.equal(reads.requests, 3);
+    reads.close();
+  });
+
+  it('reads of other devices are not peers: each goes out at once', async () => {
+    const reads = new ReadCoalescer(c, WINDOW);
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    const [a, b] = await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(PV, 'power')]);
+    assert.deepEqual([a.reference, b.reference], [BAT, PV]);
+    assert.equal(clock.countTimers(), 0);
+    reads.close();
+  });
+
+  it('reads concurrent with one in flight wait the window, then go as one list request', async () => {
+    const reads = new ReadCoalescer(c, WINDOW);
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    s.sim.clearLog();
+    const lead = reads.measurement(BAT, 'soc');
+    const rest = [reads.measurement(BAT, 'power'), reads.map(BAT, 'soc,power'), reads.measurement(BAT, 'totalEnergyConsumed')];
+    assert.equal(clock.countTimers(), 1, 'one window for the concurrent reads');
+    assert.equal((await lead).property, 'soc');
+    assert.deepEqual(paths(), [`GET /devices/${BAT}/measurement?property=soc`], 'the concurrent reads still wait');
+    await clock.tickAsync(WINDOW);
+    const [power, map, energy] = await Promise.all(rest);
+    assert.equal(power.property, 'power');
+    assert.deepEqual(Object.keys(map.measurements), ['soc', 'power']);
+    assert.equal(energy.property, 'totalEnergyConsumed');
+    assert.deepEqual(paths(), [
+      `GET /devices/${BAT}/measurement?property=soc`,
+      `GET /devices/${BAT}/measurements?properties=power,soc,totalEnergyConsumed`,
+    ]);
+    reads.close();
+  });
+
+  it('a window of 0 is off: concurrent reads each go out alone', async () => {
+    const reads = new ReadCoalescer(c, 0);
+    await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'power')]);
+    assert.equal(reads.requests, 3);
+    reads.close();
+  });
+});
