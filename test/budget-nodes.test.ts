@@ -80,7 +80,7 @@ describe('request budget in Node-RED', function () {
     assert.match(mine.text, /^GET 200 · \d\d:\d\d · budget 80 % of maxPerMinute$/, 'the node\'s own result carries the warning');
     await f.ask();
     const e = await f.fails();
-    assert.match(e.error.message, /^ApiError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/);
+    assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/);
     assert.equal(e.error.code, 'EMS_BUDGET');
     assert.equal(f.status.all.at(-1).fill, 'red');
     assert.match(f.status.all.at(-1).text, /budget: maxPerMinute reached/);

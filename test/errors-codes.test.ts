@@ -69,6 +69,7 @@ describe('error codes: every code the source uses, through apiError()', () => {
         assert.equal(e.code, code);
         assert.equal(e.message, `m ${code}`);
         assert.equal(e.status, status);
+        assert.equal(e.name, e.constructor.name, 'each class its own name');
         if (status === undefined) {
           const cls = ERROR_CODE_CLASSES[code] ?? NetworkError;
           assert.equal(e.constructor, cls, `${code} -> ${cls.name}, got ${e.constructor.name}`);

@@ -1,7 +1,7 @@
 /**
  * The error classes (issue 11): one base (EmsError), ValidationError for refused input, and an
  * ApiError subclass per kind of failure, chosen by apiError() from the status, else the code.
- * Catch nodes see the same message and code as before: the name stays "ApiError".
+ * Each class has its own name (as openai-node and ky do), so a Catch node shows e.g. "RateLimitError: …".
  */
 import assert from 'node:assert/strict';
 import {
@@ -38,9 +38,9 @@ describe('error classes', () => {
     }
   });
 
-  it('keeps the message, code and name a Catch node showed before', () => {
+  it('keeps the message and code; the name is the class', () => {
     const e = apiError({ message: 'GET /devices failed: HTTP 429', code: 'HTTP_429', request: req, status: 429, retryAfter: 2, requestId: 'r1' });
-    assert.equal(String(e), 'ApiError: GET /devices failed: HTTP 429');
+    assert.equal(String(e), 'RateLimitError: GET /devices failed: HTTP 429');
     assert.deepEqual([e.code, e.retryAfter, e.requestId, e.request], ['HTTP_429', 2, 'r1', req]);
     const v = new ValidationError('msg.payload', 'must be a number');
     assert.ok(v instanceof EmsError);

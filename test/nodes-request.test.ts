@@ -73,7 +73,7 @@ describe('ems-request: raw requests through the config node', () => {
       const f = await loadFlow(flow(req(), cfg(sim.s.url)));
       const c = await f.fails({ path: '/devices/dvc_NOPE/measurement?property=soc' });
       assert.equal(c.statusCode, 404);
-      assert.match(c.error.message, /^ApiError: GET \/devices\/dvc_NOPE\/measurement\?property=soc failed: HTTP 404/);
+      assert.match(c.error.message, /^NotFoundError: GET \/devices\/dvc_NOPE\/measurement\?property=soc failed: HTTP 404/);
       assert.equal(typeof c.payload, 'object');
       assert.match(c.headers['content-type'], /json/);
       assert.equal(f.out.msgs.length, 0);
@@ -192,7 +192,7 @@ describe('ems-request: raw requests through the config node', () => {
       circular.self = circular;
       await refused(f, { method: 'POST', path: '/x', body: circular }, 'msg.body', /must be JSON .*cannot be sent as JSON/);
       const c = await f.fails({ method: 'POST', path: '/x', body: { blob: 'x'.repeat(1024 * 1024) } });
-      assert.equal(c.error.message, 'ApiError: POST /x request body is over the limit of 1 MB (maxBodyMB); not sent');
+      assert.equal(c.error.message, 'BadResponseError: POST /x request body is over the limit of 1 MB (maxBodyMB); not sent');
       assert.equal(c.error.code, 'EMS_TOO_LARGE');
       assert.deepEqual(srv.requests, []);
     });
@@ -257,7 +257,7 @@ describe('ems-request: raw requests through the config node', () => {
         srv.answer = echoAll(401);
         const c = await f.fails({ path: '/anything' });
         assert.equal(c.statusCode, 401);
-        assert.match(c.error.message, /^ApiError: GET \/anything failed: HTTP 401 bad key \*\*\* \(requestId rid-\*\*\*\)$/);
+        assert.match(c.error.message, /^AuthenticationError: GET \/anything failed: HTTP 401 bad key \*\*\* \(requestId rid-\*\*\*\)$/);
         assert.ok(!('set-cookie' in c.headers) && !('www-authenticate' in c.headers) && !('authorization' in c.headers));
         assertClean([c, f.status.all, callsOf('error', 'n'), callsOf('warn', 'n')], secret);
         srv.answer = (r) => ({ body: { url: r.url } });
@@ -298,7 +298,7 @@ describe('ems-request: raw requests through the config node', () => {
       const f = await loadFlow(flow(req(), cfg(srv.url, { maxBodyMB: 1 })));
       srv.answer = (r) => (r.url === '/big' ? { body: 'x'.repeat(1024 * 1024 + 10) } : { body: { ok: true } });
       const c = await f.fails({ path: '/big' });
-      assert.equal(c.error.message, 'ApiError: GET /big answer is over the limit of 1 MB (maxBodyMB)');
+      assert.equal(c.error.message, 'BadResponseError: GET /big answer is over the limit of 1 MB (maxBodyMB)');
       assert.equal(c.error.code, 'EMS_TOO_LARGE');
       assert.deepEqual((await f.ask({ path: '/small' })).payload, { ok: true });
       srv.answer = (r) => ({ body: { url: r.url } });

@@ -45,8 +45,8 @@ export class ApiError extends EmsError {
   readonly retryAfter?: number;
   constructor(opts: ApiErrorOptions) {
     super(opts.message);
-    // The name stays "ApiError" for every subclass: Node-RED shows `name: message` in msg.error.
-    this.name = 'ApiError';
+    // Each class its own name (RateLimitError, NotFoundError, ...): Node-RED shows `name: message` in msg.error.
+    this.name = new.target.name;
     this.code = opts.code;
     this.status = opts.status;
     this.serviceMessage = opts.serviceMessage;
