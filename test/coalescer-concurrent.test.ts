@@ -64,6 +64,37 @@ describe('read coalescer: only concurrent reads wait', () => {
     reads.close();
   });
 
+  it('an identical read joins the request in flight: one request, the same answer', async () => {
+    const reads = new ReadCoalescer(c, WINDOW);
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    s.sim.clearLog();
+    const [a, b] = await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'soc')]);
+    assert.deepEqual(a, b);
+    assert.equal(clock.countTimers(), 0, 'no window: the second joined the first');
+    assert.deepEqual(paths(), [`GET /devices/${BAT}/measurement?property=soc`]);
+    reads.close();
+  });
+
+  it('a joined read is not ended by the first caller\'s abort (it goes out alone), and its own abort ends only its wait', async () => {
+    const reads = new ReadCoalescer(c, WINDOW);
+    s.sim.setFaults({ latencyMs: [100, 100] });
+    s.sim.clearLog();
+    const first = new AbortController();
+    const a = reads.measurement(BAT, 'soc', { signal: first.signal });
+    const b = reads.measurement(BAT, 'soc');
+    first.abort();
+    await assert.rejects(a);
+    assert.equal((await b).property, 'soc', 'the joined read got an answer of its own');
+    assert.equal(paths().length, 1, 'the aborted request never reached the simulator; the joined one did');
+    const mine = new AbortController();
+    const x = reads.measurement(BAT, 'power');
+    const y = reads.measurement(BAT, 'power', { signal: mine.signal });
+    mine.abort(new Error('mine'));
+    await assert.rejects(y, /mine/);
+    assert.equal((await x).property, 'power', 'the request in flight goes on for the first caller');
+    reads.close();
+  });
+
   it('a window of 0 is off: concurrent reads each go out alone', async () => {
     const reads = new ReadCoalescer(c, 0);
     await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'power')]);

@@ -108,12 +108,16 @@ describe('hostile service: answers of the wrong shape (defects 1, 7)', function 
     for (const mode of ['empty-object', 'null', 'html', 'broken-json', 'no-content', 'nan'] as HostileMode[]) {
       h.mode = mode;
       const before = h.received.length;
-      // The first read goes out at once (no peer in flight); the three concurrent with it merge into one request.
-      const [lone, ...results] = await Promise.allSettled([reads.measurement(DEV, 'soc'), reads.map(DEV, 'soc,power'), reads.list(DEV, 'power'), reads.measurement(DEV, 'soc')]);
+      // The first read goes out at once (no peer in flight) and the identical last one joins it; the two
+      // others, concurrent with it, merge into one request.
+      const [lone, map, list, same] = await Promise.allSettled([reads.measurement(DEV, 'soc'), reads.map(DEV, 'soc,power'), reads.list(DEV, 'power'), reads.measurement(DEV, 'soc')]);
       assert.deepEqual(h.received.slice(before).map((r) => r.path.split('?')[0]), [`/devices/${DEV}/measurement`, `/devices/${DEV}/measurements`], `${mode}: the lone read, then one merged request`);
-      assert.equal(lone.status, 'rejected', mode);
-      badResponse(`GET /devices/${DEV}/measurement`, /answered 20[04] with/)((lone as PromiseRejectedResult).reason);
-      for (const r of results) {
+      for (const r of [lone, same]) {
+        assert.equal(r.status, 'rejected', mode);
+        badResponse(`GET /devices/${DEV}/measurement`, /answered 20[04] with/)((r as PromiseRejectedResult).reason);
+      }
+      assert.equal((lone as PromiseRejectedResult).reason, (same as PromiseRejectedResult).reason, 'the identical read shares the error');
+      for (const r of [map, list]) {
         assert.equal(r.status, 'rejected', mode);
         badResponse(`GET /devices/${DEV}/measurements`, /answered 20[04] with/)((r as PromiseRejectedResult).reason);
       }

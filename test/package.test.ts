@@ -174,8 +174,8 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
         body: JSON.stringify([{ id: tab, type: 'tab', label: 'example' }, ...example]),
       });
       assert.equal(r.status, 204);
-      // The inject fires a second after the deploy: the battery (single and map, coalesced into
-      // one request), the meter (list) and the device list are read from the built-in simulator.
+      // The inject fires a second after the deploy: the battery (single and map, the second
+      // coalesced if the first is still in flight), the meter (list) and the device list are read from the built-in simulator.
       // Once each read's answer reached its debug node, every request has been answered (and logged).
       await comms.debugFrom(debugs, 20_000);
     } finally {

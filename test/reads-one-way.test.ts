@@ -96,9 +96,10 @@ describe('reads one way: validated once, trusted after', () => {
       // Shared: identical typed reads share one request.
       s.sim.clearLog();
       const req: ReadRequest<'map'> = { device: BAT, shape: 'map', properties: ['soc', 'power'] };
-      const [, a, b] = await Promise.all([reads.read(req), reads.read(req), reads.read(req)]);
+      const [a, b, c2] = await Promise.all([reads.read(req), reads.read(req), reads.read(req)]);
       assert.deepEqual(a, b);
-      assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`, `GET /devices/${BAT}/measurements/map?properties=soc,power 200`], 'the first at once, the two concurrent with it shared');
+      assert.deepEqual(a, c2);
+      assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`], 'the first at once, the identical ones join it');
     } finally {
       reads.close();
     }

@@ -40,6 +40,8 @@ export class ReadCoalescer {
   private readonly batches = new Map<string, Batch>();
   /** Requests of this coalescer in flight, by device: a read finding none goes out at once. */
   private readonly inFlight = new Map<string, number>();
+  /** The request in flight for each kind of read (device, shape, properties): an identical read joins it. */
+  private readonly open = new Map<string, Promise<Answer>>();
   private closed = false;
   /** HTTP requests issued (after coalescing), for diagnostics and tests. */
   requests = 0;
@@ -82,6 +84,8 @@ export class ReadCoalescer {
   private enqueue(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
     const ref = req.device;
+    const same = this.open.get(keyOf(req));
+    if (same) return this.join(same, req, o);
     // No peer: nothing to merge with, so no wait.
     if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.direct(req, o);
     return new Promise<Answer>((resolve, reject) => {
@@ -95,9 +99,41 @@ export class ReadCoalescer {
     });
   }
 
-  /** One request for one read, through the client's trusted path; counted in flight for its device while it runs. */
+  /** One request for one read, through the client's trusted path; identical reads arriving while it runs join it. */
   private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
-    return this.send(req, o);
+    const p = this.send(req, o);
+    const k = keyOf(req);
+    if (!this.open.has(k)) {
+      this.open.set(k, p);
+      const clear = () => {
+        if (this.open.get(k) === p) this.open.delete(k);
+      };
+      p.then(clear, clear);
+    }
+    return p;
+  }
+
+  /**
+   * An identical read joins the request in flight: it gets that answer or error, except when the
+   * request was aborted by its own caller (then this read goes out alone), and its own signal
+   * still ends its wait.
+   */
+  private join(p: Promise<Answer>, req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    const own = o?.signal;
+    const joined = p.catch((e: unknown) => {
+      const aborted = e instanceof ApiError && e.code === 'EMS_ABORTED';
+      return aborted && !own?.aborted && !this.closed ? this.direct(req, o) : Promise.reject(e);
+    });
+    if (!own) return joined;
+    if (own.aborted) return Promise.reject(own.reason);
+    return new Promise<Answer>((resolve, reject) => {
+      const onAbort = () => reject(own.reason);
+      own.addEventListener('abort', onAbort, { once: true });
+      joined.then(
+        (a) => { own.removeEventListener('abort', onAbort); resolve(a); },
+        (e) => { own.removeEventListener('abort', onAbort); reject(e); },
+      );
+    });
   }
 
   /** Sends one request and keeps the device's in-flight count; the count drops however it settles. */
@@ -151,7 +187,7 @@ export class ReadCoalescer {
     // Identical reads share one request; a lone kind of read keeps its own endpoint.
     const groups = new Map<string, Waiter[]>();
     for (const w of waiters) {
-      const key = `${w.req.shape}:${w.req.properties.join(',')}`;
+      const key = keyOf(w.req);
       const g = groups.get(key);
       if (g) g.push(w);
       else groups.set(key, [w]);
@@ -210,6 +246,11 @@ export class ReadCoalescer {
       },
     );
   }
+}
+
+/** What makes two reads identical: device, shape and properties in order. */
+function keyOf(req: ReadRequest): string {
+  return `${req.device}\u0000${req.shape}\u0000${req.properties.join(',')}`;
 }
 
 interface SharedSignal {
