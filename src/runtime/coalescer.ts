@@ -82,6 +82,15 @@ export class ReadCoalescer {
   }
 
   private enqueue(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    try {
+      return this.route(req, o);
+    } catch (e) {
+      // A malformed trusted read (a bug of its caller) rejects; it never throws at the call.
+      return Promise.reject(e);
+    }
+  }
+
+  private route(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
     const ref = req.device;
     const same = this.open.get(keyOf(req));
