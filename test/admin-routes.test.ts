@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { BUILT_IN_SITES } from '../src/simulator/index';
 import { nodeRedDir } from './helpers/node-red-path';
 import { start, type Spawned } from './helpers/spawned';
 
@@ -68,10 +69,11 @@ describe('admin routes under httpAdminRoot and adminAuth (real Node-RED)', funct
     const devices = await post('devices', { server: 'c0ffee0000000001' }, t);
     assert.equal(devices.status, 200);
     const list = (await devices.json()) as Array<{ deviceReference: string; properties: unknown[] }>;
-    assert.equal(list.length, 6);
+    // The built-in simulator: the default sites and the steering examples' own, three devices each.
+    assert.equal(list.length, 3 * BUILT_IN_SITES.length);
     assert.ok(list.every((d) => /^dvc_/.test(d.deviceReference) && d.properties.length > 0));
     const sites = (await (await post('sites', { server: 'c0ffee0000000001' }, t)).json()) as unknown[];
-    assert.equal(sites.length, 2);
+    assert.equal(sites.length, BUILT_IN_SITES.length);
   });
 
   it('keeps "test connection" to users who may write', async () => {

@@ -17,7 +17,7 @@ const WINDOW = 60_000;
 describe('read coalescer: only concurrent reads wait', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  let clock: FakeTimers.InstalledClock | undefined;
+  let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path}`);
   beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url, retries: 0 }); });
   afterEach(async () => { clock?.uninstall(); clock = undefined; c.close(); await s.close(); });
@@ -48,7 +48,7 @@ describe('read coalescer: only concurrent reads wait', () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     s.sim.clearLog();
     const lead = reads.measurement(BAT, 'soc');
-    const rest = [reads.measurement(BAT, 'power'), reads.map(BAT, 'soc,power'), reads.measurement(BAT, 'totalEnergyConsumed')];
+    const rest = [reads.measurement(BAT, 'power'), reads.map(BAT, 'soc,power'), reads.measurement(BAT, 'totalEnergyConsumed')] as const;
     assert.equal(clock.countTimers(), 1, 'one window for the concurrent reads');
     assert.equal((await lead).property, 'soc');
     assert.deepEqual(paths(), [`GET /devices/${BAT}/measurement?property=soc`], 'the concurrent reads still wait');

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/protocol/time';
-import { DEFAULT_SITES } from '../src/simulator/index';
+import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { BUILT_IN, loadExample } from './helpers/examples';
 import { loadInfluxExample } from './helpers/influx';
@@ -61,7 +61,8 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
     assert.ok(s.payload >= 0 && s.payload <= 100, `soc ${s.payload}`);
     const [m] = await map.count(1);
     assert.ok(m.payload.totalEnergyConsumed > 0 && m.payload.totalEnergyProduced > 0);
-    assert.equal((await devices.count(1))[0].payload.length, 6);
+    // The built-in simulator: the default two sites and the steering examples' own, three devices each.
+    assert.equal((await devices.count(1))[0].payload.length, 3 * BUILT_IN_SITES.length);
   });
 
   it('02 sends 30 days of SOC as chart points [{x, y}] with the series name', async () => {

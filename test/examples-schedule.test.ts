@@ -7,20 +7,19 @@
  *
  * 06: a night window as a schedule of one slot, played by ems-schedule in 15-minute requests
  * (its config node's Max. validity). 09: a day of sample prices planned by ems-plan, charted on
- * the dashboard (Dashboard 2, loaded for real), played on the Home site with the delivery check
- * on, its reports in a dashboard table.
+ * the dashboard (Dashboard 2, loaded for real), played with the delivery check on, its reports
+ * in a dashboard table. Each steers a site of its own (06: Home (example 06), 09: Home (example 09)).
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { BUILT_IN_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { loadExample, readExample } from './helpers/examples';
+import { builtInSite, loadExample, readExample } from './helpers/examples';
 import { dashboardData, loadDashboardExample } from './helpers/examples-dashboard';
 import { Inbox, turns, useRuntime } from './helpers/red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const HOME = DEFAULT_SITES[1];
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 const PLAN_FILE = '09 Price plan - charge cheap, sell dear.json';
 const SAMPLE = require('./fixtures/prices-sample-day.json');
@@ -51,7 +50,7 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
   /** Installs the fake clock at `now` and starts a simulator that follows it. */
   async function startAt(now: number): Promise<StartedSimulator> {
     clock = FakeTimers.install({ now, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-    sim = await startSimulator({ port: 0 });
+    sim = await startSimulator({ port: 0, sites: [...BUILT_IN_SITES] });
     return sim;
   }
   afterEach(async () => {
@@ -70,9 +69,10 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
 
   describe('06 night charging schedule', () => {
     const NIGHT = '06 Night charging schedule.json';
+    const HOME = builtInSite('Home (example 06)');
     const SCHEDULE = 'Home battery schedule (max 10 kW)';
 
-    it('ships a window for the schedule node: 01:00-05:00 at 5 kW, on deploy and daily, on the Home site, limit 10 kW, 15-minute requests', () => {
+    it('ships a window for the schedule node: 01:00-05:00 at 5 kW, on deploy and daily, on its own site, limit 10 kW, 15-minute requests', () => {
       const nodes = readExample(NIGHT);
       const inject = nodes.find((n) => n.type === 'inject');
       assert.deepEqual(JSON.parse(inject.payload), { start: '01:00', end: '05:00', powerKw: 5 });
@@ -165,6 +165,7 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
   });
   describe('09 price plan', () => {
     const EX = readExample(PLAN_FILE);
+    const HOME = builtInSite('Home (example 09)');
     const one = (test: (n: any) => boolean, what: string) => {
       const found = EX.filter(test);
       assert.equal(found.length, 1, `one ${what} in example 09`);
@@ -177,7 +178,7 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
     const table = one((n) => n.type === 'ui-table', 'table');
     const summary = one((n) => n.type === 'ui-text', 'plan text');
 
-    it('ships the sample day in the flow (96 quarter hours, EUR/MWh) and plans the Home battery as GET /sites describes it', async () => {
+    it('ships the sample day in the flow (96 quarter hours, EUR/MWh) and plans its site\'s battery as GET /sites describes it', async () => {
       const inject = one((n) => n.type === 'inject', 'inject');
       const sample = JSON.parse(inject.props.find((p: any) => p.p === 'sample').v);
       assert.deepEqual(sample, { unit: SAMPLE.unit, resolutionMinutes: SAMPLE.resolutionMinutes, slots: SAMPLE.slots }, 'the sample of test/fixtures');

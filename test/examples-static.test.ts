@@ -3,7 +3,8 @@
  * explains it, the built-in simulator as its server, wires and config references that
  * resolve, only core nodes and this package's, no secrets, and a runtime test of its own.
  * Node ids are unique across all examples and the demo flow, so importing one after another
- * (into npm start's Node-RED, where the demo runs) never asks to resolve conflicts.
+ * (into npm start's Node-RED, where the demo runs) asks to resolve no conflict but the one a shared
+ * config node makes: the MQTT broker node of examples 03, 04, 05 and 10, the same in each, kept once.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-s
 /** Ours without a config node: the price plan node is pure (no I/O). */
 const NO_SERVER = ['ems-partner-config', 'ems-plan'];
 const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^09 /, version: /^\^?\d+\.\d+\.\d+$/ };
-const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'comment', 'mqtt in', 'mqtt out', 'mqtt-broker'];
+const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'status', 'comment', 'link in', 'link out', 'mqtt in', 'mqtt out', 'mqtt-broker'];
 /**
  * Node types from the registry an example may use: by type, its module, the examples allowed to,
  * and the devDependency's form: node-red-contrib-influxdb at an exact version; Dashboard 2 as
@@ -29,9 +30,13 @@ const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker', 'influxdb', 'ui-base'
 const PKG = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
 const DEMO_FILE = path.join(__dirname, '..', 'demo', 'flow.json');
 
+/** Config nodes the examples share: the same id and settings in every example that has one (e3a5c0f1b2d400a1, …). */
+const SHARED = /^e3a5c0f1b2d400a\d$/;
+
 describe('examples: node ids', () => {
-  it('are unique across all examples and the demo flow, config and broker nodes included', () => {
+  it('are unique across all examples and the demo flow, config and broker nodes and tabs included; a shared node is identical wherever it is', () => {
     const owner = new Map<string, string>();
+    const shared = new Map<string, string>();
     const clashes: string[] = [];
     const add = (id: string, where: string) => {
       if (owner.has(id)) clashes.push(`${id} in ${owner.get(id)} and ${where}`);
@@ -39,18 +44,27 @@ describe('examples: node ids', () => {
     };
     for (const n of JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8'))) add(n.id, `demo/flow.json (${n.type})`);
     for (const file of exampleFiles()) {
-      const nodes = readExample(file);
-      for (const n of nodes) add(n.id, `${file} (${n.type})`);
-      // The tab every flow node sits on (not in the file; created on import) is this example's own too.
-      for (const z of new Set(nodes.map((n: any) => n.z).filter(Boolean))) add(z, `${file} (tab)`);
+      for (const n of readExample(file)) {
+        if (!SHARED.test(n.id)) {
+          add(n.id, `${file} (${n.type})`);
+          continue;
+        }
+        const text = JSON.stringify(n);
+        if (!shared.has(n.id)) add(n.id, `${file} (${n.type}, shared)`);
+        else assert.equal(text, shared.get(n.id), `${file}: the shared ${n.type} ${n.id} as in the other examples`);
+        shared.set(n.id, text);
+      }
     }
     assert.deepEqual(clashes, []);
     assert.ok(owner.size > 100, `${owner.size} ids`);
   });
 
-  it('are stable and readable: e3a5c0f1b2d4 + the example number + the position in the file', () => {
+  it('are stable and readable: the tab a1a1a1a1a1a100 + the example number, first; its nodes e3a5c0f1b2d4 + the number + 01, 02, …; shared ones e3a5c0f1b2d400a1, …', () => {
     for (const file of exampleFiles()) {
-      readExample(file).forEach((n: any, i: number) => assert.equal(n.id, `e3a5c0f1b2d4${file.slice(0, 2)}${String(i + 1).padStart(2, '0')}`, `${file} node ${i + 1}`));
+      const nodes = readExample(file);
+      assert.deepEqual([nodes[0].type, nodes[0].id], ['tab', `a1a1a1a1a1a100${file.slice(0, 2)}`], `${file}: its tab first`);
+      const own = nodes.slice(1).filter((n: any) => !SHARED.test(n.id)).map((n: any) => n.id).sort();
+      assert.deepEqual(own, own.map((_: string, i: number) => `e3a5c0f1b2d4${file.slice(0, 2)}${String(i + 1).padStart(2, '0')}`), file);
     }
   });
 });
@@ -84,8 +98,8 @@ describe('examples: as shipped', () => {
 
       it('uses only core nodes and this package\'s (02 also node-red-contrib-influxdb, a pinned devDependency; 09 Dashboard 2, npm start\'s), with unique ids, resolvable wires and config references', () => {
         assert.equal(ids.size, nodes.length, 'ids are unique');
-        const tabs = new Set(nodes.filter((n: any) => !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
-        assert.equal(tabs.size, 1, 'every flow node on one tab');
+        const tabs = new Set(nodes.filter((n: any) => n.type !== 'tab' && !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
+        assert.deepEqual([...tabs], nodes.filter((n: any) => n.type === 'tab').map((n: any) => n.id), 'every flow node on the one tab the file holds');
         for (const n of nodes) {
           const contrib = CONTRIB[n.type];
           if (contrib) {

@@ -1,23 +1,25 @@
 /**
- * Examples 7 and 8, loaded as shipped: PV curtailment in % (stop lifts the limit) and on an
- * export limit in kW, on two sites so they do not overwrite each other; grid limits (08) that
- * the simulated site's grid power stays within, re-sent every minute. (Example 06, now a
- * schedule, is tested in examples-schedule.test.ts.)
+ * Examples 7 and 8, loaded as shipped: PV curtailment in % (sent as W: the config node's %
+ * setting converts, as a new one does) and on an export limit in kW, on two sites of their
+ * own so they do not overwrite each other; grid limits (08) that the simulated site's grid
+ * power stays within, re-sent every minute. (Example 06, now a schedule, is tested in
+ * examples-schedule.test.ts.)
  */
 import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
-import { DEFAULT_SITES } from '../src/simulator/index';
+import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { loadExample, readExample } from './helpers/examples';
+import { builtInSite, loadExample, readExample } from './helpers/examples';
 import { logged, turns, useRuntime, useSimulator } from './helpers/red';
 
-const COM = DEFAULT_SITES[0];
-const HOME = DEFAULT_SITES[1];
+/** Example 07's sites: its own Commercial site (the % limit) and its own Home (the export limit). */
+const COM = builtInSite('Commercial site (example 07)');
+const HOME = builtInSite('Home (example 07)');
 const SITE = HOME.siteReference;
 
 describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
-  const sim = useSimulator({ frozen: true });
+  const sim = useSimulator({ frozen: true, sites: [...BUILT_IN_SITES] });
   beforeEach(() => {
     sim.s.sim.reset();
   });
@@ -29,17 +31,18 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
   describe('07 PV curtailment', () => {
     const CURTAIL = '07 PV curtailment on an export limit.json';
 
-    it('% limit (Commercial site): holds the PV at 60 % to the quarter hour, renewed; stop lifts the limit until that signal ends', async () => {
+    it('% limit (Commercial site): holds the PV at 60 % (sent as W) to the quarter hour, renewed; stop lifts the limit until that signal ends', async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
       const node = ex.nodes.find((n) => n.name === 'Commercial PV limit in % (renewed)');
       assert.deepEqual([node.site, node.renew, node.stopAction, node.pvPeakPower], [COM.siteReference, true, 'lift', COM.pv.peakW]);
+      assert.equal(ex.nodes.find((n) => n.type === 'ems-partner-config').percentCurtailment, 'convert', 'as a new config node: % goes out in W');
       const sent = ex.inbox('sent (%)');
       const t0 = Date.now();
       ex.fire('Commercial: limit PV to 60 %');
       const [msg] = await sent.count(1);
       assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/curtailment`);
       const c = commercial().productionCurtailment!;
-      assert.deepEqual([c.value, c.unit], [60, '%']);
+      assert.deepEqual([c.value, c.unit], [0.6 * COM.pv.peakW, 'W'], 'the published type has no %: 60 % of the PV peak, in W');
       assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(c.validUntil));
 
       ex.fire('Commercial: stop (lift the limit)');
@@ -56,7 +59,7 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
       ex.fire('Home: every minute, 3 kW export');
       await ex.inbox('sent (%)').count(1);
       await ex.inbox('sent (kW)').count(1);
-      assert.deepEqual([commercial().productionCurtailment!.value, commercial().productionCurtailment!.unit], [60, '%']);
+      assert.deepEqual([commercial().productionCurtailment!.value, commercial().productionCurtailment!.unit], [0.6 * COM.pv.peakW, 'W']);
       assert.equal(steering().productionCurtailment!.unit, 'kW');
       const sites = ex.nodes.filter((n) => n.type === 'ems-site-steer' && n.mode === 'curtailment').map((n) => n.site);
       assert.equal(new Set(sites).size, sites.length, `one curtailment sender per site: ${sites}`);
@@ -99,6 +102,8 @@ describe(`examples: grid limits (08) on Node-RED ${nodeRedVersion}`, function ()
     sim.s.sim.reset();
   });
   useRuntime();
+  // The default Commercial site, which no other example steers (npm start's dashboard shows it).
+  const COM = DEFAULT_SITES[0];
   const limitsOf = () => sim.s.sim.steeringState(COM.siteReference).components.gridLimits;
   const gridW = () => sim.s.sim.measure(COM.meter.deviceReference, 'power').value;
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_SITES } from '../src/simulator/index';
+import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, resources, StatusLog, trackTimers, turns, useRuntime, useSimulator } from './helpers/red';
 
 const COM = DEFAULT_SITES[0];
@@ -32,7 +32,8 @@ describe('nodes: ems-partner-config', () => {
       assert.equal(m.request.path, `/sites/${COM.siteReference}/steering/ess`);
       const res = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
       assert.equal(res.body.ok, true);
-      assert.match(res.body.message, /^connected to 127\.0\.0\.1:\d+: 6 devices$/);
+      // The built-in simulator: the default sites and the steering examples' own, three devices each.
+      assert.match(res.body.message, new RegExp(`^connected to 127\\.0\\.0\\.1:\\d+: ${3 * BUILT_IN_SITES.length} devices$`));
     });
 
     it('GET ems-partner/simulator gives the URL the config node reads from', async () => {

@@ -107,6 +107,43 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
   },
 ] satisfies SiteDefinition[]);
 
+/**
+ * The sites of the shipped examples that steer (examples/*.json, issue 18): each steers a site
+ * of its own, so that examples imported together never steer the same battery or overwrite each
+ * other's curtailment. Copies of the default Home (example 07's % limit: of the Commercial site)
+ * under their own references and names; the default sites stay as they are. The built-in
+ * simulator (BUILT_IN_SITES) simulates them next to the default two; `new Simulator()` does not.
+ */
+function exampleCopy(base: SiteDefinition, key: string, example: string): SiteDefinition {
+  const of = (label: string) => `${label} (example ${example})`;
+  return {
+    ...base,
+    siteReference: makeReference('ste', key),
+    name: of(base.name),
+    battery: { ...base.battery, deviceReference: makeReference('dvc', `${key}/battery`), name: of(base.battery.name) },
+    pv: { ...base.pv, deviceReference: makeReference('dvc', `${key}/pv`), name: of(base.pv.name) },
+    meter: { ...base.meter, deviceReference: makeReference('dvc', `${key}/meter`), name: of(base.meter.name) },
+    load: { ...base.load },
+    ...(base.grid ? { grid: { ...base.grid } } : {}),
+  };
+}
+
+const [COMMERCIAL, HOME] = DEFAULT_SITES as SiteDefinition[];
+
+/** One site per steering example (08 steers the default Commercial site, which no other example steers). */
+export const EXAMPLE_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
+  exampleCopy(HOME, 'example-04', '04'),
+  exampleCopy(HOME, 'example-05', '05'),
+  exampleCopy(HOME, 'example-06', '06'),
+  exampleCopy(COMMERCIAL, 'example-07', '07'),
+  exampleCopy(HOME, 'example-07-home', '07'),
+  exampleCopy(HOME, 'example-09', '09'),
+  exampleCopy(HOME, 'example-10', '10'),
+]);
+
+/** What the built-in simulator (config node "Use built-in simulator", npm start) simulates: the default sites, then the examples'. */
+export const BUILT_IN_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([...DEFAULT_SITES, ...EXAMPLE_SITES]);
+
 function positive(v: unknown, field: string, allowZero = false): void {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
     throw new TypeError(`site definition: ${field} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(v)}`);

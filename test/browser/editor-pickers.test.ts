@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Page, Request } from 'playwright-core';
-import { DEFAULT_SITES } from '../../src/simulator';
+import { BUILT_IN_SITES, DEFAULT_SITES } from '../../src/simulator';
 import { freshEditor, type Session } from './lib/session';
 import {
   cancelTrays, closeTray, configId, deploy, dropNode, nodeProps, openNode, openServerAdd, options, trayIdle, typedText,
@@ -17,7 +17,8 @@ import { until } from './lib/wait';
 
 const picker = catalogue('ems-partner-config').picker;
 const [commercial, home] = DEFAULT_SITES;
-const DEVICES = DEFAULT_SITES.flatMap((s) => [
+// The built-in simulator: the default sites, then one per steering example (simulator/sites.ts).
+const DEVICES = BUILT_IN_SITES.flatMap((s) => [
   { ref: s.battery.deviceReference, name: s.battery.name, kind: 'battery' },
   { ref: s.pv.deviceReference, name: s.pv.name, kind: 'pv' },
   { ref: s.meter.deviceReference, name: s.meter.name, kind: 'meter' },
@@ -125,9 +126,9 @@ describe('browser: pickers on the built-in simulator', function () {
     const id = await dropNode(page, 'ems-site-steer', 300, 280);
     await openNode(page, id);
     await page.selectOption('#node-input-server', await configId(page));
-    const opts = await loaded(page, '#node-input-site-picker', DEFAULT_SITES.length + 1);
+    const opts = await loaded(page, '#node-input-site-picker', BUILT_IN_SITES.length + 1);
     assert.deepEqual(opts.map((o) => [o.value, o.label]), [
-      ['', picker.choose.sites], ...DEFAULT_SITES.map((x) => [x.siteReference, `${x.siteReference} \u2014 ${x.name}`])]);
+      ['', picker.choose.sites], ...BUILT_IN_SITES.map((x) => [x.siteReference, `${x.siteReference} \u2014 ${x.name}`])]);
     await page.selectOption('#node-input-site-picker', commercial.siteReference);
     assert.equal(await typedText(page, 'node-input-site').inputValue(), commercial.siteReference);
     await screenshotTray(page, 'picker-site-steer');
@@ -141,11 +142,11 @@ describe('browser: pickers on the built-in simulator', function () {
 
     // Opened again, the reference is still there, next to the listed sites.
     await openNode(page, id);
-    await loaded(page, '#node-input-site-picker', DEFAULT_SITES.length + 2);
+    await loaded(page, '#node-input-site-picker', BUILT_IN_SITES.length + 2);
     assert.equal(await typedText(page, 'node-input-site').inputValue(), typed);
     const again = await options(page, '#node-input-site-picker');
     assert.deepEqual(again.filter((o) => o.selected).map((o) => o.label), [`${typed} ${picker.notListed}`]);
-    assert.equal(again.length, DEFAULT_SITES.length + 2);
+    assert.equal(again.length, BUILT_IN_SITES.length + 2);
     await trayIdle(page);
     await closeTray(page, 'cancel');
     assert.deepEqual(s.browser.errors, []);
@@ -177,7 +178,7 @@ describe('browser: pickers on the built-in simulator', function () {
       const id = await dropNode(page, 'ems-site-steer', 300, 360);
       await openNode(page, id);
       await page.selectOption('#node-input-server', cid);
-      await loaded(page, '#node-input-site-picker', DEFAULT_SITES.length + 1);
+      await loaded(page, '#node-input-site-picker', BUILT_IN_SITES.length + 1);
       assert.deepEqual(sent, [{ route: 'sites', type: 'application/json', body: { server: cid } }]);
       // Test connection in the deployed, unchanged config node: by id; with an edited setting: with the settings.
       await page.locator('#node-input-btn-server-edit').click();

@@ -1,8 +1,8 @@
 /**
  * Browser, issue 13 "tried as a new user would": `npm start` (the demo flow and its dashboard on
  * the built-in simulator), then example 09 imported through Menu ▸ Import ▸ Examples and
- * deployed next to the demo. Its inject button plans the sample day of prices for the Home
- * battery (the price plan node), the schedule node plays the plan on the simulator's Home site
+ * deployed next to the demo. Its inject button plans the sample day of prices for the battery of
+ * its own site, Home (example 09) (the price plan node), the schedule node plays the plan there
  * (the slot in progress at once), and the example's dashboard page shows the prices, the planned
  * SOC and battery power, the plan's value and the delivery table. Dashboard 2 keeps one ui-base:
  * the editor drops the example's own on import and puts its page on the demo's dashboard.
@@ -14,9 +14,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { DEFAULT_SITES } from '../../src/simulator';
 import type { SteeringState } from '../../src/protocol/types';
-import { readExample } from '../helpers/examples';
+import { readExample, builtInSite } from '../helpers/examples';
 import { launch, type BrowserSession } from './lib/browser';
 import { startDemo, type Demo } from './lib/demo';
 import { cancelTrays, canvasNode, deploy, notificationsGone, openEditor, showSidebar } from './lib/editor';
@@ -30,7 +29,8 @@ const MODULE = '@ems-partner/node-red';
 const FILE = '09 Price plan - charge cheap, sell dear.json';
 const EXAMPLE = readExample(FILE);
 const DEMO = JSON.parse(fs.readFileSync(path.join(REPO, 'demo', 'flow.json'), 'utf8')) as any[];
-const HOME = DEFAULT_SITES[1];
+/** The example's own site on the built-in simulator. */
+const HOME = builtInSite('Home (example 09)');
 const QUARTER_MS = 15 * 60_000;
 /** Waits for the first delivery report only when the slot in progress ends within this. */
 const REPORT_WAIT_MS = 150_000;
@@ -66,7 +66,7 @@ function colourPixels(page: Page, id: string, rgb: number[]): Promise<number> {
   }, rgb);
 }
 
-describe('browser: example 09 imported into npm start plans the sample day, plays it on the Home site and charts it', function () {
+describe('browser: example 09 imported into npm start plans the sample day, plays it on its own site and charts it', function () {
   this.timeout(180000 + REPORT_WAIT_MS);
   let demo: Demo | undefined;
   let b: BrowserSession | undefined;

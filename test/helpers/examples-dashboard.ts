@@ -6,7 +6,7 @@
  * rows (`dashboardData(id)`). Nodes are found by name, or by id (widgets have labels, no names).
  */
 import path from 'node:path';
-import { CORE_NODES, readExample, type LoadedExample } from './examples';
+import { CORE_NODES, forTest, loadFlow, readExample, type LoadedExample } from './examples';
 import { helper, Inbox, NODES, StatusLog } from './red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -14,7 +14,7 @@ const DASHBOARD_DIR = path.dirname(require.resolve('@flowfuse/node-red-dashboard
 const DASHBOARD_TYPES: Record<string, string> = require('@flowfuse/node-red-dashboard/package.json')['node-red'].nodes;
 
 /** The dashboard's node modules for the ui-* types the flow uses (config nodes included). */
-function dashboardModules(flow: any[]): unknown[] {
+export function dashboardModules(flow: any[]): unknown[] {
   const types = new Set(flow.map((n) => n.type).filter((t) => t.startsWith('ui-')));
   return [...types].map((t) => {
     const file = DASHBOARD_TYPES[t];
@@ -36,10 +36,8 @@ export interface LoadedDashboardExample extends LoadedExample {
 /** Loads examples/<file> with its dashboard, the EMS config node on `simUrl` (and `config`'s settings). */
 export async function loadDashboardExample(file: string, simUrl: string, config: Record<string, unknown> = {}): Promise<LoadedDashboardExample> {
   const shipped = readExample(file);
-  const tabs = new Set(shipped.map((n) => n.z).filter(Boolean));
-  const nodes = shipped.map((n) => (n.type === 'ems-partner-config' ? { ...n, simulator: false, baseUrl: simUrl, retries: 0, ...config } : n));
-  const flow = [...[...tabs].map((id) => ({ id, type: 'tab', label: file })), ...nodes];
-  await helper.load([...new Set([...NODES, ...CORE_NODES, ...dashboardModules(shipped)])], flow, {});
+  const flow = forTest(shipped, simUrl).map((n) => (n.type === 'ems-partner-config' ? { ...n, ...config } : n));
+  await loadFlow([...NODES, ...CORE_NODES, ...dashboardModules(shipped)], flow);
   const byId = (id: string) => {
     const node = helper.getNode(id);
     if (!node) throw new Error(`${file}: node ${id} did not start`);

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CORE_NODES, EXAMPLES_DIR, readExample, type LoadedExample } from './examples';
+import { CORE_NODES, EXAMPLES_DIR, forTest, readExample, type LoadedExample } from './examples';
 import { helper, Inbox, NODES, StatusLog } from './red';
 import { freePort, start, type Spawned } from './spawned';
 
@@ -158,13 +158,7 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
  */
 export async function loadInfluxExample(file: string, simUrl: string, influxPort?: number): Promise<LoadedExample> {
   const shipped = readExample(file);
-  const tabs = new Set(shipped.map((n) => n.z).filter(Boolean));
-  const nodes = shipped.map((n) => {
-    if (n.type === 'ems-partner-config') return { ...n, simulator: false, baseUrl: simUrl, retries: 0 };
-    if (n.type === 'influxdb') return { ...n, hostname: '127.0.0.1', port: String(influxPort ?? 1) };
-    return n;
-  });
-  const flow = [...[...tabs].map((id) => ({ id, type: 'tab', label: file })), ...nodes];
+  const flow = forTest(shipped, simUrl).map((n) => (n.type === 'influxdb' ? { ...n, hostname: '127.0.0.1', port: String(influxPort ?? 1) } : n));
   await helper.load([...new Set([...NODES, ...CORE_NODES, ...INFLUX_NODES])], flow, {});
   const byName = (name: string) => {
     const found = shipped.filter((n) => n.name === name);
