@@ -1,0 +1,37 @@
+/**
+ * docs/architecture.md says what the code is (issue 19.7): its folder list is src/'s folders,
+ * and its table of migration versions is the code's (src/nodes/migrations.ts). The README
+ * stays one screen and a bit (at most 400 lines) and links every page of docs/.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { currentVersion } from '../src/nodes/migrations';
+
+const ROOT = path.resolve(__dirname, '..');
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const doc = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
+
+describe('docs: architecture and README', () => {
+  it('the folder list is src/\'s folders', () => {
+    const listed = [...doc.matchAll(/^src\/([a-z-]+)\/\s/gm)].map((m) => m[1]).sort();
+    const actual = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    assert.deepEqual(listed, actual);
+  });
+
+  it('the migration versions are the code\'s, for every node of package.json', () => {
+    const rows = new Map([...doc.matchAll(/^\| `(ems-[a-z-]+)` \| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
+    for (const type of Object.keys(PKG['node-red'].nodes)) assert.equal(rows.get(type), currentVersion(type), `${type} in docs/architecture.md`);
+    assert.equal(rows.size, Object.keys(PKG['node-red'].nodes).length);
+  });
+
+  it('the README is at most 400 lines, names npm start and npm test, lists the seven nodes and links every page of docs/', () => {
+    const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    assert.ok(readme.split('\n').length <= 400, `${readme.split('\n').length} lines`);
+    assert.match(readme, /npm start/);
+    assert.match(readme, /npm test/);
+    for (const type of Object.keys(PKG['node-red'].nodes)) assert.ok(readme.includes(`\`${type}\``), type);
+    for (const f of fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'))) assert.ok(readme.includes(`](docs/${f})`), `docs/${f} linked`);
+    for (const [, target] of readme.matchAll(/\]\(((?:docs\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g)) assert.ok(fs.existsSync(path.join(ROOT, target)), `${target} exists`);
+  });
+});
