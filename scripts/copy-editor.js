@@ -47,12 +47,14 @@ for (const [from, to, global, required] of browserModules) {
  * Modules that import others of dist/ (relative requires only): bundled with those into one
  * browser script, each module in its own function, joined by a small `require` of the bundle.
  * [entry module, script in resources/, global it sets]. The editor checks with the runtime's code:
- * the config node's paths (protocol/paths.ts) and the ems-request node's path and method.
+ * the config node's paths (protocol/paths.ts), the ems-request node's path and method, and the
+ * price plan node's settings.
  */
 const bundles = [
   ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
-  ['dist/plan/price-input.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
+  // the price plan node's checks (nodes/plan-check.ts: the planner's input checks and how the node gathers its settings)
+  ['dist/nodes/plan-check.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
 ];
 /** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
 function collect(entry) {

@@ -1,7 +1,8 @@
 /**
  * Public entry of @ems-partner/node-red for use from code (README "Use the client from code"):
  * the typed client of the partner API, its error classes, the protocol's types, units, time
- * helpers and validators, the price → battery planner, and the reference simulator. The
+ * helpers and validators, the battery planners (price-only and site), price feeds and
+ * formulas, forecasts from history, and the reference simulator. The
  * Node-RED nodes and the runtime they share are internal.
  */
 export * from './protocol';
@@ -12,4 +13,9 @@ export {
   NetworkError, TimeoutError, AbortedError, DroppedError, BadResponseError, BudgetError, EmptyRequestError, type RequestInfo,
 } from './client';
 export { planFromPrices, parsePriceUnit, MAX_PRICE_SLOTS, type PricePlan, type PlanSlot, type PricePlanInput, type PriceSlotInput, type BatteryInput } from './plan';
+export {
+  planBattery, planSite, isSitePlan, readPriceFeed, applyPriceFormula, parsePriceFormula, loadForecastFromHistory, resampleForecast,
+  type BatteryPlanInput, type SitePlan, type SitePlanSlot, type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput,
+  type PriceFormula, type PriceFeed, type FeedSlot, type HistoryForecastOptions, type ForecastSlots,
+} from './plan';
 export { startSimulator, type StartOptions, type StartedSimulator } from './simulator';

@@ -14,7 +14,7 @@ import { exampleFiles, readExample } from './helpers/examples';
 const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-schedule', 'ems-plan', 'ems-request'];
 /** Ours without a config node: the price plan node is pure (no I/O). */
 const NO_SERVER = ['ems-partner-config', 'ems-plan'];
-const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^09 /, version: /^\^?\d+\.\d+\.\d+$/ };
+const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^(09|12) /, version: /^\^?\d+\.\d+\.\d+$/ };
 const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'status', 'comment', 'link in', 'link out', 'mqtt in', 'mqtt out', 'mqtt-broker'];
 /**
  * Node types from the registry an example may use: by type, its module, the examples allowed to,

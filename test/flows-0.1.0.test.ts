@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
+import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
+import { planFromPrices } from '../src/plan';
 import { helper, Inbox, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
 
 const SAVED: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
@@ -17,9 +18,9 @@ describe('flows saved by 0.1.0', () => {
   useRuntime();
   beforeEach(() => sim.s.sim.reset());
 
-  /** The saved flow on this test's simulator, each flow node wired to its own helper, plus a Catch node. */
-  async function load() {
-    const nodes = SAVED.map((n) => ({ ...n }));
+  /** The saved flow on this test's simulator, each flow node wired to its own helper, plus a Catch node (and `more` nodes). */
+  async function load(more: Array<Record<string, any>> = []) {
+    const nodes = [...SAVED, ...more].map((n) => ({ ...n }));
     const extra: object[] = [];
     for (const n of nodes) {
       if (n.type === 'ems-partner-config') n.baseUrl = sim.s.url;
@@ -124,6 +125,31 @@ describe('flows saved by 0.1.0', () => {
     const [stop] = await f.ask('f010steer00000002', { payload: 'stop' });
     assert.deepEqual(stop.payload, { stopped: true, renewing: false });
     assert.equal(logged(sim.s, /^POST \/sites\/:ref\/steering/).length, sent, 'nothing sent on stop');
+    assert.equal(f.caught.msgs.length, 0);
+  });
+
+  it('next to it, a price plan node saved before version 2 (as example 09 shipped it) gets the new settings empty, re-planning off, and plans exactly as before', async () => {
+    // ems-plan came after 0.1.0 (issue 13, version 1); version 2 (issue 20) adds the site model's settings and re-planning.
+    const v1 = {
+      id: 'f010plan000000001', type: 'ems-plan', z: 'f010tab0000000001', name: 'Home battery plan', capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10,
+      socMin: 10, socMax: 90, efficiency: 0.9, socEnd: '', priceUnit: 'EUR/MWh', steps: '', x: 300, y: 500, wires: [[]],
+    };
+    const f = await load([v1]);
+    const props = helper.getNode(v1.id).props;
+    const added = {
+      chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '', importMultiplier: '', importFee: '', importVat: '',
+      exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, version: 2,
+    };
+    for (const [k, v] of Object.entries(added)) assert.deepEqual(props[k], v, k);
+    const t0 = Math.ceil((Date.now() + HOUR_MS) / HOUR_MS) * HOUR_MS;
+    const prices = [93.26, 12.5, -17.44, 140.73, 150].map((price, k) => ({ start: t0 + k * HOUR_MS, end: t0 + (k + 1) * HOUR_MS, price }));
+    const [m] = await f.ask(v1.id, { payload: prices, soc: 50 });
+    const battery = { capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10, socMin: 10, socMax: 90, efficiency: 0.9, soc: 50 };
+    const before = planFromPrices({ prices, battery, priceUnit: 'EUR/MWh', now: m.plan.soc[0].time });
+    assert.equal(JSON.stringify(m.plan), JSON.stringify(before), 'the price-only planner, byte for byte');
+    assert.equal(m.payload.length, 5);
+    assert.equal(m.replan, undefined, 'no re-planning');
+    assert.deepEqual(Object.keys(m.chart).sort(), ['power', 'price', 'soc']);
     assert.equal(f.caught.msgs.length, 0);
   });
 });

@@ -47,9 +47,25 @@ const V5: Record<string, NodeConfig> = {
 const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t] }]));
 const CURRENT = (type: string) => (V5[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
 
+/**
+ * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
+ * version 2 (issue 20) adds the site model's settings, empty (the planner's defaults), and
+ * re-planning, off: a node saved before plans as it did.
+ */
+const PLAN_V1: NodeConfig = {
+  id: 'p1', type: 'ems-plan', z: 'tab', name: 'Home battery plan', capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10, socMin: 10, socMax: 90,
+  efficiency: 0.9, socEnd: '', priceUnit: 'EUR/MWh', steps: '', x: 100, y: 100, wires: [[]],
+};
+const PLAN_V2: NodeConfig = {
+  chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '',
+  importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
+  importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
+};
+
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
-    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request'].sort());
+    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan'].sort());
+    assert.equal(currentVersion('ems-plan'), 2);
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
   });
@@ -92,6 +108,25 @@ describe('migrations', () => {
       assert.equal(migrate(type, newer), newer);
     });
   }
+
+  describe('ems-plan (after 0.1.0): version 1 to 2', () => {
+    it('a node saved without a version (as example 09 shipped it) gets the new settings empty and re-planning off, nothing else changes', () => {
+      const frozen = JSON.stringify(PLAN_V1);
+      assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, version: 2 });
+      assert.equal(JSON.stringify(PLAN_V1), frozen, 'the argument is not changed');
+      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, version: 2 });
+    });
+
+    it('values a flow already holds stay; idempotent; a current config is returned as it is', () => {
+      const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7 };
+      const after = migrate('ems-plan', held);
+      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.version], ['0.15', true, 7, 2]);
+      assert.equal(migrate('ems-plan', after), after);
+      const node: NodeConfig = { ...PLAN_V1 };
+      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'version'].sort());
+      assert.deepEqual(upgrade(node), []);
+    });
+  });
 
   it('null counts as missing; a numeric string version is read as a number', () => {
     assert.equal(migrate('ems-device-read', { type: 'ems-device-read', maxSplit: null, version: 1 }).maxSplit, 1000);
@@ -158,7 +193,7 @@ describe('migrations', () => {
   });
 
   it('each panel declares the current version as its default', () => {
-    for (const type of Object.keys(V2)) {
+    for (const type of [...Object.keys(V2), 'ems-plan']) {
       let html = fs.readFileSync(path.join(__dirname, '..', 'nodes', `${type}.html`), 'utf8');
       // A panel whose definition is a script of resources/ (site steer): that script too.
       for (const m of html.matchAll(/<script src="resources\/@ems-partner\/node-red\/([\w-]+\.js)">/g)) {

@@ -85,6 +85,19 @@ export const MIGRATIONS: MigrationTable = {
     // 0.3.0 (issue 14): a raw request (as before), or the config node's request counts ('stats').
     { version: 2, up: (c) => withDefaults(c, { mode: 'request' }) },
   ],
+  'ems-plan': [
+    // issue 20: the site model's settings ('' = the planner's default: √efficiency each way, no
+    // wear, no SOC target, no end value, prices as given, no limit, no peak cost) and
+    // re-planning (off: one plan per message, all its slots, as before).
+    {
+      version: 2,
+      up: (c) => withDefaults(c, {
+        chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '',
+        importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
+        importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
+      }),
+    },
+  ],
 };
 
 /** The version a config of `type` has after every step (1 for a type without steps). */

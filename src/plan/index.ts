@@ -10,3 +10,5 @@ export { planSite, type SitePlan, type SitePlanSlot } from './site-plan';
 export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from './battery-plan';
 export { parseSiteInput, type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
 export { readPriceFeed, applyPriceFormula, parsePriceFormula, type PriceFormula, type PriceFeed, type FeedSlot } from './price-feed';
+export { loadForecastFromHistory, resampleForecast, readSeries, type HistoryForecastOptions, type SeriesPoint, type ForecastSlots } from './forecast';
+export { scheduleSlots, changedSlots, socAt, type ScheduleSlot, type DeliveryReport } from './replan';

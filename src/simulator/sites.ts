@@ -139,6 +139,7 @@ export const EXAMPLE_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
   exampleCopy(HOME, 'example-07-home', '07'),
   exampleCopy(HOME, 'example-09', '09'),
   exampleCopy(HOME, 'example-10', '10'),
+  exampleCopy(HOME, 'example-12', '12'),
 ]);
 
 /** What the built-in simulator (config node "Use built-in simulator", npm start) simulates: the default sites, then the examples'. */

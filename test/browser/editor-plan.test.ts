@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ValidationError } from '../../src/protocol';
 import { parsePlanInput } from '../../src/plan/price-input';
+import { checkSetting } from '../../src/nodes/plan-check';
 import { freshEditor, type Session } from './lib/session';
 import { cancelTrays, closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
@@ -95,6 +96,36 @@ describe('browser: the price plan node', function () {
     await closeTray(page, 'ok');
     const saved = await page.evaluate(() => { const n = RED.nodes.node('p1'); return { priceUnit: n.priceUnit, valid: n.valid }; });
     assert.deepEqual(saved, { priceUnit: 'EUR/MWh', valid: true });
+    assert.deepEqual(s.browser.errors, []);
+  });
+
+  it('version 2 (issue 20): the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
+    const id = await dropNode(page, T, 300, 260);
+    await openNode(page, id);
+    const keys = ['chargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'importMultiplier', 'exportMultiplier', 'importLimitKW', 'peakCost', 'replan'];
+    for (const k of keys) assert.equal(await labelFor(page, k), labels[k], `label of ${k}`);
+    const values = await page.evaluate(() => ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'endValue', 'socTarget', 'socTargetTime', 'importMultiplier', 'importFee',
+      'importVat', 'exportMultiplier', 'exportFee', 'exportVat', 'importLimitKW', 'exportLimitKW', 'peakCost'].map((k) => [k, $(`#node-input-${k}`).val()]));
+    assert.ok(values.every(([, v]) => v === ''), JSON.stringify(values));
+    assert.equal(await page.locator('#node-input-replan').isChecked(), false);
+    for (const [k, v, bad] of [['importVat', '0', true], ['importVat', '1.19', false], ['exportLimitKW', '-3', true], ['exportLimitKW', '7', false], ['socTargetTime', '7 am', true],
+      ['socTargetTime', '07:00', false], ['chargeEfficiency', '95', true], ['chargeEfficiency', '0.95', false], ['cycleCost', '-1', true], ['cycleCost', '0.02', false]] as const) {
+      const input = page.locator(`#node-input-${k}`);
+      await input.fill(v);
+      await input.press('Tab');
+      assert.equal(await input.evaluate((e) => e.classList.contains('input-error')), bad, `${k} = "${v}"`);
+    }
+    await page.locator('#node-input-importVat').fill('0');
+    await page.locator('#node-input-socTarget').fill('99');
+    await page.locator('#node-input-replan').check();
+    await closeTray(page, 'ok');
+    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, version: n.version }; }, id);
+    assert.deepEqual([node.replan, node.version], [true, 2]);
+    const words = (config: Record<string, unknown>, key: string) => checkSetting(config, key) as string;
+    assert.deepEqual([...node.errors].sort(), [
+      `${labels.importVat}: ${words({ importVat: '0' }, 'importVat')}`,
+      `${labels.socTarget}: ${words({ socMin: '5', socMax: '95', socTarget: '99', socTargetTime: '07:00' }, 'socTarget')}`,
+    ].sort());
     assert.deepEqual(s.browser.errors, []);
   });
 });

@@ -1,0 +1,235 @@
+'use strict';
+/**
+ * Benchmark: what re-planning earns (issue 20, its acceptance figure). One simulated week of the
+ * simulator's Home site with its weather and load (src/simulator: profiles.ts and weather.ts, seed
+ * 1), on the simulator's own physics (model.ts: dispatch with the battery's rating, its 90 % round
+ * trip as √0.9 each way and its SOC window 5-95 %, the contractual grid limits 17 kW / 7 kW, steps
+ * of at most a minute), steered as ems-schedule steers it: an ESS setpoint per quarter hour. Prices:
+ * the sample day (test/fixtures/prices-sample-day.json, EUR/MWh) repeated with a seeded
+ * perturbation; the tariff of example 12: import (spot + 0.15) × 1.19 per kWh, export a fixed 0.08.
+ *
+ * Realised cost = what the grid meter's counters imported × the import price − exported × the
+ * export price, per quarter hour, summed; "with the end SOC" also counts the energy left in the
+ * battery at the end against the start at 0.10 per kWh stored (the example's end value).
+ *  (a) no battery control: the site's own self-consumption (the simulator without steering);
+ *  (b) today's price-only plan (example 09): planFromPrices on the spot prices (10-90 %), planned
+ *      at the start and daily at 14:00 for today and tomorrow from the SOC then, played open loop;
+ *  (c) perfect foresight: planSite over the whole week with the PV and load that came (quarter-hour
+ *      averages), SOC 5-95 %, no wear, end value 0.10, played; its planned objective is the bound;
+ *  (d) the re-planning example (example 12's plan node): planSite each quarter hour from the SOC
+ *      read then, over the prices known then (tomorrow's from 14:00), with the load forecast from
+ *      the site's own history (loadForecastFromHistory: same weekday and time, last 4 weeks, from
+ *      hourly history as the time-series node reads it) and yesterday's PV as PV forecast; the slot
+ *      in progress played (what ems-schedule does with the changed part);
+ *  (e) the same with perfect forecasts: what the forecasts cost (d − e) and the horizon (e − c);
+ *  (f) as (d), but a slot the plan balances with the battery alone (no import, no export planned)
+ *      is left to the site's own self-consumption (no setpoint: the site follows PV and load within
+ *      the quarter hour, which a constant setpoint cannot).
+ * BENCH_WEEK=YYYY-MM-DD (a UTC midnight) moves the week; a second week (November) is in the table.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const { DIST, ROOT, guard, machine, output, round } = require('./lib/common');
+
+const { SiteModel } = require(path.join(DIST, 'simulator', 'model'));
+const { DEFAULT_SITES } = require(path.join(DIST, 'simulator', 'sites'));
+const { hashString, mulberry32 } = require(path.join(DIST, 'simulator', 'prng'));
+const { loadW, pvPotentialW } = require(path.join(DIST, 'simulator', 'profiles'));
+const { planFromPrices, planSite, loadForecastFromHistory } = require(path.join(DIST, 'plan'));
+
+const MIN = 60_000;
+const Q = 15 * MIN;
+const H = 60 * MIN;
+const DAY = 24 * H;
+const SEED = 1; // the simulator's default seed
+const PRICE_SEED = 20;
+const HOME = DEFAULT_SITES[1];
+const KEY = hashString(HOME.siteReference);
+const CAP = HOME.battery.capacityWh / 1000;
+const KW = HOME.battery.maxPowerW / 1000;
+const FEE = 0.15;
+const VAT = 1.19;
+const FEED_IN = 0.08;
+const END_VALUE = 0.1;
+const SAMPLE = JSON.parse(fs.readFileSync(path.join(ROOT, 'test', 'fixtures', 'prices-sample-day.json'), 'utf8'));
+const importPrice = (spot) => (spot / 1000 + FEE) * VAT;
+
+/** Seeded spot prices (EUR/MWh) per quarter hour from `from` for `days` days: the sample day × a day level + a day shift + noise. */
+function spotPrices(from, days) {
+  const r = mulberry32(PRICE_SEED);
+  const out = [];
+  for (let d = 0; d < days; d++) {
+    const level = 0.8 + 0.4 * r();
+    const shift = (r() - 0.5) * 40;
+    for (const s of SAMPLE.slots) out.push(Math.max(-80, Math.round((s.price * level + shift + (r() - 0.5) * 20) * 100) / 100));
+  }
+  return out.map((value, k) => ({ start: from + k * Q, end: from + (k + 1) * Q, value }));
+}
+
+/** Quarter-hour averages (W) of the site's PV potential and load, sampled at each minute as the model integrates them. */
+function actuals(from, quarters) {
+  const pv = new Float64Array(quarters);
+  const load = new Float64Array(quarters);
+  for (let q = 0; q < quarters; q++) {
+    let p = 0;
+    let l = 0;
+    for (let m = 0; m < 15; m++) {
+      const t = from + q * Q + m * MIN;
+      p += pvPotentialW(SEED, KEY, HOME.pv.peakW, t);
+      l += loadW(SEED, KEY, HOME.load.profile, HOME.load.minW, HOME.load.maxW, t);
+    }
+    pv[q] = p / 15;
+    load[q] = l / 15;
+  }
+  return { pv, load };
+}
+
+/** Runs the site for the week: `setpoint(t, model)` is the ESS setting (kW, + discharge) for [t, t + Q), or undefined for none. */
+function run(T0, prices, setpoint) {
+  const model = new SiteModel(HOME, SEED, T0, { historyDays: 0 });
+  const e0 = model.storedWh / 1000;
+  const b0 = model.battInWh + model.battOutWh;
+  let cost = 0;
+  let imported = 0;
+  let exported = 0;
+  for (let q = 0; q < prices.length; q++) {
+    const t = T0 + q * Q;
+    const kw = setpoint(t, model, q);
+    if (kw !== undefined) model.steering.applyEss({ setting: { value: Math.round(kw * 1000) / 1000, unit: 'kW' }, validUntil: t + Q }, t);
+    const [gi, go] = [model.gridInWh, model.gridOutWh];
+    model.advanceTo(t + Q);
+    const i = (model.gridInWh - gi) / 1000;
+    const x = (model.gridOutWh - go) / 1000;
+    imported += i;
+    exported += x;
+    cost += i * importPrice(prices[q].value) - x * FEED_IN;
+  }
+  const e1 = model.storedWh / 1000;
+  return { cost, withEnd: cost - END_VALUE * (e1 - e0), imported, exported, throughput: (model.battInWh + model.battOutWh - b0) / 1000, socEnd: (e1 / CAP) * 100 };
+}
+
+/** The prices known at t: today's, and tomorrow's from 14:00 (day-ahead), from t on (the slot in progress included). */
+function known(prices, t) {
+  const day = Math.floor(t / DAY) * DAY;
+  const until = day + (t - day >= 14 * H ? 2 : 1) * DAY;
+  return prices.filter((p) => p.end > t && p.start < until);
+}
+
+const SITE = { importLimitW: HOME.grid.maxImportW, exportLimitW: HOME.grid.maxExportW };
+const FORMULAS = { priceUnit: 'MWh', importFormula: { fee: FEE, vat: VAT }, exportFormula: { multiplier: 0, fee: FEED_IN } };
+
+function week(T0) {
+  const DAYS = 7;
+  const prices = spotPrices(T0, DAYS + 1); // (the day after the week: known from the last day's 14:00)
+  const weekPrices = prices.slice(0, DAYS * 96);
+  const HIST = 28 * DAY;
+  const past = actuals(T0 - HIST, HIST / Q + DAYS * 96 + 96);
+  const qi = (t) => Math.round((t - (T0 - HIST)) / Q);
+  // The site's load history as the time-series node reads it: hourly averages, before the week and during it.
+  const loadHistory = [];
+  for (let t = T0 - HIST; t < T0 + (DAYS + 1) * DAY; t += H) {
+    const k = qi(t);
+    loadHistory.push({ x: t, y: (past.load[k] + past.load[k + 1] + past.load[k + 2] + past.load[k + 3]) / 4 });
+  }
+  const socOf = (model) => (model.storedWh / HOME.battery.capacityWh) * 100;
+  const timings = [];
+
+  // (a) self-consumption
+  const a = run(T0, weekPrices, () => undefined);
+
+  // (b) price-only plan, daily at 14:00 (and at the start), played open loop
+  let bPlan;
+  const b = run(T0, weekPrices, (t, model) => {
+    if (t === T0 || (t - Math.floor(t / DAY) * DAY) === 14 * H) {
+      const ps = known(prices, t).map((p) => ({ start: p.start, end: p.end, price: p.value }));
+      bPlan = planFromPrices({ prices: ps, priceUnit: 'MWh', battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 10, socMax: 90, efficiency: 0.9, soc: socOf(model) }, now: t });
+    }
+    const s = bPlan.slots.find((x) => x.start <= t && x.end > t);
+    return s ? s.energyStorage.value : 0;
+  });
+
+  // (c) perfect foresight over the week
+  const truth = (from, n) => ({ pv: Array.from({ length: n }, (_, k) => past.pv[qi(from) + k]), load: Array.from({ length: n }, (_, k) => past.load[qi(from) + k]) });
+  const tw = truth(T0, weekPrices.length);
+  const cPlan = planSite({
+    prices: weekPrices, ...FORMULAS, pvForecast: tw.pv, loadForecast: tw.load, site: SITE,
+    battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 5, socMax: 95, efficiency: 0.9, endValue: END_VALUE, soc: HOME.battery.initialSoc },
+  });
+  const c = run(T0, weekPrices, (t, _m, q) => cPlan.slots[q].energyStorage.value);
+
+  // (d) re-planning each quarter hour with forecasts from history; (e) with perfect forecasts
+  const mpc = (perfect, selfSlots = false) => run(T0, weekPrices, (t, model) => {
+    const ps = known(prices, t);
+    const slots = ps.map((p) => ({ start: Math.max(p.start, t), end: p.end }));
+    let pv;
+    let load;
+    if (perfect) ({ pv, load } = truth(ps[0].start, ps.length));
+    else {
+      load = loadForecastFromHistory(loadHistory, { slots, weeks: 4 });
+      pv = ps.map((p) => { const back = p.start - DAY >= t - Q ? 2 * DAY : DAY; return past.pv[qi(p.start - back)]; });
+    }
+    const t0 = process.hrtime.bigint();
+    const plan = planSite({
+      prices: ps, ...FORMULAS, pvForecast: pv, loadForecast: load, site: SITE, now: t,
+      battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 10, socMax: 90, efficiency: 0.9, cycleCost: 0.02, endValue: END_VALUE, soc: socOf(model) },
+    });
+    timings.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    const s0 = plan.slots[0];
+    // (f): a slot the plan balances with the battery alone (no grid exchange planned) is left to the site's own self-consumption
+    if (selfSlots && s0.importKW < 0.01 && s0.exportKW < 0.01) return undefined;
+    return s0.energyStorage.value;
+  });
+  const d = mpc(false);
+  const e = mpc(true);
+  const f = mpc(false, true);
+  return { a, b, c, d, e, f, bound: cPlan.cost.total, plans: timings.length / 3, planMs: timings.sort((x, y) => x - y)[Math.floor(timings.length / 2)] };
+}
+
+function main() {
+  guard(Number(process.env.BENCH_GUARD_MS) || 300_000, 'plan-week');
+  const T0 = process.env.BENCH_WEEK ? Date.parse(`${process.env.BENCH_WEEK}T00:00:00Z`) : Date.UTC(2026, 4, 4); // Monday 4 May 2026
+  const T1 = Date.UTC(2026, 10, 16); // Monday 16 November 2026
+  const weeks = [[T0, week(T0)], [T1, week(T1)]];
+  const names = {
+    a: '(a) no battery control (self-consumption)', b: '(b) price-only plan, daily at 14:00', c: '(c) perfect foresight', d: '(d) re-planning, forecasts from history',
+    e: '(e) re-planning, perfect forecasts', f: '(f) as (d), slots without planned grid exchange left to self-consumption',
+  };
+  const alternatives = {};
+  for (const [t, w] of weeks) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) {
+      const r = w[k];
+      alternatives[`${day}: ${names[k]}`] = {
+        'cost (EUR)': round(r.cost, 2), 'with the end SOC (EUR)': round(r.withEnd, 2), 'saved against (a) (EUR)': round(w.a.withEnd - r.withEnd, 2),
+        'import (kWh)': round(r.imported, 1), 'export (kWh)': round(r.exported, 1), 'battery throughput (kWh)': round(r.throughput, 1), 'SOC at the end (%)': round(r.socEnd, 1),
+      };
+    }
+    alternatives[`${day}: (c) planned objective (bound)`] = { 'with the end SOC (EUR)': round(w.bound, 2) };
+  }
+  const fmt = (x) => `${round(x, 2)} EUR`;
+  const each = (f) => weeks.map(([t, w]) => `${new Date(t).toISOString().slice(0, 10)}: ${f(w)}`).join('; ');
+  const [, w] = weeks[0];
+  const r = {
+    id: 'plan-week',
+    title: 'Re-planning over a simulated week: realised cost',
+    machine: machine(),
+    settings: {
+      site: `the simulator's Home site (PV ${HOME.pv.peakW / 1000} kWp, load ${HOME.load.minW}-${HOME.load.maxW} W residential, battery ${CAP} kWh / ${KW} kW, round trip 90 %, SOC 5-95 %, grid ${HOME.grid.maxImportW / 1000} kW / ${HOME.grid.maxExportW / 1000} kW), seed ${SEED}`,
+      weeks: weeks.map(([t]) => new Date(t).toISOString().slice(0, 10)).join(' and '),
+      prices: `the sample day × (0.8-1.2) ± 20 EUR/MWh per day ± 10 per quarter hour, at least -80 (seed ${PRICE_SEED}); import (spot + ${FEE}) × ${VAT}, export ${FEED_IN} per kWh`,
+      replanning: `planSite each quarter hour (${w.plans} plans a week, median ${round(w.planMs, 1)} ms), SOC 10-90 %, wear 0.02 per kWh, end value ${END_VALUE} per kWh`,
+      costs: 'realised from the grid meter\'s counters; "with the end SOC": minus 0.10 per kWh stored more at the end than at the start',
+    },
+    alternatives,
+    goals: [
+      { goal: 're-planning (d) realises less than the price-only plan (b), each week', measured: each((x) => `(d) ${fmt(x.d.withEnd)}, (b) ${fmt(x.b.withEnd)}`), met: weeks.every(([, x]) => x.d.withEnd < x.b.withEnd) },
+      { goal: 're-planning (d) realises less than no battery control (a), each week', measured: each((x) => `(d) ${fmt(x.d.withEnd)}, (a) ${fmt(x.a.withEnd)}`), met: weeks.every(([, x]) => x.d.withEnd < x.a.withEnd) },
+      { goal: 'report: what perfect foresight (c) realises, and its planned bound', measured: each((x) => `(c) ${fmt(x.c.withEnd)}, bound ${fmt(x.bound)}`), met: true },
+    ],
+  };
+  output(r);
+  for (const [name, v] of Object.entries(alternatives)) process.stdout.write(`${name}: ${JSON.stringify(v)}\n`);
+  process.exit(0);
+}
+
+main();

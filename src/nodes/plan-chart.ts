@@ -1,0 +1,44 @@
+/**
+ * Chart series of a plan for a Dashboard 2 chart (`msg.chart` of the `ems-plan` node): lists of
+ * `{x: epoch ms, y}` points. Pure.
+ */
+import type { PricePlan } from '../plan/price-plan';
+import type { SitePlan } from '../plan/site-plan';
+import { round } from './plan-message';
+
+type Points = Array<{ x: number; y: number }>;
+export interface PlanChart {
+  soc: Points;
+  power: Points;
+  price: Points;
+  /** Site plans: the planned grid power, kW (+ import, − export). */
+  grid?: Points;
+}
+
+/**
+ * SOC % at each point of the curve; power (kW, + discharge), price (and, for a site plan, grid
+ * power in kW, + import) as steps: a point at each slot's start and end; power and grid 0 in a gap.
+ */
+export function chartOf(plan: PricePlan | SitePlan): PlanChart {
+  const site = (plan as SitePlan).model === 'site' ? (plan as SitePlan) : undefined;
+  const power: Points = [];
+  const price: Points = [];
+  const grid: Points = [];
+  plan.slots.forEach((s, k) => {
+    const prev = plan.slots[k - 1];
+    if (prev && prev.end !== s.start) {
+      power.push({ x: prev.end, y: 0 }, { x: s.start, y: 0 });
+      if (site) grid.push({ x: prev.end, y: 0 }, { x: s.start, y: 0 });
+    }
+    const kw = round(s.energyStorage.value, 3);
+    power.push({ x: s.start, y: kw }, { x: s.end, y: kw });
+    price.push({ x: s.start, y: s.price }, { x: s.end, y: s.price });
+    if (site) {
+      const g = round(site.slots[k].gridKW, 3);
+      grid.push({ x: s.start, y: g }, { x: s.end, y: g });
+    }
+  });
+  const chart: PlanChart = { soc: plan.soc.map((p) => ({ x: p.time, y: round(p.soc, 2) })), power, price };
+  if (site) chart.grid = grid;
+  return chart;
+}

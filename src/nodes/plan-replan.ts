@@ -1,0 +1,180 @@
+/**
+ * Re-planning in the `ems-plan` node (issue 20.6, model-predictive control): what the node keeps
+ * between messages and what it decides on each trigger. With `replan` on, the node keeps the
+ * last message that carried prices (with its forecasts and settings) and plans again from it:
+ * - at each quarter hour (one timer per node, armed while the kept prices reach ahead);
+ * - on a fresh SOC: a message without prices whose topic is `soc` or ends in `/soc` (what
+ *   device read sends) with the SOC as payload, or one with `msg.soc`;
+ * - on a delivery report (topic `delivery`, as ems-schedule's and site steer's output 2) that
+ *   says `no` or `partly` (other verdicts are kept, for the SOC, and plan nothing);
+ * - on new prices.
+ * The SOC of a re-plan: a reading that came after the last plan; else the SOC the last plan
+ * expects now, moved by what the delivery reports no plan has taken yet measured (over their
+ * windows after the last reading); else the last reading.
+ * Only what changed is handed on: the new plan from its first changed slot to its end (ems-schedule
+ * replaces a playing schedule from the new one's first slot and drops the old slots after it, so
+ * the unchanged slots after a change go along), never a slot that ended. Nothing changed: nothing
+ * is sent. No Node-RED here: the node (ems-plan.ts) sends; timers are passed (globals by default).
+ */
+import { ValidationError } from '../protocol/errors';
+import { show } from '../protocol/units';
+import { QUARTER_HOUR_MS } from '../protocol/time';
+import { numberIn } from '../plan/price-input';
+import { changeTolerance, changedSlots, deliveryShiftKWh, socAt, type DeliveryReport, type ScheduleSlot } from '../plan/replan';
+import { hasPrices, type Msg } from './plan-message';
+
+type Rec = Record<string, unknown>;
+const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
+const num = (v: unknown, dflt: number) => (isSet(v) && Number.isFinite(Number(v)) ? Number(v) : dflt);
+
+export type Trigger = 'input' | 'soc' | 'timer' | 'delivery';
+export type MessageKind = 'input' | 'soc' | 'delivery';
+export interface Timers {
+  set(fn: () => void, ms: number): unknown;
+  clear(t: unknown): void;
+}
+
+/** A delivery report: topic `delivery` and a payload with `followed`. */
+export const isDelivery = (msg: Msg): boolean => msg.topic === 'delivery' && isObject(msg.payload) && typeof msg.payload.followed === 'string';
+
+/** A SOC reading in a message without prices: [value, field], or undefined. */
+export function readingOf(msg: Msg): [unknown, string] | undefined {
+  if (hasPrices(msg) || isDelivery(msg)) return undefined;
+  if (isSet(msg.soc)) return [msg.soc, 'msg.soc'];
+  const topic = typeof msg.topic === 'string' ? msg.topic : '';
+  const p = msg.payload;
+  if ((topic === 'soc' || topic.endsWith('/soc')) && (typeof p === 'number' || (typeof p === 'string' && p.trim() !== ''))) return [p, 'msg.payload'];
+  return undefined;
+}
+
+/** What a message is to a re-planning node. */
+export function kindOf(msg: Msg): MessageKind {
+  if (isDelivery(msg)) return 'delivery';
+  return readingOf(msg) ? 'soc' : 'input';
+}
+
+/** What the node knows of the plan it made last. */
+interface LastPlan {
+  at: number;
+  curve: ReadonlyArray<{ time: number; soc: number }>;
+  capKWh: number;
+  etaC: number;
+  etaD: number;
+}
+
+export class Replanner {
+  /** The last message that carried prices: the inputs of every re-plan. */
+  kept?: Msg;
+  /** The last SOC reading; `used` once a plan started from it. */
+  reading?: { soc: number; at: number; used: boolean };
+  private last?: LastPlan;
+  /** The slots handed on last (the whole plan then), to compare the next plan with. */
+  private sent?: ScheduleSlot[];
+  /** Delivery reports no plan took into account yet. */
+  private reports: DeliveryReport[] = [];
+  /** When the SOC the plans go on from was measured: reports count from then on. */
+  private anchorAt = -Infinity;
+  private timer?: unknown;
+  private timerAt?: number;
+  private closed = false;
+
+  constructor(private readonly timers: Timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t as NodeJS.Timeout) }) {}
+
+  /** Takes a SOC reading (checked: % within [0, 100], refused naming `field`). */
+  read(value: unknown, field: string, now: number): number {
+    const soc = numberIn(value, field, 0, 100);
+    this.reading = { soc, at: now, used: false };
+    return soc;
+  }
+
+  /** Keeps a delivery report (for the SOC of the next re-plan); whether it asks for a re-plan now. */
+  report(payload: Rec): boolean {
+    this.reports.push(payload as DeliveryReport);
+    if (this.reports.length > 200) this.reports.shift();
+    return payload.followed === 'no' || payload.followed === 'partly';
+  }
+
+  /** The SOC a re-plan starts from, and where it came from; undefined when nothing is known. */
+  socFor(now: number): { value: number; from: string } | undefined {
+    const r = this.reading;
+    if (r && !r.used) return { value: r.soc, from: 'reading' };
+    const l = this.last;
+    const planned = l ? socAt(l.curve, now) : undefined;
+    if (l && planned !== undefined) {
+      const shift = deliveryShiftKWh(this.reports, this.anchorAt, now, l.etaC, l.etaD);
+      const soc = Math.min(100, Math.max(0, planned + (l.capKWh > 0 ? (shift / l.capKWh) * 100 : 0)));
+      return { value: soc, from: shift !== 0 ? 'plan+delivery' : 'plan' };
+    }
+    return r ? { value: r.soc, from: 'reading' } : undefined;
+  }
+
+  /**
+   * Records a plan made at `now` from `input` (the planner's input): its SOC curve and the battery
+   * for the delivery correction. A plan from a fresh reading anchors the reports' windows there.
+   */
+  planned(input: Rec, curve: LastPlan['curve'], now: number): void {
+    const b = isObject(input.battery) ? input.battery : {};
+    const root = Math.sqrt(num(b.efficiency, 0.9));
+    this.last = { at: now, curve, capKWh: num(b.capacityKWh, 0), etaC: num(b.chargeEfficiency, root), etaD: num(b.dischargeEfficiency, root) };
+    if (this.reading && !this.reading.used) {
+      this.reading.used = true;
+      this.anchorAt = this.reading.at;
+    }
+    // every report so far is in this plan's SOC (or older than the reading it started from)
+    this.reports = [];
+  }
+
+  /** The indices of `slots` that changed against the slots handed on last (all without any). */
+  changed(slots: ScheduleSlot[], input: Rec): number[] {
+    const b = isObject(input.battery) ? input.battery : {};
+    const maxKW = Math.max(num(b.maxChargeKW, 0), num(b.maxDischargeKW, num(b.maxChargeKW, 0)));
+    return changedSlots(this.sent, slots, changeTolerance(maxKW));
+  }
+
+  /** The plan's slots were handed on (from the first changed one; the ones before it are unchanged). */
+  handed(slots: ScheduleSlot[]): void {
+    this.sent = slots;
+  }
+
+  /** Arms the one timer for the next quarter hour after `now` (replacing any); `fire` runs then. */
+  arm(now: number, fire: () => void): void {
+    if (this.closed) return;
+    const at = (Math.floor(now / QUARTER_HOUR_MS) + 1) * QUARTER_HOUR_MS;
+    if (this.timer !== undefined && this.timerAt === at) return;
+    this.disarm();
+    this.timerAt = at;
+    this.timer = this.timers.set(() => {
+      this.timer = undefined;
+      fire();
+    }, at - now);
+  }
+
+  /** When the timer fires next, if armed. */
+  get nextAt(): number | undefined {
+    return this.timer === undefined ? undefined : this.timerAt;
+  }
+
+  disarm(): void {
+    if (this.timer !== undefined) this.timers.clear(this.timer);
+    this.timer = undefined;
+  }
+
+  /** The kept prices ran out: nothing to plan until new prices come. */
+  ended(): void {
+    this.disarm();
+    this.kept = undefined;
+    this.sent = undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    this.disarm();
+  }
+}
+
+/** A message a node without re-planning cannot use (a SOC reading or a delivery report alone): the refusal that says so. */
+export function notReplanning(msg: Msg): ValidationError {
+  const what = isDelivery(msg) ? 'a delivery report (topic delivery)' : 'a SOC reading without prices';
+  return new ValidationError('msg.payload', `is ${what}: the node uses it only with Re-plan on (replan); give prices [{start, end, price}] with msg.soc; got ${show(msg.payload)}`);
+}

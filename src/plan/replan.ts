@@ -1,0 +1,101 @@
+/**
+ * Re-planning (model-predictive control, issue 20.6), the pure part: a plan's slots in the shape
+ * the `ems-schedule` node takes, which slots of a new plan differ from the plan handed on before,
+ * the SOC a plan expects at an instant, and how far delivery reports say the battery is from
+ * it. The ems-plan node (src/nodes/plan-replan.ts) keeps the inputs and re-plans; this file has
+ * no clock and no Node-RED.
+ */
+import { HOUR_MS } from '../protocol/time';
+import type { PricePlan } from './price-plan';
+import type { SitePlan } from './site-plan';
+
+/** A slot as `ems-schedule` takes it (its slot fields and the planner's fields it accepts). */
+export interface ScheduleSlot {
+  start: number;
+  end: number;
+  energyStorage: { value: number; unit: 'kW' };
+  price: number;
+  energyKWh: number;
+  socStart: number;
+  socEnd: number;
+}
+
+/** The plan's slots as `ems-schedule` takes them: a price plan's own slots (the same array), a site plan's without the fields the schedule refuses. */
+export function scheduleSlots(plan: PricePlan | SitePlan): ScheduleSlot[] {
+  if ((plan as SitePlan).model !== 'site') return (plan as PricePlan).slots;
+  return (plan as SitePlan).slots.map((s) => ({
+    start: s.start, end: s.end, energyStorage: s.energyStorage, price: s.price, energyKWh: s.energyKWh, socStart: s.socStart, socEnd: s.socEnd,
+  }));
+}
+
+/** Below this difference (kW) a slot's power counts as unchanged: 1 % of the battery's power, at least 10 W. */
+export function changeTolerance(maxKW: number): number {
+  return Math.max(0.01, 0.01 * (Number.isFinite(maxKW) ? maxKW : 0));
+}
+
+/**
+ * The indices of `next`'s slots that differ from `prev` (the slots handed on before): a slot
+ * is matched by its end (the slot in progress starts later in a re-plan, never earlier) and
+ * changed when there is none, it starts earlier than that one, or its power differs by more
+ * than `tolKW`. Without `prev` every slot is changed.
+ */
+export function changedSlots(prev: readonly ScheduleSlot[] | undefined, next: readonly ScheduleSlot[], tolKW: number): number[] {
+  if (!prev) return next.map((_s, k) => k);
+  const byEnd = new Map(prev.map((s) => [s.end, s]));
+  const out: number[] = [];
+  next.forEach((s, k) => {
+    const o = byEnd.get(s.end);
+    const moved = !o || (k === 0 ? s.start < o.start : s.start !== o.start);
+    if (moved || Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW) out.push(k);
+  });
+  return out;
+}
+
+/**
+ * The SOC (%) a plan's curve expects at `t`: linear within a slot (its power is constant),
+ * the curve's first value before it, undefined after its end.
+ */
+export function socAt(curve: ReadonlyArray<{ time: number; soc: number }>, t: number): number | undefined {
+  if (curve.length === 0) return undefined;
+  if (t <= curve[0].time) return curve[0].soc;
+  for (let i = 1; i < curve.length; i++) {
+    const a = curve[i - 1];
+    const b = curve[i];
+    if (t <= b.time) return b.time === a.time ? b.soc : a.soc + ((b.soc - a.soc) * (t - a.time)) / (b.time - a.time);
+  }
+  return undefined;
+}
+
+/** What a delivery report says (ems-schedule's output 2, site steer's): the asked and measured battery power over [from, until). */
+export interface DeliveryReport {
+  asked?: { value: number; unit: string } | null;
+  measured?: { value: number; unit: string } | null;
+  from?: number;
+  until?: number;
+  followed?: string;
+}
+
+const KW: Record<string, number> = { W: 0.001, kW: 1, MW: 1000 };
+const kwOf = (v: DeliveryReport['asked']): number | undefined => (v && typeof v.value === 'number' && Number.isFinite(v.value) && KW[v.unit] ? v.value * KW[v.unit] : undefined);
+
+/**
+ * How much more energy (kWh, in the store) the battery holds than planned, by the delivery
+ * reports: per report, what was measured minus what was asked (grid side, + discharge) over
+ * the part of its window within [since, now), through the efficiency of the asked direction
+ * (a charge short by P stores P·etaC less; a discharge short by P takes P/etaD less). Reports
+ * without a measured power (followed: unknown) count as nothing.
+ */
+export function deliveryShiftKWh(reports: readonly DeliveryReport[], since: number, now: number, etaC: number, etaD: number): number {
+  let shift = 0;
+  for (const r of reports) {
+    const asked = kwOf(r.asked);
+    const measured = kwOf(r.measured);
+    if (asked === undefined || measured === undefined || typeof r.from !== 'number' || typeof r.until !== 'number') continue;
+    const h = (Math.min(r.until, now) - Math.max(r.from, since)) / HOUR_MS;
+    if (!(h > 0)) continue;
+    const dev = measured - asked;
+    const charging = asked < 0 || (asked === 0 && dev < 0);
+    shift -= dev * h * (charging ? etaC : 1 / etaD);
+  }
+  return shift;
+}
