@@ -5,7 +5,16 @@
  * formulas, forecasts from history, and the reference simulator. The
  * Node-RED nodes and the runtime they share are internal.
  */
-export * from './protocol';
+// The protocol's types, units, time helpers and the validators of what is sent; its tables and
+// internal helpers (limits, paths, portfolio weights, show/accepts/refusal) stay internal.
+export type * from './protocol/types';
+export {
+  EmsError, ValidationError,
+  POWER_UNITS, CURTAILMENT_UNITS, parsePowerUnit, parseCurtailmentUnit, toWatts, curtailmentToWatts, parsePowerValue, parseCurtailmentValue, formatPower,
+  MINUTE_MS, HOUR_MS, DAY_MS, QUARTER_HOUR_MS, parseTime, toIsoSeconds, endOfQuarterHour, quarterHourValidUntil,
+  validateReference, validateProperty, validateActiveSteering, validateEssRequest, validateCurtailmentRequest, validateGridTargetRequest,
+  validateGridLimitsRequest, validateTimeSeriesRequest,
+} from './protocol';
 export {
   EmsClient, mergeSeries, toTimeSeriesRequest, MAX_SPANS, type ClientOptions, type CallOptions, type TimeSeriesQuery,
   type ConnectionState, type AuthConfig, type AuthType,

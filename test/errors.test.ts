@@ -48,11 +48,11 @@ describe('error classes', () => {
     assert.deepEqual([v.code, v.field], ['EMS_VALIDATION', 'msg.payload']);
   });
 
-  it('the public entry exports the client, the error classes, the protocol and startSimulator, not the runtime', () => {
+  it('the public entry is curated (issue 19.5): the client, the error classes, types, units, validators, the planner and the simulator; not the runtime nor internal helpers', () => {
     for (const name of ['EmsClient', 'ApiError', 'RateLimitError', 'TimeoutError', 'ValidationError', 'validateActiveSteering', 'parsePowerValue', 'startSimulator']) {
       assert.equal(typeof (pub as Record<string, unknown>)[name], 'function', name);
     }
-    for (const name of ['SteeringQueue', 'ReadCoalescer', 'PollScheduler', 'createRuntime', 'Transport']) {
+    for (const name of ['SteeringQueue', 'ReadCoalescer', 'PollScheduler', 'createRuntime', 'Transport', 'show', 'accepts', 'refusal', 'limited', 'weightOf', 'LIMITS']) {
       assert.equal((pub as Record<string, unknown>)[name], undefined, name);
     }
   });

@@ -119,7 +119,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     const sent = s.sim.requestLog.filter((e) => steerRoute.test(e.route));
     assert.equal(sent.length, 1, JSON.stringify(sent.map((e) => e.body)));
     assert.equal(sent[0].path, `/sites/${HOME.siteReference}/steering/ess`);
-    assert.deepEqual(sent[0].body.setting, first.payload[0].energyStorage);
+    assert.deepEqual((sent[0].body as any).setting, first.payload[0].energyStorage);
 
     // The dashboard: planned and read SOC and grid power.
     await socPoints.count(1);
@@ -151,7 +151,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     assert.equal(reported.msgs[0].topic, 'delivery');
     assert.match(reported.msgs[0].payload.followed, /^(yes|partly|no|unknown)$/);
     await moveTo(slot0.end + 1000);
-    assert.ok(s.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => e.body.validUntil > e.time), 'every request ends after it is sent');
+    assert.ok(s.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => (e.body as any).validUntil > e.time), 'every request ends after it is sent');
     assert.deepEqual(errors.msgs.map((m) => m.error?.message), []);
   });
 });

@@ -120,7 +120,7 @@ describe('migrations', () => {
     it('values a flow already holds stay; idempotent; a current config is returned as it is', () => {
       const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7 };
       const after = migrate('ems-plan', held);
-      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.version], ['0.15', true, 7, 2]);
+      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, (after as NodeConfig).version], ['0.15', true, 7, 2]);
       assert.equal(migrate('ems-plan', after), after);
       const node: NodeConfig = { ...PLAN_V1 };
       assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'version'].sort());
