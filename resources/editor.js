@@ -339,7 +339,26 @@
         });
     }
 
-    window.EmsPartnerEditor = { upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
+    /** The TypedInput types of a reference (device, site, property) in every panel. */
+    var REF_TYPES = ['str', 'msg', 'flow', 'global', 'env'];
+    /**
+     * Fills every unit <select data-ems-units="power|curtailment"> of the open form from the one list
+     * (protocol/limits.ts, served as EmsPartnerLimits) and selects the node's value (Node-RED set it before
+     * the options existed); a node without one keeps the first option.
+     */
+    function unitSelects(node) {
+        var L = window.EmsPartnerLimits || {};
+        var lists = { power: L.POWER_UNITS || ['W', 'kW', 'MW'], curtailment: L.CURTAILMENT_UNITS || ['W', 'kW', 'MW', '%'] };
+        $('select[data-ems-units]').each(function () {
+            var $s = $(this), list = lists[$s.attr('data-ems-units')] || [], v = node[this.id.replace(/^node-input-/, '')];
+            $s.empty();
+            list.forEach(function (u) { $s.append($('<option></option>').val(u).text(u)); });
+            // A value the list lacks (a hand-written flow) stays unselected, so the panel marks it invalid.
+            if (v !== undefined && v !== null && v !== '') { $s.val(v); }
+        });
+    }
+
+    window.EmsPartnerEditor = { REF_TYPES: REF_TYPES, unitSelects: unitSelects, upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
         cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, attachDevicePickers: attachDevicePickers, field: field, num: num, typed: typed,
         limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators,
         pathRefusal: pathRefusal, requestPathRefusal: requestPathRefusal, requestMethodRefusal: requestMethodRefusal };

@@ -8,7 +8,6 @@
 (function () {
     'use strict';
     var T = 'ems-site-steer';
-    var REF_TYPES = ['str', 'msg', 'flow', 'global', 'env'];
     var VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];
     var WATTS = { W: 1, kW: 1e3, MW: 1e6 };
     // Which value rows each mode shows (the runtime sends only these components).
@@ -196,8 +195,9 @@
         inputLabels: function () { return t('label.inputLabel'); },
         outputLabels: function (i) { return i === 1 ? t('label.outputLabel2') : t('label.outputLabel'); },
         oneditprepare: function () {
+            window.EmsPartnerEditor.unitSelects(this);   // the W/kW/MW(/%) lists, from protocol/limits.ts
             window.EmsPartnerEditor.upgradeForm(this, 'node-input-');   // a node of an older version (migrations.js), and its open form
-            $('#node-input-site').typedInput({ default: 'str', types: REF_TYPES, typeField: '#node-input-siteType' });
+            $('#node-input-site').typedInput({ default: 'str', types: window.EmsPartnerEditor.REF_TYPES, typeField: '#node-input-siteType' });
             ['essValue', 'curtailmentValue', 'gridTargetValue', 'upperLimitValue', 'lowerLimitValue'].forEach(function (p) {
                 var dflt = p === 'essValue' || p === 'gridTargetValue' ? 'msg' : 'num';
                 $('#node-input-' + p).typedInput({ default: dflt, types: VALUE_TYPES, typeField: '#node-input-' + p + 'Type' });
@@ -217,7 +217,7 @@
             }
             var $verify = $('#node-input-verify');
             ['battery', 'pv', 'meter'].forEach(function (role) {
-                $('#node-input-' + role + 'Device').typedInput({ default: 'str', types: REF_TYPES, typeField: '#node-input-' + role + 'DeviceType' });
+                $('#node-input-' + role + 'Device').typedInput({ default: 'str', types: window.EmsPartnerEditor.REF_TYPES, typeField: '#node-input-' + role + 'DeviceType' });
             });
             function verifyRows() {
                 var on = $verify.prop('checked'), mode = $mode.val() || 'ess';

@@ -10,6 +10,12 @@
  */
 
 /** How refusals name units; the editor may pass a translation (see `Words`). */
+
+/** Power units the API accepts for PowerValue and CurtailmentValue (spec 2.8); the editor's unit lists. */
+export const POWER_UNITS = ['W', 'kW', 'MW'] as const;
+/** Curtailment may also be a percentage of installed production power (assumption A4). */
+export const CURTAILMENT_UNITS = ['W', 'kW', 'MW', '%'] as const;
+
 export const UNITS = {
   milliseconds: 'milliseconds',
   retries: 'retries',

@@ -5,12 +5,11 @@
  * besides the unit and property constant lists.
  */
 
-/** Power units the API accepts for PowerValue and CurtailmentValue (spec 2.8). */
-export const POWER_UNITS = ['W', 'kW', 'MW'] as const;
-export type PowerUnit = (typeof POWER_UNITS)[number];
+import { CURTAILMENT_UNITS, POWER_UNITS } from './limits';
 
-/** Curtailment may also be a percentage of installed production power (assumption A4). */
-export const CURTAILMENT_UNITS = ['W', 'kW', 'MW', '%'] as const;
+/** The unit lists live in limits.ts, the table the editor gets too (one source for both). */
+export { CURTAILMENT_UNITS, POWER_UNITS };
+export type PowerUnit = (typeof POWER_UNITS)[number];
 export type CurtailmentUnit = (typeof CURTAILMENT_UNITS)[number];
 
 /** A timestamp in epoch milliseconds. */
