@@ -24,7 +24,7 @@ if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
 /** [compiled module, script in resources/, global it sets, whether the build fails without it]. */
 const browserModules = [
   ['dist/protocol/limits.js', 'resources/limits.js', 'EmsPartnerLimits', true],
-  ['dist/nodes/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations', false],
+  ['dist/nodes/shared/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations', false],
 ];
 for (const [from, to, global, required] of browserModules) {
   const file = path.join(root, from);
@@ -53,8 +53,8 @@ for (const [from, to, global, required] of browserModules) {
 const bundles = [
   ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
-  // the price plan node's checks (nodes/plan-check.ts: the planner's input checks and how the node gathers its settings)
-  ['dist/nodes/plan-check.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
+  // the price plan node's checks (src/nodes/plan/check.ts: the planner's input checks and how the node gathers its settings)
+  ['dist/nodes/plan/check.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
 ];
 /** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
 function collect(entry) {

@@ -1,5 +1,5 @@
 /**
- * The checks behind the editor's admin routes (src/nodes/admin-guard.ts): which settings
+ * The checks behind the editor's admin routes (src/nodes/config/admin-guard.ts): which settings
  * count as "the same place" for stored credentials, the shape of a request body, and the
  * reply message (short, one line, redacted, never a page).
  */
@@ -8,7 +8,7 @@ import { ValidationError } from '../src/protocol';
 import { ApiError } from '../src/client';
 import {
   destinationChanges, hasConfig, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
-} from '../src/nodes/admin-guard';
+} from '../src/nodes/config/admin-guard';
 
 const DEPLOYED = { simulator: false, baseUrl: 'https://ems.example.com/partner/v1', authType: 'header', apiKeyHeader: 'x-api-key', rejectUnauthorized: true, caCert: '' };
 const KEY = 'k-SECRET/+=?&42';

@@ -8,7 +8,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { ValidationError } from '../src/protocol';
 import { ApiError } from '../src/client';
 import { PollScheduler } from '../src/runtime';
-import { PollBackoff } from '../src/nodes/poll-backoff';
+import { PollBackoff } from '../src/nodes/shared/poll-backoff';
 
 /** Resolves when `test()` holds, checked after every poll (`onPoll` is called by the tasks). */
 function whenever(test: () => boolean, ms = 10_000): { onPoll: () => void; done: Promise<void> } {

@@ -1,12 +1,12 @@
 /**
  * docs/architecture.md says what the code is (issue 19.7): its folder list is src/'s folders,
- * and its table of migration versions is the code's (src/nodes/migrations.ts). The README
+ * and its table of migration versions is the code's (src/nodes/shared/migrations.ts). The README
  * stays one screen and a bit (at most 400 lines) and links every page of docs/.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { currentVersion } from '../src/nodes/migrations';
+import { currentVersion } from '../src/nodes/shared/migrations';
 
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));

@@ -3,7 +3,7 @@
  * default rules with 0 problems: `nrlint -c .nrlintrc.js <example>`, where .nrlintrc.js is what
  * `nrlint --init` writes (every rule on). Without its tab node nrlint threw on every example.
  * And every node of this package is saved at its type's current version: the versions and the
- * properties each step adds come from the code (src/nodes/migrations.ts), so a migration added
+ * properties each step adds come from the code (src/nodes/shared/migrations.ts), so a migration added
  * later fails this until the examples are saved again.
  */
 import assert from 'node:assert/strict';
@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MIGRATIONS, currentVersion, migrate, versionOf } from '../src/nodes/migrations';
+import { MIGRATIONS, currentVersion, migrate, versionOf } from '../src/nodes/shared/migrations';
 import { EXAMPLES_DIR, exampleFiles, readExample } from './helpers/examples';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

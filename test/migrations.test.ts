@@ -1,12 +1,12 @@
 /**
- * Migrations of saved node properties (src/nodes/migrations.ts): each step of each node type,
+ * Migrations of saved node properties (src/nodes/shared/migrations.ts): each step of each node type,
  * idempotence, no change to values a flow already holds, and a synthetic later version (a
  * rename of site steer's `duration` to a test-only `durationMin`) through the same machinery.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS, currentVersion, migrate, upgrade, versionOf, type MigrationTable, type NodeConfig } from '../src/nodes/migrations';
+import { MIGRATIONS, currentVersion, migrate, upgrade, versionOf, type MigrationTable, type NodeConfig } from '../src/nodes/shared/migrations';
 
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const saved = (type: string) => SAVED.find((n) => n.type === type)!;
@@ -187,8 +187,8 @@ describe('migrations', () => {
     });
   });
 
-  it('src/nodes/migrations.ts imports nothing (the browser runs the same table)', () => {
-    const src = fs.readFileSync(path.join(__dirname, '..', 'src', 'nodes', 'migrations.ts'), 'utf8');
+  it('src/nodes/shared/migrations.ts imports nothing (the browser runs the same table)', () => {
+    const src = fs.readFileSync(path.join(__dirname, '..', 'src', 'nodes', 'shared', 'migrations.ts'), 'utf8');
     assert.ok(!/^\s*import\s|require\(/m.test(src), 'no import or require');
   });
 

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator } from '../src/simulator';
-import { nextAt } from '../src/nodes/plan-message';
+import { nextAt } from '../src/nodes/plan/message';
 import { callsOf, cfg, flow, loadFlow, turns, useRuntime } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 

@@ -1,5 +1,5 @@
 /**
- * The flow-node scaffold (src/nodes/scaffold.ts): the saved properties upgraded before the
+ * The flow-node scaffold (src/nodes/shared/scaffold.ts): the saved properties upgraded before the
  * node is created, the config node (or the "no server configured" ring), registering for its
  * connection state, and closing in order: abort, deregister, clear the status, the node's own
  * close work, done(); nothing shows after close. First on a recording stand-in for Node-RED,
@@ -7,10 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
-import { flowNode } from '../src/nodes/scaffold';
-import { currentVersion } from '../src/nodes/migrations';
-import type { ConfigNode, UserNode } from '../src/nodes/config-node';
-import type { Node, RED } from '../src/nodes/red';
+import { flowNode } from '../src/nodes/shared/scaffold';
+import { currentVersion } from '../src/nodes/shared/migrations';
+import type { ConfigNode, UserNode } from '../src/nodes/shared/config-node';
+import type { Node, RED } from '../src/nodes/shared/red';
 import { cfg, flow, helper, loadFlow, siteSteer, StatusLog, useRuntime, useSimulator } from './helpers/red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { formatClock, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import type { SteeringCommand } from '../src/runtime';
-import { Renewal } from '../src/nodes/renewal';
-import { settingsOf } from '../src/nodes/steer-command';
+import { Renewal } from '../src/nodes/shared/renewal';
+import { settingsOf } from '../src/nodes/shared/steer-command';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { cfg, flow, helper, loadFlow, logged, simGet, turns, useRuntime, useSimulator, siteSteer } from './helpers/red';
 

@@ -1,5 +1,5 @@
 /**
- * Status texts in the runtime's language (src/nodes/status.ts): the `status.*` keys of the
+ * Status texts in the runtime's language (src/nodes/shared/status.ts): the `status.*` keys of the
  * locale catalogs, en-US and de in step; a Node-RED started with `lang: 'de'` shows German
  * status texts (read, time series, site steer sent and dry run, a node without server), one started with
  * `lang: 'en-US'` the texts of today. The Node-RED tests need the build (dist/nodes).
@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describeCommand } from '../src/nodes/renewal';
-import { english, translator, type Params } from '../src/nodes/status';
+import { describeCommand } from '../src/nodes/shared/renewal';
+import { english, translator, type Params } from '../src/nodes/shared/status';
 import { startSimulator, type StartedSimulator } from '../src/simulator';
 import { REPO, makeUserDir } from './browser/lib/node-red';
 import { start, type Spawned } from './helpers/spawned';
@@ -31,7 +31,7 @@ describe('status texts: catalogs', () => {
   }
 
   it('every status key the nodes use exists (a missing key would show as its name)', () => {
-    const src = ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule', 'ems-plan', 'schedule-support', 'schedule-verify', 'renewal', 'status']
+    const src = ['device-read/index', 'time-series/index', 'site-steer/index', 'request/index', 'schedule/index', 'plan/index', 'schedule/support', 'schedule/verify', 'shared/renewal', 'shared/status']
       .map((f) => fs.readFileSync(path.join(REPO, 'src', 'nodes', `${f}.ts`), 'utf8')).join('\n');
     const used = new Set([...src.matchAll(/\b(?:t|shared)\('(\w+)'/g)].map((m) => m[1]));
     for (const k of ['renewStopped', 'maxImportOn', 'maxImportOff', 'badAnswer', 'tooLarge', 'timedOut']) used.add(k); // chosen by expressions

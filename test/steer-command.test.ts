@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/steer-command';
-import { describeCommand, renewLead } from '../src/nodes/renewal';
+import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/shared/steer-command';
+import { describeCommand, renewLead } from '../src/nodes/shared/renewal';
 import { ValidationError } from '../src/protocol';
 import { checkMaxValidity, formatSpan } from '../src/runtime';
 

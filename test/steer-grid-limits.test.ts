@@ -12,9 +12,9 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, formatClock } from '../src/protocol/time';
 import { EmsClient } from '../src/client';
 import { SteeringQueue, type SteeringCommand } from '../src/runtime';
-import { Renewal, describeCommand } from '../src/nodes/renewal';
-import { buildCommand, settingsOf } from '../src/nodes/steer-command';
-import { translator, type Params } from '../src/nodes/status';
+import { Renewal, describeCommand } from '../src/nodes/shared/renewal';
+import { buildCommand, settingsOf } from '../src/nodes/shared/steer-command';
+import { translator, type Params } from '../src/nodes/shared/status';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, logged, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';
 

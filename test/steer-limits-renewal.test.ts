@@ -9,8 +9,8 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS } from '../src/protocol';
 import { EmsClient } from '../src/client';
 import { SteeringQueue, type SteeringCommand } from '../src/runtime';
-import { Renewal } from '../src/nodes/renewal';
-import { settingsOf } from '../src/nodes/steer-command';
+import { Renewal } from '../src/nodes/shared/renewal';
+import { settingsOf } from '../src/nodes/shared/steer-command';
 import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 import { turns } from './helpers/red';
 

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { convertPercent, cachedSites, SITES_TTL_MS, FAILED_MS } from '../src/nodes/steer-percent';
+import { convertPercent, cachedSites, SITES_TTL_MS, FAILED_MS } from '../src/nodes/shared/steer-percent';
 import type { SiteSummary } from '../src/protocol/types';
 import { DEFAULT_SITES } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, logged, siteSteer, useRuntime, useSimulator } from './helpers/red';

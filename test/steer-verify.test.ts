@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { formatClock, MINUTE_MS } from '../src/protocol/time';
 import { setDeliveryClock } from '../src/runtime/delivery-check';
-import { verifySettingsOf } from '../src/nodes/steer-verify';
+import { verifySettingsOf } from '../src/nodes/shared/steer-verify';
 import { startSimulator, type StartedSimulator } from '../src/simulator';
 import { DELIVERY_SITES as SITES } from './helpers/delivery-sites';
 import { Inbox, cfg, flow, helper, loadFlow, logged, siteSteer, useRuntime, type Loaded } from './helpers/red';

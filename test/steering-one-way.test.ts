@@ -15,8 +15,8 @@ import {
 } from '../src/protocol/endpoints';
 import { EmsClient } from '../src/client';
 import { SteeringQueue, requestForCommand } from '../src/runtime';
-import { Renewal } from '../src/nodes/renewal';
-import { settingsOf } from '../src/nodes/steer-command';
+import { Renewal } from '../src/nodes/shared/renewal';
+import { settingsOf } from '../src/nodes/shared/steer-command';
 import { matchRoute } from '../src/simulator/routes';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';

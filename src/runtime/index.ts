@@ -10,3 +10,7 @@ export * from './schedule-player';
 export * from './schedules';
 export * from './delivery-check';
 export * from './budget';
+export { builtInSimulatorState, setSimulatorLog } from './builtin-simulator';
+export { FleetReadError, batteryCapacities, readFleet, reasonOf } from './fleet-read';
+export { fleetWindow, mapBounded, type Settled } from './fleet';
+export { SharedClock } from './shared-clock';

@@ -15,9 +15,11 @@
 import { DAY_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../protocol/time';
 import { COUNTER_FIELDS, F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT } from './fields';
 import { H_COLS, H_LOAD, History } from './history';
-import type { SiteModel } from './model';
 import { hash01 } from './prng';
 import { BATTERY_DEFAULTS, type SiteDefinition } from './sites';
+import type { SocTarget, WarmUpModel } from './warmup-model';
+
+export type { SocTarget } from './warmup-model';
 
 /** Days of history the simulator computes before its start (a year and a month). */
 export const HISTORY_DAYS = 400;
@@ -25,13 +27,6 @@ export const HISTORY_DAYS = 400;
 export const WARMUP_STEP_MS = 5 * MINUTE_MS;
 /** Width of the target cone per hour before the start, share of capacity (4 %/h: within 1 % a quarter hour before). */
 const CONE_SHARE_PER_H = 0.04;
-
-/** Where a warm-up must end: stored energy `storedWh` at `at`, approached at most `rateWhPerH` from either side. */
-export interface SocTarget {
-  at: number;
-  storedWh: number;
-  rateWhPerH: number;
-}
 
 export interface Past {
   /** The warm-up's samples; [from, to) are the usable ones (before the start, counters >= 0). */
@@ -44,7 +39,7 @@ export interface Past {
   end: Float64Array;
 }
 
-type ModelFactory = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) => SiteModel;
+type ModelFactory = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) => WarmUpModel;
 
 /** The warm-up's seeded start SOC, %, within the SOC window. */
 export function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): number {

@@ -26,11 +26,12 @@ import {
 } from './fields';
 import { batteryWindow, dispatch, type Flows } from './dispatch';
 import { History } from './history';
-import { HISTORY_DAYS, computePast, type SocTarget } from './history-warmup';
+import { HISTORY_DAYS, computePast } from './history-warmup';
 import { hashString } from './prng';
 import { loadW, pvPotentialW } from './profiles';
 import type { SiteDefinition } from './sites';
 import { SteeringStore } from './steering-store';
+import type { SocTarget, WarmUpModel } from './warmup-model';
 
 /** Upper bound of integration steps per advance (a year is then ~35k quarter-hour steps). */
 const MAX_STEPS = 20_000;
@@ -45,7 +46,7 @@ export interface SiteModelOptions {
   warmUp?: { startSoc: number; target: SocTarget };
 }
 
-export class SiteModel {
+export class SiteModel implements WarmUpModel {
   readonly key: number;
   readonly steering: SteeringStore;
   readonly history: History;

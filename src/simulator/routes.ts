@@ -28,16 +28,9 @@ import { validateProperties, validateProperty, validateTimeSeriesRequest } from 
 import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTemplate, type SteeringEndpoint } from '../protocol/endpoints';
 import { DEFAULT_PATHS, SITE_PLACEHOLDER, type ApiPaths } from '../protocol/paths';
 import { HttpError } from './http-util';
-import type { Simulator } from './simulator';
+import type { RouteContext } from './route-types';
 
-export interface RouteContext {
-  sim: Simulator;
-  /** Values of the `:ref` segments, in order. */
-  params: string[];
-  query: string;
-  body: unknown;
-  requestId: string;
-}
+export type { RouteContext, RoutedSimulator } from './route-types';
 
 /** A handler returns either a value to serialise or `{ json }` with a pre-serialised body. */
 export type RouteHandler = (ctx: RouteContext) => unknown;

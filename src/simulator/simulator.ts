@@ -22,6 +22,7 @@ import { SiteModel } from './model';
 import { hex16 } from './prng';
 import { RequestLog, type LogEntry, type SimStats } from './request-log';
 import { buildRoutes, type Routes } from './routes';
+import type { RoutedSimulator } from './route-types';
 import { DEFAULT_SITES, PROPERTY_UNITS, checkSites, contractOf, type DeviceKind, type SiteDefinition } from './sites';
 import { STEERING_HANDLERS } from './steering-store';
 import { seriesValues } from './timeseries';
@@ -83,7 +84,7 @@ export interface DeviceEntry {
 /** A steering endpoint of the protocol's table. */
 export type SteeringKind = SteeringEndpoint;
 
-export class Simulator {
+export class Simulator implements RoutedSimulator {
   readonly clock: Clock;
   readonly seed: number;
   readonly sites: ReadonlyArray<SiteDefinition>;

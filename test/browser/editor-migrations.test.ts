@@ -1,5 +1,5 @@
 /**
- * Migrations in the editor: the runtime's table (src/nodes/migrations.ts), served as
+ * Migrations in the editor: the runtime's table (src/nodes/shared/migrations.ts), served as
  * resources/migrations.js, upgrades a flow saved by 0.1.0 when the editor loads it from the
  * runtime and when it is imported; the edit dialog then shows the new properties' defaults.
  * Needs `npm run build` (npm test does).

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { ValidationError } from '../../src/protocol';
 import { parsePlanInput } from '../../src/plan/price-input';
-import { checkSetting } from '../../src/nodes/plan-check';
+import { checkSetting } from '../../src/nodes/plan/check';
 import { freshEditor, type Session } from './lib/session';
 import { cancelTrays, closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';

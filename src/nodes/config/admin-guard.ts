@@ -6,9 +6,9 @@
  *  - replies that carry a short, single-line, redacted message, never a service's page.
  */
 import http from 'node:http';
-import { ValidationError } from '../protocol';
-import { ApiError } from '../client';
-import { usesSimulator, type ConfigCredentials, type ConfigProps } from '../runtime/runtime';
+import { ValidationError } from '../../protocol';
+import { ApiError } from '../../client';
+import { usesSimulator, type ConfigCredentials, type ConfigProps } from '../../runtime';
 
 /** A refusal of the route itself: nothing was sent anywhere. */
 export class RouteError extends Error {

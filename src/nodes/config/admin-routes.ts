@@ -15,14 +15,12 @@
  * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
  * short redacted message, never a service's page, and nothing secret.
  */
-import { createRuntime, isPemText, type ConfigCredentials, type ConfigProps, type Runtime } from '../runtime/runtime';
-import { builtInSimulatorState } from '../runtime/builtin-simulator';
+import { builtInSimulatorState, type ConfigCredentials, type ConfigProps, createRuntime, isPemText, type Runtime } from '../../runtime';
 import {
   destinationChanges, hasConfig, jsonOnly, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
   type RouteBody,
 } from './admin-guard';
-import type { RED } from './red';
-import type { ConfigNode } from './config-node';
+import type { ConfigNode, RED } from '../shared';
 
 /** Apps the routes are on (a WeakSet: a test runtime brings a new admin app each time). */
 const registered = new WeakSet<object>();

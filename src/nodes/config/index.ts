@@ -10,13 +10,8 @@
  * state does.
  */
 import { registerAdminRoutes } from './admin-routes';
-import { setSimulatorLog } from '../runtime/builtin-simulator';
-import { budgets, type BudgetWarning } from '../runtime/budget';
-import { createRuntime, isInsecureRemote, usesSimulator, type ConfigProps, type Runtime } from '../runtime/runtime';
-import type { RED } from './red';
-import { CREDENTIALS, type ConfigNode, type UserNode } from './config-node';
-import { upgrade } from './migrations';
-import { useSharedTexts } from './status';
+import { budgets, type BudgetWarning, type ConfigProps, createRuntime, isInsecureRemote, type Runtime, setSimulatorLog, usesSimulator } from '../../runtime';
+import { type ConfigNode, CREDENTIALS, type RED, upgrade, type UserNode, useSharedTexts } from '../shared';
 
 export = function (RED: RED): void {
   useSharedTexts(RED);

@@ -12,13 +12,9 @@
  * Some devices failing: the message is sent AND a Catch node gets one error listing them.
  * All failing: no message, one Catch-able error naming the devices.
  */
-import { ValidationError, show, validateReference, type MeasurementList, type MeasurementMap, type Measurement } from '../protocol';
-import { SERVICE } from '../protocol/limits';
-import { FleetAggregator } from '../protocol/aggregate';
-import { FleetReadError, batteryCapacities, readFleet, reasonOf } from '../runtime/fleet-read';
-import type { Runtime } from '../runtime/runtime';
-import { copyWith } from './messages';
-import type { NodeMessage } from './red';
+import { FleetAggregator, type Measurement, type MeasurementList, type MeasurementMap, SERVICE, show, validateReference, ValidationError } from '../../protocol';
+import { batteryCapacities, FleetReadError, readFleet, reasonOf, type Runtime } from '../../runtime';
+import { copyWith, type NodeMessage } from '../shared';
 
 /**
  * A list of device references, checked: at most SERVICE.maxFleetDevices (refused before any

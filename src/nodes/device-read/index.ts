@@ -2,20 +2,12 @@
  * `ems-device-read`: reads measurements of a device (single, map, list) or lists devices,
  * on input or by polling. Thin adapter: the reading is done by the shared ReadCoalescer.
  * A list of devices (msg.deviceReference an array, or the device setting a JSON array) is a
- * fleet read: one message for the whole list (read-fleet.ts).
+ * fleet read: one message for the whole list (fleet.ts).
  */
-import { ValidationError, show, validateProperties, validateReference, type Device, type MeasurementListItem } from '../protocol';
-import { type PollOutcome, type Runtime } from '../runtime';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
-import { checkSplit, maxSplitOf } from './split';
-import { evaluate } from './evaluate';
-import { fleetList, fleetRead, ownJson } from './read-fleet';
-import { attributed, complete, copyWith, fail, sendAll } from './messages';
-import { PollBackoff } from './poll-backoff';
-import { flowNode } from './scaffold';
-import { fmt } from './status';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import { type Device, limited, LIMITS, type MeasurementListItem, show, validateProperties, validateReference, ValidationError } from '../../protocol';
+import { type PollOutcome, type Runtime } from '../../runtime';
+import { attributed, checkSplit, complete, copyWith, type DoneFn, evaluate, fail, flowNode, fmt, maxSplitOf, type Node, type NodeMessage, PollBackoff, type RED, sendAll, type SendFn } from '../shared';
+import { fleetList, fleetRead, ownJson } from './fleet';
 
 interface Props {
   server: string;
@@ -106,7 +98,7 @@ export = function (RED: RED): void {
       return { msgs: await readOne(rt, msg, ref, props, field) };
     }
 
-    /** A fleet read: one message for the whole list (read-fleet.ts). */
+    /** A fleet read: one message for the whole list (fleet.ts). */
     async function fleet(rt: Runtime, msg: NodeMessage, devices: string[], props: string[], field: string) {
       const from = msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device';
       if (splits) throw new ValidationError('split', `applies to one device: a fleet read (a list in ${from}) answers with one message; turn split off`, 'unprocessable');

@@ -2,9 +2,8 @@
  * Chart series of a plan for a Dashboard 2 chart (`msg.chart` of the `ems-plan` node): lists of
  * `{x: epoch ms, y}` points. Pure.
  */
-import type { PricePlan } from '../plan/price-plan';
-import type { SitePlan } from '../plan/site-plan';
-import { round } from './plan-message';
+import type { PricePlan, SitePlan } from '../../plan';
+import { round } from './message';
 
 type Points = Array<{ x: number; y: number }>;
 export interface PlanChart {

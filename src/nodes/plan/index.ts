@@ -7,22 +7,18 @@
  * prices and the current SOC becomes ONE message: `payload` the plan's slots as `ems-schedule`
  * takes them, `plan` the whole plan, `chart` series for a Dashboard 2 chart. `now` is the clock:
  * slots that ended are dropped, the one in progress starts now. Where each setting comes from,
- * and how a refusal names it: plan-message.ts.
+ * and how a refusal names it: message.ts.
  *
- * With `replan` on (plan-replan.ts) the node keeps the last prices and plans again at each
+ * With `replan` on (replan.ts) the node keeps the last prices and plans again at each
  * quarter hour, on a fresh SOC and on a delivery report that says no or partly, and sends only
  * what changed (`msg.replan` says what). One timer per node, cleared on close.
  */
-import { isSitePlan, planBattery, type BatteryPlanInput, type PricePlan, type SitePlan } from '../plan';
-import { scheduleSlots } from '../plan/replan';
-import { copyWith, fail } from './messages';
-import { upgrade } from './migrations';
-import { chartOf } from './plan-chart';
-import { checkDefaults } from './plan-check';
-import { gather, located, round, socGiven, type Msg, type PlanProps } from './plan-message';
-import { Replanner, isDelivery, kindOf, notReplanning, readingOf, type Trigger } from './plan-replan';
-import { Status, fmt, translator } from './status';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import { type BatteryPlanInput, isSitePlan, planBattery, type PricePlan, scheduleSlots, type SitePlan } from '../../plan';
+import { copyWith, type DoneFn, fail, fmt, type Node, type NodeMessage, type RED, type SendFn, Status, translator, upgrade } from '../shared';
+import { chartOf } from './chart';
+import { checkDefaults } from './check';
+import { gather, located, round, socGiven, type Msg, type PlanProps } from './message';
+import { Replanner, isDelivery, kindOf, notReplanning, readingOf, type Trigger } from './replan';
 
 /** The status key of each trigger's name. */
 const TRIGGER: Record<Trigger, string> = { input: 'triggerInput', soc: 'triggerSoc', timer: 'triggerTimer', delivery: 'triggerDelivery' };

@@ -1,8 +1,8 @@
 /**
- * What the `ems-plan` node (ems-plan.ts) makes of a message: the planner's input from the
+ * What the `ems-plan` node (index.ts) makes of a message: the planner's input from the
  * message and the node's settings, and refusals named where the value came from. Pure (no
  * Node-RED, no clock: `now` is passed); it imports only protocol and the planner's input code,
- * so the build serves it (through plan-check.ts) to the editor as resources/plan-input.js.
+ * so the build serves it (through check.ts) to the editor as resources/plan-input.js.
  *
  * Each setting comes from the message first, then the node: `msg.X`, then `msg.payload.X`,
  * then the node's X (socEnd, priceUnit, steps; the price formulas per key, from the node's
@@ -14,10 +14,10 @@
  * history becomes the load forecast (same weekday and time, last 4 weeks). A refusal names the
  * field where the value came from (`msg.payload[3].end`, `msg.loadForecast[17]`, `importVat`).
  */
-import { ValidationError } from '../protocol/errors';
-import { show } from '../protocol/units';
-import { readPriceFeed, type FeedSlot } from '../plan/price-feed';
-import { loadForecastFromHistory, resampleForecast } from '../plan/forecast';
+import { ValidationError } from '../../protocol/errors';
+import { show } from '../../protocol/units';
+import { readPriceFeed, type FeedSlot } from '../../plan/price-feed';
+import { loadForecastFromHistory, resampleForecast } from '../../plan/forecast';
 
 type Rec = Record<string, unknown>;
 type Value = string | number | boolean | undefined | null;

@@ -14,14 +14,11 @@
  * Only what changed is handed on: the new plan from its first changed slot to its end (ems-schedule
  * replaces a playing schedule from the new one's first slot and drops the old slots after it, so
  * the unchanged slots after a change go along), never a slot that ended. Nothing changed: nothing
- * is sent. No Node-RED here: the node (ems-plan.ts) sends; timers are passed (globals by default).
+ * is sent. No Node-RED here: the node (index.ts) sends; timers are passed (globals by default).
  */
-import { ValidationError } from '../protocol/errors';
-import { show } from '../protocol/units';
-import { QUARTER_HOUR_MS } from '../protocol/time';
-import { numberIn } from '../plan/price-input';
-import { changeTolerance, changedSlots, deliveryShiftKWh, socAt, type DeliveryReport, type ScheduleSlot } from '../plan/replan';
-import { hasPrices, type Msg } from './plan-message';
+import { QUARTER_HOUR_MS, show, ValidationError } from '../../protocol';
+import { changedSlots, changeTolerance, type DeliveryReport, deliveryShiftKWh, numberIn, type ScheduleSlot, socAt } from '../../plan';
+import { hasPrices, type Msg } from './message';
 
 type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);

@@ -12,12 +12,9 @@
  * Mode `stats` (issue 14) sends nothing: any input gives msg.payload = the config node's request
  * budget, its counts per last minute, hour and day and its caps (runtime/budget.ts), for a dashboard.
  */
-import { checkRequestMethod, checkRequestPath } from '../client/request-path';
-import { rawAnswerOf, type RawResponse } from '../client/raw';
-import { complete, copyWith, fail } from './messages';
-import { flowNode } from './scaffold';
-import { ValidationError } from '../protocol';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import { checkRequestMethod, checkRequestPath, rawAnswerOf, type RawResponse } from '../../client';
+import { complete, copyWith, type DoneFn, fail, flowNode, type Node, type NodeMessage, type RED, type SendFn } from '../shared';
+import { ValidationError } from '../../protocol';
 
 interface Props {
   server: string;

@@ -5,25 +5,14 @@
  * config node's SteeringQueue, with one timer. The schedule and what was sent are kept in the
  * node's context (property `store`), so a redeploy or, with a file-backed store, a restart
  * resumes at the slot in progress without sending anything twice. Output 1: one message per
- * request sent; output 2, with `verify` on: a delivery report per slot (nodes/schedule-verify.ts).
+ * request sent; output 2, with `verify` on: a delivery report per slot (nodes/verify.ts).
  * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
  */
-import { ValidationError, formatClock, validateReference } from '../protocol';
-import { resolvePaths } from '../protocol/paths';
-import { parseSlots, runsOf } from '../protocol/schedule';
-import { percentCurtailmentOf, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
-import { deliveryClock } from '../runtime/delivery-check';
-import { SchedulePlayer, noDeliveryCheck, type PlayRun, type PlayerState } from '../runtime/schedule-player';
-import { SharedClock } from '../runtime/shared-clock';
-import { clearRunningSchedule, runningScheduleFor, setRunningSchedule } from '../runtime/schedules';
-import { evaluate } from './evaluate';
-import { fail } from './messages';
-import { flowNode } from './scaffold';
-import { maxValidityMsOf } from './steer-command';
-import { cachedSites } from './steer-percent';
-import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './schedule-support';
-import { ScheduleVerify } from './schedule-verify';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import { formatClock, parseSlots, resolvePaths, runsOf, validateReference, ValidationError } from '../../protocol';
+import { clearRunningSchedule, deliveryClock, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
+import { cachedSites, type DoneFn, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED, type SendFn } from '../shared';
+import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './support';
+import { ScheduleVerify } from './verify';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; name?: string };
 interface Store {

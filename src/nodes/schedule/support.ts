@@ -3,18 +3,9 @@
  * of a slot converted to W, the dry-run plan, the state it saves in its context (and reading
  * it back, checked as a new schedule is), and what its status says.
  */
-import { ValidationError, formatClock, parseCurtailmentUnit, parsePowerUnit, show, validateReference } from '../protocol';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
-import { MAX_SLOTS, parseSetting, splitRun, storedTime, type ScheduleSettings, type ScheduleSlot } from '../protocol/schedule';
-import type { ApiPaths } from '../protocol/paths';
-import { requestForCommand, type PercentCurtailment, type SentRequest, type SteeringCommand } from '../runtime';
-import { commandsOf, type PlayRun, type PlayerState } from '../runtime/schedule-player';
-import type { SiteSummary } from '../protocol/types';
-import { describeCommand } from './renewal';
-import { convertPercent } from './steer-percent';
-import { verifySettingsOf, type VerifySettings } from './steer-verify';
-import type { Translate } from './status';
+import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
+import { commandsOf, type PercentCurtailment, type PlayerState, type PlayRun, requestForCommand, type SentRequest, type SteeringCommand } from '../../runtime';
+import { convertPercent, describeCommand, type Translate, type VerifySettings, verifySettingsOf } from '../shared';
 
 export interface NodeSettings extends ScheduleSettings {
   /** The site's PV power, W (0 = unknown): converts a `%` curtailment. */
@@ -22,7 +13,7 @@ export interface NodeSettings extends ScheduleSettings {
   /** The context store the schedule is kept in ('' = the default store). */
   store: string;
   dryRun: boolean;
-  /** The delivery check (issue 13): on, reports per slot on output 2 (nodes/schedule-verify.ts). */
+  /** The delivery check (issue 13): on, reports per slot on output 2 (nodes/verify.ts). */
   verify: boolean;
   /** Its settings (tolerance; checked only with verify on). */
   check: VerifySettings;

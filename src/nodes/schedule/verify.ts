@@ -16,17 +16,9 @@
  * end; a close or redeploy cancels them without a report. Every timer is a deadline on the
  * node's SharedClock (one timer per node). Nothing here throws or rejects.
  */
-import { formatPower } from '../protocol';
-import type { Asked, DeliveryComponent, DeliveryReport } from '../protocol/delivery';
-import { DeliveryCheck, componentsOf, type CheckDevices } from '../runtime/delivery-check';
-import type { DeliveryCheckHook, PlayRun } from '../runtime/schedule-player';
-import type { SharedClock } from '../runtime/shared-clock';
-import type { Runtime, SteeringCommand } from '../runtime';
-import { evaluate } from './evaluate';
-import { cachedSites } from './steer-percent';
-import { MAX_OPEN, MERGED_MS, type VerifySettings } from './steer-verify';
-import type { Status } from './status';
-import type { Node, NodeMessage, RED } from './red';
+import { type Asked, type DeliveryComponent, type DeliveryReport, formatPower } from '../../protocol';
+import { type CheckDevices, componentsOf, DeliveryCheck, type DeliveryCheckHook, type PlayRun, type Runtime, type SharedClock, type SteeringCommand } from '../../runtime';
+import { cachedSites, evaluate, MAX_OPEN, MERGED_MS, type Node, type NodeMessage, type RED, type Status, type VerifySettings } from '../shared';
 
 export interface ScheduleVerifyDeps {
   RED: RED;

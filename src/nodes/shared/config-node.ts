@@ -1,7 +1,6 @@
 /** The interface flow nodes see of an `ems-partner-config` node. */
-import type { ConnectionState } from '../client';
-import type { ConfigProps, Runtime } from '../runtime/runtime';
-import type { BudgetStats, BudgetWarning } from '../runtime/budget';
+import type { ConnectionState } from '../../client';
+import type { BudgetStats, BudgetWarning, ConfigProps, Runtime } from '../../runtime';
 import type { Node } from './red';
 
 export interface UserNode {

@@ -3,7 +3,7 @@
  * Catch node sees (done(err)) and a red status naming the reason. Refusals by the service
  * are attributed to the node field the refused value came from.
  */
-import { refusedField, type ApiError } from '../client';
+import { refusedField, type ApiError } from '../../client';
 import type { Status } from './status';
 import type { DoneFn, Node, NodeMessage, SendFn } from './red';
 

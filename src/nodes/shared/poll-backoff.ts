@@ -8,8 +8,8 @@
  * (`nextInTurns`, which a poll task returns to it), so it is exact whatever the timers' lateness.
  * The same error is logged at most once per `LOG_EVERY_MS`; a different error is logged at once.
  */
-import { ValidationError } from '../protocol';
-import { ApiError } from '../client';
+import { ValidationError } from '../../protocol';
+import { ApiError } from '../../client';
 
 /** The effective interval grows to at most this many times the configured one. */
 export const MAX_FACTOR = 10;

@@ -5,8 +5,8 @@
  * A renewal never reaches beyond the config node's maxValidity: its validUntil is clamped to
  * the moment it is sent plus maxValidity (the chain goes on; each link stays within the cap).
  */
-import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil } from '../protocol';
-import { type SteeringCommand, type SteeringResult } from '../runtime';
+import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil } from '../../protocol';
+import { type SteeringCommand, type SteeringResult } from '../../runtime';
 import { english, type Translate } from './status';
 import type { SteerSettings } from './steer-command';
 

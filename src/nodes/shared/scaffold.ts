@@ -5,8 +5,8 @@
  * budget's warning, an AbortSignal for the node's work, and closing: abort, deregister, clear
  * the status, then the node's own close work, then done().
  */
-import { ValidationError } from '../protocol';
-import type { Runtime } from '../runtime/runtime';
+import { ValidationError } from '../../protocol';
+import type { Runtime } from '../../runtime';
 import { upgrade } from './migrations';
 import { Status, translator } from './status';
 import type { ConfigNode, UserNode } from './config-node';

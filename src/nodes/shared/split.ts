@@ -3,9 +3,7 @@
  * range, reading it, and refusing a split beyond it. Evaluation of TypedInputs is in
  * evaluate.ts, ending messages in messages.ts, status texts in status.ts.
  */
-import { ValidationError } from '../protocol';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
+import { limited, LIMITS, ValidationError } from '../../protocol';
 
 /** Default and range of the `maxSplit` node property (messages per split): the table's entry. */
 export const MAX_SPLIT = LIMITS.maxSplit;

@@ -11,8 +11,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { ValidationError, formatClock } from '../protocol';
-import { ApiError, BudgetError } from '../client';
+import { ValidationError, formatClock } from '../../protocol';
+import { ApiError, BudgetError } from '../../client';
 import { isUnreachable, seconds } from './poll-backoff';
 import type { Node, NodeStatus, RED } from './red';
 
@@ -31,7 +31,7 @@ function englishCatalog(type: string): Record<string, string> {
   if (known) return known;
   let texts: Record<string, string> = {};
   // Next to the compiled nodes (dist/nodes/locales), or the sources' nodes/locales (tsx).
-  for (const dir of [path.join(__dirname, 'locales'), path.join(__dirname, '..', '..', 'nodes', 'locales')]) {
+  for (const dir of [path.join(__dirname, '..', 'locales'), path.join(__dirname, '..', '..', '..', 'nodes', 'locales')]) {
     try {
       texts = JSON.parse(fs.readFileSync(path.join(dir, 'en-US', `${type}.json`), 'utf8'))[type]?.status ?? {};
       break;

@@ -13,13 +13,11 @@
  *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
  *   config node's maxValidity; nothing is sent.
  */
-import { ValidationError, parseCurtailmentValue, parsePowerUnit, parseCurtailmentUnit, parsePowerValue, parseTime, parseOptionalTime, quarterHourValidUntil, toWatts, show, validateValidity, MINUTE_MS, type CurtailmentValue, type PowerUnit, type CurtailmentUnit, type PowerValue } from '../protocol';
-import { checkMaxValidity, type SteeringCommand } from '../runtime';
-import { LIMITS, accepts, numberOf } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
+import { accepts, type CurtailmentUnit, type CurtailmentValue, limited, LIMITS, MINUTE_MS, numberOf, parseCurtailmentUnit, parseCurtailmentValue, parseOptionalTime, parsePowerUnit, parsePowerValue, parseTime, type PowerUnit, type PowerValue, quarterHourValidUntil, show, toWatts, validateValidity, ValidationError } from '../../protocol';
+import { checkMaxValidity, type SteeringCommand } from '../../runtime';
 import { parseGridLimits } from './steer-grid-limits';
 
-/** `portfolio`: one ESS power for a fleet, split over its sites (steer-fleet.ts); each site then gets an ESS command. */
+/** `portfolio`: one ESS power for a fleet, split over its sites (site-steer/fleet.ts); each site then gets an ESS command. */
 export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits' | 'portfolio';
 
 export interface SteerSettings {

@@ -5,8 +5,8 @@
  * neither limit set, lowerLimit above upperLimit, a limit beyond the node's maxGridLimit.
  * Pure (no Node-RED).
  */
-import { ValidationError, parsePowerValue, toWatts, type PowerUnit, type PowerValue } from '../protocol';
-import type { SteeringCommand } from '../runtime';
+import { ValidationError, parsePowerValue, toWatts, type PowerUnit, type PowerValue } from '../../protocol';
+import type { SteeringCommand } from '../../runtime';
 
 export type GridLimits = NonNullable<SteeringCommand['gridLimits']>;
 

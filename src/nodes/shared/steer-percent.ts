@@ -6,10 +6,8 @@
  * in GET /sites (the simulator lists it; cached per runtime). Without any, the limit is
  * refused with an error that says what to set. percentCurtailment "send" keeps `unit: "%"`.
  */
-import { ValidationError, show, type PowerValue } from '../protocol';
-import { LIMITS, numberOf, accepts } from '../protocol/limits';
-import type { SiteSummary } from '../protocol/types';
-import type { PercentCurtailment, SteeringCommand } from '../runtime';
+import { accepts, LIMITS, numberOf, type PowerValue, show, type SiteSummary, ValidationError } from '../../protocol';
+import type { PercentCurtailment, SteeringCommand } from '../../runtime';
 
 /** How long a site list is used before it is read again; a failed read is retried after FAILED_MS. */
 export const SITES_TTL_MS = 10 * 60_000;

@@ -10,12 +10,8 @@
  * evaluated with the message that asked (a renewal uses those of the site's last message).
  * A close or redeploy cancels the open windows without a report.
  */
-import { ValidationError, formatPower, show } from '../protocol';
-import { LIMITS, type Limit } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
-import { DEFAULT_TOLERANCE, DEVICE_ROLE, type DeliveryReport, type DeviceRole, type Tolerance } from '../protocol/delivery';
-import { DeliveryCheck, componentsOf, deliveryNow, type CheckDevices } from '../runtime/delivery-check';
-import type { Runtime, SteeringCommand } from '../runtime';
+import { DEFAULT_TOLERANCE, type DeliveryReport, DEVICE_ROLE, type DeviceRole, formatPower, type Limit, limited, LIMITS, show, type Tolerance, ValidationError } from '../../protocol';
+import { type CheckDevices, componentsOf, DeliveryCheck, deliveryNow, type Runtime, type SteeringCommand } from '../../runtime';
 import { evaluate } from './evaluate';
 import { cachedSites } from './steer-percent';
 import type { Status } from './status';

@@ -1,7 +1,7 @@
 /**
  * Fleet steering of `ems-site-steer` (issue 14): msg.sites (or the node's `sites`) lists the
  * sites, and the node's mode applies to each of them in one message; in mode `portfolio` one
- * ESS power for the whole fleet is split over them (steer-portfolio.ts).
+ * ESS power for the whole fleet is split over them (portfolio.ts).
  *
  * - Refused before anything is sent: a bad list (more than SERVICE.maxFleetSites, a site twice,
  *   a bad entry; the error names the field and index), a payload the mode refuses.
@@ -15,16 +15,10 @@
  *   and the node also reports one Catch-able error (done(err)) listing the failed sites.
  * - Renew renews each site's command as it was sent (a portfolio part is not split again).
  */
-import { parseFleetSites, parseSiteList, portfolioSplitOf, type FleetSite, type PortfolioSplit } from '../protocol/portfolio';
-import { requestForCommand, type Runtime, type SentRequest, type SteeringCommand, type SteeringResult } from '../runtime';
-import { fleetWindow, mapBounded, type Settled } from '../runtime/fleet';
-import { buildCommand, liftCommand, type CommandLimits, type NodeValues, type SteerSettings } from './steer-command';
-import { planPortfolio, portfolioTotal, type PortfolioPlan } from './steer-portfolio';
-import type { SiteSummary } from '../protocol/types';
-import type { ApiPaths } from '../protocol/paths';
-import type { Renewal } from './renewal';
-import type { Status } from './status';
-import type { NodeMessage } from './red';
+import { type ApiPaths, type FleetSite, parseFleetSites, parseSiteList, type PortfolioSplit, portfolioSplitOf, type SiteSummary } from '../../protocol';
+import { fleetWindow, mapBounded, requestForCommand, type Runtime, type SentRequest, type Settled, type SteeringCommand, type SteeringResult } from '../../runtime';
+import { buildCommand, type CommandLimits, liftCommand, type NodeMessage, type NodeValues, type Renewal, type Status, type SteerSettings } from '../shared';
+import { planPortfolio, portfolioTotal, type PortfolioPlan } from './portfolio';
 import { setMaxListeners } from 'node:events';
 
 export interface FleetSettings {

@@ -8,22 +8,12 @@
  * a request that ends another steering type this Node-RED has in force on the site (asset
  * steering vs grid target) is sent with a warning. With `verify` on, steer-verify.ts checks
  * what the site delivered and reports on output 2. msg.sites or the node's `sites` steer a
- * fleet in one message, and mode portfolio splits one ESS power over it (steer-fleet.ts).
+ * fleet in one message, and mode portfolio splits one ESS power over it (fleet.ts).
  */
-import { SERVICE, formatClock, validateReference } from '../protocol';
-import { resolvePaths } from '../protocol/paths';
-import type { SteeringType } from '../protocol/endpoints';
-import { percentCurtailmentOf, requestForCommand, type Displaced, type Runtime, type SteeringCommand, type SteeringResult } from '../runtime';
-import { runningScheduleFor } from '../runtime/schedules';
-import { evaluate } from './evaluate';
-import { attributed, fail } from './messages';
-import { flowNode } from './scaffold';
-import { buildCommand, liftCommand, maxValidityMsOf, settingsOf, type NodeValues } from './steer-command';
-import { Renewal, describeCommand, type RenewalEvent } from './renewal';
-import { cachedSites, convertPercent } from './steer-percent';
-import { SteerVerify, verifySettingsOf } from './steer-verify';
-import { fleetOf, fleetSettingsOf, isFleetOutcome, steerFleet, type FleetDeps, type FleetOutcome, type FleetSettings } from './steer-fleet';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import { formatClock, resolvePaths, SERVICE, type SteeringType, validateReference } from '../../protocol';
+import { type Displaced, percentCurtailmentOf, requestForCommand, runningScheduleFor, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
+import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, type DoneFn, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, type SendFn, settingsOf, SteerVerify, verifySettingsOf } from '../shared';
+import { fleetOf, fleetSettingsOf, isFleetOutcome, steerFleet, type FleetDeps, type FleetOutcome, type FleetSettings } from './fleet';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
 
@@ -150,7 +140,7 @@ export = function (RED: RED): void {
       return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
     }
 
-    /** What the fleet part needs of the node (steer-fleet.ts). */
+    /** What the fleet part needs of the node (fleet.ts). */
     const fleetDeps = (): FleetDeps => ({
       settings: settings!, fleet: fleet!, status, signal: f.signal, dryRun: !!config.dryRun, renew: !!config.renew, renewal,
       values, limits, paths, runtime: () => server!.runtime(), converted, lifts,

@@ -9,12 +9,9 @@
  * with kind "battery"), through the shared read coalescer. A site whose weight stays unknown
  * is left out of the split and reported as failed (nothing is sent to it).
  */
-import { ValidationError, parsePowerValue, show, toWatts } from '../protocol';
-import { splitPower, weightOf, type FleetSite, type PortfolioSplit } from '../protocol/portfolio';
-import type { SiteSummary } from '../protocol/types';
-import { mapBounded, fleetWindow } from '../runtime/fleet';
-import type { Runtime } from '../runtime';
-import type { SteerSettings } from './steer-command';
+import { type FleetSite, parsePowerValue, type PortfolioSplit, show, type SiteSummary, splitPower, toWatts, ValidationError, weightOf } from '../../protocol';
+import { fleetWindow, mapBounded, type Runtime } from '../../runtime';
+import type { SteerSettings } from '../shared';
 
 /** A site as the split sees it: its part (W) or why it has none. */
 export interface PortfolioPart {

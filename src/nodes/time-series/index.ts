@@ -2,15 +2,9 @@
  * `ems-time-series`: reads the time series of one property over any range. Ranges over
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
-import { HOUR_MS, ValidationError, show, validateProperty, validateReference, type TimeSeriesResponse } from '../protocol';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
-import { checkSplit, maxSplitOf } from './split';
-import { evaluate } from './evaluate';
-import { attributed, complete, fail, sendAll } from './messages';
-import { flowNode } from './scaffold';
+import { HOUR_MS, limited, LIMITS, show, type TimeSeriesResponse, validateProperty, validateReference, ValidationError } from '../../protocol';
+import { attributed, checkSplit, complete, type DoneFn, evaluate, fail, flowNode, maxSplitOf, type Node, type NodeMessage, type RED, sendAll, type SendFn } from '../shared';
 import { resolveRange, type RangeKind } from './time-range';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
 
 interface Props {
   server: string;

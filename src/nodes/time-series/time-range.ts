@@ -3,9 +3,7 @@
  * `yesterday` are days in the Node-RED server's local time zone; `last` is aligned down to
  * a whole hour so repeated reads give the same grid of points.
  */
-import { HOUR_MS, DAY_MS, ValidationError, parseTime, show } from '../protocol';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
+import { DAY_MS, HOUR_MS, limited, LIMITS, parseTime, show, ValidationError } from '../../protocol';
 
 export type RangeKind = 'last' | 'today' | 'yesterday' | 'absolute';
 
