@@ -127,8 +127,9 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.deepEqual(files.filter((f) => f.startsWith('examples/')), EXAMPLES.map((e) => `examples/${e}`));
     assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
     assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
-    // Seven nodes with help in two languages, nine examples and the simulator (issue 13); the bench's own-files figure tracks it.
-    assert.ok(packed.unpackedSize < 1_250_000, `unpacked ${packed.unpackedSize} bytes`);
+    // Seven nodes with help in two languages, twelve examples, the simulator and the site planner (also bundled for
+    // the editor as resources/plan-input.js, 65 KB); 1.38 MB at issue 20. The bench's own-files figure tracks it.
+    assert.ok(packed.unpackedSize < 1_450_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {
