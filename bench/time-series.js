@@ -9,7 +9,8 @@
 const path = require('node:path');
 const { DIST, guard, machine, median, output, round, startServer } = require('./lib/common');
 
-const { EmsClient, HOUR_MS, splitRange, mergeSeries } = require(path.join(DIST, 'index.js'));
+const { EmsClient, HOUR_MS, mergeSeries } = require(path.join(DIST, 'index.js'));
+const { splitRange } = require(path.join(DIST, 'protocol', 'time.js')); // internal since the public entry was curated
 const { DEFAULT_SITES } = require(path.join(DIST, 'simulator'));
 
 const LATENCY_MS = 50;

@@ -14,8 +14,8 @@ const ROOT = path.resolve(__dirname, '..');
 /** Floors in %, per folder of src/. Raise them when the suite covers more; never lower one to pass. */
 const FLOORS = {
     'src/protocol': { lines: 97, branches: 90 },
-    'src/client': { lines: 96, branches: 85 },
-    'src/runtime': { lines: 96, branches: 85 },
+    'src/client': { lines: 98, branches: 92 },
+    'src/runtime': { lines: 98, branches: 92 },
 };
 
 const file = path.resolve(process.argv[2] || path.join(ROOT, 'coverage', 'coverage-summary.json'));

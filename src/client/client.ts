@@ -102,7 +102,7 @@ export class EmsClient {
   readonly paths: Readonly<ApiPaths>;
 
   constructor(opts: ClientOptions) {
-    if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl)) {
+    if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl) || !URL.canParse(opts.baseUrl)) {
       throw new ValidationError('baseUrl', 'must be an http:// or https:// URL, e.g. "https://api.example.com/v1"');
     }
     // Every waiting request listens on this one signal: many listeners are expected, not a leak.

@@ -333,7 +333,10 @@ function onDeadline(attempt: AttemptSignal): void {
  */
 export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosRequestConfig, ms: number): Promise<AxiosResponse> {
   const outer = config.signal as AbortSignal | undefined;
-  if (outer?.aborted || !(ms > 0)) return inner(config);
+  // Never started with a signal that aborted already (e.g. while the attempt hook made it wait):
+  // axios' HTTP adapter rejects such a request as cancelled but still sends it.
+  if (outer?.aborted) throw new (httpLib().axios.CanceledError)(undefined, config);
+  if (!(ms > 0)) return inner(config);
   const attempt = new AttemptSignal();
   const timer = setTimeout(onDeadline, ms, attempt);
   outer?.addEventListener('abort', attempt, { once: true });

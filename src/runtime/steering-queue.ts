@@ -203,28 +203,24 @@ export class SteeringQueue {
     // A waiter is answered once per request that carries any of its components.
     const perGroup = [...groups.values()].map((entries) => [...new Set(entries.flatMap(([, p]) => p.waiters))]);
     for (const w of new Set(perGroup.flat())) w.outstanding = perGroup.filter((g) => g.includes(w)).length;
-    for (const [gi, entries] of [...groups.values()].entries()) {
-      const waiters = perGroup[gi];
-      const live = waiters.filter((w) => !w.signal?.aborted);
-      const ctl = new AbortController();
-      if (live.length === 0) ctl.abort();
-      let remaining = live.length;
-      const onAbort = () => { if (--remaining <= 0) ctl.abort(); };
-      for (const w of live) w.signal?.addEventListener('abort', onAbort, { once: true });
+    let gi = 0;
+    for (const entries of groups.values()) {
+      const waiters = perGroup[gi++];
+      const s = groupSignal(waiters);
       try {
-        const result = await this.sendGroup(site, entries, ctl.signal);
+        const result = await this.sendGroup(site, entries, s.signal);
         this.sent++;
         for (const w of waiters) this.settle(w, result);
       } catch (err) {
         for (const w of waiters) this.settle(w, undefined, err as Error);
       } finally {
-        for (const w of live) w.signal?.removeEventListener('abort', onAbort);
+        s.release();
       }
     }
   }
 
   /** Builds the group's one typed request (protocol) and has the client send exactly that. */
-  private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal): Promise<SteeringResult> {
+  private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal | undefined): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
     const response = await this.client.sendSteering(req, { signal });
@@ -256,6 +252,31 @@ export function requestForCommand(cmd: SteeringCommand, paths?: Partial<ApiPaths
   const req = steeringRequestOf(cmd, paths);
   if (!req) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
   return sentForm(req);
+}
+
+const NO_LISTENERS = (): void => undefined;
+
+/**
+ * The signal of a group's request: it aborts once every waiter's signal has aborted (never when
+ * a waiter has none). Waiters that share one signal (one command, or every site of a fleet
+ * message) have it passed on as it is: no controller, listener or combined signal per request
+ * (the client makes its combined signal once per caller signal). `release` removes what was added.
+ */
+function groupSignal(waiters: Waiter[]): { signal: AbortSignal | undefined; release: () => void } {
+  const first = waiters[0]?.signal;
+  let same = true;
+  for (const w of waiters) {
+    if (!w.signal) return { signal: undefined, release: NO_LISTENERS };
+    if (w.signal !== first) same = false;
+  }
+  if (same) return { signal: first, release: NO_LISTENERS };
+  const live = [...new Set(waiters.map((w) => w.signal as AbortSignal))].filter((sig) => !sig.aborted);
+  if (live.length === 0) return { signal: AbortSignal.abort(), release: NO_LISTENERS };
+  const ctl = new AbortController();
+  let remaining = live.length;
+  const onAbort = () => { if (--remaining === 0) ctl.abort(); };
+  for (const sig of live) sig.addEventListener('abort', onAbort, { once: true });
+  return { signal: ctl.signal, release: () => { for (const sig of live) sig.removeEventListener('abort', onAbort); } };
 }
 
 function describe(v: unknown): string {

@@ -20,6 +20,12 @@ const PRUNE_AT = 1000;
 export class SteeringTypes {
   /** Per site, per type: the validUntil of what is in force (or scheduled), epoch ms. */
   private readonly sites = new Map<string, Map<SteeringType, number>>();
+  /**
+   * Sites remembered before the next sweep: PRUNE_AT, then twice what a sweep left, so sweeping
+   * costs O(1) per request however many sites are in force (a sweep per request once 1000 sites
+   * were in force made a 5,000-site portfolio quadratic: issue 21.4).
+   */
+  private pruneAt = PRUNE_AT;
 
   constructor(private readonly now: () => number = Date.now) {}
 
@@ -57,7 +63,10 @@ export class SteeringTypes {
     else if (validUntil !== undefined && validUntil > now) m.set(type, type === 'asset' ? Math.max(m.get(type) ?? 0, validUntil) : validUntil);
     if (m.size > 0) this.sites.set(site, m);
     else this.sites.delete(site);
-    if (this.sites.size > PRUNE_AT) this.prune(now);
+    if (this.sites.size > this.pruneAt) {
+      this.prune(now);
+      this.pruneAt = Math.max(PRUNE_AT, 2 * this.sites.size);
+    }
     return displaced;
   }
 

@@ -1,0 +1,370 @@
+/**
+ * The client room's edges (src/client), part 1: the limiter under aborts, caps and long
+ * queues; the transport's shared 429 pause, the attempt hook refusing or delaying, bodies over
+ * the limit both ways, a reset steering request. A loopback stub (test/helpers/stub-server.ts)
+ * answers each test as it needs; time is a fake clock.
+ */
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import FakeTimers from '@sinonjs/fake-timers';
+import {
+  AbortedError, BadResponseError, BudgetError, EmsClient, Limiter, NetworkError, RateLimitError, ServerError,
+  mapLimit, type Attempt, type AttemptHook, type ConnectionState,
+} from '../src/client';
+import { withDeadline } from '../src/client/transport';
+import { secretsOf } from '../src/client/auth';
+import { Budget, budgetCaps } from '../src/runtime';
+import { useCrashWatch } from './helpers/faults';
+import { DEV, MEASUREMENT, SITE, json, outcome, startStub, turns, type Stub } from './helpers/stub-server';
+
+describe('client coverage: the limiter under aborts, caps and long queues', () => {
+  it('a limit below 1 is taken as 1: a second holder waits until the first releases', async () => {
+    for (const limit of [0, -3, Number.NaN]) {
+      const l = new Limiter(limit);
+      await l.acquire();
+      let second = false;
+      const p = l.acquire().then(() => { second = true; });
+      await turns(2);
+      assert.equal(second, false, `limit ${limit}: the second waits`);
+      assert.deepEqual([l.inFlight, l.queued], [1, 1]);
+      l.release();
+      await p;
+      assert.equal(second, true);
+      assert.deepEqual([l.inFlight, l.queued], [1, 0], 'the slot passed straight on');
+      l.release();
+      assert.equal(l.inFlight, 0);
+      l.release(); // one release too many never goes below zero
+      assert.equal(l.inFlight, 0);
+    }
+  });
+
+  it('an aborted signal is refused at once with its reason and takes no slot, even with slots free', async () => {
+    const l = new Limiter(2);
+    const reason = new Error('node closed');
+    await assert.rejects(l.acquire(AbortSignal.abort(reason)), (e) => e === reason);
+    const bare = new AbortController();
+    bare.abort();
+    await assert.rejects(l.acquire(bare.signal), { name: 'AbortError' });
+    assert.equal(l.inFlight, 0);
+  });
+
+  it('waiters whose signal aborts leave the queue with its reason; the slot then passes over them to the next; one listener per signal', async () => {
+    const l = new Limiter(1);
+    await l.acquire();
+    const node = new AbortController();
+    const order: string[] = [];
+    const track = (name: string, p: Promise<void>) => p.then(() => order.push(`${name} granted`), (e: Error) => order.push(`${name} ${e.message}`));
+    const all = [
+      track('a', l.acquire(node.signal)),
+      track('b', l.acquire(node.signal)),
+      track('c', l.acquire()),
+      track('d', l.acquire(node.signal)),
+    ];
+    assert.equal(l.queued, 4);
+    assert.equal(getEventListeners(node.signal, 'abort').length, 1, 'one listener for the three waiters that share the signal');
+    node.abort(new Error('aborted by the node'));
+    await turns(2);
+    assert.deepEqual(order, ['a aborted by the node', 'b aborted by the node', 'd aborted by the node']);
+    assert.equal(l.queued, 1);
+    assert.equal(getEventListeners(node.signal, 'abort').length, 0);
+    l.release(); // skips a, b (aborted) and grants c
+    await Promise.all(all);
+    assert.deepEqual(order.at(-1), 'c granted');
+    assert.deepEqual([l.inFlight, l.queued], [1, 0]);
+    l.release(); // d aborted too: nothing left to grant
+    assert.equal(l.inFlight, 0);
+  });
+
+  it('a waiter granted the slot drops its signal listener; the signal aborting later changes nothing', async () => {
+    const l = new Limiter(1);
+    await l.acquire();
+    const ctl = new AbortController();
+    const p = l.acquire(ctl.signal);
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
+    l.release();
+    await p;
+    assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
+    ctl.abort();
+    assert.deepEqual([l.inFlight, l.queued], [1, 0]);
+    l.release();
+  });
+
+  it('3000 waiters, every seventh aborted, are served in order through the queue compaction', async () => {
+    const l = new Limiter(1);
+    await l.acquire();
+    const gone = new AbortController();
+    const granted: number[] = [];
+    const rejected: number[] = [];
+    const all = Array.from({ length: 3000 }, (_, i) => l.acquire(i % 7 === 3 ? gone.signal : undefined).then(
+      () => {
+        granted.push(i);
+        l.release();
+      },
+      () => rejected.push(i),
+    ));
+    gone.abort();
+    l.release();
+    await Promise.all(all);
+    const expected = Array.from({ length: 3000 }, (_, i) => i);
+    assert.deepEqual(granted, expected.filter((i) => i % 7 !== 3), 'FIFO, aborted ones skipped');
+    assert.deepEqual(rejected, expected.filter((i) => i % 7 === 3));
+    assert.deepEqual([l.inFlight, l.queued], [0, 0]);
+  });
+
+  it('run() frees the slot when the work throws, and waits for a slot like acquire()', async () => {
+    const l = new Limiter(1);
+    await assert.rejects(l.run(async () => { throw new Error('work failed'); }), /work failed/);
+    assert.equal(l.inFlight, 0);
+    let inside = 0;
+    let most = 0;
+    const work = async () => {
+      inside++;
+      most = Math.max(most, inside);
+      await turns(1);
+      inside--;
+      return inside;
+    };
+    await Promise.all([l.run(work), l.run(work), l.run(work)]);
+    assert.equal(most, 1);
+    const ctl = new AbortController();
+    await l.acquire();
+    const waiting = l.run(work, ctl.signal);
+    ctl.abort(new Error('gone'));
+    await assert.rejects(waiting, /gone/);
+    l.release();
+    assert.equal(l.inFlight, 0);
+  });
+
+  it('mapLimit keeps the input order with a limit of 0 (taken as 1) and of more than the items; an empty list gives []', async () => {
+    let inside = 0;
+    let most = 0;
+    const fn = async (x: number) => {
+      inside++;
+      most = Math.max(most, inside);
+      await turns(1);
+      inside--;
+      return x * 10;
+    };
+    assert.deepEqual(await mapLimit([3, 1, 2], 0, fn), [30, 10, 20]);
+    assert.equal(most, 1);
+    most = 0;
+    assert.deepEqual(await mapLimit([3, 1, 2], 50, fn), [30, 10, 20]);
+    assert.equal(most, 3);
+    assert.deepEqual(await mapLimit([], 4, fn), []);
+  });
+});
+
+describe('client coverage: the transport against a stub', function () {
+  this.timeout(20_000);
+  const crashes = useCrashWatch();
+  let stub: Stub;
+  let clock: ReturnType<typeof FakeTimers.install> | undefined;
+  const clients: EmsClient[] = [];
+  const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
+    const c = new EmsClient({ baseUrl: stub.url, retries: 0, timeoutMs: 5_000, ...o });
+    clients.push(c);
+    return c;
+  };
+  beforeEach(async () => {
+    stub = await startStub();
+  });
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    clock?.uninstall();
+    clock = undefined;
+    await stub.close();
+    assert.deepEqual(crashes.events, []);
+  });
+
+  it('a 429 without Retry-After pauses every request of the client for 1 s; one aborted while it waits is never sent', async () => {
+    clock = FakeTimers.install({ now: Date.UTC(2026, 10, 24, 12), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
+    let first = true;
+    stub.handle = (h, res) => {
+      if (first) {
+        first = false;
+        json(res, 429, { message: 'slow down' }); // no Retry-After
+      } else json(res, 200, MEASUREMENT(new URL(h.url, stub.url).searchParams.get('property') ?? 'soc'));
+    };
+    const states: ConnectionState[] = [];
+    const c = client();
+    c.onState((s) => states.push(s));
+    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof RateLimitError && e.status === 429 && e.retryAfter === undefined);
+    const t0 = Date.now();
+    assert.equal(c.transport.rateLimitedUntil, t0 + 1000, 'a pause of 1 s when the service names none');
+    assert.deepEqual(states, [{ state: 'rate-limited', until: t0 + 1000 }]);
+
+    const ctl = new AbortController();
+    const aborted = outcome(c.getMeasurement(DEV, 'power', { signal: ctl.signal }));
+    const later = c.getMeasurement(DEV, 'energy');
+    await turns();
+    ctl.abort(); // a plain abort: its reason is an AbortError
+    const a = await aborted;
+    assert.ok(!a.ok && a.error instanceof AbortedError, String(!a.ok && a.error));
+    assert.equal((a.error as AbortedError).code, 'EMS_ABORTED');
+    assert.equal((a.error as AbortedError).message, `GET /devices/${DEV}/measurement aborted`);
+    assert.equal(stub.hits.length, 1, 'nothing sent while paused');
+
+    await clock.tickAsync(1000);
+    assert.equal((await later).property, 'energy');
+    assert.equal(c.transport.rateLimitedUntil, 0, 'the pause is over');
+    assert.deepEqual(stub.hits.map((h) => h.url), [`/devices/${DEV}/measurement?property=soc`, `/devices/${DEV}/measurement?property=energy`], 'the aborted read was never sent');
+    assert.deepEqual(states.at(-1), { state: 'ok' });
+  });
+
+  it('a 429 with "Retry-After: 0" sets no pause', async () => {
+    stub.handle = (_h, res) => json(res, 429, { message: 'again' }, { 'retry-after': '0' });
+    const c = client();
+    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof RateLimitError && e.retryAfter === 0);
+    assert.equal(c.transport.rateLimitedUntil, 0);
+  });
+
+  it('a listener that throws does not break the request nor keep other listeners from being told; an unsubscribed one is not told', async () => {
+    stub.handle = (_h, res) => json(res, 503, '');
+    const c = client();
+    const told: string[] = [];
+    c.onState(() => { throw new Error('listener bug'); });
+    const off = c.onState((s) => told.push(`off ${s.state}`));
+    c.onState((s) => told.push(s.state === 'error' ? `error ${s.reason}` : s.state));
+    off();
+    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof ServerError && e.message === `GET /devices/${DEV}/measurement failed: HTTP 503`);
+    assert.deepEqual(told, ['error HTTP 503']);
+    assert.equal(c.state.state, 'error');
+  });
+
+  it('an answer over maxBodyBytes is EMS_TOO_LARGE, says "answer too large" in the state and is not retried (read or steering)', async () => {
+    stub.handle = (_h, res) => json(res, 200, { ...MEASUREMENT(), pad: 'x'.repeat(4096) });
+    const c = client({ maxBodyBytes: 1024, retries: 3, retryBaseMs: 1, retryMaxMs: 1 });
+    const states: ConnectionState[] = [];
+    c.onState((s) => states.push(s));
+    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE' && /answer is over the limit of 0 MB \(maxBodyMB\)$/.test(e.message));
+    assert.deepEqual(states, [{ state: 'error', reason: 'answer too large' }]);
+    await assert.rejects(c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE');
+    assert.equal(stub.hits.length, 2, 'one attempt each: a body over the limit is not retried');
+  });
+
+  it('a request body over maxBodyBytes is refused before sending: EMS_TOO_LARGE naming the request body', async () => {
+    const c = client({ maxBodyBytes: 40, retries: 3 });
+    const states: ConnectionState[] = [];
+    c.onState((s) => states.push(s));
+    await assert.rejects(c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e) => {
+      assert.ok(e instanceof BadResponseError, String(e));
+      assert.equal(e.code, 'EMS_TOO_LARGE');
+      assert.equal(e.message, `POST /sites/${SITE}/steering/ess request body is over the limit of 0 MB (maxBodyMB)`);
+      return true;
+    });
+    assert.equal(stub.hits.length, 0, 'nothing sent');
+    assert.equal(states[0]?.state, 'error');
+  });
+
+  it('a steering request whose connection is reset is retried (transient), and the retry is what counts', async () => {
+    let n = 0;
+    stub.handle = (h, res) => {
+      if (n++ === 0) res.socket?.destroy();
+      else json(res, 200, { ...JSON.parse(h.body), requestId: 'req_2' });
+    };
+    const c = client({ retries: 2, retryBaseMs: 1, retryMaxMs: 2 });
+    const r = await c.steerEss(SITE, { setting: { value: 2, unit: 'kW' }, validUntil: Date.now() + 600_000 });
+    assert.equal(r.requestId, 'req_2');
+    assert.equal(stub.hits.length, 2);
+    assert.equal(stub.hits[0].body, stub.hits[1].body, 'the same body sent again');
+  });
+
+  it('an attempt hook that rejects with a non-Error refuses the request: EMS_ERROR, nothing sent, no "after"', async () => {
+    const seen: string[] = [];
+    const hook: AttemptHook = {
+      before: () => Promise.reject('budget says no'), // eslint-disable-line prefer-promise-reject-errors
+      after: (_a, o) => seen.push(o),
+    };
+    const c = client({ attempts: hook });
+    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof NetworkError && e.code === 'EMS_ERROR' && e.message === `GET /devices/${DEV}/measurement failed`);
+    assert.deepEqual(seen, []);
+    assert.equal(stub.hits.length, 0);
+    assert.equal(c.transport.limiter.inFlight, 0, 'the slot was freed');
+  });
+
+  it('a caller that aborts while the attempt hook makes it wait is not sent when the hook lets it go; the hook is told "failure"', async () => {
+    let release!: () => void;
+    const seen: Array<[Attempt, string]> = [];
+    const hook: AttemptHook = {
+      before: (a) => (a.url.includes('property=soc') ? new Promise<void>((r) => { release = r; }) : undefined),
+      after: (a, o) => seen.push([a, o]),
+    };
+    const c = client({ attempts: hook });
+    const ctl = new AbortController();
+    const p = outcome(c.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
+    await turns();
+    ctl.abort(new Error('node closed'));
+    release(); // the hook ignores the abort and lets the attempt go
+    const r = await p;
+    assert.ok(!r.ok && r.error instanceof AbortedError && r.error.code === 'EMS_ABORTED', String(!r.ok && r.error));
+    await c.getMeasurement(DEV, 'power');
+    assert.deepEqual(stub.hits.map((h) => h.url), [`/devices/${DEV}/measurement?property=power`], 'only the later read reached the service');
+    assert.deepEqual(seen.map(([a, o]) => `${a.method} ${a.url} ${a.kind} ${a.retry} ${o}`), [
+      `GET /devices/${DEV}/measurement?property=soc read false failure`,
+      `GET /devices/${DEV}/measurement?property=power read false ok`,
+    ]);
+    assert.equal(c.transport.limiter.inFlight, 0);
+  });
+
+  it('a budget refusal of a long path names it without its query, cut to 200 characters', async () => {
+    stub.handle = (_h, res) => json(res, 200, { ok: true });
+    const budget = new Budget();
+    budget.configure(budgetCaps({ maxPerMinute: 1 }));
+    const c = client({ attempts: budget });
+    const path = `/${'a'.repeat(300)}?token=s3cret`;
+    assert.equal((await c.raw('GET', path)).statusCode, 200);
+    await assert.rejects(c.raw('GET', path), (e) => {
+      assert.ok(e instanceof BudgetError, String(e));
+      assert.equal(e.request.path, `/${'a'.repeat(198)}…`);
+      assert.doesNotMatch(e.message, /s3cret/);
+      return true;
+    });
+    assert.equal(stub.hits.length, 1);
+  });
+
+  it('a timeout of 0 sets no deadline: the request still completes', async () => {
+    const c = client({ timeoutMs: 0 });
+    assert.equal((await c.getMeasurement(DEV, 'soc')).value, 42);
+  });
+});
+
+describe('client coverage: the wall-clock deadline of one attempt', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+  });
+  afterEach(() => clock.uninstall());
+
+  /** An adapter that never answers; it fails as cancelled when its signal aborts (as axios' does). */
+  const hanging = (seen: Array<unknown>) => ((config: { signal?: { addEventListener(t: string, f: () => void): void } }) => new Promise((_r, reject) => {
+    seen.push(config.signal);
+    config.signal?.addEventListener('abort', () => reject(Object.assign(new Error('canceled'), { __CANCEL__: true, code: 'ERR_CANCELED' })));
+  })) as never;
+
+  it('a request without a signal still gets the deadline, and its config is left without one', async () => {
+    const seen: unknown[] = [];
+    const config = { url: '/x', headers: {} } as never;
+    const p = withDeadline(hanging(seen), config, 50).then(() => assert.fail('no answer expected'), (e: { code?: string; message: string }) => e);
+    await clock.tickAsync(50);
+    const e = await p;
+    assert.equal(e.code, 'ETIMEDOUT');
+    assert.equal(e.message, 'timeout of 50ms exceeded (wall-clock)');
+    assert.equal(seen.length, 1);
+    assert.ok(seen[0], 'the adapter got the attempt\'s signal');
+    assert.equal(Object.prototype.hasOwnProperty.call(config, 'signal'), false);
+    assert.equal(clock.countTimers(), 0);
+  });
+
+  it('a caller that aborts first fails it as cancelled, not as a timeout; a signal aborted before the start sends nothing', async () => {
+    const seen: unknown[] = [];
+    const ctl = new AbortController();
+    const config = { url: '/x', headers: {}, signal: ctl.signal } as never;
+    const p = withDeadline(hanging(seen), config, 50).catch((e: { code?: string }) => e.code);
+    ctl.abort();
+    assert.equal(await p, 'ERR_CANCELED');
+    assert.equal((config as { signal: unknown }).signal, ctl.signal, 'the caller\'s signal put back');
+    await assert.rejects(withDeadline(hanging(seen), { url: '/y', headers: {}, signal: AbortSignal.abort() } as never, 50), (e: { code?: string }) => e.code === 'ERR_CANCELED');
+    assert.equal(seen.length, 1, 'the adapter was never called for the aborted one');
+    assert.deepEqual(secretsOf(undefined), []);
+  });
+});
