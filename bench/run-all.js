@@ -4,7 +4,8 @@
  * overhead and fleet polling with --expose-gc), then writes bench/results.json and BENCHMARKS.md.
  * A benchmark that fails or overruns is reported as such; the others still run.
  * `node bench/run-all.js coalescing time-series` runs only those; `--report` only rewrites
- * BENCHMARKS.md from bench/results.json (after editing bench/intro.md or bench/notes.js).
+ * BENCHMARKS.md from bench/results.json (after editing bench/intro.md or bench/notes.js);
+ * `--merge plan plan-week` runs those and replaces their entries in bench/results.json, keeping the others.
  */
 const { spawn } = require('node:child_process');
 const fs = require('node:fs');
@@ -59,7 +60,8 @@ async function main() {
     process.stdout.write('Wrote BENCHMARKS.md from bench/results.json\n');
     return;
   }
-  const only = process.argv.slice(2);
+  const merge = process.argv[2] === '--merge';
+  const only = process.argv.slice(merge ? 3 : 2);
   const t0 = Date.now();
   const m = machine();
   const benchmarks = [];
@@ -72,7 +74,15 @@ async function main() {
     process.stdout.write(`  (${r.seconds} s)\n`);
   }
   const run = { generatedAt: new Date().toISOString(), totalSeconds: round((Date.now() - t0) / 1000, 0), machine: m, benchmarks };
-  if (only.length === 0) {
+  if (merge && only.length > 0) {
+    const file = path.join(ROOT, 'bench', 'results.json');
+    const old = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const fresh = new Map(benchmarks.map((b) => [b.id, { ...b, measuredAt: run.generatedAt }]));
+    const kept = old.benchmarks.map((b) => fresh.get(b.id) ?? b);
+    for (const [id, b] of fresh) if (!kept.some((k) => k.id === id)) kept.push(b);
+    writeReport(ROOT, { ...old, benchmarks: kept });
+    process.stdout.write(`\nMerged ${only.join(', ')} into bench/results.json and BENCHMARKS.md\n`);
+  } else if (only.length === 0) {
     writeReport(ROOT, run);
     process.stdout.write(`\nWrote bench/results.json and BENCHMARKS.md (${run.totalSeconds} s)\n`);
   } else {
