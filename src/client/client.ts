@@ -18,7 +18,7 @@ import {
 } from './responses';
 import { mapLimit } from './limiter';
 import { LIMITS, SERVICE, accepts, refusal } from '../protocol/limits';
-import { HOUR_MS, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
+import { HOUR_MS, isoOrRaw, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import type { AttemptHook } from './attempts';
 import { validateProperty, validateReadRequest, validateReference, validateTimeSeriesRequest } from '../protocol/validate';
@@ -254,7 +254,7 @@ export class EmsClient {
   async sendSteering<E extends SteeringEndpoint>(req: SteeringRequest<E>, o?: CallOptions): Promise<SteeringAnswers[E]> {
     const validUntil = (req.body as { validUntil?: number } | undefined)?.validUntil;
     if (validUntil !== undefined && !(validUntil > Date.now())) {
-      const got = Number.isFinite(validUntil) && Math.abs(validUntil) <= 8.64e15 ? new Date(validUntil).toISOString() : String(validUntil);
+      const got = isoOrRaw(validUntil);
       throw new ValidationError('validUntil', `must be in the future; got ${got}`, 'unprocessable');
     }
     const extra = req.body === undefined ? undefined : { data: req.body };

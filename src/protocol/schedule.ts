@@ -13,7 +13,7 @@
 import { SERVICE } from './limits';
 import { ValidationError } from './errors';
 import { parseCurtailmentValue, parsePowerUnit, parsePowerValue, parseNumber, show, toWatts } from './units';
-import { MINUTE_MS, parseTime } from './time';
+import { MAX_DATE_MS, MINUTE_MS, parseTime } from './time';
 import type { CurtailmentUnit, CurtailmentValue, PowerUnit, PowerValue } from './types';
 
 /** Most slots one schedule may have (a week of quarter hours is 672); a limits-table row is proposed. */
@@ -283,6 +283,6 @@ export function parseSetting(raw: unknown, s: ScheduleLimits, field: string): Sl
 /** A whole number of epoch ms from a stored value (the player's saved state). */
 export function storedTime(v: unknown, field: string): number {
   const n = parseNumber(v, field);
-  if (!Number.isInteger(n) || Math.abs(n) > 8.64e15) throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
+  if (!Number.isInteger(n) || Math.abs(n) > MAX_DATE_MS) throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
   return n;
 }

@@ -27,7 +27,7 @@ export function parseTime(input: unknown, field: string): EpochMs {
     const t = input.getTime();
     if (Number.isFinite(t)) return t;
   } else if (typeof input === 'number') {
-    if (Number.isFinite(input) && Math.abs(input) < 8.64e15) return Math.trunc(input);
+    if (Number.isFinite(input) && Math.abs(input) < MAX_DATE_MS) return Math.trunc(input);
   } else if (typeof input === 'string') {
     const s = input.trim();
     if (/^\d{10,14}$/.test(s)) return Number(s);
@@ -48,7 +48,13 @@ export function parseOptionalTime(input: unknown, field: string): EpochMs | unde
 
 
 /** The largest time a Date can hold, ms. */
-const MAX_DATE_MS = 8.64e15;
+/** The largest epoch milliseconds a Date can hold (ECMAScript: ±8.64e15). */
+export const MAX_DATE_MS = 8.64e15;
+
+/** An epoch time as ISO 8601 when a Date can hold it, else as it is (for messages naming a bad time). */
+export function isoOrRaw(t: number): string {
+  return Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS ? new Date(t).toISOString() : String(t);
+}
 /** "00".."59", for toIsoSeconds. */
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 /** The UTC day toIsoSeconds formatted last, and its "YYYY-MM-DDT" prefix. */

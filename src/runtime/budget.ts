@@ -25,6 +25,7 @@ import { ValidationError } from '../protocol/errors';
 import { show } from '../protocol/units';
 import { LIMITS } from '../protocol/limits';
 import { limited } from '../protocol/limit-check';
+import { isoOrRaw } from '../protocol/time';
 import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT, type BudgetCounts } from './budget-ring';
 
 export type { BudgetCounts };
@@ -82,7 +83,6 @@ interface Waiter {
 
 const CAPS: readonly BudgetCap[] = ['maxPerDay', 'maxPerMinute'];
 const NO_CAPS: BudgetCaps = { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' };
-const iso = (t: number) => (Number.isFinite(t) && Math.abs(t) <= 8.64e15 ? new Date(t).toISOString() : String(t));
 
 /** The caps of a config node's settings (ValidationError naming the setting when one is refused). */
 export function budgetCaps(p: { maxPerMinute?: unknown; maxPerDay?: unknown; budgetMode?: unknown }): BudgetCaps {
@@ -158,11 +158,11 @@ export class Budget implements AttemptHook {
       lastHour: this.hour.counts5(),
       lastDay: this.day.counts5(),
       total: { sent: tot[SENT], retried: tot[RETRIED], rateLimited: tot[LIMITED], failed: tot[FAILED], refused: tot[REFUSED] },
-      since: iso(this.since),
+      since: isoOrRaw(this.since),
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
       warning: this.warning && { ...this.warning },
       queued: this.waiters.length,
-      at: iso(t),
+      at: isoOrRaw(t),
     };
   }
 
@@ -246,12 +246,12 @@ export class Budget implements AttemptHook {
     const what = `${a.retry ? 'retry of ' : ''}${a.method} ${attemptPath(a.url)}`;
     const window = o.cap === 'maxPerDay' ? '24 h' : '60 s';
     const head = `${what} not sent: request budget ${o.cap} reached (${o.count} of ${o.limit} requests in the last ${window})`;
-    const frees = `frees at ${iso(o.freesAt)}`;
+    const frees = `frees at ${isoOrRaw(o.freesAt)}`;
     const tail = {
       refuse: `${frees} (budgetMode "refuse")`,
       retry: `${frees}; a retry is not made when it would break a cap`,
       'queue-bound': `${frees}, later than budgetMode "queue" waits (${QUEUE_MAX_WAIT_MS / 60_000} minutes)`,
-      'valid-until': `${frees}; the signal's validUntil ${iso(a.validUntil ?? NaN)} comes first, and nothing is sent after it`,
+      'valid-until': `${frees}; the signal's validUntil ${isoOrRaw(a.validUntil ?? NaN)} comes first, and nothing is sent after it`,
       closed: 'the config node was removed while it waited',
     }[why];
     return apiError({ code: 'EMS_BUDGET', field: o.cap, budget: { ...o }, request: { method: a.method, path: attemptPath(a.url) }, message: `${head}; ${tail}` });

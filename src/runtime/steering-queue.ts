@@ -17,6 +17,7 @@ import { apiError, ValidationError } from '../client/errors';
 import type { EmsClient } from '../client/client';
 import type { GridTargetRequest, PowerValue } from '../protocol/types';
 import type { ApiPaths } from '../protocol/paths';
+import { isoOrRaw } from '../protocol/time';
 import {
   mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
   type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
@@ -95,7 +96,7 @@ export function formatSpan(ms: number): string {
 export function checkMaxValidity(validUntil: number, maxValidityMs: number | undefined, now: number, field = 'validUntil', got?: string): void {
   if (maxValidityMs === undefined || !(maxValidityMs > 0)) return;
   if (Number.isFinite(validUntil) && validUntil - now <= maxValidityMs) return;
-  const iso = Number.isFinite(validUntil) && Math.abs(validUntil) <= 8.64e15 ? new Date(validUntil).toISOString() : String(validUntil);
+  const iso = isoOrRaw(validUntil);
   const limit = `${formatSpan(maxValidityMs)} (the config node's maxValidity, ${Math.round(maxValidityMs / 60_000)} min) from now`;
   const what = field === 'validUntil' || /\.validUntil$/.test(field) ? `must be at most ${limit}; got ${iso}` : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
   throw new ValidationError(field, `${what}; nothing was sent`, 'unprocessable');
