@@ -13,7 +13,7 @@
  * No Node-RED or server is loaded here (type imports only), so client-only tests may use it.
  */
 import { createHook } from 'node:async_hooks';
-import type { Inbox } from './red';
+import { until, type Inbox } from './red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -21,27 +21,6 @@ import type { Inbox } from './red';
 export const SENTINEL = '_barrierSentinel';
 
 let sentinels = 0;
-
-/** Resolves once `done()` holds, re-checked whenever `inbox` receives a message; rejects after `ms`. */
-function inboxUntil(inbox: Inbox, done: () => boolean, ms: number, what: string): Promise<void> {
-  if (done()) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (!done()) return;
-      cleanup();
-      resolve();
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(new Error(`timed out after ${ms} ms waiting for ${what}`));
-    }, ms);
-    const cleanup = () => {
-      clearTimeout(timer);
-      inbox.listeners.delete(check);
-    };
-    inbox.listeners.add(check);
-  });
-}
 
 /**
  * Sends a sentinel from each node (`node.send`: its first output, through Node-RED's router)
@@ -54,7 +33,7 @@ function inboxUntil(inbox: Inbox, done: () => boolean, ms: number, what: string)
  */
 export async function delivered(paths: Array<[node: any, inbox: Inbox]>, ms = 10_000): Promise<void> {
   const ids = paths.map(() => ++sentinels);
-  const arrived = paths.map(([, inbox], i) => inboxUntil(inbox, () => inbox.msgs.some((m) => m?.[SENTINEL] === ids[i]), ms, `sentinel ${ids[i]}`));
+  const arrived = paths.map(([, inbox], i) => until([inbox], () => inbox.msgs.some((m) => m?.[SENTINEL] === ids[i]), ms, () => `sentinel ${ids[i]}`));
   paths.forEach(([node], i) => node.send({ [SENTINEL]: ids[i] }));
   await Promise.all(arrived);
   for (const [, inbox] of paths) {
