@@ -12,9 +12,9 @@
 (function () {
     'use strict';
     var T = 'ems-partner-config';
-    var CONFIG_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'rejectUnauthorized', 'caCert', 'maxBodyMB',
-        'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits'];
-    var SECRET_KEYS = ['apiKey', 'clientSecret'];
+    // The settings the editor sends and the credentials: the admin routes' own lists (resources/config-keys.js,
+    // built from src/nodes/config/config-keys.ts), read when used (the scripts of a panel load in any order).
+    function keys() { return window.EmsPartnerConfigKeys; }
     var TTL = 60000;
     var cache = {};
 
@@ -27,10 +27,10 @@
         var n = RED.nodes.node(serverId);
         if (!n) { return undefined; }
         var c = {};
-        CONFIG_KEYS.forEach(function (k) { c[k] = n[k]; });
+        keys().CONNECTION_KEYS.forEach(function (k) { c[k] = n[k]; });
         if (c.timeout !== undefined) { c.timeout = Number(c.timeout); }   // the editor saves form values as strings
         var cr = n.credentials || {};
-        SECRET_KEYS.forEach(function (k) { if (isSecret(cr[k])) { c[k] = cr[k]; } });
+        keys().SECRET_KEYS.forEach(function (k) { if (isSecret(cr[k])) { c[k] = cr[k]; } });
         return c;
     }
     // The body is always JSON: the runtime refuses anything else. `config` only for unsaved settings.
@@ -289,8 +289,18 @@
         };
     }
 
-    // A refusal as the runtime words it, without the field's name (the panel puts its label first).
-    function refusalText(e) { return String((e && e.message) || e).replace(/^\S+ /, ''); }
+    // A refusal as the runtime words it (a ValidationError: "<field> <text>"), for the field's validator: the panel
+    // puts its label first, so the field's name goes when it is `field` (or any, without `field`); a part of it
+    // (sites[2].soc) stays. What the runtime adds after sending nothing ("; nothing was sent") goes too.
+    function refusalText(e, field) {
+        var m = String((e && e.message) || e), f = e && e.field;
+        if (f !== undefined && m.indexOf(f + ' ') === 0 && (!field || f === field)) { m = m.slice(f.length + 1); } else if (!field) { m = m.replace(/^\S+ /, ''); }
+        return m.replace(/; nothing was sent$/, '');
+    }
+    // true, or the runtime's refusal of `fn()` for the field `field` (see refusalText).
+    function runtimeCheck(field, fn) {
+        try { fn(); return true; } catch (e) { return refusalText(e, field); }
+    }
     // A configured path (pathDevices, …) by the runtime's rules (resources/paths.js, from src/protocol/paths.ts):
     // true, or the runtime's refusal. `key`: devices, sites, curtailment or gridLimits. Empty is the default.
     function pathRefusal(key, v) {
@@ -325,10 +335,10 @@
     // Flows saved by an older version are upgraded with the runtime's own table (resources/migrations.js):
     // when the editor adds a node of this package (load, import, paste), and when its panel opens, where the
     // open form then shows the upgraded values (upgradeForm, from each panel's oneditprepare).
-    var OUR_TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'];
+    // Every type with migration steps (one table: migrations.ts).
     RED.events.on('nodes:add', function (n) {
         var M = window.EmsPartnerMigrations;
-        if (M && OUR_TYPES.indexOf(n.type) >= 0) { try { M.upgrade(n.__node__ || n); } catch (e) { /* a locked flow */ } }
+        if (M && Object.prototype.hasOwnProperty.call(M.MIGRATIONS, n.type)) { try { M.upgrade(n.__node__ || n); } catch (e) { /* a locked flow */ } }
     });
     function upgradeForm(node, prefix) {
         var M = window.EmsPartnerMigrations;
@@ -347,8 +357,7 @@
      * the options existed); a node without one keeps the first option.
      */
     function unitSelects(node) {
-        var L = window.EmsPartnerLimits || {};
-        var lists = { power: L.POWER_UNITS || ['W', 'kW', 'MW'], curtailment: L.CURTAILMENT_UNITS || ['W', 'kW', 'MW', '%'] };
+        var L = limits(), lists = { power: L.POWER_UNITS, curtailment: L.CURTAILMENT_UNITS };
         $('select[data-ems-units]').each(function () {
             var $s = $(this), list = lists[$s.attr('data-ems-units')] || [], v = node[this.id.replace(/^node-input-/, '')];
             $s.empty();
@@ -358,8 +367,8 @@
         });
     }
 
-    window.EmsPartnerEditor = { REF_TYPES: REF_TYPES, unitSelects: unitSelects, upgradeForm: upgradeForm, CONFIG_KEYS: CONFIG_KEYS, SECRET_KEYS: SECRET_KEYS, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
+    window.EmsPartnerEditor = { REF_TYPES: REF_TYPES, unitSelects: unitSelects, upgradeForm: upgradeForm, keys: keys, isSecret: isSecret, t: t, configOf: configOf, post: post, ask: ask, deployedAsIs: deployedAsIs, load: load, errorText: errorText,
         cleartextRisk: cleartextRisk, splitList: splitList, attach: attach, attachDevicePickers: attachDevicePickers, field: field, num: num, typed: typed,
         limits: limits, words: words, refusal: refusal, named: named, limit: limit, bounds: bounds, validators: validators,
-        pathRefusal: pathRefusal, requestPathRefusal: requestPathRefusal, requestMethodRefusal: requestMethodRefusal };
+        pathRefusal: pathRefusal, refusalText: refusalText, runtimeCheck: runtimeCheck, requestPathRefusal: requestPathRefusal, requestMethodRefusal: requestMethodRefusal };
 })();

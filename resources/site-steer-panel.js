@@ -3,32 +3,38 @@
  * the rows each mode shows, the labels, and the form's TypedInputs and pickers. Loaded by
  * nodes/ems-site-steer.html (which holds the node's definition, written out for the Flows library's
  * scorecard, and the form) after the shared editor code (resources/editor.js, resources/limits.js,
- * loaded by the config node's panel).
+ * loaded by the config node's panel). The steering rules are the runtime's own (resources/steer-rules.js,
+ * window.EmsPartnerSteerRules, bundled from src/protocol/steer-panel.ts): the site list, the rows of
+ * each mode, the node's power limits, with the runtime's words.
  */
 (function () {
     'use strict';
     var T = 'ems-site-steer';
     var VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];
-    var WATTS = { W: 1, kW: 1e3, MW: 1e6 };
-    // Which value rows each mode shows (the runtime sends only these components).
-    var ROWS = {
-        combined: ['ess', 'curtailment', 'maximizeGridImport', 'stopAction'],
-        ess: ['ess'],
-        curtailment: ['curtailment', 'stopAction'],
-        'grid-target': ['gridTarget', 'deadband'],
-        'grid-limits': ['upperLimit', 'lowerLimit'],
-        portfolio: ['ess', 'portfolioSplit']
-    };
     function t(key, opts) { return RED.nodes.getType(T)._(T + '.' + key, opts); }
     function E() { return window.EmsPartnerEditor; }
+    // The runtime's steering rules (read when used: the panel's scripts load in any order).
+    function R() { return window.EmsPartnerSteerRules; }
     // Validators (label-prefixed; numeric ones, V.limit, from the runtime's table of limits, resources/limits.js).
     var V = E().validators(T), named = V.named, L = E().limits().LIMITS;
     function f(node, name) { return E().field(node, name); }
-    function shows(node, row) { return (ROWS[f(node, 'mode')] || ROWS.ess).indexOf(row) >= 0; }
+    // Which value rows the node's mode shows: the components the runtime sends in it (protocol/steer-modes.ts).
+    function shows(node, row) { return R().panelRows(f(node, 'mode')).indexOf(row) >= 0; }
     function limit(node, name) { var n = E().num(f(node, name)); return isFinite(n) && n > 0 ? n : 0; }
+    // The unit lists (protocol/limits.ts): 'power' (W, kW, MW) or 'curtailment' (and %).
+    function units(which) { var L = E().limits(); return which === 'curtailment' ? L.CURTAILMENT_UNITS : L.POWER_UNITS; }
     // A unit the API accepts (a flow written by hand or by an older version may hold another one).
-    function unitOf(key, units) {
-        return named(key, function (v, opt) { return v === undefined || units.indexOf(v) >= 0 || t('errors.unit', { units: units.join(', ') }); });
+    function unitOf(key, which) {
+        return named(key, function (v, opt) { var u = units(which); return v === undefined || u.indexOf(v) >= 0 || t('errors.unit', { units: u.join(', ') }); });
+    }
+    // A number of the node in its unit, as the runtime takes it: {value, unit} (no unit set: kW).
+    function power(node, v, unitKey) { var u = f(node, unitKey); return { value: E().num(v), unit: units('power').indexOf(u) >= 0 ? u : 'kW' }; }
+    // The node's power limits, W (0 = none), as the runtime's checkPowerLimits takes them.
+    function powerLimits(node) { return { maxEssPower: limit(node, 'maxEssPower'), maxCurtailment: limit(node, 'maxCurtailment'), maxGridPower: limit(node, 'maxGridPower') }; }
+    // true, or the runtime's refusal of a value beyond a limit (protocol/steer-modes.ts checkPowerLimits), without
+    // the component's name (`field`), the panel's label first.
+    function withinLimits(node, field, ess, curt, grid) {
+        return E().runtimeCheck(field, function () { R().checkPowerLimits(powerLimits(node), ess, curt, grid); });
     }
     // stop sends "no curtailment" (the PV peak power) in this mode and setting.
     function lifts(node) { return shows(node, 'stopAction') && f(node, 'stopAction') === 'lift'; }
@@ -38,7 +44,7 @@
     function limitW(node, which) {
         var v = f(node, which + 'LimitValue');
         if ((f(node, which + 'LimitValueType') || 'num') !== 'num' || v === undefined || String(v).trim() === '') { return NaN; }
-        return E().num(v) * (WATTS[f(node, which + 'LimitUnit')] || 1e3);
+        return R().toWatts(power(node, v, which + 'LimitUnit'));
     }
     // The validator of a grid limit (upper or lower): a number (or a TypedInput that gives one), within maxGridLimit; lower <= upper.
     function gridLimit(which) {
@@ -55,35 +61,9 @@
     }
 
 
-    // The node's site list (`sites`), checked as the runtime's parseSiteList (src/protocol/portfolio.ts)
-    // checks it: empty, references separated by commas, semicolons, spaces or new lines, or a JSON
-    // array of references or {site, maxPowerW, soc}; at most SERVICE.maxFleetSites; no site twice.
-    var REF = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
-    function numeric(v) { return typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN; }
+    // The node's site list (`sites`): the runtime's parseSiteList (protocol/portfolio.ts), its refusal as it words it.
     function siteListRefusal(v) {
-        var s = String(v === undefined || v === null ? '' : v).trim(), list;
-        if (s === '') { return true; }
-        if (s.charAt(0) === '[') {
-            try { list = JSON.parse(s); } catch (e) { return t('errors.sites'); }
-            if (!Array.isArray(list)) { return t('errors.sites'); }
-        } else { list = s.split(/[\s,;]+/).filter(function (r) { return r !== ''; }); }
-        if (list.length === 0) { return t('errors.sites'); }   // "[]" or only separators: the runtime wants at least one site
-        var max = (E().limits().SERVICE || {}).maxFleetSites || 5000, seen = {};
-        if (list.length > max) { return t('errors.sitesCount', { count: list.length, max: max }); }
-        for (var i = 0; i < list.length; i++) {
-            var e = list[i], ref = typeof e === 'string' ? e.trim() : e && typeof e === 'object' && !Array.isArray(e) ? e.site : undefined;
-            if (typeof ref !== 'string' || !REF.test(ref.trim())) { return t('errors.sites'); }
-            if (e && typeof e === 'object') {
-                var bad = Object.keys(e).some(function (k) { return ['site', 'maxPowerW', 'soc'].indexOf(k) < 0; });
-                // As the runtime reads them: a number or numeric text (true, Infinity: no).
-                var p = numeric(e.maxPowerW), q = numeric(e.soc), unset = function (x) { return x === undefined || x === null || x === ''; };
-                if (bad || (!unset(e.maxPowerW) && !(p > 0 && isFinite(p))) || (!unset(e.soc) && !(q >= 0 && q <= 100))) { return t('errors.sites'); }
-            }
-            ref = ref.trim();
-            if (seen[ref]) { return t('errors.sitesTwice', { site: ref }); }
-            seen[ref] = true;
-        }
-        return true;
+        return E().runtimeCheck('sites', function () { R().parseSiteList(v, 'sites'); });
     }
     // A fleet (the node's sites, or portfolio mode with msg.sites) needs no single site.
     function fleet(node) { return String(f(node, 'sites') || '').trim() !== '' || f(node, 'mode') === 'portfolio'; }
@@ -122,48 +102,48 @@
             // A fleet: every mode applies to each site (src/nodes/steer-fleet.ts); '' = the one site above or msg.sites.
             sites: named('sites', siteListRefusal),
             portfolioSplit: named('portfolioSplit', function (v) {
-                return v === undefined || v === '' || v === 'rating' || v === 'soc' || t('errors.portfolioSplit');
+                return E().runtimeCheck('portfolioSplit', function () { R().portfolioSplitOf(v); });
             }),
             essValue: named('ess', function (v, opt) {
                 // Empty = not set: the runtime then takes a number in msg.payload (or nothing in mode combined).
                 if (!shows(this, 'ess') || v === undefined || String(v).trim() === '') { return true; }
-                var type = f(this, 'essValueType') || 'msg', r = E().typed(v, type, opt), max = limit(this, 'maxEssPower');
-                if (r !== true || type !== 'num' || !max) { return r; }
-                return Math.abs(E().num(v) * (WATTS[f(this, 'essUnit')] || 1e3)) <= max || t('errors.maxEssPower', { max: max });
+                var type = f(this, 'essValueType') || 'msg', r = E().typed(v, type, opt);
+                if (r !== true || type !== 'num') { return r; }
+                return withinLimits(this, 'energyStorage', power(this, v, 'essUnit'));
             }),
-            essUnit: unitOf('ess', ['W', 'kW', 'MW']),
+            essUnit: unitOf('ess', 'power'),
             curtailmentValue: named('curtailment', function (v, opt) {
                 if (!shows(this, 'curtailment') || v === undefined) { return true; }
                 var type = f(this, 'curtailmentValueType') || 'num';
                 if (type !== 'num') { return E().typed(v, type, opt); }
                 if (String(v).trim() === '') { return true; }   // not set: msg.payload or nothing
-                var n = E().num(v), unit = f(this, 'curtailmentUnit') || 'kW', max = limit(this, 'maxCurtailment');
+                var n = E().num(v), unit = f(this, 'curtailmentUnit') || 'kW';
                 if (!isFinite(n) || n < 0) { return t('errors.curtailment'); }
                 if (unit === '%') { return n <= 100 || t('errors.percent'); }
-                return !max || n * (WATTS[unit] || 1e3) <= max || t('errors.maxCurtailment', { max: max });
+                return withinLimits(this, 'curtailment', undefined, power(this, v, 'curtailmentUnit'));
             }),
-            curtailmentUnit: unitOf('curtailment', ['W', 'kW', 'MW', '%']),
+            curtailmentUnit: unitOf('curtailment', 'curtailment'),
             maximizeGridImport: named('maximizeGridImport', function (v) {
                 return !shows(this, 'maximizeGridImport') || v !== 'true' || allowsMaxImport(this) || t('errors.maximizeGridImportForbidden');
             }),
             gridTargetValue: named('gridTarget', function (v, opt) {
                 if (v === undefined || String(v).trim() === '' || !shows(this, 'gridTarget')) { return true; }
-                var type = f(this, 'gridTargetValueType') || 'msg', r = E().typed(v, type, opt), max = limit(this, 'maxGridPower');
-                if (r !== true || type !== 'num' || !max) { return r; }
-                return Math.abs(E().num(v) * (WATTS[f(this, 'gridTargetUnit')] || 1e3)) <= max || t('errors.maxGridPower', { max: max });
+                var type = f(this, 'gridTargetValueType') || 'msg', r = E().typed(v, type, opt);
+                if (r !== true || type !== 'num') { return r; }
+                return withinLimits(this, 'gridTarget', undefined, undefined, { setpoint: power(this, v, 'gridTargetUnit') });
             }),
-            gridTargetUnit: unitOf('gridTarget', ['W', 'kW', 'MW']),
+            gridTargetUnit: unitOf('gridTarget', 'power'),
             deadbandValue: named('deadband', function (v, opt) {
                 if (!shows(this, 'deadband') || v === undefined || String(v).trim() === '') { return true; }
-                var n = E().num(v), max = limit(this, 'maxGridPower');
+                var n = E().num(v);
                 if (!isFinite(n) || n < 0) { return t('errors.deadband'); }
-                return !max || n * (WATTS[f(this, 'deadbandUnit')] || 1e3) <= max || t('errors.maxGridPower', { max: max });
+                return withinLimits(this, 'deadband', undefined, undefined, { setpoint: { value: 0, unit: 'W' }, deadband: power(this, v, 'deadbandUnit') });
             }),
-            deadbandUnit: unitOf('deadband', ['W', 'kW', 'MW']),
+            deadbandUnit: unitOf('deadband', 'power'),
             upperLimitValue: gridLimit('upper'),
-            upperLimitUnit: unitOf('upperLimit', ['W', 'kW', 'MW']),
+            upperLimitUnit: unitOf('upperLimit', 'power'),
             lowerLimitValue: gridLimit('lower'),
-            lowerLimitUnit: unitOf('lowerLimit', ['W', 'kW', 'MW']),
+            lowerLimitUnit: unitOf('lowerLimit', 'power'),
             duration: V.limit('duration', { applies: function (node) { return f(node, 'validity') === 'duration'; } }),
             maxEssPower: V.limit('maxEssPower'),
             maxCurtailment: V.limit('maxCurtailment'),
@@ -174,10 +154,11 @@
                 return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
             }),
             pvPeakPower: named('pvPeakPower', function (v) {
-                var n = E().num(v), max = limit(this, 'maxCurtailment');
+                var n = E().num(v);
                 if (!lifts(this)) { return v === undefined || String(v).trim() === '' || E().limits().accepts(L.pvPeakPower, n) || E().refusal('pvPeakPower'); }
                 if (!isFinite(n) || n <= 0) { return t('errors.pvPeakPower'); }   // the runtime refuses every stop without it
-                return !max || n <= max || t('errors.pvPeakPowerOverLimit', { max: max });
+                // What stop sends: a curtailment of the PV peak power, within maxCurtailment (as the runtime's liftCommand checks it).
+                return withinLimits(this, 'pvPeakPower', undefined, { value: n, unit: 'W' });
             }),
             batteryDevice: device('battery'),
             pvDevice: device('pv'),
@@ -206,9 +187,11 @@
 
             var $mode = $('#node-input-mode'), $validity = $('#node-input-validity'), $stop = $('#node-input-stopAction');
             if (!$stop.val()) { $stop.val('expire'); }
+            // Every mode's rows (protocol/steer-modes.ts), each shown in the modes that use it.
+            var all = R().STEER_MODES.reduce(function (a, m) { return a.concat(R().panelRows(m).filter(function (r) { return a.indexOf(r) < 0; })); }, []);
             function update() {
-                var rows = ROWS[$mode.val()] || ROWS.ess;
-                ['ess', 'curtailment', 'maximizeGridImport', 'gridTarget', 'deadband', 'stopAction', 'upperLimit', 'lowerLimit', 'portfolioSplit'].forEach(function (r) {
+                var rows = R().panelRows($mode.val());
+                all.forEach(function (r) {
                     $('.node-input-' + r + '-row').toggle(rows.indexOf(r) >= 0);
                 });
                 // PV peak: what stop sends with "lift", and the power a % curtailment is converted with.

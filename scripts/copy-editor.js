@@ -24,7 +24,10 @@ if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
 /** [compiled module, script in resources/, global it sets, whether the build fails without it]. */
 const browserModules = [
   ['dist/protocol/limits.js', 'resources/limits.js', 'EmsPartnerLimits', true],
-  ['dist/nodes/shared/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations', false],
+  // each node type's current version (the panels' `version` default) and its upgrade steps
+  ['dist/nodes/shared/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations', true],
+  // the config node's settings the editor sends to the admin routes, and those the routes accept
+  ['dist/nodes/config/config-keys.js', 'resources/config-keys.js', 'EmsPartnerConfigKeys', true],
 ];
 for (const [from, to, global, required] of browserModules) {
   const file = path.join(root, from);
@@ -47,14 +50,16 @@ for (const [from, to, global, required] of browserModules) {
  * Modules that import others of dist/ (relative requires only): bundled with those into one
  * browser script, each module in its own function, joined by a small `require` of the bundle.
  * [entry module, script in resources/, global it sets]. The editor checks with the runtime's code:
- * the config node's paths (protocol/paths.ts), the ems-request node's path and method, and the
- * price plan node's settings.
+ * the config node's paths (protocol/paths.ts), the ems-request node's path and method, the
+ * price plan node's settings, and the site steer node's site list, rows and power limits.
  */
 const bundles = [
   ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
   // the price plan node's checks (src/nodes/plan/check.ts: the planner's input checks and how the node gathers its settings)
   ['dist/nodes/plan/check.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
+  // the site steer panel's rules (src/protocol/steer-panel.ts): the site list, each mode's rows, the node's power limits
+  ['dist/protocol/steer-panel.js', 'resources/steer-rules.js', 'EmsPartnerSteerRules'],
 ];
 /** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
 function collect(entry) {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import vm from 'node:vm';
 import { MIGRATIONS, currentVersion, migrate, upgrade, versionOf, type MigrationTable, type NodeConfig } from '../src/nodes/shared/migrations';
 
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
@@ -50,7 +51,8 @@ const CURRENT = (type: string) => (V5[type] ? 5 : V4[type] || V4B[type] ? 4 : V3
 /**
  * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
  * version 2 (issue 20) adds the site model's settings, empty (the planner's defaults), and
- * re-planning, off: a node saved before plans as it did.
+ * re-planning, off: a node saved before plans as it did. Version 3 adds `idle`, 'steer' for a
+ * saved node (every slot steered, as before; a new node's default is 'self-consumption').
  */
 const PLAN_V1: NodeConfig = {
   id: 'p1', type: 'ems-plan', z: 'tab', name: 'Home battery plan', capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10, socMin: 10, socMax: 90,
@@ -61,11 +63,17 @@ const PLAN_V2: NodeConfig = {
   importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
   importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
 };
+const PLAN_V3: NodeConfig = { idle: 'steer' };
+/** A re-planning node as the release before version 3 saved it (example 12 of that release). */
+const PLAN_SAVED_V2: NodeConfig = {
+  ...PLAN_V1, ...PLAN_V2, cycleCost: 0.02, endValue: 0.1, importFee: 0.15, importVat: 1.19, exportMultiplier: 0, exportFee: 0.08,
+  importLimitKW: 17, exportLimitKW: 7, replan: true, version: 2,
+};
 
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
     assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan'].sort());
-    assert.equal(currentVersion('ems-plan'), 2);
+    assert.equal(currentVersion('ems-plan'), 3);
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
   });
@@ -109,22 +117,31 @@ describe('migrations', () => {
     });
   }
 
-  describe('ems-plan (after 0.1.0): version 1 to 2', () => {
-    it('a node saved without a version (as example 09 shipped it) gets the new settings empty and re-planning off, nothing else changes', () => {
+  describe('ems-plan (after 0.1.0): version 1 to 3', () => {
+    it('a node saved without a version (as example 09 shipped it) gets the new settings empty, re-planning off and every slot steered, nothing else changes', () => {
       const frozen = JSON.stringify(PLAN_V1);
-      assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, version: 2 });
+      assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, version: 3 });
       assert.equal(JSON.stringify(PLAN_V1), frozen, 'the argument is not changed');
-      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, version: 2 });
+      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, version: 3 });
     });
 
     it('values a flow already holds stay; idempotent; a current config is returned as it is', () => {
-      const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7 };
+      const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7, idle: 'self-consumption' };
       const after = migrate('ems-plan', held);
-      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, (after as NodeConfig).version], ['0.15', true, 7, 2]);
+      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version], ['0.15', true, 7, 'self-consumption', 3]);
       assert.equal(migrate('ems-plan', after), after);
       const node: NodeConfig = { ...PLAN_V1 };
-      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'version'].sort());
+      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'version'].sort());
       assert.deepEqual(upgrade(node), []);
+    });
+
+    it('a re-planning node saved by the previous release (version 2) goes to 3 with idle "steer" only: it steers every slot as it did', () => {
+      const frozen = JSON.stringify(PLAN_SAVED_V2);
+      assert.deepEqual(migrate('ems-plan', PLAN_SAVED_V2), { ...PLAN_SAVED_V2, idle: 'steer', version: 3 });
+      assert.equal(JSON.stringify(PLAN_SAVED_V2), frozen, 'the argument is not changed');
+      const node: NodeConfig = { ...PLAN_SAVED_V2 };
+      assert.deepEqual(upgrade(node).sort(), ['idle', 'version']);
+      assert.deepEqual([node.idle, node.version], ['steer', 3]);
     });
   });
 
@@ -192,14 +209,60 @@ describe('migrations', () => {
     assert.ok(!/^\s*import\s|require\(/m.test(src), 'no import or require');
   });
 
-  it('each panel declares the current version as its default', () => {
-    for (const type of [...Object.keys(V2), 'ems-plan']) {
-      let html = fs.readFileSync(path.join(__dirname, '..', 'nodes', `${type}.html`), 'utf8');
-      // A panel whose definition is a script of resources/ (site steer): that script too.
-      for (const m of html.matchAll(/<script src="resources\/@ems-partner\/node-red\/([\w-]+\.js)">/g)) {
-        if (m[1].endsWith('-panel.js')) html += fs.readFileSync(path.join(__dirname, '..', 'resources', m[1]), 'utf8');
-      }
-      assert.match(html, new RegExp(`version: \\{ value: ${currentVersion(type)} \\}`), type);
+  describe('the editor takes each node\'s version from the one table (resources/migrations.js)', () => {
+    const ROOT = path.join(__dirname, '..');
+    const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    const NODES = Object.keys(PKG['node-red'].nodes as Record<string, string>);
+    const html = (type: string) => fs.readFileSync(path.join(ROOT, 'nodes', `${type}.html`), 'utf8');
+    /** The editor's scripts of a panel (type="text/javascript", as Node-RED and the scorecard read them). */
+    const inline = (text: string) => [...text.matchAll(/<script type="text\/javascript">([\S\s]*?)<\/script>/g)].map((m) => m[1]);
+    /** A stand-in for everything a panel's definition may touch at registration besides the table (jQuery, the shared editor code). */
+    function stub(): unknown {
+      const p: unknown = new Proxy(function () { /* stub */ }, { get: (_t, k) => (k === Symbol.toPrimitive ? () => '' : p), apply: () => p });
+      return p;
     }
+    /** Runs resources/migrations.js, then a panel's scripts, as the editor does; the `defaults` each registers. */
+    function registered(type: string): Record<string, { value: unknown }> {
+      const defs: Record<string, { defaults: Record<string, { value: unknown }> }> = {};
+      const ctx: Record<string, unknown> = { $: stub(), RED: { nodes: { registerType: (t: string, d: never) => { defs[t] = d; } }, events: stub(), settings: {}, _: stub() } };
+      ctx.window = new Proxy(ctx, { get: (t, k) => (k in t ? t[k as string] : stub()) });
+      vm.createContext(ctx);
+      vm.runInContext(fs.readFileSync(path.join(ROOT, 'resources', 'migrations.js'), 'utf8'), ctx);
+      for (const code of inline(html(type))) vm.runInContext(code, ctx);
+      assert.ok(defs[type], `${type} registers its type`);
+      return defs[type].defaults;
+    }
+
+    it('the generated resources/migrations.js says it is generated and gives the runtime\'s current version of every type', () => {
+      const code = fs.readFileSync(path.join(ROOT, 'resources', 'migrations.js'), 'utf8');
+      assert.match(code.split('\n')[0], /^\/\/ Built by scripts\/copy-editor\.js from dist\/nodes\/shared\/migrations\.js \(do not edit\)/);
+      const ctx: { window: { EmsPartnerMigrations?: { currentVersion(t: string): number } } } = { window: {} };
+      vm.runInNewContext(code, ctx);
+      for (const type of NODES) assert.equal(ctx.window.EmsPartnerMigrations!.currentVersion(type), currentVersion(type), type);
+    });
+
+    it('no panel writes a version number: each with upgrade steps defaults to the table\'s current version', () => {
+      for (const type of NODES) {
+        // A panel whose definition takes parts from a script of resources/ (site steer): that script too.
+        let text = html(type);
+        for (const m of text.matchAll(/<script src="resources\/@ems-partner\/node-red\/([\w-]+-panel\.js)">/g)) text += fs.readFileSync(path.join(ROOT, 'resources', m[1]), 'utf8');
+        assert.doesNotMatch(text, /version\s*:\s*\{\s*value\s*:\s*['"]?\d/, `${type}: no version literal`);
+        const defaults = registered(type);
+        if (MIGRATIONS[type]) {
+          assert.match(text, /version: \{ value: window\.EmsPartnerMigrations\.currentVersion\((T|'[\w-]+')\) \}/, type);
+          assert.equal(defaults.version?.value, currentVersion(type), `${type}: the registered default`);
+        } else {
+          assert.equal(defaults.version, undefined, `${type}: no steps, no version (a config without one is version 1)`);
+        }
+      }
+    });
+
+    it('the table is loaded before any panel registers: a <script src> of the config node, the node set Node-RED loads first', () => {
+      // Node-RED loads the node sets in package.json's order, each set's <script src> files before its inline scripts.
+      assert.equal(NODES[0], 'ems-partner-config');
+      assert.match(html('ems-partner-config'), /<script src="resources\/@ems-partner\/node-red\/migrations\.js"><\/script>/);
+      const before = html('ems-partner-config').split('<script type="text/javascript">')[0];
+      assert.ok(before.includes('migrations.js'), 'before the config node\'s own definition');
+    });
   });
 });

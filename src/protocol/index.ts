@@ -13,6 +13,7 @@ export { LIMITS, SERVICE, accepts, numberOf, refusal, type Limit } from './limit
 export { limited } from './limit-check';
 export { DEFAULT_PATHS, PATH_SETTINGS, validatePath, resolvePaths, type ApiPaths } from './paths';
 export { parseFleetSites, parseSiteList, portfolioSplitOf, splitPower, weightOf, PORTFOLIO_SPLITS, type FleetSite, type PortfolioSplit, type SplitSite, type Split } from './portfolio';
+export { MODE_COMPONENTS, STEER_MODES, checkPowerLimits, panelRows, type PanelRow, type PowerLimits, type SteerComponent, type SteerMode } from './steer-modes';
 export { MAX_SLOTS, parseSetting, parseSlots, runsOf, splitRun, storedTime, type ScheduleSettings, type ScheduleSlot } from './schedule';
 export { DEFAULT_TOLERANCE, DEVICE_ROLE, type Asked, type DeliveryComponent, type DeliveryReport, type DeviceRole, type Tolerance } from './delivery';
 export { FleetAggregator } from './aggregate';

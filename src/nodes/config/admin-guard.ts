@@ -9,6 +9,8 @@ import http from 'node:http';
 import { ValidationError } from '../../protocol';
 import { ApiError } from '../../client';
 import { usesSimulator, type ConfigCredentials, type ConfigProps } from '../../runtime';
+// The settings a request may carry, and its credentials: one list with the editor's (config-keys.ts).
+import { CONFIG_KEYS, SECRET_KEYS } from './config-keys';
 
 /** A refusal of the route itself: nothing was sent anywhere. */
 export class RouteError extends Error {
@@ -20,12 +22,6 @@ export class RouteError extends Error {
 
 /** The editor's placeholder for a stored password credential. */
 export const PLACEHOLDER = '__PWRD__';
-
-/** The settings a request may carry (everything else in `config` is ignored). */
-const CONFIG_KEYS = ['name', 'baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'retries',
-  'concurrency', 'rejectUnauthorized', 'caCert', 'coalesceMs', 'maxBodyMB', 'maxValidity',
-  'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits', 'percentCurtailment', 'maxPerMinute', 'maxPerDay', 'budgetMode'] as const;
-const SECRET_KEYS = ['apiKey', 'clientSecret'] as const;
 
 export interface RouteBody {
   server?: string;

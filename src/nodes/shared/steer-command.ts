@@ -13,12 +13,12 @@
  *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
  *   config node's maxValidity; nothing is sent.
  */
-import { accepts, type CurtailmentUnit, type CurtailmentValue, limited, LIMITS, MINUTE_MS, numberOf, parseCurtailmentUnit, parseCurtailmentValue, parseOptionalTime, parsePowerUnit, parsePowerValue, parseTime, type PowerUnit, type PowerValue, quarterHourValidUntil, show, toWatts, validateValidity, ValidationError } from '../../protocol';
-import { checkMaxValidity, type SteeringCommand } from '../../runtime';
+import { accepts, checkMaxValidity, checkPowerLimits, type CurtailmentUnit, type CurtailmentValue, limited, LIMITS, MINUTE_MS, numberOf, parseCurtailmentUnit, parseCurtailmentValue, parseOptionalTime, parsePowerUnit, parsePowerValue, parseTime, type PowerUnit, type PowerValue, quarterHourValidUntil, show, type SteerMode, STEER_MODES, MODE_COMPONENTS, validateValidity, ValidationError } from '../../protocol';
+import type { SteeringCommand } from '../../runtime';
 import { parseGridLimits } from './steer-grid-limits';
 
-/** `portfolio`: one ESS power for a fleet, split over its sites (site-steer/fleet.ts); each site then gets an ESS command. */
-export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits' | 'portfolio';
+/** The modes and what each sends: protocol/steer-modes.ts (the editor's rows come from the same table). */
+export type { SteerMode };
 
 export interface SteerSettings {
   mode: SteerMode;
@@ -66,21 +66,12 @@ export interface NodeValues {
   msgValidFrom?: unknown;
 }
 
-const MODES: SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target', 'grid-limits', 'portfolio'];
 const OBJECT_KEYS = ['energyStorage', 'curtailment', 'gridTarget', 'deadband', 'upperLimit', 'lowerLimit', 'maximizeGridImport', 'validFrom', 'validUntil', 'duration'];
 const API_KEYS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'setting', 'setpoint', 'deadband', 'upperLimit', 'lowerLimit', 'validFrom', 'validUntil'];
-const USES: Record<SteerMode, string[]> = {
-  combined: ['energyStorage', 'curtailment', 'maximizeGridImport'],
-  ess: ['energyStorage'],
-  curtailment: ['curtailment'],
-  'grid-target': ['gridTarget', 'deadband'],
-  'grid-limits': ['upperLimit', 'lowerLimit'],
-  portfolio: ['energyStorage'],
-};
 
 export function settingsOf(c: Record<string, unknown>): SteerSettings {
   const mode = (c.mode ?? 'ess') as SteerMode;
-  if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(c.mode)}`);
+  if (!STEER_MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${STEER_MODES.join(', ')}; got ${show(c.mode)}`);
   // The numeric settings: range and default from the table of limits (protocol/limits.ts), as the editor checks them.
   const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'maxGridLimit' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
   const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
@@ -162,7 +153,7 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
   }
   const given: Record<string, unknown> = { energyStorage: ess, curtailment: curt, gridTarget: grid, deadband: dead, upperLimit: upper, lowerLimit: lower, maximizeGridImport: mgi };
   for (const [k, v] of Object.entries(given)) {
-    if (isSet(v) && !USES[s.mode].includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import), grid-target or grid-limits`);
+    if (isSet(v) && !(MODE_COMPONENTS[s.mode] as readonly string[]).includes(k)) throw new ValidationError(k, `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import), grid-target or grid-limits`);
   }
 
   const cmd: SteeringCommand = { site, kind: s.mode === 'portfolio' ? 'ess' : s.mode };
@@ -186,9 +177,10 @@ export function buildCommand(s: SteerSettings, site: string, payload: unknown, v
     cmd.gridLimits = parseGridLimits(s, upper, lower, { upper: from('upperLimit'), lower: from('lowerLimit') });
   }
   if (!cmd.energyStorageSetting && !cmd.productionCurtailment && cmd.maximizeGridImport === undefined && !cmd.gridTarget && !cmd.gridLimits) {
-    throw new ValidationError('msg.payload', `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${USES[s.mode].join(', ')}`);
+    throw new ValidationError('msg.payload', `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${MODE_COMPONENTS[s.mode].join(', ')}`);
   }
-  checkLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
+  // The node's power limits (protocol/steer-modes.ts: the editor checks with the same code).
+  checkPowerLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
   Object.assign(cmd, validity(s, obj, values, now, limits.maxValidityMs));
   return cmd;
 }
@@ -231,24 +223,10 @@ export function liftCommand(s: SteerSettings, site: string, knownUntil: number |
   let validUntil = knownUntil !== undefined && knownUntil > now ? knownUntil : quarterHourValidUntil(now);
   if (limits.maxValidityMs !== undefined) validUntil = Math.min(validUntil, now + limits.maxValidityMs);
   const cmd: SteeringCommand = { site, kind: 'curtailment', productionCurtailment: { value: s.pvPeakPower, unit: 'W' }, validUntil };
-  checkLimits(s, undefined, cmd.productionCurtailment);
+  checkPowerLimits(s, undefined, cmd.productionCurtailment);
   return cmd;
 }
 
-function checkLimits(s: SteerSettings, ess?: PowerValue, curt?: CurtailmentValue, grid?: SteeringCommand['gridTarget']): void {
-  if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
-    throw new ValidationError('energyStorage', `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}; nothing was sent`);
-  }
-  if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
-    throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}; nothing was sent`);
-  }
-  if (grid && s.maxGridPower > 0 && Math.abs(toWatts(grid.setpoint)) > s.maxGridPower) {
-    throw new ValidationError('gridTarget', `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${grid.setpoint.value} ${grid.setpoint.unit}; nothing was sent`);
-  }
-  if (grid?.deadband && s.maxGridPower > 0 && toWatts(grid.deadband) > s.maxGridPower) {
-    throw new ValidationError('deadband', `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${grid.deadband.value} ${grid.deadband.unit}; nothing was sent`);
-  }
-}
 
 function mainName(m: SteerMode): string {
   return m === 'curtailment' ? 'production limit' : m === 'grid-target' ? 'grid setpoint' : 'battery power (positive discharges, negative charges)';
