@@ -121,7 +121,7 @@ describe('client coverage: the client\'s own checks', function () {
   });
 
   it('the trusted steering path refuses a validUntil that passed or is not a number, naming it; nothing sent', async () => {
-    const req = (validUntil: number) => ({ endpoint: 'ess', method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: 1, unit: 'kW' }, validUntil } }) as never;
+    const req = (validUntil: number) => ({ endpoint: 'ess', method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: 1, unit: 'kW' }, validUntil }, validUntil }) as never;
     const past = Date.now() - 1000;
     await assert.rejects(c.sendSteering(req(past)), (e) => e instanceof ValidationError && e.field === 'validUntil' && e.message.includes(new Date(past).toISOString()));
     await assert.rejects(c.sendSteering(req(Number.NaN)), (e) => e instanceof ValidationError && e.field === 'validUntil' && /got NaN/.test(e.message));

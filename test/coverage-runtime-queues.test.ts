@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { BudgetError, EmptyRequestError, ApiError, type Attempt, type EmsClient } from '../src/client';
-import { ValidationError } from '../src/protocol';
+import { ValidationError, checkMaxValidity } from '../src/protocol';
 import type { SteeringRequest } from '../src/protocol/endpoints';
 import { Budget, BudgetRegistry, budgetCaps, QUEUE_MAX_WAIT_MS } from '../src/runtime/budget';
-import { SteeringQueue, checkMaxValidity, requestForCommand } from '../src/runtime/steering-queue';
+import { SteeringQueue, requestForCommand } from '../src/runtime/steering-queue';
 import { mapBounded } from '../src/runtime/fleet';
 import { SharedClock } from '../src/runtime/shared-clock';
 import { PollScheduler } from '../src/runtime/poll-scheduler';

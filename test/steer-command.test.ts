@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/shared/steer-command';
 import { describeCommand, renewLead } from '../src/nodes/shared/renewal';
-import { ValidationError } from '../src/protocol';
-import { checkMaxValidity, formatSpan } from '../src/runtime';
+import { ValidationError, checkMaxValidity, formatSpan } from '../src/protocol';
 
 const now = Date.UTC(2026, 10, 22, 14, 7);
 const S = (c: Record<string, unknown> = {}) => settingsOf({ mode: 'ess', essUnit: 'kW', validity: 'quarter-hour', ...c });

@@ -242,6 +242,7 @@ describe('steering one way: the endpoint table and the typed request builder', (
     assert.deepStrictEqual(req, {
       site: SITE, endpoint: 'combined', method: 'POST', path: `/sites/${SITE}/steering`,
       body: { energyStorageSetting: ess, productionCurtailment: curt, maximizeGridImport: false, validFrom: 1, validUntil: 2 },
+      validUntil: 2,
     });
     assert.deepEqual(Object.keys(req.body!), ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'validFrom', 'validUntil']);
   });
@@ -260,6 +261,7 @@ describe('steering one way: the endpoint table and the typed request builder', (
       assert.equal(req.method, STEERING_ENDPOINTS[cmd.kind].method);
       assert.equal(req.path, steeringPath(cmd.kind, SITE));
       assert.deepStrictEqual(req.body, body);
+      assert.equal(req.validUntil, (body as { validUntil?: number } | undefined)?.validUntil, 'the typed validUntil is the body\'s');
       const shown = body === undefined ? { method: req.method, path: req.path } : { method: req.method, path: req.path, body };
       assert.deepStrictEqual(sentForm(req), shown);
       assert.deepStrictEqual(requestForCommand(cmd), shown);

@@ -3,7 +3,8 @@
  * budget (runtime/budget.ts): `before` an attempt is sent, in its concurrency slot, and `after`
  * it, with its outcome. Kept apart so the transport stays small; no I/O here.
  */
-import type { RequestKind } from './transport';
+/** What a request is for: a read, a steering signal, or a control call (the transport's retry policy differs). */
+export type RequestKind = 'read' | 'steer' | 'control';
 
 /** How one attempt ended: an answer in 2xx, a 429, or anything else (error status, timeout, connection error, abort). */
 export type AttemptOutcome = 'ok' | '429' | 'failure';

@@ -70,15 +70,46 @@ function array(v: unknown, where: string): unknown[] {
 
 // The checks below build a field's name only once it is found wrong (no strings per item on success).
 
+const NUM = 'a finite number';
+const STR = 'a string';
+type Fields = ReadonlyArray<readonly [key: string, wanted: typeof NUM | typeof STR]>;
+/** A measurement's fields as a list answer has them, in the order they are checked. */
+const LIST_ITEM: Fields = [['timestamp', NUM], ['property', STR], ['value', NUM], ['unit', STR]];
+/** A single measurement also names its device. */
+const SINGLE: Fields = [...LIST_ITEM, ['reference', STR]];
+/** A map answer's measurement: value and unit under its property. */
+const MAP_ITEM: Fields = [['value', NUM], ['unit', STR]];
+
+/** The first of `fields` that `o` does not have in its kind, or undefined when all fit. */
+function firstWrong(o: Record<string, unknown>, fields: Fields): Fields[number] | undefined {
+  for (const f of fields) if (f[1] === NUM ? !isNum(o[f[0]]) : typeof o[f[0]] !== 'string') return f;
+  return undefined;
+}
+
+/** The top level of a map or list answer, with its reference. */
+function referenced(body: unknown): Record<string, unknown> {
+  const o = top(body);
+  if (typeof o.reference !== 'string') throw wrong('reference', o.reference, STR);
+  return o;
+}
+
+/** The name of a map answer's measurement (its property) or a list answer's (its index). */
+const itemName = (at: string | number): string => (typeof at === 'number' ? `measurements[${at}]` : `measurements.${at}`);
+
+/** Checks one measurement of a map or list answer: an object with `fields`. */
+function checkItem(item: unknown, fields: Fields, at: string | number): void {
+  if (!isObj(item)) throw wrong(itemName(at), item, 'an object');
+  const o = item as Record<string, unknown>;
+  const bad = firstWrong(o, fields);
+  if (bad) throw wrong(`${itemName(at)}.${bad[0]}`, o[bad[0]], bad[1]);
+}
+
 export const MEASUREMENT: ResponseShape<Measurement> = {
   expected: 'a JSON measurement {timestamp, property, value, unit, reference}',
   read(body) {
     const o = top(body);
-    if (!isNum(o.timestamp)) throw wrong('timestamp', o.timestamp, 'a finite number');
-    if (typeof o.property !== 'string') throw wrong('property', o.property, 'a string');
-    if (!isNum(o.value)) throw wrong('value', o.value, 'a finite number');
-    if (typeof o.unit !== 'string') throw wrong('unit', o.unit, 'a string');
-    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
+    const bad = firstWrong(o, SINGLE);
+    if (bad) throw wrong(bad[0], o[bad[0]], bad[1]);
     return o as unknown as Measurement;
   },
 };
@@ -86,17 +117,10 @@ export const MEASUREMENT: ResponseShape<Measurement> = {
 export const MEASUREMENT_MAP: ResponseShape<MeasurementMap> = {
   expected: 'a JSON map {reference, measurements: {<property>: {value, unit}}}',
   read(body) {
-    const o = top(body);
-    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
-    const m = o.measurements as Record<string, Record<string, unknown>>;
+    const o = referenced(body);
+    const m = o.measurements as Record<string, unknown>;
     if (!isObj(m)) throw wrong('measurements', m, 'an object');
-    for (const k in m) {
-      if (!Object.prototype.hasOwnProperty.call(m, k)) continue;
-      const item = m[k];
-      if (!isObj(item)) throw wrong(`measurements.${k}`, item, 'an object');
-      if (!isNum(item.value)) throw wrong(`measurements.${k}.value`, item.value, 'a finite number');
-      if (typeof item.unit !== 'string') throw wrong(`measurements.${k}.unit`, item.unit, 'a string');
-    }
+    for (const k in m) if (Object.prototype.hasOwnProperty.call(m, k)) checkItem(m[k], MAP_ITEM, k);
     return o as unknown as MeasurementMap;
   },
 };
@@ -104,17 +128,9 @@ export const MEASUREMENT_MAP: ResponseShape<MeasurementMap> = {
 export const MEASUREMENT_LIST: ResponseShape<MeasurementList> = {
   expected: 'a JSON list {reference, measurements: [{timestamp, property, value, unit}]}',
   read(body) {
-    const o = top(body);
-    if (typeof o.reference !== 'string') throw wrong('reference', o.reference, 'a string');
-    const list = array(o.measurements, 'measurements') as Array<Record<string, unknown>>;
-    for (let i = 0; i < list.length; i++) {
-      const item = list[i];
-      if (!isObj(item)) throw wrong(`measurements[${i}]`, item, 'an object');
-      if (!isNum(item.timestamp)) throw wrong(`measurements[${i}].timestamp`, item.timestamp, 'a finite number');
-      if (typeof item.property !== 'string') throw wrong(`measurements[${i}].property`, item.property, 'a string');
-      if (!isNum(item.value)) throw wrong(`measurements[${i}].value`, item.value, 'a finite number');
-      if (typeof item.unit !== 'string') throw wrong(`measurements[${i}].unit`, item.unit, 'a string');
-    }
+    const o = referenced(body);
+    const list = array(o.measurements, 'measurements');
+    for (let i = 0; i < list.length; i++) checkItem(list[i], LIST_ITEM, i);
     return o as unknown as MeasurementList;
   },
 };
@@ -129,7 +145,7 @@ export const TIME_SERIES: ResponseShape<TimeSeriesResponse> = {
     for (let i = 0; i < time.length; i++) {
       const t = time[i];
       if (typeof t !== 'string' || !Number.isFinite(parseIsoTime(t))) throw wrong(`time[${i}]`, t, 'an ISO 8601 time');
-      if (!isNum(data[i])) throw wrong(`data[${i}]`, data[i], 'a finite number');
+      if (!isNum(data[i])) throw wrong(`data[${i}]`, data[i], NUM);
     }
     return o as unknown as TimeSeriesResponse;
   },
@@ -153,7 +169,7 @@ export const SITES: ResponseShape<SiteSummary[]> = {
     for (let i = 0; i < list.length; i++) {
       const site = list[i] as Record<string, unknown>;
       if (!isObj(site)) throw wrong(`sites[${i}]`, site, 'an object');
-      if (typeof site.siteReference !== 'string') throw wrong(`sites[${i}].siteReference`, site.siteReference, 'a string');
+      if (typeof site.siteReference !== 'string') throw wrong(`sites[${i}].siteReference`, site.siteReference, STR);
       if (site.devices !== undefined) array(site.devices, `sites[${i}].devices`);
     }
     return list as SiteSummary[];

@@ -19,9 +19,7 @@ import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 import type { Redactor } from './errors';
-import type { Attempt, AttemptHook } from './attempts';
-
-export type RequestKind = 'read' | 'steer' | 'control';
+import type { Attempt, AttemptHook, RequestKind } from './attempts';
 
 /** Extra per-request settings carried through axios' config. */
 export interface EmsRequestMeta {

@@ -11,7 +11,7 @@
  *   that gave one has a known capacity (`weighting: 'capacity'`), else the plain mean
  *   (`weighting: 'mean'`). Values in other units (%, °C, …) are not summed.
  */
-import { parsePowerUnit, toWatts } from './units';
+import { ENERGY_FACTOR_ANY_CASE, parsePowerUnit, toWatts } from './units';
 import type { PowerUnit } from './types';
 
 /** One sum: its value in the base unit and how many devices gave a value. */
@@ -44,14 +44,13 @@ export interface FleetAggregate {
   soc?: SocAggregate;
 }
 
-const ENERGY_FACTOR: Record<string, number> = { wh: 1, kwh: 1e3, mwh: 1e6 };
 const POWER_LIKE = /^[kKmM]?[wW]$/;
 
 /** Wh per unit of an energy unit (Wh, kWh, MWh; lenient about case except "mWh"), or undefined. */
 export function energyFactor(unit: string): number | undefined {
   const u = unit.trim();
   if (u === 'mWh') return undefined; // milliwatt-hours, not MWh
-  return ENERGY_FACTOR[u.toLowerCase()];
+  return ENERGY_FACTOR_ANY_CASE[u.toLowerCase()];
 }
 
 /** The power unit of a unit text (units.ts: W, kW, MW, lenient about case, "mW" refused), or undefined. */

@@ -22,6 +22,7 @@
  * Never yes without two readings: a missing reading is unknown, with the reason.
  */
 import { HOUR_MS } from './time';
+import { POWER_FACTOR, percentToWatts, toWatts, wattsToPercent } from './units';
 import type { CurtailmentUnit, PowerUnit, PowerValue } from './types';
 
 export type DeliveryComponent = 'energyStorage' | 'curtailment' | 'gridTarget' | 'gridLimits' | 'maximizeGridImport';
@@ -74,8 +75,6 @@ export type Asked =
   /** Maximize grid import on or off: not measurable. */
   | { kind: 'flag'; value: boolean };
 
-const FACTOR: Record<PowerUnit, number> = { W: 1, kW: 1e3, MW: 1e6 };
-
 /** The formula of a device's average power, W, from counter differences (Wh) over `hours`. */
 export function powerFromCounters(role: DeviceRole, dProducedWh: number, dConsumedWh: number, hours: number): number {
   if (role === 'pv') return dProducedWh / hours;
@@ -96,14 +95,12 @@ export function averageFromCounters(role: DeviceRole, a: Reading, b: Reading): {
   return { watts: powerFromCounters(role, dP, dC, hours) };
 }
 
-/** A power value in W. */
-export function watts(v: PowerValue): number {
-  return v.value * FACTOR[v.unit];
-}
+/** A power value in W (units.ts toWatts). */
+export const watts = toWatts;
 
 /** The band within which a power counts as delivered, W. */
 export function bandW(askedW: number, t: Tolerance, floorW = 0): number {
-  return Math.max((t.percent / 100) * Math.abs(askedW), t.minW, floorW);
+  return Math.max(percentToWatts(t.percent, Math.abs(askedW)), t.minW, floorW);
 }
 
 export interface Verdict {
@@ -151,7 +148,7 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
 /** A curtailment limit in W (undefined: a % limit without the installed power). */
 function maxW(a: Extract<Asked, { kind: 'max' }>): number | undefined {
   if (a.value.unit !== '%') return watts(a.value as PowerValue);
-  return a.percentOfW !== undefined && a.percentOfW > 0 ? (a.value.value / 100) * a.percentOfW : undefined;
+  return a.percentOfW !== undefined && a.percentOfW > 0 ? percentToWatts(a.value.value, a.percentOfW) : undefined;
 }
 
 /**
@@ -201,10 +198,10 @@ export function reportUnit(asked: Asked): string {
 /** W in a report's unit (`%` of `percentOfW`), rounded to the watt (a tenth of a % for %). */
 export function inUnit(w: number, unit: string, percentOfW?: number): number {
   if (unit === '%') {
-    const p = Math.round(((w / (percentOfW ?? NaN)) * 100) * 10) / 10;
+    const p = Math.round(wattsToPercent(w, percentOfW ?? NaN) * 10) / 10;
     return p === 0 ? 0 : p; // no -0
   }
-  const f = FACTOR[unit as PowerUnit] ?? 1;
+  const f = POWER_FACTOR[unit as PowerUnit] ?? 1;
   return Number((Math.round(w) / f).toPrecision(12)) || 0;
 }
 
@@ -228,7 +225,9 @@ export interface ReportInput {
   site: string;
   component: DeliveryComponent;
   asked: Asked;
+  /** Start of the window, epoch ms. */
   from: number;
+  /** End of the window, epoch ms (the signal's validUntil). */
   until: number;
   source: DeliverySource;
   device?: string;

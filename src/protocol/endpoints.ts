@@ -95,6 +95,13 @@ function validity(v: SteeringValidity): { validFrom?: number; validUntil: number
   return v.validFrom !== undefined ? { validFrom: v.validFrom, validUntil: v.validUntil! } : { validUntil: v.validUntil! };
 }
 
+/** The keys of `o` that are set, in the order of `keys` (the order bodies carry them). */
+function setOf<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
+  const b = {} as Pick<T, K>;
+  for (const k of keys) if (o[k] !== undefined) b[k] = o[k];
+  return b;
+}
+
 /** The steering endpoints. The first POST endpoint that carries a set of components is where they are merged. */
 export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEndpointSpec<E> } = {
   combined: {
@@ -103,13 +110,7 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
     type: 'asset',
     components: ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport'],
     validate: validateActiveSteering,
-    body: (c, v) => {
-      const b: Partial<ActiveSteeringRequest> = {};
-      if (c.energyStorageSetting !== undefined) b.energyStorageSetting = c.energyStorageSetting;
-      if (c.productionCurtailment !== undefined) b.productionCurtailment = c.productionCurtailment;
-      if (c.maximizeGridImport !== undefined) b.maximizeGridImport = c.maximizeGridImport;
-      return Object.assign(b, validity(v)) as ActiveSteeringRequest;
-    },
+    body: (c, v) => ({ ...setOf(c, ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport']), ...validity(v) }) as ActiveSteeringRequest,
   },
   ess: {
     method: 'POST',
@@ -134,10 +135,7 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
     type: 'grid-target',
     components: ['gridTarget'],
     validate: validateGridTargetRequest,
-    body: (c, v) => {
-      const g = c.gridTarget!;
-      return g.deadband !== undefined ? { setpoint: g.setpoint, deadband: g.deadband, ...validity(v) } : { setpoint: g.setpoint, ...validity(v) };
-    },
+    body: (c, v) => ({ ...setOf(c.gridTarget!, ['setpoint', 'deadband']), ...validity(v) }) as GridTargetRequest,
   },
   'cancel-grid-target': {
     method: 'DELETE',
@@ -152,13 +150,7 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
     type: 'grid-limits',
     components: ['gridLimits'],
     validate: validateGridLimitsRequest,
-    body: (c, v) => {
-      const g = c.gridLimits!;
-      const b: Partial<GridLimitsRequest> = {};
-      if (g.upperLimit !== undefined) b.upperLimit = g.upperLimit;
-      if (g.lowerLimit !== undefined) b.lowerLimit = g.lowerLimit;
-      return Object.assign(b, validity(v)) as GridLimitsRequest;
-    },
+    body: (c, v) => ({ ...setOf(c.gridLimits!, ['upperLimit', 'lowerLimit']), ...validity(v) }) as GridLimitsRequest,
   },
 };
 
@@ -175,6 +167,23 @@ export interface SteeringRequest<E extends SteeringEndpoint = SteeringEndpoint> 
   method: 'POST' | 'DELETE';
   path: string;
   body?: SteeringBodies[E];
+  /**
+   * The body's validUntil, epoch ms (none for a DELETE): set by the builders from the body they
+   * build, so the client (the check that it lies in the future, the retry bound, the request
+   * budget) and the steering queue (the types in force) read it here, not out of the body.
+   */
+  validUntil?: number;
+}
+
+/** The request of `endpoint` for `site` with `body` (when the endpoint takes one), and the body's validUntil. */
+function requestOf<E extends SteeringEndpoint>(endpoint: E, site: string, body: SteeringBodies[E] | undefined, paths?: Partial<ApiPaths>): SteeringRequest<E> {
+  const spec: SteeringEndpointSpec = STEERING_ENDPOINTS[endpoint];
+  const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
+  if (spec.body && body !== undefined) {
+    req.body = body;
+    req.validUntil = (body as Exclude<SteeringBodies[SteeringEndpoint], undefined>).validUntil;
+  }
+  return req;
 }
 
 /** What a node echoes in msg.request: the method, path and body that were sent. */
@@ -219,10 +228,7 @@ export function steeringPath(endpoint: SteeringEndpoint, site: string, paths?: P
 
 /** The typed request of an endpoint with a body that is already validated (the client's public methods). */
 export function steeringRequest<E extends SteeringEndpoint>(endpoint: E, site: string, body?: SteeringBodies[E], paths?: Partial<ApiPaths>): SteeringRequest<E> {
-  const spec = STEERING_ENDPOINTS[endpoint];
-  const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
-  if (spec.body && body !== undefined) req.body = body;
-  return req;
+  return requestOf(endpoint, site, body, paths);
 }
 
 const covers = (e: SteeringEndpoint, names: readonly SteeringComponent[]) => names.every((n) => STEERING_ENDPOINTS[e].components.includes(n));
@@ -253,14 +259,10 @@ export function mergeKey(name: SteeringComponent, v: SteeringValidity): string {
  */
 export function steeringRequestFor(site: string, parts: readonly SteeringPart[], v: SteeringValidity, paths?: Partial<ApiPaths>): SteeringRequest {
   const endpoint = endpointFor(parts.map((p) => p.name), parts.map((p) => p.from));
-  const spec = STEERING_ENDPOINTS[endpoint];
-  const req: SteeringRequest = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
-  if (spec.body) {
-    const c: Record<string, unknown> = {};
-    for (const p of parts) c[p.name] = p.value;
-    req.body = spec.body(c as SteeringComponentValues, v) as never;
-  }
-  return req;
+  const build = STEERING_ENDPOINTS[endpoint].body as SteeringEndpointSpec['body'];
+  const c: Record<string, unknown> = {};
+  for (const p of parts) c[p.name] = p.value;
+  return requestOf(endpoint, site, build?.(c as SteeringComponentValues, v), paths);
 }
 
 /** The parts of a command: each component it sets (a cancel clears the grid target). */

@@ -46,8 +46,6 @@ export function parseOptionalTime(input: unknown, field: string): EpochMs | unde
   return parseTime(input, field);
 }
 
-
-/** The largest time a Date can hold, ms. */
 /** The largest epoch milliseconds a Date can hold (ECMAScript: ±8.64e15). */
 export const MAX_DATE_MS = 8.64e15;
 
@@ -55,6 +53,37 @@ export const MAX_DATE_MS = 8.64e15;
 export function isoOrRaw(t: number): string {
   return Number.isFinite(t) && Math.abs(t) <= MAX_DATE_MS ? new Date(t).toISOString() : String(t);
 }
+
+/**
+ * The one check that a signal's validUntil lies in the future (the validators with `now`, and
+ * the client's trusted steering path before it sends): refused naming validUntil.
+ */
+export function checkFuture(validUntil: number, now: number): void {
+  if (!(validUntil > now)) throw new ValidationError('validUntil', `must be in the future; got ${isoOrRaw(validUntil)}`, 'unprocessable');
+}
+
+/** "24 h", "90 min", "1 h 30 min": a limit in words. */
+export function formatSpan(ms: number): string {
+  const min = Math.round(ms / MINUTE_MS);
+  const h = Math.floor(min / 60);
+  const m = min % 60;
+  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
+}
+
+/**
+ * The one check of the config node's maxValidity: refuses a validUntil more than
+ * `maxValidityMs` after `now` (none when unset or 0), naming `field` (where the value came
+ * from) and the limit; `got` describes the value as the caller received it.
+ */
+export function checkMaxValidity(validUntil: number, maxValidityMs: number | undefined, now: number, field = 'validUntil', got?: string): void {
+  if (maxValidityMs === undefined || !(maxValidityMs > 0)) return;
+  if (Number.isFinite(validUntil) && validUntil - now <= maxValidityMs) return;
+  const iso = isoOrRaw(validUntil);
+  const limit = `${formatSpan(maxValidityMs)} (the config node's maxValidity, ${Math.round(maxValidityMs / MINUTE_MS)} min) from now`;
+  const what = field === 'validUntil' || /\.validUntil$/.test(field) ? `must be at most ${limit}; got ${iso}` : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
+  throw new ValidationError(field, `${what}; nothing was sent`, 'unprocessable');
+}
+
 /** "00".."59", for toIsoSeconds. */
 const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => String(i).padStart(2, '0'));
 /** The UTC day toIsoSeconds formatted last, and its "YYYY-MM-DDT" prefix. */

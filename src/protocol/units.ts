@@ -1,5 +1,6 @@
 /**
- * Unit handling: the one place where W, kW, MW and % are parsed, normalised and converted.
+ * Unit handling: the one place where W, kW, MW and % are parsed, normalised and converted, and
+ * the one table of their factors (power, and the energy units of the same prefixes).
  */
 import { ValidationError } from './errors';
 import {
@@ -11,7 +12,27 @@ import {
   type PowerValue,
 } from './types';
 
-const FACTOR: Record<PowerUnit, number> = { W: 1, kW: 1e3, MW: 1e6 };
+/** W per unit of each power unit (limits.ts POWER_UNITS). */
+export const POWER_FACTOR: Readonly<Record<PowerUnit, number>> = Object.freeze({ W: 1, kW: 1e3, MW: 1e6 });
+/** Wh per unit of each energy unit: the power factors of the same prefix. */
+export const ENERGY_FACTOR: Readonly<Record<'Wh' | 'kWh' | 'MWh', number>> = Object.freeze({ Wh: POWER_FACTOR.W, kWh: POWER_FACTOR.kW, MWh: POWER_FACTOR.MW });
+
+const byLowerCase = (t: Readonly<Record<string, number>>): Readonly<Record<string, number>> =>
+  Object.freeze(Object.fromEntries(Object.entries(t).map(([k, f]) => [k.toLowerCase(), f])));
+/** POWER_FACTOR keyed by the unit in lower case ("w", "kw", "mw"), for answers lax about case. */
+export const POWER_FACTOR_ANY_CASE = byLowerCase(POWER_FACTOR);
+/** ENERGY_FACTOR keyed by the unit in lower case ("wh", "kwh", "mwh"), for answers lax about case. */
+export const ENERGY_FACTOR_ANY_CASE = byLowerCase(ENERGY_FACTOR);
+
+/** `percent` % of `ofW`, W (a curtailment in % of the installed production power). */
+export function percentToWatts(percent: number, ofW: number): number {
+  return (percent / 100) * ofW;
+}
+
+/** `w` in % of `ofW`. */
+export function wattsToPercent(w: number, ofW: number): number {
+  return (w / ofW) * 100;
+}
 
 /**
  * Normalises a power unit, lenient about case where it is unambiguous
@@ -41,16 +62,16 @@ export function parseCurtailmentUnit(input: unknown, field: string): Curtailment
 }
 
 export function toWatts(v: PowerValue): number {
-  return v.value * FACTOR[v.unit];
+  return v.value * POWER_FACTOR[v.unit];
 }
 
 /** Watts of a curtailment value; `%` needs the installed production power in W. */
 export function curtailmentToWatts(v: CurtailmentValue, installedW?: number): number {
   if (v.unit === '%') {
     if (installedW === undefined) throw new Error('installed production power is needed to convert %');
-    return (v.value / 100) * installedW;
+    return percentToWatts(v.value, installedW);
   }
-  return v.value * FACTOR[v.unit];
+  return v.value * POWER_FACTOR[v.unit];
 }
 
 /** A finite number, from a number or a numeric string; anything else is refused naming the field. */

@@ -6,7 +6,7 @@
  */
 import { ValidationError } from './errors';
 import { parseCurtailmentValue, parsePowerValue, show, toWatts } from './units';
-import { MAX_SPAN_MS, parseOptionalTime, parseTime, toIsoSeconds } from './time';
+import { MAX_SPAN_MS, checkFuture, parseOptionalTime, parseTime, toIsoSeconds } from './time';
 import { LIMITS, SERVICE, accepts, refusal } from './limits';
 import type {
   ActiveSteeringRequest,
@@ -100,9 +100,7 @@ export function validateValidity(o: Record<string, unknown>, now?: number): { va
   if (validFrom !== undefined && !(validUntil > validFrom)) {
     throw new ValidationError('validUntil', `must be after validFrom (${new Date(validFrom).toISOString()}); got ${new Date(validUntil).toISOString()}`, 'unprocessable');
   }
-  if (now !== undefined && !(validUntil > now)) {
-    throw new ValidationError('validUntil', `must be in the future; got ${new Date(validUntil).toISOString()}`, 'unprocessable');
-  }
+  if (now !== undefined) checkFuture(validUntil, now);
   return validFrom === undefined ? { validUntil } : { validFrom, validUntil };
 }
 

@@ -24,6 +24,7 @@ import {
 } from '../protocol/delivery';
 import type { SteeringCommand } from '../protocol/endpoints';
 import type { MeasurementList } from '../protocol/types';
+import { ENERGY_FACTOR_ANY_CASE, POWER_FACTOR_ANY_CASE } from '../protocol/units';
 import type { ReadCoalescer } from './coalescer';
 
 export type { DeliveryReport, Asked, Tolerance, DeliveryComponent } from '../protocol/delivery';
@@ -72,14 +73,8 @@ export interface CheckDevices {
   meter?: string;
 }
 
-export interface CheckRequest {
-  site: string;
-  component: DeliveryComponent;
-  asked: Asked;
-  /** Start of the window, epoch ms (a later one is waited for). */
-  from: number;
-  /** End of the window, epoch ms (the signal's validUntil). */
-  until: number;
+/** The window of a check (a `from` later than now is waited for) and the devices it reads. */
+export interface CheckRequest extends Pick<ReportInput, 'site' | 'component' | 'asked' | 'from' | 'until'> {
   devices: CheckDevices;
 }
 
@@ -104,8 +99,9 @@ type Taken = { ok: true; reading: Reading } | { ok: false; reason: string };
 
 const memo = new WeakMap<object, Map<string, string[]>>();
 
-const ENERGY: Record<string, number> = { wh: 1, kwh: 1e3, mwh: 1e6, '': 1 };
-const POWER: Record<string, number> = { w: 1, kw: 1e3, mw: 1e6, '': 1 };
+/** Factors by the unit in lower case (units.ts); a value without a unit is taken as Wh or W. */
+const ENERGY: Readonly<Record<string, number>> = { ...ENERGY_FACTOR_ANY_CASE, '': 1 };
+const POWER: Readonly<Record<string, number>> = { ...POWER_FACTOR_ANY_CASE, '': 1 };
 
 /** A reading from a list answer: counters in Wh, power in W, the instant from the timestamps (else `localAt`). */
 export function readingOf(answer: MeasurementList, localAt: number): Reading {

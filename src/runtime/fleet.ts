@@ -7,6 +7,7 @@
  * recorded for that item, never rejects the whole, and never escapes as an unhandled rejection.
  */
 import type { EmsClient } from '../client/client';
+import { mapLimit } from '../client/limiter';
 
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: Error };
 
@@ -31,23 +32,13 @@ export async function mapBounded<T, R>(
   work: (item: T, index: number) => Promise<R>,
   opts: { signal?: AbortSignal; aborted?: () => Error } = {},
 ): Promise<Array<Settled<R>>> {
-  const out = new Array<Settled<R>>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      if (opts.signal?.aborted) {
-        out[i] = { ok: false, error: opts.aborted?.() ?? new Error('not sent: aborted') };
-        continue;
-      }
-      try {
-        out[i] = { ok: true, value: await work(items[i], i) };
-      } catch (e) {
-        out[i] = { ok: false, error: e instanceof Error ? e : new Error(String(e)) };
-      }
+  // The client's pool (mapLimit), with every item settled on its own.
+  return mapLimit(items, Math.floor(limit) || 1, async (item, i): Promise<Settled<R>> => {
+    if (opts.signal?.aborted) return { ok: false, error: opts.aborted?.() ?? new Error('not sent: aborted') };
+    try {
+      return { ok: true, value: await work(item, i) };
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e : new Error(String(e)) };
     }
-  };
-  const n = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
-  await Promise.all(Array.from({ length: n }, worker));
-  return out;
+  });
 }

@@ -17,7 +17,7 @@ import { apiError, ValidationError } from '../client/errors';
 import type { EmsClient } from '../client/client';
 import type { GridTargetRequest, PowerValue } from '../protocol/types';
 import type { ApiPaths } from '../protocol/paths';
-import { isoOrRaw } from '../protocol/time';
+import { checkMaxValidity } from '../protocol/time';
 import {
   mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
   type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
@@ -79,27 +79,6 @@ export interface SteeringQueueOptions {
   now?: () => number;
   /** The configured paths (protocol/paths.ts): each request is built with them. */
   paths?: Partial<ApiPaths>;
-}
-
-/** "24 h", "90 min", "1 h 30 min": a limit in words. */
-export function formatSpan(ms: number): string {
-  const min = Math.round(ms / 60_000);
-  const h = Math.floor(min / 60);
-  const m = min % 60;
-  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
-}
-
-/**
- * Refuses a validUntil more than `maxValidityMs` after `now`, naming `field` (where the value
- * came from) and the limit; `got` describes the value as the caller received it.
- */
-export function checkMaxValidity(validUntil: number, maxValidityMs: number | undefined, now: number, field = 'validUntil', got?: string): void {
-  if (maxValidityMs === undefined || !(maxValidityMs > 0)) return;
-  if (Number.isFinite(validUntil) && validUntil - now <= maxValidityMs) return;
-  const iso = isoOrRaw(validUntil);
-  const limit = `${formatSpan(maxValidityMs)} (the config node's maxValidity, ${Math.round(maxValidityMs / 60_000)} min) from now`;
-  const what = field === 'validUntil' || /\.validUntil$/.test(field) ? `must be at most ${limit}; got ${iso}` : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
-  throw new ValidationError(field, `${what}; nothing was sent`, 'unprocessable');
 }
 
 export class SteeringQueue {
@@ -225,7 +204,7 @@ export class SteeringQueue {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
     const response = await this.client.sendSteering(req, { signal });
-    const displaced = this.types.accepted(site, req.endpoint, (req.body as { validUntil?: number } | undefined)?.validUntil);
+    const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
     const result: SteeringResult = { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
     if (displaced.length > 0) result.displaced = displaced;
     return result;

@@ -16,22 +16,13 @@
  * end; a close or redeploy cancels them without a report. Every timer is a deadline on the
  * node's SharedClock (one timer per node). Nothing here throws or rejects.
  */
-import { type Asked, type DeliveryComponent, type DeliveryReport, formatPower } from '../../protocol';
+import type { Asked, DeliveryComponent, DeliveryReport } from '../../protocol';
 import { type CheckDevices, componentsOf, DeliveryCheck, type DeliveryCheckHook, type PlayRun, type Runtime, type SharedClock, type SteeringCommand } from '../../runtime';
-import { cachedSites, evaluate, MAX_OPEN, MERGED_MS, type Node, type NodeMessage, type RED, type Status, type VerifySettings } from '../shared';
+import { endReplaced, MAX_OPEN, type NodeMessage, VerifyCommon, type VerifyDeps, warnNotStarted } from '../shared';
 
-export interface ScheduleVerifyDeps {
-  RED: RED;
-  node: Node;
-  config: Record<string, unknown>;
-  status: Status;
-  signal: AbortSignal;
-  settings: VerifySettings;
-  /** The node's one timer. */
+/** Site steer's (VerifyDeps), and the node's one timer. */
+export interface ScheduleVerifyDeps extends VerifyDeps {
   clock: SharedClock;
-  runtime(): Promise<Runtime>;
-  /** The node's pvPeakPower, W (0 = not set): a `%` curtailment is checked in W of it. */
-  pvPeakPower(): number;
 }
 
 /** One slot's window. */
@@ -92,12 +83,10 @@ class SlotChain {
     return c;
   }
 
-  /** A later request replaced the component at `now`: the window in progress reports up to now (none within MERGED_MS of its start). */
+  /** A later request replaced the component at `now`: the window in progress reports up to now (endReplaced). */
   end(now: number): void {
     const c = this.detach();
-    if (!c?.active) return;
-    if (now - c.req.from < MERGED_MS) c.cancel('replaced as it began');
-    else c.end();
+    if (c?.active) endReplaced(c, now);
   }
 
   /** No report (the node closes). */
@@ -109,9 +98,8 @@ class SlotChain {
 export class ScheduleVerify implements DeliveryCheckHook {
   /** Per `site|component`, the windows of the request in force. */
   private readonly chains = new Map<string, SlotChain>();
-  /** Per site, the devices of the schedule's message (a resumed schedule: without a message). */
-  private readonly devices = new Map<string, CheckDevices>();
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Per site, the devices of the schedule's message (a resumed schedule: without a message); the report. */
+  private readonly common: VerifyCommon;
   /** The slot index each open check reports (a check taken over reports the new schedule's index). */
   private readonly slotOf = new WeakMap<DeliveryCheck, { index: number }>();
   private warned = false;
@@ -119,7 +107,9 @@ export class ScheduleVerify implements DeliveryCheckHook {
   /** The config node's runtime (known once a chain began: the request went through it). */
   private rt?: Runtime;
 
-  constructor(private readonly d: ScheduleVerifyDeps) {}
+  constructor(private readonly d: ScheduleVerifyDeps) {
+    this.common = new VerifyCommon(d);
+  }
 
   /** Components with a request being checked (tests, diagnostics). */
   get size(): number {
@@ -128,26 +118,13 @@ export class ScheduleVerify implements DeliveryCheckHook {
 
   /** Resolves once every window opened so far has taken its first reading (tests). */
   async settled(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    await this.common.settled();
     await Promise.allSettled([...this.chains.values()].map((c) => c.check?.started));
   }
 
   /** The devices (TypedInputs) for `site`, with the schedule's message (`msg` types read it). */
   async prepare(site: string, msg?: NodeMessage): Promise<CheckDevices> {
-    const out: CheckDevices = {};
-    for (const role of ROLES) {
-      const key = `${role}Device`;
-      const value = this.d.config[key];
-      try {
-        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
-        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
-      } catch {
-        out[role] = ''; // a report names the missing device
-      }
-    }
-    if (this.devices.size >= MAX_OPEN) this.devices.clear();
-    this.devices.set(site, out);
-    return out;
+    return this.common.evaluate(site, ROLES, msg);
   }
 
   /** A request of `run` was accepted (now): ends the windows it replaces, opens one per slot and component. */
@@ -190,47 +167,30 @@ export class ScheduleVerify implements DeliveryCheckHook {
   private begin(chain: SlotChain, site: string, a: Asked): void {
     const p = (async () => {
       this.rt = await this.d.runtime();
-      if (!this.devices.has(site)) await this.prepare(site);
-      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.pvPower(site);
+      if (!this.common.devices.has(site)) await this.prepare(site);
+      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.common.pvPower(this.rt, site);
       if (!this.closed) chain.start();
     })().catch((e) => this.warn(e));
-    this.pending.add(p);
-    void p.finally(() => this.pending.delete(p));
+    this.common.track(p);
   }
 
   private open(site: string, component: DeliveryComponent, asked: Asked, w: SlotWindow): DeliveryCheck {
     // No signal: close() cancels what is open (a listener per check on the node's signal would pile up).
     const label = { index: w.index };
-    const check = new DeliveryCheck({ site, component, asked, from: w.from, until: w.until, devices: this.devices.get(site) ?? {} }, this.rt!, {
+    const check = new DeliveryCheck({ site, component, asked, from: w.from, until: w.until, devices: this.common.devices.get(site) ?? {} }, this.rt!, {
       tolerance: this.d.settings.tolerance, clock: this.d.clock, onReport: (r) => this.report(r, label.index),
     });
     this.slotOf.set(check, label);
     return check;
   }
 
-  /** The site's installed PV power for a `%` curtailment: the node's pvPeakPower, else GET /sites. */
-  private async pvPower(site: string): Promise<number | undefined> {
-    if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
-    try {
-      const rt = this.rt!;
-      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
-      return typeof w === 'number' && w > 0 ? w : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-
   private report(r: DeliveryReport, index: number): void {
     if (this.closed || this.d.signal.aborted) return;
-    const t = this.d.status.t;
-    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
-    const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
-    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
-    this.d.node.send([null, { topic: 'delivery', site: r.site, slots: [index], payload: r }]);
+    this.common.report(r, { slots: [index] });
   }
 
   private warn(e: unknown): void {
-    if (!this.closed) this.d.node.warn(`delivery check not started: ${e instanceof Error ? e.message : String(e)}`);
+    if (!this.closed) warnNotStarted(this.d.node, e);
   }
 
   /** Cancels every open window (no report); nothing is checked after this. */
@@ -238,6 +198,6 @@ export class ScheduleVerify implements DeliveryCheckHook {
     this.closed = true;
     for (const c of this.chains.values()) c.cancel();
     this.chains.clear();
-    this.devices.clear();
+    this.common.devices.clear();
   }
 }

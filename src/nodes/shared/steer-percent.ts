@@ -6,7 +6,7 @@
  * in GET /sites (the simulator lists it; cached per runtime). Without any, the limit is
  * refused with an error that says what to set. percentCurtailment "send" keeps `unit: "%"`.
  */
-import { accepts, LIMITS, numberOf, type PowerValue, show, type SiteSummary, ValidationError } from '../../protocol';
+import { accepts, LIMITS, numberOf, percentToWatts, type PowerValue, show, type SiteSummary, ValidationError } from '../../protocol';
 import type { PercentCurtailment, SteeringCommand } from '../../runtime';
 
 /** How long a site list is used before it is read again; a failed read is retried after FAILED_MS. */
@@ -38,7 +38,7 @@ export async function convertPercent(cmd: SteeringCommand, mode: PercentCurtailm
   const c = cmd.productionCurtailment;
   if (!c || c.unit !== '%' || mode === 'send') return cmd;
   const { watts: peak, from } = await pvPower(cmd.site, pv, c.value);
-  const watts = Math.round((c.value / 100) * peak);
+  const watts = Math.round(percentToWatts(c.value, peak));
   if (limits.maxCurtailment > 0 && watts > limits.maxCurtailment) {
     throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${limits.maxCurtailment} W; got ${c.value} % = ${watts} W of the site's PV power ${peak} W (${from}); nothing was sent`);
   }

@@ -45,6 +45,87 @@ export const MERGED_MS = 1000;
 /** Most windows a node keeps open at once (sites × components, through msg.site). */
 export const MAX_OPEN = 500;
 
+/**
+ * Ends a check whose window a later request replaced at `now`, with its report; one replaced
+ * within MERGED_MS of its start (merged in the queue with a later request, so never in force
+ * alone) or before it began ends without one.
+ */
+export function endReplaced(check: DeliveryCheck, now: number): void {
+  if (now - check.req.from < MERGED_MS) check.cancel('replaced as it began');
+  else check.end();
+}
+
+/** The node's warning when a check could not start (the request went out; its check must not fail it). */
+export function warnNotStarted(node: Node, e: unknown): void {
+  node.warn(`delivery check not started: ${e instanceof Error ? e.message : String(e)}`);
+}
+
+/**
+ * What the delivery checks of site steer (SteerVerify) and the schedule (schedule/verify.ts)
+ * share: the devices per site from the node's TypedInputs, the PV power of a `%` curtailment,
+ * the checks still starting, and the report (status and output 2).
+ */
+export class VerifyCommon {
+  /** Per site, the devices last evaluated (a renewal or a resumed schedule has no message of its own). */
+  readonly devices = new Map<string, CheckDevices>();
+  private readonly pending = new Set<Promise<unknown>>();
+
+  constructor(private readonly d: Pick<VerifyDeps, 'RED' | 'node' | 'config' | 'status' | 'pvPeakPower'>) {}
+
+  /** Keeps `p` (a check starting) until it settles, for settled(). */
+  track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    void p.finally(() => this.pending.delete(p));
+  }
+
+  /** Resolves once every check tracked so far has started. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+  }
+
+  /**
+   * The devices of `roles` from the node's TypedInputs (batteryDevice, pvDevice, meterDevice)
+   * evaluated with `msg`, over `base`; one that does not evaluate is '' (a report names the
+   * missing device). Remembered as the site's devices.
+   */
+  async evaluate(site: string, roles: readonly DeviceRole[], msg: NodeMessage | undefined, base: CheckDevices = {}): Promise<CheckDevices> {
+    const out: CheckDevices = { ...base };
+    for (const role of roles) {
+      const key = `${role}Device`;
+      const value = this.d.config[key];
+      try {
+        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
+        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
+      } catch {
+        out[role] = '';
+      }
+    }
+    if (this.devices.size >= MAX_OPEN) this.devices.clear();
+    this.devices.set(site, out);
+    return out;
+  }
+
+  /** The site's installed PV power for a `%` curtailment: the node's pvPeakPower, else GET /sites. */
+  async pvPower(rt: Runtime, site: string): Promise<number | undefined> {
+    if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
+    try {
+      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
+      return typeof w === 'number' && w > 0 ? w : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The verdict in the status, and the report on output 2 (`extra`: the schedule's slots). */
+  report(r: DeliveryReport, extra?: { slots: number[] }): void {
+    const t = this.d.status.t;
+    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
+    const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
+    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
+    this.d.node.send([null, { topic: 'delivery', site: r.site, ...extra, payload: r }]);
+  }
+}
+
 export interface VerifyDeps {
   RED: RED;
   node: Node;
@@ -59,12 +140,12 @@ export interface VerifyDeps {
 
 export class SteerVerify {
   private readonly open = new Map<string, DeliveryCheck>();
-  /** Per site, the devices of the last message (a renewal has none of its own). */
-  private readonly devices = new Map<string, CheckDevices>();
-  private readonly pending = new Set<Promise<unknown>>();
+  private readonly common: VerifyCommon;
   private warned = false;
 
-  constructor(private readonly d: VerifyDeps) {}
+  constructor(private readonly d: VerifyDeps) {
+    this.common = new VerifyCommon(d);
+  }
 
   /** Windows open, for tests and diagnostics. */
   get size(): number {
@@ -73,7 +154,7 @@ export class SteerVerify {
 
   /** Resolves once every window opened so far has taken its first reading (tests). */
   async settled(): Promise<void> {
-    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    await this.common.settled();
   }
 
   /**
@@ -82,15 +163,13 @@ export class SteerVerify {
    */
   accepted(cmd: SteeringCommand, msg?: NodeMessage): void {
     if (!this.d.settings.on || this.d.signal.aborted) return;
-    const warn = (e: unknown) => this.d.node.warn(`delivery check not started: ${e instanceof Error ? e.message : String(e)}`);
+    const warn = (e: unknown) => warnNotStarted(this.d.node, e);
     try {
       const now = deliveryNow();
       const { asked, ends } = componentsOf(cmd);
       for (const c of ends) this.endWindow(`${cmd.site}|${c}`, now);
       if (asked.length === 0 || cmd.validUntil === undefined) return;
-      const p = this.start(cmd, asked, msg, now).catch(warn);
-      this.pending.add(p);
-      void p.finally(() => this.pending.delete(p));
+      this.common.track(this.start(cmd, asked, msg, now).catch(warn));
     } catch (e) {
       warn(e); // the request went out; its check must not fail the message
     }
@@ -110,7 +189,7 @@ export class SteerVerify {
         this.warned = true;
         continue;
       }
-      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.pvPower(rt, cmd.site);
+      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.common.pvPower(rt, cmd.site);
       this.endWindow(k, acceptedAt);
       const from = Math.max(acceptedAt, cmd.validFrom ?? acceptedAt);
       const check = new DeliveryCheck({ site: cmd.site, component, asked: a, from, until: cmd.validUntil!, devices }, rt, {
@@ -123,63 +202,30 @@ export class SteerVerify {
     await Promise.all(opened);
   }
 
-  /**
-   * Ends the window of `k` at `now`, with its report; one replaced within MERGED_MS of its
-   * start (merged in the queue with a later request, so never in force alone) or before it
-   * began ends without one.
-   */
+  /** Ends the window of `k` at `now` (endReplaced). */
   private endWindow(k: string, now: number): void {
     const prev = this.open.get(k);
     if (!prev) return;
     this.open.delete(k);
-    if (now - prev.req.from < MERGED_MS) prev.cancel('replaced as it began');
-    else prev.end();
+    endReplaced(prev, now);
   }
 
   /** The devices a command needs, from the node's TypedInputs with `msg`; a renewal reuses the site's. */
   private async devicesFor(site: string, roles: DeviceRole[], msg?: NodeMessage): Promise<CheckDevices> {
-    const known = this.devices.get(site) ?? {};
+    const known = this.common.devices.get(site) ?? {};
     if (!msg && roles.every((r) => known[r] !== undefined)) return known;
-    const out: CheckDevices = { ...known };
-    for (const role of roles) {
-      const key = `${role}Device`;
-      const value = this.d.config[key];
-      try {
-        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
-        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
-      } catch {
-        out[role] = '';
-      }
-    }
-    if (this.devices.size >= MAX_OPEN) this.devices.clear();
-    this.devices.set(site, out);
-    return out;
-  }
-
-  /** The site's installed PV power for a `%` curtailment: the node's pvPeakPower, else GET /sites. */
-  private async pvPower(rt: Runtime, site: string): Promise<number | undefined> {
-    if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
-    try {
-      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
-      return typeof w === 'number' && w > 0 ? w : undefined;
-    } catch {
-      return undefined;
-    }
+    return this.common.evaluate(site, roles, msg, known);
   }
 
   private report(r: DeliveryReport): void {
     if (this.d.signal.aborted) return;
-    const t = this.d.status.t;
-    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
-    const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
-    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
-    this.d.node.send([null, { topic: 'delivery', site: r.site, payload: r }]);
+    this.common.report(r);
   }
 
   /** Cancels every open window (no report). */
   close(): void {
     for (const c of this.open.values()) c.cancel();
     this.open.clear();
-    this.devices.clear();
+    this.common.devices.clear();
   }
 }

@@ -15,7 +15,7 @@
  *   and the node also reports one Catch-able error (done(err)) listing the failed sites.
  * - Renew renews each site's command as it was sent (a portfolio part is not split again).
  */
-import { type ApiPaths, type FleetSite, parseFleetSites, parseSiteList, type PortfolioSplit, portfolioSplitOf, type SiteSummary } from '../../protocol';
+import { type ApiPaths, type FleetSite, parseFleetSites, parseSiteList, type PortfolioSplit, portfolioSplitOf, POWER_FACTOR, type SiteSummary } from '../../protocol';
 import { fleetWindow, mapBounded, requestForCommand, type Runtime, type SentRequest, type Settled, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { buildCommand, type CommandLimits, liftCommand, type NodeMessage, type NodeValues, type Renewal, type Status, type SteerSettings } from '../shared';
 import { planPortfolio, portfolioTotal, type PortfolioPlan } from './portfolio';
@@ -85,8 +85,6 @@ export const isFleetOutcome = (v: unknown): v is FleetOutcome => typeof v === 'o
 /** What one site is sent: a command, a stop without request, or a failure known before sending. */
 type Job = { site: string; cmd?: SteeringCommand; stopOnly?: boolean; error?: Error; part?: number };
 
-const UNIT_W: Record<string, number> = { W: 1, kW: 1e3, MW: 1e6 };
-
 export async function steerFleet(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted: () => void): Promise<FleetOutcome> {
   // The message's own signal, aborted with the node's: its requests (up to the window at once)
   // listen to it instead of piling listeners on the node's signal.
@@ -123,7 +121,7 @@ async function run(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted
     const known = new Map(d.fleet.list.map((f) => [f.site, f]));
     plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, { runtime: d.runtime, sites: d.sites, signal });
     jobs = plan.parts.map((p) => (p.error ? { site: p.site, error: p.error }
-      : { site: p.site, part: p.partW! / (UNIT_W[s.essUnit] ?? 1), cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } } }));
+      : { site: p.site, part: p.partW! / POWER_FACTOR[s.essUnit], cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } } }));
   } else {
     const base = buildCommand(s, fleet[0].site, msg.payload, await d.values(msg), now, d.limits());
     jobs = fleet.map(({ site }) => ({ site, cmd: { ...base, site } }));
@@ -185,7 +183,7 @@ function outcome(d: FleetDeps, msg: NodeMessage, jobs: Job[], settled: Array<Set
   const failed = results.filter((r) => !r.ok);
   const summary: Record<string, unknown> = { ok: results.length - failed.length, failed: failed.length, total: results.length };
   if (plan) {
-    const f = UNIT_W[d.settings.essUnit] ?? 1;
+    const f = POWER_FACTOR[d.settings.essUnit];
     const acceptedW = results.reduce((a, r, i) => a + (r.ok ? plan!.parts[i].partW ?? 0 : 0), 0);
     Object.assign(summary, { unit: d.settings.essUnit, asked: plan.askedW / f, allocated: plan.allocatedW / f, accepted: acceptedW / f, shortfall: plan.shortfallW / f });
   }
