@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { flowNode } from '../src/nodes/shared/scaffold';
+import { reply } from '../src/nodes/shared/messages';
 import { currentVersion } from '../src/nodes/shared/migrations';
 import type { ConfigNode, UserNode } from '../src/nodes/shared/config-node';
 import type { Node, RED } from '../src/nodes/shared/red';
@@ -21,13 +22,16 @@ function standIn(withServer: boolean) {
   const statuses: any[] = [];
   const users = new Set<UserNode>();
   let closeHandler: ((removed: boolean, done: () => void) => void) | undefined;
+  let inputHandler: ((msg: any, send: any, done: any) => void) | undefined;
   const node = {
     id: 'n', type: 'ems-device-read',
-    on(ev: string, fn: any) { if (ev === 'close') closeHandler = fn; },
+    on(ev: string, fn: any) { if (ev === 'close') closeHandler = fn; if (ev === 'input') inputHandler = fn; },
     status(s: any) { statuses.push(s); log.push(`status ${JSON.stringify(s)}`); },
-    error(e: any) { log.push(`error ${e?.message ?? e}`); },
-    warn() {}, log() {}, send() {},
+    error(e: any, m?: any) { log.push(`error ${e?.message ?? e}${m ? ` msg=${JSON.stringify(m)}` : ''}`); },
+    warn() {}, log() {}, send(m: any) { log.push(`node.send ${JSON.stringify(m)}`); },
   } as unknown as Node;
+  /** Gives the node a message; what it sends and how it ends go to `log` ("send …", "done", "done err …"). */
+  const input = (msg: any) => inputHandler!(msg, (m: any) => log.push(`send ${JSON.stringify(m)}`), (err?: Error) => log.push(err ? `done err ${err.message}` : 'done'));
   const server = {
     register(u: UserNode) { users.add(u); log.push('register'); },
     deregister(u: UserNode) { users.delete(u); log.push('deregister'); },
@@ -42,7 +46,7 @@ function standIn(withServer: boolean) {
     _: (k: string) => k,
   } as unknown as RED;
   const close = (removed = false) => new Promise<void>((resolve) => closeHandler!(removed, () => { log.push('done'); resolve(); }));
-  return { log, statuses, users, node, RED, close, created: () => created };
+  return { log, statuses, users, node, RED, close, input, created: () => created };
 }
 
 const SAVED = () => ({ id: 'n', type: 'ems-device-read', server: 'cfg', mode: 'map', version: 1 });
@@ -115,6 +119,133 @@ describe('nodes: scaffold', () => {
       await t.close();
       assert.deepEqual(t.log.slice(-2).map((l) => l.replace(/sync|async/, 'X')), ['error X', 'done']);
     }
+  });
+  it('the node\'s signal takes one listener per read in flight without Node.js\' leak warning (a poll of many devices)', async () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const listeners = Array.from({ length: 200 }, () => () => undefined);
+      for (const l of listeners) f.signal.addEventListener('abort', l, { once: true });
+      await new Promise((r) => setImmediate(r));
+      for (const l of listeners) f.signal.removeEventListener('abort', l);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings, []);
+    await t.close();
+  });
+});
+
+describe('nodes: scaffold input pipeline (onInput)', () => {
+  const tick = () => new Promise((r) => setImmediate(r));
+  /** The log from the first input on (after createNode and register). */
+  const after = (t: { log: string[] }, from: number) => t.log.slice(from);
+
+  it('a synchronous answer is sent at once, then done(); a list goes out in sequence; nothing: done() alone; copy() keeps the input\'s fields', () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    f.onInput((msg, { copy }) => (msg.payload === 'none' ? undefined : msg.payload === 'two' ? [copy({ payload: 1 }), copy({ payload: 2 })] : copy({ payload: 'out' })));
+    const from = t.log.length;
+    t.input({ topic: 't', payload: 'in' });
+    t.input({ payload: 'two' });
+    t.input({ payload: 'none' });
+    assert.deepEqual(after(t, from), [
+      'send {"topic":"t","payload":"out"}', 'done',
+      'send [[{"payload":1},{"payload":2}]]', 'done',
+      'done',
+    ]);
+  });
+
+  it('a throw or rejection ends the message in one done(err) naming the field, with a red status; nothing is sent', async () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    f.onInput(async (msg) => {
+      if (msg.payload === 'sync') throw new ValidationError('msg.payload', 'must be a number');
+      await tick();
+      throw new ValidationError('device', 'must be a reference');
+    });
+    const from = t.log.length;
+    t.input({ payload: 'sync' });
+    t.input({ payload: 'async' });
+    await tick(); await tick();
+    assert.deepEqual(after(t, from), [
+      'status {"fill":"red","shape":"ring","text":"bad msg.payload"}', 'done err msg.payload must be a number',
+      'status {"fill":"red","shape":"ring","text":"bad device"}', 'done err device must be a reference',
+    ]);
+  });
+
+  it('a reply sends its messages and then ends in its error (status left to the handler)', async () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    f.onInput(async (_msg, { copy }) => reply(copy({ payload: 'fleet' }), new Error('2 of 3 sites failed')));
+    const from = t.log.length;
+    t.input({});
+    await tick();
+    assert.deepEqual(after(t, from), ['send {"payload":"fleet"}', 'done err 2 of 3 sites failed']);
+  });
+
+  it('ordered: each message starts once the one before ended or released its turn; a failure releases too', async () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    const gates = new Map<string, () => void>();
+    f.onInput(async (msg, { release }) => {
+      const id = String(msg.payload);
+      t.log.push(`start ${id}`);
+      if (id === 'early') release();
+      await new Promise<void>((r) => gates.set(id, r));
+      if (id === 'bad') throw new Error('bad one');
+      return { payload: id };
+    }, { ordered: true });
+    const from = t.log.length;
+    for (const id of ['a', 'bad', 'early', 'b']) t.input({ payload: id });
+    await tick();
+    assert.deepEqual(after(t, from), ['start a'], 'one at a time');
+    gates.get('a')!();
+    await tick();
+    gates.get('bad')!();
+    await tick();
+    assert.deepEqual(after(t, from).slice(1), ['send {"payload":"a"}', 'done', 'start bad', 'status {"fill":"red","shape":"ring","text":"bad one"}', 'done err bad one', 'start early', 'start b'],
+      'released by the failure; "early" released its turn before it ended');
+    gates.get('b')!();
+    gates.get('early')!();
+    await tick();
+    assert.deepEqual(after(t, from).slice(-4), ['send {"payload":"b"}', 'done', 'send {"payload":"early"}', 'done']);
+  });
+
+  it('once the node closed, an answer is not sent: the message ends with done()', async () => {
+    const t = standIn(true);
+    const f = flowNode(t.RED, t.node, SAVED());
+    let answer!: () => void;
+    f.onInput(async (_msg, { signal }) => {
+      await new Promise<void>((r) => { answer = r; });
+      return { payload: `aborted=${signal.aborted}` };
+    });
+    t.input({});
+    await t.close();
+    const from = t.log.length;
+    answer();
+    await tick();
+    assert.deepEqual(after(t, from), ['done']);
+  });
+
+  it('without a config node (configNode: false): no server, no "no server configured" ring; input and emit work', async () => {
+    const t = standIn(false);
+    const f = flowNode(t.RED, t.node, { ...SAVED(), server: undefined }, { configNode: false });
+    assert.equal(f.server, null);
+    assert.deepEqual(t.statuses, []);
+    f.onInput((msg, { copy }) => copy({ payload: (msg.payload as number) * 2 }));
+    const from = t.log.length;
+    t.input({ payload: 21 });
+    f.emit(() => ({ payload: 'timer' }));
+    f.emit(() => { throw new Error('no prices'); }, { topic: 'kept' });
+    assert.deepEqual(after(t, from), [
+      'send {"payload":42}', 'done',
+      'node.send {"payload":"timer"}',
+      'status {"fill":"red","shape":"ring","text":"no prices"}', 'error no prices msg={"topic":"kept"}',
+    ]);
   });
 });
 

@@ -11,4 +11,4 @@ export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from '.
 export { parseSiteInput, type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
 export { readPriceFeed, applyPriceFormula, parsePriceFormula, type PriceFormula, type PriceFeed, type FeedSlot } from './price-feed';
 export { loadForecastFromHistory, resampleForecast, readSeries, type HistoryForecastOptions, type SeriesPoint, type ForecastSlots } from './forecast';
-export { scheduleSlots, changedSlots, changeTolerance, deliveryShiftKWh, socAt, type ScheduleSlot, type DeliveryReport } from './replan';
+export { scheduleSlots, changedSlots, changeTolerance, deliveryShiftKWh, handOn, socAt, type HandOn, type ScheduleSlot, type DeliveryReport } from './replan';

@@ -176,6 +176,36 @@ export function splitOf(a: Pwl, b: Segments, x: number): number {
   return used;
 }
 
+/**
+ * All optimal splits of x in a □ b: [least, most] of b's domain used, walking the merged
+ * segments with a's segments first on equal slopes (least) or b's first (most). Slopes within
+ * `tol` of each other count as equal (the optimum moves by at most tol × the length). Any
+ * split in between is optimal too: the forward pass picks one by a preference (site-solve.ts).
+ */
+export function splitRange(a: Pwl, b: Segments, x: number, tol: number): [number, number] {
+  const walk = (bFirst: boolean): number => {
+    let t = x - (a.x0 + b.x0);
+    let used = 0;
+    let i = a.head;
+    const aEnd = a.head + a.n;
+    let j = 0;
+    while (t > 0 && (i < aEnd || j < b.n)) {
+      const takeB = i >= aEnd || (j < b.n && (bFirst ? b.slope[j] <= a.slope[i] + tol : b.slope[j] < a.slope[i] - tol));
+      if (takeB) {
+        const step = Math.min(t, b.len[j]);
+        used += step;
+        t -= step;
+        j++;
+      } else {
+        t -= Math.min(t, a.len[i]);
+        i++;
+      }
+    }
+    return used;
+  };
+  return [walk(false), walk(true)];
+}
+
 /** Stored copies of functions (one per boundary of the plan), for the forward pass. */
 export class PwlStore {
   private lens = new Float64Array(1024);

@@ -37,18 +37,47 @@ export function changeTolerance(maxKW: number): number {
  * The indices of `next`'s slots that differ from `prev` (the slots handed on before): a slot
  * is matched by its end (the slot in progress starts later in a re-plan, never earlier) and
  * changed when there is none, it starts earlier than that one, or its power differs by more
- * than `tolKW`. Without `prev` every slot is changed.
+ * than `tolKW`. Without `prev` every slot is changed. With `idle` (which slots of each are left
+ * to the site's own control, ems-plan's `idle: self-consumption`), a slot is also changed when
+ * it is left to the site in one and steered in the other, and two left to the site never differ.
  */
-export function changedSlots(prev: readonly ScheduleSlot[] | undefined, next: readonly ScheduleSlot[], tolKW: number): number[] {
+export function changedSlots(prev: readonly ScheduleSlot[] | undefined, next: readonly ScheduleSlot[], tolKW: number, idle?: { prev?: readonly boolean[]; next: readonly boolean[] }): number[] {
   if (!prev) return next.map((_s, k) => k);
-  const byEnd = new Map(prev.map((s) => [s.end, s]));
+  const byEnd = new Map(prev.map((s, j) => [s.end, j]));
   const out: number[] = [];
   next.forEach((s, k) => {
-    const o = byEnd.get(s.end);
+    const j = byEnd.get(s.end);
+    const o = j === undefined ? undefined : prev[j];
     const moved = !o || (k === 0 ? s.start < o.start : s.start !== o.start);
-    if (moved || Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW) out.push(k);
+    const wasIdle = j !== undefined && idle?.prev?.[j] === true;
+    const isIdle = idle?.next[k] === true;
+    if (moved || wasIdle !== isIdle || (!isIdle && Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW)) out.push(k);
   });
   return out;
+}
+
+/** What to hand on to ems-schedule: a schedule, or `stop` first (or only) when the schedule playing must not go on. */
+export interface HandOn {
+  /** The slots to play (the steered ones from `from` on), or 'stop' when none is left to steer. */
+  payload: ScheduleSlot[] | 'stop';
+  /** Their indices in the plan's slots. */
+  index: number[];
+  /** Whether a `stop` must go before the slots (ems-schedule keeps playing its old slots before a new schedule's first one). */
+  stopFirst: boolean;
+}
+
+/**
+ * The part of a plan to hand on from its slot `first` (the first changed one), leaving the
+ * `idle` slots to the site: ems-schedule plays a gap as no steering, but replaces a playing
+ * schedule only from the new one's first slot, so when slot `first` is left to the site the old
+ * schedule is stopped first and every steered slot from the plan's start is handed on again.
+ */
+export function handOn(slots: ScheduleSlot[], idle: readonly boolean[] | undefined, first: number): HandOn {
+  if (!idle) return { payload: first === 0 ? slots : slots.slice(first), index: slots.map((_s, k) => k).slice(first), stopFirst: false }; // (a price plan's own slots, as before)
+  const stopFirst = idle[first] === true;
+  const index: number[] = [];
+  for (let k = stopFirst ? 0 : first; k < slots.length; k++) if (!idle[k]) index.push(k);
+  return { payload: index.length ? index.map((k) => slots[k]) : 'stop', index, stopFirst: stopFirst && index.length > 0 };
 }
 
 /**

@@ -61,6 +61,13 @@ export interface SitePlanSlot {
   /** The slot's cost: import cost − export revenue + wear (the peak cost is the plan's). */
   cost: number;
   why: string;
+  /**
+   * Whether the battery just follows the forecast PV and load in this slot (self-consumption: it
+   * takes the surplus and covers the load within its power and SOC window; no charging from the
+   * grid, no discharging to it, nothing held back). Only with a PV or load forecast; ems-plan with
+   * `idle: self-consumption` leaves such slots to the site's own control (no setpoint).
+   */
+  selfConsumption: boolean;
 }
 
 export interface SitePlan {
@@ -163,6 +170,15 @@ export function planSite(input: SitePlanInput): SitePlan {
   let discharged = 0;
   let peak = m.peakFloor;
   const curve: SitePlan['soc'] = [];
+  const { C, D, etaC, etaD } = m.battery;
+  const forecasts = inp.given.pv || inp.given.load;
+  /** Whether slot k's move of stored energy is self-consumption's (the forecast net load within the power, then the SOC window; a target's raise is a steer). */
+  const followsNetLoad = (k: number): boolean => {
+    const s = m.slots[k];
+    const net = Math.min(D, Math.max(-C, s.load - s.pv));
+    const move = Math.min(m.ub[0] - e[k], Math.max(m.lb[0] - e[k], -s.dt * (net < 0 ? net * etaC : net / etaD)));
+    return Math.abs(e[k + 1] - e[k] - move) <= 1e-6 * Math.max(1, cap);
+  };
   const slots = runs.map((r, k): SitePlanSlot => {
     const s = m.slots[k];
     const h = s.dt;
@@ -201,6 +217,7 @@ export function planSite(input: SitePlanInput): SitePlan {
       curtailKW: u,
       cost: h * (s.pi * i - s.px * x + m.battery.wear * (c + d)),
       why: why[k],
+      selfConsumption: forecasts && followsNetLoad(k),
     };
   });
   const peakCost = m.peakCost > 0 ? m.peakCost * peak : 0;

@@ -18,7 +18,7 @@
  * tangents of a convex function bound it from below), to a certified gap: `gap` is the
  * distance between the plan's cost and the lower bound, at most 1e-9 of the objective's scale.
  */
-import { Pwl, PwlStore, infConv, splitOf, type Segments } from './pwl';
+import { Pwl, PwlStore, infConv, splitOf, splitRange, type Segments } from './pwl';
 import { SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
 
 export interface SiteModel {
@@ -70,6 +70,8 @@ export class NoPlan extends Error {
 
 const MAX_POINTS = 32;
 const DELTA_TOL = 1e-10;
+/** Slopes (per kWh stored) this close count as a tie for the forward pass's preference (the cost moves by at most this × the capacity). */
+const SLOPE_TIE = 1e-12;
 
 /** The DP over one model, with per-slot caches; `solve` for a cap, `plan` for the forward pass. */
 export class Chain {
@@ -170,8 +172,8 @@ export class Chain {
     for (let k = 0; k < n; k++) {
       const segs = this.segsFor(k, cap);
       this.store.load(k + 1, this.view);
-      const y = segs.x0 + splitOf(this.view, segs, e[k]);
       const s = m.slots[k];
+      const y = segs.x0 + this.split(k, segs, e[k]);
       const run = this.modelFor(k, cap).run(-y / s.dt, { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 });
       runs.push(run);
       const next = e[k] + s.dt * (etaC * run.c - run.d / etaD);
@@ -179,6 +181,24 @@ export class Chain {
       e[k + 1] = Math.abs(next - m.lb[k + 1]) <= m.tolE ? m.lb[k + 1] : Math.abs(next - m.ub[k + 1]) <= m.tolE ? m.ub[k + 1] : next;
     }
     return { e, runs };
+  }
+
+  /**
+   * The split of e_k after solve(cap, true) (the view holds V_{k+1}): among the optimal moves of
+   * stored energy, the one nearest self-consumption (the battery takes the forecast PV surplus
+   * and covers the load, within its power: a plan that may store PV now or later stores it now,
+   * and one that may cover load now or later covers it now), so a re-plan with other forecasts
+   * finds the battery where the site's own control would have put it. Without PV and load that
+   * move is 0: the smallest move, the split of the merge order.
+   */
+  private split(k: number, segs: Segments, ek: number): number {
+    const s = this.m.slots[k];
+    const { C, D, etaC, etaD } = this.m.battery;
+    const net = Math.min(D, Math.max(-C, s.load - s.pv)); // grid side, + discharge
+    const want = s.dt * (net < 0 ? net * etaC : net / etaD); // y: the energy taken from the store
+    if (want === 0) return splitOf(this.view, segs, ek);
+    const [lo, hi] = splitRange(this.view, segs, ek, SLOPE_TIE);
+    return Math.min(hi, Math.max(lo, want - segs.x0));
   }
 
   /** The δ range of slot k under a cap (kW of stored power): the cap moves only its upper end. */

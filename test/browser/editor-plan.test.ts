@@ -9,8 +9,8 @@ import type { Page } from 'playwright-core';
 import { ValidationError } from '../../src/protocol';
 import { parsePlanInput } from '../../src/plan/price-input';
 import { checkSetting } from '../../src/nodes/plan/check';
-import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue, labelFor } from './lib/panels';
 import { until } from './lib/wait';
@@ -36,13 +36,7 @@ describe('browser: the price plan node', function () {
   let s: Session;
   let page: Page;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('in the palette with its icon; its panel shows every setting, with the defaults; a refused value is marked with the planner\'s words', async () => {
     const entry = paletteNode(page, T);
@@ -99,7 +93,7 @@ describe('browser: the price plan node', function () {
     assert.deepEqual(s.browser.errors, []);
   });
 
-  it('version 2 (issue 20): the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
+  it('versions 2 and 3 (issue 20): the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
     const id = await dropNode(page, T, 300, 260);
     await openNode(page, id);
     const keys = ['chargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'importMultiplier', 'exportMultiplier', 'importLimitKW', 'peakCost', 'replan'];
@@ -119,8 +113,8 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-socTarget').fill('99');
     await page.locator('#node-input-replan').check();
     await closeTray(page, 'ok');
-    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, version: n.version }; }, id);
-    assert.deepEqual([node.replan, node.version], [true, 2]);
+    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, idle: n.idle, version: n.version }; }, id);
+    assert.deepEqual([node.replan, node.idle, node.version], [true, 'self-consumption', 3], 'a new node leaves the slots without grid exchange to the site (version 3)');
     const words = (config: Record<string, unknown>, key: string) => checkSetting(config, key) as string;
     assert.deepEqual([...node.errors].sort(), [
       `${labels.importVat}: ${words({ importVat: '0' }, 'importVat')}`,

@@ -6,7 +6,7 @@
  */
 import { type Device, limited, LIMITS, type MeasurementListItem, show, validateProperties, validateReference, ValidationError } from '../../protocol';
 import { type PollOutcome, type Runtime } from '../../runtime';
-import { attributed, checkSplit, complete, copyWith, type DoneFn, evaluate, fail, flowNode, fmt, maxSplitOf, type Node, type NodeMessage, PollBackoff, type RED, sendAll, type SendFn } from '../shared';
+import { attributed, checkSplit, copyWith, evaluate, fail, flowNode, fmt, maxSplitOf, type Node, type NodeMessage, PollBackoff, type RED, reply, sendAll } from '../shared';
 import { fleetList, fleetRead, ownJson } from './fleet';
 
 interface Props {
@@ -179,13 +179,13 @@ export = function (RED: RED): void {
       return true;
     }
 
-    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+    f.onInput(async (msg) => {
       status.busy();
+      const r = await read(msg);
+      if (!r.partial) return r.msgs;
       // A fleet read with some devices failed: the message goes out, then a Catch node gets the error listing them.
-      complete(f, read(msg), (r) => {
-        if (!f.signal.aborted) sendAll(send, r.msgs);
-        if (r.partial) throw r.partial;
-      }, done, msg);
+      status.error(r.partial);
+      return reply(r.msgs, r.partial);
     });
 
     // Seconds; range and default from the table of limits. A bad one is reported at deploy, and the node reads on input only.

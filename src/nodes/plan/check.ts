@@ -16,6 +16,9 @@ type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 
+/** The `idle` setting: slots whose battery just follows PV and load are left to the site, or steered like the others. */
+export const IDLE_MODES = ['self-consumption', 'steer'];
+
 /** Whether an input uses anything of the site model (the site planner's checks apply too). */
 export function needsSite(input: Rec): boolean {
   const b = input.battery;
@@ -28,6 +31,9 @@ export function needsSite(input: Rec): boolean {
  * named as the node's setting (`socMax`, `importVat`, `socTargetTime`, `exportLimitKW`).
  */
 export function checkDefaults(config: PlanProps, now = Date.now()): void {
+  if (isSet(config.idle) && !IDLE_MODES.includes(config.idle as string)) {
+    throw new ValidationError('idle', `must be ${IDLE_MODES.join(' or ')}; got ${JSON.stringify(config.idle)}`);
+  }
   const msg = {
     payload: [{ start: now, end: now + 900_000, price: 0 }], soc: 50,
     battery: { capacityKWh: isSet(config.capacityKWh) ? undefined : 1, maxChargeKW: isSet(config.maxChargeKW) ? undefined : 1 },

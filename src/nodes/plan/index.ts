@@ -3,7 +3,7 @@
  * go to the price-only planner, as before byte for byte; anything of the site model (import and
  * export prices or formulas, PV and load forecasts, grid limits, efficiencies, wear, a SOC target,
  * an end value, a peak cost: from the message or the node's settings) to the site planner. Pure:
- * no config node (so no `server`, and not the scaffold, which wants one), no I/O. A message of
+ * no config node (the scaffold's `configNode: false`: no `server`), no I/O. A message of
  * prices and the current SOC becomes ONE message: `payload` the plan's slots as `ems-schedule`
  * takes them, `plan` the whole plan, `chart` series for a Dashboard 2 chart. `now` is the clock:
  * slots that ended are dropped, the one in progress starts now. Where each setting comes from,
@@ -13,8 +13,8 @@
  * quarter hour, on a fresh SOC and on a delivery report that says no or partly, and sends only
  * what changed (`msg.replan` says what). One timer per node, cleared on close.
  */
-import { type BatteryPlanInput, isSitePlan, planBattery, type PricePlan, scheduleSlots, type SitePlan } from '../../plan';
-import { copyWith, type DoneFn, fail, fmt, type Node, type NodeMessage, type RED, type SendFn, Status, translator, upgrade } from '../shared';
+import { type BatteryPlanInput, handOn, isSitePlan, planBattery, type PricePlan, scheduleSlots, type SitePlan } from '../../plan';
+import { copyWith, fail, flowNode, fmt, type Node, type NodeMessage, type RED } from '../shared';
 import { chartOf } from './chart';
 import { checkDefaults } from './check';
 import { gather, located, round, socGiven, type Msg, type PlanProps } from './message';
@@ -25,15 +25,23 @@ const TRIGGER: Record<Trigger, string> = { input: 'triggerInput', soc: 'triggerS
 
 export = function (RED: RED): void {
   function EmsPlanNode(this: Node, saved: PlanProps) {
-    const type = 'ems-plan';
-    upgrade(saved); // its saved properties, upgraded in place (version 2: the site model's settings and re-planning)
-    RED.nodes.createNode(this, saved);
-    const node = this;
-    const config = saved;
-    (node as unknown as { props: PlanProps }).props = config; // as the scaffold's nodes: the upgraded properties
-    const status = new Status(node, translator(RED, type));
-    const f = { node, status };
+    // Its saved properties upgraded in place (version 2: the site model's settings and re-planning; 3: idle); no config node.
+    const f = flowNode(RED, this, saved, { configNode: false });
+    const { props: config, status } = f;
     const r = config.replan === true || config.replan === 'true' ? new Replanner() : undefined;
+    const leaveIdle = config.idle === 'self-consumption';
+
+    /** The slots left to the site (idle: self-consumption, a site plan with forecasts), else undefined: every slot steered. */
+    function idleOf(plan: PricePlan | SitePlan): boolean[] | undefined {
+      return leaveIdle && isSitePlan(plan) && plan.slots.some((s) => s.selfConsumption) ? plan.slots.map((s) => s.selfConsumption) : undefined;
+    }
+
+    /** The messages that hand on `slots` from `first`: the schedule (or `stop`), after a `stop` when the old schedule must not go on. */
+    function handed(base: NodeMessage, slots: ReturnType<typeof scheduleSlots>, idle: boolean[] | undefined, first: number, fields: (index: number[]) => NodeMessage): NodeMessage[] {
+      const h = handOn(slots, idle, first);
+      const out = copyWith(base, { ...fields(h.index), payload: h.payload });
+      return h.stopFirst ? [{ topic: base.topic, payload: 'stop' }, out] : [out];
+    }
     // The node's own settings are checked once, at deploy (a bad one is reported, and refused again per message that uses it).
     try {
       checkDefaults(config);
@@ -61,35 +69,26 @@ export = function (RED: RED): void {
     }
 
     /** Without re-planning: one plan per message, all its slots. */
-    function once(msg: NodeMessage, send: SendFn, done: DoneFn): void {
-      let out: NodeMessage;
-      let plan: PricePlan | SitePlan;
-      try {
-        if (isDelivery(msg)) throw notReplanning(msg);
-        plan = planFrom(msg, Date.now()).plan;
-        out = copyWith(msg, { payload: scheduleSlots(plan), plan, chart: chartOf(plan) });
-      } catch (err) {
-        fail(f, done, err, msg);
-        return;
-      }
+    function once(msg: NodeMessage): NodeMessage[] {
+      if (isDelivery(msg)) throw notReplanning(msg);
+      const { plan } = planFrom(msg, Date.now());
+      const out = handed(msg, scheduleSlots(plan), idleOf(plan), 0, () => ({ plan, chart: chartOf(plan) }));
       status.ok(summary(plan));
-      send(out);
-      done();
+      return out;
     }
 
-    /** A re-plan: from `msg` (new prices) or the kept one; sends the changed slots, arms the timer. */
-    function run(trigger: Trigger, send: SendFn, done?: DoneFn, msg?: NodeMessage): void {
+    /** A re-plan: from `msg` (new prices) or the kept one; answers the changed slots (none: no message), arms the timer; throws when it fails. */
+    function run(trigger: Trigger, msg?: NodeMessage): NodeMessage[] | undefined {
       const rp = r!;
       const now = Date.now();
       const source = trigger === 'input' ? msg! : rp.kept!;
-      let out: NodeMessage | undefined;
+      let out: NodeMessage[] = [];
       let text: string;
       if (trigger === 'input' && !rp.socFor(now) && !socGiven(msg!)) {
         // prices before any SOC: kept, planned once a SOC comes
         rp.kept = msg;
         status.ended(status.t('waitingSoc'));
-        done?.();
-        return;
+        return undefined;
       }
       try {
         const { plan, input, from } = planFrom(source, now, rp.socFor(now), trigger !== 'input');
@@ -100,16 +99,20 @@ export = function (RED: RED): void {
         }
         rp.planned(input, plan.soc, now);
         const slots = scheduleSlots(plan);
-        const changed = rp.changed(slots, input);
+        const idle = idleOf(plan);
+        const changed = rp.changed(slots, input, idle);
         if (changed.length) {
-          const first = changed[0];
           const base: NodeMessage = trigger === 'input' ? msg! : { ...rp.kept };
           if (trigger !== 'input') delete base._msgid; // a message of its own (Node-RED gives it an id)
-          out = copyWith(base, {
-            payload: slots.slice(first), plan, chart: chartOf(plan),
-            replan: { trigger, at: now, soc: Number((input.battery as Msg).soc), socFrom, changed: changed.map((k) => k - first), slots: slots.length },
-          });
-          rp.handed(slots);
+          const soc = Number((input.battery as Msg).soc);
+          out = handed(base, slots, idle, changed[0], (index) => ({
+            plan, chart: chartOf(plan),
+            replan: {
+              trigger, at: now, soc, socFrom, changed: index.flatMap((k, j) => (changed.includes(k) ? [j] : [])), slots: slots.length,
+              ...(idle ? { selfConsumption: idle.filter(Boolean).length } : {}),
+            },
+          }));
+          rp.handed(slots, idle);
         }
         const what = status.t(TRIGGER[trigger]);
         text = trigger === 'input' ? summary(plan) : changed.length ? status.t('replanned', { trigger: what, changed: changed.length, count: slots.length }) : status.t('unchanged', { trigger: what });
@@ -117,17 +120,14 @@ export = function (RED: RED): void {
         if (trigger !== 'input' && rp.kept && endedAll(rp.kept, now)) {
           rp.ended();
           status.ended(status.t('ended'));
-          done?.();
-          return;
+          return undefined;
         }
         if (rp.kept) rp.arm(now, tick);
-        fail(f, done, err, trigger === 'input' || trigger === 'timer' ? source : msg);
-        return;
+        throw err;
       }
       rp.arm(now, tick);
       status.ok(text);
-      if (out) send(out);
-      done?.();
+      return out;
     }
 
     /** Whether every kept price slot has ended (the plan is over: no error, no timer, until new prices come). */
@@ -140,43 +140,27 @@ export = function (RED: RED): void {
       }
     }
 
+    /** The quarter-hour re-plan: a message of the node's own; a failure reaches Catch nodes with the kept message. */
     function tick(): void {
-      if (r?.kept) run('timer', (m) => node.send(m as NodeMessage));
+      if (r?.kept) f.emit(() => run('timer'), r.kept);
     }
 
-    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
-      if (!r) {
-        once(msg, send, done);
-        return;
+    // Synchronous: each message is answered (or refused) before the next one is taken.
+    f.onInput((msg) => {
+      if (!r) return once(msg);
+      const kind = kindOf(msg);
+      if (kind === 'delivery') return r.report(msg.payload as Msg) && r.kept ? run('delivery', msg) : undefined;
+      if (kind === 'soc') {
+        const [value, field] = readingOf(msg)!;
+        const soc = r.read(value, field, Date.now());
+        if (r.kept) return run('soc', msg);
+        status.ended(status.t('waiting', { soc: fmt(soc) }));
+        return undefined;
       }
-      try {
-        const kind = kindOf(msg);
-        if (kind === 'delivery') {
-          if (r.report(msg.payload as Msg) && r.kept) run('delivery', send, done, msg);
-          else done();
-          return;
-        }
-        if (kind === 'soc') {
-          const [value, field] = readingOf(msg)!;
-          const soc = r.read(value, field, Date.now());
-          if (r.kept) run('soc', send, done, msg);
-          else {
-            status.ended(status.t('waiting', { soc: fmt(soc) }));
-            done();
-          }
-          return;
-        }
-        run('input', send, done, msg);
-      } catch (err) {
-        fail(f, done, err, msg);
-      }
+      return run('input', msg);
     });
 
-    node.on('close', (_removed: boolean, done: () => void) => {
-      r?.close();
-      status.close();
-      done();
-    });
+    f.onClose(() => r?.close());
   }
 
   RED.nodes.registerType('ems-plan', EmsPlanNode);

@@ -32,6 +32,8 @@ export interface PlanProps {
   chargeEfficiency?: Value; dischargeEfficiency?: Value; cycleCost?: Value; endValue?: Value; socTarget?: Value; socTargetTime?: Value;
   importMultiplier?: Value; importFee?: Value; importVat?: Value; exportMultiplier?: Value; exportFee?: Value; exportVat?: Value;
   importLimitKW?: Value; exportLimitKW?: Value; peakCost?: Value; replan?: Value;
+  // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
+  idle?: Value;
 }
 
 /** The battery fields a message may set (msg.battery, msg.payload.battery). */

@@ -66,8 +66,9 @@ export class Replanner {
   /** The last SOC reading; `used` once a plan started from it. */
   reading?: { soc: number; at: number; used: boolean };
   private last?: LastPlan;
-  /** The slots handed on last (the whole plan then), to compare the next plan with. */
+  /** The slots handed on last (the whole plan then) and which were left to the site, to compare the next plan with. */
   private sent?: ScheduleSlot[];
+  private sentIdle?: readonly boolean[];
   /** Delivery reports no plan took into account yet. */
   private reports: DeliveryReport[] = [];
   /** When the SOC the plans go on from was measured: reports count from then on. */
@@ -122,16 +123,17 @@ export class Replanner {
     this.reports = [];
   }
 
-  /** The indices of `slots` that changed against the slots handed on last (all without any). */
-  changed(slots: ScheduleSlot[], input: Rec): number[] {
+  /** The indices of `slots` that changed against the slots handed on last (all without any); `idle`: the slots left to the site. */
+  changed(slots: ScheduleSlot[], input: Rec, idle?: readonly boolean[]): number[] {
     const b = isObject(input.battery) ? input.battery : {};
     const maxKW = Math.max(num(b.maxChargeKW, 0), num(b.maxDischargeKW, num(b.maxChargeKW, 0)));
-    return changedSlots(this.sent, slots, changeTolerance(maxKW));
+    return changedSlots(this.sent, slots, changeTolerance(maxKW), idle || this.sentIdle ? { prev: this.sentIdle, next: idle ?? [] } : undefined);
   }
 
   /** The plan's slots were handed on (from the first changed one; the ones before it are unchanged). */
-  handed(slots: ScheduleSlot[]): void {
+  handed(slots: ScheduleSlot[], idle?: readonly boolean[]): void {
     this.sent = slots;
+    this.sentIdle = idle;
   }
 
   /** Arms the one timer for the next quarter hour after `now` (replacing any); `fire` runs then. */

@@ -13,7 +13,7 @@
  * budget, its counts per last minute, hour and day and its caps (runtime/budget.ts), for a dashboard.
  */
 import { checkRequestMethod, checkRequestPath, rawAnswerOf, type RawResponse } from '../../client';
-import { complete, copyWith, type DoneFn, fail, flowNode, type Node, type NodeMessage, type RED, type SendFn } from '../shared';
+import { fail, flowNode, type Node, type NodeMessage, type RED } from '../shared';
 import { ValidationError } from '../../protocol';
 
 interface Props {
@@ -78,22 +78,17 @@ export = function (RED: RED): void {
       return (await f.runtime()).budget.stats();
     }
 
-    f.node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+    f.onInput(async (msg, { copy }) => {
       if (config.mode && config.mode !== 'request') {
-        complete(f, stats(), (payload) => {
-          if (f.signal.aborted) return;
-          const p = payload as { lastMinute: { sent: number }; lastDay: { sent: number } };
-          status.ok(status.t('stats', { minute: p.lastMinute.sent, day: p.lastDay.sent }));
-          send(copyWith(msg, { payload }));
-        }, done, msg);
-        return;
+        const payload = await stats();
+        const p = payload as { lastMinute: { sent: number }; lastDay: { sent: number } };
+        status.ok(status.t('stats', { minute: p.lastMinute.sent, day: p.lastDay.sent }));
+        return copy({ payload });
       }
       status.busy();
-      complete(f, request(msg), (r) => {
-        if (f.signal.aborted) return;
-        status.ok(status.t('answered', { method: r.method, status: r.answer.statusCode }));
-        send(copyWith(msg, answerFields(r.answer)));
-      }, done, msg);
+      const r = await request(msg);
+      status.ok(status.t('answered', { method: r.method, status: r.answer.statusCode }));
+      return copy(answerFields(r.answer));
     });
   }
 

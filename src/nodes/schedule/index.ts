@@ -10,7 +10,7 @@
  */
 import { formatClock, parseSlots, resolvePaths, runsOf, validateReference, ValidationError } from '../../protocol';
 import { clearRunningSchedule, deliveryClock, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { cachedSites, type DoneFn, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED, type SendFn } from '../shared';
+import { cachedSites, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED } from '../shared';
 import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './support';
 import { ScheduleVerify } from './verify';
 
@@ -151,7 +151,9 @@ export = function (RED: RED): void {
       return validateReference(await evaluate(RED, node, config.site ?? '', config.siteType, msg), 'site');
     }
 
-    async function handle(msg: NodeMessage): Promise<NodeMessage | undefined> {
+    // Messages are handled in arrival order: a stop after a schedule stops that schedule. A dry
+    // run's plan goes out from output 1; a schedule played sends nothing now (the player does).
+    f.onInput(async (msg, { copy }) => {
       await ready;
       if (settingsError) throw settingsError;
       const s = settings!;
@@ -176,7 +178,7 @@ export = function (RED: RED): void {
       if (s.dryRun) {
         const plan = planOf(runs, Date.now(), resolvePaths(cfg.props as Record<string, unknown>));
         status.dryRun(t('dryRun', { count: plan.length, from: formatClock(plan[0]?.at ?? now), until: formatClock(runs[runs.length - 1]?.end ?? now) }));
-        return { ...msg, payload: plan, site: ref, dryRun: true };
+        return copy({ payload: plan, site: ref, dryRun: true });
       }
       await verifier?.prepare(ref, msg); // the devices, with this message
       const other = runningScheduleFor(rt!, ref, Date.now(), node);
@@ -184,19 +186,7 @@ export = function (RED: RED): void {
       player.play(runs, slots[0].start);
       waitingStatus();
       return undefined;
-    }
-
-    // Messages are handled in arrival order: a stop after a schedule stops that schedule.
-    let turn: Promise<unknown> = Promise.resolve();
-    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
-      const mine = turn.then(() => handle(msg));
-      turn = mine.catch(() => undefined);
-      mine.then((out) => {
-        if (f.signal.aborted) return done();
-        if (out) send([out, null]);
-        done();
-      }, (err) => fail(f, done, err, msg));
-    });
+    }, { ordered: true });
 
     f.onClose(async (removed) => {
       check.close();

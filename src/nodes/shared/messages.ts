@@ -1,7 +1,8 @@
 /**
  * How a flow node ends each message: exactly once, with its output(s) or with one error a
  * Catch node sees (done(err)) and a red status naming the reason. Refusals by the service
- * are attributed to the node field the refused value came from.
+ * are attributed to the node field the refused value came from. The input pipeline that
+ * does it for every node is the scaffold's `onInput`; here are its answers and its parts.
  */
 import { refusedField, type ApiError } from '../../client';
 import type { Status } from './status';
@@ -32,25 +33,6 @@ export function fail(f: Ends, done: DoneFn | undefined, err: unknown, msg?: Node
 }
 
 /**
- * Runs a message's work and ends the message exactly once: `deliver` sends the result and
- * done() follows; a rejection, or a throw from `deliver`, becomes one done(err) with a red
- * status. Nothing escapes as an unhandled rejection.
- */
-export function complete<T>(f: Ends, work: Promise<T>, deliver: (v: T) => void, done: DoneFn, msg: NodeMessage): void {
-  let ended = false;
-  const end = (err?: unknown) => {
-    if (ended) return;
-    ended = true;
-    if (err === undefined) done();
-    else fail(f, done, err, msg);
-  };
-  work.then((v) => {
-    deliver(v);
-    end();
-  }).catch((err) => end(err ?? new Error('failed')));
-}
-
-/**
  * An output message: a copy of `msg` with `fields` set, as `{ ...msg, ...fields }` gives it
  * (same keys, same order). Object.assign makes it: V8 makes a spread followed by more
  * properties more than ten times slower (about 0.7 µs a message). A message with an own
@@ -65,4 +47,36 @@ export function copyWith(msg: NodeMessage, fields: NodeMessage): NodeMessage {
 export function sendAll(send: SendFn, msgs: NodeMessage[]): void {
   if (msgs.length === 1) send(msgs[0]);
   else if (msgs.length > 1) send([msgs]);
+}
+
+const REPLY = Symbol('reply');
+
+/**
+ * An answer that sends its messages AND ends the message in an error a Catch node sees (a
+ * fleet of which some members failed). The status is the handler's to set: the error is not
+ * shown by the pipeline. Made by `reply`; a plain message can never look like one.
+ */
+export interface Reply {
+  readonly [REPLY]: true;
+  readonly msgs: NodeMessage[];
+  readonly error?: Error;
+}
+
+/** Messages to send, and the error the message then ends with (none: done()). */
+export function reply(msgs: NodeMessage | NodeMessage[], error?: Error): Reply {
+  return { [REPLY]: true, msgs: Array.isArray(msgs) ? msgs : [msgs], error };
+}
+
+/**
+ * What an input handler answers a message with, all from output 1: a message, several (sent in
+ * sequence), nothing (undefined: the message ends with done()), or a `reply`.
+ */
+export type Answer = NodeMessage | NodeMessage[] | Reply | undefined | void;
+
+/** The messages of an answer and the error it ends with. */
+export function partsOf(answer: Answer): { msgs: NodeMessage[]; error?: Error } {
+  if (answer === undefined || answer === null) return { msgs: [] };
+  if (Array.isArray(answer)) return { msgs: answer };
+  if ((answer as Reply)[REPLY] === true) return answer as Reply;
+  return { msgs: [answer as NodeMessage] };
 }

@@ -97,6 +97,10 @@ export const MIGRATIONS: MigrationTable = {
         importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
       }),
     },
+    // issue 20 (re-planning that loses against no control): slots whose battery just follows PV
+    // and load are left to the site's own control ('self-consumption', a new node's default) or
+    // steered like every other ('steer': what a saved node did before).
+    { version: 3, up: (c) => withDefaults(c, { idle: 'steer' }) },
   ],
 };
 

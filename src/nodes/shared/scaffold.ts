@@ -1,16 +1,45 @@
 /**
  * What every flow node repeats, once: its saved properties upgraded (migrations.ts), the
  * Node-RED node created, its Status, the config node it uses (a red "no server configured"
- * ring when there is none), registering with it to show its connection state and its request
- * budget's warning, an AbortSignal for the node's work, and closing: abort, deregister, clear
- * the status, then the node's own close work, then done().
+ * ring when there is none; `ems-plan` uses none), registering with it to show its connection
+ * state and its request budget's warning, an AbortSignal for the node's work, closing (abort,
+ * deregister, clear the status, then the node's own close work, then done()), and the one input
+ * pipeline (`onInput`): arrival order where the node needs it, nothing sent once the node
+ * closed, and each message ended exactly once (Node-RED ≥ 1.0 send/done): its output(s) then
+ * done(), or one done(err) a Catch node sees, with a red status naming the reason.
  */
+import { setMaxListeners } from 'node:events';
 import { ValidationError } from '../../protocol';
 import type { Runtime } from '../../runtime';
 import { upgrade } from './migrations';
+import { type Answer, copyWith, fail, partsOf, sendAll } from './messages';
 import { Status, translator } from './status';
 import type { ConfigNode, UserNode } from './config-node';
-import type { Node, RED } from './red';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+
+/** What an input handler gets besides the message. */
+export interface InputContext {
+  /** Aborted when the node closes (the node's signal): hand it to requests. */
+  signal: AbortSignal;
+  /** An output message: a copy of the input with `fields` set (messages.ts copyWith). */
+  copy(fields: NodeMessage): NodeMessage;
+  /**
+   * With `ordered`: lets the next message start before this one ends (e.g. once its request is
+   * queued, so it cannot be overtaken). Ending releases too; a second call does nothing.
+   */
+  release(): void;
+}
+
+/** A node's work for one message: its answer (messages.ts `Answer`), or a throw/rejection: the message fails. */
+export type InputHandler = (msg: NodeMessage, ctx: InputContext) => Answer | Promise<Answer>;
+
+export interface InputOptions {
+  /**
+   * Messages are taken one at a time, in arrival order: each starts once the one before ended
+   * or called `release()` (a stop after a schedule stops that schedule). Default: each at once.
+   */
+  ordered?: boolean;
+}
 
 export interface FlowNode<P> {
   node: Node;
@@ -27,23 +56,45 @@ export interface FlowNode<P> {
   runtime(): Promise<Runtime>;
   /** The node's own close work (may return a promise); runs after the common part, before done(). */
   onClose(work: (removed: boolean) => unknown): void;
+  /**
+   * The node's input: `handler` answers each message (synchronously or with a promise). Its
+   * answer goes out from output 1 (unless the node closed meanwhile), then done(); a throw or
+   * rejection becomes one done(err) (Catch nodes) and a red status with its short reason (a
+   * ValidationError names its field). A handler that answers synchronously is answered at once.
+   */
+  onInput(handler: InputHandler, options?: InputOptions): void;
+  /**
+   * A message of the node's own, without input (a timer): `work`'s answer is sent from output 1
+   * unless the node closed; a failure shows red and reaches Catch nodes with `msg` ({} without).
+   */
+  emit(work: InputHandler, msg?: NodeMessage): void;
+}
+
+export interface FlowNodeOptions {
+  /** false: the node uses no config node (no `server`, no "no server configured" ring), e.g. ems-plan. */
+  configNode?: boolean;
 }
 
 /**
  * Sets up a flow node from its saved properties (upgraded in place to the current version of
  * its type): call it first in the node's constructor, instead of RED.nodes.createNode.
  */
-export function flowNode<P extends { server?: string }>(RED: RED, node: Node, props: P): FlowNode<P> {
+export function flowNode<P extends object>(RED: RED, node: Node, props: P, options: FlowNodeOptions = {}): FlowNode<P> {
   const type = (props as { type?: string }).type ?? '';
-  upgrade(props); // Node-RED hands each node its own copy of the saved config
+  upgrade(props as Record<string, unknown>); // Node-RED hands each node its own copy of the saved config
   RED.nodes.createNode(node, props);
   (node as Node & { props: P }).props = props;
   const status = new Status(node, translator(RED, type));
   const closer = new AbortController();
-  const server = (props.server ? RED.nodes.getNode(props.server) as ConfigNode | null : null) ?? null;
+  // Each read in flight listens on it until it settles (a poll of many devices: hundreds), so
+  // Node.js' leak warning at 11 listeners would be a false alarm in the user's log.
+  setMaxListeners(0, closer.signal);
+  const uses = options.configNode !== false;
+  const id = (props as { server?: string }).server;
+  const server = (uses && id ? RED.nodes.getNode(id) as ConfigNode | null : null) ?? null;
   const user: UserNode = { onConnectionState: (s) => status.connection(s), onBudget: (w) => status.budget(w) };
   if (server) server.register(user);
-  else status.noServer();
+  else if (uses) status.noServer();
 
   let own: ((removed: boolean) => unknown) | undefined;
   node.on('close', (removed, done) => {
@@ -63,9 +114,81 @@ export function flowNode<P extends { server?: string }>(RED: RED, node: Node, pr
     if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
     return server;
   };
+  const ends = { node, status };
+  const take = (handler: InputHandler, msg: NodeMessage, send: SendFn, done: DoneFn | undefined, release: () => void) =>
+    answer(ends, closer.signal, handler, msg, send, done, release);
   return {
     node, props, status, server, signal: closer.signal, configNode,
     runtime: async () => configNode().runtime(),
     onClose: (work) => { own = work; },
+    onInput: (handler, opts = {}) => {
+      const turns = opts.ordered ? new Turns() : undefined;
+      node.on('input', (msg: NodeMessage, send: SendFn | undefined, done: DoneFn | undefined) => {
+        const out: SendFn = send ?? ((m) => node.send(m)); // Node-RED before 1.0 passes neither
+        if (!turns) return take(handler, msg, out, done, () => undefined);
+        turns.take((release) => take(handler, msg, out, done, release));
+      });
+    },
+    emit: (work, msg = {}) => take(work, msg, (m) => node.send(m), undefined, () => undefined),
   };
+}
+
+/** Arrival order: one message at a time; the next starts (a microtask later) once the one before released its turn. */
+class Turns {
+  private busy = false;
+  private readonly waiting: Array<() => void> = [];
+
+  take(job: (release: () => void) => void): void {
+    let released = false;
+    const run = () => job(() => {
+      if (released) return;
+      released = true;
+      this.next();
+    });
+    if (this.busy) this.waiting.push(run);
+    else {
+      this.busy = true;
+      run();
+    }
+  }
+
+  private next(): void {
+    const job = this.waiting.shift();
+    if (job) queueMicrotask(job);
+    else this.busy = false;
+  }
+}
+
+/**
+ * Runs `handler` on one message and ends it exactly once: its messages sent (none once
+ * `signal` aborted), then done() or the reply's done(err); a throw, a rejection or a failing
+ * send: fail() (red status, done(err)). The turn is released before anything is sent.
+ */
+function answer(f: Parameters<typeof fail>[0], signal: AbortSignal, handler: InputHandler, msg: NodeMessage, send: SendFn, done: DoneFn | undefined, release: () => void): void {
+  const failed = (err: unknown) => {
+    release();
+    fail(f, done, err ?? new Error('failed'), msg);
+  };
+  const finish = (a: Answer) => {
+    release();
+    const { msgs, error } = partsOf(a);
+    try {
+      if (!signal.aborted) sendAll(send, msgs);
+    } catch (err) {
+      fail(f, done, err, msg);
+      return;
+    }
+    if (!error) done?.();
+    else if (done) done(error);
+    else f.node.error(error, msg);
+  };
+  let a: Answer | Promise<Answer>;
+  try {
+    a = handler(msg, { signal, copy: (fields) => copyWith(msg, fields), release });
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  if (a instanceof Promise) a.then(finish, failed);
+  else finish(a as Answer);
 }

@@ -12,8 +12,8 @@
  */
 import { formatClock, resolvePaths, SERVICE, type SteeringType, validateReference } from '../../protocol';
 import { type Displaced, percentCurtailmentOf, requestForCommand, runningScheduleFor, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, type DoneFn, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, type SendFn, settingsOf, SteerVerify, verifySettingsOf } from '../shared';
-import { fleetOf, fleetSettingsOf, isFleetOutcome, steerFleet, type FleetDeps, type FleetOutcome, type FleetSettings } from './fleet';
+import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf } from '../shared';
+import { fleetOf, fleetSettingsOf, steerFleet, type FleetDeps, type FleetSettings } from './fleet';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
 
@@ -153,7 +153,9 @@ export = function (RED: RED): void {
       curtailedUntil: (ref) => curtailedUntil.get(ref),
     });
 
-    async function handle(msg: NodeMessage, submitted: () => void): Promise<NodeMessage | FleetOutcome> {
+    // Messages reach the queue in arrival order: each waits until the one before it was queued
+    // (release) or ended (a % curtailment that reads GET /sites must not be overtaken by a later message).
+    f.onInput(async (msg, { copy, release }) => {
       if (settingsError) throw settingsError;
       f.configNode(); // throws, naming `server`, when there is none
       const many = fleetOf(msg, fleet!);
@@ -161,7 +163,11 @@ export = function (RED: RED): void {
         warnedFleetCheck = true;
         node.warn('delivery check: fleet messages (msg.sites, the node\'s sites, mode portfolio) are not checked; the check takes one battery, PV and meter device, a fleet has one per site');
       }
-      if (many || settings!.mode === 'portfolio') return steerFleet(fleetDeps(), msg, many?.sites ?? [{ site: await site(msg) }], submitted);
+      if (many || settings!.mode === 'portfolio') {
+        // A fleet: its one output, and one Catch-able error listing the failed sites (status set by the fleet).
+        const out = await steerFleet(fleetDeps(), msg, many?.sites ?? [{ site: await site(msg) }], release);
+        return reply(out.out, out.error);
+      }
       const ref = await site(msg);
       byFleet.delete(ref);
       if (msg.payload === 'stop' || msg.stop === true) {
@@ -170,57 +176,41 @@ export = function (RED: RED): void {
           const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
           if (config.dryRun) {
             status.dryRun(status.t('dryRun', { what: status.t('cancelGridTarget') }));
-            return { ...msg, payload: null, request: requestForCommand(cancel, paths()), site: ref, dryRun: true };
+            return copy({ payload: null, request: requestForCommand(cancel, paths()), site: ref, dryRun: true });
           }
-          const r = await attributed(send(cancel, submitted, msg), () => siteField(msg));
+          const r = await attributed(send(cancel, release, msg), () => siteField(msg));
           status.ended(status.t('cancelled'));
-          return { ...msg, payload: r.response, request: r.request, site: ref };
+          return copy({ payload: r.response, request: r.request, site: ref });
         }
         if (lifts(ref)) {
           const lift = liftCommand(settings!, ref, curtailedUntil.get(ref), Date.now(), limits());
           if (config.dryRun) {
             const request = requestForCommand(lift, paths());
             status.dryRun(status.t('dryRunLift', { what: describe(lift) }));
-            return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
+            return copy({ payload: request.body ?? null, request, site: ref, dryRun: true });
           }
-          const r = await attributed(send(lift, submitted, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
+          const r = await attributed(send(lift, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'pvPeakPower'));
           if (r.displaced) shown(status.t('lifted', { time: formatClock(lift.validUntil!) }), r);
           else status.ended(status.t('lifted', { time: formatClock(lift.validUntil!) }));
-          return { ...msg, payload: r.response, request: r.request, site: ref };
+          return copy({ payload: r.response, request: r.request, site: ref });
         }
         status.ended(status.t(stopped ? 'renewStopped' : 'stopped'));
-        return { ...msg, payload: { stopped: true, renewing: false }, site: ref };
+        return copy({ payload: { stopped: true, renewing: false }, site: ref });
       }
       const cmd = await converted(buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits()), msg);
       if (config.dryRun) {
         const request = requestForCommand(cmd, paths());
         status.dryRun(status.t('dryRun', { what: describe(cmd) }));
-        return { ...msg, payload: request.body ?? null, request, site: ref, dryRun: true };
+        return copy({ payload: request.body ?? null, request, site: ref, dryRun: true });
       }
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
       status.busy(status.t('sending', { what: describe(cmd) }));
-      const r = await attributed(send(cmd, submitted, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
+      const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       shown(status.t('sent', { what: describe(cmd, true) }), r);
       if (config.renew) renewal.schedule(cmd);
-      return { ...msg, payload: r.response, request: r.request, site: ref, merged: r.merged || undefined };
-    }
-
-    // Messages reach the queue in arrival order: each waits until the one before it was queued or
-    // ended (a % curtailment that reads GET /sites must not be overtaken by a later message).
-    let turn: Promise<void> = Promise.resolve();
-    node.on('input', (msg: NodeMessage, sendOut: SendFn, done: DoneFn) => {
-      const before = turn;
-      let release!: () => void;
-      turn = new Promise<void>((resolve) => { release = resolve; });
-      before.then(() => handle(msg, release)).finally(() => release()).then((out) => {
-        if (f.signal.aborted) return done();
-        if (!isFleetOutcome(out)) return (sendOut(out), done());
-        // A fleet: its one output, and one Catch-able error listing the failed sites (status set by the fleet).
-        sendOut(out.out);
-        done(out.error);
-      }, (err) => fail(f, done, err, msg));
-    });
+      return copy({ payload: r.response, request: r.request, site: ref, merged: r.merged || undefined });
+    }, { ordered: true });
 
     f.onClose(() => {
       renewal.close();

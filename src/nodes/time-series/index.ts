@@ -3,7 +3,7 @@
  * 30 days are split by the core (getTimeSeriesRange) and merged in order.
  */
 import { HOUR_MS, limited, LIMITS, show, type TimeSeriesResponse, validateProperty, validateReference, ValidationError } from '../../protocol';
-import { attributed, checkSplit, complete, type DoneFn, evaluate, fail, flowNode, maxSplitOf, type Node, type NodeMessage, type RED, sendAll, type SendFn } from '../shared';
+import { attributed, checkSplit, copyWith, evaluate, fail, flowNode, maxSplitOf, type Node, type NodeMessage, type RED } from '../shared';
 import { resolveRange, type RangeKind } from './time-range';
 
 interface Props {
@@ -103,20 +103,18 @@ export = function (RED: RED): void {
     function shape(msg: NodeMessage, r: Awaited<ReturnType<typeof query>>): NodeMessage[] {
       const common = { unit: r.unit, property: r.property, deviceReference: r.device, range: { start: new Date(r.range.start).toISOString(), end: new Date(r.range.end).toISOString() } };
       const { time, data } = r.series as TimeSeriesResponse;
-      if (r.output === 'arrays') return [{ ...msg, ...common, payload: { time, data } }];
+      if (r.output === 'arrays') return [copyWith(msg, { ...common, payload: { time, data } })];
       const xs = time.map((t) => Date.parse(t));
-      if (r.output === 'points') return [{ ...msg, ...common, payload: xs.map((x, i) => ({ x, y: data[i] })) }];
-      return xs.map((x, i) => ({ ...msg, ...common, topic: `${r.device}/${r.property}`, payload: data[i], timestamp: x }));
+      if (r.output === 'points') return [copyWith(msg, { ...common, payload: xs.map((x, i) => ({ x, y: data[i] })) })];
+      return xs.map((x, i) => copyWith(msg, { ...common, topic: `${r.device}/${r.property}`, payload: data[i], timestamp: x }));
     }
 
-    node.on('input', (msg: NodeMessage, send: SendFn, done: DoneFn) => {
+    f.onInput(async (msg) => {
       status.busy();
-      complete(f, query(msg), (r) => {
-        if (f.signal.aborted) return;
-        const out = shape(msg, r);
-        status.ok(status.t('points', { property: r.property, count: r.series.time.length }));
-        sendAll(send, out);
-      }, done, msg);
+      const r = await query(msg);
+      const out = shape(msg, r);
+      status.ok(status.t('points', { property: r.property, count: r.series.time.length }));
+      return out;
     });
   }
 
