@@ -11,17 +11,12 @@
  * built-in simulator's URL is logged once and served by GET ems-partner/simulator.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
-import { nodeRedDir } from './helpers/node-red-path';
-import { start, type Spawned } from './helpers/spawned';
-
-const ROOT = path.resolve(__dirname, '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const bcrypt = require('bcryptjs');
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { startAdminRed, type AdminRed } from './helpers/admin-red';
+import { useSimulator } from './helpers/sim';
 
 const KEY = 'k-STORED-7f3a9c21';
 const SECRET = 'cs-STORED-51b0e8d4';
@@ -61,49 +56,21 @@ function recorder(answer: (req: http.IncomingMessage, res: http.ServerResponse) 
 const HTML_404 = '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1>'
   + '<p>The requested URL was not found on this server.</p><script>alert("page")</script></body></html>';
 
-/** A Node-RED started on a fresh user dir; `auth` adds users admin (all) and viewer (read). */
-async function nodeRed(dir: string, flows: object[], creds: Record<string, object>, auth: boolean): Promise<{ red: Spawned; base: string }> {
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  const hash = bcrypt.hashSync('pw', 8);
-  fs.writeFileSync(path.join(dir, 'settings.js'), `module.exports = ${JSON.stringify({
-    uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: false, httpAdminRoot: '/admin', httpNodeRoot: '/api',
-    nodesDir: [ROOT], telemetry: { enabled: false }, editorTheme: { tours: false },
-    ...(auth && { adminAuth: { type: 'credentials', users: [{ username: 'admin', password: hash, permissions: '*' }, { username: 'viewer', password: hash, permissions: 'read' }] } }),
-  })};\n`);
-  fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows));
-  fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify(creds));   // credentialSecret false: stored in clear
-  const red = start(process.execPath, [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', dir, '-s', path.join(dir, 'settings.js')], { cwd: dir, env: { ...process.env } });
-  const base = (await red.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+)\//, 60_000))[1];
-  await red.waitFor(/Started flows/, 30_000);
-  return { red, base };
-}
-
 describe('admin routes: stored credentials never go anywhere else (real Node-RED)', function () {
   this.timeout(90_000);
-  const dir = path.join(ROOT, '.test-tmp', `admin-creds-${process.pid}`);
-  let sim: StartedSimulator;
-  let other: StartedSimulator;
+  const sim = useSimulator({ apiKey: KEY, oauth: { clientId: CLIENT, clientSecret: SECRET } });
+  const other = useSimulator({ apiKey: OWN });
   let thief: Recorder;
   let page404: Recorder;
-  let red: Spawned;
-  let base = '';
+  let nr: AdminRed;
   let HDR: Record<string, unknown>;
   let OAU: Record<string, unknown>;
   const replies: string[] = [];
 
-  const token = async (username: string) => {
-    const r = await fetch(`${base}/admin/auth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ client_id: 'node-red-editor', grant_type: 'password', scope: '', username, password: 'pw' }).toString(),
-    });
-    assert.equal(r.status, 200);
-    return ((await r.json()) as { access_token: string }).access_token;
-  };
+  const token = (username: string) => nr.token(username);
   /** POSTs JSON to an admin route; returns status and parsed body (the text is kept for the leak check). */
   const post = async (route: string, body: object, bearer?: string) => {
-    const r = await fetch(`${base}/admin/ems-partner/${route}`, {
+    const r = await fetch(`${nr.base}/admin/ems-partner/${route}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(bearer && { authorization: `Bearer ${bearer}` }) },
       body: JSON.stringify(body),
@@ -116,31 +83,31 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
   };
 
   before(async () => {
-    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-partner-config.js')), 'dist/ is built (npm test builds first)');
-    sim = await startSimulator({ port: 0, apiKey: KEY, oauth: { clientId: CLIENT, clientSecret: SECRET } });
-    other = await startSimulator({ port: 0, apiKey: OWN });
     thief = await recorder((_req, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{"devices":[],"access_token":"t","expires_in":60}'); });
     page404 = await recorder((_req, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end(HTML_404); });
     HDR = { simulator: false, baseUrl: sim.url, authType: 'header', apiKeyHeader: 'x-api-key', timeout: 5000, rejectUnauthorized: true, caCert: '' };
     OAU = { simulator: false, baseUrl: sim.url, authType: 'oauth2', tokenUrl: `${sim.url}/oauth/token`, clientId: CLIENT, scope: '', timeout: 5000 };
     const cfg = (id: string, props: Record<string, unknown>) => ({ id, type: 'ems-partner-config', name: `config ${id}`, retries: 0, ...props });
-    ({ red, base } = await nodeRed(dir, [
-      cfg('hdr', HDR), cfg('brr', { ...HDR, authType: 'bearer' }), cfg('oau', OAU),
-      cfg('html', { simulator: false, baseUrl: page404.url, authType: 'none' }), cfg('sim', { simulator: true }),
-    ], { hdr: { apiKey: KEY }, brr: { apiKey: KEY }, oau: { clientSecret: SECRET } }, true));
+    nr = await startAdminRed('admin-creds', {
+      users: { admin: '*', viewer: 'read' },
+      flows: [
+        cfg('hdr', HDR), cfg('brr', { ...HDR, authType: 'bearer' }), cfg('oau', OAU),
+        cfg('html', { simulator: false, baseUrl: page404.url, authType: 'none' }), cfg('sim', { simulator: true }),
+      ],
+      credentials: { hdr: { apiKey: KEY }, brr: { apiKey: KEY }, oau: { clientSecret: SECRET } },
+    });
   });
 
   after(async () => {
-    await red?.stop('SIGTERM');
-    await Promise.all([sim?.close(), other?.close(), thief?.close(), page404?.close()]);
-    fs.rmSync(dir, { recursive: true, force: true });
+    await nr?.stop();
+    await Promise.all([thief?.close(), page404?.close()]);
   });
 
   it('refuses every exfiltration attempt, for a reader and for a writer who did not type the secret: zero requests leave', async () => {
     const viewer = await token('viewer');
     const admin = await token('admin');
     const simBefore = sim.sim.requestsReceived;
-    const existing = path.join(dir, 'settings.js');
+    const existing = path.join(nr.dir, 'settings.js');
     const attempts: Array<[string, object, number]> = [
       ['foreign baseUrl', { server: 'hdr', config: { ...HDR, baseUrl: `${thief.url}/steal`, apiKey: '__PWRD__' } }, 403],
       ['foreign baseUrl, no placeholder', { server: 'hdr', config: { ...HDR, baseUrl: thief.url } }, 403],
@@ -170,7 +137,7 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
     assert.match(a.json.message, /^caCert must be PEM text/);
     assert.equal(thief.requests.length, 0, `requests reached the other server: ${JSON.stringify(thief.requests.map((r) => r.url))}`);
     assert.equal(sim.sim.requestsReceived, simBefore, 'nothing was sent to the service either');
-    assert.equal(red.child.exitCode, null, 'Node-RED still runs');
+    assert.equal(nr.red.child.exitCode, null, 'Node-RED still runs');
   });
 
   it('still serves a reader the lists of a deployed node, and a writer matching settings or their own typed key', async () => {
@@ -221,12 +188,12 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
   });
 
   it('GET ems-partner/simulator gives the built-in simulator URL that the log names once', async () => {
-    const line = await red.waitFor(/\[info\] \[ems-partner\] built-in simulator at (http:\/\/127\.0\.0\.1:\d+)\n/, 10_000);
-    assert.equal(red.output().split('[ems-partner] built-in simulator at').length - 1, 1, 'logged once');
-    const r = await fetch(`${base}/admin/ems-partner/simulator`, { headers: { authorization: `Bearer ${await token('viewer')}` } });
+    const line = await nr.red.waitFor(/\[info\] \[ems-partner\] built-in simulator at (http:\/\/127\.0\.0\.1:\d+)\n/, 10_000);
+    assert.equal(nr.red.output().split('[ems-partner] built-in simulator at').length - 1, 1, 'logged once');
+    const r = await fetch(`${nr.base}/admin/ems-partner/simulator`, { headers: { authorization: `Bearer ${await token('viewer')}` } });
     assert.equal(r.status, 200);
     assert.deepEqual(await r.json(), { running: true, url: line[1] });
-    assert.equal((await fetch(`${base}/admin/ems-partner/simulator`)).status, 401);
+    assert.equal((await fetch(`${nr.base}/admin/ems-partner/simulator`)).status, 401);
     const state = await fetch(`${line[1]}/sites/${DEFAULT_SITES[0].siteReference}/state`);
     assert.equal(state.status, 200, 'the URL serves a site state');
   });
@@ -239,15 +206,12 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
   });
 
   describe('without adminAuth', () => {
-    let open: Spawned;
-    let openBase = '';
-    const dir2 = `${dir}-open`;
+    let open: AdminRed;
     before(async () => {
-      ({ red: open, base: openBase } = await nodeRed(dir2, [{ id: 'hdr', type: 'ems-partner-config', name: 'config hdr', retries: 0, ...HDR }], { hdr: { apiKey: KEY } }, false));
+      open = await startAdminRed('admin-creds-open', { flows: [{ id: 'hdr', type: 'ems-partner-config', name: 'config hdr', retries: 0, ...HDR }], credentials: { hdr: { apiKey: KEY } } });
     });
     after(async () => {
-      await open?.stop('SIGTERM');
-      fs.rmSync(dir2, { recursive: true, force: true });
+      await open?.stop();
     });
 
     it('a cross-site form POST (or text/plain) is refused with 415 and sends nothing; JSON from the editor works', async () => {
@@ -257,12 +221,12 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
         'config[apiKeyHeader]': 'x-steal', 'config[apiKey]': '__PWRD__', 'config[simulator]': 'false' }).toString();
       for (const route of ['devices', 'sites', 'test']) {
         for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
-          const r = await fetch(`${openBase}/admin/ems-partner/${route}`, { method: 'POST', headers: { 'content-type': type }, body: form });
+          const r = await fetch(`${open.base}/admin/ems-partner/${route}`, { method: 'POST', headers: { 'content-type': type }, body: form });
           assert.equal(r.status, 415, `${route} ${type}`);
           assert.deepEqual(await r.json(), { error: 'unsupported media type', message: 'the body must be JSON (content-type: application/json)' });
         }
       }
-      const json = (body: object) => fetch(`${openBase}/admin/ems-partner/devices`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const json = (body: object) => fetch(`${open.base}/admin/ems-partner/devices`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       // The same fields as JSON: no secret typed, another URL, so the stored key is refused too.
       assert.equal((await json({ server: 'hdr', config: { ...HDR, baseUrl: `${thief.url}/steal` } })).status, 403);
       assert.equal(thief.requests.length, before, 'no request reached the other server');

@@ -7,10 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
-import { AbortedError, ApiError, BudgetError, EmsClient } from '../src/client';
+import { DEFAULT_SITES } from '../src/simulator';
+import { AbortedError, ApiError, BudgetError } from '../src/client';
 import { Budget, BudgetRegistry, budgetCaps, createRuntime, QUEUE_MAX_WAIT_MS, type Runtime } from '../src/runtime';
 import type { Attempt } from '../src/client';
+import { clientFor, useSimulator } from './helpers/sim';
 
 const DEVICE = DEFAULT_SITES[0].battery!.deviceReference;
 const HOME_DEVICE = DEFAULT_SITES[1].battery!.deviceReference;
@@ -102,18 +103,14 @@ describe('request budget: counting (injected clock)', () => {
 
 describe('request budget: against the simulator', function () {
   this.timeout(20_000);
-  let s: StartedSimulator;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const runtimes: Runtime[] = [];
-  beforeEach(async () => {
-    s = await startSimulator({ port: 0 });
-  });
-  afterEach(async () => {
+  afterEach(() => {
     for (const rt of runtimes.splice(0)) rt.close();
     clock?.uninstall();
     clock = undefined;
-    await s.close();
   });
+  const s = useSimulator({}, { each: true }); // (closed after the runtimes and the clock above)
   const log = () => s.sim.requestLog;
   const runtime = async (props: Record<string, unknown>, registry = new BudgetRegistry(), id = 'cfg-budget') => {
     const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, { budgetId: id, budgets: registry });
@@ -125,13 +122,13 @@ describe('request budget: against the simulator', function () {
   const fake = async () => {
     await s.close();
     clock = FakeTimers.install({ now: Date.UTC(2026, 10, 23, 12, 0, 0), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-    s = await startSimulator({ port: 0 });
+    await s.restart();
   };
 
   it('counts every attempt exactly as the simulator logged it: sent, retried, 429s, failures', async () => {
     s.sim.setFaults({ rate500: 0.25, rate429: 0.2, resetRate: 0.1, retryAfterSeconds: 0 });
     const budget = new Budget();
-    const client = new EmsClient({ baseUrl: s.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
+    const client = clientFor(s, { retries: 3, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
     try {
       const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => client.getMeasurement(i % 2 ? DEVICE : HOME_DEVICE, 'soc')));
       const entries = log();
@@ -213,7 +210,7 @@ describe('request budget: against the simulator', function () {
       s.sim.clearLog();
       const budget = new Budget();
       budget.configure(budgetCaps({ maxPerMinute: 3, budgetMode }));
-      const client = new EmsClient({ baseUrl: s.url, retries: 5, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
+      const client = clientFor(s, { retries: 5, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
       try {
         const r = await settled(client.getMeasurement(DEVICE, 'soc'));
         const e = r.error as BudgetError;
@@ -261,7 +258,7 @@ describe('request budget: against the simulator', function () {
     const key = 'k-SECRET-budget-0099';
     const budget = new Budget();
     budget.configure(budgetCaps({ maxPerMinute: 1 }));
-    const client = new EmsClient({ baseUrl: s.url, retries: 0, auth: { type: 'header', apiKey: key }, attempts: budget });
+    const client = clientFor(s, { retries: 0, auth: { type: 'header', apiKey: key }, attempts: budget });
     try {
       await settled(client.raw('GET', `/echo/${key}?token=${key}`));
       const r = await settled(client.raw('GET', `/echo/${key}/again?token=${key}`));

@@ -2,19 +2,17 @@ import assert from 'node:assert/strict';
 import axios from 'axios';
 import { ValidationError, DAY_MS, HOUR_MS } from '../src/protocol';
 import { ApiError, EmsClient, OAuth2TokenSource } from '../src/client';
-import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
+import { DEFAULT_SITES } from '../src/simulator';
+import { clientFor, useClients, useSimulator } from './helpers/sim';
 
 const [COM, HOME] = DEFAULT_SITES;
 const BAT = COM.battery.deviceReference;
 
 describe('client: device data against the simulator', () => {
-  let s: StartedSimulator;
+  const s = useSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
   let c: EmsClient;
-  before(async () => {
-    s = await startSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
-    c = new EmsClient({ baseUrl: s.url });
-  });
-  after(async () => { c.close(); await s.close(); });
+  before(() => { c = clientFor(s); });
+  after(() => { c.close(); });
 
   it('lists devices, normalised, with properties and units', async () => {
     const devices = await c.listDevices();
@@ -94,10 +92,10 @@ describe('client: device data against the simulator', () => {
 });
 
 describe('client: steering against the simulator', () => {
-  let s: StartedSimulator;
+  const s = useSimulator({}, { each: true });
   let c: EmsClient;
-  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url }); });
-  afterEach(async () => { c.close(); await s.close(); });
+  beforeEach(() => { c = clientFor(s); });
+  afterEach(() => { c.close(); });
 
   it('reproduces the worked example of spec section 3', async () => {
     const validUntil = Date.now() + 15 * 60_000;
@@ -132,13 +130,12 @@ describe('client: steering against the simulator', () => {
 });
 
 describe('client: retries, timeouts and aborts', () => {
-  let s: StartedSimulator;
+  const s = useSimulator({}, { each: true });
+  const client = useClients(s);
   const fast = { retryBaseMs: 5, retryMaxMs: 20 };
-  beforeEach(async () => { s = await startSimulator(); });
-  afterEach(async () => { await s.close(); });
 
   it('retries reads on 5xx up to `retries`, then fails with the last error', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 2, ...fast });
+    const c = client({ retries: 2, ...fast });
     s.sim.setFaults({ rate500: 1 });
     await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 500);
     assert.equal(s.sim.requestsReceived, 3);
@@ -146,7 +143,7 @@ describe('client: retries, timeouts and aborts', () => {
   });
 
   it('retries reads on 429 honouring Retry-After and on connection resets', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 3, ...fast });
+    const c = client({ retries: 3, ...fast });
     s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
     await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 429 && e.retryAfter === 0);
     assert.equal(s.sim.requestsReceived, 4);
@@ -158,7 +155,7 @@ describe('client: retries, timeouts and aborts', () => {
   });
 
   it('after a 429, pauses every request of the client until Retry-After, and says so', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    const c = client({ retries: 0 });
     const states: string[] = [];
     c.onState((st) => states.push(st.state));
     s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
@@ -175,14 +172,14 @@ describe('client: retries, timeouts and aborts', () => {
   });
 
   it('never retries other 4xx', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 3, ...fast });
+    const c = client({ retries: 3, ...fast });
     await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => e instanceof ApiError && e.status === 404);
     assert.equal(s.sim.requestsReceived, 1);
     c.close();
   });
 
   it('retries steering on 503 but not on 500, and never past validUntil', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 2, ...fast });
+    const c = client({ retries: 2, ...fast });
     const body = () => ({ setting: { value: 1, unit: 'kW' as const }, validUntil: Date.now() + 60_000 });
     s.sim.setFaults({ rate500: 1 });
     await assert.rejects(c.steerEss(COM.siteReference, body()), (e: unknown) => e instanceof ApiError && e.status === 500);
@@ -198,14 +195,14 @@ describe('client: retries, timeouts and aborts', () => {
   });
 
   it('times out each attempt and reports it', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 1, timeoutMs: 100, ...fast });
+    const c = client({ retries: 1, timeoutMs: 100, ...fast });
     s.sim.setFaults({ latencyMs: [400, 400] });
     await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && /timed out/.test(e.message));
     c.close();
   });
 
   it('aborts a call on its signal and every call on close()', async () => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    const c = client({ retries: 0 });
     s.sim.setFaults({ latencyMs: [300, 300] });
     const ctl = new AbortController();
     const p = c.getMeasurement(BAT, 'soc', { signal: ctl.signal });
@@ -218,7 +215,7 @@ describe('client: retries, timeouts and aborts', () => {
   });
 
   it('bounds the requests in flight by `concurrency`', async () => {
-    const c = new EmsClient({ baseUrl: s.url, concurrency: 3 });
+    const c = client({ concurrency: 3 });
     s.sim.setFaults({ latencyMs: [30, 30] });
     let max = 0;
     const probe = setInterval(() => { max = Math.max(max, c.transport.limiter.inFlight); }, 2);
@@ -232,26 +229,25 @@ describe('client: retries, timeouts and aborts', () => {
 describe('client: authentication strategies', () => {
   const KEY = 'k-SECRET-api-key-123';
   const SECRET = 'cs-SECRET-client-456';
-  let s: StartedSimulator;
-  before(async () => { s = await startSimulator({ apiKey: KEY, oauth: { clientId: 'partner', clientSecret: SECRET, tokenTtlSeconds: 3600 } }); });
-  after(async () => { await s.close(); });
+  const s = useSimulator({ apiKey: KEY, oauth: { clientId: 'partner', clientSecret: SECRET, tokenTtlSeconds: 3600 } });
+  const client = useClients(s);
 
   it('sends the API key in a header, or as a bearer token', async () => {
-    const h = new EmsClient({ baseUrl: s.url, auth: { type: 'header', apiKey: KEY } });
-    const b = new EmsClient({ baseUrl: s.url, auth: { type: 'bearer', token: KEY } });
+    const h = client({ auth: { type: 'header', apiKey: KEY } });
+    const b = client({ auth: { type: 'bearer', token: KEY } });
     assert.equal((await h.getMeasurement(BAT, 'soc')).property, 'soc');
     assert.equal((await b.getMeasurement(BAT, 'soc')).property, 'soc');
     h.close(); b.close();
   });
 
   it('answers 401 without credentials', async () => {
-    const n = new EmsClient({ baseUrl: s.url });
+    const n = client();
     await assert.rejects(n.listDevices(), (e: unknown) => e instanceof ApiError && e.status === 401);
     n.close();
   });
 
   it('OAuth2: one token fetch for concurrent requests, refreshed once on a 401', async () => {
-    const c = new EmsClient({ baseUrl: s.url, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET } });
+    const c = client({ auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET } });
     const issued = s.sim.oauth!.issued;
     await Promise.all(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
     assert.equal(s.sim.oauth!.issued - issued, 1);
@@ -275,7 +271,7 @@ describe('client: authentication strategies', () => {
   });
 
   it('OAuth2: a wrong secret is reported clearly, once, without a retry storm', async () => {
-    const c = new EmsClient({ baseUrl: s.url, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' } });
+    const c = client({ auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' } });
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
     assert.ok(results.every((r) => r.status === 'rejected' && /OAuth2 token request to .* failed: 401 invalid_client: unknown client or wrong secret/.test((r.reason as Error).message)));
     assert.equal(c.transport.tokens!.fetchCount, 1);
@@ -287,10 +283,10 @@ describe('client: authentication strategies', () => {
   it('never puts a key, token or secret into an error', async () => {
     s.sim.setFaults({ rate500: 0.5, rate429: 0.2, retryAfterSeconds: 0 });
     const clients = [
-      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'header', apiKey: 'wrong-' + KEY } }),
-      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'bearer', token: 'wrong-' + KEY } }),
-      new EmsClient({ baseUrl: s.url, retries: 1, retryBaseMs: 1, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-' + SECRET } }),
-      new EmsClient({ baseUrl: `http://127.0.0.1:1`, retries: 0, auth: { type: 'header', apiKey: KEY } }),
+      client({ retries: 1, retryBaseMs: 1, auth: { type: 'header', apiKey: 'wrong-' + KEY } }),
+      client({ retries: 1, retryBaseMs: 1, auth: { type: 'bearer', token: 'wrong-' + KEY } }),
+      client({ retries: 1, retryBaseMs: 1, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-' + SECRET } }),
+      clientFor('http://127.0.0.1:1', { retries: 0, auth: { type: 'header', apiKey: KEY } }),
     ];
     let errors = 0;
     for (const c of clients) {

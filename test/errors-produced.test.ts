@@ -8,12 +8,13 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmptyRequestError, EmsClient, HttpError,
+  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmptyRequestError, HttpError,
   NetworkError, NotFoundError, RateLimitError, RefusedError, ServerError, TimeoutError, ValidationError,
 } from '../src/client';
 import { ReadCoalescer, SteeringQueue } from '../src/runtime';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { DEFAULT_SITES } from '../src/simulator';
 import { useCrashWatch } from './helpers/faults';
+import { useClients, useSimulator } from './helpers/sim';
 
 const SITE = DEFAULT_SITES[0].siteReference;
 const BATTERY = DEFAULT_SITES[0].battery.deviceReference;
@@ -48,16 +49,10 @@ async function caught(p: Promise<unknown>): Promise<ApiError> {
 
 describe('error classes produced by real failures', () => {
   const crashes = useCrashWatch();
-  let s: StartedSimulator;
-  const clients: EmsClient[] = [];
-  const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
-    const c = new EmsClient({ baseUrl: s.url, retries: 0, ...o });
-    clients.push(c);
-    return c;
-  };
-  before(async () => { s = await startSimulator({ apiKey: 'key-123456' }); });
-  afterEach(() => { for (const c of clients.splice(0)) c.close(); s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] }); });
-  after(async () => { await s.close(); assert.deepEqual(crashes.events, []); });
+  const s = useSimulator({ apiKey: 'key-123456' });
+  const client = useClients(s, { retries: 0 });
+  afterEach(() => { s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] }); });
+  after(() => { assert.deepEqual(crashes.events, []); });
   const auth = { type: 'header' as const, apiKey: 'key-123456' };
 
   it('AuthenticationError (EMS_AUTH): the OAuth2 token endpoint cannot be reached', async () => {

@@ -14,7 +14,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS } from '../src/protocol/time';
 import { setDeliveryClock } from '../src/runtime/delivery-check';
 import { BUILT_IN_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
-import { CORE_NODES, TestBroker, builtInSite, forTest, loadFlow, readExample, withoutDeployAnnounce, type Published } from './helpers/examples';
+import { CORE_NODES, useBroker, builtInSite, forTest, loadFlow, readExample, withoutDeployAnnounce, type Published } from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { NODES, callsOf, helper, logged, turns, useRuntime } from './helpers/red';
@@ -44,16 +44,10 @@ function matches(filter: string, topic: string): boolean {
 
 describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
-  const mqtt = new TestBroker();
+  const mqtt = useBroker();
   let s: StartedSimulator;
   let clock: ReturnType<typeof FakeTimers.install>;
 
-  before(async () => {
-    await mqtt.start();
-  });
-  after(async () => {
-    await mqtt.stop();
-  });
   useRuntime(); // its afterEach (unload) runs before the one below: the flow closes on the fake clock
   beforeEach(async () => {
     mqtt.published.length = 0;

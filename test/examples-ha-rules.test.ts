@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { BUILT_IN_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { CORE_NODES, TestBroker, exampleFile, loadFlow, together } from './helpers/examples';
+import { CORE_NODES, useBroker, exampleFile, loadFlow, together } from './helpers/examples';
 import { RULES, violations, type Discovery } from './helpers/ha-rules';
 import { NODES, useRuntime, useSimulator } from './helpers/red';
 
@@ -72,13 +72,7 @@ const BREAK: Array<[RegExp, string, (d: Discovery, all: Discovery[]) => Discover
 describe(`examples: Home Assistant discovery against Home Assistant's rules, on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
   const sim = useSimulator({ frozen: true, sites: [...BUILT_IN_SITES] });
-  const mqtt = new TestBroker();
-  before(async () => {
-    await mqtt.start();
-  });
-  after(async () => {
-    await mqtt.stop();
-  });
+  const mqtt = useBroker();
   useRuntime();
 
   beforeEach(() => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { quarterHourValidUntil } from '../src/protocol/time';
 import { BUILT_IN_SITES, DEFAULT_SITES, startSimulator, type SiteDefinition } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { builtInSite, loadExample, TestBroker, withoutDeployAnnounce, type Published } from './helpers/examples';
+import { builtInSite, loadExample, useBroker, withoutDeployAnnounce, type Published } from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
 import { helper, useRuntime, useSimulator } from './helpers/red';
 
@@ -24,13 +24,7 @@ const isConfig = (p: Published) => p.topic.startsWith('homeassistant/');
 describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
   const sim = useSimulator({ frozen: true, sites: [...BUILT_IN_SITES] });
-  const mqtt = new TestBroker();
-  before(async () => {
-    await mqtt.start();
-  });
-  after(async () => {
-    await mqtt.stop();
-  });
+  const mqtt = useBroker();
   beforeEach(() => {
     mqtt.published.length = 0;
     sim.s.sim.reset();

@@ -11,7 +11,7 @@
 import assert from 'node:assert/strict';
 import { BUILT_IN_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { CORE_NODES, TestBroker, exampleFile, loadFlow, together, withoutDeployAnnounce, type Published } from './helpers/examples';
+import { CORE_NODES, useBroker, exampleFile, loadFlow, together, withoutDeployAnnounce, type Published } from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
 import { NODES, helper, useRuntime, useSimulator } from './helpers/red';
 
@@ -23,16 +23,8 @@ const deployModified = (flow: object[]) => (helper as any)._redNodes.setFlows(fl
 describe(`examples: Home Assistant discovery after a deploy of modified nodes, on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
   const sim = useSimulator({ frozen: true, sites: [...BUILT_IN_SITES] });
-  const first = new TestBroker();
-  const second = new TestBroker();
-  before(async () => {
-    await first.start();
-    await second.start();
-  });
-  after(async () => {
-    await first.stop();
-    await second.stop();
-  });
+  const first = useBroker();
+  const second = useBroker();
   beforeEach(() => {
     first.published.length = 0;
     second.published.length = 0;

@@ -7,14 +7,14 @@
  * entities of 03, 04 and 10 sit on devices of their own with unique ids.
  */
 import assert from 'node:assert/strict';
-import { BUILT_IN_SITES, DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
 import type { SteeringState } from '../src/protocol/types';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { CORE_NODES, TestBroker, builtInSite, exampleFile, exampleFiles, forTest, loadFlow, nodeIn, readExample, together } from './helpers/examples';
+import { CORE_NODES, useBroker, builtInSite, exampleFile, exampleFiles, forTest, loadFlow, nodeIn, readExample, together } from './helpers/examples';
 import { dashboardModules } from './helpers/examples-dashboard';
 import { discoveries, violations } from './helpers/ha-rules';
 import { INFLUX_NODES } from './helpers/influx';
-import { Inbox, NODES, StatusLog, callsOf, helper, logged, until, useRuntime } from './helpers/red';
+import { Inbox, NODES, StatusLog, callsOf, helper, logged, until, useRuntime, useSimulator } from './helpers/red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type SteeringComponents = SteeringState['components'];
@@ -38,16 +38,8 @@ const hhmm = (t: number) => new Date(t).toTimeString().slice(0, 5);
 
 describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
   this.timeout(60_000);
-  const mqtt = new TestBroker();
-  let sim: StartedSimulator;
-  before(async () => {
-    await mqtt.start();
-    sim = await startSimulator({ host: '127.0.0.1', port: 0, sites: [...BUILT_IN_SITES] });
-  });
-  after(async () => {
-    await sim?.close();
-    await mqtt.stop();
-  });
+  const mqtt = useBroker();
+  const sim = useSimulator({ sites: [...BUILT_IN_SITES] });
   useRuntime();
   /** Resolves once `done()` holds, checked after every steering request the simulator takes (bounded). */
   function steered(done: () => boolean, what: () => string, ms = 30_000): Promise<void> {

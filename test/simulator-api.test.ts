@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { DEFAULT_SITES, startSimulator } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { call, type Reply } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 12, 0, 0); // a summer noon, UTC
@@ -17,11 +18,7 @@ function assertError(r: Reply, status: number, messagePart?: RegExp): void {
 }
 
 describe('simulator: endpoints and response shapes', () => {
-  let s: StartedSimulator;
-  before(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true, seed: 7 });
-  });
-  after(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true, seed: 7 });
 
   it('binds 127.0.0.1 on a free port', () => {
     assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -197,12 +194,8 @@ describe('simulator: endpoints and response shapes', () => {
 });
 
 describe('simulator: authentication', () => {
-  let s: StartedSimulator;
   const KEY = 'test-key-123';
-  before(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true, apiKey: KEY });
-  });
-  after(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true, apiKey: KEY });
 
   it('401 without a key and with a wrong key', async () => {
     assertError(await call(s.url, 'GET', '/devices'), 401);

@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { HOUR_MS, MINUTE_MS } from '../src/protocol/time';
 import { DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTypeOf } from '../src/protocol/endpoints';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { call } from './helpers/sim-http';
 
 const T0 = Date.UTC(2026, 5, 21, 12, 5, 0);
@@ -18,11 +19,7 @@ const HOME = DEFAULT_SITES[1];
 const kW = (value: number) => ({ value, unit: 'kW' });
 
 describe('simulator: asset steering and grid target displace each other (issue 12)', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   const site = `/sites/${COM.siteReference}`;
   const post = async (p: string, body: unknown) => {

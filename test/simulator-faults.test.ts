@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/protocol/time';
 import type { AddressInfo } from 'node:net';
 import { createSimServer, DEFAULT_SITES, Simulator, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { LOG_CAPACITY } from '../src/simulator/request-log';
 import { call } from './helpers/sim-http';
 
@@ -11,11 +12,7 @@ const SOC = `/devices/${COM.battery.deviceReference}/measurement?property=soc`;
 
 
 describe('simulator: fault injection', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true, seed: 4 });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true, seed: 4 }, { each: true });
 
   it('rate500 = 1 gives 500 with a JSON error body', async () => {
     s.sim.setFaults({ rate500: 1 });
@@ -136,11 +133,7 @@ describe('simulator: fault injection', () => {
 });
 
 describe('simulator: request log and stats', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   it('logs method, path, body, time and status of API requests, not of /sim/*', async () => {
     await call(s.url, 'GET', SOC);

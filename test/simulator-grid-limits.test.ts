@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { HOUR_MS, MINUTE_MS } from '../src/protocol/time';
-import { DEFAULT_SITES, Simulator, startSimulator, type SiteDefinition, type StartedSimulator } from '../src/simulator/index';
+import { DEFAULT_SITES, Simulator, type SiteDefinition } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { BATTERY_DEFAULTS } from '../src/simulator/sites';
 import { call } from './helpers/sim-http';
 
@@ -38,11 +39,7 @@ const HOME_EMPTY = custom('homeempty', HOME, { battery: { initialSoc: BATTERY_DE
 const kW = (value: number) => ({ value, unit: 'kW' });
 
 describe('simulator: grid limits (issue 12)', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] }, { each: true });
 
   const path = (site: SiteDefinition) => `/sites/${site.siteReference}/steering/grid-limits`;
   const limits = (site: SiteDefinition, body: Record<string, unknown>) => call(s.url, 'POST', path(site), body);

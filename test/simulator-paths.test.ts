@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_PATHS, type ApiPaths } from '../src/protocol/paths';
-import { EmsClient } from '../src/client';
-import { DEFAULT_SITES, Simulator, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { DEFAULT_SITES, Simulator, startSimulator } from '../src/simulator/index';
+import { clientFor, useSimulator } from './helpers/sim';
 import { parseCli } from '../src/simulator/cli';
 import { matchRoute } from '../src/simulator/routes';
 import { call } from './helpers/sim-http';
@@ -27,11 +27,7 @@ const CONFIGURED: ApiPaths = {
 
 describe('simulator: configurable paths (issue 12)', () => {
   describe('each configured path takes effect; its default then answers 404', () => {
-    let s: StartedSimulator;
-    before(async () => {
-      s = await startSimulator({ frozen: true, paths: CONFIGURED }); // now: the client checks validUntil against its clock
-    });
-    after(() => s.close());
+    const s = useSimulator({ frozen: true, paths: CONFIGURED }); // now: the client checks validUntil against its clock
     const until = () => s.sim.clock.now() + HOUR_MS;
 
     it('devices', async () => {
@@ -80,8 +76,8 @@ describe('simulator: configurable paths (issue 12)', () => {
     });
 
     it('a client with the same paths reaches every configured path; one with the defaults gets 404', async () => {
-      const c = new EmsClient({ baseUrl: s.url, retries: 0, paths: CONFIGURED });
-      const d = new EmsClient({ baseUrl: s.url, retries: 0 });
+      const c = clientFor(s, { retries: 0, paths: CONFIGURED });
+      const d = clientFor(s, { retries: 0 });
       try {
         assert.equal((await c.listDevices()).length, 6);
         assert.equal((await c.listSites()).length, 2);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIsoSeconds } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { BATTERY_DEFAULTS } from '../src/simulator/sites';
 
 const T0 = Date.UTC(2026, 2, 10, 6, 0, 0); // a March morning, UTC
@@ -44,11 +45,7 @@ function assertNonDecreasing(values: number[], what: string): void {
 }
 
 describe('simulator: physics', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true, seed: 3 });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true, seed: 3 }, { each: true });
 
   it('SOC falls under discharge and rises under charge (1 h each), by energy / capacity with the round-trip efficiency', async () => {
     const ref = COM.battery.deviceReference;

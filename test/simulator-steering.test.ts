@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { endOfQuarterHour, HOUR_MS, MINUTE_MS } from '../src/protocol/time';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import { DEFAULT_SITES } from '../src/simulator/index';
+import { useSimulator } from './helpers/sim';
 import { BATTERY_DEFAULTS } from '../src/simulator/sites';
 import { call } from './helpers/sim-http';
 
@@ -11,11 +12,7 @@ const SITE = `/sites/${COM.siteReference}`;
 
 
 describe('simulator: steering components (spec section 3)', () => {
-  let s: StartedSimulator;
-  beforeEach(async () => {
-    s = await startSimulator({ startTime: T0, frozen: true });
-  });
-  afterEach(() => s.close());
+  const s = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   const state = async (site = SITE) => (await call(s.url, 'GET', `${site}/steering`)).body.components;
   const flows = async (site = SITE) => (await call(s.url, 'GET', `${site}/state`)).body;

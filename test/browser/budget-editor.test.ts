@@ -7,8 +7,8 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { freshEditor, type Session } from './lib/session';
-import { canvasNode, cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd, trayAtRest, wire } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { canvasNode, closeTray, configId, deploy, dropNode, openNode, openServerAdd, trayAtRest, wire } from './lib/editor';
 import { until } from './lib/wait';
 import { catalogue } from './lib/panels';
 import { SCREENSHOT_DIR } from './lib/screenshots';
@@ -25,13 +25,7 @@ describe('browser: request budget in the config panel', function () {
   let requestId: string;
   let injectId: string;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('budget settings: ranges from the table of limits, defaults no cap and refuse; counts wait for a deploy', async function () {
     requestId = await dropNode(page, 'ems-request', 300, 150);

@@ -6,8 +6,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
-import { launch, type BrowserSession } from './lib/browser';
-import { DEMO_SCRIPT, startDemo, type Demo } from './lib/demo';
+import { useDemo } from '../helpers/browser';
+import type { BrowserSession } from './lib/browser';
+import { DEMO_SCRIPT, type Demo } from './lib/demo';
 import * as path from 'node:path';
 import { REPO, getJson } from './lib/node-red';
 import { screenshot } from './lib/screenshots';
@@ -48,13 +49,8 @@ describe('browser: the npm start dashboard', function () {
       this.skip();
     }
     flow = JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8'));
-    demo = await startDemo();
-    b = await launch('en-US');
   });
-  after(async function () {
-    await b?.close();
-    await demo?.stop();
-  });
+  useDemo((d) => { demo = d.demo; b = d.browser; }, { editor: false });
 
   it('renders both batteries\' SOC and the 7-day chart with data from the simulator', async function () {
     const page = b!.page;

@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
-import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, configId, deploy, dropNode, openNode, openServerAdd, typedText } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { closeTray, configId, deploy, dropNode, openNode, openServerAdd, typedText } from './lib/editor';
 import { freePort } from './lib/node-red';
 import { until } from './lib/wait';
 import { catalogue } from './lib/panels';
@@ -54,13 +54,10 @@ describe('browser: config node secrets', function () {
   let page: Page;
   let readId: string;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
+  useEditor(async (session) => {
+    s = session;
+    page = session.browser.page;
     BASE_URL = `https://127.0.0.1:${await freePort()}/partner/v1`;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
   });
 
   it('shows the API key, token and client secret as password fields, and warns about plain http', async function () {

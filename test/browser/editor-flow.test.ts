@@ -8,9 +8,9 @@
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
-import { freshEditor, type Session } from './lib/session';
+import { useEditor, type Session } from '../helpers/browser';
 import {
-  cancelTrays, canvasNode, chooseType, closeTray, deploy, dropNode, openNode, openServerAdd, options,
+  canvasNode, chooseType, closeTray, deploy, dropNode, openNode, openServerAdd, options,
   setInjectPayload, showSidebar, typedContainer, typedText, wire,
 } from './lib/editor';
 import { getJson } from './lib/node-red';
@@ -37,13 +37,7 @@ describe('browser: a steering flow built in the editor', function () {
     await canvasNode(page, node).locator('.red-ui-flow-node-button-button').click();
   }
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('builds inject -> site steer -> debug, deploys, and the inject button steers the simulated battery', async function () {
     id.inject = await dropNode(page, 'inject', 140, 100);

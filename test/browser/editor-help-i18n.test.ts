@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { launch, type BrowserSession } from './lib/browser';
-import { freshEditor, session, type Session } from './lib/session';
+import { useEditor, type Session } from '../helpers/browser';
+import { session } from './lib/session';
 import { TYPES, cancelTrays, closeTray, dropNode, openEditor, openNode, paletteNode, showSidebar } from './lib/editor';
 import { REPO } from './lib/node-red';
 import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
@@ -61,17 +62,12 @@ describe('browser: help and German', function () {
   let s: Session;
   let de: BrowserSession | undefined;
 
-  before(async function () {
-    s = await freshEditor();
-  });
+  useEditor((session) => { s = session; });
   after(async function () {
     await de?.close();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      await cancelTrays(s.browser.page);
-      if (de) await cancelTrays(de.page);
-    }
+    if (this.currentTest?.state === 'failed' && de) await cancelTrays(de.page);
   });
 
   for (const type of ALL) {

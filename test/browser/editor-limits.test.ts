@@ -11,9 +11,9 @@ import type { Locator, Page } from 'playwright-core';
 import { WORDS, refusal, type Limit, type LimitKey, type Words } from '../../src/protocol/limits';
 import { DEFAULT_SITES } from '../../src/simulator';
 import { CONFIG_KEYS, LIMITS, STEER_POWER_KEYS, atLimits, outside, refusalOf } from '../helpers/limits';
-import { freshEditor, type Session } from './lib/session';
+import { useEditor, type Session } from '../helpers/browser';
 import { launch, type BrowserSession } from './lib/browser';
-import { cancelTrays, closeTray, openEditor, trayIdle } from './lib/editor';
+import { closeTray, openEditor, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -106,9 +106,9 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
   let errors: Map<string, string[]>;
   let de: BrowserSession | undefined;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
+  useEditor(async (session) => {
+    s = session;
+    page = session.browser.page;
     const from = s.nr.log().length;
     await setFlows(s.nr, flow);
     // The node that reports a case: the reader of a config node, else the node itself.
@@ -120,9 +120,6 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
   after(async function () {
     await de?.close();
     if (s) await setFlows(s.nr, []);
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
   });
 
   it('the runtime refuses exactly the values just outside, each with the table\'s refusal', async () => {

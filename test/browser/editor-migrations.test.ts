@@ -8,8 +8,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, nodeProps, openEditor, openNode } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { closeTray, nodeProps, openEditor, openNode } from './lib/editor';
 import { setFlows, REPO } from './lib/node-red';
 import { until } from './lib/wait';
 
@@ -48,13 +48,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
   this.timeout(120_000);
   let s: Session;
   let page: Page;
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('serves the runtime\'s table to the editor', async () => {
     const v = await page.evaluate(() => {

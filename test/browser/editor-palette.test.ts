@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { freshEditor, type Session } from './lib/session';
-import { TYPES, cancelTrays, closeTray, dropNode, filterPalette, openNode, options, paletteNode } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { TYPES, closeTray, dropNode, filterPalette, openNode, options, paletteNode } from './lib/editor';
 import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
 import { screenshot, screenshotTray } from './lib/screenshots';
 
@@ -22,13 +22,7 @@ describe('browser: palette and edit panels', function () {
   let s: Session;
   let page: Page;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('lists device read, time series and site steer under "EMS partner", each with its icon', async function () {
     const category = page.locator('.red-ui-palette-category', { has: paletteNode(page, 'ems-site-steer') });

@@ -7,9 +7,9 @@
 import * as assert from 'node:assert/strict';
 import type { Page, Request } from 'playwright-core';
 import { BUILT_IN_SITES, DEFAULT_SITES } from '../../src/simulator';
-import { freshEditor, type Session } from './lib/session';
+import { useEditor, type Session } from '../helpers/browser';
 import {
-  cancelTrays, closeTray, configId, deploy, dropNode, nodeProps, openNode, openServerAdd, options, trayIdle, typedText,
+  closeTray, configId, deploy, dropNode, nodeProps, openNode, openServerAdd, options, trayIdle, typedText,
 } from './lib/editor';
 import { catalogue } from './lib/panels';
 import { screenshotTray } from './lib/screenshots';
@@ -40,13 +40,7 @@ describe('browser: pickers on the built-in simulator', function () {
   let s: Session;
   let page: Page;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('device read: adds a simulator server from the panel; devices and their properties with units', async function () {
     const id = await dropNode(page, 'ems-device-read', 300, 120);

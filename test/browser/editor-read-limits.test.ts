@@ -5,8 +5,8 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
-import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, dropNode, openNode } from './lib/editor';
+import { useEditor } from '../helpers/browser';
+import { closeTray, dropNode, openNode } from './lib/editor';
 
 const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-error'));
 
@@ -24,15 +24,8 @@ const RANGE: Array<[string, boolean]> = [['0', true], ['100001', true], ['2.5', 
 
 describe('editor: maxSplit on the read panels', function () {
   this.timeout(120_000);
-  let s: Session;
   let page: Page;
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { page = session.browser.page; });
 
   it('device read: shown with split in map or list mode, 1000 by default, 1..100000', async () => {
     const id = await dropNode(page, 'ems-device-read', 200, 100);

@@ -10,8 +10,8 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { validatePath } from '../../src/protocol/paths';
 import { checkRequestPath } from '../../src/client/request-path';
-import { freshEditor, type Session } from './lib/session';
-import { cancelTrays, closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
+import { useEditor, type Session } from '../helpers/browser';
+import { closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -37,13 +37,7 @@ describe('browser: config node endpoints and the ems-request node', function () 
   let s: Session;
   let page: Page;
 
-  before(async function () {
-    s = await freshEditor();
-    page = s.browser.page;
-  });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
 
   it('ems-request is in the palette with its icon; its panel: method GET, a path that leaves the base URL is marked with the runtime\'s text', async () => {
     const entry = paletteNode(page, 'ems-request');

@@ -15,9 +15,10 @@ import type { Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
 import type { SiteState, SteeringState } from '../../src/protocol/types';
 import { readExample } from '../helpers/examples';
-import { launch, type BrowserSession } from './lib/browser';
-import { startDemo, type Demo } from './lib/demo';
-import { cancelTrays, canvasNode, closeTray, deploy, notificationsGone, openEditor, openNode, showSidebar, trayAtRest } from './lib/editor';
+import { useDemo } from '../helpers/browser';
+import type { BrowserSession } from './lib/browser';
+import type { Demo } from './lib/demo';
+import { canvasNode, closeTray, deploy, notificationsGone, openNode, showSidebar, trayAtRest } from './lib/editor';
 import { conflictNotification, importExample } from './lib/import';
 import { REPO, getJson } from './lib/node-red';
 import { screenshot, screenshotTray } from './lib/screenshots';
@@ -73,18 +74,8 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
     // The example steers the site the demo reads: they must agree on it.
     assert.equal(steer.site, site.siteReference);
     assert.equal(exampleNode('Commercial grid power').device, site.meter.deviceReference);
-    demo = await startDemo();
-    b = await launch('en-US');
-    page = b.page;
-    await openEditor(page, `${demo.base}/`);
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && b) await cancelTrays(page).catch(() => undefined);
-  });
-  after(async function () {
-    await b?.close();
-    await demo?.stop();
-  });
+  useDemo((d) => { demo = d.demo; b = d.browser; page = d.page; });
 
   it('imports example 08 next to the demo flow (Menu ▸ Import ▸ Examples) and deploys it without a prompt', async function () {
     const outcome = await importExample(page, MODULE, FILE.replace(/\.json$/, ''), EXAMPLE.map((n) => n.id));

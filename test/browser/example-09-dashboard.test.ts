@@ -16,9 +16,10 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { SteeringState } from '../../src/protocol/types';
 import { readExample, builtInSite } from '../helpers/examples';
-import { launch, type BrowserSession } from './lib/browser';
-import { startDemo, type Demo } from './lib/demo';
-import { cancelTrays, canvasNode, deploy, notificationsGone, openEditor, showSidebar } from './lib/editor';
+import { useDemo } from '../helpers/browser';
+import type { BrowserSession } from './lib/browser';
+import type { Demo } from './lib/demo';
+import { canvasNode, deploy, notificationsGone, showSidebar } from './lib/editor';
 import { conflictNotification, importExample } from './lib/import';
 import { REPO, getJson } from './lib/node-red';
 import { screenshot } from './lib/screenshots';
@@ -77,18 +78,8 @@ describe('browser: example 09 imported into npm start plans the sample day, play
 
   before(async function () {
     assert.equal(schedule.site, HOME.siteReference);
-    demo = await startDemo();
-    b = await launch('en-US');
-    page = b.page;
-    await openEditor(page, `${demo.base}/`);
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && b) await cancelTrays(page).catch(() => undefined);
-  });
-  after(async function () {
-    await b?.close();
-    await demo?.stop();
-  });
+  useDemo((d) => { demo = d.demo; b = d.browser; page = d.page; });
 
   it('imports example 09 next to the demo flow (Menu ▸ Import ▸ Examples) and deploys it without a prompt; its page joins the demo\'s dashboard', async function () {
     // Dashboard 2's editor keeps the ui-base there is (the demo's) and drops the example's.

@@ -11,9 +11,9 @@ import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import type { SteeringState } from '../../src/protocol/types';
 import { TestBroker, readExample, builtInSite } from '../helpers/examples';
-import { freshEditor, type Session } from './lib/session';
+import { useEditor, type Session } from '../helpers/browser';
 import { VIEWPORT } from './lib/browser';
-import { canvasNode, cancelTrays, deploy, notificationsGone } from './lib/editor';
+import { canvasNode, deploy, notificationsGone } from './lib/editor';
 import { conflictNotification, importExample } from './lib/import';
 import { getJson, setFlows } from './lib/node-red';
 import { SCREENSHOT_DIR } from './lib/screenshots';
@@ -50,12 +50,8 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     assert.equal(steer.site, HOME.siteReference);
     assert.equal(read.device, HOME.battery.deviceReference);
     await broker.start();
-    s = await freshEditor();
-    page = s.browser.page;
   });
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed') await cancelTrays(page).catch(() => undefined);
-  });
+  useEditor((session) => { s = session; page = session.browser.page; });
   after(async function () {
     await page?.setViewportSize(VIEWPORT).catch(() => undefined);
     await page?.evaluate(() => { RED.menu.setSelected('menu-item-palette', true); RED.menu.setSelected('menu-item-sidebar', true); }).catch(() => undefined);

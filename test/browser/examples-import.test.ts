@@ -14,9 +14,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { exampleFiles, readExample } from '../helpers/examples';
-import { launch, type BrowserSession } from './lib/browser';
-import { startDemo, type Demo } from './lib/demo';
-import { deploy, openEditor } from './lib/editor';
+import { useDemo } from '../helpers/browser';
+import type { BrowserSession } from './lib/browser';
+import type { Demo } from './lib/demo';
+import { deploy } from './lib/editor';
 import { conflictNotification, importExample, importKeepingExisting, inWorkspace } from './lib/import';
 import { REPO, getJson } from './lib/node-red';
 import { until } from './lib/wait';
@@ -37,16 +38,7 @@ describe('browser: importing every example into npm start\'s Node-RED', function
   let page: Page;
   const files = exampleFiles();
 
-  before(async function () {
-    demo = await startDemo();
-    b = await launch('en-US');
-    page = b.page;
-    await openEditor(page, `${demo.base}/`);
-  });
-  after(async function () {
-    await b?.close();
-    await demo?.stop();
-  });
+  useDemo((d) => { demo = d.demo; b = d.browser; page = d.page; });
 
   it('starts from the deployed demo flow', async function () {
     assert.deepEqual(await inWorkspace(page, DEMO.map((n) => n.id)), DEMO.map(() => true));

@@ -211,3 +211,15 @@ export class TestBroker {
     });
   }
 }
+
+/** A TestBroker for a describe block: started before it, stopped after it. */
+export function useBroker(): TestBroker {
+  const broker = new TestBroker();
+  before(async () => {
+    await broker.start();
+  });
+  after(async () => {
+    await broker.stop();
+  });
+  return broker;
+}

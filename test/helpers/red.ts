@@ -4,9 +4,10 @@
  * builders, and ways to await messages, errors and statuses without sleeping.
  */
 import async_hooks from 'node:async_hooks';
-import { startSimulator, type StartOptions, type StartedSimulator } from '../../src/simulator/index';
-import type { LogEntry } from '../../src/simulator/index';
+import type { LogEntry, StartedSimulator } from '../../src/simulator/index';
 import { coreNode, nodeRedPath } from './node-red-path';
+
+export { useSimulator } from './sim';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 export interface TestHelper {
@@ -48,18 +49,6 @@ export function useRuntime(): void {
       helper.stopServer(done);
     }, done);
   });
-}
-
-/** A simulator for a describe block, closed after it. */
-export function useSimulator(opts: StartOptions = {}): { readonly s: StartedSimulator } {
-  const box = {} as { s: StartedSimulator };
-  before(async () => {
-    box.s = await startSimulator({ port: 0, ...opts });
-  });
-  after(async () => {
-    await box.s?.close();
-  });
-  return box;
 }
 
 /** A config node on a simulator URL (retries 0 so fault tests stay quick unless asked). */
