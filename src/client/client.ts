@@ -18,7 +18,7 @@ import {
 } from './responses';
 import { mapLimit } from './limiter';
 import { LIMITS, SERVICE, accepts, refusal } from '../protocol/limits';
-import { HOUR_MS, isoOrRaw, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
+import { HOUR_MS, checkFuture, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import type { AttemptHook } from './attempts';
 import { validateProperty, validateReadRequest, validateReference, validateTimeSeriesRequest } from '../protocol/validate';
@@ -72,7 +72,8 @@ export interface TimeSeriesQuery {
   resolutionHours?: number;
 }
 
-type Listener = (s: ConnectionState) => void;
+/** Called with each change of the connection state. */
+export type Listener = (s: ConnectionState) => void;
 
 /** At most this many 30-day requests for one time series (about 5 years). */
 export const MAX_SPANS = SERVICE.maxSpans;
@@ -252,11 +253,8 @@ export class EmsClient {
    * the time: a request whose validUntil has passed is not sent (ValidationError).
    */
   async sendSteering<E extends SteeringEndpoint>(req: SteeringRequest<E>, o?: CallOptions): Promise<SteeringAnswers[E]> {
-    const validUntil = (req.body as { validUntil?: number } | undefined)?.validUntil;
-    if (validUntil !== undefined && !(validUntil > Date.now())) {
-      const got = isoOrRaw(validUntil);
-      throw new ValidationError('validUntil', `must be in the future; got ${got}`, 'unprocessable');
-    }
+    const { validUntil } = req;
+    if (validUntil !== undefined) checkFuture(validUntil, Date.now());
     const extra = req.body === undefined ? undefined : { data: req.body };
     return this.request(req.method, req.path, { kind: 'steer', validUntil }, o, extra, (req.method === 'DELETE' ? CANCEL : STEERING) as ResponseShape<SteeringAnswers[E]>);
   }
