@@ -4,7 +4,10 @@
 // Then serves the runtime's own tables to the editor: each compiled module below (it imports
 // nothing) is wrapped into a browser script in resources/ (git-ignored, packed), which sets a
 // global the panels read; modules that import others of dist/ are bundled with them (`bundles`).
-// The editor thus checks and upgrades with the very code the runtime runs.
+// The editor thus checks and upgrades with the very code the runtime runs. Last, the editor code
+// itself (src/editor/, compiled by tsconfig.editor.json into dist/browser/, DOM types, ES2017) is
+// bundled the same way into resources/editor.js and resources/site-steer-panel.js, and dist/browser/
+// removed (it is not shipped: the package carries the bundles only).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -61,9 +64,12 @@ const bundles = [
   // the site steer panel's rules (src/protocol/steer-panel.ts): the site list, each mode's rows, the node's power limits
   ['dist/protocol/steer-panel.js', 'resources/steer-rules.js', 'EmsPartnerSteerRules'],
 ];
-/** The modules an entry needs, entry last: [id relative to dist/, code]. Throws on a require of a package or a Node module. */
-function collect(entry) {
-  const dist = path.join(root, 'dist');
+/**
+ * The modules an entry (a path from the package's root) needs, entry last: [id relative to `base`
+ * (default dist/), code]. Throws on a require of a package or a Node module.
+ */
+function collect(entry, base = 'dist') {
+  const dist = path.join(root, base);
   const out = new Map();
   const visit = (file) => {
     const id = path.relative(dist, file).split(path.sep).join('/');
@@ -81,11 +87,11 @@ function collect(entry) {
   visit(path.join(root, entry));
   return [...out.entries()];
 }
-for (const [from, to, global] of bundles) {
-  const modules = collect(from);
+/** One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the sources. */
+function bundle(modules, global, from) {
   const entryId = modules[modules.length - 1][0];
   const defs = modules.map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`).join('\n');
-  const script = `// Built by scripts/copy-editor.js from ${modules.map(([id]) => `dist/${id}`).join(', ')} (do not edit): window.${global} for the editor.\n`
+  return `// Built by scripts/copy-editor.js from ${from} (do not edit): window.${global} for the editor.\n`
     + '(function () {\n'
     + '    var defs = {}, cache = {};\n'
     + `${defs}\n`
@@ -101,5 +107,32 @@ for (const [from, to, global] of bundles) {
     + '    }\n'
     + `    window.${global} = load(${JSON.stringify(entryId)});\n`
     + '})();\n';
-  fs.writeFileSync(path.join(root, to), script);
 }
+for (const [from, to, global] of bundles) {
+  const modules = collect(from);
+  fs.writeFileSync(path.join(root, to), bundle(modules, global, modules.map(([id]) => `dist/${id}`).join(', ')));
+}
+
+/**
+ * The editor code (src/editor/*.ts): [entry in dist/browser/, script in resources/, global it sets].
+ * `npm run build` compiles it with tsconfig.editor.json (DOM, no Node types, ES2017) into dist/browser/;
+ * each entry is bundled with the modules of src/editor/ it imports. It reaches the runtime's rules only
+ * through the globals above (type-only imports), so a bundle that would carry a module from outside
+ * src/editor/ (a copy of a runtime rule) fails the build.
+ */
+const editorBundles = [
+  // the shared editor code (field helpers, validators, admin-route calls, pickers): every panel
+  ['dist/browser/editor/editor.js', 'resources/editor.js', 'EmsPartnerEditor'],
+  // the site steer panel's validators and form code (the definition is in nodes/ems-site-steer.html)
+  ['dist/browser/editor/site-steer-panel.js', 'resources/site-steer-panel.js', 'EmsPartnerSiteSteerPanel'],
+];
+const browserDir = path.join(root, 'dist', 'browser');
+if (!fs.existsSync(path.join(browserDir, 'editor'))) throw new Error('dist/browser/editor is missing: it is built from src/editor by tsc -p tsconfig.editor.json');
+for (const [from, to, global] of editorBundles) {
+  const modules = collect(from, 'dist/browser');
+  for (const [id] of modules) {
+    if (!id.startsWith('editor/')) throw new Error(`${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`);
+  }
+  fs.writeFileSync(path.join(root, to), bundle(modules, global, `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`));
+}
+fs.rmSync(browserDir, { recursive: true, force: true });

@@ -17,3 +17,8 @@ export { MODE_COMPONENTS, STEER_MODES, checkPowerLimits, panelRows, type PanelRo
 export { MAX_SLOTS, parseSetting, parseSlots, runsOf, splitRun, storedTime, type ScheduleSettings, type ScheduleSlot } from './schedule';
 export { DEFAULT_TOLERANCE, DEVICE_ROLE, type Asked, type DeliveryComponent, type DeliveryReport, type DeviceRole, type Tolerance } from './delivery';
 export { FleetAggregator } from './aggregate';
+export * from './paths';
+export * from './endpoints';
+export * from './schedule';
+export * from './delivery';
+export { parseGridLimits, type GridLimitFields, type GridLimitSettings, type GridLimits } from './grid-limits';

@@ -1,54 +1,7 @@
 /**
- * Grid-limits mode of the site-steer node (vendor notes, issue 12): the upper and lower limit
- * of the site's grid power (positive imports, negative exports), each a number in the node's
- * unit or {value, unit}, from msg.payload or the node's TypedInputs. Refused before sending:
- * neither limit set, lowerLimit above upperLimit, a limit beyond the node's maxGridLimit.
- * Pure (no Node-RED).
+ * Grid-limits mode of the site-steer node (vendor notes, issue 12): the rule itself is the
+ * protocol's (src/protocol/grid-limits.ts: neither limit set, lowerLimit above upperLimit, a
+ * limit beyond the node's maxGridLimit are refused before sending), where the editor checks
+ * with it too (resources/steer-rules.js); the nodes reach it here, as they did.
  */
-import { ValidationError, parsePowerValue, toWatts, type PowerUnit, type PowerValue } from '../../protocol';
-import type { SteeringCommand } from '../../runtime';
-
-export type GridLimits = NonNullable<SteeringCommand['gridLimits']>;
-
-/** What the grid-limits part of a node's settings holds. */
-export interface GridLimitSettings {
-  upperLimitUnit: PowerUnit;
-  lowerLimitUnit: PowerUnit;
-  /** Bound of |upperLimit| and |lowerLimit|, W (0 = none). */
-  maxGridLimit: number;
-}
-
-/** Where each limit came from (msg.payload.upperLimit or the node's upperLimit), for refusals. */
-export interface GridLimitFields {
-  upper: string;
-  lower: string;
-}
-
-const FORMS = 'a number in the node\'s unit or {value, unit: W|kW|MW}; grid power, positive imports, negative exports';
-
-/**
- * The limits a message sets (each `undefined`, null or '' = not set), checked against each
- * other and the node's maxGridLimit.
- */
-export function parseGridLimits(s: GridLimitSettings, upper: unknown, lower: unknown, fields: GridLimitFields): GridLimits {
-  const set = (v: unknown) => v !== undefined && v !== null && v !== '';
-  const out: GridLimits = {};
-  if (set(upper)) out.upperLimit = parsePowerValue(upper, fields.upper, s.upperLimitUnit);
-  if (set(lower)) out.lowerLimit = parsePowerValue(lower, fields.lower, s.lowerLimitUnit);
-  if (!out.upperLimit && !out.lowerLimit) {
-    throw new ValidationError('msg.payload', `sets no grid limit: send {upperLimit, lowerLimit} (at least one; each ${FORMS}), a body in the API's shape, or set the node's upper or lower limit; nothing was sent`);
-  }
-  for (const [v, field] of [[out.upperLimit, fields.upper], [out.lowerLimit, fields.lower]] as const) {
-    if (v && s.maxGridLimit > 0 && Math.abs(toWatts(v)) > s.maxGridLimit) {
-      throw new ValidationError(field, `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${show(v)}; nothing was sent`);
-    }
-  }
-  if (out.upperLimit && out.lowerLimit && toWatts(out.lowerLimit) > toWatts(out.upperLimit)) {
-    throw new ValidationError(fields.lower, `must not be above upperLimit (${show(out.upperLimit)}); got ${show(out.lowerLimit)}; nothing was sent`, 'unprocessable');
-  }
-  return out;
-}
-
-function show(v: PowerValue): string {
-  return `${v.value} ${v.unit}`;
-}
+export { parseGridLimits, type GridLimitFields, type GridLimitSettings, type GridLimits } from '../../protocol';
