@@ -30,7 +30,5 @@ export {
 export { startSimulator, type StartOptions, type StartedSimulator } from './simulator';
 // Types the exported classes and functions above refer to (type-only: nothing more at run time).
 export type { SteeringRequest, SteeringBodies, SteeringAnswers, SteeringEndpoint, ApiPaths } from './protocol';
-export type { BudgetRefusal, Redactor, ApiErrorOptions, RawResponse, ResponseShape, Attempt, AttemptHook, AttemptOutcome } from './client';
-export type { Listener } from './client/client';
-export type { RawOptions } from './client/raw';
+export type { BudgetRefusal, Redactor, ApiErrorOptions, RawResponse, ResponseShape, Attempt, AttemptHook, AttemptOutcome, Listener, RawOptions } from './client';
 export type { SimulatorOptions, FaultConfig, OAuthOptions, SiteDefinition, LoadProfile } from './simulator';

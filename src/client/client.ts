@@ -6,7 +6,17 @@
  * sendSteering() (SteeringRequest from the protocol's endpoint table, for the steering queue).
  * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
  */
-import { PATH_KEYS, PATH_SETTINGS, resolvePaths, type ApiPaths } from '../protocol/paths';
+import {
+  PATH_KEYS, PATH_SETTINGS, resolvePaths, LIMITS, SERVICE, accepts, refusal, HOUR_MS, checkFuture, parseIsoTime,
+  parseTime, splitRange, toIsoSeconds, validateProperty, validateReadRequest, validateReference,
+  validateTimeSeriesRequest, STEERING_ENDPOINTS, steeringRequest,
+} from '../protocol';
+import type {
+  ApiPaths, SteeringAnswers, SteeringEndpoint, SteeringRequest, ActiveSteeringRequest, CurtailmentSteeringRequest,
+  Device, EssSteeringRequest, GridTargetCancelResponse, GridLimitsRequest, GridTargetRequest, Measurement,
+  MeasurementList, MeasurementMap, ReadAnswers, ReadRequest, ReadShape, SiteSummary, SteeringResponse, TimeInput,
+  TimeSeriesRequest, TimeSeriesResponse,
+} from '../protocol';
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
 import { ApiError, apiError, Redactor, ValidationError } from './errors';
@@ -17,18 +27,8 @@ import {
   CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
 } from './responses';
 import { mapLimit } from './limiter';
-import { LIMITS, SERVICE, accepts, refusal } from '../protocol/limits';
-import { HOUR_MS, checkFuture, parseIsoTime, parseTime, splitRange, toIsoSeconds } from '../protocol/time';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import type { AttemptHook } from './attempts';
-import { validateProperty, validateReadRequest, validateReference, validateTimeSeriesRequest } from '../protocol/validate';
-import { STEERING_ENDPOINTS, steeringRequest, type SteeringAnswers, type SteeringEndpoint, type SteeringRequest } from '../protocol/endpoints';
-import type {
-  ActiveSteeringRequest, CurtailmentSteeringRequest, Device, EssSteeringRequest, GridTargetCancelResponse,
-  GridLimitsRequest,
-  GridTargetRequest, Measurement, MeasurementList, MeasurementMap, ReadAnswers, ReadRequest, ReadShape, SiteSummary,
-  SteeringResponse, TimeInput, TimeSeriesRequest, TimeSeriesResponse,
-} from '../protocol/types';
 
 export interface ClientOptions {
   baseUrl: string;

@@ -4,7 +4,7 @@
  * error: the request is kept as method and path only (no headers, no query credentials), and
  * messages from the service are masked with every form of the secrets the client knows.
  */
-import { EmsError, ValidationError } from '../protocol/errors';
+import { EmsError, ValidationError } from '../protocol';
 
 export { EmsError, ValidationError };
 

@@ -11,12 +11,10 @@
  * array of numbers). The checks are plain loops over the parsed answer, without closures.
  */
 import { apiError, looksLikeHtml, oneLine, type ApiError, type Redactor } from './errors';
-import { normaliseDevices } from '../protocol/devices';
-import { parseIsoTime } from '../protocol/time';
-import { show } from '../protocol/units';
+import { normaliseDevices, parseIsoTime, show } from '../protocol';
 import type {
   Device, GridTargetCancelResponse, Measurement, MeasurementList, MeasurementMap, SiteSummary, TimeSeriesResponse,
-} from '../protocol/types';
+} from '../protocol';
 
 export interface ResponseShape<T> {
   /** What a good answer looks like, for the error message. */

@@ -17,7 +17,7 @@
 import { ValidationError } from '../protocol/errors';
 import { DAY_MS, MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
-import type { TimeInput } from '../protocol/types';
+import type { TimeInput } from '../protocol';
 
 /** A point of a series as read: its interval and value. */
 export interface SeriesPoint {

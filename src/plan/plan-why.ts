@@ -3,7 +3,7 @@
  * slot's prices, the slot that later uses what is charged or earlier filled what is
  * discharged, targets, limits, the peak). Pure: no I/O; times as HH:MM in the runtime's zone.
  */
-import { formatClock } from '../protocol/time';
+import { formatClock } from '../protocol';
 import type { SiteInput } from './site-input';
 import type { SlotRun } from './slot-cost';
 

@@ -6,7 +6,7 @@
 import { ValidationError } from '../protocol/errors';
 import { MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
-import type { EpochMs, TimeInput } from '../protocol/types';
+import type { EpochMs, TimeInput } from '../protocol';
 
 /** Most price slots one plan takes (ten days of quarter hours; day-ahead markets publish at most two). */
 export const MAX_PRICE_SLOTS = 960;

@@ -17,9 +17,8 @@
  * where the limits and efficiency allow (see chooseStep). The optimum over that grid is
  * exact: tests compare it with an exhaustive search of every sequence of moves on the grid.
  */
-import { ValidationError } from '../protocol/errors';
-import { HOUR_MS, MINUTE_MS } from '../protocol/time';
-import type { EpochMs } from '../protocol/types';
+import { ValidationError, HOUR_MS, MINUTE_MS } from '../protocol';
+import type { EpochMs } from '../protocol';
 import { parsePlanInput, type Battery, type PlanInput, type PricePlanInput, type PriceSlot } from './price-input';
 
 /** Most grid states one plan may use (moves are kept in an Int16Array: below 32768). */

@@ -5,7 +5,7 @@
  * it. The ems-plan node (src/nodes/plan/replan.ts) keeps the inputs and re-plans; this file has
  * no clock and no Node-RED.
  */
-import { HOUR_MS } from '../protocol/time';
+import { HOUR_MS } from '../protocol';
 import type { PricePlan } from './price-plan';
 import type { SitePlan } from './site-plan';
 

@@ -9,7 +9,7 @@
 import { ValidationError } from '../protocol/errors';
 import { HOUR_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
-import type { EpochMs, TimeInput } from '../protocol/types';
+import type { EpochMs, TimeInput } from '../protocol';
 import { MAX_PRICE_SLOTS, numberIn, parseBattery, parsePriceUnit, type BatteryInput } from './price-input';
 import { applyPriceFormula, parsePriceFormula, readPriceFeed, unitOf, type PriceFormula } from './price-feed';
 import type { SiteModel } from './site-solve';

@@ -26,8 +26,8 @@
  * linear value functions (no SOC grid), and a certified one-dimensional search for the
  * peak. The price-only planner (price-plan.ts) is untouched; battery-plan.ts routes to it.
  */
-import { ValidationError } from '../protocol/errors';
-import type { EpochMs } from '../protocol/types';
+import { ValidationError } from '../protocol';
+import type { EpochMs } from '../protocol';
 import { reasons } from './plan-why';
 import { parseSiteInput, type SiteInput, type SitePlanInput } from './site-input';
 import { NoPlan, solveSite, type Infeasible, type SiteSolution } from './site-solve';

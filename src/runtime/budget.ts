@@ -21,11 +21,7 @@
  * restart of the process. The config node forgets its id when it is removed.
  */
 import { apiError, attemptPath, type Attempt, type AttemptHook, type AttemptOutcome, type BudgetRefusal } from '../client';
-import { ValidationError } from '../protocol/errors';
-import { show } from '../protocol/units';
-import { LIMITS } from '../protocol/limits';
-import { limited } from '../protocol/limit-check';
-import { isoOrRaw } from '../protocol/time';
+import { ValidationError, show, LIMITS, limited, isoOrRaw } from '../protocol';
 import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT, type BudgetCounts } from './budget-ring';
 
 export type { BudgetCounts };

@@ -15,10 +15,10 @@
  * the msg field); they are trusted here and go to the client's trusted read path as they are.
  * measurement(), map() and list() are for code that has not validated its input.
  */
-import { ApiError, apiError } from '../client/errors';
-import { validateReadRequest } from '../protocol/validate';
-import type { CallOptions, EmsClient } from '../client/client';
-import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol/types';
+import { ApiError, apiError } from '../client';
+import type { CallOptions, EmsClient } from '../client';
+import { validateReadRequest } from '../protocol';
+import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol';
 
 type Answer = Measurement | MeasurementMap | MeasurementList;
 

@@ -16,18 +16,18 @@
  * - A failed read, a missing device, a window under MIN_WINDOW_MS or readings without
  *   counters and power give `followed: "unknown"` with the reason; never "yes" without data.
  */
-import { ApiError } from '../client/errors';
-import { validateReference } from '../protocol/validate';
+import { ApiError } from '../client';
 import {
-  COUNTERS, CONSUMED, DEVICE_ROLE, PRODUCED, averageFromCounters, measuredReport, unknownReport, watts,
-  type Asked, type DeliveryComponent, type DeliveryReport, type DeliverySource, type DeviceRole, type Reading, type ReportInput, type Tolerance,
-} from '../protocol/delivery';
-import type { SteeringCommand } from '../protocol/endpoints';
-import type { MeasurementList } from '../protocol/types';
-import { ENERGY_FACTOR_ANY_CASE, POWER_FACTOR_ANY_CASE } from '../protocol/units';
+  validateReference, COUNTERS, CONSUMED, DEVICE_ROLE, PRODUCED, averageFromCounters, measuredReport, unknownReport,
+  watts, ENERGY_FACTOR_ANY_CASE, POWER_FACTOR_ANY_CASE,
+} from '../protocol';
+import type {
+  Asked, DeliveryComponent, DeliveryReport, DeliverySource, DeviceRole, Reading, ReportInput, Tolerance,
+  SteeringCommand, MeasurementList,
+} from '../protocol';
 import type { ReadCoalescer } from './coalescer';
 
-export type { DeliveryReport, Asked, Tolerance, DeliveryComponent } from '../protocol/delivery';
+export type { DeliveryReport, Asked, Tolerance, DeliveryComponent } from '../protocol';
 
 /** Time and timers of the checks (a @sinonjs/fake-timers clock fits: `{ now: () => c.now, setTimeout: c.setTimeout, clearTimeout: c.clearTimeout }`). */
 export interface CheckClock {

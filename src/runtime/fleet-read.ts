@@ -10,10 +10,10 @@
  * client and kept for CAPACITY_TTL_MS (a failure for CAPACITY_RETRY_MS), so polling a fleet
  * adds no request per poll.
  */
-import { EmsError } from '../protocol/errors';
-import { ApiError } from '../client/errors';
-import type { EmsClient } from '../client/client';
-import type { ReadAnswers, ReadShape, SiteSummary } from '../protocol/types';
+import { EmsError } from '../protocol';
+import type { ReadAnswers, ReadShape, SiteSummary } from '../protocol';
+import { ApiError } from '../client';
+import type { EmsClient } from '../client';
 import type { ReadCoalescer } from './coalescer';
 import { mapBounded } from './fleet';
 

@@ -6,8 +6,8 @@
  * pending requests, timers and promises at once. Each item settles on its own: a failure is
  * recorded for that item, never rejects the whole, and never escapes as an unhandled rejection.
  */
-import type { EmsClient } from '../client/client';
-import { mapLimit } from '../client/limiter';
+import { mapLimit } from '../client';
+import type { EmsClient } from '../client';
 
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: Error };
 

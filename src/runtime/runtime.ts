@@ -4,10 +4,8 @@
  * a config node that is being edited and not deployed yet.
  */
 import fs from 'node:fs';
-import { ValidationError } from '../protocol';
-import { LIMITS } from '../protocol/limits';
-import { DEFAULT_PATHS, resolvePaths, type ApiPaths } from '../protocol/paths';
-import { limited } from '../protocol/limit-check';
+import { ValidationError, LIMITS, DEFAULT_PATHS, resolvePaths, limited } from '../protocol';
+import type { ApiPaths } from '../protocol';
 import { EmsClient, type AuthConfig } from '../client';
 import { ReadCoalescer } from './coalescer';
 import { PollScheduler } from './poll-scheduler';

@@ -17,7 +17,8 @@
  * - The run in progress is sent at once, unless it is exactly what this player sent last (same
  *   site, setting and end): a resumed or replaced schedule sends nothing twice.
  */
-import { settingKey, type ScheduleRun } from '../protocol/schedule';
+import { settingKey } from '../protocol';
+import type { ScheduleRun } from '../protocol';
 import type { SteeringCommand, SteeringResult } from './steering-queue';
 
 /** A run as played: the site it steers and the number of slots of the schedule it came from. */

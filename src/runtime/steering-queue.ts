@@ -13,18 +13,16 @@
  * (steering-types.ts): a result names the type its request ended (asset steering and grid
  * target displace each other on the service), so the sender can warn.
  */
-import { apiError, ValidationError } from '../client/errors';
-import type { EmsClient } from '../client/client';
-import type { GridTargetRequest, PowerValue } from '../protocol/types';
-import type { ApiPaths } from '../protocol/paths';
-import { checkMaxValidity } from '../protocol/time';
-import {
-  mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf,
-  type SentRequest, type SteeringCommand, type SteeringComponent, type SteeringEndpoint, type SteeringPart,
-} from '../protocol/endpoints';
+import { apiError, ValidationError } from '../client';
+import type { EmsClient } from '../client';
+import { checkMaxValidity, mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf } from '../protocol';
+import type {
+  GridTargetRequest, PowerValue, ApiPaths, SentRequest, SteeringCommand, SteeringComponent, SteeringEndpoint,
+  SteeringPart,
+} from '../protocol';
 import { SteeringTypes, type Displaced } from './steering-types';
 
-export type { SentRequest, SteeringCommand } from '../protocol/endpoints';
+export type { SentRequest, SteeringCommand } from '../protocol';
 export type { Displaced } from './steering-types';
 /** The endpoint a command is meant for (the protocol's SteeringEndpoint). */
 export type SteeringKind = SteeringEndpoint;

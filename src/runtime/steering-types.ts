@@ -6,7 +6,8 @@
  * accepted request here and tells the sender which type it ended, so the node can warn.
  * Grid limits coexist with both and never displace anything.
  */
-import { DISPLACES, steeringTypeOf, type SteeringEndpoint, type SteeringType } from '../protocol/endpoints';
+import { DISPLACES, steeringTypeOf } from '../protocol';
+import type { SteeringEndpoint, SteeringType } from '../protocol';
 
 /** A type that a request ended on its site, and the validUntil it had. */
 export interface Displaced {

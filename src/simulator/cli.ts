@@ -5,7 +5,8 @@
  * Stops cleanly on SIGINT / SIGTERM (exit 0). Bad arguments: message on stderr, exit 2.
  */
 import { parseArgs } from 'node:util';
-import { DEFAULT_PATHS, PATH_KEYS, validatePath, type ApiPaths } from '../protocol/paths';
+import { DEFAULT_PATHS, PATH_KEYS, validatePath } from '../protocol';
+import type { ApiPaths } from '../protocol';
 import { buildRoutes } from './routes';
 import { startSimulator, type StartOptions } from './index';
 

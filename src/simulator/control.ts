@@ -11,9 +11,7 @@
  *   POST /sim/clock   body: { advanceMs } (0 .. 10 years) -> { now }
  *   POST /sim/reset   -> clears steering of every site and the request log -> { reset: true, now }
  */
-import { ValidationError } from '../protocol/errors';
-import { show } from '../protocol/units';
-import { DAY_MS } from '../protocol/time';
+import { ValidationError, show, DAY_MS } from '../protocol';
 import { HttpError } from './http-util';
 import type { Simulator } from './simulator';
 

@@ -3,8 +3,7 @@
  * per request from a seeded PRNG before the request is applied (a faulted steering request
  * changes nothing). Never applies to the /sim/* control endpoints.
  */
-import { ValidationError } from '../protocol/errors';
-import { show } from '../protocol/units';
+import { ValidationError, show } from '../protocol';
 import { mulberry32 } from './prng';
 
 export interface FaultConfig {

@@ -10,8 +10,8 @@
  * operated within its SOC window. The history before the start is the same model run
  * forward over a warm-up (history-warmup.ts), computed on the first request that needs it.
  */
-import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../protocol/time';
-import type { SiteState } from '../protocol/types';
+import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../protocol';
+import type { SiteState } from '../protocol';
 import {
   F_BATT_IN,
   F_BATT_OUT,

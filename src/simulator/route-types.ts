@@ -3,8 +3,10 @@
  * simulator implements RoutedSimulator, the routes take it in their RouteContext. Both import
  * it from here, so routes.ts does not import simulator.ts.
  */
-import type { SteeringBodies, SteeringEndpoint } from '../protocol/endpoints';
-import type { Measurement, MeasurementListItem, SiteState, SteeringState, TimeSeriesRequest, TimeSeriesResponse } from '../protocol/types';
+import type {
+  SteeringBodies, SteeringEndpoint, Measurement, MeasurementListItem, SiteState, SteeringState, TimeSeriesRequest,
+  TimeSeriesResponse,
+} from '../protocol';
 
 /** The simulator as its routes call it. */
 export interface RoutedSimulator {

@@ -24,9 +24,11 @@
  * devices, the list of sites, curtailment and grid limits are served on the configured paths
  * (SimulatorOptions.paths, protocol/paths.ts) and then not on their defaults.
  */
-import { validateProperties, validateProperty, validateTimeSeriesRequest } from '../protocol/validate';
-import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTemplate, type SteeringEndpoint } from '../protocol/endpoints';
-import { DEFAULT_PATHS, SITE_PLACEHOLDER, type ApiPaths } from '../protocol/paths';
+import {
+  validateProperties, validateProperty, validateTimeSeriesRequest, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES,
+  steeringTemplate, DEFAULT_PATHS, SITE_PLACEHOLDER,
+} from '../protocol';
+import type { SteeringEndpoint, ApiPaths } from '../protocol';
 import { HttpError } from './http-util';
 import type { RouteContext } from './route-types';
 

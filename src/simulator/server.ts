@@ -7,7 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { ValidationError } from '../protocol/errors';
+import { ValidationError } from '../protocol';
 import { handleControl } from './control';
 import type { FaultDecision } from './faults';
 import { HttpError, parseJsonBody, readBody, sendJson, splitUrl } from './http-util';

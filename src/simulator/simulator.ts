@@ -2,18 +2,11 @@
  * The simulator's domain: sites and their models, devices, measurements, time series,
  * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
  */
-import { HOUR_MS, toIsoSeconds } from '../protocol/time';
-import { DISPLACES, STEERING_ENDPOINTS, type SteeringBodies, type SteeringEndpoint } from '../protocol/endpoints';
-import { DEFAULT_PATHS, PATH_KEYS, validatePath, type ApiPaths } from '../protocol/paths';
+import { HOUR_MS, toIsoSeconds, DISPLACES, STEERING_ENDPOINTS, DEFAULT_PATHS, PATH_KEYS, validatePath } from '../protocol';
 import type {
-  Measurement,
-  MeasurementListItem,
-  SiteState,
-  SiteSummary,
-  SteeringState,
-  TimeSeriesRequest,
-  TimeSeriesResponse,
-} from '../protocol/types';
+  SteeringBodies, SteeringEndpoint, ApiPaths, Measurement, MeasurementListItem, SiteState, SiteSummary, SteeringState,
+  TimeSeriesRequest, TimeSeriesResponse,
+} from '../protocol';
 import { Clock } from './clock';
 import { PROPERTY_FIELDS, roundField } from './fields';
 import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';

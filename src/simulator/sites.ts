@@ -3,7 +3,7 @@
  * the default two sites (a commercial site and a home). References follow the vendor format
  * (vendor notes): `ste_`/`dvc_` plus 12 base-62 characters, derived deterministically.
  */
-import { validateReference } from '../protocol/validate';
+import { validateReference } from '../protocol';
 import { makeReference } from './prng';
 
 export type LoadProfile = 'commercial' | 'residential';

@@ -11,18 +11,11 @@
  * and the grid target end each other; grid limits coexist with both. A cancel sets nothing
  * and ends nothing else.
  */
-import { curtailmentToWatts, toWatts } from '../protocol/units';
-import { DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, type SteeringBodies, type SteeringComponent, type SteeringEndpoint, type SteeringType } from '../protocol/endpoints';
+import { curtailmentToWatts, toWatts, DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES } from '../protocol';
 import type {
-  ActiveSteeringRequest,
-  ComponentState,
-  CurtailmentSteeringRequest,
-  EssSteeringRequest,
-  GridLimitsRequest,
-  GridTargetRequest,
-  PowerValue,
-  SteeringState,
-} from '../protocol/types';
+  SteeringBodies, SteeringComponent, SteeringEndpoint, SteeringType, ActiveSteeringRequest, ComponentState,
+  CurtailmentSteeringRequest, EssSteeringRequest, GridLimitsRequest, GridTargetRequest, PowerValue, SteeringState,
+} from '../protocol';
 import { contractOf, type SiteDefinition } from './sites';
 
 export const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
