@@ -6,41 +6,64 @@
  */
 module.exports = {
   'read-overhead': {
-    what: `20,000 map reads of 3 properties (334 battery devices round robin) per alternative, at most
-64 messages or calls outstanding (HTTP concurrency 6 in our node and both axios rows: the config
-node's limiter, the agents' maxSockets; the http request node has no such setting, so the core
-flow uses up to 64 keep-alive connections, as a user's flow would), 8 interleaved rounds. The goals compare the alternatives round by
-round (run back to back, so a slow spell of this shared machine hits both) and take the median of
-the 8 per-round ratios; the tables give totals. "Core flow" is change (JSONata URL) →
-http request (keep-alive on) → json. "Tuned axios" is axios with the settings our transport
-uses (maxRedirects 0, proxy off), the fairest floor for our stack. A second, smaller run keeps
-only 6 reads outstanding, a flow that waits for each answer: there the 2 ms coalescing window
-is latency instead of being hidden by queueing. Per-round ratios vary widely on this shared
-machine; the goal rows give their range next to the median. The request budget (issue 14): the
-same node on a config node with maxPerMinute and maxPerDay set at their largest (never reached),
-in the main rounds and in 16 more alternating pairs of 1,000 reads; the goal takes the client
-CPU per read with caps / without, summed over the pairs, and gives the budget's own cost per
-attempt timed alone next to it.`,
-    limits: `On loopback the client's CPU is the bottleneck, so the ratios are ratios of CPU per read
-(given per alternative). Both goals sit close to what the stack allows: the http request node
-(got) costs only about 1.7-1.8 times as much CPU per read as axios itself, and our stack is axios
-plus Node-RED's message passing plus the node's per-message work (property evaluation and
-validation, the status text, the output message) and axios-retry's and the auth interceptors'
-per-request work. Per-round ratios vary widely on this shared machine (the goal rows give their
-range, e.g. 0.62-1.04 against bare axios in one run), so a run can fall either side of 0.90 and
-1.5; read these ratios to about ±0.1. At 6 reads in flight the 2 ms coalescing window costs
-latency and, on this machine, CPU: each read's timer is a wake-up of the event loop of its own
-(coalesceMs 0 removes both).`,
+    what: `Map reads of 3 properties (334 battery devices round robin, so no two reads in flight name the
+same device), at most 64 messages or calls outstanding, in one process against the simulator in a
+child process. HTTP concurrency is 6 in our node and in both axios rows (the config node's limiter,
+the agents' maxSockets); the http request node has no such setting, so the core flow uses up to 64
+keep-alive connections, as a user's flow would. "Tuned axios", the baseline of the goals, is axios
+configured as src/client/transport.ts configures the package's own instance: keep-alive agent
+(60 s TCP keep-alive, maxSockets 6), baseURL, maxRedirects 0, proxy false, maxContentLength and
+maxBodyLength 10 MB (the config node's default), the same accept and user-agent headers and
+transitional options, responseType, validateStatus and decompress at axios' defaults as the
+transport leaves them. What the package adds on top (axios-retry's interceptors, the limiter, the
+wall-clock deadline, the request budget's hook, the response shape check, the coalescer, Node-RED's
+message passing and the node's own work) is what the goals measure. "Bare axios" is axios with only
+a keep-alive agent (it follows redirects and looks up proxies), for comparison with earlier runs.
+"Core flow" is change (JSONata URL) → http request (keep-alive on) → json. "Node-RED + axios" is a
+minimal custom node calling the tuned axios instance: what Node-RED's message passing alone adds.
+"EmsClient" is the package's client from code (no Node-RED): the like-for-like partner of tuned
+axios, so the two like-for-like goals split the package's cost into its client and its node.
+CPU per read is process.cpuUsage() (user + system) over each alternative's fixed number of reads.
+The request budget (issue 14): the same node on a config node with maxPerMinute and maxPerDay set at
+their largest (never reached), in the rounds and in 16 more alternating pairs of 1,000 reads; the
+goal takes the client CPU per read with caps / without, summed over the pairs, and gives the
+budget's own cost per attempt timed alone next to it. What the coalescing window costs when nothing
+is shared is benchmark 2's.`,
+    limits: `On loopback the client's CPU is the bottleneck, so throughput and CPU per read move together
+(both are given, per alternative and as ratios round by round). The package's client is within the
+goal of tuned axios (the EmsClient rows): a CPU profile of 20,000 EmsClient reads (\`node
+--cpu-prof\`, simulator in the same process) puts the package's own code at 3.3 % of the busy time
+(transport 1.1 %, client 0.6 %, the read's validation 0.6 %, axios-retry 0.5 %, limiter 0.5 %,
+answer checks 0.1 %) against axios' 27 %, Node's HTTP client and agent 14 % and GC 8 %. The goals
+on the node against bare tuned axios include what Node-RED itself costs per message: the "Node-RED +
+axios" row, a node that does nothing but call tuned axios, costs about as much again over bare
+axios as ems-device-read costs over it (message passing, the output message, status events). What
+is left to the node is its per-message work: property evaluation, two status updates (requesting,
+then the result, as the core http request node does) and the output message. Ratios from a machine
+that other processes share vary by ±0.1 or more between rounds (the min / median / max show it).`,
   },
   coalescing: {
-    what: `1,000 single-property reads of 100 devices (10 per device over its properties), sent to one
-ems-device-read node (mode single) in one burst, in the Node-RED runtime; coalescing on (config
-default, 2 ms) and off (coalesceMs 0), 7 rounds alternating after 2 warm-up bursts each. The
-simulator's clock is frozen, so every coalesced answer is compared field by field with the
-answer of the same read without coalescing.`,
-    limits: `Both runs pay the same Node-RED cost for the 1,000 messages; coalescing only removes HTTP
-requests, so the time ratio cannot go below (Node-RED cost + 100 requests) / (Node-RED cost + 1,000
-requests).`,
+    what: `Today's semantics (src/runtime/coalescer.ts, issue 21.3): a read of a device with no request of
+the coalescer in flight goes out at once; reads of a device that arrive while one of its requests
+is in flight wait the window (coalesceMs, default 2 ms) and go out merged; an identical read joins
+the request in flight. The config node's default (coalesceMs 2) against coalesceMs 0 (off), in the
+Node-RED runtime, the simulator (frozen clock) in a child process.
+A, nothing shared (what coalescing must not cost): map reads of 3 properties of 334 battery devices
+round robin, so no two reads in flight name the same device, from a closed loop with 64 and with 6
+reads outstanding (6, the config node's concurrency, is a flow that waits for each answer, where any
+fixed wait would show as latency); reads per second and client CPU per read.
+B, shared (what coalescing saves): 1,000 single-property reads of 100 devices (10 per device over its
+properties) sent to one ems-device-read node (mode single) in one burst: each device's first read
+goes out alone, the other nine arrive while it is in flight and go out merged (or join it when they
+name the same property), so at most 2 requests per device. HTTP requests counted by the simulator,
+time until the last answer; every coalesced answer is compared field by field with the answer of
+the same read without coalescing.`,
+    limits: `A: with nothing shared no read should wait, so on and off should differ only by the
+coalescer's bookkeeping per read (a map lookup and a count). A median below 0.95 with the CPU per
+read moving with it would mean that reads wait or cost more with coalescing on; a median below 0.95
+inside a wide round-to-round spread (min / median / max) is the noise of a shared machine. B: both runs pay the same
+Node-RED cost for the 1,000 messages; coalescing only removes HTTP requests, so the time ratio
+cannot go below (Node-RED cost + 200 requests) / (Node-RED cost + 1,000 requests).`,
   },
   'time-series': {
     what: `One year of hourly data (8,760 points, 13 requests of at most 30 days) of a battery's energy
@@ -62,39 +85,29 @@ for the latency (README, Simulator), as a service that serves parallel requests 
 would, which brings the speed-up to the 4.33 ceiling less the client's own work.`,
   },
   'fleet-polling': {
-    what: `5,000 ems-device-read nodes (one per device of 1,667 generated sites, map of power and
-totalEnergyProduced) poll every 10 s through one config node and its shared PollScheduler, in
-the Node-RED runtime, for 2 minutes; the simulator runs in a child process. CPU is this process's
-user + system time over the 2 minutes; heap is measured after a forced GC at minute 1 and at the
-end.`,
-    limits: `20 % of a core for 500 polls a second is 400 µs per poll, including the HTTP request and
-response. Two references run after the main run, with the same devices, rate, 250 ms slots and 6
-sockets: 5,000 minimal Node-RED nodes on the same PollScheduler that GET with \`node:http\`, parse
-and send ("Node-RED + node:http"), and a bare \`node:http\` client without Node-RED (the floor).
-Node-RED's message passing and the scheduler add about 1 point to the floor; our node on axios
-costs 3-5 times the reference per poll. Measured in
-parts (earlier 30 s runs with 20 ms slots): Node-RED with our node, the coalescer and the
-scheduler but no HTTP at all, about 7.5 % (150 µs a poll, half the budget); with the client stack
-and a stub in place of the socket (axios, axios-retry, interceptors), about 18 %; with real sockets
-through axios's HTTP adapter about 45 %, and with a minimal \`node:http\` adapter in place of
-axios's about 36 %. So axios's per-request pipeline (config merge, headers, interceptors, adapter)
-costs two to three times the HTTP floor, and replacing only its adapter does not get near 15 %.
-What moved the figure: one combined abort signal per node signal instead of
-\`AbortSignal.any()\` per request (39 % to 34 %), and starting the polls due within 250 ms in one
-tick instead of 20 ms (40-45 % to 33-36 % in 30 s runs; 27 % in the 2-minute run above).
-Issue 11 (reads validated once, one small abort object per attempt instead of an AbortController
-and a copy of axios' config, no socket timeout next to the wall-clock deadline, no auth
-interceptor without auth, output messages by Object.assign) took it from 24.1 % to 12.7 %.
-Meeting 15 % would need reads to bypass axios (a \`node:http\` path in transport.ts, with the
-retry, limiter and abort logic kept); the reference shows Node-RED itself leaves room for that.
-The engineering rules name axios as the HTTP client, so that is a decision for the lead, not
-made here.
-
-Heap: before this run, the heap grew linearly, about 77 bytes per read: \`AbortSignal.any()\` per
-request in EmsClient.request kept a record in the node's and the client's long-lived signals on
-Node 20 (300,000 calls kept 29 MB after GC in isolation; over 100 MB an hour for 5,000 devices
-every 10 s). The client now makes one combined signal per node signal; the heap figure above is
-measured with that change.`,
+    what: `5,000 devices (of 1,667 generated sites, map of power and totalEnergyProduced) polled every 10 s,
+500 polls a second. Each alternative runs in a Node-RED process of its own (node-red-node-test-helper
+with its spies removed, our nodes from dist/), the simulator in another child process:
+"ems-device-read" is 5,000 ems-device-read nodes on one config node (defaults: concurrency 6,
+coalescing 2 ms) and its shared PollScheduler; "core inject → http request" is 5,000 inject nodes
+(repeat 10 s, first shots spread over the first 10 s, msg.url and msg.topic set) into one core http
+request node (GET, keep-alive, parsed JSON); "bare node:http" is no Node-RED, a node:http client
+sending the same GETs at the same rate in 250 ms slots over 6 keep-alive sockets and parsing each
+answer (the floor); "bare tuned axios" is the same through axios configured as the package
+configures it (the floor of any client on axios, the package's chosen client). Each round starts a fresh process per alternative, lets it poll for 10 s, then
+takes that process's CPU (process.cpuUsage, user + system) over the window; the heap of
+ems-device-read after a forced GC is taken before and after each window, outside it.`,
+    limits: `12 % of a core for 500 polls a second is 240 µs per poll, including the HTTP request and
+response. The "bare tuned axios" row shows that axios alone, with no Node-RED and none of the
+package's code, costs more than that on this machine (about 400 µs per poll, 3 × bare node:http):
+with axios as the client, the goal cannot be met. ems-device-read costs about 1.5 × bare tuned axios
+and 0.6 × the core inject → http request flow. A CPU profile of the ems-device-read process
+(\`node --cpu-prof\`) shows axios 19 %, the kernel writes of the requests 14 %, GC 16 %, Node's HTTP
+client and agent 10 %, the Node-RED runtime 3 %, and the package's own files under 7 % in all
+(device-read 1.6 %, status 1.3 %, transport 1.2 %, limiter 1.2 %, coalescer 0.8 %, client 0.7 %).
+On a machine other processes share, a starved
+process polls late (messages below the expected count) and its CPU share reads low: compare the
+messages per window with the expected count before reading the percentage.`,
   },
   footprint: {
     what: `npm pack, then npm install --omit=dev of the tarball into a fresh Node-RED user directory
@@ -116,8 +129,8 @@ user's axios up to the newest 1.x (one copy, a larger one). In an empty user dir
 the newest 1.x under either range: no difference.`,
     limits: `The tree is axios and its dependencies: axios alone installs about 2.2 MB (1.6 MB of it
 browser and ESM bundles we never load), form-data, mime-db, follow-redirects, the proxy agents and
-their polyfills another 0.7 MB. The package's own files were 0.45 MB at issue 7 and are about
-1.0-1.1 MB now: seven nodes instead of four (schedule, price plan and raw request, issues 12-13),
+their polyfills another 0.7 MB. The package's own files were 0.45 MB at issue 7 and are what the
+table above gives now (packageUnpackedKB): seven nodes instead of four (schedule, price plan and raw request, issues 12-13),
 fleets and the request budget (issue 14), each with en-US and de help, the dist .d.ts files of
 the public entry, ten examples and a README that grew with them. The goal was set for four nodes;
 the code an installed Node-RED loads is still measured by the start-up goal. No change to our own files can
@@ -129,12 +142,22 @@ Node-RED's start time varies by a few hundred ms between runs on this machine, s
 start-up difference is the median of paired runs; requireNodeFilesMs is the steadier figure.`,
   },
   simulator: {
-    what: `autocannon (10 connections, 8 s, 2 rounds alternating, after a 2 s warm-up each) from this
-process against GET /devices/{ref}/measurement?property=soc of the simulator, and against a bare
-node:http server answering the same 97-byte JSON with the same headers; both servers are child
-processes.`,
-    limits: `The simulator validates, routes, advances the site's model to the current instant, logs
-every request (last 10,000) and serialises a fresh answer; the bare server sends a fixed string.`,
+    what: `autocannon runs in a forked child process (10 connections, 8 s per run, after a 2 s warm-up of
+each server) against GET /devices/{ref}/measurement?property=soc of the simulator, and against a
+bare node:http server answering the same 97-byte JSON with the same headers; both servers are child
+processes of their own, so load generator and server never share an event loop. Besides requests
+per second, each server's CPU per request (from /proc over the run). The history figure is the
+computation of 400 days before the start for the default sites, in the benchmark's process.`,
+    limits: `The simulator validates, routes, advances the site's model to the current instant, logs every
+request (last 10,000) and serialises a fresh answer; the bare server sends a fixed string. With the
+load generator on one core and the server on the other, throughput follows the server's CPU per
+request (given per server). \`BENCH_SIM_CPU_PROF=<dir> node bench/simulator.js\` writes a CPU profile
+of the simulator under this load: about 55 % of its busy time is the kernel's loopback writes
+(\`writev\`, the same in both servers) and the simulator's own code about 13 %, with no single
+hotspot (request dispatch 3.4 %, URL split 1.6 %, request id 1.2 %, device lookup 0.9 %). The
+history's first computation includes the JIT's warm-up of the model: side by side on five
+commits back to before issue 18 (same machine, same day) it took 230-365 ms first and 100-250 ms
+after; the 120 ms of earlier runs was not reproduced on this machine.`,
   },
   schedule: {
     what: `A simulated day of schedules: 24 ems-schedule nodes, one per generated site (battery 10 kW /
@@ -192,9 +215,10 @@ tariff (import (spot + 0.15) × 1.19 per kWh, export 0.08). Realised cost from t
 counters: (a) no battery control, (b) today's price-only plan (example 09) played open loop, (c) the
 perfect-foresight optimum played (its planned objective the bound), (d) the re-planning example
 (quarter-hourly, forecasts from the site's history and yesterday's PV), (e) (d) with perfect
-forecasts, (f) (d) leaving self-consumption slots to the site. A second week in November.`,
-    limits: `A constant quarter-hour setpoint cannot follow PV and load within the quarter hour; in a sunny
-week the site's own self-consumption is already the optimum (the bound equals (a)), so every
-setpoint only adds forecast error. (f), not yet a node option, recovers about half of that gap.`,
+forecasts, (f) (d) with every slot steered, (g) the previous example 12 (every slot steered, end
+value 0.10). A second week in November.`,
+    limits: `A constant setpoint cannot follow PV and load within the quarter hour, so slots where the
+battery just follows them are left to the site; in a sunny week that is already the optimum (the
+bound equals (a)).`,
   },
 };

@@ -7,11 +7,12 @@ const os = require('node:os');
 const path = require('node:path');
 
 const ROOT = path.join(__dirname, '..', '..');
-const DIST = path.join(ROOT, 'dist');
+// BENCH_DIST: another build of the package to measure (e.g. a copy of dist/ made while others rebuild it).
+const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : path.join(ROOT, 'dist');
 
-/** Starts bench/lib/sim-child.js with the given options; resolves once it listens. */
-function startServer(opts, timeoutMs = 20_000) {
-  const child = spawn(process.execPath, [path.join(__dirname, 'sim-child.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** Starts bench/lib/sim-child.js with the given options (and node options, e.g. --cpu-prof); resolves once it listens. */
+function startServer(opts, timeoutMs = 20_000, nodeArgs = []) {
+  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'sim-child.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('server did not start')); }, timeoutMs);
     let buf = '';
@@ -92,6 +93,28 @@ function median(xs) {
 
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 
+/** Min, median and max of per-round figures. */
+function spread(xs) {
+  return { min: Math.min(...xs), median: median(xs), max: Math.max(...xs) };
+}
+
+/** "min / median / max" of per-round figures, rounded to d decimals. */
+function mmm(xs, d = 2) {
+  if (!xs || xs.length === 0 || xs.some((x) => !Number.isFinite(x))) return 'n/a';
+  const s = spread(xs);
+  const f = (x) => round(x, d).toLocaleString('en-US', { maximumFractionDigits: d });
+  return `${f(s.min)} / ${f(s.median)} / ${f(s.max)}`;
+}
+
+/**
+ * The order of the alternatives in round r: rotated by r (ABC, BCA, CAB for three), so every
+ * alternative runs first, in the middle and last once in three rounds.
+ */
+function rotation(names, r) {
+  const k = r % names.length;
+  return names.slice(k).concat(names.slice(0, k));
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -120,4 +143,4 @@ function guard(ms, name) {
   }, ms).unref();
 }
 
-module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, round, machine, output, guard };
+module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, spread, mmm, rotation, round, machine, output, guard };

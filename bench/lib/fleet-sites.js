@@ -1,7 +1,9 @@
 'use strict';
 /** Generated simulator sites for fleet benchmarks: n sites of 3 devices (battery, pv, meter). */
 const path = require('node:path');
-const { makeReference } = require(path.join(__dirname, '..', '..', 'dist', 'simulator', 'prng'));
+const { DIST } = require('./common');
+
+const { makeReference } = require(path.join(DIST, 'simulator', 'prng'));
 
 function fleetSites(n) {
   const sites = [];

@@ -71,7 +71,11 @@ function repackWithAxios(tgz, range, dir) {
   const text = fs.readFileSync(pj, 'utf8');
   const edited = text.replace(/("axios":\s*")[^"]+(")/, `$1${range}$2`);
   if (edited === text) throw new Error('no axios dependency in the packed package.json');
-  fs.writeFileSync(pj, edited);
+  // Without its scripts: npm 11 runs `prepare` on pack even with --ignore-scripts, and the build
+  // needs the sources, which the tarball does not hold.
+  const pkg = JSON.parse(edited);
+  delete pkg.scripts;
+  fs.writeFileSync(pj, `${JSON.stringify(pkg, null, 2)}\n`);
   const name = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], path.join(dir, 'package')))[0].filename;
   return path.join(dir, name);
 }

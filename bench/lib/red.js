@@ -12,6 +12,7 @@ helper.init(require.resolve('node-red'));
 
 const CORE = path.dirname(require.resolve('@node-red/nodes/package.json'));
 const core = {
+  inject: require(path.join(CORE, 'core/common/20-inject.js')),
   change: require(path.join(CORE, 'core/function/15-change.js')),
   httpRequest: require(path.join(CORE, 'core/network/21-httprequest.js')),
   json: require(path.join(CORE, 'core/parsers/70-JSON.js')),

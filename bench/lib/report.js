@@ -47,7 +47,9 @@ function render(run, intro, notes) {
       return;
     }
     if (b.settings) out.push(`Settings: ${cell(b.settings)}.`, '');
+    if (b.method) out.push(`Method: ${b.method}`, '');
     if (b.alternatives) out.push(alternativesTable(b.alternatives), '');
+    for (const t of b.tables || []) out.push(t.title, '', alternativesTable(t.rows), '');
     if (b.lowInflight) out.push(`With ${b.lowInflight.inflight} reads in flight:`, '', alternativesTable(b.lowInflight.alternatives), '');
     if (b.results) out.push(table(['Result', 'Value'], Object.entries(b.results).filter(([k]) => k !== 'installedPackageNames').map(([k, v]) => [k, v])), '');
     for (const [name, r] of Object.entries(b.references || {})) out.push(`Reference "${name}" (${r.what}):`, '', table(['Result', 'Value'], Object.entries(r).filter(([k]) => k !== 'what')), '');

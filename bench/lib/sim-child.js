@@ -11,7 +11,7 @@ const path = require('node:path');
 const { fleetSites } = require('./fleet-sites');
 
 const opts = JSON.parse(process.argv[2] || '{}');
-const DIST = path.join(__dirname, '..', '..', 'dist');
+const { DIST } = require('./common');
 
 async function main() {
   let close;
@@ -38,6 +38,9 @@ async function main() {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.on('disconnect', stop);
+  // A benchmark stopped by its guard (process.exit) leaves no signal: stop once the parent is gone.
+  const parent = process.ppid;
+  setInterval(() => { if (process.ppid !== parent) stop(); }, 2000).unref();
 }
 
 main().catch((e) => {

@@ -152,18 +152,17 @@ export function infConv(a: Pwl, b: Segments, out: Pwl): void {
 }
 
 /**
- * The split of x in a □ b: walking the merged segments (in infConv's order) from the left end
- * to x, how much of b's domain is used. Then the optimal y is b.x0 + that, and x − y is a's part.
+ * Walks the merged segments of a □ b from the left end to x and returns how much of b's domain
+ * is used; `bFirst(j, i)` says whether b's segment j comes before a's segment i.
  */
-export function splitOf(a: Pwl, b: Segments, x: number): number {
+function usedOfB(a: Pwl, b: Segments, x: number, bFirst: (j: number, i: number) => boolean): number {
   let t = x - (a.x0 + b.x0);
   let used = 0;
   let i = a.head;
   const aEnd = a.head + a.n;
   let j = 0;
   while (t > 0 && (i < aEnd || j < b.n)) {
-    const takeB = i >= aEnd || (j < b.n && (b.slope[j] < a.slope[i] || (b.slope[j] === a.slope[i] && b.first[j] === 1)));
-    if (takeB) {
+    if (i >= aEnd || (j < b.n && bFirst(j, i))) {
       const step = Math.min(t, b.len[j]);
       used += step;
       t -= step;
@@ -177,33 +176,21 @@ export function splitOf(a: Pwl, b: Segments, x: number): number {
 }
 
 /**
+ * The split of x in a □ b: walking the merged segments (in infConv's order) from the left end
+ * to x, how much of b's domain is used. Then the optimal y is b.x0 + that, and x − y is a's part.
+ */
+export function splitOf(a: Pwl, b: Segments, x: number): number {
+  return usedOfB(a, b, x, (j, i) => b.slope[j] < a.slope[i] || (b.slope[j] === a.slope[i] && b.first[j] === 1));
+}
+
+/**
  * All optimal splits of x in a □ b: [least, most] of b's domain used, walking the merged
  * segments with a's segments first on equal slopes (least) or b's first (most). Slopes within
  * `tol` of each other count as equal (the optimum moves by at most tol × the length). Any
  * split in between is optimal too: the forward pass picks one by a preference (site-solve.ts).
  */
 export function splitRange(a: Pwl, b: Segments, x: number, tol: number): [number, number] {
-  const walk = (bFirst: boolean): number => {
-    let t = x - (a.x0 + b.x0);
-    let used = 0;
-    let i = a.head;
-    const aEnd = a.head + a.n;
-    let j = 0;
-    while (t > 0 && (i < aEnd || j < b.n)) {
-      const takeB = i >= aEnd || (j < b.n && (bFirst ? b.slope[j] <= a.slope[i] + tol : b.slope[j] < a.slope[i] - tol));
-      if (takeB) {
-        const step = Math.min(t, b.len[j]);
-        used += step;
-        t -= step;
-        j++;
-      } else {
-        t -= Math.min(t, a.len[i]);
-        i++;
-      }
-    }
-    return used;
-  };
-  return [walk(false), walk(true)];
+  return [usedOfB(a, b, x, (j, i) => b.slope[j] < a.slope[i] - tol), usedOfB(a, b, x, (j, i) => b.slope[j] <= a.slope[i] + tol)];
 }
 
 /** Stored copies of functions (one per boundary of the plan), for the forward pass. */
