@@ -19,7 +19,7 @@
  */
 const { fork } = require('node:child_process');
 const path = require('node:path');
-const { guard, machine, median, mmm, output, procCpuMs, rotation, round, simRequests, startServer } = require('./lib/common');
+const { guard, machine, median, mmm, output, procCpuMs, rotatedRounds, round, simRequests, startServer } = require('./lib/common');
 
 const SITES = 1667;
 const NODES = 5000;
@@ -68,20 +68,14 @@ function runChild(mode, sim) {
 }
 
 async function main() {
-  guard(Number(process.env.BENCH_GUARD_MS) || (ROUNDS * 3 * (WARMUP_S + WINDOW_S + 30) + 60) * 1000, 'fleet-polling');
-  const sim = await startServer({ mode: 'sim', fleetSites: SITES });
   const names = Object.keys(MODES);
-  const runs = Object.fromEntries(names.map((n) => [n, []]));
-  const orders = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = rotation(names, r);
-    orders.push(order);
-    for (const name of order) {
-      const res = await runChild(MODES[name], sim);
-      runs[name].push(res);
-      process.stderr.write(`fleet-polling round ${r + 1} ${name}: ${round((res.cpuMs / res.wall) * 100, 1)} % of a core, ${res.messages} messages, ${res.errors} errors\n`);
-    }
-  }
+  guard(Number(process.env.BENCH_GUARD_MS) || (ROUNDS * names.length * (WARMUP_S + WINDOW_S + 30) + 60) * 1000, 'fleet-polling');
+  const sim = await startServer({ mode: 'sim', fleetSites: SITES });
+  const { runs, orders } = await rotatedRounds(names, ROUNDS, async (name, r) => {
+    const res = await runChild(MODES[name], sim);
+    process.stderr.write(`fleet-polling round ${r + 1} ${name}: ${round((res.cpuMs / res.wall) * 100, 1)} % of a core, ${res.messages} messages, ${res.errors} errors\n`);
+    return res;
+  });
   await sim.stop();
 
   const pct = (r) => (r.cpuMs / r.wall) * 100;

@@ -15,7 +15,7 @@
 const { fork } = require('node:child_process');
 const http = require('node:http');
 const path = require('node:path');
-const { DIST, guard, machine, median, mmm, output, procCpuMs, rotation, round, startServer } = require('./lib/common');
+const { DIST, guard, machine, median, mmm, output, procCpuMs, rotatedRounds, round, startServer } = require('./lib/common');
 
 const { DEFAULT_SITES } = require(path.join(DIST, 'simulator'));
 const { SiteModel } = require(path.join(DIST, 'simulator', 'model'));
@@ -72,18 +72,12 @@ async function main() {
   const servers = { simulator: sim, 'bare node:http': bare };
   const names = Object.keys(servers);
   for (const name of names) await cannon.run(servers[name].url + pathQ, 2); // warm-up
-  const runs = Object.fromEntries(names.map((n) => [n, []]));
-  const orders = [];
-  for (let r = 0; r < ROUNDS; r++) {
-    const order = rotation(names, r);
-    orders.push(order);
-    for (const name of order) {
-      const srv = servers[name];
-      const cpu0 = procCpuMs(srv.pid);
-      const res = await cannon.run(srv.url + pathQ, DURATION_S);
-      runs[name].push({ ...res, rps: res.requests / res.seconds, cpuUs: ((procCpuMs(srv.pid) - cpu0) * 1000) / res.requests });
-    }
-  }
+  const { runs, orders } = await rotatedRounds(names, ROUNDS, async (name) => {
+    const srv = servers[name];
+    const cpu0 = procCpuMs(srv.pid);
+    const res = await cannon.run(srv.url + pathQ, DURATION_S);
+    return { ...res, rps: res.requests / res.seconds, cpuUs: ((procCpuMs(srv.pid) - cpu0) * 1000) / res.requests };
+  });
   await cannon.stop();
   await sim.stop();
   await bare.stop();

@@ -115,6 +115,21 @@ function rotation(names, r) {
   return names.slice(k).concat(names.slice(0, k));
 }
 
+/**
+ * Runs `measure(name, round)` for every alternative in `rounds` rotated rounds (rotation above);
+ * returns each alternative's results in round order, and the order of each round.
+ */
+async function rotatedRounds(names, rounds, measure) {
+  const runs = Object.fromEntries(names.map((n) => [n, []]));
+  const orders = [];
+  for (let r = 0; r < rounds; r++) {
+    const order = rotation(names, r);
+    orders.push(order);
+    for (const name of order) runs[name].push(await measure(name, r));
+  }
+  return { runs, orders };
+}
+
 function machine() {
   const cpus = os.cpus();
   return {
@@ -143,4 +158,4 @@ function guard(ms, name) {
   }, ms).unref();
 }
 
-module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, spread, mmm, rotation, round, machine, output, guard };
+module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, spread, mmm, rotation, rotatedRounds, round, machine, output, guard };
