@@ -13,6 +13,8 @@ const fs = require('fs');
 const path = require('path');
 const root = path.resolve(__dirname, '..');
 const out = path.join(root, 'dist', 'nodes');
+// Every script in resources/ is built here (none is in git): a fresh clone has no resources/ yet.
+fs.mkdirSync(path.join(root, 'resources'), { recursive: true });
 fs.mkdirSync(out, { recursive: true });
 const copies = [
   [path.join(root, 'nodes'), out],
