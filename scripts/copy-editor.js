@@ -5,7 +5,8 @@
 // nothing) is wrapped into a browser script in resources/ (git-ignored, packed), which sets a
 // global the panels read; modules that import others of dist/ are bundled with them (`bundles`).
 // The editor thus checks and upgrades with the very code the runtime runs. Last, the editor code
-// itself (src/editor/, compiled by tsconfig.editor.json into dist/browser/, DOM types, ES2017) is
+// itself (src/editor/ and the node panels src/nodes/<node>/panel.ts, compiled by tsconfig.editor.json
+// into dist/browser/, DOM types, ES2017) is
 // bundled the same way into resources/editor.js and resources/site-steer-panel.js, and dist/browser/
 // removed (it is not shipped: the package carries the bundles only).
 'use strict';
@@ -29,8 +30,6 @@ if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
 /** [compiled module, script in resources/, global it sets, whether the build fails without it]. */
 const browserModules = [
   ['dist/protocol/limits.js', 'resources/limits.js', 'EmsPartnerLimits', true],
-  // each node type's current version (the panels' `version` default) and its upgrade steps
-  ['dist/nodes/shared/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations', true],
   // the config node's settings the editor sends to the admin routes, and those the routes accept
   ['dist/nodes/config/config-keys.js', 'resources/config-keys.js', 'EmsPartnerConfigKeys', true],
 ];
@@ -55,10 +54,13 @@ for (const [from, to, global, required] of browserModules) {
  * Modules that import others of dist/ (relative requires only): bundled with those into one
  * browser script, each module in its own function, joined by a small `require` of the bundle.
  * [entry module, script in resources/, global it sets]. The editor checks with the runtime's code:
- * the config node's paths (protocol/paths.ts), the ems-request node's path and method, the
+ * every node's migrations, the config node's paths (protocol/paths.ts), the ems-request node's path and method, the
  * price plan node's settings, and the site steer node's site list, rows and power limits.
  */
 const bundles = [
+  // each node type's current version (the panels' `version` default) and its upgrade steps: the machinery
+  // (src/nodes/shared/migrations.ts) with each node's steps (src/nodes/<node>/migrations.ts, importing shared/migration-step.ts)
+  ['dist/nodes/shared/migrations.js', 'resources/migrations.js', 'EmsPartnerMigrations'],
   ['dist/protocol/paths.js', 'resources/paths.js', 'EmsPartnerPaths'],
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
   // the price plan node's checks (src/nodes/plan/check.ts: the planner's input checks and how the node gathers its settings)
@@ -116,24 +118,24 @@ for (const [from, to, global] of bundles) {
 }
 
 /**
- * The editor code (src/editor/*.ts): [entry in dist/browser/, script in resources/, global it sets].
+ * The editor code (src/editor/*.ts, src/nodes/<node>/panel.ts): [entry in dist/browser/, script in resources/, global it sets].
  * `npm run build` compiles it with tsconfig.editor.json (DOM, no Node types, ES2017) into dist/browser/;
- * each entry is bundled with the modules of src/editor/ it imports. It reaches the runtime's rules only
- * through the globals above (type-only imports), so a bundle that would carry a module from outside
- * src/editor/ (a copy of a runtime rule) fails the build.
+ * each entry is bundled with the modules of src/editor/ (and node panels) it imports. It reaches the runtime's
+ * rules only through the globals above (type-only imports), so a bundle that would carry a module from outside
+ * src/editor/ and the panels src/nodes/<node>/panel.ts (a copy of a runtime rule) fails the build.
  */
 const editorBundles = [
   // the shared editor code (field helpers, validators, admin-route calls, pickers): every panel
   ['dist/browser/editor/editor.js', 'resources/editor.js', 'EmsPartnerEditor'],
-  // the site steer panel's validators and form code (the definition is in nodes/ems-site-steer.html)
-  ['dist/browser/editor/site-steer-panel.js', 'resources/site-steer-panel.js', 'EmsPartnerSiteSteerPanel'],
+  // the site steer panel's validators and form code (src/nodes/site-steer/panel.ts; the definition is in nodes/ems-site-steer.html)
+  ['dist/browser/nodes/site-steer/panel.js', 'resources/site-steer-panel.js', 'EmsPartnerSiteSteerPanel'],
 ];
 const browserDir = path.join(root, 'dist', 'browser');
 if (!fs.existsSync(path.join(browserDir, 'editor'))) throw new Error('dist/browser/editor is missing: it is built from src/editor by tsc -p tsconfig.editor.json');
 for (const [from, to, global] of editorBundles) {
   const modules = collect(from, 'dist/browser');
   for (const [id] of modules) {
-    if (!id.startsWith('editor/')) throw new Error(`${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`);
+    if (!id.startsWith('editor/') && !/^nodes\/[a-z-]+\/panel\.js$/.test(id)) throw new Error(`${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`);
   }
   fs.writeFileSync(path.join(root, to), bundle(modules, global, `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`));
 }

@@ -8,7 +8,9 @@
  *   imports listed in BARREL_EXCEPTIONS, each with its reason (mostly modules that
  *   scripts/copy-editor.js bundles for the editor: its bundles follow file requires only, and a
  *   barrel would pull the whole folder, Node modules included, into the browser);
- * - no import circle of any length (type-only imports included).
+ * - no import circle of any length (type-only imports included);
+ * - a node's panel source (src/nodes/<node>/panel.ts) is editor code, compiled by tsconfig.editor.json for
+ *   the browser: it imports type-only, from protocol and src/editor, and no module imports it.
  * Folders: src/protocol, src/client, src/runtime, src/plan, src/simulator, each src/nodes/<node>
  * and src/nodes/shared; src/nodes/ems-*.ts (the Node-RED entries) and src/index.ts (the package entry).
  */
@@ -42,8 +44,16 @@ const BUNDLED = 'bundled for the editor by scripts/copy-editor.js, whose bundles
   + '(no such file in the bundle) and would pull its whole folder, Node modules included, into the browser';
 const leaf = (from: string, targets: string[], reason: string): Exception[] => targets.map((to) => ({ from, to, reason }));
 
+/** The node folders with upgrade steps (src/nodes/<node>/migrations.ts), assembled into one table by shared/migrations.ts. */
+const MIGRATION_FOLDERS = ['config', 'device-read', 'time-series', 'site-steer', 'request', 'plan'];
+const MIGRATIONS_TABLE = 'the one migration table is assembled from each node\'s steps (src/nodes/<node>/migrations.ts): '
+  + 'the runtime and the editor (resources/migrations.js) upgrade every node type with it';
+
 /** Layer rule exceptions: [from, to, reason]. */
 const LAYER_EXCEPTIONS: readonly Exception[] = [
+  ...MIGRATION_FOLDERS.map((node) => ({
+    from: 'src/nodes/shared/migrations.ts', to: `src/nodes/${node}/migrations.ts`, reason: MIGRATIONS_TABLE,
+  })),
   {
     from: 'src/runtime/builtin-simulator.ts',
     to: 'src/simulator/index.ts',
@@ -54,6 +64,14 @@ const LAYER_EXCEPTIONS: readonly Exception[] = [
 
 /** Cross-folder imports that skip the target folder's index.ts on purpose. */
 const BARREL_EXCEPTIONS: readonly Exception[] = [
+  ...MIGRATION_FOLDERS.map((node) => ({
+    from: 'src/nodes/shared/migrations.ts', to: `src/nodes/${node}/migrations.ts`,
+    reason: `${MIGRATIONS_TABLE}; resources/migrations.js is ${BUNDLED}`,
+  })),
+  ...MIGRATION_FOLDERS.map((node) => ({
+    from: `src/nodes/${node}/migrations.ts`, to: 'src/nodes/shared/migration-step.ts',
+    reason: `the leaf every node's steps import (withDefaults, the step type), pulled into resources/migrations.js, ${BUNDLED}`,
+  })),
   ...leaf('src/client/request-path.ts', ['src/protocol/errors.ts', 'src/protocol/units.ts'], `resources/request-path.js is ${BUNDLED}`),
   ...leaf('src/nodes/plan/check.ts', ['src/protocol/errors.ts', 'src/plan/price-input.ts', 'src/plan/site-input.ts'],
     `the entry of resources/plan-input.js, ${BUNDLED}`),
@@ -77,7 +95,9 @@ const FOLDER_EXCEPTIONS: Readonly<Record<string, string>> = {
 
 const { files, edges } = importGraph(ROOT);
 const resolved = edges.filter((e): e is ImportEdge & { to: string } => e.to !== null);
-const cross = resolved.filter((e) => folderOf(e.from) !== folderOf(e.to));
+/** A node's panel source: editor code in its node's folder (checked by its own rule below, not by the layers). */
+const isPanel = (file: string) => /^src\/nodes\/[a-z-]+\/panel\.ts$/.test(file);
+const cross = resolved.filter((e) => folderOf(e.from) !== folderOf(e.to) && !isPanel(e.from));
 const show = (e: ImportEdge) => `${e.from}: '${e.spec}'${e.typeOnly ? ' (type)' : ''}`;
 const listed = (list: readonly Exception[], e: { from: string; to: string }) => list.some((x) => x.from === e.from && x.to === e.to);
 
@@ -121,6 +141,15 @@ describe('architecture: imports in src/ (issue 19.6)', () => {
       assert.ok(x.reason.length > 20, `${x.from} → ${x.to}: reason`);
       assert.ok(resolved.some((e) => e.from === x.from && e.to === x.to), `${x.from} → ${x.to} is no import any more: drop the exception`);
     }
+  });
+
+  it('a node\'s panel.ts (editor code) imports type-only, from protocol and src/editor only, and nothing imports it', () => {
+    const panels = files.filter(isPanel);
+    assert.ok(panels.includes('src/nodes/site-steer/panel.ts'), 'the site steer panel');
+    const wrong = resolved.filter((e) => isPanel(e.from)
+      && (!e.typeOnly || !['protocol', 'editor'].includes(layerOf(folderOf(e.to)))));
+    assert.deepEqual(wrong.map(show), [], 'a panel reaches the runtime\'s rules through window.EmsPartner*, importing their types only');
+    assert.deepEqual(resolved.filter((e) => isPanel(e.to)).map(show), [], 'a panel is browser code: no module imports it');
   });
 
   it('there is no import circle in src/, of any length, type-only imports included', () => {

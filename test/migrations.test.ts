@@ -204,9 +204,20 @@ describe('migrations', () => {
     });
   });
 
-  it('src/nodes/shared/migrations.ts imports nothing (the browser runs the same table)', () => {
-    const src = fs.readFileSync(path.join(__dirname, '..', 'src', 'nodes', 'shared', 'migrations.ts'), 'utf8');
-    assert.ok(!/^\s*import\s|require\(/m.test(src), 'no import or require');
+  it('src/nodes/shared/migrations.ts imports only the nodes\' steps and the leaf migration-step.ts, which imports nothing (the browser runs the same table)', () => {
+    const nodes = path.join(__dirname, '..', 'src', 'nodes');
+    const read = (...p: string[]) => fs.readFileSync(path.join(nodes, ...p), 'utf8');
+    const specs = (src: string) => [...src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s*'([^']+)'/gm)].map((m) => m[1]);
+    assert.ok(!/require\(/.test(read('shared', 'migrations.ts')), 'no require');
+    const steps = specs(read('shared', 'migrations.ts')).filter((s) => s !== './migration-step');
+    assert.deepEqual(steps.filter((s) => !/^\.\.\/[a-z-]+\/migrations$/.test(s)), [], 'only ../<node>/migrations');
+    assert.equal(steps.length, Object.keys(MIGRATIONS).length);
+    for (const spec of steps) {
+      const src = read(`${spec.slice(3)}.ts`);
+      assert.ok(!/require\(/.test(src), `${spec}: no require`);
+      assert.deepEqual(specs(src), ['../shared/migration-step'], `${spec} imports only ../shared/migration-step`);
+    }
+    assert.ok(!/^\s*import\s|require\(/m.test(read('shared', 'migration-step.ts')), 'migration-step.ts: no import or require');
   });
 
   describe('the editor takes each node\'s version from the one table (resources/migrations.js)', () => {
@@ -235,7 +246,7 @@ describe('migrations', () => {
 
     it('the generated resources/migrations.js says it is generated and gives the runtime\'s current version of every type', () => {
       const code = fs.readFileSync(path.join(ROOT, 'resources', 'migrations.js'), 'utf8');
-      assert.match(code.split('\n')[0], /^\/\/ Built by scripts\/copy-editor\.js from dist\/nodes\/shared\/migrations\.js \(do not edit\)/);
+      assert.match(code.split('\n')[0], /^\/\/ Built by scripts\/copy-editor\.js from (dist\/nodes\/[a-z-]+\/migrations?(-step)?\.js, )*dist\/nodes\/shared\/migrations\.js \(do not edit\)/);
       const ctx: { window: { EmsPartnerMigrations?: { currentVersion(t: string): number } } } = { window: {} };
       vm.runInNewContext(code, ctx);
       for (const type of NODES) assert.equal(ctx.window.EmsPartnerMigrations!.currentVersion(type), currentVersion(type), type);

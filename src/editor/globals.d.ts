@@ -122,5 +122,5 @@ interface Window {
   EmsPartnerRequestPath?: typeof import('../client/request-path');
   EmsPartnerSteerRules: typeof import('../protocol/steer-panel');
   EmsPartnerEditor: typeof import('./editor');
-  EmsPartnerSiteSteerPanel: typeof import('./site-steer-panel');
+  EmsPartnerSiteSteerPanel: typeof import('../nodes/site-steer/panel');
 }

@@ -3,105 +3,41 @@
  * of steps `{ version, up(config) }`; `migrate(type, config)` applies, in order, every step
  * above the config's `version`. A config without a version is version 1 (release 0.1.0).
  *
- * Runs at load in the runtime (first thing in each node's constructor) and in the editor:
- * this file imports nothing, so the build serves the same table to the browser as
- * resources/migrations.js (window.EmsPartnerMigrations), which each panel applies when a node
- * is added to the workspace (load, import, paste) and when its edit dialog opens.
+ * Each node type's steps are in its folder, src/nodes/<node>/migrations.ts (which imports only
+ * the leaf ./migration-step); this file holds the machinery and assembles the one table.
  *
- * Every property added from now on gets a step here that gives it its default explicitly, so
- * a flow saved before it existed behaves as before. A step never changes a value the flow
+ * Runs at load in the runtime (first thing in each node's constructor) and in the editor:
+ * this file and the step files import no Node module, so the build bundles them and serves the
+ * same table to the browser as resources/migrations.js (window.EmsPartnerMigrations), which
+ * each panel applies when a node is added to the workspace (load, import, paste) and when its
+ * edit dialog opens.
+ *
+ * Every property added from now on gets a step (in its node's migrations.ts) that gives it its
+ * default explicitly, so a flow saved before it existed behaves as before. A step never changes a value the flow
  * already holds, and never runs twice (it is skipped once the config carries its version).
  */
 
-/** A node's saved properties, as in a flow file. */
-export type NodeConfig = Record<string, unknown>;
+import type { Migration, NodeConfig } from './migration-step';
+// Each node's steps live in its folder (issue 19.1); the one table is assembled here.
+import { STEPS as CONFIG_STEPS } from '../config/migrations';
+import { STEPS as DEVICE_READ_STEPS } from '../device-read/migrations';
+import { STEPS as TIME_SERIES_STEPS } from '../time-series/migrations';
+import { STEPS as SITE_STEER_STEPS } from '../site-steer/migrations';
+import { STEPS as REQUEST_STEPS } from '../request/migrations';
+import { STEPS as PLAN_STEPS } from '../plan/migrations';
 
-/** One upgrade: `up` turns a config of version `version - 1` into one of `version`. */
-export interface Migration {
-  readonly version: number;
-  up(config: NodeConfig): NodeConfig;
-}
+export type { Migration, NodeConfig } from './migration-step';
 
 export type MigrationTable = Readonly<Record<string, readonly Migration[]>>;
 
-/** `config` with `defaults` for the properties it does not hold (undefined or null). */
-function withDefaults(config: NodeConfig, defaults: NodeConfig): NodeConfig {
-  const out: NodeConfig = { ...config };
-  for (const key of Object.keys(defaults)) {
-    if (out[key] === undefined || out[key] === null) out[key] = defaults[key];
-  }
-  return out;
-}
-
-/** The upgrade steps of every node type, in order of version. */
+/** The upgrade steps of every node type, in order of version (ems-schedule has none). */
 export const MIGRATIONS: MigrationTable = {
-  'ems-partner-config': [
-    // 0.2.0 (issue 10): answer size and steering validity limits.
-    { version: 2, up: (c) => withDefaults(c, { maxBodyMB: 10, maxValidity: 1440 }) },
-    // 0.3.0 (issue 12): the paths the specification does not show ('' = the assumed default),
-    // and how a % curtailment goes out. A config saved before sent `%` as it is, so it keeps
-    // 'send'; a new config node starts at 'convert' (the published type has no %).
-    { version: 3, up: (c) => withDefaults(c, { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' }) },
-    // 0.3.0 (issue 14): the request budget: caps per minute and per day (0 = none), and what a
-    // read does at a cap (refused, as a new config node starts).
-    { version: 4, up: (c) => withDefaults(c, { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }) },
-  ],
-  'ems-device-read': [
-    // 0.2.0 (issue 10): messages per split.
-    { version: 2, up: (c) => withDefaults(c, { maxSplit: 1000 }) },
-  ],
-  'ems-time-series': [
-    // 0.2.0 (issue 10): messages per split.
-    { version: 2, up: (c) => withDefaults(c, { maxSplit: 1000 }) },
-  ],
-  'ems-site-steer': [
-    // 0.2.0 (issue 10): grid limit ('' = none, as the panel's default), maximize grid import
-    // allowed, what stop does, the PV peak power a 'lift' stop sends ('' = unknown).
-    { version: 2, up: (c) => withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }) },
-    // 0.3.0 (issue 12): grid-limits mode (its values, '' = from msg.payload) and its node limit ('' = none).
-    {
-      version: 3,
-      up: (c) => withDefaults(c, {
-        upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW',
-        lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW',
-        maxGridLimit: '',
-      }),
-    },
-    // 0.3.0 (issue 13): the delivery check (off), the devices it measures with ('' = none),
-    // how often while a signal lasts (0 = only when it ends) and its tolerance (% of the asked
-    // power, at least toleranceMin W).
-    {
-      version: 4,
-      up: (c) => withDefaults(c, {
-        verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
-        verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
-      }),
-    },
-    // 0.3.0 (issue 14): fleets: the node's site list ('' = the one site of `site`, or msg.sites)
-    // and how portfolio mode splits the fleet's power (by battery rating).
-    { version: 5, up: (c) => withDefaults(c, { sites: '', portfolioSplit: 'rating' }) },
-  ],
-  'ems-request': [
-    // 0.3.0 (issue 14): a raw request (as before), or the config node's request counts ('stats').
-    { version: 2, up: (c) => withDefaults(c, { mode: 'request' }) },
-  ],
-  'ems-plan': [
-    // issue 20: the site model's settings ('' = the planner's default: √efficiency each way, no
-    // wear, no SOC target, no end value, prices as given, no limit, no peak cost) and
-    // re-planning (off: one plan per message, all its slots, as before).
-    {
-      version: 2,
-      up: (c) => withDefaults(c, {
-        chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '',
-        importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
-        importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
-      }),
-    },
-    // issue 20 (re-planning that loses against no control): slots whose battery just follows PV
-    // and load are left to the site's own control ('self-consumption', a new node's default) or
-    // steered like every other ('steer': what a saved node did before).
-    { version: 3, up: (c) => withDefaults(c, { idle: 'steer' }) },
-  ],
+  'ems-partner-config': CONFIG_STEPS,
+  'ems-device-read': DEVICE_READ_STEPS,
+  'ems-time-series': TIME_SERIES_STEPS,
+  'ems-site-steer': SITE_STEER_STEPS,
+  'ems-request': REQUEST_STEPS,
+  'ems-plan': PLAN_STEPS,
 };
 
 /** The version a config of `type` has after every step (1 for a type without steps). */

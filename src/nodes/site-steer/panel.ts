@@ -8,11 +8,11 @@
  * bundled from src/protocol/steer-panel.ts): the site list, the rows of each mode, the node's power
  * limits, the grid limits, with the runtime's words.
  */
-import type { CurtailmentValue, PowerUnit, PowerValue } from '../protocol/types';
-import type { GridLimitSettings } from '../protocol/grid-limits';
-import type { LimitKey } from '../protocol/limits';
-import type { PanelRow } from '../protocol/steer-modes';
-import type { EditorNode, Validator } from './editor';
+import type { CurtailmentValue, PowerUnit, PowerValue } from '../../protocol/types';
+import type { GridLimitSettings } from '../../protocol/grid-limits';
+import type { LimitKey } from '../../protocol/limits';
+import type { PanelRow } from '../../protocol/steer-modes';
+import type { EditorNode, Validator } from '../../editor/editor';
 
 const T = 'ems-site-steer';
 const VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];

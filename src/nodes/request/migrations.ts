@@ -1,0 +1,11 @@
+/**
+ * The upgrade steps of ems-request's saved properties, in order of version. The machinery and
+ * the one table of every node type are ../shared/migrations.ts; the editor gets these steps
+ * bundled into resources/migrations.js, so this file imports only ../shared/migration-step.
+ */
+import { withDefaults, type Migration } from '../shared/migration-step';
+
+export const STEPS: readonly Migration[] = [
+  // 0.3.0 (issue 14): a raw request (as before), or the config node's request counts ('stats').
+  { version: 2, up: (c) => withDefaults(c, { mode: 'request' }) },
+];

@@ -1,0 +1,23 @@
+/**
+ * What an upgrade step is, and the helper every step uses: the leaf that each node folder's
+ * migrations.ts and ./migrations.ts (the machinery and the one table) import. It imports
+ * nothing, so resources/migrations.js (bundled for the editor) needs no Node module.
+ */
+
+/** A node's saved properties, as in a flow file. */
+export type NodeConfig = Record<string, unknown>;
+
+/** One upgrade: `up` turns a config of version `version - 1` into one of `version`. */
+export interface Migration {
+  readonly version: number;
+  up(config: NodeConfig): NodeConfig;
+}
+
+/** `config` with `defaults` for the properties it does not hold (undefined or null). */
+export function withDefaults(config: NodeConfig, defaults: NodeConfig): NodeConfig {
+  const out: NodeConfig = { ...config };
+  for (const key of Object.keys(defaults)) {
+    if (out[key] === undefined || out[key] === null) out[key] = defaults[key];
+  }
+  return out;
+}
