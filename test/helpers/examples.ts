@@ -123,11 +123,16 @@ export const BUILT_IN = 'built-in';
 export async function loadExample(file: string, simUrl: string, mqttPort?: number, edit: (shipped: any[]) => any[] = (x) => x): Promise<LoadedExample> {
   const shipped = edit(readExample(file));
   await loadFlow([...NODES, ...CORE_NODES], forTest(shipped, simUrl, mqttPort));
+  return loaded(file, shipped);
+}
+
+/** The handles of an example's nodes once its flow is loaded: by the names they are shipped with. */
+export function loaded(file: string, shipped: any[]): LoadedExample {
   const byName = (name: string) => {
     const found = shipped.filter((n) => n.name === name);
     if (found.length !== 1) throw new Error(`${file}: ${found.length} nodes named ${JSON.stringify(name)}`);
     const node = helper.getNode(found[0].id);
-    if (!node) throw new Error(`${file}: node ${JSON.stringify(name)} did not start`);
+    if (!node) throw new Error(`${file}: node ${JSON.stringify(name)} did not start (${path.join(EXAMPLES_DIR, file)})`);
     return node;
   };
   return {

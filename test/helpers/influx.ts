@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CORE_NODES, EXAMPLES_DIR, forTest, readExample, type LoadedExample } from './examples';
-import { helper, Inbox, NODES, StatusLog } from './red';
+import { CORE_NODES, forTest, loaded, readExample, type LoadedExample } from './examples';
+import { helper, NODES } from './red';
 import { freePort, start, type Spawned } from './spawned';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -160,20 +160,7 @@ export async function loadInfluxExample(file: string, simUrl: string, influxPort
   const shipped = readExample(file);
   const flow = forTest(shipped, simUrl).map((n) => (n.type === 'influxdb' ? { ...n, hostname: '127.0.0.1', port: String(influxPort ?? 1) } : n));
   await helper.load([...new Set([...NODES, ...CORE_NODES, ...INFLUX_NODES])], flow, {});
-  const byName = (name: string) => {
-    const found = shipped.filter((n) => n.name === name);
-    if (found.length !== 1) throw new Error(`${file}: ${found.length} nodes named ${JSON.stringify(name)}`);
-    const node = helper.getNode(found[0].id);
-    if (!node) throw new Error(`${file}: node ${JSON.stringify(name)} did not start (${path.join(EXAMPLES_DIR, file)})`);
-    return node;
-  };
-  return {
-    nodes: shipped,
-    node: byName,
-    inbox: (name) => new Inbox(byName(name)),
-    status: (name) => new StatusLog(byName(name)),
-    fire: (name, msg = {}) => byName(name).receive(msg),
-  };
+  return loaded(file, shipped);
 }
 
 export interface Completion {
