@@ -7,9 +7,9 @@
  * so in msg.replan. Time is @sinonjs/fake-timers (Date, setTimeout, clearTimeout): nothing sleeps.
  */
 import assert from 'node:assert/strict';
-import FakeTimers from '@sinonjs/fake-timers';
 import { DAY_MS, HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import { loadFlow, turns, useRuntime, type Loaded } from './helpers/red';
+import { useFakeClock, type InstalledClock } from './helpers/clock';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
@@ -33,13 +33,8 @@ const planFlow = (node: Record<string, unknown>) => [
 
 describe('nodes: ems-plan re-planning (issue 20.6)', () => {
   useRuntime();
-  let clock: ReturnType<typeof FakeTimers.install>;
-  beforeEach(() => {
-    clock = FakeTimers.install({ now: T0 + 5 * MINUTE_MS, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-  });
-  afterEach(() => {
-    clock.uninstall();
-  });
+  let clock: InstalledClock;
+  useFakeClock(() => ({ now: T0 + 5 * MINUTE_MS, toFake: ['Date', 'setTimeout', 'clearTimeout'] }), (c) => { clock = c; });
   /** Moves the clock to `t`, firing the timers due on the way. */
   async function moveTo(t: number): Promise<void> {
     await clock.tickAsync(t - Date.now());

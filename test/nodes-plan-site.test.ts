@@ -8,11 +8,11 @@
  * field and the slot, or the node's setting. The clock is @sinonjs/fake-timers (Date only).
  */
 import assert from 'node:assert/strict';
-import FakeTimers from '@sinonjs/fake-timers';
 import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator } from '../src/simulator';
 import { nextAt } from '../src/nodes/plan/message';
 import { callsOf, cfg, flow, loadFlow, turns, useRuntime } from './helpers/red';
+import { useFakeClock, type InstalledClock } from './helpers/clock';
 import { scheduleNode } from './helpers/schedule';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -38,13 +38,8 @@ const SCHEDULE_KEYS = ['end', 'energyKWh', 'energyStorage', 'price', 'socEnd', '
 
 describe('nodes: ems-plan with the site model (issue 20)', () => {
   useRuntime();
-  let clock: ReturnType<typeof FakeTimers.install>;
-  beforeEach(() => {
-    clock = FakeTimers.install({ now: T0 - HOUR_MS, toFake: ['Date'] });
-  });
-  afterEach(() => {
-    clock.uninstall();
-  });
+  let clock: InstalledClock;
+  useFakeClock(() => ({ now: T0 - HOUR_MS, toFake: ['Date'] }), (c) => { clock = c; });
   const load = (extra: Record<string, unknown> = {}) => loadFlow(planFlow(planNode(extra)));
 
   it('PV and load forecasts, import and export prices: a site plan; the payload is what ems-schedule takes, the whole plan in msg.plan, grid power in msg.chart', async () => {

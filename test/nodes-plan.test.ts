@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import FakeTimers from '@sinonjs/fake-timers';
 import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { callsOf, cfg, flow, loadFlow, turns, useRuntime, type Loaded } from './helpers/red';
+import { useFakeClock, type InstalledClock } from './helpers/clock';
 import { scheduleNode } from './helpers/schedule';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -42,13 +42,8 @@ function planFlow(node: Record<string, unknown>): object[] {
 
 describe('nodes: ems-plan (price plan)', () => {
   useRuntime();
-  let clock: ReturnType<typeof FakeTimers.install>;
-  beforeEach(() => {
-    clock = FakeTimers.install({ now: T0 - HOUR_MS, toFake: ['Date'] });
-  });
-  afterEach(() => {
-    clock.uninstall();
-  });
+  let clock: InstalledClock;
+  useFakeClock(() => ({ now: T0 - HOUR_MS, toFake: ['Date'] }), (c) => { clock = c; });
   const load = (extra: Record<string, unknown> = {}) => loadFlow(planFlow(planNode(extra)));
 
   describe('a plan from the sample day', () => {

@@ -15,8 +15,9 @@ import { SteeringQueue, type SteeringCommand } from '../src/runtime';
 import { Renewal, describeCommand } from '../src/nodes/shared/renewal';
 import { buildCommand, settingsOf } from '../src/nodes/shared/steer-command';
 import { translator, type Params } from '../src/nodes/shared/status';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, logged, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';
+import { received, useSimulatorAndClient } from './helpers/sim';
 
 const COM = DEFAULT_SITES[0];
 const SITE = COM.siteReference;
@@ -26,14 +27,6 @@ const limits = (extra: Record<string, unknown> = {}) => siteSteer(SITE, {
   mode: 'grid-limits', upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW',
   lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '', version: 3, ...extra,
 });
-
-/** What the simulator received for an answer: method, path and body, found by requestId. */
-function received(s: StartedSimulator, requestId: string): { method: string; path: string; body?: unknown } {
-  const e = s.sim.requestLog.find((x) => x.requestId === requestId);
-  assert.ok(e, `the simulator logged request ${requestId}`);
-  assert.equal(e.status, 200);
-  return e.body === undefined ? { method: e.method, path: e.path } : { method: e.method, path: e.path, body: e.body };
-}
 
 describe('site steer: grid-limits mode', () => {
   const sim = useSimulator({ frozen: false });
@@ -280,14 +273,7 @@ describe('site steer: grid limits on a configured path', () => {
 describe('site steer: grid limits, renewal with an injected clock', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
-  });
-  afterEach(async () => {
-    c.close();
-    await s.close();
-  });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
 
   it('each renewal carries the same limits with a later validUntil, and is what the simulator received', async () => {
     const clock = FakeTimers.createClock(Date.now());

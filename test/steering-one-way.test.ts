@@ -18,19 +18,12 @@ import { SteeringQueue, requestForCommand } from '../src/runtime';
 import { Renewal } from '../src/nodes/shared/renewal';
 import { settingsOf } from '../src/nodes/shared/steer-command';
 import { matchRoute } from '../src/simulator/routes';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';
+import { received, useSimulatorAndClient } from './helpers/sim';
 
 const SITE = DEFAULT_SITES[0].siteReference;
 const until = (min = 10) => Date.now() + min * MINUTE_MS;
-
-/** What the simulator received for an answer: method, path and (when sent) the body, found by requestId. */
-function received(s: StartedSimulator, requestId: string): { method: string; path: string; body?: unknown } {
-  const e = s.sim.requestLog.find((x) => x.requestId === requestId);
-  assert.ok(e, `the simulator logged request ${requestId}`);
-  assert.equal(e.status, 200);
-  return e.body === undefined ? { method: e.method, path: e.path } : { method: e.method, path: e.path, body: e.body };
-}
 
 describe('steering one way: msg.request is what the simulator received, in every mode', () => {
   const sim = useSimulator({ frozen: false });
@@ -134,14 +127,7 @@ describe('steering one way: msg.request is what the simulator received, in every
 describe('steering one way: a renewal sends the request the queue reports', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
-  });
-  afterEach(async () => {
-    c.close();
-    await s.close();
-  });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
 
   it('each renewal\'s SteeringResult.request deep-equals what the simulator received', async () => {
     const clock = FakeTimers.createClock(Date.now());
@@ -283,14 +269,7 @@ describe('steering one way: the endpoint table and the typed request builder', (
 describe('steering one way: the client sends the typed request as it is', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
-  });
-  afterEach(async () => {
-    c.close();
-    await s.close();
-  });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
   const last = () => s.sim.requestLog.at(-1)!;
 
   it('sendSteering sends method, path and body unchanged (no second validation); the public method validates', async () => {

@@ -4,9 +4,8 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import type { Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
-import { useDemo } from '../helpers/browser';
+import { colourPixels, useDemo } from '../helpers/browser';
 import type { BrowserSession } from './lib/browser';
 import { DEMO_SCRIPT, type Demo } from './lib/demo';
 import * as path from 'node:path';
@@ -16,19 +15,6 @@ import { until } from './lib/wait';
 
 const DEMO_FILE = path.join(REPO, 'demo', 'flow.json');
 const CHART_COLOUR = [0x00, 0x95, 0xff];   // the chart's first series colour in demo/flow.json
-
-/** Pixels of the chart's canvas in (about) the colour of its first series. */
-function seriesPixels(page: Page, selector: string, rgb: number[]): Promise<number> {
-  return page.locator(`${selector} canvas`).first().evaluate((c, rgb) => {
-    const canvas = c as HTMLCanvasElement;
-    const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
-    for (let i = 0; i < data.length; i += 4) {
-      if (data[i + 3] > 200 && Math.abs(data[i] - rgb[0]) < 40 && Math.abs(data[i + 1] - rgb[1]) < 40 && Math.abs(data[i + 2] - rgb[2]) < 40) n++;
-    }
-    return n;
-  }, rgb);
-}
 
 describe('browser: the npm start dashboard', function () {
   this.timeout(120000);
@@ -92,7 +78,7 @@ describe('browser: the npm start dashboard', function () {
     const chart = `#nrdb-ui-widget-${chartId}`;
     await page.locator(chart).scrollIntoViewIfNeeded();
     await until(() => points, (n) => n >= 7 * 24, 'the 7-day series at the chart widget', 45000);
-    await until(() => seriesPixels(page, chart, CHART_COLOUR), (n) => n > 1000, 'the series drawn on the chart canvas');
+    await until(() => colourPixels(page, chart, CHART_COLOUR), (n) => n > 1000, 'the series drawn on the chart canvas');
     // The five texts of each site (battery, PV, grid, battery energy, grid energy) have their first values.
     await until(async () => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
     await screenshot(page, 'dashboard', { fullPage: true });

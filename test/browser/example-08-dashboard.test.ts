@@ -15,7 +15,7 @@ import type { Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
 import type { SiteState, SteeringState } from '../../src/protocol/types';
 import { readExample } from '../helpers/examples';
-import { useDemo } from '../helpers/browser';
+import { colourPixels, useDemo } from '../helpers/browser';
 import type { BrowserSession } from './lib/browser';
 import type { Demo } from './lib/demo';
 import { canvasNode, closeTray, deploy, notificationsGone, openNode, showSidebar, trayAtRest } from './lib/editor';
@@ -158,15 +158,7 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
     // The picture: the 7-day chart drawn too (pixels in its first series' colour, as dashboard.test.ts checks).
     const chart = DEMO.find((n) => n.type === 'ui-chart').id;
     await page.locator(`#nrdb-ui-widget-${chart}`).scrollIntoViewIfNeeded();
-    await until(() => page.locator(`#nrdb-ui-widget-${chart} canvas`).first().evaluate((c, rgb) => {
-      const canvas = c as HTMLCanvasElement;
-      const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-      let n = 0;
-      for (let i = 0; i < d.length; i += 4) {
-        if (d[i + 3] > 200 && Math.abs(d[i] - rgb[0]) < 40 && Math.abs(d[i + 1] - rgb[1]) < 40 && Math.abs(d[i + 2] - rgb[2]) < 40) n++;
-      }
-      return n;
-    }, CHART_COLOUR), (n) => n > 1000, 'the 7-day series drawn on the chart', 45000);
+    await until(() => colourPixels(page, `#nrdb-ui-widget-${chart}`, CHART_COLOUR), (n) => n > 1000, 'the 7-day series drawn on the chart', 45000);
     await page.evaluate(() => window.scrollTo(0, 0));
     // The gauges' needles swing in from 0 (a D3 transition): wait until they stand still.
     let needles = '';

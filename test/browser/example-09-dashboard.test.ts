@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { SteeringState } from '../../src/protocol/types';
 import { readExample, builtInSite } from '../helpers/examples';
-import { useDemo } from '../helpers/browser';
+import { colourPixels, useDemo } from '../helpers/browser';
 import type { BrowserSession } from './lib/browser';
 import type { Demo } from './lib/demo';
 import { canvasNode, deploy, notificationsGone, showSidebar } from './lib/editor';
@@ -53,19 +53,6 @@ const table = one((n) => n.type === 'ui-table', 'table');
 const summary = one((n) => n.type === 'ui-text', 'plan text');
 const base = one((n) => n.type === 'ui-base', 'ui-base');
 const page09 = one((n) => n.type === 'ui-page', 'ui-page');
-
-/** Pixels of a chart's canvas within 40 of an RGB colour. */
-function colourPixels(page: Page, id: string, rgb: number[]): Promise<number> {
-  return page.locator(`#nrdb-ui-widget-${id} canvas`).first().evaluate((c, rgb) => {
-    const canvas = c as HTMLCanvasElement;
-    const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i + 3] > 200 && Math.abs(d[i] - rgb[0]) < 40 && Math.abs(d[i + 1] - rgb[1]) < 40 && Math.abs(d[i + 2] - rgb[2]) < 40) n++;
-    }
-    return n;
-  }, rgb);
-}
 
 describe('browser: example 09 imported into npm start plans the sample day, plays it on its own site and charts it', function () {
   this.timeout(180000 + REPORT_WAIT_MS);
@@ -131,7 +118,7 @@ describe('browser: example 09 imported into npm start plans the sample day, play
     // Both charts drawn: the prices (blue), SOC (blue) and battery power (orange).
     for (const [id, rgb, what] of [[priceChart.id, BLUE, 'prices'], [planChart.id, BLUE, 'SOC'], [planChart.id, ORANGE, 'battery power']] as const) {
       await page.locator(`#nrdb-ui-widget-${id}`).scrollIntoViewIfNeeded();
-      await until(() => colourPixels(page, id, [...rgb]), (n) => n > 300, `the ${what} series drawn`, 45000);
+      await until(() => colourPixels(page, `#nrdb-ui-widget-${id}`, rgb), (n) => n > 300, `the ${what} series drawn`, 45000);
     }
     const headers = await page.locator(`#nrdb-ui-widget-${table.id} thead th`).allInnerTexts();
     assert.deepEqual(headers.map((h) => h.trim()).filter(Boolean), ['Slot', 'Time', 'Asked', 'Measured', 'Followed']);

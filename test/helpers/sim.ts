@@ -67,3 +67,29 @@ export function useClients(target: string | { readonly url: string }, defaults: 
     return c;
   };
 }
+
+/**
+ * A fresh simulator and a client on it for each test: `ready(sim, client)` gets both before the
+ * test; after it the client closes, then the simulator.
+ */
+export function useSimulatorAndClient(clientOpts: ClientOpts, ready: (sim: StartedSimulator, client: EmsClient) => void, simOpts: StartOptions = {}): void {
+  let sim: StartedSimulator | undefined;
+  let client: EmsClient | undefined;
+  beforeEach(async () => {
+    sim = await startSimulator({ port: 0, ...simOpts });
+    client = clientFor(sim, clientOpts);
+    ready(sim, client);
+  });
+  afterEach(async () => {
+    client?.close();
+    await sim?.close();
+  });
+}
+
+/** What the simulator received for an answer: method, path and (when sent) the body, found by requestId; it answered 200. */
+export function received(s: StartedSimulator, requestId: string): { method: string; path: string; body?: unknown } {
+  const e = s.sim.requestLog.find((x) => x.requestId === requestId);
+  if (!e) throw new Error(`the simulator did not log request ${requestId}`);
+  if (e.status !== 200) throw new Error(`request ${requestId} got ${e.status}, not 200`);
+  return e.body === undefined ? { method: e.method, path: e.path } : { method: e.method, path: e.path, body: e.body };
+}
