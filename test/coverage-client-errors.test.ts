@@ -15,6 +15,7 @@ import { hostPortOf } from '../src/client/client';
 import { isTransientNetworkError } from '../src/client/transport';
 import { OAuth2TokenSource } from '../src/client/auth';
 import { useCrashWatch } from './helpers/faults';
+import { useClients } from './helpers/sim';
 import { DEV, MEASUREMENT, SITE, json, outcome, startStub, type Stub } from './helpers/stub-server';
 
 describe('client coverage: what errors name', function () {
@@ -170,19 +171,15 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
   this.timeout(20_000);
   const crashes = useCrashWatch();
   let stub: Stub;
-  const clients: EmsClient[] = [];
   const tokenHits = () => stub.hits.filter((h) => h.url === '/token');
   const apiHits = () => stub.hits.filter((h) => h.url !== '/token');
-  const client = (auth: Partial<{ tokenUrl: string; scope: string }> = {}, o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
-    const c = new EmsClient({ baseUrl: stub.url, retries: 0, timeoutMs: 5_000, auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'cid', clientSecret: 'cl1ent-s3cret', ...auth }, ...o });
-    clients.push(c);
-    return c;
-  };
+  const make = useClients({ get url() { return stub.url; } }, { retries: 0, timeoutMs: 5_000 });
+  const client = (auth: Partial<{ tokenUrl: string; scope: string }> = {}, o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) =>
+    make({ auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'cid', clientSecret: 'cl1ent-s3cret', ...auth }, ...o });
   beforeEach(async () => {
     stub = await startStub();
   });
   afterEach(async () => {
-    for (const c of clients.splice(0)) c.close();
     await stub.close();
     assert.deepEqual(crashes.events, []);
   });

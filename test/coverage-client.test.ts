@@ -15,6 +15,7 @@ import { withDeadline } from '../src/client/transport';
 import { secretsOf } from '../src/client/auth';
 import { Budget, budgetCaps } from '../src/runtime';
 import { useCrashWatch } from './helpers/faults';
+import { useClients } from './helpers/sim';
 import { DEV, MEASUREMENT, SITE, json, outcome, startStub, turns, type Stub } from './helpers/stub-server';
 
 describe('client coverage: the limiter under aborts, caps and long queues', () => {
@@ -159,17 +160,11 @@ describe('client coverage: the transport against a stub', function () {
   const crashes = useCrashWatch();
   let stub: Stub;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const clients: EmsClient[] = [];
-  const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
-    const c = new EmsClient({ baseUrl: stub.url, retries: 0, timeoutMs: 5_000, ...o });
-    clients.push(c);
-    return c;
-  };
+  const client = useClients({ get url() { return stub.url; } }, { retries: 0, timeoutMs: 5_000 });
   beforeEach(async () => {
     stub = await startStub();
   });
   afterEach(async () => {
-    for (const c of clients.splice(0)) c.close();
     clock?.uninstall();
     clock = undefined;
     await stub.close();
