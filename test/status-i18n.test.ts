@@ -41,10 +41,11 @@ describe('status texts: catalogs', () => {
 
   it('a Node-RED catalog lookup gives the German texts; an unknown or missing lookup falls back to en-US', () => {
     const de = catalog('de', 'ems-site-steer').status;
-    // What RED._ does for a node module: the key in the node's namespace, __name__ placeholders filled.
+    // What RED._ does for a node module: the key in the node's namespace, __name__ placeholders filled
+    // (i18next leaves a placeholder it has no value for as it is).
     const RED = { _: (key: string, p?: Params) => {
       const k = key.replace(/^ems-site-steer\.status\./, '');
-      return de[k] ? de[k].replace(/__(\w+)__/g, (_m: string, n: string) => String(p?.[n])) : `@ems-partner/node-red/ems-site-steer:${key}`;
+      return de[k] ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m)) : `@ems-partner/node-red/ems-site-steer:${key}`;
     } };
     const t = translator(RED, 'ems-site-steer');
     const cmd = { site: 's', kind: 'combined' as const, energyStorageSetting: { value: -5, unit: 'kW' as const }, maximizeGridImport: true, validUntil: Date.UTC(2026, 0, 1, 12, 15) };

@@ -339,7 +339,7 @@ describe('site steer: grid limits, pure command building and status texts', () =
     const de = cat('de');
     const RED = { _: (key: string, p?: Params) => {
       const k = key.replace(/^ems-site-steer\.status\./, '');
-      return de[k] ? de[k].replace(/__(\w+)__/g, (_m: string, n: string) => String(p?.[n])) : key;
+      return de[k] ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m)) : key;
     } };
     const t = translator(RED, 'ems-site-steer');
     const cmd: SteeringCommand = { site: SITE, kind: 'grid-limits', gridLimits: { upperLimit: kW(-100), lowerLimit: kW(-200) }, validUntil: now };

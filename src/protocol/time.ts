@@ -172,8 +172,20 @@ export function splitRange(start: EpochMs, end: EpochMs, stepMs?: number, maxSpa
 }
 
 
+/** The last minute formatClock formatted, and its text (status texts name the same minute over and over). */
+let clockMinute = NaN;
+let clockText = '';
+
 /** Formats a time for node status, HH:MM in the runtime's local time. */
 export function formatClock(t: EpochMs): string {
+  // Time zone offsets and their changes fall on whole minutes, so one epoch minute is one HH:MM.
+  const minute = Math.floor(t / 60_000);
+  if (minute === clockMinute) return clockText;
   const d = new Date(t);
-  return `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const text = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  if (Number.isFinite(minute)) {
+    clockMinute = minute;
+    clockText = text;
+  }
+  return text;
 }

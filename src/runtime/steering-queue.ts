@@ -159,19 +159,25 @@ export class SteeringQueue {
   private pump(site: string, q: SiteQueue): void {
     if (q.busy || q.pending.size === 0) return;
     q.busy = true;
-    const batch = new Map(q.pending);
-    q.pending.clear();
-    this.sendBatch(site, batch)
-      .catch(() => undefined)
-      .finally(() => {
-        q.busy = false;
-        if (q.pending.size === 0) this.sites.delete(site);
-        else this.pump(site, q);
-      });
+    const batch = q.pending;
+    q.pending = new Map();
+    const next = () => {
+      q.busy = false;
+      if (q.pending.size === 0) this.sites.delete(site);
+      else this.pump(site, q);
+    };
+    this.sendBatch(site, batch).then(next, next);
   }
 
   /** Sends a batch: one request per carrying endpoint and validity window (grid target on its own), one at a time. */
   private async sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
+    if (batch.size === 1) {
+      // One component (most messages): one request, and each of its waiters is answered by it.
+      const entries = [...batch];
+      const waiters = entries[0][1].waiters;
+      for (const w of waiters) w.outstanding = 1;
+      return this.sendAndSettle(site, entries, waiters);
+    }
     const groups = new Map<string, Array<[ComponentName, Pending]>>();
     for (const entry of batch) {
       const g = groups.get(entry[1].key);
@@ -182,18 +188,20 @@ export class SteeringQueue {
     const perGroup = [...groups.values()].map((entries) => [...new Set(entries.flatMap(([, p]) => p.waiters))]);
     for (const w of new Set(perGroup.flat())) w.outstanding = perGroup.filter((g) => g.includes(w)).length;
     let gi = 0;
-    for (const entries of groups.values()) {
-      const waiters = perGroup[gi++];
-      const s = groupSignal(waiters);
-      try {
-        const result = await this.sendGroup(site, entries, s.signal);
-        this.sent++;
-        for (const w of waiters) this.settle(w, result);
-      } catch (err) {
-        for (const w of waiters) this.settle(w, undefined, err as Error);
-      } finally {
-        s.release();
-      }
+    for (const entries of groups.values()) await this.sendAndSettle(site, entries, perGroup[gi++]);
+  }
+
+  /** Sends one group's request and answers its waiters (never rejects). */
+  private async sendAndSettle(site: string, entries: Array<[ComponentName, Pending]>, waiters: Waiter[]): Promise<void> {
+    const s = groupSignal(waiters);
+    try {
+      const result = await this.sendGroup(site, entries, s.signal);
+      this.sent++;
+      for (const w of waiters) this.settle(w, result);
+    } catch (err) {
+      for (const w of waiters) this.settle(w, undefined, err as Error);
+    } finally {
+      s.release();
     }
   }
 

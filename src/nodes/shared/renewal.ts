@@ -148,7 +148,12 @@ export function describeCommand(cmd: SteeringCommand, until = false, t: Translat
   else if (g?.lowerLimit) parts.push(t('gridLowerLimit', { power: minus(g.lowerLimit) }));
   if (cmd.kind === 'cancel-grid-target') parts.push(t('cancelGridTarget'));
   const text = parts.join(', ');
-  return until && cmd.validUntil ? t('until', { what: text, time: formatClock(cmd.validUntil) }) : text;
+  return until ? withUntil(text, cmd, t) : text;
+}
+
+/** A command's description (describeCommand without `until`) with the end of its validity: "ESS −50 kW until 14:15". */
+export function withUntil(text: string, cmd: SteeringCommand, t: Translate = steerTexts): string {
+  return cmd.validUntil ? t('until', { what: text, time: formatClock(cmd.validUntil) }) : text;
 }
 
 /** A power with a typographic minus: "−50 kW". */

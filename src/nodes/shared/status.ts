@@ -41,9 +41,23 @@ function englishCatalog(type: string): Record<string, string> {
   return texts;
 }
 
-/** Fills `__name__` placeholders (Node-RED's i18n syntax) with the parameters. */
+/** A text split at its `__name__` placeholders: literal, name, literal, ..., literal. */
+const compiled = new Map<string, string[]>();
+
+/** Fills `__name__` placeholders (Node-RED's i18n syntax) with the parameters (each text is split once). */
 function fill(text: string, params?: Params): string {
-  return params ? text.replace(/__(\w+)__/g, (m, name: string) => (params[name] !== undefined ? String(params[name]) : m)) : text;
+  if (!params) return text;
+  let parts = compiled.get(text);
+  if (!parts) {
+    parts = text.split(/__(\w+)__/);
+    if (compiled.size < 1000) compiled.set(text, parts);
+  }
+  let out = parts[0];
+  for (let i = 1; i < parts.length; i += 2) {
+    const v = params[parts[i]];
+    out += (v !== undefined ? String(v) : `__${parts[i]}__`) + parts[i + 1];
+  }
+  return out;
 }
 
 /** The en-US texts of a node type (also the fallback of `translator`). */
@@ -51,29 +65,30 @@ export function english(type: string): Translate {
   return (key, params) => fill(englishCatalog(type)[key] ?? `${type}.status.${key}`, params);
 }
 
-/** The texts of a node type in the runtime's language: RED._ of that node's module, else en-US. */
+/**
+ * The texts of a node type in the runtime's language: RED._ of that node's module, else en-US.
+ * Each key's text is asked of RED._ once, without parameters (Node-RED's i18next leaves the
+ * `__name__` placeholders of a text it is given no values for as they are), and filled here;
+ * the runtime's language does not change while it runs.
+ */
 export function translator(RED: Pick<RED, '_'>, type: string): Translate {
   const fallback = english(type);
-  /** Texts without parameters that RED._ gave (e.g. "requesting" on every input): the runtime's language does not change. */
-  const fixed = new Map<string, string>();
+  const texts = new Map<string, string | null>();
   return (key, params) => {
-    if (!params) {
-      const known = fixed.get(key);
-      if (known !== undefined) return known;
+    let text = texts.get(key);
+    if (text === undefined) {
+      const full = `${type}.status.${key}`;
+      let t: unknown;
+      try {
+        t = RED._(full);
+      } catch {
+        t = undefined;
+      }
+      // A missing catalog answers with the key (Node-RED prefixes it with its namespace).
+      text = typeof t === 'string' && t !== '' && t !== full && !t.endsWith(`:${full}`) ? t : null;
+      texts.set(key, text);
     }
-    const full = `${type}.status.${key}`;
-    let text: unknown;
-    try {
-      text = RED._(full, params);
-    } catch {
-      text = undefined;
-    }
-    // A missing catalog answers with the key (Node-RED prefixes it with its namespace).
-    if (typeof text === 'string' && text !== '' && text !== full && !text.endsWith(`:${full}`)) {
-      if (!params) fixed.set(key, text);
-      return text;
-    }
-    return fallback(key, params);
+    return text === null ? fallback(key, params) : fill(text, params);
   };
 }
 

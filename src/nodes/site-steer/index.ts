@@ -12,7 +12,7 @@
  */
 import { formatClock, resolvePaths, SERVICE, type SteeringType, validateReference } from '../../protocol';
 import { type Displaced, percentCurtailmentOf, requestForCommand, runningScheduleFor, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf } from '../shared';
+import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf, withUntil } from '../shared';
 import { fleetOf, fleetSettingsOf, steerFleet, type FleetDeps, type FleetSettings } from './fleet';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
@@ -205,9 +205,10 @@ export = function (RED: RED): void {
       }
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
-      status.busy(status.t('sending', { what: describe(cmd) }));
+      const what = describe(cmd);
+      status.busy(status.t('sending', { what }));
       const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
-      shown(status.t('sent', { what: describe(cmd, true) }), r);
+      shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), r);
       if (config.renew) renewal.schedule(cmd);
       return copy({ payload: r.response, request: r.request, site: ref, merged: r.merged || undefined });
     }, { ordered: true });
