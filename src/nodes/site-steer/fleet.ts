@@ -142,17 +142,21 @@ async function run(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted
 async function runJob(d: FleetDeps, job: Job, msg: NodeMessage, tick: () => void, signal: AbortSignal): Promise<FleetResult> {
   let ticked = false;
   const once = () => { if (!ticked) { ticked = true; tick(); } };
-  let request: SentRequest | undefined;
+  let cmd: SteeringCommand | undefined;
   try {
     if (job.error) throw job.error;
     if (job.stopOnly) return { site: job.site, ok: true, response: { stopped: true, renewing: false } };
-    const cmd = await d.converted(job.cmd!, msg);
-    request = requestForCommand(cmd, d.paths());
-    if (d.dryRun) return { site: job.site, ok: true, request, ...(job.part !== undefined ? { part: job.part } : {}) };
+    cmd = await d.converted(job.cmd!, msg);
+    if (d.dryRun) return { site: job.site, ok: true, request: requestForCommand(cmd, d.paths()), ...(job.part !== undefined ? { part: job.part } : {}) };
     const r = await d.send(cmd, once, msg, signal);
     if (d.renew && cmd.kind !== 'cancel-grid-target' && !(msg.payload === 'stop' || msg.stop === true)) d.renewal.schedule(cmd);
     return { site: job.site, ok: true, request: r.request, response: r.response, ...(r.merged ? { merged: true as const } : {}), ...(job.part !== undefined ? { part: job.part } : {}) };
   } catch (e) {
+    // The request the site's result names: built only for a failure (a success names what was sent).
+    let request: SentRequest | undefined;
+    try {
+      if (cmd) request = requestForCommand(cmd, d.paths());
+    } catch { /* a command that makes no request: none to name */ }
     throw Object.assign(e instanceof Error ? e : new Error(String(e)), { fleetRequest: request, part: job.part });
   } finally {
     once();
