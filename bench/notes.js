@@ -189,6 +189,35 @@ ratings in msg.sites (the timed goal), ratings from GET /sites (cold, then cache
 the client sends at most concurrency requests at once, so ceil(200 / concurrency) round trips is
 the floor.`,
   },
+  steering: {
+    what: `Steering CPU per site (issue 21.4). 5,000 generated sites (10 kW batteries) in the simulator,
+which runs in a child process; the Node-RED runtime (node-red-node-test-helper, spies removed) in
+the measuring process with one config node (concurrency 6, its defaults otherwise). Alternatives:
+"ems-site-steer", one ESS setpoint per message, each message a different site (msg.site), 16
+messages outstanding; "ems-device-read", the map read of benchmark 1 through the same config node,
+16 outstanding; "tuned axios POST", the same ESS request through axios configured as the package
+configures it, with no Node-RED (the floor of the request itself); "portfolio", one ems-site-steer
+message in mode portfolio over all 5,000 sites, ratings in msg.sites. CPU is process.cpuUsage() over
+each alternative, per message (the portfolio: per site). The temporary heap of the portfolio message
+is taken apart from the timed rounds: the live heap (heapUsed after a forced GC every 100 ms while
+it runs, above the heap before it), and, for scale, the highest heapUsed without forced GCs, which
+counts garbage not yet collected; both are given for 5,000 tuned-axios POSTs too.`,
+    limits: `Every site is one HTTP request: the partner API has no request that steers several sites
+(specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios, the package's chosen client,
+those POSTs alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row,
+about 500-700 µs each): with axios the portfolio goal cannot be met; the portfolio message costs about
+1.1 x the same POSTs through tuned axios. A POST costs axios more than a GET (the body is serialised
+and written), so a one-site steering message, which is a POST, costs more than a read, which is a GET,
+even where the package's own work per message is small: measured with the config node's client
+answering in process (no HTTP), the node's own work is about 45 µs per steering message (command,
+validation, queue, status, output) against about 25 µs per read. A CPU profile of the one-site
+steering alternative (\`node --cpu-prof\`) puts axios (with Node's HTTP client under it) at about
+43 %, the kernel's writes and Node's HTTP parsing outside axios 16-30 %, GC 6-7 %, the Node-RED
+runtime 4 % and the package's own code 15-18 % (the steer node's input 6 %, the steering queue 2 %,
+the client's transport before axios 2 %, status texts 1 %). The status texts were the largest
+part before this issue: each status asked RED._ to translate and fill its text (about 30 µs of
+every steering message); each text is now asked once and filled from a split template.`,
+  },
   'fleet-read': {
     what: `Fleet read of 1,000 devices into one message (issue 14). One ems-device-read node, defaults of
 the config node (concurrency 6, coalescing 2 ms); the simulator in a child process (334 sites,

@@ -1,0 +1,229 @@
+'use strict';
+/**
+ * Benchmark: steering CPU per site (issue 21.4). The simulator in a child process with SITES
+ * generated sites (bench/lib/fleet-sites.js); the Node-RED runtime in this process
+ * (bench/lib/red.js, test helper spies removed), one config node (concurrency 6, its defaults
+ * otherwise). Alternatives, each measured in 3 rotated rounds with a forced GC before it:
+ *
+ *   ems-site-steer          one ESS setpoint per message, a different site each, INFLIGHT messages at once
+ *   ems-device-read         one map read of 3 properties per message (the read of benchmark 1), INFLIGHT at once
+ *   tuned axios POST        the same ESS request through axios configured as the package configures it
+ *                           (bench/read-overhead.js's tunedAxios), no Node-RED: the floor of the request itself
+ *   portfolio (SITES)       one ems-site-steer message in mode portfolio: SITES sites, ratings in msg.sites
+ *
+ * CPU = process.cpuUsage() of this process over the alternative, per message (per site for the
+ * portfolio). Temporary heap of the portfolio message, measured apart from the timed rounds:
+ * the live heap (heapUsed after a forced GC every 100 ms while the message runs) above the heap
+ * before it, and, for comparison, the same for SITES tuned-axios POSTs; the peak heapUsed
+ * without forced GCs (garbage not yet collected included) is reported beside it.
+ */
+const http = require('node:http');
+const path = require('node:path');
+const axios = require('axios');
+const { DIST, startServer, selfCpuMs, procCpuMs, simRequests, closedLoop, median, mmm, round, rotation, machine, output, guard } = require('./lib/common');
+const red = require('./lib/red');
+const { fleetSites } = require('./lib/fleet-sites');
+
+const SITES = Number(process.env.BENCH_STEER_SITES) || 5000;
+const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 2000;
+const ROUNDS = 3;
+const INFLIGHT = 16;
+const CONCURRENCY = 6;
+const PROPS = 'soc,power,totalEnergyConsumed';
+const MAX_BODY_BYTES = 10 * 1024 * 1024;
+const steerModule = require(path.join(DIST, 'nodes', 'ems-site-steer.js'));
+
+/** As bench/read-overhead.js's tunedAxios: axios set up as src/client/transport.ts sets up the package's instance. */
+function tunedAxios(baseURL) {
+  return axios.create({
+    baseURL,
+    httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: CONCURRENCY }),
+    maxRedirects: 0,
+    proxy: false,
+    maxContentLength: MAX_BODY_BYTES,
+    maxBodyLength: MAX_BODY_BYTES,
+    headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
+    transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
+  });
+}
+
+/** Runs `fn` with the live heap sampled (forced GC every 100 ms); resolves with its result and the peak above the start, MB. */
+async function liveHeap(fn) {
+  global.gc();
+  const h0 = process.memoryUsage().heapUsed;
+  let peak = h0;
+  const timer = setInterval(() => { global.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); }, 100);
+  const value = await fn();
+  clearInterval(timer);
+  return { value, mb: (peak - h0) / 1e6 };
+}
+
+/** Runs `fn` with heapUsed sampled every 5 ms and no forced GC: the peak above the start, MB (garbage included). */
+async function peakHeap(fn) {
+  global.gc();
+  const h0 = process.memoryUsage().heapUsed;
+  let peak = h0;
+  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 5);
+  const value = await fn();
+  clearInterval(timer);
+  peak = Math.max(peak, process.memoryUsage().heapUsed);
+  return { value, mb: (peak - h0) / 1e6 };
+}
+
+async function main() {
+  guard(Number(process.env.BENCH_GUARD_MS) || 180_000, 'steering');
+  if (!global.gc) throw new Error('run with --expose-gc');
+  const sites = fleetSites(SITES);
+  const refs = sites.map((s) => s.siteReference);
+  const batteries = sites.map((s) => s.battery.deviceReference);
+  const rated = sites.map((s) => ({ site: s.siteReference, maxPowerW: s.battery.maxPowerW }));
+  const sim = await startServer({ mode: 'sim', fleetSites: SITES });
+  const tuned = tunedAxios(sim.url);
+  await red.start();
+  await red.load([
+    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY },
+    {
+      id: 'steer', type: 'ems-site-steer', server: 'cfg', site: 'site', siteType: 'msg', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
+      validity: 'quarter-hour', renew: false, dryRun: false, verify: false, wires: [['sink']],
+    },
+    {
+      id: 'portfolio', type: 'ems-site-steer', server: 'cfg', site: '', siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating', essValue: 'payload', essValueType: 'msg',
+      essUnit: 'kW', validity: 'quarter-hour', maxEssPower: 0, renew: false, dryRun: false, verify: false, wires: [['sink']],
+    },
+    { id: 'read', type: 'ems-device-read', server: 'cfg', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
+    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+    { id: 'sink', type: 'helper' },
+    { id: 'errs', type: 'helper' },
+  ], [], [steerModule]);
+
+  // Each message carries `seq`; its output (or its error, via catch) settles it.
+  const pending = new Map();
+  let seq = 0;
+  const settle = (msg, ok) => {
+    const p = pending.get(msg.seq);
+    if (!p) return;
+    pending.delete(msg.seq);
+    if (ok) p.resolve(msg);
+    else p.reject(new Error(`message ${msg.seq} failed: ${msg.error ? msg.error.message : '?'}`));
+  };
+  red.getNode('sink').on('input', (msg, _s, done) => { settle(msg, true); done(); });
+  red.getNode('errs').on('input', (msg, _s, done) => { settle(msg, false); done(); });
+  const send = (id, msg) => new Promise((resolve, reject) => {
+    const i = seq++;
+    pending.set(i, { resolve, reject });
+    red.getNode(id).receive({ ...msg, seq: i });
+  });
+  const validUntil = () => new Date(Date.now() + 10 * 60_000).toISOString();
+  let kw = 1;
+  const portfolioMessage = () => send('portfolio', { payload: (kw = -kw) * SITES * 5, sites: rated }).then((m) => {
+    if (m.payload.summary.ok !== SITES) throw new Error(`portfolio: ${m.payload.summary.failed} sites failed`);
+    return m;
+  });
+  const single = {
+    'ems-site-steer': (i) => send('steer', { site: refs[i % SITES], payload: (i % 9) - 4 }),
+    'ems-device-read': (i) => send('read', { deviceReference: batteries[i % SITES], payload: '' }).then((m) => { if (!m.payload || (m.payload.soc === undefined && !m.payload.measurements)) throw new Error('bad answer'); }),
+    'tuned axios POST': (i) => tuned.post(`/sites/${refs[i % SITES]}/steering/ess`, { setting: { value: ((i % 9) - 4) * 1000, unit: 'W' }, validUntil: validUntil() })
+      .then((r) => { if (!r.data || !r.data.requestId) throw new Error('bad answer'); }),
+  };
+  const PORTFOLIO = `portfolio (${SITES} sites)`;
+  const names = [...Object.keys(single), PORTFOLIO];
+  const stats = Object.fromEntries(names.map((n) => [n, { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0 }]));
+  let next = 0;
+  const measure = async (name) => {
+    global.gc();
+    const req0 = await simRequests(sim.url);
+    const cpu0 = selfCpuMs();
+    const simCpu0 = procCpuMs(sim.pid);
+    let count;
+    let seconds;
+    if (name === PORTFOLIO) {
+      const t0 = process.hrtime.bigint();
+      await portfolioMessage();
+      seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      count = SITES;
+    } else {
+      seconds = await closedLoop(next, PER_ROUND, INFLIGHT, single[name]);
+      next += PER_ROUND;
+      count = PER_ROUND;
+    }
+    const st = stats[name];
+    st.cpuPerRound.push((selfCpuMs() - cpu0) / count);
+    st.perSecond.push(count / seconds);
+    st.simCpuMs += procCpuMs(sim.pid) - simCpu0;
+    st.requests += (await simRequests(sim.url)) - req0;
+    st.count += count;
+  };
+
+  // Warm-up: 1,000 of each single alternative and one portfolio message.
+  for (const name of Object.keys(single)) {
+    await closedLoop(next, 1000, INFLIGHT, single[name]);
+    next += 1000;
+  }
+  await portfolioMessage();
+  const orders = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const order = rotation(names, r);
+    orders.push(order);
+    for (const name of order) await measure(name);
+  }
+
+  // Temporary heap, apart from the timed rounds (two passes each: live, then with garbage).
+  const heap = {
+    portfolio: (await liveHeap(portfolioMessage)).mb,
+    portfolioPeak: (await peakHeap(portfolioMessage)).mb,
+  };
+  const posts = () => closedLoop(next, SITES, CONCURRENCY, single['tuned axios POST']).then(() => { next += SITES; });
+  heap.axios = (await liveHeap(posts)).mb;
+  heap.axiosPeak = (await peakHeap(posts)).mb;
+
+  await red.stop();
+  await sim.stop();
+
+  const us = (name) => stats[name].cpuPerRound.map((x) => x * 1000);
+  const ratio = (a, b) => stats[a].cpuPerRound.map((x, i) => x / stats[b].cpuPerRound[i]);
+  const portfolioS = stats[PORTFOLIO].cpuPerRound.map((x) => (x * SITES) / 1000);
+  const axiosS = stats['tuned axios POST'].cpuPerRound.map((x) => (x * SITES) / 1000);
+  const steerVsRead = ratio('ems-site-steer', 'ems-device-read');
+  const portfolioVsRead = ratio(PORTFOLIO, 'ems-device-read');
+  const alternatives = Object.fromEntries(names.map((n) => [n, {
+    'messages (sites for the portfolio) per round': n === PORTFOLIO ? SITES : PER_ROUND,
+    'CPU µs per message / site (min / median / max)': mmm(us(n), 0),
+    'per second (min / median / max)': mmm(stats[n].perSecond, 0),
+    'simulator CPU µs per request (all rounds)': round((stats[n].simCpuMs * 1000) / stats[n].requests, 0),
+    'HTTP requests / messages (portfolio: sites), all rounds': `${stats[n].requests} / ${stats[n].count}`,
+  }]));
+  output({
+    id: 'steering',
+    title: 'Steering CPU per site',
+    machine: machine(),
+    settings: { sites: SITES, 'messages per single alternative and round': PER_ROUND, rounds: ROUNDS, inflight: INFLIGHT, concurrency: CONCURRENCY, simulator: 'child process' },
+    method: `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages `
+      + 'of each single alternative and one portfolio message; a forced GC before each alternative; CPU = process.cpuUsage() of this process (user + system) '
+      + `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites `
+      + `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, `
+      + 'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',
+    alternatives,
+    results: {
+      'CPU per site, ems-site-steer / ems-device-read': mmm(steerVsRead),
+      'CPU per site, portfolio / ems-device-read': mmm(portfolioVsRead),
+      'CPU per request, ems-site-steer / tuned axios POST': mmm(ratio('ems-site-steer', 'tuned axios POST')),
+      'CPU per request, portfolio / tuned axios POST': mmm(ratio(PORTFOLIO, 'tuned axios POST')),
+      'CPU per read, ems-device-read / tuned axios POST': mmm(ratio('ems-device-read', 'tuned axios POST')),
+      [`CPU of ${SITES} tuned-axios POSTs, s`]: mmm(axiosS),
+      'live heap, MB: portfolio / tuned axios': `${round(heap.portfolio, 1)} / ${round(heap.axios, 1)}`,
+      'peak heapUsed without forced GC, MB: portfolio / tuned axios': `${round(heap.portfolioPeak, 1)} / ${round(heap.axiosPeak, 1)}`,
+    },
+    goals: [
+      { goal: 'steering CPU per site <= a read\'s: ems-site-steer / ems-device-read <= 1 (median of rounds)', measured: `${mmm(steerVsRead)} (${mmm(us('ems-site-steer'), 0)} µs against ${mmm(us('ems-device-read'), 0)} µs)`, met: median(steerVsRead) <= 1 },
+      { goal: 'portfolio CPU per site <= a read\'s (median of rounds)', measured: `${mmm(portfolioVsRead)} (${mmm(us(PORTFOLIO), 0)} µs per site)`, met: median(portfolioVsRead) <= 1 },
+      { goal: `portfolio message of ${SITES} sites <= 1.5 s CPU (median of rounds)`, measured: `${mmm(portfolioS)} s; ${SITES} tuned-axios POSTs alone: ${mmm(axiosS)} s`, met: median(portfolioS) <= 1.5 },
+      { goal: `portfolio message of ${SITES} sites <= 10 MB temporary heap (live heap)`, measured: `${round(heap.portfolio, 1)} MB live (tuned axios ${round(heap.axios, 1)} MB); ${round(heap.portfolioPeak, 1)} MB peak heapUsed with garbage (tuned axios ${round(heap.axiosPeak, 1)} MB)`, met: heap.portfolio <= 10 },
+    ],
+  });
+  process.exit(0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
