@@ -50,7 +50,7 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
 };
 
 /** Handles /sim/<name>; returns the body to send with status 200, or throws an HttpError. */
-export function handleControl(sim: Simulator, method: string, segments: string[], body: unknown, query: string): unknown {
+export function handleControl(sim: Simulator, method: string, segments: readonly string[], body: unknown, query: string): unknown {
   const methods = segments.length === 2 ? CONTROL[segments[1]] : undefined;
   if (!methods || !Object.prototype.hasOwnProperty.call(CONTROL, segments[1])) {
     throw new HttpError(404, `unknown control endpoint /${segments.join('/')}; known: ${Object.keys(CONTROL).map((k) => `/sim/${k}`).join(', ')}`);

@@ -73,19 +73,26 @@ export function parseJsonBody(text: string): unknown {
   }
 }
 
-/** Splits "/a/b?x=1" into decoded path segments and the raw query string. */
+/** Splits "/a/b?x=1" into decoded path segments (empty ones dropped) and the raw query string. */
 export function splitUrl(url: string): { segments: string[]; query: string } {
   const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
-  const query = q === -1 ? '' : url.slice(q + 1);
+  const end = q === -1 ? url.length : q;
   const segments: string[] = [];
-  for (const part of path.split('/')) {
-    if (part === '') continue;
-    try {
-      segments.push(part.includes('%') ? decodeURIComponent(part) : part);
-    } catch {
-      throw new HttpError(400, `malformed path segment ${JSON.stringify(part.slice(0, 40))}`);
-    }
+  let i = 0;
+  while (i < end) {
+    let slash = url.indexOf('/', i);
+    if (slash === -1 || slash > end) slash = end;
+    if (slash > i) segments.push(segment(url.slice(i, slash)));
+    i = slash + 1;
   }
-  return { segments, query };
+  return { segments, query: q === -1 ? '' : url.slice(q + 1) };
+}
+
+function segment(part: string): string {
+  if (!part.includes('%')) return part;
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, `malformed path segment ${JSON.stringify(part.slice(0, 40))}`);
+  }
 }

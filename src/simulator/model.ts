@@ -10,7 +10,7 @@
  * operated within its SOC window. The history before the start is the same model run
  * forward over a warm-up (history-warmup.ts), computed on the first request that needs it.
  */
-import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../protocol';
+import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from './time-units';
 import type { SiteState } from '../protocol';
 import {
   F_BATT_IN,
@@ -71,6 +71,8 @@ export class SiteModel implements WarmUpModel {
   private snapT = NaN;
   private snapVersion = -1;
   private snap = new Float64Array(N_FIELDS);
+  /** Times snapshot() computed the fields anew: an answer made from a snapshot is valid while this stays. */
+  snapshotCount = 0;
   private flows: Flows = { loadW: 0, pvW: 0, battW: 0, gridW: 0 };
   private lastLoadW = 0;
 
@@ -200,6 +202,7 @@ export class SiteModel implements WarmUpModel {
     v[F_GRID_OUT] = this.gridOutWh;
     this.snapT = this.t;
     this.snapVersion = this.steering.version;
+    this.snapshotCount++;
     this.lastLoadW = f.loadW;
     return v;
   }

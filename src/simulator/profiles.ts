@@ -5,7 +5,7 @@
  * functions of (seed, site key, time), so the live model and its warm-up of the past
  * (history-warmup.ts) see the same weather and consumption.
  */
-import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from '../protocol';
+import { DAY_MS, HOUR_MS, QUARTER_HOUR_MS } from './time-units';
 import { hash01 } from './prng';
 import type { LoadProfile } from './sites';
 import { clearSkyShare, cloudFactor, sinSunElevation, summerness, valueNoise } from './weather';

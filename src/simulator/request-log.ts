@@ -32,23 +32,68 @@ export interface SimStats {
 
 export const LOG_CAPACITY = 10_000;
 
+/** A request counter; a cell, so the server's usual route and status are counted without a lookup. */
+interface Count {
+  n: number;
+}
+
+function countOf<K>(counts: Map<K, Count>, key: K): Count {
+  let c = counts.get(key);
+  if (c === undefined) counts.set(key, (c = { n: 0 }));
+  return c;
+}
+
+/** A body column's value for "no body" (a logged body may be any JSON value). */
+const NO_BODY: unique symbol = Symbol('no body');
+
+/**
+ * The entries are kept in columns, not as the objects the server logs, and made into LogEntry
+ * objects when read: an entry per request kept for 10,000 requests was a young object the
+ * garbage collector copied, and promoted, at every collection.
+ */
 export class RequestLog {
-  private buf: Array<LogEntry | undefined> = new Array(LOG_CAPACITY);
+  private methods: string[] = [];
+  private paths: string[] = [];
+  private routes: string[] = [];
+  private times = new Float64Array(LOG_CAPACITY);
+  private statuses = new Float64Array(LOG_CAPACITY);
+  private requestIds: string[] = [];
+  private bodies: unknown[] = [];
   private head = 0;
   private size = 0;
   private requests = 0;
-  private byRoute: Record<string, number> = {};
-  private byStatus: Record<string, number> = {};
+  private byRoute = new Map<string, Count>();
+  private byStatus = new Map<number, Count>();
+  /** The counters of the last route and status counted: consecutive requests mostly share them. */
+  private lastRoute?: string;
+  private lastRouteCount: Count = { n: 0 };
+  private lastStatus?: number;
+  private lastStatusCount: Count = { n: 0 };
   private faults: Record<string, number> = {};
 
+  /** Logs the entry as it is now (later changes to the object are not seen). */
   add(e: LogEntry): void {
-    this.buf[(this.head + this.size) % LOG_CAPACITY] = e;
+    const i = (this.head + this.size) % LOG_CAPACITY;
+    this.methods[i] = e.method;
+    this.paths[i] = e.path;
+    this.routes[i] = e.route;
+    this.times[i] = e.time;
+    this.statuses[i] = e.status;
+    this.requestIds[i] = e.requestId;
+    this.bodies[i] = 'body' in e ? e.body : NO_BODY;
     if (this.size < LOG_CAPACITY) this.size++;
     else this.head = (this.head + 1) % LOG_CAPACITY;
     this.requests++;
-    this.byRoute[e.route] = (this.byRoute[e.route] ?? 0) + 1;
-    const s = String(e.status);
-    this.byStatus[s] = (this.byStatus[s] ?? 0) + 1;
+    if (e.route !== this.lastRoute) {
+      this.lastRoute = e.route;
+      this.lastRouteCount = countOf(this.byRoute, e.route);
+    }
+    this.lastRouteCount.n++;
+    if (e.status !== this.lastStatus) {
+      this.lastStatus = e.status;
+      this.lastStatusCount = countOf(this.byStatus, e.status);
+    }
+    this.lastStatusCount.n++;
   }
 
   countFault(kind: string): void {
@@ -58,21 +103,37 @@ export class RequestLog {
   /** Oldest first. */
   entries(): LogEntry[] {
     const out: LogEntry[] = [];
-    for (let i = 0; i < this.size; i++) out.push(this.buf[(this.head + i) % LOG_CAPACITY] as LogEntry);
+    for (let k = 0; k < this.size; k++) {
+      const i = (this.head + k) % LOG_CAPACITY;
+      const e: LogEntry = { method: this.methods[i], path: this.paths[i], route: this.routes[i], time: this.times[i], status: this.statuses[i], requestId: this.requestIds[i] };
+      const body = this.bodies[i];
+      if (body !== NO_BODY) e.body = body;
+      out.push(e);
+    }
     return out;
   }
 
   stats(): SimStats {
-    return { requests: this.requests, byRoute: { ...this.byRoute }, byStatus: { ...this.byStatus }, faults: { ...this.faults } };
+    const byRoute: Record<string, number> = {};
+    for (const [route, c] of this.byRoute) byRoute[route] = c.n;
+    const byStatus: Record<string, number> = {};
+    for (const [status, c] of this.byStatus) byStatus[String(status)] = c.n;
+    return { requests: this.requests, byRoute, byStatus, faults: { ...this.faults } };
   }
 
   clear(): void {
-    this.buf = new Array(LOG_CAPACITY);
+    this.methods = [];
+    this.paths = [];
+    this.routes = [];
+    this.requestIds = [];
+    this.bodies = [];
     this.head = 0;
     this.size = 0;
     this.requests = 0;
-    this.byRoute = {};
-    this.byStatus = {};
+    this.byRoute = new Map();
+    this.byStatus = new Map();
+    this.lastRoute = undefined;
+    this.lastStatus = undefined;
     this.faults = {};
   }
 }

@@ -19,6 +19,8 @@ export interface RoutedSimulator {
   /** The device (404 for an unknown device). */
   device(ref: string): unknown;
   measure(ref: string, property: string): Measurement;
+  /** measure() serialised (kept while the model's state does not change). */
+  measureJson(ref: string, property: string): string;
   measureMany(ref: string, properties: string[]): { reference: string; items: MeasurementListItem[] };
   timeSeries(ref: string, req: TimeSeriesRequest): TimeSeriesResponse;
   steer<E extends SteeringEndpoint>(siteRef: string, endpoint: E, body: SteeringBodies[E]): object;
@@ -29,7 +31,7 @@ export interface RoutedSimulator {
 export interface RouteContext {
   sim: RoutedSimulator;
   /** Values of the `:ref` segments, in order. */
-  params: string[];
+  params: readonly string[];
   query: string;
   body: unknown;
   requestId: string;

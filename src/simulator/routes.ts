@@ -24,13 +24,17 @@
  * devices, the list of sites, curtailment and grid limits are served on the configured paths
  * (SimulatorOptions.paths, protocol/paths.ts) and then not on their defaults.
  */
-import {
-  validateProperties, validateProperty, validateTimeSeriesRequest, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES,
-  steeringTemplate, DEFAULT_PATHS, SITE_PLACEHOLDER,
-} from '../protocol';
+import * as protocol from '../protocol';
+import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTemplate, DEFAULT_PATHS, SITE_PLACEHOLDER } from '../protocol';
 import type { SteeringEndpoint, ApiPaths } from '../protocol';
 import { HttpError } from './http-util';
 import type { RouteContext } from './route-types';
+
+// The validators of the read routes, read once: a name imported from the protocol's index is
+// read through a re-export getter at every use in the compiled CommonJS.
+const validateProperty = protocol.validateProperty;
+const validateProperties = protocol.validateProperties;
+const validateTimeSeriesRequest = protocol.validateTimeSeriesRequest;
 
 export type { RouteContext, RoutedSimulator } from './route-types';
 
@@ -42,20 +46,53 @@ export interface Route {
   pattern: string;
   segments: string[];
   methods: Record<string, RouteHandler>;
+  /** The request log's route per served method, e.g. "GET /devices/:ref/measurement". */
+  labels: Record<string, string>;
 }
 
 export class PreSerialised {
   constructor(readonly json: string) {}
 }
 
+/**
+ * The first value of a query parameter, as URLSearchParams(query).get(name) gives it. A query
+ * without escapes (no "%", no "+") is read directly, without building the parameter list.
+ */
 function queryParam(query: string, name: string): string | null {
-  return query === '' ? null : new URLSearchParams(query).get(name);
+  if (query === '') return null;
+  if (query.includes('%') || query.includes('+')) return new URLSearchParams(query).get(name);
+  const n = query.length;
+  let i = query.charCodeAt(0) === 63 ? 1 : 0; // a leading "?" is not part of the first name
+  while (i < n) {
+    let amp = query.indexOf('&', i);
+    if (amp === -1) amp = n;
+    if (query.startsWith(name, i)) {
+      const after = i + name.length;
+      if (after === amp) return '';
+      if (after < amp && query.charCodeAt(after) === 61) return query.slice(after + 1, amp); // "="
+    }
+    i = amp + 1;
+  }
+  return null;
 }
 
 function requiredQuery(query: string, name: string, example: string): string {
   const v = queryParam(query, name);
   if (v === null || v.trim() === '') throw new HttpError(400, `query parameter ${name} is required, e.g. ?${name}=${example}`);
   return v;
+}
+
+/** The query string the single-measurement route last read, and its property: a poller sends the same one again. */
+let lastQuery = '';
+let lastProperty = '';
+
+/** The validated `property` of a single-measurement query (400 if missing or invalid). */
+function propertyOf(query: string): string {
+  if (query === lastQuery && query !== '') return lastProperty;
+  const property = validateProperty(requiredQuery(query, 'property', 'soc'), 'property');
+  lastQuery = query;
+  lastProperty = property;
+  return property;
 }
 
 /** The handler of a steering endpoint: 404 for an unknown site, then the table's validator, then the simulator's handler. */
@@ -73,7 +110,7 @@ const TABLE: Array<[string, Record<string, RouteHandler>]> = [
   [
     '/devices/:ref/measurement',
     {
-      GET: ({ sim, params, query }) => sim.measure(params[0], validateProperty(requiredQuery(query, 'property', 'soc'), 'property')),
+      GET: ({ sim, params, query }) => new PreSerialised(sim.measureJson(params[0], propertyOf(query))),
     },
   ],
   [
@@ -119,7 +156,7 @@ type Segment = string | { pre: string; post: string };
 export interface Routes {
   readonly list: readonly Route[];
   /** The route whose pattern matches the (decoded) segments, with the site values; null if none. */
-  match(segments: string[]): { route: Route; params: string[] } | null;
+  match(segments: readonly string[]): { route: Route; params: string[] } | null;
 }
 
 /**
@@ -143,7 +180,12 @@ export function buildRoutes(paths: Readonly<ApiPaths> = DEFAULT_PATHS): Routes {
   for (const endpoint of STEERING_ENDPOINT_NAMES) {
     add(steeringTemplate(endpoint, paths), STEERING_ENDPOINTS[endpoint].method, steer(endpoint), `steering endpoint ${endpoint}`);
   }
-  const list: Route[] = [...byPattern].map(([pattern, methods]) => ({ pattern, segments: pattern.split('/').filter(Boolean), methods }));
+  const list: Route[] = [...byPattern].map(([pattern, methods]) => ({
+    pattern,
+    segments: pattern.split('/').filter(Boolean),
+    methods,
+    labels: Object.fromEntries(Object.keys(methods).map((m) => [m, `${m} ${pattern}`])),
+  }));
   const compiled = list.map((route) => ({ route, segs: route.segments.map(compileSegment) }));
   return {
     list,
@@ -178,6 +220,6 @@ const DEFAULT_ROUTES = buildRoutes();
 export const ROUTES: readonly Route[] = DEFAULT_ROUTES.list;
 
 /** The route (default paths, or `routes`) whose pattern matches the segments, with the `:ref` values; null if none. */
-export function matchRoute(segments: string[], routes: Routes = DEFAULT_ROUTES): { route: Route; params: string[] } | null {
+export function matchRoute(segments: readonly string[], routes: Routes = DEFAULT_ROUTES): { route: Route; params: string[] } | null {
   return routes.match(segments);
 }

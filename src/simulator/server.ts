@@ -10,10 +10,11 @@ import { performance } from 'node:perf_hooks';
 import { ValidationError } from '../protocol';
 import { handleControl } from './control';
 import type { FaultDecision } from './faults';
-import { HttpError, parseJsonBody, readBody, sendJson, splitUrl } from './http-util';
+import { HttpError, parseJsonBody, readBody, sendJson } from './http-util';
 import type { LogEntry } from './request-log';
 import { PreSerialised } from './routes';
 import type { Simulator } from './simulator';
+import { TargetCache, type Target } from './targets';
 
 export interface SimServer {
   server: Server;
@@ -60,10 +61,20 @@ function bodyForLog(text: string): unknown {
   }
 }
 
+type Headers = Record<string, string | number | string[]>;
+
+/** An API request as read: its log entry (status set when answered), target and body text (null: over 1 MB). */
+interface ApiRequest {
+  entry: LogEntry;
+  target: Target;
+  text: string | null;
+}
+
 export function createSimServer(sim: Simulator): SimServer {
   const timers = new Set<NodeJS.Timeout>();
+  const targets = new TargetCache(sim.routes);
 
-  function control(req: IncomingMessage, res: ServerResponse, segments: string[], query: string, requestId: string): void {
+  function control(req: IncomingMessage, res: ServerResponse, segments: readonly string[], query: string, requestId: string): void {
     const run = (text: string): void => {
       try {
         const out = handleControl(sim, req.method ?? 'GET', segments, parseJsonBody(text), query);
@@ -77,86 +88,93 @@ export function createSimServer(sim: Simulator): SimServer {
     readBody(req).then((b) => (b.ok ? run(b.text) : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' })));
   }
 
-  function api(req: IncomingMessage, res: ServerResponse, segments: string[], query: string, requestId: string, text: string | null): void {
+  /**
+   * Logs the answer and sends it. With added latency on a read (holdUntil > 0, a
+   * performance.now() instant), the answer is held until then.
+   */
+  function respond(res: ServerResponse, entry: LogEntry, status: number, json: string, headers: Headers | undefined, holdUntil: number): void {
+    entry.status = status;
+    sim.log.add(entry);
+    const wait = holdUntil === 0 ? 0 : holdUntil - performance.now();
+    if (wait < 1) return sendJson(res, status, json, entry.requestId, headers);
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      sendJson(res, status, json, entry.requestId, headers);
+    }, wait);
+    timers.add(timer);
+  }
+
+  function fail(res: ServerResponse, entry: LogEntry, holdUntil: number, status: number, message: string, headers?: Headers): void {
+    respond(res, entry, status, errorJson(message, entry.requestId), headers, holdUntil);
+  }
+
+  /** Applies an API request once its fault is decided (null: faults off) and its latency, if any, has passed. */
+  function apply(req: IncomingMessage, res: ServerResponse, request: ApiRequest, decision: FaultDecision | null, holdUntil: number): void {
+    const { entry, text } = request;
+    const { segments, match } = request.target;
+    const { method, requestId } = entry;
+    try {
+      if (decision !== null && decision.kind !== 'none') {
+        sim.log.countFault(decision.kind);
+        const retry = { 'retry-after': String(sim.faults.config.retryAfterSeconds) };
+        if (decision.kind === 'reset') {
+          entry.status = 0;
+          sim.log.add(entry);
+          req.socket.destroy();
+          return;
+        }
+        if (decision.kind === '500') return fail(res, entry, holdUntil, 500, 'simulated internal server error (fault injection)');
+        if (decision.kind === '503') return fail(res, entry, holdUntil, 503, 'simulated service unavailable (fault injection)', retry);
+        return fail(res, entry, holdUntil, 429, 'simulated rate limit: too many requests (fault injection)', retry);
+      }
+      if (sim.oauth && method === 'POST' && segments.length === 2 && segments[0] === 'oauth' && segments[1] === 'token') {
+        const r = sim.oauth.handle(req.headers['content-type'], text ?? '');
+        return respond(res, entry, r.status, JSON.stringify(r.body), undefined, holdUntil);
+      }
+      if (!authorised(req, sim)) {
+        return fail(res, entry, holdUntil, 401, 'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>', { 'www-authenticate': 'Bearer' });
+      }
+      if (text === null) return fail(res, entry, holdUntil, 413, 'request body exceeds 1 MB', { connection: 'close' });
+      if (!match) return fail(res, entry, holdUntil, 404, `unknown route ${method} /${segments.join('/')}`);
+      const handler = match.route.methods[method];
+      if (!handler) {
+        const allow = Object.keys(match.route.methods).join(', ');
+        return fail(res, entry, holdUntil, 405, `method ${method} not allowed on ${match.route.pattern}; allowed: ${allow}`, { allow });
+      }
+      const out = handler({ sim, params: match.params, query: request.target.query, body: parseJsonBody(text), requestId });
+      respond(res, entry, 200, out instanceof PreSerialised ? out.json : JSON.stringify(out), undefined, holdUntil);
+    } catch (e) {
+      const err = errorOf(e);
+      fail(res, entry, holdUntil, err.status, err.message, err.headers);
+    }
+  }
+
+  function api(req: IncomingMessage, res: ServerResponse, target: Target, requestId: string, text: string | null): void {
     const method = req.method ?? 'GET';
-    const match = sim.routes.match(segments);
+    const { segments, match } = target;
     const entry: LogEntry = {
       method,
-      path: req.url ?? '/',
-      route: match ? `${method} ${match.route.pattern}` : 'unmatched',
+      path: target.url,
+      route: match ? (match.route.labels[method] ?? `${method} ${match.route.pattern}`) : 'unmatched',
       time: sim.clock.now(),
       status: 0,
       requestId,
     };
     // The token request carries the client secret: its body is never logged.
     if (text !== null && text !== '' && segments[0] !== 'oauth') entry.body = bodyForLog(text);
-    /** With added latency on a read: when its answer may leave (performance.now() ms). */
-    let holdUntil = 0;
-    const send = (status: number, json: string, headers?: Record<string, string | number | string[]>): void => {
-      entry.status = status;
-      sim.log.add(entry);
-      const wait = holdUntil - performance.now();
-      if (wait < 1) return sendJson(res, status, json, requestId, headers);
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        sendJson(res, status, json, requestId, headers);
-      }, wait);
-      timers.add(timer);
-    };
-    const fail = (status: number, message: string, headers?: Record<string, string | number | string[]>): void => send(status, errorJson(message, requestId), headers);
-
-    const proceed = (decision: FaultDecision | null): void => {
-      try {
-        if (decision && decision.kind !== 'none') {
-          sim.log.countFault(decision.kind);
-          const retry = { 'retry-after': String(sim.faults.config.retryAfterSeconds) };
-          if (decision.kind === 'reset') {
-            entry.status = 0;
-            sim.log.add(entry);
-            req.socket.destroy();
-            return;
-          }
-          if (decision.kind === '500') return fail(500, 'simulated internal server error (fault injection)');
-          if (decision.kind === '503') return fail(503, 'simulated service unavailable (fault injection)', retry);
-          return fail(429, 'simulated rate limit: too many requests (fault injection)', retry);
-        }
-        if (sim.oauth && method === 'POST' && segments.length === 2 && segments[0] === 'oauth' && segments[1] === 'token') {
-          const r = sim.oauth.handle(req.headers['content-type'], text ?? '');
-          return send(r.status, JSON.stringify(r.body));
-        }
-        if (!authorised(req, sim)) {
-          return fail(401, 'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>', { 'www-authenticate': 'Bearer' });
-        }
-        if (text === null) return fail(413, 'request body exceeds 1 MB', { connection: 'close' });
-        if (!match) return fail(404, `unknown route ${method} /${segments.join('/')}`);
-        const handler = match.route.methods[method];
-        if (!handler) {
-          const allow = Object.keys(match.route.methods).join(', ');
-          return fail(405, `method ${method} not allowed on ${match.route.pattern}; allowed: ${allow}`, { allow });
-        }
-        const out = handler({ sim, params: match.params, query, body: parseJsonBody(text), requestId });
-        send(200, out instanceof PreSerialised ? out.json : JSON.stringify(out));
-      } catch (e) {
-        const err = errorOf(e);
-        fail(err.status, err.message, err.headers);
-      }
-    };
-
-    if (!sim.faults.active) return proceed(null);
+    const request: ApiRequest = { entry, target, text };
+    if (!sim.faults.active) return apply(req, res, request, null, 0);
     const decision = sim.faults.decide();
-    if (decision.delayMs <= 0) return proceed(decision);
+    if (decision.delayMs <= 0) return apply(req, res, request, decision, 0);
     // Latency: the answer leaves delayMs after the request arrived. A read is answered at once
     // and held, like a service that works on parallel requests in parallel (this process has
     // one thread; answering after the delay would queue the answers of a burst one behind the
     // other). Steering and faults take effect only after the delay, as before.
     const isRead = decision.kind === 'none' && (method === 'GET' || (method === 'POST' && match?.route.pattern.endsWith('/time-series')));
-    if (isRead) {
-      holdUntil = performance.now() + decision.delayMs;
-      return proceed(decision);
-    }
+    if (isRead) return apply(req, res, request, decision, performance.now() + decision.delayMs);
     const timer = setTimeout(() => {
       timers.delete(timer);
-      proceed(decision);
+      apply(req, res, request, decision, 0);
     }, decision.delayMs);
     timers.add(timer);
   }
@@ -164,11 +182,11 @@ export function createSimServer(sim: Simulator): SimServer {
   const server = createServer({ keepAlive: true }, (req, res) => {
     const requestId = sim.nextRequestId();
     try {
-      const { segments, query } = splitUrl(req.url ?? '/');
-      if (segments[0] === 'sim') return control(req, res, segments, query, requestId);
-      if (!hasBody(req)) return api(req, res, segments, query, requestId, '');
+      const target = targets.get(req.url ?? '/');
+      if (target.segments[0] === 'sim') return control(req, res, target.segments, target.query, requestId);
+      if (!hasBody(req)) return api(req, res, target, requestId, '');
       readBody(req)
-        .then((b) => api(req, res, segments, query, requestId, b.ok ? b.text : null))
+        .then((b) => api(req, res, target, requestId, b.ok ? b.text : null))
         .catch((e) => sendJson(res, 500, errorJson(`internal error: ${(e as Error).message}`, requestId), requestId));
     } catch (e) {
       const err = errorOf(e);

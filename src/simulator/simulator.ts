@@ -12,7 +12,7 @@ import { PROPERTY_FIELDS, roundField } from './fields';
 import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';
 import { HttpError } from './http-util';
 import { SiteModel } from './model';
-import { hex16 } from './prng';
+import { requestIds } from './prng';
 import { RequestLog, type LogEntry, type SimStats } from './request-log';
 import { buildRoutes, type Routes } from './routes';
 import type { RoutedSimulator } from './route-types';
@@ -72,6 +72,8 @@ export interface DeviceEntry {
   kind: DeviceKind;
   model: SiteModel;
   units: Record<string, string>;
+  /** measureJson's last answer per property, and the model snapshot (SiteModel.snapshotCount) it was made from. */
+  answers: Map<string, { snapshot: number; json: string }>;
 }
 
 /** A steering endpoint of the protocol's table. */
@@ -92,6 +94,7 @@ export class Simulator implements RoutedSimulator {
   private readonly models = new Map<string, SiteModel>();
   private readonly devices = new Map<string, DeviceEntry>();
   private requestCounter = 0;
+  private readonly requestIds: (n: number) => string;
   /** Pre-serialised, the lists never change. */
   readonly devicesJson: string;
   readonly sitesJson: string;
@@ -106,6 +109,7 @@ export class Simulator implements RoutedSimulator {
     this.sites = Object.freeze(checkSites(opts.sites ?? (DEFAULT_SITES as SiteDefinition[])));
     this.paths = Object.freeze(checkPaths(opts.paths));
     this.routes = buildRoutes(this.paths);
+    this.requestIds = requestIds(this.seed);
     this.faults = new FaultInjector(this.seed, { ...faultsFromShorthand(opts.faultRate, opts.latencyMs), ...opts.faults });
     const start = this.clock.now();
     const devices: object[] = [];
@@ -127,7 +131,7 @@ export class Simulator implements RoutedSimulator {
         const d = def[kind];
         const units: Record<string, string> = {};
         for (const p of PROPERTY_UNITS[kind]) units[p.name] = p.unit;
-        this.devices.set(d.deviceReference, { deviceReference: d.deviceReference, name: d.name, kind, model, units });
+        this.devices.set(d.deviceReference, { deviceReference: d.deviceReference, name: d.name, kind, model, units, answers: new Map() });
         devices.push({ deviceReference: d.deviceReference, name: d.name, kind, siteReference: def.siteReference, properties: PROPERTY_UNITS[kind].map((p) => ({ ...p })) });
         summary.devices.push({ deviceReference: d.deviceReference, kind });
       }
@@ -144,7 +148,7 @@ export class Simulator implements RoutedSimulator {
 
   /** `req_` + 16 hex characters, deterministic for the seed. */
   nextRequestId(): string {
-    return 'req_' + hex16(this.seed, ++this.requestCounter);
+    return this.requestIds(++this.requestCounter);
   }
 
   // ------------------------------------------------------------------ lookups
@@ -179,6 +183,29 @@ export class Simulator implements RoutedSimulator {
     const d = this.device(ref);
     const f = this.field(d, property);
     return { timestamp: d.model.t, property, value: roundField(f, d.model.snapshot()[f]), unit: d.units[property], reference: d.deviceReference };
+  }
+
+  /**
+   * measure() serialised. The answer is kept per property until the model's snapshot changes
+   * (time moved or steering changed), so requests within one millisecond, or on a frozen
+   * clock, do not serialise it again.
+   */
+  measureJson(ref: string, property: string): string {
+    const d = this.device(ref);
+    const f = this.field(d, property);
+    const v = d.model.snapshot();
+    const snapshot = d.model.snapshotCount;
+    const kept = d.answers.get(property);
+    if (kept !== undefined && kept.snapshot === snapshot) return kept.json;
+    const m: Measurement = { timestamp: d.model.t, property, value: roundField(f, v[f]), unit: d.units[property], reference: d.deviceReference };
+    const json = JSON.stringify(m);
+    if (kept !== undefined) {
+      kept.snapshot = snapshot;
+      kept.json = json;
+    } else {
+      d.answers.set(property, { snapshot, json });
+    }
+    return json;
   }
 
   /** Several properties at now; every name must exist (404 otherwise). */

@@ -83,6 +83,14 @@ const TYPE_COMPONENTS: Readonly<Record<SteeringType, readonly SteeringComponent[
   return Object.fromEntries(Object.entries(out).map(([t, set]) => [t, [...set]])) as Record<SteeringType, SteeringComponent[]>;
 })();
 
+/** The earlier of `next` and the first bound of `c` (validFrom, validUntil) after t. */
+function changeAfter(c: { validFrom: number; validUntil: number } | null, t: number, next: number): number {
+  if (c === null) return next;
+  if (c.validFrom > t && c.validFrom < next) next = c.validFrom;
+  if (c.validUntil > t && c.validUntil < next) next = c.validUntil;
+  return next;
+}
+
 export class SteeringStore {
   private slots: Record<ComponentName, StoredComponent | null> = {
     energyStorageSetting: null,
@@ -229,12 +237,8 @@ export class SteeringStore {
 
   /** The first instant after t at which the set of applying components changes (Infinity if none). */
   nextChange(t: number): number {
-    let next = Infinity;
-    for (const c of [...COMPONENTS.map((n) => this.slots[n]), this.limits]) {
-      if (c === null) continue;
-      if (c.validFrom > t && c.validFrom < next) next = c.validFrom;
-      if (c.validUntil > t && c.validUntil < next) next = c.validUntil;
-    }
+    let next = changeAfter(this.limits, t, Infinity);
+    for (const n of COMPONENTS) next = changeAfter(this.slots[n], t, next);
     return next;
   }
 

@@ -15,7 +15,7 @@
  * - Before the oldest sample the site is at rest: counters and SOC keep the oldest sample's
  *   value, powers are 0.
  */
-import { HOUR_MS } from '../protocol';
+import { HOUR_MS } from './time-units';
 import { F_BATT_IN, F_BATT_OUT, F_BATT_P, F_GRID_IN, F_GRID_OUT, F_GRID_P, F_PV_OUT, F_PV_P, roundField } from './fields';
 import type { History } from './history';
 

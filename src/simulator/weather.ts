@@ -5,7 +5,7 @@
  * seasonal Markov chain, with passing clouds within mixed days. Pure functions of
  * (seed, site key, time), so any instant can be evaluated in any order.
  */
-import { DAY_MS, HOUR_MS, MINUTE_MS } from '../protocol';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from './time-units';
 import { hash01 } from './prng';
 
 /** Latitude of every simulated site, degrees north. */
