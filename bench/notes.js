@@ -100,7 +100,7 @@ ems-device-read after a forced GC is taken before and after each window, outside
     limits: `12 % of a core for 500 polls a second is 240 µs per poll, including the HTTP request and
 response. The "bare tuned axios" row shows that axios alone, with no Node-RED and none of the
 package's code, costs more than that on this machine (about 400 µs per poll, 3 × bare node:http):
-with axios as the client, the goal cannot be met. ems-device-read costs about 1.5 × bare tuned axios
+with axios as the client, the goal cannot be met. ems-device-read costs about 1.5-1.6 × bare tuned axios
 and 0.6 × the core inject → http request flow. A CPU profile of the ems-device-read process
 (\`node --cpu-prof\`) shows axios 19 %, the kernel writes of the requests 14 %, GC 16 %, Node's HTTP
 client and agent 10 %, the Node-RED runtime 3 %, and the package's own files under 7 % in all
@@ -152,9 +152,11 @@ computation of 400 days before the start for the default sites, in the benchmark
 request (last 10,000) and serialises a fresh answer; the bare server sends a fixed string. With the
 load generator on one core and the server on the other, throughput follows the server's CPU per
 request (given per server). \`BENCH_SIM_CPU_PROF=<dir> node bench/simulator.js\` writes a CPU profile
-of the simulator under this load: about 55 % of its busy time is the kernel's loopback writes
-(\`writev\`, the same in both servers) and the simulator's own code about 13 %, with no single
-hotspot (request dispatch 3.4 %, URL split 1.6 %, request id 1.2 %, device lookup 0.9 %). The
+of the simulator under this load: about 41 % of its busy time is the kernel's loopback writes
+(\`writev\`, 42 % in the bare server) and the simulator's own code 8.3 % (18.6 % before issue 21.5:
+each request split and matched its URL, made three closures and a context object, serialised its
+answer anew and built its request id from pieces; targets are now kept per URL and answers until the
+model changes), with no entry over 1 %. The
 history's first computation includes the JIT's warm-up of the model: side by side on five
 commits back to before issue 18 (same machine, same day) it took 230-365 ms first and 100-250 ms
 after; the 120 ms of earlier runs was not reproduced on this machine.`,
@@ -204,19 +206,22 @@ it runs, above the heap before it), and, for scale, the highest heapUsed without
 counts garbage not yet collected; both are given for 5,000 tuned-axios POSTs too.`,
     limits: `Every site is one HTTP request: the partner API has no request that steers several sites
 (specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios, the package's chosen client,
-those POSTs alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row,
-about 500-700 µs each): with axios the portfolio goal cannot be met; the portfolio message costs about
-1.1 x the same POSTs through tuned axios. A POST costs axios more than a GET (the body is serialised
-and written), so a one-site steering message, which is a POST, costs more than a read, which is a GET,
-even where the package's own work per message is small: measured with the config node's client
-answering in process (no HTTP), the node's own work is about 45 µs per steering message (command,
-validation, queue, status, output) against about 25 µs per read. A CPU profile of the one-site
-steering alternative (\`node --cpu-prof\`) puts axios (with Node's HTTP client under it) at about
-43 %, the kernel's writes and Node's HTTP parsing outside axios 16-30 %, GC 6-7 %, the Node-RED
-runtime 4 % and the package's own code 15-18 % (the steer node's input 6 %, the steering queue 2 %,
-the client's transport before axios 2 %, status texts 1 %). The status texts were the largest
-part before this issue: each status asked RED._ to translate and fill its text (about 30 µs of
-every steering message); each text is now asked once and filled from a split template.`,
+those POSTs alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row:
+3.4-4.0 s for 5,000 in this run): with axios the portfolio goal cannot be met. The portfolio message
+itself costs 0.98-1.0 × the same POSTs through tuned axios, and less per site than a read. A one-site
+steering message costs more than a read: a POST costs axios more than a GET (the body is serialised
+and written), and each message passes through Node-RED, the node's ordered input, the steering queue
+and two status updates. Measured with the config node's client answering in process (no HTTP, a
+diagnostic run, not part of this benchmark), the node's own work is about 45 µs per steering message
+(command, validation, queue, status, output) against about 25 µs per read; the rest of the gap lies
+in the HTTP path under load, with fewer requests in flight per event-loop turn than the portfolio
+keeps. A CPU profile of the one-site alternative (\`node --cpu-prof\`) puts axios (with Node's HTTP
+client under it) at 35-43 % of the busy time, the kernel's writes and Node's HTTP parsing outside
+axios 16-30 %, GC 6-7 %, the Node-RED runtime 3-4 % and the package's own code 14-18 % (the steer
+node's input 5-6 %, the client's transport before axios 3-4 %, the steering queue 2 %, status 1 %).
+Before this issue the status texts were the largest single part: each status asked RED._ to translate
+and fill its text (about 30 µs of every steering message); each text is now asked once and filled
+from a split template.`,
   },
   'fleet-read': {
     what: `Fleet read of 1,000 devices into one message (issue 14). One ems-device-read node, defaults of
