@@ -5,7 +5,7 @@
  *   ems-device-read  in the Node-RED runtime (config node defaults: concurrency 6, coalescing on)
  *   core flow        change (JSONata URL) -> http request (keep-alive; no concurrency limit) -> json, same runtime
  *   tuned axios      axios configured as src/client/transport.ts configures the package's own
- *                    instance (the baseline of the goals; see tunedAxios below)
+ *                    instance (the baseline of the goals; bench/lib/tuned-axios.js)
  *   bare axios       axios.get(url) with a keep-alive agent of maxSockets 6 (axios defaults otherwise)
  *   Node-RED + axios a minimal custom node calling the tuned axios instance (reference: what
  *                    Node-RED's message passing alone adds)
@@ -31,6 +31,7 @@ const axios = require('axios');
 const { closedLoop, guard, machine, median, mmm, output, procCpuMs, rotation, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
 const { fleetDevices } = require('./lib/fleet-sites');
 const red = require('./lib/red');
+const { tunedAxios } = require('./lib/tuned-axios');
 
 const ROUNDS = 3;
 const PER_ROUND = Number(process.env.BENCH_READS_PER_ROUND) || 5000;
@@ -40,28 +41,6 @@ const PROPS = 'soc,power,totalEnergyConsumed';
 const SITES = 334;
 const BUDGET_PAIRS = Number(process.env.BENCH_BUDGET_PAIRS) || 16;
 const BUDGET_READS = 1000;
-const MAX_BODY_BYTES = 10 * 1024 * 1024; // the config node's default maxBodyMB (protocol/limits.ts)
-
-/**
- * axios as src/client/transport.ts configures the package's instance: keep-alive agents with
- * 60 s TCP keep-alive and maxSockets = concurrency, baseURL, no redirects, no proxy, body limits
- * both ways, the same default headers and transitional options; responseType, validateStatus and
- * decompress left at axios' defaults, as the transport leaves them. What the transport adds on
- * top (axios-retry's interceptors, the limiter, the wall-clock deadline, the attempt hook, the
- * response shape check) is the package's own cost and is not in the baseline.
- */
-function tunedAxios(baseURL) {
-  return axios.create({
-    baseURL,
-    httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: CONCURRENCY }),
-    maxRedirects: 0,
-    proxy: false,
-    maxContentLength: MAX_BODY_BYTES,
-    maxBodyLength: MAX_BODY_BYTES,
-    headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
-    transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-  });
-}
 
 /** CPU ns per attempt of the request budget alone (before + after), without caps and with caps never reached. */
 function budgetAlone() {
@@ -88,7 +67,7 @@ async function main() {
   const devs = fleetDevices(SITES).batteries;
   const path = (i) => `/devices/${devs[i % devs.length]}/measurements/map?properties=${PROPS}`;
   const bare = axios.create({ httpAgent: new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }) });
-  const tuned = tunedAxios(sim.url);
+  const tuned = tunedAxios(sim.url, CONCURRENCY);
   const { EmsClient } = require(require('./lib/common').DIST);
   const client = new EmsClient({ baseUrl: sim.url, auth: { type: 'none' }, concurrency: CONCURRENCY });
   const propList = PROPS.split(',');

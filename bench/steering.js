@@ -8,7 +8,7 @@
  *   ems-site-steer          one ESS setpoint per message, a different site each, INFLIGHT messages at once
  *   ems-device-read         one map read of 3 properties per message (the read of benchmark 1), INFLIGHT at once
  *   tuned axios POST        the same ESS request through axios configured as the package configures it
- *                           (bench/read-overhead.js's tunedAxios), no Node-RED: the floor of the request itself
+ *                           (bench/lib/tuned-axios.js), no Node-RED: the floor of the request itself
  *   portfolio (SITES)       one ems-site-steer message in mode portfolio: SITES sites, ratings in msg.sites
  *
  * CPU = process.cpuUsage() of this process over the alternative, per message (per site for the
@@ -17,12 +17,11 @@
  * before it, and, for comparison, the same for SITES tuned-axios POSTs; the peak heapUsed
  * without forced GCs (garbage not yet collected included) is reported beside it.
  */
-const http = require('node:http');
 const path = require('node:path');
-const axios = require('axios');
 const { DIST, startServer, selfCpuMs, procCpuMs, simRequests, closedLoop, median, mmm, round, rotation, machine, output, guard } = require('./lib/common');
 const red = require('./lib/red');
 const { fleetSites } = require('./lib/fleet-sites');
+const { tunedAxios } = require('./lib/tuned-axios');
 
 const SITES = Number(process.env.BENCH_STEER_SITES) || 5000;
 const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 2000;
@@ -30,22 +29,7 @@ const ROUNDS = 3;
 const INFLIGHT = 16;
 const CONCURRENCY = 6;
 const PROPS = 'soc,power,totalEnergyConsumed';
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const steerModule = require(path.join(DIST, 'nodes', 'ems-site-steer.js'));
-
-/** As bench/read-overhead.js's tunedAxios: axios set up as src/client/transport.ts sets up the package's instance. */
-function tunedAxios(baseURL) {
-  return axios.create({
-    baseURL,
-    httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: CONCURRENCY }),
-    maxRedirects: 0,
-    proxy: false,
-    maxContentLength: MAX_BODY_BYTES,
-    maxBodyLength: MAX_BODY_BYTES,
-    headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
-    transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-  });
-}
 
 /** Runs `fn` with the live heap sampled (forced GC every 100 ms); resolves with its result and the peak above the start, MB. */
 async function liveHeap(fn) {
@@ -78,7 +62,7 @@ async function main() {
   const batteries = sites.map((s) => s.battery.deviceReference);
   const rated = sites.map((s) => ({ site: s.siteReference, maxPowerW: s.battery.maxPowerW }));
   const sim = await startServer({ mode: 'sim', fleetSites: SITES });
-  const tuned = tunedAxios(sim.url);
+  const tuned = tunedAxios(sim.url, CONCURRENCY);
   await red.start();
   await red.load([
     { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY },

@@ -107,12 +107,7 @@ function getMap(host, port, agent, ref, cb) {
 
 /** GETs a map with axios as the package configures it; calls back with an error or null. */
 function axiosGetter() {
-  const axios = require('axios');
-  const ax = axios.create({
-    baseURL: url, httpAgent: new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: 6 }), maxRedirects: 0, proxy: false,
-    maxContentLength: 10 * 2 ** 20, maxBodyLength: 10 * 2 ** 20, headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
-    transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-  });
+  const ax = require('./tuned-axios').tunedAxios(url, 6);
   return (_h, _p, _a, ref, cb) => ax.get(`/devices/${ref}/measurements/map?properties=${props}`).then(
     (r) => cb(r.data && r.data.measurements ? null : new Error('bad answer')), cb);
 }
