@@ -35,7 +35,17 @@ export async function importExample(page: Page, module: string, title: string, i
   const file = label(title);
   // The modules are folders; open this one unless it is open already.
   if (!(await file.isVisible())) await label(module).click();
-  await file.click();
+  // The editor fetches the example when it is selected and enables Import once it has it; on a
+  // busy machine a click while the tree still settles can select nothing, so select it again.
+  for (let attempt = 1; ; attempt++) {
+    await file.click();
+    try {
+      await page.waitForSelector('#red-ui-clipboard-dialog-ok:not([disabled])', { timeout: 5_000 });
+      break;
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
   await page.locator('#red-ui-clipboard-dialog-import-opt-new').click();
   // An import is one step of the editor's undo history; a refused one is none.
   const depth = await page.evaluate(() => RED.history.depth() as number);
