@@ -31,6 +31,7 @@ describe('nodes: ems-site-steer', () => {
     assert.deepEqual(m.payload.setting, { value: -50, unit: 'kW' });
     assert.equal(m.site, SITE);
     assert.equal(m.foo, 'kept');
+    assert.equal(Object.hasOwn(m, 'merged'), false, 'msg.merged is set only when the queue merged the message');
     assert.equal(lastSteer().requestId, m.payload.requestId);
     assert.deepEqual(lastSteer().body, m.request.body);
     assert.equal(f.status.all.at(-1).text, `sent ESS −50 kW until ${formatClock(validUntil)}`);
@@ -38,6 +39,13 @@ describe('nodes: ems-site-steer', () => {
     const c = state();
     assert.equal(c.energyStorageSetting!.value, -50);
     assert.equal(c.productionCurtailment, null);
+  });
+
+  it('msg.merged from an upstream node is not passed on: it did not describe this request', async () => {
+    const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
+    const m = await f.ask({ payload: -20, merged: true });
+    assert.equal(m.request.body.setting.value, -20);
+    assert.equal(Object.hasOwn(m, 'merged'), false);
   });
 
   it('curtailment: a number is the production limit (here in %)', async () => {

@@ -210,7 +210,11 @@ export = function (RED: RED): void {
       const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), r);
       if (config.renew) renewal.schedule(cmd);
-      return copy({ payload: r.response, request: r.request, site: ref, merged: r.merged || undefined });
+      // msg.merged only when the queue merged this message's values into a later request.
+      if (r.merged) return copy({ payload: r.response, request: r.request, site: ref, merged: true });
+      const out = copy({ payload: r.response, request: r.request, site: ref });
+      if ('merged' in out) delete out.merged; // an upstream node's flag does not describe this request
+      return out;
     }, { ordered: true });
 
     f.onClose(() => {
