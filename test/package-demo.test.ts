@@ -2,7 +2,8 @@
  * `npm start` (scripts/start-demo.js) from a fresh user directory: it prints the URLs (editor,
  * dashboard, the built-in simulator and the MQTT broker of examples 03-05), serves
  * the demo flow and the dashboard, both sites are polled, the chart gets 7 days, the steering
- * controls change the simulated site, Stop hands it back, and SIGINT stops everything.
+ * controls change the simulated site, Stop hands it back, the dashboard shows the steering in
+ * force on the site (also what another flow sent), and SIGINT stops everything.
  * The dashboard is driven as a browser drives it (socket.io events of its widgets).
  */
 import assert from 'node:assert/strict';
@@ -37,6 +38,13 @@ describe('npm start: the demo', function () {
   let simUrl = '';
   let client: DashboardClient;
   const sim = async (p: string) => (await fetch(simUrl + p)).json();
+  /** Waits until the dashboard's "In force on the site" text matches, in a message that arrives from now on. */
+  const inForce = (re: RegExp) => {
+    const id = byLabel('ui-text', /^In force on the site$/);
+    const before = new Set((client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).map((x: any) => x[1]._msgid));
+    return client.waitFor(`msg-input:${id}`, (m) => !before.has(m._msgid) && re.test(m.payload), 30_000)
+      .catch((e) => { throw new Error(`${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).slice(-3))}`); });
+  };
 
   before(async () => {
     fs.rmSync(userDir, { recursive: true, force: true });
@@ -96,12 +104,14 @@ describe('npm start: the demo', function () {
     const last = byLabel('ui-text', /^Last message$/);
     const said = (re: RegExp) => client.waitFor(`msg-input:${last}`, (m) => re.test(m.payload), 15_000).catch((e) => { throw new Error(`${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${last}`))}; output ${demo.output().slice(-2000)}`); });
     const steering = async () => (await sim(`/sites/${COM.siteReference}/steering`)).components;
+    await inForce(/^nothing: the site runs on the EMS's own control$/);
 
     await client.emit('widget-change', byLabel('ui-slider', /^Battery kW/), -200);
     await said(/^ESS -200 kW until /);
     assert.deepEqual([(await steering()).energyStorageSetting.value, (await steering()).energyStorageSetting.unit], [-200, 'kW']);
     assert.equal((await sim(`/sites/${COM.siteReference}/state`)).batteryW, -200_000);
     await client.waitFor(`msg-input:${widgetOf(/^Commercial/, 'ui-text', /^Battery$/)}`, (m) => m.payload === '-200 kW (charging)', 15_000);
+    await inForce(/^ESS -200 kW until \d\d:\d\d$/);
 
     await client.emit('widget-change', byLabel('ui-slider', /^PV limit %/), 40);
     await said(/^PV limit 40 % until /);
@@ -117,6 +127,26 @@ describe('npm start: the demo', function () {
     const s = await steering();
     assert.deepEqual([s.energyStorageSetting.value, s.productionCurtailment.value, s.maximizeGridImport.value], [0, 100, false]);
     assert.ok(s.energyStorageSetting.validUntil <= Date.now() + 5_000 && s.energyStorageSetting.validUntil >= t0 + 5_000, 'neutral for 5 s only');
+  });
+
+  it('"In force on the site" shows the steering the site has, also what another flow sent: grid limits next to the slider\'s ESS setting', async function () {
+    this.timeout(120_000); // five reads of the steering state, 5 s apart
+    // Stop's neutral components (5 s) have lapsed: nothing in force; then the slider's ESS setting.
+    await inForce(/^nothing: the site runs on the EMS's own control$/);
+    await client.emit('widget-change', byLabel('ui-slider', /^Battery kW/), -200);
+    await inForce(/^ESS -200 kW until \d\d:\d\d$/);
+    // Another flow (example 08's button) sends grid limits: export at least 100 kW, for 5 minutes.
+    const r = await fetch(`${simUrl}/sites/${COM.siteReference}/steering/grid-limits`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ upperLimit: { value: -100, unit: 'kW' }, validUntil: Date.now() + 5 * 60_000 }),
+    });
+    assert.equal(r.status, 200, await r.text());
+    // The slider still says -200 kW; the dashboard says what is in force on the site: both, and that the limits win.
+    await inForce(/^ESS -200 kW until \d\d:\d\d · grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/);
+    const s = await sim(`/sites/${COM.siteReference}/state`);
+    assert.ok(s.gridW <= -100_000 + 1, `the limits hold: grid ${s.gridW} W`);
+    await client.emit('widget-action', byLabel('ui-button', /Stop/), { payload: 'stop' });
+    await inForce(/^ESS 0 kW until \d\d:\d\d · PV limit 100 % until \d\d:\d\d · max import off until \d\d:\d\d · grid limits /);
   });
 
   it('SIGINT (Ctrl-C) stops Node-RED, the built-in simulator and the MQTT broker', async () => {
