@@ -26,7 +26,7 @@ const PROPERTY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 export function validateReference(input: unknown, field: string): string {
   const s = typeof input === 'string' ? input.trim() : input;
   if (typeof s !== 'string' || !REFERENCE_RE.test(s)) {
-    throw new ValidationError(field, `must be a reference such as "dvc_19RnB3Lyjv2T" or "ste_19TH6nLcjKlb" (letters, digits, _ . : -); got ${show(input)}`);
+    throw new ValidationError(field, `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -); got ${show(input)}`);
   }
   return s;
 }

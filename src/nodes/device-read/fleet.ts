@@ -29,7 +29,7 @@ export function fleetList(input: unknown[], field: string): string[] {
   const out = new Set<string>();
   for (let i = 0; i < input.length; i++) {
     const v = input[i];
-    if (typeof v !== 'string') throw new ValidationError(`${field}[${i}]`, `must be a device reference string such as "dvc_19RnB3Lyjv2T"; got ${show(v)}`);
+    if (typeof v !== 'string') throw new ValidationError(`${field}[${i}]`, `must be a device reference string such as "dvc_WTUv8brR7DnH"; got ${show(v)}`);
     out.add(validateReference(v, `${field}[${i}]`));
   }
   return [...out];
