@@ -4,8 +4,8 @@
  * deployed next to the demo. The example's button "Commercial: export at least 100 kW"
  * (`{upperLimit: -100}` kW), pressed on the canvas, sends grid limits; the simulator holds
  * them (battery first, then PV), and the demo's dashboard shows the Commercial site exporting
- * at least 100 kW. Both flows use the same built-in simulator (one per Node-RED process), so
- * the demo's reads see what the example steers. Its own demo process: nothing is left behind
+ * at least 100 kW, and its "In force on the site" names the limits. Both flows use the same
+ * built-in simulator (one per Node-RED process), so the demo's reads see what the example steers. Its own demo process: nothing is left behind
  * for the other browser suites.
  */
 import * as assert from 'node:assert/strict';
@@ -150,6 +150,10 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
       }, 'the dashboard\'s Commercial grid power at an export of at least 100 kW and the battery as the simulator has them', 30000);
     assert.match(seen.grid, /^[\d,.]+ kW export$/);
     assert.match(seen.battery, /^[\d,.]+ kW \(discharging\)$/);
+    // The steering in force on the site, not only what the demo's own controls sent: the grid limits.
+    const inForce = page.locator(`#nrdb-ui-widget-${demoText('Steering: Commercial site', 'In force on the site')} .nrdb-ui-text-value`);
+    const said = await until(() => inForce.innerText(), (t) => /grid limits -800 kW … -100 kW/.test(t), 'the dashboard\'s "In force on the site" showing the grid limits', 30000);
+    assert.match(said, /(^|· )grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/);
     // The ten site texts (battery, PV, grid, battery energy, grid energy of each site) all have a value.
     await until(() => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
     // Still in force while the page shows it.
