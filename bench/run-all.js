@@ -34,6 +34,7 @@ const BENCHES = [
   { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
   { id: 'plan', file: 'plan.js', budgetS: 120 },
   { id: 'plan-week', file: 'plan-week.js', budgetS: 300 },
+  { id: 'bursts', file: 'bursts.js', budgetS: 420, node: ['--expose-gc'] },
 ];
 
 function runOne(b) {

@@ -78,6 +78,16 @@ export const SERVICE = {
   maxFleetDevices: 5000,
 } as const;
 
+/** Bounds on what an input message may hold, checked before any other work. */
+export const INPUT = {
+  /**
+   * Deepest nesting of a message property (objects and arrays; a plain value is level 0). Node-RED
+   * copies a message recursively (for Catch nodes, for a second wire), so a far deeper one would
+   * overflow the stack and stop Node-RED; no message of this package's nodes needs more.
+   */
+  maxDepth: 64,
+} as const;
+
 /** Longest `last` range of a time-series node: one 30-day request less than the most, so it reads at resolution 1 h. */
 const LAST_MAX_DAYS = (SERVICE.maxSpans - 1) * SERVICE.maxSpanDays;
 
@@ -93,6 +103,8 @@ export const LIMITS = {
   // the request budget (issue 14)
   maxPerMinute: { min: 0, max: 1_000_000, dflt: 0, whole: true, unit: 'perMinute', note: 'noLimit' },
   maxPerDay: { min: 0, max: 100_000_000, dflt: 0, whole: true, unit: 'perDay', note: 'noLimit' },
+  // messages a node of this config node holds at once (arrived, not yet ended); more fail at once
+  maxWaiting: { min: 1, max: 10_000_000, dflt: 10_000, whole: true, unit: 'messages' },
   // ems-device-read (a longer interval would overflow the poll timer, which takes at most 24.8 days)
   interval: { min: 0, max: 604_800, dflt: 0, whole: false, unit: 'seconds', note: 'onInput' },
   // ems-device-read and ems-time-series

@@ -18,6 +18,7 @@
 import { ApiError, apiError } from '../client';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
+import { onAbort } from './abort-hub';
 import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol';
 
 type Answer = Measurement | MeasurementMap | MeasurementList;
@@ -135,12 +136,12 @@ export class ReadCoalescer {
     });
     if (!own) return joined;
     if (own.aborted) return Promise.reject(own.reason);
+    // Reads of one node share its signal: one listener on it for all (abort-hub.ts), not one each.
     return new Promise<Answer>((resolve, reject) => {
-      const onAbort = () => reject(own.reason);
-      own.addEventListener('abort', onAbort, { once: true });
+      const off = onAbort(own, () => reject(own.reason));
       joined.then(
-        (a) => { own.removeEventListener('abort', onAbort); resolve(a); },
-        (e) => { own.removeEventListener('abort', onAbort); reject(e); },
+        (a) => { off(); resolve(a); },
+        (e) => { off(); reject(e); },
       );
     });
   }
@@ -288,14 +289,14 @@ function sharedSignal(waiters: Waiter[]): SharedSignal {
   const distinct = [...new Set(waiters.map((w) => w.signal as AbortSignal))];
   const ctl = new AbortController();
   let left = distinct.length;
-  const onAbort = () => {
+  const one = () => {
     if (--left === 0) ctl.abort();
   };
-  for (const sig of distinct) sig.addEventListener('abort', onAbort, { once: true });
+  const offs = distinct.map((sig) => onAbort(sig, one));
   return {
     signal: ctl.signal,
     release: () => {
-      for (const sig of distinct) sig.removeEventListener('abort', onAbort);
+      for (const off of offs) off();
     },
   };
 }

@@ -44,6 +44,8 @@ export interface ConfigProps {
   maxPerDay?: number | string;
   /** At a cap: 'refuse' (default) or 'queue'. */
   budgetMode?: string;
+  /** Most messages each node of this config node holds at once; more fail at once (LIMITS.maxWaiting; read by each node). */
+  maxWaiting?: number | string;
 }
 
 /** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
@@ -80,7 +82,7 @@ export interface Runtime {
 
 const bool = (v: unknown, dflt: boolean): boolean => (v === undefined || v === '' ? dflt : v === true || v === 'true');
 /** A numeric setting of the config node, checked against the table of limits (protocol/limits.ts). */
-const setting = (p: ConfigProps, key: 'timeout' | 'retries' | 'concurrency' | 'coalesceMs' | 'maxBodyMB' | 'maxValidity'): number => limited(p[key], LIMITS[key], key);
+const setting = (p: ConfigProps, key: 'timeout' | 'retries' | 'concurrency' | 'coalesceMs' | 'maxBodyMB' | 'maxValidity' | 'maxWaiting'): number => limited(p[key], LIMITS[key], key);
 
 export function usesSimulator(p: ConfigProps): boolean {
   return bool(p.simulator, false);
@@ -159,6 +161,8 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const configured = resolvePaths(p as Record<string, unknown>);
   const paths = sim ? { ...DEFAULT_PATHS } : configured;
   const percentCurtailment = percentCurtailmentOf(p);
+  // Read by each node (the scaffold); checked here so a value out of range is reported at deploy.
+  setting(p, 'maxWaiting');
   const caps = budgetCaps(p);
   const budget = o.budgetId ? (o.budgets ?? budgets).budget(o.budgetId) : new Budget();
   budget.configure(caps);

@@ -21,6 +21,7 @@ import type {
   SteeringPart,
 } from '../protocol';
 import { SteeringTypes, type Displaced } from './steering-types';
+import { onAbort } from './abort-hub';
 
 export type { SentRequest, SteeringCommand } from '../protocol';
 export type { Displaced } from './steering-types';
@@ -83,6 +84,11 @@ export class SteeringQueue {
   private readonly sites = new Map<string, SiteQueue>();
   /** Requests sent, for diagnostics and tests. */
   sent = 0;
+  /**
+   * Steps of merging: one per command merged into a component already queued, one per waiter
+   * counted for a batch of several requests. For tests: a burst of N commands takes O(N) of them.
+   */
+  mergeSteps = 0;
   /** Which steering type each site has in force from this runtime (for the exclusivity warning). */
   readonly types: SteeringTypes;
 
@@ -120,7 +126,12 @@ export class SteeringQueue {
       for (const { name, value } of parts) {
         const prev = q.pending.get(name);
         const waiters = prev ? prev.waiters : [];
-        if (prev) for (const w of prev.waiters) w.merged = true;
+        // Every waiter of a component but its last was marked when the next came: marking the
+        // last is enough, so a burst of N commands costs N, not N².
+        if (prev) {
+          waiters[waiters.length - 1].merged = true;
+          this.mergeSteps++;
+        }
         waiters.push(waiter);
         waiter.outstanding++;
         q.pending.set(name, { value, kind: cmd.kind, key: mergeKey(name, cmd), validFrom: cmd.validFrom, validUntil: cmd.validUntil, owner: opts.owner, waiters });
@@ -184,9 +195,15 @@ export class SteeringQueue {
       if (g) g.push(entry);
       else groups.set(entry[1].key, [entry]);
     }
-    // A waiter is answered once per request that carries any of its components.
+    // A waiter is answered once per request that carries any of its components (counted in one
+    // pass over each group's waiters: linear in the waiters, not waiters x groups x waiters).
     const perGroup = [...groups.values()].map((entries) => [...new Set(entries.flatMap(([, p]) => p.waiters))]);
-    for (const w of new Set(perGroup.flat())) w.outstanding = perGroup.filter((g) => g.includes(w)).length;
+    const counts = new Map<Waiter, number>();
+    for (const g of perGroup) {
+      for (const w of g) counts.set(w, (counts.get(w) ?? 0) + 1);
+      this.mergeSteps += g.length;
+    }
+    for (const [w, n] of counts) w.outstanding = n;
     let gi = 0;
     for (const entries of groups.values()) await this.sendAndSettle(site, entries, perGroup[gi++]);
   }
@@ -260,9 +277,9 @@ function groupSignal(waiters: Waiter[]): { signal: AbortSignal | undefined; rele
   if (live.length === 0) return { signal: AbortSignal.abort(), release: NO_LISTENERS };
   const ctl = new AbortController();
   let remaining = live.length;
-  const onAbort = () => { if (--remaining === 0) ctl.abort(); };
-  for (const sig of live) sig.addEventListener('abort', onAbort, { once: true });
-  return { signal: ctl.signal, release: () => { for (const sig of live) sig.removeEventListener('abort', onAbort); } };
+  const one = () => { if (--remaining === 0) ctl.abort(); };
+  const offs = live.map((sig) => onAbort(sig, one));
+  return { signal: ctl.signal, release: () => { for (const off of offs) off(); } };
 }
 
 function describe(v: unknown): string {

@@ -18,7 +18,7 @@ const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixture
 const ADDED: Record<string, Record<string, unknown>> = {
   'ems-partner-config': {
     maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send',
-    maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse',
+    maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse', maxWaiting: 10_000,
   },
   'ems-device-read': { maxSplit: 1000 },
   'ems-time-series': { maxSplit: 1000 },
@@ -29,8 +29,8 @@ const ADDED: Record<string, Record<string, unknown>> = {
     sites: '', portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer). */
-const VERSION: Record<string, number> = { 'ems-partner-config': 4, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
+/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting). */
+const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
 
 /** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at the current version with the defaults. */
 async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
@@ -55,7 +55,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const M = (window as any).EmsPartnerMigrations;
       return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
     });
-    assert.deepEqual(v, [4, 2, 2, 5]);
+    assert.deepEqual(v, [5, 2, 2, 5]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {

@@ -18,7 +18,7 @@ export const CONNECTION_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeade
  * runtime from them, with retries 0), but the editor does not send them, as they change
  * nothing a listing or a connection test reads.
  */
-export const OTHER_KEYS = ['name', 'retries', 'concurrency', 'coalesceMs', 'maxValidity', 'percentCurtailment', 'maxPerMinute', 'maxPerDay', 'budgetMode'] as const;
+export const OTHER_KEYS = ['name', 'retries', 'concurrency', 'coalesceMs', 'maxValidity', 'percentCurtailment', 'maxPerMinute', 'maxPerDay', 'budgetMode', 'maxWaiting'] as const;
 
 /** Every setting a request's `config` may carry (everything else in it is ignored). */
 export const CONFIG_KEYS = [...CONNECTION_KEYS, ...OTHER_KEYS] as const;

@@ -15,4 +15,7 @@ export const STEPS: readonly Migration[] = [
   // 0.3.0 (issue 14): the request budget: caps per minute and per day (0 = none), and what a
   // read does at a cap (refused, as a new config node starts).
   { version: 4, up: (c) => withDefaults(c, { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }) },
+  // 0.3.0: the most messages a node holds at once; a flow saved before gets the default too, as no
+  // node may hold an unbounded number.
+  { version: 5, up: (c) => withDefaults(c, { maxWaiting: 10_000 }) },
 ];

@@ -9,7 +9,7 @@
  * done(), or one done(err) a Catch node sees, with a red status naming the reason.
  */
 import { setMaxListeners } from 'node:events';
-import { ValidationError } from '../../protocol';
+import { accepts, deepProperties, EmsError, INPUT, LIMITS, numberOf, ValidationError } from '../../protocol';
 import type { Runtime } from '../../runtime';
 import { upgrade } from './migrations';
 import { type Answer, copyWith, fail, partsOf, sendAll } from './messages';
@@ -123,20 +123,78 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
     onClose: (work) => { own = work; },
     onInput: (handler, opts = {}) => {
       const turns = opts.ordered ? new Turns() : undefined;
+      const limit = waitingLimit(server);
+      let waiting = 0;
       node.on('input', (msg: NodeMessage, send: SendFn | undefined, done: DoneFn | undefined) => {
+        if (refusedDeep(ends, msg, done)) return;
+        if (waiting >= limit) {
+          status.dropped(limit);
+          end(ends, done, new WaitingLimitError(limit, !!server), msg);
+          return;
+        }
+        waiting++;
+        let ended = false;
+        // Counts the message out when it ends, whichever way (answer() ends it exactly once).
+        const counted: DoneFn = (err) => {
+          if (!ended) waiting--;
+          ended = true;
+          end(ends, done, err, msg);
+        };
         const out: SendFn = send ?? ((m) => node.send(m)); // Node-RED before 1.0 passes neither
-        if (!turns) return take(handler, msg, out, done, () => undefined);
-        turns.take((release) => take(handler, msg, out, done, release));
+        if (!turns) return take(handler, msg, out, counted, () => undefined);
+        turns.take((release) => take(handler, msg, out, counted, release));
       });
     },
     emit: (work, msg = {}) => take(work, msg, (m) => node.send(m), undefined, () => undefined),
   };
 }
 
+/** The most messages a node holds at once: its config node's `maxWaiting` (the table's default without one, or for a value the runtime refuses at deploy). */
+function waitingLimit(server: ConfigNode | null): number {
+  const l = LIMITS.maxWaiting;
+  const n = numberOf(server?.props?.maxWaiting, l.dflt);
+  return accepts(l, n) ? n : l.dflt;
+}
+
+/** A message refused because the node holds as many as its limit allows (the config node's `maxWaiting`). */
+export class WaitingLimitError extends EmsError {
+  readonly code = 'EMS_TOO_MANY_WAITING';
+  declare readonly field: string;
+  constructor(limit: number, configurable: boolean) {
+    super(`message refused: ${limit} messages are waiting in this node already (maxWaiting${configurable ? ' of the config node: raise it there' : ', the default'}); `
+      + 'slow the flow down or raise the limit');
+    this.name = 'WaitingLimitError';
+    (this as { field: string }).field = 'maxWaiting';
+  }
+}
+
+/** Ends a message: done(err) or done(), or (Node-RED before 1.0, no done) node.error for an error. */
+function end(f: Parameters<typeof fail>[0], done: DoneFn | undefined, err: Error | undefined, msg: NodeMessage): void {
+  if (done) done(err);
+  else if (err) f.node.error(err, msg);
+}
+
+/**
+ * Refuses a message with a property nested deeper than INPUT.maxDepth, before anything else:
+ * the error names the property, and the property is replaced in the message (which Node-RED
+ * then copies for Catch and Complete nodes, recursively: the deep value would overflow its stack).
+ */
+function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: DoneFn | undefined): boolean {
+  if (!msg || typeof msg !== 'object') return false;
+  const keys = deepProperties(msg, INPUT.maxDepth);
+  if (keys.length === 0) return false;
+  for (const k of keys) msg[k] = `[refused: nested deeper than ${INPUT.maxDepth} levels]`;
+  const err = new ValidationError(`msg.${keys[0]}`, `is nested deeper than ${INPUT.maxDepth} levels (objects and arrays; at most ${INPUT.maxDepth}): refused before any other work`);
+  fail(f, done, err, msg);
+  return true;
+}
+
 /** Arrival order: one message at a time; the next starts (a microtask later) once the one before released its turn. */
 class Turns {
   private busy = false;
-  private readonly waiting: Array<() => void> = [];
+  /** The jobs waiting, from `head` on: Array.shift moves every element, N² over a burst of N. */
+  private waiting: Array<(() => void) | undefined> = [];
+  private head = 0;
 
   take(job: (release: () => void) => void): void {
     let released = false;
@@ -153,9 +211,18 @@ class Turns {
   }
 
   private next(): void {
-    const job = this.waiting.shift();
-    if (job) queueMicrotask(job);
-    else this.busy = false;
+    if (this.head === this.waiting.length) {
+      this.busy = false;
+      return;
+    }
+    const job = this.waiting[this.head];
+    this.waiting[this.head++] = undefined;
+    // Drops the taken part once it is half the array (each job is moved at most once more).
+    if (this.head >= 1024 && this.head * 2 >= this.waiting.length) {
+      this.waiting = this.waiting.slice(this.head);
+      this.head = 0;
+    }
+    queueMicrotask(job!);
   }
 }
 

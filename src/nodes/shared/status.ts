@@ -131,6 +131,8 @@ export class Status {
   private budgetNote?: string;
   /** The last status shown, as the node asked for it (before the budget's warning was added). */
   private last: NodeStatus | Record<string, never> = {};
+  /** Messages refused at the waiting limit since deploy: counted on every later status ("· 12 dropped"). */
+  private drops = 0;
 
   /**
    * @param node the node whose status this is
@@ -141,7 +143,27 @@ export class Status {
   private show(s: NodeStatus | Record<string, never>): void {
     if (this.closed) return;
     this.last = s;
-    this.node.status(this.budgetNote ? this.withBudget(s) : s);
+    const shown = this.budgetNote ? this.withBudget(s) : s;
+    this.node.status(this.drops > 0 ? this.withDrops(shown) : shown);
+  }
+
+  /** A status with the count of messages refused at the waiting limit added to its text. */
+  private withDrops(s: NodeStatus | Record<string, never>): NodeStatus {
+    const note = shared('droppedCount', { count: this.drops });
+    const st = s as NodeStatus;
+    if (!st.text) return { fill: st.fill ?? 'yellow', shape: st.shape ?? 'ring', text: note };
+    return { ...st, text: `${st.text} · ${note}` };
+  }
+
+  /**
+   * A message refused because `limit` messages were waiting already: a red ring counting every
+   * refusal since deploy ("12 dropped: 10000 waiting"); later statuses carry the count.
+   */
+  dropped(limit: number): void {
+    this.drops++;
+    if (this.closed) return;
+    this.last = {};
+    this.node.status({ fill: 'red', shape: 'ring', text: shared('dropped', { count: this.drops, limit }) });
   }
 
   /**
@@ -253,6 +275,7 @@ export class Status {
   /** Clears the status; nothing shows after this (a late answer must not paint a redeployed node). */
   close(): void {
     this.budgetNote = undefined;
+    this.drops = 0;
     this.clear();
     this.closed = true;
   }

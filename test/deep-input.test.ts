@@ -1,0 +1,114 @@
+/**
+ * Deep messages: a message property nested deeper than INPUT.maxDepth (64) is refused by every
+ * node before any other work, with an error naming the property; the property is replaced in
+ * the message a Catch node gets, so Node-RED's recursive copy of it cannot overflow the stack.
+ * Node-RED survives a 100,000-level-deep payload into each node.
+ */
+import assert from 'node:assert/strict';
+import { INPUT } from '../src/protocol';
+import { deepProperties, nestedDeeperThan } from '../src/protocol/depth';
+import { DEFAULT_SITES } from '../src/simulator';
+import { cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
+import { scheduleNode } from './helpers/schedule';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+const SITE = DEFAULT_SITES[0].siteReference;
+const BAT = DEFAULT_SITES[0].battery.deviceReference;
+
+/** `levels` nested objects (or arrays) around 1. */
+function nested(levels: number, array = false): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = array ? [v] : { a: v };
+  return v;
+}
+
+describe('deep input: the depth of a value', () => {
+  it('64 levels pass, 65 do not, for objects and arrays; a plain value has none', () => {
+    assert.equal(INPUT.maxDepth, 64);
+    for (const array of [false, true]) {
+      assert.equal(nestedDeeperThan(nested(64, array), 64), false);
+      assert.equal(nestedDeeperThan(nested(65, array), 64), true);
+    }
+    assert.equal(nestedDeeperThan('text', 0), false);
+    assert.equal(nestedDeeperThan(null, 0), false);
+    assert.equal(nestedDeeperThan({}, 0), true, '{} is one level');
+  });
+
+  it('a value 1,000,000 levels deep is judged without overflowing the stack', () => {
+    assert.equal(nestedDeeperThan(nested(1_000_000), 64), true);
+  });
+
+  it('a reference back to an object that contains it adds no level (Node-RED copies it as a reference)', () => {
+    const o: any = { a: { b: {} } };
+    o.a.b.c = o;
+    assert.equal(nestedDeeperThan(o, 3), false);
+    assert.equal(nestedDeeperThan(o, 2), true);
+    o.a.deep = nested(100);
+    assert.equal(nestedDeeperThan(o, 64), true);
+  });
+
+  it('an object referred to many times is walked once: 60 levels of two references each end (2^60 paths)', () => {
+    let v: unknown = 1;
+    for (let i = 0; i < 60; i++) v = { left: v, right: v };
+    assert.equal(nestedDeeperThan(v, 64), false);
+    assert.equal(nestedDeeperThan({ x: [v, { y: v }] }, 61), true);
+  });
+
+  it('binary data is a value, not levels; Maps and Sets count', () => {
+    assert.equal(nestedDeeperThan({ b: Buffer.alloc(1_000_000) }, 1), false);
+    assert.equal(nestedDeeperThan(new Map([['k', nested(64)]]), 64), true);
+    assert.equal(nestedDeeperThan(new Set([nested(64)]), 64), true);
+  });
+
+  it('the deep properties of a message: every property but req and res (Node-RED does not copy those)', () => {
+    const deep = nested(100);
+    assert.deepEqual(deepProperties({ payload: deep, topic: 't', body: deep, req: deep, res: deep }, 64), ['payload', 'body']);
+    assert.deepEqual(deepProperties({ payload: nested(64) }, 64), []);
+  });
+});
+
+describe('deep input: every node refuses it, and Node-RED survives', () => {
+  const sim = useSimulator({ frozen: false });
+  useRuntime();
+
+  const planNode = {
+    type: 'ems-plan', name: '', capacityKWh: '10', maxChargeKW: '5', maxDischargeKW: '', socMin: '10', socMax: '90', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '',
+  };
+  const NODES: Array<[string, Record<string, unknown>, string[]]> = [
+    ['ems-device-read', { type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' }, ['payload']],
+    ['ems-time-series', { type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points' }, ['payload']],
+    ['ems-site-steer', siteSteer(SITE, { maxEssPower: 1_000_000 }), ['payload']],
+    ['ems-schedule', scheduleNode(), ['payload']],
+    ['ems-request', { type: 'ems-request', method: 'POST', path: `/sites/${SITE}/steering/ess` }, ['payload', 'body']],
+    ['ems-plan', planNode, ['payload']],
+  ];
+
+  for (const [type, node, props] of NODES) {
+    for (const prop of props) {
+      it(`${type}: a 100,000-level-deep msg.${prop} fails with an error naming it; the Catch node gets the message with the property replaced; nothing is sent`, async () => {
+        const f = await loadFlow(flow(node, cfg(sim.s.url)));
+        const before = sim.s.sim.requestsReceived;
+        const e = await f.fails({ [prop]: nested(100_000), topic: 'kept' });
+        assert.match(e.error.message, new RegExp(`msg\\.${prop} is nested deeper than 64 levels`));
+        assert.ok(e.error.message.length < 200, 'the error does not carry the value');
+        assert.equal(e[prop], '[refused: nested deeper than 64 levels]');
+        assert.equal(e.topic, 'kept', 'the other properties stay');
+        assert.equal(f.status.all.at(-1).fill, 'red');
+        assert.equal(f.out.msgs.length, 0);
+        assert.equal(sim.s.sim.requestsReceived, before, 'refused before any request');
+        // Node-RED runs on: a second one (an array this time) is refused the same way.
+        const again = await f.fails({ [prop]: nested(100_000, true) });
+        assert.match(again.error.message, /nested deeper than 64 levels/);
+        assert.equal(f.caught.msgs.length, 2);
+        assert.ok(helper.getNode('n'));
+      });
+    }
+  }
+
+  it('a message 64 levels deep is taken as before (device read answers it)', async () => {
+    const f = await loadFlow(flow({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' }, cfg(sim.s.url)));
+    const ok = await f.ask({ extra: nested(64) });
+    assert.equal(typeof ok.payload.soc, 'number');
+  });
+});
