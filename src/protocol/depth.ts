@@ -10,6 +10,15 @@ function isLevel(v: unknown): v is object {
   return v !== null && typeof v === 'object' && !ArrayBuffer.isView(v) && !(v instanceof ArrayBuffer);
 }
 
+/** A plain object whose values are all plain values: one level, found without making a list of them. */
+function isLeafObject(o: object): boolean {
+  for (const k in o) {
+    const c = (o as Record<string, unknown>)[k];
+    if (c !== null && typeof c === 'object') return false;
+  }
+  return true;
+}
+
 /** The values inside an object, array, Map or Set. */
 function inside(o: object): unknown[] {
   if (Array.isArray(o)) return o;
@@ -18,52 +27,45 @@ function inside(o: object): unknown[] {
   return Object.values(o);
 }
 
-interface Frame {
-  obj: object;
-  items: unknown[];
-  i: number;
-  /** Levels from this object down (itself counts 1), of the items walked so far. */
-  height: number;
-}
+const TOO_DEEP = Number.POSITIVE_INFINITY;
 
 /**
  * Whether `value` has more than `max` levels of objects and arrays (a plain value has 0,
- * `{a: 1}` 1, `{a: [1]}` 2). Stops as soon as it knows.
+ * `{a: 1}` 1, `{a: [1]}` 2). Stops as soon as it knows. The walk recurses at most `max` calls
+ * deep whatever the value's depth (a limit of a few hundred at most: INPUT.maxDepth is 64), and
+ * costs one pass over the value: an object is walked once however often it is referred to
+ * (its height is kept), and a plain object of plain values, the common case of a long list,
+ * costs no allocation.
  */
 export function nestedDeeperThan(value: unknown, max: number): boolean {
   if (!isLevel(value)) return false;
   const heights = new Map<object, number>();
-  const onPath = new Set<object>();
-  const stack: Frame[] = [];
-  const enter = (o: object): boolean => {
-    if (stack.length + 1 > max) return true;
-    onPath.add(o);
-    stack.push({ obj: o, items: inside(o), i: 0, height: 1 });
-    return false;
-  };
-  if (enter(value)) return true;
-  while (stack.length > 0) {
-    const f = stack[stack.length - 1];
-    if (f.i < f.items.length) {
-      const child = f.items[f.i++];
+  const path: object[] = [];
+  /** The levels from `o` down (itself counts 1), or TOO_DEEP once they pass `room`. */
+  const height = (o: object, room: number): number => {
+    if (room <= 0) return TOO_DEEP;
+    const known = heights.get(o);
+    if (known !== undefined) return known > room ? TOO_DEEP : known;
+    if (!Array.isArray(o) && !(o instanceof Map) && !(o instanceof Set) && isLeafObject(o)) return 1;
+    const items = inside(o);
+    let h = 1;
+    path.push(o);
+    for (let i = 0; i < items.length; i++) {
+      const child = items[i];
       // A reference back to an object being walked adds no level: Node-RED's copy keeps it as a reference.
-      if (!isLevel(child) || onPath.has(child)) continue;
-      const known = heights.get(child);
-      if (known === undefined) {
-        if (enter(child)) return true;
-      } else if (stack.length + known > max) return true;
-      else f.height = Math.max(f.height, 1 + known);
-      continue;
+      if (!isLevel(child) || path.includes(child)) continue;
+      const below = height(child, room - 1);
+      if (below === TOO_DEEP) {
+        path.pop();
+        return TOO_DEEP;
+      }
+      if (below + 1 > h) h = below + 1;
     }
-    stack.pop();
-    onPath.delete(f.obj);
-    heights.set(f.obj, f.height);
-    if (stack.length > 0) {
-      const parent = stack[stack.length - 1];
-      parent.height = Math.max(parent.height, 1 + f.height);
-    }
-  }
-  return false;
+    path.pop();
+    if (h > 1) heights.set(o, h);
+    return h;
+  };
+  return height(value, max) > max;
 }
 
 /** Message properties Node-RED itself leaves out when it copies a message (the HTTP request and response). */
