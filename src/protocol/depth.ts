@@ -1,8 +1,9 @@
 /**
- * How deep a value is nested, found without recursion (a value too deep for a recursive walk
- * must not overflow the stack here either) and at a cost linear in its size: each object is
- * walked once, however often it is referred to. A reference back to an object that contains
- * it adds no level (a copy keeps such a reference as one: Node-RED's cloneMessage does).
+ * How deep a value is nested, found with a recursion no deeper than the limit (a value too deep
+ * for a full recursive walk must not overflow the stack here either) and at a cost linear in its
+ * size: each object is walked once, however often it is referred to. A reference back to an
+ * object that contains it adds no level (a copy keeps such a reference as one: Node-RED's
+ * cloneMessage does).
  */
 
 /** Whether a value is a level of nesting: an object or array, not binary data (a Buffer is bytes, not levels). */
