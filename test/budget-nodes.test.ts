@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../src/simulator/index';
-import { budgets } from '../src/runtime/budget';
+import { budgets } from '../src/runtime/budget-registry';
 import { english } from '../src/nodes/shared/status';
 import { formsOf } from './helpers/hostile-server';
 import { StatusLog, flow, helper, loadFlow, useRuntime, useSimulator } from './helpers/red';
