@@ -6,6 +6,7 @@
 import type { AxiosInstance } from 'axios';
 import { isCancel } from './http-lib';
 import { ApiError, apiError, redact, serviceMessageOf } from './errors';
+import { checkHeaderName, checkNoControl } from './request-path';
 
 export type AuthConfig =
   | { type: 'none' }
@@ -22,6 +23,23 @@ export function secretsOf(auth: AuthConfig | undefined): string[] {
   if (auth.type === 'bearer') return [auth.token];
   if (auth.type === 'oauth2') return [auth.clientSecret];
   return [];
+}
+
+/**
+ * Refuses (ValidationError naming the config node's field) an authentication that would not be
+ * sent as set: a key header that is not an HTTP token or is one the transport owns, a line break
+ * or control character in a key, token, secret or URL. Checked as a client is made, so a
+ * deployed config node and the editor's Test connection refuse alike.
+ */
+export function checkAuth(auth: AuthConfig): void {
+  if (auth.type === 'header') {
+    checkHeaderName(auth.header, 'apiKeyHeader');
+    checkNoControl(auth.apiKey, 'apiKey');
+  } else if (auth.type === 'bearer') {
+    checkNoControl(auth.token, 'apiKey');
+  } else if (auth.type === 'oauth2') {
+    for (const k of ['tokenUrl', 'clientId', 'clientSecret', 'scope'] as const) checkNoControl(auth[k], k);
+  }
 }
 
 interface CachedToken {
