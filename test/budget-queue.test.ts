@@ -62,6 +62,7 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
     assert.equal(e.field, 'maxPerDay');
     assert.match(e.message, /^GET \/devices\/dvc_burst1999\/measurement not sent: request budget maxPerDay reached \(\d+ of 100 requests in the last 24 h and \d+ waiting ahead of it\); its turn would come at 2026-11-24T12:0\d:00\.000Z, later than budgetMode "queue" waits \(10 minutes\)$/);
     assert.equal(outcomes.filter((o) => o === undefined).length, 80, 'the other 80 wait, neither sent nor failed');
+    assert.equal(rt.budget.stats().queued, 80, 'and the stats count them as queued');
     assert.deepEqual(sentIndices().sort((a, b) => a - b), range(0, 20));
     let st = rt.budget.stats();
     assert.deepEqual({ sent: st.total.sent, refused: st.total.refused }, { sent: 20, refused: 1900 });

@@ -42,7 +42,7 @@ export interface BudgetStats {
   /** Share of each cap in use, percent (null: no cap). */
   usage: { maxPerMinute: number | null; maxPerDay: number | null };
   warning: BudgetWarning | null;
-  /** Attempts waiting for the budget now ('queue' mode). */
+  /** Requests waiting for the budget now ('queue' mode): for the window, or admitted and waiting for a concurrency slot behind those. */
   queued: number;
   /** When the data was read, ISO 8601. */
   at: string;

@@ -134,7 +134,7 @@ export class Budget implements AttemptHook {
       since: isoOrRaw(this.since),
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
       warning: this.warning && { ...this.warning },
-      queued: this.waiters.length,
+      queued: this.waiters.length + this.turns.admitted.size,
       at: isoOrRaw(t),
     };
   }
