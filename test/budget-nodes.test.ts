@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../src/simulator/index';
-import { budgets } from '../src/runtime/budget';
+import { budgets } from '../src/runtime/budget-registry';
 import { english } from '../src/nodes/shared/status';
 import { formsOf } from './helpers/hostile-server';
 import { StatusLog, flow, helper, loadFlow, useRuntime, useSimulator } from './helpers/red';
@@ -84,6 +84,22 @@ describe('request budget in Node-RED', function () {
     assert.equal(e.error.code, 'EMS_BUDGET');
     assert.equal(f.status.all.at(-1).fill, 'red');
     assert.match(f.status.all.at(-1).text, /budget: maxPerMinute reached/);
+  });
+
+  it('queue mode: of a burst, the messages the budget cannot send within 10 minutes fail at once (Catch-able, red ring, counted as refused); the rest wait in order', async () => {
+    // 2 a minute and 3 a day: two go now, the third in 61 s; seven more can never go within 10 minutes.
+    const c = config(sim.s.url, { maxPerMinute: 2, maxPerDay: 3, budgetMode: 'queue', concurrency: 1 });
+    const f = await loadFlow(flow({ ...read, server: c.id }, c), creds(c));
+    for (let i = 0; i < 10; i++) f.send({ path: `/devices/${BAT}/measurement?property=soc&n=${i}` });
+    const errors = await f.caught.count(7);
+    await f.out.count(2);
+    for (const e of errors) {
+      assert.equal(e.error.code, 'EMS_BUDGET');
+      assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerDay reached \(\d of 3 requests in the last 24 h and \d waiting ahead of it\); its turn would come at \S+, later than budgetMode "queue" waits \(10 minutes\)$/);
+    }
+    assert.ok(f.status.all.some((x) => x.fill === 'red' && /^budget: maxPerDay reached$/.test(x.text)), 'a red ring names the cap');
+    const st = budgets.peek(c.id)!.stats();
+    assert.deepEqual({ sent: st.total.sent, refused: st.total.refused, queued: st.queued }, { sent: 2, refused: 7, queued: 1 });
   });
 
   it('counts survive a redeploy (caps read again) and are forgotten when the config node is removed', async () => {

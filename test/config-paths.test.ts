@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import { DEFAULT_PATHS, PATH_KEYS, PATH_SETTINGS, validatePath, type PathKey } from '../src/protocol/paths';
-import { checkRequestMethod, checkRequestPath } from '../src/client/request-path';
+import { checkHeaderName, checkRequestMethod, checkRequestPath } from '../src/client/request-path';
 import { startCounting, type CountingServer, type Seen } from './helpers/counting-server';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
@@ -88,6 +88,22 @@ describe('config node: configurable paths and % curtailment', () => {
       }
       for (const m of ['GET', 'post', ' Put ', 'PATCH', 'delete', 'TRACE', 'HEAD', 'x', 7]) {
         assert.equal(w.EmsPartnerEditor.requestMethodRefusal(m), runtime(() => checkRequestMethod(m, 'method'), 'method'), String(m));
+      }
+    });
+    it('the API key\'s header name: the editor\'s refusals are the runtime\'s (an HTTP token, not a header the transport sets)', () => {
+      const w = editor();
+      const inputs = ['x-api-key', 'X-API-Key', 'Ocp-Apim-Subscription-Key', 'authorization', 'X-Evil: injected\r\nx-api-key', 'x-api-key\n', 'x api key', 'x:key',
+        'host', 'HOST', 'content-length', 'Transfer-Encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-authorization', 'Proxy-Connection', 'gerät', 'x'.repeat(300)];
+      for (const v of inputs) {
+        let expected: true | string = true;
+        try {
+          checkHeaderName(v, 'apiKeyHeader');
+        } catch (e) {
+          expected = (e as Error).message.slice('apiKeyHeader '.length);
+        }
+        assert.equal(w.EmsPartnerEditor.headerNameRefusal(v), expected, JSON.stringify(v));
+        const accepted = ['x-api-key', 'X-API-Key', 'Ocp-Apim-Subscription-Key', 'authorization'].includes(v);
+        assert.equal(expected === true, accepted, JSON.stringify(v));
       }
     });
   });

@@ -195,7 +195,7 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
     assert.deepEqual(apiHits().map((h) => h.headers.authorization), ['Bearer tok-1', 'Bearer tok-1']);
   });
 
-  it('a token endpoint that fails with an empty body: EMS_AUTH naming its status; callers in the cool-down get the same error, nothing sent', async () => {
+  it('a token endpoint that fails with an empty body: EMS_AUTH naming its status; callers in the cool-down get the same failure, said to be repeated, nothing sent', async () => {
     stub.handle = (h, res) => (h.url === '/token' ? json(res, 500, undefined) : json(res, 200, MEASUREMENT()));
     const c = client();
     const first = await outcome(c.getMeasurement(DEV, 'soc'));
@@ -203,9 +203,12 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
     const e = first.error as AuthenticationError;
     assert.equal(e.code, 'EMS_AUTH');
     assert.equal(e.status, 500);
-    assert.equal(e.message, `OAuth2 token request to 127.0.0.1:${new URL(stub.url).port}/token failed: 500 HTTP 500`);
+    assert.equal(e.message, `OAuth2 token request to 127.0.0.1:${new URL(stub.url).port}/token failed: HTTP 500`);
     const second = await outcome(c.getMeasurement(DEV, 'soc'));
-    assert.ok(!second.ok && second.error === e, 'the same error, from the cool-down');
+    assert.ok(!second.ok && second.error instanceof AuthenticationError, 'the same failure, from the cool-down');
+    const again = second.error as AuthenticationError;
+    assert.deepEqual([again.code, again.status], [e.code, e.status]);
+    assert.ok(again.message.startsWith(`${e.message}; repeated from the last token request (`), again.message);
     assert.equal(tokenHits().length, 1);
     assert.equal(apiHits().length, 0);
   });

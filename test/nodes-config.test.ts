@@ -101,6 +101,30 @@ describe('nodes: ems-partner-config', () => {
       assert.equal(sim.s.sim.requestsReceived, received);
     });
 
+    it('a key header that is not an HTTP token or that the transport owns, or a line break in the key, is refused by the runtime and Test connection, naming it; nothing is sent', async () => {
+      const received = sim.s.sim.requestsReceived;
+      const body = { baseUrl: sim.s.url, simulator: false, authType: 'header' };
+      const cases: Array<[Record<string, unknown>, string, RegExp]> = [
+        [{ apiKeyHeader: 'X-Evil: injected\r\nx-api-key' }, KEY, /apiKeyHeader "X-Evil: injected\\r\\nx-api-key" is not an HTTP header name \(RFC 9110 token\): it has a line break$/],
+        [{ apiKeyHeader: 'host' }, KEY, /apiKeyHeader "host" names a header the transport sets \(host\); the key goes in another, e\.g\. "x-api-key"$/],
+        [{ apiKeyHeader: 'Proxy-Authorization' }, KEY, /apiKeyHeader "Proxy-Authorization" names a header the transport sets \(proxy-\*\);/],
+        [{ apiKeyHeader: 'Content-Length' }, KEY, /apiKeyHeader "Content-Length" names a header the transport sets \(content-length\);/],
+        [{ apiKeyHeader: 'x-api-key' }, `${KEY}\r\nx-evil: injected`, /apiKey holds a line break \(character 13 of 30\); it is refused, not removed/],
+      ];
+      for (const [props, key, expected] of cases) {
+        const f = await loadFlow(flow(read(), cfg(sim.s.url, { authType: 'header', ...props })), { cfg: { apiKey: key } });
+        const failed = (await f.fails()).error;
+        assert.match(failed.message, expected);
+                const test = await helper.request().post('/ems-partner/test').send({ config: { ...body, ...props, apiKey: key } }).expect(200);
+        assert.equal(test.body.ok, false, JSON.stringify(props));
+        assert.match(test.body.message, expected);
+        const deployed = await helper.request().post('/ems-partner/test').send({ server: 'cfg' }).expect(200);
+        assert.equal(deployed.body.ok, false);
+        for (const text of [failed.message, test.text, deployed.text]) assert.ok(!text.includes(KEY), text);
+      }
+      assert.equal(sim.s.sim.requestsReceived, received, 'nothing reached the service');
+    });
+
     it('admin endpoints: devices, sites and test for a deployed config (by id)', async () => {
       await loadFlow(flow(read(), secure()), creds);
       const devices = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);

@@ -1,7 +1,7 @@
 /**
  * The hook every attempt of a client passes through (transport.ts), for the runtime's request
- * budget (runtime/budget.ts): `before` an attempt is sent, in its concurrency slot, and `after`
- * it, with its outcome. Kept apart so the transport stays small; no I/O here.
+ * budget (runtime/budget.ts): `admit` as a request arrives, `before` an attempt is sent, in its
+ * concurrency slot, and `after` it, with its outcome. Kept apart so the transport stays small; no I/O here.
  */
 /** What a request is for: a read, a steering signal, or a control call (the transport's retry policy differs). */
 export type RequestKind = 'read' | 'steer' | 'control';
@@ -21,6 +21,8 @@ export interface Attempt {
   validUntil?: number;
   /** The request's signal: aborts a wait. */
   signal?: AbortSignal;
+  /** Set by the hook's `admit`: when the request was admitted (a wait is bounded from then, not from its slot). */
+  admittedAt?: number;
 }
 
 export interface AttemptHook {
@@ -32,6 +34,14 @@ export interface AttemptHook {
   before(a: Attempt): void | Promise<void>;
   /** After an attempt that was sent, with its outcome. Must not throw. */
   after(a: Attempt, outcome: AttemptOutcome): void;
+  /**
+   * On arrival of a first attempt, before it waits for a concurrency slot (or a 429 pause):
+   * throws to refuse it at once (one that could not be sent in time), else it is admitted and
+   * reaches `before` in arrival order, or `release` if it ends before that (aborted).
+   */
+  admit?(a: Attempt): void;
+  /** An admitted attempt ended before `before` (aborted while it waited for a slot). Must not throw. */
+  release?(a: Attempt): void;
 }
 
 /** The path of an attempt's URL without its query (as errors name a request). */

@@ -6,6 +6,8 @@
 import type { AxiosInstance } from 'axios';
 import { isCancel } from './http-lib';
 import { ApiError, apiError, redact, serviceMessageOf } from './errors';
+import { checkHeaderName, checkNoControl } from './request-path';
+import { redirectText } from './error-map';
 
 export type AuthConfig =
   | { type: 'none' }
@@ -24,6 +26,23 @@ export function secretsOf(auth: AuthConfig | undefined): string[] {
   return [];
 }
 
+/**
+ * Refuses (ValidationError naming the config node's field) an authentication that would not be
+ * sent as set: a key header that is not an HTTP token or is one the transport owns, a line break
+ * or control character in a key, token, secret or URL. Checked as a client is made, so a
+ * deployed config node and the editor's Test connection refuse alike.
+ */
+export function checkAuth(auth: AuthConfig): void {
+  if (auth.type === 'header') {
+    checkHeaderName(auth.header, 'apiKeyHeader');
+    checkNoControl(auth.apiKey, 'apiKey');
+  } else if (auth.type === 'bearer') {
+    checkNoControl(auth.token, 'apiKey');
+  } else if (auth.type === 'oauth2') {
+    for (const k of ['tokenUrl', 'clientId', 'clientSecret', 'scope'] as const) checkNoControl(auth[k], k);
+  }
+}
+
 interface CachedToken {
   token: string;
   expiresAt: number;
@@ -36,6 +55,7 @@ export class OAuth2TokenSource {
   private inflight?: Promise<string>;
   private failedUntil = 0;
   private lastFailure?: ApiError;
+  private lastFailureAt = 0;
   private failures = 0;
   /** Number of token requests made (for tests and diagnostics). */
   fetchCount = 0;
@@ -54,7 +74,7 @@ export class OAuth2TokenSource {
     const now = this.now();
     if (this.cached && now < this.cached.refreshAt) return this.cached.token;
     if (this.inflight) return this.inflight;
-    if (now < this.failedUntil && this.lastFailure) throw this.lastFailure;
+    if (now < this.failedUntil && this.lastFailure) throw this.repeated(this.lastFailure, now);
     this.inflight = this.fetch(signal).finally(() => {
       this.inflight = undefined;
     });
@@ -88,12 +108,17 @@ export class OAuth2TokenSource {
         this.failures = 0;
         return body.access_token;
       }
-      const msg = serviceMessageOf(body, (t) => redact(t, this.secrets())) ?? `HTTP ${res.status}`;
+      const mask = (t: string) => redact(t, this.secrets());
+      const said = serviceMessageOf(body, mask);
+      let why: string;
+      if (res.status >= 200 && res.status < 300) why = `no access_token in the answer (HTTP ${res.status}${said ? `: ${said}` : ''})`;
+      else if (res.status >= 300 && res.status < 400) why = redirectText(res.status, res.headers?.location, mask);
+      else why = said ? `${res.status} ${said}` : `HTTP ${res.status}`;
       throw this.fail(apiError({
         code: 'EMS_AUTH',
         status: res.status,
-        message: redact(`OAuth2 token request to ${path} failed: ${res.status} ${msg}`, this.secrets()),
-        serviceMessage: redact(msg, this.secrets()),
+        message: mask(`OAuth2 token request to ${path} failed: ${why}`),
+        serviceMessage: said ?? `HTTP ${res.status}`,
         request: { method: 'POST', path },
       }));
     } catch (err) {
@@ -104,12 +129,23 @@ export class OAuth2TokenSource {
     }
   }
 
-  /** Cools down after a failure: 1 s, 2 s, 4 s ... up to 60 s; callers in that window get the same error. */
+  /** Cools down after a failure: 1 s, 2 s, 4 s ... up to 60 s; callers in that window get the same failure, said to be repeated. */
   private fail(e: ApiError): ApiError {
     this.failures++;
-    this.failedUntil = this.now() + Math.min(60_000, 1000 * 2 ** (this.failures - 1));
+    this.lastFailureAt = this.now();
+    this.failedUntil = this.lastFailureAt + Math.min(60_000, 1000 * 2 ** (this.failures - 1));
     this.lastFailure = e;
     return e;
+  }
+
+  /** The last failure, for a caller in the cool-down: no token request was made; says when it failed and when the next try is. */
+  private repeated(e: ApiError, now: number): ApiError {
+    const iso = (t: number) => new Date(t).toISOString();
+    const wait = Math.ceil((this.failedUntil - now) / 1000);
+    return apiError({
+      code: e.code, status: e.status, serviceMessage: e.serviceMessage, request: e.request,
+      message: `${e.message}; repeated from the last token request (${iso(this.lastFailureAt)}, ${this.failures} failed in a row): none is made before ${iso(this.failedUntil)} (in ${wait} s)`,
+    });
   }
 }
 

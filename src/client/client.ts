@@ -22,7 +22,8 @@ import type { AxiosRequestConfig } from 'axios';
 import { ApiError, apiError, Redactor, ValidationError } from './errors';
 import { hostPortOf, toApiError, type ErrorContext } from './error-map';
 import { sendRaw, type RawOptions, type RawResponse } from './raw';
-import { secretsOf, type AuthConfig } from './auth';
+import { checkAuth, secretsOf, type AuthConfig } from './auth';
+import { checkNoControl } from './request-path';
 import {
   CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
 } from './responses';
@@ -103,12 +104,14 @@ export class EmsClient {
   readonly paths: Readonly<ApiPaths>;
 
   constructor(opts: ClientOptions) {
+    checkNoControl(opts.baseUrl, 'baseUrl'); // a URL parser drops a line break where the request would not
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl) || !URL.canParse(opts.baseUrl)) {
       throw new ValidationError('baseUrl', 'must be an http:// or https:// URL, e.g. "https://api.example.com/v1"');
     }
     // Every waiting request listens on this one signal: many listeners are expected, not a leak.
     setMaxListeners(0, this.closer.signal);
     const auth = opts.auth ?? { type: 'none' };
+    checkAuth(auth);
     this.redactor = new Redactor(secretsOf(auth));
     this.baseUrl = opts.baseUrl;
     this.keyHeader = auth.type === 'header' ? (auth.header || 'x-api-key').trim().toLowerCase() : undefined;

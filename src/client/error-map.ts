@@ -38,6 +38,34 @@ export function requestIdOf(body: unknown, headerId: unknown, r: Redactor): stri
   return rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
 }
 
+/**
+ * What a 3xx answer says, for an error: that it was a redirect, that it was not followed
+ * (maxRedirects 0: credentials never go to another place), and where it pointed: its Location
+ * without query or fragment (they may carry credentials), masked by `mask`, on one line, cut
+ * to 200 characters.
+ */
+export function redirectText(status: number, location: unknown, mask: (s: string) => string): string {
+  const loc = typeof location === 'string' ? location.slice(0, 65_536) : '';
+  const cut = loc.search(/[?#]/);
+  const shown = oneLine(mask(cut < 0 ? loc : `${loc.slice(0, cut)}${loc[cut]}…`), 200);
+  const where = shown ? `a redirect to ${shown}` : 'a redirect without a Location';
+  return `HTTP ${status}, ${where}, not followed (redirects are never followed: set the URL to where the service answers)`;
+}
+
+/** Codes of Node's HTTP parser (llhttp): the answer was not a well-formed HTTP message. */
+const PARSE_ERROR = /^HPE_/;
+
+/**
+ * The text for an answer the HTTP parser refused: a malformed answer, not a connection
+ * failure. HPE_INVALID_CONSTANT is what a body longer than its Content-Length gives (the bytes
+ * after it are read as the start of another answer).
+ */
+function malformedText(code: string, message: string): string {
+  const why = oneLine(message.replace(/^Parse Error:\s*/i, ''), 80);
+  const hint = code === 'HPE_INVALID_CONSTANT' ? ', e.g. a body longer than its Content-Length' : '';
+  return `answered with a malformed HTTP message (${code}${why ? `: ${why}` : ''}${hint}), not a connection failure`;
+}
+
 /** The ApiError (or ValidationError, passed on) for a failed request `method path`. */
 export function toApiError(err: unknown, method: string, path: string, ctx: ErrorContext): Error {
   if (err instanceof ApiError || err instanceof ValidationError) return err;
@@ -55,6 +83,9 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
   }
   const res = err.response;
   const code = err.code ?? 'EMS_NETWORK';
+  if (!res && PARSE_ERROR.test(code)) {
+    return apiError({ code: 'EMS_BAD_RESPONSE', message: r.text(`${method} ${path} ${malformedText(code, err.message ?? '')}`), request });
+  }
   if (!res || (res.status >= 200 && res.status < 300)) {
     // No answer, or an answer cut off mid-body: name the host and port, never the path's query.
     const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
@@ -73,6 +104,8 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
     requestId,
     retryAfter: Number.isFinite(ra) ? ra : undefined,
     request,
-    message: r.text(`${method} ${path} failed: HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}${requestId ? ` (requestId ${requestId})` : ''}`),
+    message: r.text(`${method} ${path} failed: ${res.status >= 300 && res.status < 400
+      ? redirectText(res.status, res.headers?.location, (t) => r.text(t))
+      : `HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}`}${requestId ? ` (requestId ${requestId})` : ''}`),
   });
 }

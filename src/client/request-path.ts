@@ -7,8 +7,11 @@
  * is sent, and the URL the request would reach is checked to lie below the base URL.
  *
  * A query is allowed (e.g. `/devices/dvc_1/measurement?property=soc`); it cannot change the
- * host or the path. This file imports only the protocol's error and `show`: the build serves
- * the same rules to the editor (resources/request-path.js, window.EmsPartnerRequestPath).
+ * host or the path. The name of the API key's header is checked here too (an HTTP token, not a
+ * header the transport owns), and the text of a key, token or URL (no line break or other
+ * control character: refused, not stripped). This file imports only the protocol's error and
+ * `show`: the build serves the same rules to the editor (resources/request-path.js,
+ * window.EmsPartnerRequestPath).
  */
 import { ValidationError } from '../protocol/errors';
 import { show } from '../protocol/units';
@@ -103,4 +106,66 @@ export function checkRequestMethod(input: unknown, field: string): RequestMethod
   const m = typeof input === 'string' ? input.trim().toUpperCase() : '';
   if ((REQUEST_METHODS as readonly string[]).includes(m)) return m as RequestMethod;
   throw new ValidationError(field, `must be one of ${REQUEST_METHODS.join(', ')} (any case); got ${show(input)}`);
+}
+
+/** A header name as RFC 9110 defines it: one token (tchar). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The longest header name accepted. */
+const MAX_HEADER_NAME = 256;
+/**
+ * Headers the transport sets or that shape the connection and the message: the API key's header
+ * can be none of them (a key sent as Host, or a Content-Length, would change where or what is sent).
+ * "proxy-" covers every Proxy-* header.
+ */
+export const OWNED_HEADERS = ['host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive',
+  'upgrade', 'te', 'trailer', 'expect', 'accept', 'accept-encoding', 'user-agent', 'cookie', 'http2-settings', 'proxy-'] as const;
+
+/** The accepted form of the API key's header name, as every refusal names it. */
+export const HEADER_NAME_FORM = 'an HTTP header name (RFC 9110 token)';
+
+/** The entry of OWNED_HEADERS a header name falls under ("proxy-*" for a Proxy- header), or undefined. */
+export function ownedHeader(name: string): string | undefined {
+  const n = name.toLowerCase();
+  const owned = OWNED_HEADERS.find((h) => (h.endsWith('-') ? n.startsWith(h) : n === h));
+  return owned && (owned.endsWith('-') ? `${owned}*` : owned);
+}
+
+/** Why a header name for the API key is refused, in a few words, or undefined when it is accepted. */
+export function headerNameProblem(input: unknown): string | undefined {
+  if (typeof input !== 'string') return 'it is not a string';
+  if (input.length > MAX_HEADER_NAME) return `it is longer than ${MAX_HEADER_NAME} characters`;
+  if (/[\r\n]/.test(input)) return 'it has a line break';
+  if (!TOKEN.test(input)) {
+    const bad = [...input].find((c) => !TOKEN.test(c));
+    return bad === undefined ? 'it is empty' : `it has the character ${JSON.stringify(bad)}`;
+  }
+  const owned = ownedHeader(input);
+  return owned && `it names a header the transport sets (${owned})`;
+}
+
+/**
+ * The header name as given ('' or undefined: "x-api-key"), or a ValidationError on `field`
+ * naming it first (Test connection's reply keeps 120 characters) and why.
+ */
+export function checkHeaderName(input: unknown, field: string): string {
+  if (input === undefined || input === null || input === '') return 'x-api-key';
+  const why = headerNameProblem(input);
+  if (why === undefined) return input as string;
+  const owned = typeof input === 'string' && TOKEN.test(input) ? ownedHeader(input) : undefined;
+  if (owned) throw new ValidationError(field, `${show(input)} names a header the transport sets (${owned}); the key goes in another, e.g. "x-api-key"`);
+  throw new ValidationError(field, `${show(input)} is not ${HEADER_NAME_FORM}: ${why}`);
+}
+
+/**
+ * Refuses (ValidationError on `field`) a key, token or URL holding a line break or another
+ * control character: HTTP libraries and URL parsers drop or split on them, so the value sent
+ * would not be the one set. The value itself is never named (it may be a secret).
+ */
+export function checkNoControl(input: unknown, field: string): void {
+  if (typeof input !== 'string') return;
+  // eslint-disable-next-line no-control-regex
+  const i = input.search(/[\u0000-\u001f\u007f]/);
+  if (i < 0) return;
+  const what = input[i] === '\n' || input[i] === '\r' ? 'a line break' : 'a control character';
+  throw new ValidationError(field, `holds ${what} (character ${i + 1} of ${input.length}); it is refused, not removed: set the value again without it`);
 }

@@ -149,14 +149,24 @@ export const TIME_SERIES: ResponseShape<TimeSeriesResponse> = {
   },
 };
 
+/** Where a device list may stand in an answer (protocol/devices.ts reads the same). */
+const DEVICE_KEYS = ['devices', 'data', 'items'];
+
 export const DEVICES: ResponseShape<Device[]> = {
   expected: 'a JSON device list (an array, or one under "devices", "data" or "items")',
   read(body) {
+    let devices: Device[];
     try {
-      return normaliseDevices(body);
+      devices = normaliseDevices(body);
     } catch {
       throw new Misfit(body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'no device list' : show(body));
     }
+    // Each entry must be an object, as each site of /sites must: a list of lists (or of bare
+    // values) is not read as an empty list.
+    const key = Array.isArray(body) ? 'devices' : DEVICE_KEYS.find((k) => Array.isArray((body as Record<string, unknown>)[k])) ?? 'devices';
+    const list = (Array.isArray(body) ? body : (body as Record<string, unknown>)[key]) as unknown[];
+    for (let i = 0; i < list.length; i++) if (!isObj(list[i])) throw wrong(`${key}[${i}]`, list[i], 'an object');
+    return devices;
   },
 };
 

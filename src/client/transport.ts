@@ -9,8 +9,9 @@
  * connection errors, timeouts, 5xx and 429; steering on 429, 503, timeouts and connection
  * errors only, and never once its validUntil has passed. Other 4xx are never retried.
  *
- * An attempt hook (attempts.ts; the runtime's request budget) sees every attempt in its
- * concurrency slot just before it is sent, and its outcome after: it may delay or refuse it.
+ * An attempt hook (attempts.ts; the runtime's request budget) sees every request as it arrives
+ * (it may refuse it at once), every attempt in its concurrency slot just before it is sent, and
+ * its outcome after: it may delay or refuse it.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -181,14 +182,29 @@ export class Transport {
     const hook = this.opts.hook;
     return async (config) => {
       const signal = config.signal as AbortSignal | undefined;
-      if (this.pausedUntil > Date.now()) await this.waitPause(signal);
-      await this.limiter.acquire(signal);
+      // Admitted on arrival: one the hook could not let go in time is refused now, not after
+      // waiting for a slot (that wait has no bound of its own).
+      const a = hook ? attemptOf(config as MetaConfig) : undefined;
+      if (a && hook!.admit) {
+        try {
+          hook!.admit(a);
+        } catch (err) {
+          maskRefusal(err, this.opts.redactor);
+          throw err;
+        }
+      }
+      try {
+        if (this.pausedUntil > Date.now()) await this.waitPause(signal);
+        await this.limiter.acquire(signal);
+      } catch (err) {
+        if (a) hook!.release?.(a);
+        throw err;
+      }
       // The hook's decision comes in the slot, just before sending: a refused or aborted wait sends nothing.
       let attempt: Attempt | undefined;
       try {
-        if (hook) {
-          const a = attemptOf(config as MetaConfig);
-          const wait = hook.before(a);
+        if (a) {
+          const wait = hook!.before(a);
           if (wait) await wait;
           attempt = a;
         }

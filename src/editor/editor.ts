@@ -127,6 +127,13 @@ export function requestMethodRefusal(v: unknown): true | string {
     if (!R || v === undefined || v === '') { return true; }
     try { R.checkRequestMethod(v, 'method'); return true; } catch (e) { return refusalText(e); }
 }
+// The API key's header name by the runtime's rule (resources/request-path.js, src/client/request-path.ts):
+// true, or the runtime's refusal (not an HTTP token, or a header the transport sets).
+export function headerNameRefusal(v: unknown): true | string {
+    const R = window.EmsPartnerRequestPath;
+    if (!R || v === undefined) { return true; }
+    try { R.checkHeaderName(v, 'apiKeyHeader'); return true; } catch (e) { return refusalText(e, 'apiKeyHeader'); }
+}
 
 // Validates a TypedInput value that must be set: true or a message.
 export function typed(v: unknown, type?: string, opt?: unknown): boolean | string {

@@ -72,6 +72,11 @@ export class Ring {
     return (this.cur + this.span + 1) * this.res;
   }
 
+  /** When an attempt counted at `time` leaves the window (its bucket's end plus the span). */
+  leavesAt(time: number): number {
+    return (Math.floor(time / this.res) + this.span + 1) * this.res;
+  }
+
   counts5(): BudgetCounts {
     const s = this.sums;
     return { sent: s[SENT], retried: s[RETRIED], rateLimited: s[LIMITED], failed: s[FAILED], refused: s[REFUSED] };

@@ -2,8 +2,8 @@
  * The request budget of one config node (issue 14): counts every attempt its client sends
  * (first attempts and retries), per last minute, hour and day: sent, retried, 429s, failures,
  * and the attempts it refused; and enforces the optional caps `maxPerMinute` and `maxPerDay`.
- * It is the client's attempt hook (client/attempts.ts), so it sees each attempt in its
- * concurrency slot just before it is sent.
+ * It is the client's attempt hook (client/attempts.ts), so it sees each request as it arrives
+ * and each attempt in its concurrency slot just before it is sent.
  *
  * Windows slide: a cap holds in every 60 s (maxPerMinute) and every 24 h (maxPerDay), so it
  * holds too in whatever calendar minute or day the service counts. Counts are kept in
@@ -12,59 +12,21 @@
  *
  * At a cap: in budgetMode 'refuse' an attempt is refused (BudgetError, EMS_BUDGET, naming the
  * cap, the count and when it frees); in 'queue' it waits, FIFO, until the window frees, at
- * most QUEUE_MAX_WAIT_MS, and steering only while it would still be sent before its
- * validUntil (else it is refused at once, or when that time comes). A retry is never queued:
- * a retry that would break a cap is not made. One timer per budget, only while something waits.
+ * most QUEUE_MAX_WAIT_MS from its arrival, and steering only while it would still be sent
+ * before its validUntil. Whether it can is known as it arrives, before it waits for a
+ * concurrency slot (budget-turns.ts: the turn of each waiting request), so one that could not
+ * is refused at once, not after a wait. A retry is never queued: a retry that would break a cap
+ * is not made. One timer per budget, only while something waits.
  *
- * Budgets live in a registry keyed by the config node's id (`budgets`), so counts and the
- * queue survive a redeploy (the new runtime takes the budget and sets its caps again), not a
- * restart of the process. The config node forgets its id when it is removed.
+ * Budgets live in a registry keyed by the config node's id (budget-registry.ts).
  */
 import { apiError, attemptPath, type Attempt, type AttemptHook, type AttemptOutcome, type BudgetRefusal } from '../client';
-import { ValidationError, show, LIMITS, limited, isoOrRaw } from '../protocol';
-import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT, type BudgetCounts } from './budget-ring';
+import { isoOrRaw } from '../protocol';
+import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT } from './budget-ring';
+import { QUEUE_MAX_WAIT_MS, WARN_PERCENT, type BudgetCap, type BudgetCaps, type BudgetStats, type BudgetWarning } from './budget-caps';
+import { Turns, type CapRing, type Turn } from './budget-turns';
 
-export type { BudgetCounts };
-
-export type BudgetMode = 'refuse' | 'queue';
-export type BudgetCap = BudgetRefusal['cap'];
-
-export interface BudgetCaps {
-  /** Attempts in any 60 s; 0 = no cap. */
-  maxPerMinute: number;
-  /** Attempts in any 24 h; 0 = no cap. */
-  maxPerDay: number;
-  budgetMode: BudgetMode;
-}
-
-/** The longest a read (or a raw request) waits for the budget in 'queue' mode; one that would wait longer is refused at once. */
-export const QUEUE_MAX_WAIT_MS = 10 * 60_000;
-/** A warning shows from this share of a cap on. */
-export const WARN_PERCENT = 80;
-
-/** What a status shows: the cap most used, at 80 % or more, in steps of 5 (80, 85, … 100). */
-export interface BudgetWarning {
-  cap: BudgetCap;
-  percent: number;
-}
-
-export interface BudgetStats {
-  caps: BudgetCaps;
-  lastMinute: BudgetCounts;
-  lastHour: BudgetCounts;
-  lastDay: BudgetCounts;
-  /** Since the budget was made (the first deploy of the config node in this process). */
-  total: BudgetCounts;
-  /** When counting began, ISO 8601. */
-  since: string;
-  /** Share of each cap in use, percent (null: no cap). */
-  usage: { maxPerMinute: number | null; maxPerDay: number | null };
-  warning: BudgetWarning | null;
-  /** Attempts waiting for the budget now ('queue' mode). */
-  queued: number;
-  /** When the data was read, ISO 8601. */
-  at: string;
-}
+export * from './budget-caps';
 
 type Over = BudgetRefusal;
 
@@ -80,19 +42,6 @@ interface Waiter {
 const CAPS: readonly BudgetCap[] = ['maxPerDay', 'maxPerMinute'];
 const NO_CAPS: BudgetCaps = { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' };
 
-/** The caps of a config node's settings (ValidationError naming the setting when one is refused). */
-export function budgetCaps(p: { maxPerMinute?: unknown; maxPerDay?: unknown; budgetMode?: unknown }): BudgetCaps {
-  const mode = p.budgetMode ?? '';
-  if (mode !== '' && mode !== 'refuse' && mode !== 'queue') {
-    throw new ValidationError('budgetMode', `must be "refuse" (default: a request at a cap fails) or "queue" (it waits until the window frees); got ${show(mode)}`);
-  }
-  return {
-    maxPerMinute: limited(p.maxPerMinute, LIMITS.maxPerMinute, 'maxPerMinute'),
-    maxPerDay: limited(p.maxPerDay, LIMITS.maxPerDay, 'maxPerDay'),
-    budgetMode: mode === 'queue' ? 'queue' : 'refuse',
-  };
-}
-
 export class Budget implements AttemptHook {
   private caps: BudgetCaps = { ...NO_CAPS };
   private readonly minute = new Ring(1000, 60);
@@ -105,6 +54,7 @@ export class Budget implements AttemptHook {
   private warning: BudgetWarning | null = null;
   private warnTimer?: ReturnType<typeof setTimeout>;
   private readonly listeners = new Set<(w: BudgetWarning | null) => void>();
+  private readonly turns = new Turns(() => this.capRings(), () => this.totals[SENT]);
 
   constructor(private readonly now: () => number = () => Date.now()) {
     this.since = now();
@@ -113,27 +63,54 @@ export class Budget implements AttemptHook {
   /** Sets the caps (a redeploy sets them again); waiting attempts are looked at again. */
   configure(caps: BudgetCaps): void {
     this.caps = { ...caps };
+    this.turns.invalidate();
     this.checkWarning();
     this.drain();
   }
 
   // ------------------------------------------------------------------ the attempt hook
 
+  /**
+   * In 'queue' mode, as a request arrives (before it waits for a concurrency slot): refused at
+   * once when its turn, behind every request waiting ahead of it, would come later than the
+   * queue waits (or than its validUntil); else admitted, and its wait is bounded from now.
+   */
+  admit(a: Attempt): void {
+    if (a.retry || this.caps.budgetMode !== 'queue' || !this.capped()) return;
+    const t = this.now();
+    const turn = this.turns.next(t, this.waiters.length + this.turns.admitted.size);
+    const deadline = Math.min(t + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
+    if (turn.at > t && turn.at >= deadline) throw this.refuse(a, this.turnOver(turn, t), t, this.lateWhy(a, deadline), turn.ahead);
+    a.admittedAt = t;
+    this.turns.admit(a, turn.at);
+  }
+
+  /** An admitted request ended before its slot (aborted): its turn is given up. */
+  release(a: Attempt): void {
+    if (this.turns.admitted.delete(a)) this.turns.invalidate();
+  }
+
   before(a: Attempt): void | Promise<void> {
     const t = this.now();
-    const capped = this.caps.maxPerMinute > 0 || this.caps.maxPerDay > 0;
-    if (!capped) {
+    const admitted = this.turns.admitted.delete(a);
+    if (!this.capped()) {
       this.sent(a, t);
       return undefined;
     }
     const over = this.over(t);
     // Nobody waiting and room left: it goes. A retry never waits behind others or for the window.
     if (!over && (this.waiters.length === 0 || a.retry)) {
+      if (admitted && this.waiters.length === 0) this.turns.sentFirst();
+      else this.turns.invalidate();
       this.sent(a, t);
       this.checkWarning();
       return undefined;
     }
-    if (a.retry || this.caps.budgetMode === 'refuse') throw this.refuse(a, over ?? this.overFor(t), t, a.retry ? 'retry' : 'refuse');
+    if (a.retry || this.caps.budgetMode === 'refuse') {
+      if (admitted) this.turns.invalidate();
+      throw this.refuse(a, over ?? this.overFor(t), t, a.retry ? 'retry' : 'refuse');
+    }
+    if (!admitted) this.turns.invalidate();
     return this.enqueue(a, t, over);
   }
 
@@ -157,7 +134,7 @@ export class Budget implements AttemptHook {
       since: isoOrRaw(this.since),
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
       warning: this.warning && { ...this.warning },
-      queued: this.waiters.length,
+      queued: this.waiters.length + this.turns.admitted.size,
       at: isoOrRaw(t),
     };
   }
@@ -183,6 +160,7 @@ export class Budget implements AttemptHook {
     this.timer = undefined;
     this.stopWarnTimer();
     this.listeners.clear();
+    this.turns.clear();
     const t = this.now();
     for (const w of this.waiters.splice(0)) this.settle(w, this.refuse(w.a, this.overFor(t), t, 'closed'));
   }
@@ -215,6 +193,29 @@ export class Budget implements AttemptHook {
     return undefined;
   }
 
+  private capped(): boolean {
+    return this.caps.maxPerMinute > 0 || this.caps.maxPerDay > 0;
+  }
+
+  /** The caps in force, with their windows (for the turns of waiting requests). */
+  private capRings(): CapRing[] {
+    const out: CapRing[] = [];
+    if (this.caps.maxPerDay > 0) out.push({ cap: 'maxPerDay', limit: this.caps.maxPerDay, ring: this.day });
+    if (this.caps.maxPerMinute > 0) out.push({ cap: 'maxPerMinute', limit: this.caps.maxPerMinute, ring: this.minute });
+    return out;
+  }
+
+  /** What a refusal on arrival names: the cap that holds the request back, its count, and when its turn would come. */
+  private turnOver(turn: Turn, t: number): Over {
+    const c = turn.cap;
+    if (!c) return { ...this.overFor(t), freesAt: turn.at };
+    return { cap: c.cap, limit: c.limit, count: c.ring.sums[SENT], freesAt: turn.at };
+  }
+
+  private lateWhy(a: Attempt, deadline: number): 'valid-until' | 'queue-bound' {
+    return a.validUntil !== undefined && deadline >= a.validUntil ? 'valid-until' : 'queue-bound';
+  }
+
   /** The cap to name when an attempt is refused though no cap is full (it waited behind others): the one most used. */
   private overFor(t: number): Over {
     const o = this.over(t);
@@ -237,12 +238,14 @@ export class Budget implements AttemptHook {
 
   // ------------------------------------------------------------------ refusing and waiting
 
-  private refuse(a: Attempt, o: Over, t: number, why: 'refuse' | 'retry' | 'queue-bound' | 'valid-until' | 'closed'): Error {
+  /** The error of a refusal; `ahead`: requests waiting ahead of it (a refusal on arrival names them and when its turn would come). */
+  private refuse(a: Attempt, o: Over, t: number, why: 'refuse' | 'retry' | 'queue-bound' | 'valid-until' | 'closed', ahead = 0): Error {
     this.count(REFUSED, t);
     const what = `${a.retry ? 'retry of ' : ''}${a.method} ${attemptPath(a.url)}`;
     const window = o.cap === 'maxPerDay' ? '24 h' : '60 s';
-    const head = `${what} not sent: request budget ${o.cap} reached (${o.count} of ${o.limit} requests in the last ${window})`;
-    const frees = `frees at ${isoOrRaw(o.freesAt)}`;
+    const waiting = ahead > 0 ? ` and ${ahead} waiting ahead of it` : '';
+    const head = `${what} not sent: request budget ${o.cap} reached (${o.count} of ${o.limit} requests in the last ${window}${waiting})`;
+    const frees = ahead > 0 ? `its turn would come at ${isoOrRaw(o.freesAt)}` : `frees at ${isoOrRaw(o.freesAt)}`;
     const tail = {
       refuse: `${frees} (budgetMode "refuse")`,
       retry: `${frees}; a retry is not made when it would break a cap`,
@@ -254,9 +257,16 @@ export class Budget implements AttemptHook {
   }
 
   private enqueue(a: Attempt, t: number, over: Over | undefined): Promise<void> {
-    const deadline = Math.min(t + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
-    if (over && over.freesAt >= deadline) throw this.refuse(a, over, t, a.validUntil !== undefined && a.validUntil <= t + QUEUE_MAX_WAIT_MS ? 'valid-until' : 'queue-bound');
-    if (a.signal?.aborted) return Promise.reject(a.signal.reason ?? new Error('aborted'));
+    // Bounded from its arrival when it was admitted then (its wait for a slot counts too).
+    const deadline = Math.min((a.admittedAt ?? t) + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
+    if (over && over.freesAt >= deadline) {
+      this.turns.invalidate();
+      throw this.refuse(a, over, t, this.lateWhy(a, deadline));
+    }
+    if (a.signal?.aborted) {
+      this.turns.invalidate();
+      return Promise.reject(a.signal.reason ?? new Error('aborted'));
+    }
     return new Promise<void>((resolve, reject) => {
       const w: Waiter = { a, deadline, resolve, reject };
       const signal = a.signal;
@@ -264,6 +274,7 @@ export class Budget implements AttemptHook {
         w.onAbort = () => {
           const i = this.waiters.indexOf(w);
           if (i >= 0) this.waiters.splice(i, 1);
+          this.turns.invalidate();
           reject(signal.reason ?? new Error('aborted'));
           this.drain();
         };
@@ -286,12 +297,12 @@ export class Budget implements AttemptHook {
     this.timer = undefined;
     if (this.waiters.length === 0) return;
     const t = this.now();
-    const capped = this.caps.maxPerMinute > 0 || this.caps.maxPerDay > 0;
+    const capped = this.capped();
     // Those whose time ran out (behind others, or the window frees too late).
     this.waiters = this.waiters.filter((w) => {
       if (t < w.deadline) return true;
-      const late = w.a.validUntil !== undefined && w.deadline >= w.a.validUntil;
-      this.settle(w, this.refuse(w.a, this.overFor(t), t, late ? 'valid-until' : 'queue-bound'));
+      this.turns.invalidate();
+      this.settle(w, this.refuse(w.a, this.overFor(t), t, this.lateWhy(w.a, w.deadline)));
       return false;
     });
     while (this.waiters.length > 0) {
@@ -299,14 +310,15 @@ export class Budget implements AttemptHook {
       const over = capped ? this.over(t) : undefined;
       if (!over) {
         this.waiters.shift();
+        this.turns.sentFirst();
         this.sent(w.a, t);
         this.settle(w);
         continue;
       }
       if (over.freesAt >= w.deadline) {
         this.waiters.shift();
-        const late = w.a.validUntil !== undefined && w.deadline >= w.a.validUntil;
-        this.settle(w, this.refuse(w.a, over, t, late ? 'valid-until' : 'queue-bound'));
+        this.turns.invalidate();
+        this.settle(w, this.refuse(w.a, over, t, this.lateWhy(w.a, w.deadline)));
         continue;
       }
       let wake = over.freesAt;
@@ -355,39 +367,3 @@ export class Budget implements AttemptHook {
     this.warnTimer = undefined;
   }
 }
-
-/** The budgets of the config nodes of this process, by id. */
-export class BudgetRegistry {
-  private readonly byId = new Map<string, Budget>();
-
-  constructor(private readonly now: () => number = () => Date.now()) {}
-
-  /** The budget of a config node: the one it had before a redeploy, or a new one. */
-  budget(id: string): Budget {
-    let b = this.byId.get(id);
-    if (!b) {
-      b = new Budget(this.now);
-      this.byId.set(id, b);
-    }
-    return b;
-  }
-
-  peek(id: string): Budget | undefined {
-    return this.byId.get(id);
-  }
-
-  /** Drops a removed config node's budget (its counts end with it). */
-  forget(id: string): void {
-    const b = this.byId.get(id);
-    if (!b) return;
-    this.byId.delete(id);
-    b.close();
-  }
-
-  get size(): number {
-    return this.byId.size;
-  }
-}
-
-/** The registry of this process: budgets survive a redeploy, not a restart. */
-export const budgets = new BudgetRegistry();

@@ -10,6 +10,7 @@ export * from './schedule-player';
 export * from './schedules';
 export * from './delivery-check';
 export * from './budget';
+export * from './budget-registry';
 export { builtInSimulatorState, setSimulatorLog } from './builtin-simulator';
 export { FleetReadError, batteryCapacities, readFleet, reasonOf } from './fleet-read';
 export { fleetWindow, mapBounded, type Settled } from './fleet';

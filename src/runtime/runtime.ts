@@ -11,7 +11,8 @@ import { ReadCoalescer } from './coalescer';
 import { PollScheduler } from './poll-scheduler';
 import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
-import { Budget, budgetCaps, budgets, type BudgetRegistry } from './budget';
+import { Budget, budgetCaps } from './budget';
+import { budgets, type BudgetRegistry } from './budget-registry';
 
 export interface ConfigProps {
   name?: string;
