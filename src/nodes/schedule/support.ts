@@ -3,7 +3,7 @@
  * of a slot converted to W, the dry-run plan, the state it saves in its context (and reading
  * it back, checked as a new schedule is), and what its status says.
  */
-import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
+import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, tooLong, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
 import { commandsOf, type PercentCurtailment, type PlayerState, type PlayRun, requestForCommand, type SentRequest, type SteeringCommand } from '../../runtime';
 import { convertPercent, describeCommand, type Translate, type VerifySettings, verifySettingsOf } from '../shared';
 
@@ -122,7 +122,8 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
   const start = storedTime(raw.start, `${field}.start`);
   const end = storedTime(raw.end, `${field}.end`);
   if (!(end > start)) throw new ValidationError(`${field}.end`, 'must be after start');
-  if (!Array.isArray(raw.slots) || raw.slots.length === 0 || raw.slots.length > MAX_SLOTS) throw new ValidationError(`${field}.slots`, 'must list the run\'s slots');
+  if (!Array.isArray(raw.slots) || raw.slots.length === 0) throw new ValidationError(`${field}.slots`, `must list the run's slots; got ${show(raw.slots)}`);
+  if (raw.slots.length > MAX_SLOTS) throw tooLong(`${field}.slots`, MAX_SLOTS, raw.slots.length, 'slots');
   const slots = raw.slots.map((x: unknown, i: number) => {
     const o = isObject(x) ? x : {};
     return { index: whole(o.index, `${field}.slots[${i}].index`), start: storedTime(o.start, `${field}.slots[${i}].start`), end: storedTime(o.end, `${field}.slots[${i}].end`) };
