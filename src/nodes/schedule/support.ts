@@ -142,18 +142,21 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
  * The saved state read back (a restart or redeploy): every run checked again, against the
  * node's current limits, and split by the current maxValidity. Throws a ValidationError
  * (field `stored schedule…`) when it cannot be played; a run in force that no longer passes is
- * forgotten (it is only compared with, never sent again).
+ * left out (it is only compared with, never sent again) and handed to `dropped`.
  */
-export function restoreState(raw: unknown, s: ScheduleSettings, maxValidityMs: number): PlayerState {
+export function restoreState(raw: unknown, s: ScheduleSettings, maxValidityMs: number, dropped?: (err: unknown) => void): PlayerState {
   const f = 'stored schedule';
-  if (!isObject(raw) || raw.v !== STATE_VERSION || !Array.isArray(raw.runs)) throw new ValidationError(f, `is not a schedule this version saved (v ${STATE_VERSION})`);
-  if (raw.runs.length > MAX_SLOTS) throw new ValidationError(`${f}.runs`, `must have at most ${MAX_SLOTS} runs; got ${raw.runs.length}`);
+  if (!isObject(raw)) throw new ValidationError(f, `must be the object this version saves ({v: ${STATE_VERSION}, runs, inForce?, stopped?}); got ${show(raw)}`);
+  if (raw.v !== STATE_VERSION) throw new ValidationError(`${f}.v`, `must be ${STATE_VERSION}, the version this node saves and reads; got ${show(raw.v)}`);
+  if (!Array.isArray(raw.runs)) throw new ValidationError(`${f}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
+  if (raw.runs.length > MAX_SLOTS) throw tooLong(`${f}.runs`, MAX_SLOTS, raw.runs.length, 'runs');
   const runs = raw.runs.map((r: unknown, i: number) => runOf(r, `${f}.runs[${i}]`, s)).flatMap((r: PlayRun) => splitRun(r, maxValidityMs));
   let inForce: PlayRun | undefined;
   try {
     inForce = raw.inForce === undefined ? undefined : runOf(raw.inForce, `${f}.inForce`, s);
-  } catch {
+  } catch (e) {
     inForce = undefined;
+    dropped?.(e);
   }
   const state: PlayerState = { runs };
   if (inForce) state.inForce = inForce;
