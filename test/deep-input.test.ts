@@ -1,11 +1,11 @@
 /**
- * Deep messages: a message property nested deeper than INPUT.maxDepth (64) is refused by every
+ * Deep messages: a message property nested deeper than INPUTS.maxDepth (64) is refused by every
  * node before any other work, with an error naming the property; the property is replaced in
  * the message a Catch node gets, so Node-RED's recursive copy of it cannot overflow the stack.
  * Node-RED survives a 100,000-level-deep payload into each node.
  */
 import assert from 'node:assert/strict';
-import { INPUT } from '../src/protocol';
+import { INPUTS } from '../src/protocol';
 import { deepProperties, nestedDeeperThan } from '../src/protocol/depth';
 import { DEFAULT_SITES } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
@@ -25,7 +25,7 @@ function nested(levels: number, array = false): unknown {
 
 describe('deep input: the depth of a value', () => {
   it('64 levels pass, 65 do not, for objects and arrays; a plain value has none', () => {
-    assert.equal(INPUT.maxDepth, 64);
+    assert.equal(INPUTS.maxDepth, 64);
     for (const array of [false, true]) {
       assert.equal(nestedDeeperThan(nested(64, array), 64), false);
       assert.equal(nestedDeeperThan(nested(65, array), 64), true);

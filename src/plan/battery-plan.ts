@@ -6,7 +6,8 @@
  * site inputs goes to the price-only planner as its slots. Pure: no I/O, no clock.
  */
 import { planFromPrices, type PricePlan } from './price-plan';
-import type { PricePlanInput } from './price-input';
+import { MAX_PRICE_SLOTS, type PricePlanInput } from './price-input';
+import { tooLong } from '../protocol';
 import { readPriceFeed } from './price-feed';
 import { SITE_BATTERY_FIELDS, SITE_FIELDS, type SitePlanInput } from './site-input';
 import { planSite, type SitePlan } from './site-plan';
@@ -41,6 +42,9 @@ function ownSlots(prices: unknown): boolean {
  * Throws a ValidationError naming the field for any bad input.
  */
 export function planBattery(input: BatteryPlanInput): PricePlan | SitePlan {
+  // Too many prices are refused by their count before either planner's choice looks at any of them.
+  const p: unknown = isObject(input) ? input.prices : undefined;
+  if (Array.isArray(p) && p.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, p.length, 'slots');
   if (usesSiteModel(input)) return planSite(input as SitePlanInput);
   const i = input as unknown as Rec;
   if (!isObject(input) || ownSlots(i.prices)) return planFromPrices(input as PricePlanInput);

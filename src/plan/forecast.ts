@@ -14,7 +14,8 @@
  * starts; the last lasts as long as the one before it. Times are epoch ms, ISO 8601 or Date.
  * Every refusal names the field and the point (`loadHistory[3].value`) or the slot.
  */
-import { ValidationError } from '../protocol/errors';
+import { tooLong, ValidationError } from '../protocol/errors';
+import { INPUTS } from '../protocol/limits';
 import { DAY_MS, MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
 import type { TimeInput } from '../protocol';
@@ -64,13 +65,18 @@ function readPoint(p: unknown, f: string): { start: number; end?: number; value:
 
 /**
  * A series read into sorted points with intervals. `min`: the least value accepted (0 for
- * power that cannot be negative, -Infinity for any). Refuses an unsorted or overlapping series.
+ * power that cannot be negative, -Infinity for any). Refuses an unsorted or overlapping series,
+ * and one of more than INPUTS.seriesPoints points by its length, before any point is read.
  */
 export function readSeries(input: unknown, field = 'series', min = -Infinity): SeriesPoint[] {
+  const max = INPUTS.seriesPoints;
   let list: Array<{ p: unknown; f: string }>;
-  if (Array.isArray(input)) list = input.map((p, i) => ({ p, f: `${field}[${i}]` }));
-  else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
+  if (Array.isArray(input)) {
+    if (input.length > max) throw tooLong(field, max, input.length, 'points');
+    list = input.map((p, i) => ({ p, f: `${field}[${i}]` }));
+  } else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
     const { time, data } = input as { time: unknown[]; data: unknown[] };
+    if (time.length > max) throw tooLong(`${field}.time`, max, time.length, 'points');
     if (time.length !== data.length) throw new ValidationError(`${field}.data`, `must have one value per time (${time.length}); got ${data.length}`, 'unprocessable');
     list = time.map((t, i) => ({ p: { time: t, value: data[i] }, f: `${field}.data[${i}]` }));
   } else {
@@ -129,7 +135,7 @@ export function averageOver(s: SeriesPoint[], from: number, to: number): number 
 /** The slots as epoch ms, from a list of {start, end} or a count with start and slotMinutes. */
 function slotsOf(o: Pick<HistoryForecastOptions, 'slots' | 'start' | 'slotMinutes'>): Array<{ start: number; end: number }> {
   if (typeof o.slots === 'number') {
-    if (!(Number.isInteger(o.slots) && o.slots >= 1 && o.slots <= 10_000)) throw new ValidationError('slots', `must be a whole number of slots within [1, 10000]; got ${o.slots}`, 'unprocessable');
+    if (!(Number.isInteger(o.slots) && o.slots >= 1 && o.slots <= INPUTS.forecastSlots)) throw new ValidationError('slots', `must be a whole number of slots within [1, ${INPUTS.forecastSlots}]; got ${o.slots}`, 'unprocessable');
     const start = parseTime(o.start, 'start');
     const minutes = o.slotMinutes ?? 15;
     if (!(minutes > 0 && minutes <= 1440)) throw new ValidationError('slotMinutes', `must be a number of minutes within (0, 1440]; got ${show(minutes)}`, 'unprocessable');
@@ -137,6 +143,7 @@ function slotsOf(o: Pick<HistoryForecastOptions, 'slots' | 'start' | 'slotMinute
     return Array.from({ length: o.slots }, (_, k) => ({ start: start + k * len, end: start + (k + 1) * len }));
   }
   if (!Array.isArray(o.slots) || o.slots.length === 0) throw new ValidationError('slots', `must be the slots to forecast [{start, end}] or their count (with start); got ${show(o.slots)}`);
+  if (o.slots.length > INPUTS.forecastSlots) throw tooLong('slots', INPUTS.forecastSlots, o.slots.length, 'slots');
   return o.slots.map((s, k) => {
     const start = parseTime(s?.start, `slots[${k}].start`);
     const end = parseTime(s?.end, `slots[${k}].end`);

@@ -16,7 +16,8 @@
  *   Valuta the unit ("EUR/MWh") and times "YYYY-MM-DD HH:mm" in the runtime's local time.
  * A slot without an end ends where the next starts; the last lasts as long as the one before.
  */
-import { ValidationError } from '../protocol/errors';
+import { tooLong, ValidationError } from '../protocol/errors';
+import { INPUTS } from '../protocol/limits';
 import { MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
 
@@ -69,14 +70,24 @@ function localTime(input: unknown, field: string): number {
   return t;
 }
 
-/** The items of a feed and the path of each (for errors), from any accepted wrapper. */
+/**
+ * The items of a feed and the path of each (for errors), from any accepted wrapper. A list of
+ * more than INPUTS.priceSlots items is refused by its length, before any item is read.
+ */
 function itemsOf(input: unknown, field: string): Array<{ item: unknown; path: string }> {
-  const list = (a: unknown[], path: string) => a.map((item, i) => ({ item, path: `${path}[${i}]` }));
+  const max = INPUTS.priceSlots;
+  const list = (a: unknown[], path: string) => {
+    if (a.length > max) throw tooLong(path, max, a.length, 'slots');
+    return a.map((item, i) => ({ item, path: `${path}[${i}]` }));
+  };
   if (Array.isArray(input)) return list(input, field);
   if (isObject(input)) {
     if (Array.isArray(input.priceData)) return list(input.priceData, `${field}.priceData`);
     if (Array.isArray(input.today) || Array.isArray(input.tomorrow)) {
-      return [...list(Array.isArray(input.today) ? input.today : [], `${field}.today`), ...list(Array.isArray(input.tomorrow) ? input.tomorrow : [], `${field}.tomorrow`)];
+      const today = Array.isArray(input.today) ? input.today : [];
+      const tomorrow = Array.isArray(input.tomorrow) ? input.tomorrow : [];
+      if (today.length + tomorrow.length > max) throw tooLong(field, max, today.length + tomorrow.length, 'slots in today and tomorrow together', ` (${today.length} + ${tomorrow.length})`);
+      return [...list(today, `${field}.today`), ...list(tomorrow, `${field}.tomorrow`)];
     }
     const viewer = input.viewer;
     if (isObject(viewer) && Array.isArray(viewer.homes)) {
@@ -155,20 +166,24 @@ export function readPriceFeed(input: unknown, field = 'prices', slotMinutes?: nu
   });
   const named = read.find((r) => r.unit !== undefined || r.currency !== undefined);
   const feed: PriceFeed = { slots, unit: named?.unit as PriceFeed['unit'], currency: named?.currency };
-  if (slotMinutes !== undefined) feed.slots = splitSlots(slots, slotMinutes);
+  if (slotMinutes !== undefined) feed.slots = splitSlots(slots, slotMinutes, field);
   return feed;
 }
 
-function splitSlots(slots: FeedSlot[], minutes: number): FeedSlot[] {
+/** Slots split into slots of `minutes`; more than INPUTS.priceSlots after the split is refused, counted before any is made. */
+function splitSlots(slots: FeedSlot[], minutes: number, field: string): FeedSlot[] {
   const step = Math.round(minutes * MINUTE_MS);
-  const out: FeedSlot[] = [];
+  let count = 0;
   for (const s of slots) {
     const len = s.end - s.start;
     if (len % step !== 0) {
       throw new ValidationError(`${s.field}.end`, `must make a slot a whole number of slotMinutes (${minutes}) long; got a slot of ${len / MINUTE_MS} minutes`, 'unprocessable');
     }
-    for (let t = s.start; t < s.end; t += step) out.push({ ...s, start: t, end: t + step });
+    count += len / step;
   }
+  if (count > INPUTS.priceSlots) throw tooLong(field, INPUTS.priceSlots, count, `slots once split into slots of ${minutes} min (slotMinutes)`);
+  const out: FeedSlot[] = [];
+  for (const s of slots) for (let t = s.start; t < s.end; t += step) out.push({ ...s, start: t, end: t + step });
   return out;
 }
 

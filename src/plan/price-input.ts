@@ -3,13 +3,14 @@
  * planned: every refusal is a ValidationError that names the field (`prices[3].end`,
  * `battery.socMax`) and the forms it accepts. Pure: no I/O, no clock.
  */
-import { ValidationError } from '../protocol/errors';
+import { tooLong, ValidationError } from '../protocol/errors';
+import { INPUTS } from '../protocol/limits';
 import { MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
 import type { EpochMs, TimeInput } from '../protocol';
 
-/** Most price slots one plan takes (ten days of quarter hours; day-ahead markets publish at most two). */
-export const MAX_PRICE_SLOTS = 960;
+/** Most price slots one plan takes (ten days of quarter hours; day-ahead markets publish at most two): INPUTS.priceSlots. */
+export const MAX_PRICE_SLOTS = INPUTS.priceSlots;
 /** Bounds and default of `steps`, the least number of SOC grid steps across the SOC window. */
 export const MIN_STEPS = 2;
 export const MAX_STEPS = 2000;
@@ -144,7 +145,7 @@ export function parsePlanInput(input: unknown): PlanInput {
   if (!Array.isArray(raw) || raw.length === 0) {
     throw new ValidationError('prices', `must be a non-empty array of {start, end, price}; got ${Array.isArray(raw) ? 'an empty array' : show(raw)}`);
   }
-  if (raw.length > MAX_PRICE_SLOTS) throw new ValidationError('prices', `must have at most ${MAX_PRICE_SLOTS} slots; got ${raw.length}`, 'unprocessable');
+  if (raw.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, raw.length, 'slots');
   let slots: PriceSlot[] = [];
   raw.forEach((r, i) => {
     const s = parseSlot(r, i);

@@ -6,7 +6,8 @@
  * kWh, kW and %, prices per kWh after the formula (fee, cycleCost and endValue in that currency
  * per kWh, peakCost per kW).
  */
-import { ValidationError } from '../protocol/errors';
+import { tooLong, ValidationError } from '../protocol/errors';
+import { INPUTS } from '../protocol/limits';
 import { HOUR_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
 import type { EpochMs, TimeInput } from '../protocol';
@@ -124,6 +125,7 @@ function knownKeys(o: Rec, field: string, keys: string[]): void {
 
 function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ soc: number; time: EpochMs; field: string }> {
   if (absent(input)) return [];
+  if (Array.isArray(input) && input.length > INPUTS.socTargets) throw tooLong('battery.socTarget', INPUTS.socTargets, input.length, 'targets');
   const list = Array.isArray(input) ? input : [input];
   return list.map((t, j) => {
     const f = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';

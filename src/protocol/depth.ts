@@ -33,7 +33,7 @@ const TOO_DEEP = Number.POSITIVE_INFINITY;
 /**
  * Whether `value` has more than `max` levels of objects and arrays (a plain value has 0,
  * `{a: 1}` 1, `{a: [1]}` 2). Stops as soon as it knows. The walk recurses at most `max` calls
- * deep whatever the value's depth (a limit of a few hundred at most: INPUT.maxDepth is 64), and
+ * deep whatever the value's depth (a limit of a few hundred at most: INPUTS.maxDepth is 64), and
  * costs one pass over the value: an object is walked once however often it is referred to
  * (its height is kept), and a plain object of plain values, the common case of a long list,
  * costs no allocation.

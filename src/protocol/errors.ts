@@ -25,3 +25,11 @@ export class ValidationError extends EmsError {
     this.kind = kind;
   }
 }
+
+/**
+ * The refusal of an array longer than its cap (protocol/limits.ts, INPUTS), made from its
+ * length alone, before any element is read: "prices must have at most 960 slots; got 1000000".
+ */
+export function tooLong(field: string, max: number, got: number, what: string, more = ''): ValidationError {
+  return new ValidationError(field, `must have at most ${max} ${what}; got ${got}${more}`, 'unprocessable');
+}

@@ -10,7 +10,7 @@ export * from './validate';
 export { deepProperties, nestedDeeperThan } from './depth';
 export * from './devices';
 export { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, STEERING_TYPES, DISPLACES, steeringPath, steeringRequest, steeringTypeOf, type SteeringType, type SteeringRequest, type SteeringEndpoint, type SteeringBodies, type SteeringAnswers, type SteeringCommand } from './endpoints';
-export { INPUT, LIMITS, SERVICE, accepts, numberOf, refusal, type Limit } from './limits';
+export { INPUTS, LIMITS, SERVICE, accepts, numberOf, refusal, type Limit } from './limits';
 export { limited } from './limit-check';
 export { DEFAULT_PATHS, PATH_SETTINGS, validatePath, resolvePaths, type ApiPaths } from './paths';
 export { parseFleetSites, parseSiteList, portfolioSplitOf, splitPower, weightOf, PORTFOLIO_SPLITS, type FleetSite, type PortfolioSplit, type SplitSite, type Split } from './portfolio';

@@ -78,14 +78,40 @@ export const SERVICE = {
   maxFleetDevices: 5000,
 } as const;
 
-/** Bounds on what an input message may hold, checked before any other work. */
-export const INPUT = {
+/**
+ * The most elements a node reads from one array of a message (or of the state it stored). A
+ * longer array is refused by its length alone, before any element is read, so a million
+ * prices cost no more than a hundred; the refusal names the field, the limit and the length
+ * found. The schedule, fleet and property caps are the SERVICE bounds above.
+ */
+export const INPUTS = {
   /**
-   * Deepest nesting of a message property (objects and arrays; a plain value is level 0). Node-RED
-   * copies a message recursively (for Catch nodes, for a second wire), so a far deeper one would
-   * overflow the stack and stop Node-RED; no message of this package's nodes needs more.
+   * Deepest nesting of a message property (objects and arrays; a plain value is level 0),
+   * checked before any other work. Node-RED copies a message recursively (for Catch nodes, for
+   * a second wire), so a far deeper one would overflow the stack and stop Node-RED; no message
+   * of this package's nodes needs more.
    */
   maxDepth: 64,
+  /** Price slots of one plan (ten days of quarter hours), slots already past included, also after a split by slotMinutes. */
+  priceSlots: 960,
+  /**
+   * Points of a forecast or a load history given as points: more than the plan's horizon,
+   * since a history reaches back (the load forecast averages the last four weeks): five weeks
+   * of one-minute points.
+   */
+  seriesPoints: 50_400,
+  /** Slots one forecast is made for (a list of slots or their count; the plan's are at most priceSlots). */
+  forecastSlots: 10_000,
+  /** SOC targets of one plan (at most one per slot boundary counts). */
+  socTargets: 960,
+  /** Slots of one schedule, and runs (and the slots of one run) of a stored schedule. */
+  scheduleSlots: SERVICE.maxScheduleSlots,
+  /** Sites of one fleet message (site steer, portfolio). */
+  fleetSites: SERVICE.maxFleetSites,
+  /** Devices of one fleet read. */
+  fleetDevices: SERVICE.maxFleetDevices,
+  /** Property names of one read, before duplicates are dropped (ten times the most distinct names). */
+  propertyNames: SERVICE.maxProperties * 10,
 } as const;
 
 /** Longest `last` range of a time-series node: one 30-day request less than the most, so it reads at resolution 1 h. */

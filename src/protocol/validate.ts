@@ -7,7 +7,7 @@
 import { ValidationError } from './errors';
 import { parseCurtailmentValue, parsePowerValue, show, toWatts } from './units';
 import { MAX_SPAN_MS, checkFuture, parseOptionalTime, parseTime, toIsoSeconds } from './time';
-import { LIMITS, SERVICE, accepts, refusal } from './limits';
+import { INPUTS, LIMITS, SERVICE, accepts, refusal } from './limits';
 import type {
   ActiveSteeringRequest,
   CurtailmentSteeringRequest,
@@ -52,7 +52,7 @@ export function validateProperties(input: unknown, field: string): string[] {
   let parts: unknown[];
   if (Array.isArray(input)) {
     // More than ten times the limit is refused before any name is looked at, duplicates or not.
-    if (input.length > MAX_PROPERTIES * 10) throw tooMany(field, `${input.length}`);
+    if (input.length > INPUTS.propertyNames) throw tooMany(field, `${input.length}`);
     parts = input;
   } else if (typeof input === 'string') {
     // 100 names of at most 64 characters, with separators and blanks: far below this length.

@@ -14,7 +14,8 @@
  * history becomes the load forecast (same weekday and time, last 4 weeks). A refusal names the
  * field where the value came from (`msg.payload[3].end`, `msg.loadForecast[17]`, `importVat`).
  */
-import { ValidationError } from '../../protocol/errors';
+import { tooLong, ValidationError } from '../../protocol/errors';
+import { INPUTS } from '../../protocol/limits';
 import { show } from '../../protocol/units';
 import { readPriceFeed, type FeedSlot } from '../../plan/price-feed';
 import { loadForecastFromHistory, resampleForecast } from '../../plan/forecast';
@@ -195,6 +196,12 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
  * the planner then refuses them in its own words). Slots that have ended get 0.
  */
 function forecasts(input: Rec, from: Record<string, string>, now: number): number | undefined {
+  // Counted before asPoints looks at any element: per-slot values are checked against the slots
+  // by the planner, points against INPUTS.seriesPoints by readSeries; more than either is refused.
+  for (const k of ['pvForecast', 'loadForecast']) {
+    const v = input[k];
+    if (Array.isArray(v) && v.length > INPUTS.seriesPoints) throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
+  }
   const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && Array.isArray(v.time);
   const history = input.loadHistory;
   delete input.loadHistory; // (not the planner's: it becomes loadForecast)

@@ -12,20 +12,17 @@ import { formatClock, parseSlots, resolvePaths, runsOf, validateReference, Valid
 import { clearRunningSchedule, deliveryClock, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { cachedSites, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED } from '../shared';
 import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './support';
+import { keepUnread, readStored, type Store, text, where } from './stored';
 import { ScheduleVerify } from './verify';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; name?: string };
-interface Store {
-  get(key: string, store: string | undefined, cb: (err: unknown, v: unknown) => void): void;
-  set(key: string, value: unknown, store: string | undefined, cb: (err: unknown) => void): void;
-}
 type ContextNode = Node & { context(): Store };
 
 /**
  * The state a node hands to its successor on a redeploy, per runtime and node id: Node-RED
  * deletes a node's context when it closes unless settings.js configures a context store.
  */
-const handover = new WeakMap<object, Map<string, PlayerState>>();
+const handover = new WeakMap<object, Map<string, { state: PlayerState; store?: string; held?: string }>>();
 
 /** How long a closing node waits for a request under way, so what was sent is saved. */
 const CLOSE_WAIT_MS = 5_000;
@@ -91,6 +88,9 @@ export = function (RED: RED): void {
     let latest: PlayerState | undefined;
     let writing: Promise<void> = Promise.resolve();
     let dirty = false;
+    /** Why nothing may be written to the node's key: it holds a value that could not be read, and it could not be kept elsewhere. */
+    let held: string | undefined;
+    let heldWarned = false;
     function changed(state: PlayerState): void {
       if (rt) setRunningSchedule(rt, node, label, player.active ? [...state.runs, ...(player.current ? [player.current] : [])] : []);
       latest = state;
@@ -98,6 +98,11 @@ export = function (RED: RED): void {
       dirty = true;
       writing = writing.then(() => new Promise<void>((resolve) => {
         dirty = false;
+        if (held) {
+          if (!heldWarned) node.warn(`schedule not saved: ${held}`);
+          heldWarned = true;
+          return resolve();
+        }
         try {
           node.context().set(STATE_KEY, savedForm(latest!, Date.now()), store, (err) => {
             if (err) node.warn(`schedule not saved in context store ${store ?? 'default'}: ${err instanceof Error ? err.message : String(err)}`);
@@ -110,33 +115,54 @@ export = function (RED: RED): void {
       }));
     }
 
-    /** Resumes the saved schedule (redeploy, restart): at the slot in progress, nothing twice. */
+    function notResumed(e: unknown, kept: string): Error {
+      return e instanceof ValidationError ? new ValidationError('stored schedule', `not resumed: ${e.message}${kept}`, e.kind) : new Error(`stored schedule not resumed: ${text(e)}${kept}`);
+    }
+
+    /** Keeps a stored value that could not be read (stored.ts), in turn with the saves: before anything is written over it. */
+    function keep(value: unknown, err: unknown): Promise<string> {
+      const done = writing.then(() => keepUnread(node.context(), store, value, err, Date.now())).then((k) => {
+        held ??= k.held;
+        return k.text;
+      });
+      writing = done.then(() => undefined);
+      return done;
+    }
+
+    /** Resumes the saved schedule (redeploy, restart): at the slot in progress, nothing twice; what cannot be read is kept. */
     async function resume(): Promise<void> {
       const handed = handover.get(RED)?.get(node.id);
       handover.get(RED)?.delete(node.id);
+      if (handed && handed.store === store) held = handed.held; // the store still holds what it could not read, nor keep elsewhere
       if (settingsError || !server) return;
-      const raw = handed ? savedForm(handed, Date.now()) : await new Promise<unknown>((resolve, reject) => {
-        try {
-          node.context().get(STATE_KEY, store, (err, v) => (err ? reject(err) : resolve(v)));
-        } catch (e) {
-          reject(e);
-        }
-      });
-      if (raw === undefined || raw === null) return;
-      rt = await f.runtime();
-      let state: PlayerState;
+      let raw: unknown;
       try {
-        state = restoreState(raw, settings!, rt.limits.maxValidityMs);
+        raw = handed ? savedForm(handed.state, Date.now()) : await readStored(node.context(), store);
       } catch (e) {
-        changed({ runs: [] }); // not played again: forgotten
-        throw e;
+        held = `${where(STATE_KEY, store)} could not be read (${text(e)}); nothing is written over it until it can`;
+        throw notResumed(e, `; ${held}`);
       }
+      if (raw === undefined || raw === null) return;
+      try {
+        rt = await f.runtime();
+      } catch (e) {
+        throw notResumed(e, '');
+      }
+      let state: PlayerState;
+      let dropped: unknown;
+      try {
+        state = restoreState(raw, settings!, rt.limits.maxValidityMs, (e) => { dropped = e; });
+      } catch (e) {
+        const kept = await keep(raw, e);
+        if (!held) changed({ runs: [] }); // kept elsewhere: the node's key is free for the next schedule
+        throw notResumed(e, kept);
+      }
+      if (dropped) node.warn(`stored schedule: the run in force was left out: ${text(dropped)}${await keep(raw, dropped)}`);
       const passed = player.resume(state);
       if (passed > 0) node.warn(`schedule resumed: ${passed} run(s) ended while the node was stopped and were not sent`);
       waitingStatus();
     }
-    const ready = resume().catch((err) => fail(f, undefined, err instanceof ValidationError
-      ? new ValidationError('stored schedule', `not resumed: ${err.message}`) : new Error(`stored schedule not resumed: ${(err as Error)?.message}`)));
+    const ready = resume().catch((err) => fail(f, undefined, err));
 
     function waitingStatus(): void {
       const cur = player.current;
@@ -198,7 +224,7 @@ export = function (RED: RED): void {
       clearTimeout(timer);
       if (!removed) {
         if (!handover.has(RED)) handover.set(RED, new Map());
-        handover.get(RED)!.set(node.id, player.state());
+        handover.get(RED)!.set(node.id, { state: player.state(), store, held });
       }
       if (!rt) return;
       clearRunningSchedule(rt, node);

@@ -3,7 +3,7 @@
  * of a slot converted to W, the dry-run plan, the state it saves in its context (and reading
  * it back, checked as a new schedule is), and what its status says.
  */
-import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
+import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, tooLong, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
 import { commandsOf, type PercentCurtailment, type PlayerState, type PlayRun, requestForCommand, type SentRequest, type SteeringCommand } from '../../runtime';
 import { convertPercent, describeCommand, type Translate, type VerifySettings, verifySettingsOf } from '../shared';
 
@@ -122,7 +122,8 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
   const start = storedTime(raw.start, `${field}.start`);
   const end = storedTime(raw.end, `${field}.end`);
   if (!(end > start)) throw new ValidationError(`${field}.end`, 'must be after start');
-  if (!Array.isArray(raw.slots) || raw.slots.length === 0 || raw.slots.length > MAX_SLOTS) throw new ValidationError(`${field}.slots`, 'must list the run\'s slots');
+  if (!Array.isArray(raw.slots) || raw.slots.length === 0) throw new ValidationError(`${field}.slots`, `must list the run's slots; got ${show(raw.slots)}`);
+  if (raw.slots.length > MAX_SLOTS) throw tooLong(`${field}.slots`, MAX_SLOTS, raw.slots.length, 'slots');
   const slots = raw.slots.map((x: unknown, i: number) => {
     const o = isObject(x) ? x : {};
     return { index: whole(o.index, `${field}.slots[${i}].index`), start: storedTime(o.start, `${field}.slots[${i}].start`), end: storedTime(o.end, `${field}.slots[${i}].end`) };
@@ -141,18 +142,21 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
  * The saved state read back (a restart or redeploy): every run checked again, against the
  * node's current limits, and split by the current maxValidity. Throws a ValidationError
  * (field `stored schedule…`) when it cannot be played; a run in force that no longer passes is
- * forgotten (it is only compared with, never sent again).
+ * left out (it is only compared with, never sent again) and handed to `dropped`.
  */
-export function restoreState(raw: unknown, s: ScheduleSettings, maxValidityMs: number): PlayerState {
+export function restoreState(raw: unknown, s: ScheduleSettings, maxValidityMs: number, dropped?: (err: unknown) => void): PlayerState {
   const f = 'stored schedule';
-  if (!isObject(raw) || raw.v !== STATE_VERSION || !Array.isArray(raw.runs)) throw new ValidationError(f, `is not a schedule this version saved (v ${STATE_VERSION})`);
-  if (raw.runs.length > MAX_SLOTS) throw new ValidationError(`${f}.runs`, `must have at most ${MAX_SLOTS} runs; got ${raw.runs.length}`);
+  if (!isObject(raw)) throw new ValidationError(f, `must be the object this version saves ({v: ${STATE_VERSION}, runs, inForce?, stopped?}); got ${show(raw)}`);
+  if (raw.v !== STATE_VERSION) throw new ValidationError(`${f}.v`, `must be ${STATE_VERSION}, the version this node saves and reads; got ${show(raw.v)}`);
+  if (!Array.isArray(raw.runs)) throw new ValidationError(`${f}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
+  if (raw.runs.length > MAX_SLOTS) throw tooLong(`${f}.runs`, MAX_SLOTS, raw.runs.length, 'runs');
   const runs = raw.runs.map((r: unknown, i: number) => runOf(r, `${f}.runs[${i}]`, s)).flatMap((r: PlayRun) => splitRun(r, maxValidityMs));
   let inForce: PlayRun | undefined;
   try {
     inForce = raw.inForce === undefined ? undefined : runOf(raw.inForce, `${f}.inForce`, s);
-  } catch {
+  } catch (e) {
     inForce = undefined;
+    dropped?.(e);
   }
   const state: PlayerState = { runs };
   if (inForce) state.inForce = inForce;

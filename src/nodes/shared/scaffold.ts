@@ -9,7 +9,7 @@
  * done(), or one done(err) a Catch node sees, with a red status naming the reason.
  */
 import { setMaxListeners } from 'node:events';
-import { accepts, deepProperties, EmsError, INPUT, LIMITS, numberOf, ValidationError } from '../../protocol';
+import { accepts, deepProperties, EmsError, INPUTS, LIMITS, numberOf, ValidationError } from '../../protocol';
 import type { Runtime } from '../../runtime';
 import { upgrade } from './migrations';
 import { type Answer, copyWith, fail, partsOf, sendAll } from './messages';
@@ -175,16 +175,16 @@ function end(f: Parameters<typeof fail>[0], done: DoneFn | undefined, err: Error
 }
 
 /**
- * Refuses a message with a property nested deeper than INPUT.maxDepth, before anything else:
+ * Refuses a message with a property nested deeper than INPUTS.maxDepth, before anything else:
  * the error names the property, and the property is replaced in the message (which Node-RED
  * then copies for Catch and Complete nodes, recursively: the deep value would overflow its stack).
  */
 function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: DoneFn | undefined): boolean {
   if (!msg || typeof msg !== 'object') return false;
-  const keys = deepProperties(msg, INPUT.maxDepth);
+  const keys = deepProperties(msg, INPUTS.maxDepth);
   if (keys.length === 0) return false;
-  for (const k of keys) msg[k] = `[refused: nested deeper than ${INPUT.maxDepth} levels]`;
-  const err = new ValidationError(`msg.${keys[0]}`, `is nested deeper than ${INPUT.maxDepth} levels (objects and arrays; at most ${INPUT.maxDepth}): refused before any other work`);
+  for (const k of keys) msg[k] = `[refused: nested deeper than ${INPUTS.maxDepth} levels]`;
+  const err = new ValidationError(`msg.${keys[0]}`, `is nested deeper than ${INPUTS.maxDepth} levels (objects and arrays; at most ${INPUTS.maxDepth}): refused before any other work`);
   fail(f, done, err, msg);
   return true;
 }

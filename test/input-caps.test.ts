@@ -1,0 +1,159 @@
+/**
+ * Every array a node reads from a message (or from the state it stored) has a cap in
+ * src/protocol/limits.ts, and a longer one is refused by its length alone: a 1,000,000-element
+ * input is refused naming the field, the limit and the length found, and NONE of its elements
+ * is read. Each huge array here is a Proxy that counts reads of its elements (index gets, `in`,
+ * descriptors, key lists), so the proof is the count, not a time.
+ */
+import assert from 'node:assert/strict';
+import { INPUTS, SERVICE } from '../src/protocol/limits';
+import { ValidationError } from '../src/protocol/errors';
+import { parseFleetSites, parseSiteList, parseSlots, validateProperties, type ScheduleSettings } from '../src/protocol';
+import { loadForecastFromHistory, planBattery, planFromPrices, planSite, readPriceFeed, readSeries, resampleForecast } from '../src/plan';
+import { gather, located } from '../src/nodes/plan/message';
+import { restoreState } from '../src/nodes/schedule/support';
+import { fleetList } from '../src/nodes/device-read/fleet';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const N = 1_000_000;
+const H = 3_600_000;
+const T0 = Date.UTC(2026, 5, 1);
+const slot = { start: T0, end: T0 + H, price: 0.1 };
+const prices = (n: number) => Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
+const battery = { capacityKWh: 10, maxChargeKW: 5, soc: 50 };
+const S: ScheduleSettings = { essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0, allowMaximizeGridImport: true };
+
+/** A 1,000,000-element array (each element `item`) that counts every read of an element. */
+function counted(item: unknown): { list: any[]; reads: () => number } {
+  let reads = 0;
+  const index = (k: string | symbol) => typeof k === 'string' && /^\d+$/.test(k);
+  const list = new Proxy(new Array(N).fill(item), {
+    get: (t, k, r) => { if (index(k)) reads++; return Reflect.get(t, k, r); },
+    has: (t, k) => { if (index(k)) reads++; return Reflect.has(t, k); },
+    getOwnPropertyDescriptor: (t, k) => { if (index(k)) reads++; return Reflect.getOwnPropertyDescriptor(t, k); },
+    ownKeys: (t) => { reads += t.length; return Reflect.ownKeys(t); },
+  });
+  return { list, reads: () => reads };
+}
+
+/** `run(list)` must throw a ValidationError for `field` naming the limit (`at most <max>`, or as `limit` says) and the length, having read no element. */
+function refusedUnread(item: unknown, run: (list: any[]) => unknown, field: string, max: number | RegExp): void {
+  const { list, reads } = counted(item);
+  let err: unknown;
+  try {
+    run(list);
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof ValidationError, `a ValidationError for ${field}; got ${err}`);
+  assert.equal(err.field, field);
+  assert.match(err.message, typeof max === 'number' ? new RegExp(`at most ${max}\\b`) : max, err.message);
+  assert.match(err.message, new RegExp(`\\b${N}\\b`), err.message);
+  assert.equal(reads(), 0, `${field}: no element read before the refusal (${err.message})`);
+}
+
+describe('input caps: a 1,000,000-element array is refused by its length, before any element is read', () => {
+  it('the caps are in the one table of limits', () => {
+    assert.equal(INPUTS.priceSlots, 960);
+    assert.equal(INPUTS.seriesPoints, 50_400);
+    assert.equal(INPUTS.scheduleSlots, SERVICE.maxScheduleSlots);
+    assert.equal(INPUTS.fleetSites, SERVICE.maxFleetSites);
+    assert.equal(INPUTS.fleetDevices, SERVICE.maxFleetDevices);
+  });
+
+  describe('price plan', () => {
+    const P = INPUTS.priceSlots;
+    it('prices: planBattery, the price-only planner and the site planner', () => {
+      refusedUnread(slot, (l) => planBattery({ prices: l, battery } as any), 'prices', P);
+      refusedUnread(slot, (l) => planBattery({ prices: l, battery, solver: 'lp' } as any), 'prices', P);
+      refusedUnread(slot, (l) => planFromPrices({ prices: l, battery } as any), 'prices', P);
+      refusedUnread(slot, (l) => planSite({ prices: l, battery } as any), 'prices', P);
+    });
+
+    it('price feeds: an array, power saver\'s {priceData}, Tibber\'s {today, tomorrow} and its query answer', () => {
+      refusedUnread(slot, (l) => readPriceFeed(l), 'prices', P);
+      refusedUnread(slot, (l) => readPriceFeed({ priceData: l }), 'prices.priceData', P);
+      refusedUnread(slot, (l) => readPriceFeed({ today: l, tomorrow: [] }), 'prices', P);
+      refusedUnread(slot, (l) => readPriceFeed({ today: [], tomorrow: l }), 'prices', P);
+      const tibber = (l: unknown[]) => ({ viewer: { homes: [{ currentSubscription: { priceInfo: { today: l } } }] } });
+      refusedUnread(slot, (l) => readPriceFeed(tibber(l)), 'prices.viewer.homes[0].currentSubscription.priceInfo', P);
+      refusedUnread(slot, (l) => planSite({ prices: { priceData: l }, battery } as any), 'prices.priceData', P);
+    });
+
+    it('the node\'s message: prices, pvForecast, loadForecast and loadHistory (points or the time-series node\'s arrays)', () => {
+      const config = { capacityKWh: '10', maxChargeKW: '5' };
+      const node = (msg: Record<string, unknown>) => {
+        // as the node plans (index.ts planFrom): the planner's refusal renamed to where the value came from
+        const g = gather({ soc: 50, ...msg }, config, T0);
+        try {
+          return planBattery({ ...g.input, now: T0 } as any);
+        } catch (e) {
+          throw located(e, g.from);
+        }
+      };
+      refusedUnread(slot, (l) => node({ payload: l }), 'msg.payload', P);
+      refusedUnread(slot, (l) => node({ payload: { prices: l } }), 'msg.payload.prices', P);
+      refusedUnread(slot, (l) => node({ payload: { priceData: l } }), 'msg.payload.priceData', P);
+      const S = INPUTS.seriesPoints;
+      refusedUnread(500, (l) => node({ payload: prices(4), pvForecast: l }), 'msg.pvForecast', S);
+      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: prices(4), loadForecast: l }), 'msg.loadForecast', S);
+      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: { prices: prices(4), pvForecast: l } }), 'msg.payload.pvForecast', S);
+      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: prices(4), loadHistory: l }), 'msg.loadHistory', S);
+      refusedUnread(T0, (l) => node({ payload: prices(4), loadHistory: { time: l, data: l } }), 'msg.loadHistory.time', S);
+    });
+
+    it('grid limits and forecasts per slot, SOC targets: the site planner', () => {
+      const site = (o: Record<string, unknown>) => planSite({ prices: prices(4), battery, ...o } as any);
+      for (const k of ['gridImportMax', 'gridExportMax', 'pvForecast', 'loadForecast']) {
+        refusedUnread(1000, (l) => site({ [k]: l }), k, /must have one value per price slot: 4; got/);
+      }
+      refusedUnread({ soc: 60, time: T0 + H }, (l) => site({ battery: { ...battery, socTarget: l } }), 'battery.socTarget', INPUTS.socTargets);
+    });
+
+    it('forecasts and series: points, slots to forecast', () => {
+      const S = INPUTS.seriesPoints;
+      refusedUnread({ x: T0, y: 1 }, (l) => readSeries(l, 'history'), 'history', S);
+      refusedUnread({ start: T0, value: 1 }, (l) => resampleForecast(l, prices(4), 'pv'), 'pv', S);
+      refusedUnread({ start: T0, value: 1 }, (l) => loadForecastFromHistory(l, { slots: prices(4) }), 'history', S);
+      refusedUnread({ start: T0, end: T0 + H }, (l) => resampleForecast(prices(4).map((p) => ({ start: p.start, value: 1 })), l), 'slots', INPUTS.forecastSlots);
+      refusedUnread({ start: T0, end: T0 + H }, (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * H, end: T0, value: 1 }], { slots: l }), 'slots', INPUTS.forecastSlots);
+    });
+
+    it('a split by slotMinutes that would make more than 960 slots is refused by its count, before any slot is made', () => {
+      const weeks = Array.from({ length: INPUTS.priceSlots }, (_, k) => ({ start: T0 + k * 168 * H, duration: 10_080, price: 0.1 }));
+      assert.throws(() => planSite({ prices: weeks, battery, slotMinutes: 1 } as any), (e: any) => e instanceof ValidationError && e.field === 'prices'
+        && e.message === 'prices must have at most 960 slots once split into slots of 1 min (slotMinutes); got 9676800');
+      // 960 hours in quarter hours: 3840 slots, also refused; 240 hours in quarter hours: exactly 960, planned.
+      assert.throws(() => readPriceFeed(prices(960), 'prices', 15), /at most 960 slots once split .*; got 3840$/);
+      assert.equal(readPriceFeed(prices(240), 'prices', 15).slots.length, 960);
+    });
+  });
+
+  describe('schedule', () => {
+    it('slots of a message: an array, or {slots}', () => {
+      const one = { start: T0, end: T0 + H, energyStorage: 1 };
+      refusedUnread(one, (l) => parseSlots(l, S, T0), 'msg.payload', INPUTS.scheduleSlots);
+      refusedUnread(one, (l) => parseSlots({ slots: l }, S, T0), 'msg.payload.slots', INPUTS.scheduleSlots);
+    });
+
+    it('the stored schedule: its runs, and the slots of one run', () => {
+      const run = { site: 'ste_a', start: T0, end: T0 + H, first: 0, last: 0, total: 1, slots: [{ index: 0, start: T0, end: T0 + H }], setting: { energyStorageSetting: { value: 1, unit: 'kW' } } };
+      refusedUnread(run, (l) => restoreState({ v: 1, runs: l }, S, 24 * H), 'stored schedule.runs', INPUTS.scheduleSlots);
+      refusedUnread(run.slots[0], (l) => restoreState({ v: 1, runs: [{ ...run, slots: l }] }, S, 24 * H), 'stored schedule.runs[0].slots', INPUTS.scheduleSlots);
+    });
+  });
+
+  describe('fleets and reads', () => {
+    it('site lists of site steer and portfolio: msg.sites, the node\'s sites', () => {
+      refusedUnread('ste_a', (l) => parseFleetSites(l, 'msg.sites'), 'msg.sites', INPUTS.fleetSites);
+      refusedUnread({ site: 'ste_a', maxPowerW: 1000 }, (l) => parseSiteList(l, 'sites'), 'sites', INPUTS.fleetSites);
+    });
+
+    it('device lists of a fleet read and property lists of a read', () => {
+      refusedUnread('dvc_a', (l) => fleetList(l, 'msg.deviceReference'), 'msg.deviceReference', INPUTS.fleetDevices);
+      const { list, reads } = counted('soc');
+      assert.throws(() => validateProperties(list, 'msg.properties'), /msg\.properties must name at most 100 properties per request; got 1000000/);
+      assert.equal(reads(), 0);
+    });
+  });
+});
