@@ -2,9 +2,11 @@
  * Huge arrays into the nodes, in a real Node-RED (node-red-node-test-helper): a
  * 1,000,000-element price list, forecast, load history, schedule, site list or device list
  * gives one error naming the field, the limit and the length found, nothing is sent, and the
- * array's elements are never read (each is a Proxy counting reads of its elements; the flows
- * have no Catch node, whose copy of the message would read them all after the refusal).
- * The element-level proof for every array is input-caps.test.ts; this shows the nodes use it.
+ * array's elements are read once at most: by the one pass of every node's depth check over the
+ * message (deep-input.test.ts), never by the node's parsing (each is a Proxy counting reads of its
+ * elements; the flows have no Catch node, whose copy of the message would read them all after the
+ * refusal). The element-level proof that parsing reads none is input-caps.test.ts; this shows
+ * the nodes use it.
  */
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../src/simulator';
@@ -43,7 +45,7 @@ async function load(node: Record<string, unknown>, config?: Record<string, unkno
   return helper.getNode('n');
 }
 
-/** Sends `msg(list)` with a counted huge list; the node's one error must match `expected`, no element read, nothing out. */
+/** Sends `msg(list)` with a counted huge list; the node's one error must match `expected`, each element read once at most (the depth check), nothing out. */
 async function refused(node: any, item: unknown, msg: (list: any[]) => Record<string, unknown>, expected: RegExp): Promise<void> {
   const { list, reads } = counted(item);
   const out: unknown[] = [];
@@ -55,12 +57,12 @@ async function refused(node: any, item: unknown, msg: (list: any[]) => Record<st
   assert.equal(errors.length, 1, 'one error');
   const text = String(errors[0][0]?.message ?? errors[0][0]);
   assert.match(text, expected);
-  assert.equal(reads(), 0, `no element read (${text})`);
+  assert.ok(reads() <= N, `each element read once at most, by the depth check: ${reads()} reads (${text})`);
   await turns();
   assert.deepEqual(out, [], 'nothing sent');
 }
 
-describe('nodes: a 1,000,000-element input is refused by its length, its elements unread', () => {
+describe('nodes: a 1,000,000-element input is refused by its length, its elements read once at most', () => {
   const sim = useSimulator();
   useRuntime();
 
