@@ -94,9 +94,15 @@ describe('browser: a steering flow built in the editor', function () {
     await page.locator('#node-input-maxEssPower').fill('1e');
     await page.locator('#node-input-maxEssPower').press('Tab');
     assert.equal(await hasError(page.locator('#node-input-maxEssPower')), true, 'ESS limit "1e" is marked');
+    // 0 no longer means "no limit" (limits are on by default): refused; empty (the site's rating) and "none" are fine.
     await page.locator('#node-input-maxEssPower').fill('0');
     await page.locator('#node-input-maxEssPower').press('Tab');
-    assert.equal(await hasError(page.locator('#node-input-maxEssPower')), false);
+    assert.equal(await hasError(page.locator('#node-input-maxEssPower')), true, 'ESS limit 0 is marked');
+    for (const v of ['', 'none', '500000']) {
+      await page.locator('#node-input-maxEssPower').fill(v);
+      await page.locator('#node-input-maxEssPower').press('Tab');
+      assert.equal(await hasError(page.locator('#node-input-maxEssPower')), false, `ESS limit "${v}" is fine`);
+    }
     await page.selectOption('#node-input-validity', 'duration');
     await page.locator('#node-input-duration').fill('abc');
     await page.locator('#node-input-duration').press('Tab');
