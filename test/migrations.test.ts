@@ -299,6 +299,16 @@ describe('migrations', () => {
       }
     });
 
+    it('a new site steer or schedule node starts with its power limits on: each empty (the site\'s rating), at the current version', () => {
+      for (const type of ['ems-site-steer', 'ems-schedule']) {
+        const defaults = registered(type);
+        for (const k of ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit']) assert.equal(defaults[k]?.value, '', `${type} ${k}`);
+        // Added as it is, no step runs on it: its limits stay empty (a step would turn them into "none").
+        const fresh = { type, ...Object.fromEntries(Object.entries(defaults).map(([k, d]) => [k, d.value])) };
+        assert.equal(migrate(type, fresh), fresh, type);
+      }
+    });
+
     it('the table is loaded before any panel registers: a <script src> of the config node, the node set Node-RED loads first', () => {
       // Node-RED loads the node sets in package.json's order, each set's <script src> files before its inline scripts.
       assert.equal(NODES[0], 'ems-partner-config');
