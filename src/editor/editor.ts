@@ -16,7 +16,7 @@ import type { PathKey } from '../protocol/paths';
 import { t } from './admin';
 
 export { keys, t, isSecret, configOf, post, ask, deployedAsIs, load, errorText, cleartextRisk, splitList, type ConfigSettings } from './admin';
-export { attach, attachDevicePickers } from './pickers';
+export { attach, attachDevicePickers, ratingHints } from './pickers';
 
 const T = 'ems-partner-config';
 

@@ -51,6 +51,10 @@ describe('browser: a steering flow built in the editor', function () {
     await closeTray(page, 'ok');
     await until(() => options(page, '#node-input-site-picker'), (o) => o.length > DEFAULT_SITES.length, 'the site list');
     await page.selectOption('#node-input-site-picker', site.siteReference);
+    // Limits are on from the start: the ESS limit is empty, and its placeholder says what that is for this site.
+    assert.equal(await page.locator('#node-input-maxEssPower').inputValue(), '');
+    await until(() => page.locator('#node-input-maxEssPower').getAttribute('placeholder'), (p) => p === `site's rating: \u00b1${site.battery.maxPowerW} W`, 'the ESS limit\'s placeholder');
+    assert.equal(await page.locator('#node-input-maxGridPower').getAttribute('placeholder'), `site's rating: ${-site.grid!.maxExportW} \u2026 ${site.grid!.maxImportW} W`);
     assert.equal(await page.locator('#node-input-mode').inputValue(), 'ess');
     assert.equal(await typedText(page, 'node-input-essValue').inputValue(), 'payload');
     assert.equal(await page.locator('#node-input-essUnit').inputValue(), 'kW');

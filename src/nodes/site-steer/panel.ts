@@ -229,7 +229,8 @@ export function oneditprepare(this: RedEditorNode): void {
     $mode.add($verify).on('change', verifyRows);
     update();
     verifyRows();
-    E().attach({ list: 'sites', ref: 'site' });
+    // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
+    E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
     // The device pickers list the devices of their kind, of the site when one is typed.
     E().attachDevicePickers();
 }
