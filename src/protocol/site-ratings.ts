@@ -96,7 +96,7 @@ export function ratingsOf(site: string, list: readonly SiteSummary[] | undefined
   if (positive(own.pvW)) [r.pvW, r.pvFrom] = [own.pvW, own.pvFrom ?? 'pvPeakPower'];
   const listed = list?.find((x) => x && x.siteReference === site);
   if (!listed) {
-    r.unlisted = list ? 'GET /sites does not list the site' : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
+    r.unlisted = list ? (list.length === 0 ? 'GET /sites lists no site: the service publishes no site list, or an empty one' : 'GET /sites does not list the site') : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
     return r;
   }
   if (r.essW === undefined && positive(listed.batteryMaxPower)) [r.essW, r.essFrom] = [listed.batteryMaxPower, 'GET /sites batteryMaxPower'];
