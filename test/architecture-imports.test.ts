@@ -45,7 +45,7 @@ const BUNDLED = 'bundled for the editor by scripts/copy-editor.js, whose bundles
 const leaf = (from: string, targets: string[], reason: string): Exception[] => targets.map((to) => ({ from, to, reason }));
 
 /** The node folders with upgrade steps (src/nodes/<node>/migrations.ts), assembled into one table by shared/migrations.ts. */
-const MIGRATION_FOLDERS = ['config', 'device-read', 'time-series', 'site-steer', 'request', 'plan'];
+const MIGRATION_FOLDERS = ['config', 'device-read', 'time-series', 'site-steer', 'request', 'plan', 'schedule'];
 const MIGRATIONS_TABLE = 'the one migration table is assembled from each node\'s steps (src/nodes/<node>/migrations.ts): '
   + 'the runtime and the editor (resources/migrations.js) upgrade every node type with it';
 

@@ -144,7 +144,7 @@ describe('config node: configurable paths and % curtailment', () => {
     });
 
     it('pathCurtailment: the site-steer node (curtailment mode) and client.steerCurtailment post to it, the site filled in', async () => {
-      const f = await loadFlow(flow(siteSteer(SITE, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW' }), config()));
+      const f = await loadFlow(flow(siteSteer(SITE, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW', maxCurtailment: 1_000_000 }), config()));
       const m = await f.ask({});
       assert.equal(m.request.path, `/ctl/${SITE}/curtail`);
       const rt = await helper.getNode('cfg').runtime();
@@ -211,7 +211,7 @@ describe('config node: configurable paths and % curtailment', () => {
 
     it('each of the four paths takes effect; the defaults are not asked', async () => {
       const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config(),
-        { id: 'st', ...siteSteer(COM, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW' }), server: 'cfg', wires: [['out']] }));
+        { id: 'st', ...siteSteer(COM, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW', maxCurtailment: 1_000_000 }), server: 'cfg', wires: [['out']] }));
       const from = sim.s.sim.requestLog.length;
       assert.equal((await f.ask()).payload.length, 6);
       const steered = f.out.next();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
 import { planFromPrices } from '../src/plan';
-import { helper, Inbox, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
+import { callsOf, helper, Inbox, loadFlow, logged, useRuntime, useSimulator } from './helpers/red';
 
 const SAVED: Array<Record<string, any>> = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const SITE = 'ste_lepVqjIyPshx';
@@ -56,7 +56,11 @@ describe('flows saved by 0.1.0', () => {
         sites: '', portfolioSplit: 'rating',
       },
     };
-    const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
+    // Power limits are on by default now (an empty one is the site's rating): a limit a saved flow had off stays off, as "none".
+    const off = (v: unknown) => v === undefined || v === '' || v === 0;
+    const limits = (n: Record<string, any>) => (n.type !== 'ems-site-steer' ? {}
+      : Object.fromEntries(['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'].map((k) => [k, off(n[k]) ? 'none' : n[k]])));
     await load();
     const ours = SAVED.filter((n) => ADDED[n.type]);
     assert.equal(ours.length, 8);
@@ -64,7 +68,7 @@ describe('flows saved by 0.1.0', () => {
       assert.equal(n.version, 1, `${n.id} is saved as version 1`);
       for (const k of Object.keys(ADDED[n.type])) assert.equal(k in n, false, `${n.id} was saved without ${k}`);
       const props = helper.getNode(n.id).props;
-      const expected: Record<string, unknown> = { ...n, ...ADDED[n.type], version: VERSION[n.type] };
+      const expected: Record<string, unknown> = { ...n, ...ADDED[n.type], ...limits(n), version: VERSION[n.type] };
       delete expected.baseUrl; // load() points these at the test's simulator and helpers
       delete expected.wires;
       assert.deepEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, props[k]])), expected, n.id);
@@ -116,6 +120,19 @@ describe('flows saved by 0.1.0', () => {
     helper.getNode('f010steer00000002').receive({ payload: 150 });
     await f.caught.count(errs + 1);
     assert.match(f.caught.msgs[errs].error.message, /maxEssPower/);
+  });
+
+  it('each site steer that steers without a limit (one the mode uses was 0 or not set) warns once at deploy, naming it; the one with its limits set does not', async () => {
+    const f = await load();
+    const warned = (id: string) => callsOf('warn', id).map((a) => String(a[0])).filter((w) => /steers without a limit/.test(w));
+    assert.deepEqual(warned('f010steer00000001'), ['steers without a limit: maxEssPower is "none" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); set each to the most the site may be asked for in W, or leave it empty for the site\'s rating (GET /sites)']);
+    assert.match(warned('f010steer00000002')[0], /^steers without a limit: maxCurtailment is "none"/, 'combined: its curtailment limit was 0, its ESS limit 100 kW');
+    assert.match(warned('f010steer00000003')[0], /^steers without a limit: maxGridPower is "none"/);
+    for (const id of ['f010steer00000001', 'f010steer00000002', 'f010steer00000003']) assert.equal(warned(id).length, 1, id);
+    // Once at deploy, not per message: steering goes on as in 0.1.0.
+    await f.ask('f010steer00000001', { payload: -50 });
+    await f.ask('f010steer00000001', { payload: 2000 });
+    assert.equal(warned('f010steer00000001').length, 1);
   });
 
   it('site steer stop with the defaults added since (stopAction expire) stops without sending, as in 0.1.0', async () => {

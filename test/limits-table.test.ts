@@ -11,6 +11,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { LIMITS, NOTES, UNITS, WORDS, accepts, numberOf, refusal, type Limit, type LimitKey } from '../src/protocol/limits';
 import { DEFAULT_SITES } from '../src/simulator/index';
+import { currentVersion } from '../src/nodes/shared/migrations';
 import { CONFIG_KEYS, STEER_POWER_KEYS, atLimits, outside, runtimeMessage } from './helpers/limits';
 import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from './helpers/red';
 
@@ -44,7 +45,7 @@ describe('one table of limits: the runtime', () => {
     }
     assert.equal(refusal(LIMITS.timeout), 'must be a whole number of milliseconds from 100 to 600000 (default 10000)');
     assert.equal(refusal(LIMITS.coalesceMs), 'must be a whole number of milliseconds from 0 to 1000 (0 = off; default 2)');
-    assert.equal(refusal(LIMITS.maxEssPower), 'must be a number of 0 or more (W; 0 = no limit)');
+    assert.equal(refusal(LIMITS.maxEssPower), 'must be more than 0 W (empty = the site\'s rating; "none" = no limit)');
     assert.equal(refusal(LIMITS.duration), 'must be more than 0 minutes (default 15)');
     assert.equal(refusal(LIMITS.lastDays), 'must be a positive number of days, at most 1830 (default 24)');
     assert.equal(refusal(LIMITS.resolution, { dflt: false }), 'must be a whole number of hours from 1 to 720');
@@ -165,14 +166,17 @@ describe('one table of limits: the runtime', () => {
     for (const key of STEER_POWER_KEYS) {
       const l: Limit = LIMITS[key];
       it(`site steer ${key}: ${atLimits(l).join(' and ')} deploy; ${outside(l).join(', ')} is refused at deploy and per message`, async () => {
+        // A node of the current version (a flow saved before it had 0 = no limit: migrated to "none").
+        const node = (v: string) => steer({ [key]: v, version: currentVersion('ems-site-steer') });
         for (const v of atLimits(l)) {
-          const f = await loadFlow(flow(steer({ [key]: v }), cfg(sim.s.url)));
+          const f = await loadFlow(flow(node(v), cfg(sim.s.url)));
           assert.deepEqual(deployErrors(), []);
-          assert.equal((await f.ask({ payload: 1 })).request.body.setting.value, 1);
+          // (0 kW: within an ESS limit of 0.001 W too.)
+          assert.equal((await f.ask({ payload: key === 'pvPeakPower' ? 1 : 0 })).request.body.setting.value, key === 'pvPeakPower' ? 1 : 0);
         }
         for (const v of outside(l)) {
           const expected = runtimeMessage(key, refusal(l), v);
-          const f = await loadFlow(flow(steer({ [key]: v }), cfg(sim.s.url)));
+          const f = await loadFlow(flow(node(v), cfg(sim.s.url)));
           assert.deepEqual(deployErrors(), [expected]);
           await refusedWith(f, { payload: 1 }, expected);
         }

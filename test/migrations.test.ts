@@ -48,9 +48,16 @@ const V5B: Record<string, NodeConfig> = {
   'ems-partner-config': { maxWaiting: 10_000 },
 };
 
-/** Every property added since 0.1.0, and the version a type is at now. */
-const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t] }]));
-const CURRENT = (type: string) => (V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
+/**
+ * What version 6 of site steer does: power limits are on by default (an empty one is the site's
+ * rating), so each limit a saved flow had off (not set, empty or 0) becomes "none" and stays off.
+ */
+const OFF = { maxEssPower: 'none', maxCurtailment: 'none', maxGridPower: 'none', maxGridLimit: 'none' };
+const V6: Record<string, NodeConfig> = { 'ems-site-steer': OFF };
+
+/** Every property added or kept off since 0.1.0, and the version a type is at now. */
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t], ...V6[t] }]));
+const CURRENT = (type: string) => (V6[type] ? 6 : V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
 
 /**
  * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
@@ -76,8 +83,9 @@ const PLAN_SAVED_V2: NodeConfig = {
 
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
-    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan'].sort());
+    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan', 'ems-schedule'].sort());
     assert.equal(currentVersion('ems-plan'), 3);
+    assert.equal(currentVersion('ems-schedule'), 2);
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
   });
@@ -108,7 +116,7 @@ describe('migrations', () => {
     if (V3[type]) {
       it(`${type}: a version 2 config goes through the steps after 2 only`, () => {
         const v2 = { type, version: 2, name: 'x' };
-        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], ...V5B[type], version: CURRENT(type) });
+        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], ...V5B[type], ...V6[type], version: CURRENT(type) });
       });
     }
 
@@ -120,6 +128,29 @@ describe('migrations', () => {
       assert.equal(migrate(type, newer), newer);
     });
   }
+
+  describe('power limits on by default: site steer 5 to 6, schedule 1 to 2', () => {
+    /** A schedule node as the previous release saved it (example 06 of that release: no version). */
+    const SCHEDULE_V1: NodeConfig = {
+      id: 's1', type: 'ems-schedule', z: 'tab', server: 'cfg', site: 'ste_ACjBqtN3Se3P', siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW',
+      maxEssPower: 10000, maxCurtailment: 0, maxGridPower: '', maxGridLimit: '', allowMaximizeGridImport: true, pvPeakPower: '', store: '', dryRun: false, x: 1, y: 1, wires: [[], []],
+    };
+
+    it('a limit that was off (not set, empty, 0 or "0") becomes "none"; a limit set keeps its value; nothing else changes', () => {
+      assert.deepEqual(migrate('ems-schedule', SCHEDULE_V1), { ...SCHEDULE_V1, maxCurtailment: 'none', maxGridPower: 'none', maxGridLimit: 'none', version: 2 });
+      const { maxGridLimit: _, ...without } = SCHEDULE_V1;
+      assert.equal(migrate('ems-schedule', without).maxGridLimit, 'none');
+      const v5 = { type: 'ems-site-steer', version: 5, mode: 'ess', maxEssPower: '0', maxCurtailment: ' ', maxGridPower: 20000, maxGridLimit: '15000' };
+      assert.deepEqual(migrate('ems-site-steer', v5), { ...v5, maxEssPower: 'none', maxCurtailment: 'none', version: 6 });
+    });
+
+    it('a node of the current version (a new one: empty limits, the site\'s rating) is not changed', () => {
+      const fresh = { type: 'ems-site-steer', version: 6, maxEssPower: '', maxCurtailment: '', maxGridPower: '', maxGridLimit: '' };
+      assert.equal(migrate('ems-site-steer', fresh), fresh);
+      const schedule = { ...SCHEDULE_V1, maxEssPower: '', maxCurtailment: '', version: 2 };
+      assert.equal(migrate('ems-schedule', schedule), schedule);
+    });
+  });
 
   describe('ems-plan (after 0.1.0): version 1 to 3', () => {
     it('a node saved without a version (as example 09 shipped it) gets the new settings empty, re-planning off and every slot steered, nothing else changes', () => {
@@ -161,13 +192,13 @@ describe('migrations', () => {
     assert.equal(migrate('inject', n), n);
   });
 
-  describe('a later version (synthetic v6: site steer `duration` becomes a test-only `durationMin`)', () => {
+  describe('a later version (synthetic v7: site steer `duration` becomes a test-only `durationMin`)', () => {
     const TABLE: MigrationTable = {
       ...MIGRATIONS,
       'ems-site-steer': [
         // Listed out of order on purpose: steps run by version.
         {
-          version: 6,
+          version: 7,
           up: (c) => {
             const { duration, ...rest } = c;
             return { ...rest, durationMin: duration === undefined || duration === '' ? 15 : Number(duration) };
@@ -177,20 +208,20 @@ describe('migrations', () => {
       ],
     };
 
-    it('a 0.1.0 flow goes through steps 2, 3, 4, 5 and then 6', () => {
+    it('a 0.1.0 flow goes through steps 2, 3, 4, 5, 6 and then 7', () => {
       const before = saved('ems-site-steer');
       const after = migrate('ems-site-steer', before, TABLE);
       const { duration, ...rest } = before;
-      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 6 });
+      assert.deepEqual(after, { ...rest, ...ADDED['ems-site-steer'], durationMin: duration, version: 7 });
       assert.equal('duration' in after, false);
-      assert.equal(currentVersion('ems-site-steer', TABLE), 6);
+      assert.equal(currentVersion('ems-site-steer', TABLE), 7);
     });
 
-    it('a version 5 config goes through step 6 only; a version 6 config through none', () => {
-      const v5 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 5 };
-      const v6 = migrate('ems-site-steer', v5, TABLE);
-      assert.deepEqual(v6, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 6 });
-      assert.equal(migrate('ems-site-steer', v6, TABLE), v6);
+    it('a version 6 config goes through step 7 only; a version 7 config through none', () => {
+      const v6 = { type: 'ems-site-steer', duration: '30', stopAction: 'lift', version: 6 };
+      const v7 = migrate('ems-site-steer', v6, TABLE);
+      assert.deepEqual(v7, { type: 'ems-site-steer', durationMin: 30, stopAction: 'lift', version: 7 });
+      assert.equal(migrate('ems-site-steer', v7, TABLE), v7);
     });
 
     it('upgrade() changes a node object in place: the renamed property goes, each change is reported', () => {
@@ -201,9 +232,9 @@ describe('migrations', () => {
       assert.deepEqual(keys.sort(), ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort());
       assert.equal(node.durationMin, 45);
       assert.equal('duration' in node, false);
-      assert.equal(node.version, 6);
+      assert.equal(node.version, 7);
       assert.equal((node as { _flow?: string })._flow, 'hidden', 'properties it does not enumerate stay');
-      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 6 });
+      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 7 });
       assert.deepEqual(upgrade(node, undefined, TABLE), [], 'a second upgrade changes nothing');
     });
   });
@@ -269,6 +300,16 @@ describe('migrations', () => {
         } else {
           assert.equal(defaults.version, undefined, `${type}: no steps, no version (a config without one is version 1)`);
         }
+      }
+    });
+
+    it('a new site steer or schedule node starts with its power limits on: each empty (the site\'s rating), at the current version', () => {
+      for (const type of ['ems-site-steer', 'ems-schedule']) {
+        const defaults = registered(type);
+        for (const k of ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit']) assert.equal(defaults[k]?.value, '', `${type} ${k}`);
+        // Added as it is, no step runs on it: its limits stay empty (a step would turn them into "none").
+        const fresh = { type, ...Object.fromEntries(Object.entries(defaults).map(([k, d]) => [k, d.value])) };
+        assert.equal(migrate(type, fresh), fresh, type);
       }
     });
 

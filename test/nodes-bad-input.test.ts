@@ -175,7 +175,7 @@ describe('nodes: bad input', () => {
     ['validity', steer({ validity: 'sometimes' }), /validity must be one of duration, quarter-hour, msg/],
     ['duration', steer({ validity: 'duration', duration: 0 }), /duration must be more than 0 minutes/],
     ['essUnit', steer({ essUnit: 'GW' }), /essUnit/],
-    ['maxEssPower', steer({ maxEssPower: -1 }), /maxEssPower must be a number of 0 or more/],
+    ['maxEssPower', steer({ maxEssPower: -1 }), /maxEssPower must be more than 0 W \(empty = the site's rating; "none" = no limit\)/],
     ['maximizeGridImport', steer({ maximizeGridImport: 'maybe' }), /maximizeGridImport must be one of unchanged, true, false, msg/],
     ['site', steer({ site: '' }), /site must be a reference/],
     ['curtailmentValue', steer({ mode: 'combined', curtailmentValue: 'x', curtailmentValueType: 'str' }), /curtailment must be a finite number/],

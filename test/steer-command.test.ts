@@ -91,13 +91,17 @@ describe('steer command building', () => {
     assert.throws(() => checkMaxValidity(now + 11, 10, now), field('validUntil'));
   });
 
-  it('maxGridPower bounds |grid setpoint| and the deadband; 0 or empty is no limit', () => {
+  it('maxGridPower bounds |grid setpoint| and the deadband; empty (the site\'s rating, checked once the site list is known) and "none" are no number here; 0 is refused', () => {
     const G = (c: Record<string, unknown>) => S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', ...c });
     assert.throws(() => buildCommand(G({ maxGridPower: 100_000 }), 's', -1000, {}, now), /^ValidationError: gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/);
     assert.throws(() => buildCommand(G({ maxGridPower: '100000' }), 's', { gridTarget: 50, deadband: 101 }, {}, now), /deadband must be within the node's limit maxGridPower = 100000 W; got 101 kW/);
     assert.deepEqual(buildCommand(G({ maxGridPower: 100_000 }), 's', -100, { deadband: 100 }, now).gridTarget, { setpoint: { value: -100, unit: 'kW' }, deadband: { value: 100, unit: 'kW' } });
     assert.equal(buildCommand(G({ maxGridPower: '' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
-    assert.throws(() => settingsOf({ maxGridPower: -1 }), /maxGridPower must be a number of 0 or more/);
+    assert.deepEqual(settingsOf({ maxGridPower: '' }).rating, ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit']);
+    assert.equal(buildCommand(G({ maxGridPower: 'none' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
+    assert.deepEqual(settingsOf({ maxGridPower: 'none' }).none, ['maxGridPower']);
+    assert.throws(() => settingsOf({ maxGridPower: -1 }), /maxGridPower must be more than 0 W \(empty = the site's rating; "none" = no limit\); got -1/);
+    assert.throws(() => settingsOf({ maxGridPower: 0 }), /maxGridPower must be more than 0 W/);
   });
 
   it('allowMaximizeGridImport off refuses maximizeGridImport: true from the node, the msg, the payload and an API body', () => {

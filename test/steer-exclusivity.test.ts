@@ -20,7 +20,7 @@ function nodes(url: string, extra: Record<string, unknown> = {}) {
   const on = (id: string, mode: string, more: Record<string, unknown> = {}) => siteSteer(COM, { id, server: 'cfg', mode, wires: [['out']], ...extra, ...more });
   return flow(siteSteer(COM, { mode: 'ess', ...extra }), cfg(url),
     on('gt', 'grid-target'),
-    on('gl', 'grid-limits', { upperLimitValue: '', lowerLimitValue: '', version: 3 }),
+    on('gl', 'grid-limits', { upperLimitValue: '', lowerLimitValue: '' }),
     on('cu', 'curtailment'));
 }
 

@@ -153,7 +153,7 @@ describe('site steer: grid-limits mode', () => {
       const f = await loadFlow(flow(limits({ upperLimitUnit: 'mW' }), cfg(sim.s.url)));
       await refused(f, [[{ payload: { upperLimit: 1 } }, /^ValidationError: upperLimitUnit must be one of W, kW, MW; got "mW"$/]]);
       const g = await loadFlow(flow(limits({ maxGridLimit: '-1' }), cfg(sim.s.url)));
-      await refused(g, [[{ payload: { upperLimit: 1 } }, /^ValidationError: maxGridLimit must be a number of 0 or more \(W; 0 = no limit\); got "-1"$/]]);
+      await refused(g, [[{ payload: { upperLimit: 1 } }, /^ValidationError: maxGridLimit must be more than 0 W \(empty = the site's rating; "none" = no limit\); got "-1"$/]]);
     });
   });
 

@@ -65,7 +65,7 @@ describe('steering one way: msg.request is what the simulator received, in every
   });
 
   it('stopAction lift', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: 80_000 }), cfg(sim.s.url)));
+    const f = await loadFlow(flow(steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: 80_000, maxCurtailment: 1_000_000 }), cfg(sim.s.url)));
     same(await f.ask({ payload: 300 }));
     const lift = await f.ask({ payload: 'stop' });
     same(lift);
@@ -87,7 +87,8 @@ describe('steering one way: msg.request is what the simulator received, in every
   it('a merged burst: 100 messages, 2 requests; every msg.request is the request that carried it', async () => {
     sim.s.sim.setFaults({ latencyMs: [40, 40] });
     try {
-      const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url)));
+      // (Limits set: no site list is read, so the simulator receives the steering requests only.)
+      const f = await loadFlow(flow(steer({ validity: 'msg', maxEssPower: 500_000 }), cfg(sim.s.url)));
       const validUntil = until();
       for (let i = 1; i <= 100; i++) f.send({ payload: i, validUntil });
       const out = await f.out.count(100);
@@ -105,8 +106,9 @@ describe('steering one way: msg.request is what the simulator received, in every
   it('a merged burst of an ESS-only and a curtailment-only node with one validity: one combined request, echoed by both', async () => {
     sim.s.sim.setFaults({ latencyMs: [40, 40] });
     try {
-      const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url),
-        steer({ id: 'curt', server: 'cfg', mode: 'curtailment', validity: 'msg', wires: [['out']] })));
+      // (Limits set: no site list is read, so the simulator receives the steering requests only.)
+      const f = await loadFlow(flow(steer({ validity: 'msg', maxEssPower: 500_000 }), cfg(sim.s.url),
+        steer({ id: 'curt', server: 'cfg', mode: 'curtailment', validity: 'msg', maxCurtailment: 1_000_000, wires: [['out']] })));
       const validUntil = until();
       f.send({ payload: 1, validUntil });
       await new Promise((r) => setImmediate(r));

@@ -16,7 +16,7 @@ import type { PathKey } from '../protocol/paths';
 import { t } from './admin';
 
 export { keys, t, isSecret, configOf, post, ask, deployedAsIs, load, errorText, cleartextRisk, splitList, type ConfigSettings } from './admin';
-export { attach, attachDevicePickers } from './pickers';
+export { attach, attachDevicePickers, ratingHints } from './pickers';
 
 const T = 'ems-partner-config';
 
@@ -60,8 +60,11 @@ export function named(type: string, label: string, fn: Validator): Validator {
         return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + r;
     };
 }
-/** o.label: the label key; o.applies(node): false when the setting is not used; o.empty: an empty value is allowed. */
-export interface LimitOptions { label?: string; applies?: (node: EditorNode) => boolean; empty?: boolean }
+/**
+ * o.label: the label key; o.applies(node): false when the setting is not used; o.empty: an empty value is allowed;
+ * o.rating: a steering node's power limit (empty = the site's rating, NO_LIMIT = off; protocol/site-ratings.ts).
+ */
+export interface LimitOptions { label?: string; applies?: (node: EditorNode) => boolean; empty?: boolean; rating?: boolean }
 // A validator of a numeric setting against the table: `key` its entry, or a function of the node
 // giving it (then o.label is needed). o.label: the label key (default: key); o.applies(node): false when
 // the setting is not used (then not checked); o.empty: an empty value is allowed (not set, the default applies).
@@ -70,7 +73,8 @@ export function limit(type: string, key: LimitKey | ((node: EditorNode) => Limit
     const opts = o || {};
     return named(type, opts.label || (key as string), function (v) {
         if (v === undefined || (opts.applies && !opts.applies(this))) { return true; }
-        if (opts.empty && String(v).trim() === '') { return true; }
+        if ((opts.empty || opts.rating) && String(v).trim() === '') { return true; }
+        if (opts.rating && String(v).trim().toLowerCase() === limits().NO_LIMIT) { return true; }
         const k = typeof key === 'function' ? key(this) : key, L = limits();
         return L.accepts(L.LIMITS[k], num(v)) || refusal(k);
     });

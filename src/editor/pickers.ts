@@ -22,7 +22,8 @@ export interface PickerOptions {
     prop?: string;
     multi?: boolean;
     single?: () => boolean;
-    onRender?: () => void;
+    /** Called after each render with the list as loaded (null: not loaded, or it failed). */
+    onRender?: (items: ListItem[] | null) => void;
     filter?: (item: ListItem) => boolean;
 }
 
@@ -111,7 +112,7 @@ export function attach(o: PickerOptions): Picker {
         }
         $('#node-input-' + o.ref + '-status').text(msg).toggle(!!msg && (refStr || propStr))
             .toggleClass('ems-partner-error', !!state.error);
-        if (o.onRender) { o.onRender(); }
+        if (o.onRender) { o.onRender(state.items); }
     }
     function refresh(force: boolean): void {
         const id = serverId(), seq = ++state.seq;
@@ -152,6 +153,29 @@ export function attach(o: PickerOptions): Picker {
     });
     refresh(false);
     return { render: render, refresh: refresh };
+}
+
+// A steering panel's power limits (site steer, schedule) show what an empty limit means for the site chosen:
+// the rating the service lists for it (protocol/site-ratings.ts reads the same fields), or that it lists none, so
+// the node will refuse to steer until a limit is set. The onRender of the site picker: attach({..., onRender: ratingHints(T)}).
+export function ratingHints(type: string): (items: ListItem[] | null) => void {
+    function tr(key: string, opts?: object): string { const d = RED.nodes.getType(type); return d && d._ ? d._(type + '.placeholder.' + key, opts) : key; }
+    const num = (v: unknown): v is number => typeof v === 'number' && isFinite(v) && v > 0;
+    return function (items) {
+        const $s = $('#node-input-site'), site = $s.typedInput('type') === 'str' ? String($s.typedInput('value') || '').trim() : '';
+        const item = site && items ? items.filter(function (it) { return it.siteReference === site; })[0] : undefined;
+        const g = item && item.gridLimits as { upper?: unknown; lower?: unknown } | undefined;
+        const grid = g && typeof g.upper === 'number' && typeof g.lower === 'number' ? g.lower + ' \u2026 ' + g.upper + ' W' : undefined;
+        const rated: Record<string, string | undefined> = {
+            maxEssPower: item && num(item.batteryMaxPower) ? '\u00b1' + item.batteryMaxPower + ' W' : undefined,
+            maxCurtailment: item && num(item.pvPeakPower) ? item.pvPeakPower + ' W' : undefined,
+            maxGridPower: grid, maxGridLimit: grid,
+        };
+        Object.keys(rated).forEach(function (k) {
+            const v = rated[k];
+            $('#node-input-' + k).attr('placeholder', !site || !items ? tr('siteRating') : v ? tr('ratingOf', { value: v }) : tr('noRating'));
+        });
+    };
 }
 
 // The delivery check's device pickers (#node-input-batteryDevice, -pvDevice, -meterDevice): each lists

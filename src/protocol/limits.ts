@@ -32,14 +32,23 @@ export const UNITS = {
   percent: '%',
 } as const;
 
-/** What a special value of a setting means (each note is about the value 0). */
+/** What a special value of a setting means (each note but `rating` is about the value 0). */
 export const NOTES = {
   off: '0 = off',
   noLimit: '0 = no limit',
   onInput: '0 = only on input',
   unknown: '0 = unknown',
   atEnd: '0 = only when a signal ends',
+  /** A steering node's power limits: NO_LIMIT is what flows saved before limits were on by default hold. */
+  rating: 'empty = the site\'s rating; "none" = no limit',
 } as const;
+
+/**
+ * The value of a steering node's power limit (maxEssPower, maxCurtailment, maxGridPower,
+ * maxGridLimit) that turns it off. Empty is the site's rating (the default of a new node); a
+ * flow saved before limits were on by default is migrated to this where it had none.
+ */
+export const NO_LIMIT = 'none';
 
 export type UnitKey = keyof typeof UNITS;
 export type NoteKey = keyof typeof NOTES;
@@ -139,12 +148,14 @@ export const LIMITS = {
   resolution: { min: 1, max: SERVICE.maxResolutionHours, dflt: 1, whole: true, unit: 'hours' },
   lastHours: { min: 0, minExclusive: true, max: LAST_MAX_DAYS * 24, dflt: 24, whole: false, unit: 'hours' },
   lastDays: { min: 0, minExclusive: true, max: LAST_MAX_DAYS, dflt: 24, whole: false, unit: 'days' },
-  // ems-site-steer (a duration's upper bound is the config node's maxValidity, checked per message)
+  // ems-site-steer (a duration's upper bound is the config node's maxValidity, checked per message);
+  // its power limits (and ems-schedule's) have no default number: not set is the site's rating
+  // (protocol/site-ratings.ts), NO_LIMIT turns one off
   duration: { min: 0, minExclusive: true, dflt: 15, whole: false, unit: 'minutes' },
-  maxEssPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
-  maxCurtailment: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
-  maxGridPower: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
-  maxGridLimit: { min: 0, dflt: 0, whole: false, unit: 'W', note: 'noLimit' },
+  maxEssPower: { min: 0, minExclusive: true, whole: false, unit: 'W', note: 'rating' },
+  maxCurtailment: { min: 0, minExclusive: true, whole: false, unit: 'W', note: 'rating' },
+  maxGridPower: { min: 0, minExclusive: true, whole: false, unit: 'W', note: 'rating' },
+  maxGridLimit: { min: 0, minExclusive: true, whole: false, unit: 'W', note: 'rating' },
   // the delivery check (ems-site-steer, ems-schedule)
   verifyEvery: { min: 0, max: 1440, dflt: 0, whole: true, unit: 'minutes', note: 'atEnd' },
   tolerance: { min: 0, max: 100, dflt: 10, whole: false, unit: 'percent' },

@@ -51,6 +51,10 @@ describe('browser: a steering flow built in the editor', function () {
     await closeTray(page, 'ok');
     await until(() => options(page, '#node-input-site-picker'), (o) => o.length > DEFAULT_SITES.length, 'the site list');
     await page.selectOption('#node-input-site-picker', site.siteReference);
+    // Limits are on from the start: the ESS limit is empty, and its placeholder says what that is for this site.
+    assert.equal(await page.locator('#node-input-maxEssPower').inputValue(), '');
+    await until(() => page.locator('#node-input-maxEssPower').getAttribute('placeholder'), (p) => p === `site's rating: \u00b1${site.battery.maxPowerW} W`, 'the ESS limit\'s placeholder');
+    assert.equal(await page.locator('#node-input-maxGridPower').getAttribute('placeholder'), `site's rating: ${-site.grid!.maxExportW} \u2026 ${site.grid!.maxImportW} W`);
     assert.equal(await page.locator('#node-input-mode').inputValue(), 'ess');
     assert.equal(await typedText(page, 'node-input-essValue').inputValue(), 'payload');
     assert.equal(await page.locator('#node-input-essUnit').inputValue(), 'kW');
@@ -94,9 +98,15 @@ describe('browser: a steering flow built in the editor', function () {
     await page.locator('#node-input-maxEssPower').fill('1e');
     await page.locator('#node-input-maxEssPower').press('Tab');
     assert.equal(await hasError(page.locator('#node-input-maxEssPower')), true, 'ESS limit "1e" is marked');
+    // 0 no longer means "no limit" (limits are on by default): refused; empty (the site's rating) and "none" are fine.
     await page.locator('#node-input-maxEssPower').fill('0');
     await page.locator('#node-input-maxEssPower').press('Tab');
-    assert.equal(await hasError(page.locator('#node-input-maxEssPower')), false);
+    assert.equal(await hasError(page.locator('#node-input-maxEssPower')), true, 'ESS limit 0 is marked');
+    for (const v of ['', 'none', '500000']) {
+      await page.locator('#node-input-maxEssPower').fill(v);
+      await page.locator('#node-input-maxEssPower').press('Tab');
+      assert.equal(await hasError(page.locator('#node-input-maxEssPower')), false, `ESS limit "${v}" is fine`);
+    }
     await page.selectOption('#node-input-validity', 'duration');
     await page.locator('#node-input-duration').fill('abc');
     await page.locator('#node-input-duration').press('Tab');

@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import type { Locator, Page } from 'playwright-core';
 import { WORDS, refusal, type Limit, type LimitKey, type Words } from '../../src/protocol/limits';
 import { DEFAULT_SITES } from '../../src/simulator';
+import { currentVersion } from '../../src/nodes/shared/migrations';
 import { CONFIG_KEYS, LIMITS, STEER_POWER_KEYS, atLimits, outside, refusalOf } from '../helpers/limits';
 import { useEditor, type Session } from '../helpers/browser';
 import { launch, type BrowserSession } from './lib/browser';
@@ -36,7 +37,8 @@ interface Case {
 
 const read = (extra: Record<string, unknown>) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
 const series = (extra: Record<string, unknown>) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 24, lastUnit: 'hours', resolution: 1, output: 'points', ...extra });
-const steer = (extra: Record<string, unknown>) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, ...extra });
+// A node of the current version (one saved before, where 0 meant no limit, is migrated to "none").
+const steer = (extra: Record<string, unknown>) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: currentVersion('ems-site-steer'), ...extra });
 
 const CASES: Case[] = [
   ...CONFIG_KEYS.map((key): Case => ({ key, type: CONFIG, prop: key, node: (v) => ({ type: CONFIG, simulator: true, [key]: v }) })),

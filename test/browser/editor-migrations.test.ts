@@ -29,17 +29,20 @@ const ADDED: Record<string, Record<string, unknown>> = {
     sites: '', portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting). */
-const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
+/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default). */
+const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
+/** Version 6 of site steer: power limits on by default; a limit a saved flow had off (0, empty or not set) stays off as "none". */
+const LIMIT_KEYS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'];
+const expectedOf = (n: any, k: string, v: unknown) => (n.type === 'ems-site-steer' && LIMIT_KEYS.includes(k) && (v === undefined || v === '' || v === 0) ? 'none' : v);
 
 /** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at the current version with the defaults. */
 async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
   for (const n of SAVED.filter((x) => ADDED[x.type])) {
     const props = await nodeProps(page, idOf(n.id));
     assert.equal(props.version, VERSION[n.type], `${n.id} version`);
-    for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(props[k], v, `${n.id} ${k}`);
+    for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(props[k], expectedOf(n, k, v), `${n.id} ${k}`);
     for (const k of ['name', 'mode', 'device', 'site', 'duration', 'maxEssPower', 'timeout']) {
-      if (k in n) assert.deepEqual(props[k], n[k], `${n.id} ${k} unchanged`);
+      if (k in n) assert.deepEqual(props[k], expectedOf(n, k, n[k]), `${n.id} ${k} unchanged (a limit that was off: "none")`);
     }
   }
 }
@@ -55,7 +58,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const M = (window as any).EmsPartnerMigrations;
       return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
     });
-    assert.deepEqual(v, [5, 2, 2, 5]);
+    assert.deepEqual(v, [5, 2, 2, 6]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {
@@ -91,7 +94,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
     for (const n of imported) {
       assert.ok(!SAVED.some((x) => x.id === n.id), 'a new id');
       assert.equal(n.version, VERSION[n.type], `${n.type} version`);
-      for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(n[k], v, `${n.type} ${k}`);
+      for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(n[k], expectedOf(n, k, v), `${n.type} ${k}`);
     }
   });
 });

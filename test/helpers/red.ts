@@ -6,6 +6,7 @@
 import async_hooks from 'node:async_hooks';
 import type { LogEntry, StartedSimulator } from '../../src/simulator/index';
 import { coreNode, nodeRedPath } from './node-red-path';
+import { migrate } from '../../src/nodes/shared/migrations';
 
 export { useSimulator } from './sim';
 
@@ -56,16 +57,20 @@ export function cfg(baseUrl: string, extra: Record<string, unknown> = {}): Recor
   return { id: 'cfg', type: 'ems-partner-config', baseUrl, simulator: false, authType: 'none', retries: 0, ...extra };
 }
 
-/** A site-steer node as the editor saves it with its defaults (mode ess, kW), on `site`. */
+/**
+ * A site-steer node as the editor saves it with its defaults (mode ess, kW), on `site`: the
+ * current version, every property the migrations add at its default, the power limits empty
+ * (the site's rating: limits are on by default).
+ */
 export function siteSteer(site: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
+  const saved = {
     type: 'ems-site-steer', site, siteType: 'str', mode: 'ess',
     essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
     curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW',
     maximizeGridImport: 'unchanged', gridTargetValue: 'payload', gridTargetValueType: 'msg', gridTargetUnit: 'kW',
-    deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15,
-    maxEssPower: 0, maxCurtailment: 0, renew: false, dryRun: false, ...extra,
+    deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15, renew: false, dryRun: false,
   };
+  return { ...migrate('ems-site-steer', saved), maxEssPower: '', maxCurtailment: '', maxGridPower: '', maxGridLimit: '', ...extra };
 }
 
 /**

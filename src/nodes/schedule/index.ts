@@ -8,9 +8,9 @@
  * request sent; output 2, with `verify` on: a delivery report per slot (nodes/verify.ts).
  * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
  */
-import { formatClock, parseSlots, resolvePaths, runsOf, validateReference, ValidationError } from '../../protocol';
+import { formatClock, noLimitWarning, parseSlots, POWER_LIMIT_KEYS, resolvePaths, runsOf, validateReference, ValidationError } from '../../protocol';
 import { clearRunningSchedule, deliveryClock, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { cachedSites, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED } from '../shared';
+import { cachedSites, checkSiteRatings, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED } from '../shared';
 import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './support';
 import { keepUnread, readStored, type Store, text, where } from './stored';
 import { ScheduleVerify } from './verify';
@@ -38,6 +38,9 @@ export = function (RED: RED): void {
     let settingsError: unknown;
     try {
       settings = settingsOf(config);
+      // A limit turned off (a flow saved before limits were on by default): said once, at deploy.
+      const unlimited = noLimitWarning(settings.none, POWER_LIMIT_KEYS);
+      if (unlimited) node.warn(unlimited);
     } catch (e) {
       settingsError = e;
       fail(f, undefined, e);
@@ -195,11 +198,14 @@ export = function (RED: RED): void {
       const now = Date.now();
       const at = Array.isArray(msg.payload) ? 'msg.payload' : 'msg.payload.slots';
       const runtime = () => (rt ? Promise.resolve(rt) : f.runtime());
-      const slots = await convertSlots(parseSlots(msg.payload, s, now), ref, at, s, {
-        mode: rt ? rt.percentCurtailment : percentCurtailmentOf(cfg.props),
-        msg: msg.pvPeakPower,
-        sites: async () => { const r = await runtime(); return cachedSites(r, () => r.client.listSites()); },
-      });
+      const sites = async () => { const r = await runtime(); return cachedSites(r, () => r.client.listSites()); };
+      const slots = await convertSlots(parseSlots(msg.payload, s, now), ref, at, s, { mode: rt ? rt.percentCurtailment : percentCurtailmentOf(cfg.props), msg: msg.pvPeakPower, sites });
+      // A limit not set is the site's rating: every slot within it, or nothing of the schedule is
+      // played (a dry run reads nothing: the rating is checked when the schedule is played).
+      for (const slot of s.dryRun ? [] : slots) {
+        await checkSiteRatings(slot.setting, s.rating, ref, { sites, pvW: s.pvPeakPower, pvFrom: 'the node\'s pvPeakPower' },
+          (part) => `${at}[${slot.index}].${part === 'upperLimit' ? 'gridLimits.upper' : part === 'lowerLimit' ? 'gridLimits.lower' : part}`);
+      }
       const runs: PlayRun[] = runsOf(slots, maxValidityMs, Date.now()).map((r) => ({ ...r, site: ref, total: slots.length }));
       if (s.dryRun) {
         const plan = planOf(runs, Date.now(), resolvePaths(cfg.props as Record<string, unknown>));

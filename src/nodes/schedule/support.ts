@@ -3,7 +3,7 @@
  * of a slot converted to W, the dry-run plan, the state it saves in its context (and reading
  * it back, checked as a new schedule is), and what its status says.
  */
-import { type ApiPaths, formatClock, limited, LIMITS, MAX_SLOTS, tooLong, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
+import { type ApiPaths, formatClock, limited, LIMITS, powerLimitsOf, type PowerLimitKey, MAX_SLOTS, tooLong, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
 import { commandsOf, type PercentCurtailment, type PlayerState, type PlayRun, requestForCommand, type SentRequest, type SteeringCommand } from '../../runtime';
 import { convertPercent, describeCommand, type Translate, type VerifySettings, verifySettingsOf } from '../shared';
 
@@ -17,6 +17,10 @@ export interface NodeSettings extends ScheduleSettings {
   verify: boolean;
   /** Its settings (tolerance; checked only with verify on). */
   check: VerifySettings;
+  /** The power limits not set: each is the site's rating (GET /sites), checked before a schedule plays. */
+  rating: PowerLimitKey[];
+  /** The power limits turned off ("none", a flow saved before limits were on by default). */
+  none: PowerLimitKey[];
 }
 
 const bool = (v: unknown, dflt: boolean, field: string): boolean => {
@@ -28,7 +32,8 @@ const bool = (v: unknown, dflt: boolean, field: string): boolean => {
 
 /** The node's settings from its properties (each refusal names the property). */
 export function settingsOf(c: Record<string, unknown>): NodeSettings {
-  const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'maxGridLimit' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
+  const num = (key: 'pvPeakPower') => limited(c[key], LIMITS[key], key);
+  const power = powerLimitsOf(c);
   const store = c.store === undefined || c.store === null ? '' : c.store;
   if (typeof store !== 'string' || !/^[A-Za-z0-9_]{0,64}$/.test(store.trim())) {
     throw new ValidationError('store', `must be the name of a context store of the Node-RED settings (letters, digits, _), or empty for the default store; got ${show(c.store)}`);
@@ -37,10 +42,9 @@ export function settingsOf(c: Record<string, unknown>): NodeSettings {
     essUnit: parsePowerUnit(c.essUnit || 'kW', 'essUnit'),
     curtailmentUnit: parseCurtailmentUnit(c.curtailmentUnit || 'kW', 'curtailmentUnit'),
     gridUnit: parsePowerUnit(c.gridUnit || 'kW', 'gridUnit'),
-    maxEssPower: num('maxEssPower'),
-    maxCurtailment: num('maxCurtailment'),
-    maxGridPower: num('maxGridPower'),
-    maxGridLimit: num('maxGridLimit'),
+    ...power.values,
+    rating: power.rating,
+    none: power.none,
     allowMaximizeGridImport: bool(c.allowMaximizeGridImport, true, 'allowMaximizeGridImport'),
     pvPeakPower: num('pvPeakPower'),
     store: store.trim(),

@@ -18,3 +18,4 @@ export * from './steer-grid-limits';
 export * from './steer-percent';
 export * from './steer-verify';
 export * from './renewal';
+export * from './steer-ratings';

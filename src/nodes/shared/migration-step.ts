@@ -21,3 +21,20 @@ export function withDefaults(config: NodeConfig, defaults: NodeConfig): NodeConf
   }
   return out;
 }
+
+/** The power limits of the steering nodes (site steer, schedule). */
+const POWER_LIMITS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'];
+
+/**
+ * `config` with each power limit that a flow saved before limits were on by default held as
+ * "no limit" (not set, empty or 0) turned into "none", which keeps it off: an empty limit now
+ * means the site's rating. The node warns at deploy that it steers without a limit.
+ */
+export function keepNoLimit(config: NodeConfig): NodeConfig {
+  const out: NodeConfig = { ...config };
+  for (const key of POWER_LIMITS) {
+    const v = out[key];
+    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || Number(v) === 0) out[key] = 'none';
+  }
+  return out;
+}

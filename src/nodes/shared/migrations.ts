@@ -25,12 +25,13 @@ import { STEPS as TIME_SERIES_STEPS } from '../time-series/migrations';
 import { STEPS as SITE_STEER_STEPS } from '../site-steer/migrations';
 import { STEPS as REQUEST_STEPS } from '../request/migrations';
 import { STEPS as PLAN_STEPS } from '../plan/migrations';
+import { STEPS as SCHEDULE_STEPS } from '../schedule/migrations';
 
 export type { Migration, NodeConfig } from './migration-step';
 
 export type MigrationTable = Readonly<Record<string, readonly Migration[]>>;
 
-/** The upgrade steps of every node type, in order of version (ems-schedule has none). */
+/** The upgrade steps of every node type, in order of version. */
 export const MIGRATIONS: MigrationTable = {
   'ems-partner-config': CONFIG_STEPS,
   'ems-device-read': DEVICE_READ_STEPS,
@@ -38,6 +39,7 @@ export const MIGRATIONS: MigrationTable = {
   'ems-site-steer': SITE_STEER_STEPS,
   'ems-request': REQUEST_STEPS,
   'ems-plan': PLAN_STEPS,
+  'ems-schedule': SCHEDULE_STEPS,
 };
 
 /** The version a config of `type` has after every step (1 for a type without steps). */

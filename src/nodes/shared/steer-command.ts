@@ -9,11 +9,12 @@
  *   productionCurtailment / setting / setpoint; a grid-limits body has the same field names).
  * - Components neither the node nor the message sets are left out (partial update).
  * - Safety limits refuse a value beyond maxEssPower / maxCurtailment / maxGridPower /
- *   maxGridLimit (grid limits: steer-grid-limits.ts), a
+ *   maxGridLimit set as numbers (grid limits: steer-grid-limits.ts; a limit not set is the
+ *   site's rating, checked once the site list is known: steer-ratings.ts), a
  *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
  *   config node's maxValidity; nothing is sent.
  */
-import { accepts, checkMaxValidity, checkPowerLimits, type CurtailmentUnit, type CurtailmentValue, limited, LIMITS, MINUTE_MS, numberOf, parseCurtailmentUnit, parseCurtailmentValue, parseOptionalTime, parsePowerUnit, parsePowerValue, parseTime, type PowerUnit, type PowerValue, quarterHourValidUntil, show, type SteerMode, STEER_MODES, MODE_COMPONENTS, validateValidity, ValidationError } from '../../protocol';
+import { accepts, checkMaxValidity, powerLimitsOf, type PowerLimitKey, checkPowerLimits, type CurtailmentUnit, type CurtailmentValue, limited, LIMITS, MINUTE_MS, numberOf, parseCurtailmentUnit, parseCurtailmentValue, parseOptionalTime, parsePowerUnit, parsePowerValue, parseTime, type PowerUnit, type PowerValue, quarterHourValidUntil, show, type SteerMode, STEER_MODES, MODE_COMPONENTS, validateValidity, ValidationError } from '../../protocol';
 import type { SteeringCommand } from '../../runtime';
 import { parseGridLimits } from './steer-grid-limits';
 
@@ -31,12 +32,17 @@ export interface SteerSettings {
   maximizeGridImport: 'unchanged' | 'true' | 'false' | 'msg';
   validity: 'duration' | 'quarter-hour' | 'msg';
   duration: number;
+  /** The node's own power limits, W (0 = not a number: the site's rating, or none; see `rating`, `none`). */
   maxEssPower: number;
   maxCurtailment: number;
-  /** Bound of |grid setpoint| and of the deadband, W (0 = none). */
+  /** Bound of |grid setpoint| and of the deadband, W. */
   maxGridPower: number;
-  /** Bound of |upperLimit| and |lowerLimit| in mode grid-limits, W (0 = none). */
+  /** Bound of |upperLimit| and |lowerLimit| in mode grid-limits, W. */
   maxGridLimit: number;
+  /** The power limits not set: each is the site's rating (GET /sites), checked before sending. */
+  rating: PowerLimitKey[];
+  /** The power limits turned off ("none", a flow saved before limits were on by default). */
+  none: PowerLimitKey[];
   /** false: maximizeGridImport: true is refused, wherever it comes from. */
   allowMaximizeGridImport: boolean;
   /** What stop does in modes curtailment and combined: let the last limit expire, or lift it. */
@@ -73,7 +79,8 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
   const mode = (c.mode ?? 'ess') as SteerMode;
   if (!STEER_MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${STEER_MODES.join(', ')}; got ${show(c.mode)}`);
   // The numeric settings: range and default from the table of limits (protocol/limits.ts), as the editor checks them.
-  const num = (key: 'maxEssPower' | 'maxCurtailment' | 'maxGridPower' | 'maxGridLimit' | 'pvPeakPower') => limited(c[key], LIMITS[key], key);
+  const num = (key: 'pvPeakPower') => limited(c[key], LIMITS[key], key);
+  const power = powerLimitsOf(c);
   const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
   if (!['duration', 'quarter-hour', 'msg'].includes(validity)) throw new ValidationError('validity', `must be one of duration, quarter-hour, msg; got ${show(c.validity)}`);
   const mgi = (c.maximizeGridImport ?? 'unchanged') as SteerSettings['maximizeGridImport'];
@@ -96,10 +103,9 @@ export function settingsOf(c: Record<string, unknown>): SteerSettings {
     maximizeGridImport: mgi,
     validity,
     duration,
-    maxEssPower: num('maxEssPower'),
-    maxCurtailment: num('maxCurtailment'),
-    maxGridPower: num('maxGridPower'),
-    maxGridLimit: num('maxGridLimit'),
+    ...power.values,
+    rating: power.rating,
+    none: power.none,
     allowMaximizeGridImport: allow !== false && allow !== 'false',
     stopAction,
     pvPeakPower: num('pvPeakPower'),

@@ -5,7 +5,8 @@
  *
  * - Refused before anything is sent: a bad list (more than SERVICE.maxFleetSites, a site twice,
  *   a bad entry; the error names the field and index), a payload the mode refuses.
- * - Each site's command is the one the node would send to it alone (same limits, validity,
+ * - Each site's command is the one the node would send to it alone (same limits, each site's
+ *   rating where a limit is not set: a msg.sites entry's maxPowerW, else GET /sites; validity,
  *   `%` conversion, delivery check, renewal); it goes through the config node's steering
  *   queue (per-site order and merging) and client (concurrency), with at most fleetWindow()
  *   sites under way at once (runtime/fleet.ts).
@@ -52,6 +53,8 @@ export interface FleetDeps {
   runtime(): Promise<Runtime>;
   sites(rt: Runtime): Promise<SiteSummary[]>;
   converted(cmd: SteeringCommand, msg: NodeMessage): Promise<SteeringCommand>;
+  /** Refuses a command beyond the site's rating where the node's limit is not set (essW: the battery rating the list states). */
+  rated(cmd: SteeringCommand, essW?: number): Promise<void>;
   send(cmd: SteeringCommand, submitted: () => void, msg: NodeMessage, signal: AbortSignal): Promise<SteeringResult>;
   /** Whether stop lifts the curtailment of a site, and until when the last one lasts. */
   lifts(ref: string): boolean;
@@ -83,7 +86,7 @@ export interface FleetOutcome {
 export const isFleetOutcome = (v: unknown): v is FleetOutcome => typeof v === 'object' && v !== null && (v as FleetOutcome)[FLEET] === true;
 
 /** What one site is sent: a command, a stop without request, or a failure known before sending. */
-type Job = { site: string; cmd?: SteeringCommand; stopOnly?: boolean; error?: Error; part?: number };
+type Job = { site: string; cmd?: SteeringCommand; stopOnly?: boolean; error?: Error; part?: number; essW?: number };
 
 export async function steerFleet(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted: () => void): Promise<FleetOutcome> {
   // The message's own signal, aborted with the node's: its requests (up to the window at once)
@@ -121,10 +124,11 @@ async function run(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted
     const known = new Map(d.fleet.list.map((f) => [f.site, f]));
     plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, { runtime: d.runtime, sites: d.sites, signal });
     jobs = plan.parts.map((p) => (p.error ? { site: p.site, error: p.error }
-      : { site: p.site, part: p.partW! / POWER_FACTOR[s.essUnit], cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } } }));
+      : { site: p.site, part: p.partW! / POWER_FACTOR[s.essUnit], essW: p.maxPowerW, cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } } }));
   } else {
     const base = buildCommand(s, fleet[0].site, msg.payload, await d.values(msg), now, d.limits());
-    jobs = fleet.map(({ site }) => ({ site, cmd: { ...base, site } }));
+    const known = new Map(d.fleet.list.map((f) => [f.site, f]));
+    jobs = fleet.map(({ site, maxPowerW }) => ({ site, cmd: { ...base, site }, essW: maxPowerW ?? known.get(site)?.maxPowerW }));
   }
 
   // The next message may go on once every site's command is queued (or failed before it).
@@ -148,6 +152,7 @@ async function runJob(d: FleetDeps, job: Job, msg: NodeMessage, tick: () => void
     if (job.stopOnly) return { site: job.site, ok: true, response: { stopped: true, renewing: false } };
     cmd = await d.converted(job.cmd!, msg);
     if (d.dryRun) return { site: job.site, ok: true, request: requestForCommand(cmd, d.paths()), ...(job.part !== undefined ? { part: job.part } : {}) };
+    await d.rated(cmd, job.essW);
     const r = await d.send(cmd, once, msg, signal);
     if (d.renew && cmd.kind !== 'cancel-grid-target' && !(msg.payload === 'stop' || msg.stop === true)) d.renewal.schedule(cmd);
     return { site: job.site, ok: true, request: r.request, response: r.response, ...(r.merged ? { merged: true as const } : {}), ...(job.part !== undefined ? { part: job.part } : {}) };

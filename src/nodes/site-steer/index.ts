@@ -10,9 +10,9 @@
  * what the site delivered and reports on output 2. msg.sites or the node's `sites` steer a
  * fleet in one message, and mode portfolio splits one ESS power over it (fleet.ts).
  */
-import { formatClock, resolvePaths, SERVICE, type SteeringType, validateReference } from '../../protocol';
+import { formatClock, limitKeysOf, MODE_COMPONENTS, noLimitWarning, resolvePaths, SERVICE, type SteeringType, validateReference } from '../../protocol';
 import { type Displaced, percentCurtailmentOf, requestForCommand, runningScheduleFor, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { attributed, buildCommand, cachedSites, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf, withUntil } from '../shared';
+import { attributed, buildCommand, cachedSites, checkSiteRatings, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf, withUntil } from '../shared';
 import { fleetOf, fleetSettingsOf, steerFleet, type FleetDeps, type FleetSettings } from './fleet';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
@@ -41,6 +41,9 @@ export = function (RED: RED): void {
     try {
       settings = settingsOf(config);
       fleet = fleetSettingsOf(config);
+      // A limit turned off (a flow saved before limits were on by default): said once, at deploy.
+      const unlimited = noLimitWarning(settings.none, limitKeysOf(MODE_COMPONENTS[settings.mode]));
+      if (unlimited) node.warn(unlimited);
       const v = verifySettingsOf(config);
       if (v.on) verifier = new SteerVerify({ RED, node, config, status, signal: f.signal, settings: v, runtime: () => server!.runtime(), pvPeakPower: () => settings!.pvPeakPower });
       (node as typeof node & { delivery?: SteerVerify }).delivery = verifier; // tests and diagnostics
@@ -109,6 +112,12 @@ export = function (RED: RED): void {
       return convertPercent(cmd, mode, { node: settings!.pvPeakPower, msg: msg.pvPeakPower, sites }, { maxCurtailment: settings!.maxCurtailment });
     }
 
+    /** Refuses a command beyond the site's rating where the node's limit is not set (essW: a fleet entry's maxPowerW). */
+    async function rated(cmd: SteeringCommand, essW?: number): Promise<void> {
+      const sites = async () => { const r = await server!.runtime(); return cachedSites(r, () => r.client.listSites()); };
+      await checkSiteRatings(cmd, settings!.rating, cmd.site, { sites, essW, essFrom: 'maxPowerW in the site list', pvW: settings!.pvPeakPower, pvFrom: 'the node\'s pvPeakPower' });
+    }
+
     /** Whether stop lifts the curtailment of `ref` (stopAction 'lift', in a mode that steers curtailment). */
     function lifts(ref: string): boolean {
       const s = settings!;
@@ -143,7 +152,7 @@ export = function (RED: RED): void {
     /** What the fleet part needs of the node (fleet.ts). */
     const fleetDeps = (): FleetDeps => ({
       settings: settings!, fleet: fleet!, status, signal: f.signal, dryRun: !!config.dryRun, renew: !!config.renew, renewal,
-      values, limits, paths, runtime: () => server!.runtime(), converted, lifts,
+      values, limits, paths, runtime: () => server!.runtime(), converted, rated, lifts,
       sites: (rt) => cachedSites(rt, () => rt.client.listSites()),
       send: (cmd, submitted, msg, signal) => {
         if (byFleet.size >= SERVICE.maxFleetSites * 2) byFleet.clear();
@@ -198,6 +207,7 @@ export = function (RED: RED): void {
         return copy({ payload: { stopped: true, renewing: false }, site: ref });
       }
       const cmd = await converted(buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits()), msg);
+      if (!config.dryRun) await rated(cmd); // (a dry run reads nothing: the site's rating is checked when it is sent)
       if (config.dryRun) {
         const request = requestForCommand(cmd, paths());
         status.dryRun(status.t('dryRun', { what: describe(cmd) }));

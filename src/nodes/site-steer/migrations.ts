@@ -3,7 +3,7 @@
  * the one table of every node type are ../shared/migrations.ts; the editor gets these steps
  * bundled into resources/migrations.js, so this file imports only ../shared/migration-step.
  */
-import { withDefaults, type Migration } from '../shared/migration-step';
+import { keepNoLimit, withDefaults, type Migration } from '../shared/migration-step';
 
 export const STEPS: readonly Migration[] = [
   // 0.2.0 (issue 10): grid limit ('' = none, as the panel's default), maximize grid import
@@ -31,4 +31,7 @@ export const STEPS: readonly Migration[] = [
   // 0.3.0 (issue 14): fleets: the node's site list ('' = the one site of `site`, or msg.sites)
   // and how portfolio mode splits the fleet's power (by battery rating).
   { version: 5, up: (c) => withDefaults(c, { sites: '', portfolioSplit: 'rating' }) },
+  // Power limits on by default: an empty limit is now the site's rating, so a limit this flow
+  // had off (not set, empty or 0) becomes "none" and stays off (the node warns at deploy).
+  { version: 6, up: keepNoLimit },
 ];

@@ -38,7 +38,8 @@ function unitOf(key: string, which: 'power' | 'curtailment'): Validator {
 function power(node: EditorNode, v: unknown, unitKey: string): PowerValue {
     const u = s(node, unitKey); return { value: E().num(v), unit: units('power').indexOf(u as string) >= 0 ? u as PowerUnit : 'kW' };
 }
-// The node's power limits, W (0 = none), as the runtime's checkPowerLimits takes them.
+// The node's power limits set as numbers, W (0 = the site's rating or none: known only to the runtime, which reads
+// the site list), as the runtime's checkPowerLimits takes them.
 function powerLimits(node: EditorNode) { return { maxEssPower: limit(node, 'maxEssPower'), maxCurtailment: limit(node, 'maxCurtailment'), maxGridPower: limit(node, 'maxGridPower') }; }
 // true, or the runtime's refusal of a value beyond a limit (protocol/steer-modes.ts checkPowerLimits), without
 // the component's name (`field`), the panel's label first.
@@ -159,11 +160,11 @@ export const validate: Record<string, Validator> = {
     lowerLimitValue: gridLimit('lower'),
     lowerLimitUnit: unitOf('lowerLimit', 'power'),
     duration: V.limit('duration', { applies: function (node) { return f(node, 'validity') === 'duration'; } }),
-    maxEssPower: V.limit('maxEssPower'),
-    maxCurtailment: V.limit('maxCurtailment'),
-    // Empty = not set (no limit / unknown), else as the table says.
-    maxGridPower: V.limit('maxGridPower', { empty: true }),
-    maxGridLimit: V.limit('maxGridLimit', { empty: true }),
+    // The power limits: empty = the site's rating (the default), "none" = off, else W as the table says.
+    maxEssPower: V.limit('maxEssPower', { rating: true }),
+    maxCurtailment: V.limit('maxCurtailment', { rating: true }),
+    maxGridPower: V.limit('maxGridPower', { rating: true }),
+    maxGridLimit: V.limit('maxGridLimit', { rating: true }),
     stopAction: named('stopAction', function (v) {
         return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
     }),
@@ -228,7 +229,8 @@ export function oneditprepare(this: RedEditorNode): void {
     $mode.add($verify).on('change', verifyRows);
     update();
     verifyRows();
-    E().attach({ list: 'sites', ref: 'site' });
+    // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
+    E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
     // The device pickers list the devices of their kind, of the site when one is typed.
     E().attachDevicePickers();
 }

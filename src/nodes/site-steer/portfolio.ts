@@ -1,7 +1,8 @@
 /**
  * Portfolio mode of `ems-site-steer` (issue 14): one ESS power for the whole fleet, split over
  * its sites (protocol/portfolio.ts splitPower) by battery rating or by SOC (charge: headroom
- * 100 − SOC; discharge: SOC), each part within the node's maxEssPower and the site's rating.
+ * 100 − SOC; discharge: SOC), each part within the node's maxEssPower and the site's rating
+ * (with maxEssPower not set, a site without a known rating gets no part and is reported failed).
  *
  * What is known about each site comes, first to last, from: the msg.sites entry, the node's
  * `sites` entry, GET /sites (batteryMaxPower; cached per runtime, as for a `%` curtailment),
@@ -88,6 +89,14 @@ export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, tot
     }
     return w;
   });
+  // The node's maxEssPower not set: each site's part is bounded by its battery rating, so a site without one gets none.
+  if (totalW !== 0 && s.rating.includes('maxEssPower')) {
+    info.forEach((p, i) => {
+      if (p.error || p.maxPowerW !== undefined) return;
+      weighed[i] = undefined;
+      p.error = new ValidationError('maxEssPower', `is not set, so each site's battery rating bounds its part, and ${p.site} has none (no maxPowerW in msg.sites or the node's sites, and GET /sites lists no batteryMaxPower for it): give maxPowerW, or set maxEssPower to a positive number of W or "none"; nothing was sent to it`, 'unprocessable');
+    });
+  }
   const cap = (p: PortfolioPart) => Math.min(s.maxEssPower > 0 ? s.maxEssPower : Infinity, p.maxPowerW ?? Infinity);
   const inSplit = info.map((p, i) => (p.error ? -1 : i)).filter((i) => i >= 0);
   const r = splitPower(totalW, inSplit.map((i) => ({ weight: Math.max(0, weighed[i]!), capW: cap(info[i]) })));
