@@ -83,7 +83,7 @@ describe('request budget in Node-RED', function () {
     assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/);
     assert.equal(e.error.code, 'EMS_BUDGET');
     assert.equal(f.status.all.at(-1).fill, 'red');
-    assert.match(f.status.all.at(-1).text, /budget: maxPerMinute reached/);
+    assert.equal(f.status.all.at(-1).text, 'budget: maxPerMinute reached · 1 refused');
   });
 
   it('queue mode: of a burst, the messages the budget cannot send within 10 minutes fail at once (Catch-able, red ring, counted as refused); the rest wait in order', async () => {
@@ -97,7 +97,7 @@ describe('request budget in Node-RED', function () {
       assert.equal(e.error.code, 'EMS_BUDGET');
       assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerDay reached \(\d of 3 requests in the last 24 h and \d waiting ahead of it\); its turn would come at \S+, later than budgetMode "queue" waits \(10 minutes\)$/);
     }
-    assert.ok(f.status.all.some((x) => x.fill === 'red' && /^budget: maxPerDay reached$/.test(x.text)), 'a red ring names the cap');
+    assert.ok(f.status.all.some((x) => x.fill === 'red' && x.text === 'budget: maxPerDay reached · 7 refused'), 'a red ring names the cap and counts the refusals');
     const st = budgets.peek(c.id)!.stats();
     assert.deepEqual({ sent: st.total.sent, refused: st.total.refused, queued: st.queued }, { sent: 2, refused: 7, queued: 1 });
   });

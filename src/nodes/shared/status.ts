@@ -133,6 +133,8 @@ export class Status {
   private last: NodeStatus | Record<string, never> = {};
   /** Messages refused at the waiting limit since deploy: counted on every later status ("· 12 dropped"). */
   private drops = 0;
+  /** Requests of this node the request budget refused since deploy: counted on its red ring. */
+  private budgetRefusals = 0;
 
   /**
    * @param node the node whose status this is
@@ -237,8 +239,13 @@ export class Status {
     this.showNoted({ fill: 'grey', shape: 'ring', text });
   }
 
-  /** Red ring: why the last message or poll failed. */
+  /** Red ring: why the last message or poll failed (a budget refusal with this node's count of them, "budget: maxPerDay reached · 7 refused"). */
   error(err: unknown): void {
+    if (err instanceof BudgetError) {
+      this.budgetRefusals++;
+      this.failing(cut(shared('budgetRefused', { cap: String(err.field ?? ''), count: this.budgetRefusals }), 48));
+      return;
+    }
     this.failing(shortReason(err));
   }
 
