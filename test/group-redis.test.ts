@@ -6,17 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { checkRedisUrl, Group, GroupConnection, GroupError, redact, split } from '../src/runtime/group';
-import { redisOrSkip, startRedis, type StartedRedis } from './helpers/redis';
-
-/** Polls `cond` every 10 ms until true; rejects after `ms`. */
-export async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
-  const t0 = Date.now();
-  while (!(await cond())) {
-    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  return Date.now() - t0;
-}
+import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
 const DEVICES = Array.from({ length: 300 }, (_, i) => `dev-${i}`);
 

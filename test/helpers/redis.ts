@@ -94,3 +94,13 @@ export async function startRedis(bin: string, o: { password?: string } = {}, ms 
     },
   };
 }
+
+/** Polls `cond` every 10 ms until true; rejects after `ms`. */
+export async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Date.now() - t0;
+}
