@@ -79,6 +79,8 @@ export class SharedBudget {
   private block?: Block;
   private refill?: Promise<void>;
   private closed = false;
+  /** Local time until which a cap is known to be spent (no reservation is tried before). */
+  private dryUntil = -Infinity;
   /** Local counts per local minute and day, for the fallback share. */
   private local = { minute: -1, inMinute: 0, day: -1, inDay: 0 };
   readonly stats: SharedBudgetStats = { spent: 0, refused: 0, reservations: 0, fallback: 0 };
@@ -138,7 +140,7 @@ export class SharedBudget {
 
   /** Reserves a block now unless one is being reserved (one at a time). */
   reserve(): Promise<void> {
-    if (this.closed || !this.capped) return Promise.resolve();
+    if (this.closed || !this.capped || this.o.clock.now() < this.dryUntil) return Promise.resolve();
     this.refill ??= this.doReserve().finally(() => { this.refill = undefined; });
     return this.refill;
   }
@@ -157,6 +159,8 @@ export class SharedBudget {
       const [g, minute, msLeft, day] = (await this.conn.evalScript<number[]>(RESERVE, [],
         [`${this.o.prefix}budget:`, this.size(), this.o.perMinute, this.o.perDay])).map(Number);
       const until = sentAt + msLeft;
+      // Nothing granted: a cap is spent; asked again when this minute ends, not on every read.
+      if (g === 0) this.dryUntil = until;
       const b = this.block;
       if (this.closed) {
         if (g > 0) await this.giveBack({ left: g, minute, day, until }, true);
