@@ -46,7 +46,7 @@ describe('flows saved by 0.1.0', () => {
 
   it('every node runs with its properties upgraded to the current version: the properties added since get their defaults', async () => {
     const ADDED: Record<string, Record<string, unknown>> = {
-      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send', maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' },
+      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send', maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse', redisUrl: '' },
       'ems-device-read': { maxSplit: 1000 },
       'ems-time-series': { maxSplit: 1000 },
       'ems-site-steer': {
@@ -56,7 +56,7 @@ describe('flows saved by 0.1.0', () => {
         sites: '', portfolioSplit: 'rating',
       },
     };
-    const VERSION: Record<string, number> = { 'ems-partner-config': 4, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 5 };
     await load();
     const ours = SAVED.filter((n) => ADDED[n.type]);
     assert.equal(ours.length, 8);

@@ -43,10 +43,14 @@ const V4B: Record<string, NodeConfig> = {
 const V5: Record<string, NodeConfig> = {
   'ems-site-steer': { sites: '', portfolioSplit: 'rating' },
 };
+/** What version 5 of the config node adds: the group's Redis, none (every instance alone, as before). */
+const V5B: Record<string, NodeConfig> = {
+  'ems-partner-config': { redisUrl: '' },
+};
 
 /** Every property added since 0.1.0, and the version a type is at now. */
-const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t] }]));
-const CURRENT = (type: string) => (V5[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t] }]));
+const CURRENT = (type: string) => (V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
 
 /**
  * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
@@ -104,7 +108,7 @@ describe('migrations', () => {
     if (V3[type]) {
       it(`${type}: a version 2 config goes through the steps after 2 only`, () => {
         const v2 = { type, version: 2, name: 'x' };
-        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], version: CURRENT(type) });
+        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], ...V5B[type], version: CURRENT(type) });
       });
     }
 

@@ -12,6 +12,7 @@ import { PollScheduler } from './poll-scheduler';
 import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
 import { Budget, budgetCaps, budgets, type BudgetRegistry } from './budget';
+import { checkRedisUrl, Group } from './group';
 
 export interface ConfigProps {
   name?: string;
@@ -44,6 +45,8 @@ export interface ConfigProps {
   maxPerDay?: number | string;
   /** At a cap: 'refuse' (default) or 'queue'. */
   budgetMode?: string;
+  /** The group's Redis (redis:// or rediss://, no credentials in it); empty: no group. */
+  redisUrl?: string;
 }
 
 /** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
@@ -61,6 +64,11 @@ export interface ConfigCredentials {
   clientSecret?: string;
 }
 
+/** The group's credential, apart from the service's (the admin routes never take or send it). */
+export interface GroupCredentials {
+  redisPassword?: string;
+}
+
 export interface Runtime {
   client: EmsClient;
   reads: ReadCoalescer;
@@ -75,6 +83,11 @@ export interface Runtime {
   percentCurtailment: PercentCurtailment;
   /** The request budget: counts and caps of every attempt of the client (kept across redeploys by the config node's id). */
   budget: Budget;
+  /**
+   * The group of instances running this flow on one Redis (a deployed config node with a
+   * redisUrl); undefined without one. Made and closed with the runtime; nothing uses it yet.
+   */
+  group?: Group;
   close(): void;
 }
 
@@ -148,7 +161,7 @@ export interface RuntimeOptions {
   budgets?: BudgetRegistry;
 }
 
-export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(p: ConfigProps, c: ConfigCredentials & GroupCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
   const sim = usesSimulator(p);
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
@@ -160,6 +173,7 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const paths = sim ? { ...DEFAULT_PATHS } : configured;
   const percentCurtailment = percentCurtailmentOf(p);
   const caps = budgetCaps(p);
+  const redisUrl = checkRedisUrl(p.redisUrl);
   const budget = o.budgetId ? (o.budgets ?? budgets).budget(o.budgetId) : new Budget();
   budget.configure(caps);
   const client = new EmsClient({
@@ -177,9 +191,14 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
   const steering = new SteeringQueue(client, { maxValidityMs, paths });
   const polls = new PollScheduler(onPollError);
+  // Only a deployed config node (one with an id) joins a group: settings from an admin request never do.
+  const group = redisUrl && o.budgetId
+    ? new Group({ url: redisUrl, password: c.redisPassword, groupId: o.budgetId, perMinute: caps.maxPerMinute, perDay: caps.maxPerDay })
+    : undefined;
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget,
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group,
     close() {
+      void group?.close();
       polls.stop();
       reads.close();
       client.close();

@@ -15,4 +15,7 @@ export const STEPS: readonly Migration[] = [
   // 0.3.0 (issue 14): the request budget: caps per minute and per day (0 = none), and what a
   // read does at a cap (refused, as a new config node starts).
   { version: 4, up: (c) => withDefaults(c, { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }) },
+  // The group of instances on one Redis: '' = no group (every instance alone, as before). Its
+  // password is a credential, which needs no step.
+  { version: 5, up: (c) => withDefaults(c, { redisUrl: '' }) },
 ];
