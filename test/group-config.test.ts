@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { createClient } from 'redis';
+import { createRuntime } from '../src/runtime';
 import { helper, loadFlow, useRuntime } from './helpers/red';
+import { freePort } from './helpers/spawned';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
 const PASSWORD = 'grp-S3CRET-pw';
@@ -51,6 +53,27 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
     await until(async () => (await probe.zRange(key, 0, -1)).length === 0, 3000, 'left the group');
     const logged = JSON.stringify(((helper as any)._logSpy?.getCalls() ?? []).map((c: { args: unknown[] }) => c.args));
     assert.doesNotMatch(logged, new RegExp(PASSWORD));
+  });
+
+  it('a Redis that does not answer: the flow deploys and reads, the group says unreachable, and a redeploy closes it at once', async () => {
+    const dead = `redis://127.0.0.1:${await freePort()}`;
+    const f = await loadFlow(nodes(config({ redisUrl: dead })), { cfg: { redisPassword: PASSWORD } });
+    const rt = await helper.getNode('cfg').runtime();
+    await until(() => rt.group.reachability === 'unreachable', 3000, 'unreachable');
+    assert.deepEqual(rt.group.leases.leader('any-site'), { kind: 'unknown', reason: 'unreachable' });
+    assert.ok(Array.isArray((await f.ask()).payload), 'reads go on');
+    await helper.unload();
+    await until(() => rt.group.reachability === 'closed', 1000, 'closed');
+    assert.doesNotMatch(String(rt.group.connection.lastError), new RegExp(PASSWORD));
+  });
+
+  it('settings from an admin request (no config node id) never make a group', async () => {
+    const rt = await createRuntime({ simulator: true, redisUrl: redis.url }, { redisPassword: PASSWORD });
+    try {
+      assert.equal(rt.group, undefined);
+    } finally {
+      rt.close();
+    }
   });
 
   it('a redisUrl with a password in it is refused, naming redisUrl, without repeating the password', async () => {

@@ -110,6 +110,20 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     for (let slot = 0; slot < 96; slot++) assert.equal(claims.get(slot)?.length, 1, `slot ${slot}: ${claims.get(slot)}`);
   });
 
+  it('a lease counts locally only until the time of its last renewal plus the lease (injected clock): past it, "unknown" until renewed', async () => {
+    let offset = 0;
+    const clock = { now: () => Date.now() + offset, setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
+    const g = new Group({ url: redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
+    open.push(g);
+    await g.connection.ready();
+    g.leases.watch('site-F');
+    await until(() => g.leases.leader('site-F').kind === 'me', 3000, 'leads');
+    const first = g.leases.leader('site-F') as Extract<LeaderAnswer, { kind: 'me' }>;
+    offset += 60_000; // the renewals did not happen in time (as seen by this instance's clock)
+    assert.deepEqual(g.leases.leader('site-F'), { kind: 'unknown', reason: 'pending' });
+    assert.deepEqual(await g.leases.tick('site-F'), first, 'renewed: the same lease, the same fencing token');
+  });
+
   it('what is in force per site survives the leader: the next one reads it; entries over are dropped', async () => {
     const [a, b] = await three();
     const now = Date.now();

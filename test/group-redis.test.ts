@@ -5,6 +5,7 @@
  * of 300 devices (each exactly once; a dead member's devices, and only those, move).
  */
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { checkRedisUrl, Group, GroupConnection, GroupError, redact, split } from '../src/runtime/group';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
@@ -32,6 +33,18 @@ describe('group: redisUrl, connection, membership, split', () => {
     const two = split(DEVICES, ['a', 'c']);
     for (const m of ['a', 'c']) for (const k of three.get(m)!) assert.ok(two.get(m)!.includes(k), `${k} stays with ${m}`);
     assert.equal(two.get('a')!.length + two.get('c')!.length, 300);
+  });
+
+  it('rendezvous, any keys and members: every key has one owner among them; removing a member moves only its keys', () => {
+    fc.assert(fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 6 }),
+      fc.uniqueArray(fc.string({ maxLength: 16 }), { maxLength: 60 }), fc.nat(), (members, keys, pick) => {
+        const before = split(keys, members);
+        assert.deepEqual([...before.values()].flat().sort(), [...keys].sort());
+        const gone = members[pick % members.length];
+        const after = split(keys, members.filter((m) => m !== gone));
+        for (const [m, ks] of before) if (m !== gone) for (const k of ks) assert.ok(after.get(m)!.includes(k));
+        assert.deepEqual([...after.values()].flat().sort(), [...keys].sort());
+      }), { numRuns: 200 });
   });
 
   describe('against redis-server', function () {

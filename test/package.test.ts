@@ -129,8 +129,9 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
     // Seven nodes with help in two languages, twelve examples, the simulator and the site planner (also bundled for
     // the editor as resources/plan-input.js, 65 KB); 1.38 MB at issue 20, 1.46 MB at issue 21 (the simulator's
-    // per-URL target cache, column request log and local time units: about 14 KB). The bench's own-files figure tracks it.
-    assert.ok(packed.unpackedSize < 1_500_000, `unpacked ${packed.unpackedSize} bytes`);
+    // per-URL target cache, column request log and local time units: about 14 KB); 1.50 MB with the group on Redis
+    // (dist/runtime/group, 28 KB, and its help). The bench's own-files figure tracks it.
+    assert.ok(packed.unpackedSize < 1_550_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {
