@@ -105,6 +105,8 @@ export class GroupConnection {
     this.client = createClient({
       url,
       password: this.password,
+      // RESP3 (HELLO 3, Redis 6 and later): replies keep their types (a hash is a map); fixed here, not left to the client's default
+      RESP: 3,
       disableOfflineQueue: true,
       commandOptions: { timeout: o.commandTimeoutMs ?? 1000 },
       socket: {
@@ -177,12 +179,8 @@ export class GroupConnection {
   async close(): Promise<void> {
     if (this.state === 'closed') return;
     this.set('closed');
-    try {
-      if (this.client.isOpen) await this.client.close();
-      else this.client.destroy();
-    } catch {
-      this.client.destroy();
-    }
+    // close() also ends a reconnect loop; it lets replies in flight arrive first
+    await this.client.close().catch(() => undefined);
   }
 
   private clean(e: unknown): string {

@@ -74,9 +74,3 @@ export class Group {
     return this.closing;
   }
 }
-
-/** A group for a config node with a redisUrl (checked); undefined without one. */
-export function createGroup(o: Omit<GroupOptions, 'url'> & { url?: string }): Group | undefined {
-  if (!o.url || !o.url.trim()) return undefined;
-  return new Group({ ...o, url: o.url });
-}

@@ -48,10 +48,8 @@ export class InForceStore {
 
   /** The entries of `site` not over yet (entries over are dropped from Redis on the way). */
   async list(site: string): Promise<InForceEntry[]> {
-    const flat = await this.conn.command<string[] | Record<string, string>>(['HGETALL', this.hash(site)]);
-    const pairs: Array<[string, string]> = Array.isArray(flat)
-      ? Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]])
-      : Object.entries(flat);
+    // RESP3 (the connection's protocol): a map, which the client hands out as an object
+    const pairs = Object.entries(await this.conn.command<Record<string, string>>(['HGETALL', this.hash(site)]));
     const now = this.o.clock.now();
     const live: InForceEntry[] = [];
     const over: string[] = [];

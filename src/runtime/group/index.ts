@@ -9,4 +9,4 @@ export { ownerOf, split } from './rendezvous';
 export { Leases, type LeaderAnswer, type LeaseOptions } from './lease';
 export { SharedBudget, type SharedBudgetOptions, type SharedBudgetStats } from './shared-budget';
 export { InForceStore, type ClaimResult, type InForceEntry, type InForceOptions } from './in-force';
-export { Group, createGroup, defaultInstanceId, type GroupOptions } from './group';
+export { Group, defaultInstanceId, type GroupOptions } from './group';

@@ -45,8 +45,8 @@ export interface LeaseOptions {
   instanceId: string;
   /** The group's key prefix. */
   prefix: string;
-  /** Lease time, ms (default 15000); renewed every leaseMs/3. */
-  leaseMs?: number;
+  /** Lease time, ms; renewed every leaseMs/3. */
+  leaseMs: number;
   clock: GroupClock;
 }
 
@@ -76,9 +76,9 @@ export class Leases {
   private closed = false;
 
   constructor(private readonly conn: GroupConnection, private readonly o: LeaseOptions) {
-    this.leaseMs = o.leaseMs ?? 15_000;
+    this.leaseMs = o.leaseMs;
     // Losing Redis: every site's answer turns to unknown at once (and back when a renewal succeeds).
-    conn.onState(() => { for (const s of this.sites.keys()) this.notify(s); });
+    conn.onState(() => { for (const [site, s] of this.sites) this.notify(site, s); });
   }
 
   /** Keeps trying to lead `site` (at once, then every leaseMs/3) until unwatch or close. */
@@ -130,28 +130,29 @@ export class Leases {
         else s.held = undefined;
       }
       if (!s.held) {
-        const [mine, value, pttl] = await this.conn.evalScript<[number, string, number?]>(ACQUIRE, [this.key(site), this.fenceKey(site)], [this.o.instanceId, this.leaseMs]);
+        const [mine, value, pttl] = await this.conn.evalScript<[number, string, number]>(ACQUIRE, [this.key(site), this.fenceKey(site)], [this.o.instanceId, this.leaseMs]);
         const p = parse(String(value));
         if (mine === 1) {
           s.held = { value: String(value), token: p.token, until };
           s.other = undefined;
         } else {
-          s.other = { instance: p.instance, until: sent + Math.max(0, Number(pttl ?? 0)) };
+          s.other = { instance: p.instance, until: sent + Math.max(0, Number(pttl)) };
         }
       }
     } catch {
       // Redis away or slow: what we held runs out by its own time; leader() says unknown meanwhile
       failed = true;
     }
-    if (this.sites.get(site) === s && !this.closed) {
-      // A holder renews every third of the lease; the others try again just after the holder's
-      // lease would run out, so a dead leader is replaced right after its lease expires.
-      const retry = failed ? Math.min(1000, Math.floor(this.leaseMs / 3))
-        : s.held || !s.other ? Math.floor(this.leaseMs / 3)
-        : Math.min(Math.floor(this.leaseMs / 3), Math.max(20, s.other.until - this.o.clock.now() + 20));
-      s.timer = this.o.clock.setTimeout(() => void this.tick(site), retry);
-    }
-    this.notify(site);
+    // unwatched (or closed) while the answer was on its way: nothing more to do for it
+    if (this.sites.get(site) !== s || this.closed) return this.leader(site);
+    // A holder renews every third of the lease; the others try again just after the holder's
+    // lease would run out, so a dead leader is replaced right after its lease expires.
+    const third = Math.floor(this.leaseMs / 3);
+    const retry = failed ? Math.min(1000, third)
+      : s.held ? third
+      : Math.min(third, Math.max(20, s.other!.until - this.o.clock.now() + 20));
+    s.timer = this.o.clock.setTimeout(() => void this.tick(site), retry);
+    this.notify(site, s);
     return this.leader(site);
   }
 
@@ -169,9 +170,7 @@ export class Leases {
     return `${this.o.prefix}fence:${site}`;
   }
 
-  private notify(site: string): void {
-    const s = this.sites.get(site);
-    if (!s) return;
+  private notify(site: string, s: Site): void {
     const a = this.leader(site);
     const sig = a.kind === 'me' ? `me:${a.token}` : a.kind === 'other' ? `other:${a.instance}` : `unknown:${a.reason}`;
     if (sig === s.last) return;

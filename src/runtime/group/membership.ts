@@ -21,8 +21,8 @@ export interface MembershipOptions {
   instanceId: string;
   /** The set's key. */
   key: string;
-  /** How long a heartbeat keeps a member alive, ms (default 15000); one is sent every ttl/3. */
-  ttlMs?: number;
+  /** How long a heartbeat keeps a member alive, ms; one is sent every ttl/3. */
+  ttlMs: number;
   clock: GroupClock;
 }
 
@@ -36,21 +36,12 @@ export class Membership {
   lastBeat?: number;
 
   constructor(private readonly conn: GroupConnection, private readonly o: MembershipOptions) {
-    this.ttlMs = o.ttlMs ?? 15_000;
+    this.ttlMs = o.ttlMs;
   }
 
-  get instanceId(): string {
-    return this.o.instanceId;
-  }
-
-  /** Starts the heartbeats (the first at once). */
-  start(): void {
-    if (this.closed || this.timer !== undefined) return;
-    void this.beat();
-  }
-
-  /** One heartbeat now; resolves with the live members (the last known view when Redis is away). */
+  /** One heartbeat now (then one every ttl/3, until close); resolves with the live members (the last known view when Redis is away). */
   async beat(): Promise<readonly string[]> {
+    if (this.closed) return this.view;
     if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
     this.timer = undefined;
     try {

@@ -5,17 +5,18 @@
  */
 import { createHash } from 'node:crypto';
 
-function weight(member: string, key: string): bigint {
-  return createHash('sha256').update(member).update('\u0000').update(key).digest().readBigUInt64BE(0);
+/** The weight of (member, key): a hash, then the member's name, so that equal hashes still order the same everywhere. */
+function weight(member: string, key: string): string {
+  return `${createHash('sha256').update(member).update('\u0000').update(key).digest('hex')}\u0000${member}`;
 }
 
 /** The owner of `key` among `members` (undefined when there are none). */
 export function ownerOf(key: string, members: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestW = -1n;
+  let bestW = '';
   for (const m of members) {
     const w = weight(m, key);
-    if (w > bestW || (w === bestW && best !== undefined && m < best)) {
+    if (w > bestW) {
       best = m;
       bestW = w;
     }
