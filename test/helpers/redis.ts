@@ -28,7 +28,7 @@ export function findRedisServer(): string | undefined {
 export function redisOrSkip(ctx: Mocha.Context): string {
   const bin = findRedisServer();
   if (!bin) {
-    console.log('      skipped: redis-server is not installed (apt-get install redis-server; .ci/run does it) or REDIS_SERVER is not set');
+    console.log('      skipped: no redis-server (none on PATH, or REDIS_SERVER names no executable); apt-get install redis-server (.ci/run does it)');
     ctx.skip();
   }
   return bin!;
