@@ -46,7 +46,7 @@ describe('flows saved by 0.1.0', () => {
 
   it('every node runs with its properties upgraded to the current version: the properties added since get their defaults', async () => {
     const ADDED: Record<string, Record<string, unknown>> = {
-      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send', maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse', maxWaiting: 10_000 },
+      'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send', maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse', maxWaiting: 10_000, redisUrl: '' },
       'ems-device-read': { maxSplit: 1000 },
       'ems-time-series': { maxSplit: 1000 },
       'ems-site-steer': {
@@ -56,7 +56,7 @@ describe('flows saved by 0.1.0', () => {
         sites: '', portfolioSplit: 'rating',
       },
     };
-    const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
+    const VERSION: Record<string, number> = { 'ems-partner-config': 6, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
     // Power limits are on by default now (an empty one is the site's rating): a limit a saved flow had off stays off, as "none".
     const off = (v: unknown) => v === undefined || v === '' || v === 0;
     const limits = (n: Record<string, any>) => (n.type !== 'ems-site-steer' ? {}

@@ -49,11 +49,12 @@ const V5B: Record<string, NodeConfig> = {
 };
 
 /**
- * What version 6 of site steer does: power limits are on by default (an empty one is the site's
+ * What version 6 does. Site steer: power limits are on by default (an empty one is the site's
  * rating), so each limit a saved flow had off (not set, empty or 0) becomes "none" and stays off.
+ * The config node: the group's Redis, none (every instance alone, as before).
  */
 const OFF = { maxEssPower: 'none', maxCurtailment: 'none', maxGridPower: 'none', maxGridLimit: 'none' };
-const V6: Record<string, NodeConfig> = { 'ems-site-steer': OFF };
+const V6: Record<string, NodeConfig> = { 'ems-site-steer': OFF, 'ems-partner-config': { redisUrl: '' } };
 
 /** Every property added or kept off since 0.1.0, and the version a type is at now. */
 const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t], ...V6[t] }]));

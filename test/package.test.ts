@@ -128,9 +128,10 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
     assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
     // Seven nodes with help in two languages, twelve examples, the simulator and the site planner (also bundled for
-    // the editor as resources/plan-input.js, 65 KB); 1.38 MB at issue 20, 1.46 MB at issue 21 (the simulator's
-    // per-URL target cache, column request log and local time units: about 14 KB). The bench's own-files figure tracks it.
-    assert.ok(packed.unpackedSize < 1_500_000, `unpacked ${packed.unpackedSize} bytes`);
+    // the editor as resources/plan-input.js, 65 KB); 1.58 MB with the site ratings, input caps, waiting bound,
+    // clearer errors and their help, and the group on Redis (dist/runtime/group, 28 KB). The bound catches a file
+    // packed by mistake, not growth of the code; the bench's own-files figure tracks that.
+    assert.ok(packed.unpackedSize < 1_650_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {

@@ -13,6 +13,7 @@ import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
 import { Budget, budgetCaps } from './budget';
 import { budgets, type BudgetRegistry } from './budget-registry';
+import { checkRedisUrl, Group } from './group';
 
 export interface ConfigProps {
   name?: string;
@@ -47,6 +48,8 @@ export interface ConfigProps {
   budgetMode?: string;
   /** Most messages each node of this config node holds at once; more fail at once (LIMITS.maxWaiting; read by each node). */
   maxWaiting?: number | string;
+  /** The group's Redis (redis:// or rediss://, no credentials in it); empty: no group. */
+  redisUrl?: string;
 }
 
 /** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
@@ -64,6 +67,11 @@ export interface ConfigCredentials {
   clientSecret?: string;
 }
 
+/** The group's credential, apart from the service's (the admin routes never take or send it). */
+export interface GroupCredentials {
+  redisPassword?: string;
+}
+
 export interface Runtime {
   client: EmsClient;
   reads: ReadCoalescer;
@@ -78,6 +86,11 @@ export interface Runtime {
   percentCurtailment: PercentCurtailment;
   /** The request budget: counts and caps of every attempt of the client (kept across redeploys by the config node's id). */
   budget: Budget;
+  /**
+   * The group of instances running this flow on one Redis (a deployed config node with a
+   * redisUrl); undefined without one. Made and closed with the runtime; nothing uses it yet.
+   */
+  group?: Group;
   close(): void;
 }
 
@@ -151,7 +164,7 @@ export interface RuntimeOptions {
   budgets?: BudgetRegistry;
 }
 
-export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(p: ConfigProps, c: ConfigCredentials & GroupCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
   const sim = usesSimulator(p);
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
@@ -165,6 +178,7 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   // Read by each node (the scaffold); checked here so a value out of range is reported at deploy.
   setting(p, 'maxWaiting');
   const caps = budgetCaps(p);
+  const redisUrl = checkRedisUrl(p.redisUrl);
   const budget = o.budgetId ? (o.budgets ?? budgets).budget(o.budgetId) : new Budget();
   budget.configure(caps);
   const client = new EmsClient({
@@ -182,9 +196,14 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials, onPoll
   const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
   const steering = new SteeringQueue(client, { maxValidityMs, paths });
   const polls = new PollScheduler(onPollError);
+  // Only a deployed config node (one with an id) joins a group: settings from an admin request never do.
+  const group = redisUrl && o.budgetId
+    ? new Group({ url: redisUrl, password: c.redisPassword, groupId: o.budgetId, perMinute: caps.maxPerMinute, perDay: caps.maxPerDay })
+    : undefined;
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget,
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group,
     close() {
+      void group?.close();
       polls.stop();
       reads.close();
       client.close();

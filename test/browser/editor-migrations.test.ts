@@ -29,8 +29,8 @@ const ADDED: Record<string, Record<string, unknown>> = {
     sites: '', portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default). */
-const VERSION: Record<string, number> = { 'ems-partner-config': 5, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
+/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default; 6 for the config node: redisUrl). */
+const VERSION: Record<string, number> = { 'ems-partner-config': 6, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
 /** Version 6 of site steer: power limits on by default; a limit a saved flow had off (0, empty or not set) stays off as "none". */
 const LIMIT_KEYS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'];
 const expectedOf = (n: any, k: string, v: unknown) => (n.type === 'ems-site-steer' && LIMIT_KEYS.includes(k) && (v === undefined || v === '' || v === 0) ? 'none' : v);
@@ -58,7 +58,7 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const M = (window as any).EmsPartnerMigrations;
       return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
     });
-    assert.deepEqual(v, [5, 2, 2, 6]);
+    assert.deepEqual(v, [6, 2, 2, 6]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {

@@ -18,4 +18,7 @@ export const STEPS: readonly Migration[] = [
   // 0.3.0: the most messages a node holds at once; a flow saved before gets the default too, as no
   // node may hold an unbounded number.
   { version: 5, up: (c) => withDefaults(c, { maxWaiting: 10_000 }) },
+  // The group of instances on one Redis: '' = no group (every instance alone, as before). Its
+  // password is a credential, which needs no step.
+  { version: 6, up: (c) => withDefaults(c, { redisUrl: '' }) },
 ];

@@ -1,0 +1,94 @@
+/**
+ * What is in force per site, kept in Redis so that a new leader knows it: the schedules and
+ * renewing steering signals of each site (a hash per site, one field per entry, each with the
+ * time it ends), and a claim per site and slot that makes each slot's request go out once in
+ * the whole group: the claim is taken (SET NX) in the same script that checks the claimer's
+ * lease value, so an instance whose lease has run out cannot claim, and a slot claimed by the
+ * old leader is not claimed again by the new one.
+ */
+import type { GroupClock, GroupConnection } from './connection';
+
+/** KEYS: lease, claim; ARGV: lease value, claim ttl ms. 1 claimed, 0 claimed before, -1 not the leader. */
+const CLAIM = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
+return 0`;
+
+/** KEYS: hash; ARGV: field, json, ends (ms since epoch), keep ms. */
+const PUT = `
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+return 1`;
+
+export interface InForceEntry<T = unknown> {
+  /** e.g. 'schedule' or 'renewal'. */
+  kind: string;
+  id: string;
+  /** Time (ms since epoch) after which the entry is over. */
+  ends: number;
+  data: T;
+}
+
+export type ClaimResult = 'claimed' | 'taken' | 'not-leader';
+
+export interface InForceOptions {
+  prefix: string;
+  clock: GroupClock;
+}
+
+export class InForceStore {
+  constructor(private readonly conn: GroupConnection, private readonly o: InForceOptions) {}
+
+  /** Records (or replaces) an entry of `site`. */
+  async put<T>(site: string, e: InForceEntry<T>): Promise<void> {
+    const keep = Math.max(60_000, e.ends - this.o.clock.now() + 60_000);
+    await this.conn.evalScript(PUT, [this.hash(site)], [`${e.kind}:${e.id}`, JSON.stringify(e), e.ends, keep]);
+  }
+
+  /** The entries of `site` not over yet (entries over are dropped from Redis on the way). */
+  async list(site: string): Promise<InForceEntry[]> {
+    // RESP3 (the connection's protocol): a map, which the client hands out as an object
+    const pairs = Object.entries(await this.conn.command<Record<string, string>>(['HGETALL', this.hash(site)]));
+    const now = this.o.clock.now();
+    const live: InForceEntry[] = [];
+    const over: string[] = [];
+    for (const [field, json] of pairs) {
+      let e: InForceEntry | undefined;
+      try {
+        e = JSON.parse(json) as InForceEntry;
+      } catch {
+        e = undefined;
+      }
+      if (e && typeof e.ends === 'number' && e.ends > now) live.push(e);
+      else over.push(field);
+    }
+    if (over.length) await this.conn.command(['HDEL', this.hash(site), ...over]).catch(() => undefined);
+    return live.sort((a, b) => a.ends - b.ends || a.id.localeCompare(b.id));
+  }
+
+  /** Removes an entry (the schedule was stopped, the renewal ended). */
+  async remove(site: string, kind: string, id: string): Promise<void> {
+    await this.conn.command(['HDEL', this.hash(site), `${kind}:${id}`]);
+  }
+
+  /**
+   * Claims `slot` of `site` for the holder of the lease value `leaseValue` (Leases.leader's
+   * answer): one round trip, and the one claim in the group. `ttlMs` keeps the claim at least as
+   * long as the slot can still be sent.
+   */
+  async claim(site: string, slot: string, leaseValue: string, ttlMs: number): Promise<ClaimResult> {
+    const r = await this.conn.evalScript<number>(CLAIM, [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`],
+      [leaseValue, Math.max(1000, Math.ceil(ttlMs))]);
+    return r === 1 ? 'claimed' : r === 0 ? 'taken' : 'not-leader';
+  }
+
+  /** The lease value that claimed `slot` of `site`, if any. */
+  async claimedBy(site: string, slot: string): Promise<string | undefined> {
+    return (await this.conn.command<string | null>(['GET', `${this.o.prefix}slot:${site}:${slot}`])) ?? undefined;
+  }
+
+  private hash(site: string): string {
+    return `${this.o.prefix}inforce:${site}`;
+  }
+}

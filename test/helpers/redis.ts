@@ -1,0 +1,106 @@
+/**
+ * A real Redis for the tests (Debian's `redis-server` package, which .ci/run installs): started
+ * on 127.0.0.1 and a free port, in a temp dir, with no persistence (`--save ''`, no AOF) and a
+ * password when asked; stopped by its PID (SIGKILL for the "Redis dies" cases), the temp dir
+ * removed. `restart()` brings it back on the same port (empty, as after a crash without disk).
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, start, type Spawned } from './spawned';
+
+/** The redis-server binary: REDIS_SERVER, else `redis-server` on PATH; undefined when there is none. */
+export function findRedisServer(): string | undefined {
+  const candidates = process.env.REDIS_SERVER ? [process.env.REDIS_SERVER]
+    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'redis-server'));
+  return candidates.find((f) => {
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return fs.statSync(f).isFile();
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Skips the calling describe's tests, with the reason, when there is no redis-server. */
+export function redisOrSkip(ctx: Mocha.Context): string {
+  const bin = findRedisServer();
+  if (!bin) {
+    console.log('      skipped: no redis-server (none on PATH, or REDIS_SERVER names no executable); apt-get install redis-server (.ci/run does it)');
+    ctx.skip();
+  }
+  return bin!;
+}
+
+export interface StartedRedis {
+  url: string;
+  port: number;
+  pid(): number;
+  output(): string;
+  /** SIGKILL: Redis is gone at once (clients see the socket close). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port and dir (empty). */
+  restart(): Promise<void>;
+  /** SIGTERM, waits, removes the temp dir. */
+  stop(): Promise<void>;
+}
+
+function ping(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    let buf = '';
+    const end = (ok: boolean) => { s.destroy(); resolve(ok); };
+    s.setTimeout(1000, () => end(false));
+    s.once('error', () => end(false));
+    s.on('data', (b) => {
+      buf += b.toString();
+      if (/\r\n/.test(buf)) end(/^\+PONG|^-NOAUTH/.test(buf));
+    });
+    s.once('connect', () => s.write('PING\r\n'));
+  });
+}
+
+export async function startRedis(bin: string, o: { password?: string } = {}, ms = 10_000): Promise<StartedRedis> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-redis-'));
+  const port = await freePort();
+  const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
+    '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...(o.password ? ['--requirepass', o.password] : [])];
+  let p: Spawned;
+  const launch = async () => {
+    p = start(bin, args, { cwd: dir });
+    let exited = false;
+    void p.exited.then(() => { exited = true; });
+    const deadline = performance.now() + ms;
+    while (!exited && performance.now() < deadline) {
+      if (await ping(port)) return;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await p.stop('SIGKILL', 1000);
+    throw new Error(`redis-server did not answer PING within ${ms} ms; output:\n${p.output().slice(-3000)}`);
+  };
+  await launch();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    pid: () => p.child.pid!,
+    output: () => p.output(),
+    async kill() { await p.stop('SIGKILL', 1000); },
+    restart: launch,
+    async stop() {
+      await p.stop('SIGTERM', 5000);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `cond` every 10 ms until true; rejects after `ms`. */
+export async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
+  const t0 = Date.now();
+  while (!(await cond())) {
+    if (Date.now() - t0 > ms) throw new Error(`not within ${ms} ms: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return Date.now() - t0;
+}
