@@ -208,16 +208,33 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
     const inSlots = new Promise<void>((resolve) => { six = resolve; });
     const attempts = { before: () => { if (++sent === 6) six(); }, after: () => undefined };
     const c = new EmsClient({ baseUrl: h.url, retries: 2, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300, concurrency: 6, attempts });
-    const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code));
-    await inSlots; // the six hold every slot
-    assert.equal(c.transport.limiter.inFlight, 6);
-    const t0 = Date.now();
-    const steered = await c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
-    const waited = Date.now() - t0;
-    assert.equal((steered as { requestId?: string }).requestId, 'req_1');
-    assert.ok(waited < 300 + 1_000, `the command waited ${waited} ms (one deadline is 300 ms)`);
-    assert.deepEqual(await Promise.all(reads), Array(6).fill('ETIMEDOUT'));
-    c.close();
+    // Deadlines and retry waits on a fake clock; the drip's bytes keep coming in real time.
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
+    try {
+      let settled = 0;
+      const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code).finally(() => { settled++; }));
+      await inSlots; // the six hold every slot
+      assert.equal(c.transport.limiter.inFlight, 6);
+      const steering = c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
+      await clock.tickAsync(299);
+      assert.ok(await stillPending(steering), 'no slot is free before the drips\' deadline');
+      // The deadline frees the six slots: the command, waiting first, takes one before any retry.
+      await clock.tickAsync(1);
+      let answered = false;
+      void steering.then(() => { answered = true; }, () => { answered = true; });
+      await realTurns(() => answered, 'the steering answer');
+      assert.equal(clock.now, 300, 'the command waited one deadline (300 ms), no more');
+      assert.equal((await steering as { requestId?: string }).requestId, 'req_1');
+      // The reads retry twice (a wait of 1-2 ms, an attempt of 300 ms) and time out.
+      for (let ms = 0; ms < 1_000 && settled < 6; ms++) {
+        await clock.tickAsync(1);
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.deepEqual(await Promise.all(reads), Array(6).fill('ETIMEDOUT'));
+    } finally {
+      clock.uninstall();
+      c.close();
+    }
   });
 
   it('the caller\'s abort still aborts a dripping answer, and close() aborts every one', async () => {
