@@ -8,7 +8,7 @@ export async function realTurns(done: () => boolean, what: string, turns = 5_000
     if (done()) return;
     await new Promise((r) => setImmediate(r));
   }
-  if (!done()) throw new Error(`no ${what} after ${turns} turns`);
+  if (!done()) throw new Error(`waited ${turns} real turns for ${what}`);
 }
 
 /** True when `p` has not settled after `turns` real turns (the fake clock standing still). */
@@ -17,4 +17,9 @@ export async function stillPending(p: Promise<unknown>, turns = 50): Promise<boo
   p.then(() => { settled = true; }, () => { settled = true; });
   for (let i = 0; i < turns && !settled; i++) await new Promise((r) => setImmediate(r));
   return !settled;
+}
+
+/** Lets `turns` real event-loop turns pass (I/O runs; a fake clock stands still). */
+export async function idleTurns(turns = 50): Promise<void> {
+  for (let i = 0; i < turns; i++) await new Promise((r) => setImmediate(r));
 }
