@@ -73,7 +73,8 @@ describe('editor: the runtime\'s rules, generated into resources/', () => {
       'grid-limits': ['upperLimit', 'lowerLimit'],
       portfolio: ['ess', 'portfolioSplit'],
     });
-    assert.deepEqual(panelRows('unknown'), panelRows('ess'));
+    assert.deepEqual(panelRows('unknown'), ['ess'], 'an unknown mode shows the rows of mode ess');
+    assert.deepEqual(JSON.parse(JSON.stringify(ctx.EmsPartnerSteerRules.panelRows('unknown'))), ['ess'], 'in the editor too');
     for (const m of STEER_MODES) {
       assert.deepEqual(panelRows(m).filter((r) => !['stopAction', 'portfolioSplit'].includes(r)), MODE_COMPONENTS[m].map((c) => (c === 'energyStorage' ? 'ess' : c)), m);
     }

@@ -12,6 +12,8 @@ import { ReadCoalescer } from '../src/runtime';
 import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
 import { watchTimers } from './helpers/faults';
 import { watchPushes } from './helpers/barrier';
+import { realTurns, stillPending } from './helpers/real-turns';
+import FakeTimers from '@sinonjs/fake-timers';
 
 const DEV = 'dvc_a';
 const SITE = 'ste_a';
@@ -161,18 +163,39 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
   });
 
   for (const mode of ['endless', 'drip'] as HostileMode[]) {
-    it(`${mode}: the attempt ends at its wall-clock deadline as a timeout, is retried, and frees its slot`, async () => {
+    it(`${mode}: the attempt ends at its wall-clock deadline as a timeout (fake clock: not at 299 ms, at 300 ms), is retried, and frees its slot`, async () => {
       h.mode = mode;
       const c = new EmsClient({ baseUrl: h.url, retries: 1, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300 });
       const before = h.received.length;
-      const t0 = Date.now();
-      await assert.rejects(c.getMeasurement(DEV, 'soc'), (e: unknown) => e instanceof ApiError && e.code === 'ETIMEDOUT'
-        && e.message === `GET /devices/${DEV}/measurement timed out after 300 ms (ETIMEDOUT)`);
-      const took = Date.now() - t0;
-      assert.equal(h.received.length - before, 2, 'the timeout was retried once');
-      assert.ok(took >= 550 && took < 5_000, `two attempts of 300 ms took ${took} ms`);
-      assert.equal(c.transport.limiter.inFlight, 0);
-      c.close();
+      const arrived = (n: number) => realTurns(() => h.received.length - before >= n, `attempt ${n} at the server`);
+      // The deadline's timer and the retry's wait are fake; the server's bytes keep coming in real time.
+      const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
+      try {
+        const read = c.getMeasurement(DEV, 'soc');
+        read.catch(() => undefined);
+        for (const n of [1, 2]) {
+          await arrived(n);
+          const start = clock.now;
+          await clock.tickAsync(299);
+          assert.ok(await stillPending(read), `attempt ${n} ended before its deadline`);
+          assert.equal(h.received.length - before, n, `no attempt ${n + 1} before the deadline of attempt ${n}`);
+          await clock.tickAsync(1);
+          assert.equal(clock.now - start, 300);
+          if (n === 1) {
+            // The retry waits 1-2 ms (fake): its timer, once set, is the only one.
+            await realTurns(() => clock.countTimers() > 0 || h.received.length - before === 2, 'the retry scheduled');
+            if (h.received.length - before < 2) await clock.nextAsync();
+          }
+        }
+        await assert.rejects(read, (e: unknown) => e instanceof ApiError && e.code === 'ETIMEDOUT'
+          && e.message === `GET /devices/${DEV}/measurement timed out after 300 ms (ETIMEDOUT)`);
+        assert.equal(h.received.length - before, 2, 'the timeout was retried once');
+        assert.ok(clock.now >= 600 && clock.now <= 602, `two attempts of 300 ms and a retry wait of at most 2 ms took ${clock.now} ms`);
+        assert.equal(c.transport.limiter.inFlight, 0);
+      } finally {
+        clock.uninstall();
+        c.close();
+      }
     });
   }
 
@@ -185,16 +208,33 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
     const inSlots = new Promise<void>((resolve) => { six = resolve; });
     const attempts = { before: () => { if (++sent === 6) six(); }, after: () => undefined };
     const c = new EmsClient({ baseUrl: h.url, retries: 2, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300, concurrency: 6, attempts });
-    const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code));
-    await inSlots; // the six hold every slot
-    assert.equal(c.transport.limiter.inFlight, 6);
-    const t0 = Date.now();
-    const steered = await c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
-    const waited = Date.now() - t0;
-    assert.equal((steered as { requestId?: string }).requestId, 'req_1');
-    assert.ok(waited < 300 + 1_000, `the command waited ${waited} ms (one deadline is 300 ms)`);
-    assert.deepEqual(await Promise.all(reads), Array(6).fill('ETIMEDOUT'));
-    c.close();
+    // Deadlines and retry waits on a fake clock; the drip's bytes keep coming in real time.
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
+    try {
+      let settled = 0;
+      const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code).finally(() => { settled++; }));
+      await inSlots; // the six hold every slot
+      assert.equal(c.transport.limiter.inFlight, 6);
+      const steering = c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
+      await clock.tickAsync(299);
+      assert.ok(await stillPending(steering), 'no slot is free before the drips\' deadline');
+      // The deadline frees the six slots: the command, waiting first, takes one before any retry.
+      await clock.tickAsync(1);
+      let answered = false;
+      void steering.then(() => { answered = true; }, () => { answered = true; });
+      await realTurns(() => answered, 'the steering answer');
+      assert.equal(clock.now, 300, 'the command waited one deadline (300 ms), no more');
+      assert.equal((await steering as { requestId?: string }).requestId, 'req_1');
+      // The reads retry twice (a wait of 1-2 ms, an attempt of 300 ms) and time out.
+      for (let ms = 0; ms < 1_000 && settled < 6; ms++) {
+        await clock.tickAsync(1);
+        await new Promise((r) => setImmediate(r));
+      }
+      assert.deepEqual(await Promise.all(reads), Array(6).fill('ETIMEDOUT'));
+    } finally {
+      clock.uninstall();
+      c.close();
+    }
   });
 
   it('the caller\'s abort still aborts a dripping answer, and close() aborts every one', async () => {

@@ -12,6 +12,8 @@ import { helper, NODES, Inbox, until, useRuntime } from './helpers/red';
 import { useCrashWatch } from './helpers/faults';
 import { startHostile, type HostileMode, type HostileServer } from './helpers/hostile-server';
 import { delivered, watchOwnTimers, watchPushes } from './helpers/barrier';
+import { idleTurns, realTurns } from './helpers/real-turns';
+import FakeTimers from '@sinonjs/fake-timers';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const DEV = 'dvc_a';
@@ -151,6 +153,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
   });
 
   it('six dripping reads hold every slot for one deadline at most: a steering command goes out after it', async () => {
+    let clock: ReturnType<typeof FakeTimers.install> | undefined;
     h.mode = 'drip';
     h.override(/^\/sites\//, 'ok');
     const log = watchPushes(h.received);
@@ -166,25 +169,33 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       ]);
       const out = new Inbox(helper.getNode('out'));
       const caught = new Inbox(helper.getNode('caught'));
+      // The attempts' deadlines on a fake clock (Node-RED delivers with setImmediate; the drip's bytes come in real time).
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
       // Six devices, so the coalescer cannot merge them: six requests, six slots.
       const before = h.received.length;
       for (let i = 1; i <= 6; i++) helper.getNode('read').receive({ seq: i, deviceReference: `dvc_${i}` });
       // The server got all six: each holds its slot until its 300 ms deadline (the drip sends nothing before 1 s).
-      await log.until(() => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6, 'six reads at the server');
+      await realTurns(() => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6, 'six reads at the server');
       const rt = await helper.getNode('cfg').runtime();
       assert.equal(rt.client.transport.limiter.inFlight, 6, 'the drips hold every slot');
-      const t0 = Date.now();
+      const answered = () => out.msgs.some((m) => m.seq === 7) || caught.msgs.some((m) => m.seq === 7);
       helper.getNode(STEER).receive({ seq: 7, payload: 3 });
-      await until([out, caught], () => out.msgs.some((m) => m.seq === 7) || caught.msgs.some((m) => m.seq === 7), 10_000, () => 'the steering answer');
-      const waited = Date.now() - t0;
+      await clock.tickAsync(299);
+      await idleTurns();
+      assert.equal(answered(), false, 'no slot is free before the drips\' deadline');
+      await clock.tickAsync(1);
+      await realTurns(answered, 'the steering answer');
+      assert.equal(clock.now, 300, 'the command waited one deadline (300 ms) behind the drips, no more');
       assert.equal(out.msgs.find((m) => m.seq === 7)?.payload?.requestId, 'req_1', 'the command was answered');
-      assert.ok(waited < 300 + 1_000, `the command waited ${waited} ms behind the drips (deadline 300 ms)`);
-      await until([caught], () => caught.msgs.length >= 6, 10_000, () => 'six timeouts');
+      await realTurns(() => caught.msgs.length >= 6, 'six timeouts');
+      clock.uninstall();
+      clock = undefined;
       await settled(timers, [[helper.getNode('read'), out], [helper.getNode(STEER), out], [helper.getNode('c'), caught]]); // a second error would have arrived
       assert.deepEqual(caught.msgs.map((m) => m.seq).sort(), [1, 2, 3, 4, 5, 6], 'each read ended in exactly one error');
       for (const m of caught.msgs) assert.match(m.error.message, /timed out after 300 ms \(ETIMEDOUT\)/);
       assert.deepEqual(crashes.events, []);
     } finally {
+      clock?.uninstall();
       log.restore();
       h.clearOverrides();
     }

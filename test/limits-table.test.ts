@@ -19,6 +19,26 @@ const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const SITE = DEFAULT_SITES[0].siteReference;
 
 const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
+const HOUR_MS = 3_600_000;
+/**
+ * The points a time-series node sent (output "points"): one {x, y} per `resHours` step of its
+ * range [start, end), in order, a state of charge (0-100 %) each; the message names the range.
+ */
+function pointsOf(msg: any, resHours: number): void {
+  const start = Date.parse(msg.range.start);
+  const end = Date.parse(msg.range.end);
+  assert.ok(end > start, JSON.stringify(msg.range));
+  const step = resHours * HOUR_MS;
+  const n = Math.ceil((end - start) / step);
+  assert.equal(msg.payload.length, n, `${n} points of ${resHours} h in ${msg.range.start} to ${msg.range.end}`);
+  msg.payload.forEach((p: { x: number; y: number }, i: number) => {
+    assert.deepEqual(Object.keys(p), ['x', 'y']);
+    assert.equal(p.x, start + i * step, `point ${i} at its step`);
+    assert.ok(Number.isFinite(p.y) && p.y >= 0 && p.y <= 100, `point ${i}: soc ${p.y}`);
+  });
+  assert.equal(msg.property, 'soc');
+  assert.equal(msg.unit, '%');
+}
 const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 24, lastUnit: 'hours', resolution: 720, output: 'points', ...extra });
 const steer = (extra: Record<string, unknown> = {}) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, ...extra });
 
@@ -121,7 +141,7 @@ describe('one table of limits: the runtime', () => {
     it(`resolution: ${atLimits(LIMITS.resolution).join(' and ')} read; ${outside(LIMITS.resolution).join(', ')} are refused per read (node and msg.resolution)`, async () => {
       for (const v of atLimits(LIMITS.resolution)) {
         const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
-        assert.ok(Array.isArray((await f.ask()).payload));
+        pointsOf(await f.ask(), Number(v));
       }
       for (const v of outside(LIMITS.resolution)) {
         const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
@@ -135,7 +155,11 @@ describe('one table of limits: the runtime', () => {
       it(`last in ${unit}: ${atLimits(l).join(' and ')} read; ${outside(l).join(', ')} are refused per read`, async () => {
         for (const v of atLimits(l)) {
           const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
-          assert.ok(Array.isArray((await f.ask()).payload), `last ${v} ${unit}`);
+          const m = await f.ask();
+          pointsOf(m, 720);
+          const span = Date.parse(m.range.end) - Date.parse(m.range.start);
+          // The range is `last` back from now, aligned down to a whole hour (so up to 1 h more).
+          assert.ok(span >= Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS && span < Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS + HOUR_MS, `last ${v} ${unit}: ${m.range.start} to ${m.range.end}`);
         }
         for (const v of outside(l)) {
           const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));

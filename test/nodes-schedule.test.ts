@@ -121,6 +121,45 @@ describe('nodes: ems-schedule', () => {
     assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
   });
 
+  // The turn of slot 2 comes `left` ms before its end: its timer fires late (the machine slept).
+  async function lateTurn(left: number): Promise<Loaded> {
+    const f = await load();
+    await accept(f, { payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })] });
+    await step(f); // slot 1, at T0
+    // Date jumps without the timer firing: the timer of slot 2 (due in 15 min) then fires at
+    // T0 + 30 min − left.
+    clock.setSystemTime(T0 + QUARTER_HOUR_MS - left);
+    return f;
+  }
+
+  it('a run whose turn comes less than 1 s before its end (here exactly 1 s) is not sent: skipped, warned, shown; the next goes out at its start', async () => {
+    const f = await lateTurn(1_000);
+    await clock.nextAsync();
+    await turns();
+    assert.equal(clock.now, T0 + 2 * QUARTER_HOUR_MS - 1_000);
+    assert.deepEqual(log().map((e) => body(e).setting.value), [1], 'nothing POSTed for slot 2');
+    assert.equal(f.out.msgs.length, 1);
+    const warned = callsOf('warn', 'n').map((a) => String(a[0])).filter((w) => /not sent/.test(w));
+    assert.equal(warned.length, 1, warned.join('; '));
+    assert.match(warned[0], new RegExp(`not sent: its turn came at ${new Date(T0 + 2 * QUARTER_HOUR_MS - 1_000).toISOString()}, less than 1 s before its end \\(${new Date(T0 + 2 * QUARTER_HOUR_MS).toISOString()}\\)$`));
+    assert.equal(f.status.all.at(-1).text, 'slot 2/3 not sent (late)');
+    assert.equal(f.caught.msgs.length, 0, 'a late turn is no error');
+    await step(f); // slot 3 at its start, 1 s later
+    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]), [[T0, 1, T0 + QUARTER_HOUR_MS], [T0 + 2 * QUARTER_HOUR_MS, 3, T0 + 3 * QUARTER_HOUR_MS]]);
+  });
+
+  it('a run whose turn comes 1001 ms before its end is still sent, valid until its end', async () => {
+    const f = await lateTurn(1_001);
+    await clock.nextAsync();
+    await turns();
+    // A skip is decided (and shown) at once; a send is answered later.
+    assert.deepEqual(f.status.all.filter((x) => /not sent/.test(x.text ?? '')), []);
+    await f.out.count(2);
+    assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
+    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]), [[T0, 1, T0 + QUARTER_HOUR_MS], [T0 + 2 * QUARTER_HOUR_MS - 1_001, 2, T0 + 2 * QUARTER_HOUR_MS]]);
+    assert.deepEqual(callsOf('warn', 'n').filter((a) => /not sent/.test(String(a[0]))), []);
+  });
+
   it('refusals name the slot and the field, send nothing, and leave the playing schedule as it is', async () => {
     const f = await load({ maxEssPower: 200_000 });
     await accept(f, { payload: [q(0, { energyStorage: -150 }), q(1, { energyStorage: -100 })] });

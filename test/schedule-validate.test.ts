@@ -139,8 +139,11 @@ describe('schedule: runs', () => {
 
   it('a saved setting reads back equal, and is checked against the current limits', () => {
     const [s] = parseSlots([q(0, { energyStorage: -200, curtailment: 3 })], S, T0);
+    const expected = { energyStorageSetting: { value: -200, unit: 'kW' }, productionCurtailment: { value: 3, unit: 'kW' } };
+    assert.deepStrictEqual(s.setting, expected);
     const back = parseSetting(JSON.parse(JSON.stringify(s.setting)), S, 'stored');
-    assert.equal(settingKey(back), settingKey(s.setting));
+    assert.deepStrictEqual(back, expected);
+    assert.equal(settingKey(back), '{"energyStorageSetting":{"value":-200,"unit":"kW"},"productionCurtailment":{"value":3,"unit":"kW"}}');
     assert.throws(() => parseSetting(s.setting, { ...S, maxEssPower: 100_000 }, 'stored'), /^ValidationError: stored\.energyStorage must be within the node's limit maxEssPower = 100000 W/);
     assert.throws(() => parseSetting({ energyStorageSetting: 5 }, S, 'stored'), /stored\.energyStorageSetting must be \{value: number/);
   });

@@ -5,6 +5,8 @@ import { createSimServer, DEFAULT_SITES, Simulator, startSimulator, type Started
 import { useSimulator } from './helpers/sim';
 import { LOG_CAPACITY } from '../src/simulator/request-log';
 import { call } from './helpers/sim-http';
+import FakeTimers from '@sinonjs/fake-timers';
+import { realTurns, stillPending } from './helpers/real-turns';
 
 const T0 = Date.UTC(2026, 5, 21, 8, 0, 0);
 const COM = DEFAULT_SITES[0];
@@ -45,11 +47,19 @@ describe('simulator: fault injection', () => {
     assert.equal(s.sim.stats().faults.reset, 1);
   });
 
-  it('latency delays responses by the configured time', async () => {
+  it('latency delays responses by the configured time (fake clock: not at 59 ms, at 60 ms)', async () => {
     s.sim.setFaults({ latencyMs: [60, 60] });
-    const t = Date.now();
-    assert.equal((await call(s.url, 'GET', SOC)).status, 200);
-    assert.ok(Date.now() - t >= 55);
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const reply = call(s.url, 'GET', SOC);
+      await realTurns(() => s.sim.requestsReceived === 1, 'the request at the simulator');
+      await clock.tickAsync(59);
+      assert.ok(await stillPending(reply), 'answered before its latency');
+      await clock.tickAsync(1);
+      assert.equal((await reply).status, 200);
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('latency: a read is answered as the state was when it arrived, and held; steering applies after the delay', async () => {
@@ -118,17 +128,26 @@ describe('simulator: fault injection', () => {
     }
   });
 
-  it('close() also ends a request waiting on latency', async () => {
-    const x = await startSimulator({ faults: { latencyMs: [5000, 5000] } });
-    const pending = fetch(x.url + SOC).then(
-      () => 'answered',
-      () => 'dropped',
-    );
-    while (x.sim.requestsReceived === 0) await new Promise((r) => setImmediate(r));
-    const t = Date.now();
-    await x.close();
-    assert.equal(await pending, 'dropped');
-    assert.ok(Date.now() - t < 1000);
+  it('close() also ends a request waiting on latency (its timer on a fake clock that never moves)', async () => {
+    // Only setTimeout (and performance.now) are fake: sockets and setImmediate run, and the latency
+    // never passes, so the request can end only by close().
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'], now: 0 });
+    try {
+      const x = await startSimulator({ faults: { latencyMs: [5000, 5000] } });
+      const pending = fetch(x.url + SOC).then(
+        () => 'answered',
+        () => 'dropped',
+      );
+      await realTurns(() => x.sim.requestsReceived === 1, 'the request at the simulator');
+      let closed = false;
+      const closing = x.close().then(() => { closed = true; });
+      await realTurns(() => closed, 'close() to finish without the latency passing');
+      await closing;
+      assert.equal(await pending, 'dropped');
+      assert.equal(clock.now, 0, 'no (fake) time passed');
+    } finally {
+      clock.uninstall();
+    }
   });
 });
 

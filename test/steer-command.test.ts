@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { buildCommand, liftCommand, maxValidityMsOf, settingsOf } from '../src/nodes/shared/steer-command';
+import { convertPercent } from '../src/nodes/shared/steer-percent';
 import { describeCommand, renewLead } from '../src/nodes/shared/renewal';
 import { ValidationError, checkMaxValidity, formatSpan } from '../src/protocol';
 
@@ -132,5 +133,30 @@ describe('steer command building', () => {
     assert.equal(renewLead(15 * 60_000), 60_000);
     assert.equal(renewLead(60_000), 12_000);
     assert.equal(renewLead(1_000), 2_000);
+  });
+});
+
+describe('steer command: the W a % curtailment becomes', () => {
+  const pct = S({ mode: 'curtailment', curtailmentUnit: '%' });
+  /** The node's command for `percent`, converted with the node's pvPeakPower `peak` W. */
+  const watts = async (percent: number, peak: number, maxCurtailment = 0) => {
+    const cmd = buildCommand(pct, 'ste_1', percent, {}, now);
+    assert.deepEqual(cmd.productionCurtailment, { value: percent, unit: '%' }, 'the node keeps the % until it converts');
+    return (await convertPercent(cmd, 'convert', { node: peak, msg: undefined }, { maxCurtailment })).productionCurtailment;
+  };
+
+  it('is percent × peak / 100, rounded to the nearest whole watt', async () => {
+    assert.deepStrictEqual(await watts(37.5, 7_400), { value: 2_775, unit: 'W' });
+    assert.deepStrictEqual(await watts(60, 1_000_000), { value: 600_000, unit: 'W' });
+    assert.deepStrictEqual(await watts(33.34, 1_000), { value: 333, unit: 'W' }, '333.4 W rounds down');
+    assert.deepStrictEqual(await watts(33.36, 1_000), { value: 334, unit: 'W' }, '333.6 W rounds up');
+    assert.deepStrictEqual(await watts(100, 9_999), { value: 9_999, unit: 'W' });
+    assert.deepStrictEqual(await watts(0, 9_999), { value: 0, unit: 'W' });
+  });
+
+  it('obeys maxCurtailment on the converted W: equal passes, one W more is refused, naming both', async () => {
+    assert.deepStrictEqual(await watts(50, 10_000, 5_000), { value: 5_000, unit: 'W' });
+    await assert.rejects(watts(50.01, 10_000, 5_000), (e: unknown) => e instanceof ValidationError && e.field === 'curtailment'
+      && e.message === 'curtailment must be within the node\'s limit maxCurtailment = 5000 W; got 50.01 % = 5001 W of the site\'s PV power 10000 W (pvPeakPower); nothing was sent');
   });
 });

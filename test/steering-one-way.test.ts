@@ -216,9 +216,12 @@ describe('steering one way: the endpoint table and the typed request builder', (
     assert.equal(endpointFor(['gridTarget'], ['cancel-grid-target']), 'cancel-grid-target');
     assert.equal(endpointFor(['gridTarget'], ['ess']), 'grid-target');
     assert.throws(() => endpointFor(['gridTarget', 'energyStorageSetting'], ['combined', 'grid-target']), /no steering endpoint carries gridTarget and energyStorageSetting/);
-    assert.equal(mergeKey('energyStorageSetting', v), mergeKey('maximizeGridImport', v));
-    assert.notEqual(mergeKey('energyStorageSetting', v), mergeKey('gridTarget', v));
-    assert.notEqual(mergeKey('energyStorageSetting', v), mergeKey('productionCurtailment', { validUntil: v.validUntil + 1 }));
+    // Components merge when the endpoint that carries them alone and the validity are the same.
+    assert.equal(mergeKey('energyStorageSetting', v), 'combined||2000000000000');
+    assert.equal(mergeKey('maximizeGridImport', v), 'combined||2000000000000');
+    assert.equal(mergeKey('productionCurtailment', { validFrom: 1, validUntil: v.validUntil }), 'combined|1|2000000000000');
+    assert.equal(mergeKey('gridTarget', v), 'grid-target||2000000000000');
+    assert.equal(mergeKey('productionCurtailment', { validUntil: v.validUntil + 1 }), 'combined||2000000000001');
   });
 
   it('builds one typed request: endpoint, method, path, body in the component order whatever order the parts came in', () => {

@@ -19,14 +19,21 @@ import type {
   TimeSeriesRequest,
 } from './types';
 
+/**
+ * A reference becomes one path segment (URL-encoded, which leaves "." as it is). It must start
+ * with a letter or digit: so "." and ".." (which a URL parser resolves, turning
+ * /devices/../measurement into /measurement) can never be one, and neither can ".x", which
+ * no reference of the service has (they start with a type prefix such as "dvc_").
+ */
 const REFERENCE_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
+/** A property goes into the query; it starts with a letter, so it is never "." or ".." either. */
 const PROPERTY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-/** A device or site reference: a non-empty string safe to put in a path. */
+/** A device or site reference: a non-empty string safe to put in a path (never "." or ".."). */
 export function validateReference(input: unknown, field: string): string {
   const s = typeof input === 'string' ? input.trim() : input;
   if (typeof s !== 'string' || !REFERENCE_RE.test(s)) {
-    throw new ValidationError(field, `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -); got ${show(input)}`);
+    throw new ValidationError(field, `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -, starting with a letter or digit); got ${show(input)}`);
   }
   return s;
 }
