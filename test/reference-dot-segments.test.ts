@@ -6,7 +6,7 @@
  * refuses them before anything is sent: the counting server below sees no request at all.
  */
 import assert from 'node:assert/strict';
-import { validateProperty, validateReadRequest, validateReference, ValidationError } from '../src/protocol';
+import { steeringRequest, validateProperty, validateReadRequest, validateReference, ValidationError } from '../src/protocol';
 import { EmsClient } from '../src/client';
 import { ReadCoalescer } from '../src/runtime';
 import { startCounting, type CountingServer } from './helpers/counting-server';
@@ -63,6 +63,15 @@ describe('references: no dot segment reaches a path', () => {
     it('a raw request with a "." or ".." segment (raw or encoded) is refused without a request', async () => {
       for (const path of ['/devices/../measurement', '/devices/./measurement', '/devices/%2e%2e/measurement', '/devices/.%2E/measurement', '/devices/..;x/measurement']) {
         await assert.rejects(c.raw('GET', path), (e: unknown) => e instanceof ValidationError && /a "\." or "\.\." segment|an encoded dot/.test(e.message), path);
+      }
+      assert.deepEqual(srv.requests.map((r) => r.url), []);
+    });
+
+    it('the trusted read and a steering request built from a table refuse "." and ".." too (where the path is built), without a request', async () => {
+      for (const ref of ['.', '..']) {
+        const dotStep = (field: string) => (e: unknown) => e instanceof ValidationError && e.field === field && /must not be "\.\.?" \(a URL resolves it as a path step\)/.test(e.message);
+        await assert.rejects(c.read({ shape: 'single', device: ref, properties: ['soc'] } as never), dotStep('deviceReference'), `read(${ref})`);
+        assert.throws(() => steeringRequest('ess', ref, { setting: { value: 1, unit: 'kW' }, validUntil: until() } as never), dotStep('site'), `steeringRequest(${ref})`);
       }
       assert.deepEqual(srv.requests.map((r) => r.url), []);
     });

@@ -7,7 +7,7 @@
  * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
  */
 import {
-  PATH_KEYS, PATH_SETTINGS, resolvePaths, LIMITS, SERVICE, accepts, refusal, HOUR_MS, checkFuture, parseIsoTime,
+  PATH_KEYS, PATH_SETTINGS, pathSegment, resolvePaths, LIMITS, SERVICE, accepts, refusal, HOUR_MS, checkFuture, parseIsoTime,
   parseTime, splitRange, toIsoSeconds, validateProperty, validateReadRequest, validateReference,
   validateTimeSeriesRequest, STEERING_ENDPOINTS, steeringRequest,
 } from '../protocol';
@@ -180,7 +180,12 @@ export class EmsClient {
    */
   read<S extends ReadShape>(req: ReadRequest<S>, o?: CallOptions): Promise<ReadAnswers[S]> {
     const r = READS[req.shape];
-    const path = `/devices/${enc(req.device)}${r.path}`;
+    let path: string;
+    try {
+      path = `/devices/${pathSegment(req.device, 'deviceReference')}${r.path}`;
+    } catch (e) {
+      return Promise.reject(e);
+    }
     return this.request('GET', path, READ_META, o, { url: `${path}${r.query}${encList(req.properties)}` }, r.shape as ResponseShape<ReadAnswers[S]>);
   }
 
@@ -188,7 +193,7 @@ export class EmsClient {
   async getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
     const ref = validateReference(device, 'deviceReference');
     const body = validateTimeSeriesRequest('range' in req ? req : toTimeSeriesRequest(req));
-    return this.request('POST', `/devices/${enc(ref)}/measurements/time-series`, { kind: 'read' }, o, { data: body }, TIME_SERIES);
+    return this.request('POST', `/devices/${pathSegment(ref, 'deviceReference')}/measurements/time-series`, { kind: 'read' }, o, { data: body }, TIME_SERIES);
   }
 
   /**

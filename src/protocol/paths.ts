@@ -71,7 +71,17 @@ export function resolvePaths(o: Record<string, unknown> | undefined): ApiPaths {
   return out;
 }
 
+/**
+ * A reference as one path segment (URL-encoded). `.` and `..` stay what they are when encoded and
+ * a URL resolves them (`/devices/../measurement` is `/measurement`), so they are refused here too,
+ * where every path is built, also for callers of the client that skip validateReference.
+ */
+export function pathSegment(ref: string, field: string): string {
+  if (ref === '.' || ref === '..') throw new ValidationError(field, `must not be "${ref}" (a URL resolves it as a path step); nothing was sent`);
+  return encodeURIComponent(ref);
+}
+
 /** A path template with the site filled in (URL-encoded). */
 export function fillSite(template: string, site: string): string {
-  return template.replace(SITE_PLACEHOLDER, encodeURIComponent(site));
+  return template.replace(SITE_PLACEHOLDER, pathSegment(site, 'site'));
 }
