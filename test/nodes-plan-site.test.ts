@@ -144,7 +144,6 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
       ['msg.pvForecast not covering the plan', {}, { payload: prices(), pvForecast: [{ start: T0, end: T0 + HOUR_MS, value: 1 }], soc: 50 }, 'msg.pvForecast', /must cover every price slot: nothing for slot 1/],
       ['a load history without the weeks before', {}, { payload: prices(), loadHistory: [{ x: T0 - HOUR_MS, y: 1 }, { x: T0, y: 1 }], soc: 50 }, 'msg.loadHistory', /has no data for slot 0/],
       ['a load the site cannot supply', { importLimitKW: '1' }, { payload: prices(), loadForecast: [500, 9000, 500], soc: 50 }, 'msg.loadForecast[1]', /cannot be met in that slot: at most 1 kW import/],
-      ['an export price above the import price', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.2 }], soc: 50 }, 'msg.payload[0].exportPrice', /must not be above the slot's import price/],
       ['msg.importFormula.vat', {}, { payload: prices(), importFormula: { vat: 0 }, soc: 50 }, 'msg.importFormula.vat', /factor above 0/],
       ['a typo in msg.exportFormula', {}, { payload: prices(), exportFormula: { tax: 1 }, soc: 50 }, 'msg.exportFormula.tax', /is not a field of msg\.exportFormula; accepted: multiplier, fee, vat/],
       ['the node\'s importVat', { importVat: '0' }, { payload: prices(), soc: 50 }, 'importVat', /factor above 0 \(1\.19 for 19 % VAT\); got 0/],

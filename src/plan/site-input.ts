@@ -202,9 +202,6 @@ export function parseSiteInput(input: unknown): SiteInput {
     const pi = applyPriceFormula(s.importBase, unit, impF);
     const px = applyPriceFormula(s.exportBase, unit, expF);
     if (!Number.isFinite(pi) || !Number.isFinite(px)) throw new ValidationError(`${s.field}.price`, `must give finite prices through the formulas; got import ${pi}, export ${px}`, 'unprocessable');
-    if (px > pi) {
-      throw new ValidationError(`${s.field}.exportPrice`, `must not be above the slot's import price (${+pi.toPrecision(6)} per kWh after importFormula): a site cannot buy and sell at once; got ${+px.toPrecision(6)} per kWh after exportFormula`, 'unprocessable');
-    }
     return {
       dt: (s.end - start) / HOUR_MS,
       pi,
