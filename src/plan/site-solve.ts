@@ -16,7 +16,8 @@
  * convex in P, but it does not increase with P, so on an interval [a, b] of caps the cost
  * C(P) + κ·P is at least C(b) + κ·a: branch and bound over intervals of P, from the least
  * feasible cap to the highest import of the plan without a cap, stops when the best cap found
- * is within 1e-9 of the objective's scale of every interval's bound (`gap`).
+ * is within 1e-6 of the objective's scale of every interval's bound, or after 300 passes;
+ * `gap` is then the certified distance to the optimum (0 without a peak cost).
  */
 import { Fn, FnStore, infConv } from './pwl';
 import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
@@ -253,7 +254,7 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
  * The cap of least C(P) + κ·max(P, floor) over [a, b], C nonincreasing (+∞ where the DP finds
  * no plan): branch and bound with the bound C(hi) + κ·max(lo, floor) on each interval.
  */
-export function bestCap(C: (P: number) => number, kappa: number, floor: number, a: number, b: number, relTol = 1e-9): { x: number; gap: number; evals: number } {
+export function bestCap(C: (P: number) => number, kappa: number, floor: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
   const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);
   const ca = C(a);
   const cb = C(b);
@@ -269,7 +270,7 @@ export function bestCap(C: (P: number) => number, kappa: number, floor: number, 
     for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[j].bound) j = i;
     const box = boxes[j];
     gap = best - box.bound;
-    if (gap <= relTol * scale || evals >= 400 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
+    if (gap <= relTol * scale || evals >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
     boxes.splice(j, 1);
     const mid = (box.lo + box.hi) / 2;
     const cm = C(mid);
