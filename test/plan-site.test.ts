@@ -95,7 +95,7 @@ describe('site planner: validation names the field and the slot', () => {
     ['import max', (i) => { i.gridImportMax[3] = 'x'; return i; }, 'gridImportMax[3]', /W ≥ 0, or null for no limit; got "x"/],
     ['export max single', (i) => ({ ...i, gridExportMax: -1 }), 'gridExportMax', /W ≥ 0, or null for no limit; got -1/],
     ['site', (i) => ({ ...i, site: 7 }), 'site', /must be an object \{importLimitW\?, exportLimitW\?, peakCost\?, peakSoFarW\?\}/],
-    ['site key', (i) => { i.site.peakcost = 1; return i; }, 'site.peakcost', /not a field of site; accepted: importLimitW, exportLimitW, peakCost, peakSoFarW/],
+    ['site key', (i) => { i.site.peakcost = 1; return i; }, 'site.peakcost', /not a field of site; did you mean peakCost\? Accepted: importLimitW, exportLimitW, peakCost, peakSoFarW/],
     ['peak cost', (i) => { i.site.peakCost = -1; return i; }, 'site.peakCost', /cost per kW of the highest import ≥ 0; got -1/],
     ['export limit', (i) => { i.site.exportLimitW = 'x'; return i; }, 'site.exportLimitW', /finite number/],
     ['charge efficiency', (i) => { i.battery.chargeEfficiency = 1.2; return i; }, 'battery.chargeEfficiency', /within \(0, 1\] \(0\.95 for 95 %\); got 1.2/],
@@ -105,7 +105,7 @@ describe('site planner: validation names the field and the slot', () => {
     ['target object', (i) => { i.battery.socTarget = 80; return i; }, 'battery.socTarget', /must be an object \{soc, time\}/],
     ['target soc', (i) => { i.battery.socTarget = { soc: 95, time: T0 + H }; return i; }, 'battery.socTarget.soc', /within battery.socMin and battery.socMax \[10, 90\]; got 95/],
     ['target time', (i) => { i.battery.socTarget = [{ soc: 50, time: T0 }, { soc: 50, time: 'soon' }]; return i; }, 'battery.socTarget[1].time', /epoch milliseconds, an ISO 8601 string or a Date/],
-    ['target key', (i) => { i.battery.socTarget = { soc: 50, time: T0, by: 1 }; return i; }, 'battery.socTarget.by', /accepted: soc, time/],
+    ['target key', (i) => { i.battery.socTarget = { soc: 50, time: T0, by: 1 }; return i; }, 'battery.socTarget.by', /Accepted: soc, time/],
     ['formula', (i) => ({ ...i, importFormula: { VAT: 1.19 } }), 'importFormula.VAT', /not a field of importFormula; accepted: multiplier, fee \(per kWh\), vat/],
     ['formula vat', (i) => ({ ...i, exportFormula: { vat: 0 } }), 'exportFormula.vat', /factor above 0 \(1.19 for 19 % VAT\); got 0/],
     ['import without export', (i) => { i.prices[2] = { start: i.prices[2].start, end: i.prices[2].end, importPrice: 20 }; return i; }, 'prices[2].exportPrice', /must be given with importPrice \(or price, meaning both\)/],
@@ -156,7 +156,8 @@ describe('site planner: what the plan says', () => {
     assert.ok(p.slots.every((s) => s.exportKW <= 3 + 1e-9));
     close(p.cost.peak, 0.3 * p.peakImportKW);
     assert.ok(p.value! > 0, `the battery saves ${p.value}`);
-    assert.ok(p.solver.gap <= 1e-9 * Math.abs(p.cost.total) + 1e-12);
+    // the peak search on the real battery and meter (no longer convex) is certified within 1e-6 of the objective's scale
+    assert.ok(p.solver.gap <= 1e-6 * Math.max(Math.abs(p.cost.total), p.cost.peak) + 1e-12);
   });
 
   it('a socTarget is met at its boundary and a charge for it says so; one before the plan is passed', () => {

@@ -10,6 +10,7 @@ import type { PricePlanInput } from './price-input';
 import { readPriceFeed } from './price-feed';
 import { SITE_BATTERY_FIELDS, SITE_FIELDS, type SitePlanInput } from './site-input';
 import { planSite, type SitePlan } from './site-plan';
+import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 
 export type BatteryPlanInput = (PricePlanInput | SitePlanInput) & { solver?: 'auto' | 'lp' };
 
@@ -41,6 +42,11 @@ function ownSlots(prices: unknown): boolean {
  * Throws a ValidationError naming the field for any bad input.
  */
 export function planBattery(input: BatteryPlanInput): PricePlan | SitePlan {
+  // every planner's fields, before routing: a misspelt site field would otherwise route to the price-only planner
+  if (isObject(input)) {
+    refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
+    if (isObject(input.battery)) refuseUnknownKeys(input.battery, BATTERY_FIELDS, 'battery', 'a field of battery');
+  }
   if (usesSiteModel(input)) return planSite(input as SitePlanInput);
   const i = input as unknown as Rec;
   if (!isObject(input) || ownSlots(i.prices)) return planFromPrices(input as PricePlanInput);

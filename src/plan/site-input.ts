@@ -12,6 +12,7 @@ import { parseNumber, show } from '../protocol/units';
 import type { EpochMs, TimeInput } from '../protocol';
 import { MAX_PRICE_SLOTS, numberIn, parseBattery, parsePriceUnit, type BatteryInput } from './price-input';
 import { applyPriceFormula, parsePriceFormula, readPriceFeed, unitOf, type PriceFormula } from './price-feed';
+import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 import type { SiteModel } from './site-solve';
 import type { SlotData } from './slot-cost';
 
@@ -118,17 +119,13 @@ function nonNegative(input: unknown, field: string, dflt: number, what: string):
   return numberIn(input, field, 0, Infinity, false, `${what} ≥ 0`);
 }
 
-function knownKeys(o: Rec, field: string, keys: string[]): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new ValidationError(`${field}.${k}`, `is not a field of ${field}; accepted: ${keys.join(', ')}`);
-}
-
 function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ soc: number; time: EpochMs; field: string }> {
   if (absent(input)) return [];
   const list = Array.isArray(input) ? input : [input];
   return list.map((t, j) => {
     const f = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';
     if (!isObject(t)) throw new ValidationError(f, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
-    knownKeys(t, f, ['soc', 'time']);
+    refuseUnknownKeys(t, ['soc', 'time'], f, `a field of ${f}`);
     if (absent(t.soc)) throw new ValidationError(`${f}.soc`, `must be given: a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]; got nothing`);
     const soc = numberIn(t.soc, `${f}.soc`, socMin, socMax, false, `a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]`);
     if (absent(t.time)) throw new ValidationError(`${f}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
@@ -139,6 +136,7 @@ function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ s
 /** Checks and normalises the site planner's input into the solver's model. */
 export function parseSiteInput(input: unknown): SiteInput {
   if (!isObject(input)) throw new ValidationError('input', `must be an object {prices, battery, pvForecast?, loadForecast?, gridImportMax?, gridExportMax?, site?, …}; got ${show(input)}`);
+  refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
   let slotMinutes: number | undefined;
   if (!absent(input.slotMinutes)) {
     slotMinutes = numberIn(input.slotMinutes, 'slotMinutes', 0, 1440, true, 'a whole number of minutes within [1, 1440]');
@@ -165,6 +163,7 @@ export function parseSiteInput(input: unknown): SiteInput {
   if (!isObject(bIn)) {
     throw new ValidationError('battery', `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`);
   }
+  refuseUnknownKeys(bIn, BATTERY_FIELDS, 'battery', 'a field of battery');
   const b = parseBattery(bIn);
   const br = bIn as Rec;
   const rootEff = Math.sqrt(b.efficiency);
@@ -179,7 +178,7 @@ export function parseSiteInput(input: unknown): SiteInput {
   if (!absent(input.site)) {
     if (!isObject(input.site)) throw new ValidationError('site', `must be an object {importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}; got ${show(input.site)}`);
     site = input.site;
-    knownKeys(site, 'site', ['importLimitW', 'exportLimitW', 'peakCost', 'peakSoFarW']);
+    refuseUnknownKeys(site, ['importLimitW', 'exportLimitW', 'peakCost', 'peakSoFarW'], 'site', 'a field of site');
   }
   const siteImport = nonNegative(site.importLimitW, 'site.importLimitW', Infinity, 'a number of W');
   const siteExport = nonNegative(site.exportLimitW, 'site.exportLimitW', Infinity, 'a number of W');

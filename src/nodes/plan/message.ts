@@ -18,6 +18,7 @@ import { ValidationError } from '../../protocol/errors';
 import { show } from '../../protocol/units';
 import { readPriceFeed, type FeedSlot } from '../../plan/price-feed';
 import { loadForecastFromHistory, resampleForecast } from '../../plan/forecast';
+import { misspelt, refuseUnknownKeys } from '../../plan/keys';
 
 type Rec = Record<string, unknown>;
 type Value = string | number | boolean | undefined | null;
@@ -62,8 +63,19 @@ export const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 function fieldsOf(v: unknown, at: string, keys: readonly string[], form: string): Rec {
   if (v === undefined || v === null) return {};
   if (!isObject(v)) throw new ValidationError(at, `must be an object ${form}; got ${show(v)}`);
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new ValidationError(`${at}.${k}`, `is not a field of ${at}; accepted: ${keys.join(', ')}`);
+  refuseUnknownKeys(v, keys, at, `a field of ${at}`);
   return v;
+}
+
+/** The message fields the node reads (a message carries others, so only a near miss of these is refused). */
+const MSG_READ = ['payload', 'battery', 'soc', 'site', 'chart', 'replan', 'importFormula', 'exportFormula', ...PAYLOAD_KEYS.filter((k) => k !== 'prices')];
+
+/** Refuses a message field that is a misspelling of one the node reads (`msg.loadForcast`): it would plan without it. */
+function nearMisses(msg: Msg): void {
+  for (const k of Object.keys(msg)) {
+    const known = misspelt(k, MSG_READ.filter((m) => m.length >= 6));
+    if (known) throw new ValidationError(`msg.${k}`, `is not a field the plan node reads; did you mean msg.${known}?`);
+  }
 }
 
 /** Whether an object is a price source's wrapper (power-saver's {priceData}, Tibber's {today, tomorrow} or query answer). */
@@ -117,6 +129,7 @@ export interface Gathered {
  * `socFirst`, before the message's own (a kept message's SOC is old).
  */
 export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: number; from: string }, socFirst = false): Gathered {
+  nearMisses(msg);
   const p = msg.payload;
   let prices: unknown;
   let body: Rec = {};
