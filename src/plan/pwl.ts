@@ -98,15 +98,16 @@ export class Fn {
     const b = Math.min(hi, last);
     const fa = this.value(a, 0);
     const fb = this.value(b, 0);
-    let w = 0;
-    const keep: number[] = [];
-    for (let j = 0; j < this.n; j++) if (xs[j] > a && xs[j] < b) keep.push(j);
-    xs[w] = a;
-    fs[w++] = fa;
-    for (const j of keep) {
-      xs[w] = xs[j];
-      fs[w++] = fs[j];
-    }
+    let j = 0;
+    while (j < this.n && xs[j] <= a) j++;
+    let k = this.n - 1;
+    while (k >= 0 && xs[k] >= b) k--;
+    // points strictly inside (a, b) are j .. k; move them to 1 ..
+    let w = 1;
+    if (j !== 1) for (let i = j; i <= k; i++, w++) { xs[w] = xs[i]; fs[w] = fs[i]; }
+    else w = k + 1;
+    xs[0] = a;
+    fs[0] = fa;
     if (b > a) {
       xs[w] = b;
       fs[w++] = fb;

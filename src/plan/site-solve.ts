@@ -12,14 +12,15 @@
  * V_k(e_k): the sum of two piecewise-linear functions is least at a breakpoint of one of them,
  * so the breakpoints are the candidates, each evaluated exactly.
  *
- * The peak cost adds κ·P with P ≥ every import. C(P), the optimum under cap P, is no longer
- * convex in P, but it does not increase with P, so on an interval [a, b] of caps the cost
- * C(P) + κ·P is at least C(b) + κ·a: branch and bound over intervals of P, from the least
- * feasible cap to the highest import of the plan without a cap, stops when the best cap found
- * is within 1e-6 of the objective's scale of every interval's bound, or after 300 passes;
- * `gap` is then the certified distance to the optimum (0 without a peak cost).
+ * The peak cost adds κ·P with P ≥ every import; P lies between the least feasible cap and the
+ * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
+ * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
+ * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
+ * convex, but it does not increase with P: branch and bound over intervals of P, to 1e-6 of
+ * the objective's scale or at most 300 passes. `gap` is the certified distance to the optimum.
  */
 import { Fn, FnStore, infConv } from './pwl';
+import { bestCap, minimizeConvex } from './peak-search';
 import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
 
 export interface SiteModel {
@@ -251,41 +252,16 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
 }
 
 /**
- * The cap of least C(P) + κ·max(P, floor) over [a, b], C nonincreasing (+∞ where the DP finds
- * no plan): branch and bound with the bound C(hi) + κ·max(lo, floor) on each interval.
+ * Whether C(P) is convex: when in every slot the export price is at most the import price and
+ * no price is below −ρ = −w(1+η)/(1−η) (the price at which losing energy by charging and
+ * discharging at once would pay), the never-both rules bind nowhere, so the model is its LP
+ * relaxation in (moves, P) together, whose value is convex in P.
  */
-export function bestCap(C: (P: number) => number, kappa: number, floor: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
-  const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);
-  const ca = C(a);
-  const cb = C(b);
-  let evals = 2;
-  let x = phi(b, cb) <= phi(a, ca) ? b : a;
-  let best = Math.min(phi(a, ca), phi(b, cb));
-  type Box = { lo: number; hi: number; clo: number; chi: number; bound: number };
-  const boxes: Box[] = [{ lo: a, hi: b, clo: ca, chi: cb, bound: phi(a, cb) }];
-  const scale = Math.max(1e-9, Math.abs(best), kappa * b);
-  let gap = 0;
-  while (boxes.length) {
-    let j = 0;
-    for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[j].bound) j = i;
-    const box = boxes[j];
-    gap = best - box.bound;
-    if (gap <= relTol * scale || evals >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
-    boxes.splice(j, 1);
-    const mid = (box.lo + box.hi) / 2;
-    const cm = C(mid);
-    evals++;
-    if (phi(mid, cm) < best) {
-      best = phi(mid, cm);
-      x = mid;
-    }
-    for (const nb of [{ lo: box.lo, hi: mid, clo: box.clo, chi: cm }, { lo: mid, hi: box.hi, clo: cm, chi: box.chi }]) {
-      const bound = phi(nb.lo, nb.chi);
-      if (bound < best - relTol * scale) boxes.push({ ...nb, bound });
-    }
-    if (!boxes.length) gap = 0;
-  }
-  return { x, gap: Math.max(0, gap), evals };
+export function convexInCap(m: SiteModel): boolean {
+  const { etaC, etaD, wear } = m.battery;
+  const eta = etaC * etaD;
+  const rho = eta >= 1 - 1e-12 ? Infinity : (wear * (1 + eta)) / (1 - eta);
+  return m.slots.every((s) => s.px <= s.pi && Math.min(s.px, s.pi) >= -rho);
 }
 
 /** Solves the model; throws NoPlan when it has none. */
@@ -306,7 +282,10 @@ export function solveSite(m: SiteModel): SiteSolution {
       let least = Math.max(m.peakFloor, leastCap(chain, 0, top));
       // a little above the least cap where rounding leaves the DP without room
       for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4) least = Math.min(top, least + eps);
-      const found = bestCap((P) => (P >= top ? free : chain.solve(P)), m.peakCost, m.peakFloor, least, top);
+      const C = (P: number) => (P >= top ? free : chain.solve(P));
+      const found = convexInCap(m)
+        ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
+        : bestCap(C, m.peakCost, m.peakFloor, least, top);
       gap = found.gap;
       if (found.x < top) {
         cap = found.x;

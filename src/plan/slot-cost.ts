@@ -53,6 +53,24 @@ export interface SlotRun {
 export const MAX_POINTS = 32;
 const CAND = new Float64Array(8);
 
+/** Sorts a[0 .. n − 1] in place (a dozen values at most). */
+function sortInto(a: Float64Array, n: number): void {
+  for (let i = 1; i < n; i++) {
+    const v = a[i];
+    let j = i;
+    for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+    a[j] = v;
+  }
+}
+
+/** Appends where f (linear from f1 at x1 to f2 at x2) changes sign strictly inside (x1, x2); returns the new count. */
+function addCrossing(xs: Float64Array, m: number, x1: number, x2: number, f1: number, f2: number, tol: number): number {
+  if (!((f1 > 0 && f2 < 0) || (f1 < 0 && f2 > 0)) || m >= MAX_POINTS) return m;
+  const x = x1 + ((x2 - x1) * f1) / (f1 - f2);
+  if (x > x1 + tol && x < x2 - tol) xs[m++] = x;
+  return m;
+}
+
 /** The slot's cost as a function of δ, for one import cap. */
 export class SlotModel {
   /** The import and export limits in force (kW, finite). */
@@ -156,18 +174,16 @@ export class SlotModel {
     }
     // the kinks: β = 0, and where n = load − pv + β meets −X (a), 0 (a and the zero option), I − pv (b), −pv (b and the zero option)
     const cand = CAND;
-    let nc = 0;
-    cand[nc++] = 0;
-    for (const n of [-this.X, 0, this.I - s.pv, -s.pv]) cand[nc++] = this.loInv(n - s.load + s.pv);
-    for (let i = 1; i < nc; i++) {
-      const v = cand[i];
-      let j = i;
-      for (; j > 0 && cand[j - 1] > v; j--) cand[j] = cand[j - 1];
-      cand[j] = v;
-    }
+    const shift = s.pv - s.load;
+    cand[0] = 0;
+    cand[1] = this.loInv(-this.X + shift);
+    cand[2] = this.loInv(shift);
+    cand[3] = this.loInv(this.I - s.pv + shift);
+    cand[4] = this.loInv(-s.pv + shift);
+    sortInto(cand, 5);
     let m = 0;
     xs[m++] = dL;
-    for (let i = 0; i < nc; i++) {
+    for (let i = 0; i < 5; i++) {
       const x = cand[i];
       if (x > xs[m - 1] + tol && x < dR - tol) xs[m++] = x;
     }
@@ -179,24 +195,19 @@ export class SlotModel {
       const x2 = xs[j + 1];
       const b1 = this.lo(x1);
       const b2 = this.lo(x2);
-      const mid = this.lo((x1 + x2) / 2);
-      const zero = Number.isFinite(this.grid(mid, 1));
-      for (const [p, q] of [[0, 1], [0, 2], [1, 2]]) {
-        if ((p === 1 || q === 1) && !zero) continue;
-        // the zero option is 0 wherever it is open (checked at the middle: its range ends at kinks)
-        const val = (beta: number, o: number) => (o === 1 ? 0 : this.grid(beta, o));
-        const f1 = val(b1, p) - val(b1, q);
-        const f2 = val(b2, p) - val(b2, q);
-        if ((f1 > 0 && f2 < 0) || (f1 < 0 && f2 > 0)) {
-          const x = x1 + ((x2 - x1) * f1) / (f1 - f2);
-          if (x > x1 + tol && x < x2 - tol && m < MAX_POINTS) xs[m++] = x;
-        }
+      // the zero option is 0 wherever it is open (checked at the middle: its range ends at kinks)
+      const zero = Number.isFinite(this.grid(this.lo((x1 + x2) / 2), 1));
+      const a1 = this.grid(b1, 0);
+      const a2 = this.grid(b2, 0);
+      const c1 = this.grid(b1, 2);
+      const c2 = this.grid(b2, 2);
+      m = addCrossing(xs, m, x1, x2, a1 - c1, a2 - c2, tol);
+      if (zero) {
+        m = addCrossing(xs, m, x1, x2, a1, a2, tol);
+        m = addCrossing(xs, m, x1, x2, c1, c2, tol);
       }
     }
-    if (m > kinks) {
-      const all = Array.from(xs.subarray(0, m)).sort((p, q) => p - q);
-      for (let j = 0; j < m; j++) xs[j] = all[j];
-    }
+    if (m > kinks) sortInto(xs, m);
     for (let j = 0; j < m; j++) fs[j] = this.cost(xs[j]);
     return m;
   }
