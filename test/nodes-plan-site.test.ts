@@ -145,6 +145,8 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
       ['a load history without the weeks before', {}, { payload: prices(), loadHistory: [{ x: T0 - HOUR_MS, y: 1 }, { x: T0, y: 1 }], soc: 50 }, 'msg.loadHistory', /has no data for slot 0/],
       ['a load the site cannot supply', { importLimitKW: '1' }, { payload: prices(), loadForecast: [500, 9000, 500], soc: 50 }, 'msg.loadForecast[1]', /cannot be met in that slot: at most 1 kW import/],
       ['msg.importFormula.vat', {}, { payload: prices(), importFormula: { vat: 0 }, soc: 50 }, 'msg.importFormula.vat', /factor above 0/],
+      ['msg.battery.gridCharge not true or false', {}, { payload: prices(), battery: { gridCharge: 'no' }, soc: 50 }, 'msg.battery.gridCharge', /must be true or false; got "no"/],
+      ['the node\'s gridDischarge not true or false', { gridDischarge: 'x' }, { payload: prices(), soc: 50 }, 'gridDischarge', /must be true or false; got "x"/],
       ['a misspelt msg field', {}, { payload: prices(), loadForcast: [500, 500, 500], soc: 50 }, 'msg.loadForcast', /msg\.loadForcast is not a field the plan node reads; did you mean msg\.loadForecast\?/],
       ['a forecast inside a price slot', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.05, loadForecast: 500 }], soc: 50 }, 'msg.payload[0].loadForecast', /is not a field of a price slot; did you mean/],
       ['a misspelt msg.payload.site field', {}, { payload: { prices: prices(), site: { exportLimitw: 1 } }, soc: 50 }, 'msg.payload.site.exportLimitw', /did you mean exportLimitW\?/],

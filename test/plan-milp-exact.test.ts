@@ -5,7 +5,8 @@
  * within 0.01 % of the MILP's optimum on every day the MILP can plan, and it refuses exactly
  * the days the MILP finds infeasible. Every plan is checked from its own output too: never
  * charging and discharging at once, never importing and exporting at once, the balance in every
- * slot, and the parts adding up to the total.
+ * slot, and the parts adding up to the total; with gridCharge or gridDischarge false, no charge
+ * beyond the PV surplus and no discharge beyond the load net of PV.
  */
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
@@ -25,6 +26,8 @@ function checkPhysics(d: RawDay, plan: SitePlan): void {
     assert.ok(Math.abs(balance) <= 1e-6, `${where}: balance off by ${balance} kW`);
     assert.ok(s.curtailKW >= -1e-9 && s.curtailKW <= raw.pvKW + 1e-9, `${where}: curtails ${s.curtailKW} of ${raw.pvKW} kW`);
     assert.ok(s.exportKW <= d.exportLimitKW + 1e-9, `${where}: exports ${s.exportKW} above the limit ${d.exportLimitKW}`);
+    if (!d.gridCharge) assert.ok(s.chargeKW <= Math.max(0, raw.pvKW - raw.loadKW) + 1e-9, `${where}: charges ${s.chargeKW} from the grid`);
+    if (!d.gridDischarge) assert.ok(s.dischargeKW <= Math.max(0, raw.loadKW - raw.pvKW) + 1e-9, `${where}: discharges ${s.dischargeKW} into the grid`);
   });
   const c = plan.cost;
   assert.ok(Math.abs(c.import - c.export + c.wear + c.peak - c.endValue - c.total) <= 1e-9 * Math.max(1, Math.abs(c.total)), `seed ${d.seed}: the parts do not add up`);
@@ -66,7 +69,7 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
   });
 
   it('the days cover every kind the check is for', () => {
-    for (const k of ['negative midday', 'feed-in tariff', 'negative export', 'zero export', 'tight export', 'peak', 'peak so far', 'target', 'socEnd', 'cycle cost', 'end value', 'mixed slots']) {
+    for (const k of ['negative midday', 'feed-in tariff', 'negative export', 'zero export', 'tight export', 'peak', 'peak so far', 'target', 'socEnd', 'cycle cost', 'end value', 'mixed slots', 'no grid charge', 'no grid discharge']) {
       assert.ok((kinds.get(k) ?? 0) >= 15, `only ${kinds.get(k) ?? 0} days of ${k}`);
     }
     assert.ok(exportAbove >= 60, `only ${exportAbove} days with an export price above the import price`);

@@ -26,7 +26,8 @@ export function usesSiteModel(input: unknown): boolean {
   if (input.solver === 'lp') return true;
   if (SITE_FIELDS.some((k) => set(input[k]))) return true;
   const b = input.battery;
-  if (isObject(b) && SITE_BATTERY_FIELDS.some((k) => set(b[k]))) return true;
+  // gridCharge and gridDischarge true are every planner's default: only false needs the site planner
+  if (isObject(b) && SITE_BATTERY_FIELDS.some((k) => set(b[k]) && !((k === 'gridCharge' || k === 'gridDischarge') && (b[k] === true || b[k] === 'true')))) return true;
   const p = input.prices;
   return Array.isArray(p) && p.some((s) => isObject(s) && (set(s.importPrice) || set(s.exportPrice)));
 }

@@ -34,6 +34,10 @@ export interface SiteBatteryInput extends BatteryInput {
   socTarget?: SocTargetInput | SocTargetInput[];
   /** Worth of a kWh stored at the end of the plan (per kWh of stored energy, ≥ 0); default 0. */
   endValue?: number;
+  /** false: never charge from the grid (only from the PV surplus of the slot); default true. */
+  gridCharge?: boolean;
+  /** false: never discharge into the grid (at most the slot's load net of PV); default true. */
+  gridDischarge?: boolean;
 }
 
 export interface SiteLimitsInput {
@@ -113,6 +117,13 @@ function perSlot(input: unknown, field: string, n: number, nullable: boolean): F
   return out;
 }
 
+/** A yes/no setting, true when absent (true, false, or the texts "true" and "false"). */
+function flag(input: unknown, field: string): boolean {
+  if (absent(input) || input === true || input === 'true') return true;
+  if (input === false || input === 'false') return false;
+  throw new ValidationError(field, `must be true or false; got ${show(input)}`);
+}
+
 /** A number ≥ 0 (or the default when absent). */
 function nonNegative(input: unknown, field: string, dflt: number, what: string): number {
   if (absent(input)) return dflt;
@@ -171,6 +182,8 @@ export function parseSiteInput(input: unknown): SiteInput {
   const etaC = eff('chargeEfficiency');
   const etaD = eff('dischargeEfficiency');
   const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
+  const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
+  const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
   const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
   const targetsIn = parseTargets(br.socTarget, b.socMin, b.socMax);
 
@@ -233,7 +246,7 @@ export function parseSiteInput(input: unknown): SiteInput {
 
   const model: SiteModel = {
     slots,
-    battery: { C: b.maxChargeKW, D: b.maxDischargeKW, etaC, etaD, wear },
+    battery: { C: b.maxChargeKW, D: b.maxDischargeKW, etaC, etaD, wear, gridCharge, gridDischarge },
     e0,
     lb,
     ub,
@@ -260,4 +273,4 @@ export function parseSiteInput(input: unknown): SiteInput {
 
 /** Whether an input uses anything of the site model (else the price-only planner serves it). */
 export const SITE_FIELDS = ['importFormula', 'exportFormula', 'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site', 'currency', 'slotMinutes'] as const;
-export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue'] as const;
+export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge'] as const;

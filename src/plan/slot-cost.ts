@@ -37,6 +37,10 @@ export interface BatteryData {
   etaC: number;
   etaD: number;
   wear: number;
+  /** false: charge only from the slot's PV surplus (never from the grid). */
+  gridCharge?: boolean;
+  /** false: discharge at most the slot's load net of PV (never into the grid). */
+  gridDischarge?: boolean;
 }
 
 /** How a slot runs at a given δ: cost per hour, battery (kW), PV curtailed, import, export (kW). */
@@ -94,6 +98,8 @@ export class SlotModel {
     this.X = Math.max(0, Math.min(s.xmax, s.pv + b.D));
     this.dL = Math.max(-b.D / b.etaD, this.loInv(-this.X - s.load));
     this.dR = Math.min(b.etaC * b.C, this.loInv(this.I - s.load + s.pv));
+    if (b.gridCharge === false) this.dR = Math.min(this.dR, this.loInv(Math.max(0, s.pv - s.load)));
+    if (b.gridDischarge === false) this.dL = Math.max(this.dL, this.loInv(-Math.max(0, s.load - s.pv)));
   }
 
   /** β(δ): the battery's grid side power. */

@@ -9,7 +9,9 @@
  * pv + D) when the site has none; pv − u + i + d = load + x + c; stored energy
  * e_{k+1} = e_k + dt·(ηc·c − d/ηd) within the SOC window (a SOC outside it may stay, not go
  * further), at least a target at its boundary and socEnd at the end; peak P ≥ i_k, P ≥ peak so
- * far. Cost Σ dt·(pi·i − px·x + w·(c + d)) + κ·P − endValue·(e_n − e_0).
+ * far. gridCharge false: c ≤ max(0, pv − load) (only the PV surplus charges); gridDischarge false:
+ * d ≤ max(0, load − pv) (the battery only covers the load net of PV).
+ * Cost Σ dt·(pi·i − px·x + w·(c + d)) + κ·P − endValue·(e_n − e_0).
  */
 import type { RawDay } from './site-days';
 
@@ -49,7 +51,9 @@ export function milpText(d: RawDay): string {
     const xmax = d.exportLimitKW;
     const mi = Math.min(imax, s.loadKW + d.C);
     const mx = Math.min(xmax, s.pvKW + d.D);
-    bounds.push(`0 <= c${k} <= ${num(d.C)}`, `0 <= d${k} <= ${num(d.D)}`, `0 <= u${k} <= ${num(s.pvKW)}`, `0 <= i${k} <= ${num(mi)}`, `0 <= x${k} <= ${num(mx)}`);
+    const cmax = d.gridCharge ? d.C : Math.min(d.C, Math.max(0, s.pvKW - s.loadKW));
+    const dmax = d.gridDischarge ? d.D : Math.min(d.D, Math.max(0, s.loadKW - s.pvKW));
+    bounds.push(`0 <= c${k} <= ${num(cmax)}`, `0 <= d${k} <= ${num(dmax)}`, `0 <= u${k} <= ${num(s.pvKW)}`, `0 <= i${k} <= ${num(mi)}`, `0 <= x${k} <= ${num(mx)}`);
     bins.push(`b${k}`, `g${k}`);
     rows.push(`cb${k}:${expr([[1, `c${k}`], [-d.C, `b${k}`]])} <= 0`);
     rows.push(`db${k}:${expr([[1, `d${k}`], [d.D, `b${k}`]])} <= ${num(d.D)}`);

@@ -53,6 +53,9 @@ export interface RawDay {
   importLimitKW: number;
   peakCost: number;
   peakSoFarKW: number;
+  /** false: charge only from the PV surplus; discharge only into the load net of PV. */
+  gridCharge: boolean;
+  gridDischarge: boolean;
 }
 
 const T0 = Date.UTC(2026, 2, 14, 23);
@@ -135,7 +138,14 @@ export function makeDay(seed: number): RawDay {
     importLimitKW: chance(0.15) ? r2(5 + r() * 8) : Infinity,
     peakCost: peak ? r2(0.05 + r() * 0.6) : 0,
     peakSoFarKW: peak && chance(0.6) ? r2(r() * 4) : 0,
+    gridCharge: true,
+    gridDischarge: true,
   };
+  // drawn after the rest, so the days without them stay as they were
+  day.gridCharge = !chance(0.15);
+  day.gridDischarge = !chance(0.15);
+  if (!day.gridCharge) kinds.push('no grid charge');
+  if (!day.gridDischarge) kinds.push('no grid discharge');
   if (day.cycleCost > 0) kinds.push('cycle cost');
   if (day.endValue > 0) kinds.push('end value');
   if (day.socEnd !== undefined) kinds.push('socEnd');
@@ -170,6 +180,8 @@ export function plannerInput(d: RawDay): Record<string, unknown> {
       dischargeEfficiency: d.etaD,
       cycleCost: d.cycleCost,
       endValue: d.endValue,
+      ...(d.gridCharge ? {} : { gridCharge: false }),
+      ...(d.gridDischarge ? {} : { gridDischarge: false }),
       ...(d.targets.length ? { socTarget: d.targets.map((t) => ({ soc: t.soc, time: end(t.boundary - 1) })) } : {}),
     },
     ...(d.socEnd !== undefined ? { socEnd: d.socEnd } : {}),

@@ -35,10 +35,12 @@ export interface PlanProps {
   importLimitKW?: Value; exportLimitKW?: Value; peakCost?: Value; replan?: Value;
   // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
   idle?: Value;
+  // version 4: false = never charge from the grid / never discharge into it
+  gridCharge?: Value; gridDischarge?: Value;
 }
 
 /** The battery fields a message may set (msg.battery, msg.payload.battery). */
-export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue'] as const;
+export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge'] as const;
 /** The fields of an object msg.payload. */
 export const PAYLOAD_KEYS = ['prices', 'battery', 'soc', 'socEnd', 'priceUnit', 'steps', 'currency', 'slotMinutes', 'importFormula', 'exportFormula',
   'pvForecast', 'loadForecast', 'loadHistory', 'gridImportMax', 'gridExportMax', 'site', 'solver'] as const;
@@ -160,7 +162,8 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
     if (v === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
       throw new ValidationError(k, `must be given: the node's ${k}, or msg.battery.${k} (a number above 0); got nothing`);
     }
-    if (v !== undefined) battery[k] = v;
+    // gridCharge and gridDischarge only when off: on is the planners' default (prices alone stay with the price-only planner)
+    if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true'))) battery[k] = v;
   }
   const target = pick('battery.socTarget', [[mb.socTarget, 'msg.battery.socTarget'], [pb.socTarget, 'msg.payload.battery.socTarget']], 'socTarget');
   if (target !== undefined) battery.socTarget = target;
