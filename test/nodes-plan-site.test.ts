@@ -135,6 +135,15 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
     assert.deepEqual(m.plan.slots.map((s: any) => Math.round(s.loadKW * 1000)), [0, 0, 0, 0, 1, 1, 1, 1].map((h) => 400 + ((hourOf + h) % 24) * 10));
   });
 
+  it('a PV forecast as Solcast delivers it ({forecasts: [{period_end, period, pv_estimate}]}, kW) in msg.pvForecast', async () => {
+    const f = await load();
+    const prices = Array.from({ length: 4 }, (_, k) => ({ start: T0 + k * QUARTER_HOUR_MS, end: T0 + (k + 1) * QUARTER_HOUR_MS, price: 0.3 }));
+    const half = (k: number) => new Date(T0 + (k + 1) * 30 * 60_000).toISOString();
+    const pvForecast = { forecasts: [{ period_end: half(0), period: 'PT30M', pv_estimate: 1.5 }, { period_end: half(1), period: 'PT30M', pv_estimate: 2 }] };
+    const m = await f.ask({ payload: { prices, pvForecast }, soc: 50 });
+    assert.deepEqual(m.plan.slots.map((s: any) => s.pvKW), [1.5, 1.5, 2, 2]);
+  });
+
   describe('refusals name the msg field and the slot, or the node\'s setting', () => {
     const prices = () => hours([0.3, 0.1, 0.4]);
     const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string, RegExp]> = [

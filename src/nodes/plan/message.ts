@@ -211,7 +211,7 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
  * the planner then refuses them in its own words). Slots that have ended get 0.
  */
 function forecasts(input: Rec, from: Record<string, string>, now: number): number | undefined {
-  const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && Array.isArray(v.time);
+  const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && (Array.isArray(v.time) || Array.isArray(v.forecasts) || isObject(v.result));
   const history = input.loadHistory;
   delete input.loadHistory; // (not the planner's: it becomes loadForecast)
   const fromHistory = isSet(history) && !isSet(input.loadForecast);
