@@ -138,7 +138,7 @@ describe('flows saved by 0.1.0', () => {
     const props = helper.getNode(v1.id).props;
     const added = {
       chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '', importMultiplier: '', importFee: '', importVat: '',
-      exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, idle: 'steer', gridCharge: true, gridDischarge: true, version: 4,
+      exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, idle: 'steer', gridCharge: true, gridDischarge: true, sellSocMin: '', version: 4,
     };
     for (const [k, v] of Object.entries(added)) assert.deepEqual(props[k], v, k);
     const t0 = Math.ceil((Date.now() + HOUR_MS) / HOUR_MS) * HOUR_MS;

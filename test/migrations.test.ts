@@ -64,7 +64,7 @@ const PLAN_V2: NodeConfig = {
   importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
 };
 const PLAN_V3: NodeConfig = { idle: 'steer' };
-const PLAN_V4: NodeConfig = { gridCharge: true, gridDischarge: true };
+const PLAN_V4: NodeConfig = { gridCharge: true, gridDischarge: true, sellSocMin: '' };
 /** A re-planning node as the release before version 3 saved it (example 12 of that release). */
 const PLAN_SAVED_V2: NodeConfig = {
   ...PLAN_V1, ...PLAN_V2, cycleCost: 0.02, endValue: 0.1, importFee: 0.15, importVat: 1.19, exportMultiplier: 0, exportFee: 0.08,
@@ -132,7 +132,7 @@ describe('migrations', () => {
       assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version], ['0.15', true, 7, 'self-consumption', 4]);
       assert.equal(migrate('ems-plan', after), after);
       const node: NodeConfig = { ...PLAN_V1 };
-      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'gridCharge', 'gridDischarge', 'version'].sort());
+      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'gridCharge', 'gridDischarge', 'sellSocMin', 'version'].sort());
       assert.deepEqual(upgrade(node), []);
     });
 
@@ -141,15 +141,15 @@ describe('migrations', () => {
       assert.deepEqual(migrate('ems-plan', PLAN_SAVED_V2), { ...PLAN_SAVED_V2, idle: 'steer', ...PLAN_V4, version: 4 });
       assert.equal(JSON.stringify(PLAN_SAVED_V2), frozen, 'the argument is not changed');
       const node: NodeConfig = { ...PLAN_SAVED_V2 };
-      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'idle', 'version']);
+      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'idle', 'sellSocMin', 'version']);
       assert.deepEqual([node.idle, node.gridCharge, node.gridDischarge, node.version], ['steer', true, true, 4]);
     });
 
-    it('a node saved by the previous release (version 3) goes to 4 with grid charge and discharge on only', () => {
+    it('a node saved by the previous release (version 3) goes to 4 with grid charge and discharge on and no least SOC before selling only', () => {
       const saved: NodeConfig = { ...PLAN_SAVED_V2, idle: 'self-consumption', version: 3 };
       assert.deepEqual(migrate('ems-plan', saved), { ...saved, ...PLAN_V4, version: 4 });
       const node: NodeConfig = { ...saved };
-      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'version']);
+      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'sellSocMin', 'version']);
     });
   });
 

@@ -156,6 +156,7 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
       ['msg.importFormula.vat', {}, { payload: prices(), importFormula: { vat: 0 }, soc: 50 }, 'msg.importFormula.vat', /factor above 0/],
       ['msg.battery.gridCharge not true or false', {}, { payload: prices(), battery: { gridCharge: 'no' }, soc: 50 }, 'msg.battery.gridCharge', /must be true or false; got "no"/],
       ['the node\'s gridDischarge not true or false', { gridDischarge: 'x' }, { payload: prices(), soc: 50 }, 'gridDischarge', /must be true or false; got "x"/],
+      ['the node\'s sellSocMin outside the SOC window', { sellSocMin: '99' }, { payload: prices(), soc: 50 }, 'sellSocMin', /must be a SOC in % within socMin and socMax \[10, 90\]; got 99/],
       ['a misspelt msg field', {}, { payload: prices(), loadForcast: [500, 500, 500], soc: 50 }, 'msg.loadForcast', /msg\.loadForcast is not a field the plan node reads; did you mean msg\.loadForecast\?/],
       ['a forecast inside a price slot', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.05, loadForecast: 500 }], soc: 50 }, 'msg.payload[0].loadForecast', /is not a field of a price slot; did you mean/],
       ['a misspelt msg.payload.site field', {}, { payload: { prices: prices(), site: { exportLimitw: 1 } }, soc: 50 }, 'msg.payload.site.exportLimitw', /did you mean exportLimitW\?/],

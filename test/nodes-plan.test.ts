@@ -192,7 +192,7 @@ describe('nodes: ems-plan (price plan)', () => {
       ['no SOC', {}, { payload: prices() }, 'msg.soc', /must be given: the current SOC in %, within \[0, 100\] \(msg\.soc, msg\.payload\.soc or msg\.battery\.soc\)/],
       ['SOC above 100', {}, { payload: prices(), soc: 120 }, 'msg.soc', /within \[0, 100\]; got 120/],
       ['SOC from msg.battery', {}, { payload: prices(), battery: { soc: -1 } }, 'msg.battery.soc', /within \[0, 100\]; got -1/],
-      ['msg.battery not an object', {}, { payload: prices(), soc: 50, battery: 100 }, 'msg.battery', /must be an object \{capacityKWh, maxChargeKW, maxDischargeKW, socMin, socMax, efficiency, soc, chargeEfficiency, dischargeEfficiency, cycleCost, socTarget, endValue, gridCharge, gridDischarge\} \(each optional\); got 100/],
+      ['msg.battery not an object', {}, { payload: prices(), soc: 50, battery: 100 }, 'msg.battery', /must be an object \{capacityKWh, maxChargeKW, maxDischargeKW, socMin, socMax, efficiency, soc, chargeEfficiency, dischargeEfficiency, cycleCost, socTarget, endValue, gridCharge, gridDischarge, sellSocMin\} \(each optional\); got 100/],
       ['a typo in msg.battery', {}, { payload: prices(), soc: 50, battery: { capacity: 10 } }, 'msg.battery.capacity', /is not a field of msg\.battery; did you mean capacityKWh\? Accepted: capacityKWh/],
       ['msg.battery.socMax below the node\'s socMin', {}, { payload: prices(), soc: 50, battery: { socMax: 3 } }, 'msg.battery.socMax', /must be above socMin \(5 %\)/],
       ['msg.payload.battery.efficiency', {}, { payload: { prices: prices(), battery: { efficiency: 90 } }, soc: 50 }, 'msg.payload.battery.efficiency', /round-trip efficiency within \(0, 1\] \(0\.9 for 90 %\); got 90/],

@@ -40,6 +40,21 @@ describe('site planner: gridCharge and gridDischarge', () => {
     assert.notEqual((planBattery({ ...alone, battery: bat({ gridCharge: true, gridDischarge: true }) } as any) as SitePlan).model, 'site');
   });
 
+  it('sellSocMin: below it the battery only serves the load; it sells only what lies above it', () => {
+    // a feed-in tariff above import: sell everything, or, with a least SOC of 60 % before selling, only what is above 60 % (less the load's share)
+    const day = { prices: prices([0.3, 0.3, 0.3], 0.35), loadForecast: [1000, 1000, 1000] };
+    const on = planSite({ ...day, battery: bat({ soc: 90 }) } as any);
+    const ruled = planSite({ ...day, battery: bat({ soc: 90, sellSocMin: 60 }) } as any);
+    assert.ok(on.slots[2].socEnd < 15, `without the rule it sells down to socMin: ${on.slots[2].socEnd}`);
+    ruled.slots.forEach((s) => {
+      // a slot that sells (discharges beyond its load) leaves at least 60 % less the load's share of the slot
+      if (s.dischargeKW > s.loadKW + 1e-9) assert.ok(s.socEnd >= 60 - (s.loadKW / 0.9 / 10) * 100 - 1e-6, `sells to ${s.socEnd} %`);
+    });
+    assert.ok(ruled.slots.some((s) => s.exportKW > 0), 'it still sells what lies above 60 %');
+    assert.ok(ruled.slots[2].socEnd < 60, 'below 60 % it covers the load');
+    assert.ok(ruled.cost.total > on.cost.total);
+  });
+
   it('anything but true or false is refused, naming the field', () => {
     assert.throws(() => planSite({ prices: prices([0.1], 0), battery: bat({ gridCharge: 'no' }) } as any), (e: any) => e instanceof ValidationError && e.field === 'battery.gridCharge' && /must be true or false; got "no"/.test(e.message));
   });

@@ -69,7 +69,7 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
   });
 
   it('the days cover every kind the check is for', () => {
-    for (const k of ['negative midday', 'feed-in tariff', 'negative export', 'zero export', 'tight export', 'peak', 'peak so far', 'target', 'socEnd', 'cycle cost', 'end value', 'mixed slots', 'no grid charge', 'no grid discharge']) {
+    for (const k of ['negative midday', 'feed-in tariff', 'negative export', 'zero export', 'tight export', 'peak', 'peak so far', 'target', 'socEnd', 'cycle cost', 'end value', 'mixed slots', 'no grid charge', 'no grid discharge', 'least SOC before selling']) {
       assert.ok((kinds.get(k) ?? 0) >= 15, `only ${kinds.get(k) ?? 0} days of ${k}`);
     }
     assert.ok(exportAbove >= 60, `only ${exportAbove} days with an export price above the import price`);

@@ -9,7 +9,7 @@ export const PLANNER_FIELDS = ['prices', 'battery', 'priceUnit', 'socEnd', 'step
   'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site'] as const;
 /** Every field of `battery` (the price-only planner reads the first seven). */
 export const BATTERY_FIELDS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc',
-  'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge'] as const;
+  'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
 /** The fields of a price slot in this package's own form (and the {start, value} of price sources). */
 export const SLOT_FIELDS = ['start', 'end', 'duration', 'price', 'importPrice', 'exportPrice', 'value'] as const;
 

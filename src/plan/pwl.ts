@@ -192,6 +192,17 @@ export function infConv(f: Fn, g: Fn, out: Fn): void {
   envelope(pool, count, out);
 }
 
+/** out = min(a, b), each +∞ outside its domain (the minimum must be continuous on the union, an interval). */
+export function lowerEnvelope(a: Fn, b: Fn, out: Fn): void {
+  envelope([a, b], 2, out);
+}
+
+/** out = f restricted to [lo, hi] (a copy; n = 0 when empty). */
+export function restricted(f: Fn, lo: number, hi: number, out: Fn): void {
+  out.copyFrom(f);
+  if (!(lo <= hi) || !out.clip(lo, hi, 0)) out.n = 0;
+}
+
 /** out = the lower envelope of pieces[0 .. count − 1] (continuous, on an interval together). */
 function envelope(pieces: Fn[], count: number, out: Fn): void {
   let total = 0;

@@ -38,6 +38,8 @@ export interface SiteBatteryInput extends BatteryInput {
   gridCharge?: boolean;
   /** false: never discharge into the grid (at most the slot's load net of PV); default true. */
   gridDischarge?: boolean;
+  /** A least SOC before selling (%): below it the battery only serves the site's own load (no discharge into the grid). */
+  sellSocMin?: number;
 }
 
 export interface SiteLimitsInput {
@@ -184,6 +186,7 @@ export function parseSiteInput(input: unknown): SiteInput {
   const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
   const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
   const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
+  const sellSocMin = absent(br.sellSocMin) ? undefined : numberIn(br.sellSocMin, 'battery.sellSocMin', b.socMin, b.socMax, false, `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`);
   const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
   const targetsIn = parseTargets(br.socTarget, b.socMin, b.socMax);
 
@@ -251,6 +254,7 @@ export function parseSiteInput(input: unknown): SiteInput {
     lb,
     ub,
     endValue,
+    sellMin: sellSocMin === undefined || !gridDischarge ? undefined : (sellSocMin / 100) * cap,
     peakCost,
     peakFloor: peakSoFar / 1000,
     tolE: 1e-11 * Math.max(1, cap),
@@ -273,4 +277,4 @@ export function parseSiteInput(input: unknown): SiteInput {
 
 /** Whether an input uses anything of the site model (else the price-only planner serves it). */
 export const SITE_FIELDS = ['importFormula', 'exportFormula', 'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site', 'currency', 'slotMinutes'] as const;
-export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge'] as const;
+export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;

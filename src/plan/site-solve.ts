@@ -19,7 +19,7 @@
  * convex, but it does not increase with P: branch and bound over intervals of P, to 1e-6 of
  * the objective's scale or at most 300 passes. `gap` is the certified distance to the optimum.
  */
-import { Fn, FnStore, infConv } from './pwl';
+import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
 import { bestCap, minimizeConvex } from './peak-search';
 import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
 
@@ -33,6 +33,8 @@ export interface SiteModel {
   ub: Float64Array;
   /** Value of a kWh stored at the end (per kWh of stored energy). */
   endValue: number;
+  /** A least stored energy before selling (kWh): a discharge beyond the slot's load net of PV must leave at least this. */
+  sellMin?: number;
   /** Cost per kW of the highest import over the plan, and the least level it is charged at (kW). */
   peakCost: number;
   peakFloor: number;
@@ -129,13 +131,48 @@ export class Chain {
       const phi = this.phiFor(k, cap);
       if (phi.n === 0) return Infinity;
       if (keep) this.store.save(k + 1, v);
-      infConv(v, phi, w);
+      if (!this.sellRule(k, v, phi, w)) infConv(v, phi, w);
       if (k >= 1 && !w.clip(m.lb[k], m.ub[k], m.tolE)) return Infinity;
       [v, w] = [w, v];
     }
     this.a = v;
     this.b = w;
     return v.value(m.e0, m.tolE);
+  }
+
+  private readonly sellParts = [new Fn(), new Fn(), new Fn(), new Fn(), new Fn()];
+
+  /** δ below which slot k's battery sells (discharges beyond the load net of PV), or undefined without the rule there. */
+  selfFloor(k: number, sm: SlotModel): number | undefined {
+    const s = this.m.slots[k];
+    if (this.m.sellMin === undefined) return undefined;
+    const floor = sm.loInv(-Math.max(0, s.load - s.pv));
+    return sm.dL < floor ? floor : undefined;
+  }
+
+  /**
+   * The least SOC before selling: w = min(V □ Φ on moves that only serve the load, V on
+   * [sellMin + dt·floor, …] □ Φ on moves that sell), exact (a selling move must leave the store
+   * at least at sellMin less the load's part). Returns false when the rule does not apply.
+   */
+  private sellRule(k: number, v: Fn, phi: Fn, w: Fn): boolean {
+    const s = this.m.slots[k];
+    const floor = this.selfFloor(k, this.capped[k]);
+    if (floor === undefined) return false;
+    const [self, sell, vSell, a, b] = this.sellParts;
+    const y = -floor * s.dt; // Φ's variable: y = −dt·δ
+    restricted(phi, -Infinity, y, self);
+    restricted(phi, y, Infinity, sell);
+    restricted(v, (this.m.sellMin as number) + s.dt * floor, Infinity, vSell);
+    if (self.n === 0) return false;
+    infConv(v, self, a);
+    if (sell.n === 0 || vSell.n === 0) {
+      w.copyFrom(a);
+      return true;
+    }
+    infConv(vSell, sell, b);
+    lowerEnvelope(a, b, w);
+    return true;
   }
 
   /** The forward pass after solve(cap, true): stored energy and slot runs. */
@@ -172,8 +209,14 @@ export class Chain {
     const tolE = this.m.tolE;
     const lo = Math.max(sm.dL, (v.lo - ek) / s.dt);
     const hi = Math.max(lo, Math.min(sm.dR, (v.hi - ek) / s.dt));
-    const total = (d: number) => s.dt * sm.cost(d) + v.value(ek + s.dt * d, tolE);
+    const floor = this.selfFloor(k, sm);
+    const sellFrom = floor === undefined ? -Infinity : (this.m.sellMin as number) + s.dt * floor;
+    const allowed = (d: number) => floor === undefined || d >= floor || ek + s.dt * d >= sellFrom - tolE;
+    const total = (d: number) => (allowed(d) ? s.dt * sm.cost(d) + v.value(ek + s.dt * d, tolE) : Infinity);
     const cands: number[] = [lo, hi];
+    if (floor !== undefined) {
+      for (const d of [floor, (sellFrom - ek) / s.dt]) if (d > lo && d < hi) cands.push(d);
+    }
     const m = sm.points(this.xs, this.fs, DELTA_TOL);
     for (let j = 0; j < m; j++) if (this.xs[j] > lo && this.xs[j] < hi) cands.push(this.xs[j]);
     for (let j = 0; j < v.n; j++) {
@@ -217,7 +260,9 @@ export class Chain {
       const [dL, dR] = this.range(k, cap);
       if (dL > dR + tolD) return { kind: 'slot', k, reach: [lo, hi] };
       const dt = m.slots[k].dt;
-      lo += dt * dL;
+      // the least SOC before selling: below it, a move down only serves the load (at lo: the lowest reachable)
+      const floor = this.selfFloor(k, this.capped[k]);
+      lo = floor === undefined ? lo + dt * dL : Math.max(lo + dt * dL, Math.min(lo + dt * floor, Math.max(lo + dt * dL, (m.sellMin as number) + dt * floor)));
       hi += dt * Math.max(dL, dR);
       const reach: [number, number] = [lo, hi];
       lo = Math.max(lo, m.lb[k + 1]);
@@ -254,14 +299,14 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
 /**
  * Whether C(P) is convex: when in every slot the export price is at most the import price and
  * no price is below −ρ = −w(1+η)/(1−η) (the price at which losing energy by charging and
- * discharging at once would pay), the never-both rules bind nowhere, so the model is its LP
- * relaxation in (moves, P) together, whose value is convex in P.
+ * discharging at once would pay) and no least SOC before selling, the never-both rules bind
+ * nowhere, so the model is its LP relaxation in (moves, P) together, whose value is convex in P.
  */
 export function convexInCap(m: SiteModel): boolean {
   const { etaC, etaD, wear } = m.battery;
   const eta = etaC * etaD;
   const rho = eta >= 1 - 1e-12 ? Infinity : (wear * (1 + eta)) / (1 - eta);
-  return m.slots.every((s) => s.px <= s.pi && Math.min(s.px, s.pi) >= -rho);
+  return m.sellMin === undefined && m.slots.every((s) => s.px <= s.pi && Math.min(s.px, s.pi) >= -rho);
 }
 
 /** Solves the model; throws NoPlan when it has none. */

@@ -10,7 +10,10 @@
  * e_{k+1} = e_k + dt·(ηc·c − d/ηd) within the SOC window (a SOC outside it may stay, not go
  * further), at least a target at its boundary and socEnd at the end; peak P ≥ i_k, P ≥ peak so
  * far. gridCharge false: c ≤ max(0, pv − load) (only the PV surplus charges); gridDischarge false:
- * d ≤ max(0, load − pv) (the battery only covers the load net of PV).
+ * d ≤ max(0, load − pv) (the battery only covers the load net of PV). A least SOC S before selling:
+ * what the battery discharges beyond the load net of PV (its exported part) comes from above S,
+ * e_k − S ≥ dt·(d − dself)/ηd with dself = min(D, max(0, load − pv)): a binary y per slot
+ * (1: it may sell) with d ≤ dself + D·y and e_{k+1} ≥ S − dt·dself/ηd − cap·(1 − y).
  * Cost Σ dt·(pi·i − px·x + w·(c + d)) + κ·P − endValue·(e_n − e_0).
  */
 import type { RawDay } from './site-days';
@@ -64,6 +67,13 @@ export function milpText(d: RawDay): string {
     const soc: Array<[number, string]> = [[1, `e${k + 1}`], [-s.dt * d.etaC, `c${k}`], [s.dt / d.etaD, `d${k}`]];
     if (k > 0) soc.push([-1, `e${k}`]);
     rows.push(`soc${k}:${expr(soc)} = ${num(k === 0 ? e0 : 0)}`);
+    if (d.sellSocMin !== undefined && d.gridDischarge) {
+      const dself = Math.min(d.D, Math.max(0, s.loadKW - s.pvKW));
+      const S = (d.sellSocMin / 100) * cap;
+      bins.push(`y${k}`);
+      rows.push(`sy${k}:${expr([[1, `d${k}`], [-d.D, `y${k}`]])} <= ${num(dself)}`);
+      rows.push(`se${k}:${expr([[1, `e${k + 1}`], [-cap, `y${k}`]])} >= ${num(S - (s.dt * dself) / d.etaD - cap)}`);
+    }
     if (d.peakCost > 0) rows.push(`pk${k}:${expr([[1, `i${k}`], [-1, 'P']])} <= 0`);
     let lb = lo;
     for (const t of d.targets) if (t.boundary === k + 1) lb = Math.max(lb, (t.soc / 100) * cap);

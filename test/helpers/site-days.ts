@@ -56,6 +56,8 @@ export interface RawDay {
   /** false: charge only from the PV surplus; discharge only into the load net of PV. */
   gridCharge: boolean;
   gridDischarge: boolean;
+  /** A least SOC before selling (%), or undefined. */
+  sellSocMin?: number;
 }
 
 const T0 = Date.UTC(2026, 2, 14, 23);
@@ -146,6 +148,10 @@ export function makeDay(seed: number): RawDay {
   day.gridDischarge = !chance(0.15);
   if (!day.gridCharge) kinds.push('no grid charge');
   if (!day.gridDischarge) kinds.push('no grid discharge');
+  if (day.gridDischarge && chance(0.2)) {
+    day.sellSocMin = r2(socMin + r() * (socMax - socMin));
+    kinds.push('least SOC before selling');
+  }
   if (day.cycleCost > 0) kinds.push('cycle cost');
   if (day.endValue > 0) kinds.push('end value');
   if (day.socEnd !== undefined) kinds.push('socEnd');
@@ -182,6 +188,7 @@ export function plannerInput(d: RawDay): Record<string, unknown> {
       endValue: d.endValue,
       ...(d.gridCharge ? {} : { gridCharge: false }),
       ...(d.gridDischarge ? {} : { gridDischarge: false }),
+      ...(d.sellSocMin === undefined ? {} : { sellSocMin: d.sellSocMin }),
       ...(d.targets.length ? { socTarget: d.targets.map((t) => ({ soc: t.soc, time: end(t.boundary - 1) })) } : {}),
     },
     ...(d.socEnd !== undefined ? { socEnd: d.socEnd } : {}),

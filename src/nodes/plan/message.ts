@@ -36,11 +36,11 @@ export interface PlanProps {
   // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
   idle?: Value;
   // version 4: false = never charge from the grid / never discharge into it
-  gridCharge?: Value; gridDischarge?: Value;
+  gridCharge?: Value; gridDischarge?: Value; sellSocMin?: Value;
 }
 
 /** The battery fields a message may set (msg.battery, msg.payload.battery). */
-export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge'] as const;
+export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
 /** The fields of an object msg.payload. */
 export const PAYLOAD_KEYS = ['prices', 'battery', 'soc', 'socEnd', 'priceUnit', 'steps', 'currency', 'slotMinutes', 'importFormula', 'exportFormula',
   'pvForecast', 'loadForecast', 'loadHistory', 'gridImportMax', 'gridExportMax', 'site', 'solver'] as const;
