@@ -32,7 +32,7 @@ const BENCHES = [
   { id: 'portfolio', file: 'portfolio.js', budgetS: 30 },
   { id: 'steering', file: 'steering.js', budgetS: 180, node: ['--expose-gc'] },
   { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
-  { id: 'plan', file: 'plan.js', budgetS: 120 },
+  { id: 'plan', file: 'plan.js', budgetS: 300 },
   { id: 'plan-week', file: 'plan-week.js', budgetS: 300 },
   { id: 'bursts', file: 'bursts.js', budgetS: 420, node: ['--expose-gc'] },
 ];

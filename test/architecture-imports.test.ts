@@ -75,11 +75,12 @@ const BARREL_EXCEPTIONS: readonly Exception[] = [
   ...leaf('src/client/request-path.ts', ['src/protocol/errors.ts', 'src/protocol/units.ts'], `resources/request-path.js is ${BUNDLED}`),
   ...leaf('src/nodes/plan/check.ts', ['src/protocol/errors.ts', 'src/plan/price-input.ts', 'src/plan/site-input.ts'],
     `the entry of resources/plan-input.js, ${BUNDLED}`),
-  ...leaf('src/nodes/plan/message.ts', ['src/protocol/errors.ts', 'src/protocol/limits.ts', 'src/protocol/units.ts', 'src/plan/price-feed.ts', 'src/plan/forecast.ts'],
+  ...leaf('src/nodes/plan/message.ts', ['src/protocol/errors.ts', 'src/protocol/limits.ts', 'src/protocol/units.ts', 'src/plan/price-feed.ts', 'src/plan/forecast.ts', 'src/plan/keys.ts'],
     `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`),
   ...['src/plan/price-input.ts', 'src/plan/site-input.ts', 'src/plan/price-feed.ts', 'src/plan/forecast.ts'].flatMap((from) =>
     leaf(from, ['src/protocol/errors.ts', 'src/protocol/limits.ts', 'src/protocol/time.ts', 'src/protocol/units.ts'],
       `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`)),
+  ...leaf('src/plan/keys.ts', ['src/protocol/errors.ts'], `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`),
   {
     from: 'src/index.ts',
     to: 'src/protocol/types.ts',

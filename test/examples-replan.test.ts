@@ -81,7 +81,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     assert.deepEqual(schedule.wires[1], [one((n) => n.type === 'link out', 'link out').id]);
     assert.deepEqual(linkIn.wires, [[plan.id]]);
     assert.deepEqual([plan.replan, plan.idle, plan.version, plan.capacityKWh, plan.maxChargeKW, plan.importLimitKW, plan.exportLimitKW],
-      [true, 'self-consumption', 3, HOME.battery.capacityWh / 1000, HOME.battery.maxPowerW / 1000, HOME.grid!.maxImportW / 1000, HOME.grid!.maxExportW / 1000]);
+      [true, 'self-consumption', 4, HOME.battery.capacityWh / 1000, HOME.battery.maxPowerW / 1000, HOME.grid!.maxImportW / 1000, HOME.grid!.maxExportW / 1000]);
     const comment = one((n) => n.type === 'comment', 'comment');
     assert.match(comment.info, /^\*\*Target:\*\* its own simulated site, \*Home \(example 12\)\* \(`ste_jqElHIhVdmoo`/);
     for (const n of EX.filter((x: any) => ['ems-time-series', 'ems-device-read'].includes(x.type))) {

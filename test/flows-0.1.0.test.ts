@@ -146,7 +146,7 @@ describe('flows saved by 0.1.0', () => {
   });
 
   it('next to it, a price plan node saved before version 2 (as example 09 shipped it) gets the new settings empty, re-planning off, every slot steered (idle: steer, version 3), and plans exactly as before', async () => {
-    // ems-plan came after 0.1.0 (issue 13, version 1); version 2 (issue 20) adds the site model's settings and re-planning, version 3 the idle choice (steer, as before).
+    // ems-plan came after 0.1.0 (issue 13, version 1); version 2 (issue 20) adds the site model's settings and re-planning, version 3 the idle choice (steer, as before), version 4 grid charge and discharge (on, as before).
     const v1 = {
       id: 'f010plan000000001', type: 'ems-plan', z: 'f010tab0000000001', name: 'Home battery plan', capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10,
       socMin: 10, socMax: 90, efficiency: 0.9, socEnd: '', priceUnit: 'EUR/MWh', steps: '', x: 300, y: 500, wires: [[]],
@@ -155,7 +155,7 @@ describe('flows saved by 0.1.0', () => {
     const props = helper.getNode(v1.id).props;
     const added = {
       chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '', importMultiplier: '', importFee: '', importVat: '',
-      exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, idle: 'steer', version: 3,
+      exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, idle: 'steer', gridCharge: true, gridDischarge: true, sellSocMin: '', version: 4,
     };
     for (const [k, v] of Object.entries(added)) assert.deepEqual(props[k], v, k);
     const t0 = Math.ceil((Date.now() + HOUR_MS) / HOUR_MS) * HOUR_MS;

@@ -76,6 +76,7 @@ const PLAN_V2: NodeConfig = {
   importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
 };
 const PLAN_V3: NodeConfig = { idle: 'steer' };
+const PLAN_V4: NodeConfig = { gridCharge: true, gridDischarge: true, sellSocMin: '' };
 /** A re-planning node as the release before version 3 saved it (example 12 of that release). */
 const PLAN_SAVED_V2: NodeConfig = {
   ...PLAN_V1, ...PLAN_V2, cycleCost: 0.02, endValue: 0.1, importFee: 0.15, importVat: 1.19, exportMultiplier: 0, exportFee: 0.08,
@@ -85,7 +86,7 @@ const PLAN_SAVED_V2: NodeConfig = {
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
     assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan', 'ems-schedule'].sort());
-    assert.equal(currentVersion('ems-plan'), 3);
+    assert.equal(currentVersion('ems-plan'), 4);
     assert.equal(currentVersion('ems-schedule'), 2);
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
     assert.equal(currentVersion('inject'), 1, 'a type without steps');
@@ -153,31 +154,38 @@ describe('migrations', () => {
     });
   });
 
-  describe('ems-plan (after 0.1.0): version 1 to 3', () => {
+  describe('ems-plan (after 0.1.0): version 1 to 4', () => {
     it('a node saved without a version (as example 09 shipped it) gets the new settings empty, re-planning off and every slot steered, nothing else changes', () => {
       const frozen = JSON.stringify(PLAN_V1);
-      assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, version: 3 });
+      assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, ...PLAN_V4, version: 4 });
       assert.equal(JSON.stringify(PLAN_V1), frozen, 'the argument is not changed');
-      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, version: 3 });
+      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, ...PLAN_V4, version: 4 });
     });
 
     it('values a flow already holds stay; idempotent; a current config is returned as it is', () => {
       const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7, idle: 'self-consumption' };
       const after = migrate('ems-plan', held);
-      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version], ['0.15', true, 7, 'self-consumption', 3]);
+      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version], ['0.15', true, 7, 'self-consumption', 4]);
       assert.equal(migrate('ems-plan', after), after);
       const node: NodeConfig = { ...PLAN_V1 };
-      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'version'].sort());
+      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'gridCharge', 'gridDischarge', 'sellSocMin', 'version'].sort());
       assert.deepEqual(upgrade(node), []);
     });
 
-    it('a re-planning node saved by the previous release (version 2) goes to 3 with idle "steer" only: it steers every slot as it did', () => {
+    it('a re-planning node saved by version 2 goes to 4 with idle "steer" and grid charge and discharge on: it plans and steers every slot as it did', () => {
       const frozen = JSON.stringify(PLAN_SAVED_V2);
-      assert.deepEqual(migrate('ems-plan', PLAN_SAVED_V2), { ...PLAN_SAVED_V2, idle: 'steer', version: 3 });
+      assert.deepEqual(migrate('ems-plan', PLAN_SAVED_V2), { ...PLAN_SAVED_V2, idle: 'steer', ...PLAN_V4, version: 4 });
       assert.equal(JSON.stringify(PLAN_SAVED_V2), frozen, 'the argument is not changed');
       const node: NodeConfig = { ...PLAN_SAVED_V2 };
-      assert.deepEqual(upgrade(node).sort(), ['idle', 'version']);
-      assert.deepEqual([node.idle, node.version], ['steer', 3]);
+      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'idle', 'sellSocMin', 'version']);
+      assert.deepEqual([node.idle, node.gridCharge, node.gridDischarge, node.version], ['steer', true, true, 4]);
+    });
+
+    it('a node saved by the previous release (version 3) goes to 4 with grid charge and discharge on and no least SOC before selling only', () => {
+      const saved: NodeConfig = { ...PLAN_SAVED_V2, idle: 'self-consumption', version: 3 };
+      assert.deepEqual(migrate('ems-plan', saved), { ...saved, ...PLAN_V4, version: 4 });
+      const node: NodeConfig = { ...saved };
+      assert.deepEqual(upgrade(node).sort(), ['gridCharge', 'gridDischarge', 'sellSocMin', 'version']);
     });
   });
 

@@ -135,6 +135,15 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
     assert.deepEqual(m.plan.slots.map((s: any) => Math.round(s.loadKW * 1000)), [0, 0, 0, 0, 1, 1, 1, 1].map((h) => 400 + ((hourOf + h) % 24) * 10));
   });
 
+  it('a PV forecast as Solcast delivers it ({forecasts: [{period_end, period, pv_estimate}]}, kW) in msg.pvForecast', async () => {
+    const f = await load();
+    const prices = Array.from({ length: 4 }, (_, k) => ({ start: T0 + k * QUARTER_HOUR_MS, end: T0 + (k + 1) * QUARTER_HOUR_MS, price: 0.3 }));
+    const half = (k: number) => new Date(T0 + (k + 1) * 30 * 60_000).toISOString();
+    const pvForecast = { forecasts: [{ period_end: half(0), period: 'PT30M', pv_estimate: 1.5 }, { period_end: half(1), period: 'PT30M', pv_estimate: 2 }] };
+    const m = await f.ask({ payload: { prices, pvForecast }, soc: 50 });
+    assert.deepEqual(m.plan.slots.map((s: any) => s.pvKW), [1.5, 1.5, 2, 2]);
+  });
+
   describe('refusals name the msg field and the slot, or the node\'s setting', () => {
     const prices = () => hours([0.3, 0.1, 0.4]);
     const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string, RegExp]> = [
@@ -144,9 +153,14 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
       ['msg.pvForecast not covering the plan', {}, { payload: prices(), pvForecast: [{ start: T0, end: T0 + HOUR_MS, value: 1 }], soc: 50 }, 'msg.pvForecast', /must cover every price slot: nothing for slot 1/],
       ['a load history without the weeks before', {}, { payload: prices(), loadHistory: [{ x: T0 - HOUR_MS, y: 1 }, { x: T0, y: 1 }], soc: 50 }, 'msg.loadHistory', /has no data for slot 0/],
       ['a load the site cannot supply', { importLimitKW: '1' }, { payload: prices(), loadForecast: [500, 9000, 500], soc: 50 }, 'msg.loadForecast[1]', /cannot be met in that slot: at most 1 kW import/],
-      ['an export price above the import price', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.2 }], soc: 50 }, 'msg.payload[0].exportPrice', /must not be above the slot's import price/],
       ['msg.importFormula.vat', {}, { payload: prices(), importFormula: { vat: 0 }, soc: 50 }, 'msg.importFormula.vat', /factor above 0/],
-      ['a typo in msg.exportFormula', {}, { payload: prices(), exportFormula: { tax: 1 }, soc: 50 }, 'msg.exportFormula.tax', /is not a field of msg\.exportFormula; accepted: multiplier, fee, vat/],
+      ['msg.battery.gridCharge not true or false', {}, { payload: prices(), battery: { gridCharge: 'no' }, soc: 50 }, 'msg.battery.gridCharge', /must be true or false; got "no"/],
+      ['the node\'s gridDischarge not true or false', { gridDischarge: 'x' }, { payload: prices(), soc: 50 }, 'gridDischarge', /must be true or false; got "x"/],
+      ['the node\'s sellSocMin outside the SOC window', { sellSocMin: '99' }, { payload: prices(), soc: 50 }, 'sellSocMin', /must be a SOC in % within socMin and socMax \[10, 90\]; got 99/],
+      ['a misspelt msg field', {}, { payload: prices(), loadForcast: [500, 500, 500], soc: 50 }, 'msg.loadForcast', /msg\.loadForcast is not a field the plan node reads; did you mean msg\.loadForecast\?/],
+      ['a forecast inside a price slot', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.05, loadForecast: 500 }], soc: 50 }, 'msg.payload[0].loadForecast', /is not a field of a price slot; did you mean/],
+      ['a misspelt msg.payload.site field', {}, { payload: { prices: prices(), site: { exportLimitw: 1 } }, soc: 50 }, 'msg.payload.site.exportLimitw', /did you mean exportLimitW\?/],
+      ['a typo in msg.exportFormula', {}, { payload: prices(), exportFormula: { tax: 1 }, soc: 50 }, 'msg.exportFormula.tax', /is not a field of msg\.exportFormula; did you mean (multiplier|fee|vat)\? Accepted: multiplier, fee, vat/],
       ['the node\'s importVat', { importVat: '0' }, { payload: prices(), soc: 50 }, 'importVat', /factor above 0 \(1\.19 for 19 % VAT\); got 0/],
       ['the node\'s exportLimitKW', { exportLimitKW: '-2' }, { payload: prices(), soc: 50 }, 'exportLimitKW', /must be a number of kW ≥ 0/],
       ['the node\'s socTargetTime', { socTarget: '50', socTargetTime: '7 am' }, { payload: prices(), soc: 50 }, 'socTargetTime', /must be a time of day HH:MM/],

@@ -1,18 +1,17 @@
 /**
- * Site planner (src/plan/site-plan.ts): the plan is the true optimum of its LP. Seeded random
- * days with every input kind (spot feed and formulas, import and export prices, PV and load
- * forecasts, per-slot grid limits, the site's limits and peak cost, both efficiencies, wear,
- * a SOC target, socEnd, end value) are planned through the public API and solved again by an
- * independent LP solver, glpk.js (GLPK's simplex, WASM), from the raw numbers of the day: the
- * objectives agree within 0.01 % (in practice within 1e-9), the plan keeps every constraint
- * (checked from its own output), its parts add up to its total, and whenever GLPK finds the
- * LP infeasible the planner refuses, and only then.
+ * Site planner (src/plan/site-plan.ts) against GLPK (glpk.js, GLPK's simplex, WASM): seeded
+ * random days with every input kind (spot feed and formulas, import and export prices, PV and
+ * load forecasts, per-slot grid limits, the site's limits and peak cost, both efficiencies,
+ * wear, a SOC target, socEnd, end value) are planned through the public API and solved again
+ * from the raw numbers of the day. The plan keeps every constraint (checked from its own
+ * output), its parts add up to its total, and whenever GLPK finds the LP infeasible the
+ * planner refuses, and only then.
  *
- * Every term of the model is an LP term (the peak is a variable ≥ every import), so all are
- * compared directly. What an LP cannot express is the ban on charging and discharging at once
- * (a MIP): the model allows it, as the LP does; it is tested apart: never with import prices
- * ≥ 0, and on days of negative prices the LP's optimum is at most GLPK's MIP optimum (binary
- * per slot), equal when the plan does not use it.
+ * The planner's model is a real battery and meter (charge or discharge, import or export: a
+ * MILP; test/plan-milp-exact.test.ts checks it against HiGHS). GLPK's LP allows charging and
+ * discharging at once, so it is a lower bound: on these days (export below import) the two
+ * agree within 1e-6; on days of negative prices the planner equals GLPK's MIP with a binary
+ * per slot for charge or discharge, and never does both at once.
  */
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
@@ -176,7 +175,7 @@ before(async () => {
 });
 
 /** Plans the day and solves it with GLPK; the relative difference of the objectives (null when both find no plan). */
-function compare(d: Day): { rel: number | null; plan?: SitePlan; ms: number } {
+function compare(d: Day): { rel: number | null; plan?: SitePlan; ms: number; z?: number } {
   const { lp, offset } = lpOf(glpk, d);
   const res = glpk.solve(lp, { msglev: glpk.GLP_MSG_OFF });
   const feasible = res.result.status === glpk.GLP_OPT;
@@ -194,13 +193,13 @@ function compare(d: Day): { rel: number | null; plan?: SitePlan; ms: number } {
   const z = res.result.z + offset;
   const viol = violation(d, plan);
   assert.ok(viol <= 1e-7, `constraint violated by ${viol}`);
-  return { rel: Math.abs(plan.cost.total - z) / Math.max(Math.abs(z), 1e-2), plan, ms };
+  return { rel: Math.abs(plan.cost.total - z) / Math.max(Math.abs(z), 1e-2), plan, ms, z };
 }
 
 describe('site planner: the exact LP optimum, against GLPK', function () {
   this.timeout(120_000);
 
-  it('206 seeded random days of 96 quarter hours (200 with a plan) with every input kind: objective within 0.01 % of GLPK (max seen < 1e-8)', () => {
+  it('206 seeded random days of 96 quarter hours (200 with a plan) with every input kind: objective at least the LP objective and within 1e-6 of it', () => {
     let worst = 0;
     let planned = 0;
     let moving = 0;
@@ -208,11 +207,12 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     let curtailed = 0;
     for (let seed = 1; seed <= 206; seed++) {
       const d = randomDay(seed);
-      const { rel, plan } = compare(d);
-      if (rel === null || !plan) continue;
+      const { rel, plan, z } = compare(d);
+      if (rel === null || !plan || z === undefined) continue;
       planned++;
       worst = Math.max(worst, rel);
       assert.ok(rel <= 1e-4, `seed ${seed}: ${plan.cost.total} against GLPK, ${rel} apart`);
+      assert.ok(plan.cost.total >= z - 1e-9 * Math.max(1, Math.abs(z)), `seed ${seed}: ${plan.cost.total} below the LP's ${z}`);
       if (plan.chargedKWh + plan.dischargedKWh > 0.1) moving++;
       if (plan.slots.some((s) => s.why.includes('peak'))) peaked++;
       if (plan.slots.some((s) => s.curtailKW > 0)) curtailed++;
@@ -220,18 +220,18 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     assert.ok(planned >= 200, `${planned} of 206 days have a plan`);
     assert.ok(moving >= 190 && peaked >= 100 && curtailed >= 50, `moving ${moving}, peak shaving ${peaked}, curtailing ${curtailed}`);
     if (process.env.PLAN_STATS) console.log({ planned, moving, peaked, curtailed, worst });
-    assert.ok(worst < 1e-8, `largest relative difference ${worst}`);
+    assert.ok(worst < 1e-6, `largest relative difference ${worst}`);
   });
 
-  it('3 seeded random weeks (672 quarter hours): objective within 0.01 % of GLPK', () => {
+  it('3 seeded random weeks (672 quarter hours): objective within 1e-6 of GLPK\'s LP', () => {
     for (const seed of [901, 902, 903]) {
       const { rel } = compare(randomDay(seed, 672));
       if (process.env.PLAN_STATS) console.log({ seed, rel });
-      assert.ok(rel !== null && rel < 1e-8, `seed ${seed}: ${rel}`);
+      assert.ok(rel !== null && rel < 1e-6, `seed ${seed}: ${rel}`);
     }
   });
 
-  it('never charges and discharges at once with import prices ≥ 0 (so the LP and the MIP agree there)', () => {
+  it('never charges and discharges at once', () => {
     let slots = 0;
     const refused: string[] = [];
     for (let seed = 1; seed <= 60; seed++) {
@@ -239,7 +239,7 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
       let plan: SitePlan;
       try { plan = planSite(inputOf(d)); } catch (e) { refused.push(`seed ${seed}: ${String(e)}`); continue; }
       for (const s of plan.slots) {
-        if (s.importPrice >= 0) assert.ok(Math.min(s.chargeKW, s.dischargeKW) <= 1e-9, `seed ${seed}: charge ${s.chargeKW} and discharge ${s.dischargeKW} at ${s.importPrice}`);
+        assert.ok(Math.min(s.chargeKW, s.dischargeKW) <= 1e-9, `seed ${seed}: charge ${s.chargeKW} and discharge ${s.dischargeKW} at ${s.importPrice}`);
         slots++;
       }
     }
@@ -248,7 +248,7 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     assert.ok(slots > 5000);
   });
 
-  it('days of negative prices: the LP optimum is at most GLPK\'s MIP optimum (no charge and discharge at once), equal when no slot does both', () => {
+  it('days of negative prices: the plan is GLPK\'s MIP optimum (no charge and discharge at once), and never does both', () => {
     let both = 0;
     let equal = 0;
     const refused: string[] = [];
@@ -267,19 +267,14 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
       const res = glpk.solve(lp, { msglev: glpk.GLP_MSG_OFF, mipgap: 0, tmlim: 20 });
       if (res.result.status !== glpk.GLP_OPT) { refused.push(`seed ${seed}: GLPK status ${res.result.status}`); continue; }
       const mip = res.result.z + offset;
-      const lpTotal = plan.cost.total;
-      assert.ok(lpTotal <= mip + 1e-6 * Math.max(1, Math.abs(mip)), `seed ${seed}: LP ${lpTotal} above the MIP's ${mip}`);
-      const atOnce = plan.slots.filter((s) => Math.min(s.chargeKW, s.dischargeKW) > 1e-9);
-      if (atOnce.length) {
-        both++;
-        for (const s of atOnce) assert.match(s.why, /at once/);
-      } else {
-        assert.ok(Math.abs(lpTotal - mip) <= 1e-6 * Math.max(1, Math.abs(mip)), `seed ${seed}: LP ${lpTotal}, MIP ${mip}`);
-        equal++;
-      }
+      const total = plan.cost.total;
+      assert.ok(Math.abs(total - mip) <= 1e-6 * Math.max(1, Math.abs(mip)), `seed ${seed}: plan ${total}, MIP ${mip}`);
+      assert.ok(plan.slots.every((s) => Math.min(s.chargeKW, s.dischargeKW) <= 1e-9), `seed ${seed}: charges and discharges at once`);
+      equal++;
+      if (plan.slots.some((s) => s.importPrice < 0 && s.chargeKW > 1e-9)) both++;
     }
     if (process.env.PLAN_STATS) console.log({ equal, both });
     assert.deepEqual(refused, [], 'both the planner and GLPK solve every one of these days');
-    assert.ok(equal >= 4 && both >= 3, `${equal} equal, ${both} with charge and discharge at once`);
+    assert.ok(equal >= 8 && both >= 3, `${equal} equal, ${both} charging at a negative price`);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Site planner (src/plan): the price feeds Node-RED price sources emit (power saver, Tibber,
  * Nord Pool, ENTSO-E) and their units, the price formulas, validation naming the field and
- * slot, refusals of limits no plan keeps, the reasons, charging and discharging at once, and
+ * slot, refusals of limits no plan keeps, the reasons, never charging and discharging at once, and
  * the router: the price-only planner's result byte for byte where the input is the same.
  * Pure unit tests: no Node-RED, no I/O but the sample day. (Optimality: plan-lp-exact.test.ts.)
  */
@@ -95,7 +95,7 @@ describe('site planner: validation names the field and the slot', () => {
     ['import max', (i) => { i.gridImportMax[3] = 'x'; return i; }, 'gridImportMax[3]', /W ≥ 0, or null for no limit; got "x"/],
     ['export max single', (i) => ({ ...i, gridExportMax: -1 }), 'gridExportMax', /W ≥ 0, or null for no limit; got -1/],
     ['site', (i) => ({ ...i, site: 7 }), 'site', /must be an object \{importLimitW\?, exportLimitW\?, peakCost\?, peakSoFarW\?\}/],
-    ['site key', (i) => { i.site.peakcost = 1; return i; }, 'site.peakcost', /not a field of site; accepted: importLimitW, exportLimitW, peakCost, peakSoFarW/],
+    ['site key', (i) => { i.site.peakcost = 1; return i; }, 'site.peakcost', /not a field of site; did you mean peakCost\? Accepted: importLimitW, exportLimitW, peakCost, peakSoFarW/],
     ['peak cost', (i) => { i.site.peakCost = -1; return i; }, 'site.peakCost', /cost per kW of the highest import ≥ 0; got -1/],
     ['export limit', (i) => { i.site.exportLimitW = 'x'; return i; }, 'site.exportLimitW', /finite number/],
     ['charge efficiency', (i) => { i.battery.chargeEfficiency = 1.2; return i; }, 'battery.chargeEfficiency', /within \(0, 1\] \(0\.95 for 95 %\); got 1.2/],
@@ -105,10 +105,9 @@ describe('site planner: validation names the field and the slot', () => {
     ['target object', (i) => { i.battery.socTarget = 80; return i; }, 'battery.socTarget', /must be an object \{soc, time\}/],
     ['target soc', (i) => { i.battery.socTarget = { soc: 95, time: T0 + H }; return i; }, 'battery.socTarget.soc', /within battery.socMin and battery.socMax \[10, 90\]; got 95/],
     ['target time', (i) => { i.battery.socTarget = [{ soc: 50, time: T0 }, { soc: 50, time: 'soon' }]; return i; }, 'battery.socTarget[1].time', /epoch milliseconds, an ISO 8601 string or a Date/],
-    ['target key', (i) => { i.battery.socTarget = { soc: 50, time: T0, by: 1 }; return i; }, 'battery.socTarget.by', /accepted: soc, time/],
+    ['target key', (i) => { i.battery.socTarget = { soc: 50, time: T0, by: 1 }; return i; }, 'battery.socTarget.by', /Accepted: soc, time/],
     ['formula', (i) => ({ ...i, importFormula: { VAT: 1.19 } }), 'importFormula.VAT', /not a field of importFormula; accepted: multiplier, fee \(per kWh\), vat/],
     ['formula vat', (i) => ({ ...i, exportFormula: { vat: 0 } }), 'exportFormula.vat', /factor above 0 \(1.19 for 19 % VAT\); got 0/],
-    ['export above import', (i) => { i.prices[1] = { ...i.prices[1], importPrice: 20, exportPrice: 21 }; return i; }, 'prices[1].exportPrice', /must not be above the slot's import price \(20 per kWh after importFormula\): a site cannot buy and sell at once; got 21/],
     ['import without export', (i) => { i.prices[2] = { start: i.prices[2].start, end: i.prices[2].end, importPrice: 20 }; return i; }, 'prices[2].exportPrice', /must be given with importPrice \(or price, meaning both\)/],
     ['feed item', (i) => { i.prices[0] = { begin: T0, cost: 1 }; return i; }, 'prices[0].start', /must be given .* Tibber's \{startsAt, total\}/],
     ['feed', (i) => ({ ...i, prices: { data: 1 } }), 'prices', /non-empty array of price slots .* \{priceData: \[...\]\} or Tibber's \{today, tomorrow\}/],
@@ -177,13 +176,21 @@ describe('site planner: what the plan says', () => {
     assert.ok(gap.slots[0].energyStorage.value < 0 && gap.slots[1].energyStorage.value > 0);
   });
 
-  it('charges and discharges at once only when import pays for it, and says so', () => {
+  it('never charges and discharges at once, even when import pays: it charges, then curtails and imports at the paid price', () => {
     const p = planSite({ prices: slotsOf([-50, -50, -50, 10], H), loadForecast: [0, 0, 0, 0], battery: battery({ soc: 80, efficiency: 0.8 }) } as any);
-    const both = p.slots.filter((s) => s.chargeKW > 1e-9 && s.dischargeKW > 1e-9);
-    assert.ok(both.length > 0);
-    for (const s of both) assert.match(s.why, /at once: the losses absorb energy the grid pays to take/);
+    assert.ok(p.slots.every((s) => Math.min(s.chargeKW, s.dischargeKW) === 0));
+    assert.ok(p.slots.every((s) => !/at once/.test(s.why)));
+    assert.ok(p.slots.slice(0, 3).some((s) => s.chargeKW > 0) && p.slots[3].dischargeKW > 0);
     const positive = planSite({ prices: slotsOf([1, 1, 1, 10], H), loadForecast: [0, 0, 0, 0], battery: battery({ soc: 80, efficiency: 0.8 }) } as any);
     assert.ok(positive.slots.every((s) => Math.min(s.chargeKW, s.dischargeKW) === 0));
+  });
+
+  it('an export price above the import price plans (a fixed feed-in tariff over a cheap midday): never importing and exporting at once', () => {
+    const prices = [5, 5, 30, 30].map((v, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, importPrice: v / 100, exportPrice: 0.08 }));
+    const p = planSite({ prices, loadForecast: [500, 500, 500, 500], pvForecast: [0, 0, 0, 0], battery: battery({ soc: 10 }) } as any);
+    assert.ok(p.slots.every((s) => Math.min(s.importKW, s.exportKW) === 0));
+    assert.ok(p.slots[0].chargeKW > 0, 'charges at 5 ct to sell at 8 ct or save 30 ct later');
+    assert.ok(p.slots[2].dischargeKW > 0 || p.slots[3].dischargeKW > 0);
   });
 
   it('now drops slots that ended with their forecasts, and the slot in progress starts now', () => {

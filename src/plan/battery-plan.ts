@@ -11,6 +11,7 @@ import { tooLong } from '../protocol';
 import { readPriceFeed } from './price-feed';
 import { SITE_BATTERY_FIELDS, SITE_FIELDS, type SitePlanInput } from './site-input';
 import { planSite, type SitePlan } from './site-plan';
+import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 
 export type BatteryPlanInput = (PricePlanInput | SitePlanInput) & { solver?: 'auto' | 'lp' };
 
@@ -26,7 +27,8 @@ export function usesSiteModel(input: unknown): boolean {
   if (input.solver === 'lp') return true;
   if (SITE_FIELDS.some((k) => set(input[k]))) return true;
   const b = input.battery;
-  if (isObject(b) && SITE_BATTERY_FIELDS.some((k) => set(b[k]))) return true;
+  // gridCharge and gridDischarge true are every planner's default: only false needs the site planner
+  if (isObject(b) && SITE_BATTERY_FIELDS.some((k) => set(b[k]) && !((k === 'gridCharge' || k === 'gridDischarge') && (b[k] === true || b[k] === 'true')))) return true;
   const p = input.prices;
   return Array.isArray(p) && p.some((s) => isObject(s) && (set(s.importPrice) || set(s.exportPrice)));
 }
@@ -45,6 +47,11 @@ export function planBattery(input: BatteryPlanInput): PricePlan | SitePlan {
   // Too many prices are refused by their count before either planner's choice looks at any of them.
   const p: unknown = isObject(input) ? input.prices : undefined;
   if (Array.isArray(p) && p.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, p.length, 'slots');
+  // every planner's fields, before routing: a misspelt site field would otherwise route to the price-only planner
+  if (isObject(input)) {
+    refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
+    if (isObject(input.battery)) refuseUnknownKeys(input.battery, BATTERY_FIELDS, 'battery', 'a field of battery');
+  }
   if (usesSiteModel(input)) return planSite(input as SitePlanInput);
   const i = input as unknown as Rec;
   if (!isObject(input) || ownSlots(i.prices)) return planFromPrices(input as PricePlanInput);

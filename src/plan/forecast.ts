@@ -10,7 +10,8 @@
  *
  * A series is an array of points, each the average over its interval: `{start, end?, value}`,
  * `{x, y}` (the time-series node's points), `{time | timestamp, value}`; or the time-series
- * node's arrays `{time: [...], data: [...]}`. A point without an end lasts until the next one
+ * node's arrays `{time: [...], data: [...]}`; a PV forecast also as Solcast or Forecast.Solar deliver it
+ * (sourceSeries). A point without an end lasts until the next one
  * starts; the last lasts as long as the one before it. Times are epoch ms, ISO 8601 or Date.
  * Every refusal names the field and the point (`loadHistory[3].value`) or the slot.
  */
@@ -51,6 +52,50 @@ const iso = (t: number) => new Date(t).toISOString();
 
 const FORMS = '{start, end?, value}, {x, y} or {time, value}';
 
+/** Solcast's period ("PT30M", "PT1H"), ms. */
+function periodMs(v: unknown, f: string): number {
+  const m = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?$/.exec(v) : null;
+  const ms = m ? (Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * MINUTE_MS : 0;
+  if (!(ms > 0)) throw new ValidationError(f, `must be an ISO 8601 period of minutes or hours (PT30M, PT1H); got ${show(v)}`);
+  return ms;
+}
+
+/** Forecast.Solar's local "YYYY-MM-DD HH:MM:SS" (no offset: the runtime's time zone), else as parseTime reads it. */
+function localTime(v: string, f: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(v.trim());
+  return m ? new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0)).getTime() : parseTime(v, f);
+}
+
+/**
+ * A PV forecast as its source delivers it, as points {start, end?, value} in W: Solcast's
+ * {forecasts: [{period_end, period, pv_estimate}]} (kW, the average over the period that ends at
+ * period_end), Forecast.Solar's {result: {watts: {"YYYY-MM-DD HH:MM:SS": W}}} (local times; each
+ * value until the next). Undefined for any other form.
+ */
+function sourceSeries(input: unknown, field: string, max: number): Array<{ p: unknown; f: string }> | undefined {
+  if (!isObject(input)) return undefined;
+  if (Array.isArray(input.forecasts)) {
+    if (input.forecasts.length > max) throw tooLong(`${field}.forecasts`, max, input.forecasts.length, 'points');
+    return input.forecasts.map((x, i) => {
+      const f = `${field}.forecasts[${i}]`;
+      if (!isObject(x)) throw new ValidationError(f, `must be Solcast's {period_end, period, pv_estimate}; got ${show(x)}`);
+      const end = parseTime(x.period_end, `${f}.period_end`);
+      const kW = parseNumber(x.pv_estimate, `${f}.pv_estimate`);
+      return { p: { start: end - periodMs(x.period, `${f}.period`), end, value: kW * 1000 }, f };
+    });
+  }
+  if (isObject(input.result) && isObject(input.result.watts)) {
+    const watts = input.result.watts;
+    const keys = Object.keys(watts);
+    if (keys.length > max) throw tooLong(`${field}.result.watts`, max, keys.length, 'points');
+    return keys.map((k) => {
+      const f = `${field}.result.watts["${k}"]`;
+      return { p: { start: localTime(k, f), value: parseNumber(watts[k], f) }, f };
+    }).sort((a, b) => (a.p.start as number) - (b.p.start as number));
+  }
+  return undefined;
+}
+
 /** One point: its start, end (if given) and value, from any accepted form. */
 function readPoint(p: unknown, f: string): { start: number; end?: number; value: number; key: string; tKey: string } {
   if (!isObject(p)) throw new ValidationError(f, `must be a point ${FORMS}; got ${show(p)}`);
@@ -71,16 +116,19 @@ function readPoint(p: unknown, f: string): { start: number; end?: number; value:
 export function readSeries(input: unknown, field = 'series', min = -Infinity): SeriesPoint[] {
   const max = INPUTS.seriesPoints;
   let list: Array<{ p: unknown; f: string }>;
-  if (Array.isArray(input)) {
+  const source = sourceSeries(input, field, max);
+  if (source) list = source;
+  else if (Array.isArray(input)) {
     if (input.length > max) throw tooLong(field, max, input.length, 'points');
     list = input.map((p, i) => ({ p, f: `${field}[${i}]` }));
-  } else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
+  }
+  else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
     const { time, data } = input as { time: unknown[]; data: unknown[] };
     if (time.length > max) throw tooLong(`${field}.time`, max, time.length, 'points');
     if (time.length !== data.length) throw new ValidationError(`${field}.data`, `must have one value per time (${time.length}); got ${data.length}`, 'unprocessable');
     list = time.map((t, i) => ({ p: { time: t, value: data[i] }, f: `${field}.data[${i}]` }));
   } else {
-    throw new ValidationError(field, `must be an array of points ${FORMS}, or {time: [...], data: [...]}, in W; got ${show(input)}`);
+    throw new ValidationError(field, `must be an array of points ${FORMS}, or {time: [...], data: [...]}, in W, or Solcast's {forecasts} or Forecast.Solar's {result: {watts}}; got ${show(input)}`);
   }
   if (list.length === 0) throw new ValidationError(field, 'must have at least one point; got an empty array', 'unprocessable');
   const read = list.map(({ p, f }) => ({ ...readPoint(p, f), f }));

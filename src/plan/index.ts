@@ -12,3 +12,4 @@ export { parseSiteInput, type SitePlanInput, type SiteBatteryInput, type SiteLim
 export { readPriceFeed, applyPriceFormula, parsePriceFormula, type PriceFormula, type PriceFeed, type FeedSlot } from './price-feed';
 export { loadForecastFromHistory, resampleForecast, readSeries, type HistoryForecastOptions, type SeriesPoint, type ForecastSlots } from './forecast';
 export { scheduleSlots, changedSlots, changeTolerance, deliveryShiftKWh, handOn, socAt, type HandOn, type ScheduleSlot, type DeliveryReport } from './replan';
+export { PLANNER_FIELDS, BATTERY_FIELDS, SLOT_FIELDS, misspelt, nearest, refuseUnknownKeys } from './keys';

@@ -37,9 +37,6 @@ export function reasons(inp: SiteInput, runs: SlotRun[], e: Float64Array, cap: n
       extra.push(`PV curtailed ${kw(r.u)} (${cause})`);
     }
     const tail = extra.length ? `; ${extra.join('; ')}` : '';
-    if (r.c > tol && r.d > tol) {
-      return `charging ${kw(r.c)} and discharging ${kw(r.d)} at once: the losses absorb energy the grid pays to take (import ${cur(s.pi)})${tail}`;
-    }
     if (charging(k)) {
       const fromPv = s.pv - s.load - r.u >= r.c - tol;
       const here = fromPv ? `export would pay ${cur(s.px)}` : `import ${cur(s.pi)}`;

@@ -20,6 +20,7 @@ import { tooLong, ValidationError } from '../protocol/errors';
 import { INPUTS } from '../protocol/limits';
 import { MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
+import { SLOT_FIELDS, refuseUnknownKeys } from './keys';
 
 /** A price slot as read: epoch ms, the base prices (in the feed's unit) for import and export, and the field it came from. */
 export interface FeedSlot {
@@ -116,6 +117,7 @@ function readItem(item: unknown, f: string): { start: number; end?: number; impo
     return { start, end, importBase: p, exportBase: p, unit: u?.unit, currency: u?.currency };
   }
   if (item.start === undefined) throw new ValidationError(`${f}.start`, `must be given (epoch ms, ISO 8601 string or Date): a slot is ${FORMS}; got nothing`);
+  refuseUnknownKeys(item, SLOT_FIELDS, f, 'a field of a price slot');
   const start = parseTime(item.start, `${f}.start`);
   if (!absent(item.end)) end = parseTime(item.end, `${f}.end`);
   if (!absent(item.duration)) {

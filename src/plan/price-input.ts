@@ -8,6 +8,7 @@ import { INPUTS } from '../protocol/limits';
 import { MINUTE_MS, parseTime } from '../protocol/time';
 import { parseNumber, show } from '../protocol/units';
 import type { EpochMs, TimeInput } from '../protocol';
+import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 
 /** Most price slots one plan takes (ten days of quarter hours; day-ahead markets publish at most two): INPUTS.priceSlots. */
 export const MAX_PRICE_SLOTS = INPUTS.priceSlots;
@@ -100,6 +101,7 @@ export function numberIn(input: unknown, field: string, min: number, max: number
 function parseSlot(input: unknown, i: number): PriceSlot {
   const f = `prices[${i}]`;
   if (!isObject(input)) throw new ValidationError(f, `must be an object {start, end (or duration in minutes), price}; got ${show(input)}`);
+  refuseUnknownKeys(input, ['start', 'end', 'duration', 'price'], f, 'a field of a price slot');
   const start = parseTime(input.start, `${f}.start`);
   let end: number | undefined;
   if (!absent(input.end)) end = parseTime(input.end, `${f}.end`);
@@ -141,6 +143,9 @@ export function parseBattery(input: unknown): Battery {
  */
 export function parsePlanInput(input: unknown): PlanInput {
   if (!isObject(input)) throw new ValidationError('input', `must be an object {prices, battery, priceUnit?, socEnd?, steps?, now?}; got ${show(input)}`);
+  // every planner's fields (the site planner's are planBattery's to route; the node checks its settings through here too)
+  refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
+  if (isObject(input.battery)) refuseUnknownKeys(input.battery, BATTERY_FIELDS, 'battery', 'a field of battery');
   const raw = input.prices;
   if (!Array.isArray(raw) || raw.length === 0) {
     throw new ValidationError('prices', `must be a non-empty array of {start, end, price}; got ${Array.isArray(raw) ? 'an empty array' : show(raw)}`);

@@ -1,74 +1,80 @@
 /**
- * Convex piecewise-linear functions of one variable, for the site planner's dynamic programme
- * (site-solve.ts). Pure arithmetic, no I/O.
+ * Continuous piecewise-linear functions of one variable, convex or not, for the site
+ * planner's dynamic programme (site-solve.ts). Pure arithmetic, no I/O.
  *
- * A function is its left end `x0`, its value there `f0`, and segments (length > 0, slope) in
- * order of nondecreasing slope; outside [x0, x0 + Σ length] it is +∞. The infimal convolution
- * of two such functions, (f □ g)(x) = min_y f(x − y) + g(y), is again one: its left end is the
- * sum of the left ends, its value the sum of the values there, and its segments are both
- * lists merged by slope (the Minkowski sum of the epigraphs). That is exact: no grid, no
- * tolerance but float rounding; it is what makes the planner's optimum the LP's optimum.
+ * A function is its points (x ascending, value), linear between them and +∞ outside
+ * [first x, last x]. The infimal convolution (f □ g)(x) = min_y f(x − y) + g(y) of two such
+ * functions is exact: each splits into its convex runs (between the points where the slope
+ * falls), f = min over its runs, so f □ g = min over pairs of runs of (run □ run); the
+ * convolution of two convex runs is their segments merged by slope (the Minkowski sum of the
+ * epigraphs), and the lower envelope of those is taken interval by interval, where every one
+ * is linear, with the points where two of them cross. No grid, no tolerance but float
+ * rounding: it is what makes the planner's optimum the true one.
  */
 
-/** A growable convex piecewise-linear function. */
-export class Pwl {
-  x0 = 0;
-  f0 = 0;
-  /** Segments are len[head .. head + n − 1] and slope[same]. */
-  head = 0;
+/** A growable piecewise-linear function as points. */
+export class Fn {
+  xs: Float64Array;
+  fs: Float64Array;
   n = 0;
-  len: Float64Array;
-  slope: Float64Array;
-  /** Whether the last clip found the domain empty within rounding and kept one point. */
-  collapsed = false;
 
   constructor(capacity = 64) {
-    this.len = new Float64Array(capacity);
-    this.slope = new Float64Array(capacity);
+    this.xs = new Float64Array(capacity);
+    this.fs = new Float64Array(capacity);
   }
 
-  /** Room for `count` segments from index 0 (contents are dropped). */
+  /** Room for `count` points from index 0 (contents are dropped). */
   reset(count: number): void {
-    if (this.len.length < count) {
-      const size = Math.max(count, this.len.length * 2);
-      this.len = new Float64Array(size);
-      this.slope = new Float64Array(size);
+    if (this.xs.length < count) {
+      const size = Math.max(count, this.xs.length * 2);
+      this.xs = new Float64Array(size);
+      this.fs = new Float64Array(size);
     }
-    this.head = 0;
     this.n = 0;
   }
 
-  /** Appends a segment, joining it to the last one when the slopes are equal. */
-  push(len: number, slope: number): void {
-    if (!(len > 0)) return;
-    const last = this.head + this.n - 1;
-    if (this.n > 0 && this.slope[last] === slope) {
-      this.len[last] += len;
+  /** Appends a point; one at the last point's x keeps the lower value. */
+  push(x: number, f: number): void {
+    const n = this.n;
+    if (n > 0 && x <= this.xs[n - 1]) {
+      if (f < this.fs[n - 1]) this.fs[n - 1] = f;
       return;
     }
-    this.len[last + 1] = len;
-    this.slope[last + 1] = slope;
-    this.n++;
+    if (n === this.xs.length) {
+      const xs = new Float64Array(n * 2);
+      const fs = new Float64Array(n * 2);
+      xs.set(this.xs);
+      fs.set(this.fs);
+      this.xs = xs;
+      this.fs = fs;
+    }
+    this.xs[n] = x;
+    this.fs[n] = f;
+    this.n = n + 1;
   }
 
-  /** Σ length: the domain is [x0, x0 + total()]. */
-  total(): number {
-    let t = 0;
-    for (let i = this.head, end = this.head + this.n; i < end; i++) t += this.len[i];
-    return t;
+  get lo(): number {
+    return this.xs[0];
+  }
+
+  get hi(): number {
+    return this.xs[this.n - 1];
   }
 
   /** The value at x (x within the domain up to `tol`, clamped onto it), or +∞ outside. */
   value(x: number, tol: number): number {
-    let t = x - this.x0;
-    if (t < -tol) return Infinity;
-    let f = this.f0;
-    for (let i = this.head, end = this.head + this.n; i < end && t > 0; i++) {
-      const step = Math.min(t, this.len[i]);
-      f += step * this.slope[i];
-      t -= step;
+    const { xs, fs, n } = this;
+    if (n === 0 || x < xs[0] - tol || x > xs[n - 1] + tol) return Infinity;
+    if (x <= xs[0]) return fs[0];
+    if (x >= xs[n - 1]) return fs[n - 1];
+    let a = 0;
+    let b = n - 1;
+    while (b - a > 1) {
+      const m = (a + b) >> 1;
+      if (xs[m] <= x) a = m;
+      else b = m;
     }
-    return t > tol ? Infinity : f;
+    return fs[a] + ((fs[b] - fs[a]) * (x - xs[a])) / (xs[b] - xs[a]);
   }
 
   /**
@@ -76,166 +82,256 @@ export class Pwl {
    * single point nearest to the old domain; returns false when it is empty beyond that.
    */
   clip(lo: number, hi: number, tol: number): boolean {
-    this.collapsed = false;
-    const end = this.x0 + this.total();
-    if (this.x0 > hi + tol || end < lo - tol) return false;
-    if (this.x0 > hi || end < lo) {
-      // empty by rounding only: keep the one point of the old domain nearest to [lo, hi]
-      this.collapsed = true;
-      if (this.x0 > hi) this.n = 0;
-      else this.cutLeft(end - this.x0);
+    const { xs, fs } = this;
+    const first = xs[0];
+    const last = xs[this.n - 1];
+    if (first > hi + tol || last < lo - tol) return false;
+    if (first >= hi || last <= lo) {
+      const at = first >= hi ? 0 : this.n - 1;
+      xs[0] = xs[at];
+      fs[0] = fs[at];
+      this.n = 1;
       return true;
     }
-    if (this.x0 < lo) this.cutLeft(lo - this.x0);
-    const keep = hi - this.x0;
-    let t = 0;
-    for (let i = this.head, stop = this.head + this.n; i < stop; i++) {
-      if (t + this.len[i] >= keep) {
-        this.len[i] = keep - t;
-        this.n = i - this.head + (this.len[i] > 0 ? 1 : 0);
-        break;
-      }
-      t += this.len[i];
+    if (first >= lo && last <= hi) return true;
+    const a = Math.max(lo, first);
+    const b = Math.min(hi, last);
+    const fa = this.value(a, 0);
+    const fb = this.value(b, 0);
+    let j = 0;
+    while (j < this.n && xs[j] <= a) j++;
+    let k = this.n - 1;
+    while (k >= 0 && xs[k] >= b) k--;
+    // points strictly inside (a, b) are j .. k; move them to 1 ..
+    let w = 1;
+    if (j !== 1) for (let i = j; i <= k; i++, w++) { xs[w] = xs[i]; fs[w] = fs[i]; }
+    else w = k + 1;
+    xs[0] = a;
+    fs[0] = fa;
+    if (b > a) {
+      xs[w] = b;
+      fs[w++] = fb;
     }
+    this.n = w;
     return true;
   }
 
-  /** Drops the first `t` of the domain (t within it). */
-  private cutLeft(t: number): void {
-    while (this.n > 0 && this.len[this.head] <= t) {
-      t -= this.len[this.head];
-      this.f0 += this.len[this.head] * this.slope[this.head];
-      this.x0 += this.len[this.head];
-      this.head++;
-      this.n--;
-    }
-    if (this.n > 0 && t > 0) {
-      this.f0 += t * this.slope[this.head];
-      this.x0 += t;
-      this.len[this.head] -= t;
-    }
+  copyFrom(o: Fn): void {
+    this.reset(o.n);
+    this.xs.set(o.xs.subarray(0, o.n));
+    this.fs.set(o.fs.subarray(0, o.n));
+    this.n = o.n;
   }
 }
 
-/**
- * A small function given as segments of its own (one slot's cost of a change of stored
- * energy), each with a side: `first[j]` puts segment j before segments of equal slope of the
- * other function in a merge, otherwise after (the planner's tie rule: the smaller move).
- */
-export interface Segments {
-  x0: number;
-  f0: number;
-  n: number;
-  len: Float64Array;
-  slope: Float64Array;
-  first: Uint8Array;
+/** Slopes that fall by less than this (relative) count as convex: a kink of float noise. */
+const KINK = 1e-10;
+
+/** The starts of f's convex runs (point indices), and n − 1 at the end. */
+function runs(f: Fn, out: number[]): number[] {
+  out.length = 0;
+  out.push(0);
+  let prev = -Infinity;
+  for (let j = 0; j + 1 < f.n; j++) {
+    const s = (f.fs[j + 1] - f.fs[j]) / (f.xs[j + 1] - f.xs[j]);
+    if (s < prev - KINK * (1 + Math.abs(prev))) out.push(j);
+    prev = s;
+  }
+  out.push(Math.max(0, f.n - 1));
+  return out;
 }
 
-/** out = a □ b: left ends and values added, segments merged by slope (b's tie side per segment). */
-export function infConv(a: Pwl, b: Segments, out: Pwl): void {
-  out.reset(a.n + b.n);
-  out.x0 = a.x0 + b.x0;
-  out.f0 = a.f0 + b.f0;
-  let i = a.head;
-  const aEnd = a.head + a.n;
-  let j = 0;
-  while (i < aEnd || j < b.n) {
-    const takeB = i >= aEnd || (j < b.n && (b.slope[j] < a.slope[i] || (b.slope[j] === a.slope[i] && b.first[j] === 1)));
-    if (takeB) {
-      out.push(b.len[j], b.slope[j]);
-      j++;
-    } else {
-      out.push(a.len[i], a.slope[i]);
+/** out = the convolution of f's convex run [a0, a1] and g's [b0, b1]: both runs' segments merged by slope. */
+function mergeRuns(f: Fn, a0: number, a1: number, g: Fn, b0: number, b1: number, out: Fn): void {
+  out.reset(a1 - a0 + b1 - b0 + 1);
+  let x = f.xs[a0] + g.xs[b0];
+  let v = f.fs[a0] + g.fs[b0];
+  out.push(x, v);
+  let i = a0;
+  let j = b0;
+  while (i < a1 || j < b1) {
+    const sf = i < a1 ? (f.fs[i + 1] - f.fs[i]) / (f.xs[i + 1] - f.xs[i]) : Infinity;
+    const sg = j < b1 ? (g.fs[j + 1] - g.fs[j]) / (g.xs[j + 1] - g.xs[j]) : Infinity;
+    if (sf <= sg) {
+      x += f.xs[i + 1] - f.xs[i];
+      v += f.fs[i + 1] - f.fs[i];
       i++;
-    }
-  }
-}
-
-/**
- * Walks the merged segments of a □ b from the left end to x and returns how much of b's domain
- * is used; `bFirst(j, i)` says whether b's segment j comes before a's segment i.
- */
-function usedOfB(a: Pwl, b: Segments, x: number, bFirst: (j: number, i: number) => boolean): number {
-  let t = x - (a.x0 + b.x0);
-  let used = 0;
-  let i = a.head;
-  const aEnd = a.head + a.n;
-  let j = 0;
-  while (t > 0 && (i < aEnd || j < b.n)) {
-    if (i >= aEnd || (j < b.n && bFirst(j, i))) {
-      const step = Math.min(t, b.len[j]);
-      used += step;
-      t -= step;
-      j++;
     } else {
-      t -= Math.min(t, a.len[i]);
-      i++;
+      x += g.xs[j + 1] - g.xs[j];
+      v += g.fs[j + 1] - g.fs[j];
+      j++;
+    }
+    out.push(x, v);
+  }
+}
+
+/** Scratch shared by every convolution (the planner is synchronous). */
+const pool: Fn[] = [];
+const runsF: number[] = [];
+const runsG: number[] = [];
+let grid = new Float64Array(1024);
+let ptr = new Int32Array(16);
+let fu = new Float64Array(16);
+let fv = new Float64Array(16);
+
+/** out = f □ g (exact; see the head of this file). */
+export function infConv(f: Fn, g: Fn, out: Fn): void {
+  runs(f, runsF);
+  runs(g, runsG);
+  if (runsF.length === 2 && runsG.length === 2) {
+    mergeRuns(f, 0, f.n - 1, g, 0, g.n - 1, out);
+    return;
+  }
+  let count = 0;
+  for (let a = 0; a + 1 < runsF.length; a++) {
+    for (let b = 0; b + 1 < runsG.length; b++) {
+      if (pool.length <= count) pool.push(new Fn());
+      mergeRuns(f, runsF[a], runsF[a + 1], g, runsG[b], runsG[b + 1], pool[count++]);
     }
   }
-  return used;
+  envelope(pool, count, out);
 }
 
-/**
- * The split of x in a □ b: walking the merged segments (in infConv's order) from the left end
- * to x, how much of b's domain is used. Then the optimal y is b.x0 + that, and x − y is a's part.
- */
-export function splitOf(a: Pwl, b: Segments, x: number): number {
-  return usedOfB(a, b, x, (j, i) => b.slope[j] < a.slope[i] || (b.slope[j] === a.slope[i] && b.first[j] === 1));
+/** out = min(a, b), each +∞ outside its domain (the minimum must be continuous on the union, an interval). */
+export function lowerEnvelope(a: Fn, b: Fn, out: Fn): void {
+  envelope([a, b], 2, out);
 }
 
-/**
- * All optimal splits of x in a □ b: [least, most] of b's domain used, walking the merged
- * segments with a's segments first on equal slopes (least) or b's first (most). Slopes within
- * `tol` of each other count as equal (the optimum moves by at most tol × the length). Any
- * split in between is optimal too: the forward pass picks one by a preference (site-solve.ts).
- */
-export function splitRange(a: Pwl, b: Segments, x: number, tol: number): [number, number] {
-  return [usedOfB(a, b, x, (j, i) => b.slope[j] < a.slope[i] - tol), usedOfB(a, b, x, (j, i) => b.slope[j] <= a.slope[i] + tol)];
+/** out = f restricted to [lo, hi] (a copy; n = 0 when empty). */
+export function restricted(f: Fn, lo: number, hi: number, out: Fn): void {
+  out.copyFrom(f);
+  if (!(lo <= hi) || !out.clip(lo, hi, 0)) out.n = 0;
+}
+
+/** out = the lower envelope of pieces[0 .. count − 1] (continuous, on an interval together). */
+function envelope(pieces: Fn[], count: number, out: Fn): void {
+  let total = 0;
+  for (let p = 0; p < count; p++) total += pieces[p].n;
+  if (grid.length < total) grid = new Float64Array(total * 2);
+  if (ptr.length < count) {
+    ptr = new Int32Array(count * 2);
+    fu = new Float64Array(count * 2);
+    fv = new Float64Array(count * 2);
+  }
+  let t = 0;
+  for (let p = 0; p < count; p++) {
+    grid.set(pieces[p].xs.subarray(0, pieces[p].n), t);
+    t += pieces[p].n;
+    ptr[p] = 0;
+  }
+  const xs = grid.subarray(0, total).sort();
+  out.reset(total);
+  if (xs[total - 1] <= xs[0]) {
+    let best = Infinity;
+    for (let p = 0; p < count; p++) for (let j = 0; j < pieces[p].n; j++) best = Math.min(best, pieces[p].fs[j]);
+    out.push(xs[0], best);
+    return;
+  }
+  for (let q = 0; q + 1 < total; q++) {
+    const u = xs[q];
+    const v = xs[q + 1];
+    if (!(v > u)) continue;
+    // each piece that spans [u, v] is linear there (every breakpoint is on the grid)
+    let cur = -1;
+    for (let p = 0; p < count; p++) {
+      const f = pieces[p];
+      fu[p] = NaN;
+      if (f.n < 2 || f.xs[0] > u || f.xs[f.n - 1] < v) continue;
+      let j = ptr[p];
+      while (j + 2 < f.n && f.xs[j + 1] <= u) j++;
+      ptr[p] = j;
+      const s = (f.fs[j + 1] - f.fs[j]) / (f.xs[j + 1] - f.xs[j]);
+      fu[p] = f.fs[j] + s * (u - f.xs[j]);
+      fv[p] = v >= f.xs[j + 1] ? f.fs[j + 1] : f.fs[j] + s * (v - f.xs[j]);
+      if (cur < 0 || fu[p] < fu[cur] || (fu[p] === fu[cur] && fv[p] < fv[cur])) cur = p;
+    }
+    if (cur < 0) continue;
+    out.push(u, fu[cur]);
+    let pos = u;
+    const line = (p: number, x: number) => fu[p] + ((fv[p] - fu[p]) * (x - u)) / (v - u);
+    for (let guard = 0; guard < count; guard++) {
+      let next = -1;
+      let at = v;
+      const here = line(cur, pos);
+      for (let p = 0; p < count; p++) {
+        if (p === cur || Number.isNaN(fu[p]) || !(fv[p] < fv[cur])) continue;
+        const d0 = line(p, pos) - here;
+        const d1 = fv[p] - fv[cur];
+        const x = d0 <= 0 ? pos : pos + ((v - pos) * d0) / (d0 - d1);
+        if (x < at) {
+          at = x;
+          next = p;
+        }
+      }
+      if (next < 0) break;
+      if (at > pos) out.push(at, line(cur, at));
+      cur = next;
+      pos = at;
+    }
+    out.push(v, fv[cur]);
+  }
+  simplify(out);
+}
+
+/** Drops points on a line with their neighbours, and points within rounding of the one before. */
+function simplify(f: Fn): void {
+  const { xs, fs } = f;
+  if (f.n < 3) return;
+  const width = xs[f.n - 1] - xs[0];
+  let w = 1;
+  for (let j = 1; j < f.n; j++) {
+    const last = j === f.n - 1;
+    if (!last && xs[j] - xs[w - 1] <= 1e-13 * width) continue;
+    if (!last) {
+      const a = w - 1;
+      const interp = fs[a] + ((fs[j + 1] - fs[a]) * (xs[j] - xs[a])) / (xs[j + 1] - xs[a]);
+      if (Math.abs(fs[j] - interp) <= 1e-13 * (1 + Math.abs(fs[j]))) continue;
+    }
+    xs[w] = xs[j];
+    fs[w++] = fs[j];
+  }
+  f.n = w;
 }
 
 /** Stored copies of functions (one per boundary of the plan), for the forward pass. */
-export class PwlStore {
-  private lens = new Float64Array(1024);
-  private slopes = new Float64Array(1024);
+export class FnStore {
+  private xs = new Float64Array(1024);
+  private fs = new Float64Array(1024);
   private used = 0;
-  private x0: Float64Array;
-  private f0: Float64Array;
   private off: Int32Array;
   private cnt: Int32Array;
 
   constructor(count: number) {
-    this.x0 = new Float64Array(count);
-    this.f0 = new Float64Array(count);
     this.off = new Int32Array(count);
     this.cnt = new Int32Array(count);
   }
 
-  save(k: number, p: Pwl): void {
-    if (this.used + p.n > this.lens.length) {
-      const size = Math.max(this.used + p.n, this.lens.length * 2);
-      const l = new Float64Array(size);
-      const s = new Float64Array(size);
-      l.set(this.lens.subarray(0, this.used));
-      s.set(this.slopes.subarray(0, this.used));
-      this.lens = l;
-      this.slopes = s;
+  save(k: number, p: Fn): void {
+    if (this.used + p.n > this.xs.length) {
+      const size = Math.max(this.used + p.n, this.xs.length * 2);
+      const x = new Float64Array(size);
+      const f = new Float64Array(size);
+      x.set(this.xs.subarray(0, this.used));
+      f.set(this.fs.subarray(0, this.used));
+      this.xs = x;
+      this.fs = f;
     }
-    this.lens.set(p.len.subarray(p.head, p.head + p.n), this.used);
-    this.slopes.set(p.slope.subarray(p.head, p.head + p.n), this.used);
-    this.x0[k] = p.x0;
-    this.f0[k] = p.f0;
+    this.xs.set(p.xs.subarray(0, p.n), this.used);
+    this.fs.set(p.fs.subarray(0, p.n), this.used);
     this.off[k] = this.used;
     this.cnt[k] = p.n;
     this.used += p.n;
   }
 
   /** Loads function k into `p` (a view on the store's arrays: read it, do not grow it). */
-  load(k: number, p: Pwl): void {
-    p.len = this.lens;
-    p.slope = this.slopes;
-    p.head = this.off[k];
+  load(k: number, p: Fn): void {
+    p.xs = this.xs.subarray(this.off[k], this.off[k] + this.cnt[k]);
+    p.fs = this.fs.subarray(this.off[k], this.off[k] + this.cnt[k]);
     p.n = this.cnt[k];
-    p.x0 = this.x0[k];
-    p.f0 = this.f0[k];
+  }
+
+  /** Drops every stored function (a new solve). */
+  clear(): void {
+    this.used = 0;
   }
 }

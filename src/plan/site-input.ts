@@ -13,6 +13,7 @@ import { parseNumber, show } from '../protocol/units';
 import type { EpochMs, TimeInput } from '../protocol';
 import { MAX_PRICE_SLOTS, numberIn, parseBattery, parsePriceUnit, type BatteryInput } from './price-input';
 import { applyPriceFormula, parsePriceFormula, readPriceFeed, unitOf, type PriceFormula } from './price-feed';
+import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 import type { SiteModel } from './site-solve';
 import type { SlotData } from './slot-cost';
 
@@ -34,6 +35,12 @@ export interface SiteBatteryInput extends BatteryInput {
   socTarget?: SocTargetInput | SocTargetInput[];
   /** Worth of a kWh stored at the end of the plan (per kWh of stored energy, ≥ 0); default 0. */
   endValue?: number;
+  /** false: never charge from the grid (only from the PV surplus of the slot); default true. */
+  gridCharge?: boolean;
+  /** false: never discharge into the grid (at most the slot's load net of PV); default true. */
+  gridDischarge?: boolean;
+  /** A least SOC before selling (%): below it the battery only serves the site's own load (no discharge into the grid). */
+  sellSocMin?: number;
 }
 
 export interface SiteLimitsInput {
@@ -113,14 +120,17 @@ function perSlot(input: unknown, field: string, n: number, nullable: boolean): F
   return out;
 }
 
+/** A yes/no setting, true when absent (true, false, or the texts "true" and "false"). */
+function flag(input: unknown, field: string): boolean {
+  if (absent(input) || input === true || input === 'true') return true;
+  if (input === false || input === 'false') return false;
+  throw new ValidationError(field, `must be true or false; got ${show(input)}`);
+}
+
 /** A number ≥ 0 (or the default when absent). */
 function nonNegative(input: unknown, field: string, dflt: number, what: string): number {
   if (absent(input)) return dflt;
   return numberIn(input, field, 0, Infinity, false, `${what} ≥ 0`);
-}
-
-function knownKeys(o: Rec, field: string, keys: string[]): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new ValidationError(`${field}.${k}`, `is not a field of ${field}; accepted: ${keys.join(', ')}`);
 }
 
 function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ soc: number; time: EpochMs; field: string }> {
@@ -130,7 +140,7 @@ function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ s
   return list.map((t, j) => {
     const f = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';
     if (!isObject(t)) throw new ValidationError(f, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
-    knownKeys(t, f, ['soc', 'time']);
+    refuseUnknownKeys(t, ['soc', 'time'], f, `a field of ${f}`);
     if (absent(t.soc)) throw new ValidationError(`${f}.soc`, `must be given: a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]; got nothing`);
     const soc = numberIn(t.soc, `${f}.soc`, socMin, socMax, false, `a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]`);
     if (absent(t.time)) throw new ValidationError(`${f}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
@@ -141,6 +151,7 @@ function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ s
 /** Checks and normalises the site planner's input into the solver's model. */
 export function parseSiteInput(input: unknown): SiteInput {
   if (!isObject(input)) throw new ValidationError('input', `must be an object {prices, battery, pvForecast?, loadForecast?, gridImportMax?, gridExportMax?, site?, …}; got ${show(input)}`);
+  refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
   let slotMinutes: number | undefined;
   if (!absent(input.slotMinutes)) {
     slotMinutes = numberIn(input.slotMinutes, 'slotMinutes', 0, 1440, true, 'a whole number of minutes within [1, 1440]');
@@ -167,6 +178,7 @@ export function parseSiteInput(input: unknown): SiteInput {
   if (!isObject(bIn)) {
     throw new ValidationError('battery', `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`);
   }
+  refuseUnknownKeys(bIn, BATTERY_FIELDS, 'battery', 'a field of battery');
   const b = parseBattery(bIn);
   const br = bIn as Rec;
   const rootEff = Math.sqrt(b.efficiency);
@@ -174,6 +186,9 @@ export function parseSiteInput(input: unknown): SiteInput {
   const etaC = eff('chargeEfficiency');
   const etaD = eff('dischargeEfficiency');
   const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
+  const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
+  const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
+  const sellSocMin = absent(br.sellSocMin) ? undefined : numberIn(br.sellSocMin, 'battery.sellSocMin', b.socMin, b.socMax, false, `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`);
   const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
   const targetsIn = parseTargets(br.socTarget, b.socMin, b.socMax);
 
@@ -181,7 +196,7 @@ export function parseSiteInput(input: unknown): SiteInput {
   if (!absent(input.site)) {
     if (!isObject(input.site)) throw new ValidationError('site', `must be an object {importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}; got ${show(input.site)}`);
     site = input.site;
-    knownKeys(site, 'site', ['importLimitW', 'exportLimitW', 'peakCost', 'peakSoFarW']);
+    refuseUnknownKeys(site, ['importLimitW', 'exportLimitW', 'peakCost', 'peakSoFarW'], 'site', 'a field of site');
   }
   const siteImport = nonNegative(site.importLimitW, 'site.importLimitW', Infinity, 'a number of W');
   const siteExport = nonNegative(site.exportLimitW, 'site.exportLimitW', Infinity, 'a number of W');
@@ -204,9 +219,6 @@ export function parseSiteInput(input: unknown): SiteInput {
     const pi = applyPriceFormula(s.importBase, unit, impF);
     const px = applyPriceFormula(s.exportBase, unit, expF);
     if (!Number.isFinite(pi) || !Number.isFinite(px)) throw new ValidationError(`${s.field}.price`, `must give finite prices through the formulas; got import ${pi}, export ${px}`, 'unprocessable');
-    if (px > pi) {
-      throw new ValidationError(`${s.field}.exportPrice`, `must not be above the slot's import price (${+pi.toPrecision(6)} per kWh after importFormula): a site cannot buy and sell at once; got ${+px.toPrecision(6)} per kWh after exportFormula`, 'unprocessable');
-    }
     return {
       dt: (s.end - start) / HOUR_MS,
       pi,
@@ -239,11 +251,12 @@ export function parseSiteInput(input: unknown): SiteInput {
 
   const model: SiteModel = {
     slots,
-    battery: { C: b.maxChargeKW, D: b.maxDischargeKW, etaC, etaD, wear },
+    battery: { C: b.maxChargeKW, D: b.maxDischargeKW, etaC, etaD, wear, gridCharge, gridDischarge },
     e0,
     lb,
     ub,
     endValue,
+    sellMin: sellSocMin === undefined || !gridDischarge ? undefined : (sellSocMin / 100) * cap,
     peakCost,
     peakFloor: peakSoFar / 1000,
     tolE: 1e-11 * Math.max(1, cap),
@@ -266,4 +279,4 @@ export function parseSiteInput(input: unknown): SiteInput {
 
 /** Whether an input uses anything of the site model (else the price-only planner serves it). */
 export const SITE_FIELDS = ['importFormula', 'exportFormula', 'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site', 'currency', 'slotMinutes'] as const;
-export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue'] as const;
+export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;

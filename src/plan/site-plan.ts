@@ -1,11 +1,14 @@
 /**
  * Site plan: the battery schedule of least cost for a site with PV, load, import and export
- * prices and grid limits (issue 20). Pure: no I/O, no clock, no Node-RED.
+ * prices and grid limits. Pure: no I/O, no clock, no Node-RED.
  *
- * The model, per slot k of dt_k hours (powers in kW, averages over the slot, grid side):
- *   charge c_k ∈ [0, maxChargeKW], discharge d_k ∈ [0, maxDischargeKW];
+ * The model, per slot k of dt_k hours (powers in kW, averages over the slot, grid side): a
+ * real battery and a real meter:
+ *   the battery charges c_k ∈ [0, maxChargeKW] or discharges d_k ∈ [0, maxDischargeKW], never
+ *   both in one slot (the ems-schedule node sends one net power per slot);
  *   PV used pv_k − u_k, curtailment u_k ∈ [0, pv_k] (free: the site may always curtail);
- *   import i_k ∈ [0, min(gridImportMax_k, site.importLimitW)], export x_k likewise;
+ *   the meter imports i_k ∈ [0, min(gridImportMax_k, site.importLimitW)] or exports x_k
+ *   likewise, never both;
  *   energy balance pv_k − u_k + i_k + d_k = load_k + x_k + c_k;
  *   stored energy e_{k+1} = e_k + dt_k·(ηc·c_k − d_k/ηd), e_0 from battery.soc, and
  *   min(socMin, soc) ≤ e ≤ max(socMax, soc) at every boundary (a SOC outside the window may
@@ -13,18 +16,15 @@
  *   socEnd at the end;
  *   peak P ≥ i_k for every k and P ≥ site.peakSoFarW.
  * Cost (minimised): Σ dt_k·(importPrice_k·i_k − exportPrice_k·x_k + cycleCost·(c_k + d_k))
- *   + peakCost·P − endValue·(e_n − e_0). An LP: exportPrice_k ≤ importPrice_k is required (a
- * site cannot buy and sell at once), so import and export never both run.
+ *   + peakCost·P − endValue·(e_n − e_0). Any prices plan: an export price above the import
+ * price (a fixed feed-in tariff over a cheap or negative midday), a negative export price (PV
+ * is curtailed rather than paid to export), a negative import price.
  *
- * Charging and discharging at once is allowed, as the LP allows it: with efficiencies below 1
- * it only loses energy, which pays only when taking energy from the grid pays (an import
- * price below −cycleCost·(1+η)/(1−η)) or to stay within a limit; such a slot reports both
- * powers (chargeKW, dischargeKW) and says so. The battery's net power (energyStorage) is
- * what the ems-schedule node plays; the loss of such a slot is then not realised.
- *
- * Method (site-solve.ts): exact dynamic programming over stored energy on convex piecewise-
- * linear value functions (no SOC grid), and a certified one-dimensional search for the
- * peak. The price-only planner (price-plan.ts) is untouched; battery-plan.ts routes to it.
+ * The two never-both rules make it a mixed-integer problem, not an LP: the solver
+ * (site-solve.ts) still finds the optimum, by exact dynamic programming over stored energy
+ * on piecewise-linear value functions that need not be convex (no SOC grid), and branch and
+ * bound over the peak level. The price-only planner (price-plan.ts) is untouched;
+ * battery-plan.ts routes to it.
  */
 import { ValidationError } from '../protocol';
 import type { EpochMs } from '../protocol';
@@ -37,7 +37,7 @@ import { SlotModel, type SlotRun } from './slot-cost';
 export interface SitePlanSlot {
   start: EpochMs;
   end: EpochMs;
-  /** Battery power, grid side: positive = discharge, negative = charge (charge and discharge netted). */
+  /** Battery power, grid side: positive = discharge, negative = charge (a slot never does both). */
   energyStorage: { value: number; unit: 'kW' };
   /** The import price per kWh (as `price` of the price-only plan), and both prices after the formulas. */
   price: number;
@@ -87,8 +87,8 @@ export interface SitePlan {
   dischargedKWh: number;
   /** The targets in force (targets before the plan's start are passed) and the boundary each applies at. */
   targets: Array<{ soc: number; time: EpochMs; at: EpochMs }>;
-  /** How it was solved: DP passes, and the certified distance of `cost.total` to the optimum (0 but for the peak search). */
-  solver: { method: 'lp'; passes: number; gap: number };
+  /** How it was solved: exact DP on the real battery and meter, DP passes, and the certified distance of `cost.total` to the optimum (0 but for the peak search). */
+  solver: { method: 'dp'; passes: number; gap: number };
 }
 
 const pct = (v: number) => Math.round(v * 100) / 100;
@@ -236,6 +236,6 @@ export function planSite(input: SitePlanInput): SitePlan {
     chargedKWh: charged,
     dischargedKWh: discharged,
     targets: inp.targets.map((t) => ({ soc: t.soc, time: t.time, at: inp.end[t.boundary - 1] })),
-    solver: { method: 'lp', passes: sol.passes, gap: sol.gap },
+    solver: { method: 'dp', passes: sol.passes, gap: sol.gap },
   };
 }

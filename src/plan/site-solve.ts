@@ -1,25 +1,27 @@
 /**
- * The site planner's solver: the exact optimum of the site LP (site-plan.ts states the model)
- * by dynamic programming over stored energy with convex piecewise-linear value functions
- * (pwl.ts), and a one-dimensional convex search for the peak-import level. Pure: no I/O.
+ * The site planner's solver: the exact optimum of the site model (site-plan.ts states it),
+ * whose battery charges or discharges and whose meter imports or exports, never both at once.
+ * Pure: no I/O.
  *
- * For a fixed cap P on every slot's import, the LP is a chain: V_k(e), the least cost from
+ * For a fixed cap P on every slot's import the model is a chain: V_k(e), the least cost from
  * boundary k with e kWh stored, is V_k = V_{k+1} □ Φ̃_k restricted to the SOC bounds at k,
  * where Φ̃_k(y) = dt·F_k(−y/dt) is the slot's cost of a change of stored energy (slot-cost.ts).
- * Every V_k is convex piecewise linear and the infimal convolution of two such functions is
- * exact (merging their segments by slope), so V_0(e0) is the LP's optimum for that cap, not an
- * approximation; the forward pass takes, at each boundary, the split of e_k that the merge
- * makes (ties: the smaller move).
+ * F_k and so every V_k is continuous and piecewise linear but not convex (a paid import, an
+ * export price above the import price); pwl.ts convolves such functions exactly, so V_0(e0) is
+ * the optimum for that cap. The forward pass takes, at each boundary, a move that attains
+ * V_k(e_k): the sum of two piecewise-linear functions is least at a breakpoint of one of them,
+ * so the breakpoints are the candidates, each evaluated exactly.
  *
- * The peak cost adds κ·P with P ≥ every import: φ(P) = V(P) + κ·P is convex in P (an LP's
- * value is convex in its right-hand side). P lies between the least feasible cap Pmin (found
- * by bisection on feasibility, which is exact interval propagation, O(slots) per test) and the
- * highest import of the uncapped optimum Ptop; φ is minimised there by cutting planes (the
- * tangents of a convex function bound it from below), to a certified gap: `gap` is the
- * distance between the plan's cost and the lower bound, at most 1e-9 of the objective's scale.
+ * The peak cost adds κ·P with P ≥ every import; P lies between the least feasible cap and the
+ * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
+ * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
+ * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
+ * convex, but it does not increase with P: branch and bound over intervals of P, to 1e-6 of
+ * the objective's scale or at most 300 passes. `gap` is the certified distance to the optimum.
  */
-import { Pwl, PwlStore, infConv, splitOf, splitRange, type Segments } from './pwl';
-import { SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
+import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
+import { bestCap, minimizeConvex } from './peak-search';
+import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
 
 export interface SiteModel {
   slots: SlotData[];
@@ -31,6 +33,8 @@ export interface SiteModel {
   ub: Float64Array;
   /** Value of a kWh stored at the end (per kWh of stored energy). */
   endValue: number;
+  /** A least stored energy before selling (kWh): a discharge beyond the slot's load net of PV must leave at least this. */
+  sellMin?: number;
   /** Cost per kW of the highest import over the plan, and the least level it is charged at (kW). */
   peakCost: number;
   peakFloor: number;
@@ -68,98 +72,107 @@ export class NoPlan extends Error {
   }
 }
 
-const MAX_POINTS = 32;
 const DELTA_TOL = 1e-10;
-/** Slopes (per kWh stored) this close count as a tie for the forward pass's preference (the cost moves by at most this × the capacity). */
-const SLOPE_TIE = 1e-12;
 
 /** The DP over one model, with per-slot caches; `solve` for a cap, `plan` for the forward pass. */
 export class Chain {
   readonly n: number;
-  private readonly base: SlotModel[];
-  private readonly baseSegs: Segments[];
+  private readonly base: Fn[];
   private readonly capped: SlotModel[];
-  private readonly scratch: Segments;
+  private readonly scratch = new Fn(MAX_POINTS);
   private readonly xs = new Float64Array(MAX_POINTS);
   private readonly fs = new Float64Array(MAX_POINTS);
-  private a = new Pwl(256);
-  private b = new Pwl(256);
-  private readonly view = new Pwl(0);
-  private store: PwlStore;
+  private a = new Fn(256);
+  private b = new Fn(256);
+  private readonly view = new Fn(0);
+  private readonly store: FnStore;
   passes = 0;
-  /** Whether the last solve met a SOC bound empty within rounding (its value is then approximate). */
-  collapsed = false;
 
   constructor(readonly m: SiteModel) {
     this.n = m.slots.length;
-    this.base = m.slots.map((s) => new SlotModel(s, m.battery));
     this.capped = m.slots.map((s) => new SlotModel(s, m.battery));
-    this.baseSegs = this.base.map((sm, k) => this.segments(sm, m.slots[k].dt, newSegments()));
-    this.scratch = newSegments();
-    this.store = new PwlStore(this.n + 1);
+    this.base = this.capped.map((sm, k) => this.phi(sm, m.slots[k].dt, new Fn(MAX_POINTS)));
+    this.store = new FnStore(this.n + 1);
   }
 
-  /** The slot's model for a cap (the uncapped one when the cap cannot bind). */
-  private modelFor(k: number, cap: number): SlotModel {
-    const s = this.m.slots[k];
-    if (!(Math.min(s.imax, s.load + this.m.battery.C) > cap)) return this.base[k];
+  /** The slot's model under a cap. */
+  model(k: number, cap: number): SlotModel {
     const sm = this.capped[k];
     sm.setCap(cap);
     return sm;
   }
 
-  /** Φ̃ of a slot model into `out` (n = −1 when the slot cannot run). */
-  private segments(sm: SlotModel, dt: number, out: Segments): Segments {
-    const { xs, fs } = this;
-    const m = sm.points(xs, fs, DELTA_TOL);
-    if (m === 0) {
-      out.n = -1;
-      return out;
-    }
-    out.x0 = -xs[m - 1] * dt;
-    out.f0 = fs[m - 1] * dt;
-    out.n = m - 1;
-    let prev = -Infinity;
-    for (let j = 0; j < m - 1; j++) {
-      const slope = Math.max(prev, (fs[j + 1] - fs[j]) / (xs[j + 1] - xs[j]));
-      prev = slope;
-      const r = m - 2 - j;
-      out.len[r] = (xs[j + 1] - xs[j]) * dt;
-      out.slope[r] = -slope;
-      out.first[r] = xs[j] >= 0 ? 1 : 0; // a charging move: before equal slopes, so the move is the smaller
-    }
+  /** Φ̃(y) = dt·F(−y/dt) of a slot model into `out` (n = 0 when the slot cannot run). */
+  private phi(sm: SlotModel, dt: number, out: Fn): Fn {
+    const m = sm.points(this.xs, this.fs, DELTA_TOL);
+    out.reset(m);
+    for (let j = m - 1; j >= 0; j--) out.push(-this.xs[j] * dt, this.fs[j] * dt);
     return out;
   }
 
-  private segsFor(k: number, cap: number): Segments {
-    const sm = this.modelFor(k, cap);
-    return sm === this.base[k] ? this.baseSegs[k] : this.segments(sm, this.m.slots[k].dt, this.scratch);
+  private phiFor(k: number, cap: number): Fn {
+    const s = this.m.slots[k];
+    if (!(Math.min(s.imax, s.load + this.m.battery.C) > cap)) return this.base[k];
+    return this.phi(this.model(k, cap), s.dt, this.scratch);
   }
 
   /** V_0(e0) for an import cap (+∞ when infeasible); `keep` stores the value functions for `plan`. */
   solve(cap: number, keep = false): number {
     const { m, n } = this;
     this.passes++;
-    this.collapsed = false;
     let v = this.a;
     let w = this.b;
-    v.reset(1);
     if (m.lb[n] > m.ub[n] + m.tolE) return Infinity;
-    v.x0 = m.lb[n];
-    v.f0 = -m.endValue * (m.lb[n] - m.e0);
-    v.push(m.ub[n] - m.lb[n], -m.endValue);
+    if (keep) this.store.clear();
+    v.reset(2);
+    v.push(m.lb[n], -m.endValue * (m.lb[n] - m.e0));
+    v.push(m.ub[n], -m.endValue * (m.ub[n] - m.e0));
     for (let k = n - 1; k >= 0; k--) {
-      const segs = this.segsFor(k, cap);
-      if (segs.n < 0) return Infinity;
+      const phi = this.phiFor(k, cap);
+      if (phi.n === 0) return Infinity;
       if (keep) this.store.save(k + 1, v);
-      infConv(v, segs, w);
+      if (!this.sellRule(k, v, phi, w)) infConv(v, phi, w);
       if (k >= 1 && !w.clip(m.lb[k], m.ub[k], m.tolE)) return Infinity;
-      if (w.collapsed) this.collapsed = true;
       [v, w] = [w, v];
     }
     this.a = v;
     this.b = w;
     return v.value(m.e0, m.tolE);
+  }
+
+  private readonly sellParts = [new Fn(), new Fn(), new Fn(), new Fn(), new Fn()];
+
+  /** δ below which slot k's battery sells (discharges beyond the load net of PV), or undefined without the rule there. */
+  selfFloor(k: number, sm: SlotModel): number | undefined {
+    const s = this.m.slots[k];
+    if (this.m.sellMin === undefined) return undefined;
+    const floor = sm.loInv(-Math.max(0, s.load - s.pv));
+    return sm.dL < floor ? floor : undefined;
+  }
+
+  /**
+   * The least SOC before selling: w = min(V □ Φ on moves that only serve the load, V on
+   * [sellMin + dt·floor, …] □ Φ on moves that sell), exact (a selling move must leave the store
+   * at least at sellMin less the load's part). Returns false when the rule does not apply.
+   */
+  private sellRule(k: number, v: Fn, phi: Fn, w: Fn): boolean {
+    const s = this.m.slots[k];
+    const floor = this.selfFloor(k, this.capped[k]);
+    if (floor === undefined) return false;
+    const [self, sell, vSell, a, b] = this.sellParts;
+    const y = -floor * s.dt; // Φ's variable: y = −dt·δ
+    restricted(phi, -Infinity, y, self);
+    restricted(phi, y, Infinity, sell);
+    restricted(v, (this.m.sellMin as number) + s.dt * floor, Infinity, vSell);
+    if (self.n === 0) return false;
+    infConv(v, self, a);
+    if (sell.n === 0 || vSell.n === 0) {
+      w.copyFrom(a);
+      return true;
+    }
+    infConv(vSell, sell, b);
+    lowerEnvelope(a, b, w);
+    return true;
   }
 
   /** The forward pass after solve(cap, true): stored energy and slot runs. */
@@ -170,11 +183,11 @@ export class Chain {
     const runs: SlotRun[] = [];
     const { etaC, etaD } = m.battery;
     for (let k = 0; k < n; k++) {
-      const segs = this.segsFor(k, cap);
-      this.store.load(k + 1, this.view);
       const s = m.slots[k];
-      const y = segs.x0 + this.split(k, segs, e[k]);
-      const run = this.modelFor(k, cap).run(-y / s.dt, { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 });
+      this.store.load(k + 1, this.view);
+      const sm = this.model(k, cap);
+      const delta = this.move(k, sm, e[k]);
+      const run = sm.run(delta, { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 });
       runs.push(run);
       const next = e[k] + s.dt * (etaC * run.c - run.d / etaD);
       // a bound met within rounding is the bound (10 %, not 9.999999999999 %)
@@ -184,30 +197,53 @@ export class Chain {
   }
 
   /**
-   * The split of e_k after solve(cap, true) (the view holds V_{k+1}): among the optimal moves of
-   * stored energy, the one nearest self-consumption (the battery takes the forecast PV surplus
-   * and covers the load, within its power: a plan that may store PV now or later stores it now,
-   * and one that may cover load now or later covers it now), so a re-plan with other forecasts
-   * finds the battery where the site's own control would have put it. Without PV and load that
-   * move is 0: the smallest move, the split of the merge order.
+   * The move (δ, kW stored) of slot k from e_k that attains V_k(e_k), the view holding V_{k+1}.
+   * Among optimal moves, the one nearest self-consumption (the battery takes the forecast PV
+   * surplus and covers the load, within its power), so a re-plan with other forecasts finds the
+   * battery where the site's own control would have put it; without PV and load, the smallest.
    */
-  private split(k: number, segs: Segments, ek: number): number {
+  private move(k: number, sm: SlotModel, ek: number): number {
     const s = this.m.slots[k];
     const { C, D, etaC, etaD } = this.m.battery;
+    const v = this.view;
+    const tolE = this.m.tolE;
+    const lo = Math.max(sm.dL, (v.lo - ek) / s.dt);
+    const hi = Math.max(lo, Math.min(sm.dR, (v.hi - ek) / s.dt));
+    const floor = this.selfFloor(k, sm);
+    const sellFrom = floor === undefined ? -Infinity : (this.m.sellMin as number) + s.dt * floor;
+    const allowed = (d: number) => floor === undefined || d >= floor || ek + s.dt * d >= sellFrom - tolE;
+    const total = (d: number) => (allowed(d) ? s.dt * sm.cost(d) + v.value(ek + s.dt * d, tolE) : Infinity);
+    const cands: number[] = [lo, hi];
+    if (floor !== undefined) {
+      for (const d of [floor, (sellFrom - ek) / s.dt]) if (d > lo && d < hi) cands.push(d);
+    }
+    const m = sm.points(this.xs, this.fs, DELTA_TOL);
+    for (let j = 0; j < m; j++) if (this.xs[j] > lo && this.xs[j] < hi) cands.push(this.xs[j]);
+    for (let j = 0; j < v.n; j++) {
+      const d = (v.xs[j] - ek) / s.dt;
+      if (d > lo && d < hi) cands.push(d);
+    }
+    let best = Infinity;
+    const vals = cands.map((d) => {
+      const f = total(d);
+      if (f < best) best = f;
+      return f;
+    });
+    const tol = 1e-11 * Math.max(1, Math.abs(best));
     const net = Math.min(D, Math.max(-C, s.load - s.pv)); // grid side, + discharge
-    const want = s.dt * (net < 0 ? net * etaC : net / etaD); // y: the energy taken from the store
-    if (want === 0) return splitOf(this.view, segs, ek);
-    const [lo, hi] = splitRange(this.view, segs, ek, SLOPE_TIE);
-    return Math.min(hi, Math.max(lo, want - segs.x0));
+    const want = Math.min(hi, Math.max(lo, net < 0 ? -net * etaC : -net / etaD));
+    if (total(want) <= best + tol) return want;
+    let pick = NaN;
+    cands.forEach((d, j) => {
+      if (vals[j] <= best + tol && !(Math.abs(d - want) >= Math.abs(pick - want))) pick = d;
+    });
+    return pick;
   }
 
-  /** The δ range of slot k under a cap (kW of stored power): the cap moves only its upper end. */
+  /** The δ range of slot k under a cap (kW of stored power). */
   range(k: number, cap: number): [number, number] {
-    const sm = this.base[k];
-    if (!(sm.I > cap)) return [sm.dL, sm.dR];
-    const s = this.m.slots[k];
-    const top = Math.max(0, cap) - s.load + s.pv;
-    return [sm.dL, Math.min(this.m.battery.etaC * this.m.battery.C, sm.loInv(top))];
+    const sm = this.model(k, cap);
+    return [sm.dL, sm.dR];
   }
 
   /**
@@ -224,7 +260,9 @@ export class Chain {
       const [dL, dR] = this.range(k, cap);
       if (dL > dR + tolD) return { kind: 'slot', k, reach: [lo, hi] };
       const dt = m.slots[k].dt;
-      lo += dt * dL;
+      // the least SOC before selling: below it, a move down only serves the load (at lo: the lowest reachable)
+      const floor = this.selfFloor(k, this.capped[k]);
+      lo = floor === undefined ? lo + dt * dL : Math.max(lo + dt * dL, Math.min(lo + dt * floor, Math.max(lo + dt * dL, (m.sellMin as number) + dt * floor)));
       hi += dt * Math.max(dL, dR);
       const reach: [number, number] = [lo, hi];
       lo = Math.max(lo, m.lb[k + 1]);
@@ -234,10 +272,6 @@ export class Chain {
     }
     return null;
   }
-}
-
-function newSegments(): Segments {
-  return { x0: 0, f0: 0, n: 0, len: new Float64Array(MAX_POINTS), slope: new Float64Array(MAX_POINTS), first: new Uint8Array(MAX_POINTS) };
 }
 
 /** The plan's cost from its runs: Σ dt × slot cost + κ × max(floor, highest import) − endValue × (e_n − e0). */
@@ -251,72 +285,6 @@ export function objectiveOf(m: SiteModel, e: Float64Array, runs: SlotRun[]): num
   return cost + (m.peakCost > 0 ? m.peakCost * peak : 0) - m.endValue * (e[e.length - 1] - m.e0);
 }
 
-/**
- * Minimises a convex φ over [lo, b], evaluating it on [a, b] (a ≥ lo: φ may be inexact or
- * undefined below a). Derivative-free cutting planes: for a convex function, the line through
- * two evaluated points bounds it from below outside the pair, so around the best point the
- * lines of its neighbouring pairs give a lower bound; the next point is where those lines
- * meet (on a piecewise-linear φ that is the kink itself), or a step towards an end that has
- * only one line. Stops when the best value is within `relTol` of the lower bound. Returns
- * the best point, the gap and the number of evaluations.
- */
-export function minimizeConvex(phi: (x: number) => number, lo: number, a: number, b: number, relTol = 1e-10): { x: number; gap: number; evals: number } {
-  if (!(b > a)) return { x: a, gap: 0, evals: 0 };
-  const xs = [a, (a + b) / 2, b];
-  const fs = xs.map(phi);
-  let evals = 3;
-  const minStep = 1e-9 * (b - a);
-  const line = (i: number, x: number) => fs[i] + ((fs[i + 1] - fs[i]) / (xs[i + 1] - xs[i])) * (x - xs[i]);
-  let gap = Infinity;
-  let best = 0;
-  for (; evals < 64; evals++) {
-    best = 0;
-    for (let i = 1; i < xs.length; i++) if (fs[i] < fs[best]) best = i;
-    const tol = relTol * Math.max(Math.abs(fs[best]), 1e-9);
-    // lower bound and next point on each side of the best point
-    let lower = Infinity;
-    let next = NaN;
-    for (const p of [best - 1, best]) {
-      const q = p + 1;
-      if (p < 0 || q >= xs.length) continue;
-      const left = p >= 1; // the line of (p−1, p), valid right of p
-      const right = q + 1 < xs.length; // the line of (q, q+1), valid left of q
-      let lb: number;
-      let x: number;
-      if (left && right) {
-        const s1 = (fs[p] - fs[p - 1]) / (xs[p] - xs[p - 1]);
-        const s2 = (fs[q + 1] - fs[q]) / (xs[q + 1] - xs[q]);
-        x = s2 > s1 ? (fs[q] - fs[p] + s1 * xs[p] - s2 * xs[q]) / (s1 - s2) : NaN;
-        if (!(x > xs[p] && x < xs[q])) x = (xs[p] + xs[q]) / 2;
-        lb = Math.min(Math.max(line(p - 1, x), line(q, x)), fs[p], fs[q]);
-      } else if (right) {
-        // the left end: only the line of (q, q+1); when a is the best point it bounds [lo, a] as well
-        lb = Math.min(line(q, best === 0 ? Math.min(xs[p], lo) : xs[p]), line(q, xs[p]), fs[q]);
-        x = xs[p] + (xs[q] - xs[p]) / 8;
-      } else if (left) {
-        lb = Math.min(line(p - 1, xs[q]), fs[p]);
-        x = xs[q] - (xs[q] - xs[p]) / 8;
-      } else {
-        lb = -Infinity;
-        x = (xs[p] + xs[q]) / 2;
-      }
-      if (lb < lower) {
-        lower = lb;
-        next = x;
-      }
-    }
-    gap = fs[best] - lower;
-    if (gap <= tol) break;
-    // a new point, not closer than minStep to one already evaluated
-    let at = 0;
-    while (at < xs.length && xs[at] < next) at++;
-    if ((at > 0 && next - xs[at - 1] < minStep) || (at < xs.length && xs[at] - next < minStep)) break;
-    xs.splice(at, 0, next);
-    fs.splice(at, 0, phi(next));
-  }
-  return { x: xs[best], gap: Math.max(0, gap), evals };
-}
-
 /** The least cap (kW) with a plan, within [lo, hi] (hi has one), by bisection on exact feasibility (without slack, so it errs high). */
 function leastCap(chain: Chain, lo: number, hi: number): number {
   if (chain.infeasible(lo, true) === null) return lo;
@@ -326,6 +294,19 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
     else lo = mid;
   }
   return hi;
+}
+
+/**
+ * Whether C(P) is convex: when in every slot the export price is at most the import price and
+ * no price is below −ρ = −w(1+η)/(1−η) (the price at which losing energy by charging and
+ * discharging at once would pay) and no least SOC before selling, the never-both rules bind
+ * nowhere, so the model is its LP relaxation in (moves, P) together, whose value is convex in P.
+ */
+export function convexInCap(m: SiteModel): boolean {
+  const { etaC, etaD, wear } = m.battery;
+  const eta = etaC * etaD;
+  const rho = eta >= 1 - 1e-12 ? Infinity : (wear * (1 + eta)) / (1 - eta);
+  return m.sellMin === undefined && m.slots.every((s) => s.px <= s.pi && Math.min(s.px, s.pi) >= -rho);
 }
 
 /** Solves the model; throws NoPlan when it has none. */
@@ -343,16 +324,13 @@ export function solveSite(m: SiteModel): SiteSolution {
   if (m.peakCost > 0) {
     const top = runs.reduce((p, r) => Math.max(p, r.i), 0);
     if (top > m.peakFloor) {
-      const least = Math.max(m.peakFloor, leastCap(chain, 0, top));
-      const phi = (x: number) => chain.solve(x) + m.peakCost * Math.max(x, m.peakFloor);
-      // the first point evaluated: a little above the least cap, where the DP has room (no SOC bound within rounding of empty)
-      let first = least;
-      for (let eps = 1e-9 * Math.max(1, top); first < top; eps *= 4) {
-        chain.solve(first);
-        if (!chain.collapsed) break;
-        first = Math.min(top, least + eps);
-      }
-      const found = minimizeConvex(phi, least, first, top);
+      let least = Math.max(m.peakFloor, leastCap(chain, 0, top));
+      // a little above the least cap where rounding leaves the DP without room
+      for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4) least = Math.min(top, least + eps);
+      const C = (P: number) => (P >= top ? free : chain.solve(P));
+      const found = convexInCap(m)
+        ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
+        : bestCap(C, m.peakCost, m.peakFloor, least, top);
       gap = found.gap;
       if (found.x < top) {
         cap = found.x;

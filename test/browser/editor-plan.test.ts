@@ -93,7 +93,7 @@ describe('browser: the price plan node', function () {
     assert.deepEqual(s.browser.errors, []);
   });
 
-  it('versions 2 and 3 (issue 20): the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
+  it('versions 2 to 4: the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
     const id = await dropNode(page, T, 300, 260);
     await openNode(page, id);
     const keys = ['chargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'importMultiplier', 'exportMultiplier', 'importLimitKW', 'peakCost', 'replan'];
@@ -102,6 +102,8 @@ describe('browser: the price plan node', function () {
       'importVat', 'exportMultiplier', 'exportFee', 'exportVat', 'importLimitKW', 'exportLimitKW', 'peakCost'].map((k) => [k, $(`#node-input-${k}`).val()]));
     assert.ok(values.every(([, v]) => v === ''), JSON.stringify(values));
     assert.equal(await page.locator('#node-input-replan').isChecked(), false);
+    assert.equal(await page.locator('#node-input-gridCharge').isChecked(), true);
+    assert.equal(await page.locator('#node-input-gridDischarge').isChecked(), true);
     for (const [k, v, bad] of [['importVat', '0', true], ['importVat', '1.19', false], ['exportLimitKW', '-3', true], ['exportLimitKW', '7', false], ['socTargetTime', '7 am', true],
       ['socTargetTime', '07:00', false], ['chargeEfficiency', '95', true], ['chargeEfficiency', '0.95', false], ['cycleCost', '-1', true], ['cycleCost', '0.02', false]] as const) {
       const input = page.locator(`#node-input-${k}`);
@@ -113,8 +115,9 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-socTarget').fill('99');
     await page.locator('#node-input-replan').check();
     await closeTray(page, 'ok');
-    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, idle: n.idle, version: n.version }; }, id);
-    assert.deepEqual([node.replan, node.idle, node.version], [true, 'self-consumption', 3], 'a new node leaves the slots without grid exchange to the site (version 3)');
+    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, idle: n.idle, gridCharge: n.gridCharge, gridDischarge: n.gridDischarge, version: n.version }; }, id);
+    assert.deepEqual([node.replan, node.idle, node.version], [true, 'self-consumption', 4], 'a new node leaves the slots without grid exchange to the site (version 3)');
+    assert.deepEqual([node.gridCharge, node.gridDischarge], [true, true], 'a new node may charge from the grid and discharge into it (version 4)');
     const words = (config: Record<string, unknown>, key: string) => checkSetting(config, key) as string;
     assert.deepEqual([...node.errors].sort(), [
       `${labels.importVat}: ${words({ importVat: '0' }, 'importVat')}`,

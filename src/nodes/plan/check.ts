@@ -49,7 +49,7 @@ export function checkDefaults(config: PlanProps, now = Date.now()): void {
 
 /** What each setting's check needs besides itself. */
 const NEEDS: Record<string, string[]> = {
-  socMax: ['socMin'], socEnd: ['socMin', 'socMax'], socTarget: ['socMin', 'socMax', 'socTargetTime'], socTargetTime: ['socTarget'],
+  socMax: ['socMin'], socEnd: ['socMin', 'socMax'], socTarget: ['socMin', 'socMax', 'socTargetTime'], socTargetTime: ['socTarget'], sellSocMin: ['socMin', 'socMax'],
 };
 
 /**

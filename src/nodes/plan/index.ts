@@ -25,7 +25,7 @@ const TRIGGER: Record<Trigger, string> = { input: 'triggerInput', soc: 'triggerS
 
 export = function (RED: RED): void {
   function EmsPlanNode(this: Node, saved: PlanProps) {
-    // Its saved properties upgraded in place (version 2: the site model's settings and re-planning; 3: idle); no config node.
+    // Its saved properties upgraded in place (version 2: the site model's settings and re-planning; 3: idle; 4: grid charge and discharge); no config node.
     const f = flowNode(RED, this, saved, { configNode: false });
     const { props: config, status } = f;
     const r = config.replan === true || config.replan === 'true' ? new Replanner() : undefined;

@@ -19,6 +19,7 @@ import { INPUTS } from '../../protocol/limits';
 import { show } from '../../protocol/units';
 import { readPriceFeed, type FeedSlot } from '../../plan/price-feed';
 import { loadForecastFromHistory, resampleForecast } from '../../plan/forecast';
+import { misspelt, refuseUnknownKeys } from '../../plan/keys';
 
 type Rec = Record<string, unknown>;
 type Value = string | number | boolean | undefined | null;
@@ -35,10 +36,12 @@ export interface PlanProps {
   importLimitKW?: Value; exportLimitKW?: Value; peakCost?: Value; replan?: Value;
   // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
   idle?: Value;
+  // version 4: false = never charge from the grid / never discharge into it
+  gridCharge?: Value; gridDischarge?: Value; sellSocMin?: Value;
 }
 
 /** The battery fields a message may set (msg.battery, msg.payload.battery). */
-export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue'] as const;
+export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
 /** The fields of an object msg.payload. */
 export const PAYLOAD_KEYS = ['prices', 'battery', 'soc', 'socEnd', 'priceUnit', 'steps', 'currency', 'slotMinutes', 'importFormula', 'exportFormula',
   'pvForecast', 'loadForecast', 'loadHistory', 'gridImportMax', 'gridExportMax', 'site', 'solver'] as const;
@@ -63,8 +66,19 @@ export const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d
 function fieldsOf(v: unknown, at: string, keys: readonly string[], form: string): Rec {
   if (v === undefined || v === null) return {};
   if (!isObject(v)) throw new ValidationError(at, `must be an object ${form}; got ${show(v)}`);
-  for (const k of Object.keys(v)) if (!keys.includes(k)) throw new ValidationError(`${at}.${k}`, `is not a field of ${at}; accepted: ${keys.join(', ')}`);
+  refuseUnknownKeys(v, keys, at, `a field of ${at}`);
   return v;
+}
+
+/** The message fields the node reads (a message carries others, so only a near miss of these is refused). */
+const MSG_READ = ['payload', 'battery', 'soc', 'site', 'chart', 'replan', 'importFormula', 'exportFormula', ...PAYLOAD_KEYS.filter((k) => k !== 'prices')];
+
+/** Refuses a message field that is a misspelling of one the node reads (`msg.loadForcast`): it would plan without it. */
+function nearMisses(msg: Msg): void {
+  for (const k of Object.keys(msg)) {
+    const known = misspelt(k, MSG_READ.filter((m) => m.length >= 6));
+    if (known) throw new ValidationError(`msg.${k}`, `is not a field the plan node reads; did you mean msg.${known}?`);
+  }
 }
 
 /** Whether an object is a price source's wrapper (power-saver's {priceData}, Tibber's {today, tomorrow} or query answer). */
@@ -118,6 +132,7 @@ export interface Gathered {
  * `socFirst`, before the message's own (a kept message's SOC is old).
  */
 export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: number; from: string }, socFirst = false): Gathered {
+  nearMisses(msg);
   const p = msg.payload;
   let prices: unknown;
   let body: Rec = {};
@@ -148,7 +163,8 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
     if (v === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
       throw new ValidationError(k, `must be given: the node's ${k}, or msg.battery.${k} (a number above 0); got nothing`);
     }
-    if (v !== undefined) battery[k] = v;
+    // gridCharge and gridDischarge only when off: on is the planners' default (prices alone stay with the price-only planner)
+    if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true'))) battery[k] = v;
   }
   const target = pick('battery.socTarget', [[mb.socTarget, 'msg.battery.socTarget'], [pb.socTarget, 'msg.payload.battery.socTarget']], 'socTarget');
   if (target !== undefined) battery.socTarget = target;
@@ -202,7 +218,7 @@ function forecasts(input: Rec, from: Record<string, string>, now: number): numbe
     const v = input[k];
     if (Array.isArray(v) && v.length > INPUTS.seriesPoints) throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
   }
-  const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && Array.isArray(v.time);
+  const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && (Array.isArray(v.time) || Array.isArray(v.forecasts) || isObject(v.result));
   const history = input.loadHistory;
   delete input.loadHistory; // (not the planner's: it becomes loadForecast)
   const fromHistory = isSet(history) && !isSet(input.loadForecast);

@@ -21,4 +21,7 @@ export const STEPS: readonly Migration[] = [
   // and load are left to the site's own control ('self-consumption', a new node's default) or
   // steered like every other ('steer': what a saved node did before).
   { version: 3, up: (c) => withDefaults(c, { idle: 'steer' }) },
+  // may the battery charge from the grid and discharge into it (both yes: what a saved node did before),
+  // and a least SOC before selling ('' = none)
+  { version: 4, up: (c) => withDefaults(c, { gridCharge: true, gridDischarge: true, sellSocMin: '' }) },
 ];
