@@ -114,7 +114,13 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       const S = INPUTS.seriesPoints;
       refusedUnread({ x: T0, y: 1 }, (l) => readSeries(l, 'history'), 'history', S);
       refusedUnread({ start: T0, value: 1 }, (l) => resampleForecast(l, prices(4), 'pv'), 'pv', S);
+      refusedUnread({ period_end: T0, period: 'PT30M', pv_estimate: 1 }, (l) => resampleForecast({ forecasts: l }, prices(4), 'pv'), 'pv.forecasts', S);
       refusedUnread({ start: T0, value: 1 }, (l) => loadForecastFromHistory(l, { slots: prices(4) }), 'history', S);
+      // Forecast.Solar's map: its keys are listed (an object cannot be counted otherwise) but no value is read.
+      let valueReads = 0;
+      const watts = new Proxy(Object.fromEntries(Array.from({ length: S + 1 }, (_, k) => [`2026-06-01 ${k}`, 1])), { get: (t, k, r) => { valueReads++; return Reflect.get(t, k, r); } });
+      assert.throws(() => resampleForecast({ result: { watts } }, prices(4), 'pv'), (e: unknown) => e instanceof ValidationError && e.field === 'pv.result.watts' && new RegExp(`at most ${S}\\b.*got ${S + 1}`).test(e.message));
+      assert.equal(valueReads, 0, 'no value of the map read');
       refusedUnread({ start: T0, end: T0 + H }, (l) => resampleForecast(prices(4).map((p) => ({ start: p.start, value: 1 })), l), 'slots', INPUTS.forecastSlots);
       refusedUnread({ start: T0, end: T0 + H }, (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * H, end: T0, value: 1 }], { slots: l }), 'slots', INPUTS.forecastSlots);
     });
