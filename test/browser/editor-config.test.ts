@@ -116,7 +116,7 @@ describe('browser: config node secrets', function () {
     assert.ok(!flows.includes(KEY) && !flows.includes(SECRET), 'GET /flows has no secret');
     const cid = await configId(page);
     const creds = await (await page.request.get(new URL(`credentials/ems-partner-config/${cid}`, s.nr.url).href)).json();
-    assert.deepEqual(creds, { has_apiKey: true, has_clientSecret: true });
+    assert.deepEqual(creds, { has_apiKey: true, has_clientSecret: true, has_redisPassword: false });
     // Reopened with the pencil beside Server, the key field holds no key.
     await openNode(page, readId);
     await page.locator('#node-input-btn-server-edit').click();

@@ -195,7 +195,7 @@ describe('browser: fleets in the site steer and device read panels', function ()
       ...Object.entries(bad).map(([k, v], i) => ({ id: `steer-${k}`, type: 'ems-site-steer', z: 'tab', x: 200, y: 60 + i * 60, server: 'cfg',
         site: '', siteType: 'str', sites: v, mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: 5, wires: [] })),
       { id: 'steer-ok', type: 'ems-site-steer', z: 'tab', x: 200, y: 200, server: 'cfg', site: '', siteType: 'str', sites: 'ste_a ste_b',
-        mode: 'portfolio', portfolioSplit: 'soc', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: 5, wires: [] },
+        mode: 'portfolio', portfolioSplit: 'soc', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: 6, wires: [] },
     ]);
     for (const [k, v] of Object.entries(bad)) {
       const refusal = runtimeRefusal(v);
