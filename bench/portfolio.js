@@ -29,6 +29,10 @@ const helper = require('node-red-node-test-helper');
 helper.init(require.resolve('node-red'));
 const { startSimulator } = require(path.join(DIST, 'simulator'));
 const MODULES = ['ems-partner-config', 'ems-site-steer'].map((t) => require(path.join(DIST, 'nodes', `${t}.js`)));
+// The steer node as the editor saves it today: the current version and an explicit limit (W): the
+// fleet's batteries are rated 10 kW (lib/fleet-sites.js), so no site's part may be more.
+const STEER_VERSION = require(path.join(DIST, 'nodes', 'shared', 'migrations.js')).currentVersion('ems-site-steer');
+const MAX_ESS_W = 10_000;
 
 /** Loads one steer node (id n, wired to helper out) on a config node of concurrency `c`. */
 async function load(url, c) {
@@ -37,7 +41,8 @@ async function load(url, c) {
     { id: 'cfg', type: 'ems-partner-config', baseUrl: url, simulator: false, authType: 'none', retries: 0, concurrency: c, coalesceMs: 0 },
     {
       id: 'n', z: 'tab', x: 0, y: 0, type: 'ems-site-steer', server: 'cfg', site: '', siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating',
-      essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', maxEssPower: 0, renew: false, dryRun: false, wires: [['out']],
+      essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false,
+      version: STEER_VERSION, wires: [['out']],
     },
     { id: 'out', z: 'tab', x: 0, y: 0, type: 'helper', wires: [] },
   ]);

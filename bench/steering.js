@@ -30,6 +30,10 @@ const INFLIGHT = 16;
 const CONCURRENCY = 6;
 const PROPS = 'soc,power,totalEnergyConsumed';
 const steerModule = require(path.join(DIST, 'nodes', 'ems-site-steer.js'));
+// The steer nodes as the editor saves them today: the current version and explicit limits (W): the
+// fleet's batteries are rated 10 kW (lib/fleet-sites.js), so a node never asks a site for more.
+const STEER_VERSION = require(path.join(DIST, 'nodes', 'shared', 'migrations.js')).currentVersion('ems-site-steer');
+const MAX_ESS_W = 10_000;
 
 /** Runs `fn` with the live heap sampled (forced GC every 100 ms); resolves with its result and the peak above the start, MB. */
 async function liveHeap(fn) {
@@ -68,11 +72,11 @@ async function main() {
     { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY },
     {
       id: 'steer', type: 'ems-site-steer', server: 'cfg', site: 'site', siteType: 'msg', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-      validity: 'quarter-hour', renew: false, dryRun: false, verify: false, wires: [['sink']],
+      validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false, verify: false, version: STEER_VERSION, wires: [['sink']],
     },
     {
       id: 'portfolio', type: 'ems-site-steer', server: 'cfg', site: '', siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating', essValue: 'payload', essValueType: 'msg',
-      essUnit: 'kW', validity: 'quarter-hour', maxEssPower: 0, renew: false, dryRun: false, verify: false, wires: [['sink']],
+      essUnit: 'kW', validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false, verify: false, version: STEER_VERSION, wires: [['sink']],
     },
     { id: 'read', type: 'ems-device-read', server: 'cfg', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
     { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },

@@ -125,6 +125,19 @@ describe('nodes: ems-partner-config', () => {
       assert.equal(sim.s.sim.requestsReceived, received, 'nothing reached the service');
     });
 
+    it('a line break before or after the base URL is refused by the runtime and Test connection, not trimmed away; nothing is sent', async () => {
+      const received = sim.s.sim.requestsReceived;
+      for (const [baseUrl, at] of [[`${sim.s.url}\r\n`, `${sim.s.url.length + 1} of ${sim.s.url.length + 2}`], [`\n${sim.s.url}`, `1 of ${sim.s.url.length + 1}`]]) {
+        const f = await loadFlow(flow(read(), cfg(baseUrl)));
+        const expected = new RegExp(`baseUrl holds a line break \\(character ${at}\\); it is refused, not removed`);
+        assert.match((await f.fails()).error.message, expected);
+        const test = await helper.request().post('/ems-partner/test').send({ config: { baseUrl, simulator: false, authType: 'none' } }).expect(200);
+        assert.equal(test.body.ok, false, JSON.stringify(baseUrl));
+        assert.match(test.body.message, expected);
+      }
+      assert.equal(sim.s.sim.requestsReceived, received, 'nothing reached the service');
+    });
+
     it('admin endpoints: devices, sites and test for a deployed config (by id)', async () => {
       await loadFlow(flow(read(), secure()), creds);
       const devices = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { ValidationError, LIMITS, DEFAULT_PATHS, resolvePaths, limited } from '../protocol';
 import type { ApiPaths } from '../protocol';
-import { EmsClient, type AuthConfig } from '../client';
+import { checkNoControl, EmsClient, type AuthConfig } from '../client';
 import { ReadCoalescer } from './coalescer';
 import { PollScheduler } from './poll-scheduler';
 import { SteeringQueue } from './steering-queue';
@@ -166,6 +166,8 @@ export interface RuntimeOptions {
 
 export async function createRuntime(p: ConfigProps, c: ConfigCredentials & GroupCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
   const sim = usesSimulator(p);
+  // Checked before the trim: a line break around the URL is refused like one inside it, not dropped.
+  if (!sim) checkNoControl(p.baseUrl, 'baseUrl');
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
   if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
   const ca = caOf(p.caCert, o.readFiles ?? true);
