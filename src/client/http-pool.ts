@@ -7,7 +7,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { AxiosAdapter } from 'axios';
-import type { Agent } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { httpLib } from './http-lib';
 import { undiciAdapter } from './undici-adapter';
 
@@ -35,15 +35,48 @@ const KEEP_ALIVE_PROBE_MS = 60_000;
 /** An idle connection is kept this long when the server names no keep-alive timeout. */
 const IDLE_MS = 60_000;
 
-/** undici's Agent alone: the whole package costs about 60 ms more to load, for fetch and WebSocket we do not use. */
-function undiciAgent(): typeof Agent {
+/** undici's Agent and connector alone: the whole package costs about 60 ms more to load, for fetch and WebSocket we do not use. */
+function undici(): { Agent: typeof Agent; buildConnector: typeof buildConnector } {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('undici/lib/dispatcher/agent') as typeof Agent;
+    return {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      Agent: require('undici/lib/dispatcher/agent') as typeof Agent,
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      buildConnector: require('undici/lib/core/connect') as typeof buildConnector,
+    };
   } catch {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return (require('undici') as typeof import('undici')).Agent;
+    const u = require('undici') as typeof import('undici');
+    return { Agent: u.Agent, buildConnector: u.buildConnector };
   }
+}
+
+/**
+ * undici's connector with our own connect timeout: one timer per connection, cleared once it is
+ * up. (undici's own would start its process-wide clock tick, which outlives the client by up to
+ * a second and which fake timers in tests would count.)
+ */
+function connector(make: typeof buildConnector, o: HttpPoolOptions): buildConnector.connector {
+  const base = make({ rejectUnauthorized: o.rejectUnauthorized, ca: o.ca || undefined, timeout: 0, keepAlive: true, keepAliveInitialDelay: KEEP_ALIVE_PROBE_MS });
+  const ms = Math.max(10_000, o.timeoutMs > 0 ? o.timeoutMs : 0);
+  return (opts, callback) => {
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (err: Error | null, s: unknown): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      (callback as (e: Error | null, s: unknown) => void)(err, s);
+    };
+    const socket = base(opts, finish as never) as unknown as { destroy(): void } | undefined;
+    if (!done) {
+      timer = setTimeout(() => {
+        socket?.destroy();
+        finish(Object.assign(new Error(`connect timed out after ${ms} ms`), { code: 'ETIMEDOUT' }), null);
+      }, ms);
+    }
+    return socket as never;
+  };
 }
 
 export function createHttpPool(o: HttpPoolOptions): HttpPool {
@@ -66,20 +99,14 @@ export function createHttpPool(o: HttpPoolOptions): HttpPool {
       },
     };
   }
-  const AgentClass = undiciAgent();
-  const agent = new AgentClass({
+  const u = undici();
+  const agent = new u.Agent({
     connections: o.concurrency,
     keepAliveTimeout: IDLE_MS,
     // The attempt's wall-clock deadline bounds headers and body: no second timer per request.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: {
-      rejectUnauthorized: o.rejectUnauthorized,
-      ca: o.ca || undefined,
-      timeout: Math.max(10_000, o.timeoutMs > 0 ? o.timeoutMs : 0),
-      keepAlive: true,
-      keepAliveInitialDelay: KEEP_ALIVE_PROBE_MS,
-    },
+    connect: connector(u.buildConnector, o),
   });
   return {
     name: 'undici',

@@ -39,7 +39,7 @@ export const tlsFile = (f: string): string => fs.readFileSync(path.join(tlsDir, 
 export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const waits: Array<{ n: number; resolve: () => void }> = [];
-  const s = { hits: [] as Hit[], connections: 0, handle: (_h, res) => res.end('{}') } as TestServer;
+  const s = { hits: [] as Hit[], connections: 0, handle: (_h: Hit, res: http.ServerResponse) => void res.end('{}') } as unknown as TestServer;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
