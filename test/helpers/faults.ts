@@ -31,10 +31,7 @@ export function manySites<T extends { siteReference: string; battery: { deviceRe
 /**
  * Tracks timers created by the package's own code (a stack frame under /src/, the simulator
  * excepted) and reports
- * those still pending: after a node closes there must be none. Not counted: undici's one
- * process-wide clock tick (unref'd, shared by every undici client of the process, it stops by
- * itself within a second of the last connection's timers); its per-connection timers are
- * entries on that tick, not timers of their own.
+ * those still pending: after a node closes there must be none.
  */
 export function watchTimers(): { pending(): string[]; stop(): void } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -43,9 +40,7 @@ export function watchTimers(): { pending(): string[]; stop(): void } {
   const hook = createHook({
     init(id, type) {
       if (type !== 'Timeout') return;
-      const stack = new Error().stack ?? '';
-      if (/at refreshTimeout \(\S*undici[\\/]lib[\\/]util[\\/]timers\.js/.test(stack)) return;
-      const frame = stack.split('\n').find((l) => l.includes('/src/') && !l.includes('/src/simulator/') && !l.includes('node_modules'));
+      const frame = (new Error().stack ?? '').split('\n').find((l) => l.includes('/src/') && !l.includes('/src/simulator/') && !l.includes('node_modules'));
       if (frame) live.set(id, frame.trim());
     },
     destroy(id) {
