@@ -56,7 +56,7 @@ function undici(): { Agent: typeof Agent; buildConnector: typeof buildConnector 
  * up. (undici's own would start its process-wide clock tick, which outlives the client by up to
  * a second and which fake timers in tests would count.)
  */
-function connector(make: typeof buildConnector, o: HttpPoolOptions): buildConnector.connector {
+export function connector(make: typeof buildConnector, o: HttpPoolOptions): buildConnector.connector {
   const base = make({ rejectUnauthorized: o.rejectUnauthorized, ca: o.ca || undefined, timeout: 0, keepAlive: true, keepAliveInitialDelay: KEEP_ALIVE_PROBE_MS });
   const ms = Math.max(10_000, o.timeoutMs > 0 ? o.timeoutMs : 0);
   return (opts, callback) => {

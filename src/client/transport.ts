@@ -1,5 +1,5 @@
 /**
- * The HTTP transport of one client: one axios instance with keep-alive agents, bounded
+ * The HTTP transport of one client: one axios instance on a keep-alive connection pool (http-pool.ts), bounded
  * concurrency, a shared pause after a 429, authentication headers, and retries
  * (axios-retry) with exponential backoff, jitter and Retry-After. Every attempt is bounded:
  * its body by maxBodyBytes (maxContentLength), its time by a wall-clock deadline (an abort
