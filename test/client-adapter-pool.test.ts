@@ -20,7 +20,7 @@ function fakeConnector() {
 }
 
 describe('client transport: the undici pool\'s connect timeout', () => {
-  let clock: FakeTimers.InstalledClock;
+  let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
   });
