@@ -35,18 +35,18 @@ const KEEP_ALIVE_PROBE_MS = 60_000;
 /** An idle connection is kept this long when the server names no keep-alive timeout. */
 const IDLE_MS = 60_000;
 
-/** undici's Agent and connector alone: the whole package costs about 60 ms more to load, for fetch and WebSocket we do not use. */
-function undici(): { Agent: typeof Agent; buildConnector: typeof buildConnector } {
+/**
+ * undici's Agent and connector alone: the whole package costs about 60 ms more to load, for fetch
+ * and WebSocket we do not use. Its main entry, should a release move those files.
+ */
+export function undiciParts(
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  load: (id: string) => unknown = require, main: () => typeof import('undici') = () => require('undici'),
+): { Agent: typeof Agent; buildConnector: typeof buildConnector } {
   try {
-    return {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      Agent: require('undici/lib/dispatcher/agent') as typeof Agent,
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      buildConnector: require('undici/lib/core/connect') as typeof buildConnector,
-    };
+    return { Agent: load('undici/lib/dispatcher/agent') as typeof Agent, buildConnector: load('undici/lib/core/connect') as typeof buildConnector };
   } catch {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const u = require('undici') as typeof import('undici');
+    const u = main();
     return { Agent: u.Agent, buildConnector: u.buildConnector };
   }
 }
@@ -99,7 +99,7 @@ export function createHttpPool(o: HttpPoolOptions): HttpPool {
       },
     };
   }
-  const u = undici();
+  const u = undiciParts();
   const agent = new u.Agent({
     connections: o.concurrency,
     keepAliveTimeout: IDLE_MS,

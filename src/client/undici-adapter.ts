@@ -58,8 +58,8 @@ export function fullPathOf(baseURL: string | undefined, url: string, allowAbsolu
 function bodyOf(data: unknown): string | Buffer | Readable | undefined {
   if (data === undefined || data === null) return undefined;
   if (typeof data === 'string' || Buffer.isBuffer(data)) return data;
+  // axios' transformRequest has made a typed array its ArrayBuffer.
   if (data instanceof ArrayBuffer) return Buffer.from(data);
-  if (ArrayBuffer.isView(data)) return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   if (typeof (data as Readable).pipe === 'function') return data as Readable;
   return undefined;
 }
@@ -110,7 +110,7 @@ class Exchange {
   }
 
   onHeaders(status: number, raw: Buffer[], resume: () => void, statusText: string): boolean {
-    if (status < 200 || this.settled) return true;
+    if (status < 200) return true; // 1xx (103 Early Hints): the answer is still to come
     const headers = headersOf(raw);
     const config = this.config;
     this.response = { status, statusText, headers, config, request: this.request, data: undefined } as unknown as AxiosResponse;
@@ -140,8 +140,8 @@ class Exchange {
     d.on('drain', resume);
   }
 
+  // After fail() has aborted the exchange undici calls nothing but onError: no guards below.
   onData(chunk: Buffer): boolean {
-    if (this.settled) return true;
     const d = this.decoder;
     if (!d) {
       this.collect(chunk);
@@ -157,13 +157,11 @@ class Exchange {
   }
 
   onComplete(): void {
-    if (this.settled) return;
     if (this.decoder) this.decoder.end();
     else this.finish();
   }
 
   onError(err: Error): void {
-    if (this.settled) return;
     this.fail(undiciError(err, this.config, this.request, this.response));
   }
 
@@ -180,9 +178,7 @@ class Exchange {
   }
 
   private finish(): void {
-    if (this.settled) return;
-    const res = this.response;
-    if (!res) return this.fail(undiciError(new Error('no answer'), this.config, this.request));
+    const res = this.response!;
     const buf = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
     const config = this.config;
     if (config.responseType === 'arraybuffer') res.data = buf;
@@ -202,7 +198,6 @@ class Exchange {
 
   /** Aborted by the caller or the attempt's deadline. */
   private cancel(): void {
-    if (this.settled) return;
     this.fail(new (httpLib().axios.CanceledError)(undefined, this.config, this.request));
   }
 
@@ -234,14 +229,16 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
   return (cfg) => new Promise<AxiosResponse>((resolve, reject) => {
     const config = cfg as Config;
     const { AxiosError, CanceledError } = httpLib().axios;
-    let url: URL;
-    try {
-      let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
-      if (config.params) full = httpLib().axios.getUri({ url: full, params: config.params, paramsSerializer: config.paramsSerializer });
-      url = new URL(full);
-    } catch (err) {
-      return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+    let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
+    if (config.params) {
+      try {
+        full = httpLib().axios.getUri({ url: full, params: config.params, paramsSerializer: config.paramsSerializer });
+      } catch (err) {
+        return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+      }
     }
+    // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
+    const url = new URL(full);
     const method = (config.method ?? 'get').toUpperCase();
     const request: AdapterRequest = { method, path: url.pathname + url.search, host: url.host, protocol: url.protocol };
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
