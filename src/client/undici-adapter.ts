@@ -1,8 +1,8 @@
 /**
  * An axios adapter on undici (Node's own HTTP client project): axios stays the client (its
  * config, interceptors, transforms and axios-retry); only the transport under it changes.
- * It behaves as axios' own http adapter does for everything this package uses, at about a
- * quarter less CPU per request (BENCHMARKS.md):
+ * It behaves as axios' own http adapter does for everything this package uses, at about half
+ * its CPU per read (BENCHMARKS.md, benchmark 1):
  *
  * - URL: baseURL + url (allowAbsoluteUrls), params through axios' own serializer;
  * - request body: string, Buffer, ArrayBuffer, typed array or stream; maxBodyLength;
