@@ -19,8 +19,10 @@ transport leaves them. What the package adds on top (axios-retry's interceptors,
 wall-clock deadline, the request budget's hook, the response shape check, the coalescer, Node-RED's
 message passing and the node's own work) is what the goals measure. "Bare axios" is axios with only
 a keep-alive agent (it follows redirects and looks up proxies), for comparison with earlier runs.
-"Core flow" is change (JSONata URL) → http request (keep-alive on) → json. "Node-RED + axios" is a
-minimal custom node calling the tuned axios instance: what Node-RED's message passing alone adds.
+"Core flow" is change (JSONata URL) → http request (keep-alive on) → json. "Tuned axios (undici
+adapter)" is tuned axios on the package's transport, its adapter on undici (src/client/undici-adapter.ts),
+instead of axios' own http adapter: what the adapter alone saves. "Node-RED + axios" is a minimal
+custom node calling tuned axios on that same transport: what Node-RED's message passing alone adds.
 "EmsClient" is the package's client from code (no Node-RED): the like-for-like partner of tuned
 axios, so the two like-for-like goals split the package's cost into its client and its node.
 CPU per read is process.cpuUsage() (user + system) over each alternative's fixed number of reads.
@@ -30,17 +32,23 @@ goal takes the client CPU per read with caps / without, summed over the pairs, a
 budget's own cost per attempt timed alone next to it. What the coalescing window costs when nothing
 is shared is benchmark 2's.`,
     limits: `On loopback the client's CPU is the bottleneck, so throughput and CPU per read move together
-(both are given, per alternative and as ratios round by round). The package's client is within the
-goal of tuned axios (the EmsClient rows): a CPU profile of 20,000 EmsClient reads (\`node
---cpu-prof\`, simulator in the same process) puts the package's own code at 3.3 % of the busy time
-(transport 1.1 %, client 0.6 %, the read's validation 0.6 %, axios-retry 0.5 %, limiter 0.5 %,
-answer checks 0.1 %) against axios' 27 %, Node's HTTP client and agent 14 % and GC 8 %. The goals
-on the node against bare tuned axios include what Node-RED itself costs per message: the "Node-RED +
-axios" row, a node that does nothing but call tuned axios, costs about as much again over bare
-axios as ems-device-read costs over it (message passing, the output message, status events). What
-is left to the node is its per-message work: property evaluation, two status updates (requesting,
-then the result, as the core http request node does) and the output message. Ratios from a machine
-that other processes share vary by ±0.1 or more between rounds (the min / median / max show it).`,
+(both are given, per alternative and as ratios round by round). The client goals are met by the
+transport: the same tuned axios on the undici adapter costs 0.42-0.49 × the CPU per read of axios'
+own http adapter in this run (the adapter hands axios a finished answer: no ClientRequest, no
+IncomingMessage stream, no agent queue, no follow-redirects wrapper), and EmsClient, which adds
+axios-retry's interceptors, the limiter, the wall-clock deadline and the answer's shape check, costs
+1.03-1.14 × that. The node goal is not met: ems-device-read costs 1.24-1.74 × (median 1.35) a
+minimal node on the same transport. The cheaper transport made that ratio worse, not the node
+dearer: the node's own work per message is about the same number of µs as before (about 50 µs
+here against 143 µs for the reference), but the reference shrank. What is left is the node's
+per-message work (property evaluation, the coalescer, two status updates, the output message) and
+the client's 10 % over bare tuned axios; both are in the runtime and node layers, which this
+change did not touch. A CPU profile of 15,000 EmsClient reads on the undici adapter (\`node
+inspector\`, simulator in a child process) puts axios' core at 29 % of the samples (mergeConfig alone
+5.6 %, AxiosHeaders, transforms, the promise chain), the socket writes 14 %, undici 5 %, the adapter
+3.7 %, GC 3.5 % and the package's client 2-3 %. This run was on a machine shared with other
+work (load average 8 at the start): per-round ratios vary by ±0.2 or more (the min / median / max
+show it); the goals are decided on the median of the per-round ratios.`,
   },
   coalescing: {
     what: `Today's semantics (src/runtime/coalescer.ts, issue 21.3): a read of a device with no request of
@@ -94,18 +102,24 @@ coalescing 2 ms) and its shared PollScheduler; "core inject → http request" is
 request node (GET, keep-alive, parsed JSON); "bare node:http" is no Node-RED, a node:http client
 sending the same GETs at the same rate in 250 ms slots over 6 keep-alive sockets and parsing each
 answer (the floor); "bare tuned axios" is the same through axios configured as the package
-configures it (the floor of any client on axios, the package's chosen client). Each round starts a fresh process per alternative, lets it poll for 10 s, then
+configures it, on axios' own http adapter (the baseline of the goal: any client on axios as it
+comes; the package itself sends through its undici adapter under the same axios). Each round starts a fresh process per alternative, lets it poll for 10 s, then
 takes that process's CPU (process.cpuUsage, user + system) over the window; the heap of
 ems-device-read after a forced GC is taken before and after each window, outside it.`,
     limits: `12 % of a core for 500 polls a second is 240 µs per poll, including the HTTP request and
-response. The "bare tuned axios" row shows that axios alone, with no Node-RED and none of the
-package's code, costs more than that on this machine (about 400 µs per poll, 3 × bare node:http):
-with axios as the client, the goal cannot be met. ems-device-read costs about 1.5-1.6 × bare tuned axios
-and 0.6 × the core inject → http request flow. A CPU profile of the ems-device-read process
-(\`node --cpu-prof\`) shows axios 19 %, the kernel writes of the requests 14 %, GC 16 %, Node's HTTP
-client and agent 10 %, the Node-RED runtime 3 %, and the package's own files under 7 % in all
-(device-read 1.6 %, status 1.3 %, transport 1.2 %, limiter 1.2 %, coalescer 0.8 %, client 0.7 %).
-On a machine other processes share, a starved
+response. ems-device-read now costs 0.90-0.99 × bare tuned axios (axios on its own http adapter,
+no Node-RED, none of the package's code; 1.6 × before the undici adapter) and 0.37 × the core
+inject → http request flow, at 11-12.6 % of a core (220-251 µs per poll): the 12 % goal is met in one
+window of three and missed by 0.6 points in the median. A CPU profile of the ems-device-read process over a 30 s window
+(inspector, 200 µs sampling; BENCH_CPU_PROFILE=<file> on bench/lib/fleet-child.js, on this shared
+machine) shows axios' core 27 % of the busy time, the kernel writes of the requests 14 %, GC 13 %,
+other native work 15 %, undici 6 %, Node's own JavaScript 7 %, the Node-RED runtime 3 %, axios-retry
+0.8 %, and the package's own files 14 % in all: the client 8.7 % (the undici adapter 3.5 %, the
+limiter 2.6 %, of it 1.9 % removing its abort listener from each caller's AbortSignal as a slot is
+granted, transport 1.7 %, client 0.9 %), the device-read node 2.3 %, the coalescer 1.8 %, status
+0.7 %. The package's own code is above the 7 % the issue asks: what is left is the limiter's
+signal bookkeeping (each waiting read adds and removes an EventTarget listener) and the node's
+per-message work, in the runtime and node layers. On a machine other processes share, a starved
 process polls late (messages below the expected count) and its CPU share reads low: compare the
 messages per window with the expected count before reading the percentage.`,
   },
@@ -127,17 +141,18 @@ dedupe happens only when the user directory itself already holds axios 1.19.x. U
 1.19.0 the old range nests a second axios below the package; under ^1.19.0 npm instead moves the
 user's axios up to the newest 1.x (one copy, a larger one). In an empty user directory npm takes
 the newest 1.x under either range: no difference.`,
-    limits: `The tree is axios and its dependencies: axios alone installs about 2.2 MB (1.6 MB of it
-browser and ESM bundles we never load), form-data, mime-db, follow-redirects, the proxy agents and
-their polyfills another 0.7 MB. The package's own files were 0.45 MB at issue 7 and are what the
+    limits: `The tree is axios and undici with their dependencies: axios alone installs about 2.2 MB (1.6 MB of it
+browser and ESM bundles we never load), undici about 1.6 MB (its fetch, WebSocket and cache code,
+which the package never loads: the transport requires undici's Agent and connector only), form-data,
+mime-db, follow-redirects, the proxy agents and their polyfills another 0.7 MB; the whole install is
+just under the 6 MB goal (5.96 MB in this run, with 1.41 MB of the package's own files). The package's own files were 0.45 MB at issue 7 and are what the
 table above gives now (packageUnpackedKB): seven nodes instead of four (schedule, price plan and raw request, issues 12-13),
 fleets and the request budget (issue 14), each with en-US and de help, the dist .d.ts files of
 the public entry, ten examples and a README that grew with them. The goal was set for four nodes;
-the code an installed Node-RED loads is still measured by the start-up goal. No change to our own files can
-bring the tree under 3 MB while axios is a dependency; a transport on \`node:http\` (no runtime
-dependency) would make the install about 0.5 MB and also take most of the cost measured in
-benchmarks 1 and 4. axios costs about 130 ms to require, so the package loads it (and the built-in simulator) only
-when a config node first needs it: requiring the node files went from about 150 ms to about 26 ms.
+the code an installed Node-RED loads is still measured by the start-up goal. axios costs about 130 ms to require, so the package loads it (and undici,
+and the built-in simulator) only when a config node first needs it: requiring the node files went
+from about 150 ms to about 26 ms on a quiet machine (330 ms in this run, on a machine with a load
+average of 8, where the paired start-up difference was within the noise: -289 ms).
 Node-RED's start time varies by a few hundred ms between runs on this machine, so the
 start-up difference is the median of paired runs; requireNodeFilesMs is the steadier figure.`,
   },
@@ -205,17 +220,19 @@ is taken apart from the timed rounds: the live heap (heapUsed after a forced GC 
 it runs, above the heap before it), and, for scale, the highest heapUsed without forced GCs, which
 counts garbage not yet collected; both are given for 5,000 tuned-axios POSTs too.`,
     limits: `Every site is one HTTP request: the partner API has no request that steers several sites
-(specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios, the package's chosen client,
-those POSTs alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row:
-3.4-4.0 s for 5,000 in this run): with axios the portfolio goal cannot be met. The portfolio message
-itself costs 0.98-1.0 × the same POSTs through tuned axios, and less per site than a read. A one-site
-steering message costs more than a read: a POST costs axios more than a GET (the body is serialised
+(specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios' own http adapter those POSTs
+alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row: 2.6-2.9 s for
+5,000 in this run); the package sends through its undici adapter, and the portfolio message costs
+0.41-0.52 × the same POSTs through tuned axios (1.1-1.35 s for 5,000 sites), so both portfolio
+goals are met. A one-site
+steering message costs more than a read (1.15-1.61 ×, median 1.54, in this run on a loaded machine;
+1.29 × in the previous full run, on axios' own http adapter): a POST costs axios more than a GET (the body is serialised
 and written), and each message passes through Node-RED, the node's ordered input, the steering queue
 and two status updates. Measured with the config node's client answering in process (no HTTP, a
 diagnostic run, not part of this benchmark), the node's own work is about 45 µs per steering message
 (command, validation, queue, status, output) against about 25 µs per read; the rest of the gap lies
 in the HTTP path under load, with fewer requests in flight per event-loop turn than the portfolio
-keeps. A CPU profile of the one-site alternative (\`node --cpu-prof\`) puts axios (with Node's HTTP
+keeps. A CPU profile of the one-site alternative (\`node --cpu-prof\`, before the undici adapter) puts axios (with Node's HTTP
 client under it) at 35-43 % of the busy time, the kernel's writes and Node's HTTP parsing outside
 axios 16-30 %, GC 6-7 %, the Node-RED runtime 3-4 % and the package's own code 14-18 % (the steer
 node's input 5-6 %, the client's transport before axios 3-4 %, the steering queue 2 %, status 1 %).

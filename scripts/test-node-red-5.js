@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run test:nr5`: the Node-RED runtime suites (node adapters, examples, package install)
+ * and the client transport's adapter suites (undici and axios' http adapter side by side)
  * under Node-RED 5 on Node.js 22. Both are installed once under a git-ignored prefix
  * (.test-tmp/nr5/, or NR5_PREFIX) with `npm install --prefix`, never as project
  * dependencies; later runs reuse them. The suites pick the runtime from NODE_RED_PATH
@@ -21,7 +22,7 @@ const prefix = path.resolve(process.env.NR5_PREFIX || path.join(root, '.test-tmp
 const nodeRedRange = process.env.NR5_NODE_RED || '5';
 const nodeRange = process.env.NR5_NODE || '22';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const SUITES = [/^nodes-.*\.test\.ts$/, /^examples-.*\.test\.ts$/, /^package\.test\.ts$/];
+const SUITES = [/^nodes-.*\.test\.ts$/, /^examples-.*\.test\.ts$/, /^package\.test\.ts$/, /^client-adapter.*\.test\.ts$/];
 
 const major = (v) => Number(String(v).replace(/^v/, '').split('.')[0]);
 const atLeast = (v, min) => {

@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
+import { packageTimers } from './helpers/clock';
 import type { SiteDefinition } from '../src/simulator';
 import { makeReference } from '../src/simulator/prng';
 import { SERVICE } from '../src/protocol/limits';
@@ -214,7 +215,7 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     try {
       const m = await f.ask({ payload: 2 });
       assert.deepEqual(m.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [500, 1500], 'ratings from the node\'s list');
-      assert.equal(clock.countTimers(), 2, 'one renewal pending per site');
+      assert.equal(packageTimers(clock), 2, 'one renewal pending per site');
       const bySite = (ref: string) => steers().filter((e) => e.path.includes(ref));
       const shown = f.status.all.length;
       await clock.tickAsync(48_000); // the renewals' time: both go out (real requests)
@@ -224,13 +225,13 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       assert.equal(bySite(REFS[1]).length, 2, 'one renewal of the second site');
       assert.deepEqual(bySite(REFS[0]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [500, 500]);
       assert.deepEqual(bySite(REFS[1]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [1500, 1500]);
-      assert.equal(clock.countTimers(), 2, 'the chain goes on: a renewal pending per site again');
+      assert.equal(packageTimers(clock), 2, 'the chain goes on: a renewal pending per site again');
       const stopped = await f.ask({ payload: 'stop' });
       assert.deepEqual(stopped.payload.results.map((r: { response: unknown }) => r.response), [{ stopped: true, renewing: false }, { stopped: true, renewing: false }]);
       assert.deepEqual(stopped.payload.summary, { ok: 2, failed: 0, total: 2 });
       // The barrier: no renewal is in flight (both answered before stop) and no timer is left, so
       // none can ever go out. Ten minutes of renewal time then pass and the log stays as it is.
-      assert.equal(clock.countTimers(), 0, 'stop cleared every renewal timer');
+      assert.equal(packageTimers(clock), 0, 'stop cleared every renewal timer');
       const count = steers().length;
       await clock.tickAsync(10 * 60_000);
       assert.equal(steers().length, count, 'no renewal after stop');

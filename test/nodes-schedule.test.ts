@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
+import { packageTimers, nextPackageTimer } from './helpers/clock';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { callsOf, cfg, flow, helper, Inbox, loadFlow, siteSteer, turns, useRuntime, type Loaded } from './helpers/red';
@@ -49,17 +50,17 @@ describe('nodes: ems-schedule', () => {
   }
   /** Fires the node's one timer (the only one due) and waits for the `n` outputs it causes. */
   async function step(f: Loaded, n = 1): Promise<void> {
-    assert.equal(clock.countTimers(), 1, 'one timer');
+    assert.equal(packageTimers(clock), 1, 'one timer');
     const before = f.out.msgs.length;
-    await clock.nextAsync();
+    await nextPackageTimer(clock);
     if (n > 0) await f.out.count(before + n);
     await turns();
   }
 
   /** Fires the node's last timer (the end of the last request): the status says done. */
   async function runOut(f: Loaded): Promise<void> {
-    assert.equal(clock.countTimers(), 1, 'one timer');
-    await clock.nextAsync();
+    assert.equal(packageTimers(clock), 1, 'one timer');
+    await nextPackageTimer(clock);
     await turns();
     assert.equal(f.status.all.at(-1).text, 'done');
   }
@@ -103,7 +104,7 @@ describe('nodes: ems-schedule', () => {
     assert.ok(f.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`));
     // The last request runs out: done, no timer left, nothing on output 2 (verify off).
     await runOut(f);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(packageTimers(clock), 0);
     assert.equal(f.reports.msgs.length, 0);
     assert.equal(f.caught.msgs.length, 0);
   });
@@ -207,7 +208,7 @@ describe('nodes: ems-schedule', () => {
     const stopped = f.status.wait((s) => /^stopped/.test(s.text));
     f.send({ payload: 'stop' });
     assert.equal((await stopped).text, `stopped; the last request runs out at ${formatClock(T0 + QUARTER_HOUR_MS)}`);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(packageTimers(clock), 0);
     clock.tick(3_600_000);
     await turns();
     assert.equal(log().length, 1);
@@ -226,8 +227,8 @@ describe('nodes: ems-schedule', () => {
     assert.equal(await shown(/^slot /, statuses), `slot 1/3 · ESS −200 kW until ${formatClock(T0 + QUARTER_HOUR_MS)}`);
     await turns();
     assert.equal(log().length, 1, 'nothing sent twice');
-    assert.equal(clock.countTimers(), 1);
-    await clock.nextAsync();
+    assert.equal(packageTimers(clock), 1);
+    await nextPackageTimer(clock);
     await out.count(1);
     assert.deepEqual(log().map((e) => [e.time, body(e).setting.value]), [[T0, -200], [T0 + QUARTER_HOUR_MS, -100]]);
   });
@@ -300,7 +301,7 @@ describe('nodes: ems-schedule', () => {
     const statuses = callsOf('status', 'n').length;
     await helper.setFlows(nodes, 'full');
     assert.equal(await shown(/^stopped/, statuses), `stopped; the last request runs out at ${formatClock(T0 + QUARTER_HOUR_MS)}`);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(packageTimers(clock), 0);
     clock.tick(3_600_000);
     await turns();
     assert.equal(log().length, 1);
@@ -317,7 +318,7 @@ describe('nodes: ems-schedule', () => {
       { at: T0 + 2 * QUARTER_HOUR_MS, request: { method: 'POST', path: `/sites/${SITE}/steering/grid-limits`, body: { upperLimit: { value: 50, unit: 'kW' }, validUntil: T0 + 3 * QUARTER_HOUR_MS } }, slots: [2] },
     ]);
     assert.equal(f.status.all.at(-1).text, `dry run: 3 requests, ${formatClock(T0 + 5 * MINUTE_MS)}–${formatClock(T0 + 3 * QUARTER_HOUR_MS)}`);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(packageTimers(clock), 0);
     assert.equal(log().length, 0);
   });
 

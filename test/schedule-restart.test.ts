@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
+import { packageTimers, nextPackageTimer } from './helpers/clock';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
 import { NODES, callsOf, cfg, flow, helper, Inbox, turns, useRuntime } from './helpers/red';
@@ -95,9 +96,9 @@ describe('ems-schedule: restarts with a file context store', () => {
   }
   /** Fires the node's one timer and waits for the request it sends. */
   async function step(out: Inbox): Promise<void> {
-    assert.equal(clock.countTimers(), 1, 'one timer');
+    assert.equal(packageTimers(clock), 1, 'one timer');
     const n = out.msgs.length;
-    await clock.nextAsync();
+    await nextPackageTimer(clock);
     await out.count(n + 1);
     await turns();
   }
@@ -135,7 +136,7 @@ describe('ems-schedule: restarts with a file context store', () => {
     await step(rt.out); // slot 3
     assert.equal(log().length, 4);
     // Done: the saved schedule is gone.
-    await clock.nextAsync();
+    await nextPackageTimer(clock);
     await turns();
     assert.equal(texts().at(-1), 'done');
     assert.equal(await stored(file, (v) => v === undefined), undefined, 'the saved schedule is gone');
@@ -150,7 +151,7 @@ describe('ems-schedule: restarts with a file context store', () => {
     const from = 0;
     await turns(20);
     assert.deepEqual(texts(from).filter((t) => t), []);
-    assert.equal(clock.countTimers(), 0, 'nothing to play');
+    assert.equal(packageTimers(clock), 0, 'nothing to play');
     assert.equal(log().length, 1);
   });
 
@@ -165,7 +166,7 @@ describe('ems-schedule: restarts with a file context store', () => {
     await shown(/^bad stored schedule/, from);
     const [err] = callsOf('error', 'n').slice(errors);
     assert.match(String(err[0].message), /^stored schedule not resumed: stored schedule\.runs\[0\]\.setting\.energyStorage must be within the node's limit maxEssPower = 150000 W/);
-    assert.equal(clock.countTimers(), 0);
+    assert.equal(packageTimers(clock), 0);
     assert.equal(log().length, 1);
   });
 });

@@ -75,11 +75,13 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
     assert.ok(!semver.satisfies('3.0.2', range), 'older than 3.1 is not claimed');
   });
 
-  it('engines.node admits Node 20.3+ and 22 (Node-RED 5 needs 22.9) and is no looser than Node-RED 3.1 (14)', () => {
+  it('engines.node admits Node 20.18.1+ and 22 (Node-RED 5 needs 22.9), not older than undici needs, and is no looser than Node-RED 3.1 (14)', () => {
     const range = PKG.engines?.node;
     assert.ok(semver.validRange(range), `valid range ${range}`);
-    // 20.3 is the first Node 20 with AbortSignal.any, which the client uses.
-    for (const v of ['20.3.0', '22.9.0', '24.0.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
+    // 20.18.1 is the oldest Node 20 undici 7 (the client's transport) supports.
+    for (const v of ['20.18.1', '22.9.0', '24.0.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
+    const undici = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'undici', 'package.json'), 'utf8')) as { engines: { node: string } };
+    assert.ok(semver.subset(range, undici.engines.node), `${range} claims no Node undici (${undici.engines.node}) refuses`);
     assert.ok(semver.gte(semver.minVersion(range), '14.0.0'));
   });
 

@@ -17,7 +17,8 @@
  * Sends { ready, loadMs } once polling; on { cmd: 'measure', warmupMs, windowMs } waits the
  * warm-up, takes the heap after a forced GC, sends { windowStart }, measures its own CPU
  * (process.cpuUsage) over the window, sends { windowEnd }, takes the heap again and sends the
- * result; then exits.
+ * result; then exits. With BENCH_CPU_PROFILE=<file> it also takes a CPU profile of the window
+ * (inspector, 200 µs sampling) and writes it there (for the profiles BENCHMARKS.md cites).
  */
 const http = require('node:http');
 
@@ -139,11 +140,13 @@ async function main() {
   const heap1 = heapAfterGc();
   const rss1 = process.memoryUsage().rss;
   process.send({ windowStart: true });
+  const profiler = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined;
   counting = true;
   t0 = performance.now();
   const c0 = cpuMs();
   await sleep(cmd.windowMs);
   const cpu = cpuMs() - c0;
+  if (profiler) await profiler.stop(process.env.BENCH_CPU_PROFILE);
   const wall = performance.now() - t0;
   counting = false;
   process.send({ windowEnd: true });
@@ -164,6 +167,23 @@ async function main() {
   stopLoad();
   if (red) await red.stop().catch(() => undefined);
   process.exit(0);
+}
+
+/** A CPU profile of what follows, through the inspector; stop(file) writes it. */
+async function startProfile() {
+  const { Session } = require('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  await session.post('Profiler.start');
+  return {
+    stop: async (file) => {
+      const { profile } = await session.post('Profiler.stop');
+      require('node:fs').writeFileSync(file, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
 
 main().catch((e) => {

@@ -10,7 +10,9 @@
  * own cost and is not in the baseline.
  */
 const http = require('node:http');
+const path = require('node:path');
 const axios = require('axios');
+const { DIST } = require('./common');
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 
@@ -27,4 +29,17 @@ function tunedAxios(baseURL, concurrency = 6) {
   });
 }
 
-module.exports = { tunedAxios, MAX_BODY_BYTES };
+/**
+ * Tuned axios on the package's transport: the same instance with the adapter the package sends
+ * through (undici, dist/client/http-pool.js) instead of axios' own http adapter; what a minimal
+ * node "on the same transport" uses.
+ */
+function tunedAxiosUndici(baseURL, concurrency = 6) {
+  const { createHttpPool } = require(path.join(DIST, 'client', 'http-pool.js'));
+  const pool = createHttpPool({ adapter: 'undici', concurrency, rejectUnauthorized: true, timeoutMs: 10_000 });
+  const ax = tunedAxios(baseURL, concurrency);
+  ax.defaults.adapter = pool.adapter;
+  return ax;
+}
+
+module.exports = { tunedAxios, tunedAxiosUndici, MAX_BODY_BYTES };

@@ -30,6 +30,7 @@ import {
 import { mapLimit } from './limiter';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import type { AttemptHook } from './attempts';
+import type { HttpAdapterName } from './http-pool';
 
 export interface ClientOptions {
   baseUrl: string;
@@ -52,6 +53,8 @@ export interface ClientOptions {
   paths?: Partial<ApiPaths>;
   /** Sees every attempt before and after it is sent (the runtime's request budget; attempts.ts). */
   attempts?: AttemptHook;
+  /** The transport under axios: 'undici' (default) or axios' own 'http' adapter on Node's http. */
+  adapter?: HttpAdapterName;
 }
 
 /** Paths keyed as the config node's properties (pathDevices, ...), for resolvePaths. */
@@ -134,6 +137,7 @@ export class EmsClient {
       redactor: this.redactor,
       onState: (s) => this.setState(s),
       hook: opts.attempts,
+      adapter: opts.adapter,
     });
   }
 

@@ -1,5 +1,5 @@
 /**
- * The HTTP transport of one client: one axios instance with keep-alive agents, bounded
+ * The HTTP transport of one client: one axios instance on a keep-alive connection pool (http-pool.ts), bounded
  * concurrency, a shared pause after a 429, authentication headers, and retries
  * (axios-retry) with exponential backoff, jitter and Retry-After. Every attempt is bounded:
  * its body by maxBodyBytes (maxContentLength), its time by a wall-clock deadline (an abort
@@ -13,14 +13,13 @@
  * (it may refuse it at once), every attempt in its concurrency slot just before it is sent, and
  * its outcome after: it may delay or refuse it.
  */
-import http from 'node:http';
-import https from 'node:https';
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 import type { Redactor } from './errors';
 import type { Attempt, AttemptHook, RequestKind } from './attempts';
+import { createHttpPool, type HttpAdapterName, type HttpPool } from './http-pool';
 
 /** Extra per-request settings carried through axios' config. */
 export interface EmsRequestMeta {
@@ -49,6 +48,8 @@ export interface TransportOptions {
   onState: (state: ConnectionState) => void;
   /** Sees every attempt before and after it is sent (the runtime's request budget); may delay or refuse one. */
   hook?: AttemptHook;
+  /** The adapter under axios (http-pool.ts): undici by default. */
+  adapter?: HttpAdapterName;
 }
 
 export type ConnectionState =
@@ -83,38 +84,33 @@ export class Transport {
   readonly axios: AxiosInstance;
   readonly limiter: Limiter;
   readonly tokens?: OAuth2TokenSource;
-  private readonly httpAgent: http.Agent;
-  private readonly httpsAgent: https.Agent;
+  /** The connections and the adapter that sends through them. */
+  readonly pool: HttpPool;
   private pausedUntil = 0;
 
   constructor(private readonly opts: TransportOptions) {
     this.limiter = new Limiter(opts.concurrency);
-    // TCP keep-alive as axios sets it on each socket it is given (60 s): with the agent's default
-    // (1 s) every request switched it twice (two system calls, about 15 µs a read).
-    this.httpAgent = new http.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: opts.concurrency });
-    this.httpsAgent = new https.Agent({ keepAlive: true, keepAliveMsecs: 60_000, maxSockets: opts.concurrency, rejectUnauthorized: opts.rejectUnauthorized, ca: opts.ca || undefined });
+    this.pool = createHttpPool({ adapter: opts.adapter, concurrency: opts.concurrency, rejectUnauthorized: opts.rejectUnauthorized, ca: opts.ca, timeoutMs: opts.timeoutMs });
     const { axios, axiosRetry } = httpLib();
     this.axios = axios.create({
       baseURL: opts.baseUrl.replace(/\/+$/, ''),
       // No axios `timeout`: the wall-clock deadline of each attempt (withDeadline) ends it first
       // and bounds all an idle-socket timeout would, without a socket timer per request.
-      httpAgent: this.httpAgent,
-      httpsAgent: this.httpsAgent,
       maxRedirects: 0,
       proxy: false,
       maxContentLength: opts.maxBodyBytes,
       maxBodyLength: opts.maxBodyBytes,
       headers: { accept: 'application/json', 'user-agent': '@ems-partner/node-red' },
       transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-      adapter: this.wrapAdapter(axios.getAdapter('http')),
+      adapter: this.wrapAdapter(this.pool.adapter),
     });
     if (opts.auth.type === 'oauth2') {
-      const http1 = axios.getAdapter('http');
+      const send = this.pool.adapter;
       const tokenHttp = axios.create({
-        timeout: opts.timeoutMs, httpAgent: this.httpAgent, httpsAgent: this.httpsAgent, proxy: false, maxRedirects: 0,
+        timeout: opts.timeoutMs, proxy: false, maxRedirects: 0,
         maxContentLength: opts.maxBodyBytes, maxBodyLength: opts.maxBodyBytes,
         transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-        adapter: (config) => withDeadline(http1, config, opts.timeoutMs),
+        adapter: (config) => withDeadline(send, config, opts.timeoutMs),
       });
       const r = opts.redactor;
       this.tokens = new OAuth2TokenSource(opts.auth, tokenHttp, () => r.secrets as string[], Date.now, (t) => r.add(t));
@@ -265,8 +261,7 @@ export class Transport {
   }
 
   destroy(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
+    this.pool.destroy();
   }
 }
 

@@ -17,3 +17,31 @@ export function useFakeClock(opts: () => NonNullable<Parameters<typeof FakeTimer
     clock?.uninstall();
   });
 }
+
+/** A fake clock's timers, whatever the version of @sinonjs/fake-timers keeps them in. */
+function timersOf(clock: InstalledClock): Array<{ func?: { name?: string }; callAt: number; id: number }> {
+  const t = (clock as unknown as { timers?: Map<number, never> | Record<string, never> }).timers;
+  if (!t) return [];
+  return t instanceof Map ? [...t.values()] : Object.values(t);
+}
+
+/**
+ * undici's timer of an idle keep-alive connection (it closes the connection when the server's
+ * keep-alive runs out): set with the global setTimeout each time a connection of the client's
+ * pool goes idle, so a fake clock sees it. It is the pool's, not a timer of the package.
+ */
+function isPoolTimer(t: { func?: { name?: string } }): boolean {
+  return t.func?.name === 'onParserTimeout';
+}
+
+/** clock.countTimers() without the connection pool's idle-connection timers. */
+export function packageTimers(clock: InstalledClock): number {
+  return clock.countTimers() - timersOf(clock).filter(isPoolTimer).length;
+}
+
+/** clock.nextAsync() for the package's timers: runs the clock to the next one that is not the pool's (firing the pool's on the way). */
+export async function nextPackageTimer(clock: InstalledClock): Promise<number> {
+  const next = timersOf(clock).filter((t) => !isPoolTimer(t)).sort((a, b) => a.callAt - b.callAt || a.id - b.id)[0];
+  if (next) await clock.tickAsync(Math.max(0, next.callAt - clock.now));
+  return clock.now;
+}
