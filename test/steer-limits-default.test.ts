@@ -88,6 +88,21 @@ describe('steering limits on by default', () => {
       f.send({ payload: 50, sites: [{ site: COM, maxPowerW: 40_000 }] });
       const [, second] = await f.out.count(2);
       assert.match(second.payload.results[0].error.message, /battery rating 40000 W, either sign \(maxPowerW in the site list\)/);
+      // A rating the message states never raises the service's: 100000 kW with maxPowerW 1e9 to the 500 kW site is refused.
+      f.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }] });
+      const [, , third] = await f.out.count(3);
+      assert.match(third.payload.results[0].error.message, /^energyStorage must be within the site's battery rating 500000 W, either sign \(GET \/sites batteryMaxPower, below maxPowerW in the site list 1000000000 W\)/);
+      assert.deepEqual(steers(sim.s).map((e) => e.path), [`/sites/${COM}/steering/ess`], 'nothing more was sent');
+    });
+
+    it('portfolio: a rating the message states lowers the service\'s, never raises it', async () => {
+      const f = await loadFlow(flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating' }), cfg(sim.s.url)));
+      f.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }, { site: HOME, maxPowerW: 5_000 }] });
+      const [out] = await f.out.count(1);
+      const [com, home] = out.payload.results;
+      assert.deepEqual([com.ok, home.ok], [true, true]);
+      assert.deepEqual([com.part, home.part], [500, 5], 'each part at its smaller rating, kW');
+      assert.deepEqual(steers(sim.s).map((e) => e.body.setting.value).sort((a: number, b: number) => a - b), [5_000, 500_000], 'sent in W');
     });
 
     it('portfolio: a site without a battery rating gets no part (refused naming maxEssPower); the others stay within theirs', async () => {

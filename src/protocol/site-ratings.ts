@@ -87,8 +87,9 @@ const positive = (v: unknown): v is number => typeof v === 'number' && Number.is
 
 /**
  * A site's ratings from the service's site list (undefined: it could not be read, `listError`
- * says why), with what the message or node states first (a fleet entry's maxPowerW, the
- * node's pvPeakPower).
+ * says why) and what the message or node states (a fleet entry's maxPowerW, the node's
+ * pvPeakPower): the node's PV power comes first; a battery rating is the smaller of the
+ * message's and the service's, so a message can lower the service's rating but never raise it.
  */
 export function ratingsOf(site: string, list: readonly SiteSummary[] | undefined, listError: unknown, own: { essW?: number; essFrom?: string; pvW?: number; pvFrom?: string } = {}): SiteRatings {
   const r: SiteRatings = { site };
@@ -99,7 +100,11 @@ export function ratingsOf(site: string, list: readonly SiteSummary[] | undefined
     r.unlisted = list ? (list.length === 0 ? 'GET /sites lists no site: the service publishes no site list, or an empty one' : 'GET /sites does not list the site') : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
     return r;
   }
-  if (r.essW === undefined && positive(listed.batteryMaxPower)) [r.essW, r.essFrom] = [listed.batteryMaxPower, 'GET /sites batteryMaxPower'];
+  // A rating the message states may lower the service's, never raise it: a message cannot ask a
+  // site for more than the service says its battery can take.
+  if (positive(listed.batteryMaxPower) && (r.essW === undefined || listed.batteryMaxPower < r.essW)) {
+    [r.essW, r.essFrom] = [listed.batteryMaxPower, r.essW === undefined ? 'GET /sites batteryMaxPower' : `GET /sites batteryMaxPower, below ${r.essFrom} ${r.essW} W`];
+  }
   if (r.pvW === undefined && positive(listed.pvPeakPower)) [r.pvW, r.pvFrom] = [listed.pvPeakPower, 'GET /sites pvPeakPower'];
   const g = listed.gridLimits;
   if (g && typeof g.upper === 'number' && typeof g.lower === 'number' && Number.isFinite(g.upper) && Number.isFinite(g.lower) && g.upper >= 0 && g.lower <= 0 && g.upper - g.lower > 0) {

@@ -26,7 +26,8 @@ type Part = Parameters<Parameters<typeof checkRatings>[3]>[0];
  */
 export async function checkSiteRatings(c: RatedComponents, rating: readonly PowerLimitKey[], site: string, src: RatingSources, field: (part: Part) => string = (p) => p): Promise<void> {
   if (!ratingNeeded(c, rating)) return;
-  const known = (!c.energyStorageSetting || !rating.includes('maxEssPower') || (src.essW ?? 0) > 0)
+  // A battery rating the message states is checked against the service's too (the smaller wins), so the list is read.
+  const known = (!c.energyStorageSetting || !rating.includes('maxEssPower'))
     && (!c.productionCurtailment || !rating.includes('maxCurtailment') || (src.pvW ?? 0) > 0)
     && (!c.gridTarget || !rating.includes('maxGridPower'))
     && (!c.gridLimits || !rating.includes('maxGridLimit'));

@@ -79,6 +79,7 @@ export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, tot
   const needSoc = split === 'soc' && totalW !== 0;
   const missing = info.filter((p) => p.maxPowerW === undefined || (needSoc && p.soc === undefined));
   if (missing.length > 0 && (split === 'rating' ? totalW !== 0 : true)) await fillIn(missing, needSoc, split, d);
+  if (totalW !== 0 && s.rating.includes('maxEssPower')) await boundByService(info, d);
   const weighed = info.map((p) => {
     if (p.error) return undefined;
     const w = totalW === 0 ? 1 : weightOf(split, totalW, p);
@@ -102,6 +103,25 @@ export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, tot
   const r = splitPower(totalW, inSplit.map((i) => ({ weight: Math.max(0, weighed[i]!), capW: cap(info[i]) })));
   inSplit.forEach((i, k) => { info[i].partW = r.partsW[k]; });
   return { parts: info, askedW: totalW, allocatedW: r.allocatedW, shortfallW: r.shortfallW };
+}
+
+/**
+ * Each part's battery rating at most the service's (GET /sites batteryMaxPower, where it lists
+ * one): a rating the message or the node states may lower it, never raise it. A site list that
+ * cannot be read bounds nothing here (the send's own rating check names that).
+ */
+async function boundByService(info: PortfolioPart[], d: PlanDeps): Promise<void> {
+  let list: SiteSummary[];
+  try {
+    list = await d.sites(await d.runtime());
+  } catch {
+    return;
+  }
+  const listed = new Map(list.map((x) => [x.siteReference, x.batteryMaxPower]));
+  for (const p of info) {
+    const w = listed.get(p.site);
+    if (typeof w === 'number' && Number.isFinite(w) && w > 0 && (p.maxPowerW === undefined || w < p.maxPowerW)) p.maxPowerW = w;
+  }
 }
 
 /** Ratings from GET /sites; SOC from the battery device's `soc` (bounded fan-out). Failures are per site. */
