@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { INPUTS } from '../src/protocol';
-import { deepProperties, nestedDeeperThan } from '../src/protocol/depth';
+import { deepProperties, inputProblem, nestedDeeperThan, refusedProperties } from '../src/protocol/depth';
 import { DEFAULT_SITES } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
@@ -53,6 +53,17 @@ describe('deep input: the depth of a value', () => {
     for (let i = 0; i < 60; i++) v = { left: v, right: v };
     assert.equal(nestedDeeperThan(v, 64), false);
     assert.equal(nestedDeeperThan({ x: [v, { y: v }] }, 61), true);
+  });
+
+  it('an array, Map or Set of more elements than allowed is found by its size, at any depth, before any element is read', () => {
+    let reads = 0;
+    const huge = new Proxy(new Array(200_001).fill({ a: 1 }), { get: (t, k, r) => { if (typeof k === 'string' && /^\d+$/.test(k)) reads++; return Reflect.get(t, k, r); } });
+    assert.deepEqual(inputProblem({ x: [1, { y: huge }] }, 64, 200_000), { kind: 'long', length: 200_001 });
+    assert.equal(reads, 0);
+    assert.deepEqual(inputProblem(new Set(Array.from({ length: 11 }, (_, i) => i)), 64, 10), { kind: 'long', length: 11 });
+    assert.equal(inputProblem(new Array(10).fill(1), 64, 10), undefined, 'as many as allowed pass');
+    assert.deepEqual(inputProblem(nested(65), 64, 10), { kind: 'deep' });
+    assert.deepEqual(refusedProperties({ payload: new Array(11).fill(0), body: nested(70), topic: 't' }, 64, 10).map((r) => [r.key, r.problem.kind]), [['payload', 'long'], ['body', 'deep']]);
   });
 
   it('binary data is a value, not levels; Maps and Sets count', () => {
@@ -104,6 +115,24 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
         assert.ok(helper.getNode('n'));
       });
     }
+  }
+
+  for (const [type, node] of NODES) {
+    it(`${type}: a msg.payload array of 1,000,000 elements fails at once naming its length and the limit, none of its elements read; the Catch node gets the message with it replaced`, async () => {
+      const f = await loadFlow(flow(node, cfg(sim.s.url)));
+      const before = sim.s.sim.requestsReceived;
+      let reads = 0;
+      const huge = new Proxy(new Array(1_000_000).fill({ start: 0, price: 1 }), {
+        get: (t, k, r) => { if (typeof k === 'string' && /^\d+$/.test(k)) reads++; return Reflect.get(t, k, r); },
+      });
+      const e = await f.fails({ payload: huge, topic: 'kept' });
+      assert.equal(e.error.message, `ValidationError: msg.payload holds an array of 1000000 elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`);
+      assert.equal(reads, 0, 'no element read');
+      assert.equal(e.payload, '[refused: an array of 1000000 elements]');
+      assert.equal(e.topic, 'kept');
+      assert.equal(f.out.msgs.length, 0);
+      assert.equal(sim.s.sim.requestsReceived, before, 'refused before any request');
+    });
   }
 
   it('a message 64 levels deep is taken as before (device read answers it)', async () => {

@@ -102,7 +102,7 @@ describe('steering limits on by default', () => {
       const [com, home] = out.payload.results;
       assert.deepEqual([com.ok, home.ok], [true, true]);
       assert.deepEqual([com.part, home.part], [500, 5], 'each part at its smaller rating, kW');
-      assert.deepEqual(steers(sim.s).map((e) => e.body.setting.value).sort((a: number, b: number) => a - b), [5_000, 500_000], 'sent in W');
+      assert.deepEqual(steers(sim.s).map((e) => (e.body as { setting: { value: number } }).setting.value).sort((a: number, b: number) => a - b), [5_000, 500_000], 'sent in W');
     });
 
     it('portfolio: a site without a battery rating gets no part (refused naming maxEssPower); the others stay within theirs', async () => {

@@ -30,24 +30,34 @@ function inside(o: object): unknown[] {
 
 const TOO_DEEP = Number.POSITIVE_INFINITY;
 
+/** Why a value is refused: nested too deep, or an array (Map, Set) of more elements than allowed. */
+export type InputProblem = { kind: 'deep' } | { kind: 'long'; length: number };
+
 /**
- * Whether `value` has more than `max` levels of objects and arrays (a plain value has 0,
- * `{a: 1}` 1, `{a: [1]}` 2). Stops as soon as it knows. The walk recurses at most `max` calls
- * deep whatever the value's depth (a limit of a few hundred at most: INPUTS.maxDepth is 64), and
- * costs one pass over the value: an object is walked once however often it is referred to
- * (its height is kept), and a plain object of plain values, the common case of a long list,
- * costs no allocation.
+ * Whether `value` has more than `maxDepth` levels of objects and arrays (a plain value has 0,
+ * `{a: 1}` 1, `{a: [1]}` 2), or an array, Map or Set of more than `maxElements` elements (found
+ * by its length, before any element is read). Stops as soon as it knows. The walk recurses at
+ * most `maxDepth` calls deep whatever the value's depth (a limit of a few hundred at most:
+ * INPUTS.maxDepth is 64), and costs one pass over the value: an object is walked once however
+ * often it is referred to (its height is kept), and a plain object of plain values, the common
+ * case of a long list, costs no allocation.
  */
-export function nestedDeeperThan(value: unknown, max: number): boolean {
-  if (!isLevel(value)) return false;
+export function inputProblem(value: unknown, maxDepth: number, maxElements = Number.POSITIVE_INFINITY): InputProblem | undefined {
+  if (!isLevel(value)) return undefined;
   const heights = new Map<object, number>();
   const path: object[] = [];
-  /** The levels from `o` down (itself counts 1), or TOO_DEEP once they pass `room`. */
+  let long: number | undefined;
+  /** The levels from `o` down (itself counts 1), or TOO_DEEP once they pass `room` (or an array is too long). */
   const height = (o: object, room: number): number => {
     if (room <= 0) return TOO_DEEP;
     const known = heights.get(o);
     if (known !== undefined) return known > room ? TOO_DEEP : known;
-    if (!Array.isArray(o) && !(o instanceof Map) && !(o instanceof Set) && isLeafObject(o)) return 1;
+    const size = Array.isArray(o) ? o.length : o instanceof Map || o instanceof Set ? o.size : -1;
+    if (size > maxElements) {
+      long = size;
+      return TOO_DEEP;
+    }
+    if (size < 0 && isLeafObject(o)) return 1;
     const items = inside(o);
     let h = 1;
     path.push(o);
@@ -66,7 +76,13 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     if (h > 1) heights.set(o, h);
     return h;
   };
-  return height(value, max) > max;
+  if (height(value, maxDepth) <= maxDepth) return undefined;
+  return long === undefined ? { kind: 'deep' } : { kind: 'long', length: long };
+}
+
+/** Whether `value` has more than `max` levels of objects and arrays (inputProblem without a cap on elements). */
+export function nestedDeeperThan(value: unknown, max: number): boolean {
+  return inputProblem(value, max) !== undefined;
 }
 
 /** Message properties Node-RED itself leaves out when it copies a message (the HTTP request and response). */
@@ -84,4 +100,19 @@ export function deepProperties(msg: object, max: number): string[] {
     if (nestedDeeperThan((msg as Record<string, unknown>)[key], max)) deep.push(key);
   }
   return deep;
+}
+
+/**
+ * The properties of a message that are refused before any work: nested deeper than `maxDepth`,
+ * or holding an array of more than `maxElements` elements (every property but req and res, as
+ * deepProperties); none for most.
+ */
+export function refusedProperties(msg: object, maxDepth: number, maxElements: number): Array<{ key: string; problem: InputProblem }> {
+  const out: Array<{ key: string; problem: InputProblem }> = [];
+  for (const key of Object.keys(msg)) {
+    if (NOT_COPIED.has(key)) continue;
+    const problem = inputProblem((msg as Record<string, unknown>)[key], maxDepth, maxElements);
+    if (problem) out.push({ key, problem });
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ export * from './errors';
 export * from './units';
 export * from './time';
 export * from './validate';
-export { deepProperties, nestedDeeperThan } from './depth';
+export { deepProperties, inputProblem, nestedDeeperThan, refusedProperties, type InputProblem } from './depth';
 export * from './devices';
 export { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, STEERING_TYPES, DISPLACES, steeringPath, steeringRequest, steeringTypeOf, type SteeringType, type SteeringRequest, type SteeringEndpoint, type SteeringBodies, type SteeringAnswers, type SteeringCommand } from './endpoints';
 export { INPUTS, LIMITS, NO_LIMIT, SERVICE, accepts, numberOf, refusal, type Limit } from './limits';

@@ -101,6 +101,14 @@ export const INPUTS = {
    * of this package's nodes needs more.
    */
   maxDepth: 64,
+  /**
+   * Most elements of one array (Map, Set) anywhere in a message, checked with the depth: more
+   * than any node reads from one array (the largest cap below is seriesPoints), so a longer one
+   * is refused by its length at once, before the depth walk or a node reads an element, and
+   * before Node-RED copies the message for a Catch node (a copy of a million elements blocks it
+   * for seconds).
+   */
+  maxElements: 100_000,
   /** Price slots of one plan (ten days of quarter hours), slots already past included, also after a split by slotMinutes. */
   priceSlots: 960,
   /**

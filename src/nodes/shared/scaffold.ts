@@ -9,7 +9,7 @@
  * done(), or one done(err) a Catch node sees, with a red status naming the reason.
  */
 import { setMaxListeners } from 'node:events';
-import { accepts, deepProperties, EmsError, INPUTS, LIMITS, numberOf, ValidationError } from '../../protocol';
+import { accepts, EmsError, INPUTS, LIMITS, numberOf, refusedProperties, ValidationError } from '../../protocol';
 import type { Runtime } from '../../runtime';
 import { upgrade } from './migrations';
 import { type Answer, copyWith, fail, partsOf, sendAll } from './messages';
@@ -175,16 +175,22 @@ function end(f: Parameters<typeof fail>[0], done: DoneFn | undefined, err: Error
 }
 
 /**
- * Refuses a message with a property nested deeper than INPUTS.maxDepth, before anything else:
- * the error names the property, and the property is replaced in the message (which Node-RED
- * then copies for Catch and Complete nodes, recursively: the deep value would overflow its stack).
+ * Refuses a message with a property nested deeper than INPUTS.maxDepth, or holding an array of
+ * more than INPUTS.maxElements elements, before anything else: the error names the property,
+ * and the property is replaced in the message (which Node-RED then copies for Catch and Complete
+ * nodes, recursively: a deep value would overflow its stack, a huge one block it for seconds).
  */
 function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: DoneFn | undefined): boolean {
   if (!msg || typeof msg !== 'object') return false;
-  const keys = deepProperties(msg, INPUTS.maxDepth);
-  if (keys.length === 0) return false;
-  for (const k of keys) msg[k] = `[refused: nested deeper than ${INPUTS.maxDepth} levels]`;
-  const err = new ValidationError(`msg.${keys[0]}`, `is nested deeper than ${INPUTS.maxDepth} levels (objects and arrays; at most ${INPUTS.maxDepth}): refused before any other work`);
+  const refused = refusedProperties(msg, INPUTS.maxDepth, INPUTS.maxElements);
+  if (refused.length === 0) return false;
+  for (const { key, problem } of refused) {
+    msg[key] = problem.kind === 'deep' ? `[refused: nested deeper than ${INPUTS.maxDepth} levels]` : `[refused: an array of ${problem.length} elements]`;
+  }
+  const { key, problem } = refused[0];
+  const err = problem.kind === 'deep'
+    ? new ValidationError(`msg.${key}`, `is nested deeper than ${INPUTS.maxDepth} levels (objects and arrays; at most ${INPUTS.maxDepth}): refused before any other work`)
+    : new ValidationError(`msg.${key}`, `holds an array of ${problem.length} elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`);
   fail(f, done, err, msg);
   return true;
 }
