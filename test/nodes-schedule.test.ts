@@ -135,7 +135,7 @@ describe('nodes: ems-schedule', () => {
 
   it('a run whose turn comes less than 1 s before its end (here exactly 1 s) is not sent: skipped, warned, shown; the next goes out at its start', async () => {
     const f = await lateTurn(1_000);
-    await clock.nextAsync();
+    await nextPackageTimer(clock);
     await turns();
     assert.equal(clock.now, T0 + 2 * QUARTER_HOUR_MS - 1_000);
     assert.deepEqual(log().map((e) => body(e).setting.value), [1], 'nothing POSTed for slot 2');
@@ -151,7 +151,7 @@ describe('nodes: ems-schedule', () => {
 
   it('a run whose turn comes 1001 ms before its end is still sent, valid until its end', async () => {
     const f = await lateTurn(1_001);
-    await clock.nextAsync();
+    await nextPackageTimer(clock);
     await turns();
     // A skip is decided (and shown) at once; a send is answered later.
     assert.deepEqual(f.status.all.filter((x) => /not sent/.test(x.text ?? '')), []);
