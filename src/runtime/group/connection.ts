@@ -6,8 +6,22 @@
  * jitter up to a ceiling. Its state is "reachable" only while the socket is ready; every error
  * it hands out has the password and the URL's userinfo removed, and it never logs.
  */
-import { createClient } from 'redis';
+import type { createClient as CreateClient } from 'redis';
 import { ValidationError } from '../../protocol';
+
+/**
+ * The redis package, loaded only when a group is made: it is an optional peer dependency (about
+ * 7 MB installed), so an install without a group neither carries nor loads it.
+ */
+function redisModule(): { createClient: typeof CreateClient } {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('redis') as { createClient: typeof CreateClient };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') throw e;
+    throw new ValidationError('redisUrl', 'is set, but the redis package (node-redis 6) is not installed: install it where this package is installed (in the Node-RED user directory, e.g. ~/.node-red: npm install redis@6) and restart Node-RED, or leave redisUrl empty for no group');
+  }
+}
 
 /** The clock of everything in the group that acts at given times (tests inject a fake one). */
 export interface GroupClock {
@@ -84,7 +98,7 @@ export function redact(text: string, password?: string): string {
   return out;
 }
 
-type Client = ReturnType<typeof createClient>;
+type Client = ReturnType<typeof CreateClient>;
 
 export class GroupConnection {
   private readonly client: Client;
@@ -102,7 +116,7 @@ export class GroupConnection {
     this.password = o.password || undefined;
     const min = o.backoffMinMs ?? 100;
     const max = o.backoffMaxMs ?? 5000;
-    this.client = createClient({
+    this.client = redisModule().createClient({
       url,
       password: this.password,
       // RESP3 (HELLO 3, Redis 6 and later): replies keep their types (a hash is a map); fixed here, not left to the client's default
