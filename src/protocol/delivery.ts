@@ -1,5 +1,5 @@
 /**
- * Proof of delivery (issue 13), pure: the average power of a device over a window from its
+ * Proof of delivery, pure: the average power of a device over a window from its
  * energy counters, and whether the site followed what was asked. No I/O; the runtime's
  * delivery check (runtime/delivery-check.ts) reads the counters and calls these.
  *

@@ -1,5 +1,5 @@
 /**
- * The grid limits of a site steer node (mode grid-limits; vendor notes, issue 12): the upper and
+ * The grid limits of a site steer node (mode grid-limits; vendor notes): the upper and
  * lower limit of the site's grid power (positive imports, negative exports), each a number in the
  * node's unit or {value, unit}. Refused before sending: neither limit set, lowerLimit above
  * upperLimit, a limit beyond the node's maxGridLimit. Pure, leaf imports only: the runtime

@@ -143,7 +143,7 @@ export const LIMITS = {
   coalesceMs: { min: 0, max: 1000, dflt: 2, whole: true, unit: 'milliseconds', note: 'off' },
   maxBodyMB: { min: 1, max: 1024, dflt: 10, whole: true, unit: 'MB' },
   maxValidity: { min: 1, max: 43_200, dflt: 1440, whole: true, unit: 'minutes' },
-  // the request budget (issue 14)
+  // the request budget
   maxPerMinute: { min: 0, max: 1_000_000, dflt: 0, whole: true, unit: 'perMinute', note: 'noLimit' },
   maxPerDay: { min: 0, max: 100_000_000, dflt: 0, whole: true, unit: 'perDay', note: 'noLimit' },
   // messages a node of this config node holds at once (arrived, not yet ended); more fail at once

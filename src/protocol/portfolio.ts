@@ -1,5 +1,5 @@
 /**
- * Fleets of `ems-site-steer` (issue 14), the pure part: the forms a site list takes, and the
+ * Fleets of `ems-site-steer`, the pure part: the forms a site list takes, and the
  * portfolio split of one ESS power over the sites. No I/O.
  *
  * A site list is msg.sites (an array) or the node's `sites` property (text):

@@ -1,5 +1,5 @@
 /**
- * Schedules (issue 13): a list of time slots, each with the steering a site should get from its
+ * Schedules: a list of time slots, each with the steering a site should get from its
  * start to its end, checked as a whole before anything is sent, and turned into the runs a
  * player sends: consecutive slots with identical settings become one run, and a run longer than
  * the config node's maxValidity is split, so every signal ends.

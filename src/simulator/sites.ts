@@ -108,7 +108,7 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
 ] satisfies SiteDefinition[]);
 
 /**
- * The sites of the shipped examples that steer (examples/*.json, issue 18): each steers a site
+ * The sites of the shipped examples that steer (examples/*.json): each steers a site
  * of its own, so that examples imported together never steer the same battery or overwrite each
  * other's curtailment. Copies of the default Home (example 07's % limit: of the Commercial site)
  * under their own references and names; the default sites stay as they are. The built-in

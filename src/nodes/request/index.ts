@@ -9,7 +9,7 @@
  * every failure, ends the message in one Catch-able error; for an HTTP answer the message that
  * reaches the Catch node also carries its statusCode, headers and payload.
  *
- * Mode `stats` (issue 14) sends nothing: any input gives msg.payload = the config node's request
+ * Mode `stats` sends nothing: any input gives msg.payload = the config node's request
  * budget, its counts per last minute, hour and day and its caps (runtime/budget.ts), for a dashboard.
  */
 import { checkRequestMethod, checkRequestPath, rawAnswerOf, type RawResponse } from '../../client';

@@ -6,6 +6,6 @@
 import { withDefaults, type Migration } from '../shared/migration-step';
 
 export const STEPS: readonly Migration[] = [
-  // 0.3.0 (issue 14): a raw request (as before), or the config node's request counts ('stats').
+  // 0.3.0: a raw request (as before), or the config node's request counts ('stats').
   { version: 2, up: (c) => withDefaults(c, { mode: 'request' }) },
 ];
