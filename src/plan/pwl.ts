@@ -219,8 +219,8 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
   }
   let t = 0;
   for (let p = 0; p < count; p++) {
-    grid.set(pieces[p].xs.subarray(0, pieces[p].n), t);
-    t += pieces[p].n;
+    const px = pieces[p].xs;
+    for (let j = 0, n = pieces[p].n; j < n; j++) grid[t++] = px[j];
     ptr[p] = 0;
     order[p] = p;
   }
