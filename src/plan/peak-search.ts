@@ -92,6 +92,10 @@ function lineMin(sm: SlotModel, dt: number, u: Fn, base: number, sign: number, t
   return best;
 }
 
+/** Weights and slopes right of a cap (mu, slope: about −C′) and left of it (muL, slopeL). */
+type Weights = { mu: Float64Array | null; slope: number; muL: Float64Array | null; slopeL: number };
+const NONE: Weights = { mu: null, slope: 0, muL: null, slopeL: 0 };
+
 /** Scratch of the marginal values (one search at a time: the planner is synchronous). */
 class Marginals {
   private readonly fw: FnStore;
@@ -117,14 +121,14 @@ class Marginals {
    * least SOC before selling is left out of W (weights only). `slope`: their sum (about −C′
    * right of P); mu null when no slot gains.
    */
-  weights(kappa: number, P: number, e: Float64Array, runs: SlotRun[]): { mu: Float64Array | null; slope: number } {
+  weights(kappa: number, P: number, e: Float64Array, runs: SlotRun[]): Weights {
     const { chain } = this;
     const { m } = chain;
     const n = runs.length;
     const tight = (k: number) => runs[k].i >= P - 1e-9 * Math.max(1, P);
-    let any = false;
-    for (let k = 0; k < n && !any; k++) any = tight(k);
-    if (!any) return { mu: null, slope: 0 };
+    let last = -1; // W_k is needed up to the last slot at the cap
+    for (let k = 0; k < n; k++) if (tight(k)) last = k;
+    if (last < 0) return NONE;
     // forward values under the cap: W_{k+1} = W_k □ Ψ_k, Ψ_k(y) = Φ̃_k(−y), within the SOC bounds
     let w = this.w;
     let w2 = this.w2;
@@ -133,49 +137,64 @@ class Marginals {
     this.fw.clear();
     this.fw.save(0, w);
     chain.passes++; // a forward pass costs what a backward one does: it counts
-    for (let k = 0; k < n; k++) {
+    for (let k = 0; k < last; k++) {
       const phi = chain.phiOf(k, P);
-      if (phi.n === 0) return { mu: null, slope: 0 };
+      if (phi.n === 0) return NONE;
       const psi = this.psi;
       psi.reset(phi.n);
       for (let j = phi.n - 1; j >= 0; j--) psi.push(-phi.xs[j], phi.fs[j]);
       infConv(w, psi, w2);
-      if (!w2.clip(m.lb[k + 1], m.ub[k + 1], m.tolE)) return { mu: null, slope: 0 };
+      if (!w2.clip(m.lb[k + 1], m.ub[k + 1], m.tolE)) return NONE;
       [w, w2] = [w2, w];
       this.fw.save(k + 1, w);
     }
     this.w = w;
     this.w2 = w2;
-    const g = new Float64Array(n);
-    let sum = 0;
+    // right of P: what a little more import gains (the better of the two sides taking it);
+    // left of P: what a little less costs (the cheaper of the two sides giving it up)
+    const gR = new Float64Array(n);
+    const gL = new Float64Array(n);
+    let sumR = 0;
+    let sumL = 0;
     const eps = 1e-7 * Math.max(1, P);
     const v = this.view;
     for (let k = 0; k < n; k++) {
       if (!tight(k)) continue;
       const dt = m.slots[k].dt;
       const sm = chain.model(k, P);
-      const gain = (u: Fn, base: number, sign: number) => {
+      const side = (u: Fn, base: number, sign: number): [number, number] => {
         const at = (cap: number) => {
           chain.model(k, cap);
           return lineMin(sm, dt, u, base, sign, m.tolE, this.xs, this.fs);
         };
-        const d = (at(P) - at(P + eps)) / eps;
-        return Number.isFinite(d) ? d : 0;
+        const h = at(P);
+        const r = (h - at(P + eps)) / eps;
+        const l = (at(P - eps) - h) / eps;
+        return [Number.isFinite(r) ? r : 0, Number.isFinite(l) ? l : Infinity];
       };
       chain.loadV(k + 1, v);
-      const ahead = gain(v, e[k], 1);
+      const [rA, lA] = side(v, e[k], 1);
       this.fw.load(k, v);
-      const behind = gain(v, e[k + 1], -1);
-      const d = Math.max(ahead, behind);
-      if (d > 0 && Number.isFinite(d)) {
-        g[k] = d;
-        sum += d;
+      const [rB, lB] = side(v, e[k + 1], -1);
+      chain.model(k, P);
+      const r = Math.max(rA, rB);
+      const l = Math.min(lA, lB);
+      if (r > 0) {
+        gR[k] = r;
+        sumR += r;
+      }
+      if (l > 0 && Number.isFinite(l)) {
+        gL[k] = l;
+        sumL += l;
       }
     }
-    if (!(sum > 0)) return { mu: null, slope: 0 };
-    const scale = (kappa * (1 - 1e-12)) / sum;
-    for (let k = 0; k < n; k++) g[k] *= scale;
-    return { mu: g, slope: sum };
+    const scaled = (g: Float64Array, sum: number) => {
+      if (!(sum > 0)) return null;
+      const f = (kappa * (1 - 1e-12)) / sum;
+      for (let k = 0; k < n; k++) g[k] *= f;
+      return g;
+    };
+    return { mu: scaled(gR, sumR), slope: sumR, muL: scaled(gL, sumL), slopeL: sumL };
   }
 }
 
@@ -204,10 +223,10 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
   const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);
   const start = chain.passes;
   const marginals = new Marginals(chain);
-  const at = (P: number): { c: number; mu: Float64Array | null; slope: number } => {
-    if (P >= b) return { c: free, mu: null, slope: 0 };
+  const at = (P: number): Weights & { c: number } => {
+    if (P >= b) return { c: free, ...NONE };
     const c = chain.solve(P, true);
-    if (!Number.isFinite(c)) return { c, mu: null, slope: NaN };
+    if (!Number.isFinite(c)) return { c, ...NONE, slope: NaN };
     const { e, runs } = chain.plan(P);
     return { c, ...marginals.weights(kappa, P, e, runs) };
   };
@@ -257,7 +276,7 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
       best = phi(mid, M.c);
       x = mid;
     }
-    const left = { lo: box.lo, hi: mid, clo: box.clo, slo: box.slo, chi: M.c, shi: M.slope, mu: box.mu };
+    const left = { lo: box.lo, hi: mid, clo: box.clo, slo: box.slo, chi: M.c, shi: M.slopeL, mu: M.muL ?? box.mu };
     const right = { lo: mid, hi: box.hi, clo: M.c, slo: M.slope, chi: box.chi, shi: box.shi, mu: M.mu };
     for (const nb of [left, right]) {
       // a half's least is at least its parent's bound

@@ -217,14 +217,26 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
     act = new Int32Array(count * 2);
     order = new Int32Array(count * 2);
   }
-  let t = 0;
+  // every breakpoint, ascending: a merge of the pieces' sorted points (no sort, no boxing)
   for (let p = 0; p < count; p++) {
-    const px = pieces[p].xs;
-    for (let j = 0, n = pieces[p].n; j < n; j++) grid[t++] = px[j];
     ptr[p] = 0;
     order[p] = p;
   }
-  const xs = grid.subarray(0, total).sort();
+  for (let t = 0; t < total; t++) {
+    let at = -1;
+    let x = Infinity;
+    for (let p = 0; p < count; p++) {
+      const j = ptr[p];
+      if (j < pieces[p].n && !(pieces[p].xs[j] >= x)) {
+        x = pieces[p].xs[j];
+        at = p;
+      }
+    }
+    grid[t] = x;
+    ptr[at]++;
+  }
+  for (let p = 0; p < count; p++) ptr[p] = 0;
+  const xs = grid;
   out.reset(total);
   if (xs[total - 1] <= xs[0]) {
     let best = Infinity;
@@ -343,8 +355,11 @@ export class FnStore {
       this.xs = x;
       this.fs = f;
     }
-    this.xs.set(p.xs.subarray(0, p.n), this.used);
-    this.fs.set(p.fs.subarray(0, p.n), this.used);
+    const { xs, fs } = this;
+    for (let j = 0, o = this.used; j < p.n; j++, o++) {
+      xs[o] = p.xs[j];
+      fs[o] = p.fs[j];
+    }
     this.off[k] = this.used;
     this.cnt[k] = p.n;
     this.used += p.n;
