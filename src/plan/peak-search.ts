@@ -234,6 +234,19 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
     const L = Math.max(lo, floor);
     return kappa * L + chain.solve(hi, false, { at: L, mu });
   };
+  // f under the lines of C's slopes at an interval's ends (a convex C's least on it; with kinks
+  // inside the Lagrangian bound falls about as low): when that is below the best value less the
+  // tolerance, the bound is not tried, the interval is split (only the order of work changes)
+  const hull = (box: { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number }) => {
+    const l1 = (P: number) => box.clo - box.slo * (P - box.lo);
+    const l2 = (P: number) => box.chi + box.shi * (box.hi - P);
+    const g = (P: number) => Math.max(l1(P), l2(P)) + kappa * Math.max(P, floor);
+    let v = Math.min(g(box.lo), g(box.hi));
+    const k = box.slo > box.shi ? (box.clo - box.chi + box.slo * box.lo - box.shi * box.hi) / (box.slo - box.shi) : NaN;
+    if (k > box.lo && k < box.hi) v = Math.min(v, g(k));
+    if (floor > box.lo && floor < box.hi) v = Math.min(v, g(floor));
+    return v;
+  };
   const A = at(a);
   const cb = free;
   let x = phi(b, cb) <= phi(a, A.c) ? b : a;
@@ -252,7 +265,7 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
     gap = best - Math.min(box.bound, dropped);
     if (gap <= tol || chain.passes - start >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
     boxes.splice(j, 1);
-    if (box.mu && !box.tried) {
+    if (box.mu && !box.tried && !(hull(box) < best - tol)) {
       const lb = lagrange(box.lo, box.hi, box.mu);
       box.tried = true;
       if (lb > box.bound) box.bound = lb;
