@@ -254,8 +254,8 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
   // an interval: C and about −C′ at both ends, its bound, the weights from its low end, whether they were tried
   type Box = { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number; bound: number; mu: Float64Array | null; tried: boolean };
   const boxes: Box[] = [{ lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false }];
-  const scale = Math.max(1e-9, Math.abs(best), kappa * b);
-  const tol = relTol * scale;
+  // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
+  let tol = relTol * Math.max(1, Math.abs(best));
   let dropped = Infinity;
   let gap = 0;
   while (boxes.length) {
@@ -263,6 +263,7 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
     for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[j].bound) j = i;
     const box = boxes[j];
     gap = best - Math.min(box.bound, dropped);
+    tol = relTol * Math.max(1, Math.abs(best));
     if (gap <= tol || chain.passes - start >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
     boxes.splice(j, 1);
     if (box.mu && !box.tried && !(hull(box) < best - tol)) {

@@ -16,8 +16,10 @@
  * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
  * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
  * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
- * convex, but it does not increase with P: branch and bound over intervals of P, to 1e-6 of
- * the objective's scale or at most 300 passes. `gap` is the certified distance to the optimum.
+ * convex, but it does not increase with P: branch and bound over intervals of P, each closed by
+ * C(hi) or by a Lagrangian bound (one DP pass with each slot's import dearer above the
+ * interval's low end, peak-search.ts proves it), to 1e-6 of the objective (of 1 when smaller) or at most
+ * 300 passes. `gap` is the certified distance to the optimum.
  */
 import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
 import { minimizeConvex, peakSearch } from './peak-search';
