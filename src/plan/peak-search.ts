@@ -209,8 +209,9 @@ class Marginals {
  *   Σ μ_k·(i_k − L)⁺ (each (i_k − L)⁺ ≤ (P − L)⁺ and Σμ_k ≤ κ), and i_k ≤ P ≤ hi; so
  *   f ≥ κ·L + the least over plans with imports ≤ hi of cost + Σ μ_k·(i_k − L)⁺. That least is
  *   one exact DP pass (each slot's import dearer by μ_k above L: a knee in its price, still a
- *   piecewise-linear slot cost), whatever the never-both rules do to convexity. μ comes from
- *   the plan at the interval's low end (Marginals.weights).
+ *   piecewise-linear slot cost), whatever the never-both rules do to convexity. μ: the
+ *   marginal values of the cap at the split that made the interval, from the interval's side
+ *   (Marginals.weights); only the bound's strength depends on them, never its validity.
  *
  * Where C is linear across an interval with a slope steeper than −κ, neither bound alone
  * closes it: the monotone bound needs intervals of width tol/κ, the Lagrangian one closes it in
@@ -251,7 +252,7 @@ export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, 
   const cb = free;
   let x = phi(b, cb) <= phi(a, A.c) ? b : a;
   let best = Math.min(phi(a, A.c), phi(b, cb));
-  // an interval: C and about −C′ at both ends, its bound, the weights from its low end, whether they were tried
+  // an interval: C and about −C′ at both ends, its bound, its weights for the Lagrangian bound, whether they were tried
   type Box = { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number; bound: number; mu: Float64Array | null; tried: boolean };
   const boxes: Box[] = [{ lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false }];
   // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
