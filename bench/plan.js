@@ -154,6 +154,7 @@ async function main() {
     'HiGHS (ms, slowest)': round(Math.max(...r.theirs), 2),
     'HiGHS / planSite (median of ratios)': round(median(r.ours.map((x, i) => r.theirs[i] / x)), 1),
     'DP passes (median)': median(r.passes),
+    'DP passes (most)': Math.max(...r.passes),
     'objective, largest relative difference': r.worst.toExponential(1),
   });
   const all = [...day.ours, ...fit.ours];

@@ -2,8 +2,9 @@
  * Site planner (src/plan/site-plan.ts) against an independent MILP (test/helpers/milp-site.ts:
  * HiGHS, with a binary per slot for charge-or-discharge and one for import-or-export), on 320
  * seeded days of a generator of its own (test/helpers/site-days.ts): the planner's cost is
- * within 0.01 % of the MILP's optimum on every day the MILP can plan, and it refuses exactly
- * the days the MILP finds infeasible. Every plan is checked from its own output too: never
+ * within 0.01 % of the MILP's optimum on every day the MILP can plan, no further above it than
+ * the certified gap it reports (msg.plan.solver.gap), and it refuses exactly the days the MILP
+ * finds infeasible. Every plan is checked from its own output too: never
  * charging and discharging at once, never importing and exporting at once, the balance in every
  * slot, and the parts adding up to the total; with gridCharge or gridDischarge false, no charge
  * beyond the PV surplus and no discharge beyond the load net of PV.
@@ -44,6 +45,7 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
 
   it(`plans ${DAYS} seeded days at the MILP's optimum (within 0.01 %) and refuses only those it finds infeasible`, () => {
     const far: string[] = [];
+    const gapOff: string[] = [];
     for (let seed = 1; seed <= DAYS; seed++) {
       const day = makeDay(seed);
       for (const k of day.kinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
@@ -63,8 +65,11 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
       planned++;
       const tol = 1e-4 * Math.max(Math.abs(milp.cost), 0.01);
       if (!(Math.abs(plan.cost.total - milp.cost) <= tol)) far.push(`seed ${seed} (${day.kinds.join(', ')}): planner ${plan.cost.total}, MILP ${milp.cost}`);
+      // the certified gap is honest: the plan is no further above the optimum than it says (MILP gap 1e-9, rounding)
+      if (!(plan.cost.total - milp.cost <= plan.solver.gap + 1e-8 * Math.max(1, Math.abs(milp.cost)))) gapOff.push(`seed ${seed}: planner ${plan.cost.total}, MILP ${milp.cost}, gap ${plan.solver.gap}`);
     }
     assert.deepEqual(far, []);
+    assert.deepEqual(gapOff, [], 'a plan further from the optimum than its certified gap');
     assert.ok(planned >= 300, `only ${planned} days planned`);
   });
 

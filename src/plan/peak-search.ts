@@ -3,6 +3,9 @@
  * minimises C(P) + κ·max(P, floor), where C(P) is the plan's optimum under that cap (one DP pass
  * per evaluation). Pure arithmetic.
  */
+import { Fn, FnStore, infConv } from './pwl';
+import type { Chain, SiteModel } from './site-solve';
+import { MAX_POINTS, type SlotModel, type SlotRun } from './slot-cost';
 
 /**
  * Minimises a convex φ over [lo, b], evaluating it on [a, b] (a ≥ lo: φ may be inexact or
@@ -70,40 +73,233 @@ export function minimizeConvex(phi: (x: number) => number, lo: number, a: number
   return { x: xs[best], gap: Math.max(0, gap), evals };
 }
 
+/** The least of dt·F(δ) + U(base + sign·dt·δ) over δ (F: a slot model; U: a value function). */
+function lineMin(sm: SlotModel, dt: number, u: Fn, base: number, sign: number, tolE: number, xs: Float64Array, fs: Float64Array): number {
+  const toD = (x: number) => (sign * (x - base)) / dt;
+  const a = Math.min(toD(u.lo), toD(u.hi));
+  const b = Math.max(toD(u.lo), toD(u.hi));
+  const lo = Math.max(sm.dL, a);
+  const hi = Math.min(sm.dR, b);
+  if (!(hi >= lo)) return Infinity;
+  const at = (d: number) => dt * sm.cost(d) + u.value(base + sign * dt * d, tolE);
+  let best = Math.min(at(lo), at(hi));
+  const m = sm.points(xs, fs, 1e-10);
+  for (let j = 0; j < m; j++) if (xs[j] > lo && xs[j] < hi) best = Math.min(best, at(xs[j]));
+  for (let j = 0; j < u.n; j++) {
+    const d = toD(u.xs[j]);
+    if (d > lo && d < hi) best = Math.min(best, at(d));
+  }
+  return best;
+}
+
+/** Weights and slopes right of a cap (mu, slope: about −C′) and left of it (muL, slopeL). */
+type Weights = { mu: Float64Array | null; slope: number; muL: Float64Array | null; slopeL: number };
+const NONE: Weights = { mu: null, slope: 0, muL: null, slopeL: 0 };
+
+/** Scratch of the marginal values (one search at a time: the planner is synchronous). */
+class Marginals {
+  private readonly fw: FnStore;
+  private w = new Fn(256);
+  private w2 = new Fn(256);
+  private readonly psi = new Fn(64);
+  private readonly view = new Fn(0);
+  private readonly xs = new Float64Array(MAX_POINTS);
+  private readonly fs = new Float64Array(MAX_POINTS);
+
+  constructor(private readonly chain: Chain) {
+    this.fw = new FnStore(chain.n + 1);
+  }
+
+  /**
+   * Weights for the bound of peakSearch from the plan at cap P (e, runs; after solve(P, true)):
+   * each slot whose import meets the cap gets its marginal value of the cap, the more of what a
+   * little more import gains with the rest of the plan after it free (from the value function
+   * V_{k+1}) and with the rest before it free (from the forward values W_k, the least cost of
+   * reaching each stored energy at boundary k), scaled to sum to κ. Any weights ≥ 0 summing to
+   * at most κ give a valid bound; these make it tight where the plan's structure holds across an
+   * interval of the cap (C is linear there and each slot pays what the cap is worth to it). The
+   * least SOC before selling is left out of W (weights only). `slope`: their sum (about −C′
+   * right of P); mu null when no slot gains.
+   */
+  weights(kappa: number, P: number, e: Float64Array, runs: SlotRun[]): Weights {
+    const { chain } = this;
+    const { m } = chain;
+    const n = runs.length;
+    const tight = (k: number) => runs[k].i >= P - 1e-9 * Math.max(1, P);
+    let last = -1; // W_k is needed up to the last slot at the cap
+    for (let k = 0; k < n; k++) if (tight(k)) last = k;
+    if (last < 0) return NONE;
+    // forward values under the cap: W_{k+1} = W_k □ Ψ_k, Ψ_k(y) = Φ̃_k(−y), within the SOC bounds
+    let w = this.w;
+    let w2 = this.w2;
+    w.reset(1);
+    w.push(m.e0, 0);
+    this.fw.clear();
+    this.fw.save(0, w);
+    chain.passes++; // a forward pass costs what a backward one does: it counts
+    for (let k = 0; k < last; k++) {
+      const phi = chain.phiOf(k, P);
+      if (phi.n === 0) return NONE;
+      const psi = this.psi;
+      psi.reset(phi.n);
+      for (let j = phi.n - 1; j >= 0; j--) psi.push(-phi.xs[j], phi.fs[j]);
+      infConv(w, psi, w2);
+      if (!w2.clip(m.lb[k + 1], m.ub[k + 1], m.tolE)) return NONE;
+      [w, w2] = [w2, w];
+      this.fw.save(k + 1, w);
+    }
+    this.w = w;
+    this.w2 = w2;
+    // right of P: what a little more import gains (the better of the two sides taking it);
+    // left of P: what a little less costs (the cheaper of the two sides giving it up)
+    const gR = new Float64Array(n);
+    const gL = new Float64Array(n);
+    let sumR = 0;
+    let sumL = 0;
+    const eps = 1e-7 * Math.max(1, P);
+    const v = this.view;
+    for (let k = 0; k < n; k++) {
+      if (!tight(k)) continue;
+      const dt = m.slots[k].dt;
+      const sm = chain.model(k, P);
+      const side = (u: Fn, base: number, sign: number): [number, number] => {
+        const at = (cap: number) => {
+          chain.model(k, cap);
+          return lineMin(sm, dt, u, base, sign, m.tolE, this.xs, this.fs);
+        };
+        const h = at(P);
+        const r = (h - at(P + eps)) / eps;
+        const l = (at(P - eps) - h) / eps;
+        return [Number.isFinite(r) ? r : 0, Number.isFinite(l) ? l : Infinity];
+      };
+      chain.loadV(k + 1, v);
+      const [rA, lA] = side(v, e[k], 1);
+      this.fw.load(k, v);
+      const [rB, lB] = side(v, e[k + 1], -1);
+      chain.model(k, P);
+      const r = Math.max(rA, rB);
+      const l = Math.min(lA, lB);
+      if (r > 0) {
+        gR[k] = r;
+        sumR += r;
+      }
+      if (l > 0 && Number.isFinite(l)) {
+        gL[k] = l;
+        sumL += l;
+      }
+    }
+    const scaled = (g: Float64Array, sum: number) => {
+      if (!(sum > 0)) return null;
+      const f = (kappa * (1 - 1e-12)) / sum;
+      for (let k = 0; k < n; k++) g[k] *= f;
+      return g;
+    };
+    return { mu: scaled(gR, sumR), slope: sumR, muL: scaled(gL, sumL), slopeL: sumL };
+  }
+}
+
 /**
- * The cap of least C(P) + κ·max(P, floor) over [a, b], C nonincreasing (+∞ where the DP finds
- * no plan): branch and bound with the bound C(hi) + κ·max(lo, floor) on each interval.
+ * The cap of least f(P) = C(P) + κ·max(P, floor) over [a, b] when C need not be convex (C
+ * nonincreasing, +∞ where the DP finds no plan; C(b) = free), by branch and bound on intervals
+ * of P with two lower bounds:
+ *
+ * - monotone: C(P) ≥ C(hi) for P ≤ hi, so f ≥ C(hi) + κ·max(lo, floor) on [lo, hi];
+ * - a Lagrangian bound: with L = max(lo, floor) and any μ ≥ 0 with Σμ_k ≤ κ, for P in [lo, hi]
+ *   and a plan with every import i_k ≤ P, κ·max(P, floor) = κ·L + κ·(P − L)⁺ ≥ κ·L +
+ *   Σ μ_k·(i_k − L)⁺ (each (i_k − L)⁺ ≤ (P − L)⁺ and Σμ_k ≤ κ), and i_k ≤ P ≤ hi; so
+ *   f ≥ κ·L + the least over plans with imports ≤ hi of cost + Σ μ_k·(i_k − L)⁺. That least is
+ *   one exact DP pass (each slot's import dearer by μ_k above L: a knee in its price, still a
+ *   piecewise-linear slot cost), whatever the never-both rules do to convexity. μ: the
+ *   marginal values of the cap at the split that made the interval, from the interval's side
+ *   (Marginals.weights); only the bound's strength depends on them, never its validity.
+ *
+ * Where C is linear across an interval with a slope steeper than −κ, neither bound alone
+ * closes it: the monotone bound needs intervals of width tol/κ, the Lagrangian one closes it in
+ * one pass. The gap is the best value less the least bound of every interval left open or
+ * dropped: the certified distance to the optimum. At most 300 DP passes.
  */
-export function bestCap(C: (P: number) => number, kappa: number, floor: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
+export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
+  const kappa = m.peakCost;
+  const floor = m.peakFloor;
   const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);
-  const ca = C(a);
-  const cb = C(b);
-  let evals = 2;
-  let x = phi(b, cb) <= phi(a, ca) ? b : a;
-  let best = Math.min(phi(a, ca), phi(b, cb));
-  type Box = { lo: number; hi: number; clo: number; chi: number; bound: number };
-  const boxes: Box[] = [{ lo: a, hi: b, clo: ca, chi: cb, bound: phi(a, cb) }];
-  const scale = Math.max(1e-9, Math.abs(best), kappa * b);
+  const start = chain.passes;
+  const marginals = new Marginals(chain);
+  const at = (P: number): Weights & { c: number } => {
+    if (P >= b) return { c: free, ...NONE };
+    const c = chain.solve(P, true);
+    if (!Number.isFinite(c)) return { c, ...NONE, slope: NaN };
+    const { e, runs } = chain.plan(P);
+    return { c, ...marginals.weights(kappa, P, e, runs) };
+  };
+  const lagrange = (lo: number, hi: number, mu: Float64Array) => {
+    const L = Math.max(lo, floor);
+    return kappa * L + chain.solve(hi, false, { at: L, mu });
+  };
+  // f under the lines of C's slopes at an interval's ends (a convex C's least on it; with kinks
+  // inside the Lagrangian bound falls about as low): when that is below the best value less the
+  // tolerance, the bound is not tried, the interval is split (only the order of work changes)
+  const hull = (box: { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number }) => {
+    const l1 = (P: number) => box.clo - box.slo * (P - box.lo);
+    const l2 = (P: number) => box.chi + box.shi * (box.hi - P);
+    const g = (P: number) => Math.max(l1(P), l2(P)) + kappa * Math.max(P, floor);
+    let v = Math.min(g(box.lo), g(box.hi));
+    const k = box.slo > box.shi ? (box.clo - box.chi + box.slo * box.lo - box.shi * box.hi) / (box.slo - box.shi) : NaN;
+    if (k > box.lo && k < box.hi) v = Math.min(v, g(k));
+    if (floor > box.lo && floor < box.hi) v = Math.min(v, g(floor));
+    return v;
+  };
+  const A = at(a);
+  const cb = free;
+  let x = phi(b, cb) <= phi(a, A.c) ? b : a;
+  let best = Math.min(phi(a, A.c), phi(b, cb));
+  // an interval: C and about −C′ at both ends, its bound, its weights for the Lagrangian bound, whether they were tried
+  type Box = { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number; bound: number; mu: Float64Array | null; tried: boolean };
+  const boxes: Box[] = [{ lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false }];
+  // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
+  let tol = relTol * Math.max(1, Math.abs(best));
+  let dropped = Infinity;
   let gap = 0;
   while (boxes.length) {
     let j = 0;
     for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[j].bound) j = i;
     const box = boxes[j];
-    gap = best - box.bound;
-    if (gap <= relTol * scale || evals >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
+    gap = best - Math.min(box.bound, dropped);
+    tol = relTol * Math.max(1, Math.abs(best));
+    if (gap <= tol || chain.passes - start >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
     boxes.splice(j, 1);
-    const mid = (box.lo + box.hi) / 2;
-    const cm = C(mid);
-    evals++;
-    if (phi(mid, cm) < best) {
-      best = phi(mid, cm);
+    if (box.mu && !box.tried && !(hull(box) < best - tol)) {
+      const lb = lagrange(box.lo, box.hi, box.mu);
+      box.tried = true;
+      if (lb > box.bound) box.bound = lb;
+      if (box.bound < best - tol) boxes.push(box);
+      else dropped = Math.min(dropped, box.bound);
+      if (!boxes.length) gap = Math.max(0, best - dropped);
+      continue;
+    }
+    // split where the lines of C's slopes at both ends meet (a kink of C there is its own
+    // interval's end, so the Lagrangian bound fits both halves), else at the middle
+    const w = box.hi - box.lo;
+    let mid = (box.lo + box.hi) / 2;
+    const s1 = -box.slo;
+    const s2 = -box.shi;
+    if (Number.isFinite(box.clo) && s2 > s1) {
+      const k = (box.chi - box.clo + s1 * box.lo - s2 * box.hi) / (s1 - s2);
+      if (k > box.lo + w / 64 && k < box.hi - w / 64) mid = k;
+    }
+    const M = at(mid);
+    if (phi(mid, M.c) < best) {
+      best = phi(mid, M.c);
       x = mid;
     }
-    for (const nb of [{ lo: box.lo, hi: mid, clo: box.clo, chi: cm }, { lo: mid, hi: box.hi, clo: cm, chi: box.chi }]) {
-      const bound = phi(nb.lo, nb.chi);
-      if (bound < best - relTol * scale) boxes.push({ ...nb, bound });
+    const left = { lo: box.lo, hi: mid, clo: box.clo, slo: box.slo, chi: M.c, shi: M.slopeL, mu: M.muL ?? box.mu };
+    const right = { lo: mid, hi: box.hi, clo: M.c, slo: M.slope, chi: box.chi, shi: box.shi, mu: M.mu };
+    for (const nb of [left, right]) {
+      // a half's least is at least its parent's bound
+      const bound = Math.max(box.bound, phi(nb.lo, nb.chi));
+      if (bound < best - tol) boxes.push({ ...nb, bound, tried: false });
+      else dropped = Math.min(dropped, bound);
     }
-    if (!boxes.length) gap = 0;
+    if (!boxes.length) gap = Math.max(0, best - dropped);
   }
-  return { x, gap: Math.max(0, gap), evals };
+  return { x, gap: Math.max(0, gap), evals: chain.passes - start };
 }

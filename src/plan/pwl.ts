@@ -173,6 +173,8 @@ let grid = new Float64Array(1024);
 let ptr = new Int32Array(16);
 let fu = new Float64Array(16);
 let fv = new Float64Array(16);
+let act = new Int32Array(16);
+let order = new Int32Array(16);
 
 /** out = f □ g (exact; see the head of this file). */
 export function infConv(f: Fn, g: Fn, out: Fn): void {
@@ -212,14 +214,29 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
     ptr = new Int32Array(count * 2);
     fu = new Float64Array(count * 2);
     fv = new Float64Array(count * 2);
+    act = new Int32Array(count * 2);
+    order = new Int32Array(count * 2);
   }
-  let t = 0;
+  // every breakpoint, ascending: a merge of the pieces' sorted points (no sort, no boxing)
   for (let p = 0; p < count; p++) {
-    grid.set(pieces[p].xs.subarray(0, pieces[p].n), t);
-    t += pieces[p].n;
     ptr[p] = 0;
+    order[p] = p;
   }
-  const xs = grid.subarray(0, total).sort();
+  for (let t = 0; t < total; t++) {
+    let at = -1;
+    let x = Infinity;
+    for (let p = 0; p < count; p++) {
+      const j = ptr[p];
+      if (j < pieces[p].n && !(pieces[p].xs[j] >= x)) {
+        x = pieces[p].xs[j];
+        at = p;
+      }
+    }
+    grid[t] = x;
+    ptr[at]++;
+  }
+  for (let p = 0; p < count; p++) ptr[p] = 0;
+  const xs = grid;
   out.reset(total);
   if (xs[total - 1] <= xs[0]) {
     let best = Infinity;
@@ -227,45 +244,67 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
     out.push(xs[0], best);
     return;
   }
+  // the pieces by first x (insertion sort: a few dozen), entering the active set as the sweep reaches them
+  for (let i = 1; i < count; i++) {
+    const o = order[i];
+    const x0 = pieces[o].xs[0];
+    let j = i;
+    for (; j > 0 && pieces[order[j - 1]].xs[0] > x0; j--) order[j] = order[j - 1];
+    order[j] = o;
+  }
+  let next = 0;
+  let nAct = 0;
   for (let q = 0; q + 1 < total; q++) {
     const u = xs[q];
     const v = xs[q + 1];
     if (!(v > u)) continue;
-    // each piece that spans [u, v] is linear there (every breakpoint is on the grid)
+    while (next < count && pieces[order[next]].xs[0] <= u) {
+      if (pieces[order[next]].n >= 2) act[nAct++] = order[next];
+      next++;
+    }
+    // each active piece that spans [u, v] is linear there (every breakpoint is on the grid); drop the ended ones
     let cur = -1;
-    for (let p = 0; p < count; p++) {
+    let w = 0;
+    for (let i = 0; i < nAct; i++) {
+      const p = act[i];
       const f = pieces[p];
-      fu[p] = NaN;
-      if (f.n < 2 || f.xs[0] > u || f.xs[f.n - 1] < v) continue;
+      const fx = f.xs;
+      if (fx[f.n - 1] < v) {
+        fu[p] = NaN;
+        continue;
+      }
+      act[w++] = p;
       let j = ptr[p];
-      while (j + 2 < f.n && f.xs[j + 1] <= u) j++;
+      while (j + 2 < f.n && fx[j + 1] <= u) j++;
       ptr[p] = j;
-      const s = (f.fs[j + 1] - f.fs[j]) / (f.xs[j + 1] - f.xs[j]);
-      fu[p] = f.fs[j] + s * (u - f.xs[j]);
-      fv[p] = v >= f.xs[j + 1] ? f.fs[j + 1] : f.fs[j] + s * (v - f.xs[j]);
+      const s = (f.fs[j + 1] - f.fs[j]) / (fx[j + 1] - fx[j]);
+      fu[p] = f.fs[j] + s * (u - fx[j]);
+      fv[p] = v >= fx[j + 1] ? f.fs[j + 1] : f.fs[j] + s * (v - fx[j]);
       if (cur < 0 || fu[p] < fu[cur] || (fu[p] === fu[cur] && fv[p] < fv[cur])) cur = p;
     }
+    nAct = w;
     if (cur < 0) continue;
     out.push(u, fu[cur]);
     let pos = u;
-    const line = (p: number, x: number) => fu[p] + ((fv[p] - fu[p]) * (x - u)) / (v - u);
-    for (let guard = 0; guard < count; guard++) {
-      let next = -1;
+    const span = v - u;
+    for (let guard = 0; guard < nAct; guard++) {
+      let nxt = -1;
       let at = v;
-      const here = line(cur, pos);
-      for (let p = 0; p < count; p++) {
-        if (p === cur || Number.isNaN(fu[p]) || !(fv[p] < fv[cur])) continue;
-        const d0 = line(p, pos) - here;
+      const here = fu[cur] + ((fv[cur] - fu[cur]) * (pos - u)) / span;
+      for (let i = 0; i < nAct; i++) {
+        const p = act[i];
+        if (p === cur || !(fv[p] < fv[cur])) continue;
+        const d0 = fu[p] + ((fv[p] - fu[p]) * (pos - u)) / span - here;
         const d1 = fv[p] - fv[cur];
         const x = d0 <= 0 ? pos : pos + ((v - pos) * d0) / (d0 - d1);
         if (x < at) {
           at = x;
-          next = p;
+          nxt = p;
         }
       }
-      if (next < 0) break;
-      if (at > pos) out.push(at, line(cur, at));
-      cur = next;
+      if (nxt < 0) break;
+      if (at > pos) out.push(at, fu[cur] + ((fv[cur] - fu[cur]) * (at - u)) / span);
+      cur = nxt;
       pos = at;
     }
     out.push(v, fv[cur]);
@@ -316,8 +355,11 @@ export class FnStore {
       this.xs = x;
       this.fs = f;
     }
-    this.xs.set(p.xs.subarray(0, p.n), this.used);
-    this.fs.set(p.fs.subarray(0, p.n), this.used);
+    const { xs, fs } = this;
+    for (let j = 0, o = this.used; j < p.n; j++, o++) {
+      xs[o] = p.xs[j];
+      fs[o] = p.fs[j];
+    }
     this.off[k] = this.used;
     this.cnt[k] = p.n;
     this.used += p.n;

@@ -16,11 +16,13 @@
  * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
  * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
  * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
- * convex, but it does not increase with P: branch and bound over intervals of P, to 1e-6 of
- * the objective's scale or at most 300 passes. `gap` is the certified distance to the optimum.
+ * convex, but it does not increase with P: branch and bound over intervals of P, each closed by
+ * C(hi) or by a Lagrangian bound (one DP pass with each slot's import dearer above the
+ * interval's low end, peak-search.ts proves it), to 1e-6 of the objective (of 1 when smaller) or at most
+ * 300 passes. `gap` is the certified distance to the optimum.
  */
 import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
-import { bestCap, minimizeConvex } from './peak-search';
+import { minimizeConvex, peakSearch } from './peak-search';
 import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
 
 export interface SiteModel {
@@ -116,8 +118,23 @@ export class Chain {
     return this.phi(this.model(k, cap), s.dt, this.scratch);
   }
 
-  /** V_0(e0) for an import cap (+∞ when infeasible); `keep` stores the value functions for `plan`. */
-  solve(cap: number, keep = false): number {
+  /** Φ̃ of slot k under a cap with a knee: import above `at` costs `mu` (per kW, over the slot) more. */
+  private phiKnee(k: number, cap: number, at: number, mu: number): Fn {
+    const sm = this.model(k, cap);
+    const dt = this.m.slots[k].dt;
+    sm.knee = at;
+    sm.kneePrice = mu / dt;
+    const out = this.phi(sm, dt, this.scratch);
+    sm.knee = Infinity;
+    sm.kneePrice = 0;
+    return out;
+  }
+
+  /**
+   * V_0(e0) for an import cap (+∞ when infeasible); `keep` stores the value functions for `plan`.
+   * `knee`: each slot k also pays mu[k]·(import − at)⁺ (the peak search's bound).
+   */
+  solve(cap: number, keep = false, knee?: { at: number; mu: Float64Array }): number {
     const { m, n } = this;
     this.passes++;
     let v = this.a;
@@ -128,7 +145,7 @@ export class Chain {
     v.push(m.lb[n], -m.endValue * (m.lb[n] - m.e0));
     v.push(m.ub[n], -m.endValue * (m.ub[n] - m.e0));
     for (let k = n - 1; k >= 0; k--) {
-      const phi = this.phiFor(k, cap);
+      const phi = knee && knee.mu[k] > 0 ? this.phiKnee(k, cap, knee.at, knee.mu[k]) : this.phiFor(k, cap);
       if (phi.n === 0) return Infinity;
       if (keep) this.store.save(k + 1, v);
       if (!this.sellRule(k, v, phi, w)) infConv(v, phi, w);
@@ -240,6 +257,16 @@ export class Chain {
     return pick;
   }
 
+  /** Φ̃ of slot k under a cap (valid until the next call; n = 0 when the slot cannot run). */
+  phiOf(k: number, cap: number): Fn {
+    return this.phiFor(k, cap);
+  }
+
+  /** After solve(·, true): V_k into `out` (a view on the store: read it, do not grow it). */
+  loadV(k: number, out: Fn): void {
+    this.store.load(k, out);
+  }
+
   /** The δ range of slot k under a cap (kW of stored power). */
   range(k: number, cap: number): [number, number] {
     const sm = this.model(k, cap);
@@ -328,9 +355,7 @@ export function solveSite(m: SiteModel): SiteSolution {
       // a little above the least cap where rounding leaves the DP without room
       for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4) least = Math.min(top, least + eps);
       const C = (P: number) => (P >= top ? free : chain.solve(P));
-      const found = convexInCap(m)
-        ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
-        : bestCap(C, m.peakCost, m.peakFloor, least, top);
+      const found = convexInCap(m) ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top) : peakSearch(chain, m, free, least, top);
       gap = found.gap;
       if (found.x < top) {
         cap = found.x;

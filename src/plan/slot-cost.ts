@@ -53,8 +53,8 @@ export interface SlotRun {
   x: number;
 }
 
-/** The most points F can have: 7 kinks and 3 crossings between each pair of them, rounded up. */
-export const MAX_POINTS = 32;
+/** The most points F can have: 9 kinks (with a knee) and 5 crossings between each pair of them, rounded up. */
+export const MAX_POINTS = 64;
 const CAND = new Float64Array(8);
 
 /** Sorts a[0 .. n − 1] in place (a dozen values at most). */
@@ -85,6 +85,13 @@ export class SlotModel {
   dR = 0;
   /** The meter's choice and power of the last `grid` call. */
   private g = 0;
+  /**
+   * A dearer import above a level (the peak search's bound): import beyond `knee` kW costs
+   * `kneePrice` more per kWh. Infinity: none. The price of g stays convex above 0, so the
+   * meter's least is still at an end of its range, at 0 or at the knee.
+   */
+  knee = Infinity;
+  kneePrice = 0;
 
   constructor(readonly s: SlotData, readonly b: BatteryData, cap = Infinity) {
     this.setCap(cap);
@@ -113,11 +120,11 @@ export class SlotModel {
   }
 
   private price(g: number): number {
-    return g >= 0 ? this.s.pi * g : this.s.px * g;
+    return g >= 0 ? this.s.pi * g + (g > this.knee ? this.kneePrice * (g - this.knee) : 0) : this.s.px * g;
   }
 
   /**
-   * The meter's least cost at battery power β (option −1: the least; 0: g = a, 1: g = 0, 2: g = b).
+   * The meter's least cost at battery power β (option −1: the least; 0: g = a, 1: g = 0, 2: g = b, 3: g = knee).
    * Ties go to the least curtailment. Sets `g`.
    */
   grid(beta: number, option = -1): number {
@@ -128,13 +135,17 @@ export class SlotModel {
     const ca = this.price(a);
     const cz = a <= 0 && b >= 0 ? 0 : Infinity;
     const cb = this.price(b);
+    const knee = this.knee;
+    const ck = a <= knee && b >= knee ? this.price(knee) : Infinity;
     if (option === 0) return ca;
     if (option === 1) return cz;
     if (option === 2) return cb;
+    if (option === 3) return ck;
     let best = ca;
     this.g = a;
     if (cz < best) { best = cz; this.g = 0; }
     if (cb < best) { best = cb; this.g = b; }
+    if (ck < best) { best = ck; this.g = knee; }
     return best;
   }
 
@@ -186,10 +197,17 @@ export class SlotModel {
     cand[2] = this.loInv(shift);
     cand[3] = this.loInv(this.I - s.pv + shift);
     cand[4] = this.loInv(-s.pv + shift);
-    sortInto(cand, 5);
+    // with a knee: where a and where b meet it
+    const kneed = Number.isFinite(this.knee);
+    if (kneed) {
+      cand[5] = this.loInv(this.knee + shift);
+      cand[6] = this.loInv(this.knee - s.pv + shift);
+    }
+    const nc = kneed ? 7 : 5;
+    sortInto(cand, nc);
     let m = 0;
     xs[m++] = dL;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < nc; i++) {
       const x = cand[i];
       if (x > xs[m - 1] + tol && x < dR - tol) xs[m++] = x;
     }
@@ -211,6 +229,12 @@ export class SlotModel {
       if (zero) {
         m = addCrossing(xs, m, x1, x2, a1, a2, tol);
         m = addCrossing(xs, m, x1, x2, c1, c2, tol);
+      }
+      // the knee option is the constant price(knee) wherever it is open (its range ends at kinks too)
+      const k0 = kneed ? this.grid(this.lo((x1 + x2) / 2), 3) : Infinity;
+      if (Number.isFinite(k0)) {
+        m = addCrossing(xs, m, x1, x2, a1 - k0, a2 - k0, tol);
+        m = addCrossing(xs, m, x1, x2, c1 - k0, c2 - k0, tol);
       }
     }
     if (m > kinks) sortInto(xs, m);
