@@ -86,10 +86,10 @@ export class SteerGroup {
     void this.gate.record(cmd.site, { kind: KIND, id: this.o.id, ends: cmd.validUntil, data: { cmd, sentAt: Date.now() } satisfies Stored });
   }
 
-  /** A stop, or a message without renewal: the group renews nothing more of this node on `site`. */
+  /** A stop: the group renews nothing more of this node on `site` (a node without renew records nothing). */
   stopped(site: string): void {
     this.touch(site);
-    this.gate?.forget(site, KIND, this.o.id);
+    if (this.o.renew) this.gate?.forget(site, KIND, this.o.id);
   }
 
   /** Claims the renewal `next` of `prev` in the group before it goes out (rejects when another instance sends it, or none may). */

@@ -233,7 +233,6 @@ export = function (RED: RED): void {
       }
       // The new signal replaces the renewed one: a renewal must not resend old values after it.
       renewal.stop(ref);
-      if (!config.renew) group.stopped(ref);
       const what = describe(cmd);
       status.busy(status.t('sending', { what }));
       const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
