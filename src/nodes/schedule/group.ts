@@ -71,7 +71,10 @@ export class ScheduleGroup {
     if (site !== this.site) return;
     if (a.kind === 'other') this.o.status.standby(a.instance, site);
     else if (a.kind === 'unknown' && a.reason === 'unreachable') this.o.status.redisUnreachable();
-    else if (a.kind === 'me') void this.takeOver(site);
+    else if (a.kind === 'me') {
+      this.o.status.leading(site);
+      void this.takeOver(site);
+    }
   }
 
   /** This instance leads `site` now: the schedule recorded in the group plays from the run in progress. */

@@ -260,6 +260,11 @@ export class Status {
     this.show({ fill: 'grey', shape: 'ring', text: cut(shared('standby', { leader, site }), 60) });
   }
 
+  /** Grey ring: this instance took the lead of a site in its group (what it sends next shows as usual). */
+  leading(site: string): void {
+    this.show({ fill: 'grey', shape: 'ring', text: cut(shared('leading', { site }), 60) });
+  }
+
   /** Red ring: the group's Redis cannot be reached, so this instance cannot prove it leads and steers nothing. */
   redisUnreachable(): void {
     this.show({ fill: 'red', shape: 'ring', text: shared('redisUnreachable') });

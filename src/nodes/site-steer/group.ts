@@ -113,7 +113,10 @@ export class SteerGroup {
     if (!this.sites.has(site)) return;
     if (a.kind === 'other') this.o.status.standby(a.instance, site);
     else if (a.kind === 'unknown' && a.reason === 'unreachable') this.o.status.redisUnreachable();
-    else if (a.kind === 'me' && this.o.renew) void this.takeOver(site);
+    else if (a.kind === 'me') {
+      this.o.status.leading(site);
+      if (this.o.renew) void this.takeOver(site);
+    }
   }
 
   /** This instance leads `site` now: the renewal chain in force there (recorded by the last leader) goes on from here. */
