@@ -49,6 +49,15 @@ export class ScheduleGroup {
     if (ends > Date.now()) void g.share(site, { kind: KIND, id: this.o.id, ends, data: { runs } });
   }
 
+  /** A schedule resumed from the node's context (deploy, restart): its site watched, its runs kept for a take-over. */
+  resumed(rt: Runtime, runs: PlayRun[], inForce?: PlayRun): void {
+    const site = runs[0]?.site ?? inForce?.site;
+    if (!this.attach(rt) || site === undefined) return;
+    this.site = site;
+    this.runs = inForce ? [inForce, ...runs] : runs;
+    this.gate!.watch(site);
+  }
+
   /** The schedule was stopped: the group plays nothing more of it. */
   stopped(): void {
     if (this.site !== undefined) this.gate?.forget(this.site, KIND, this.o.id);

@@ -169,6 +169,7 @@ export = function (RED: RED): void {
         throw notResumed(e, kept);
       }
       if (dropped) node.warn(`stored schedule: the run in force was left out: ${text(dropped)}${await keep(raw, dropped)}`);
+      group.resumed(rt, state.runs, state.inForce);
       const passed = player.resume(state);
       if (passed > 0) node.warn(`schedule resumed: ${passed} run(s) ended while the node was stopped and were not sent`);
       waitingStatus();
