@@ -4,11 +4,14 @@
  * chain is recorded), a renewal one (its claim, recording it), a schedule's request one (its
  * claim); reads cost none each (the budget reserves blocks: 200 reads, 2 reservations). The
  * heartbeats and lease renewals that run in the background are left out of the count.
+ * A fleet message goes out to the sites this instance leads; the others are answered as standby
+ * (msg.payload.results[i].standby), not as failures.
  */
 import assert from 'node:assert/strict';
 import { cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 import { DEFAULT_SITES } from '../src/simulator/index';
+import { Group } from '../src/runtime/group';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const SITE = DEFAULT_SITES[0].siteReference;
@@ -69,5 +72,27 @@ describe('group: round trips per steering message and per read (redis-server)', 
     await until(() => posts() === p0 + 2, 5000, 'renewed');
     assert.equal(c.count(), 1, 'a renewal: one round trip (its claim)');
 
+  });
+
+  it('a fleet message: the sites it leads are sent, a site another instance leads is answered standby, without an error', async () => {
+    const [A, B] = DEFAULT_SITES.map((x) => x.siteReference);
+    const other = new Group({ url: redis.url, groupId: 'cfg', instanceId: 'other-instance', leaseMs: 15_000 });
+    try {
+      await other.connection.ready();
+      other.leases.watch(B);
+      await until(() => other.leases.leader(B).kind === 'me', 5000, 'the other instance leads B');
+      const f = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.url, { redisUrl: redis.url })));
+      const before = sim.sim.log.entries().filter((e) => e.method === 'POST').length;
+      const out = await f.ask({ payload: 2, sites: [A, B] });
+      const posts = sim.sim.log.entries().filter((e) => e.method === 'POST').slice(before);
+      assert.deepEqual(posts.map((e) => e.path.split('/')[2]), [A], 'only the site it leads');
+      const byRef = Object.fromEntries(out.payload.results.map((r: any) => [r.site, r]));
+      assert.equal(byRef[A].ok, true);
+      assert.deepEqual({ ok: byRef[B].ok, standby: byRef[B].standby, error: byRef[B].error }, { ok: false, standby: { leader: 'other-instance' }, error: undefined });
+      assert.deepEqual(out.payload.summary, { ok: 1, failed: 0, total: 2, standby: 1 });
+      assert.equal(f.caught.msgs.length, 0, 'no error');
+    } finally {
+      await other.close();
+    }
   });
 });
