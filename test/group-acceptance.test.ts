@@ -9,7 +9,7 @@
  *   instance is killed the other two poll all of them;
  * - kill -9 of the leader while a schedule plays and a renewing site steer runs: another
  *   instance sends the next slot and the next renewal within the lease time plus 1 s, no slot
- *   twice, none skipped, and the renewal chain never lapses;
+ *   twice, none skipped, the renewal chain never lapses, and the delivery reports go on;
  * - Redis gone: nobody steers (status "Redis unreachable: not steering", a Catch-able error),
  *   reads go on; Redis back (with its data, appendonly): one leader again, nothing sent twice.
  */
@@ -44,9 +44,9 @@ function flowFor(sim: string, redis: string): object[] {
     { id: 'poll', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'map', device: JSON.stringify(DEVICES), deviceType: 'json', properties: 'power', propertiesType: 'str', interval: 1, wires: [['poll-out']] },
     steer('steer1', S1, {}),
     steer('renew3', S3, { validity: 'duration', duration: 0.1, renew: true }),
-    { id: 'sched2', ...at, type: 'ems-schedule', server: 'cfgB', site: S2, siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', wires: [['sched2-out'], []] },
+    { id: 'sched2', ...at, type: 'ems-schedule', server: 'cfgB', site: S2, siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', verify: true, wires: [['sched2-out'], ['sched2-report']] },
     { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    ...['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'caught'].map(helperNode),
+    ...['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'sched2-report', 'caught'].map(helperNode),
   ];
 }
 
@@ -75,7 +75,7 @@ class Instance {
     const ready = new Promise<Record<string, string>>((resolve) => { this.ready = resolve; });
     this.child.send({
       type: 'load', flow, credentials: {},
-      watch: ['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'caught'], statuses: ['steer1', 'renew3', 'sched2'],
+      watch: ['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'sched2-report', 'caught'], statuses: ['steer1', 'renew3', 'sched2'],
     });
     this.ids = await ready;
   }
@@ -204,6 +204,8 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     const links = posts(S3).map((e) => ({ at: e.time, until: Number((e.body as any).validUntil) }));
     for (let k = 1; k < links.length; k++) assert.ok(links[k].at < links[k - 1].until, `link ${k} before the last ran out`);
     assert.equal(new Set(links.map((l) => l.until)).size, links.length, 'no link twice');
+    // The delivery reports go on, from the instance that sends now.
+    await until(() => alive().some((i) => i.of('sched2-out').length > 0 && i.of('sched2-report').length > 0), 3 * SLOT_MS, 'a delivery report from the new leader');
     // The two left poll all the devices again.
     await until(() => {
       const shares = alive().map((i) => Object.keys(i.of('poll-out').at(-1)?.payload ?? {}));
