@@ -80,8 +80,9 @@ export class SteerGroup {
     await g.lead(site);
   }
 
-  /** A message's request went out with renew on: the chain the group renews from now on. */
-  sent(cmd: SteeringCommand): void {
+  /** A message's request went out with renew on: renewed from here, and in a group recorded as the chain the group renews. */
+  renewing(cmd: SteeringCommand): void {
+    this.o.renewal.schedule(cmd);
     if (!this.gate || !this.o.renew || cmd.validUntil === undefined) return;
     void this.gate.record(cmd.site, { kind: KIND, id: this.o.id, ends: cmd.validUntil, data: { cmd, sentAt: Date.now() } satisfies Stored });
   }
@@ -93,8 +94,8 @@ export class SteerGroup {
   }
 
   /** Claims the renewal `next` of `prev` in the group before it goes out (rejects when another instance sends it, or none may). */
-  async renewal(rt: Runtime, next: SteeringCommand, prev: SteeringCommand): Promise<void> {
-    const g = this.attach(rt, next.site);
+  async renewal(runtime: Promise<Runtime>, next: SteeringCommand, prev: SteeringCommand): Promise<void> {
+    const g = this.attach(await runtime, next.site);
     if (!g) return;
     const ttl = Math.max(0, (prev.validUntil ?? 0) - Date.now()) + 60_000;
     const entry = { kind: KIND, id: this.o.id, ends: next.validUntil ?? Date.now(), data: { cmd: next, sentAt: Date.now() } satisfies Stored };

@@ -56,10 +56,7 @@ export = function (RED: RED): void {
     let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
       // In a group the renewal is claimed first: it goes out from one instance only.
-      send: async (cmd, prev) => {
-        await group.renewal(await server!.runtime(), cmd, prev);
-        return send(cmd, undefined, undefined, f.signal, !byFleet.has(cmd.site));
-      },
+      send: (cmd, prev) => group.renewal(server!.runtime(), cmd, prev).then(() => send(cmd, undefined, undefined, f.signal, !byFleet.has(cmd.site))),
       status: (event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult, err?: Error) => {
         if (event === 'renewed' && cmd && result) shown(status.t('renewed', { what: describe(cmd, true) }), result);
         else if (event === 'not-steering') status.error(err);
@@ -192,10 +189,8 @@ export = function (RED: RED): void {
       if (msg.payload === 'stop' || msg.stop === true) {
         const stopped = renewal.stop(ref);
         group.stopped(ref);
-        if (settings!.mode === 'grid-target' || lifts(ref)) {
-          const standby = await notLeading();
-          if (standby) return standby;
-        }
+        const standby = settings!.mode === 'grid-target' || lifts(ref) ? await notLeading() : undefined;
+        if (standby) return standby;
         if (settings!.mode === 'grid-target') {
           const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
           if (config.dryRun) {
@@ -237,10 +232,7 @@ export = function (RED: RED): void {
       status.busy(status.t('sending', { what }));
       const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), r);
-      if (config.renew) {
-        renewal.schedule(cmd);
-        group.sent(cmd);
-      }
+      if (config.renew) group.renewing(cmd); // renewed from here (and recorded in a group)
       // msg.merged only when the queue merged this message's values into a later request.
       if (r.merged) return copy({ payload: r.response, request: r.request, site: ref, merged: true });
       const out = copy({ payload: r.response, request: r.request, site: ref });
