@@ -31,6 +31,7 @@ const BENCHES = [
   { id: 'schedule', file: 'schedule.js', budgetS: 60 },
   { id: 'portfolio', file: 'portfolio.js', budgetS: 30 },
   { id: 'steering', file: 'steering.js', budgetS: 180, node: ['--expose-gc'] },
+  { id: 'group-steering', file: 'group-steering.js', budgetS: 180, node: ['--expose-gc'] },
   { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
   { id: 'plan', file: 'plan.js', budgetS: 300 },
   { id: 'plan-week', file: 'plan-week.js', budgetS: 300 },

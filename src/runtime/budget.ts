@@ -25,8 +25,10 @@ import { isoOrRaw } from '../protocol';
 import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT } from './budget-ring';
 import { QUEUE_MAX_WAIT_MS, WARN_PERCENT, type BudgetCap, type BudgetCaps, type BudgetStats, type BudgetWarning } from './budget-caps';
 import { Turns, type CapRing, type Turn } from './budget-turns';
+import { groupRefusal, type SharedDraw } from './budget-group';
 
 export * from './budget-caps';
+export type { SharedDraw } from './budget-group';
 
 type Over = BudgetRefusal;
 
@@ -55,6 +57,8 @@ export class Budget implements AttemptHook {
   private warnTimer?: ReturnType<typeof setTimeout>;
   private readonly listeners = new Set<(w: BudgetWarning | null) => void>();
   private readonly turns = new Turns(() => this.capRings(), () => this.totals[SENT]);
+  /** The group's shared budget, when the config node is in a group: every attempt also draws one request from it. */
+  private shared?: SharedDraw;
 
   constructor(private readonly now: () => number = () => Date.now()) {
     this.since = now();
@@ -66,6 +70,16 @@ export class Budget implements AttemptHook {
     this.turns.invalidate();
     this.checkWarning();
     this.drain();
+  }
+
+  /** Draws every attempt from the group's budget too (caps across the group; refused there in either budgetMode). */
+  share(g: SharedDraw): void {
+    this.shared = g;
+  }
+
+  /** Stops drawing from `g` (its runtime closes; a later runtime's share stays). */
+  unshare(g: SharedDraw): void {
+    if (this.shared === g) this.shared = undefined;
   }
 
   // ------------------------------------------------------------------ the attempt hook
@@ -91,6 +105,20 @@ export class Budget implements AttemptHook {
   }
 
   before(a: Attempt): void | Promise<void> {
+    const g = this.shared;
+    if (!g || !this.capped()) return this.local(a);
+    // From the block held here: no round trip (one per block, when it is empty).
+    if (g.held > 0 && g.take()) return this.local(a);
+    return g.acquire().then((ok) => {
+      if (ok) return this.local(a);
+      if (this.turns.admitted.delete(a)) this.turns.invalidate();
+      this.count(REFUSED, this.now());
+      throw groupRefusal(a, this.caps, this.now());
+    });
+  }
+
+  /** The local budget's part of `before`. */
+  private local(a: Attempt): void | Promise<void> {
     const t = this.now();
     const admitted = this.turns.admitted.delete(a);
     if (!this.capped()) {

@@ -13,7 +13,7 @@ import { SteeringQueue } from './steering-queue';
 import { builtInSimulatorUrl } from './builtin-simulator';
 import { Budget, budgetCaps } from './budget';
 import { budgets, type BudgetRegistry } from './budget-registry';
-import { checkRedisUrl, Group } from './group';
+import { checkRedisUrl, Group, SteerGate } from './group';
 
 export interface ConfigProps {
   name?: string;
@@ -88,9 +88,13 @@ export interface Runtime {
   budget: Budget;
   /**
    * The group of instances running this flow on one Redis (a deployed config node with a
-   * redisUrl); undefined without one. Made and closed with the runtime; nothing uses it yet.
+   * redisUrl); undefined without one. Made and closed with the runtime. With it, the request
+   * budget draws from the group's shared budget, and steering goes out only from the leader of
+   * its site (`gate`; the steering queue refuses any other).
    */
   group?: Group;
+  /** What steering asks of the group (with `group` only). */
+  gate?: SteerGate;
   close(): void;
 }
 
@@ -164,6 +168,15 @@ export interface RuntimeOptions {
   budgets?: BudgetRegistry;
 }
 
+/**
+ * The group's lease time, ms: 15 s, or EMS_GROUP_LEASE_MS (300 to 60000) in the environment of
+ * Node-RED. Only tests set it (to see a failover in seconds); a production group keeps 15 s.
+ */
+export function groupLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = Number(env.EMS_GROUP_LEASE_MS);
+  return Number.isInteger(v) && v >= 300 && v <= 60_000 ? v : 15_000;
+}
+
 export async function createRuntime(p: ConfigProps, c: ConfigCredentials & GroupCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
   const sim = usesSimulator(p);
   // Checked before the trim: a line break around the URL is refused like one inside it, not dropped.
@@ -195,16 +208,20 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials & Group
     paths,
     attempts: budget,
   });
-  const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
-  const steering = new SteeringQueue(client, { maxValidityMs, paths });
-  const polls = new PollScheduler(onPollError);
   // Only a deployed config node (one with an id) joins a group: settings from an admin request never do.
   const group = redisUrl && o.budgetId
-    ? new Group({ url: redisUrl, password: c.redisPassword, groupId: o.budgetId, perMinute: caps.maxPerMinute, perDay: caps.maxPerDay })
+    ? new Group({ url: redisUrl, password: c.redisPassword, groupId: o.budgetId, perMinute: caps.maxPerMinute, perDay: caps.maxPerDay, leaseMs: groupLeaseMs() })
     : undefined;
+  const gate = group ? new SteerGate(group) : undefined;
+  if (group) budget.share(group.budget);
+  const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
+  // With a group, the queue sends to a site only as its leader (a check at hand, no round trip once led).
+  const steering = new SteeringQueue(client, { maxValidityMs, paths, gate: gate && ((site) => gate.lead(site)) });
+  const polls = new PollScheduler(onPollError);
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group,
+    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group, gate,
     close() {
+      if (group) budget.unshare(group.budget);
       void group?.close();
       polls.stop();
       reads.close();

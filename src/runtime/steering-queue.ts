@@ -78,6 +78,11 @@ export interface SteeringQueueOptions {
   now?: () => number;
   /** The configured paths (protocol/paths.ts): each request is built with them. */
   paths?: Partial<ApiPaths>;
+  /**
+   * With a group: resolves when this instance may steer `site` now, else rejects (the error
+   * names why); asked before each request goes out, so no path sends to a site it does not lead.
+   */
+  gate?: (site: string) => Promise<unknown>;
 }
 
 export class SteeringQueue {
@@ -226,6 +231,7 @@ export class SteeringQueue {
   private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal | undefined): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
+    if (this.opts.gate) await this.opts.gate(site);
     const response = await this.client.sendSteering(req, { signal });
     const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
     const result: SteeringResult = { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };

@@ -62,10 +62,11 @@ function ping(port: number): Promise<boolean> {
   });
 }
 
-export async function startRedis(bin: string, o: { password?: string } = {}, ms = 10_000): Promise<StartedRedis> {
+/** `appendonly`: persistence (fsync always), so that restart() brings the data back (as a production group's Redis should). */
+export async function startRedis(bin: string, o: { password?: string; appendonly?: boolean } = {}, ms = 10_000): Promise<StartedRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-redis-'));
   const port = await freePort();
-  const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir,
+  const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', o.appendonly ? 'yes' : 'no', '--appendfsync', 'always', '--dir', dir,
     '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...(o.password ? ['--requirepass', o.password] : [])];
   let p: Spawned;
   const launch = async () => {

@@ -81,17 +81,24 @@ export = function (RED: RED): void {
     const reads = { signal: f.signal };
 
     /** One read: the messages to send (none when onlyChanges suppresses them); `partial`: some devices of a fleet failed. */
-    async function read(msg: NodeMessage): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
+    async function read(msg: NodeMessage, poll = false): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
       const cfg = f.configNode();
       if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
       const rt = await cfg.runtime();
+      // In a group, a poll reads only this instance's share of the devices (rendezvous over the live members).
+      const share = poll ? rt.group?.members : undefined;
       if (mode === 'devices') {
+        if (share && share.mine([node.id]).length === 0) return { msgs: [] };
         const devices: Device[] = await rt.client.listDevices({ signal: f.signal });
         status.ok(status.t('devices', { count: devices.length }));
         return { msgs: changed('devices', devices) ? [copyWith(msg, { payload: devices })] : [] };
       }
       const d = device(msg);
-      const ref = typeof d === 'string' || Array.isArray(d) ? d : await d;
+      let ref = typeof d === 'string' || Array.isArray(d) ? d : await d;
+      if (share) {
+        ref = Array.isArray(ref) ? share.mine(ref) : ref;
+        if (ref.length === 0 || (typeof ref === 'string' && share.mine([ref]).length === 0)) return { msgs: [] };
+      }
       const p = properties(msg);
       const { props, field } = 'props' in p ? p : await p;
       if (Array.isArray(ref)) return fleet(rt, msg, ref, props, field);
@@ -202,7 +209,7 @@ export = function (RED: RED): void {
         stopPolling = rt.polls.add(interval * 1000, () => {
           backoff.started();
           // Resolves to the turns to wait before the next try (more while backing off).
-          return read({}).then(
+          return read({}, true).then(
             (r) => {
               backoff.success();
               if (!f.signal.aborted) sendAll((m) => node.send(m), r.msgs);

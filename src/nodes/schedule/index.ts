@@ -9,11 +9,12 @@
  * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
  */
 import { formatClock, noLimitWarning, parseSlots, POWER_LIMIT_KEYS, resolvePaths, runsOf, validateReference, ValidationError } from '../../protocol';
-import { clearRunningSchedule, deliveryClock, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
+import { clearRunningSchedule, deliveryClock, isNotSteering, noDeliveryCheck, percentCurtailmentOf, type PlayerState, type PlayRun, runningScheduleFor, type Runtime, SchedulePlayer, setRunningSchedule, SharedClock, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { cachedSites, checkSiteRatings, evaluate, fail, flowNode, maxValidityMsOf, type Node, type NodeMessage, type RED } from '../shared';
 import { STATE_KEY, convertSlots, describeNext, describeRun, planOf, restoreState, savedForm, settingsOf, type NodeSettings } from './support';
 import { keepUnread, readStored, type Store, text, where } from './stored';
 import { ScheduleVerify } from './verify';
+import { ScheduleGroup } from './group';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; name?: string };
 type ContextNode = Node & { context(): Store };
@@ -60,10 +61,16 @@ export = function (RED: RED): void {
     const player = new SchedulePlayer({
       now: () => clock.now(),
       timers: clock,
-      submit: (cmd) => rt!.steering.submit(cmd, { owner: node }),
+      // In a group each request is claimed first: it goes out once, from the leader of the site.
+      submit: async (cmd) => {
+        await group.claim(rt!, cmd);
+        return rt!.steering.submit(cmd, { owner: node });
+      },
       sent: (run, cmd, result) => sent(run, cmd, result),
       failed: (run, cmd, err) => {
         if (f.signal.aborted) return;
+        // Standby, or sent by the group already: not a failure (the status says who steers).
+        if (isNotSteering(err) && err.reason !== 'unreachable') return status.error(err);
         node.error(err, { payload: null, slots: slotsOf(run), site: run.site, command: cmd });
         status.error(err);
       },
@@ -75,6 +82,7 @@ export = function (RED: RED): void {
       changed: (state) => changed(state),
     });
 
+    const group = new ScheduleGroup({ id: node.id, player, status });
     const slotsOf = (run: PlayRun) => run.slots.map((s) => s.index);
     function sent(run: PlayRun, cmd: SteeringCommand, r: SteeringResult): void {
       check.sent(run, cmd, r);
@@ -161,6 +169,7 @@ export = function (RED: RED): void {
         throw notResumed(e, kept);
       }
       if (dropped) node.warn(`stored schedule: the run in force was left out: ${text(dropped)}${await keep(raw, dropped)}`);
+      group.resumed(rt, state.runs, state.inForce);
       const passed = player.resume(state);
       if (passed > 0) node.warn(`schedule resumed: ${passed} run(s) ended while the node was stopped and were not sent`);
       waitingStatus();
@@ -188,6 +197,7 @@ export = function (RED: RED): void {
       const s = settings!;
       if (msg.payload === 'stop' || msg.stop === true) {
         player.stop();
+        group.stopped();
         waitingStatus();
         return undefined;
       }
@@ -215,6 +225,7 @@ export = function (RED: RED): void {
       await verifier?.prepare(ref, msg); // the devices, with this message
       const other = runningScheduleFor(rt!, ref, Date.now(), node);
       if (other) node.warn(`schedule node "${other.name}" also plays a schedule on ${ref} until ${formatClock(other.until)}: their requests replace each other's components`);
+      group.played(rt!, ref, runs); // recorded before its first request is claimed
       player.play(runs, slots[0].start);
       waitingStatus();
       return undefined;
@@ -222,6 +233,7 @@ export = function (RED: RED): void {
 
     f.onClose(async (removed) => {
       check.close();
+      group.close();
       clock.close();
       let timer: NodeJS.Timeout | undefined;
       const bound = new Promise<void>((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS); });

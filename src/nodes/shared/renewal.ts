@@ -6,17 +6,22 @@
  * the moment it is sent plus maxValidity (the chain goes on; each link stays within the cap).
  */
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock, formatPower, quarterHourValidUntil } from '../../protocol';
-import { type SteeringCommand, type SteeringResult } from '../../runtime';
+import { isNotSteering, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { english, type Translate } from './status';
 import type { SteerSettings } from './steer-command';
 
-/** What a renewal reports for the node's status: renewed (with the command sent), expired, failed. */
-export type RenewalEvent = 'renewed' | 'expired' | 'failed';
+/**
+ * What a renewal reports for the node's status: renewed (with the command sent), expired,
+ * failed; in a group, not sent here (another instance leads the site or renewed it already, or
+ * Redis is unreachable: the chain stops on this instance, the leader goes on with it).
+ */
+export type RenewalEvent = 'renewed' | 'expired' | 'failed' | 'not-steering';
 
 export interface RenewalDeps {
-  send(cmd: SteeringCommand): Promise<SteeringResult>;
-  /** What to show; a renewal that went out passes its command and the queue's result. */
-  status(event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult): void;
+  /** Sends `cmd`, the renewal of `prev` (the signal in force). */
+  send(cmd: SteeringCommand, prev: SteeringCommand): Promise<SteeringResult>;
+  /** What to show; a renewal that went out passes its command and the queue's result; 'not-steering' the error. */
+  status(event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult, err?: Error): void;
   warn(text: string): void;
   settings(): SteerSettings;
   /** The config node's maxValidity, ms (undefined = no cap). */
@@ -94,7 +99,7 @@ export class Renewal {
     const gen = this.generation.get(cmd.site);
     // A stop (or a newer signal) while this renewal is in flight ends the chain here.
     const superseded = () => this.closed || this.generation.get(cmd.site) !== gen;
-    this.deps.send(next).then(
+    this.deps.send(next, cmd).then(
       (result) => {
         this.count++;
         if (superseded()) return;
@@ -103,6 +108,7 @@ export class Renewal {
       },
       (err: Error) => {
         if (superseded()) return;
+        if (isNotSteering(err)) return this.deps.status('not-steering', next, undefined, err);
         this.deps.warn(`renewal failed: ${err.message}`);
         this.deps.status('failed');
         // One more try while the current signal still holds; after that the site falls back.

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ValidationError, formatClock } from '../../protocol';
 import { ApiError, BudgetError } from '../../client';
+import { isNotSteering } from '../../runtime';
 import { isUnreachable, seconds } from './poll-backoff';
 import type { Node, NodeStatus, RED } from './red';
 
@@ -241,12 +242,32 @@ export class Status {
 
   /** Red ring: why the last message or poll failed (a budget refusal with this node's count of them, "budget: maxPerDay reached · 7 refused"). */
   error(err: unknown): void {
+    if (isNotSteering(err)) {
+      if (err.reason === 'standby') this.standby(err.leader ?? '?', err.site);
+      else if (err.reason === 'unreachable') this.redisUnreachable();
+      return;
+    }
     if (err instanceof BudgetError) {
       this.budgetRefusals++;
       this.failing(cut(shared('budgetRefused', { cap: String(err.field ?? ''), count: this.budgetRefusals }), 48));
       return;
     }
     this.failing(shortReason(err));
+  }
+
+  /** Grey ring: another instance of the group leads the site, this one sends nothing ("standby: nr-2 steers site-A"). */
+  standby(leader: string, site: string): void {
+    this.show({ fill: 'grey', shape: 'ring', text: cut(shared('standby', { leader, site }), 60) });
+  }
+
+  /** Grey ring: this instance took the lead of a site in its group (what it sends next shows as usual). */
+  leading(site: string): void {
+    this.show({ fill: 'grey', shape: 'ring', text: cut(shared('leading', { site }), 60) });
+  }
+
+  /** Red ring: the group's Redis cannot be reached, so this instance cannot prove it leads and steers nothing. */
+  redisUnreachable(): void {
+    this.show({ fill: 'red', shape: 'ring', text: shared('redisUnreachable') });
   }
 
   /** Red ring with a text of the node's own. */

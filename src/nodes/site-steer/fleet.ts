@@ -17,7 +17,7 @@
  * - Renew renews each site's command as it was sent (a portfolio part is not split again).
  */
 import { type ApiPaths, type FleetSite, parseFleetSites, parseSiteList, type PortfolioSplit, portfolioSplitOf, POWER_FACTOR, type SiteSummary } from '../../protocol';
-import { fleetWindow, mapBounded, requestForCommand, type Runtime, type SentRequest, type Settled, type SteeringCommand, type SteeringResult } from '../../runtime';
+import { fleetWindow, isNotSteering, mapBounded, requestForCommand, type Runtime, type SentRequest, type Settled, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { buildCommand, type CommandLimits, liftCommand, type NodeMessage, type NodeValues, type Renewal, type Status, type SteerSettings } from '../shared';
 import { planPortfolio, portfolioTotal, type PortfolioPlan } from './portfolio';
 import { setMaxListeners } from 'node:events';
@@ -71,6 +71,8 @@ export interface FleetResult {
   merged?: true;
   /** Portfolio: the site's part, in the node's unit. */
   part?: number;
+  /** In a group: another instance leads the site and sends its request (not a failure). */
+  standby?: { leader?: string };
 }
 
 /** What a fleet message ends with: its output, and the error listing the failed sites (if any). */
@@ -184,13 +186,18 @@ function outcome(d: FleetDeps, msg: NodeMessage, jobs: Job[], settled: Array<Set
   const results: FleetResult[] = settled.map((r, i) => {
     if (r.ok) return r.value;
     const x = r.error as Error & { fleetRequest?: SentRequest; part?: number };
+    // In a group, a site another instance leads is sent there: no error here.
+    const part = x.part;
+    if (isNotSteering(r.error) && r.error.reason !== 'unreachable') return { site: jobs[i].site, ok: false, standby: { leader: r.error.leader }, ...(part !== undefined ? { part } : {}) };
     const res: FleetResult = { site: jobs[i].site, ok: false, error: errorOf(r.error) };
     if (x.fleetRequest) res.request = x.fleetRequest;
     if (x.part !== undefined) res.part = x.part;
     return res;
   });
-  const failed = results.filter((r) => !r.ok);
-  const summary: Record<string, unknown> = { ok: results.length - failed.length, failed: failed.length, total: results.length };
+  const failed = results.filter((r) => !r.ok && !r.standby);
+  const standby = results.length - failed.length - results.filter((r) => r.ok).length;
+  const summary: Record<string, unknown> = { ok: results.length - failed.length - standby, failed: failed.length, total: results.length };
+  if (standby > 0) summary.standby = standby;
   if (plan) {
     const f = POWER_FACTOR[d.settings.essUnit];
     const acceptedW = results.reduce((a, r, i) => a + (r.ok ? plan!.parts[i].partW ?? 0 : 0), 0);

@@ -14,6 +14,7 @@ import { formatClock, limitKeysOf, MODE_COMPONENTS, noLimitWarning, resolvePaths
 import { type Displaced, percentCurtailmentOf, requestForCommand, runningScheduleFor, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
 import { attributed, buildCommand, cachedSites, checkSiteRatings, convertPercent, describeCommand, evaluate, fail, flowNode, liftCommand, maxValidityMsOf, type Node, type NodeMessage, type NodeValues, type RED, Renewal, type RenewalEvent, reply, settingsOf, SteerVerify, verifySettingsOf, withUntil } from '../shared';
 import { fleetOf, fleetSettingsOf, steerFleet, type FleetDeps, type FleetSettings } from './fleet';
+import { SteerGroup } from './group';
 
 type Props = Record<string, unknown> & { server: string; site?: string; siteType?: string; renew?: boolean; dryRun?: boolean };
 
@@ -54,9 +55,11 @@ export = function (RED: RED): void {
     /** The config node's maxValidity as the runtime applies it (known once a request went out). */
     let runtimeMaxValidityMs: number | undefined;
     const renewal = new Renewal({
-      send: (cmd) => send(cmd, undefined, undefined, f.signal, !byFleet.has(cmd.site)),
-      status: (event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult) => {
+      // In a group the renewal is claimed first: it goes out from one instance only.
+      send: (cmd, prev) => group.renewal(server!.runtime(), cmd, prev).then(() => send(cmd, undefined, undefined, f.signal, !byFleet.has(cmd.site))),
+      status: (event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult, err?: Error) => {
         if (event === 'renewed' && cmd && result) shown(status.t('renewed', { what: describe(cmd, true) }), result);
+        else if (event === 'not-steering') status.error(err);
         else if (event === 'expired') status.ended(status.t('expired'));
         else if (event === 'failed') status.failing(status.t('renewalFailed'));
       },
@@ -64,6 +67,8 @@ export = function (RED: RED): void {
       settings: () => settings!,
       maxValidityMs: () => runtimeMaxValidityMs ?? limitsOrNone().maxValidityMs,
     });
+    const group = new SteerGroup({ id: node.id, renewal, renew: !!config.renew, status });
+    if (server && !config.dryRun) group.watchOwn(server.runtime(), config, f.signal);
     /** Sites last steered by a fleet message: neither they nor their renewals get a delivery check. */
     const byFleet = new Set<string>();
     let warnedFleetCheck = false;
@@ -179,8 +184,13 @@ export = function (RED: RED): void {
       }
       const ref = await site(msg);
       byFleet.delete(ref);
+      // In a group, a request goes out only from the leader of its site: the others answer "standby".
+      const notLeading = async () => (config.dryRun ? undefined : group.standby(await server!.runtime(), ref, copy));
       if (msg.payload === 'stop' || msg.stop === true) {
         const stopped = renewal.stop(ref);
+        group.stopped(ref);
+        const standby = settings!.mode === 'grid-target' || lifts(ref) ? await notLeading() : undefined;
+        if (standby) return standby;
         if (settings!.mode === 'grid-target') {
           const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
           if (config.dryRun) {
@@ -206,7 +216,10 @@ export = function (RED: RED): void {
         status.ended(status.t(stopped ? 'renewStopped' : 'stopped'));
         return copy({ payload: { stopped: true, renewing: false }, site: ref });
       }
-      const cmd = await converted(buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits()), msg);
+      const built = buildCommand(settings!, ref, msg.payload, await values(msg), Date.now(), limits());
+      const standby = await notLeading();
+      if (standby) return standby;
+      const cmd = await converted(built, msg);
       if (!config.dryRun) await rated(cmd); // (a dry run reads nothing: the site's rating is checked when it is sent)
       if (config.dryRun) {
         const request = requestForCommand(cmd, paths());
@@ -219,7 +232,7 @@ export = function (RED: RED): void {
       status.busy(status.t('sending', { what }));
       const r = await attributed(send(cmd, release, msg), (svc) => (/site/i.test(svc) ? siteField(msg) : 'msg.payload'));
       shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), r);
-      if (config.renew) renewal.schedule(cmd);
+      if (config.renew) group.renewing(cmd); // renewed from here (and recorded in a group)
       // msg.merged only when the queue merged this message's values into a later request.
       if (r.merged) return copy({ payload: r.response, request: r.request, site: ref, merged: true });
       const out = copy({ payload: r.response, request: r.request, site: ref });
@@ -229,6 +242,7 @@ export = function (RED: RED): void {
 
     f.onClose(() => {
       renewal.close();
+      group.close();
       verifier?.close();
       // Steering of this node still queued is not sent (and said so).
       return server?.runtime().then((rt) => {

@@ -8,11 +8,28 @@
  */
 import type { GroupClock, GroupConnection } from './connection';
 
-/** KEYS: lease, claim; ARGV: lease value, claim ttl ms. 1 claimed, 0 claimed before, -1 not the leader. */
+/**
+ * KEYS: lease, claim, in-force hash; ARGV: lease value, claim ttl ms, then optionally field, json,
+ * keep ms (the entry recorded with the claim). 1 claimed (or claimed before under this very
+ * lease value: a retry of the same holder), 0 claimed before by another, -1 not the leader.
+ */
 const CLAIM = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-return 0`;
+local c = redis.call('GET', KEYS[2])
+if c and c ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if ARGV[3] then
+  redis.call('HSET', KEYS[3], ARGV[3], ARGV[4])
+  if redis.call('PTTL', KEYS[3]) < tonumber(ARGV[5]) then redis.call('PEXPIRE', KEYS[3], ARGV[5]) end
+end
+return 1`;
+
+/** KEYS: lease, hash; ARGV: lease value, field, json, keep ms. Records only for the lease holder: 1, else -1. */
+const PUT_LEADING = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
+return 1`;
 
 /** KEYS: hash; ARGV: field, json, ends (ms since epoch), keep ms. */
 const PUT = `
@@ -42,8 +59,18 @@ export class InForceStore {
 
   /** Records (or replaces) an entry of `site`. */
   async put<T>(site: string, e: InForceEntry<T>): Promise<void> {
-    const keep = Math.max(60_000, e.ends - this.o.clock.now() + 60_000);
-    await this.conn.evalScript(PUT, [this.hash(site)], [`${e.kind}:${e.id}`, JSON.stringify(e), e.ends, keep]);
+    await this.conn.evalScript(PUT, [this.hash(site)], [`${e.kind}:${e.id}`, JSON.stringify(e), e.ends, this.keep(e)]);
+  }
+
+  /** Records an entry only while `leaseValue` holds the site's lease (one round trip); false when it does not. */
+  async putLeading<T>(site: string, leaseValue: string, e: InForceEntry<T>): Promise<boolean> {
+    const r = await this.conn.evalScript<number>(PUT_LEADING, [`${this.o.prefix}lease:${site}`, this.hash(site)],
+      [leaseValue, `${e.kind}:${e.id}`, JSON.stringify(e), this.keep(e)]);
+    return r === 1;
+  }
+
+  private keep(e: InForceEntry): number {
+    return Math.max(60_000, e.ends - this.o.clock.now() + 60_000);
   }
 
   /** The entries of `site` not over yet (entries over are dropped from Redis on the way). */
@@ -75,11 +102,14 @@ export class InForceStore {
   /**
    * Claims `slot` of `site` for the holder of the lease value `leaseValue` (Leases.leader's
    * answer): one round trip, and the one claim in the group. `ttlMs` keeps the claim at least as
-   * long as the slot can still be sent.
+   * long as the slot can still be sent. The same lease value may claim again (a retry of a send
+   * that failed); another, even a later lease of the same instance, may not. `entry`, when
+   * given, is recorded in the same script (what is in force once this slot is sent).
    */
-  async claim(site: string, slot: string, leaseValue: string, ttlMs: number): Promise<ClaimResult> {
-    const r = await this.conn.evalScript<number>(CLAIM, [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`],
-      [leaseValue, Math.max(1000, Math.ceil(ttlMs))]);
+  async claim(site: string, slot: string, leaseValue: string, ttlMs: number, entry?: InForceEntry): Promise<ClaimResult> {
+    const put = entry ? [`${entry.kind}:${entry.id}`, JSON.stringify(entry), this.keep(entry)] : [];
+    const r = await this.conn.evalScript<number>(CLAIM, [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`, this.hash(site)],
+      [leaseValue, Math.max(1000, Math.ceil(ttlMs)), ...put]);
     return r === 1 ? 'claimed' : r === 0 ? 'taken' : 'not-leader';
   }
 

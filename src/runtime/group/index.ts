@@ -10,3 +10,4 @@ export { Leases, type LeaderAnswer, type LeaseOptions } from './lease';
 export { SharedBudget, type SharedBudgetOptions, type SharedBudgetStats } from './shared-budget';
 export { InForceStore, type ClaimResult, type InForceEntry, type InForceOptions } from './in-force';
 export { Group, defaultInstanceId, type GroupOptions } from './group';
+export { SteerGate, NotSteeringError, isNotSteering, type NotSteeringReason } from './steer-gate';

@@ -61,6 +61,8 @@ interface Site {
   held?: Held;
   other?: { instance: string; until: number };
   timer?: unknown;
+  /** The attempt under way, if any (so that asking does not send a second one). */
+  inflight?: Promise<LeaderAnswer>;
   last: string;
 }
 
@@ -107,6 +109,19 @@ export class Leases {
     return { kind: 'unknown', reason: 'pending' };
   }
 
+  /**
+   * Who leads `site`, watching it first: the answer at hand when there is one (no round trip),
+   * else that of the attempt under way or of one new attempt (at most one round trip).
+   */
+  async ensure(site: string): Promise<LeaderAnswer> {
+    this.watch(site);
+    const a = this.leader(site);
+    if (a.kind !== 'unknown' || a.reason === 'unreachable') return a;
+    const s = this.sites.get(site);
+    if (!s) return a;
+    return s.inflight ?? this.tick(site);
+  }
+
   /** Calls `fn(site, answer)` when a site's answer changes kind or holder. */
   onChange(fn: (site: string, a: LeaderAnswer) => void): () => void {
     this.listeners.add(fn);
@@ -114,9 +129,15 @@ export class Leases {
   }
 
   /** One attempt now: take, renew or learn the holder of `site`. */
-  async tick(site: string): Promise<LeaderAnswer> {
+  tick(site: string): Promise<LeaderAnswer> {
     const s = this.sites.get(site);
-    if (!s || this.closed) return this.leader(site);
+    if (!s || this.closed) return Promise.resolve(this.leader(site));
+    const p = this.attempt(site, s).finally(() => { if (s.inflight === p) s.inflight = undefined; });
+    s.inflight = p;
+    return p;
+  }
+
+  private async attempt(site: string, s: Site): Promise<LeaderAnswer> {
     if (s.timer !== undefined) this.o.clock.clearTimeout(s.timer);
     s.timer = undefined;
     const sent = this.o.clock.now();

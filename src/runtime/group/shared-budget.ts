@@ -81,8 +81,12 @@ export class SharedBudget {
   private closed = false;
   /** Local time until which a cap is known to be spent (no reservation is tried before). */
   private dryUntil = -Infinity;
+  /** The last reservation failed (no answer from Redis). */
+  private reserveFailed = false;
   /** Local counts per local minute and day, for the fallback share. */
   private local = { minute: -1, inMinute: 0, day: -1, inDay: 0 };
+  /** How long a request waits for the first connection to Redis, ms. */
+  connectWaitMs = 2500;
   readonly stats: SharedBudgetStats = { spent: 0, refused: 0, reservations: 0, fallback: 0 };
 
   constructor(private readonly conn: GroupConnection, private readonly o: SharedBudgetOptions) {}
@@ -115,11 +119,23 @@ export class SharedBudget {
     return false;
   }
 
-  /** Like take, but when the block is empty and Redis is reachable it waits for one reservation first. */
+  /**
+   * Like take, but when the block is empty and Redis is reachable it waits for reservations
+   * first: as many as it takes to get one request while the group has some (many reads waiting
+   * at once share each block), none once a cap is known spent, and stops at a reservation that
+   * failed (Redis slow or away: the share decides).
+   */
   async acquire(): Promise<boolean> {
     if (!this.capped) return this.spend();
-    this.expire();
-    if ((!this.block || this.block.left === 0) && this.conn.reachable) await this.reserve();
+    // Not connected yet (just deployed): the share of a group not seen yet is unknown, so it
+    // waits for the first connection (bounded by its deadline) rather than spend a share.
+    if (this.conn.reachability === 'connecting') await this.conn.ready(this.connectWaitMs).catch(() => undefined);
+    for (let i = 0; i < 100; i++) {
+      this.expire();
+      if ((this.block?.left ?? 0) > 0 || !this.conn.reachable || this.closed || this.o.clock.now() < this.dryUntil) break;
+      await this.reserve();
+      if (this.reserveFailed) break;
+    }
     return this.take();
   }
 
@@ -166,6 +182,7 @@ export class SharedBudget {
         if (g > 0) await this.giveBack({ left: g, minute, day, until }, true);
         return;
       }
+      this.reserveFailed = false;
       if (b && b.minute === minute) b.left += g;
       else {
         if (b && b.left > 0) await this.giveBack(b, false).catch(() => undefined);
@@ -173,6 +190,7 @@ export class SharedBudget {
       }
     } catch {
       // Redis away: take() spends the fallback share until it is back
+      this.reserveFailed = true;
     }
   }
 
