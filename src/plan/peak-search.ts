@@ -4,8 +4,20 @@
  * per evaluation). Pure arithmetic.
  */
 import { Fn, FnStore, infConv } from './pwl';
-import type { Chain, SiteModel } from './site-solve';
+import type { SiteModel } from './site-model';
 import { MAX_POINTS, type SlotModel, type SlotRun } from './slot-cost';
+
+/** What the peak search asks of the DP over the slots (site-solve.ts Chain). */
+export interface PeakChain {
+  readonly n: number;
+  readonly m: SiteModel;
+  passes: number;
+  model(k: number, cap: number): SlotModel;
+  solve(cap: number, keep?: boolean, knee?: { at: number; mu: Float64Array }): number;
+  plan(cap: number): { e: Float64Array; runs: SlotRun[] };
+  phiOf(k: number, cap: number): Fn;
+  loadV(k: number, out: Fn): void;
+}
 
 /**
  * Minimises a convex φ over [lo, b], evaluating it on [a, b] (a ≥ lo: φ may be inexact or
@@ -106,7 +118,7 @@ class Marginals {
   private readonly xs = new Float64Array(MAX_POINTS);
   private readonly fs = new Float64Array(MAX_POINTS);
 
-  constructor(private readonly chain: Chain) {
+  constructor(private readonly chain: PeakChain) {
     this.fw = new FnStore(chain.n + 1);
   }
 
@@ -218,7 +230,7 @@ class Marginals {
  * one pass. The gap is the best value less the least bound of every interval left open or
  * dropped: the certified distance to the optimum. At most 300 DP passes.
  */
-export function peakSearch(chain: Chain, m: SiteModel, free: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
+export function peakSearch(chain: PeakChain, m: SiteModel, free: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
   const kappa = m.peakCost;
   const floor = m.peakFloor;
   const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);

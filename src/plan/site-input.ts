@@ -14,7 +14,7 @@ import type { EpochMs, TimeInput } from '../protocol';
 import { MAX_PRICE_SLOTS, numberIn, parseBattery, parsePriceUnit, type BatteryInput } from './price-input';
 import { applyPriceFormula, parsePriceFormula, readPriceFeed, unitOf, type PriceFormula } from './price-feed';
 import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
-import type { SiteModel } from './site-solve';
+import type { SiteModel } from './site-model';
 import type { SlotData } from './slot-cost';
 
 export interface SocTargetInput {

@@ -22,27 +22,10 @@
  * 300 passes. `gap` is the certified distance to the optimum.
  */
 import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
-import { minimizeConvex, peakSearch } from './peak-search';
-import { MAX_POINTS, SlotModel, type BatteryData, type SlotData, type SlotRun } from './slot-cost';
+import { minimizeConvex, peakSearch, type PeakChain } from './peak-search';
+import { MAX_POINTS, SlotModel, type SlotRun } from './slot-cost';
+import type { SiteModel } from './site-model';
 
-export interface SiteModel {
-  slots: SlotData[];
-  battery: BatteryData;
-  /** Stored energy now, kWh. */
-  e0: number;
-  /** Least and most stored energy at each boundary 1..n (index 0 unused), kWh. */
-  lb: Float64Array;
-  ub: Float64Array;
-  /** Value of a kWh stored at the end (per kWh of stored energy). */
-  endValue: number;
-  /** A least stored energy before selling (kWh): a discharge beyond the slot's load net of PV must leave at least this. */
-  sellMin?: number;
-  /** Cost per kW of the highest import over the plan, and the least level it is charged at (kW). */
-  peakCost: number;
-  peakFloor: number;
-  /** Rounding slack for stored energy, kWh. */
-  tolE: number;
-}
 
 export interface SiteSolution {
   /** Stored energy at each boundary 0..n, kWh. */
@@ -77,7 +60,7 @@ export class NoPlan extends Error {
 const DELTA_TOL = 1e-10;
 
 /** The DP over one model, with per-slot caches; `solve` for a cap, `plan` for the forward pass. */
-export class Chain {
+export class Chain implements PeakChain {
   readonly n: number;
   private readonly base: Fn[];
   private readonly capped: SlotModel[];
