@@ -263,12 +263,12 @@ it, after a warm-up; a problem's time is the median of its runs; the figures are
 slowest over the problems. The objectives are compared on every problem.`,
     limits: `With a peak cost the planner searches the peak level with one DP pass per level tried. Where the
 never-both rules bind nowhere the cost is convex in that level and cutting planes take about a dozen
-passes; on days where they bind (a feed-in tariff above negative middays) the search is a branch and
-bound on the level's monotone cost, which needs up to 300 passes to certify 1e-6 of the objective:
-those days are the slowest (the 96-slot slowest goal is not met there).`,
+passes; on days where they bind (a feed-in tariff above negative middays) a branch and bound closes
+each interval of the level with a Lagrangian bound (one exact DP pass): those days take the most
+passes (at most 43 on the seeded days) and are the slowest.`,
   },
   'plan-week': {
-    what: `What re-planning earns (issue 20's acceptance figure): one simulated week of the simulator's Home
+    what: `What re-planning earns: one simulated week of the simulator's Home
 site on its own physics, weather and load (seed 1), steered with one ESS setpoint per quarter hour as
 ems-schedule steers it; the sample day's prices repeated with a seeded perturbation; example 12's
 tariff (import (spot + 0.15) × 1.19 per kWh, export 0.08). Realised cost from the grid meter's
