@@ -96,6 +96,28 @@ export async function startRedis(bin: string, o: { password?: string; appendonly
   };
 }
 
+/**
+ * For a describe block: one redis-server for its tests (the block skipped, with the reason,
+ * when there is none), stopped after them; and the clients a test opens (`open.push(...)`),
+ * closed after each test.
+ */
+export function useRedisGroup<C extends { close(): Promise<unknown> }>(): { readonly redis: StartedRedis; readonly open: C[] } {
+  let redis: StartedRedis | undefined;
+  const open: C[] = [];
+  before(async function () {
+    redis = await startRedis(redisOrSkip(this));
+  });
+  after(async () => { await redis?.stop(); });
+  afterEach(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    open.length = 0;
+  });
+  return {
+    get redis() { return redis!; },
+    open,
+  };
+}
+
 /** Polls `cond` every 10 ms until true; rejects after `ms`. */
 export async function until(cond: () => boolean | Promise<boolean>, ms: number, what: string): Promise<number> {
   const t0 = Date.now();
