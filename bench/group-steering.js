@@ -87,22 +87,7 @@ async function main() {
   const group = (await red.getNode('cfgG').runtime()).group;
   await group.connection.ready();
 
-  const pending = new Map();
-  let seq = 0;
-  const settle = (msg, ok) => {
-    const p = pending.get(msg.seq);
-    if (!p) return;
-    pending.delete(msg.seq);
-    if (ok && msg.request) p.resolve(msg);
-    else p.reject(new Error(`message ${msg.seq} not sent: ${msg.error ? msg.error.message : JSON.stringify(msg.standby)}`));
-  };
-  red.getNode('sink').on('input', (msg, _s, done) => { settle(msg, true); done(); });
-  red.getNode('errs').on('input', (msg, _s, done) => { settle(msg, false); done(); });
-  const send = (id, msg) => new Promise((resolve, reject) => {
-    const i = seq++;
-    pending.set(i, { resolve, reject });
-    red.getNode(id).receive({ ...msg, seq: i });
-  });
+  const send = red.messenger((msg) => Boolean(msg.request), (msg) => `not sent: ${msg.error ? msg.error.message : JSON.stringify(msg.standby)}`);
   const alternatives = {
     'without Redis': (i) => send('plain', { site: refs[i % SITES], payload: (i % 9) - 4 }),
     'with Redis': (i) => send('grouped', { site: refs[i % SITES], payload: (i % 9) - 4 }),

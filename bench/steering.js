@@ -85,22 +85,7 @@ async function main() {
   ], [], [steerModule]);
 
   // Each message carries `seq`; its output (or its error, via catch) settles it.
-  const pending = new Map();
-  let seq = 0;
-  const settle = (msg, ok) => {
-    const p = pending.get(msg.seq);
-    if (!p) return;
-    pending.delete(msg.seq);
-    if (ok) p.resolve(msg);
-    else p.reject(new Error(`message ${msg.seq} failed: ${msg.error ? msg.error.message : '?'}`));
-  };
-  red.getNode('sink').on('input', (msg, _s, done) => { settle(msg, true); done(); });
-  red.getNode('errs').on('input', (msg, _s, done) => { settle(msg, false); done(); });
-  const send = (id, msg) => new Promise((resolve, reject) => {
-    const i = seq++;
-    pending.set(i, { resolve, reject });
-    red.getNode(id).receive({ ...msg, seq: i });
-  });
+  const send = red.messenger(() => true, (msg) => `failed: ${msg.error ? msg.error.message : '?'}`);
   const validUntil = () => new Date(Date.now() + 10 * 60_000).toISOString();
   let kw = 1;
   const portfolioMessage = () => send('portfolio', { payload: (kw = -kw) * SITES * 5, sites: rated }).then((m) => {

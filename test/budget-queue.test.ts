@@ -6,11 +6,10 @@
  * time is @sinonjs/fake-timers (Date and timers; the simulator follows them), nothing sleeps.
  */
 import assert from 'node:assert/strict';
-import FakeTimers from '@sinonjs/fake-timers';
 import { BudgetError } from '../src/client';
-import { Budget, BudgetRegistry, budgetCaps, createRuntime, type Runtime } from '../src/runtime';
+import { Budget, budgetCaps } from '../src/runtime';
 import type { Attempt } from '../src/client';
-import { useSimulator } from './helpers/sim';
+import { useBudgetRuntimes } from './helpers/budget-runtimes';
 
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
@@ -22,24 +21,8 @@ interface Outcome {
 
 describe('request budget: queue mode keeps its bound from arrival', function () {
   this.timeout(30_000);
-  let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const runtimes: Runtime[] = [];
-  afterEach(() => {
-    for (const rt of runtimes.splice(0)) rt.close();
-    clock?.uninstall();
-    clock = undefined;
-  });
-  const s = useSimulator({}, { each: true });
-  const runtime = async (props: Record<string, unknown>) => {
-    const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, { budgetId: 'cfg-queue', budgets: new BudgetRegistry() });
-    runtimes.push(rt);
-    return rt;
-  };
-  const fake = async () => {
-    await s.close();
-    clock = FakeTimers.install({ now: T0, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-    await s.restart();
-  };
+  const b = useBudgetRuntimes('cfg-queue', T0);
+  const { s, runtime, fake } = b;
   /** The device index of each read the simulator received, in the order received. */
   const sentIndices = () => s.sim.requestLog.map((e) => Number(/dvc_burst(\d+)/.exec(e.path)?.[1]));
 
@@ -68,7 +51,7 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
     assert.deepEqual({ sent: st.total.sent, refused: st.total.refused }, { sent: 20, refused: 1900 });
     // Then 20 a minute, in the order they arrived (the minute's window frees 61 s after its first).
     for (let batch = 1; batch < 5; batch++) {
-      await clock!.tickAsync(61_000);
+      await b.clock!.tickAsync(61_000);
       await Promise.all(reads.slice(20 * batch, 20 * batch + 20));
       const sent = sentIndices();
       assert.equal(sent.length, 20 * (batch + 1), `batch ${batch}`);
@@ -93,7 +76,7 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
     assert.ok(r instanceof BudgetError, String(r));
     assert.match(r.message, /maxPerMinute reached \(1 of 1 requests in the last 60 s and 9 waiting ahead of it\); its turn would come at 2026-11-23T12:10:10\.000Z, later than budgetMode "queue" waits \(10 minutes\)$/);
     for (const w of waiting) {
-      await clock!.tickAsync(61_000);
+      await b.clock!.tickAsync(61_000);
       assert.equal(await w, 'sent');
     }
     assert.deepEqual(s.sim.requestLog.map((e) => e.time - T0), range(0, 10).map((i) => i * 61_000));

@@ -6,13 +6,13 @@
  * process (a new registry). Time is @sinonjs/fake-timers or an injected clock; nothing sleeps.
  */
 import assert from 'node:assert/strict';
-import FakeTimers from '@sinonjs/fake-timers';
 import { packageTimers } from './helpers/clock';
 import { DEFAULT_SITES } from '../src/simulator';
 import { AbortedError, ApiError, BudgetError } from '../src/client';
-import { Budget, BudgetRegistry, budgetCaps, createRuntime, QUEUE_MAX_WAIT_MS, type Runtime } from '../src/runtime';
+import { Budget, BudgetRegistry, budgetCaps, QUEUE_MAX_WAIT_MS, type Runtime } from '../src/runtime';
 import type { Attempt } from '../src/client';
-import { clientFor, useSimulator } from './helpers/sim';
+import { clientFor } from './helpers/sim';
+import { useBudgetRuntimes } from './helpers/budget-runtimes';
 
 const DEVICE = DEFAULT_SITES[0].battery!.deviceReference;
 const HOME_DEVICE = DEFAULT_SITES[1].battery!.deviceReference;
@@ -104,27 +104,10 @@ describe('request budget: counting (injected clock)', () => {
 
 describe('request budget: against the simulator', function () {
   this.timeout(20_000);
-  let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const runtimes: Runtime[] = [];
-  afterEach(() => {
-    for (const rt of runtimes.splice(0)) rt.close();
-    clock?.uninstall();
-    clock = undefined;
-  });
-  const s = useSimulator({}, { each: true }); // (closed after the runtimes and the clock above)
+  const b = useBudgetRuntimes('cfg-budget', Date.UTC(2026, 10, 23, 12, 0, 0));
+  const { s, runtime, fake } = b;
   const log = () => s.sim.requestLog;
-  const runtime = async (props: Record<string, unknown>, registry = new BudgetRegistry(), id = 'cfg-budget') => {
-    const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, { budgetId: id, budgets: registry });
-    runtimes.push(rt);
-    return rt;
-  };
   const read = (rt: Runtime, device = DEVICE) => rt.client.getMeasurement(device, 'soc');
-  /** Fake Date and timers, and a simulator that follows them. */
-  const fake = async () => {
-    await s.close();
-    clock = FakeTimers.install({ now: Date.UTC(2026, 10, 23, 12, 0, 0), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-    await s.restart();
-  };
 
   it('counts every attempt exactly as the simulator logged it: sent, retried, 429s, failures', async () => {
     s.sim.setFaults({ rate500: 0.25, rate429: 0.2, resetRate: 0.1, retryAfterSeconds: 0 });
@@ -159,7 +142,7 @@ describe('request budget: against the simulator', function () {
     assert.equal(e.field, 'maxPerMinute');
     assert.match(e.message, /^GET \/devices\/dvc_\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z \(budgetMode "refuse"\)$/);
     assert.equal(log().length, 3);
-    await clock!.tickAsync(61_000);
+    await b.clock!.tickAsync(61_000);
     await read(rt);
     assert.equal(log().length, 4);
     assert.deepEqual({ sent: rt.budget.stats().total.sent, refused: rt.budget.stats().total.refused }, { sent: 4, refused: 1 });
@@ -172,11 +155,11 @@ describe('request budget: against the simulator', function () {
     await read(rt);
     let done = false;
     const waiting = read(rt).then(() => { done = true; });
-    await clock!.tickAsync(30_000);
+    await b.clock!.tickAsync(30_000);
     assert.equal(done, false);
     assert.equal(log().length, 2, 'nothing sent while it waits');
     assert.equal(rt.budget.stats().queued, 1);
-    await clock!.tickAsync(31_000);
+    await b.clock!.tickAsync(31_000);
     await waiting;
     assert.equal(log().length, 3);
     await read(rt);
@@ -194,14 +177,14 @@ describe('request budget: against the simulator', function () {
     const rt = await runtime({ maxPerMinute: 1, budgetMode: 'queue' });
     await read(rt);
     const p = settled(read(rt));
-    await clock!.tickAsync(1000);
+    await b.clock!.tickAsync(1000);
     rt.close();
     const r = await p;
     assert.equal(r.ok, false);
     assert.ok(r.error instanceof AbortedError, String(r.error));
     assert.equal(rt.budget.stats().queued, 0);
-    assert.equal(packageTimers(clock!), 0);
-    await clock!.tickAsync(120_000);
+    assert.equal(packageTimers(b.clock!), 0);
+    await b.clock!.tickAsync(120_000);
     assert.equal(log().length, 1);
   });
 
@@ -239,15 +222,15 @@ describe('request budget: against the simulator', function () {
     // A read waits first; a signal valid 90 s queues behind it. At t0 + 61 s the read goes and the
     // window is full again until t0 + 122 s, after the signal's end: it is refused then, never sent.
     const r1 = settled(read(rt));
-    await clock!.tickAsync(1);
+    await b.clock!.tickAsync(1);
     const s2 = settled(steer(t0 + 90_000));
     const s3 = settled(steer(t0 + 10 * MIN));
-    await clock!.tickAsync(61_000);
+    await b.clock!.tickAsync(61_000);
     assert.equal((await r1).ok, true);
     const late = await s2;
     assert.ok(late.error instanceof BudgetError, String(late.error));
     assert.match(late.error.message, /validUntil 2026-11-23T12:01:30\.000Z comes first/);
-    await clock!.tickAsync(61_000);
+    await b.clock!.tickAsync(61_000);
     assert.equal((await s3).ok, true);
     const steering = log().filter((e) => e.method === 'POST');
     assert.equal(steering.length, 2);

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { Group, type GroupClock } from '../src/runtime/group';
-import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
+import { until, useRedisGroup } from './helpers/redis';
 
 /** The real clock, shifted by `offset` (tests move it to the next minute). */
 function shiftedClock(): GroupClock & { offset: number } {
@@ -20,12 +20,11 @@ function shiftedClock(): GroupClock & { offset: number } {
 }
 
 describe('group: the budget across the group (redis-server)', function () {
-  let redis: StartedRedis;
-  let open: Group[] = [];
+  const env = useRedisGroup<Group>();
   const groups = async (n: number, o: Partial<ConstructorParameters<typeof Group>[0]>) => {
     const id = `cfgB-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const same = Array.from({ length: n }, (_, i) => new Group({ url: redis.url, groupId: id, instanceId: `b${i}`, backoffMaxMs: 200, ...o }));
-    open.push(...same);
+    const same = Array.from({ length: n }, (_, i) => new Group({ url: env.redis.url, groupId: id, instanceId: `b${i}`, backoffMaxMs: 200, ...o }));
+    env.open.push(...same);
     await Promise.all(same.map((g) => g.connection.ready()));
     await until(async () => (await same[0].members.beat()).length === n, 3000, 'all members');
     await Promise.all(same.map((g) => g.members.beat()));
@@ -38,14 +37,6 @@ describe('group: the budget across the group (redis-server)', function () {
     if (left < 5000) await new Promise((r) => setTimeout(r, left + 50));
   };
 
-  before(async function () {
-    redis = await startRedis(redisOrSkip(this));
-  });
-  after(async () => { await redis?.stop(); });
-  afterEach(async () => {
-    await Promise.all(open.map((g) => g.close()));
-    open = [];
-  });
 
   it('3 instances x 100 reads under 50 a minute: 50 granted in all, and the counter says 50', async () => {
     const gs = await groups(3, { perMinute: 50, perDay: 0 });
@@ -80,8 +71,8 @@ describe('group: the budget across the group (redis-server)', function () {
     const mKey = (await g.connection.command<string[]>(['KEYS', `${g.prefix}budget:m:*`]))[0];
     const dKey = (await g.connection.command<string[]>(['KEYS', `${g.prefix}budget:d:*`]))[0];
     assert.equal(Number(await g.connection.command(['GET', mKey])), 1000 + held);
-    const probe = new Group({ url: redis.url, groupId: 'probe', instanceId: 'p' });
-    open.push(probe);
+    const probe = new Group({ url: env.redis.url, groupId: 'probe', instanceId: 'p' });
+    env.open.push(probe);
     await probe.connection.ready();
     await g.close();
     assert.equal(Number(await probe.connection.command(['GET', mKey])), 1000, 'the minute counts what was spent');
@@ -92,7 +83,7 @@ describe('group: the budget across the group (redis-server)', function () {
     const clock = shiftedClock();
     const gs = await groups(3, { perMinute: 50, perDay: 0, blockSize: 1, clock });
     // spend the one-request blocks they may hold, then lose Redis
-    await redis.kill();
+    await env.redis.kill();
     await until(() => gs.every((g) => !g.connection.reachable), 3000, 'unreachable');
     const spent = () => gs.map((g) => {
       let n = 0;
@@ -107,6 +98,6 @@ describe('group: the budget across the group (redis-server)', function () {
     clock.offset += 60_000;
     const second = spent();
     assert.deepEqual(second, [16, 16, 16]);
-    await redis.restart();
+    await env.redis.restart();
   });
 });

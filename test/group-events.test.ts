@@ -7,26 +7,17 @@
 import assert from 'node:assert/strict';
 import { Group, GroupConnection, GroupError, type LeaderAnswer } from '../src/runtime/group';
 import { freePort } from './helpers/spawned';
-import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
+import { until, useRedisGroup } from './helpers/redis';
 
 describe('group: events and edges (redis-server)', function () {
-  let redis: StartedRedis;
-  let open: Group[] = [];
+  const env = useRedisGroup<Group>();
   const group = async (id: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-    const g = new Group({ url: redis.url, groupId: 'cfgE', instanceId: id, leaseMs: 1500, heartbeatMs: 600, ...o });
-    open.push(g);
+    const g = new Group({ url: env.redis.url, groupId: 'cfgE', instanceId: id, leaseMs: 1500, heartbeatMs: 600, ...o });
+    env.open.push(g);
     await g.connection.ready();
     return g;
   };
 
-  before(async function () {
-    redis = await startRedis(redisOrSkip(this));
-  });
-  after(async () => { await redis?.stop(); });
-  afterEach(async () => {
-    await Promise.all(open.map((g) => g.close()));
-    open = [];
-  });
 
   it('lease changes reach every listener, even past one that throws; a lease taken away under its holder turns to "other"', async () => {
     const g = await group('e1');
@@ -113,11 +104,11 @@ describe('group: events and edges (redis-server)', function () {
     await g.connection.close();
     await g.budget.reserve();
     assert.equal(g.budget.held, 0);
-    const d = new Group({ url: redis.url, groupId: 'cfgE4' });
-    open.push(d);
+    const d = new Group({ url: env.redis.url, groupId: 'cfgE4' });
+    env.open.push(d);
     assert.match(d.instanceId, /^\S+-\d+-[0-9a-f]{6}$/);
     assert.equal(d.leases.leaseMs, 15_000, 'the default lease');
-    assert.throws(() => new Group({ url: redis.url, groupId: 'x', instanceId: 'a|b' }), /no "\|"/);
+    assert.throws(() => new Group({ url: env.redis.url, groupId: 'x', instanceId: 'a|b' }), /no "\|"/);
   });
 
   it('a Redis that never answers: ready() gives up with a GroupError, listeners that throw do no harm, close twice is fine', async () => {
@@ -130,7 +121,7 @@ describe('group: events and edges (redis-server)', function () {
     await assert.rejects(c.command(['PING']), /closed/);
     // a group that never reached Redis: no members known, so each instance keeps all its devices (none skipped)
     const g = new Group({ url: `redis://127.0.0.1:${await freePort()}`, groupId: 'cfgE5', instanceId: 'alone', backoffMaxMs: 100 });
-    open.push(g);
+    env.open.push(g);
     assert.deepEqual(g.members.mine(['d1', 'd2']), ['d1', 'd2']);
     assert.deepEqual(g.members.split(['d1']), new Map());
   });

@@ -8,29 +8,20 @@
  */
 import assert from 'node:assert/strict';
 import { Group, type LeaderAnswer } from '../src/runtime/group';
-import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
+import { until, useRedisGroup } from './helpers/redis';
 
 const LEASE = 1500;
 const leaders = (gs: Group[], site: string) => gs.filter((g) => g.leases.leader(site).kind === 'me');
 
 describe('group: leader leases and slot claims (redis-server)', function () {
-  let redis: StartedRedis;
-  let open: Group[] = [];
+  const env = useRedisGroup<Group>();
   const three = async () => {
-    const gs = ['i1', 'i2', 'i3'].map((id) => new Group({ url: redis.url, groupId: 'cfgL', instanceId: id, leaseMs: LEASE, backoffMaxMs: 200 }));
-    open.push(...gs);
+    const gs = ['i1', 'i2', 'i3'].map((id) => new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: id, leaseMs: LEASE, backoffMaxMs: 200 }));
+    env.open.push(...gs);
     await Promise.all(gs.map((g) => g.connection.ready()));
     return gs;
   };
 
-  before(async function () {
-    redis = await startRedis(redisOrSkip(this));
-  });
-  after(async () => { await redis?.stop(); });
-  afterEach(async () => {
-    await Promise.all(open.map((g) => g.close()));
-    open = [];
-  });
 
   it('one leader per site; the others answer "X leads"; a released lease moves on close', async () => {
     const gs = await three();
@@ -71,10 +62,10 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     const gs = await three();
     for (const g of gs) g.leases.watch('site-C');
     await until(() => leaders(gs, 'site-C').length === 1, 3000, 'a leader');
-    await redis.kill();
+    await env.redis.kill();
     await until(() => gs.every((g) => g.reachability === 'unreachable'), 3000, 'unreachable');
     for (const g of gs) assert.deepEqual(g.leases.leader('site-C'), { kind: 'unknown', reason: 'unreachable' });
-    await redis.restart();
+    await env.redis.restart();
     await until(() => leaders(gs, 'site-C').length === 1 && gs.every((g) => g.leases.leader('site-C').kind !== 'unknown'), 5000, 'one leader again');
   });
 
@@ -113,8 +104,8 @@ describe('group: leader leases and slot claims (redis-server)', function () {
   it('a lease counts locally only until the time of its last renewal plus the lease (injected clock): past it, "unknown" until renewed', async () => {
     let offset = 0;
     const clock = { now: () => Date.now() + offset, setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
-    const g = new Group({ url: redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
-    open.push(g);
+    const g = new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
+    env.open.push(g);
     await g.connection.ready();
     g.leases.watch('site-F');
     await until(() => g.leases.leader('site-F').kind === 'me', 3000, 'leads');

@@ -11,27 +11,18 @@ import { Budget, NotSteeringError, SteerGate, isNotSteering, groupLeaseMs } from
 import { Group } from '../src/runtime/group';
 import type { Attempt } from '../src/client';
 import { freePort } from './helpers/spawned';
-import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
+import { until, useRedisGroup } from './helpers/redis';
 
 const attempt = (): Attempt => ({ method: 'GET', url: '/devices', retry: false } as unknown as Attempt);
 
 describe('group: the steering gate and the budget drawn from the group (redis-server)', function () {
-  let redis: StartedRedis;
-  let open: Group[] = [];
+  const env = useRedisGroup<Group>();
   const group = async (id: string, groupId: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-    const g = new Group({ url: redis.url, groupId, instanceId: id, leaseMs: 1500, ...o });
-    open.push(g);
+    const g = new Group({ url: env.redis.url, groupId, instanceId: id, leaseMs: 1500, ...o });
+    env.open.push(g);
     await g.connection.ready();
     return g;
   };
-  before(async function () {
-    redis = await startRedis(redisOrSkip(this));
-  });
-  after(async () => { await redis?.stop(); });
-  afterEach(async () => {
-    await Promise.all(open.map((g) => g.close()));
-    open = [];
-  });
 
   it('lead: this instance, or standby naming the leader, or unreachable; at most one round trip', async () => {
     const a = new SteerGate(await group('ga', 'gate1'));
@@ -46,7 +37,7 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     await assert.rejects(b.lead('site-1'), (e: unknown) => isNotSteering(e) && e.reason === 'standby' && e.leader === 'ga'
       && e.message === 'not sent by this instance: standby: ga steers site-1');
     const dead = new SteerGate(new Group({ url: `redis://127.0.0.1:${await freePort()}`, groupId: 'gate1', instanceId: 'gd' }));
-    open.push(dead.group);
+    env.open.push(dead.group);
     await until(() => dead.group.reachability === 'unreachable', 3000, 'unreachable');
     await assert.rejects(dead.lead('site-1'), (e: unknown) => e instanceof NotSteeringError && e.reason === 'unreachable' && /Redis unreachable: not steering site-1/.test(e.message));
     assert.equal(dead.leader('site-1').kind, 'unknown');
@@ -109,7 +100,7 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
   it('a read before the first connection waits for it; Redis that never answers: the share decides after the wait', async () => {
     const port = await freePort();
     const g = new Group({ url: `redis://127.0.0.1:${port}`, groupId: 'gate4', instanceId: 'wa', perMinute: 10, perDay: 0, connectTimeoutMs: 300, backoffMaxMs: 100 });
-    open.push(g);
+    env.open.push(g);
     g.budget.connectWaitMs = 200;
     assert.equal(await g.budget.acquire(), true, 'no member known: the whole cap is the share');
     assert.equal(g.budget.stats.fallback, 1);

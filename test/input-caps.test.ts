@@ -13,6 +13,7 @@ import { loadForecastFromHistory, planBattery, planFromPrices, planSite, readPri
 import { gather, located } from '../src/nodes/plan/message';
 import { restoreState } from '../src/nodes/schedule/support';
 import { fleetList } from '../src/nodes/device-read/fleet';
+import { countedReads } from './helpers/counted';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const N = 1_000_000;
@@ -24,17 +25,7 @@ const battery = { capacityKWh: 10, maxChargeKW: 5, soc: 50 };
 const S: ScheduleSettings = { essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0, allowMaximizeGridImport: true };
 
 /** A 1,000,000-element array (each element `item`) that counts every read of an element. */
-function counted(item: unknown): { list: any[]; reads: () => number } {
-  let reads = 0;
-  const index = (k: string | symbol) => typeof k === 'string' && /^\d+$/.test(k);
-  const list = new Proxy(new Array(N).fill(item), {
-    get: (t, k, r) => { if (index(k)) reads++; return Reflect.get(t, k, r); },
-    has: (t, k) => { if (index(k)) reads++; return Reflect.has(t, k); },
-    getOwnPropertyDescriptor: (t, k) => { if (index(k)) reads++; return Reflect.getOwnPropertyDescriptor(t, k); },
-    ownKeys: (t) => { reads += t.length; return Reflect.ownKeys(t); },
-  });
-  return { list, reads: () => reads };
-}
+const counted = (item: unknown) => countedReads(N, item);
 
 /** `run(list)` must throw a ValidationError for `field` naming the limit (`at most <max>`, or as `limit` says) and the length, having read no element. */
 function refusedUnread(item: unknown, run: (list: any[]) => unknown, field: string, max: number | RegExp): void {

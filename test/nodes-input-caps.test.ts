@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../src/simulator';
 import { callsOf, cfg, helper, NODES, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
+import { countedReads } from './helpers/counted';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 /** As long as a message's array may be (INPUTS.maxElements; longer: refused by every node before any work, deep-input.test.ts), longer than every node's own cap. */
@@ -23,17 +24,7 @@ const T0 = Math.ceil((Date.now() + 24 * H) / H) * H;
 const prices = (n: number) => Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
 
 /** An N-element array (each element `item`) that counts every read of an element. */
-function counted(item: unknown): { list: any[]; reads: () => number } {
-  let reads = 0;
-  const index = (k: string | symbol) => typeof k === 'string' && /^\d+$/.test(k);
-  const list = new Proxy(new Array(N).fill(item), {
-    get: (t, k, r) => { if (index(k)) reads++; return Reflect.get(t, k, r); },
-    has: (t, k) => { if (index(k)) reads++; return Reflect.has(t, k); },
-    getOwnPropertyDescriptor: (t, k) => { if (index(k)) reads++; return Reflect.getOwnPropertyDescriptor(t, k); },
-    ownKeys: (t) => { reads += t.length; return Reflect.ownKeys(t); },
-  });
-  return { list, reads: () => reads };
-}
+const counted = (item: unknown) => countedReads(N, item);
 
 /** Node `n` (wired to `out`) and, when given, a config node; no Catch node. */
 async function load(node: Record<string, unknown>, config?: Record<string, unknown>): Promise<any> {

@@ -57,6 +57,30 @@ function counter(id) {
   return c;
 }
 
+/**
+ * Messages correlated by `seq`: `send(id, msg)` hands `msg` to node `id` and settles when it
+ * arrives at the `helper` node `sink` (resolved with it if `accepted(msg)`) or, via a catch, at
+ * `errs`; otherwise rejected with "message <seq> <failure(msg)>".
+ */
+function messenger(accepted, failure) {
+  const pending = new Map();
+  let seq = 0;
+  const settle = (msg, ok) => {
+    const p = pending.get(msg.seq);
+    if (!p) return;
+    pending.delete(msg.seq);
+    if (ok && accepted(msg)) p.resolve(msg);
+    else p.reject(new Error(`message ${msg.seq} ${failure(msg)}`));
+  };
+  helper.getNode('sink').on('input', (msg, _s, done) => { settle(msg, true); done(); });
+  helper.getNode('errs').on('input', (msg, _s, done) => { settle(msg, false); done(); });
+  return (id, msg) => new Promise((resolve, reject) => {
+    const i = seq++;
+    pending.set(i, { resolve, reject });
+    helper.getNode(id).receive({ ...msg, seq: i });
+  });
+}
+
 async function stop() {
   try {
     await helper.unload();
@@ -64,4 +88,4 @@ async function stop() {
   await helper.stopServer();
 }
 
-module.exports = { helper, start, load, counter, stop, getNode: (id) => helper.getNode(id) };
+module.exports = { helper, start, load, counter, messenger, stop, getNode: (id) => helper.getNode(id) };

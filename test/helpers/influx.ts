@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CORE_NODES, forTest, loaded, readExample, type LoadedExample } from './examples';
 import { helper, NODES } from './red';
-import { freePort, start, type Spawned } from './spawned';
+import { findExecutable, freePort, start, type Spawned } from './spawned';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -20,16 +20,7 @@ export const INFLUX_NODES: unknown[] = [require('node-red-contrib-influxdb')];
 
 /** The influxd binary: INFLUXD, else `influxd` on PATH; undefined when there is none. */
 export function findInfluxd(): string | undefined {
-  const candidates = process.env.INFLUXD ? [process.env.INFLUXD]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'influxd'));
-  return candidates.find((f) => {
-    try {
-      fs.accessSync(f, fs.constants.X_OK);
-      return fs.statSync(f).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return findExecutable('influxd', 'INFLUXD');
 }
 
 /** `influxd version`, e.g. "InfluxDB v1.6.7~rc0 (git: unknown unknown)". */

@@ -8,20 +8,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, start, type Spawned } from './spawned';
+import { findExecutable, freePort, start, type Spawned } from './spawned';
 
 /** The redis-server binary: REDIS_SERVER, else `redis-server` on PATH; undefined when there is none. */
 export function findRedisServer(): string | undefined {
-  const candidates = process.env.REDIS_SERVER ? [process.env.REDIS_SERVER]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, 'redis-server'));
-  return candidates.find((f) => {
-    try {
-      fs.accessSync(f, fs.constants.X_OK);
-      return fs.statSync(f).isFile();
-    } catch {
-      return false;
-    }
-  });
+  return findExecutable('redis-server', 'REDIS_SERVER');
 }
 
 /** Skips the calling describe's tests, with the reason, when there is no redis-server. */
@@ -93,6 +84,28 @@ export async function startRedis(bin: string, o: { password?: string; appendonly
       await p.stop('SIGTERM', 5000);
       fs.rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * For a describe block: one redis-server for its tests (the block skipped, with the reason,
+ * when there is none), stopped after them; and the clients a test opens (`open.push(...)`),
+ * closed after each test.
+ */
+export function useRedisGroup<C extends { close(): Promise<unknown> }>(): { readonly redis: StartedRedis; readonly open: C[] } {
+  let redis: StartedRedis | undefined;
+  const open: C[] = [];
+  before(async function () {
+    redis = await startRedis(redisOrSkip(this));
+  });
+  after(async () => { await redis?.stop(); });
+  afterEach(async () => {
+    await Promise.all(open.map((c) => c.close()));
+    open.length = 0;
+  });
+  return {
+    get redis() { return redis!; },
+    open,
   };
 }
 

@@ -3,7 +3,9 @@
  * by its own PID (SIGKILL after a grace period), never by name.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 
 export interface Spawned {
   child: ChildProcess;
@@ -88,5 +90,19 @@ export function closed(port: number): Promise<boolean> {
     const s = net.connect(port, '127.0.0.1');
     s.once('connect', () => { s.destroy(); resolve(false); });
     s.once('error', () => resolve(true));
+  });
+}
+
+/** A server binary for the tests: the file `process.env[envVar]` names, else `name` on PATH; undefined when that is no executable file. */
+export function findExecutable(name: string, envVar: string): string | undefined {
+  const candidates = process.env[envVar] ? [process.env[envVar]!]
+    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
+  return candidates.find((f) => {
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return fs.statSync(f).isFile();
+    } catch {
+      return false;
+    }
   });
 }
