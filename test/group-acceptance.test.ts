@@ -5,8 +5,9 @@
  * - the request budget holds across the group: 3 x 100 reads under maxPerMinute 50 send 50;
  * - a steering message arriving at all three is sent once, by the leader of its site; the
  *   others answer msg.standby and show "standby: <leader> steers <site>";
- * - a polling device read node polls each device from one instance only, and after one
- *   instance is killed the other two poll all of them;
+ * - a polling device read node of 300 devices polls each device from one instance only (300
+ *   requests per interval in the group), and within two intervals of one instance's kill the
+ *   other two poll all 300, each once;
  * - kill -9 of the leader while a schedule plays and a renewing site steer runs: another
  *   instance sends the next slot and the next renewal within the lease time plus 1 s, no slot
  *   twice, none skipped, the renewal chain never lapses, and the delivery reports go on;
@@ -16,14 +17,28 @@
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { BUILT_IN_SITES, startSimulator, type LogEntry, type StartedSimulator } from '../src/simulator/index';
+import { BUILT_IN_SITES, startSimulator, type LogEntry, type SiteDefinition, type StartedSimulator } from '../src/simulator/index';
+import { makeReference } from '../src/simulator/prng';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const LEASE_MS = 1500;
 const SLOT_MS = 4000;
 const [S1, S2, S3] = BUILT_IN_SITES.map((s) => s.siteReference);
-const DEVICES = BUILT_IN_SITES.flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]);
+/** Sites enough for 300 devices (battery, PV and meter each): the built-in ones and generated ones. */
+const FLEET: SiteDefinition[] = Array.from({ length: 100 - BUILT_IN_SITES.length }, (_, i) => {
+  const k = `group/${i}`;
+  return {
+    siteReference: makeReference('ste', k), name: `Fleet site ${i}`,
+    battery: { deviceReference: makeReference('dvc', `${k}/battery`), name: `Battery ${i}`, maxPowerW: 10_000, capacityWh: 20_000, initialSoc: 50, initialConsumedWh: 0, initialProducedWh: 0 },
+    pv: { deviceReference: makeReference('dvc', `${k}/pv`), name: `PV ${i}`, peakW: 10_000, initialProducedWh: 0 },
+    meter: { deviceReference: makeReference('dvc', `${k}/meter`), name: `Meter ${i}`, initialImportWh: 0, initialExportWh: 0 },
+    load: { profile: 'residential', minW: 500, maxW: 3_000 },
+  };
+});
+const DEVICES = [...BUILT_IN_SITES, ...FLEET].flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]);
+/** The polling interval, s: two intervals outlast a dead member's heartbeat (3 leases). */
+const POLL_S = 4;
 const at = { z: 'tab', x: 10, y: 10 };
 
 function flowFor(sim: string, redis: string): object[] {
@@ -41,7 +56,7 @@ function flowFor(sim: string, redis: string): object[] {
     cfg('cfgB', {}),
     { id: 'reads', ...at, type: 'ems-device-read', server: 'cfgA', mode: 'devices', device: '', deviceType: 'str', wires: [['reads-out']] },
     { id: 'readB', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'devices', device: '', deviceType: 'str', wires: [['readB-out']] },
-    { id: 'poll', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'map', device: JSON.stringify(DEVICES), deviceType: 'json', properties: 'power', propertiesType: 'str', interval: 1, wires: [['poll-out']] },
+    { id: 'poll', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'map', device: JSON.stringify(DEVICES), deviceType: 'json', properties: 'power', propertiesType: 'str', interval: POLL_S, wires: [['poll-out']] },
     steer('steer1', S1, {}),
     steer('renew3', S3, { validity: 'duration', duration: 0.1, renew: true }),
     { id: 'sched2', ...at, type: 'ems-schedule', server: 'cfgB', site: S2, siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', verify: true, wires: [['sched2-out'], ['sched2-report']] },
@@ -51,7 +66,7 @@ function flowFor(sim: string, redis: string): object[] {
 }
 
 class Instance {
-  readonly outs: Array<{ node: string; msg: any }> = [];
+  readonly outs: Array<{ node: string; msg: any; at: number }> = [];
   readonly statuses: Array<{ node: string; status: any }> = [];
   ids: Record<string, string> = {};
   readonly child: ChildProcess;
@@ -63,7 +78,7 @@ class Instance {
       execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, EMS_GROUP_LEASE_MS: String(LEASE_MS) }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     this.child.on('message', (m: any) => {
-      if (m.type === 'out') this.outs.push(m);
+      if (m.type === 'out') this.outs.push({ ...m, at: Date.now() });
       else if (m.type === 'status') this.statuses.push(m);
       else if (m.type === 'ready') this.ready?.(m.instances);
       else if (m.type === 'fatal') console.error(`${name}: ${m.message}`);
@@ -119,7 +134,7 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
 
   before(async function () {
     redis = await startRedis(redisOrSkip(this), { appendonly: true });
-    sim = await startSimulator({ port: 0, sites: [...BUILT_IN_SITES] });
+    sim = await startSimulator({ port: 0, sites: [...BUILT_IN_SITES, ...FLEET] });
     const flow = flowFor(sim.url, redis.url);
     // The first instance first, so that it leads every site; the two others join it.
     all = [new Instance('nr1')];
@@ -174,6 +189,24 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     assert.equal(new Set(every).size, every.length, 'no device in two shares');
     assert.deepEqual([...every].sort(), [...DEVICES].sort(), 'every device in a share');
     assert.ok(shares.every((s) => s.length > 0), `three shares: ${shares.map((s) => s.length)}`);
+    assert.equal(DEVICES.length, 300);
+    // One interval later each instance polled its share again, unchanged: 300 requests an interval in the group, one per device.
+    const counts = alive().map((i) => i.of('poll-out').length);
+    await until(() => alive().every((i, k) => i.of('poll-out').length > counts[k]), 2 * POLL_S * 1000, 'a poll of each in the next interval');
+    assert.deepEqual(last().map((x) => [...x].sort()), shares.map((x) => [...x].sort()), 'the same shares an interval later');
+    // What the simulator got over three intervals: every device, each 3 times (2 or 4 where a poll
+    // straddles the window's edge); a device two instances polled would be there 6 times.
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 3 * POLL_S * 1000));
+    const perDevice = new Map<string, number>();
+    for (const e of sim.sim.log.entries()) {
+      if (e.time < t0 || e.route !== 'GET /devices/:ref/measurements/map') continue;
+      const ref = e.path.split('/')[2];
+      perDevice.set(ref, (perDevice.get(ref) ?? 0) + 1);
+    }
+    assert.equal(perDevice.size, 300, 'every device polled');
+    const counts3 = [...perDevice.values()];
+    assert.ok(Math.min(...counts3) >= 2 && Math.max(...counts3) <= 4, `polls per device in three intervals: ${Math.min(...counts3)}-${Math.max(...counts3)}`);
   });
 
   it('kill -9 of the leader while a schedule plays and a renewal runs: the next slot and renewal come from another instance within the lease + 1 s; nothing twice, nothing skipped', async () => {
@@ -211,11 +244,19 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     assert.equal(new Set(links.map((l) => l.until)).size, links.length, 'no link twice');
     // The delivery reports go on, from the instance that sends now.
     await until(() => alive().some((i) => i.of('sched2-out').length > 0 && i.of('sched2-report').length > 0), 3 * SLOT_MS, 'a delivery report from the new leader');
-    // The two left poll all the devices again.
-    await until(() => {
-      const shares = alive().map((i) => Object.keys(i.of('poll-out').at(-1)?.payload ?? {}));
+    // The two left poll all 300 devices, each once, within two intervals of the kill.
+    const covered = () => {
+      const shares = alive().map((i) => Object.keys(i.outs.filter((o) => o.node === 'poll-out' && o.at > killedAt).at(-1)?.msg.payload ?? {}));
       return shares.flat().length === DEVICES.length && new Set(shares.flat()).size === DEVICES.length;
-    }, 3 * LEASE_MS + 3000, 'the two left poll all devices');
+    };
+    await until(covered, 2 * POLL_S * 1000 + 2000, 'the two left poll all devices');
+    // The first moment after the kill at which the two survivors' latest polls covered all 300.
+    const polls = alive().flatMap((i) => i.outs.filter((o) => o.node === 'poll-out' && o.at > killedAt).map((o) => ({ i, at: o.at, keys: Object.keys(o.msg.payload ?? {}) })));
+    const coveredAt = polls.map((p) => p.at).sort((a, b) => a - b).find((t) => {
+      const latest = alive().map((i) => polls.filter((p) => p.i === i && p.at <= t).at(-1)?.keys ?? []);
+      return latest.flat().length === DEVICES.length && new Set(latest.flat()).size === DEVICES.length;
+    })!;
+    assert.ok(coveredAt - killedAt <= 2 * POLL_S * 1000, `all 300 polled by the two left ${coveredAt - killedAt} ms after the kill (two intervals: ${2 * POLL_S * 1000} ms)`);
   });
 
   it('Redis gone: nobody steers, the status says so, reads go on; Redis back: one leader again and nothing sent twice', async () => {

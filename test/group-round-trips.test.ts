@@ -85,7 +85,7 @@ describe('group: round trips per steering message and per read (redis-server)', 
       const before = sim.sim.log.entries().filter((e) => e.method === 'POST').length;
       const out = await f.ask({ payload: 2, sites: [A, B] });
       const posts = sim.sim.log.entries().filter((e) => e.method === 'POST').slice(before);
-      assert.deepEqual(posts.map((e) => e.path.split('/')[2]), [A], 'only the site it leads');
+      assert.deepEqual(posts.map((e) => e.path.split('/')[2]), [A], 'only the site it leads: ' + JSON.stringify(out.payload.results));
       const byRef = Object.fromEntries(out.payload.results.map((r: any) => [r.site, r]));
       assert.equal(byRef[A].ok, true);
       assert.deepEqual({ ok: byRef[B].ok, standby: byRef[B].standby, error: byRef[B].error }, { ok: false, standby: { leader: 'other-instance' }, error: undefined });

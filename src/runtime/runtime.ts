@@ -95,7 +95,8 @@ export interface Runtime {
   group?: Group;
   /** What steering asks of the group (with `group` only). */
   gate?: SteerGate;
-  close(): void;
+  /** Stops it; resolves once the group (if any) has left: its leases released, so a redeploy hands its sites over at once. */
+  close(): Promise<void>;
 }
 
 const bool = (v: unknown, dflt: boolean): boolean => (v === undefined || v === '' ? dflt : v === true || v === 'true');
@@ -222,10 +223,11 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials & Group
     client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group, gate,
     close() {
       if (group) budget.unshare(group.budget);
-      void group?.close();
+      const left = group ? group.close().catch(() => undefined) : Promise.resolve();
       polls.stop();
       reads.close();
       client.close();
+      return left;
     },
   };
 }

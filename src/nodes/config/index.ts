@@ -34,7 +34,7 @@ export = function (RED: RED): void {
 
     const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err), { budgetId: config.id }).then((rt) => {
       if (closed) {
-        rt.close();
+        void rt.close();
         throw new Error('config node closed');
       }
       runtime = rt;
@@ -66,7 +66,13 @@ export = function (RED: RED): void {
       unwarn?.();
       // Counts and caps survive a redeploy; a removed config node's are forgotten.
       if (removed) budgets.forget(config.id);
-      ready.then((rt) => rt.close(), () => undefined).finally(() => done());
+      // Waits for the group to leave (its leases released, bounded by the connection's deadlines, at most 5 s),
+      // so the flow deployed next takes the sites over at once instead of after the lease runs out.
+      const bound = (p: Promise<void>) => new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, 5000);
+        void p.finally(() => { clearTimeout(t); resolve(); });
+      });
+      ready.then((rt) => bound(rt.close()), () => undefined).finally(() => done());
     });
   }
 

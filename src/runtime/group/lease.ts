@@ -10,6 +10,9 @@
  */
 import type { GroupClock, GroupConnection } from './connection';
 
+/** How long a steering message waits for a group that is still making its first connection (its connect deadline is 2 s). */
+const FIRST_CONNECT_WAIT_MS = 2500;
+
 /** KEYS: lease, fence counter; ARGV: instance, lease ms. Returns {1, value} (ours) or {0, value of the holder, its ms left}. */
 const ACQUIRE = `
 local cur = redis.call('GET', KEYS[1])
@@ -115,7 +118,13 @@ export class Leases {
    */
   async ensure(site: string): Promise<LeaderAnswer> {
     this.watch(site);
-    const a = this.leader(site);
+    let a = this.leader(site);
+    if (a.kind === 'unknown' && a.reason === 'unreachable' && this.conn.reachability === 'connecting') {
+      // A group that has not connected yet (just deployed): the message waits for it, bounded,
+      // instead of being refused as if Redis were gone; after the wait the answer is what it is.
+      await this.conn.ready(FIRST_CONNECT_WAIT_MS).catch(() => undefined);
+      a = this.leader(site);
+    }
     if (a.kind !== 'unknown' || a.reason === 'unreachable') return a;
     const s = this.sites.get(site);
     if (!s) return a;
