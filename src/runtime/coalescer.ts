@@ -15,10 +15,9 @@
  * the msg field); they are trusted here and go to the client's trusted read path as they are.
  * measurement(), map() and list() are for code that has not validated its input.
  */
-import { ApiError, apiError } from '../client';
+import { ApiError, apiError, onAbort } from '../client';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
-import { onAbort } from './abort-hub';
 import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol';
 
 type Answer = Measurement | MeasurementMap | MeasurementList;
