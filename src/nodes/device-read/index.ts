@@ -79,12 +79,14 @@ export = function (RED: RED): void {
     }
 
     const reads = { signal: f.signal };
+    /** The config node's runtime once it resolved (it never changes while the node lives): no await per message. */
+    let known: Runtime | undefined;
 
     /** One read: the messages to send (none when onlyChanges suppresses them); `partial`: some devices of a fleet failed. */
     async function read(msg: NodeMessage): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
       const cfg = f.configNode();
       if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
-      const rt = await cfg.runtime();
+      const rt = known ?? (known = await cfg.runtime());
       if (mode === 'devices') {
         const devices: Device[] = await rt.client.listDevices({ signal: f.signal });
         status.ok(status.t('devices', { count: devices.length }));
