@@ -33,21 +33,27 @@ budget's own cost per attempt timed alone next to it. What the coalescing window
 is shared is benchmark 2's.`,
     limits: `On loopback the client's CPU is the bottleneck, so throughput and CPU per read move together
 (both are given, per alternative and as ratios round by round). The client goals are met by the
-transport: the same tuned axios on the undici adapter costs 0.42-0.49 × the CPU per read of axios'
+transport: the same tuned axios on the undici adapter costs 0.36-0.43 × the CPU per read of axios'
 own http adapter in this run (the adapter hands axios a finished answer: no ClientRequest, no
 IncomingMessage stream, no agent queue, no follow-redirects wrapper), and EmsClient, which adds
 axios-retry's interceptors, the limiter, the wall-clock deadline and the answer's shape check, costs
-1.03-1.14 × that. The node goal is not met: ems-device-read costs 1.24-1.74 × (median 1.35) a
-minimal node on the same transport. The cheaper transport made that ratio worse, not the node
-dearer: the node's own work per message is about the same number of µs as before (about 50 µs
-here against 143 µs for the reference), but the reference shrank. What is left is the node's
-per-message work (property evaluation, the coalescer, two status updates, the output message) and
-the client's 10 % over bare tuned axios; both are in the runtime and node layers, which this
-change did not touch. A CPU profile of 15,000 EmsClient reads on the undici adapter (\`node
-inspector\`, simulator in a child process) puts axios' core at 29 % of the samples (mergeConfig alone
+1.06-1.27 × that (1.03-1.14 × in the run before: the same work, against a reference that ran
+cheaper in this run, 125 µs against 152 µs). The node goal is not met: ems-device-read costs 1.05-1.64 × (median 1.19) a
+minimal node on the same transport in this run (1.24-1.74 ×, median 1.35, in the run before). The
+cheaper transport made that ratio worse, not the node dearer: the node's own work per message is
+about 40 µs here (194 µs against 153 µs for the reference, which sends one GET and sets msg.payload),
+and the reference is mostly axios and undici. What the node adds is its per-message work: the input
+pipeline (depth check, arrival bookkeeping, exactly-once ending), two status updates (each one a
+Node-RED status event), the coalescer's bookkeeping, the property checks and the output message;
+and the client's retries, concurrency slot, wall-clock deadline and shape check, 1.06-1.27 × the
+bare tuned axios on the same adapter. This change cut the client's bookkeeping (the concurrency slot's
+and the deadline's abort listeners, the URL parse of each request; EmsClient 147-167 µs per read
+against 156-169 µs before) and a promise or two per read in the coalescer and the node; the rest is
+the price of the behaviour every message gets (status, Catch-able errors, ordering, bounds). A CPU profile of 15,000 EmsClient reads on the undici adapter, taken when it came (\`node
+inspector\`, simulator in a child process), put axios' core at 29 % of the samples (mergeConfig alone
 5.6 %, AxiosHeaders, transforms, the promise chain), the socket writes 14 %, undici 5 %, the adapter
 3.7 %, GC 3.5 % and the package's client 2-3 %. This run was on a machine shared with other
-work (load average 8 at the start): per-round ratios vary by ±0.2 or more (the min / median / max
+work (load average about 4 by the end of this benchmark): per-round ratios vary by ±0.2 or more (the min / median / max
 show it); the goals are decided on the median of the per-round ratios.`,
   },
   coalescing: {
@@ -107,21 +113,31 @@ comes; the package itself sends through its undici adapter under the same axios)
 takes that process's CPU (process.cpuUsage, user + system) over the window; the heap of
 ems-device-read after a forced GC is taken before and after each window, outside it.`,
     limits: `12 % of a core for 500 polls a second is 240 µs per poll, including the HTTP request and
-response. ems-device-read now costs 0.90-0.99 × bare tuned axios (axios on its own http adapter,
-no Node-RED, none of the package's code; 1.6 × before the undici adapter) and 0.37 × the core
-inject → http request flow, at 11-12.6 % of a core (220-251 µs per poll): the 12 % goal is met in one
-window of three and missed by 0.6 points in the median. A CPU profile of the ems-device-read process over a 30 s window
-(inspector, 200 µs sampling; BENCH_CPU_PROFILE=<file> on bench/lib/fleet-child.js, on this shared
-machine) shows axios' core 27 % of the busy time, the kernel writes of the requests 14 %, GC 13 %,
-other native work 15 %, undici 6 %, Node's own JavaScript 7 %, the Node-RED runtime 3 %, axios-retry
-0.8 %, and the package's own files 14 % in all: the client 8.7 % (the undici adapter 3.5 %, the
-limiter 2.6 %, of it 1.9 % removing its abort listener from each caller's AbortSignal as a slot is
-granted, transport 1.7 %, client 0.9 %), the device-read node 2.3 %, the coalescer 1.8 %, status
-0.7 %. The package's own code is above the 7 % the issue asks: what is left is the limiter's
-signal bookkeeping (each waiting read adds and removes an EventTarget listener) and the node's
-per-message work, in the runtime and node layers. On a machine other processes share, a starved
-process polls late (messages below the expected count) and its CPU share reads low: compare the
-messages per window with the expected count before reading the percentage.`,
+response. ems-device-read costs 0.77-0.82 × bare tuned axios in this run (axios on its own http
+adapter, no Node-RED, none of the package's code; 0.90-0.99 × in the run before, 1.6 × before the
+undici adapter) at 10.4-11 % of a core. On a machine other processes share, a starved process polls
+late (messages below the expected count) and its CPU share reads low: compare the messages per
+window with the expected count before reading the percentage.`,
+    profile: `The package's own code is not yet at the 7 % of the polling process's busy time the issue asks.
+Two CPU profiles of the ems-device-read process (inspector, 200 µs sampling, a 30 s window after 10 s
+of polling; BENCH_CPU_PROFILE=<file> on bench/lib/fleet-child.js), the build before this change and
+this build polling side by side at the same time, each against its own simulator: the process took
+23.5 % and 22.1 % of a core. Counting the samples whose own frame is one of the package's files, the
+package is 13-17 % of the busy time in both builds (15.9 % and 17.2 % here, 13.3 % and 15.0 % in
+two earlier single runs: within the noise of sampling on a shared machine). Counting also the
+Node.js built-ins the package calls (EventTarget, URL, timers: each sample charged to the nearest
+frame that belongs to a file, so axios' and undici's built-ins stay theirs), it is 22.1 % before and
+18.6 % after (19.6 % and 16.4 % in the single runs): the concurrency limiter with its abort listener
+4.1 % before, 0.9 % now plus 1.4 % for the shared abort hub; the transport (the attempt's deadline
+and its listener, the attempt hook) 4.3 % before, 2.5 % now. What is left, in this build: the undici
+adapter 6.4 % (building each request's headers and target, the answer's headers, collecting the
+body), the device-read node 3.2 %, the transport 2.5 %, the coalescer 1.6 %, the abort hub 1.4 %,
+the limiter 0.9 %, the client 0.7 %, status 0.7 %, the poll scheduler 0.5 %. The rest of the busy
+time is axios' core 26 % (mergeConfig, AxiosHeaders, transforms, its promise chain), undici with
+the socket writes under it 26 %, GC 9.5 %, the Node-RED runtime 3.3 %, axios-retry 0.8 %. What
+limits it: each poll is one axios request, and axios' own per-request work is larger than all of
+the package's; the package's part is spread over many small steps (the node's input, the coalescer,
+the retry and deadline wrapper, the adapter), none above 7 % on its own.`,
   },
   footprint: {
     what: `npm pack, then npm install --omit=dev of the tarball into a fresh Node-RED user directory
@@ -221,24 +237,29 @@ it runs, above the heap before it), and, for scale, the highest heapUsed without
 counts garbage not yet collected; both are given for 5,000 tuned-axios POSTs too.`,
     limits: `Every site is one HTTP request: the partner API has no request that steers several sites
 (specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios' own http adapter those POSTs
-alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row: 2.6-2.9 s for
+alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row: 2.5-3.0 s for
 5,000 in this run); the package sends through its undici adapter, and the portfolio message costs
-0.41-0.52 × the same POSTs through tuned axios (1.1-1.35 s for 5,000 sites), so both portfolio
-goals are met. A one-site
-steering message costs more than a read (1.15-1.61 ×, median 1.54, in this run on a loaded machine;
-1.29 × in the previous full run, on axios' own http adapter): a POST costs axios more than a GET (the body is serialised
-and written), and each message passes through Node-RED, the node's ordered input, the steering queue
-and two status updates. Measured with the config node's client answering in process (no HTTP, a
-diagnostic run, not part of this benchmark), the node's own work is about 45 µs per steering message
-(command, validation, queue, status, output) against about 25 µs per read; the rest of the gap lies
-in the HTTP path under load, with fewer requests in flight per event-loop turn than the portfolio
-keeps. A CPU profile of the one-site alternative (\`node --cpu-prof\`, before the undici adapter) puts axios (with Node's HTTP
+0.51-0.64 × the same POSTs through tuned axios (1.41-1.58 s for 5,000 sites). The 1.5 s goal is at
+the edge on this shared machine: it was met in the run before (1.14-1.35 s), and two more runs of
+this benchmark alone, the build before the last change and this one alternating, gave 1.45 and 1.46 s
+(before) and 1.47 and 1.42 s (this build) in the median, with the tuned-axios POSTs at 2.3-2.9 s:
+the machine's load moves it, not the change. A one-site steering message costs more than a read
+(1.23-1.42 ×, median 1.36, in this run; 1.15-1.61 ×, median 1.54, in the run before; the same two
+alternating runs gave 1.36 and 1.39 before, 1.68 and 1.47 now in the median, so per-round noise is
+larger than any difference): a POST costs axios more than a GET (the body is serialised and
+written), and each message passes through Node-RED, the node's ordered input, its checks of the
+command (limits, validity, the site's ratings), the steering queue and two status updates. Measured
+with the config node's client answering in process (no HTTP, a diagnostic run, not part of this
+benchmark), the node's own work is about 45 µs per steering message (command, validation, queue,
+status, output) against about 25 µs per read; the rest of the gap lies in the HTTP path under load,
+with fewer requests in flight per event-loop turn than the portfolio keeps. A CPU profile of the
+one-site alternative (\`node --cpu-prof\`, before the undici adapter) put axios (with Node's HTTP
 client under it) at 35-43 % of the busy time, the kernel's writes and Node's HTTP parsing outside
 axios 16-30 %, GC 6-7 %, the Node-RED runtime 3-4 % and the package's own code 14-18 % (the steer
 node's input 5-6 %, the client's transport before axios 3-4 %, the steering queue 2 %, status 1 %).
-Before this issue the status texts were the largest single part: each status asked RED._ to translate
-and fill its text (about 30 µs of every steering message); each text is now asked once and filled
-from a split template.`,
+The steering message's own work (its awaits per message: the site, the values, the % conversion,
+the ratings check, the queue) is where a further cut would come from; it was left alone here
+because the steer node is being changed in parallel (leader checks).`,
   },
   'fleet-read': {
     what: `Fleet read of 1,000 devices into one message (issue 14). One ems-device-read node, defaults of

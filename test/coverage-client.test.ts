@@ -9,8 +9,9 @@ import { getEventListeners } from 'node:events';
 import FakeTimers from '@sinonjs/fake-timers';
 import {
   AbortedError, BadResponseError, BudgetError, EmsClient, Limiter, NetworkError, RateLimitError, ServerError,
-  mapLimit, type Attempt, type AttemptHook, type ConnectionState,
+  mapLimit, onAbort, type Attempt, type AttemptHook, type ConnectionState,
 } from '../src/client';
+import { SWEEP_MS } from '../src/client/abort-hub';
 import { withDeadline } from '../src/client/transport';
 import { secretsOf } from '../src/client/auth';
 import { Budget, budgetCaps } from '../src/runtime';
@@ -76,18 +77,30 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
     assert.equal(l.inFlight, 0);
   });
 
-  it('a waiter granted the slot drops its signal listener; the signal aborting later changes nothing', async () => {
-    const l = new Limiter(1);
-    await l.acquire();
-    const ctl = new AbortController();
-    const p = l.acquire(ctl.signal);
-    assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
-    l.release();
-    await p;
-    assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
-    ctl.abort();
-    assert.deepEqual([l.inFlight, l.queued], [1, 0]);
-    l.release();
+  it('a waiter granted the slot leaves its signal\'s watch; the signal aborting later changes nothing; an idle signal loses its listener after a sweep period', async () => {
+    const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() });
+    try {
+      const l = new Limiter(1);
+      await l.acquire();
+      const ctl = new AbortController();
+      const p = l.acquire(ctl.signal);
+      assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
+      l.release();
+      await p;
+      // The one listener stays while the signal may wait again soon (a polling node's, every few seconds)...
+      assert.ok(getEventListeners(ctl.signal, 'abort').length <= 1);
+      // ...and goes once the signal had no waiter through a whole sweep period (checked as other waiters arrive).
+      for (let i = 0; i < 2; i++) {
+        clock.tick(SWEEP_MS);
+        onAbort(new AbortController().signal, () => undefined)();
+      }
+      assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
+      ctl.abort();
+      assert.deepEqual([l.inFlight, l.queued], [1, 0]);
+      l.release();
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('3000 waiters, every seventh aborted, are served in order through the queue compaction', async () => {

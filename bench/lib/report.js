@@ -57,6 +57,7 @@ function render(run, intro, notes) {
     if (b.ratios) out.push(table(['Ratio', 'Value'], Object.entries(b.ratios)), '');
     for (const [k, v] of Object.entries(b).filter(([k]) => /^answers/.test(k))) out.push(`${k}: ${v}`, '');
     out.push(table(['Goal', 'Measured', ''], b.goals.map((g) => [g.goal, g.measured, g.met ? '✔ met' : '✘ not met'])), '');
+    if (notes[b.id] && notes[b.id].profile) out.push(`**Where the time goes.** ${notes[b.id].profile.trim()}`, '');
     const failed = b.goals.filter((g) => !g.met);
     if (failed.length && notes[b.id] && notes[b.id].limits) out.push(`**What limits it.** ${notes[b.id].limits.trim()}`, '');
   });

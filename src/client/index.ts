@@ -7,6 +7,7 @@ export { isRetryable, type ConnectionState } from './transport';
 export * from './errors';
 export * from './auth';
 export { Limiter, mapLimit } from './limiter';
+export { onAbort } from './abort-hub';
 export * from './responses';
 export { rawAnswerOf, type RawResponse, type RawOptions } from './raw';
 export * from './request-path';

@@ -3,20 +3,19 @@
  * Used to bound the requests in flight of one client, shared by every node using it.
  *
  * Waiting is O(1) per acquire and release however long the queue grows, and each abort
- * signal gets one listener however many waiters carry it (the signal of a node or a client
- * is shared by all its requests, so a long queue does not pile listeners on it).
+ * signal gets one listener however many waiters carry it (abort-hub.ts: the signal of a node
+ * or a client is shared by all its requests, so a long queue does not pile listeners on it,
+ * and a polling node's signal is not subscribed and unsubscribed again for each poll).
  */
+import { onAbort } from './abort-hub';
+
 interface Waiter {
   grant: () => void;
   reject: (e: unknown) => void;
-  signal?: AbortSignal;
+  /** Ends the waiter's watch of its signal (abort-hub.ts). */
+  off?: () => void;
   /** Set when the waiter left the queue (granted or aborted); it is then skipped. */
   done: boolean;
-}
-
-interface SignalWatch {
-  waiters: Set<Waiter>;
-  onAbort: () => void;
 }
 
 export class Limiter {
@@ -25,7 +24,6 @@ export class Limiter {
   private queue: Waiter[] = [];
   private head = 0;
   private waitingCount = 0;
-  private readonly watches = new Map<AbortSignal, SignalWatch>();
 
   constructor(private limit: number) {
     if (!(limit >= 1)) this.limit = 1;
@@ -46,10 +44,10 @@ export class Limiter {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { grant: resolve, reject, signal, done: false };
+      const w: Waiter = { grant: resolve, reject, done: false };
       this.queue.push(w);
       this.waitingCount++;
-      if (signal) this.watch(signal, w);
+      if (signal) w.off = onAbort(signal, () => this.aborted(w, signal));
     });
   }
 
@@ -80,35 +78,16 @@ export class Limiter {
   private leave(w: Waiter): void {
     w.done = true;
     this.waitingCount--;
-    if (!w.signal) return;
-    const watch = this.watches.get(w.signal);
-    if (!watch) return;
-    watch.waiters.delete(w);
-    if (watch.waiters.size === 0) {
-      w.signal.removeEventListener('abort', watch.onAbort);
-      this.watches.delete(w.signal);
-    }
+    w.off?.();
   }
 
-  private watch(signal: AbortSignal, w: Waiter): void {
-    let watch = this.watches.get(signal);
-    if (!watch) {
-      const waiters = new Set<Waiter>();
-      const onAbort = () => {
-        this.watches.delete(signal);
-        for (const x of waiters) {
-          x.done = true;
-          this.waitingCount--;
-          x.reject(signal.reason ?? new Error('aborted'));
-        }
-        waiters.clear();
-        this.compact();
-      };
-      watch = { waiters, onAbort };
-      this.watches.set(signal, watch);
-      signal.addEventListener('abort', onAbort, { once: true });
-    }
-    watch.waiters.add(w);
+  /** The waiter's signal aborted while it waited: it leaves the queue with the signal's reason. */
+  private aborted(w: Waiter, signal: AbortSignal): void {
+    if (w.done) return;
+    w.done = true;
+    this.waitingCount--;
+    w.reject(signal.reason ?? new Error('aborted'));
+    this.compact();
   }
 
   /** Drops consumed entries once they are the larger part of the queue. */

@@ -16,6 +16,7 @@
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
+import { onAbort } from './abort-hub';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 import type { Redactor } from './errors';
 import type { Attempt, AttemptHook, RequestKind } from './attempts';
@@ -244,14 +245,14 @@ export class Transport {
     if (wait <= 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        signal?.removeEventListener('abort', onAbort);
+        signal?.removeEventListener('abort', stop);
         resolve();
       }, wait);
-      const onAbort = () => {
+      const stop = () => {
         clearTimeout(timer);
         reject(signal?.reason ?? new Error('aborted'));
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      signal?.addEventListener('abort', stop, { once: true });
     });
   }
 
@@ -286,7 +287,7 @@ function attemptOf(config: MetaConfig): Attempt {
 /**
  * The abort signal of one attempt, in the form axios takes (its GenericAbortSignal: `aborted`,
  * add/removeEventListener): it aborts at the attempt's wall-clock deadline, or when the caller's
- * signal aborts (it is that signal's listener, through handleEvent). A plain object: an
+ * signal aborts. A plain object: an
  * AbortController per attempt, with its EventTarget, costs several µs of every read.
  */
 class AttemptSignal {
@@ -301,11 +302,6 @@ class AttemptSignal {
   removeEventListener(_type: string, fn: (event: { type: string }) => void): void {
     const i = this.listeners.indexOf(fn);
     if (i >= 0) this.listeners.splice(i, 1);
-  }
-
-  /** The caller's signal aborted. */
-  handleEvent(): void {
-    this.abort(false);
   }
 
   abort(timedOut: boolean): void {
@@ -348,7 +344,9 @@ export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosReq
   if (!(ms > 0)) return inner(config);
   const attempt = new AttemptSignal();
   const timer = setTimeout(onDeadline, ms, attempt);
-  outer?.addEventListener('abort', attempt, { once: true });
+  // Through the hub (abort-hub.ts): the caller's signal (a node's, shared by all its reads) keeps
+  // one listener instead of gaining and losing one per attempt.
+  const off = outer ? onAbort(outer, () => attempt.abort(false)) : undefined;
   const hadSignal = Object.prototype.hasOwnProperty.call(config, 'signal');
   let pending: Promise<AxiosResponse>;
   try {
@@ -373,7 +371,7 @@ export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosReq
     throw err;
   } finally {
     clearTimeout(timer);
-    outer?.removeEventListener('abort', attempt);
+    off?.();
     attempt.dispose();
   }
 }

@@ -15,10 +15,9 @@
  * the msg field); they are trusted here and go to the client's trusted read path as they are.
  * measurement(), map() and list() are for code that has not validated its input.
  */
-import { ApiError, apiError } from '../client';
+import { ApiError, apiError, onAbort } from '../client';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
-import { onAbort } from './abort-hub';
 import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol';
 
 type Answer = Measurement | MeasurementMap | MeasurementList;
@@ -94,10 +93,11 @@ export class ReadCoalescer {
   private route(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
     const ref = req.device;
-    const same = this.open.get(keyOf(req));
+    const k = keyOf(req);
+    const same = this.open.get(k);
     if (same) return this.join(same, req, o);
     // No peer: nothing to merge with, so no wait.
-    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.direct(req, o);
+    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.direct(req, o, k);
     return new Promise<Answer>((resolve, reject) => {
       let b = this.batches.get(ref);
       if (!b) {
@@ -110,17 +110,8 @@ export class ReadCoalescer {
   }
 
   /** One request for one read, through the client's trusted path; identical reads arriving while it runs join it. */
-  private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
-    const p = this.send(req, o);
-    const k = keyOf(req);
-    if (!this.open.has(k)) {
-      this.open.set(k, p);
-      const clear = () => {
-        if (this.open.get(k) === p) this.open.delete(k);
-      };
-      p.then(clear, clear);
-    }
-    return p;
+  private direct(req: ReadRequest, o?: CallOptions, k = keyOf(req)): Promise<Answer> {
+    return this.send(req, o, this.open.has(k) ? undefined : k);
   }
 
   /**
@@ -146,24 +137,41 @@ export class ReadCoalescer {
     });
   }
 
-  /** Sends one request and keeps the device's in-flight count; the count drops however it settles. */
-  private send(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+  /**
+   * Sends one request and keeps the device's in-flight count; the count drops however it
+   * settles. With `open`, the request is the one identical reads join (under that key) until it
+   * settles; one handler does both, so a read costs one reaction, not two.
+   */
+  private send(req: ReadRequest, o?: CallOptions, open?: string): Promise<Answer> {
     this.requests++;
     let p: Promise<Answer>;
     try {
       p = this.client.read(req, o);
     } catch (e) {
-      return Promise.reject(e);
+      p = Promise.reject(e);
+      if (open !== undefined) this.opened(open, p);
+      return p;
     }
     const ref = req.device;
     this.inFlight.set(ref, (this.inFlight.get(ref) ?? 0) + 1);
+    if (open !== undefined) this.open.set(open, p);
     const done = () => {
       const n = (this.inFlight.get(ref) ?? 1) - 1;
       if (n > 0) this.inFlight.set(ref, n);
       else this.inFlight.delete(ref);
+      if (open !== undefined && this.open.get(open) === p) this.open.delete(open);
     };
     p.then(done, done);
     return p;
+  }
+
+  /** `p` is what identical reads join until it settles. */
+  private opened(k: string, p: Promise<Answer>): void {
+    this.open.set(k, p);
+    const clear = () => {
+      if (this.open.get(k) === p) this.open.delete(k);
+    };
+    p.then(clear, clear);
   }
 
   /** The timer's entry: a failure while flushing rejects the batch's waiters instead of escaping the timer. */

@@ -13,7 +13,7 @@
  * (steering-types.ts): a result names the type its request ended (asset steering and grid
  * target displace each other on the service), so the sender can warn.
  */
-import { apiError, ValidationError } from '../client';
+import { apiError, onAbort, ValidationError } from '../client';
 import type { EmsClient } from '../client';
 import { checkMaxValidity, mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf } from '../protocol';
 import type {
@@ -21,7 +21,6 @@ import type {
   SteeringPart,
 } from '../protocol';
 import { SteeringTypes, type Displaced } from './steering-types';
-import { onAbort } from './abort-hub';
 
 export type { SentRequest, SteeringCommand } from '../protocol';
 export type { Displaced } from './steering-types';

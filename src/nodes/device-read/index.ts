@@ -79,12 +79,14 @@ export = function (RED: RED): void {
     }
 
     const reads = { signal: f.signal };
+    /** The config node's runtime once it resolved (it never changes while the node lives): no await per message. */
+    let known: Runtime | undefined;
 
     /** One read: the messages to send (none when onlyChanges suppresses them); `partial`: some devices of a fleet failed. */
     async function read(msg: NodeMessage, poll = false): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
       const cfg = f.configNode();
       if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
-      const rt = await cfg.runtime();
+      const rt = known ?? (known = await cfg.runtime());
       // In a group, a poll reads only this instance's share of the devices (rendezvous over the live members).
       const share = poll ? rt.group?.members : undefined;
       if (mode === 'devices') {

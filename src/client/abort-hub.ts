@@ -1,0 +1,96 @@
+/**
+ * Many waiters on one AbortSignal, at a constant cost each. Node's EventTarget walks every
+ * listener of a signal on each addEventListener (to refuse duplicates) and each
+ * removeEventListener, so a burst of N waiters each adding its own listener to one long-lived
+ * signal (a node's) costs N² in all. Here a signal gets one listener, the first time a waiter
+ * asks, which calls the waiters of a Set: adding and removing a waiter is O(1).
+ *
+ * The listener stays while its signal is in use: a signal whose waiters come and go (a polling
+ * node's: one read every few seconds, each waiting for a concurrency slot and its attempt)
+ * would otherwise pay an addEventListener and a removeEventListener per read, the larger part
+ * of the client's own cost per poll. A signal with no waiter through a whole sweep period
+ * (SWEEP_MS, checked as waiters arrive: no timer) loses its listener, so a composite signal
+ * (AbortSignal.any, which Node keeps alive while it has an abort listener) is not kept for long
+ * after its last use.
+ */
+
+interface Hub {
+  signal: AbortSignal;
+  waiters: Set<() => void>;
+  listener: () => void;
+  /** In `idle` (no waiter since it was put there, as far as the last sweep saw). */
+  idle: boolean;
+  /** Found idle by the last sweep: the next one removes it unless a waiter came meanwhile. */
+  marked: boolean;
+}
+
+/** How often idle listeners are looked at, ms; one idle for a whole period is removed. */
+export const SWEEP_MS = 30_000;
+
+const hubs = new WeakMap<AbortSignal, Hub>();
+/** Hubs with no waiter whose listener is still on. */
+const idle = new Set<Hub>();
+let lastSweep = Date.now();
+
+/**
+ * Calls `fn` once when `signal` aborts (not at all if it has aborted already: check `aborted`
+ * first). Returns the function that removes it; call it once the wait is over.
+ */
+export function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  const now = Date.now();
+  if (now - lastSweep >= SWEEP_MS || now < lastSweep) sweep(now);
+  let hub = hubs.get(signal);
+  if (!hub) hub = watch(signal);
+  hub.marked = false;
+  hub.waiters.add(fn);
+  const h = hub;
+  return () => {
+    const w = h.waiters;
+    w.delete(fn);
+    if (w.size === 0 && !h.idle) {
+      h.idle = true;
+      idle.add(h);
+    }
+  };
+}
+
+function watch(signal: AbortSignal): Hub {
+  const hub: Hub = { signal, waiters: new Set(), listener: () => fire(hub), idle: false, marked: false };
+  hubs.set(signal, hub);
+  signal.addEventListener('abort', hub.listener, { once: true });
+  return hub;
+}
+
+function fire(hub: Hub): void {
+  hubs.delete(hub.signal);
+  idle.delete(hub);
+  // A waiter that throws must not keep the others from hearing of the abort.
+  for (const w of [...hub.waiters]) {
+    try {
+      w();
+    } catch { /* the waiter's own failure; the rest still run */ }
+  }
+  hub.waiters.clear();
+}
+
+/** Removes the listeners idle through a whole period; marks the ones idle now. */
+function sweep(now: number): void {
+  lastSweep = now;
+  for (const hub of idle) {
+    if (hub.waiters.size > 0) {
+      hub.idle = false;
+      idle.delete(hub);
+    } else if (hub.marked) {
+      idle.delete(hub);
+      hubs.delete(hub.signal);
+      hub.signal.removeEventListener('abort', hub.listener);
+    } else {
+      hub.marked = true;
+    }
+  }
+}
+
+/** Listeners kept for signals that have no waiter now (for tests and diagnostics). */
+export function idleListeners(): number {
+  return idle.size;
+}
