@@ -1,5 +1,5 @@
 /**
- * Forecasts from what a site has (issue 20.7), as the site planner takes them: one value in W
+ * Forecasts from what a site has, as the site planner takes them: one value in W
  * per price slot. Pure: no I/O, no clock.
  *
  * - loadForecastFromHistory: the site's own load history (for instance grid + PV + battery

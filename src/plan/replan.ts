@@ -1,5 +1,5 @@
 /**
- * Re-planning (model-predictive control, issue 20.6), the pure part: a plan's slots in the shape
+ * Re-planning (model-predictive control), the pure part: a plan's slots in the shape
  * the `ems-schedule` node takes, which slots of a new plan differ from the plan handed on before,
  * the SOC a plan expects at an instant, and how far delivery reports say the battery is from
  * it. The ems-plan node (src/nodes/plan/replan.ts) keeps the inputs and re-plans; this file has

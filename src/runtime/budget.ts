@@ -1,5 +1,5 @@
 /**
- * The request budget of one config node (issue 14): counts every attempt its client sends
+ * The request budget of one config node: counts every attempt its client sends
  * (first attempts and retries), per last minute, hour and day: sent, retried, 429s, failures,
  * and the attempts it refused; and enforces the optional caps `maxPerMinute` and `maxPerDay`.
  * It is the client's attempt hook (client/attempts.ts), so it sees each request as it arrives

@@ -1,5 +1,5 @@
 /**
- * The delivery check (issue 13): over a window in which a steering component was asked, the
+ * The delivery check: over a window in which a steering component was asked, the
  * device's energy counters are read at the start and at the end, and the average power they
  * give is compared with what was asked (protocol/delivery.ts: formulas and verdicts). Used
  * by the site steer node (nodes/steer-verify.ts) and the schedule node.

@@ -1,5 +1,5 @@
 /**
- * Bounded fan-out for fleet messages (issue 14): work over many sites (or devices) with at
+ * Bounded fan-out for fleet messages: work over many sites (or devices) with at
  * most `limit` items started and not finished at once, in list order. The requests themselves
  * still pass the config node's steering queue (per-site order and merging) and its client's
  * limiter (concurrency); this bound only keeps a message of 5000 sites from creating 5000

@@ -52,7 +52,7 @@ export interface ConfigProps {
   redisUrl?: string;
 }
 
-/** How a `%` curtailment goes out (issue 12): converted to W (the published type) or as `%`. */
+/** How a `%` curtailment goes out: converted to W (the published type) or as `%`. */
 export type PercentCurtailment = 'convert' | 'send';
 
 export function percentCurtailmentOf(p: ConfigProps): PercentCurtailment {

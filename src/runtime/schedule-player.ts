@@ -281,7 +281,7 @@ export class SchedulePlayer {
 }
 
 /**
- * The delivery check's part in a schedule (issue 13; nodes/schedule/verify.ts): told of every
+ * The delivery check's part in a schedule (nodes/schedule/verify.ts): told of every
  * request the service accepted, it measures each slot the run covers, from the acceptance (or
  * the slot's start) to the slot's end, and reports per slot. Its timers are deadlines on the
  * node's SharedClock, as the player's are, so the node keeps one timer.

@@ -1,5 +1,5 @@
 /**
- * One timer for many deadlines (issue 13: a schedule node's timers stay at one). A SharedClock
+ * One timer for many deadlines (a schedule node's timers stay at one). A SharedClock
  * is a CheckClock (delivery checks) and the player's Timers at once: every `setTimeout` given
  * to it is a deadline in a list, and the clock it is built on holds exactly one timer, for the
  * earliest deadline (none when the list is empty). Deadlines due together run in the order

@@ -24,7 +24,7 @@ export class SteeringTypes {
   /**
    * Sites remembered before the next sweep: PRUNE_AT, then twice what a sweep left, so sweeping
    * costs O(1) per request however many sites are in force (a sweep per request once 1000 sites
-   * were in force made a 5,000-site portfolio quadratic: issue 21.4).
+   * were in force made a 5,000-site portfolio quadratic).
    */
   private pruneAt = PRUNE_AT;
 

@@ -30,7 +30,7 @@ export interface PlanProps {
   name?: string;
   capacityKWh?: Value; maxChargeKW?: Value; maxDischargeKW?: Value; socMin?: Value; socMax?: Value; efficiency?: Value;
   socEnd?: Value; priceUnit?: Value; steps?: Value;
-  // version 2 (issue 20)
+  // version 2
   chargeEfficiency?: Value; dischargeEfficiency?: Value; cycleCost?: Value; endValue?: Value; socTarget?: Value; socTargetTime?: Value;
   importMultiplier?: Value; importFee?: Value; importVat?: Value; exportMultiplier?: Value; exportFee?: Value; exportVat?: Value;
   importLimitKW?: Value; exportLimitKW?: Value; peakCost?: Value; replan?: Value;

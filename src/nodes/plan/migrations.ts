@@ -6,7 +6,7 @@
 import { withDefaults, type Migration } from '../shared/migration-step';
 
 export const STEPS: readonly Migration[] = [
-  // issue 20: the site model's settings ('' = the planner's default: √efficiency each way, no
+  // the site model's settings ('' = the planner's default: √efficiency each way, no
   // wear, no SOC target, no end value, prices as given, no limit, no peak cost) and
   // re-planning (off: one plan per message, all its slots, as before).
   {
@@ -17,7 +17,7 @@ export const STEPS: readonly Migration[] = [
       importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
     }),
   },
-  // issue 20 (re-planning that loses against no control): slots whose battery just follows PV
+  // So that re-planning does not lose against no control: slots whose battery just follows PV
   // and load are left to the site's own control ('self-consumption', a new node's default) or
   // steered like every other ('steer': what a saved node did before).
   { version: 3, up: (c) => withDefaults(c, { idle: 'steer' }) },

@@ -1,5 +1,5 @@
 /**
- * Re-planning in the `ems-plan` node (issue 20.6, model-predictive control): what the node keeps
+ * Re-planning in the `ems-plan` node (model-predictive control): what the node keeps
  * between messages and what it decides on each trigger. With `replan` on, the node keeps the
  * last message that carried prices (with its forecasts and settings) and plans again from it:
  * - at each quarter hour (one timer per node, armed while the kept prices reach ahead);

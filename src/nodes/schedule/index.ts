@@ -1,5 +1,5 @@
 /**
- * `ems-schedule`: plays a schedule of time slots on a site (issue 13). The whole schedule is
+ * `ems-schedule`: plays a schedule of time slots on a site. The whole schedule is
  * checked first (protocol/schedule.ts; nothing of a refused one is sent, and a schedule playing
  * goes on); the player (runtime/schedule-player.ts) sends each run at its start through the
  * config node's SteeringQueue, with one timer. The schedule and what was sent are kept in the

@@ -13,7 +13,7 @@ export interface NodeSettings extends ScheduleSettings {
   /** The context store the schedule is kept in ('' = the default store). */
   store: string;
   dryRun: boolean;
-  /** The delivery check (issue 13): on, reports per slot on output 2 (nodes/verify.ts). */
+  /** The delivery check: on, reports per slot on output 2 (nodes/verify.ts). */
   verify: boolean;
   /** Its settings (tolerance; checked only with verify on). */
   check: VerifySettings;

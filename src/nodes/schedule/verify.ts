@@ -1,5 +1,5 @@
 /**
- * The delivery check of `ems-schedule` (issue 13; the check itself: runtime/delivery-check.ts,
+ * The delivery check of `ems-schedule` (the check itself: runtime/delivery-check.ts,
  * as site steer's `verify` uses it). With `verify` on, every request the service accepted
  * opens, per component it carries (componentsOf), one window per slot of its run: from the
  * acceptance (or the slot's start) to the slot's end. Each window is checked when it ends and

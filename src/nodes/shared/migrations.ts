@@ -18,7 +18,7 @@
  */
 
 import type { Migration, NodeConfig } from './migration-step';
-// Each node's steps live in its folder (issue 19.1); the one table is assembled here.
+// Each node's steps live in its folder; the one table is assembled here.
 import { STEPS as CONFIG_STEPS } from '../config/migrations';
 import { STEPS as DEVICE_READ_STEPS } from '../device-read/migrations';
 import { STEPS as TIME_SERIES_STEPS } from '../time-series/migrations';

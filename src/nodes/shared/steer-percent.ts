@@ -1,5 +1,5 @@
 /**
- * A `%` curtailment within the published type (issue 12): the service's CurtailmentValue has
+ * A `%` curtailment within the published type: the service's CurtailmentValue has
  * W, kW and MW only, so by default (config node percentCurtailment "convert") the node sends
  * a `%` limit as W, integer, of the site's installed PV power. That power comes from, first
  * to last: the node's pvPeakPower (W, when set), msg.pvPeakPower (W), the site's pvPeakPower

@@ -1,5 +1,5 @@
 /**
- * The delivery check of `ems-site-steer` (issue 13; the check itself: runtime/delivery-check.ts).
+ * The delivery check of `ems-site-steer` (the check itself: runtime/delivery-check.ts).
  * With `verify` on, every request the service accepted opens a window per component it
  * carries, from its acceptance (or its validFrom) to its validUntil; the next request of this
  * node for the same site and component (a new value, a renewal, a lift, a cancel) ends the

@@ -1,5 +1,5 @@
 /**
- * Fleet steering of `ems-site-steer` (issue 14): msg.sites (or the node's `sites`) lists the
+ * Fleet steering of `ems-site-steer`: msg.sites (or the node's `sites`) lists the
  * sites, and the node's mode applies to each of them in one message; in mode `portfolio` one
  * ESS power for the whole fleet is split over them (portfolio.ts).
  *

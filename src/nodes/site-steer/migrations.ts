@@ -6,10 +6,10 @@
 import { keepNoLimit, withDefaults, type Migration } from '../shared/migration-step';
 
 export const STEPS: readonly Migration[] = [
-  // 0.2.0 (issue 10): grid limit ('' = none, as the panel's default), maximize grid import
+  // 0.2.0: grid limit ('' = none, as the panel's default), maximize grid import
   // allowed, what stop does, the PV peak power a 'lift' stop sends ('' = unknown).
   { version: 2, up: (c) => withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }) },
-  // 0.3.0 (issue 12): grid-limits mode (its values, '' = from msg.payload) and its node limit ('' = none).
+  // 0.3.0: grid-limits mode (its values, '' = from msg.payload) and its node limit ('' = none).
   {
     version: 3,
     up: (c) => withDefaults(c, {
@@ -18,7 +18,7 @@ export const STEPS: readonly Migration[] = [
       maxGridLimit: '',
     }),
   },
-  // 0.3.0 (issue 13): the delivery check (off), the devices it measures with ('' = none),
+  // 0.3.0: the delivery check (off), the devices it measures with ('' = none),
   // how often while a signal lasts (0 = only when it ends) and its tolerance (% of the asked
   // power, at least toleranceMin W).
   {
@@ -28,7 +28,7 @@ export const STEPS: readonly Migration[] = [
       verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
     }),
   },
-  // 0.3.0 (issue 14): fleets: the node's site list ('' = the one site of `site`, or msg.sites)
+  // 0.3.0: fleets: the node's site list ('' = the one site of `site`, or msg.sites)
   // and how portfolio mode splits the fleet's power (by battery rating).
   { version: 5, up: (c) => withDefaults(c, { sites: '', portfolioSplit: 'rating' }) },
   // Power limits on by default: an empty limit is now the site's rating, so a limit this flow

@@ -1,5 +1,5 @@
 /**
- * Portfolio mode of `ems-site-steer` (issue 14): one ESS power for the whole fleet, split over
+ * Portfolio mode of `ems-site-steer`: one ESS power for the whole fleet, split over
  * its sites (protocol/portfolio.ts splitPower) by battery rating or by SOC (charge: headroom
  * 100 − SOC; discharge: SOC), each part within the node's maxEssPower and the site's rating
  * (with maxEssPower not set, a site without a known rating gets no part and is reported failed).

@@ -6,6 +6,6 @@
 import { withDefaults, type Migration } from '../shared/migration-step';
 
 export const STEPS: readonly Migration[] = [
-  // 0.2.0 (issue 10): messages per split.
+  // 0.2.0: messages per split.
   { version: 2, up: (c) => withDefaults(c, { maxSplit: 1000 }) },
 ];
