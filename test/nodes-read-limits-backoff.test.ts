@@ -59,9 +59,9 @@ describe('nodes: polling backoff against a dead port', function () {
       const events: string[] = [];
       const config = helper.getNode('cfg');
       const rt = await config.runtime();
-      // Every read starts by asking the config node for its runtime (synchronously in the poll's turn).
-      const runtime = config.runtime;
-      config.runtime = () => { events.push('A'); return runtime(); };
+      // Every try is one read through the config node's client (coalescing off), made in the poll's turn.
+      const read = rt.client.read.bind(rt.client);
+      rt.client.read = ((...a: Parameters<typeof read>) => { events.push('A'); return read(...a); }) as typeof read;
       events.push('J');
       rt.polls.add(INTERVAL_S * 1000, () => { events.push('W'); });
       const failed = (s: { text?: string }) => /^unreachable, next try in [\d.]+ s$/.test(s.text ?? '');
