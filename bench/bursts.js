@@ -37,31 +37,91 @@ async function main() {
   const sim = await startServer({ mode: 'sim', fleetSites: SITES });
   await red.start();
   const steer = (id, site, siteType) => ({
-    id, type: 'ems-site-steer', server: 'cfg', site, siteType, mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-    validity: 'quarter-hour', maxEssPower: 1_000_000, renew: false, dryRun: false, verify: false, wires: [['sink']],
+    id,
+    type: 'ems-site-steer',
+    server: 'cfg',
+    site,
+    siteType,
+    mode: 'ess',
+    essValue: 'payload',
+    essValueType: 'msg',
+    essUnit: 'kW',
+    validity: 'quarter-hour',
+    maxEssPower: 1_000_000,
+    renew: false,
+    dryRun: false,
+    verify: false,
+    wires: [['sink']],
   });
-  await red.load([
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY, maxWaiting: LARGE * 2, ...(process.env.BENCH_BURST_CAPS ? { maxPerMinute: 1_000_000, maxPerDay: 100_000_000 } : {}) },
-    { id: 'readOne', type: 'ems-device-read', server: 'cfg', mode: 'single', device: batteries[0], deviceType: 'str', properties: 'soc', propertiesType: 'str', wires: [['sink']] },
-    { id: 'readMany', type: 'ems-device-read', server: 'cfg', mode: 'single', device: '', deviceType: 'str', properties: 'soc', propertiesType: 'str', wires: [['sink']] },
-    steer('steerOne', refs[0], 'str'),
-    steer('steerMany', 'site', 'msg'),
-    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
-    { id: 'sink', type: 'helper' },
-    { id: 'errs', type: 'helper' },
-  ], [], [steerModule]);
+  await red.load(
+    [
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: sim.url,
+        simulator: false,
+        authType: 'none',
+        concurrency: CONCURRENCY,
+        maxWaiting: LARGE * 2,
+        ...(process.env.BENCH_BURST_CAPS ? { maxPerMinute: 1_000_000, maxPerDay: 100_000_000 } : {}),
+      },
+      {
+        id: 'readOne',
+        type: 'ems-device-read',
+        server: 'cfg',
+        mode: 'single',
+        device: batteries[0],
+        deviceType: 'str',
+        properties: 'soc',
+        propertiesType: 'str',
+        wires: [['sink']],
+      },
+      {
+        id: 'readMany',
+        type: 'ems-device-read',
+        server: 'cfg',
+        mode: 'single',
+        device: '',
+        deviceType: 'str',
+        properties: 'soc',
+        propertiesType: 'str',
+        wires: [['sink']],
+      },
+      steer('steerOne', refs[0], 'str'),
+      steer('steerMany', 'site', 'msg'),
+      { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+      { id: 'sink', type: 'helper' },
+      { id: 'errs', type: 'helper' },
+    ],
+    [],
+    [steerModule],
+  );
 
   let outputs = 0;
   let errors = 0;
   let firstError;
   let wake;
-  const tick = () => { if (wake) wake(); };
-  red.getNode('sink').on('input', (_m, _s, done) => { outputs++; done(); tick(); });
-  red.getNode('errs').on('input', (m, _s, done) => { errors++; firstError ??= m.error && m.error.message; done(); tick(); });
+  const tick = () => {
+    if (wake) wake();
+  };
+  red.getNode('sink').on('input', (_m, _s, done) => {
+    outputs++;
+    done();
+    tick();
+  });
+  red.getNode('errs').on('input', (m, _s, done) => {
+    errors++;
+    firstError ??= m.error && m.error.message;
+    done();
+    tick();
+  });
 
   const cases = {
     'device read, one device': { node: 'readOne', msg: () => ({ payload: '' }) },
-    'device read, many devices': { node: 'readMany', msg: (i) => ({ deviceReference: batteries[i % SITES], payload: '' }) },
+    'device read, many devices': {
+      node: 'readMany',
+      msg: (i) => ({ deviceReference: batteries[i % SITES], payload: '' }),
+    },
     'site steer, one site': { node: 'steerOne', msg: (i) => ({ payload: (i % 9) - 4 }) },
     'site steer, many sites': { node: 'steerMany', msg: (i) => ({ site: refs[i % SITES], payload: (i % 9) - 4 }) },
   };
@@ -76,12 +136,17 @@ async function main() {
     const req0 = await simRequests(sim.url);
     const h0 = process.memoryUsage().heapUsed;
     let peak = h0;
-    const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 10);
+    const sampler = setInterval(() => {
+      peak = Math.max(peak, process.memoryUsage().heapUsed);
+    }, 10);
     const cpu0 = selfCpuMs();
     const t0 = process.hrtime.bigint();
     for (let i = 0; i < n; i++) node.receive(c.msg(i));
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-    while (outputs + errors < n) await new Promise((resolve) => { wake = resolve; });
+    while (outputs + errors < n)
+      await new Promise((resolve) => {
+        wake = resolve;
+      });
     wake = undefined;
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     clearInterval(sampler);
@@ -126,11 +191,18 @@ async function main() {
     id: 'bursts',
     title: 'Bursts: cost per message as a burst grows',
     machine: machine(),
-    settings: { sites: SITES, bursts: `${SMALL} and ${LARGE} messages`, concurrency: CONCURRENCY, maxWaiting: LARGE * 2, simulator: 'child process' },
-    method: `Each case: a warm-up burst of 1,000, then a burst of ${SMALL} and one of ${LARGE} messages, each sent in one synchronous loop of node.receive after a forced GC; `
-      + 'the burst ends when every message has ended in an output or an error (a Catch node). Time per message = wall time / messages (CPU of this process in brackets). '
-      + 'HTTP requests = the simulator\'s own count over the burst (merged and shared requests make them fewer than messages). '
-      + 'Peak heap per waiting message = the highest heapUsed sampled every 10 ms (garbage included) above the heap before the burst, divided by the messages.',
+    settings: {
+      sites: SITES,
+      bursts: `${SMALL} and ${LARGE} messages`,
+      concurrency: CONCURRENCY,
+      maxWaiting: LARGE * 2,
+      simulator: 'child process',
+    },
+    method:
+      `Each case: a warm-up burst of 1,000, then a burst of ${SMALL} and one of ${LARGE} messages, each sent in one synchronous loop of node.receive after a forced GC; ` +
+      'the burst ends when every message has ended in an output or an error (a Catch node). Time per message = wall time / messages (CPU of this process in brackets). ' +
+      "HTTP requests = the simulator's own count over the burst (merged and shared requests make them fewer than messages). " +
+      'Peak heap per waiting message = the highest heapUsed sampled every 10 ms (garbage included) above the heap before the burst, divided by the messages.',
     alternatives: rows,
     goals,
   });

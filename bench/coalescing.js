@@ -18,7 +18,20 @@
  *    equal, field by field, the answer the same read got without coalescing.
  */
 const path = require('node:path');
-const { DIST, closedLoop, guard, machine, median, mmm, output, rotation, round, selfCpuMs, simRequests, startServer } = require('./lib/common');
+const {
+  DIST,
+  closedLoop,
+  guard,
+  machine,
+  median,
+  mmm,
+  output,
+  rotation,
+  round,
+  selfCpuMs,
+  simRequests,
+  startServer,
+} = require('./lib/common');
 const { fleetSites } = require('./lib/fleet-sites');
 const red = require('./lib/red');
 
@@ -53,7 +66,14 @@ async function coalescerAlone() {
     const n = 100_000;
     let i = 0;
     const t0 = process.cpuUsage();
-    await Promise.all(Array.from({ length: 64 }, async () => { while (i < n) { const k = i++; await c.read({ device: devs[k % devs.length], shape: 'map', properties: props }); } }));
+    await Promise.all(
+      Array.from({ length: 64 }, async () => {
+        while (i < n) {
+          const k = i++;
+          await c.read({ device: devs[k % devs.length], shape: 'map', properties: props });
+        }
+      }),
+    );
     const u = process.cpuUsage(t0);
     return (u.user + u.system) / n;
   };
@@ -70,7 +90,8 @@ async function main() {
   const sim = await startServer({ mode: 'sim', fleetSites: LOOP_SITES, frozen: true });
   const sites = fleetSites(LOOP_SITES);
   const batteries = sites.map((s) => s.battery.deviceReference);
-  const devices = sites.slice(0, Math.ceil(DEVICES / 3))
+  const devices = sites
+    .slice(0, Math.ceil(DEVICES / 3))
     .flatMap((s) => ['battery', 'pv', 'meter'].map((kind) => ({ ref: s[kind].deviceReference, props: PROPS[kind] })))
     .slice(0, DEVICES);
   const reads = Array.from({ length: READS }, (_, i) => {
@@ -78,8 +99,28 @@ async function main() {
     return { deviceReference: d.ref, property: d.props[Math.floor(i / DEVICES) % d.props.length] };
   });
   await red.start();
-  const single = (id, server) => ({ id, type: 'ems-device-read', server, mode: 'single', device: '', deviceType: 'str', properties: 'soc', propertiesType: 'str', wires: [['sink']] });
-  const map = (id, server) => ({ id, type: 'ems-device-read', server, mode: 'map', device: '', deviceType: 'str', properties: MAP_PROPS, propertiesType: 'str', wires: [['sink']] });
+  const single = (id, server) => ({
+    id,
+    type: 'ems-device-read',
+    server,
+    mode: 'single',
+    device: '',
+    deviceType: 'str',
+    properties: 'soc',
+    propertiesType: 'str',
+    wires: [['sink']],
+  });
+  const map = (id, server) => ({
+    id,
+    type: 'ems-device-read',
+    server,
+    mode: 'map',
+    device: '',
+    deviceType: 'str',
+    properties: MAP_PROPS,
+    propertiesType: 'str',
+    wires: [['sink']],
+  });
   await red.load([
     { id: 'on', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none' },
     { id: 'off', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', coalesceMs: 0 },
@@ -97,19 +138,26 @@ async function main() {
   red.getNode('sink').on('input', (msg, _s, done) => {
     done();
     const p = pending.get(msg.seq);
-    if (p) { pending.delete(msg.seq); p.resolve(msg); }
+    if (p) {
+      pending.delete(msg.seq);
+      p.resolve(msg);
+    }
   });
   red.getNode('errs').on('input', (msg, _s, done) => {
     done();
     const p = pending.get(msg.seq);
-    if (p) { pending.delete(msg.seq); p.reject(new Error(`read ${msg.seq}: ${msg.error && msg.error.message}`)); }
+    if (p) {
+      pending.delete(msg.seq);
+      p.reject(new Error(`read ${msg.seq}: ${msg.error && msg.error.message}`));
+    }
   });
   let seq = 0;
-  const send = (node, fields) => new Promise((resolve, reject) => {
-    const s = seq++;
-    pending.set(s, { resolve, reject });
-    node.receive({ seq: s, ...fields });
-  });
+  const send = (node, fields) =>
+    new Promise((resolve, reject) => {
+      const s = seq++;
+      pending.set(s, { resolve, reject });
+      node.receive({ seq: s, ...fields });
+    });
 
   // A. Nothing shared: closed loop over distinct devices.
   const loop = {};
@@ -117,7 +165,8 @@ async function main() {
   const loopNames = [ON, OFF];
   const loopNode = { [ON]: red.getNode('loopOn'), [OFF]: red.getNode('loopOff') };
   let dev = 0;
-  const loopTask = (name) => () => send(loopNode[name], { deviceReference: batteries[dev++ % batteries.length], payload: '' });
+  const loopTask = (name) => () =>
+    send(loopNode[name], { deviceReference: batteries[dev++ % batteries.length], payload: '' });
   for (const inflight of [64, 6]) {
     for (const name of loopNames) await closedLoop(0, 500, inflight, loopTask(name)); // warm-up
     for (let r = 0; r < ROUNDS; r++) {
@@ -134,7 +183,8 @@ async function main() {
         st.cpu.push((cpu * 1000) / LOOP_READS);
         st.reads += LOOP_READS;
         st.requests += (await simRequests(sim.url)) - req0;
-        if (process.env.BENCH_VERBOSE) process.stderr.write(`coalescing A ${inflight} ${name}: ${round(LOOP_READS / s, 0)} reads/s\n`);
+        if (process.env.BENCH_VERBOSE)
+          process.stderr.write(`coalescing A ${inflight} ${name}: ${round(LOOP_READS / s, 0)} reads/s\n`);
       }
     }
   }
@@ -147,7 +197,12 @@ async function main() {
     const settled = await Promise.allSettled(reads.map((rd) => send(target, { ...rd })));
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const requests = (await simRequests(sim.url)) - req0;
-    return { ms, requests, errors: settled.filter((x) => x.status === 'rejected').length, answers: settled.map((x) => (x.status === 'fulfilled' ? x.value : undefined)) };
+    return {
+      ms,
+      requests,
+      errors: settled.filter((x) => x.status === 'rejected').length,
+      answers: settled.map((x) => (x.status === 'fulfilled' ? x.value : undefined)),
+    };
   }
   const burstIds = { [ON]: 'burstOn', [OFF]: 'burstOff' };
   const bursts = { [ON]: [], [OFF]: [] };
@@ -156,15 +211,23 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const res = {};
     for (const name of rotation(loopNames, r)) res[name] = await burst(burstIds[name]);
-    if (process.env.BENCH_VERBOSE) process.stderr.write(`coalescing B round ${r + 1}: ${round(res[ON].ms, 0)} ms / ${round(res[OFF].ms, 0)} ms\n`);
+    if (process.env.BENCH_VERBOSE)
+      process.stderr.write(`coalescing B round ${r + 1}: ${round(res[ON].ms, 0)} ms / ${round(res[OFF].ms, 0)} ms\n`);
     for (let i = 0; i < READS; i++) {
       const a = res[ON].answers[i];
       const b = res[OFF].answers[i];
-      const same = a && b && a.payload === b.payload && a.unit === b.unit && a.topic === b.topic
-        && JSON.stringify(a.measurement) === JSON.stringify(b.measurement) && a.measurement.property === reads[i].property;
+      const same =
+        a &&
+        b &&
+        a.payload === b.payload &&
+        a.unit === b.unit &&
+        a.topic === b.topic &&
+        JSON.stringify(a.measurement) === JSON.stringify(b.measurement) &&
+        a.measurement.property === reads[i].property;
       if (!same) mismatches++;
     }
-    for (const name of loopNames) bursts[name].push({ ms: res[name].ms, requests: res[name].requests, errors: res[name].errors });
+    for (const name of loopNames)
+      bursts[name].push({ ms: res[name].ms, requests: res[name].requests, errors: res[name].errors });
   }
   await red.stop();
   await sim.stop();
@@ -175,13 +238,20 @@ async function main() {
     'HTTP requests per read': round(st.requests / st.reads, 3),
   });
   const alternatives = {};
-  for (const st of Object.values(loop)) alternatives[`A. nothing shared, ${st.inflight} reads in flight: ${st.name}`] = loopRow(st);
+  for (const st of Object.values(loop))
+    alternatives[`A. nothing shared, ${st.inflight} reads in flight: ${st.name}`] = loopRow(st);
   const burstRows = {};
   for (const name of loopNames) {
     const b = bursts[name];
     burstRows[name] = {
-      'ms until the last answer (min / median / max)': mmm(b.map((x) => x.ms), 1),
-      'HTTP requests (min / median / max)': mmm(b.map((x) => x.requests), 0),
+      'ms until the last answer (min / median / max)': mmm(
+        b.map((x) => x.ms),
+        1,
+      ),
+      'HTTP requests (min / median / max)': mmm(
+        b.map((x) => x.requests),
+        0,
+      ),
       errors: b.reduce((n, x) => n + x.errors, 0),
     };
   }
@@ -201,13 +271,19 @@ async function main() {
     title: 'Coalescing',
     machine: machine(),
     settings: {
-      'A reads per alternative and round': LOOP_READS, 'A devices': batteries.length, 'A properties': MAP_PROPS, 'B reads': READS, 'B devices': DEVICES,
-      rounds: ROUNDS, concurrency: 'default (6)',
+      'A reads per alternative and round': LOOP_READS,
+      'A devices': batteries.length,
+      'A properties': MAP_PROPS,
+      'B reads': READS,
+      'B devices': DEVICES,
+      rounds: ROUNDS,
+      concurrency: 'default (6)',
     },
-    method: `${ROUNDS} rounds per case, order rotated (${loopOrders.map((o) => o.map((n) => (n === ON ? 'on' : 'off')).join('-')).join(', ')}), after a warm-up of each; `
-      + 'reads/s = reads / wall time, CPU = process.cpuUsage() of this process per read (the simulator runs in a child process); '
-      + 'figures are min / median / max over the rounds, ratios taken round by round.'
-      + ` Load average (1, 5, 15 min) at the end: ${machine().loadAverage.join(', ')}.`,
+    method:
+      `${ROUNDS} rounds per case, order rotated (${loopOrders.map((o) => o.map((n) => (n === ON ? 'on' : 'off')).join('-')).join(', ')}), after a warm-up of each; ` +
+      'reads/s = reads / wall time, CPU = process.cpuUsage() of this process per read (the simulator runs in a child process); ' +
+      'figures are min / median / max over the rounds, ratios taken round by round.' +
+      ` Load average (1, 5, 15 min) at the end: ${machine().loadAverage.join(', ')}.`,
     alternatives,
     tables: [{ title: `B. Shared: a burst of ${READS} single-property reads of ${DEVICES} devices:`, rows: burstRows }],
     answersDifferingFromUncoalesced: mismatches,
@@ -222,9 +298,10 @@ async function main() {
     goals: [
       {
         goal: 'nothing shared: coalescing on costs no throughput (on / off >= 0.95, median of rounds, at 64 and at 6 in flight) and sends no fewer or more requests',
-        measured: `64 in flight ${mmm(t64)}, 6 in flight ${mmm(t6)}; requests on - off: ${loopExtra.join(', ')}; `
-          + `timed alone the coalescer takes ${round(alone.on, 2)} µs per read with the window (${round(alone.off, 2)} µs off), `
-          + `${round((100 * (alone.on - alone.off)) / offCpu, 2)} % of ${round(offCpu, 0)} µs per read`,
+        measured:
+          `64 in flight ${mmm(t64)}, 6 in flight ${mmm(t6)}; requests on - off: ${loopExtra.join(', ')}; ` +
+          `timed alone the coalescer takes ${round(alone.on, 2)} µs per read with the window (${round(alone.off, 2)} µs off), ` +
+          `${round((100 * (alone.on - alone.off)) / offCpu, 2)} % of ${round(offCpu, 0)} µs per read`,
         met: median(t64) >= 0.95 && median(t6) >= 0.95 && loopExtra.every((x) => x === 0),
       },
       {
@@ -232,8 +309,16 @@ async function main() {
         measured: `${mmm(reqOn, 0)} (against ${mmm(reqOff, 0)})`,
         met: Math.max(...reqOn) <= 2 * DEVICES && reqOff.every((x) => x === READS),
       },
-      { goal: 'shared: time until the last answer at most 1/2 of uncoalesced (median of rounds)', measured: mmm(timeRatio), met: median(timeRatio) <= 0.5 },
-      { goal: 'every answer equal to the uncoalesced one', measured: `${mismatches} differ, ${errors} errors`, met: mismatches === 0 && errors === 0 },
+      {
+        goal: 'shared: time until the last answer at most 1/2 of uncoalesced (median of rounds)',
+        measured: mmm(timeRatio),
+        met: median(timeRatio) <= 0.5,
+      },
+      {
+        goal: 'every answer equal to the uncoalesced one',
+        measured: `${mismatches} differ, ${errors} errors`,
+        met: mismatches === 0 && errors === 0,
+      },
     ],
   });
   process.exit(0);

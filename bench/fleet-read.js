@@ -40,23 +40,50 @@ function heap() {
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 120_000, 'fleet-read');
   const sim = await startServer({ mode: 'sim', fleetSites: SITES, frozen: true });
-  const refs = fleetSites(SITES).flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]);
+  const refs = fleetSites(SITES).flatMap((s) => [
+    s.battery.deviceReference,
+    s.pv.deviceReference,
+    s.meter.deviceReference,
+  ]);
   await red.start();
   const CORE = path.dirname(require.resolve('@node-red/nodes/package.json'));
-  await red.load([
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none' },
-    { id: 'n', type: 'ems-device-read', server: 'cfg', mode: 'map', device: refs[0], deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['out']] },
-    { id: 'out', type: 'helper' },
-    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
-    { id: 'errs', type: 'helper' },
-  ], [], [require(path.join(CORE, 'core', 'common', '25-catch.js'))]);
+  await red.load(
+    [
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none' },
+      {
+        id: 'n',
+        type: 'ems-device-read',
+        server: 'cfg',
+        mode: 'map',
+        device: refs[0],
+        deviceType: 'str',
+        properties: PROPS,
+        propertiesType: 'str',
+        wires: [['out']],
+      },
+      { id: 'out', type: 'helper' },
+      { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+      { id: 'errs', type: 'helper' },
+    ],
+    [],
+    [require(path.join(CORE, 'core', 'common', '25-catch.js'))],
+  );
   const node = red.getNode('n');
   let last;
   let waiting;
-  red.getNode('out').on('input', (msg, _s, done) => { last = msg; done(); if (waiting) waiting(); });
+  red.getNode('out').on('input', (msg, _s, done) => {
+    last = msg;
+    done();
+    if (waiting) waiting();
+  });
   let errors = 0;
   let firstError;
-  red.getNode('errs').on('input', (msg, _s, done) => { errors++; firstError = firstError || msg.error?.message; done(); if (waiting) waiting(); });
+  red.getNode('errs').on('input', (msg, _s, done) => {
+    errors++;
+    firstError = firstError || msg.error?.message;
+    done();
+    if (waiting) waiting();
+  });
 
   /** One fleet read of `n` devices; resolves with what it measured. */
   async function readOnce(n) {
@@ -65,7 +92,9 @@ async function main() {
     const before = heap();
     const requests0 = await simRequests(sim.url);
     const t0 = process.hrtime.bigint();
-    const answered = new Promise((r) => { waiting = r; });
+    const answered = new Promise((r) => {
+      waiting = r;
+    });
     node.receive({ deviceReference: list });
     await answered;
     waiting = undefined;
@@ -74,7 +103,11 @@ async function main() {
     let msg = last;
     last = undefined;
     const requests = (await simRequests(sim.url)) - requests0;
-    const bytes = msg ? Buffer.byteLength(JSON.stringify({ payload: msg.payload, units: msg.units, errors: msg.errors, aggregate: msg.aggregate })) : 0;
+    const bytes = msg
+      ? Buffer.byteLength(
+          JSON.stringify({ payload: msg.payload, units: msg.units, errors: msg.errors, aggregate: msg.aggregate }),
+        )
+      : 0;
     const devices = msg ? Object.keys(msg.payload).length : 0;
     const failed = msg ? Object.keys(msg.errors).length : n;
     const agg = msg ? JSON.parse(JSON.stringify(msg.aggregate)) : undefined;
@@ -136,7 +169,9 @@ async function main() {
     },
     alternatives: rows,
     results: {
-      'aggregate of 1,000 devices': agg ? `power ${round(agg.power.power.value / 1000, 1)} kW over ${agg.power.power.devices} devices; totalEnergyProduced ${round(agg.energy.totalEnergyProduced.value / 1e6, 1)} MWh` : 'none',
+      'aggregate of 1,000 devices': agg
+        ? `power ${round(agg.power.power.value / 1000, 1)} kW over ${agg.power.power.devices} devices; totalEnergyProduced ${round(agg.energy.totalEnergyProduced.value / 1e6, 1)} MWh`
+        : 'none',
       'heap kept, as a line through 100 and 1,000 devices': `${Math.round(fixed / 1024)} KB + ${Math.round(perDevice)} B per device`,
       'heap per further device, 100 to 500 / 500 to 1,000': `${Math.round(slope1)} B / ${Math.round(slope2)} B`,
       'requests counted by the coalescer (all reads, warm-up included)': requestsCounted ?? 'n/a',
@@ -150,9 +185,10 @@ async function main() {
       },
       {
         goal: 'the memory of the answer is proportional to its size',
-        measured: `${small['kept per device, bytes']} B kept per device at 100 devices, ${big['kept per device, bytes']} B at 1,000 (ratio ${round(ratio, 2)}; `
-          + `${Math.round(fixed / 1024)} KB fixed + ${Math.round(perDevice)} B per device; each further device ${Math.round(slope1)} B from 100 to 500, ${Math.round(slope2)} B from 500 to 1,000); `
-          + `${small['kept per byte of JSON']} and ${big['kept per byte of JSON']} B of heap per byte of JSON`,
+        measured:
+          `${small['kept per device, bytes']} B kept per device at 100 devices, ${big['kept per device, bytes']} B at 1,000 (ratio ${round(ratio, 2)}; ` +
+          `${Math.round(fixed / 1024)} KB fixed + ${Math.round(perDevice)} B per device; each further device ${Math.round(slope1)} B from 100 to 500, ${Math.round(slope2)} B from 500 to 1,000); ` +
+          `${small['kept per byte of JSON']} and ${big['kept per byte of JSON']} B of heap per byte of JSON`,
         met: ratio > 0.67 && ratio < 1.5 && perDevice > 0 && perDevice < 2048,
       },
     ],

@@ -14,7 +14,16 @@ const http = require('node:http');
 const os = require('node:os');
 const path = require('node:path');
 const { ROOT, guard, machine, median, output, round } = require('./lib/common');
-const { OLD_RANGE, NODE_RED_AXIOS, npm, treeSize, installedPackages, repackWithAxios, nodeRedAxios, measureAxiosDedupe } = require('./lib/install-tree');
+const {
+  OLD_RANGE,
+  NODE_RED_AXIOS,
+  npm,
+  treeSize,
+  installedPackages,
+  repackWithAxios,
+  nodeRedAxios,
+  measureAxiosDedupe,
+} = require('./lib/install-tree');
 
 const STARTS = Number(process.env.BENCH_STARTS) || 15;
 const RED_JS = require.resolve('node-red/red.js');
@@ -22,10 +31,15 @@ const RED_JS = require.resolve('node-red/red.js');
 function startRed(userDir, check) {
   return new Promise((resolve, reject) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, [RED_JS, '-u', userDir, '-p', '0', '-D', 'uiHost=127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RED_JS, '-u', userDir, '-p', '0', '-D', 'uiHost=127.0.0.1'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let log = '';
     let port;
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`Node-RED did not start:\n${log.slice(-2000)}`)); }, 60_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`Node-RED did not start:\n${log.slice(-2000)}`));
+    }, 60_000);
     const onData = async (d) => {
       log += d;
       const m = /Server now running at http:\/\/[^:]+:(\d+)/.exec(log);
@@ -54,7 +68,9 @@ function startRed(userDir, check) {
  * Node-RED's start-up the package adds, measured without Node-RED's own noise.
  */
 function requireMs(pkgDir) {
-  const files = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t) => path.join(pkgDir, 'dist', 'nodes', `${t}.js`));
+  const files = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t) =>
+    path.join(pkgDir, 'dist', 'nodes', `${t}.js`),
+  );
   const code = `const t=process.hrtime.bigint();for(const f of ${JSON.stringify(files)})require(f);process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
   return Number(execFileSync(process.execPath, ['-e', code], { encoding: 'utf8' }));
 }
@@ -62,18 +78,26 @@ function requireMs(pkgDir) {
 /** The node sets Node-RED loaded (admin API), to confirm the package was picked up. */
 function nodeSets(port) {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/nodes', headers: { accept: 'application/json' } }, (res) => {
-      let b = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { b += d; });
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(b).filter((s) => s.module === '@ems-partner/node-red').map((s) => ({ name: s.name, enabled: s.enabled, err: s.err })));
-        } catch (e) {
-          reject(e);
-        }
-      });
-    }).on('error', reject);
+    http
+      .get({ host: '127.0.0.1', port, path: '/nodes', headers: { accept: 'application/json' } }, (res) => {
+        let b = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          b += d;
+        });
+        res.on('end', () => {
+          try {
+            resolve(
+              JSON.parse(b)
+                .filter((s) => s.module === '@ems-partner/node-red')
+                .map((s) => ({ name: s.name, enabled: s.enabled, err: s.err })),
+            );
+          } catch (e) {
+            reject(e);
+          }
+        });
+      })
+      .on('error', reject);
   });
 }
 
@@ -97,8 +121,11 @@ async function main() {
     const nm = path.join(withDir, 'node_modules');
     const size = treeSize(nm);
     const pkgs = installedPackages(nm);
-    const largest = pkgs.map((p) => [p, treeSize(path.join(nm, p.split('>').join('/node_modules/'))).bytes])
-      .sort((a, b) => b[1] - a[1]).slice(0, 5).map(([p, b]) => `${p} ${round(b / 1024, 0)} KB`);
+    const largest = pkgs
+      .map((p) => [p, treeSize(path.join(nm, p.split('>').join('/node_modules/'))).bytes])
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([p, b]) => `${p} ${round(b / 1024, 0)} KB`);
     const ours = JSON.parse(fs.readFileSync(path.join(nm, '@ems-partner', 'node-red', 'package.json'), 'utf8'));
     const ownSize = treeSize(path.join(nm, '@ems-partner', 'node-red'));
     const runtimeDeps = Object.keys(ours.dependencies || {});
@@ -108,7 +135,8 @@ async function main() {
     await startRed(withoutDir);
     const starts = { with: [], without: [] };
     for (let i = 0; i < STARTS; i++) {
-      for (const k of i % 2 ? ['without', 'with'] : ['with', 'without']) starts[k].push((await startRed(k === 'with' ? withDir : withoutDir)).ms);
+      for (const k of i % 2 ? ['without', 'with'] : ['with', 'without'])
+        starts[k].push((await startRed(k === 'with' ? withDir : withoutDir)).ms);
     }
     const requireRuns = Array.from({ length: 5 }, () => requireMs(path.join(nm, '@ems-partner', 'node-red')));
     const withMs = median(starts.with);
@@ -121,14 +149,24 @@ async function main() {
 
     // axios dedupe: the old range (a repacked copy) and the range as it is, side by side.
     const range = ours.dependencies.axios;
-    const dedupe = measureAxiosDedupe(tmp, { [`axios ${OLD_RANGE}`]: repackWithAxios(tgz, OLD_RANGE, path.join(tmp, 'old-range')), [`axios ${range}`]: tgz });
+    const dedupe = measureAxiosDedupe(tmp, {
+      [`axios ${OLD_RANGE}`]: repackWithAxios(tgz, OLD_RANGE, path.join(tmp, 'old-range')),
+      [`axios ${range}`]: tgz,
+    });
     const pinned = (r) => dedupe[`axios ${NODE_RED_AXIOS} pinned, then axios ${r}`];
     const red = nodeRedAxios();
     output({
       id: 'footprint',
       title: 'Footprint',
       machine: machine(),
-      settings: { starts: STARTS, tarball: packed.filename, axiosRange: range, oldAxiosRange: OLD_RANGE, startedAt: startedAt.toISOString(), loadAverageAtStart: load },
+      settings: {
+        starts: STARTS,
+        tarball: packed.filename,
+        axiosRange: range,
+        oldAxiosRange: OLD_RANGE,
+        startedAt: startedAt.toISOString(),
+        loadAverageAtStart: load,
+      },
       alternatives: dedupe,
       results: {
         tarballKB: round(packed.size / 1024, 1),
@@ -142,24 +180,46 @@ async function main() {
         installedPackageNames: pkgs,
         directRuntimeDependencies: runtimeDeps,
         installSeconds: round(installSeconds, 1),
-        nodeSetsLoaded: Array.isArray(loaded) ? loaded.map((s) => `${s.name}${s.enabled && !s.err ? '' : ' (not loaded)'}`) : loaded,
+        nodeSetsLoaded: Array.isArray(loaded)
+          ? loaded.map((s) => `${s.name}${s.enabled && !s.err ? '' : ' (not loaded)'}`)
+          : loaded,
         startMsWithout: { median: round(withoutMs, 0), runs: starts.without.map((x) => round(x, 0)) },
         startMsWith: { median: round(withMs, 0), runs: starts.with.map((x) => round(x, 0)) },
-        startAddedMs: { medianOfPairs: round(added, 0), differenceOfMedians: round(withMs - withoutMs, 0), pairs: pairs.map((x) => round(x, 0)) },
+        startAddedMs: {
+          medianOfPairs: round(added, 0),
+          differenceOfMedians: round(withMs - withoutMs, 0),
+          pairs: pairs.map((x) => round(x, 0)),
+        },
         requireNodeFilesMs: { median: round(median(requireRuns), 0), runs: requireRuns.map((x) => round(x, 0)) },
         nodeRedShipsAxios: `${red.axios} (Node-RED ${red.nodeRed}, node-red-admin ${red.admin})`,
       },
       goals: [
-        { goal: 'loading the package adds at most 100 ms to Node-RED start-up', measured: `${round(added, 0)} ms (median of ${STARTS} paired starts; node files alone ${round(median(requireRuns), 0)} ms)`, met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err) },
+        {
+          goal: 'loading the package adds at most 100 ms to Node-RED start-up',
+          measured: `${round(added, 0)} ms (median of ${STARTS} paired starts; node files alone ${round(median(requireRuns), 0)} ms)`,
+          met: added <= 100 && Array.isArray(loaded) && loaded.length > 0 && loaded.every((s) => s.enabled && !s.err),
+        },
         // The 3 MB install goal was withdrawn (issue 11): axios's own tree is about 2.9 MB; undici about 2.2 MB.
-        { goal: 'the installed package with its dependencies under 6 MB (fresh Node-RED user directory)', measured: `${round(size.bytes / MB, 2)} MB (${pkgs.length} packages; largest ${largest.join(', ')})`, met: size.bytes < 6 * MB },
-        { goal: "the package's own files at most 0.6 MB", measured: `${round(ownSize.bytes / MB, 2)} MB installed (whole install ${round(size.bytes / MB, 2)} MB, ${pkgs.length} packages)`, met: ownSize.bytes <= 0.6 * MB },
+        {
+          goal: 'the installed package with its dependencies under 6 MB (fresh Node-RED user directory)',
+          measured: `${round(size.bytes / MB, 2)} MB (${pkgs.length} packages; largest ${largest.join(', ')})`,
+          met: size.bytes < 6 * MB,
+        },
+        {
+          goal: "the package's own files at most 0.6 MB",
+          measured: `${round(ownSize.bytes / MB, 2)} MB installed (whole install ${round(size.bytes / MB, 2)} MB, ${pkgs.length} packages)`,
+          met: ownSize.bytes <= 0.6 * MB,
+        },
         {
           goal: `with axios ${NODE_RED_AXIOS} already in the user directory, installing the package adds no second axios`,
           measured: `${pinned(range).axiosCopies} axios, ${round(pinned(range).bytesAdded / MB, 2)} MB added (with ${OLD_RANGE}: ${pinned(OLD_RANGE).axiosCopies} axios, ${round(pinned(OLD_RANGE).bytesAdded / MB, 2)} MB)`,
           met: pinned(range).axiosCopies === 1,
         },
-        { goal: 'runtime dependencies are axios, axios-retry and undici only', measured: runtimeDeps.join(', '), met: [...runtimeDeps].sort().join(',') === 'axios,axios-retry,undici' },
+        {
+          goal: 'runtime dependencies are axios, axios-retry and undici only',
+          measured: runtimeDeps.join(', '),
+          met: [...runtimeDeps].sort().join(',') === 'axios,axios-retry,undici',
+        },
       ],
     });
   } finally {

@@ -21,7 +21,19 @@ const os = require('node:os');
 const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { DIST, startServer, selfCpuMs, procCpuMs, closedLoop, mmm, round, rotation, machine, output, guard } = require('./lib/common');
+const {
+  DIST,
+  startServer,
+  selfCpuMs,
+  procCpuMs,
+  closedLoop,
+  mmm,
+  round,
+  rotation,
+  machine,
+  output,
+  guard,
+} = require('./lib/common');
 const red = require('./lib/red');
 const { fleetSites } = require('./lib/fleet-sites');
 
@@ -34,13 +46,23 @@ const steerModule = require(path.join(DIST, 'nodes', 'ems-site-steer.js'));
 function redisBinary() {
   const dirs = process.env.REDIS_SERVER ? [] : (process.env.PATH || '').split(path.delimiter);
   const all = process.env.REDIS_SERVER ? [process.env.REDIS_SERVER] : dirs.map((d) => path.join(d, 'redis-server'));
-  return all.find((f) => { try { fs.accessSync(f, fs.constants.X_OK); return true; } catch { return false; } });
+  return all.find((f) => {
+    try {
+      fs.accessSync(f, fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
 }
 
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
     s.on('error', reject);
   });
 }
@@ -48,18 +70,33 @@ function freePort() {
 async function startRedis(bin) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-bench-redis-'));
   const port = await freePort();
-  const child = spawn(bin, ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
+  const child = spawn(
+    bin,
+    ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
   for (let i = 0; i < 200; i++) {
     const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => { s.end(); resolve(true); });
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.end();
+        resolve(true);
+      });
       s.on('error', () => resolve(false));
     });
     if (ok) break;
     await new Promise((r) => setTimeout(r, 20));
   }
   return {
-    url: `redis://127.0.0.1:${port}`, pid: child.pid,
-    stop: () => new Promise((res) => { child.once('exit', () => { fs.rmSync(dir, { recursive: true, force: true }); res(); }); child.kill('SIGTERM'); }),
+    url: `redis://127.0.0.1:${port}`,
+    pid: child.pid,
+    stop: () =>
+      new Promise((res) => {
+        child.once('exit', () => {
+          fs.rmSync(dir, { recursive: true, force: true });
+          res();
+        });
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -73,21 +110,49 @@ async function main() {
   const redis = await startRedis(bin);
   await red.start();
   const steer = (id, server) => ({
-    id, type: 'ems-site-steer', server, site: 'site', siteType: 'msg', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-    validity: 'quarter-hour', renew: false, dryRun: false, verify: false, wires: [['sink']],
+    id,
+    type: 'ems-site-steer',
+    server,
+    site: 'site',
+    siteType: 'msg',
+    mode: 'ess',
+    essValue: 'payload',
+    essValueType: 'msg',
+    essUnit: 'kW',
+    validity: 'quarter-hour',
+    renew: false,
+    dryRun: false,
+    verify: false,
+    wires: [['sink']],
   });
-  await red.load([
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: 6 },
-    { id: 'cfgG', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: 6, redisUrl: redis.url },
-    steer('plain', 'cfg'), steer('grouped', 'cfgG'),
-    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
-    { id: 'sink', type: 'helper' },
-    { id: 'errs', type: 'helper' },
-  ], [], [steerModule]);
+  await red.load(
+    [
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: 6 },
+      {
+        id: 'cfgG',
+        type: 'ems-partner-config',
+        baseUrl: sim.url,
+        simulator: false,
+        authType: 'none',
+        concurrency: 6,
+        redisUrl: redis.url,
+      },
+      steer('plain', 'cfg'),
+      steer('grouped', 'cfgG'),
+      { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+      { id: 'sink', type: 'helper' },
+      { id: 'errs', type: 'helper' },
+    ],
+    [],
+    [steerModule],
+  );
   const group = (await red.getNode('cfgG').runtime()).group;
   await group.connection.ready();
 
-  const send = red.messenger((msg) => Boolean(msg.request), (msg) => `not sent: ${msg.error ? msg.error.message : JSON.stringify(msg.standby)}`);
+  const send = red.messenger(
+    (msg) => Boolean(msg.request),
+    (msg) => `not sent: ${msg.error ? msg.error.message : JSON.stringify(msg.standby)}`,
+  );
   const alternatives = {
     'without Redis': (i) => send('plain', { site: refs[i % SITES], payload: (i % 9) - 4 }),
     'with Redis': (i) => send('grouped', { site: refs[i % SITES], payload: (i % 9) - 4 }),
@@ -130,15 +195,28 @@ async function main() {
     id: 'group-steering',
     title: 'Steering CPU per message, with and without a group on Redis',
     machine: machine(),
-    settings: { sites: SITES, 'messages per alternative and round': PER_ROUND, rounds: ROUNDS, inflight: INFLIGHT, simulator: 'child process', redis: 'redis-server, child process, no persistence' },
-    method: `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}), after a warm-up of one message per site and 1,000 more on each; a forced GC before each `
-      + 'alternative; CPU = process.cpuUsage() of this process over the alternative, per message; Redis CPU from /proc per message; Redis commands = those the '
-      + "group's connection sent during the alternative (heartbeats and lease renewals included) per message.",
-    alternatives: Object.fromEntries(names.map((n) => [n, {
-      'CPU µs per message (min / median / max)': mmm(us(n), 0),
-      'Redis CPU µs per message (all rounds)': round((stats[n].redisCpuMs * 1000) / stats[n].count, 1),
-      'Redis commands per message (all rounds)': round(stats[n].commands / stats[n].count, 3),
-    }])),
+    settings: {
+      sites: SITES,
+      'messages per alternative and round': PER_ROUND,
+      rounds: ROUNDS,
+      inflight: INFLIGHT,
+      simulator: 'child process',
+      redis: 'redis-server, child process, no persistence',
+    },
+    method:
+      `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}), after a warm-up of one message per site and 1,000 more on each; a forced GC before each ` +
+      'alternative; CPU = process.cpuUsage() of this process over the alternative, per message; Redis CPU from /proc per message; Redis commands = those the ' +
+      "group's connection sent during the alternative (heartbeats and lease renewals included) per message.",
+    alternatives: Object.fromEntries(
+      names.map((n) => [
+        n,
+        {
+          'CPU µs per message (min / median / max)': mmm(us(n), 0),
+          'Redis CPU µs per message (all rounds)': round((stats[n].redisCpuMs * 1000) / stats[n].count, 1),
+          'Redis commands per message (all rounds)': round(stats[n].commands / stats[n].count, 3),
+        },
+      ]),
+    ),
     results: {
       'CPU per message, with Redis / without': mmm(ratio),
     },

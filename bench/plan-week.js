@@ -72,7 +72,12 @@ function spotPrices(from, days, negative = false) {
     const dip = negative ? 150 + 100 * r() : 0;
     for (const s of SAMPLE.slots) {
       const midday = Math.exp(-(((s.offsetMinutes / 60 - 13) / 2) ** 2));
-      out.push(Math.max(negative ? -400 : -80, Math.round((s.price * level + shift + (r() - 0.5) * 20 - dip * midday) * 100) / 100));
+      out.push(
+        Math.max(
+          negative ? -400 : -80,
+          Math.round((s.price * level + shift + (r() - 0.5) * 20 - dip * midday) * 100) / 100,
+        ),
+      );
     }
   }
   return out.map((value, k) => ({ start: from + k * Q, end: from + (k + 1) * Q, value }));
@@ -107,7 +112,8 @@ function run(T0, prices, setpoint) {
   for (let q = 0; q < prices.length; q++) {
     const t = T0 + q * Q;
     const kw = setpoint(t, model, q);
-    if (kw !== undefined) model.steering.applyEss({ setting: { value: Math.round(kw * 1000) / 1000, unit: 'kW' }, validUntil: t + Q }, t);
+    if (kw !== undefined)
+      model.steering.applyEss({ setting: { value: Math.round(kw * 1000) / 1000, unit: 'kW' }, validUntil: t + Q }, t);
     const [gi, go] = [model.gridInWh, model.gridOutWh];
     model.advanceTo(t + Q);
     const i = (model.gridInWh - gi) / 1000;
@@ -117,7 +123,14 @@ function run(T0, prices, setpoint) {
     cost += i * importPrice(prices[q].value) - x * FEED_IN;
   }
   const e1 = model.storedWh / 1000;
-  return { cost, withEnd: cost - END_VALUE * (e1 - e0), imported, exported, throughput: (model.battInWh + model.battOutWh - b0) / 1000, socEnd: (e1 / CAP) * 100 };
+  return {
+    cost,
+    withEnd: cost - END_VALUE * (e1 - e0),
+    imported,
+    exported,
+    throughput: (model.battInWh + model.battOutWh - b0) / 1000,
+    socEnd: (e1 / CAP) * 100,
+  };
 }
 
 /** The prices known at t: today's, and tomorrow's from 14:00 (day-ahead), from t on (the slot in progress included). */
@@ -128,7 +141,11 @@ function known(prices, t) {
 }
 
 const SITE = { importLimitW: HOME.grid.maxImportW, exportLimitW: HOME.grid.maxExportW };
-const FORMULAS = { priceUnit: 'MWh', importFormula: { fee: FEE, vat: VAT }, exportFormula: { multiplier: 0, fee: FEED_IN } };
+const FORMULAS = {
+  priceUnit: 'MWh',
+  importFormula: { fee: FEE, vat: VAT },
+  exportFormula: { multiplier: 0, fee: FEED_IN },
+};
 
 function week(T0, negative = false) {
   const DAYS = 7;
@@ -152,49 +169,100 @@ function week(T0, negative = false) {
   // (b) price-only plan, daily at 14:00 (and at the start), played open loop
   let bPlan;
   const b = run(T0, weekPrices, (t, model) => {
-    if (t === T0 || (t - Math.floor(t / DAY) * DAY) === 14 * H) {
+    if (t === T0 || t - Math.floor(t / DAY) * DAY === 14 * H) {
       const ps = known(prices, t).map((p) => ({ start: p.start, end: p.end, price: p.value }));
-      bPlan = planFromPrices({ prices: ps, priceUnit: 'MWh', battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 10, socMax: 90, efficiency: 0.9, soc: socOf(model) }, now: t });
+      bPlan = planFromPrices({
+        prices: ps,
+        priceUnit: 'MWh',
+        battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 10, socMax: 90, efficiency: 0.9, soc: socOf(model) },
+        now: t,
+      });
     }
     const s = bPlan.slots.find((x) => x.start <= t && x.end > t);
     return s ? s.energyStorage.value : 0;
   });
 
   // (c) perfect foresight over the week
-  const truth = (from, n) => ({ pv: Array.from({ length: n }, (_, k) => past.pv[qi(from) + k]), load: Array.from({ length: n }, (_, k) => past.load[qi(from) + k]) });
+  const truth = (from, n) => ({
+    pv: Array.from({ length: n }, (_, k) => past.pv[qi(from) + k]),
+    load: Array.from({ length: n }, (_, k) => past.load[qi(from) + k]),
+  });
   const tw = truth(T0, weekPrices.length);
   const cPlan = planSite({
-    prices: weekPrices, ...FORMULAS, pvForecast: tw.pv, loadForecast: tw.load, site: SITE,
-    battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 5, socMax: 95, efficiency: 0.9, endValue: END_VALUE, soc: HOME.battery.initialSoc },
+    prices: weekPrices,
+    ...FORMULAS,
+    pvForecast: tw.pv,
+    loadForecast: tw.load,
+    site: SITE,
+    battery: {
+      capacityKWh: CAP,
+      maxChargeKW: KW,
+      socMin: 5,
+      socMax: 95,
+      efficiency: 0.9,
+      endValue: END_VALUE,
+      soc: HOME.battery.initialSoc,
+    },
   });
-  const c = run(T0, weekPrices, (t, _m, q) => (cPlan.slots[q].selfConsumption ? undefined : cPlan.slots[q].energyStorage.value));
+  const c = run(T0, weekPrices, (t, _m, q) =>
+    cPlan.slots[q].selfConsumption ? undefined : cPlan.slots[q].energyStorage.value,
+  );
 
   // (d) re-planning each quarter hour with forecasts from history; (e) with perfect forecasts
-  const mpc = (perfect, selfSlots = true, endValue = PLAN_END_VALUE) => run(T0, weekPrices, (t, model) => {
-    const ps = known(prices, t);
-    const slots = ps.map((p) => ({ start: Math.max(p.start, t), end: p.end }));
-    let pv;
-    let load;
-    if (perfect) ({ pv, load } = truth(ps[0].start, ps.length));
-    else {
-      load = loadForecastFromHistory(loadHistory, { slots, weeks: 4 });
-      pv = ps.map((p) => { const back = p.start - DAY >= t - Q ? 2 * DAY : DAY; return past.pv[qi(p.start - back)]; });
-    }
-    const t0 = process.hrtime.bigint();
-    const plan = planSite({
-      prices: ps, ...FORMULAS, pvForecast: pv, loadForecast: load, site: SITE, now: t,
-      battery: { capacityKWh: CAP, maxChargeKW: KW, socMin: 10, socMax: 90, efficiency: 0.9, cycleCost: 0.02, endValue, soc: socOf(model) },
+  const mpc = (perfect, selfSlots = true, endValue = PLAN_END_VALUE) =>
+    run(T0, weekPrices, (t, model) => {
+      const ps = known(prices, t);
+      const slots = ps.map((p) => ({ start: Math.max(p.start, t), end: p.end }));
+      let pv;
+      let load;
+      if (perfect) ({ pv, load } = truth(ps[0].start, ps.length));
+      else {
+        load = loadForecastFromHistory(loadHistory, { slots, weeks: 4 });
+        pv = ps.map((p) => {
+          const back = p.start - DAY >= t - Q ? 2 * DAY : DAY;
+          return past.pv[qi(p.start - back)];
+        });
+      }
+      const t0 = process.hrtime.bigint();
+      const plan = planSite({
+        prices: ps,
+        ...FORMULAS,
+        pvForecast: pv,
+        loadForecast: load,
+        site: SITE,
+        now: t,
+        battery: {
+          capacityKWh: CAP,
+          maxChargeKW: KW,
+          socMin: 10,
+          socMax: 90,
+          efficiency: 0.9,
+          cycleCost: 0.02,
+          endValue,
+          soc: socOf(model),
+        },
+      });
+      timings.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const s0 = plan.slots[0];
+      if (selfSlots && s0.selfConsumption) return undefined; // left to the site (ems-plan's idle: 'self-consumption')
+      return s0.energyStorage.value;
     });
-    timings.push(Number(process.hrtime.bigint() - t0) / 1e6);
-    const s0 = plan.slots[0];
-    if (selfSlots && s0.selfConsumption) return undefined; // left to the site (ems-plan's idle: 'self-consumption')
-    return s0.energyStorage.value;
-  });
   const d = mpc(false);
   const e = mpc(true);
   const f = mpc(false, false);
   const g = mpc(false, false, END_VALUE);
-  return { a, b, c, d, e, f, g, bound: cPlan.cost.total, plans: timings.length / 4, planMs: timings.sort((x, y) => x - y)[Math.floor(timings.length / 2)] };
+  return {
+    a,
+    b,
+    c,
+    d,
+    e,
+    f,
+    g,
+    bound: cPlan.cost.total,
+    plans: timings.length / 4,
+    planMs: timings.sort((x, y) => x - y)[Math.floor(timings.length / 2)],
+  };
 }
 
 function main() {
@@ -202,11 +270,20 @@ function main() {
   const T0 = process.env.BENCH_WEEK ? Date.parse(`${process.env.BENCH_WEEK}T00:00:00Z`) : Date.UTC(2026, 4, 4); // Monday 4 May 2026
   const T1 = Date.UTC(2026, 10, 16); // Monday 16 November 2026
   const T2 = Date.UTC(2026, 4, 11); // Monday 11 May 2026: negative-price middays under the fixed feed-in tariff
-  const weeks = [[T0, week(T0)], [T1, week(T1)], [T2, week(T2, true)]];
+  const weeks = [
+    [T0, week(T0)],
+    [T1, week(T1)],
+    [T2, week(T2, true)],
+  ];
   const tag = (t) => `${new Date(t).toISOString().slice(0, 10)}${t === T2 ? ' (negative middays)' : ''}`;
   const names = {
-    a: '(a) no battery control (self-consumption)', b: '(b) price-only plan, daily at 14:00', c: '(c) perfect foresight', d: '(d) re-planning, forecasts from history',
-    e: '(e) re-planning, perfect forecasts', f: '(f) as (d), every slot steered (idle: steer)', g: '(g) the previous example 12 (every slot steered, end value 0.10)',
+    a: '(a) no battery control (self-consumption)',
+    b: '(b) price-only plan, daily at 14:00',
+    c: '(c) perfect foresight',
+    d: '(d) re-planning, forecasts from history',
+    e: '(e) re-planning, perfect forecasts',
+    f: '(f) as (d), every slot steered (idle: steer)',
+    g: '(g) the previous example 12 (every slot steered, end value 0.10)',
   };
   const alternatives = {};
   for (const [t, w] of weeks) {
@@ -214,8 +291,13 @@ function main() {
     for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) {
       const r = w[k];
       alternatives[`${day}: ${names[k]}`] = {
-        'cost (EUR)': round(r.cost, 2), 'with the end SOC (EUR)': round(r.withEnd, 2), 'saved against (a) (EUR)': round(w.a.withEnd - r.withEnd, 2),
-        'import (kWh)': round(r.imported, 1), 'export (kWh)': round(r.exported, 1), 'battery throughput (kWh)': round(r.throughput, 1), 'SOC at the end (%)': round(r.socEnd, 1),
+        'cost (EUR)': round(r.cost, 2),
+        'with the end SOC (EUR)': round(r.withEnd, 2),
+        'saved against (a) (EUR)': round(w.a.withEnd - r.withEnd, 2),
+        'import (kWh)': round(r.imported, 1),
+        'export (kWh)': round(r.exported, 1),
+        'battery throughput (kWh)': round(r.throughput, 1),
+        'SOC at the end (%)': round(r.socEnd, 1),
       };
     }
     alternatives[`${day}: (c) planned objective (bound)`] = { 'with the end SOC (EUR)': round(w.bound, 2) };
@@ -233,18 +315,33 @@ function main() {
       weeks: weeks.map(([t]) => tag(t)).join(', '),
       prices: `the sample day × (0.8-1.2) ± 20 EUR/MWh per day ± 10 per quarter hour, at least -80 (seed ${PRICE_SEED}); the third week minus a midday dip of 150-250 a day, at least -400 (import below the feed-in tariff at midday, below zero on some); import (spot + ${FEE}) × ${VAT}, export ${FEED_IN} per kWh`,
       replanning: `planSite each quarter hour (${w.plans} plans a week, median ${round(w.planMs, 1)} ms), SOC 10-90 %, wear 0.02 per kWh, end value ${PLAN_END_VALUE} per kWh, self-consumption slots left to the site`,
-      costs: 'realised from the grid meter\'s counters; "with the end SOC": minus 0.10 per kWh stored more at the end than at the start',
+      costs:
+        'realised from the grid meter\'s counters; "with the end SOC": minus 0.10 per kWh stored more at the end than at the start',
     },
     alternatives,
     goals: [
-      { goal: 're-planning (d) realises less than the price-only plan (b), each week', measured: each((x) => `(d) ${fmt(x.d.withEnd)}, (b) ${fmt(x.b.withEnd)}`), met: weeks.every(([, x]) => x.d.withEnd < x.b.withEnd) },
+      {
+        goal: 're-planning (d) realises less than the price-only plan (b), each week',
+        measured: each((x) => `(d) ${fmt(x.d.withEnd)}, (b) ${fmt(x.b.withEnd)}`),
+        met: weeks.every(([, x]) => x.d.withEnd < x.b.withEnd),
+      },
       {
         goal: 're-planning (d) realises no more than no battery control (a), each week, and less where (a) is above the bound (c)',
         measured: each((x) => `(d) ${fmt(x.d.withEnd)}, (a) ${fmt(x.a.withEnd)}, bound ${fmt(x.bound)}`),
-        met: weeks.every(([, x]) => x.d.withEnd <= x.a.withEnd + 0.005 && (x.a.withEnd - x.bound < 0.01 || x.d.withEnd < x.a.withEnd)),
+        met: weeks.every(
+          ([, x]) => x.d.withEnd <= x.a.withEnd + 0.005 && (x.a.withEnd - x.bound < 0.01 || x.d.withEnd < x.a.withEnd),
+        ),
       },
-      { goal: 're-planning (d) within 15 % of perfect foresight\'s bound (c) in November', measured: `(d) ${fmt(nov.d.withEnd)}, bound ${fmt(nov.bound)}: ${round((100 * (nov.d.withEnd - nov.bound)) / Math.abs(nov.bound), 1)} %`, met: nov.d.withEnd - nov.bound <= 0.15 * Math.abs(nov.bound) },
-      { goal: 'report: what perfect foresight (c) realises, and its planned bound', measured: each((x) => `(c) ${fmt(x.c.withEnd)}, bound ${fmt(x.bound)}`), met: true },
+      {
+        goal: "re-planning (d) within 15 % of perfect foresight's bound (c) in November",
+        measured: `(d) ${fmt(nov.d.withEnd)}, bound ${fmt(nov.bound)}: ${round((100 * (nov.d.withEnd - nov.bound)) / Math.abs(nov.bound), 1)} %`,
+        met: nov.d.withEnd - nov.bound <= 0.15 * Math.abs(nov.bound),
+      },
+      {
+        goal: 'report: what perfect foresight (c) realises, and its planned bound',
+        measured: each((x) => `(c) ${fmt(x.c.withEnd)}, bound ${fmt(x.bound)}`),
+        met: true,
+      },
     ],
   };
   output(r);

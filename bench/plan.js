@@ -40,7 +40,16 @@ function problem(seed, n, fit = false) {
   for (let k = 0; k < n; k++) {
     const h = (k / 4) % 24;
     const midday = Math.exp(-(((h - 13) / 2.5) ** 2));
-    spot.push(Math.round((90 + 60 * Math.sin(((h - 8) / 24) * 2 * Math.PI) + 40 * Math.exp(-(((h - 19) / 1.5) ** 2)) - (fit ? 200 + 60 * r() : 120 * r()) * midday + (r() - 0.5) * 40) * 100) / 100);
+    spot.push(
+      Math.round(
+        (90 +
+          60 * Math.sin(((h - 8) / 24) * 2 * Math.PI) +
+          40 * Math.exp(-(((h - 19) / 1.5) ** 2)) -
+          (fit ? 200 + 60 * r() : 120 * r()) * midday +
+          (r() - 0.5) * 40) *
+          100,
+      ) / 100,
+    );
     pv.push(Math.max(0, pvPeak * Math.sin(((h - 6) / 14) * Math.PI)) * (0.5 + 0.5 * r()));
     load.push(base + (h >= 17 && h < 22 ? 1500 * r() : 0) + (r() < 0.05 ? 3000 * r() : 0));
   }
@@ -48,13 +57,25 @@ function problem(seed, n, fit = false) {
   const exp = fit ? { multiplier: 0, fee: 0.08, vat: 1 } : { multiplier: 0.9, fee: 0, vat: 1 };
   const capacityKWh = 8 + r() * 20;
   const battery = {
-    capacityKWh, maxChargeKW: 3 + r() * 7, maxDischargeKW: 3 + r() * 7, socMin: 10, socMax: 95,
-    chargeEfficiency: 0.95, dischargeEfficiency: 0.95, cycleCost: 0.02, soc: 20 + r() * 60, endValue: 0.1,
+    capacityKWh,
+    maxChargeKW: 3 + r() * 7,
+    maxDischargeKW: 3 + r() * 7,
+    socMin: 10,
+    socMax: 95,
+    chargeEfficiency: 0.95,
+    dischargeEfficiency: 0.95,
+    cycleCost: 0.02,
+    soc: 20 + r() * 60,
+    endValue: 0.1,
     socTarget: { soc: 60, time: T0 + (28 + Math.floor(r() * 8)) * Q },
   };
   return {
-    prices: spot.map((value, k) => ({ start: T0 + k * Q, value })), priceUnit: 'EUR/MWh', importFormula: imp, exportFormula: exp,
-    pvForecast: pv, loadForecast: load,
+    prices: spot.map((value, k) => ({ start: T0 + k * Q, value })),
+    priceUnit: 'EUR/MWh',
+    importFormula: imp,
+    exportFormula: exp,
+    pvForecast: pv,
+    loadForecast: load,
     gridImportMax: load.map((l, k) => (r() < 0.3 ? Math.round(Math.max(0, l - pv[k]) + 3000 + r() * 5000) : null)),
     gridExportMax: load.map(() => (r() < 0.3 ? Math.round(1000 + r() * 5000) : null)),
     site: { exportLimitW: 4000 + Math.round(r() * 4000), peakCost: 0.1 + r() * 0.5 },
@@ -72,7 +93,11 @@ function milpOf(p) {
   const price = (f, spot) => ((spot / 1000) * f.multiplier + f.fee) * f.vat;
   const target = Math.round((b.socTarget.time - T0) / Q);
   const num = (v) => (Number.isInteger(v) ? String(v) : v.toPrecision(15));
-  const expr = (terms) => terms.filter(([a]) => a !== 0).map(([a, v], j) => `${a < 0 ? ' - ' : j ? ' + ' : ' '}${num(Math.abs(a))} ${v}`).join('');
+  const expr = (terms) =>
+    terms
+      .filter(([a]) => a !== 0)
+      .map(([a, v], j) => `${a < 0 ? ' - ' : j ? ' + ' : ' '}${num(Math.abs(a))} ${v}`)
+      .join('');
   const obj = [];
   const rows = [];
   const bounds = [];
@@ -82,18 +107,64 @@ function milpOf(p) {
     const load = p.loadForecast[k] / 1000;
     const mi = Math.min((p.gridImportMax[k] ?? Infinity) / 1000, load + b.maxChargeKW);
     const mx = Math.min(Math.min(p.gridExportMax[k] ?? Infinity, p.site.exportLimitW) / 1000, pv + b.maxDischargeKW);
-    bounds.push(`0 <= c${k} <= ${num(b.maxChargeKW)}`, `0 <= d${k} <= ${num(b.maxDischargeKW)}`, `0 <= u${k} <= ${num(pv)}`, `0 <= i${k} <= ${num(mi)}`, `0 <= x${k} <= ${num(mx)}`);
+    bounds.push(
+      `0 <= c${k} <= ${num(b.maxChargeKW)}`,
+      `0 <= d${k} <= ${num(b.maxDischargeKW)}`,
+      `0 <= u${k} <= ${num(pv)}`,
+      `0 <= i${k} <= ${num(mi)}`,
+      `0 <= x${k} <= ${num(mx)}`,
+    );
     const lb = Math.max((b.socMin / 100) * cap, k + 1 === target ? (b.socTarget.soc / 100) * cap : 0);
     bounds.push(`${num(lb)} <= e${k + 1} <= ${num((b.socMax / 100) * cap)}`);
     bins.push(`zb${k}`, `zg${k}`);
-    rows.push(`cb${k}:${expr([[1, `c${k}`], [-b.maxChargeKW, `zb${k}`]])} <= 0`, `db${k}:${expr([[1, `d${k}`], [b.maxDischargeKW, `zb${k}`]])} <= ${num(b.maxDischargeKW)}`);
-    rows.push(`ig${k}:${expr([[1, `i${k}`], [-mi, `zg${k}`]])} <= 0`, `xg${k}:${expr([[1, `x${k}`], [mx, `zg${k}`]])} <= ${num(mx)}`);
-    rows.push(`bal${k}:${expr([[-1, `u${k}`], [1, `i${k}`], [1, `d${k}`], [-1, `x${k}`], [-1, `c${k}`]])} = ${num(load - pv)}`);
-    const soc = [[1, `e${k + 1}`], [-dt * b.chargeEfficiency, `c${k}`], [dt / b.dischargeEfficiency, `d${k}`]];
+    rows.push(
+      `cb${k}:${expr([
+        [1, `c${k}`],
+        [-b.maxChargeKW, `zb${k}`],
+      ])} <= 0`,
+      `db${k}:${expr([
+        [1, `d${k}`],
+        [b.maxDischargeKW, `zb${k}`],
+      ])} <= ${num(b.maxDischargeKW)}`,
+    );
+    rows.push(
+      `ig${k}:${expr([
+        [1, `i${k}`],
+        [-mi, `zg${k}`],
+      ])} <= 0`,
+      `xg${k}:${expr([
+        [1, `x${k}`],
+        [mx, `zg${k}`],
+      ])} <= ${num(mx)}`,
+    );
+    rows.push(
+      `bal${k}:${expr([
+        [-1, `u${k}`],
+        [1, `i${k}`],
+        [1, `d${k}`],
+        [-1, `x${k}`],
+        [-1, `c${k}`],
+      ])} = ${num(load - pv)}`,
+    );
+    const soc = [
+      [1, `e${k + 1}`],
+      [-dt * b.chargeEfficiency, `c${k}`],
+      [dt / b.dischargeEfficiency, `d${k}`],
+    ];
     if (k > 0) soc.push([-1, `e${k}`]);
     rows.push(`soc${k}:${expr(soc)} = ${num(k === 0 ? e0 : 0)}`);
-    rows.push(`pk${k}:${expr([[1, `i${k}`], [-1, 'P']])} <= 0`);
-    obj.push([dt * price(p.importFormula, p.prices[k].value), `i${k}`], [-dt * price(p.exportFormula, p.prices[k].value), `x${k}`], [dt * b.cycleCost, `c${k}`], [dt * b.cycleCost, `d${k}`]);
+    rows.push(
+      `pk${k}:${expr([
+        [1, `i${k}`],
+        [-1, 'P'],
+      ])} <= 0`,
+    );
+    obj.push(
+      [dt * price(p.importFormula, p.prices[k].value), `i${k}`],
+      [-dt * price(p.exportFormula, p.prices[k].value), `x${k}`],
+      [dt * b.cycleCost, `c${k}`],
+      [dt * b.cycleCost, `d${k}`],
+    );
   }
   obj.push([p.site.peakCost, 'P'], [-b.endValue, `e${n}`]);
   bounds.push('P >= 0');
@@ -144,9 +215,22 @@ async function main() {
   const highs = await require('highs')();
   // warm-up: both solvers, both sizes
   measure(highs, [9001, 9002], 96);
-  const day = measure(highs, Array.from({ length: DAYS }, (_, i) => 1 + i), 96);
-  const fit = measure(highs, Array.from({ length: DAYS / 2 }, (_, i) => 201 + i), 96, true);
-  const week = measure(highs, Array.from({ length: WEEKS }, (_, i) => 101 + i), 672);
+  const day = measure(
+    highs,
+    Array.from({ length: DAYS }, (_, i) => 1 + i),
+    96,
+  );
+  const fit = measure(
+    highs,
+    Array.from({ length: DAYS / 2 }, (_, i) => 201 + i),
+    96,
+    true,
+  );
+  const week = measure(
+    highs,
+    Array.from({ length: WEEKS }, (_, i) => 101 + i),
+    672,
+  );
   const row = (r) => ({
     'planSite (ms, median)': round(median(r.ours), 2),
     'planSite (ms, slowest)': round(Math.max(...r.ours), 2),
@@ -166,13 +250,36 @@ async function main() {
     id: 'plan',
     title: 'Site planner against the MILP oracle (HiGHS)',
     machine: machine(),
-    settings: { days: `${DAYS} × 96 quarter hours, and ${DAYS / 2} with negative-price middays under a fixed feed-in tariff of 0.08`, weeks: `${WEEKS} × 672 quarter hours`, runs: `planSite ${RUNS} times per problem around one HiGHS solve, after a warm-up`, inputs: 'spot feed (EUR/MWh) with import and export formulas, PV and load forecasts, per-slot grid limits, site export limit, peak cost, charge and discharge efficiency, cycle cost, SOC target, end value', highs: `highs ${JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', 'node_modules', 'highs', 'package.json'), 'utf8')).version} (HiGHS MILP, WebAssembly; relative gap 1e-9)` },
-    alternatives: { 'one day (96 slots)': row(day), 'one day, feed-in tariff above negative middays (96 slots)': row(fit), 'one week (672 slots)': row(week) },
+    settings: {
+      days: `${DAYS} × 96 quarter hours, and ${DAYS / 2} with negative-price middays under a fixed feed-in tariff of 0.08`,
+      weeks: `${WEEKS} × 672 quarter hours`,
+      runs: `planSite ${RUNS} times per problem around one HiGHS solve, after a warm-up`,
+      inputs:
+        'spot feed (EUR/MWh) with import and export formulas, PV and load forecasts, per-slot grid limits, site export limit, peak cost, charge and discharge efficiency, cycle cost, SOC target, end value',
+      highs: `highs ${JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '..', 'node_modules', 'highs', 'package.json'), 'utf8')).version} (HiGHS MILP, WebAssembly; relative gap 1e-9)`,
+    },
+    alternatives: {
+      'one day (96 slots)': row(day),
+      'one day, feed-in tariff above negative middays (96 slots)': row(fit),
+      'one week (672 slots)': row(week),
+    },
     goals: [
-      { goal: '96 slots with all inputs: at most 20 ms (median)', measured: `${round(dMed, 2)} ms (HiGHS ${round(median([...day.theirs, ...fit.theirs]), 2)} ms)`, met: dMed <= 20 },
+      {
+        goal: '96 slots with all inputs: at most 20 ms (median)',
+        measured: `${round(dMed, 2)} ms (HiGHS ${round(median([...day.theirs, ...fit.theirs]), 2)} ms)`,
+        met: dMed <= 20,
+      },
       { goal: '96 slots with all inputs: at most 40 ms (slowest)', measured: `${round(dMax, 2)} ms`, met: dMax <= 40 },
-      { goal: '672 slots (a week): at most 300 ms (median)', measured: `${round(wMed, 2)} ms (slowest ${round(Math.max(...week.ours), 2)} ms; HiGHS ${round(median(week.theirs), 2)} ms)`, met: wMed <= 300 },
-      { goal: 'objective within 0.01 % of the MILP on every problem', measured: `largest relative difference ${worst.toExponential(1)} over ${DAYS + DAYS / 2 + WEEKS} problems`, met: worst <= 1e-4 },
+      {
+        goal: '672 slots (a week): at most 300 ms (median)',
+        measured: `${round(wMed, 2)} ms (slowest ${round(Math.max(...week.ours), 2)} ms; HiGHS ${round(median(week.theirs), 2)} ms)`,
+        met: wMed <= 300,
+      },
+      {
+        goal: 'objective within 0.01 % of the MILP on every problem',
+        measured: `largest relative difference ${worst.toExponential(1)} over ${DAYS + DAYS / 2 + WEEKS} problems`,
+        met: worst <= 1e-4,
+      },
     ],
   });
   process.exit(0);

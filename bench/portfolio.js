@@ -36,31 +36,60 @@ const MAX_ESS_W = 10_000;
 
 /** Loads one steer node (id n, wired to helper out) on a config node of concurrency `c`. */
 async function load(url, c) {
-  await helper.load([...MODULES], [
-    { id: 'tab', type: 'tab', label: 'bench' },
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: url, simulator: false, authType: 'none', retries: 0, concurrency: c, coalesceMs: 0 },
-    {
-      id: 'n', z: 'tab', x: 0, y: 0, type: 'ems-site-steer', server: 'cfg', site: '', siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating',
-      essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false,
-      version: STEER_VERSION, wires: [['out']],
-    },
-    { id: 'out', z: 'tab', x: 0, y: 0, type: 'helper', wires: [] },
-  ]);
+  await helper.load(
+    [...MODULES],
+    [
+      { id: 'tab', type: 'tab', label: 'bench' },
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: url,
+        simulator: false,
+        authType: 'none',
+        retries: 0,
+        concurrency: c,
+        coalesceMs: 0,
+      },
+      {
+        id: 'n',
+        z: 'tab',
+        x: 0,
+        y: 0,
+        type: 'ems-site-steer',
+        server: 'cfg',
+        site: '',
+        siteType: 'str',
+        mode: 'portfolio',
+        portfolioSplit: 'rating',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        maxEssPower: MAX_ESS_W,
+        renew: false,
+        dryRun: false,
+        version: STEER_VERSION,
+        wires: [['out']],
+      },
+      { id: 'out', z: 'tab', x: 0, y: 0, type: 'helper', wires: [] },
+    ],
+  );
   const node = helper.getNode('n');
   const waiting = [];
   helper.getNode('out').on('input', (msg) => waiting.shift()?.(msg));
   const errors = [];
   node.on('call:error', (call) => errors.push(String(call.args[0]?.message ?? call.args[0])));
   /** Sends a message and resolves with its output and the wall-clock ms it took. */
-  const ask = (msg) => new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const timer = setTimeout(() => reject(new Error(`no output in 60 s; errors: ${errors.join('; ')}`)), 60_000);
-    waiting.push((out) => {
-      clearTimeout(timer);
-      resolve({ out, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
+  const ask = (msg) =>
+    new Promise((resolve, reject) => {
+      const t0 = process.hrtime.bigint();
+      const timer = setTimeout(() => reject(new Error(`no output in 60 s; errors: ${errors.join('; ')}`)), 60_000);
+      waiting.push((out) => {
+        clearTimeout(timer);
+        resolve({ out, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
+      });
+      node.receive(msg);
     });
-    node.receive(msg);
-  });
   return { ask, errors };
 }
 
@@ -69,7 +98,8 @@ async function run(s, sites, c) {
   const refs = sites.map((x) => x.siteReference);
   // The round trip: single-site messages (msg.sites of one, rating given), one after the other.
   const rtts = [];
-  for (let i = 0; i < RTT_SAMPLES; i++) rtts.push((await ask({ payload: 1, sites: [{ site: refs[i % refs.length], maxPowerW: 10_000 }] })).ms);
+  for (let i = 0; i < RTT_SAMPLES; i++)
+    rtts.push((await ask({ payload: 1, sites: [{ site: refs[i % refs.length], maxPowerW: 10_000 }] })).ms);
   const rtt = median(rtts);
   const total = SITES * 10 * 0.6; // kW: 60 % of the fleet's rating
   const trips = Math.ceil(SITES / c);
@@ -78,13 +108,34 @@ async function run(s, sites, c) {
     const { out, ms } = await ask(msg);
     const requests = (await simRequests(s.url)) - before;
     const sum = out.payload.results.reduce((a, r) => a + (r.request?.body?.setting?.value ?? 0), 0);
-    return { ms: round(ms, 1), requests, ok: out.payload.summary.ok, failed: out.payload.summary.failed, roundTrips: round(ms / rtt, 1), sumW: sum, asked: out.payload.summary.asked };
+    return {
+      ms: round(ms, 1),
+      requests,
+      ok: out.payload.summary.ok,
+      failed: out.payload.summary.failed,
+      roundTrips: round(ms / rtt, 1),
+      sumW: sum,
+      asked: out.payload.summary.asked,
+    };
   };
-  const given = await measure({ payload: total, sites: sites.map((x) => ({ site: x.siteReference, maxPowerW: x.battery.maxPowerW })) });
+  const given = await measure({
+    payload: total,
+    sites: sites.map((x) => ({ site: x.siteReference, maxPowerW: x.battery.maxPowerW })),
+  });
   const cold = await measure({ payload: -total, sites: refs });
   const warm = await measure({ payload: total / 2, sites: refs });
   await helper.unload();
-  return { c, rtt: round(rtt, 1), trips, budgetMs: round(1.3 * trips * rtt, 1), given, cold, warm, errors: errors.length, firstError: errors[0] };
+  return {
+    c,
+    rtt: round(rtt, 1),
+    trips,
+    budgetMs: round(1.3 * trips * rtt, 1),
+    given,
+    cold,
+    warm,
+    errors: errors.length,
+    firstError: errors[0],
+  };
 }
 
 async function main() {
@@ -108,7 +159,14 @@ async function main() {
     id: 'portfolio',
     title: 'Portfolio steer',
     machine: machine(),
-    settings: { sites: SITES, battery: '10 kW each', latency: `${LATENCY_MS} ms per request (simulator faults)`, split: 'rating', retries: 0, simulator: 'in process' },
+    settings: {
+      sites: SITES,
+      battery: '10 kW each',
+      latency: `${LATENCY_MS} ms per request (simulator faults)`,
+      split: 'rating',
+      retries: 0,
+      simulator: 'in process',
+    },
     alternatives: Object.fromEntries(runs.map((r) => [`concurrency ${r.c}`, row(r)])),
     results: {
       'sum of the parts vs asked (W)': runs.map((r) => `${r.given.sumW} vs ${r.given.asked * 1000}`).join('; '),
@@ -118,12 +176,28 @@ async function main() {
     goals: [
       {
         goal: `portfolio steer of ${SITES} sites: exactly ${SITES} requests`,
-        measured: runs.map((r) => `concurrency ${r.c}: ${r.given.requests} (ratings in msg.sites), ${r.warm.requests} (site list cached); ${r.cold.requests} with the first GET /sites`).join('; '),
-        met: runs.every((r) => r.given.requests === SITES && r.warm.requests === SITES && r.cold.requests === SITES + 1 && r.given.failed === 0),
+        measured: runs
+          .map(
+            (r) =>
+              `concurrency ${r.c}: ${r.given.requests} (ratings in msg.sites), ${r.warm.requests} (site list cached); ${r.cold.requests} with the first GET /sites`,
+          )
+          .join('; '),
+        met: runs.every(
+          (r) =>
+            r.given.requests === SITES &&
+            r.warm.requests === SITES &&
+            r.cold.requests === SITES + 1 &&
+            r.given.failed === 0,
+        ),
       },
       {
         goal: `done within 1.3 × ⌈${SITES} / concurrency⌉ round trips (${LATENCY_MS} ms latency)`,
-        measured: runs.map((r) => `concurrency ${r.c}: ${r.given.ms} ms = ${r.given.roundTrips} round trips of ${r.rtt} ms for ⌈${SITES}/${r.c}⌉ = ${r.trips} (budget ${r.budgetMs} ms)`).join('; '),
+        measured: runs
+          .map(
+            (r) =>
+              `concurrency ${r.c}: ${r.given.ms} ms = ${r.given.roundTrips} round trips of ${r.rtt} ms for ⌈${SITES}/${r.c}⌉ = ${r.trips} (budget ${r.budgetMs} ms)`,
+          )
+          .join('; '),
         met: runs.every((r) => r.given.ms <= r.budgetMs),
       },
     ],

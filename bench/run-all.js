@@ -48,7 +48,10 @@ function runOne(b) {
       stdio: ['ignore', 'inherit', 'pipe'],
     });
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; process.stderr.write(d); });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      process.stderr.write(d);
+    });
     const kill = setTimeout(() => child.kill('SIGKILL'), (b.budgetS + 30) * 1000);
     child.on('exit', (code) => {
       clearTimeout(kill);
@@ -58,7 +61,13 @@ function runOne(b) {
         fs.rmSync(out, { force: true });
         resolve({ ...r, seconds });
       } catch {
-        resolve({ id: b.id, title: b.id, seconds, error: `exit code ${code}: ${stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300)}`, goals: [] });
+        resolve({
+          id: b.id,
+          title: b.id,
+          seconds,
+          error: `exit code ${code}: ${stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300)}`,
+          goals: [],
+        });
       }
     });
   });
@@ -79,11 +88,17 @@ async function main() {
     process.stdout.write(`\n== ${b.id} ==\n`);
     const r = await runOne(b);
     benchmarks.push(r);
-    for (const g of r.goals || []) process.stdout.write(`  ${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.measured}\n`);
+    for (const g of r.goals || [])
+      process.stdout.write(`  ${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.measured}\n`);
     if (r.error) process.stdout.write(`  FAILED ${r.error}\n`);
     process.stdout.write(`  (${r.seconds} s)\n`);
   }
-  const run = { generatedAt: new Date().toISOString(), totalSeconds: round((Date.now() - t0) / 1000, 0), machine: m, benchmarks };
+  const run = {
+    generatedAt: new Date().toISOString(),
+    totalSeconds: round((Date.now() - t0) / 1000, 0),
+    machine: m,
+    benchmarks,
+  };
   if (merge && only.length > 0) {
     const file = path.join(ROOT, 'bench', 'results.json');
     const old = JSON.parse(fs.readFileSync(file, 'utf8'));

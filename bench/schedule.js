@@ -30,7 +30,8 @@ const Q = 15 * 60_000;
 /** Most real time to wait for what one quarter hour sends. */
 const SETTLE_MS = 15_000;
 const CORE = path.dirname(require.resolve('@node-red/nodes/package.json'));
-const SCHEDULE_CODE = /[\\/]dist[\\/](runtime[\\/](shared-clock|schedule-player|delivery-check)|nodes[\\/](ems-schedule|schedule-verify))\.js/;
+const SCHEDULE_CODE =
+  /[\\/]dist[\\/](runtime[\\/](shared-clock|schedule-player|delivery-check)|nodes[\\/](ems-schedule|schedule-verify))\.js/;
 
 const { startSimulator } = require(path.join(DIST, 'simulator'));
 const { planFromPrices } = require(path.join(DIST, 'plan'));
@@ -47,7 +48,11 @@ function valuesFor(i, t0) {
   const v = [];
   if (kind === 'plan') {
     const prices = SAMPLE.slots.map((s) => ({ start: t0 + s.offsetMinutes * 60_000, duration: 15, price: s.price }));
-    const plan = planFromPrices({ prices, priceUnit: SAMPLE.unit, battery: { capacityKWh: 20, maxChargeKW: 10, socMin: 10, socMax: 90, soc: 10 + (i * 7) % 80 } });
+    const plan = planFromPrices({
+      prices,
+      priceUnit: SAMPLE.unit,
+      battery: { capacityKWh: 20, maxChargeKW: 10, socMin: 10, socMax: 90, soc: 10 + ((i * 7) % 80) },
+    });
     for (const s of plan.slots) v.push(Math.round(s.energyStorage.value * 1000) / 1000);
   } else if (kind === 'random runs') {
     while (v.length < SLOTS) {
@@ -99,29 +104,77 @@ async function scenario(verify) {
   const fakeClear = global.clearTimeout;
   global.setTimeout = function (fn, ms, ...args) {
     const mine = SCHEDULE_CODE.test(new Error().stack || '');
-    const id = fakeSet((...a) => { live.delete(id); fn(...a); }, ms, ...args);
-    if (mine) { live.add(id); created++; peak = Math.max(peak, live.size); }
+    const id = fakeSet(
+      (...a) => {
+        live.delete(id);
+        fn(...a);
+      },
+      ms,
+      ...args,
+    );
+    if (mine) {
+      live.add(id);
+      created++;
+      peak = Math.max(peak, live.size);
+    }
     return id;
   };
-  global.clearTimeout = function (id) { live.delete(id); return fakeClear(id); };
+  global.clearTimeout = function (id) {
+    live.delete(id);
+    return fakeClear(id);
+  };
 
   const sim = await startSimulator({ port: 0, seed: 1, sites });
   const schedules = sites.map((_, i) => valuesFor(i, t0));
   const flow = [
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', retries: 0, coalesceMs: 0 },
+    {
+      id: 'cfg',
+      type: 'ems-partner-config',
+      baseUrl: sim.url,
+      simulator: false,
+      authType: 'none',
+      retries: 0,
+      coalesceMs: 0,
+    },
     { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
     { id: 'sent', type: 'helper' },
     { id: 'reports', type: 'helper' },
     { id: 'errs', type: 'helper' },
     ...sites.map((s, i) => ({
-      id: `s${i}`, type: 'ems-schedule', server: 'cfg', site: s.siteReference, siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW',
-      maxEssPower: 10_000, maxCurtailment: 0, maxGridPower: '', maxGridLimit: '', allowMaximizeGridImport: true, pvPeakPower: '', store: '', dryRun: false,
-      verify, batteryDevice: s.battery.deviceReference, batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
-      tolerance: 10, toleranceMin: 1000, wires: [['sent'], ['reports']],
+      id: `s${i}`,
+      type: 'ems-schedule',
+      server: 'cfg',
+      site: s.siteReference,
+      siteType: 'str',
+      essUnit: 'kW',
+      curtailmentUnit: 'kW',
+      gridUnit: 'kW',
+      maxEssPower: 10_000,
+      maxCurtailment: 0,
+      maxGridPower: '',
+      maxGridLimit: '',
+      allowMaximizeGridImport: true,
+      pvPeakPower: '',
+      store: '',
+      dryRun: false,
+      verify,
+      batteryDevice: s.battery.deviceReference,
+      batteryDeviceType: 'str',
+      pvDevice: '',
+      pvDeviceType: 'str',
+      meterDevice: '',
+      meterDeviceType: 'str',
+      tolerance: 10,
+      toleranceMin: 1000,
+      wires: [['sent'], ['reports']],
     })),
   ];
   // The coalescer's window is a timer the fake clock would hold: coalesceMs 0 (each read at once).
-  await red.load(flow, [], [require(path.join(DIST, 'nodes', 'ems-schedule.js')), require(path.join(CORE, 'core', 'common', '25-catch.js'))]);
+  await red.load(
+    flow,
+    [],
+    [require(path.join(DIST, 'nodes', 'ems-schedule.js')), require(path.join(CORE, 'core', 'common', '25-catch.js'))],
+  );
   const sent = red.counter('sent');
   const reports = red.counter('reports');
   const errs = red.counter('errs');
@@ -132,14 +185,20 @@ async function scenario(verify) {
     followed[k] = (followed[k] || 0) + 1;
   });
   let firstError;
-  red.getNode('errs').on('input', (msg) => { firstError = firstError || msg.error?.message; });
+  red.getNode('errs').on('input', (msg) => {
+    firstError = firstError || msg.error?.message;
+  });
 
   const runs = schedules.map((s) => runsOf(s.values));
   const changes = runs.reduce((n, r) => n + r.length, 0);
   const cpu0 = selfCpuMs();
   const wall0 = process.hrtime.bigint();
   for (let i = 0; i < NODES; i++) {
-    red.getNode(`s${i}`).receive({ payload: schedules[i].values.map((v, k) => ({ start: t0 + k * Q, end: t0 + (k + 1) * Q, energyStorage: v })) });
+    red
+      .getNode(`s${i}`)
+      .receive({
+        payload: schedules[i].values.map((v, k) => ({ start: t0 + k * Q, end: t0 + (k + 1) * Q, energyStorage: v })),
+      });
   }
   await settle(() => live.size >= NODES); // each node took its schedule: a timer for its first run
   const samples = [];
@@ -152,7 +211,8 @@ async function scenario(verify) {
     const expectSent = runs.reduce((n, r) => n + r.filter(([first]) => first < k + 1).length, 0);
     const expectReports = verify ? NODES * k : 0;
     const ok = await settle(() => sent.n >= expectSent && reports.n >= expectReports);
-    if (!ok) pending.push(`${new Date(t).toISOString()}: ${sent.n}/${expectSent} sent, ${reports.n}/${expectReports} reports`);
+    if (!ok)
+      pending.push(`${new Date(t).toISOString()}: ${sent.n}/${expectSent} sent, ${reports.n}/${expectReports} reports`);
     if (k < SLOTS) sample();
   }
   const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
@@ -195,8 +255,8 @@ async function scenario(verify) {
       slots: NODES * SLOTS,
       'changes of setting': changes,
       'steering requests': log.length,
-      'sent at the run\'s start': atStart,
-      'valid until the run\'s end': untilEnd,
+      "sent at the run's start": atStart,
+      "valid until the run's end": untilEnd,
       'schedule timers (max live)': maxLive,
       'timers per node': round(maxLive / NODES, 2),
       'reads (GET)': reads,
@@ -229,16 +289,31 @@ async function main() {
   const off = await scenario(false);
   const on = await scenario(true);
   const both = [off, on];
-  const req = both.map((x) => `${x.requests} requests for ${x.changes} changes (check ${x === on ? 'on' : 'off'})`).join('; ');
+  const req = both
+    .map((x) => `${x.requests} requests for ${x.changes} changes (check ${x === on ? 'on' : 'off'})`)
+    .join('; ');
   output({
     id: 'schedule',
     title: 'Schedules',
     machine: machine(),
-    settings: { nodes: NODES, slotsPerNode: SLOTS, slot: '15 min', maxValidity: 'default (1440 min)', coalesceMs: '0 (fake clock)', clock: '@sinonjs/fake-timers, simulator in process' },
+    settings: {
+      nodes: NODES,
+      slotsPerNode: SLOTS,
+      slot: '15 min',
+      maxValidity: 'default (1440 min)',
+      coalesceMs: '0 (fake clock)',
+      clock: '@sinonjs/fake-timers, simulator in process',
+    },
     alternatives: Object.fromEntries(both.map((x) => [x.name, x.row])),
     results: {
-      'changes / requests by kind of schedule (check off)': Object.entries(off.byKind).map(([k, v]) => `${k}: ${v.nodes} nodes, ${v.changes} changes, ${v.requests} requests`).join('; '),
-      'reports by kind of schedule and verdict (check on)': Object.entries(on.followed).sort().map(([k, v]) => `${k} ${v}`).join(', ') || 'none',
+      'changes / requests by kind of schedule (check off)': Object.entries(off.byKind)
+        .map(([k, v]) => `${k}: ${v.nodes} nodes, ${v.changes} changes, ${v.requests} requests`)
+        .join('; '),
+      'reports by kind of schedule and verdict (check on)':
+        Object.entries(on.followed)
+          .sort()
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ') || 'none',
       'all fake timers (max, runtime included)': both.map((x) => x.maxAllTimers).join(' / '),
       'schedule timers created over the day': both.map((x) => x.timersCreated).join(' / '),
       'schedule timers live at any moment (max, between samples too)': both.map((x) => x.peak).join(' / '),
@@ -253,13 +328,18 @@ async function main() {
         met: both.every((x) => x.requests <= x.changes && x.overRuns === 0 && x.errors === 0),
       },
       {
-        goal: 'every request sent at its run\'s start, valid until the run\'s end',
+        goal: "every request sent at its run's start, valid until the run's end",
         measured: both.map((x) => `${x.atStart} and ${x.untilEnd} of ${x.requests}`).join('; '),
         met: both.every((x) => x.atStart === x.requests && x.untilEnd === x.requests && x.requests === x.changes),
       },
       {
         goal: 'timers stay at one per node',
-        measured: both.map((x) => `max ${x.maxLive} live for ${NODES} nodes over ${x.samples} quarter hours${x.exactlyOne ? ', exactly one per node throughout' : ''}`).join('; '),
+        measured: both
+          .map(
+            (x) =>
+              `max ${x.maxLive} live for ${NODES} nodes over ${x.samples} quarter hours${x.exactlyOne ? ', exactly one per node throughout' : ''}`,
+          )
+          .join('; '),
         met: both.every((x) => x.maxLive <= NODES && x.peak <= NODES && x.afterDay === 0),
       },
       {

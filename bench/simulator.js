@@ -15,7 +15,18 @@
 const { fork } = require('node:child_process');
 const http = require('node:http');
 const path = require('node:path');
-const { DIST, guard, machine, median, mmm, output, procCpuMs, rotatedRounds, round, startServer } = require('./lib/common');
+const {
+  DIST,
+  guard,
+  machine,
+  median,
+  mmm,
+  output,
+  procCpuMs,
+  rotatedRounds,
+  round,
+  startServer,
+} = require('./lib/common');
 
 const { DEFAULT_SITES } = require(path.join(DIST, 'simulator'));
 const { SiteModel } = require(path.join(DIST, 'simulator', 'model'));
@@ -26,23 +37,34 @@ const ROUNDS = 3;
 
 function get(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode, body, requestId: res.headers['x-request-id'] }));
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          body += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode, body, requestId: res.headers['x-request-id'] }));
+      })
+      .on('error', reject);
   });
 }
 
 /** The load generator in its own process: one autocannon run per call. */
 function startCannon() {
-  const child = fork(path.join(__dirname, 'lib', 'cannon-child.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const run = (url, duration) => new Promise((resolve, reject) => {
-    child.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
-    child.send({ url, connections: CONNECTIONS, duration });
+  const child = fork(path.join(__dirname, 'lib', 'cannon-child.js'), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const stop = () => new Promise((resolve) => { child.once('exit', resolve); child.send({ exit: true }); });
+  const run = (url, duration) =>
+    new Promise((resolve, reject) => {
+      child.once('message', (m) => (m.error ? reject(new Error(m.error)) : resolve(m)));
+      child.send({ url, connections: CONNECTIONS, duration });
+    });
+  const stop = () =>
+    new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.send({ exit: true });
+    });
   return { run, stop };
 }
 
@@ -66,8 +88,15 @@ async function main() {
   const sim = await startServer({ mode: 'sim' }, 20_000, prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []);
   const sample = await get(sim.url + pathQ);
   if (sample.status !== 200) throw new Error(`simulator answered ${sample.status}`);
-  const bare = await startServer({ mode: 'bare', body: sample.body, requestId: sample.requestId }, 20_000, prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []);
-  if (prof) process.stderr.write(`simulator: CPU profiles in ${prof}: CPU.*.${sim.pid}.*.cpuprofile (simulator), CPU.*.${bare.pid}.*.cpuprofile (bare node:http)\n`);
+  const bare = await startServer(
+    { mode: 'bare', body: sample.body, requestId: sample.requestId },
+    20_000,
+    prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [],
+  );
+  if (prof)
+    process.stderr.write(
+      `simulator: CPU profiles in ${prof}: CPU.*.${sim.pid}.*.cpuprofile (simulator), CPU.*.${bare.pid}.*.cpuprofile (bare node:http)\n`,
+    );
   const cannon = startCannon();
   const servers = { simulator: sim, 'bare node:http': bare };
   const names = Object.keys(servers);
@@ -81,17 +110,28 @@ async function main() {
   await cannon.stop();
   await sim.stop();
   await bare.stop();
-  const alternatives = Object.fromEntries(names.map((n) => {
-    const rs = runs[n];
-    return [n, {
-      'requests/s (min / median / max)': mmm(rs.map((x) => x.rps), 0),
-      'server CPU µs per request (min / median / max)': mmm(rs.map((x) => x.cpuUs), 1),
-      requests: rs.reduce((a, x) => a + x.requests, 0),
-      errors: rs.reduce((a, x) => a + x.errors, 0),
-      non2xx: rs.reduce((a, x) => a + x.non2xx, 0),
-      'latency p99 ms (max)': Math.max(...rs.map((x) => x.p99)),
-    }];
-  }));
+  const alternatives = Object.fromEntries(
+    names.map((n) => {
+      const rs = runs[n];
+      return [
+        n,
+        {
+          'requests/s (min / median / max)': mmm(
+            rs.map((x) => x.rps),
+            0,
+          ),
+          'server CPU µs per request (min / median / max)': mmm(
+            rs.map((x) => x.cpuUs),
+            1,
+          ),
+          requests: rs.reduce((a, x) => a + x.requests, 0),
+          errors: rs.reduce((a, x) => a + x.errors, 0),
+          non2xx: rs.reduce((a, x) => a + x.non2xx, 0),
+          'latency p99 ms (max)': Math.max(...rs.map((x) => x.p99)),
+        },
+      ];
+    }),
+  );
   const ratios = runs.simulator.map((x, i) => x.rps / runs['bare node:http'][i].rps);
   const cpuRatios = runs.simulator.map((x, i) => x.cpuUs / runs['bare node:http'][i].cpuUs);
   const simErr = runs.simulator.reduce((a, x) => a + x.errors + x.non2xx, 0);
@@ -99,11 +139,18 @@ async function main() {
     id: 'simulator',
     title: 'Simulator throughput',
     machine: machine(),
-    settings: { endpoint: 'GET /devices/{ref}/measurement?property=soc', connections: CONNECTIONS, durationSeconds: DURATION_S, rounds: ROUNDS, bodyBytes: Buffer.byteLength(sample.body) },
-    method: `autocannon in a forked child process (${CONNECTIONS} connections, ${DURATION_S} s per run, after a 2 s warm-up of each server), both servers in child processes; `
-      + `${ROUNDS} rounds, order rotated (${orders.map((o) => o.map((n) => (n === 'simulator' ? 'sim' : 'bare')).join('-')).join(', ')}); `
-      + 'server CPU from /proc over each run; min / median / max over the rounds, ratios taken round by round.'
-      + ` Load average (1, 5, 15 min) at the end: ${machine().loadAverage.join(', ')}.`,
+    settings: {
+      endpoint: 'GET /devices/{ref}/measurement?property=soc',
+      connections: CONNECTIONS,
+      durationSeconds: DURATION_S,
+      rounds: ROUNDS,
+      bodyBytes: Buffer.byteLength(sample.body),
+    },
+    method:
+      `autocannon in a forked child process (${CONNECTIONS} connections, ${DURATION_S} s per run, after a 2 s warm-up of each server), both servers in child processes; ` +
+      `${ROUNDS} rounds, order rotated (${orders.map((o) => o.map((n) => (n === 'simulator' ? 'sim' : 'bare')).join('-')).join(', ')}); ` +
+      'server CPU from /proc over each run; min / median / max over the rounds, ratios taken round by round.' +
+      ` Load average (1, 5, 15 min) at the end: ${machine().loadAverage.join(', ')}.`,
     alternatives,
     history: { days: HISTORY_DAYS, sites: DEFAULT_SITES.length, ...history },
     ratios: {
@@ -111,8 +158,16 @@ async function main() {
       'server CPU per request, simulator / bare node:http': mmm(cpuRatios),
     },
     goals: [
-      { goal: 'requests per second at least 0.8 x a bare node:http server (median of rounds)', measured: `${mmm(ratios)} (min / median / max of ${ratios.length} rounds)`, met: median(ratios) >= 0.8 && simErr === 0 },
-      { goal: `${HISTORY_DAYS} days of history for the default sites under 200 ms (first computation)`, measured: history.firstMs, met: history.firstMs < 200 },
+      {
+        goal: 'requests per second at least 0.8 x a bare node:http server (median of rounds)',
+        measured: `${mmm(ratios)} (min / median / max of ${ratios.length} rounds)`,
+        met: median(ratios) >= 0.8 && simErr === 0,
+      },
+      {
+        goal: `${HISTORY_DAYS} days of history for the default sites under 200 ms (first computation)`,
+        measured: history.firstMs,
+        met: history.firstMs < 200,
+      },
     ],
   });
   process.exit(0);

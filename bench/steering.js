@@ -18,7 +18,21 @@
  * without forced GCs (garbage not yet collected included) is reported beside it.
  */
 const path = require('node:path');
-const { DIST, startServer, selfCpuMs, procCpuMs, simRequests, closedLoop, median, mmm, round, rotation, machine, output, guard } = require('./lib/common');
+const {
+  DIST,
+  startServer,
+  selfCpuMs,
+  procCpuMs,
+  simRequests,
+  closedLoop,
+  median,
+  mmm,
+  round,
+  rotation,
+  machine,
+  output,
+  guard,
+} = require('./lib/common');
 const red = require('./lib/red');
 const { fleetSites } = require('./lib/fleet-sites');
 const { tunedAxios } = require('./lib/tuned-axios');
@@ -40,7 +54,10 @@ async function liveHeap(fn) {
   global.gc();
   const h0 = process.memoryUsage().heapUsed;
   let peak = h0;
-  const timer = setInterval(() => { global.gc(); peak = Math.max(peak, process.memoryUsage().heapUsed); }, 100);
+  const timer = setInterval(() => {
+    global.gc();
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }, 100);
   const value = await fn();
   clearInterval(timer);
   return { value, mb: (peak - h0) / 1e6 };
@@ -51,7 +68,9 @@ async function peakHeap(fn) {
   global.gc();
   const h0 = process.memoryUsage().heapUsed;
   let peak = h0;
-  const timer = setInterval(() => { peak = Math.max(peak, process.memoryUsage().heapUsed); }, 5);
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  }, 5);
   const value = await fn();
   clearInterval(timer);
   peak = Math.max(peak, process.memoryUsage().heapUsed);
@@ -68,39 +87,105 @@ async function main() {
   const sim = await startServer({ mode: 'sim', fleetSites: SITES });
   const tuned = tunedAxios(sim.url, CONCURRENCY);
   await red.start();
-  await red.load([
-    { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', concurrency: CONCURRENCY },
-    {
-      id: 'steer', type: 'ems-site-steer', server: 'cfg', site: 'site', siteType: 'msg', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-      validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false, verify: false, version: STEER_VERSION, wires: [['sink']],
-    },
-    {
-      id: 'portfolio', type: 'ems-site-steer', server: 'cfg', site: '', siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating', essValue: 'payload', essValueType: 'msg',
-      essUnit: 'kW', validity: 'quarter-hour', maxEssPower: MAX_ESS_W, renew: false, dryRun: false, verify: false, version: STEER_VERSION, wires: [['sink']],
-    },
-    { id: 'read', type: 'ems-device-read', server: 'cfg', mode: 'map', device: '', deviceType: 'str', properties: PROPS, propertiesType: 'str', wires: [['sink']] },
-    { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
-    { id: 'sink', type: 'helper' },
-    { id: 'errs', type: 'helper' },
-  ], [], [steerModule]);
+  await red.load(
+    [
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: sim.url,
+        simulator: false,
+        authType: 'none',
+        concurrency: CONCURRENCY,
+      },
+      {
+        id: 'steer',
+        type: 'ems-site-steer',
+        server: 'cfg',
+        site: 'site',
+        siteType: 'msg',
+        mode: 'ess',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        maxEssPower: MAX_ESS_W,
+        renew: false,
+        dryRun: false,
+        verify: false,
+        version: STEER_VERSION,
+        wires: [['sink']],
+      },
+      {
+        id: 'portfolio',
+        type: 'ems-site-steer',
+        server: 'cfg',
+        site: '',
+        siteType: 'str',
+        mode: 'portfolio',
+        portfolioSplit: 'rating',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        maxEssPower: MAX_ESS_W,
+        renew: false,
+        dryRun: false,
+        verify: false,
+        version: STEER_VERSION,
+        wires: [['sink']],
+      },
+      {
+        id: 'read',
+        type: 'ems-device-read',
+        server: 'cfg',
+        mode: 'map',
+        device: '',
+        deviceType: 'str',
+        properties: PROPS,
+        propertiesType: 'str',
+        wires: [['sink']],
+      },
+      { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
+      { id: 'sink', type: 'helper' },
+      { id: 'errs', type: 'helper' },
+    ],
+    [],
+    [steerModule],
+  );
 
   // Each message carries `seq`; its output (or its error, via catch) settles it.
-  const send = red.messenger(() => true, (msg) => `failed: ${msg.error ? msg.error.message : '?'}`);
+  const send = red.messenger(
+    () => true,
+    (msg) => `failed: ${msg.error ? msg.error.message : '?'}`,
+  );
   const validUntil = () => new Date(Date.now() + 10 * 60_000).toISOString();
   let kw = 1;
-  const portfolioMessage = () => send('portfolio', { payload: (kw = -kw) * SITES * 5, sites: rated }).then((m) => {
-    if (m.payload.summary.ok !== SITES) throw new Error(`portfolio: ${m.payload.summary.failed} sites failed`);
-    return m;
-  });
+  const portfolioMessage = () =>
+    send('portfolio', { payload: (kw = -kw) * SITES * 5, sites: rated }).then((m) => {
+      if (m.payload.summary.ok !== SITES) throw new Error(`portfolio: ${m.payload.summary.failed} sites failed`);
+      return m;
+    });
   const single = {
     'ems-site-steer': (i) => send('steer', { site: refs[i % SITES], payload: (i % 9) - 4 }),
-    'ems-device-read': (i) => send('read', { deviceReference: batteries[i % SITES], payload: '' }).then((m) => { if (!m.payload || (m.payload.soc === undefined && !m.payload.measurements)) throw new Error('bad answer'); }),
-    'tuned axios POST': (i) => tuned.post(`/sites/${refs[i % SITES]}/steering/ess`, { setting: { value: ((i % 9) - 4) * 1000, unit: 'W' }, validUntil: validUntil() })
-      .then((r) => { if (!r.data || !r.data.requestId) throw new Error('bad answer'); }),
+    'ems-device-read': (i) =>
+      send('read', { deviceReference: batteries[i % SITES], payload: '' }).then((m) => {
+        if (!m.payload || (m.payload.soc === undefined && !m.payload.measurements)) throw new Error('bad answer');
+      }),
+    'tuned axios POST': (i) =>
+      tuned
+        .post(`/sites/${refs[i % SITES]}/steering/ess`, {
+          setting: { value: ((i % 9) - 4) * 1000, unit: 'W' },
+          validUntil: validUntil(),
+        })
+        .then((r) => {
+          if (!r.data || !r.data.requestId) throw new Error('bad answer');
+        }),
   };
   const PORTFOLIO = `portfolio (${SITES} sites)`;
   const names = [...Object.keys(single), PORTFOLIO];
-  const stats = Object.fromEntries(names.map((n) => [n, { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0 }]));
+  const stats = Object.fromEntries(
+    names.map((n) => [n, { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0 }]),
+  );
   let next = 0;
   const measure = async (name) => {
     global.gc();
@@ -145,7 +230,10 @@ async function main() {
     portfolio: (await liveHeap(portfolioMessage)).mb,
     portfolioPeak: (await peakHeap(portfolioMessage)).mb,
   };
-  const posts = () => closedLoop(next, SITES, CONCURRENCY, single['tuned axios POST']).then(() => { next += SITES; });
+  const posts = () =>
+    closedLoop(next, SITES, CONCURRENCY, single['tuned axios POST']).then(() => {
+      next += SITES;
+    });
   heap.axios = (await liveHeap(posts)).mb;
   heap.axiosPeak = (await peakHeap(posts)).mb;
 
@@ -158,23 +246,36 @@ async function main() {
   const axiosS = stats['tuned axios POST'].cpuPerRound.map((x) => (x * SITES) / 1000);
   const steerVsRead = ratio('ems-site-steer', 'ems-device-read');
   const portfolioVsRead = ratio(PORTFOLIO, 'ems-device-read');
-  const alternatives = Object.fromEntries(names.map((n) => [n, {
-    'messages (sites for the portfolio) per round': n === PORTFOLIO ? SITES : PER_ROUND,
-    'CPU µs per message / site (min / median / max)': mmm(us(n), 0),
-    'per second (min / median / max)': mmm(stats[n].perSecond, 0),
-    'simulator CPU µs per request (all rounds)': round((stats[n].simCpuMs * 1000) / stats[n].requests, 0),
-    'HTTP requests / messages (portfolio: sites), all rounds': `${stats[n].requests} / ${stats[n].count}`,
-  }]));
+  const alternatives = Object.fromEntries(
+    names.map((n) => [
+      n,
+      {
+        'messages (sites for the portfolio) per round': n === PORTFOLIO ? SITES : PER_ROUND,
+        'CPU µs per message / site (min / median / max)': mmm(us(n), 0),
+        'per second (min / median / max)': mmm(stats[n].perSecond, 0),
+        'simulator CPU µs per request (all rounds)': round((stats[n].simCpuMs * 1000) / stats[n].requests, 0),
+        'HTTP requests / messages (portfolio: sites), all rounds': `${stats[n].requests} / ${stats[n].count}`,
+      },
+    ]),
+  );
   output({
     id: 'steering',
     title: 'Steering CPU per site',
     machine: machine(),
-    settings: { sites: SITES, 'messages per single alternative and round': PER_ROUND, rounds: ROUNDS, inflight: INFLIGHT, concurrency: CONCURRENCY, simulator: 'child process' },
-    method: `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages `
-      + 'of each single alternative and one portfolio message; a forced GC before each alternative; CPU = process.cpuUsage() of this process (user + system) '
-      + `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites `
-      + `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, `
-      + 'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',
+    settings: {
+      sites: SITES,
+      'messages per single alternative and round': PER_ROUND,
+      rounds: ROUNDS,
+      inflight: INFLIGHT,
+      concurrency: CONCURRENCY,
+      simulator: 'child process',
+    },
+    method:
+      `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages ` +
+      'of each single alternative and one portfolio message; a forced GC before each alternative; CPU = process.cpuUsage() of this process (user + system) ' +
+      `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites ` +
+      `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, ` +
+      'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',
     alternatives,
     results: {
       'CPU per site, ems-site-steer / ems-device-read': mmm(steerVsRead),
@@ -187,11 +288,31 @@ async function main() {
       'peak heapUsed without forced GC, MB: portfolio / tuned axios': `${round(heap.portfolioPeak, 1)} / ${round(heap.axiosPeak, 1)}`,
     },
     goals: [
-      { goal: 'steering CPU per site <= a read\'s: ems-site-steer / ems-device-read <= 1 (median of rounds)', measured: `${mmm(steerVsRead)} (${mmm(us('ems-site-steer'), 0)} µs against ${mmm(us('ems-device-read'), 0)} µs)`, met: median(steerVsRead) <= 1 },
-      { goal: 'portfolio CPU per site <= a read\'s (median of rounds)', measured: `${mmm(portfolioVsRead)} (${mmm(us(PORTFOLIO), 0)} µs per site)`, met: median(portfolioVsRead) <= 1 },
-      { goal: `portfolio message of ${SITES} sites <= 0.8 x the CPU of ${SITES} tuned-axios POSTs (median of rounds)`, measured: `${mmm(ratio(PORTFOLIO, 'tuned axios POST'))} (round by round; ${mmm(portfolioS)} s against ${mmm(axiosS)} s)`, met: median(ratio(PORTFOLIO, 'tuned axios POST')) <= 0.8 },
-      { goal: `portfolio message of ${SITES} sites <= 1.5 s CPU (median of rounds)`, measured: `${mmm(portfolioS)} s; ${SITES} tuned-axios POSTs alone: ${mmm(axiosS)} s`, met: median(portfolioS) <= 1.5 },
-      { goal: `portfolio message of ${SITES} sites <= 10 MB temporary heap (live heap)`, measured: `${round(heap.portfolio, 1)} MB live (tuned axios ${round(heap.axios, 1)} MB); ${round(heap.portfolioPeak, 1)} MB peak heapUsed with garbage (tuned axios ${round(heap.axiosPeak, 1)} MB)`, met: heap.portfolio <= 10 },
+      {
+        goal: "steering CPU per site <= a read's: ems-site-steer / ems-device-read <= 1 (median of rounds)",
+        measured: `${mmm(steerVsRead)} (${mmm(us('ems-site-steer'), 0)} µs against ${mmm(us('ems-device-read'), 0)} µs)`,
+        met: median(steerVsRead) <= 1,
+      },
+      {
+        goal: "portfolio CPU per site <= a read's (median of rounds)",
+        measured: `${mmm(portfolioVsRead)} (${mmm(us(PORTFOLIO), 0)} µs per site)`,
+        met: median(portfolioVsRead) <= 1,
+      },
+      {
+        goal: `portfolio message of ${SITES} sites <= 0.8 x the CPU of ${SITES} tuned-axios POSTs (median of rounds)`,
+        measured: `${mmm(ratio(PORTFOLIO, 'tuned axios POST'))} (round by round; ${mmm(portfolioS)} s against ${mmm(axiosS)} s)`,
+        met: median(ratio(PORTFOLIO, 'tuned axios POST')) <= 0.8,
+      },
+      {
+        goal: `portfolio message of ${SITES} sites <= 1.5 s CPU (median of rounds)`,
+        measured: `${mmm(portfolioS)} s; ${SITES} tuned-axios POSTs alone: ${mmm(axiosS)} s`,
+        met: median(portfolioS) <= 1.5,
+      },
+      {
+        goal: `portfolio message of ${SITES} sites <= 10 MB temporary heap (live heap)`,
+        measured: `${round(heap.portfolio, 1)} MB live (tuned axios ${round(heap.axios, 1)} MB); ${round(heap.portfolioPeak, 1)} MB peak heapUsed with garbage (tuned axios ${round(heap.axiosPeak, 1)} MB)`,
+        met: heap.portfolio <= 10,
+      },
     ],
   });
   process.exit(0);

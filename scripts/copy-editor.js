@@ -39,14 +39,19 @@ for (const [from, to, global, required] of browserModules) {
     if (required) throw new Error(`${from} is missing: it is built from src by tsc`);
     continue;
   }
-  const code = fs.readFileSync(file, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '').trimEnd();
-  if (/\brequire\s*\(/.test(code)) throw new Error(`${from} imports another module; the editor gets it as a single script, so it must import nothing`);
-  const script = `// Built by scripts/copy-editor.js from ${from} (do not edit): window.${global} for the editor.\n`
-    + '(function () {\n'
-    + '    var module = { exports: {} }, exports = module.exports;\n'
-    + `${code}\n`
-    + `    window.${global} = module.exports;\n`
-    + '})();\n';
+  const code = fs
+    .readFileSync(file, 'utf8')
+    .replace(/^\/\/# sourceMappingURL=.*$/m, '')
+    .trimEnd();
+  if (/\brequire\s*\(/.test(code))
+    throw new Error(`${from} imports another module; the editor gets it as a single script, so it must import nothing`);
+  const script =
+    `// Built by scripts/copy-editor.js from ${from} (do not edit): window.${global} for the editor.\n` +
+    '(function () {\n' +
+    '    var module = { exports: {} }, exports = module.exports;\n' +
+    `${code}\n` +
+    `    window.${global} = module.exports;\n` +
+    '})();\n';
   fs.writeFileSync(path.join(root, to), script);
 }
 
@@ -79,10 +84,14 @@ function collect(entry, base = 'dist') {
     const id = path.relative(dist, file).split(path.sep).join('/');
     if (out.has(id)) return;
     if (!fs.existsSync(file)) throw new Error(`${id} is missing: it is built from src by tsc`);
-    const code = fs.readFileSync(file, 'utf8').replace(/^\/\/# sourceMappingURL=.*$/m, '').trimEnd();
+    const code = fs
+      .readFileSync(file, 'utf8')
+      .replace(/^\/\/# sourceMappingURL=.*$/m, '')
+      .trimEnd();
     out.set(id, null); // (a cycle ends here)
     for (const m of code.matchAll(/\brequire\s*\(\s*(['"])([^'"]+)\1\s*\)/g)) {
-      if (!m[2].startsWith('.')) throw new Error(`${id} requires "${m[2]}"; a bundle for the editor may require only modules of dist/`);
+      if (!m[2].startsWith('.'))
+        throw new Error(`${id} requires "${m[2]}"; a bundle for the editor may require only modules of dist/`);
       visit(path.resolve(path.dirname(file), `${m[2]}.js`));
     }
     out.delete(id);
@@ -94,23 +103,27 @@ function collect(entry, base = 'dist') {
 /** One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the sources. */
 function bundle(modules, global, from) {
   const entryId = modules[modules.length - 1][0];
-  const defs = modules.map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`).join('\n');
-  return `// Built by scripts/copy-editor.js from ${from} (do not edit): window.${global} for the editor.\n`
-    + '(function () {\n'
-    + '    var defs = {}, cache = {};\n'
-    + `${defs}\n`
-    + '    function load(id) {\n'
-    + '        if (cache[id]) { return cache[id].exports; }\n'
-    + '        var module = cache[id] = { exports: {} }, dir = id.split("/").slice(0, -1);\n'
-    + '        defs[id](module, module.exports, function (rel) {\n'
-    + '            var parts = dir.slice();\n'
-    + '            rel.split("/").forEach(function (p) { if (p === "..") { parts.pop(); } else if (p !== ".") { parts.push(p); } });\n'
-    + '            return load(parts.join("/") + ".js");\n'
-    + '        });\n'
-    + '        return module.exports;\n'
-    + '    }\n'
-    + `    window.${global} = load(${JSON.stringify(entryId)});\n`
-    + '})();\n';
+  const defs = modules
+    .map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`)
+    .join('\n');
+  return (
+    `// Built by scripts/copy-editor.js from ${from} (do not edit): window.${global} for the editor.\n` +
+    '(function () {\n' +
+    '    var defs = {}, cache = {};\n' +
+    `${defs}\n` +
+    '    function load(id) {\n' +
+    '        if (cache[id]) { return cache[id].exports; }\n' +
+    '        var module = cache[id] = { exports: {} }, dir = id.split("/").slice(0, -1);\n' +
+    '        defs[id](module, module.exports, function (rel) {\n' +
+    '            var parts = dir.slice();\n' +
+    '            rel.split("/").forEach(function (p) { if (p === "..") { parts.pop(); } else if (p !== ".") { parts.push(p); } });\n' +
+    '            return load(parts.join("/") + ".js");\n' +
+    '        });\n' +
+    '        return module.exports;\n' +
+    '    }\n' +
+    `    window.${global} = load(${JSON.stringify(entryId)});\n` +
+    '})();\n'
+  );
 }
 for (const [from, to, global] of bundles) {
   const modules = collect(from);
@@ -131,12 +144,23 @@ const editorBundles = [
   ['dist/browser/nodes/site-steer/panel.js', 'resources/site-steer-panel.js', 'EmsPartnerSiteSteerPanel'],
 ];
 const browserDir = path.join(root, 'dist', 'browser');
-if (!fs.existsSync(path.join(browserDir, 'editor'))) throw new Error('dist/browser/editor is missing: it is built from src/editor by tsc -p tsconfig.editor.json');
+if (!fs.existsSync(path.join(browserDir, 'editor')))
+  throw new Error('dist/browser/editor is missing: it is built from src/editor by tsc -p tsconfig.editor.json');
 for (const [from, to, global] of editorBundles) {
   const modules = collect(from, 'dist/browser');
   for (const [id] of modules) {
-    if (!id.startsWith('editor/') && !/^nodes\/[a-z-]+\/panel\.js$/.test(id)) throw new Error(`${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`);
+    if (!id.startsWith('editor/') && !/^nodes\/[a-z-]+\/panel\.js$/.test(id))
+      throw new Error(
+        `${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`,
+      );
   }
-  fs.writeFileSync(path.join(root, to), bundle(modules, global, `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`));
+  fs.writeFileSync(
+    path.join(root, to),
+    bundle(
+      modules,
+      global,
+      `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`,
+    ),
+  );
 }
 fs.rmSync(browserDir, { recursive: true, force: true });

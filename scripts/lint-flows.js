@@ -26,64 +26,85 @@ const EXAMPLES = path.resolve(process.argv[2] || path.join(root, 'examples'));
 const shown = (f) => path.relative(root, path.join(EXAMPLES, f));
 
 function lintExamples() {
-    const files = fs.readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort();
-    let failed = 0;
-    for (const f of files) {
-        const r = spawnSync(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', path.join(EXAMPLES, f)], { cwd: root, encoding: 'utf8' });
-        let problems;
-        try {
-            problems = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
-        } catch {
-            problems = undefined;
-        }
-        if (r.status === 0 && Array.isArray(problems) && problems.length === 0 && !/Error|at Object\./.test(r.stdout + r.stderr)) {
-            console.log(`nrlint  ok      ${shown(f)}`);
-            continue;
-        }
-        failed++;
-        console.log(`nrlint  FAILED  ${shown(f)}`);
-        if (Array.isArray(problems)) for (const p of problems) console.log(`        ${p.rule ?? '?'}: ${p.message ?? JSON.stringify(p)}${p.nodes ? ` (nodes ${p.nodes.join(', ')})` : ''}`);
-        else console.log(`        exit ${r.status}\n${r.stdout}${r.stderr}`);
+  const files = fs
+    .readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  let failed = 0;
+  for (const f of files) {
+    const r = spawnSync(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', path.join(EXAMPLES, f)], {
+      cwd: root,
+      encoding: 'utf8',
+    });
+    let problems;
+    try {
+      problems = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
+    } catch {
+      problems = undefined;
     }
-    console.log(`nrlint: ${files.length - failed} of ${files.length} flows with 0 problems`);
-    return files.length > 0 && failed === 0;
+    if (
+      r.status === 0 &&
+      Array.isArray(problems) &&
+      problems.length === 0 &&
+      !/Error|at Object\./.test(r.stdout + r.stderr)
+    ) {
+      console.log(`nrlint  ok      ${shown(f)}`);
+      continue;
+    }
+    failed++;
+    console.log(`nrlint  FAILED  ${shown(f)}`);
+    if (Array.isArray(problems))
+      for (const p of problems)
+        console.log(
+          `        ${p.rule ?? '?'}: ${p.message ?? JSON.stringify(p)}${p.nodes ? ` (nodes ${p.nodes.join(', ')})` : ''}`,
+        );
+    else console.log(`        exit ${r.status}\n${r.stdout}${r.stderr}`);
+  }
+  console.log(`nrlint: ${files.length - failed} of ${files.length} flows with 0 problems`);
+  return files.length > 0 && failed === 0;
 }
 
 async function scorecard() {
-    if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-partner-config.js'))) {
-        console.log('lint:flows: dist/ is missing, building once (npm run build)...');
-        const b = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
-        if (b.status !== 0) throw new Error('the build failed');
+  if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-partner-config.js'))) {
+    console.log('lint:flows: dist/ is missing, building once (npm run build)...');
+    const b = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+    if (b.status !== 0) throw new Error('the build failed');
+  }
+  // The offline stand-in is TypeScript, shared with the test suite: loaded through tsx (devDependency).
+  const { require: tsxRequire } = require('tsx/cjs/api');
+  const { findings, packedCopy, serveOffline, validate } = tsxRequire(
+    '../test/helpers/scorecard-offline.ts',
+    __filename,
+  );
+  const served = await serveOffline();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-lint-flows-'));
+  try {
+    await packedCopy(root, dir);
+    const v = await validate(dir, served);
+    const found = findings(v);
+    const ok = v.code === 0 && /^Complete$/m.test(v.stdout) && found.length === 0 && served.unexpected.length === 0;
+    console.log(
+      `node-red-dev validate (offline): exit ${v.code}, ${v.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length} checks passed`,
+    );
+    if (!ok) {
+      for (const l of found) console.log(`        ${l}`);
+      for (const u of served.unexpected)
+        console.log(`        looked up something the offline stand-in cannot answer: ${u}`);
+      if (v.code !== 0) console.log(`${v.stdout}${v.stderr}`);
     }
-    // The offline stand-in is TypeScript, shared with the test suite: loaded through tsx (devDependency).
-    const { require: tsxRequire } = require('tsx/cjs/api');
-    const { findings, packedCopy, serveOffline, validate } = tsxRequire('../test/helpers/scorecard-offline.ts', __filename);
-    const served = await serveOffline();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-lint-flows-'));
-    try {
-        await packedCopy(root, dir);
-        const v = await validate(dir, served);
-        const found = findings(v);
-        const ok = v.code === 0 && /^Complete$/m.test(v.stdout) && found.length === 0 && served.unexpected.length === 0;
-        console.log(`node-red-dev validate (offline): exit ${v.code}, ${v.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length} checks passed`);
-        if (!ok) {
-            for (const l of found) console.log(`        ${l}`);
-            for (const u of served.unexpected) console.log(`        looked up something the offline stand-in cannot answer: ${u}`);
-            if (v.code !== 0) console.log(`${v.stdout}${v.stderr}`);
-        }
-        return ok;
-    } finally {
-        await served.close();
-        fs.rmSync(dir, { recursive: true, force: true });
-    }
+    return ok;
+  } finally {
+    await served.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 (async () => {
-    const linted = lintExamples();
-    const scored = await scorecard();
-    console.log(linted && scored ? 'lint:flows: ok' : 'lint:flows: problems found (above)');
-    process.exitCode = linted && scored ? 0 : 1;
+  const linted = lintExamples();
+  const scored = await scorecard();
+  console.log(linted && scored ? 'lint:flows: ok' : 'lint:flows: problems found (above)');
+  process.exitCode = linted && scored ? 0 : 1;
 })().catch((e) => {
-    console.error(`lint:flows: ${e && e.stack ? e.stack : e}`);
-    process.exitCode = 1;
+  console.error(`lint:flows: ${e && e.stack ? e.stack : e}`);
+  process.exitCode = 1;
 });

@@ -15,18 +15,43 @@ const root = path.resolve(__dirname, '..');
 const images = path.join(root, 'docs', 'images');
 
 function run(cmd, args, env) {
-    const r = spawnSync(cmd, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env }, shell: process.platform === 'win32' });
-    if (r.status !== 0) process.exit(r.status ?? 1);
+  const r = spawnSync(cmd, args, {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+    shell: process.platform === 'win32',
+  });
+  if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
 run('npm', ['run', 'build']);
 const started = Date.now();
 const mocha = require.resolve('mocha/bin/mocha.js', { paths: [root] });
 // --no-config: .mocharc.json's spec would add every other suite to the run.
-run(process.execPath, [mocha, '--no-config', '--require', 'tsx/cjs', '--extension', 'ts', '--timeout', '30000', '--exit',
-    'test/browser/**/*.test.ts', ...process.argv.slice(2)], { EMS_SCREENSHOTS: '1' });
+run(
+  process.execPath,
+  [
+    mocha,
+    '--no-config',
+    '--require',
+    'tsx/cjs',
+    '--extension',
+    'ts',
+    '--timeout',
+    '30000',
+    '--exit',
+    'test/browser/**/*.test.ts',
+    ...process.argv.slice(2),
+  ],
+  { EMS_SCREENSHOTS: '1' },
+);
 
-const pngs = fs.existsSync(images) ? fs.readdirSync(images).filter((f) => f.endsWith('.png')).sort() : [];
+const pngs = fs.existsSync(images)
+  ? fs
+      .readdirSync(images)
+      .filter((f) => f.endsWith('.png'))
+      .sort()
+  : [];
 const fresh = pngs.filter((f) => fs.statSync(path.join(images, f)).mtimeMs >= started);
 const stale = pngs.filter((f) => !fresh.includes(f));
 console.log(`\nscreenshots: ${fresh.length} written to ${path.relative(root, images)}/`);

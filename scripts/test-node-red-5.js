@@ -22,69 +22,103 @@ const prefix = path.resolve(process.env.NR5_PREFIX || path.join(root, '.test-tmp
 const nodeRedRange = process.env.NR5_NODE_RED || '5';
 const nodeRange = process.env.NR5_NODE || '22';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const SUITES = [/^nodes-.*\.test\.ts$/, /^examples-.*\.test\.ts$/, /^package\.test\.ts$/, /^client-adapter.*\.test\.ts$/];
+const SUITES = [
+  /^nodes-.*\.test\.ts$/,
+  /^examples-.*\.test\.ts$/,
+  /^package\.test\.ts$/,
+  /^client-adapter.*\.test\.ts$/,
+];
 
 const major = (v) => Number(String(v).replace(/^v/, '').split('.')[0]);
 const atLeast = (v, min) => {
-    const a = String(v).replace(/^v/, '').split('.').map(Number);
-    const b = min.split('.').map(Number);
-    for (let i = 0; i < 3; i++) if ((a[i] || 0) !== (b[i] || 0)) return (a[i] || 0) > (b[i] || 0);
-    return true;
+  const a = String(v).replace(/^v/, '').split('.').map(Number);
+  const b = min.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((a[i] || 0) !== (b[i] || 0)) return (a[i] || 0) > (b[i] || 0);
+  return true;
 };
 const useOwnNode = atLeast(process.version, '22.9.0');
 const nodePkg = `node-${process.platform === 'win32' ? 'win' : process.platform}-${process.arch}`;
-const nodeBin = useOwnNode ? process.execPath
-    : path.join(prefix, 'node_modules', nodePkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
+const nodeBin = useOwnNode
+  ? process.execPath
+  : path.join(prefix, 'node_modules', nodePkg, 'bin', process.platform === 'win32' ? 'node.exe' : 'node');
 const nodeRedDir = path.join(prefix, 'node_modules', 'node-red');
 
 function installedVersion(dir) {
-    try {
-        return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
-    } catch {
-        return undefined;
-    }
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+  } catch {
+    return undefined;
+  }
 }
 
 function install() {
-    const want = [];
-    if (major(installedVersion(nodeRedDir)) !== major(nodeRedRange)) want.push(`node-red@${nodeRedRange}`);
-    if (!useOwnNode && !fs.existsSync(nodeBin)) want.push(`${nodePkg}@${nodeRange}`);
-    if (want.length === 0) return 0;
-    fs.mkdirSync(prefix, { recursive: true });
-    const pkg = path.join(prefix, 'package.json');
-    // Its own package.json, so npm never walks up to the project's.
-    if (!fs.existsSync(pkg)) fs.writeFileSync(pkg, JSON.stringify({ name: 'ems-partner-nr5-runtime', private: true }, null, 2) + '\n');
-    console.log(`test-node-red-5: installing ${want.join(' ')} under ${path.relative(root, prefix)}/ ...`);
-    const t0 = Date.now();
-    const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...want], { stdio: 'inherit', cwd: prefix });
-    if (r.status !== 0) {
-        console.error('test-node-red-5: the install failed (it needs the npm registry once; later runs reuse it)');
-        process.exit(r.status || 1);
-    }
-    return Date.now() - t0;
+  const want = [];
+  if (major(installedVersion(nodeRedDir)) !== major(nodeRedRange)) want.push(`node-red@${nodeRedRange}`);
+  if (!useOwnNode && !fs.existsSync(nodeBin)) want.push(`${nodePkg}@${nodeRange}`);
+  if (want.length === 0) return 0;
+  fs.mkdirSync(prefix, { recursive: true });
+  const pkg = path.join(prefix, 'package.json');
+  // Its own package.json, so npm never walks up to the project's.
+  if (!fs.existsSync(pkg))
+    fs.writeFileSync(pkg, JSON.stringify({ name: 'ems-partner-nr5-runtime', private: true }, null, 2) + '\n');
+  console.log(`test-node-red-5: installing ${want.join(' ')} under ${path.relative(root, prefix)}/ ...`);
+  const t0 = Date.now();
+  const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...want], {
+    stdio: 'inherit',
+    cwd: prefix,
+  });
+  if (r.status !== 0) {
+    console.error('test-node-red-5: the install failed (it needs the npm registry once; later runs reuse it)');
+    process.exit(r.status || 1);
+  }
+  return Date.now() - t0;
 }
 
 const installMs = install();
 const nodeVersion = spawnSync(nodeBin, ['--version'], { encoding: 'utf8' }).stdout.trim();
 const nodeRedVersion = installedVersion(nodeRedDir);
 if (!atLeast(nodeVersion, '22.9.0') || major(nodeRedVersion) !== major(nodeRedRange)) {
-    console.error(`test-node-red-5: expected Node-RED ${nodeRedRange}.x on Node >= 22.9; got Node-RED ${nodeRedVersion} on Node ${nodeVersion}`);
-    process.exit(1);
+  console.error(
+    `test-node-red-5: expected Node-RED ${nodeRedRange}.x on Node >= 22.9; got Node-RED ${nodeRedVersion} on Node ${nodeVersion}`,
+  );
+  process.exit(1);
 }
 if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-site-steer.js'))) {
-    console.error('test-node-red-5: dist/ is missing: run `npm run build` (or npm test) first');
-    process.exit(1);
+  console.error('test-node-red-5: dist/ is missing: run `npm run build` (or npm test) first');
+  process.exit(1);
 }
 
-const specs = fs.readdirSync(path.join(root, 'test')).filter((f) => SUITES.some((re) => re.test(f))).sort().map((f) => path.join('test', f));
+const specs = fs
+  .readdirSync(path.join(root, 'test'))
+  .filter((f) => SUITES.some((re) => re.test(f)))
+  .sort()
+  .map((f) => path.join('test', f));
 console.log(`test-node-red-5: Node-RED ${nodeRedVersion} on Node ${nodeVersion}: ${specs.length} suites`);
 const t1 = Date.now();
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const r = spawnSync(nodeBin, [mocha, '--no-config', '--require', 'tsx/cjs', '--extension', 'ts', '--timeout', '30000', '--exit', ...process.argv.slice(2), ...specs], {
+const r = spawnSync(
+  nodeBin,
+  [
+    mocha,
+    '--no-config',
+    '--require',
+    'tsx/cjs',
+    '--extension',
+    'ts',
+    '--timeout',
+    '30000',
+    '--exit',
+    ...process.argv.slice(2),
+    ...specs,
+  ],
+  {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, NODE_RED_PATH: nodeRedDir },
-});
+  },
+);
 const secs = (ms) => (ms / 1000).toFixed(1);
-console.log(`test-node-red-5: ${installMs ? `install ${secs(installMs)} s, ` : 'runtime cached, '}suites ${secs(Date.now() - t1)} s`);
+console.log(
+  `test-node-red-5: ${installMs ? `install ${secs(installMs)} s, ` : 'runtime cached, '}suites ${secs(Date.now() - t1)} s`,
+);
 process.exit(r.status === null ? 1 : r.status);

@@ -7,19 +7,51 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { ApiError } from '../src/client';
 import {
-  destinationChanges, hasConfig, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
+  destinationChanges,
+  hasConfig,
+  parseBody,
+  redactDeep,
+  replyError,
+  replyMessage,
+  RouteError,
+  sameCaCert,
+  secretForms,
+  secretNeeded,
 } from '../src/nodes/config/admin-guard';
 
-const DEPLOYED = { simulator: false, baseUrl: 'https://ems.example.com/partner/v1', authType: 'header', apiKeyHeader: 'x-api-key', rejectUnauthorized: true, caCert: '' };
+const DEPLOYED = {
+  simulator: false,
+  baseUrl: 'https://ems.example.com/partner/v1',
+  authType: 'header',
+  apiKeyHeader: 'x-api-key',
+  rejectUnauthorized: true,
+  caCert: '',
+};
 const KEY = 'k-SECRET/+=?&42';
 
 describe('admin guard: where stored credentials may go', () => {
   it('the same place, written differently, is the same destination', () => {
-    for (const baseUrl of ['https://ems.example.com/partner/v1/', ' HTTPS://EMS.example.com:443/partner/v1 ', 'https://ems.example.com/partner/v1//']) {
+    for (const baseUrl of [
+      'https://ems.example.com/partner/v1/',
+      ' HTTPS://EMS.example.com:443/partner/v1 ',
+      'https://ems.example.com/partner/v1//',
+    ]) {
       assert.deepEqual(destinationChanges(DEPLOYED, { ...DEPLOYED, baseUrl }), [], baseUrl);
     }
-    assert.deepEqual(destinationChanges(DEPLOYED, { ...DEPLOYED, apiKeyHeader: 'X-API-Key', rejectUnauthorized: 'true', timeout: 5 } as never), []);
-    assert.deepEqual(destinationChanges({ ...DEPLOYED, apiKeyHeader: '' }, { ...DEPLOYED, apiKeyHeader: undefined }), [], 'the default header');
+    assert.deepEqual(
+      destinationChanges(DEPLOYED, {
+        ...DEPLOYED,
+        apiKeyHeader: 'X-API-Key',
+        rejectUnauthorized: 'true',
+        timeout: 5,
+      } as never),
+      [],
+    );
+    assert.deepEqual(
+      destinationChanges({ ...DEPLOYED, apiKeyHeader: '' }, { ...DEPLOYED, apiKeyHeader: undefined }),
+      [],
+      'the default header',
+    );
   });
 
   it('names each setting that sends a secret elsewhere or less safely', () => {
@@ -36,11 +68,16 @@ describe('admin guard: where stored credentials may go', () => {
       [{ rejectUnauthorized: false }, ['rejectUnauthorized']],
       [{ caCert: '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----' }, ['caCert']],
     ];
-    for (const [change, names] of cases) assert.deepEqual(destinationChanges(DEPLOYED, { ...DEPLOYED, ...change }), names, JSON.stringify(change));
+    for (const [change, names] of cases)
+      assert.deepEqual(destinationChanges(DEPLOYED, { ...DEPLOYED, ...change }), names, JSON.stringify(change));
     const oauth = { ...DEPLOYED, authType: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'c' };
     assert.deepEqual(destinationChanges(oauth, { ...oauth, tokenUrl: 'https://auth.example.com/token/' }), []);
     assert.deepEqual(destinationChanges(oauth, { ...oauth, tokenUrl: 'https://steal.test/token' }), ['tokenUrl']);
-    assert.deepEqual(destinationChanges(oauth, { ...oauth, clientId: 'other', scope: 'all' }), [], 'the secret still goes only to the same token URL');
+    assert.deepEqual(
+      destinationChanges(oauth, { ...oauth, clientId: 'other', scope: 'all' }),
+      [],
+      'the secret still goes only to the same token URL',
+    );
   });
 
   it('knows which secret a configuration sends, and when a caCert is the deployed one', () => {
@@ -57,7 +94,18 @@ describe('admin guard: where stored credentials may go', () => {
 
 describe('admin guard: request bodies', () => {
   it('takes known settings of plain types; a placeholder or empty secret is not a typed one', () => {
-    const b = parseBody({ server: 'cfg', config: { baseUrl: 'https://x.test', timeout: 5, simulator: false, apiKey: '__PWRD__', clientSecret: '', extra: { a: 1 }, __proto__: { polluted: 1 } } });
+    const b = parseBody({
+      server: 'cfg',
+      config: {
+        baseUrl: 'https://x.test',
+        timeout: 5,
+        simulator: false,
+        apiKey: '__PWRD__',
+        clientSecret: '',
+        extra: { a: 1 },
+        __proto__: { polluted: 1 },
+      },
+    });
     assert.equal(b.server, 'cfg');
     assert.deepEqual(b.config, { props: { baseUrl: 'https://x.test', timeout: 5, simulator: false }, typed: {} });
     assert.deepEqual(parseBody({ config: { apiKey: 'mine' } }).config?.typed, { apiKey: 'mine' });
@@ -69,14 +117,23 @@ describe('admin guard: request bodies', () => {
 
   it('refuses other shapes with a 400 naming the field', () => {
     const bad: Array<[unknown, string]> = [
-      [[], 'bad body'], ['x', 'bad body'], [null, 'bad body'],
-      [{ server: { $ne: '' } }, 'bad server'], [{ server: 'x'.repeat(101) }, 'bad server'],
-      [{ config: [] }, 'bad config'], [{ config: 'https://x' }, 'bad config'],
-      [{ config: { baseUrl: ['https://x'] } }, 'bad baseUrl'], [{ config: { caCert: { path: '/etc/passwd' } } }, 'bad caCert'],
+      [[], 'bad body'],
+      ['x', 'bad body'],
+      [null, 'bad body'],
+      [{ server: { $ne: '' } }, 'bad server'],
+      [{ server: 'x'.repeat(101) }, 'bad server'],
+      [{ config: [] }, 'bad config'],
+      [{ config: 'https://x' }, 'bad config'],
+      [{ config: { baseUrl: ['https://x'] } }, 'bad baseUrl'],
+      [{ config: { caCert: { path: '/etc/passwd' } } }, 'bad caCert'],
       [{ config: { apiKey: 5 } }, 'bad apiKey'],
     ];
     for (const [body, error] of bad) {
-      assert.throws(() => parseBody(body), (e: unknown) => e instanceof RouteError && e.status === 400 && e.error === error, JSON.stringify(body));
+      assert.throws(
+        () => parseBody(body),
+        (e: unknown) => e instanceof RouteError && e.status === 400 && e.error === error,
+        JSON.stringify(body),
+      );
     }
   });
 });
@@ -86,13 +143,36 @@ describe('admin guard: reply messages', () => {
   const request = { method: 'GET', path: '/devices' };
 
   it('an HTML answer shows as status and reason phrase, without the page', () => {
-    const page = '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><script>alert(1)</script></body></html>';
-    const err = new ApiError({ code: 'HTTP_404', status: 404, serviceMessage: page, request, message: `GET /devices failed: HTTP 404 ${page}` });
+    const page =
+      '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><script>alert(1)</script></body></html>';
+    const err = new ApiError({
+      code: 'HTTP_404',
+      status: 404,
+      serviceMessage: page,
+      request,
+      message: `GET /devices failed: HTTP 404 ${page}`,
+    });
     assert.equal(replyMessage(err, forms), 'GET /devices failed: HTTP 404 (Not Found)');
     assert.equal(replyError(err), 'HTTP 404');
-    const titled = new ApiError({ code: 'HTTP_404', status: 404, serviceMessage: '404 Not Found', request, message: 'GET /devices failed: HTTP 404 404 Not Found' });
-    assert.equal(replyMessage(titled, forms), 'GET /devices failed: HTTP 404 (Not Found)', 'a title that repeats the status adds nothing');
-    const said = new ApiError({ code: 'HTTP_404', status: 404, serviceMessage: 'unknown device', request, message: 'x' });
+    const titled = new ApiError({
+      code: 'HTTP_404',
+      status: 404,
+      serviceMessage: '404 Not Found',
+      request,
+      message: 'GET /devices failed: HTTP 404 404 Not Found',
+    });
+    assert.equal(
+      replyMessage(titled, forms),
+      'GET /devices failed: HTTP 404 (Not Found)',
+      'a title that repeats the status adds nothing',
+    );
+    const said = new ApiError({
+      code: 'HTTP_404',
+      status: 404,
+      serviceMessage: 'unknown device',
+      request,
+      message: 'x',
+    });
     assert.equal(replyMessage(said, forms), 'GET /devices failed: HTTP 404 (Not Found): unknown device');
   });
 
@@ -109,8 +189,12 @@ describe('admin guard: reply messages', () => {
   });
 
   it('redacts every string of a successful reply', () => {
-    const list = [{ deviceReference: 'dvc_1', name: `echo ${Buffer.from(KEY).toString('base64url')}`, properties: [{ name: KEY }] }];
-    assert.deepEqual(redactDeep(list, forms), [{ deviceReference: 'dvc_1', name: 'echo ***', properties: [{ name: '***' }] }]);
+    const list = [
+      { deviceReference: 'dvc_1', name: `echo ${Buffer.from(KEY).toString('base64url')}`, properties: [{ name: KEY }] },
+    ];
+    assert.deepEqual(redactDeep(list, forms), [
+      { deviceReference: 'dvc_1', name: 'echo ***', properties: [{ name: '***' }] },
+    ]);
     assert.equal(redactDeep(list, []), list, 'nothing to redact: the reply as it is');
   });
 });

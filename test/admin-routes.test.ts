@@ -12,18 +12,26 @@ describe('admin routes under httpAdminRoot and adminAuth (real Node-RED)', funct
   this.timeout(60_000);
   let nr: AdminRed;
   const token = (username: string) => nr.token(username);
-  const post = (route: string, body: object, bearer?: string) => fetch(`${nr.base}/admin/ems-partner/${route}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(bearer && { authorization: `Bearer ${bearer}` }) },
-    body: JSON.stringify(body),
-  });
+  const post = (route: string, body: object, bearer?: string) =>
+    fetch(`${nr.base}/admin/ems-partner/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(bearer && { authorization: `Bearer ${bearer}` }) },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     nr = await startAdminRed('admin', {
-      credentialSecret: 'test', users: { admin: '*', viewer: 'read' },
+      credentialSecret: 'test',
+      users: { admin: '*', viewer: 'read' },
       flows: [
         { id: 'c0ffee0000000001', type: 'ems-partner-config', name: 'sandbox', simulator: true },
-        { id: 'c0ffee0000000002', type: 'ems-partner-config', name: 'remote', simulator: false, baseUrl: 'http://ems.example.com/v1' },
+        {
+          id: 'c0ffee0000000002',
+          type: 'ems-partner-config',
+          name: 'remote',
+          simulator: false,
+          baseUrl: 'http://ems.example.com/v1',
+        },
       ],
     });
   });
@@ -57,6 +65,9 @@ describe('admin routes under httpAdminRoot and adminAuth (real Node-RED)', funct
   });
 
   it('warns in the log that a remote http:// base URL sends keys in clear text', () => {
-    assert.match(nr.red.output(), /\[ems-partner-config:remote\] baseUrl uses http:\/\/ to a remote host: keys and steering travel in clear text/);
+    assert.match(
+      nr.red.output(),
+      /\[ems-partner-config:remote\] baseUrl uses http:\/\/ to a remote host: keys and steering travel in clear text/,
+    );
   });
 });

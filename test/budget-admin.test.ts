@@ -17,16 +17,31 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
   const sim = useSimulator({ apiKey: KEY });
   let nr: AdminRed;
   const token = (username: string) => nr.token(username);
-  const get = (route: string, bearer?: string) => fetch(`${nr.base}/admin/ems-partner/${route}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
-  const post = (route: string, body: object, bearer: string) => fetch(`${nr.base}/admin/ems-partner/${route}`, {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` }, body: JSON.stringify(body),
-  });
+  const get = (route: string, bearer?: string) =>
+    fetch(`${nr.base}/admin/ems-partner/${route}`, { headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+  const post = (route: string, body: object, bearer: string) =>
+    fetch(`${nr.base}/admin/ems-partner/${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bearer}` },
+      body: JSON.stringify(body),
+    });
 
   before(async () => {
     nr = await startAdminRed('budget-admin', {
       users: { admin: '*', viewer: 'read', flowsonly: 'flows.read' },
       flows: [
-        { id: ID, type: 'ems-partner-config', name: 'capped', simulator: false, baseUrl: sim.url, authType: 'header', retries: 0, maxPerMinute: 100, maxPerDay: 1000, budgetMode: 'refuse' },
+        {
+          id: ID,
+          type: 'ems-partner-config',
+          name: 'capped',
+          simulator: false,
+          baseUrl: sim.url,
+          authType: 'header',
+          retries: 0,
+          maxPerMinute: 100,
+          maxPerDay: 1000,
+          budgetMode: 'refuse',
+        },
       ],
       credentials: { [ID]: { apiKey: KEY } },
     });
@@ -36,7 +51,7 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
     await nr?.stop();
   });
 
-  it('a user with read permission gets the counts and caps, exact against the simulator\'s log; no secret', async () => {
+  it("a user with read permission gets the counts and caps, exact against the simulator's log; no secret", async () => {
     const viewer = await token('viewer');
     for (let i = 0; i < 3; i++) assert.equal((await post('devices', { server: ID }, viewer)).status, 200);
     assert.equal((await post('test', { server: ID }, await token('admin'))).status, 200);
@@ -49,7 +64,8 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
     assert.equal(b.id, ID);
     assert.equal(b.name, 'capped');
     assert.deepEqual(b.caps, { maxPerMinute: 100, maxPerDay: 1000, budgetMode: 'refuse' });
-    for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total']) assert.deepEqual(b[w], { sent: logged, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
+    for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total'])
+      assert.deepEqual(b[w], { sent: logged, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
     assert.deepEqual(b.usage, { maxPerMinute: 4, maxPerDay: 0 });
     for (const form of formsOf(KEY)) assert.ok(!text.includes(form), `no form of the key (${form})`);
     assert.ok(!/apiKey|credentials|x-api-key/i.test(text), text);
@@ -58,7 +74,11 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
   it('refuses a request without a token and a user without read permission on the config nodes; 404 for an unknown id', async () => {
     assert.equal((await get(`stats/${ID}`)).status, 401);
     const flowsOnly = await token('flowsonly');
-    assert.equal((await fetch(`${nr.base}/admin/flows`, { headers: { authorization: `Bearer ${flowsOnly}` } })).status, 200, 'the token itself is good');
+    assert.equal(
+      (await fetch(`${nr.base}/admin/flows`, { headers: { authorization: `Bearer ${flowsOnly}` } })).status,
+      200,
+      'the token itself is good',
+    );
     const r = await get(`stats/${ID}`, flowsOnly);
     assert.ok([401, 403].includes(r.status), String(r.status));
     assert.ok(!(await r.text()).includes('"lastMinute"'));

@@ -33,7 +33,16 @@ describe('request budget in Node-RED', function () {
 
   it('mode stats: any input gives the counts per last minute, hour and day and the caps; nothing is sent; no secret', async () => {
     const c = config(sim.s.url, { maxPerMinute: 100, maxPerDay: 5000, budgetMode: 'queue' });
-    const f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 's', type: 'ems-request', mode: 'stats', server: c.id, wires: [['out']] }), creds(c));
+    const f = await loadFlow(
+      flow({ ...read, server: c.id }, c, {
+        id: 's',
+        type: 'ems-request',
+        mode: 'stats',
+        server: c.id,
+        wires: [['out']],
+      }),
+      creds(c),
+    );
     await f.ask();
     await f.ask();
     const before = sim.s.sim.requestLog.length;
@@ -43,7 +52,8 @@ describe('request budget in Node-RED', function () {
     assert.equal(m.topic, 'dash', 'the message is passed on');
     const p = m.payload;
     assert.deepEqual(p.caps, { maxPerMinute: 100, maxPerDay: 5000, budgetMode: 'queue' });
-    for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total']) assert.deepEqual(p[w], { sent: 2, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
+    for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total'])
+      assert.deepEqual(p[w], { sent: 2, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
     assert.deepEqual(p.usage, { maxPerMinute: 2, maxPerDay: 0 });
     assert.equal(p.warning, null);
     assert.equal(p.queued, 0);
@@ -65,7 +75,10 @@ describe('request budget in Node-RED', function () {
 
   it('at 80 % of a cap every node on the config node warns (yellow ring, the catalog text); at the cap a read ends in a Catch-able error', async () => {
     const c = config(sim.s.url, { maxPerMinute: 5 });
-    const f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 'other', ...stats, server: c.id, wires: [] }), creds(c));
+    const f = await loadFlow(
+      flow({ ...read, server: c.id }, c, { id: 'other', ...stats, server: c.id, wires: [] }),
+      creds(c),
+    );
     const other = new StatusLog(helper.getNode('other'));
     for (let i = 0; i < 3; i++) await f.ask();
     assert.ok(!other.all.some((s) => s.fill === 'yellow'), 'no warning below 80 %');
@@ -77,10 +90,17 @@ describe('request budget in Node-RED', function () {
     assert.deepEqual(w, { fill: 'yellow', shape: 'ring', text });
     const mine = f.status.all.at(-1);
     assert.equal(mine.fill, 'yellow');
-    assert.match(mine.text, /^GET 200 · \d\d:\d\d · budget 80 % of maxPerMinute$/, 'the node\'s own result carries the warning');
+    assert.match(
+      mine.text,
+      /^GET 200 · \d\d:\d\d · budget 80 % of maxPerMinute$/,
+      "the node's own result carries the warning",
+    );
     await f.ask();
     const e = await f.fails();
-    assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/);
+    assert.match(
+      e.error.message,
+      /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(5 of 5 requests in the last 60 s\); frees at \S+ \(budgetMode "refuse"\)$/,
+    );
     assert.equal(e.error.code, 'EMS_BUDGET');
     assert.equal(f.status.all.at(-1).fill, 'red');
     assert.equal(f.status.all.at(-1).text, 'budget: maxPerMinute reached · 1 refused');
@@ -95,25 +115,49 @@ describe('request budget in Node-RED', function () {
     await f.out.count(2);
     for (const e of errors) {
       assert.equal(e.error.code, 'EMS_BUDGET');
-      assert.match(e.error.message, /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerDay reached \(\d of 3 requests in the last 24 h and \d waiting ahead of it\); its turn would come at \S+, later than budgetMode "queue" waits \(10 minutes\)$/);
+      assert.match(
+        e.error.message,
+        /^BudgetError: GET \/devices\/\w+\/measurement not sent: request budget maxPerDay reached \(\d of 3 requests in the last 24 h and \d waiting ahead of it\); its turn would come at \S+, later than budgetMode "queue" waits \(10 minutes\)$/,
+      );
     }
-    assert.ok(f.status.all.some((x) => x.fill === 'red' && x.text === 'budget: maxPerDay reached · 7 refused'), 'a red ring names the cap and counts the refusals');
+    assert.ok(
+      f.status.all.some((x) => x.fill === 'red' && x.text === 'budget: maxPerDay reached · 7 refused'),
+      'a red ring names the cap and counts the refusals',
+    );
     const st = budgets.peek(c.id)!.stats();
-    assert.deepEqual({ sent: st.total.sent, refused: st.total.refused, queued: st.queued }, { sent: 2, refused: 7, queued: 1 });
+    assert.deepEqual(
+      { sent: st.total.sent, refused: st.total.refused, queued: st.queued },
+      { sent: 2, refused: 7, queued: 1 },
+    );
   });
 
   it('counts survive a redeploy (caps read again) and are forgotten when the config node is removed', async () => {
     const c = config(sim.s.url, { maxPerMinute: 1000 });
-    let f = await loadFlow(flow({ ...read, server: c.id }, c, { id: 's', ...stats, server: c.id, wires: [['out']] }), creds(c));
+    let f = await loadFlow(
+      flow({ ...read, server: c.id }, c, { id: 's', ...stats, server: c.id, wires: [['out']] }),
+      creds(c),
+    );
     await f.ask();
     await f.ask();
-    f = await loadFlow(flow({ ...read, server: c.id }, { ...c, maxPerMinute: 500 }, { id: 's', ...stats, server: c.id, wires: [['out']] }), creds(c));
+    f = await loadFlow(
+      flow(
+        { ...read, server: c.id },
+        { ...c, maxPerMinute: 500 },
+        { id: 's', ...stats, server: c.id, wires: [['out']] },
+      ),
+      creds(c),
+    );
     helper.getNode('s').receive({});
     const m = await f.out.next();
     assert.equal(m.payload.total.sent, 2);
     assert.equal(m.payload.caps.maxPerMinute, 500);
     assert.ok(budgets.peek(c.id));
-    await new Promise<void>((resolve) => { helper.getNode(c.id).close(true).then(() => resolve()); });
+    await new Promise<void>((resolve) => {
+      helper
+        .getNode(c.id)
+        .close(true)
+        .then(() => resolve());
+    });
     assert.equal(budgets.peek(c.id), undefined, 'removed: forgotten');
   });
 });

@@ -27,11 +27,19 @@ function windows(b: Budget) {
 
 /** Awaits a promise's settling while the fake clock stands still (a few loop turns). */
 async function settled<T>(p: Promise<T>): Promise<{ ok: boolean; value?: T; error?: unknown }> {
-  return p.then((value) => ({ ok: true, value }), (error) => ({ ok: false, error }));
+  return p.then(
+    (value) => ({ ok: true, value }),
+    (error) => ({ ok: false, error }),
+  );
 }
 
 describe('request budget: counting (injected clock)', () => {
-  const attempt = (retry = false): Attempt => ({ kind: 'read', method: 'GET', url: '/devices/d/measurement?property=soc', retry });
+  const attempt = (retry = false): Attempt => ({
+    kind: 'read',
+    method: 'GET',
+    url: '/devices/d/measurement?property=soc',
+    retry,
+  });
 
   it('counts sent, retried, 429s and failures per last minute, hour and day, and forgets each window in time', () => {
     let now = Date.UTC(2026, 10, 23, 12, 0, 0);
@@ -62,11 +70,24 @@ describe('request budget: counting (injected clock)', () => {
     b.before(attempt());
     now += 30_000;
     b.before(attempt());
-    const refused = (() => { try { b.before(attempt()); } catch (e) { return e; } return undefined; })();
+    const refused = (() => {
+      try {
+        b.before(attempt());
+      } catch (e) {
+        return e;
+      }
+      return undefined;
+    })();
     assert.ok(refused instanceof BudgetError);
     assert.equal(refused.field, 'maxPerMinute');
-    assert.deepEqual({ ...refused.budget }, { cap: 'maxPerMinute', limit: 2, count: 2, freesAt: Date.UTC(2026, 10, 23, 12, 1, 1) });
-    assert.match(refused.message, /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(2 of 2 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z/);
+    assert.deepEqual(
+      { ...refused.budget },
+      { cap: 'maxPerMinute', limit: 2, count: 2, freesAt: Date.UTC(2026, 10, 23, 12, 1, 1) },
+    );
+    assert.match(
+      refused.message,
+      /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(2 of 2 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z/,
+    );
     now = Date.UTC(2026, 10, 23, 12, 1, 0, 999);
     assert.throws(() => b.before(attempt()), BudgetError, 'still within 60 s of the first (to the second)');
     now = Date.UTC(2026, 10, 23, 12, 1, 1);
@@ -75,10 +96,17 @@ describe('request budget: counting (injected clock)', () => {
   });
 
   it('refuses settings out of the limits table, naming the setting', () => {
-    assert.throws(() => budgetCaps({ maxPerMinute: -1 }), /maxPerMinute must be a whole number of requests per minute from 0 to 1000000 \(0 = no limit\); got -1/);
+    assert.throws(
+      () => budgetCaps({ maxPerMinute: -1 }),
+      /maxPerMinute must be a whole number of requests per minute from 0 to 1000000 \(0 = no limit\); got -1/,
+    );
     assert.throws(() => budgetCaps({ maxPerDay: 1.5 }), /maxPerDay must be a whole number/);
     assert.throws(() => budgetCaps({ budgetMode: 'drop' }), /budgetMode must be "refuse".*"queue".*got "drop"/);
-    assert.deepEqual(budgetCaps({}), { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }, 'a flow saved without them: no caps');
+    assert.deepEqual(
+      budgetCaps({}),
+      { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' },
+      'a flow saved without them: no caps',
+    );
   });
 
   it('warns from 80 % of a cap, in steps of 5, and ends the warning when the window frees', () => {
@@ -114,13 +142,18 @@ describe('request budget: against the simulator', function () {
     const budget = new Budget();
     const client = clientFor(s, { retries: 3, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
     try {
-      const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => client.getMeasurement(i % 2 ? DEVICE : HOME_DEVICE, 'soc')));
+      const results = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => client.getMeasurement(i % 2 ? DEVICE : HOME_DEVICE, 'soc')),
+      );
       const entries = log();
       const st = budget.stats();
       assert.equal(st.total.sent, entries.length);
       assert.equal(st.total.retried, entries.length - 40, 'every attempt after the first of each read');
       assert.equal(st.total.rateLimited, entries.filter((e) => e.status === 429).length);
-      assert.equal(st.total.failed, entries.filter((e) => e.status !== 429 && (e.status === 0 || e.status >= 400)).length);
+      assert.equal(
+        st.total.failed,
+        entries.filter((e) => e.status !== 429 && (e.status === 0 || e.status >= 400)).length,
+      );
       assert.ok(st.total.rateLimited > 0 && st.total.failed > 0 && st.total.retried > 0, JSON.stringify(st.total));
       assert.deepEqual(st.lastMinute, st.total);
       assert.deepEqual(st.lastDay, st.total);
@@ -140,12 +173,18 @@ describe('request budget: against the simulator', function () {
     assert.ok(e instanceof BudgetError && e instanceof ApiError);
     assert.equal(e.code, 'EMS_BUDGET');
     assert.equal(e.field, 'maxPerMinute');
-    assert.match(e.message, /^GET \/devices\/dvc_\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z \(budgetMode "refuse"\)$/);
+    assert.match(
+      e.message,
+      /^GET \/devices\/dvc_\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z \(budgetMode "refuse"\)$/,
+    );
     assert.equal(log().length, 3);
     await b.clock!.tickAsync(61_000);
     await read(rt);
     assert.equal(log().length, 4);
-    assert.deepEqual({ sent: rt.budget.stats().total.sent, refused: rt.budget.stats().total.refused }, { sent: 4, refused: 1 });
+    assert.deepEqual(
+      { sent: rt.budget.stats().total.sent, refused: rt.budget.stats().total.refused },
+      { sent: 4, refused: 1 },
+    );
   });
 
   it('queue: a read at maxPerMinute waits until the window frees, then goes; one that would wait past the bound is refused at once', async () => {
@@ -154,7 +193,9 @@ describe('request budget: against the simulator', function () {
     await read(rt);
     await read(rt);
     let done = false;
-    const waiting = read(rt).then(() => { done = true; });
+    const waiting = read(rt).then(() => {
+      done = true;
+    });
     await b.clock!.tickAsync(30_000);
     assert.equal(done, false);
     assert.equal(log().length, 2, 'nothing sent while it waits');
@@ -167,7 +208,10 @@ describe('request budget: against the simulator', function () {
     const r = await settled(read(rt));
     assert.ok(r.error instanceof BudgetError);
     assert.equal(r.error.field, 'maxPerDay');
-    assert.match(r.error.message, /maxPerDay reached \(4 of 4 requests in the last 24 h\); frees at 2026-11-24T12:01:00\.000Z, later than budgetMode "queue" waits \(10 minutes\)/);
+    assert.match(
+      r.error.message,
+      /maxPerDay reached \(4 of 4 requests in the last 24 h\); frees at 2026-11-24T12:01:00\.000Z, later than budgetMode "queue" waits \(10 minutes\)/,
+    );
     assert.equal(log().length, 4);
     assert.equal(QUEUE_MAX_WAIT_MS, 600_000);
   });
@@ -200,7 +244,10 @@ describe('request budget: against the simulator', function () {
         const e = r.error as BudgetError;
         assert.ok(e instanceof BudgetError, String(e));
         assert.equal(e.field, 'maxPerMinute');
-        assert.match(e.message, /^retry of GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 .*a retry is not made when it would break a cap$/);
+        assert.match(
+          e.message,
+          /^retry of GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 .*a retry is not made when it would break a cap$/,
+        );
         assert.equal(log().length, 3, `${budgetMode}: three attempts sent, the fourth not`);
         assert.deepEqual(budget.stats().total, { sent: 3, retried: 2, rateLimited: 0, failed: 3, refused: 1 });
       } finally {
@@ -218,7 +265,10 @@ describe('request budget: against the simulator', function () {
     // The window frees at t0 + 61 s: a signal valid 30 s is refused at once, naming both times.
     const short = await settled(steer(t0 + 30_000));
     assert.ok(short.error instanceof BudgetError);
-    assert.match(short.error.message, /^POST \/sites\/\w+\/steering\/ess not sent: request budget maxPerMinute reached .* frees at 2026-11-23T12:01:01\.000Z; the signal's validUntil 2026-11-23T12:00:30\.000Z comes first, and nothing is sent after it$/);
+    assert.match(
+      short.error.message,
+      /^POST \/sites\/\w+\/steering\/ess not sent: request budget maxPerMinute reached .* frees at 2026-11-23T12:01:01\.000Z; the signal's validUntil 2026-11-23T12:00:30\.000Z comes first, and nothing is sent after it$/,
+    );
     // A read waits first; a signal valid 90 s queues behind it. At t0 + 61 s the read goes and the
     // window is full again until t0 + 122 s, after the signal's end: it is refused then, never sent.
     const r1 = settled(read(rt));
@@ -234,7 +284,8 @@ describe('request budget: against the simulator', function () {
     assert.equal((await s3).ok, true);
     const steering = log().filter((e) => e.method === 'POST');
     assert.equal(steering.length, 2);
-    for (const e of steering) assert.ok(e.time < (e.body as { validUntil: number }).validUntil, 'sent before its validUntil');
+    for (const e of steering)
+      assert.ok(e.time < (e.body as { validUntil: number }).validUntil, 'sent before its validUntil');
     assert.equal(log().length, 3);
   });
 

@@ -18,8 +18,14 @@ const BAT = DEFAULT_SITES[0].battery.deviceReference;
 describe('bursts: runtime work per message', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url, retries: 0 }); });
-  afterEach(async () => { c.close(); await s.close(); });
+  beforeEach(async () => {
+    s = await startSimulator();
+    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+  });
+  afterEach(async () => {
+    c.close();
+    await s.close();
+  });
 
   it('reads joining one request in flight add one abort listener to their shared signal in all, not one each', async () => {
     const reads = new ReadCoalescer(c, 2);
@@ -42,7 +48,10 @@ describe('bursts: runtime work per message', () => {
     const late = Array.from({ length: 100 }, () => reads.measurement(BAT, 'soc', o));
     ctl.abort(new Error('stop'));
     const settled = await Promise.allSettled([next, ...late]);
-    assert.ok(settled.every((r) => r.status === 'rejected'), 'every joined read rejects when its signal aborts');
+    assert.ok(
+      settled.every((r) => r.status === 'rejected'),
+      'every joined read rejects when its signal aborts',
+    );
     reads.close();
   });
 
@@ -52,12 +61,21 @@ describe('bursts: runtime work per message', () => {
     s.sim.setFaults({ latencyMs: [50, 50] });
     const N = 20_000;
     const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil });
-    const queued = Array.from({ length: N }, (_x, i) => q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: i % 7, unit: 'kW' }, validUntil }));
+    const queued = Array.from({ length: N }, (_x, i) =>
+      q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: i % 7, unit: 'kW' }, validUntil }),
+    );
     assert.equal(q.mergeSteps, N - 1, 'one step per command merged into the queued component');
     const results = await Promise.all([first, ...queued]);
     assert.equal(s.sim.requestsReceived, 2, 'the first, then one merged request');
-    assert.ok(results.slice(1).every((r) => r.merged), 'each queued command was merged');
-    assert.deepEqual((results.at(-1)!.request.body as any).setting, { value: (N - 1) % 7, unit: 'kW' }, 'the last command wins');
+    assert.ok(
+      results.slice(1).every((r) => r.merged),
+      'each queued command was merged',
+    );
+    assert.deepEqual(
+      (results.at(-1)!.request.body as any).setting,
+      { value: (N - 1) % 7, unit: 'kW' },
+      'the last command wins',
+    );
   });
 
   it('a burst of N commands over two components with two validities: steps linear in N, one request per endpoint and validity', async () => {
@@ -67,9 +85,11 @@ describe('bursts: runtime work per message', () => {
     s.sim.setFaults({ latencyMs: [50, 50] });
     const N = 20_000;
     const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v1 });
-    const queued = Array.from({ length: N }, (_x, i) => (i % 2
-      ? q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 5, unit: 'kW' }, validUntil: v2 })
-      : q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v1 })));
+    const queued = Array.from({ length: N }, (_x, i) =>
+      i % 2
+        ? q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 5, unit: 'kW' }, validUntil: v2 })
+        : q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v1 }),
+    );
     const results = await Promise.all([first, ...queued]);
     assert.ok(q.mergeSteps <= 2 * N, `at most 2 steps per command: ${q.mergeSteps} for ${N}`);
     assert.equal(s.sim.requestsReceived, 3, 'the first, then one request per endpoint and validity');
@@ -81,7 +101,14 @@ describe('bursts: a node holds at most maxWaiting messages', () => {
   const sim = useSimulator({ frozen: false });
   useRuntime();
 
-  const read = { type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str' };
+  const read = {
+    type: 'ems-device-read',
+    device: BAT,
+    deviceType: 'str',
+    mode: 'single',
+    properties: 'soc',
+    propertiesType: 'str',
+  };
 
   it('device read: past the limit a message fails at once with an error naming maxWaiting; the status counts the drops; the rest are answered', async () => {
     const f = await loadFlow(flow(read, cfg(sim.s.url, { maxWaiting: 5 })));
@@ -90,9 +117,15 @@ describe('bursts: a node holds at most maxWaiting messages', () => {
     // Refused at once: before any answer came back (Catch nodes get their messages a turn later).
     await f.caught.count(3);
     assert.equal(f.out.msgs.length, 0);
-    assert.deepEqual(f.caught.msgs.map((m) => m.seq), [5, 6, 7]);
+    assert.deepEqual(
+      f.caught.msgs.map((m) => m.seq),
+      [5, 6, 7],
+    );
     for (const m of f.caught.msgs) {
-      assert.match(m.error.message, /5 messages are waiting in this node already \(maxWaiting of the config node: raise it there\)/);
+      assert.match(
+        m.error.message,
+        /5 messages are waiting in this node already \(maxWaiting of the config node: raise it there\)/,
+      );
       assert.equal(m.error.source.id, 'n');
     }
     assert.deepEqual(f.status.all.at(-1), { fill: 'red', shape: 'ring', text: '3 dropped: 5 waiting' });
@@ -112,10 +145,16 @@ describe('bursts: a node holds at most maxWaiting messages', () => {
     for (let i = 0; i < 6; i++) f.send({ payload: i, seq: i });
     await f.caught.count(3);
     assert.equal(f.out.msgs.length, 0);
-    assert.deepEqual(f.caught.msgs.map((m) => m.seq), [3, 4, 5]);
+    assert.deepEqual(
+      f.caught.msgs.map((m) => m.seq),
+      [3, 4, 5],
+    );
     assert.match(f.caught.msgs[0].error.message, /maxWaiting/);
     const outs = await f.out.count(3);
-    assert.deepEqual(outs.map((m) => m.seq), [0, 1, 2]);
+    assert.deepEqual(
+      outs.map((m) => m.seq),
+      [0, 1, 2],
+    );
     assert.equal(f.caught.msgs.length, 3);
   });
 
@@ -124,7 +163,10 @@ describe('bursts: a node holds at most maxWaiting messages', () => {
     sim.s.sim.setFaults({ latencyMs: [300, 300] });
     for (let i = 0; i < 10_002; i++) f.send({ seq: i });
     await f.caught.count(2);
-    assert.deepEqual(f.caught.msgs.map((m) => m.seq), [10_000, 10_001]);
+    assert.deepEqual(
+      f.caught.msgs.map((m) => m.seq),
+      [10_000, 10_001],
+    );
     assert.match(f.caught.msgs[0].error.message, /10000 messages are waiting/);
     await f.out.count(10_000, 60_000);
   });
@@ -136,11 +178,19 @@ describe('bursts: a node holds at most maxWaiting messages', () => {
     sim.s.sim.setFaults({});
     const node = helper.getNode('n');
     for (let i = 0; i < N; i++) node.receive({ seq: i });
-    await until([f.out, f.caught], () => f.out.msgs.length + f.caught.msgs.length >= N, 150_000, () => `${N} ends; got ${f.out.msgs.length + f.caught.msgs.length}`);
+    await until(
+      [f.out, f.caught],
+      () => f.out.msgs.length + f.caught.msgs.length >= N,
+      150_000,
+      () => `${N} ends; got ${f.out.msgs.length + f.caught.msgs.length}`,
+    );
     const seen = new Uint8Array(N);
     for (const m of [...f.out.msgs, ...f.caught.msgs]) seen[m.seq]++;
     assert.equal(f.caught.msgs.length, 0, f.caught.msgs[0]?.error?.message);
-    assert.ok(seen.every((n) => n === 1), 'none lost, none doubled');
+    assert.ok(
+      seen.every((n) => n === 1),
+      'none lost, none doubled',
+    );
     assert.ok(f.out.msgs.every((m) => typeof m.payload === 'number'));
   });
 });

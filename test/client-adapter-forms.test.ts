@@ -14,7 +14,11 @@ import { undiciParts } from '../src/client/http-pool';
 import { undiciError } from '../src/client/undici-errors';
 import { ADAPTERS, send, startServer, type TestServer } from './helpers/adapter-server';
 
-const failure = (p: Promise<unknown>) => p.then(() => assert.fail('resolved'), (e: AxiosError) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => assert.fail('resolved'),
+    (e: AxiosError) => e,
+  );
 
 for (const adapter of ADAPTERS) {
   describe(`client transport (${adapter} adapter): less common forms`, () => {
@@ -33,21 +37,44 @@ for (const adapter of ADAPTERS) {
     });
 
     it('sends ArrayBuffer, typed array and stream bodies', async () => {
-      await ax.post('/a', new Uint8Array([1, 2, 3]).buffer, { headers: { 'content-type': 'application/octet-stream' } });
+      await ax.post('/a', new Uint8Array([1, 2, 3]).buffer, {
+        headers: { 'content-type': 'application/octet-stream' },
+      });
       await ax.post('/t', new Uint8Array([4, 5]), { headers: { 'content-type': 'application/octet-stream' } });
-      await ax.post('/s', Readable.from([Buffer.from('str'), Buffer.from('eam')]), { headers: { 'content-type': 'text/plain' } });
-      assert.deepEqual(server.hits.map((h) => [h.url, [...h.body]]), [['/v1/a', [1, 2, 3]], ['/v1/t', [4, 5]], ['/v1/s', [...Buffer.from('stream')]]]);
+      await ax.post('/s', Readable.from([Buffer.from('str'), Buffer.from('eam')]), {
+        headers: { 'content-type': 'text/plain' },
+      });
+      assert.deepEqual(
+        server.hits.map((h) => [h.url, [...h.body]]),
+        [
+          ['/v1/a', [1, 2, 3]],
+          ['/v1/t', [4, 5]],
+          ['/v1/s', [...Buffer.from('stream')]],
+        ],
+      );
       assert.equal(server.hits[0].headers['content-length'], '3');
     });
 
     it('refuses data that cannot be sent, an unsupported protocol and a URL that does not parse; nothing is sent', async () => {
       const bad = await failure(ax.post('/x', { a: 1 }, { transformRequest: [(d: unknown) => d] }));
-      assert.deepEqual([bad.code, bad.message], ['ERR_BAD_REQUEST', 'Data after transformation must be a string, an ArrayBuffer, a Buffer, or a Stream']);
+      assert.deepEqual(
+        [bad.code, bad.message],
+        ['ERR_BAD_REQUEST', 'Data after transformation must be a string, an ArrayBuffer, a Buffer, or a Stream'],
+      );
       const ftp = await failure(ax.get('ftp://127.0.0.1/x'));
       assert.equal(ftp.code, 'ERR_BAD_REQUEST');
-      const url = await failure(ax.get('http://[::1/x')) as unknown as Error & { code?: string };
+      const url = (await failure(ax.get('http://[::1/x'))) as unknown as Error & { code?: string };
       assert.deepEqual([url.name, url.code], ['TypeError', 'ERR_INVALID_URL']);
-      const params = await failure(ax.get('/p', { params: { a: 1 }, paramsSerializer: { serialize: () => { throw new Error('no'); } } }));
+      const params = await failure(
+        ax.get('/p', {
+          params: { a: 1 },
+          paramsSerializer: {
+            serialize: () => {
+              throw new Error('no');
+            },
+          },
+        }),
+      );
       assert.equal(params.code, 'ERR_BAD_REQUEST');
       assert.equal(server.hits.length, 0);
     });
@@ -55,18 +82,29 @@ for (const adapter of ADAPTERS) {
     it('URL forms: empty url, trailing slashes, absolute urls kept below baseURL when not allowed, credentials and auth as basic authentication', async () => {
       await ax.request({});
       await ax.get(`${server.url}/elsewhere`, { allowAbsoluteUrls: false });
-      await ax.get('/b', { auth: { username: 'user', password: 'pä ss' }, headers: { authorization: 'Bearer dropped' } });
+      await ax.get('/b', {
+        auth: { username: 'user', password: 'pä ss' },
+        headers: { authorization: 'Bearer dropped' },
+      });
       const port = new URL(server.url).port;
       await ax.get(`http://u%40x:p%3Aw@127.0.0.1:${port}/cred`);
-      assert.deepEqual(server.hits.slice(0, 2).map((h) => h.url), ['/v1', `/v1/${server.url}/elsewhere`]);
+      assert.deepEqual(
+        server.hits.slice(0, 2).map((h) => h.url),
+        ['/v1', `/v1/${server.url}/elsewhere`],
+      );
       assert.equal(server.hits[2].headers.authorization, `Basic ${Buffer.from('user:pä ss').toString('base64')}`);
       assert.equal(server.hits[3].headers.authorization, `Basic ${Buffer.from('u@x:p:w').toString('base64')}`);
     });
 
     it('headers set by the caller: accept-encoding and user-agent kept, a list sent as separate lines, one set false not sent', async () => {
-      await ax.post('/h', 'abc', { headers: { 'accept-encoding': 'identity', 'user-agent': 'me', 'x-list': ['1', '2'], 'x-gone': false as never } });
+      await ax.post('/h', 'abc', {
+        headers: { 'accept-encoding': 'identity', 'user-agent': 'me', 'x-list': ['1', '2'], 'x-gone': false as never },
+      });
       const h = server.hits[0].headers;
-      assert.deepEqual([h['accept-encoding'], h['user-agent'], h['x-list'], h['content-length'], h['x-gone']], ['identity', 'me', '1, 2', '3', undefined]);
+      assert.deepEqual(
+        [h['accept-encoding'], h['user-agent'], h['x-list'], h['content-length'], h['x-gone']],
+        ['identity', 'me', '1, 2', '3', undefined],
+      );
     });
 
     it('answers: latin1, HEAD of an encoded answer, identity, 103 before the answer, repeated headers', async () => {
@@ -86,9 +124,16 @@ for (const adapter of ADAPTERS) {
       const head = await ax.head('/head');
       assert.deepEqual([head.status, head.data, head.headers['content-encoding']], [200, '', undefined]);
       const identity = await ax.get('/identity');
-      assert.deepEqual([identity.data, identity.headers['content-encoding']], [{ plain: true }, 'identity'], 'an encoding it does not decode is left as it is');
+      assert.deepEqual(
+        [identity.data, identity.headers['content-encoding']],
+        [{ plain: true }, 'identity'],
+        'an encoding it does not decode is left as it is',
+      );
       const hinted = await ax.get('/hints');
-      assert.deepEqual([hinted.status, hinted.data, hinted.headers['x-many'], hinted.headers.etag], [200, { ok: 1 }, 'a, b', '"1"']);
+      assert.deepEqual(
+        [hinted.status, hinted.data, hinted.headers['x-many'], hinted.headers.etag],
+        [200, { ok: 1 }, 'a, b', '"1"'],
+      );
     });
 
     it('a gzip answer read with decompress off stays as it came', async () => {
@@ -102,7 +147,9 @@ for (const adapter of ADAPTERS) {
     it('a request aborted while it waits for a connection is never sent', async () => {
       const bare = httpLib().axios.create({ baseURL: server.url, adapter: client.transport.pool.adapter });
       let release = () => undefined as void;
-      server.handle = (_h, res) => { release = () => send(res, 200, { ok: true }); };
+      server.handle = (_h, res) => {
+        release = () => send(res, 200, { ok: true });
+      };
       const first = bare.get('/first');
       await server.received(1);
       const ac = new AbortController();
@@ -113,7 +160,10 @@ for (const adapter of ADAPTERS) {
       await first;
       server.handle = (_h, res) => send(res, 200, { ok: true });
       await bare.get('/third');
-      assert.deepEqual(server.hits.map((h) => h.url), ['/first', '/third']);
+      assert.deepEqual(
+        server.hits.map((h) => h.url),
+        ['/first', '/third'],
+      );
     });
   });
 }
@@ -131,10 +181,13 @@ describe('client transport (undici adapter): what it refuses, its errors, its pa
     await server.close();
   });
 
-  it('maps undici\'s codes to the codes Node\'s http gives the same failures', () => {
+  it("maps undici's codes to the codes Node's http gives the same failures", () => {
     const config = {} as never;
     const err = (code: string, cause?: unknown) => Object.assign(new Error(`undici ${code}`), { code, cause });
-    const seen = (e: unknown, response?: unknown) => { const a = undiciError(e, config, {}, response as never); return [a.code, a.message]; };
+    const seen = (e: unknown, response?: unknown) => {
+      const a = undiciError(e, config, {}, response as never);
+      return [a.code, a.message];
+    };
     assert.deepEqual(seen(err('UND_ERR_SOCKET', { code: 'EPIPE' })), ['EPIPE', 'undici UND_ERR_SOCKET']);
     assert.deepEqual(seen(err('UND_ERR_SOCKET', { code: 'weird code' })), ['ECONNRESET', 'socket hang up']);
     assert.deepEqual(seen(err('UND_ERR_CLOSED'), { status: 200 }), ['ERR_BAD_RESPONSE', 'stream has been aborted']);
@@ -145,10 +198,12 @@ describe('client transport (undici adapter): what it refuses, its errors, its pa
     assert.deepEqual(seen('not an error'), [undefined, 'not an error']);
   });
 
-  it('loads undici\'s Agent and connector alone, or from its main entry if those files moved', () => {
+  it("loads undici's Agent and connector alone, or from its main entry if those files moved", () => {
     const direct = undiciParts();
     assert.equal(typeof direct.Agent, 'function');
-    const moved = undiciParts((id) => { throw new Error(`no ${id}`); });
+    const moved = undiciParts((id) => {
+      throw new Error(`no ${id}`);
+    });
     assert.equal(moved.Agent, direct.Agent);
     assert.equal(moved.buildConnector, direct.buildConnector);
   });

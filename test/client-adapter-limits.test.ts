@@ -34,7 +34,10 @@ for (const adapter of ADAPTERS) {
 
     it('the deadline ends an attempt that gets no headers, and one whose body drips', async () => {
       server.handle = () => undefined; // never answers
-      await assert.rejects(client.raw('GET', '/silent'), (e: unknown) => e instanceof TimeoutError && e.code === 'ETIMEDOUT' && /timed out after 300 ms/.test(e.message));
+      await assert.rejects(
+        client.raw('GET', '/silent'),
+        (e: unknown) => e instanceof TimeoutError && e.code === 'ETIMEDOUT' && /timed out after 300 ms/.test(e.message),
+      );
       const drips: NodeJS.Timeout[] = [];
       server.handle = (_h, res) => {
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -42,7 +45,10 @@ for (const adapter of ADAPTERS) {
         drips.push(setInterval(() => res.write('1,'), 20));
       };
       try {
-        await assert.rejects(client.raw('GET', '/drip'), (e: unknown) => e instanceof TimeoutError && e.code === 'ETIMEDOUT');
+        await assert.rejects(
+          client.raw('GET', '/drip'),
+          (e: unknown) => e instanceof TimeoutError && e.code === 'ETIMEDOUT',
+        );
       } finally {
         drips.forEach(clearInterval);
       }
@@ -58,16 +64,28 @@ for (const adapter of ADAPTERS) {
       await assert.rejects(p, (e: unknown) => e instanceof AbortedError && e.code === 'EMS_ABORTED');
       const pre = new AbortController();
       pre.abort();
-      await assert.rejects(client.raw('GET', '/never', undefined, { signal: pre.signal }), (e: unknown) => e instanceof AbortedError);
-      const bare = await client.transport.axios.get('/never', { signal: pre.signal }).catch((e: AxiosError) => e) as AxiosError;
+      await assert.rejects(
+        client.raw('GET', '/never', undefined, { signal: pre.signal }),
+        (e: unknown) => e instanceof AbortedError,
+      );
+      const bare = (await client.transport.axios
+        .get('/never', { signal: pre.signal })
+        .catch((e: AxiosError) => e)) as AxiosError;
       assert.equal(bare.code, 'ERR_CANCELED');
-      assert.deepEqual(server.hits.map((h) => h.url), ['/held'], 'the pre-aborted requests were never sent');
+      assert.deepEqual(
+        server.hits.map((h) => h.url),
+        ['/held'],
+        'the pre-aborted requests were never sent',
+      );
     });
 
     it('an answer over maxBodyBytes fails, by content-length and while streaming; a request body over it is not sent', async () => {
       const big = Buffer.alloc(MB + 1, 'a');
       server.handle = (_h, res) => send(res, 200, big); // with content-length
-      await assert.rejects(client.raw('GET', '/declared'), (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE');
+      await assert.rejects(
+        client.raw('GET', '/declared'),
+        (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
+      );
       server.handle = (_h, res) => {
         res.writeHead(200, { 'content-type': 'application/json' }); // chunked, no length
         const chunk = Buffer.alloc(64 * 1024, 'b');
@@ -81,10 +99,22 @@ for (const adapter of ADAPTERS) {
         };
         more();
       };
-      await assert.rejects(client.raw('GET', '/streamed'), (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE');
-      const tooBig = await client.transport.axios.post('/up', Buffer.alloc(MB + 1)).catch((e: AxiosError) => e) as AxiosError;
-      assert.deepEqual([tooBig.code, tooBig.message], ['ERR_BAD_REQUEST', 'Request body larger than maxBodyLength limit']);
-      assert.deepEqual(server.hits.map((h) => h.url), ['/declared', '/streamed'], 'the body over the limit was not sent');
+      await assert.rejects(
+        client.raw('GET', '/streamed'),
+        (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
+      );
+      const tooBig = (await client.transport.axios
+        .post('/up', Buffer.alloc(MB + 1))
+        .catch((e: AxiosError) => e)) as AxiosError;
+      assert.deepEqual(
+        [tooBig.code, tooBig.message],
+        ['ERR_BAD_REQUEST', 'Request body larger than maxBodyLength limit'],
+      );
+      assert.deepEqual(
+        server.hits.map((h) => h.url),
+        ['/declared', '/streamed'],
+        'the body over the limit was not sent',
+      );
     });
 
     for (const [name, encode] of Object.entries(ENCODERS)) {
@@ -94,7 +124,11 @@ for (const adapter of ADAPTERS) {
         assert.ok(bomb.length < 200 * 1024);
         server.handle = (h, res) => {
           const body = h.url === '/bomb' ? bomb : small;
-          res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encodingOf(name), 'content-length': body.length });
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-encoding': encodingOf(name),
+            'content-length': body.length,
+          });
           res.end(body);
         };
         // The body limit is what is tested here, not the deadline: decoding 1 MB of a bomb under
@@ -104,22 +138,39 @@ for (const adapter of ADAPTERS) {
         const res = await client.transport.axios.get('/small');
         assert.equal((res.data as { value: number }).value, 42);
         assert.equal(res.headers['content-encoding'], undefined, 'decoded: the encoding is no longer named');
-        const err = await client.transport.axios.get('/bomb').catch((e: AxiosError) => e) as AxiosError;
+        const err = (await client.transport.axios.get('/bomb').catch((e: AxiosError) => e)) as AxiosError;
         assert.deepEqual([err.code, err.message], ['ERR_BAD_RESPONSE', `maxContentLength size of ${MB} exceeded`]);
-        await assert.rejects(client.raw('GET', '/bomb'), (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE');
-        assert.equal(((await client.raw('GET', '/small')).payload as { value: number }).value, 42, 'the pool still serves');
+        await assert.rejects(
+          client.raw('GET', '/bomb'),
+          (e: unknown) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
+        );
+        assert.equal(
+          ((await client.raw('GET', '/small')).payload as { value: number }).value,
+          42,
+          'the pool still serves',
+        );
       });
     }
 
     it('a body that does not decode fails with the answer named', async () => {
       server.handle = (_h, res) => send(res, 200, 'not gzip at all', { 'content-encoding': 'gzip' });
-      const err = await client.transport.axios.get('/x').catch((e: AxiosError) => e) as AxiosError;
+      const err = (await client.transport.axios.get('/x').catch((e: AxiosError) => e)) as AxiosError;
       assert.deepEqual([err.code, err.response?.status], ['Z_DATA_ERROR', 200]);
-      await assert.rejects(client.raw('GET', '/x'), (e: unknown) => e instanceof NetworkError && /failed \(Z_DATA_ERROR\)/.test(e.message));
+      await assert.rejects(
+        client.raw('GET', '/x'),
+        (e: unknown) => e instanceof NetworkError && /failed \(Z_DATA_ERROR\)/.test(e.message),
+      );
     });
 
     it('the pool still serves after destroyed attempts (timeouts, aborts, bodies over the limit, resets)', async () => {
-      const c = new EmsClient({ baseUrl: server.url, retries: 0, timeoutMs: 200, maxBodyBytes: 1024, concurrency: 2, adapter });
+      const c = new EmsClient({
+        baseUrl: server.url,
+        retries: 0,
+        timeoutMs: 200,
+        maxBodyBytes: 1024,
+        concurrency: 2,
+        adapter,
+      });
       const drips: NodeJS.Timeout[] = [];
       server.handle = (h, res, req) => {
         if (h.url === '/silent') return;
@@ -134,8 +185,18 @@ for (const adapter of ADAPTERS) {
         for (let round = 0; round < 2; round++) {
           const ac = new AbortController();
           const aborted = c.raw('GET', '/silent', undefined, { signal: ac.signal });
-          const failures = await Promise.allSettled([c.raw('GET', '/silent'), c.raw('GET', '/drip'), c.raw('GET', '/big'), c.raw('GET', '/reset'), aborted, Promise.resolve().then(() => ac.abort())]);
-          assert.deepEqual(failures.slice(0, 5).map((f) => f.status), ['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+          const failures = await Promise.allSettled([
+            c.raw('GET', '/silent'),
+            c.raw('GET', '/drip'),
+            c.raw('GET', '/big'),
+            c.raw('GET', '/reset'),
+            aborted,
+            Promise.resolve().then(() => ac.abort()),
+          ]);
+          assert.deepEqual(
+            failures.slice(0, 5).map((f) => f.status),
+            ['rejected', 'rejected', 'rejected', 'rejected', 'rejected'],
+          );
         }
       } finally {
         drips.forEach(clearInterval);
@@ -157,7 +218,12 @@ for (const adapter of ADAPTERS) {
 
     it('refuses a certificate it cannot verify, with the TLS code', async () => {
       const c = new EmsClient({ baseUrl: server.url, retries: 0, adapter });
-      await assert.rejects(c.raw('GET', '/x'), (e: unknown) => e instanceof NetworkError && /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message));
+      await assert.rejects(
+        c.raw('GET', '/x'),
+        (e: unknown) =>
+          e instanceof NetworkError &&
+          /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message),
+      );
       c.close();
     });
 

@@ -12,14 +12,19 @@ type Callback = (err: Error | null, socket: unknown) => void;
 function fakeConnector() {
   const pending: Array<{ callback: Callback; socket: { destroyed: boolean; destroy(): void } }> = [];
   const make = (() => (_opts: unknown, callback: Callback) => {
-    const socket = { destroyed: false, destroy() { this.destroyed = true; } };
+    const socket = {
+      destroyed: false,
+      destroy() {
+        this.destroyed = true;
+      },
+    };
     pending.push({ callback, socket });
     return socket;
   }) as unknown as Parameters<typeof connector>[0];
   return { make, pending };
 }
 
-describe('client transport: the undici pool\'s connect timeout', () => {
+describe("client transport: the undici pool's connect timeout", () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
@@ -51,7 +56,10 @@ describe('client transport: the undici pool\'s connect timeout', () => {
     clock.tick(9_999);
     pending[0].callback(null, pending[0].socket);
     pending[1].callback(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }), null);
-    assert.deepEqual(seen.map((e) => e && (e as Error & { code?: string }).code), [null, 'ECONNREFUSED']);
+    assert.deepEqual(
+      seen.map((e) => e && (e as Error & { code?: string }).code),
+      [null, 'ECONNREFUSED'],
+    );
     assert.equal(clock.countTimers(), 0);
     assert.equal(pending[0].socket.destroyed, false);
   });

@@ -7,18 +7,48 @@ import assert from 'node:assert/strict';
 import { fullPathOf, targetOf } from '../src/client/undici-adapter';
 
 const BASES = [
-  'http://127.0.0.1:8080', 'http://127.0.0.1:8080/', 'https://api.example.com/v1', 'https://api.example.com/v1//', 'http://API.example.com/v1',
-  'http://example.com:80/x', 'https://user:pw@example.com/v1', 'http://example.com/a%20b', 'http://example.com/v1?x=1', 'http://[::1]:9000/api',
-  'http://example.com/./v1', 'http://example.com/v1/../v2',
+  'http://127.0.0.1:8080',
+  'http://127.0.0.1:8080/',
+  'https://api.example.com/v1',
+  'https://api.example.com/v1//',
+  'http://API.example.com/v1',
+  'http://example.com:80/x',
+  'https://user:pw@example.com/v1',
+  'http://example.com/a%20b',
+  'http://example.com/v1?x=1',
+  'http://[::1]:9000/api',
+  'http://example.com/./v1',
+  'http://example.com/v1/../v2',
 ];
 const PATHS = [
-  '/devices/dvc_1/measurements/map?properties=soc,power', '/sites/site-1/steering/ess', 'devices', '/devices?', '/devices?a', '/a/./b', '/a/../b',
-  '/a/%2e%2E/b', '/a/.%2e', '/a/..', '/a/.hidden/b', "/a'b?c='d'", '/a b', '/a|b', '/a%zz?x=%zz', '/a?b?c', '/a//b', '/%C3%A9?q=%C3%A9', '/ümlaut',
-  '/a#frag', '/a\\b', '/a@b:c;d=e,f', '/?x=1', '//other.host/x',
+  '/devices/dvc_1/measurements/map?properties=soc,power',
+  '/sites/site-1/steering/ess',
+  'devices',
+  '/devices?',
+  '/devices?a',
+  '/a/./b',
+  '/a/../b',
+  '/a/%2e%2E/b',
+  '/a/.%2e',
+  '/a/..',
+  '/a/.hidden/b',
+  "/a'b?c='d'",
+  '/a b',
+  '/a|b',
+  '/a%zz?x=%zz',
+  '/a?b?c',
+  '/a//b',
+  '/%C3%A9?q=%C3%A9',
+  '/ümlaut',
+  '/a#frag',
+  '/a\\b',
+  '/a@b:c;d=e,f',
+  '/?x=1',
+  '//other.host/x',
 ];
 
 describe('undici adapter: the target of a request', () => {
-  it('is the URL parser\'s origin, host, protocol, path and query, credentials for every base and path', () => {
+  it("is the URL parser's origin, host, protocol, path and query, credentials for every base and path", () => {
     let fast = 0;
     for (const base of BASES) {
       for (const p of PATHS) {
@@ -26,7 +56,14 @@ describe('undici adapter: the target of a request', () => {
         let want: unknown;
         try {
           const u = new URL(full);
-          want = { origin: u.origin, host: u.host, protocol: u.protocol, path: u.pathname + u.search, username: u.username, password: u.password };
+          want = {
+            origin: u.origin,
+            host: u.host,
+            protocol: u.protocol,
+            path: u.pathname + u.search,
+            username: u.username,
+            password: u.password,
+          };
         } catch (e) {
           assert.throws(() => targetOf(full, base), { name: (e as Error).name }, `${base} + ${p}`);
           continue;

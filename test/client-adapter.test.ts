@@ -33,7 +33,10 @@ for (const adapter of ADAPTERS) {
       server.handle = (_h, res) => send(res, 200, {});
       await ax().get('/x', { params: { a: 'b c:$,', list: [1, 2], d: new Date(0), o: { x: 1 }, skip: undefined } });
       await ax().get('y?z=1', { params: { q: 2 } });
-      assert.equal(server.hits[0].url, '/v1/x?a=b+c:$,&list%5B%5D=1&list%5B%5D=2&d=1970-01-01T00:00:00.000Z&o%5Bx%5D=1');
+      assert.equal(
+        server.hits[0].url,
+        '/v1/x?a=b+c:$,&list%5B%5D=1&list%5B%5D=2&d=1970-01-01T00:00:00.000Z&o%5Bx%5D=1',
+      );
       assert.equal(server.hits[1].url, '/v1/y?z=1&q=2');
     });
 
@@ -43,9 +46,18 @@ for (const adapter of ADAPTERS) {
       await ax().put('/s', 'plain text', { headers: { 'content-type': 'text/plain' } });
       await ax().patch('/b', Buffer.from([0, 1, 2, 255]), { headers: { 'content-type': 'application/octet-stream' } });
       const [j, s, b] = server.hits;
-      assert.deepEqual([j.method, j.headers['content-type'], j.headers['content-length'], j.body.toString()], ['POST', 'application/json', '10', '{"a":"ü"}']);
-      assert.deepEqual([s.method, s.headers['content-type'], s.headers['content-length'], s.body.toString()], ['PUT', 'text/plain', '10', 'plain text']);
-      assert.deepEqual([b.method, b.headers['content-type'], b.headers['content-length'], [...b.body]], ['PATCH', 'application/octet-stream', '4', [0, 1, 2, 255]]);
+      assert.deepEqual(
+        [j.method, j.headers['content-type'], j.headers['content-length'], j.body.toString()],
+        ['POST', 'application/json', '10', '{"a":"ü"}'],
+      );
+      assert.deepEqual(
+        [s.method, s.headers['content-type'], s.headers['content-length'], s.body.toString()],
+        ['PUT', 'text/plain', '10', 'plain text'],
+      );
+      assert.deepEqual(
+        [b.method, b.headers['content-type'], b.headers['content-length'], [...b.body]],
+        ['PATCH', 'application/octet-stream', '4', [0, 1, 2, 255]],
+      );
       for (const h of server.hits) {
         assert.equal(h.headers['user-agent'], '@ems-partner/node-red');
         assert.equal(h.headers['accept-encoding'], 'gzip, compress, deflate, br');
@@ -60,7 +72,10 @@ for (const adapter of ADAPTERS) {
         else send(res, 200, '\ufeffhällo');
       };
       const json = await ax().get('/json');
-      assert.deepEqual([json.status, json.statusText, json.data, json.headers['x-request-id'], json.headers['set-cookie']], [200, 'OK', { a: 1 }, 'r1', ['a=1', 'b=2']]);
+      assert.deepEqual(
+        [json.status, json.statusText, json.data, json.headers['x-request-id'], json.headers['set-cookie']],
+        [200, 'OK', { a: 1 }, 'r1', ['a=1', 'b=2']],
+      );
       assert.equal(json.headers['content-type'], 'application/json');
       assert.equal((await ax().get('/broken')).data, '{"a":', 'silentJSONParsing: the text as it came');
       assert.equal((await ax().get('/text', { responseType: 'text' })).data, 'hällo', 'utf8, BOM stripped');
@@ -73,25 +88,38 @@ for (const adapter of ADAPTERS) {
 
     it('a 4xx rejects carrying the answer; validateStatus decides', async () => {
       server.handle = (_h, res) => send(res, 404, { message: 'no such device', requestId: 'rq' });
-      const err = await ax().get('/missing').catch((e: AxiosError) => e);
+      const err = await ax()
+        .get('/missing')
+        .catch((e: AxiosError) => e);
       assert.equal((err as AxiosError).code, 'ERR_BAD_REQUEST');
       assert.equal((err as AxiosError).message, 'Request failed with status code 404');
       assert.deepEqual((err as AxiosError).response?.data, { message: 'no such device', requestId: 'rq' });
       const ok = await ax().get('/missing', { validateStatus: () => true });
       assert.equal(ok.status, 404);
-      await assert.rejects(client.raw('GET', '/missing'), (e: unknown) => e instanceof NotFoundError && e.serviceMessage === 'no such device' && e.requestId === 'rq');
+      await assert.rejects(
+        client.raw('GET', '/missing'),
+        (e: unknown) => e instanceof NotFoundError && e.serviceMessage === 'no such device' && e.requestId === 'rq',
+      );
       server.handle = (_h, res) => send(res, 502, 'bad gateway');
-      const e5 = await ax().get('/x').catch((e: AxiosError) => e);
+      const e5 = await ax()
+        .get('/x')
+        .catch((e: AxiosError) => e);
       assert.equal((e5 as AxiosError).code, 'ERR_BAD_RESPONSE');
       await assert.rejects(client.raw('GET', '/x'), (e: unknown) => e instanceof ServerError && e.code === 'HTTP_502');
     });
 
     it('never follows a redirect: the 3xx comes back as it is', async () => {
-      server.handle = (h, res) => (h.url.includes('/moved') ? send(res, 302, 'moved', { location: `${server.url}/v1/target` }) : send(res, 200, {}));
+      server.handle = (h, res) =>
+        h.url.includes('/moved')
+          ? send(res, 302, 'moved', { location: `${server.url}/v1/target` })
+          : send(res, 200, {});
       const res: AxiosResponse = await ax().get('/moved', { validateStatus: () => true });
       assert.deepEqual([res.status, res.headers.location, res.data], [302, `${server.url}/v1/target`, 'moved']);
       await assert.rejects(client.raw('GET', '/moved'), (e: unknown) => e instanceof ApiError && e.status === 302);
-      assert.ok(server.hits.every((h) => h.url === '/v1/moved'), 'the target was never asked');
+      assert.ok(
+        server.hits.every((h) => h.url === '/v1/moved'),
+        'the target was never asked',
+      );
     });
 
     it('never uses a proxy, whatever HTTP_PROXY says', async () => {
@@ -147,19 +175,36 @@ for (const adapter of ADAPTERS) {
     it('a refused connection and a dropped one fail as NetworkErrors with the codes users see', async () => {
       const port = await closedPort();
       const c = new EmsClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 0, adapter });
-      await assert.rejects(c.raw('GET', '/x'), (e: unknown) => e instanceof NetworkError && e.code === 'ECONNREFUSED' && e.message === `GET /x connection to 127.0.0.1:${port} failed (ECONNREFUSED)`);
+      await assert.rejects(
+        c.raw('GET', '/x'),
+        (e: unknown) =>
+          e instanceof NetworkError &&
+          e.code === 'ECONNREFUSED' &&
+          e.message === `GET /x connection to 127.0.0.1:${port} failed (ECONNREFUSED)`,
+      );
       c.close();
       server.handle = (_h, _res, req) => req.socket.destroy();
-      await assert.rejects(client.raw('GET', '/x'), (e: unknown) => e instanceof NetworkError && e.code === 'ECONNRESET');
-      const err = await ax().get('/x').catch((e: AxiosError) => e) as AxiosError;
+      await assert.rejects(
+        client.raw('GET', '/x'),
+        (e: unknown) => e instanceof NetworkError && e.code === 'ECONNRESET',
+      );
+      const err = (await ax()
+        .get('/x')
+        .catch((e: AxiosError) => e)) as AxiosError;
       assert.deepEqual([err.code, err.message], ['ECONNRESET', 'socket hang up']);
       server.handle = (_h, res, req) => {
         res.writeHead(200, { 'content-length': '100' });
         res.write('{"a":');
         setImmediate(() => req.socket.destroy());
       };
-      const cut = await ax().get('/x').catch((e: AxiosError) => e) as AxiosError;
-      assert.deepEqual([cut.code, cut.response?.status], ['ERR_BAD_RESPONSE', 200], 'cut off mid-body: the answer so far is named');
+      const cut = (await ax()
+        .get('/x')
+        .catch((e: AxiosError) => e)) as AxiosError;
+      assert.deepEqual(
+        [cut.code, cut.response?.status],
+        ['ERR_BAD_RESPONSE', 200],
+        'cut off mid-body: the answer so far is named',
+      );
     });
   });
 
@@ -204,10 +249,17 @@ for (const adapter of ADAPTERS) {
         if (h.url === '/token') send(res, 200, { access_token: 'tok-1', expires_in: 3600 });
         else send(res, 200, { auth: h.headers.authorization });
       };
-      const c = new EmsClient({ baseUrl: server.url, adapter, auth: { type: 'oauth2', tokenUrl: `${server.url}/token`, clientId: 'id', clientSecret: 'sec' } });
+      const c = new EmsClient({
+        baseUrl: server.url,
+        adapter,
+        auth: { type: 'oauth2', tokenUrl: `${server.url}/token`, clientId: 'id', clientSecret: 'sec' },
+      });
       assert.deepEqual((await c.raw('GET', '/x')).payload, { auth: 'Bearer ***' }, 'the token is masked in answers');
       const token = server.hits[0];
-      assert.deepEqual([token.method, token.headers['content-type'], token.body.toString()], ['POST', 'application/x-www-form-urlencoded', 'grant_type=client_credentials&client_id=id&client_secret=sec']);
+      assert.deepEqual(
+        [token.method, token.headers['content-type'], token.body.toString()],
+        ['POST', 'application/x-www-form-urlencoded', 'grant_type=client_credentials&client_id=id&client_secret=sec'],
+      );
       assert.equal(server.hits[1].headers.authorization, 'Bearer tok-1');
       c.close();
     });

@@ -30,19 +30,37 @@ describe('client: authentication and base URL checked as a client is made', () =
     const bearer = refusal(base, { type: 'bearer', token: `${SECRET}\r\nx-evil: 1` });
     assert.equal(bearer.field, 'apiKey');
     assert.match(bearer.message, /^apiKey holds a line break \(character 18 of 28\); it is refused, not removed/);
-    assert.match(refusal(base, { type: 'header', apiKey: `${SECRET}\u0000` }).message, /^apiKey holds a control character/);
-    const oauth = { type: 'oauth2', tokenUrl: 'https://auth.example.com/token', clientId: 'id', clientSecret: SECRET, scope: 'read' } as const;
+    assert.match(
+      refusal(base, { type: 'header', apiKey: `${SECRET}\u0000` }).message,
+      /^apiKey holds a control character/,
+    );
+    const oauth = {
+      type: 'oauth2',
+      tokenUrl: 'https://auth.example.com/token',
+      clientId: 'id',
+      clientSecret: SECRET,
+      scope: 'read',
+    } as const;
     for (const k of ['tokenUrl', 'clientId', 'clientSecret', 'scope'] as const) {
       assert.equal(refusal(base, { ...oauth, [k]: `${oauth[k]}\n` }).field, k);
     }
   });
 
   it('refuses a key header that is not an HTTP token or that the transport sets; accepts a token, and the default when none is set', () => {
-    for (const header of ['X-Evil: injected\r\nx-api-key', 'x api key', 'host', 'Content-Length', 'transfer-encoding', 'proxy-authorization', 'TE']) {
+    for (const header of [
+      'X-Evil: injected\r\nx-api-key',
+      'x api key',
+      'host',
+      'Content-Length',
+      'transfer-encoding',
+      'proxy-authorization',
+      'TE',
+    ]) {
       const e = refusal(base, { type: 'header', apiKey: SECRET, header });
       assert.equal(e.field, 'apiKeyHeader');
       assert.ok(e.message.startsWith(`apiKeyHeader ${JSON.stringify(header)} `), e.message);
     }
-    for (const header of ['x-api-key', 'Ocp-Apim-Subscription-Key', 'authorization', '', undefined]) new EmsClient({ baseUrl: base, auth: { type: 'header', apiKey: SECRET, header } }).close();
+    for (const header of ['x-api-key', 'Ocp-Apim-Subscription-Key', 'authorization', '', undefined])
+      new EmsClient({ baseUrl: base, auth: { type: 'header', apiKey: SECRET, header } }).close();
   });
 });

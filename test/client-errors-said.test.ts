@@ -30,11 +30,21 @@ describe('client: errors that say what happened', function () {
   const clients: EmsClient[] = [];
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
-    const c = new EmsClient({ baseUrl: stub.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 5_000, auth: { type: 'header', apiKey: KEY }, ...o });
+    const c = new EmsClient({
+      baseUrl: stub.url,
+      retries: 3,
+      retryBaseMs: 1,
+      retryMaxMs: 2,
+      timeoutMs: 5_000,
+      auth: { type: 'header', apiKey: KEY },
+      ...o,
+    });
     clients.push(c);
     return c;
   };
-  beforeEach(async () => { stub = await startStub(); });
+  beforeEach(async () => {
+    stub = await startStub();
+  });
   afterEach(async () => {
     for (const c of clients.splice(0)) c.close();
     clock?.uninstall();
@@ -43,83 +53,122 @@ describe('client: errors that say what happened', function () {
   });
 
   it('a 3xx says it was a redirect, not followed, and where it pointed: without its query, secrets masked; same code', async () => {
-    stub.handle = (_h, res) => json(res, 302, 'Found', { location: `https://elsewhere.example/${KEY}/login?token=${KEY}&next=/x#top` });
+    stub.handle = (_h, res) =>
+      json(res, 302, 'Found', { location: `https://elsewhere.example/${KEY}/login?token=${KEY}&next=/x#top` });
     const e = await failure(client().getMeasurement(DEV, 'soc'));
     assert.equal(e.code, 'HTTP_302');
     assert.equal(e.status, 302);
-    assert.equal(e.message, `GET /devices/${DEV}/measurement failed: HTTP 302, a redirect to https://elsewhere.example/***/login?…, not followed (redirects are never followed: set the URL to where the service answers)`);
+    assert.equal(
+      e.message,
+      `GET /devices/${DEV}/measurement failed: HTTP 302, a redirect to https://elsewhere.example/***/login?…, not followed (redirects are never followed: set the URL to where the service answers)`,
+    );
     assert.equal(stub.hits.length, 1, 'not retried, not followed');
     stub.handle = (_h, res) => json(res, 301, undefined);
-    assert.match((await failure(client().listDevices())).message, /^GET \/devices failed: HTTP 301, a redirect without a Location, not followed/);
+    assert.match(
+      (await failure(client().listDevices())).message,
+      /^GET \/devices failed: HTTP 301, a redirect without a Location, not followed/,
+    );
   });
 
   it('OAuth2: a 3xx from the token endpoint and a 200 without a token say so (EMS_AUTH), not "failed: 200 HTTP 200"', async () => {
     const oauth = (c: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) =>
-      client({ auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'id', clientSecret: 'cl1ent-s3cret' }, ...c });
+      client({
+        auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'id', clientSecret: 'cl1ent-s3cret' },
+        ...c,
+      });
     const host = new URL(stub.url).host;
-    stub.handle = (h, res) => (h.url === '/token' ? json(res, 200, { token_type: 'bearer', expires_in: 3600 }) : json(res, 200, MEASUREMENT()));
+    stub.handle = (h, res) =>
+      h.url === '/token' ? json(res, 200, { token_type: 'bearer', expires_in: 3600 }) : json(res, 200, MEASUREMENT());
     const none = await failure(oauth().getMeasurement(DEV, 'soc'));
     assert.ok(none instanceof AuthenticationError);
     assert.equal(none.code, 'EMS_AUTH');
-    assert.equal(none.message, `OAuth2 token request to ${host}/token failed: no access_token in the answer (HTTP 200)`);
-    stub.handle = (h, res) => (h.url === '/token' ? json(res, 307, undefined, { location: '/sso/token?client_secret=cl1ent-s3cret' }) : json(res, 200, MEASUREMENT()));
+    assert.equal(
+      none.message,
+      `OAuth2 token request to ${host}/token failed: no access_token in the answer (HTTP 200)`,
+    );
+    stub.handle = (h, res) =>
+      h.url === '/token'
+        ? json(res, 307, undefined, { location: '/sso/token?client_secret=cl1ent-s3cret' })
+        : json(res, 200, MEASUREMENT());
     const moved = await failure(oauth().getMeasurement(DEV, 'soc'));
-    assert.equal(moved.message, `OAuth2 token request to ${host}/token failed: HTTP 307, a redirect to /sso/token?…, not followed (redirects are never followed: set the URL to where the service answers)`);
+    assert.equal(
+      moved.message,
+      `OAuth2 token request to ${host}/token failed: HTTP 307, a redirect to /sso/token?…, not followed (redirects are never followed: set the URL to where the service answers)`,
+    );
     assert.equal(stub.hits.filter((h) => h.url !== '/token').length, 0, 'nothing sent without a token');
   });
 
   it('OAuth2: during the cool-down the error says it repeats the last failure, when that was, and when the next try is', async () => {
     clock = FakeTimers.install({ now: T0, toFake: ['Date'] });
-    stub.handle = (h, res) => (h.url === '/token' ? json(res, 401, { error: 'invalid_client' }) : json(res, 200, MEASUREMENT()));
-    const c = client({ auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'id', clientSecret: 'cl1ent-s3cret' } });
+    stub.handle = (h, res) =>
+      h.url === '/token' ? json(res, 401, { error: 'invalid_client' }) : json(res, 200, MEASUREMENT());
+    const c = client({
+      auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'id', clientSecret: 'cl1ent-s3cret' },
+    });
     const host = new URL(stub.url).host;
     const first = await failure(c.getMeasurement(DEV, 'soc'));
     assert.equal(first.message, `OAuth2 token request to ${host}/token failed: 401 invalid_client`);
     clock.setSystemTime(T0 + 400);
     const again = await failure(c.getMeasurement(DEV, 'soc'));
     assert.ok(again instanceof AuthenticationError && again.code === 'EMS_AUTH' && again.status === 401);
-    assert.equal(again.message, `${first.message}; repeated from the last token request (2026-11-23T12:00:00.000Z, 1 failed in a row): none is made before 2026-11-23T12:00:01.000Z (in 1 s)`);
+    assert.equal(
+      again.message,
+      `${first.message}; repeated from the last token request (2026-11-23T12:00:00.000Z, 1 failed in a row): none is made before 2026-11-23T12:00:01.000Z (in 1 s)`,
+    );
     assert.equal(stub.hits.filter((h) => h.url === '/token').length, 1, 'no token request in the cool-down');
     clock.setSystemTime(T0 + 1000);
     const second = await failure(c.getMeasurement(DEV, 'soc'));
     assert.equal(second.message, first.message, 'a new try after the cool-down, failing afresh');
     assert.equal(stub.hits.filter((h) => h.url === '/token').length, 2);
-    assert.match((await failure(c.getMeasurement(DEV, 'soc'))).message, /\(2026-11-23T12:00:01\.000Z, 2 failed in a row\): none is made before 2026-11-23T12:00:03\.000Z \(in 2 s\)$/);
+    assert.match(
+      (await failure(c.getMeasurement(DEV, 'soc'))).message,
+      /\(2026-11-23T12:00:01\.000Z, 2 failed in a row\): none is made before 2026-11-23T12:00:03\.000Z \(in 2 s\)$/,
+    );
   });
 
   // What each adapter sees of it: axios' http adapter (Node's parser) stops at the bytes past the
   // length; the undici adapter takes the length's bytes, a cut-off JSON. Both are a malformed answer.
   const MALFORMED: Array<['http' | 'undici', RegExp]> = [
-    ['http', /^GET \/devices\/dvc_a\/measurement answered with a malformed HTTP message \(HPE_INVALID_CONSTANT: .*, e\.g\. a body longer than its Content-Length\), not a connection failure$/],
-    ['undici', /^GET \/devices\/dvc_a\/measurement answered 200 with broken or cut-off JSON, expected a JSON measurement/],
+    [
+      'http',
+      /^GET \/devices\/dvc_a\/measurement answered with a malformed HTTP message \(HPE_INVALID_CONSTANT: .*, e\.g\. a body longer than its Content-Length\), not a connection failure$/,
+    ],
+    [
+      'undici',
+      /^GET \/devices\/dvc_a\/measurement answered 200 with broken or cut-off JSON, expected a JSON measurement/,
+    ],
   ];
-  for (const [adapter, expected] of MALFORMED) it(`a body longer than its Content-Length is a malformed answer (EMS_BAD_RESPONSE, not retried), not a connection failure (${adapter} adapter)`, async () => {
-    let hits = 0;
-    const raw = net.createServer((s) => {
-      s.on('data', () => {
-        hits++;
-        const body = JSON.stringify(MEASUREMENT());
-        s.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${body}`);
+  for (const [adapter, expected] of MALFORMED)
+    it(`a body longer than its Content-Length is a malformed answer (EMS_BAD_RESPONSE, not retried), not a connection failure (${adapter} adapter)`, async () => {
+      let hits = 0;
+      const raw = net.createServer((s) => {
+        s.on('data', () => {
+          hits++;
+          const body = JSON.stringify(MEASUREMENT());
+          s.write(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${body}`);
+        });
+        s.on('error', () => undefined);
       });
-      s.on('error', () => undefined);
+      await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
+      try {
+        const c = client({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, adapter });
+        const e = await failure(c.getMeasurement(DEV, 'soc'));
+        assert.ok(e instanceof BadResponseError, String(e));
+        assert.equal(e.code, 'EMS_BAD_RESPONSE');
+        assert.match(e.message, expected);
+        assert.equal(hits, 1, 'not retried');
+      } finally {
+        await new Promise<void>((r) => raw.close(() => r()));
+      }
     });
-    await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
-    try {
-      const c = client({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, adapter });
-      const e = await failure(c.getMeasurement(DEV, 'soc'));
-      assert.ok(e instanceof BadResponseError, String(e));
-      assert.equal(e.code, 'EMS_BAD_RESPONSE');
-      assert.match(e.message, expected);
-      assert.equal(hits, 1, 'not retried');
-    } finally {
-      await new Promise<void>((r) => raw.close(() => r()));
-    }
-  });
 
   it('a device list of lists (or of bare values) is refused like a site list, not read as an empty list', async () => {
     const c = client();
     const answers: Array<[unknown, RegExp]> = [
-      [[[{ deviceReference: 'dvc_a', properties: ['soc'] }]], /^GET \/devices answered 200 with devices\[0\] an array \(not an object\), expected a JSON device list/],
+      [
+        [[{ deviceReference: 'dvc_a', properties: ['soc'] }]],
+        /^GET \/devices answered 200 with devices\[0\] an array \(not an object\), expected a JSON device list/,
+      ],
       [{ devices: [[{ deviceReference: 'dvc_a' }]] }, /with devices\[0\] an array \(not an object\)/],
       [{ items: [{ deviceReference: 'dvc_a' }, ['dvc_b']] }, /with items\[1\] an array \(not an object\)/],
       [['dvc_a'], /with devices\[0\] "dvc_a" \(a string, not an object\)/],

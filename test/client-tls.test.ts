@@ -31,7 +31,12 @@ describe('client: TLS', () => {
 
   it('refuses a certificate it cannot verify', async () => {
     const c = new EmsClient({ baseUrl: url, retries: 0 });
-    await assert.rejects(c.listDevices(), (e: unknown) => e instanceof ApiError && /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message));
+    await assert.rejects(
+      c.listDevices(),
+      (e: unknown) =>
+        e instanceof ApiError &&
+        /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message),
+    );
     c.close();
   });
 
@@ -50,6 +55,7 @@ describe('client: TLS', () => {
   it('knows which base URLs would send keys in clear text', () => {
     assert.equal(isInsecureRemote('http://api.example.com/v1'), true);
     assert.equal(isInsecureRemote('http://10.0.0.5:8080'), true);
-    for (const ok of ['https://api.example.com', 'http://127.0.0.1:8787', 'http://localhost:1880', 'http://[::1]:80']) assert.equal(isInsecureRemote(ok), false, ok);
+    for (const ok of ['https://api.example.com', 'http://127.0.0.1:8787', 'http://localhost:1880', 'http://[::1]:80'])
+      assert.equal(isInsecureRemote(ok), false, ok);
   });
 });

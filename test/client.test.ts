@@ -11,14 +11,21 @@ const BAT = COM.battery.deviceReference;
 describe('client: device data against the simulator', () => {
   const s = useSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
   let c: EmsClient;
-  before(() => { c = clientFor(s); });
-  after(() => { c.close(); });
+  before(() => {
+    c = clientFor(s);
+  });
+  after(() => {
+    c.close();
+  });
 
   it('lists devices, normalised, with properties and units', async () => {
     const devices = await c.listDevices();
     assert.equal(devices.length, 6);
     const bat = devices.find((d) => d.deviceReference === BAT)!;
-    assert.deepEqual(bat.properties.find((p) => p.name === 'soc'), { name: 'soc', unit: '%' });
+    assert.deepEqual(
+      bat.properties.find((p) => p.name === 'soc'),
+      { name: 'soc', unit: '%' },
+    );
     assert.equal(bat.kind, 'battery');
   });
 
@@ -36,7 +43,10 @@ describe('client: device data against the simulator', () => {
     assert.deepEqual(Object.keys(map.measurements).sort(), ['soc', 'totalEnergyConsumed']);
     assert.equal(map.measurements.totalEnergyConsumed.unit, 'Wh');
     const list = await c.getMeasurementsList(BAT, 'soc,totalEnergyProduced');
-    assert.deepEqual(list.measurements.map((m) => m.property), ['soc', 'totalEnergyProduced']);
+    assert.deepEqual(
+      list.measurements.map((m) => m.property),
+      ['soc', 'totalEnergyProduced'],
+    );
     assert.ok(list.measurements.every((m) => typeof m.timestamp === 'number' && !('reference' in m)));
   });
 
@@ -56,16 +66,28 @@ describe('client: device data against the simulator', () => {
 
   it('validates before sending: nothing reaches the service', async () => {
     const before = s.sim.requestsReceived;
-    await assert.rejects(c.getMeasurement('../x', 'soc'), (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference');
-    await assert.rejects(c.getTimeSeries(BAT, { property: 'soc', start: 0, end: 31 * DAY_MS }), /range must span at most 30 days/);
-    await assert.rejects(c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'GW' as never }, validUntil: Date.now() + 60_000 }), /setting.unit must be one of W, kW, MW; got "GW"/);
+    await assert.rejects(
+      c.getMeasurement('../x', 'soc'),
+      (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference',
+    );
+    await assert.rejects(
+      c.getTimeSeries(BAT, { property: 'soc', start: 0, end: 31 * DAY_MS }),
+      /range must span at most 30 days/,
+    );
+    await assert.rejects(
+      c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'GW' as never }, validUntil: Date.now() + 60_000 }),
+      /setting.unit must be one of W, kW, MW; got "GW"/,
+    );
     assert.equal(s.sim.requestsReceived, before);
   });
 
   it('refuses a time series of more than 62 spans (about 5 years) before sending', async () => {
     const before = s.sim.requestsReceived;
     const end = Date.UTC(2026, 5, 1);
-    await assert.rejects(c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 62 * 30 * DAY_MS - HOUR_MS, end }), (e: unknown) => e instanceof ValidationError && e.field === 'range' && /at most 62 requests/.test(e.message));
+    await assert.rejects(
+      c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 62 * 30 * DAY_MS - HOUR_MS, end }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'range' && /at most 62 requests/.test(e.message),
+    );
     assert.equal(s.sim.requestsReceived, before);
   });
 
@@ -78,28 +100,56 @@ describe('client: device data against the simulator', () => {
       assert.match(e.message, /GET \/devices\/dvc_unknown00000\/measurement failed: HTTP 404 .*requestId req_/);
       return true;
     });
-    await assert.rejects(c.steerEss('ste_unknown00000', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e: unknown) => e instanceof ApiError && e.status === 404);
+    await assert.rejects(
+      c.steerEss('ste_unknown00000', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      (e: unknown) => e instanceof ApiError && e.status === 404,
+    );
     // The service's own 422 and 400, sent past the client's validation on purpose.
-    const ts = { property: 'soc', range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }, resolution: { value: 1, unit: 'h' } };
-    await assert.rejects(c.request('POST', `/devices/${BAT}/measurements/time-series`, { kind: 'read' }, undefined, { data: ts }), (e: unknown) => e instanceof ApiError && e.status === 422 && /30 days/.test(e.serviceMessage ?? ''));
-    await assert.rejects(c.request('POST', `/sites/${COM.siteReference}/steering`, { kind: 'steer' }, undefined, { data: '{"oops', headers: { 'content-type': 'application/json' } }), (e: unknown) => e instanceof ApiError && e.status === 400);
+    const ts = {
+      property: 'soc',
+      range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' },
+      resolution: { value: 1, unit: 'h' },
+    };
+    await assert.rejects(
+      c.request('POST', `/devices/${BAT}/measurements/time-series`, { kind: 'read' }, undefined, { data: ts }),
+      (e: unknown) => e instanceof ApiError && e.status === 422 && /30 days/.test(e.serviceMessage ?? ''),
+    );
+    await assert.rejects(
+      c.request('POST', `/sites/${COM.siteReference}/steering`, { kind: 'steer' }, undefined, {
+        data: '{"oops',
+        headers: { 'content-type': 'application/json' },
+      }),
+      (e: unknown) => e instanceof ApiError && e.status === 400,
+    );
   });
 
-  it('lists the simulator\'s sites', async () => {
+  it("lists the simulator's sites", async () => {
     const sites = await c.listSites();
-    assert.deepEqual(sites.map((x) => x.siteReference), [COM.siteReference, HOME.siteReference]);
+    assert.deepEqual(
+      sites.map((x) => x.siteReference),
+      [COM.siteReference, HOME.siteReference],
+    );
   });
 });
 
 describe('client: steering against the simulator', () => {
   const s = useSimulator({}, { each: true });
   let c: EmsClient;
-  beforeEach(() => { c = clientFor(s); });
-  afterEach(() => { c.close(); });
+  beforeEach(() => {
+    c = clientFor(s);
+  });
+  afterEach(() => {
+    c.close();
+  });
 
   it('reproduces the worked example of spec section 3', async () => {
     const validUntil = Date.now() + 15 * 60_000;
-    const r1 = await c.steer(COM.siteReference, { energyStorageSetting: { value: 100, unit: 'kW' }, productionCurtailment: { value: 300, unit: 'kW' }, maximizeGridImport: false, validUntil });
+    const r1 = await c.steer(COM.siteReference, {
+      energyStorageSetting: { value: 100, unit: 'kW' },
+      productionCurtailment: { value: 300, unit: 'kW' },
+      maximizeGridImport: false,
+      validUntil,
+    });
     assert.match(r1.requestId, /^req_/);
     await c.steerEss(COM.siteReference, { setting: { value: 300, unit: 'kW' }, validUntil });
     const st = (await axios.get(`${s.url}/sites/${COM.siteReference}/steering`)).data;
@@ -111,7 +161,10 @@ describe('client: steering against the simulator', () => {
   });
 
   it('sends only the components the caller set (partial update)', async () => {
-    await c.steer(COM.siteReference, { productionCurtailment: { value: 50, unit: '%' }, validUntil: Date.now() + 60_000 });
+    await c.steer(COM.siteReference, {
+      productionCurtailment: { value: 50, unit: '%' },
+      validUntil: Date.now() + 60_000,
+    });
     const body = s.sim.requestLog.at(-1)!.body as Record<string, unknown>;
     assert.deepEqual(Object.keys(body).sort(), ['productionCurtailment', 'validUntil']);
   });
@@ -120,7 +173,11 @@ describe('client: steering against the simulator', () => {
     const validUntil = Date.now() + 60_000;
     const cu = await c.steerCurtailment(HOME.siteReference, { setting: { value: 4, unit: 'kW' }, validUntil });
     assert.deepEqual(cu.setting, { value: 4, unit: 'kW' });
-    const gt = await c.steerGridTarget(HOME.siteReference, { setpoint: { value: 0, unit: 'W' }, deadband: { value: 200, unit: 'W' }, validUntil });
+    const gt = await c.steerGridTarget(HOME.siteReference, {
+      setpoint: { value: 0, unit: 'W' },
+      deadband: { value: 200, unit: 'W' },
+      validUntil,
+    });
     assert.deepEqual(gt.deadband, { value: 200, unit: 'W' });
     assert.ok(s.sim.steeringState(HOME.siteReference).components.gridTarget);
     const del = await c.cancelGridTarget(HOME.siteReference);
@@ -145,11 +202,17 @@ describe('client: retries, timeouts and aborts', () => {
   it('retries reads on 429 honouring Retry-After and on connection resets', async () => {
     const c = client({ retries: 3, ...fast });
     s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 429 && e.retryAfter === 0);
+    await assert.rejects(
+      c.getMeasurement(BAT, 'soc'),
+      (e: unknown) => e instanceof ApiError && e.status === 429 && e.retryAfter === 0,
+    );
     assert.equal(s.sim.requestsReceived, 4);
     s.sim.clearLog();
     s.sim.setFaults({ resetRate: 1 });
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && /connection to 127\.0\.0\.1:\d+ failed \(ECONNRESET\)/.test(e.message));
+    await assert.rejects(
+      c.getMeasurement(BAT, 'soc'),
+      (e: unknown) => e instanceof ApiError && /connection to 127\.0\.0\.1:\d+ failed \(ECONNRESET\)/.test(e.message),
+    );
     assert.equal(s.sim.requestLog.length, 4);
     c.close();
   });
@@ -173,7 +236,10 @@ describe('client: retries, timeouts and aborts', () => {
 
   it('never retries other 4xx', async () => {
     const c = client({ retries: 3, ...fast });
-    await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => e instanceof ApiError && e.status === 404);
+    await assert.rejects(
+      c.getMeasurement('dvc_unknown00000', 'soc'),
+      (e: unknown) => e instanceof ApiError && e.status === 404,
+    );
     assert.equal(s.sim.requestsReceived, 1);
     c.close();
   });
@@ -182,14 +248,23 @@ describe('client: retries, timeouts and aborts', () => {
     const c = client({ retries: 2, ...fast });
     const body = () => ({ setting: { value: 1, unit: 'kW' as const }, validUntil: Date.now() + 60_000 });
     s.sim.setFaults({ rate500: 1 });
-    await assert.rejects(c.steerEss(COM.siteReference, body()), (e: unknown) => e instanceof ApiError && e.status === 500);
+    await assert.rejects(
+      c.steerEss(COM.siteReference, body()),
+      (e: unknown) => e instanceof ApiError && e.status === 500,
+    );
     assert.equal(s.sim.requestsReceived, 1);
     s.sim.setFaults({ rate503: 1, retryAfterSeconds: 0 });
-    await assert.rejects(c.steerEss(COM.siteReference, body()), (e: unknown) => e instanceof ApiError && e.status === 503);
+    await assert.rejects(
+      c.steerEss(COM.siteReference, body()),
+      (e: unknown) => e instanceof ApiError && e.status === 503,
+    );
     assert.equal(s.sim.requestsReceived, 4);
     // Retry-After 5 s but the signal ends in 2 s: no retry is scheduled.
     s.sim.setFaults({ rate503: 1, retryAfterSeconds: 5 });
-    await assert.rejects(c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 2_000 }), (e: unknown) => e instanceof ApiError && e.status === 503);
+    await assert.rejects(
+      c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 2_000 }),
+      (e: unknown) => e instanceof ApiError && e.status === 503,
+    );
     assert.equal(s.sim.requestsReceived, 5);
     c.close();
   });
@@ -197,7 +272,10 @@ describe('client: retries, timeouts and aborts', () => {
   it('times out each attempt and reports it', async () => {
     const c = client({ retries: 1, timeoutMs: 100, ...fast });
     s.sim.setFaults({ latencyMs: [400, 400] });
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && /timed out/.test(e.message));
+    await assert.rejects(
+      c.getMeasurement(BAT, 'soc'),
+      (e: unknown) => e instanceof ApiError && /timed out/.test(e.message),
+    );
     c.close();
   });
 
@@ -218,7 +296,9 @@ describe('client: retries, timeouts and aborts', () => {
     const c = client({ concurrency: 3 });
     s.sim.setFaults({ latencyMs: [30, 30] });
     let max = 0;
-    const probe = setInterval(() => { max = Math.max(max, c.transport.limiter.inFlight); }, 2);
+    const probe = setInterval(() => {
+      max = Math.max(max, c.transport.limiter.inFlight);
+    }, 2);
     await Promise.all(Array.from({ length: 20 }, () => c.getMeasurement(BAT, 'soc')));
     clearInterval(probe);
     assert.ok(max <= 3 && max >= 1, `max in flight ${max}`);
@@ -237,7 +317,8 @@ describe('client: authentication strategies', () => {
     const b = client({ auth: { type: 'bearer', token: KEY } });
     assert.equal((await h.getMeasurement(BAT, 'soc')).property, 'soc');
     assert.equal((await b.getMeasurement(BAT, 'soc')).property, 'soc');
-    h.close(); b.close();
+    h.close();
+    b.close();
   });
 
   it('answers 401 without credentials', async () => {
@@ -247,7 +328,9 @@ describe('client: authentication strategies', () => {
   });
 
   it('OAuth2: one token fetch for concurrent requests, refreshed once on a 401', async () => {
-    const c = client({ auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET } });
+    const c = client({
+      auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
+    });
     const issued = s.sim.oauth!.issued;
     await Promise.all(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
     assert.equal(s.sim.oauth!.issued - issued, 1);
@@ -260,7 +343,12 @@ describe('client: authentication strategies', () => {
 
   it('OAuth2: refreshes before expiry', async () => {
     let now = 1_000_000;
-    const src = new OAuth2TokenSource({ type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET }, axios.create(), () => [SECRET], () => now);
+    const src = new OAuth2TokenSource(
+      { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
+      axios.create(),
+      () => [SECRET],
+      () => now,
+    );
     const t1 = await src.token();
     now += 3_500_000; // 58 min 20 s of 60 min: inside the last minute's refresh window? not yet (refresh 60 s before)
     assert.equal(await src.token(), t1);
@@ -271,9 +359,19 @@ describe('client: authentication strategies', () => {
   });
 
   it('OAuth2: a wrong secret is reported clearly, once, without a retry storm', async () => {
-    const c = client({ auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' } });
+    const c = client({
+      auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' },
+    });
     const results = await Promise.allSettled(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
-    assert.ok(results.every((r) => r.status === 'rejected' && /OAuth2 token request to .* failed: 401 invalid_client: unknown client or wrong secret/.test((r.reason as Error).message)));
+    assert.ok(
+      results.every(
+        (r) =>
+          r.status === 'rejected' &&
+          /OAuth2 token request to .* failed: 401 invalid_client: unknown client or wrong secret/.test(
+            (r.reason as Error).message,
+          ),
+      ),
+    );
     assert.equal(c.transport.tokens!.fetchCount, 1);
     await assert.rejects(c.getMeasurement(BAT, 'soc'), /OAuth2 token request/);
     assert.equal(c.transport.tokens!.fetchCount, 1, 'cooled down: no new token request');
@@ -285,16 +383,37 @@ describe('client: authentication strategies', () => {
     const clients = [
       client({ retries: 1, retryBaseMs: 1, auth: { type: 'header', apiKey: 'wrong-' + KEY } }),
       client({ retries: 1, retryBaseMs: 1, auth: { type: 'bearer', token: 'wrong-' + KEY } }),
-      client({ retries: 1, retryBaseMs: 1, auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-' + SECRET } }),
+      client({
+        retries: 1,
+        retryBaseMs: 1,
+        auth: {
+          type: 'oauth2',
+          tokenUrl: `${s.url}/oauth/token`,
+          clientId: 'partner',
+          clientSecret: 'wrong-' + SECRET,
+        },
+      }),
       clientFor('http://127.0.0.1:1', { retries: 0, auth: { type: 'header', apiKey: KEY } }),
     ];
     let errors = 0;
     for (const c of clients) {
-      for (const call of [() => c.listDevices(), () => c.getMeasurement(BAT, 'soc'), () => c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 60_000 })]) {
-        try { await call(); } catch (e) {
+      for (const call of [
+        () => c.listDevices(),
+        () => c.getMeasurement(BAT, 'soc'),
+        () => c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 60_000 }),
+      ]) {
+        try {
+          await call();
+        } catch (e) {
           errors++;
-          const text = [String(e), (e as Error).stack, JSON.stringify(e), JSON.stringify(Object.entries(e as object))].join('\n');
-          for (const secret of [KEY, SECRET]) assert.equal(text.includes(secret), false, `secret in ${text.slice(0, 200)}`);
+          const text = [
+            String(e),
+            (e as Error).stack,
+            JSON.stringify(e),
+            JSON.stringify(Object.entries(e as object)),
+          ].join('\n');
+          for (const secret of [KEY, SECRET])
+            assert.equal(text.includes(secret), false, `secret in ${text.slice(0, 200)}`);
         }
       }
       c.close();

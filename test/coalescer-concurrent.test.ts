@@ -20,8 +20,16 @@ describe('read coalescer: only concurrent reads wait', () => {
   let c: EmsClient;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path}`);
-  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url, retries: 0 }); });
-  afterEach(async () => { clock?.uninstall(); clock = undefined; c.close(); await s.close(); });
+  beforeEach(async () => {
+    s = await startSimulator();
+    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+  });
+  afterEach(async () => {
+    clock?.uninstall();
+    clock = undefined;
+    c.close();
+    await s.close();
+  });
 
   it('lone reads, one after another, go out at once: no window timer, one request each', async () => {
     const reads = new ReadCoalescer(c, WINDOW);
@@ -49,7 +57,11 @@ describe('read coalescer: only concurrent reads wait', () => {
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     s.sim.clearLog();
     const lead = reads.measurement(BAT, 'soc');
-    const rest = [reads.measurement(BAT, 'power'), reads.map(BAT, 'soc,power'), reads.measurement(BAT, 'totalEnergyConsumed')] as const;
+    const rest = [
+      reads.measurement(BAT, 'power'),
+      reads.map(BAT, 'soc,power'),
+      reads.measurement(BAT, 'totalEnergyConsumed'),
+    ] as const;
     assert.equal(packageTimers(clock), 1, 'one window for the concurrent reads');
     assert.equal((await lead).property, 'soc');
     assert.deepEqual(paths(), [`GET /devices/${BAT}/measurement?property=soc`], 'the concurrent reads still wait');
@@ -76,7 +88,7 @@ describe('read coalescer: only concurrent reads wait', () => {
     reads.close();
   });
 
-  it('a joined read is not ended by the first caller\'s abort (it goes out alone), and its own abort ends only its wait', async () => {
+  it("a joined read is not ended by the first caller's abort (it goes out alone), and its own abort ends only its wait", async () => {
     const reads = new ReadCoalescer(c, WINDOW);
     s.sim.setFaults({ latencyMs: [100, 100] });
     s.sim.clearLog();

@@ -24,7 +24,12 @@ describe('read coalescer: properties in another order are another read', () => {
     c = new EmsClient({ baseUrl: s.url, retries: 0 });
     s.sim.clearLog();
   });
-  afterEach(async () => { clock?.uninstall(); clock = undefined; c.close(); await s.close(); });
+  afterEach(async () => {
+    clock?.uninstall();
+    clock = undefined;
+    c.close();
+    await s.close();
+  });
 
   it('[soc, power] in flight, then [power, soc]: not joined, each list in its own order', async () => {
     const reads = new ReadCoalescer(c, WINDOW);

@@ -20,24 +20,63 @@ import { callsOf, cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulat
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 const SITE = 'ste_a';
-const PATHS = { pathDevices: '/inv/devices', pathSites: '/inv/sites', pathCurtailment: '/ctl/<site>/curtail', pathGridLimits: '/ctl/<site>/limits' };
+const PATHS = {
+  pathDevices: '/inv/devices',
+  pathSites: '/inv/sites',
+  pathCurtailment: '/ctl/<site>/curtail',
+  pathGridLimits: '/ctl/<site>/limits',
+};
 const devices = [{ deviceReference: 'dvc_a', properties: [{ name: 'soc', unit: '%' }] }];
-const sites = { sites: [{ siteReference: SITE, name: 'A', devices: [{ deviceReference: 'dvc_a', kind: 'battery' }], pvPeakPower: 100_000 }] };
+const sites = {
+  sites: [
+    { siteReference: SITE, name: 'A', devices: [{ deviceReference: 'dvc_a', kind: 'battery' }], pvPeakPower: 100_000 },
+  ],
+};
 
 /** Answers the configured paths below /base only; 404 elsewhere. */
 function service(r: Seen) {
   const url = r.url.split('?')[0];
   if (r.method === 'GET' && url === '/base/inv/devices') return { body: devices };
   if (r.method === 'GET' && url === '/base/inv/sites') return { body: sites };
-  if (r.method === 'POST' && (url === `/base/ctl/${SITE}/curtail` || url === `/base/ctl/${SITE}/limits`)) return { body: { ...JSON.parse(r.body), requestId: 'req_1' } };
+  if (r.method === 'POST' && (url === `/base/ctl/${SITE}/curtail` || url === `/base/ctl/${SITE}/limits`))
+    return { body: { ...JSON.parse(r.body), requestId: 'req_1' } };
   return { status: 404, body: { message: `no route ${r.method} ${url}` } };
 }
 
 /** Inputs for the path rules: good ones, each refused form, placeholders right and wrong. */
 const INPUTS: unknown[] = [
-  undefined, null, '', '  ', '/devices', '/inv/devices', ' /inv/devices ', '/a-b_c.d~e/!$&\'()*+,;=:@', '/sites/<site>/x', '/x/<site>/<site>',
-  'devices', '//evil/x', 'http://evil/x', 'https://evil/x', 'mailto:x', '/a/../b', '/a/./b', '/..', '/a//b', '/a\\b', '/%2e%2e/x', '/a%20b',
-  '/a?b=1', '/a#f', '/a b', '/gerät', `/${'x'.repeat(600)}`, 5, true, {}, '/sites/<SITE>/x', '/<site>',
+  undefined,
+  null,
+  '',
+  '  ',
+  '/devices',
+  '/inv/devices',
+  ' /inv/devices ',
+  "/a-b_c.d~e/!$&'()*+,;=:@",
+  '/sites/<site>/x',
+  '/x/<site>/<site>',
+  'devices',
+  '//evil/x',
+  'http://evil/x',
+  'https://evil/x',
+  'mailto:x',
+  '/a/../b',
+  '/a/./b',
+  '/..',
+  '/a//b',
+  '/a\\b',
+  '/%2e%2e/x',
+  '/a%20b',
+  '/a?b=1',
+  '/a#f',
+  '/a b',
+  '/gerät',
+  `/${'x'.repeat(600)}`,
+  5,
+  true,
+  {},
+  '/sites/<SITE>/x',
+  '/<site>',
 ];
 
 describe('config node: configurable paths and % curtailment', () => {
@@ -45,7 +84,16 @@ describe('config node: configurable paths and % curtailment', () => {
     /** The editor's scripts as the browser gets them (paths.js, request-path.js, editor.js), in one context. */
     function editor(): any {
       const window: Record<string, any> = {};
-      const ctx = vm.createContext({ window, RED: { events: { on() { /* no editor */ } } } });
+      const ctx = vm.createContext({
+        window,
+        RED: {
+          events: {
+            on() {
+              /* no editor */
+            },
+          },
+        },
+      });
       for (const f of ['paths.js', 'request-path.js', 'editor.js']) {
         const file = path.join(ROOT, 'resources', f);
         assert.ok(fs.existsSync(file), `resources/${f} is built (npm run build)`);
@@ -54,7 +102,7 @@ describe('config node: configurable paths and % curtailment', () => {
       return window;
     }
 
-    it('each path: the editor accepts what the runtime accepts and refuses with the runtime\'s message', () => {
+    it("each path: the editor accepts what the runtime accepts and refuses with the runtime's message", () => {
       const w = editor();
       for (const key of PATH_KEYS) {
         const property = PATH_SETTINGS[key].property;
@@ -67,13 +115,21 @@ describe('config node: configurable paths and % curtailment', () => {
             assert.ok(text.startsWith(`${property} must be `), text);
             expected = text.slice(property.length + 1);
           }
-          assert.equal(w.EmsPartnerEditor.pathRefusal(key, v === null ? '' : v), v === null ? true : expected, `${key} ${JSON.stringify(v)}`);
+          assert.equal(
+            w.EmsPartnerEditor.pathRefusal(key, v === null ? '' : v),
+            v === null ? true : expected,
+            `${key} ${JSON.stringify(v)}`,
+          );
         }
       }
-      assert.deepEqual(JSON.parse(JSON.stringify(w.EmsPartnerPaths.DEFAULT_PATHS)), DEFAULT_PATHS, 'the placeholders are the defaults');
+      assert.deepEqual(
+        JSON.parse(JSON.stringify(w.EmsPartnerPaths.DEFAULT_PATHS)),
+        DEFAULT_PATHS,
+        'the placeholders are the defaults',
+      );
     });
 
-    it('the ems-request node\'s path and method: the editor\'s refusals are the runtime\'s', () => {
+    it("the ems-request node's path and method: the editor's refusals are the runtime's", () => {
       const w = editor();
       const runtime = (fn: () => unknown, field: string): true | string => {
         try {
@@ -83,17 +139,56 @@ describe('config node: configurable paths and % curtailment', () => {
           return (e as Error).message.slice(field.length + 1);
         }
       };
-      for (const v of [...INPUTS, '/devices/dvc_1/measurement?property=soc', '/%2E%2e/x', '/.%2e/x', '/%5cx', '\\\\host', '/..;/x', '/x?a=//b'].filter((x) => x !== undefined && x !== '')) {
-        assert.equal(w.EmsPartnerEditor.requestPathRefusal(v), runtime(() => checkRequestPath(v, 'path'), 'path'), JSON.stringify(v));
+      for (const v of [
+        ...INPUTS,
+        '/devices/dvc_1/measurement?property=soc',
+        '/%2E%2e/x',
+        '/.%2e/x',
+        '/%5cx',
+        '\\\\host',
+        '/..;/x',
+        '/x?a=//b',
+      ].filter((x) => x !== undefined && x !== '')) {
+        assert.equal(
+          w.EmsPartnerEditor.requestPathRefusal(v),
+          runtime(() => checkRequestPath(v, 'path'), 'path'),
+          JSON.stringify(v),
+        );
       }
       for (const m of ['GET', 'post', ' Put ', 'PATCH', 'delete', 'TRACE', 'HEAD', 'x', 7]) {
-        assert.equal(w.EmsPartnerEditor.requestMethodRefusal(m), runtime(() => checkRequestMethod(m, 'method'), 'method'), String(m));
+        assert.equal(
+          w.EmsPartnerEditor.requestMethodRefusal(m),
+          runtime(() => checkRequestMethod(m, 'method'), 'method'),
+          String(m),
+        );
       }
     });
-    it('the API key\'s header name: the editor\'s refusals are the runtime\'s (an HTTP token, not a header the transport sets)', () => {
+    it("the API key's header name: the editor's refusals are the runtime's (an HTTP token, not a header the transport sets)", () => {
       const w = editor();
-      const inputs = ['x-api-key', 'X-API-Key', 'Ocp-Apim-Subscription-Key', 'authorization', 'X-Evil: injected\r\nx-api-key', 'x-api-key\n', 'x api key', 'x:key',
-        'host', 'HOST', 'content-length', 'Transfer-Encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-authorization', 'Proxy-Connection', 'gerät', 'x'.repeat(300)];
+      const inputs = [
+        'x-api-key',
+        'X-API-Key',
+        'Ocp-Apim-Subscription-Key',
+        'authorization',
+        'X-Evil: injected\r\nx-api-key',
+        'x-api-key\n',
+        'x api key',
+        'x:key',
+        'host',
+        'HOST',
+        'content-length',
+        'Transfer-Encoding',
+        'connection',
+        'keep-alive',
+        'upgrade',
+        'te',
+        'trailer',
+        'expect',
+        'proxy-authorization',
+        'Proxy-Connection',
+        'gerät',
+        'x'.repeat(300),
+      ];
       for (const v of inputs) {
         let expected: true | string = true;
         try {
@@ -110,25 +205,49 @@ describe('config node: configurable paths and % curtailment', () => {
 
   describe('in Node-RED, on a service with other paths', () => {
     let srv: CountingServer;
-    before(async () => { srv = await startCounting(service); });
-    after(async () => { await srv.close(); });
-    beforeEach(() => { srv.requests.length = 0; });
+    before(async () => {
+      srv = await startCounting(service);
+    });
+    after(async () => {
+      await srv.close();
+    });
+    beforeEach(() => {
+      srv.requests.length = 0;
+    });
     useRuntime();
     const seen = () => srv.requests.map((r) => `${r.method} ${r.url}`);
     const config = (extra: Record<string, unknown> = {}) => cfg(`${srv.url}/base`, { ...PATHS, ...extra });
 
     it('pathDevices: device read (devices mode) and the admin device picker, deployed and unsaved, list from it', async () => {
       const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config()));
-      assert.deepEqual((await f.ask()).payload.map((d: any) => d.deviceReference), ['dvc_a']);
+      assert.deepEqual(
+        (await f.ask()).payload.map((d: any) => d.deviceReference),
+        ['dvc_a'],
+      );
       const byId = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);
-      assert.deepEqual(byId.body.map((d: any) => d.deviceReference), ['dvc_a']);
+      assert.deepEqual(
+        byId.body.map((d: any) => d.deviceReference),
+        ['dvc_a'],
+      );
       const unsaved = await helper.request().post('/ems-partner/devices').send({ config: config() }).expect(200);
       assert.equal(unsaved.body.length, 1);
-      const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg', config: config() }).expect(200);
+      const test = await helper
+        .request()
+        .post('/ems-partner/test')
+        .send({ server: 'cfg', config: config() })
+        .expect(200);
       assert.equal(test.body.ok, true);
-      assert.deepEqual(seen(), ['GET /base/inv/devices', 'GET /base/inv/devices', 'GET /base/inv/devices', 'GET /base/inv/devices']);
+      assert.deepEqual(seen(), [
+        'GET /base/inv/devices',
+        'GET /base/inv/devices',
+        'GET /base/inv/devices',
+        'GET /base/inv/devices',
+      ]);
       // The default path is no longer asked: unsaved settings without pathDevices reach /base/devices (404 here).
-      const dflt = await helper.request().post('/ems-partner/devices').send({ config: { ...config(), pathDevices: '' } });
+      const dflt = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ config: { ...config(), pathDevices: '' } });
       assert.equal(dflt.status, 502);
       assert.equal(srv.requests.at(-1)?.url, '/base/devices');
     });
@@ -136,15 +255,34 @@ describe('config node: configurable paths and % curtailment', () => {
     it('pathSites: the admin site picker and the client list sites from it', async () => {
       await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config()));
       const res = await helper.request().post('/ems-partner/sites').send({ server: 'cfg' }).expect(200);
-      assert.deepEqual(res.body.map((s: any) => s.siteReference), [SITE]);
+      assert.deepEqual(
+        res.body.map((s: any) => s.siteReference),
+        [SITE],
+      );
       const rt = await helper.getNode('cfg').runtime();
       assert.equal((await rt.client.listSites())[0].pvPeakPower, 100_000);
-      assert.deepEqual(rt.paths, { devices: '/inv/devices', sites: '/inv/sites', curtailment: '/ctl/<site>/curtail', gridLimits: '/ctl/<site>/limits' });
+      assert.deepEqual(rt.paths, {
+        devices: '/inv/devices',
+        sites: '/inv/sites',
+        curtailment: '/ctl/<site>/curtail',
+        gridLimits: '/ctl/<site>/limits',
+      });
       assert.deepEqual(seen(), ['GET /base/inv/sites', 'GET /base/inv/sites']);
     });
 
     it('pathCurtailment: the site-steer node (curtailment mode) and client.steerCurtailment post to it, the site filled in', async () => {
-      const f = await loadFlow(flow(siteSteer(SITE, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW', maxCurtailment: 1_000_000 }), config()));
+      const f = await loadFlow(
+        flow(
+          siteSteer(SITE, {
+            mode: 'curtailment',
+            curtailmentValue: 50,
+            curtailmentValueType: 'num',
+            curtailmentUnit: 'kW',
+            maxCurtailment: 1_000_000,
+          }),
+          config(),
+        ),
+      );
       const m = await f.ask({});
       assert.equal(m.request.path, `/ctl/${SITE}/curtail`);
       const rt = await helper.getNode('cfg').runtime();
@@ -159,28 +297,53 @@ describe('config node: configurable paths and % curtailment', () => {
       const rt = await helper.getNode('cfg').runtime();
       const body = { upperLimit: { value: -100, unit: 'kW' as const }, validUntil: Date.now() + 600_000 };
       assert.equal((await rt.client.steerGridLimits(SITE, body)).requestId, 'req_1');
-      assert.equal((await rt.client.steerEndpoint('grid-limits', SITE, body) as any).requestId, 'req_1');
+      assert.equal(((await rt.client.steerEndpoint('grid-limits', SITE, body)) as any).requestId, 'req_1');
       assert.deepEqual(seen(), [`POST /base/ctl/${SITE}/limits`, `POST /base/ctl/${SITE}/limits`]);
       assert.deepEqual(JSON.parse(srv.requests[0].body), body);
     });
 
     const BAD: Array<[string, string, string]> = [
-      ['pathDevices', '//evil.example/devices', 'pathDevices must be a path below the base URL starting with "/", e.g. /devices (empty: that default); got "//evil.example/devices"'],
-      ['pathSites', 'https://evil.example/sites', 'pathSites must be a path below the base URL starting with "/", e.g. /sites (empty: that default); got "https://evil.example/sites"'],
-      ['pathCurtailment', '/sites/x/../steering', 'pathCurtailment must be a path below the base URL starting with "/" with <site> once, e.g. /sites/<site>/steering/curtailment (empty: that default); got "/sites/x/../steering"'],
-      ['pathGridLimits', '/sites/steering/grid-limits', 'pathGridLimits must be a path below the base URL starting with "/" with <site> once, e.g. /sites/<site>/steering/grid-limits (empty: that default); got "/sites/steering/grid-limits"'],
+      [
+        'pathDevices',
+        '//evil.example/devices',
+        'pathDevices must be a path below the base URL starting with "/", e.g. /devices (empty: that default); got "//evil.example/devices"',
+      ],
+      [
+        'pathSites',
+        'https://evil.example/sites',
+        'pathSites must be a path below the base URL starting with "/", e.g. /sites (empty: that default); got "https://evil.example/sites"',
+      ],
+      [
+        'pathCurtailment',
+        '/sites/x/../steering',
+        'pathCurtailment must be a path below the base URL starting with "/" with <site> once, e.g. /sites/<site>/steering/curtailment (empty: that default); got "/sites/x/../steering"',
+      ],
+      [
+        'pathGridLimits',
+        '/sites/steering/grid-limits',
+        'pathGridLimits must be a path below the base URL starting with "/" with <site> once, e.g. /sites/<site>/steering/grid-limits (empty: that default); got "/sites/steering/grid-limits"',
+      ],
     ];
     for (const [property, value, message] of BAD) {
       it(`a bad ${property}: the config node reports it at deploy, a node using it fails with it, nothing is sent`, async () => {
         const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config({ [property]: value })));
         await assert.rejects(helper.getNode('cfg').runtime(), (e: Error) => e.message === message);
-        assert.deepEqual(callsOf('error', 'cfg').map((a) => String(a[0]?.message ?? a[0])), [message]);
+        assert.deepEqual(
+          callsOf('error', 'cfg').map((a) => String(a[0]?.message ?? a[0])),
+          [message],
+        );
         const c = await f.fails({});
         assert.equal(c.error.message, `ValidationError: ${message}`);
         assert.deepEqual(srv.requests, [], 'nothing sent');
         assert.match(f.status.all.at(-1).text, new RegExp(`bad ${property}`));
-        const picker = await helper.request().post('/ems-partner/devices').send({ config: config({ [property]: value }) });
-        assert.deepEqual(picker.body, { error: `bad ${property}`, message: message.length > 120 ? `${message.slice(0, 119)}…` : message });
+        const picker = await helper
+          .request()
+          .post('/ems-partner/devices')
+          .send({ config: config({ [property]: value }) });
+        assert.deepEqual(picker.body, {
+          error: `bad ${property}`,
+          message: message.length > 120 ? `${message.slice(0, 119)}…` : message,
+        });
         assert.equal(picker.status, 502);
         assert.deepEqual(srv.requests, [], 'nothing sent by the picker either');
       });
@@ -188,30 +351,62 @@ describe('config node: configurable paths and % curtailment', () => {
 
     it('the stored key goes with other paths (they stay below the deployed base URL): same origin, new path', async () => {
       const KEY = 'k-PATHS-4242';
-      await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config({ authType: 'header' })), { cfg: { apiKey: KEY } });
+      await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config({ authType: 'header' })), {
+        cfg: { apiKey: KEY },
+      });
       const moved = { ...config({ authType: 'header' }), pathDevices: '/inv/sites', apiKey: '__PWRD__' };
       const res = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: moved });
       assert.notEqual(res.status, 403, 'paths are not a change of destination');
-      assert.deepEqual(srv.requests.map((r) => [r.url, r.headers['x-api-key']]), [['/base/inv/sites', KEY]]);
+      assert.deepEqual(
+        srv.requests.map((r) => [r.url, r.headers['x-api-key']]),
+        [['/base/inv/sites', KEY]],
+      );
       assert.ok(!JSON.stringify(res.body).includes(KEY));
       // A base URL elsewhere is still refused, whatever the paths (issue 10).
-      const elsewhere = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...moved, baseUrl: `${srv.url}/other` } });
+      const elsewhere = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ server: 'cfg', config: { ...moved, baseUrl: `${srv.url}/other` } });
       assert.equal(elsewhere.status, 403);
       assert.equal(srv.requests.length, 1);
     });
   });
 
   describe('in Node-RED, on the simulator serving other paths (its `paths` option)', () => {
-    const SIM_PATHS = { devices: '/api/v2/devices', sites: '/api/v2/sites', curtailment: '/v2/sites/<site>/pv-limit', gridLimits: '/grid/site-<site>/limits' };
+    const SIM_PATHS = {
+      devices: '/api/v2/devices',
+      sites: '/api/v2/sites',
+      curtailment: '/v2/sites/<site>/pv-limit',
+      gridLimits: '/grid/site-<site>/limits',
+    };
     const sim = useSimulator({ frozen: false, paths: SIM_PATHS });
     useRuntime();
     const COM = DEFAULT_SITES[0].siteReference;
-    const config = () => cfg(sim.s.url, { pathDevices: SIM_PATHS.devices, pathSites: SIM_PATHS.sites, pathCurtailment: SIM_PATHS.curtailment, pathGridLimits: SIM_PATHS.gridLimits });
-    const paths = (from: number) => sim.s.sim.requestLog.slice(from).map((e) => `${e.method} ${e.path.split('?')[0]} ${e.status}`);
+    const config = () =>
+      cfg(sim.s.url, {
+        pathDevices: SIM_PATHS.devices,
+        pathSites: SIM_PATHS.sites,
+        pathCurtailment: SIM_PATHS.curtailment,
+        pathGridLimits: SIM_PATHS.gridLimits,
+      });
+    const paths = (from: number) =>
+      sim.s.sim.requestLog.slice(from).map((e) => `${e.method} ${e.path.split('?')[0]} ${e.status}`);
 
     it('each of the four paths takes effect; the defaults are not asked', async () => {
-      const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config(),
-        { id: 'st', ...siteSteer(COM, { mode: 'curtailment', curtailmentValue: 50, curtailmentValueType: 'num', curtailmentUnit: 'kW', maxCurtailment: 1_000_000 }), server: 'cfg', wires: [['out']] }));
+      const f = await loadFlow(
+        flow({ type: 'ems-device-read', mode: 'devices' }, config(), {
+          id: 'st',
+          ...siteSteer(COM, {
+            mode: 'curtailment',
+            curtailmentValue: 50,
+            curtailmentValueType: 'num',
+            curtailmentUnit: 'kW',
+            maxCurtailment: 1_000_000,
+          }),
+          server: 'cfg',
+          wires: [['out']],
+        }),
+      );
       const from = sim.s.sim.requestLog.length;
       assert.equal((await f.ask()).payload.length, 6);
       const steered = f.out.next();
@@ -220,9 +415,15 @@ describe('config node: configurable paths and % curtailment', () => {
       const sites = await helper.request().post('/ems-partner/sites').send({ server: 'cfg' }).expect(200);
       assert.ok(sites.body.some((x: any) => x.siteReference === COM));
       const rt = await helper.getNode('cfg').runtime();
-      await rt.client.steerGridLimits(COM, { upperLimit: { value: 100, unit: 'kW' }, validUntil: Date.now() + 600_000 });
+      await rt.client.steerGridLimits(COM, {
+        upperLimit: { value: 100, unit: 'kW' },
+        validUntil: Date.now() + 600_000,
+      });
       assert.deepEqual(paths(from), [
-        'GET /api/v2/devices 200', `POST /v2/sites/${COM}/pv-limit 200`, 'GET /api/v2/sites 200', `POST /grid/site-${COM}/limits 200`,
+        'GET /api/v2/devices 200',
+        `POST /v2/sites/${COM}/pv-limit 200`,
+        'GET /api/v2/sites 200',
+        `POST /grid/site-${COM}/limits 200`,
       ]);
     });
   });
@@ -244,17 +445,25 @@ describe('config node: configurable paths and % curtailment', () => {
     });
 
     it('a bad value is reported at deploy with the accepted forms', async () => {
-      await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, { ...base, version: 3, percentCurtailment: 'percent' }));
-      const expected = 'percentCurtailment must be "convert" (to W with the site\'s PV power; default) or "send" (unit "%"); got "percent"';
+      await loadFlow(
+        flow({ type: 'ems-device-read', mode: 'devices' }, { ...base, version: 3, percentCurtailment: 'percent' }),
+      );
+      const expected =
+        'percentCurtailment must be "convert" (to W with the site\'s PV power; default) or "send" (unit "%"); got "percent"';
       await assert.rejects(helper.getNode('cfg').runtime(), (e: Error) => e.message === expected);
-      assert.deepEqual(callsOf('error', 'cfg').map((a) => String(a[0]?.message ?? a[0])), [expected]);
+      assert.deepEqual(
+        callsOf('error', 'cfg').map((a) => String(a[0]?.message ?? a[0])),
+        [expected],
+      );
     });
   });
 
   describe('with the built-in simulator', () => {
     useRuntime();
     it('configured paths are checked but the built-in simulator is asked on its own (default) paths', async () => {
-      const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, { ...cfg('', { simulator: true }), ...PATHS }));
+      const f = await loadFlow(
+        flow({ type: 'ems-device-read', mode: 'devices' }, { ...cfg('', { simulator: true }), ...PATHS }),
+      );
       const rt = await helper.getNode('cfg').runtime();
       assert.deepEqual(rt.paths, DEFAULT_PATHS);
       assert.ok((await f.ask()).payload.length > 0, 'the simulator lists its devices');
@@ -268,7 +477,9 @@ describe('config node: configurable paths and % curtailment', () => {
       assert.match(html, new RegExp(`${p}: \\{ value: '', validate: pathCheck\\('${key}'\\) \\}`), p);
       assert.match(html, new RegExp(`id="node-config-input-${p}"`), p);
       for (const lang of ['en-US', 'de']) {
-        const catalog = JSON.parse(fs.readFileSync(path.join(ROOT, 'nodes', 'locales', lang, 'ems-partner-config.json'), 'utf8'))['ems-partner-config'];
+        const catalog = JSON.parse(
+          fs.readFileSync(path.join(ROOT, 'nodes', 'locales', lang, 'ems-partner-config.json'), 'utf8'),
+        )['ems-partner-config'];
         assert.equal(typeof catalog.label[p], 'string', `${lang} label ${p}`);
       }
     }

@@ -14,9 +14,20 @@ import { PollBackoff } from '../src/nodes/shared/poll-backoff';
 function whenever(test: () => boolean, ms = 10_000): { onPoll: () => void; done: Promise<void> } {
   let resolve!: () => void;
   let reject!: (e: Error) => void;
-  const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
+  const done = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
   const timer = setTimeout(() => reject(new Error('timed out')), ms);
-  return { onPoll: () => { if (test()) { clearTimeout(timer); resolve(); } }, done };
+  return {
+    onPoll: () => {
+      if (test()) {
+        clearTimeout(timer);
+        resolve();
+      }
+    },
+    done,
+  };
 }
 
 /** Counts the timer ticks that runs happen in: runs of one tick are synchronous, one batch. */
@@ -28,11 +39,15 @@ function batches() {
       if (!open) {
         n++;
         open = true;
-        queueMicrotask(() => { open = false; });
+        queueMicrotask(() => {
+          open = false;
+        });
       }
       return n;
     },
-    get count() { return n; },
+    get count() {
+      return n;
+    },
   };
 }
 
@@ -46,12 +61,20 @@ describe('core: PollScheduler', () => {
     const tick: number[] = [];
     const b = batches();
     const w = whenever(() => order.length >= 80);
-    for (let i = 0; i < 40; i++) s.add(1000, () => { order.push(i); tick.push(b.mark()); w.onPoll(); });
+    for (let i = 0; i < 40; i++)
+      s.add(1000, () => {
+        order.push(i);
+        tick.push(b.mark());
+        w.onPoll();
+      });
     await w.done;
     s.stop();
     // Every poller once in the first 40 runs, in the order they were added, then again in that order.
     const added = Array.from({ length: 40 }, (_, i) => i);
-    assert.deepEqual([...order.slice(0, 40)].sort((x, y) => x - y), added);
+    assert.deepEqual(
+      [...order.slice(0, 40)].sort((x, y) => x - y),
+      added,
+    );
     assert.deepEqual(order.slice(0, 80), [...added, ...added]);
     // Not 40 wake-ups, and not one burst: 1 s / 250 ms slots, plus the first run.
     const ticks = new Set(tick.slice(0, 40)).size;
@@ -63,7 +86,11 @@ describe('core: PollScheduler', () => {
     const tick: number[] = [];
     const b = batches();
     const w = whenever(() => tick.length >= 3);
-    for (let i = 0; i < 3; i++) s.add(600, () => { tick.push(b.mark()); w.onPoll(); });
+    for (let i = 0; i < 3; i++)
+      s.add(600, () => {
+        tick.push(b.mark());
+        w.onPoll();
+      });
     await w.done;
     assert.deepEqual(tick, [1, 2, 3]);
   });
@@ -72,10 +99,18 @@ describe('core: PollScheduler', () => {
     s = new PollScheduler((e) => errors.push(e));
     let started = 0;
     let release!: () => void;
-    const hanging = new Promise<void>((r) => { release = r; });
+    const hanging = new Promise<void>((r) => {
+      release = r;
+    });
     const w = whenever(() => errors.length >= 3);
-    s.add(100, () => { started++; return hanging; });
-    s.add(100, () => { w.onPoll(); throw new Error('poll failed'); });
+    s.add(100, () => {
+      started++;
+      return hanging;
+    });
+    s.add(100, () => {
+      w.onPoll();
+      throw new Error('poll failed');
+    });
     // The throwing poller is reported after its run; the check runs on the next poll.
     s.add(100, () => w.onPoll());
     await w.done;
@@ -91,7 +126,12 @@ describe('core: PollScheduler', () => {
     });
     afterEach(() => clock.uninstall());
 
-    const refused = () => new ApiError({ code: 'ECONNREFUSED', message: 'GET /devices connection to 127.0.0.1:9 failed (ECONNREFUSED)', request: { method: 'GET', path: '/devices' } });
+    const refused = () =>
+      new ApiError({
+        code: 'ECONNREFUSED',
+        message: 'GET /devices connection to 127.0.0.1:9 failed (ECONNREFUSED)',
+        request: { method: 'GET', path: '/devices' },
+      });
 
     it('a poller that fails runs at 2, 4, 8 then every 10 intervals, back to 1 on success; logs once a minute; stop leaves no timer', async () => {
       const I = 5_000;
@@ -105,12 +145,16 @@ describe('core: PollScheduler', () => {
         backoff.started();
         attempts.push(Date.now() - t0);
         return (up ? Promise.resolve() : Promise.reject(refused())).then(
-          () => { backoff.success(); return undefined; },
+          () => {
+            backoff.success();
+            return undefined;
+          },
           (err) => {
             const a = backoff.failure(err);
             if (a.log) logged.push(Date.now() - t0);
             return { nextInTurns: a.nextInTurns };
-          });
+          },
+        );
       });
       await clock.tickAsync(300_000);
       // First run after 50 ms, then gaps of 2, 4, 8, 10, 10, ... intervals.
@@ -118,7 +162,8 @@ describe('core: PollScheduler', () => {
       assert.equal(attempts[0], 50);
       assert.deepEqual(gaps.slice(0, 7), [2, 4, 8, 10, 10, 10, 10]);
       // Same error: logged at the first failure, then only when a minute has passed since.
-      for (let i = 1; i < logged.length; i++) assert.ok(logged[i] - logged[i - 1] >= 60_000, `logged at ${logged.join(', ')}`);
+      for (let i = 1; i < logged.length; i++)
+        assert.ok(logged[i] - logged[i - 1] >= 60_000, `logged at ${logged.join(', ')}`);
       // Tries at 50 ms, 10, 30, 70, 120, 170, 220 and 270 s; logs at 50 ms, 70, 170 and 270 s.
       assert.equal(attempts.length, 8);
       assert.deepEqual(logged, [50, 70_050, 170_050, 270_050]);
@@ -129,7 +174,10 @@ describe('core: PollScheduler', () => {
       await clock.tickAsync(5 * I);
       const after = attempts.slice(n);
       assert.ok(after.length >= 6, `${after.length} tries after recovery`);
-      assert.deepEqual(after.slice(1).map((t, i) => (t - after[i]) / I), Array(after.length - 1).fill(1));
+      assert.deepEqual(
+        after.slice(1).map((t, i) => (t - after[i]) / I),
+        Array(after.length - 1).fill(1),
+      );
       remove();
       assert.equal(clock.countTimers(), 0, 'no timer left');
     });
@@ -141,10 +189,24 @@ describe('core: PollScheduler', () => {
       assert.deepEqual([first.log, first.backingOff, first.nextInTurns], [true, true, 2]);
       const same = b.failure(refused());
       assert.deepEqual([same.log, same.nextInTurns], [false, 4]);
-      const other = b.failure(new ApiError({ code: 'HTTP_503', status: 503, message: 'GET /devices failed: HTTP 503 (requestId r1)', request: { method: 'GET', path: '/devices' } }));
+      const other = b.failure(
+        new ApiError({
+          code: 'HTTP_503',
+          status: 503,
+          message: 'GET /devices failed: HTTP 503 (requestId r1)',
+          request: { method: 'GET', path: '/devices' },
+        }),
+      );
       assert.deepEqual([other.log, other.nextInTurns], [true, 8]);
       // Only the request id differs: the same error.
-      const again = b.failure(new ApiError({ code: 'HTTP_503', status: 503, message: 'GET /devices failed: HTTP 503 (requestId r2)', request: { method: 'GET', path: '/devices' } }));
+      const again = b.failure(
+        new ApiError({
+          code: 'HTTP_503',
+          status: 503,
+          message: 'GET /devices failed: HTTP 503 (requestId r2)',
+          request: { method: 'GET', path: '/devices' },
+        }),
+      );
       assert.deepEqual([again.log, again.nextInTurns], [false, 10]);
       await clock.tickAsync(60_000);
       assert.equal(b.failure(refused()).log, true, 'a different text than the last logged one');

@@ -1,6 +1,22 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parsePowerUnit, parseCurtailmentValue, parsePowerValue, toWatts, curtailmentToWatts, parseTime, endOfQuarterHour, quarterHourValidUntil, splitRange, toIsoSeconds, parseIsoTime, HOUR_MS, DAY_MS, MAX_SPAN_MS, ValidationError } from '../src/protocol';
+import {
+  parsePowerUnit,
+  parseCurtailmentValue,
+  parsePowerValue,
+  toWatts,
+  curtailmentToWatts,
+  parseTime,
+  endOfQuarterHour,
+  quarterHourValidUntil,
+  splitRange,
+  toIsoSeconds,
+  parseIsoTime,
+  HOUR_MS,
+  DAY_MS,
+  MAX_SPAN_MS,
+  ValidationError,
+} from '../src/protocol';
 
 describe('units', () => {
   it('converts W, kW and MW to watts', () => {
@@ -15,8 +31,14 @@ describe('units', () => {
     assert.equal(parsePowerUnit('KW', 'u'), 'kW');
     assert.equal(parsePowerUnit('w', 'u'), 'W');
     assert.equal(parsePowerUnit('mw', 'u'), 'MW');
-    assert.throws(() => parsePowerUnit('mW', 'energyStorageSetting.unit'), /energyStorageSetting.unit must be one of W, kW, MW; got "mW"/);
-    assert.throws(() => parsePowerUnit('GW', 'x.unit'), (e: unknown) => e instanceof ValidationError && e.field === 'x.unit');
+    assert.throws(
+      () => parsePowerUnit('mW', 'energyStorageSetting.unit'),
+      /energyStorageSetting.unit must be one of W, kW, MW; got "mW"/,
+    );
+    assert.throws(
+      () => parsePowerUnit('GW', 'x.unit'),
+      (e: unknown) => e instanceof ValidationError && e.field === 'x.unit',
+    );
   });
 
   it('parses power values from numbers, numeric strings and objects', () => {
@@ -46,7 +68,10 @@ describe('time', () => {
     assert.equal(parseTime('2026-11-22T10:15:00', 'x'), t);
     assert.equal(parseTime(new Date(t), 'x'), t);
     assert.equal(parseTime(String(t), 'x'), t);
-    assert.throws(() => parseTime('tomorrow', 'validUntil'), /validUntil must be epoch milliseconds, an ISO 8601 string or a Date/);
+    assert.throws(
+      () => parseTime('tomorrow', 'validUntil'),
+      /validUntil must be epoch milliseconds, an ISO 8601 string or a Date/,
+    );
     assert.throws(() => parseTime(new Date(NaN), 'x'), ValidationError);
   });
 
@@ -80,7 +105,11 @@ describe('time', () => {
     const start = Date.parse('2026-01-31T23:00:00Z');
     const end = Date.parse('2026-11-01T01:00:00Z');
     const spans = checkSpans(start, end, HOUR_MS);
-    const points = spans.flatMap((s) => { const p = []; for (let t = s.start; t < s.end; t += HOUR_MS) p.push(t); return p; });
+    const points = spans.flatMap((s) => {
+      const p = [];
+      for (let t = s.start; t < s.end; t += HOUR_MS) p.push(t);
+      return p;
+    });
     assert.equal(points.length, (end - start) / HOUR_MS);
     assert.equal(new Set(points).size, points.length);
     assert.ok(spans.map((s) => toIsoSeconds(s.start)).every((iso) => iso.endsWith(':00:00Z')));
@@ -97,12 +126,28 @@ describe('toIsoSeconds', () => {
   const plain = (t: number) => new Date(t).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
   it('formats like Date#toISOString without milliseconds, for any time a Date can hold', () => {
-    fc.assert(fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (t) => toIsoSeconds(t) === plain(t)), { numRuns: 20_000 });
-    for (const t of [0, -1, 999, 1000, DAY_MS - 1, -DAY_MS, Date.parse('9999-12-31T23:59:59.999Z'), Date.UTC(10000, 0, 1), -62_167_219_200_001, 8.64e15, -8.64e15]) {
+    fc.assert(
+      fc.property(fc.integer({ min: -8.64e15, max: 8.64e15 }), (t) => toIsoSeconds(t) === plain(t)),
+      { numRuns: 20_000 },
+    );
+    for (const t of [
+      0,
+      -1,
+      999,
+      1000,
+      DAY_MS - 1,
+      -DAY_MS,
+      Date.parse('9999-12-31T23:59:59.999Z'),
+      Date.UTC(10000, 0, 1),
+      -62_167_219_200_001,
+      8.64e15,
+      -8.64e15,
+    ]) {
       assert.equal(toIsoSeconds(t), plain(t), String(t));
     }
     // Consecutive points of one day, as the simulator formats them.
-    for (let t = Date.parse('2026-03-29T00:00:00Z'); t < Date.parse('2026-03-30T01:00:00Z'); t += 15 * 60_000 + 7) assert.equal(toIsoSeconds(t), plain(t));
+    for (let t = Date.parse('2026-03-29T00:00:00Z'); t < Date.parse('2026-03-30T01:00:00Z'); t += 15 * 60_000 + 7)
+      assert.equal(toIsoSeconds(t), plain(t));
   });
 
   it('throws like Date#toISOString for times a Date cannot hold', () => {
@@ -111,13 +156,28 @@ describe('toIsoSeconds', () => {
 });
 
 describe('parseIsoTime', () => {
-  it('parses like Date.parse: the API\'s own form, other ISO forms and junk', () => {
+  it("parses like Date.parse: the API's own form, other ISO forms and junk", () => {
     const iso = fc.integer({ min: Date.UTC(0, 0, 1), max: Date.UTC(9999, 11, 31) }).map((t) => toIsoSeconds(t));
-    fc.assert(fc.property(iso, (s) => parseIsoTime(s) === Date.parse(s)), { numRuns: 20_000 });
+    fc.assert(
+      fc.property(iso, (s) => parseIsoTime(s) === Date.parse(s)),
+      { numRuns: 20_000 },
+    );
     const digits = fc.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    fc.assert(fc.property(digits, (s) => Object.is(parseIsoTime(s), Date.parse(s))), { numRuns: 20_000 });
-    for (const s of ['2026-11-22T10:15:00.123Z', '2026-11-22T11:15:00+01:00', '2026-11-22T24:00:00Z', '2026-02-30T00:00:00Z',
-      '2026-11-22T1a:00:00Z', '2026-11-22 10:00:00Z', 'xxxx-xx-xxTxx:xx:xxZ', '', '2026-11-22T10:15:60Z']) {
+    fc.assert(
+      fc.property(digits, (s) => Object.is(parseIsoTime(s), Date.parse(s))),
+      { numRuns: 20_000 },
+    );
+    for (const s of [
+      '2026-11-22T10:15:00.123Z',
+      '2026-11-22T11:15:00+01:00',
+      '2026-11-22T24:00:00Z',
+      '2026-02-30T00:00:00Z',
+      '2026-11-22T1a:00:00Z',
+      '2026-11-22 10:00:00Z',
+      'xxxx-xx-xxTxx:xx:xxZ',
+      '',
+      '2026-11-22T10:15:60Z',
+    ]) {
       assert.ok(Object.is(parseIsoTime(s), Date.parse(s)), s);
     }
   });

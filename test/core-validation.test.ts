@@ -1,15 +1,64 @@
 import assert from 'node:assert/strict';
-import { normaliseDevices, validateActiveSteering, validateEssRequest, validateTimeSeriesRequest, validateProperties, validateReference, ValidationError, MAX_PROPERTIES } from '../src/protocol';
+import {
+  normaliseDevices,
+  validateActiveSteering,
+  validateEssRequest,
+  validateTimeSeriesRequest,
+  validateProperties,
+  validateReference,
+  ValidationError,
+  MAX_PROPERTIES,
+} from '../src/protocol';
 import { redact, serviceMessageOf } from '../src/client';
 
 describe('Get Devices normalisation', () => {
-  const expected = [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: [{ name: 'soc', unit: '%' }, { name: 'totalEnergyConsumed', unit: 'Wh' }] }];
+  const expected = [
+    {
+      deviceReference: 'dvc_19RnB3Lyjv2T',
+      properties: [
+        { name: 'soc', unit: '%' },
+        { name: 'totalEnergyConsumed', unit: 'Wh' },
+      ],
+    },
+  ];
   const shapes: Record<string, unknown> = {
-    'top-level array of {name, unit}': [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: [{ name: 'soc', unit: '%' }, { name: 'totalEnergyConsumed', unit: 'Wh' }] }],
-    'devices: [] with {property, unit}': { devices: [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: [{ property: 'soc', unit: '%' }, { property: 'totalEnergyConsumed', unit: 'Wh' }] }] },
-    'data: [] with {key, unit}': { data: [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: [{ key: 'soc', unit: '%' }, { key: 'totalEnergyConsumed', unit: 'Wh' }] }] },
-    'items: [] with map of units': { items: [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: { soc: '%', totalEnergyConsumed: 'Wh' } }] },
-    'map of {unit}': [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: { soc: { unit: '%' }, totalEnergyConsumed: { unit: 'Wh' } } }],
+    'top-level array of {name, unit}': [
+      {
+        deviceReference: 'dvc_19RnB3Lyjv2T',
+        properties: [
+          { name: 'soc', unit: '%' },
+          { name: 'totalEnergyConsumed', unit: 'Wh' },
+        ],
+      },
+    ],
+    'devices: [] with {property, unit}': {
+      devices: [
+        {
+          deviceReference: 'dvc_19RnB3Lyjv2T',
+          properties: [
+            { property: 'soc', unit: '%' },
+            { property: 'totalEnergyConsumed', unit: 'Wh' },
+          ],
+        },
+      ],
+    },
+    'data: [] with {key, unit}': {
+      data: [
+        {
+          deviceReference: 'dvc_19RnB3Lyjv2T',
+          properties: [
+            { key: 'soc', unit: '%' },
+            { key: 'totalEnergyConsumed', unit: 'Wh' },
+          ],
+        },
+      ],
+    },
+    'items: [] with map of units': {
+      items: [{ deviceReference: 'dvc_19RnB3Lyjv2T', properties: { soc: '%', totalEnergyConsumed: 'Wh' } }],
+    },
+    'map of {unit}': [
+      { deviceReference: 'dvc_19RnB3Lyjv2T', properties: { soc: { unit: '%' }, totalEnergyConsumed: { unit: 'Wh' } } },
+    ],
   };
   for (const [name, body] of Object.entries(shapes)) {
     it(`reads ${name}`, () => assert.deepEqual(normaliseDevices(body), expected));
@@ -27,25 +76,61 @@ describe('Get Devices normalisation', () => {
 describe('validation', () => {
   const now = Date.UTC(2026, 10, 22, 10, 0);
   it('keeps omitted components omitted, and never adds maximizeGridImport', () => {
-    const b = validateActiveSteering({ energyStorageSetting: { value: -50, unit: 'kw' }, validUntil: now + 900_000 }, now);
+    const b = validateActiveSteering(
+      { energyStorageSetting: { value: -50, unit: 'kw' }, validUntil: now + 900_000 },
+      now,
+    );
     assert.deepEqual(b, { energyStorageSetting: { value: -50, unit: 'kW' }, validUntil: now + 900_000 });
     assert.equal('maximizeGridImport' in b, false);
     assert.equal('productionCurtailment' in b, false);
   });
   it('refuses validUntil not after validFrom, and in the past', () => {
-    assert.throws(() => validateEssRequest({ setting: { value: 1, unit: 'kW' }, validFrom: now, validUntil: now }), (e: unknown) => e instanceof ValidationError && e.field === 'validUntil' && e.kind === 'unprocessable');
-    assert.throws(() => validateEssRequest({ setting: { value: 1, unit: 'kW' }, validUntil: now - 1 }, now), /validUntil must be in the future/);
+    assert.throws(
+      () => validateEssRequest({ setting: { value: 1, unit: 'kW' }, validFrom: now, validUntil: now }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'validUntil' && e.kind === 'unprocessable',
+    );
+    assert.throws(
+      () => validateEssRequest({ setting: { value: 1, unit: 'kW' }, validUntil: now - 1 }, now),
+      /validUntil must be in the future/,
+    );
   });
   it('refuses unknown fields and empty signals, naming them', () => {
-    assert.throws(() => validateActiveSteering({ energyStorageSetting: { value: 1, unit: 'W' }, validUntil: now + 1, gridLimit: 1 }), /gridLimit is not a field/);
+    assert.throws(
+      () =>
+        validateActiveSteering({ energyStorageSetting: { value: 1, unit: 'W' }, validUntil: now + 1, gridLimit: 1 }),
+      /gridLimit is not a field/,
+    );
     assert.throws(() => validateActiveSteering({ validUntil: now + 1 }), /must set at least one of/);
-    assert.throws(() => validateActiveSteering({ maximizeGridImport: 'yes', validUntil: now + 1 }), /maximizeGridImport must be true or false/);
+    assert.throws(
+      () => validateActiveSteering({ maximizeGridImport: 'yes', validUntil: now + 1 }),
+      /maximizeGridImport must be true or false/,
+    );
   });
   it('enforces one property and 30 days per time-series request', () => {
-    const ok = validateTimeSeriesRequest({ property: 'soc', range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-01-31T00:00:00Z' }, resolution: { value: 1, unit: 'h' } });
+    const ok = validateTimeSeriesRequest({
+      property: 'soc',
+      range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-01-31T00:00:00Z' },
+      resolution: { value: 1, unit: 'h' },
+    });
     assert.equal(ok.range.end, '2026-01-31T00:00:00Z');
-    assert.throws(() => validateTimeSeriesRequest({ property: 'soc', range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' }, resolution: { value: 1, unit: 'h' } }), (e: unknown) => e instanceof ValidationError && e.field === 'range' && e.kind === 'unprocessable');
-    assert.throws(() => validateTimeSeriesRequest({ property: 'soc,power', range: { type: 'absolute', start: 0, end: 1000 }, resolution: { value: 1, unit: 'h' } }), /exactly one property/);
+    assert.throws(
+      () =>
+        validateTimeSeriesRequest({
+          property: 'soc',
+          range: { type: 'absolute', start: '2026-01-01T00:00:00Z', end: '2026-02-01T00:00:00Z' },
+          resolution: { value: 1, unit: 'h' },
+        }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'range' && e.kind === 'unprocessable',
+    );
+    assert.throws(
+      () =>
+        validateTimeSeriesRequest({
+          property: 'soc,power',
+          range: { type: 'absolute', start: 0, end: 1000 },
+          resolution: { value: 1, unit: 'h' },
+        }),
+      /exactly one property/,
+    );
   });
   it('validates references and property lists', () => {
     assert.equal(validateReference(' dvc_19RnB3Lyjv2T ', 'd'), 'dvc_19RnB3Lyjv2T');
@@ -56,8 +141,15 @@ describe('validation', () => {
   it(`caps property lists at ${MAX_PROPERTIES} names, naming the field and the limit`, () => {
     const names = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
     assert.equal(validateProperties(names(100), 'properties').length, 100);
-    assert.equal(validateProperties([...names(100), ...names(100)], 'properties').length, 100, 'duplicates do not count');
-    const refused = (n: string) => (e: unknown) => e instanceof ValidationError && e.field === 'msg.properties' && e.message === `msg.properties must name at most 100 properties per request; got ${n}`;
+    assert.equal(
+      validateProperties([...names(100), ...names(100)], 'properties').length,
+      100,
+      'duplicates do not count',
+    );
+    const refused = (n: string) => (e: unknown) =>
+      e instanceof ValidationError &&
+      e.field === 'msg.properties' &&
+      e.message === `msg.properties must name at most 100 properties per request; got ${n}`;
     assert.throws(() => validateProperties(names(101), 'msg.properties'), refused('101'));
     assert.throws(() => validateProperties(names(101).join(','), 'msg.properties'), refused('101'));
     const million = names(1_000_000); // the issue's 10^6 names (a 7 MB URL before the cap)
@@ -79,7 +171,12 @@ describe('errors', () => {
   });
   it('redacts URL-encoded, form-encoded and base64 forms of a secret', () => {
     const secret = 'a b/c+d=e&f~!';
-    const forms = [encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), Buffer.from(secret).toString('base64'), Buffer.from(secret).toString('base64url')];
+    const forms = [
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      Buffer.from(secret).toString('base64'),
+      Buffer.from(secret).toString('base64url'),
+    ];
     for (const f of forms) assert.equal(redact(`id ${f}.`, [secret]), 'id ***.', f);
   });
   it('relays an HTML page as its title or a short single line, never the page', () => {

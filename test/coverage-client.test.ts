@@ -8,8 +8,19 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import FakeTimers from '@sinonjs/fake-timers';
 import {
-  AbortedError, BadResponseError, BudgetError, EmsClient, Limiter, NetworkError, RateLimitError, ServerError,
-  mapLimit, onAbort, type Attempt, type AttemptHook, type ConnectionState,
+  AbortedError,
+  BadResponseError,
+  BudgetError,
+  EmsClient,
+  Limiter,
+  NetworkError,
+  RateLimitError,
+  ServerError,
+  mapLimit,
+  onAbort,
+  type Attempt,
+  type AttemptHook,
+  type ConnectionState,
 } from '../src/client';
 import { SWEEP_MS } from '../src/client/abort-hub';
 import { withDeadline } from '../src/client/transport';
@@ -25,7 +36,9 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
       const l = new Limiter(limit);
       await l.acquire();
       let second = false;
-      const p = l.acquire().then(() => { second = true; });
+      const p = l.acquire().then(() => {
+        second = true;
+      });
       await turns(2);
       assert.equal(second, false, `limit ${limit}: the second waits`);
       assert.deepEqual([l.inFlight, l.queued], [1, 1]);
@@ -55,7 +68,11 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
     await l.acquire();
     const node = new AbortController();
     const order: string[] = [];
-    const track = (name: string, p: Promise<void>) => p.then(() => order.push(`${name} granted`), (e: Error) => order.push(`${name} ${e.message}`));
+    const track = (name: string, p: Promise<void>) =>
+      p.then(
+        () => order.push(`${name} granted`),
+        (e: Error) => order.push(`${name} ${e.message}`),
+      );
     const all = [
       track('a', l.acquire(node.signal)),
       track('b', l.acquire(node.signal)),
@@ -63,7 +80,11 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
       track('d', l.acquire(node.signal)),
     ];
     assert.equal(l.queued, 4);
-    assert.equal(getEventListeners(node.signal, 'abort').length, 1, 'one listener for the three waiters that share the signal');
+    assert.equal(
+      getEventListeners(node.signal, 'abort').length,
+      1,
+      'one listener for the three waiters that share the signal',
+    );
     node.abort(new Error('aborted by the node'));
     await turns(2);
     assert.deepEqual(order, ['a aborted by the node', 'b aborted by the node', 'd aborted by the node']);
@@ -77,7 +98,7 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
     assert.equal(l.inFlight, 0);
   });
 
-  it('a waiter granted the slot leaves its signal\'s watch; the signal aborting later changes nothing; an idle signal loses its listener after a sweep period', async () => {
+  it("a waiter granted the slot leaves its signal's watch; the signal aborting later changes nothing; an idle signal loses its listener after a sweep period", async () => {
     const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() });
     try {
       const l = new Limiter(1);
@@ -109,25 +130,39 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
     const gone = new AbortController();
     const granted: number[] = [];
     const rejected: number[] = [];
-    const all = Array.from({ length: 3000 }, (_, i) => l.acquire(i % 7 === 3 ? gone.signal : undefined).then(
-      () => {
-        granted.push(i);
-        l.release();
-      },
-      () => rejected.push(i),
-    ));
+    const all = Array.from({ length: 3000 }, (_, i) =>
+      l.acquire(i % 7 === 3 ? gone.signal : undefined).then(
+        () => {
+          granted.push(i);
+          l.release();
+        },
+        () => rejected.push(i),
+      ),
+    );
     gone.abort();
     l.release();
     await Promise.all(all);
     const expected = Array.from({ length: 3000 }, (_, i) => i);
-    assert.deepEqual(granted, expected.filter((i) => i % 7 !== 3), 'FIFO, aborted ones skipped');
-    assert.deepEqual(rejected, expected.filter((i) => i % 7 === 3));
+    assert.deepEqual(
+      granted,
+      expected.filter((i) => i % 7 !== 3),
+      'FIFO, aborted ones skipped',
+    );
+    assert.deepEqual(
+      rejected,
+      expected.filter((i) => i % 7 === 3),
+    );
     assert.deepEqual([l.inFlight, l.queued], [0, 0]);
   });
 
   it('run() frees the slot when the work throws, and waits for a slot like acquire()', async () => {
     const l = new Limiter(1);
-    await assert.rejects(l.run(async () => { throw new Error('work failed'); }), /work failed/);
+    await assert.rejects(
+      l.run(async () => {
+        throw new Error('work failed');
+      }),
+      /work failed/,
+    );
     assert.equal(l.inFlight, 0);
     let inside = 0;
     let most = 0;
@@ -173,7 +208,14 @@ describe('client coverage: the transport against a stub', function () {
   const crashes = useCrashWatch();
   let stub: Stub;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const client = useClients({ get url() { return stub.url; } }, { retries: 0, timeoutMs: 5_000 });
+  const client = useClients(
+    {
+      get url() {
+        return stub.url;
+      },
+    },
+    { retries: 0, timeoutMs: 5_000 },
+  );
   beforeEach(async () => {
     stub = await startStub();
   });
@@ -196,7 +238,10 @@ describe('client coverage: the transport against a stub', function () {
     const states: ConnectionState[] = [];
     const c = client();
     c.onState((s) => states.push(s));
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof RateLimitError && e.status === 429 && e.retryAfter === undefined);
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e) => e instanceof RateLimitError && e.status === 429 && e.retryAfter === undefined,
+    );
     const t0 = Date.now();
     assert.equal(c.transport.rateLimitedUntil, t0 + 1000, 'a pause of 1 s when the service names none');
     assert.deepEqual(states, [{ state: 'rate-limited', until: t0 + 1000 }]);
@@ -215,7 +260,11 @@ describe('client coverage: the transport against a stub', function () {
     await clock.tickAsync(1000);
     assert.equal((await later).property, 'energy');
     assert.equal(c.transport.rateLimitedUntil, 0, 'the pause is over');
-    assert.deepEqual(stub.hits.map((h) => h.url), [`/devices/${DEV}/measurement?property=soc`, `/devices/${DEV}/measurement?property=energy`], 'the aborted read was never sent');
+    assert.deepEqual(
+      stub.hits.map((h) => h.url),
+      [`/devices/${DEV}/measurement?property=soc`, `/devices/${DEV}/measurement?property=energy`],
+      'the aborted read was never sent',
+    );
     assert.deepEqual(states.at(-1), { state: 'ok' });
   });
 
@@ -230,11 +279,16 @@ describe('client coverage: the transport against a stub', function () {
     stub.handle = (_h, res) => json(res, 503, '');
     const c = client();
     const told: string[] = [];
-    c.onState(() => { throw new Error('listener bug'); });
+    c.onState(() => {
+      throw new Error('listener bug');
+    });
     const off = c.onState((s) => told.push(`off ${s.state}`));
     c.onState((s) => told.push(s.state === 'error' ? `error ${s.reason}` : s.state));
     off();
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof ServerError && e.message === `GET /devices/${DEV}/measurement failed: HTTP 503`);
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e) => e instanceof ServerError && e.message === `GET /devices/${DEV}/measurement failed: HTTP 503`,
+    );
     assert.deepEqual(told, ['error HTTP 503']);
     assert.equal(c.state.state, 'error');
   });
@@ -244,9 +298,18 @@ describe('client coverage: the transport against a stub', function () {
     const c = client({ maxBodyBytes: 1024, retries: 3, retryBaseMs: 1, retryMaxMs: 1 });
     const states: ConnectionState[] = [];
     c.onState((s) => states.push(s));
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE' && /answer is over the limit of 0 MB \(maxBodyMB\)$/.test(e.message));
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e) =>
+        e instanceof BadResponseError &&
+        e.code === 'EMS_TOO_LARGE' &&
+        /answer is over the limit of 0 MB \(maxBodyMB\)$/.test(e.message),
+    );
     assert.deepEqual(states, [{ state: 'error', reason: 'answer too large' }]);
-    await assert.rejects(c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE');
+    await assert.rejects(
+      c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
+    );
     assert.equal(stub.hits.length, 2, 'one attempt each: a body over the limit is not retried');
   });
 
@@ -254,12 +317,15 @@ describe('client coverage: the transport against a stub', function () {
     const c = client({ maxBodyBytes: 40, retries: 3 });
     const states: ConnectionState[] = [];
     c.onState((s) => states.push(s));
-    await assert.rejects(c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }), (e) => {
-      assert.ok(e instanceof BadResponseError, String(e));
-      assert.equal(e.code, 'EMS_TOO_LARGE');
-      assert.equal(e.message, `POST /sites/${SITE}/steering/ess request body is over the limit of 0 MB (maxBodyMB)`);
-      return true;
-    });
+    await assert.rejects(
+      c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      (e) => {
+        assert.ok(e instanceof BadResponseError, String(e));
+        assert.equal(e.code, 'EMS_TOO_LARGE');
+        assert.equal(e.message, `POST /sites/${SITE}/steering/ess request body is over the limit of 0 MB (maxBodyMB)`);
+        return true;
+      },
+    );
     assert.equal(stub.hits.length, 0, 'nothing sent');
     assert.equal(states[0]?.state, 'error');
   });
@@ -284,7 +350,11 @@ describe('client coverage: the transport against a stub', function () {
       after: (_a, o) => seen.push(o),
     };
     const c = client({ attempts: hook });
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof NetworkError && e.code === 'EMS_ERROR' && e.message === `GET /devices/${DEV}/measurement failed`);
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e) =>
+        e instanceof NetworkError && e.code === 'EMS_ERROR' && e.message === `GET /devices/${DEV}/measurement failed`,
+    );
     assert.deepEqual(seen, []);
     assert.equal(stub.hits.length, 0);
     assert.equal(c.transport.limiter.inFlight, 0, 'the slot was freed');
@@ -294,7 +364,12 @@ describe('client coverage: the transport against a stub', function () {
     let release!: () => void;
     const seen: Array<[Attempt, string]> = [];
     const hook: AttemptHook = {
-      before: (a) => (a.url.includes('property=soc') ? new Promise<void>((r) => { release = r; }) : undefined),
+      before: (a) =>
+        a.url.includes('property=soc')
+          ? new Promise<void>((r) => {
+              release = r;
+            })
+          : undefined,
       after: (a, o) => seen.push([a, o]),
     };
     const c = client({ attempts: hook });
@@ -306,11 +381,18 @@ describe('client coverage: the transport against a stub', function () {
     const r = await p;
     assert.ok(!r.ok && r.error instanceof AbortedError && r.error.code === 'EMS_ABORTED', String(!r.ok && r.error));
     await c.getMeasurement(DEV, 'power');
-    assert.deepEqual(stub.hits.map((h) => h.url), [`/devices/${DEV}/measurement?property=power`], 'only the later read reached the service');
-    assert.deepEqual(seen.map(([a, o]) => `${a.method} ${a.url} ${a.kind} ${a.retry} ${o}`), [
-      `GET /devices/${DEV}/measurement?property=soc read false failure`,
-      `GET /devices/${DEV}/measurement?property=power read false ok`,
-    ]);
+    assert.deepEqual(
+      stub.hits.map((h) => h.url),
+      [`/devices/${DEV}/measurement?property=power`],
+      'only the later read reached the service',
+    );
+    assert.deepEqual(
+      seen.map(([a, o]) => `${a.method} ${a.url} ${a.kind} ${a.retry} ${o}`),
+      [
+        `GET /devices/${DEV}/measurement?property=soc read false failure`,
+        `GET /devices/${DEV}/measurement?property=power read false ok`,
+      ],
+    );
     assert.equal(c.transport.limiter.inFlight, 0);
   });
 
@@ -344,21 +426,28 @@ describe('client coverage: the wall-clock deadline of one attempt', () => {
   afterEach(() => clock.uninstall());
 
   /** An adapter that never answers; it fails as cancelled when its signal aborts (as axios' does). */
-  const hanging = (seen: Array<unknown>) => ((config: { signal?: { addEventListener(t: string, f: () => void): void } }) => new Promise((_r, reject) => {
-    seen.push(config.signal);
-    config.signal?.addEventListener('abort', () => reject(Object.assign(new Error('canceled'), { __CANCEL__: true, code: 'ERR_CANCELED' })));
-  })) as never;
+  const hanging = (seen: Array<unknown>) =>
+    ((config: { signal?: { addEventListener(t: string, f: () => void): void } }) =>
+      new Promise((_r, reject) => {
+        seen.push(config.signal);
+        config.signal?.addEventListener('abort', () =>
+          reject(Object.assign(new Error('canceled'), { __CANCEL__: true, code: 'ERR_CANCELED' })),
+        );
+      })) as never;
 
   it('a request without a signal still gets the deadline, and its config is left without one', async () => {
     const seen: unknown[] = [];
     const config = { url: '/x', headers: {} } as never;
-    const p = withDeadline(hanging(seen), config, 50).then(() => assert.fail('no answer expected'), (e: { code?: string; message: string }) => e);
+    const p = withDeadline(hanging(seen), config, 50).then(
+      () => assert.fail('no answer expected'),
+      (e: { code?: string; message: string }) => e,
+    );
     await clock.tickAsync(50);
     const e = await p;
     assert.equal(e.code, 'ETIMEDOUT');
     assert.equal(e.message, 'timeout of 50ms exceeded (wall-clock)');
     assert.equal(seen.length, 1);
-    assert.ok(seen[0], 'the adapter got the attempt\'s signal');
+    assert.ok(seen[0], "the adapter got the attempt's signal");
     assert.equal(Object.prototype.hasOwnProperty.call(config, 'signal'), false);
     assert.equal(clock.countTimers(), 0);
   });
@@ -370,8 +459,11 @@ describe('client coverage: the wall-clock deadline of one attempt', () => {
     const p = withDeadline(hanging(seen), config, 50).catch((e: { code?: string }) => e.code);
     ctl.abort();
     assert.equal(await p, 'ERR_CANCELED');
-    assert.equal((config as { signal: unknown }).signal, ctl.signal, 'the caller\'s signal put back');
-    await assert.rejects(withDeadline(hanging(seen), { url: '/y', headers: {}, signal: AbortSignal.abort() } as never, 50), (e: { code?: string }) => e.code === 'ERR_CANCELED');
+    assert.equal((config as { signal: unknown }).signal, ctl.signal, "the caller's signal put back");
+    await assert.rejects(
+      withDeadline(hanging(seen), { url: '/y', headers: {}, signal: AbortSignal.abort() } as never, 50),
+      (e: { code?: string }) => e.code === 'ERR_CANCELED',
+    );
     assert.equal(seen.length, 1, 'the adapter was never called for the aborted one');
     assert.deepEqual(secretsOf(undefined), []);
   });

@@ -13,7 +13,14 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { apiError } from '../src/client';
 import { ValidationError } from '../src/protocol';
 import type { MeasurementList, ReadRequest } from '../src/protocol/types';
-import { DeliveryCheck, componentsOf, readingOf, type CheckClock, type CheckRequest, type DeliveryReport } from '../src/runtime/delivery-check';
+import {
+  DeliveryCheck,
+  componentsOf,
+  readingOf,
+  type CheckClock,
+  type CheckRequest,
+  type DeliveryReport,
+} from '../src/runtime/delivery-check';
 import { authOf, createRuntime, isInsecureRemote, percentCurtailmentOf, type Runtime } from '../src/runtime/runtime';
 import { useCrashWatch } from './helpers/faults';
 
@@ -43,7 +50,14 @@ function fakeReads(clock: { now: number }, answer: (r: ReadRequest) => Promise<M
   const asked: Array<{ at: number; device: string; properties: string[] }> = [];
   return {
     asked,
-    rt: { reads: { read: (r: ReadRequest) => { asked.push({ at: clock.now, device: r.device, properties: [...r.properties] }); return answer(r); } } } as never,
+    rt: {
+      reads: {
+        read: (r: ReadRequest) => {
+          asked.push({ at: clock.now, device: r.device, properties: [...r.properties] });
+          return answer(r);
+        },
+      },
+    } as never,
   };
 }
 
@@ -56,7 +70,13 @@ const counters = (at: number, produced: number, consumed: number): MeasurementLi
 });
 
 const essReq = (over: Partial<CheckRequest> = {}): CheckRequest => ({
-  site: 'ste_a', component: 'energyStorage', asked: { kind: 'setpoint', value: { value: 4, unit: 'kW' } }, from: T0, until: T0 + 15 * MIN, devices: { battery: 'dvc_b' }, ...over,
+  site: 'ste_a',
+  component: 'energyStorage',
+  asked: { kind: 'setpoint', value: { value: 4, unit: 'kW' } },
+  from: T0,
+  until: T0 + 15 * MIN,
+  devices: { battery: 'dvc_b' },
+  ...over,
 });
 
 describe('runtime coverage: delivery checks at their edges', () => {
@@ -67,29 +87,63 @@ describe('runtime coverage: delivery checks at their edges', () => {
   });
   afterEach(() => assert.deepEqual(crashes.events, []));
 
-  it('readingOf a hostile answer: skips junk entries and unknown units, takes the power\'s time without counters, else the local time', () => {
+  it("readingOf a hostile answer: skips junk entries and unknown units, takes the power's time without counters, else the local time", () => {
     const junk = {
       reference: 'd',
-      measurements: [null, { property: 'totalEnergyProduced', value: 'NaN', unit: 'kWh' }, { property: 'totalEnergyConsumed', value: Number.POSITIVE_INFINITY, unit: 'kWh' },
-        { property: 'totalEnergyProduced', value: 3, unit: 'GWh', timestamp: 5 }, { property: 'power', value: 2, unit: 'kW', timestamp: 'x' }, { property: 'power', value: 1, unit: 'kW', timestamp: 7 }],
+      measurements: [
+        null,
+        { property: 'totalEnergyProduced', value: 'NaN', unit: 'kWh' },
+        { property: 'totalEnergyConsumed', value: Number.POSITIVE_INFINITY, unit: 'kWh' },
+        { property: 'totalEnergyProduced', value: 3, unit: 'GWh', timestamp: 5 },
+        { property: 'power', value: 2, unit: 'kW', timestamp: 'x' },
+        { property: 'power', value: 1, unit: 'kW', timestamp: 7 },
+      ],
     } as unknown as MeasurementList;
     assert.deepEqual(readingOf(junk, 99), { at: 7, power: 1000 });
-    assert.deepEqual(readingOf({ reference: 'd', measurements: [{ property: 'power', value: 5, timestamp: Number.NaN }] } as never, 42), { at: 42, power: 5 }, 'no unit: W; no time: the local one');
+    assert.deepEqual(
+      readingOf(
+        { reference: 'd', measurements: [{ property: 'power', value: 5, timestamp: Number.NaN }] } as never,
+        42,
+      ),
+      { at: 42, power: 5 },
+      'no unit: W; no time: the local one',
+    );
     assert.deepEqual(readingOf(null as never, 11), { at: 11 });
-    assert.deepEqual(readingOf({ reference: 'd', measurements: [{ property: 'totalEnergyConsumed', value: 2, unit: 'MWh', timestamp: 3 }] } as never, 0), { at: 3, consumed: 2e6 });
+    assert.deepEqual(
+      readingOf(
+        {
+          reference: 'd',
+          measurements: [{ property: 'totalEnergyConsumed', value: 2, unit: 'MWh', timestamp: 3 }],
+        } as never,
+        0,
+      ),
+      { at: 3, consumed: 2e6 },
+    );
   });
 
   it('componentsOf: a grid target without deadband, grid limits with one bound each way', () => {
     const kW = (value: number) => ({ value, unit: 'kW' as const });
-    assert.deepEqual(componentsOf({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(3) } } as never).asked, [{ component: 'gridTarget', asked: { kind: 'setpoint', value: kW(3) } }]);
-    assert.deepEqual(componentsOf({ site: 's', kind: 'grid-limits', gridLimits: { upperLimit: kW(9) } } as never).asked, [{ component: 'gridLimits', asked: { kind: 'range', upper: kW(9) } }]);
-    assert.deepEqual(componentsOf({ site: 's', kind: 'grid-limits', gridLimits: { lowerLimit: kW(-9) } } as never).asked, [{ component: 'gridLimits', asked: { kind: 'range', lower: kW(-9) } }]);
+    assert.deepEqual(componentsOf({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(3) } } as never).asked, [
+      { component: 'gridTarget', asked: { kind: 'setpoint', value: kW(3) } },
+    ]);
+    assert.deepEqual(
+      componentsOf({ site: 's', kind: 'grid-limits', gridLimits: { upperLimit: kW(9) } } as never).asked,
+      [{ component: 'gridLimits', asked: { kind: 'range', upper: kW(9) } }],
+    );
+    assert.deepEqual(
+      componentsOf({ site: 's', kind: 'grid-limits', gridLimits: { lowerLimit: kW(-9) } } as never).asked,
+      [{ component: 'gridLimits', asked: { kind: 'range', lower: kW(-9) } }],
+    );
   });
 
   it('a check given an aborted signal ends at once: no read, no report, no timer', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock), signal: AbortSignal.abort(), onReport: (r) => reports.push(r) });
+    const c = new DeliveryCheck(essReq(), rt, {
+      clock: checkClock(clock),
+      signal: AbortSignal.abort(),
+      onReport: (r) => reports.push(r),
+    });
     const r = await c.done;
     assert.equal(r.followed, 'unknown');
     assert.equal(r.reason, 'cancelled before the window ended');
@@ -100,7 +154,10 @@ describe('runtime coverage: delivery checks at their edges', () => {
   it('a device reference that is not one: "unknown" naming the device field and why, no read', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ devices: { battery: 'not a reference!' } }), rt, { clock: checkClock(clock), onReport: (r) => reports.push(r) });
+    const c = new DeliveryCheck(essReq({ devices: { battery: 'not a reference!' } }), rt, {
+      clock: checkClock(clock),
+      onReport: (r) => reports.push(r),
+    });
     await clock.tickAsync(15 * MIN);
     const r = await c.done;
     assert.equal(r.followed, 'unknown');
@@ -112,7 +169,10 @@ describe('runtime coverage: delivery checks at their edges', () => {
   it('ended before its window began: "replaced before its start", no read; end() and cancel() after that change nothing', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ from: T0 + 5 * MIN, until: T0 + 20 * MIN }), rt, { clock: checkClock(clock), onReport: (r) => reports.push(r) });
+    const c = new DeliveryCheck(essReq({ from: T0 + 5 * MIN, until: T0 + 20 * MIN }), rt, {
+      clock: checkClock(clock),
+      onReport: (r) => reports.push(r),
+    });
     assert.equal(clock.countTimers(), 1);
     c.end();
     const r = await c.done;
@@ -121,10 +181,14 @@ describe('runtime coverage: delivery checks at their edges', () => {
     c.cancel();
     assert.equal(await c.done, r);
     await clock.tickAsync(30 * MIN);
-    assert.deepEqual([asked.length, reports.length, clock.countTimers()], [0, 0, 0], 'no report: the one that replaced it reports');
+    assert.deepEqual(
+      [asked.length, reports.length, clock.countTimers()],
+      [0, 0, 0],
+      'no report: the one that replaced it reports',
+    );
   });
 
-  it('a window that begins in 30 days: the wait is chained past setTimeout\'s limit and the first reading comes at its start', async () => {
+  it("a window that begins in 30 days: the wait is chained past setTimeout's limit and the first reading comes at its start", async () => {
     const from = T0 + 30 * 24 * 60 * MIN;
     const { asked, rt } = fakeReads(clock, async (r) => counters(clock.now, r.properties.length, 0));
     const cc = checkClock(clock);
@@ -135,18 +199,25 @@ describe('runtime coverage: delivery checks at their edges', () => {
     assert.deepEqual(cc.sets, [2_000_000_000, from - T0 - 2_000_000_000], 'armed again for the rest');
     await clock.tickAsync(from - clock.now);
     await turns();
-    assert.deepEqual(asked.map((a) => a.at), [from]);
+    assert.deepEqual(
+      asked.map((a) => a.at),
+      [from],
+    );
     c.cancel();
     assert.equal((await c.done).reason, 'cancelled before the window ended');
   });
 
   it('a listener that throws does not end the check: every part is still reported, the last resolves done', async () => {
     let n = 0;
-    const { rt } = fakeReads(clock, async () => counters(clock.now, 0, (n++) * 0.25));
+    const { rt } = fakeReads(clock, async () => counters(clock.now, 0, n++ * 0.25));
     let calls = 0;
     const c = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
-      clock: checkClock(clock), everyMs: 15 * MIN,
-      onReport: () => { calls++; throw new Error('listener bug'); },
+      clock: checkClock(clock),
+      everyMs: 15 * MIN,
+      onReport: () => {
+        calls++;
+        throw new Error('listener bug');
+      },
     });
     await c.started;
     await clock.tickAsync(15 * MIN);
@@ -158,11 +229,21 @@ describe('runtime coverage: delivery checks at their edges', () => {
     assert.equal(r.measured?.value, -1, 'charging 1 kW in each quarter hour');
   });
 
-  it('cancelled while a part\'s end reading is under way: that part is not reported, done says cancelled', async () => {
+  it("cancelled while a part's end reading is under way: that part is not reported, done says cancelled", async () => {
     let hold: ((m: MeasurementList) => void) | undefined;
-    const { asked, rt } = fakeReads(clock, (r) => (asked.length > 1 ? new Promise((res) => { hold = res; }) : Promise.resolve(counters(clock.now, r.properties.length, 0))));
+    const { asked, rt } = fakeReads(clock, (r) =>
+      asked.length > 1
+        ? new Promise((res) => {
+            hold = res;
+          })
+        : Promise.resolve(counters(clock.now, r.properties.length, 0)),
+    );
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, { clock: checkClock(clock), everyMs: 15 * MIN, onReport: (r) => reports.push(r) });
+    const c = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
+      clock: checkClock(clock),
+      everyMs: 15 * MIN,
+      onReport: (r) => reports.push(r),
+    });
     await c.started;
     await clock.tickAsync(15 * MIN);
     assert.equal(asked.length, 2, 'the end reading of the first part was asked');
@@ -184,7 +265,14 @@ describe('runtime coverage: delivery checks at their edges', () => {
   });
 
   it('counters without a unit it knows and no power: "unknown" with the reason, never a verdict without data', async () => {
-    const { rt } = fakeReads(clock, async () => ({ reference: 'dvc_b', measurements: [{ timestamp: clock.now, property: 'totalEnergyProduced', value: 1, unit: 'BTU' }] }) as MeasurementList);
+    const { rt } = fakeReads(
+      clock,
+      async () =>
+        ({
+          reference: 'dvc_b',
+          measurements: [{ timestamp: clock.now, property: 'totalEnergyProduced', value: 1, unit: 'BTU' }],
+        }) as MeasurementList,
+    );
     const c = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock) });
     await clock.tickAsync(15 * MIN);
     const r = await c.done;
@@ -194,8 +282,16 @@ describe('runtime coverage: delivery checks at their edges', () => {
 
   it('the properties each device answers are remembered for at most 1000 devices; past that, they are learnt again', async () => {
     // Every device refuses counters with power (404); counters alone work.
-    const refusal = apiError({ code: 'HTTP_404', status: 404, message: 'unknown property', request: { method: 'GET', path: '-' } });
-    const { asked, rt } = fakeReads(clock, async (r) => { if (r.properties.includes('power')) throw refusal; return counters(clock.now, 0, 0); });
+    const refusal = apiError({
+      code: 'HTTP_404',
+      status: 404,
+      message: 'unknown property',
+      request: { method: 'GET', path: '-' },
+    });
+    const { asked, rt } = fakeReads(clock, async (r) => {
+      if (r.properties.includes('power')) throw refusal;
+      return counters(clock.now, 0, 0);
+    });
     const checkOne = async (device: string) => {
       const c = new DeliveryCheck(essReq({ devices: { battery: device } }), rt, { clock: checkClock(clock) });
       await c.started;
@@ -209,7 +305,11 @@ describe('runtime coverage: delivery checks at their edges', () => {
     const before = asked.length;
     await checkOne('dvc_one_more'); // the 1001st device: the memo starts afresh
     await checkOne('dvc_first');
-    assert.deepEqual(asked.slice(before + 2).map((a) => a.properties.length), [3, 2], 'dvc_first learnt again');
+    assert.deepEqual(
+      asked.slice(before + 2).map((a) => a.properties.length),
+      [3, 2],
+      'dvc_first learnt again',
+    );
   });
 });
 
@@ -225,36 +325,56 @@ describe('runtime coverage: building a runtime from config-node settings that ar
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const refused = (field: string, re?: RegExp) => (e: unknown) => e instanceof ValidationError && e.field === field && (!re || re.test(e.message));
+  const refused = (field: string, re?: RegExp) => (e: unknown) =>
+    e instanceof ValidationError && e.field === field && (!re || re.test(e.message));
 
   it('authOf: each type needs its secret, named; an unknown type is refused; the key header defaults to x-api-key', () => {
-    assert.deepEqual(authOf({ authType: 'header' }, { apiKey: 'k' }), { type: 'header', apiKey: 'k', header: 'x-api-key' });
+    assert.deepEqual(authOf({ authType: 'header' }, { apiKey: 'k' }), {
+      type: 'header',
+      apiKey: 'k',
+      header: 'x-api-key',
+    });
     assert.deepEqual(authOf({ authType: 'bearer' }, { apiKey: 't' }), { type: 'bearer', token: 't' });
     assert.deepEqual(authOf({}, {}), { type: 'none' });
     assert.throws(() => authOf({ authType: 'header' }, {}), refused('apiKey', /authType is "header"/));
     assert.throws(() => authOf({ authType: 'bearer' }, { apiKey: '' }), refused('apiKey', /as the token/));
-    assert.throws(() => authOf({ authType: 'oauth2', tokenUrl: 'https://a/t', clientId: 'c' }, {}), refused('authType', /tokenUrl, clientId and clientSecret/));
+    assert.throws(
+      () => authOf({ authType: 'oauth2', tokenUrl: 'https://a/t', clientId: 'c' }, {}),
+      refused('authType', /tokenUrl, clientId and clientSecret/),
+    );
     assert.throws(() => authOf({ authType: 'kerberos' }, {}), refused('authType', /got "kerberos"/));
   });
 
   it('percentCurtailment: "convert" by default, "send", anything else refused naming the field', () => {
     assert.equal(percentCurtailmentOf({}), 'convert');
     assert.equal(percentCurtailmentOf({ percentCurtailment: 'send' }), 'send');
-    assert.throws(() => percentCurtailmentOf({ percentCurtailment: 'percent' }), refused('percentCurtailment', /got "percent"/));
+    assert.throws(
+      () => percentCurtailmentOf({ percentCurtailment: 'percent' }),
+      refused('percentCurtailment', /got "percent"/),
+    );
   });
 
   it('isInsecureRemote: only plain http to another machine', () => {
     assert.equal(isInsecureRemote('https://api.example.com'), false);
     assert.equal(isInsecureRemote(undefined), false);
-    for (const local of ['http://localhost:1880', 'http://127.0.0.5/x', 'http://[::1]:8080']) assert.equal(isInsecureRemote(local), false, local);
+    for (const local of ['http://localhost:1880', 'http://127.0.0.5/x', 'http://[::1]:8080'])
+      assert.equal(isInsecureRemote(local), false, local);
     assert.equal(isInsecureRemote('HTTP://api.example.com'), true);
     assert.equal(isInsecureRemote('http://[nope'), false, 'not a URL: not judged here');
   });
 
   it('createRuntime: no base URL, a CA file that cannot be read, or a CA path from an admin request are refused naming the field', async () => {
     await assert.rejects(createRuntime({ baseUrl: '   ' }, {}), refused('baseUrl', /is required/));
-    await assert.rejects(createRuntime({ baseUrl: 'http://127.0.0.1:9', caCert: path.join(dir, 'missing.pem') }, {}), refused('caCert', /readable PEM file/));
-    await assert.rejects(createRuntime({ baseUrl: 'http://127.0.0.1:9', caCert: path.join(dir, 'missing.pem') }, {}, undefined, { readFiles: false }), refused('caCert', /only from a deployed config node/));
+    await assert.rejects(
+      createRuntime({ baseUrl: 'http://127.0.0.1:9', caCert: path.join(dir, 'missing.pem') }, {}),
+      refused('caCert', /readable PEM file/),
+    );
+    await assert.rejects(
+      createRuntime({ baseUrl: 'http://127.0.0.1:9', caCert: path.join(dir, 'missing.pem') }, {}, undefined, {
+        readFiles: false,
+      }),
+      refused('caCert', /only from a deployed config node/),
+    );
   });
 
   it('createRuntime: a CA given as a file is read; PEM text is taken as it is; without a budget id the runtime counts on its own', async () => {
@@ -287,7 +407,9 @@ describe('runtime coverage: the built-in simulator that fails to start', functio
       await assert.rejects(fresh.builtInSimulatorUrl(), /EADDRINUSE/);
       assert.deepEqual(fresh.builtInSimulatorState(), { running: false, url: null });
       delete process.env.EMS_SIM_PORT;
-      fresh.setSimulatorLog(() => { throw new Error('logger broke'); });
+      fresh.setSimulatorLog(() => {
+        throw new Error('logger broke');
+      });
       const url = await fresh.builtInSimulatorUrl();
       assert.match(url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.deepEqual(fresh.builtInSimulatorState(), { running: true, url });

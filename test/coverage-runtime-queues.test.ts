@@ -25,9 +25,15 @@ async function turns(n = 5): Promise<void> {
   for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
 }
 
-const read = (o: Partial<Attempt> = {}): Attempt => ({ kind: 'read', method: 'GET', url: '/devices/d/measurement?property=soc', retry: false, ...o });
+const read = (o: Partial<Attempt> = {}): Attempt => ({
+  kind: 'read',
+  method: 'GET',
+  url: '/devices/d/measurement?property=soc',
+  retry: false,
+  ...o,
+});
 
-describe('runtime coverage: the request budget\'s queue at its edges', () => {
+describe("runtime coverage: the request budget's queue at its edges", () => {
   const crashes = useCrashWatch();
   let clock: ReturnType<typeof FakeTimers.install>;
   let b: Budget;
@@ -44,15 +50,33 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
   /** Settles into 'sent' or the error's message (a refusal thrown at once too), without waiting on it. */
   const track = (call: () => void | Promise<void>) => {
     const box = { v: 'waiting' };
-    void Promise.resolve().then(call).then(() => { box.v = 'sent'; }, (e: Error) => { box.v = e.message; });
+    void Promise.resolve()
+      .then(call)
+      .then(
+        () => {
+          box.v = 'sent';
+        },
+        (e: Error) => {
+          box.v = e.message;
+        },
+      );
     return box;
   };
-  const steer = (validUntil: number): Attempt => ({ kind: 'steer', method: 'POST', url: '/sites/s/steering/ess', retry: false, validUntil });
+  const steer = (validUntil: number): Attempt => ({
+    kind: 'steer',
+    method: 'POST',
+    url: '/sites/s/steering/ess',
+    retry: false,
+    validUntil,
+  });
 
   it('an attempt whose signal aborted already is not queued nor counted; one aborted while it waits leaves the queue', async () => {
     b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
     b.before(read());
-    await assert.rejects(Promise.resolve(b.before(read({ signal: AbortSignal.abort(new Error('node closed')) }))), /node closed/);
+    await assert.rejects(
+      Promise.resolve(b.before(read({ signal: AbortSignal.abort(new Error('node closed')) }))),
+      /node closed/,
+    );
     const ctl = new AbortController();
     const w = track(() => b.before(read({ signal: ctl.signal })));
     const next = track(() => b.before(read()));
@@ -76,7 +100,13 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     clock.setSystemTime(T0 + 61_000); // the minute freed; the queue's timer has not run yet
     assert.equal(b.before(read({ retry: true })), undefined, 'a retry goes at once beside the queue');
     assert.equal(b.before(read({ retry: true })), undefined);
-    assert.throws(() => b.before(read({ retry: true })), (e) => e instanceof BudgetError && /^retry of GET \/devices\/d\/measurement not sent/.test(e.message) && /a retry is not made when it would break a cap$/.test(e.message));
+    assert.throws(
+      () => b.before(read({ retry: true })),
+      (e) =>
+        e instanceof BudgetError &&
+        /^retry of GET \/devices\/d\/measurement not sent/.test(e.message) &&
+        /a retry is not made when it would break a cap$/.test(e.message),
+    );
     assert.equal(queued.v, 'waiting');
     await clock.tickAsync(130_000);
     assert.equal(queued.v, 'sent');
@@ -88,10 +118,16 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     b.before(read());
     const waiting = [track(() => b.before(read())), track(() => b.before(read()))];
     await turns();
-    assert.deepEqual(waiting.map((w) => w.v), ['waiting', 'waiting']);
+    assert.deepEqual(
+      waiting.map((w) => w.v),
+      ['waiting', 'waiting'],
+    );
     b.configure(budgetCaps({}));
     await turns();
-    assert.deepEqual(waiting.map((w) => w.v), ['sent', 'sent']);
+    assert.deepEqual(
+      waiting.map((w) => w.v),
+      ['sent', 'sent'],
+    );
     assert.deepEqual([b.stats().queued, clock.countTimers()], [0, 0]);
   });
 
@@ -101,9 +137,18 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     const reads = Array.from({ length: 12 }, () => track(() => b.before(read())));
     const s = track(() => b.before(steer(T0 + 100_000)));
     await clock.tickAsync(100_000);
-    assert.deepEqual(reads.slice(0, 2).map((r) => r.v), ['sent', 'waiting']);
-    assert.match(s.v, /^POST \/sites\/s\/steering\/ess not sent: request budget maxPerMinute reached \(1 of 1 requests in the last 60 s\)/);
-    assert.match(s.v, /the signal's validUntil 2026-06-01T12:01:40(\.000)?Z comes first, and nothing is sent after it$/);
+    assert.deepEqual(
+      reads.slice(0, 2).map((r) => r.v),
+      ['sent', 'waiting'],
+    );
+    assert.match(
+      s.v,
+      /^POST \/sites\/s\/steering\/ess not sent: request budget maxPerMinute reached \(1 of 1 requests in the last 60 s\)/,
+    );
+    assert.match(
+      s.v,
+      /the signal's validUntil 2026-06-01T12:01:40(\.000)?Z comes first, and nothing is sent after it$/,
+    );
     await clock.tickAsync(QUEUE_MAX_WAIT_MS);
     const v = reads.map((r) => r.v);
     assert.deepEqual(v.slice(0, 9), Array(9).fill('sent'), 'one a minute (and a second) for nine minutes');
@@ -119,7 +164,10 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     await turns();
     b.configure(budgetCaps({ maxPerMinute: 1, maxPerDay: 1, budgetMode: 'queue' }));
     await turns();
-    assert.match(r.v, /request budget maxPerDay reached \(1 of 1 requests in the last 24 h\).*later than budgetMode "queue" waits/);
+    assert.match(
+      r.v,
+      /request budget maxPerDay reached \(1 of 1 requests in the last 24 h\).*later than budgetMode "queue" waits/,
+    );
     assert.match(s.v, /request budget maxPerDay reached.*the signal's validUntil .* comes first/);
     assert.equal(clock.countTimers(), 0);
   });
@@ -137,7 +185,10 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     clock.setSystemTime(T0 + 61_000); // the minute freed, the queue not looked at yet: no cap is over when it closes
     reg.forget('cfg');
     await turns();
-    assert.match(w.v, /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(0 of 1 requests in the last 60 s\); the config node was removed while it waited$/);
+    assert.match(
+      w.v,
+      /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(0 of 1 requests in the last 60 s\); the config node was removed while it waited$/,
+    );
     assert.equal(clock.countTimers(), 0, 'no timer left');
     assert.equal(reg.peek('cfg'), undefined);
   });
@@ -146,7 +197,9 @@ describe('runtime coverage: the request budget\'s queue at its edges', () => {
     b.configure(budgetCaps({ maxPerMinute: 10 }));
     assert.equal(b.currentWarning, null);
     const seen: unknown[] = [];
-    b.onWarning(() => { throw new Error('listener bug'); });
+    b.onWarning(() => {
+      throw new Error('listener bug');
+    });
     b.onWarning((w) => seen.push(w));
     for (let i = 0; i < 8; i++) b.before(read());
     assert.deepEqual(b.currentWarning, { cap: 'maxPerMinute', percent: 80 });
@@ -165,7 +218,8 @@ interface Sent {
 function fakeSteeringClient(): { client: EmsClient; sent: Sent[] } {
   const sent: Sent[] = [];
   const client = {
-    sendSteering: (req: SteeringRequest, o?: { signal?: AbortSignal }) => new Promise((resolve, reject) => sent.push({ req, signal: o?.signal, resolve, reject })),
+    sendSteering: (req: SteeringRequest, o?: { signal?: AbortSignal }) =>
+      new Promise((resolve, reject) => sent.push({ req, signal: o?.signal, resolve, reject })),
   } as unknown as EmsClient;
   return { client, sent };
 }
@@ -179,23 +233,54 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
   it('a command without validUntil, or that sets nothing, is refused; nothing is sent', async () => {
     const { client, sent } = fakeSteeringClient();
     const q = new SteeringQueue(client);
-    await assert.rejects(q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1) }), (e) => e instanceof ValidationError && e.field === 'validUntil' && /is required/.test(e.message));
-    await assert.rejects(q.submit({ site: 's', kind: 'ess', validUntil: until() }), (e) => e instanceof EmptyRequestError && e.code === 'EMS_EMPTY');
-    assert.throws(() => requestForCommand({ site: 's', kind: 'combined', validUntil: until() }), (e) => e instanceof EmptyRequestError);
+    await assert.rejects(
+      q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1) }),
+      (e) => e instanceof ValidationError && e.field === 'validUntil' && /is required/.test(e.message),
+    );
+    await assert.rejects(
+      q.submit({ site: 's', kind: 'ess', validUntil: until() }),
+      (e) => e instanceof EmptyRequestError && e.code === 'EMS_EMPTY',
+    );
+    assert.throws(
+      () => requestForCommand({ site: 's', kind: 'combined', validUntil: until() }),
+      (e) => e instanceof EmptyRequestError,
+    );
     assert.equal(sent.length, 0);
   });
 
   it('maxValidity: a validUntil that is not a time, or one given through another field, is refused naming that field', () => {
     const now = T0;
-    assert.throws(() => checkMaxValidity(Number.NaN, 60 * MIN, now), (e) => e instanceof ValidationError && e.field === 'validUntil' && /must be at most 1 h .*; got NaN; nothing was sent/.test(e.message));
-    assert.throws(() => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.duration', '120 min'), (e) => e instanceof ValidationError && e.field === 'msg.duration'
-      && e.message.includes(`must give a validUntil at most 1 h (the config node's maxValidity, 60 min) from now; got 120 min (validUntil ${new Date(now + 2 * 60 * MIN).toISOString()})`));
-    assert.throws(() => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.payload.validUntil'), (e) => e instanceof ValidationError && /must be at most 1 h/.test(e.message));
-    assert.throws(() => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.until'), (e) => e instanceof ValidationError && e.field === 'msg.until' && /; got 2026-06-01T14:00:00\.000Z \(validUntil 2026-06-01T14:00:00\.000Z\)/.test(e.message));
+    assert.throws(
+      () => checkMaxValidity(Number.NaN, 60 * MIN, now),
+      (e) =>
+        e instanceof ValidationError &&
+        e.field === 'validUntil' &&
+        /must be at most 1 h .*; got NaN; nothing was sent/.test(e.message),
+    );
+    assert.throws(
+      () => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.duration', '120 min'),
+      (e) =>
+        e instanceof ValidationError &&
+        e.field === 'msg.duration' &&
+        e.message.includes(
+          `must give a validUntil at most 1 h (the config node's maxValidity, 60 min) from now; got 120 min (validUntil ${new Date(now + 2 * 60 * MIN).toISOString()})`,
+        ),
+    );
+    assert.throws(
+      () => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.payload.validUntil'),
+      (e) => e instanceof ValidationError && /must be at most 1 h/.test(e.message),
+    );
+    assert.throws(
+      () => checkMaxValidity(now + 2 * 60 * MIN, 60 * MIN, now, 'msg.until'),
+      (e) =>
+        e instanceof ValidationError &&
+        e.field === 'msg.until' &&
+        /; got 2026-06-01T14:00:00\.000Z \(validUntil 2026-06-01T14:00:00\.000Z\)/.test(e.message),
+    );
     assert.doesNotThrow(() => checkMaxValidity(now + 2 * 60 * MIN, 0, now), 'no limit');
   });
 
-  it('dropOwner drops only that owner\'s queued components, describing each; the others still go out; queued() counts per site', async () => {
+  it("dropOwner drops only that owner's queued components, describing each; the others still go out; queued() counts per site", async () => {
     const { client, sent } = fakeSteeringClient();
     const q = new SteeringQueue(client);
     const a = {};
@@ -203,16 +288,32 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
     const v = until();
     const busy = q.submit({ site: 's1', kind: 'ess', energyStorageSetting: kW(1), validUntil: v }, { owner: a }); // in flight
     const dropped = [
-      q.submit({ site: 's1', kind: 'combined', maximizeGridImport: true, validUntil: v }, { owner: a }).catch((e: ApiError) => e),
+      q
+        .submit({ site: 's1', kind: 'combined', maximizeGridImport: true, validUntil: v }, { owner: a })
+        .catch((e: ApiError) => e),
       q.submit({ site: 's1', kind: 'cancel-grid-target' }, { owner: a }).catch((e: ApiError) => e),
-      q.submit({ site: 's2', kind: 'ess', energyStorageSetting: kW(2), validUntil: v }, { owner: a }).catch((e: ApiError) => e),
+      q
+        .submit({ site: 's2', kind: 'ess', energyStorageSetting: kW(2), validUntil: v }, { owner: a })
+        .catch((e: ApiError) => e),
     ];
-    const kept = q.submit({ site: 's1', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: v }, { owner: b });
-    assert.deepEqual([q.queued(), q.queued('s1'), q.queued('s2')], [2, 2, 0], 's2 went out at once; s1 waits with two components (b\'s grid target replaced a\'s cancel)');
+    const kept = q.submit(
+      { site: 's1', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: v },
+      { owner: b },
+    );
+    assert.deepEqual(
+      [q.queued(), q.queued('s1'), q.queued('s2')],
+      [2, 2, 0],
+      "s2 went out at once; s1 waits with two components (b's grid target replaced a's cancel)",
+    );
     const desc = q.dropOwner(a, 'redeployed');
     assert.deepEqual(desc.sort(), ['s1 maximizeGridImport=true']);
     const gone = await dropped[0];
-    assert.ok(gone instanceof ApiError && gone.code === 'EMS_DROPPED' && gone.message === 'steering not sent (redeployed): maximizeGridImport for s1', String(gone));
+    assert.ok(
+      gone instanceof ApiError &&
+        gone.code === 'EMS_DROPPED' &&
+        gone.message === 'steering not sent (redeployed): maximizeGridImport for s1',
+      String(gone),
+    );
     // The cancel was merged with b's grid target (later wins): it stays, b's setpoint replaced it.
     assert.deepEqual([q.queued('s1')], [1]);
     sent[0].resolve({ requestId: 'r1' });
@@ -231,7 +332,9 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
     const q = new SteeringQueue(client);
     const o = {};
     void q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() }); // in flight
-    const g = q.submit({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: until() }, { owner: o }).catch(() => 'dropped');
+    const g = q
+      .submit({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: until() }, { owner: o })
+      .catch(() => 'dropped');
     const c = q.submit({ site: 't', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
     const cancel = q.submit({ site: 't', kind: 'cancel-grid-target' }, { owner: o }).catch(() => 'dropped');
     assert.deepEqual(q.dropOwner(o).sort(), ['s gridTarget=-3 kW', 't gridTarget=cancel']);
@@ -244,15 +347,31 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
     const { client, sent } = fakeSteeringClient();
     const q = new SteeringQueue(client);
     const v = until();
-    const both = q.submit({ site: 's', kind: 'combined', energyStorageSetting: kW(1), gridTarget: { setpoint: kW(2) }, validUntil: v });
+    const both = q.submit({
+      site: 's',
+      kind: 'combined',
+      energyStorageSetting: kW(1),
+      gridTarget: { setpoint: kW(2) },
+      validUntil: v,
+    });
     let settled = false;
-    void both.then(() => { settled = true; }, () => { settled = true; });
+    void both.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
     await turns();
     assert.deepEqual(sent.map((x) => x.req.endpoint).sort(), ['combined']);
     sent[0].resolve({ requestId: 'a' });
     await turns();
     assert.equal(settled, false, 'one of two requests answered');
-    assert.deepEqual(sent.map((x) => x.req.endpoint), ['combined', 'grid-target']);
+    assert.deepEqual(
+      sent.map((x) => x.req.endpoint),
+      ['combined', 'grid-target'],
+    );
     sent[1].reject(new Error('grid target refused'));
     await assert.rejects(both, /grid target refused/);
   });
@@ -262,7 +381,9 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
     const q = new SteeringQueue(client);
     const first = q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
     const ctl = new AbortController();
-    const later = q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(2), validUntil: until() }, { signal: ctl.signal }).catch((e: Error) => e.message);
+    const later = q
+      .submit({ site: 's', kind: 'ess', energyStorageSetting: kW(2), validUntil: until() }, { signal: ctl.signal })
+      .catch((e: Error) => e.message);
     ctl.abort();
     sent[0].resolve({});
     await first;
@@ -280,28 +401,43 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
     let most = 0;
     const started: number[] = [];
     const ctl = new AbortController();
-    const out = await mapBounded([1, 2, 3, 4], Number.NaN, async (x) => {
-      started.push(x);
-      inside++;
-      most = Math.max(most, inside);
-      await turns(1);
-      inside--;
-      if (x === 2) throw 'two'; // eslint-disable-line no-throw-literal
-      if (x === 3) ctl.abort();
-      return x;
-    }, { signal: ctl.signal });
+    const out = await mapBounded(
+      [1, 2, 3, 4],
+      Number.NaN,
+      async (x) => {
+        started.push(x);
+        inside++;
+        most = Math.max(most, inside);
+        await turns(1);
+        inside--;
+        if (x === 2) throw 'two'; // eslint-disable-line no-throw-literal
+        if (x === 3) ctl.abort();
+        return x;
+      },
+      { signal: ctl.signal },
+    );
     assert.equal(most, 1);
     assert.deepEqual(started, [1, 2, 3]);
-    assert.deepEqual(out.map((r) => (r.ok ? r.value : r.error.message)), [1, 'two', 3, 'not sent: aborted']);
+    assert.deepEqual(
+      out.map((r) => (r.ok ? r.value : r.error.message)),
+      [1, 'two', 3, 'not sent: aborted'],
+    );
     assert.deepEqual(await mapBounded([], 0, async () => 1), []);
   });
 
   it('shared clock: a deadline set after close never runs; a non-finite delay is "now"; one cleared by an earlier one in the same turn does not run', () => {
     const base = FakeTimers.createClock(T0);
-    const sc = new SharedClock({ now: () => base.now, setTimeout: (fn, ms) => base.setTimeout(fn, ms), clearTimeout: (t) => base.clearTimeout(t as never) });
+    const sc = new SharedClock({
+      now: () => base.now,
+      setTimeout: (fn, ms) => base.setTimeout(fn, ms),
+      clearTimeout: (t) => base.clearTimeout(t as never),
+    });
     const ran: string[] = [];
     let second: unknown;
-    sc.setTimeout(() => { ran.push('a'); sc.clearTimeout(second); }, Number.NaN);
+    sc.setTimeout(() => {
+      ran.push('a');
+      sc.clearTimeout(second);
+    }, Number.NaN);
     second = sc.setTimeout(() => ran.push('b'), 0);
     sc.setTimeout(() => ran.push('c'), Number.POSITIVE_INFINITY);
     assert.equal(sc.size, 3);
@@ -319,16 +455,23 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
 
   it('shared clock: a deadline that closes the clock stops the turn; the ones due with it do not run', () => {
     const base = FakeTimers.createClock(T0);
-    const sc = new SharedClock({ now: () => base.now, setTimeout: (fn, ms) => base.setTimeout(fn, ms), clearTimeout: (t) => base.clearTimeout(t as never) });
+    const sc = new SharedClock({
+      now: () => base.now,
+      setTimeout: (fn, ms) => base.setTimeout(fn, ms),
+      clearTimeout: (t) => base.clearTimeout(t as never),
+    });
     const ran: string[] = [];
-    sc.setTimeout(() => { ran.push('closer'); sc.close(); }, 10);
+    sc.setTimeout(() => {
+      ran.push('closer');
+      sc.close();
+    }, 10);
     sc.setTimeout(() => ran.push('after'), 10);
     base.tick(10);
     assert.deepEqual(ran, ['closer']);
     assert.equal(base.countTimers(), 0);
   });
 
-  it('poll scheduler: a poller that removes itself (twice) from its tick stops its group\'s timer; removing one of two, twice, or after stop() is harmless', async () => {
+  it("poll scheduler: a poller that removes itself (twice) from its tick stops its group's timer; removing one of two, twice, or after stop() is harmless", async () => {
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       const errors: unknown[] = [];
@@ -341,11 +484,13 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
         removeSelf(); // twice: harmless
       });
       await clock.tickAsync(5000);
-      assert.deepEqual([runs, ps.size, clock.countTimers()], [1, 0, 0], 'the emptied group\'s timer is gone');
+      assert.deepEqual([runs, ps.size, clock.countTimers()], [1, 0, 0], "the emptied group's timer is gone");
 
       let kept = 0;
       const one = ps.add(1000, () => undefined);
-      ps.add(1000, () => { kept++; });
+      ps.add(1000, () => {
+        kept++;
+      });
       ps.add(250, () => undefined);
       assert.equal(ps.size, 3, 'across two intervals');
       one();
@@ -368,10 +513,18 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
       const errors: string[] = [];
       const ps = new PollScheduler((e) => errors.push((e as Error).message));
       let n = 0;
-      ps.add(100, () => { n++; throw new Error(`sync ${n}`); });
+      ps.add(100, () => {
+        n++;
+        throw new Error(`sync ${n}`);
+      });
       let release!: () => void;
       let slow = 0;
-      ps.add(100, () => { slow++; return new Promise<void>((r) => { release = r; }); });
+      ps.add(100, () => {
+        slow++;
+        return new Promise<void>((r) => {
+          release = r;
+        });
+      });
       await clock.tickAsync(350);
       assert.ok(n >= 3, `thrower ran every turn (${n})`);
       assert.equal(slow, 1, 'the slow one was skipped while it ran');

@@ -40,7 +40,10 @@ function fakeClient(): { client: EmsClient; calls: Call[] } {
   return { client, calls };
 }
 
-const list = (ref: string, props: string[]): MeasurementList => ({ reference: ref, measurements: props.map((p, i) => ({ timestamp: 1, property: p, value: i + 1, unit: 'W' })) });
+const list = (ref: string, props: string[]): MeasurementList => ({
+  reference: ref,
+  measurements: props.map((p, i) => ({ timestamp: 1, property: p, value: i + 1, unit: 'W' })),
+});
 
 describe('runtime coverage: the read coalescer with malformed requests, aborts in the window and mixed signals', () => {
   const crashes = useCrashWatch();
@@ -79,11 +82,20 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const good = reads.read({ device: 'd', shape: 'single', properties: ['power'] });
     let bad: Promise<unknown> | undefined;
-    assert.doesNotThrow(() => { bad = reads.read({ device: 'd', shape: 'list', properties: 'soc' as unknown as string[] }); });
+    assert.doesNotThrow(() => {
+      bad = reads.read({ device: 'd', shape: 'list', properties: 'soc' as unknown as string[] });
+    });
     await assert.rejects(bad!, TypeError);
     assert.equal(calls.length, 1, 'only the first read was sent so far');
     await clock.tickAsync(5);
-    assert.deepEqual(calls.map((c) => c.req), [{ device: 'd', shape: 'single', properties: ['soc'] }, { device: 'd', shape: 'single', properties: ['power'] }], 'the good read went out alone, as it came');
+    assert.deepEqual(
+      calls.map((c) => c.req),
+      [
+        { device: 'd', shape: 'single', properties: ['soc'] },
+        { device: 'd', shape: 'single', properties: ['power'] },
+      ],
+      'the good read went out alone, as it came',
+    );
     calls[1].resolve({ timestamp: 1, property: 'power', value: 7, unit: 'W', reference: 'd' });
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
     assert.deepEqual([(await first).value, (await good).value], [1, 7]);
@@ -95,23 +107,38 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const node = new AbortController();
     const other = new AbortController();
-    const b = reads.read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal }).catch((e: Error) => e);
+    const b = reads
+      .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal })
+      .catch((e: Error) => e);
     const c = reads.read({ device: 'd', shape: 'map', properties: ['energy', 'soc'] }, { signal: other.signal });
-    const d = reads.read({ device: 'd', shape: 'list', properties: ['soc'] }, { signal: node.signal }).catch((e: Error) => e);
+    const d = reads
+      .read({ device: 'd', shape: 'list', properties: ['soc'] }, { signal: node.signal })
+      .catch((e: Error) => e);
     node.abort(new Error('node closed'));
     await clock.tickAsync(5);
     assert.equal(((await b) as Error).message, 'node closed');
     assert.equal(((await d) as Error).message, 'node closed');
     assert.equal(calls.length, 2);
-    assert.deepEqual(calls[1].req, { device: 'd', shape: 'map', properties: ['energy', 'soc'] }, 'the map read as it came, not merged');
+    assert.deepEqual(
+      calls[1].req,
+      { device: 'd', shape: 'map', properties: ['energy', 'soc'] },
+      'the map read as it came, not merged',
+    );
     assert.equal(calls[1].signal, other.signal, 'with its own signal');
-    calls[1].resolve({ reference: 'd', measurements: { energy: { value: 1, unit: 'Wh' }, soc: { value: 2, unit: '%' } } });
+    calls[1].resolve({
+      reference: 'd',
+      measurements: { energy: { value: 1, unit: 'Wh' }, soc: { value: 2, unit: '%' } },
+    });
     assert.equal((await c).measurements.soc.value, 2);
 
     // Every read of the next window aborted: nothing is sent for them.
     const x = new AbortController();
-    const e1 = reads.read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: x.signal }).catch((e: Error) => e.message);
-    const e2 = reads.read({ device: 'd', shape: 'single', properties: ['energy'] }, { signal: x.signal }).catch((e: Error) => e.message);
+    const e1 = reads
+      .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: x.signal })
+      .catch((e: Error) => e.message);
+    const e2 = reads
+      .read({ device: 'd', shape: 'single', properties: ['energy'] }, { signal: x.signal })
+      .catch((e: Error) => e.message);
     x.abort(new Error('gone'));
     await clock.tickAsync(5);
     assert.deepEqual(await Promise.all([e1, e2]), ['gone', 'gone']);
@@ -143,10 +170,14 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const node = new AbortController();
-    const b = reads.read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal }).catch((e: Error) => e.message);
-    const c = reads.read({ device: 'd', shape: 'map', properties: ['energy'] }, { signal: node.signal }).catch((e: Error) => e.message);
+    const b = reads
+      .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal })
+      .catch((e: Error) => e.message);
+    const c = reads
+      .read({ device: 'd', shape: 'map', properties: ['energy'] }, { signal: node.signal })
+      .catch((e: Error) => e.message);
     await clock.tickAsync(5);
-    assert.equal(calls[1].signal, node.signal, 'the node\'s signal, no new controller');
+    assert.equal(calls[1].signal, node.signal, "the node's signal, no new controller");
     node.abort(new Error('redeployed'));
     assert.deepEqual(await Promise.all([b, c]), ['redeployed', 'redeployed']);
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
@@ -181,7 +212,12 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     calls[1].resolve(list('d', ['power'])); // energy left out
     assert.deepEqual([(await p1).value, (await p2).value], [1, 1]);
     const err = await e;
-    assert.ok(err instanceof ApiError && err.code === 'EMS_MISSING' && err.message === 'the service returned no value for property "energy" of d', String(err));
+    assert.ok(
+      err instanceof ApiError &&
+        err.code === 'EMS_MISSING' &&
+        err.message === 'the service returned no value for property "energy" of d',
+      String(err),
+    );
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
     await first;
   });
@@ -203,7 +239,7 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     await first;
   });
 
-  it('a merged answer without a measurements array (past the client\'s check) rejects every waiter with EMS_BAD_RESPONSE', async () => {
+  it("a merged answer without a measurements array (past the client's check) rejects every waiter with EMS_BAD_RESPONSE", async () => {
     const { client, calls } = fakeClient();
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
@@ -220,9 +256,17 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const { client, calls } = fakeClient();
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
-    await assert.rejects(reads.read({ device: 'd', shape: 'single', properties: ['soc'] }, { signal: AbortSignal.abort(new Error('gone already')) }), /gone already/);
+    await assert.rejects(
+      reads.read(
+        { device: 'd', shape: 'single', properties: ['soc'] },
+        { signal: AbortSignal.abort(new Error('gone already')) },
+      ),
+      /gone already/,
+    );
     const ctl = new AbortController();
-    const joined = reads.read({ device: 'd', shape: 'single', properties: ['soc'] }, { signal: ctl.signal }).catch((e: Error) => e.message);
+    const joined = reads
+      .read({ device: 'd', shape: 'single', properties: ['soc'] }, { signal: ctl.signal })
+      .catch((e: Error) => e.message);
     ctl.abort(new Error('left'));
     assert.equal(await joined, 'left');
     assert.equal(calls.length, 1, 'no request of its own');

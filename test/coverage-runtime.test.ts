@@ -8,8 +8,21 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { apiError, type EmsClient } from '../src/client';
 import type { ReadRequest } from '../src/protocol/types';
 import type { ReadCoalescer } from '../src/runtime/coalescer';
-import { CAPACITY_RETRY_MS, CAPACITY_TTL_MS, FleetReadError, batteryCapacities, readFleet, reasonOf } from '../src/runtime/fleet-read';
-import { SchedulePlayer, commandsOf, MIN_LEFT_MS, type PlayRun, type PlayerState } from '../src/runtime/schedule-player';
+import {
+  CAPACITY_RETRY_MS,
+  CAPACITY_TTL_MS,
+  FleetReadError,
+  batteryCapacities,
+  readFleet,
+  reasonOf,
+} from '../src/runtime/fleet-read';
+import {
+  SchedulePlayer,
+  commandsOf,
+  MIN_LEFT_MS,
+  type PlayRun,
+  type PlayerState,
+} from '../src/runtime/schedule-player';
 import type { SteeringCommand, SteeringResult } from '../src/runtime/steering-queue';
 import { useCrashWatch, watchTimers } from './helpers/faults';
 
@@ -22,11 +35,21 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
   const crashes = useCrashWatch();
   afterEach(() => assert.deepEqual(crashes.events, []));
 
-  it('reasonOf: the status and the service\'s message, else the message or code; other errors by their message or text', () => {
+  it("reasonOf: the status and the service's message, else the message or code; other errors by their message or text", () => {
     const req = { method: 'GET', path: '/devices/d/measurement' };
-    assert.equal(reasonOf(apiError({ code: 'HTTP_404', status: 404, serviceMessage: 'unknown device', message: 'x', request: req })), 'HTTP 404 unknown device');
+    assert.equal(
+      reasonOf(
+        apiError({ code: 'HTTP_404', status: 404, serviceMessage: 'unknown device', message: 'x', request: req }),
+      ),
+      'HTTP 404 unknown device',
+    );
     assert.equal(reasonOf(apiError({ code: 'HTTP_502', status: 502, message: 'x', request: req })), 'HTTP 502');
-    assert.equal(reasonOf(apiError({ code: 'ECONNREFUSED', message: 'GET … connection to h:1 failed (ECONNREFUSED)', request: req })), 'GET … connection to h:1 failed (ECONNREFUSED)');
+    assert.equal(
+      reasonOf(
+        apiError({ code: 'ECONNREFUSED', message: 'GET … connection to h:1 failed (ECONNREFUSED)', request: req }),
+      ),
+      'GET … connection to h:1 failed (ECONNREFUSED)',
+    );
     assert.equal(reasonOf(apiError({ code: 'EMS_ABORTED', message: '', request: req })), 'EMS_ABORTED');
     assert.equal(reasonOf(new RangeError('bad')), 'bad');
     assert.equal(reasonOf('plain text'), 'plain text');
@@ -35,10 +58,15 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
   it('a fleet read where every device failed differently: EMS_FLEET_FAILED without a status, five devices named and "N more"', async () => {
     const devices = Array.from({ length: 7 }, (_, i) => `dvc_${i}`);
     const req = { method: 'GET', path: '-' };
-    const errorFor = (d: string) => (d === 'dvc_0'
-      ? apiError({ code: 'ECONNRESET', message: 'reset', request: req })
-      : apiError({ code: 'HTTP_404', status: 404, serviceMessage: `unknown ${d}`, message: 'x', request: req }));
-    const reads = { read: async (r: ReadRequest) => { throw errorFor(r.device); } } as unknown as ReadCoalescer;
+    const errorFor = (d: string) =>
+      d === 'dvc_0'
+        ? apiError({ code: 'ECONNRESET', message: 'reset', request: req })
+        : apiError({ code: 'HTTP_404', status: 404, serviceMessage: `unknown ${d}`, message: 'x', request: req });
+    const reads = {
+      read: async (r: ReadRequest) => {
+        throw errorFor(r.device);
+      },
+    } as unknown as ReadCoalescer;
     const out = await readFleet(reads, { concurrency: 1 }, devices, 'single', ['soc'], { inFlight: 2 });
     assert.equal(out.failed, 7);
     const failed = Object.fromEntries(devices.map((d, i) => [d, (out.errors[i] as Error).message]));
@@ -46,12 +74,27 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
     const e = new FleetReadError('msg.deviceReference', 7, failed, reasons, out.errors);
     assert.equal(e.code, 'EMS_FLEET_FAILED');
     assert.equal(e.status, undefined);
-    assert.equal(e.message, 'all 7 devices failed (msg.deviceReference): dvc_0 (reset), dvc_1 (HTTP 404 unknown dvc_1), dvc_2 (HTTP 404 unknown dvc_2), dvc_3 (HTTP 404 unknown dvc_3), dvc_4 (HTTP 404 unknown dvc_4), and 2 more');
+    assert.equal(
+      e.message,
+      'all 7 devices failed (msg.deviceReference): dvc_0 (reset), dvc_1 (HTTP 404 unknown dvc_1), dvc_2 (HTTP 404 unknown dvc_2), dvc_3 (HTTP 404 unknown dvc_3), dvc_4 (HTTP 404 unknown dvc_4), and 2 more',
+    );
     assert.equal((e as { field?: string }).field, 'msg.deviceReference');
-    const same = new FleetReadError('f', 2, { a: 'x', b: 'x' }, { a: 'HTTP 503', b: 'HTTP 503' }, [apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }), apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req })]);
-    assert.deepEqual([same.code, same.status], ['HTTP_503', 503], 'all the same: the code and status a poller backs off on');
-    const partial = new FleetReadError('f', 3, { a: 'x' }, { a: 'HTTP 503' }, [apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req })]);
-    assert.deepEqual([partial.code, partial.status, partial.message], ['EMS_FLEET_PARTIAL', undefined, '1 of 3 devices failed (f): a (HTTP 503)']);
+    const same = new FleetReadError('f', 2, { a: 'x', b: 'x' }, { a: 'HTTP 503', b: 'HTTP 503' }, [
+      apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }),
+      apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }),
+    ]);
+    assert.deepEqual(
+      [same.code, same.status],
+      ['HTTP_503', 503],
+      'all the same: the code and status a poller backs off on',
+    );
+    const partial = new FleetReadError('f', 3, { a: 'x' }, { a: 'HTTP 503' }, [
+      apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }),
+    ]);
+    assert.deepEqual(
+      [partial.code, partial.status, partial.message],
+      ['EMS_FLEET_PARTIAL', undefined, '1 of 3 devices failed (f): a (HTTP 503)'],
+    );
   });
 
   it('an aborted fleet read ends every device with the abort; no device is left without an outcome', async () => {
@@ -64,10 +107,16 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
         return o.signal?.aborted ? Promise.reject(o.signal.reason) : Promise.resolve({ value: r.device });
       },
     } as unknown as ReadCoalescer;
-    const out = await readFleet(reads, { concurrency: 6 }, ['a', 'b', 'c', 'd'], 'single', ['soc'], { inFlight: 1, signal: ctl.signal });
+    const out = await readFleet(reads, { concurrency: 6 }, ['a', 'b', 'c', 'd'], 'single', ['soc'], {
+      inFlight: 1,
+      signal: ctl.signal,
+    });
     assert.deepEqual(Array.from(out.answers), [{ value: 'a' }, undefined, undefined, undefined]);
     assert.equal(out.failed, 3);
-    assert.deepEqual(out.errors.slice(1).map((e) => (e as Error).message), ['node closed', 'node closed', 'node closed']);
+    assert.deepEqual(
+      out.errors.slice(1).map((e) => (e as Error).message),
+      ['node closed', 'node closed', 'node closed'],
+    );
   });
 
   it('battery capacities: one GET /sites for concurrent callers; bad capacities skipped; kept an hour; a failure (even a throw) gives none and is asked again after 5 min', async () => {
@@ -75,13 +124,28 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
     try {
       let calls = 0;
       let answer: () => Promise<unknown> = async () => [
-        { siteReference: 's1', name: 'a', batteryCapacity: 5000, devices: [{ deviceReference: 'b1', kind: 'battery' }, { deviceReference: 'p1', kind: 'pv' }, null] },
-        { siteReference: 's2', name: 'b', batteryCapacity: Number.POSITIVE_INFINITY, devices: [{ deviceReference: 'b2', kind: 'battery' }] },
+        {
+          siteReference: 's1',
+          name: 'a',
+          batteryCapacity: 5000,
+          devices: [{ deviceReference: 'b1', kind: 'battery' }, { deviceReference: 'p1', kind: 'pv' }, null],
+        },
+        {
+          siteReference: 's2',
+          name: 'b',
+          batteryCapacity: Number.POSITIVE_INFINITY,
+          devices: [{ deviceReference: 'b2', kind: 'battery' }],
+        },
         { siteReference: 's3', name: 'c', batteryCapacity: 0, devices: [{ deviceReference: 'b3', kind: 'battery' }] },
         { siteReference: 's4', name: 'd', batteryCapacity: 7000, devices: 'b4' },
         { siteReference: 's5', name: 'e', devices: [{ deviceReference: 'b5', kind: 'battery' }] },
       ];
-      const client = { listSites: () => { calls++; return answer(); } } as unknown as EmsClient;
+      const client = {
+        listSites: () => {
+          calls++;
+          return answer();
+        },
+      } as unknown as EmsClient;
       const [m1, m2] = await Promise.all([batteryCapacities(client), batteryCapacities(client)]);
       assert.equal(m1, m2, 'the same pending request');
       assert.deepEqual([...m1], [['b1', 5000]]);
@@ -90,15 +154,24 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
       await batteryCapacities(client);
       assert.equal(calls, 1, 'kept for an hour');
       clock.tick(1);
-      answer = () => { throw new Error('listSites threw'); };
-      assert.deepEqual([...await batteryCapacities(client)], [], 'never rejects');
+      answer = () => {
+        throw new Error('listSites threw');
+      };
+      assert.deepEqual([...(await batteryCapacities(client))], [], 'never rejects');
       assert.equal(calls, 2);
       clock.tick(CAPACITY_RETRY_MS - 1);
       await batteryCapacities(client);
       assert.equal(calls, 2, 'a failure is kept 5 min');
       clock.tick(1);
-      answer = async () => [{ siteReference: 's1', name: 'a', batteryCapacity: 9000, devices: [{ deviceReference: 'b1', kind: 'battery' }] }];
-      assert.deepEqual([...await batteryCapacities(client)], [['b1', 9000]]);
+      answer = async () => [
+        {
+          siteReference: 's1',
+          name: 'a',
+          batteryCapacity: 9000,
+          devices: [{ deviceReference: 'b1', kind: 'battery' }],
+        },
+      ];
+      assert.deepEqual([...(await batteryCapacities(client))], [['b1', 9000]]);
       assert.equal(calls, 3);
     } finally {
       clock.uninstall();
@@ -109,7 +182,13 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
 const T0 = Date.UTC(2026, 5, 1, 12);
 const Q = 15 * 60_000;
 const run = (i: number, setting: PlayRun['setting'], n = 1): PlayRun => ({
-  site: 'ste_a', total: 4, start: T0 + i * Q, end: T0 + (i + n) * Q, first: i, last: i + n - 1, setting,
+  site: 'ste_a',
+  total: 4,
+  start: T0 + i * Q,
+  end: T0 + (i + n) * Q,
+  first: i,
+  last: i + n - 1,
+  setting,
   slots: Array.from({ length: n }, (_, k) => ({ index: i + k, start: T0 + (i + k) * Q, end: T0 + (i + k + 1) * Q })),
 });
 const ess = (v: number) => ({ energyStorageSetting: { value: v, unit: 'kW' as const } });
@@ -123,7 +202,11 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
   afterEach(() => assert.deepEqual(crashes.events, []));
 
   it('commands of a run: maximizeGridImport false is sent (not dropped); grid limits go alone', () => {
-    const cmds = commandsOf({ site: 's', end: T0 + Q, setting: { maximizeGridImport: false, gridLimits: { upperLimit: { value: 5, unit: 'kW' } } } });
+    const cmds = commandsOf({
+      site: 's',
+      end: T0 + Q,
+      setting: { maximizeGridImport: false, gridLimits: { upperLimit: { value: 5, unit: 'kW' } } },
+    });
     assert.deepEqual(cmds, [
       { site: 's', kind: 'combined', maximizeGridImport: false, validUntil: T0 + Q },
       { site: 's', kind: 'grid-limits', gridLimits: { upperLimit: { value: 5, unit: 'kW' } }, validUntil: T0 + Q },
@@ -163,7 +246,9 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
 
   it('callbacks that throw do not stop the player: the next run still goes out at its start', async () => {
     const sent: number[] = [];
-    const boom = () => { throw new Error('node bug'); };
+    const boom = () => {
+      throw new Error('node bug');
+    };
     const p = new SchedulePlayer({
       submit: (cmd) => {
         sent.push(cmd.validUntil!);
@@ -171,7 +256,10 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       },
       now: () => clock.now,
       timers: clock,
-      sent: boom, changed: boom, done: boom, skipped: boom,
+      sent: boom,
+      changed: boom,
+      done: boom,
+      skipped: boom,
     });
     p.play([run(0, ess(1)), run(1, ess(2))]);
     await turns();
@@ -188,14 +276,18 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     const p = new SchedulePlayer({
       submit: (cmd) => {
         submits.push(cmd);
-        return new Promise((r) => { settle = () => r({} as SteeringResult); });
+        return new Promise((r) => {
+          settle = () => r({} as SteeringResult);
+        });
       },
       now: () => clock.now,
       timers: clock,
     });
     p.play([run(0, ess(1)), run(1, ess(2))]);
     let closed = false;
-    const closing = p.close().then(() => { closed = true; });
+    const closing = p.close().then(() => {
+      closed = true;
+    });
     await turns();
     assert.equal(closed, false, 'a request is under way');
     assert.equal(clock.countTimers(), 0, 'no timer after close');
@@ -214,7 +306,10 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       submit: () => Promise.resolve({} as SteeringResult),
       now: () => clock.now,
       // A timer that fires late: the run's start passed by the time it runs.
-      timers: { setTimeout: (fn, ms) => clock.setTimeout(fn, ms + Q - MIN_LEFT_MS / 2), clearTimeout: (t) => clock.clearTimeout(t as never) },
+      timers: {
+        setTimeout: (fn, ms) => clock.setTimeout(fn, ms + Q - MIN_LEFT_MS / 2),
+        clearTimeout: (t) => clock.clearTimeout(t as never),
+      },
       skipped: (_r, reason) => events.push(reason),
     });
     p.play([run(1, ess(1))]);
@@ -225,7 +320,12 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
 
   it('resuming a state whose run in force ended and nothing left: not playing, the state saved as is; resuming a stopped one plays nothing', () => {
     const saved: PlayerState[] = [];
-    const p = new SchedulePlayer({ submit: () => Promise.resolve({} as SteeringResult), now: () => clock.now, timers: clock, changed: (s) => saved.push(s) });
+    const p = new SchedulePlayer({
+      submit: () => Promise.resolve({} as SteeringResult),
+      now: () => clock.now,
+      timers: clock,
+      changed: (s) => saved.push(s),
+    });
     const ended = { ...run(-2, ess(1)) };
     assert.equal(p.resume({ runs: [], inForce: ended }), 0);
     assert.equal(p.active, false);
@@ -242,12 +342,18 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     try {
       const p = new SchedulePlayer({ submit: () => Promise.resolve({} as SteeringResult), now: () => T0 - Q });
       p.play([run(0, ess(1))]);
-      assert.equal(p.nextAt, T0, 'armed for the run\'s start');
-      assert.ok(w.pending().some((f) => f.includes('schedule-player')), w.pending().join('\n'));
+      assert.equal(p.nextAt, T0, "armed for the run's start");
+      assert.ok(
+        w.pending().some((f) => f.includes('schedule-player')),
+        w.pending().join('\n'),
+      );
       assert.equal(p.stop(), true);
       assert.equal(p.nextAt, undefined);
       await turns();
-      assert.deepEqual(w.pending().filter((f) => f.includes('schedule-player')), []);
+      assert.deepEqual(
+        w.pending().filter((f) => f.includes('schedule-player')),
+        [],
+      );
       assert.equal(p.stop(), false, 'stopping again: nothing was playing');
     } finally {
       w.stop();
@@ -259,7 +365,13 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       const base = Date.now();
       const submits: SteeringCommand[] = [];
       const events: string[] = [];
-      const p = new SchedulePlayer({ submit: (cmd) => { submits.push(cmd); return Promise.resolve({} as SteeringResult); }, done: () => events.push('done') });
+      const p = new SchedulePlayer({
+        submit: (cmd) => {
+          submits.push(cmd);
+          return Promise.resolve({} as SteeringResult);
+        },
+        done: () => events.push('done'),
+      });
       const soon: PlayRun = { ...run(0, ess(1)), start: base + 3_600_000, end: base + 3_600_000 + Q };
       p.play([soon]);
       assert.equal(p.nextAt, soon.start);
@@ -267,7 +379,10 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       assert.deepEqual([p.pending.length, p.nextAt, p.active, submits.length], [0, undefined, false, 0]);
       assert.deepEqual(events, ['done']);
       await turns();
-      assert.deepEqual(w.pending().filter((f) => f.includes('schedule-player')), []);
+      assert.deepEqual(
+        w.pending().filter((f) => f.includes('schedule-player')),
+        [],
+      );
     } finally {
       w.stop();
     }

@@ -57,13 +57,30 @@ describe('deep input: the depth of a value', () => {
 
   it('an array, Map or Set of more elements than allowed is found by its size, at any depth, before any element is read', () => {
     let reads = 0;
-    const huge = new Proxy(new Array(200_001).fill({ a: 1 }), { get: (t, k, r) => { if (typeof k === 'string' && /^\d+$/.test(k)) reads++; return Reflect.get(t, k, r); } });
+    const huge = new Proxy(new Array(200_001).fill({ a: 1 }), {
+      get: (t, k, r) => {
+        if (typeof k === 'string' && /^\d+$/.test(k)) reads++;
+        return Reflect.get(t, k, r);
+      },
+    });
     assert.deepEqual(inputProblem({ x: [1, { y: huge }] }, 64, 200_000), { kind: 'long', length: 200_001 });
     assert.equal(reads, 0);
-    assert.deepEqual(inputProblem(new Set(Array.from({ length: 11 }, (_, i) => i)), 64, 10), { kind: 'long', length: 11 });
+    assert.deepEqual(inputProblem(new Set(Array.from({ length: 11 }, (_, i) => i)), 64, 10), {
+      kind: 'long',
+      length: 11,
+    });
     assert.equal(inputProblem(new Array(10).fill(1), 64, 10), undefined, 'as many as allowed pass');
     assert.deepEqual(inputProblem(nested(65), 64, 10), { kind: 'deep' });
-    assert.deepEqual(refusedProperties({ payload: new Array(11).fill(0), body: nested(70), topic: 't' }, 64, 10).map((r) => [r.key, r.problem.kind]), [['payload', 'long'], ['body', 'deep']]);
+    assert.deepEqual(
+      refusedProperties({ payload: new Array(11).fill(0), body: nested(70), topic: 't' }, 64, 10).map((r) => [
+        r.key,
+        r.problem.kind,
+      ]),
+      [
+        ['payload', 'long'],
+        ['body', 'deep'],
+      ],
+    );
   });
 
   it('binary data is a value, not levels; Maps and Sets count', () => {
@@ -74,7 +91,10 @@ describe('deep input: the depth of a value', () => {
 
   it('the deep properties of a message: every property but req and res (Node-RED does not copy those)', () => {
     const deep = nested(100);
-    assert.deepEqual(deepProperties({ payload: deep, topic: 't', body: deep, req: deep, res: deep }, 64), ['payload', 'body']);
+    assert.deepEqual(deepProperties({ payload: deep, topic: 't', body: deep, req: deep, res: deep }, 64), [
+      'payload',
+      'body',
+    ]);
     assert.deepEqual(deepProperties({ payload: nested(64) }, 64), []);
   });
 });
@@ -84,11 +104,47 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
   useRuntime();
 
   const planNode = {
-    type: 'ems-plan', name: '', capacityKWh: '10', maxChargeKW: '5', maxDischargeKW: '', socMin: '10', socMax: '90', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '',
+    type: 'ems-plan',
+    name: '',
+    capacityKWh: '10',
+    maxChargeKW: '5',
+    maxDischargeKW: '',
+    socMin: '10',
+    socMax: '90',
+    efficiency: '0.9',
+    socEnd: '',
+    priceUnit: 'kWh',
+    steps: '',
   };
   const NODES: Array<[string, Record<string, unknown>, string[]]> = [
-    ['ems-device-read', { type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' }, ['payload']],
-    ['ems-time-series', { type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points' }, ['payload']],
+    [
+      'ems-device-read',
+      {
+        type: 'ems-device-read',
+        device: BAT,
+        deviceType: 'str',
+        mode: 'map',
+        properties: 'soc',
+        propertiesType: 'str',
+      },
+      ['payload'],
+    ],
+    [
+      'ems-time-series',
+      {
+        type: 'ems-time-series',
+        device: BAT,
+        deviceType: 'str',
+        property: 'soc',
+        propertyType: 'str',
+        range: 'last',
+        last: 3,
+        lastUnit: 'hours',
+        resolution: 1,
+        output: 'points',
+      },
+      ['payload'],
+    ],
     ['ems-site-steer', siteSteer(SITE, { maxEssPower: 1_000_000 }), ['payload']],
     ['ems-schedule', scheduleNode(), ['payload']],
     ['ems-request', { type: 'ems-request', method: 'POST', path: `/sites/${SITE}/steering/ess` }, ['payload', 'body']],
@@ -123,10 +179,16 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
       const before = sim.s.sim.requestsReceived;
       let reads = 0;
       const huge = new Proxy(new Array(1_000_000).fill({ start: 0, price: 1 }), {
-        get: (t, k, r) => { if (typeof k === 'string' && /^\d+$/.test(k)) reads++; return Reflect.get(t, k, r); },
+        get: (t, k, r) => {
+          if (typeof k === 'string' && /^\d+$/.test(k)) reads++;
+          return Reflect.get(t, k, r);
+        },
       });
       const e = await f.fails({ payload: huge, topic: 'kept' });
-      assert.equal(e.error.message, `ValidationError: msg.payload holds an array of 1000000 elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`);
+      assert.equal(
+        e.error.message,
+        `ValidationError: msg.payload holds an array of 1000000 elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`,
+      );
       assert.equal(reads, 0, 'no element read');
       assert.equal(e.payload, '[refused: an array of 1000000 elements]');
       assert.equal(e.topic, 'kept');
@@ -136,7 +198,19 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
   }
 
   it('a message 64 levels deep is taken as before (device read answers it)', async () => {
-    const f = await loadFlow(flow({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' }, cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(
+        {
+          type: 'ems-device-read',
+          device: BAT,
+          deviceType: 'str',
+          mode: 'map',
+          properties: 'soc',
+          propertiesType: 'str',
+        },
+        cfg(sim.s.url),
+      ),
+    );
     const ok = await f.ask({ extra: nested(64) });
     assert.equal(typeof ok.payload.soc, 'number');
   });

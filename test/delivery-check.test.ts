@@ -10,7 +10,16 @@ import type { AddressInfo } from 'node:net';
 import FakeTimers from '@sinonjs/fake-timers';
 import { EmsClient } from '../src/client';
 import {
-  DEFAULT_TOLERANCE, averageFromCounters, bandW, crossCheck, measuredReport, powerFromCounters, unknownReport, verdict, type Asked, type DeliveryReport,
+  DEFAULT_TOLERANCE,
+  averageFromCounters,
+  bandW,
+  crossCheck,
+  measuredReport,
+  powerFromCounters,
+  unknownReport,
+  verdict,
+  type Asked,
+  type DeliveryReport,
 } from '../src/protocol/delivery';
 import { MINUTE_MS } from '../src/protocol/time';
 import { ReadCoalescer } from '../src/runtime/coalescer';
@@ -19,7 +28,11 @@ import { startSimulator, type SiteDefinition, type StartedSimulator } from '../s
 import { DELIVERY_SITES } from './helpers/delivery-sites';
 
 const kW = (value: number) => ({ value, unit: 'kW' as const });
-const setpoint = (value: number, deadbandW?: number): Asked => ({ kind: 'setpoint', value: kW(value), ...(deadbandW ? { deadbandW } : {}) });
+const setpoint = (value: number, deadbandW?: number): Asked => ({
+  kind: 'setpoint',
+  value: kW(value),
+  ...(deadbandW ? { deadbandW } : {}),
+});
 
 describe('delivery: formulas and verdicts (pure)', () => {
   it('formulas: ESS (Δproduced − Δconsumed)/Δt, positive = discharge; PV Δproduced/Δt; grid (Δconsumed − Δproduced)/Δt, positive = import', () => {
@@ -33,14 +46,25 @@ describe('delivery: formulas and verdicts (pure)', () => {
 
   it('averageFromCounters: from two readings; missing counters, no time between them or a counter going backwards give a reason', () => {
     const a = { at: 0, produced: 1000, consumed: 500 };
-    assert.deepEqual(averageFromCounters('battery', a, { at: 15 * MINUTE_MS, produced: 3500, consumed: 500 }), { watts: 10_000 });
-    assert.deepEqual(averageFromCounters('pv', { at: 0, produced: 10 }, { at: 30 * MINUTE_MS, produced: 1010 }), { watts: 2000 });
-    assert.match((averageFromCounters('battery', { at: 0, produced: 1 }, { at: 60_000, produced: 2 }) as { reason: string }).reason, /totalEnergyProduced and totalEnergyConsumed/);
+    assert.deepEqual(averageFromCounters('battery', a, { at: 15 * MINUTE_MS, produced: 3500, consumed: 500 }), {
+      watts: 10_000,
+    });
+    assert.deepEqual(averageFromCounters('pv', { at: 0, produced: 10 }, { at: 30 * MINUTE_MS, produced: 1010 }), {
+      watts: 2000,
+    });
+    assert.match(
+      (averageFromCounters('battery', { at: 0, produced: 1 }, { at: 60_000, produced: 2 }) as { reason: string })
+        .reason,
+      /totalEnergyProduced and totalEnergyConsumed/,
+    );
     assert.match((averageFromCounters('meter', a, { ...a }) as { reason: string }).reason, /not apart in time/);
-    assert.match((averageFromCounters('meter', a, { at: 60_000, produced: 900, consumed: 600 }) as { reason: string }).reason, /backwards/);
+    assert.match(
+      (averageFromCounters('meter', a, { at: 60_000, produced: 900, consumed: 600 }) as { reason: string }).reason,
+      /backwards/,
+    );
   });
 
-  it('tolerance: 10 % of the asked power, at least 1 kW by default; a grid target\'s deadband widens it', () => {
+  it("tolerance: 10 % of the asked power, at least 1 kW by default; a grid target's deadband widens it", () => {
     assert.deepEqual(DEFAULT_TOLERANCE, { percent: 10, minW: 1000 });
     assert.equal(bandW(50_000, DEFAULT_TOLERANCE), 5000);
     assert.equal(bandW(-5000, DEFAULT_TOLERANCE), 1000);
@@ -73,11 +97,20 @@ describe('delivery: formulas and verdicts (pure)', () => {
     assert.deepEqual(verdict(cap, 400_000), { followed: 'no', targetW: 300_000, deviationW: 100_000, bandW: 30_000 });
     const pct: Asked = { kind: 'max', value: { value: 40, unit: '%' }, percentOfW: 10_000 };
     assert.equal(verdict(pct, 6000).followed, 'no');
-    assert.equal(verdict({ kind: 'max', value: { value: 40, unit: '%' } }, 5000).followed, 'unknown', '% without the PV power');
+    assert.equal(
+      verdict({ kind: 'max', value: { value: 40, unit: '%' } }, 5000).followed,
+      'unknown',
+      '% without the PV power',
+    );
     const range: Asked = { kind: 'range', upper: kW(-100), lower: kW(-200) };
     assert.deepEqual(verdict(range, -150_000), { followed: 'yes', targetW: -100_000, deviationW: 0, bandW: 10_000 });
     assert.deepEqual(verdict(range, -50_000), { followed: 'no', targetW: -100_000, deviationW: 50_000, bandW: 10_000 });
-    assert.deepEqual(verdict(range, -230_000), { followed: 'no', targetW: -200_000, deviationW: -30_000, bandW: 20_000 });
+    assert.deepEqual(verdict(range, -230_000), {
+      followed: 'no',
+      targetW: -200_000,
+      deviationW: -30_000,
+      bandW: 20_000,
+    });
     assert.equal(verdict({ kind: 'range', lower: kW(-5) }, -5500).followed, 'yes', 'one bound, within its band');
   });
 
@@ -88,43 +121,110 @@ describe('delivery: formulas and verdicts (pure)', () => {
   });
 
   it('reports: powers in the asked unit, deviation with percent, the band, the cross-check; unknown carries no measurement', () => {
-    const i = { site: 'ste_x', component: 'energyStorage' as const, asked: setpoint(-50), from: 1, until: 2, source: 'energy counters' as const, device: 'dvc_b' };
+    const i = {
+      site: 'ste_x',
+      component: 'energyStorage' as const,
+      asked: setpoint(-50),
+      from: 1,
+      until: 2,
+      source: 'energy counters' as const,
+      device: 'dvc_b',
+    };
     const r = measuredReport(i, -32_040.4, { startW: -50_000, endW: -10_000 });
     assert.deepEqual(r, {
-      site: 'ste_x', component: 'energyStorage', asked: { value: -50, unit: 'kW' }, measured: { value: -32.04, unit: 'kW' },
-      deviation: { value: 17.96, unit: 'kW', percent: 35.9 }, followed: 'partly', from: 1, until: 2, source: 'energy counters',
-      device: 'dvc_b', tolerance: { value: 5, unit: 'kW' }, crossCheck: { start: -50, end: -10, unit: 'kW', agrees: true },
+      site: 'ste_x',
+      component: 'energyStorage',
+      asked: { value: -50, unit: 'kW' },
+      measured: { value: -32.04, unit: 'kW' },
+      deviation: { value: 17.96, unit: 'kW', percent: 35.9 },
+      followed: 'partly',
+      from: 1,
+      until: 2,
+      source: 'energy counters',
+      device: 'dvc_b',
+      tolerance: { value: 5, unit: 'kW' },
+      crossCheck: { start: -50, end: -10, unit: 'kW', agrees: true },
     });
     const off = measuredReport(i, -32_000, { startW: 0, endW: 0 });
     assert.equal(off.crossCheck!.agrees, false);
     assert.match(off.reason!, /do not bracket/);
     assert.equal(crossCheck(5, 0, 10, 0), true);
-    const g = measuredReport({ ...i, component: 'gridLimits', asked: { kind: 'range', upper: kW(-100), lower: { value: -0.2, unit: 'MW' } } }, -50_000);
+    const g = measuredReport(
+      { ...i, component: 'gridLimits', asked: { kind: 'range', upper: kW(-100), lower: { value: -0.2, unit: 'MW' } } },
+      -50_000,
+    );
     assert.deepEqual(g.asked, { value: -100, unit: 'kW', lower: -200, upper: -100 });
     assert.deepEqual(g.deviation, { value: 50, unit: 'kW', percent: 50 });
     const u = unknownReport(i, 'end reading failed: HTTP 500');
-    assert.deepEqual(u, { site: 'ste_x', component: 'energyStorage', asked: { value: -50, unit: 'kW' }, measured: null, deviation: null, followed: 'unknown', from: 1, until: 2, source: 'energy counters', reason: 'end reading failed: HTTP 500', device: 'dvc_b' });
+    assert.deepEqual(u, {
+      site: 'ste_x',
+      component: 'energyStorage',
+      asked: { value: -50, unit: 'kW' },
+      measured: null,
+      deviation: null,
+      followed: 'unknown',
+      from: 1,
+      until: 2,
+      source: 'energy counters',
+      reason: 'end reading failed: HTTP 500',
+      device: 'dvc_b',
+    });
     const zero = measuredReport({ ...i, asked: setpoint(0) }, 300);
     assert.equal(zero.deviation!.percent, null, 'no percent of 0');
   });
 
   it('componentsOf: one asked item per component of a command; a cancel ends the grid target', () => {
-    const c = componentsOf({ site: 's', kind: 'combined', energyStorageSetting: kW(5), productionCurtailment: kW(300), maximizeGridImport: false, validUntil: 1 });
-    assert.deepEqual(c.asked.map((a) => [a.component, a.asked.kind]), [['energyStorage', 'setpoint'], ['curtailment', 'max'], ['maximizeGridImport', 'flag']]);
-    const g = componentsOf({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(3), deadband: kW(1) }, validUntil: 1 });
+    const c = componentsOf({
+      site: 's',
+      kind: 'combined',
+      energyStorageSetting: kW(5),
+      productionCurtailment: kW(300),
+      maximizeGridImport: false,
+      validUntil: 1,
+    });
+    assert.deepEqual(
+      c.asked.map((a) => [a.component, a.asked.kind]),
+      [
+        ['energyStorage', 'setpoint'],
+        ['curtailment', 'max'],
+        ['maximizeGridImport', 'flag'],
+      ],
+    );
+    const g = componentsOf({
+      site: 's',
+      kind: 'grid-target',
+      gridTarget: { setpoint: kW(3), deadband: kW(1) },
+      validUntil: 1,
+    });
     assert.deepEqual(g.asked[0].asked, { kind: 'setpoint', value: kW(3), deadbandW: 1000 });
     assert.deepEqual(componentsOf({ site: 's', kind: 'cancel-grid-target' }), { asked: [], ends: ['gridTarget'] });
   });
 
-  it('readingOf: counters in Wh (kWh, MWh converted), power in W, the instant from the counters\' timestamps', () => {
-    const r = readingOf({ reference: 'd', measurements: [
-      { timestamp: 5, property: 'totalEnergyProduced', value: 2, unit: 'kWh' },
-      { timestamp: 7, property: 'totalEnergyConsumed', value: 300, unit: 'Wh' },
-      { timestamp: 9, property: 'power', value: 1.5, unit: 'kW' },
-    ] }, 100);
+  it("readingOf: counters in Wh (kWh, MWh converted), power in W, the instant from the counters' timestamps", () => {
+    const r = readingOf(
+      {
+        reference: 'd',
+        measurements: [
+          { timestamp: 5, property: 'totalEnergyProduced', value: 2, unit: 'kWh' },
+          { timestamp: 7, property: 'totalEnergyConsumed', value: 300, unit: 'Wh' },
+          { timestamp: 9, property: 'power', value: 1.5, unit: 'kW' },
+        ],
+      },
+      100,
+    );
     assert.deepEqual(r, { at: 7, produced: 2000, consumed: 300, power: 1500 });
-    assert.deepEqual(readingOf({ reference: 'd', measurements: [{ timestamp: 3, property: 'power', value: 1, unit: 'W' }] }, 100), { at: 3, power: 1 });
-    assert.deepEqual(readingOf({ reference: 'd', measurements: [{ timestamp: 3, property: 'totalEnergyProduced', value: 1, unit: 'J' }] }, 100), { at: 100 }, 'an unknown unit is not used');
+    assert.deepEqual(
+      readingOf({ reference: 'd', measurements: [{ timestamp: 3, property: 'power', value: 1, unit: 'W' }] }, 100),
+      { at: 3, power: 1 },
+    );
+    assert.deepEqual(
+      readingOf(
+        { reference: 'd', measurements: [{ timestamp: 3, property: 'totalEnergyProduced', value: 1, unit: 'J' }] },
+        100,
+      ),
+      { at: 100 },
+      'an unknown unit is not used',
+    );
   });
 });
 
@@ -142,7 +242,11 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     client = new EmsClient({ baseUrl: s.url, retries: 0 });
     reads = new ReadCoalescer(client, 2);
     clock = FakeTimers.createClock(t0);
-    cc = { now: () => clock.now, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId) };
+    cc = {
+      now: () => clock.now,
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
+    };
   });
   afterEach(async () => {
     reads.close();
@@ -157,7 +261,10 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
   }
 
   /** A check on the test clock, once its first reading was taken. */
-  async function started(req: ConstructorParameters<typeof DeliveryCheck>[0], opts: ConstructorParameters<typeof DeliveryCheck>[2] = {}): Promise<DeliveryCheck> {
+  async function started(
+    req: ConstructorParameters<typeof DeliveryCheck>[0],
+    opts: ConstructorParameters<typeof DeliveryCheck>[2] = {},
+  ): Promise<DeliveryCheck> {
     const c = new DeliveryCheck(req, { reads }, { clock: cc, ...opts });
     await c.started;
     return c;
@@ -169,14 +276,22 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     await client.steerEss(site.siteReference, { setting: kW(kw), validUntil: until });
     const reports: DeliveryReport[] = [];
     const c = new DeliveryCheck(
-      { site: site.siteReference, component: 'energyStorage', asked: setpoint(kw), from: clock.now, until, devices: { battery: site.battery.deviceReference } },
-      { reads }, { clock: cc, onReport: (r) => reports.push(r), ...opts },
+      {
+        site: site.siteReference,
+        component: 'energyStorage',
+        asked: setpoint(kw),
+        from: clock.now,
+        until,
+        devices: { battery: site.battery.deviceReference },
+      },
+      { reads },
+      { clock: cc, onReport: (r) => reports.push(r), ...opts },
     );
     await c.started;
     return { c, reports, until };
   }
 
-  it('yes: ESS charge −5 kW within the battery\'s means; the report covers the window by the readings\' timestamps', async () => {
+  it("yes: ESS charge −5 kW within the battery's means; the report covers the window by the readings' timestamps", async () => {
     const t0 = clock.now;
     const { c, reports } = await essCheck(SITES.ok, -5);
     await advance(15 * MINUTE_MS);
@@ -214,15 +329,43 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
   it('grid limits and grid target on the meter; curtailment on the PV; maximize grid import is reported as not measurable', async () => {
     const site = SITES.ok;
     const until = clock.now + 15 * MINUTE_MS;
-    const devices = { battery: site.battery.deviceReference, pv: site.pv.deviceReference, meter: site.meter.deviceReference };
+    const devices = {
+      battery: site.battery.deviceReference,
+      pv: site.pv.deviceReference,
+      meter: site.meter.deviceReference,
+    };
     await client.steerGridLimits(site.siteReference, { upperLimit: kW(-2), validUntil: until });
-    const limits = await started({ site: site.siteReference, component: 'gridLimits', asked: { kind: 'range', upper: kW(-2) }, from: clock.now, until, devices });
-    const curt = await started({ site: site.siteReference, component: 'curtailment', asked: { kind: 'max', value: kW(0) }, from: clock.now, until, devices });
-    const mgi = await started({ site: site.siteReference, component: 'maximizeGridImport', asked: { kind: 'flag', value: true }, from: clock.now, until, devices });
+    const limits = await started({
+      site: site.siteReference,
+      component: 'gridLimits',
+      asked: { kind: 'range', upper: kW(-2) },
+      from: clock.now,
+      until,
+      devices,
+    });
+    const curt = await started({
+      site: site.siteReference,
+      component: 'curtailment',
+      asked: { kind: 'max', value: kW(0) },
+      from: clock.now,
+      until,
+      devices,
+    });
+    const mgi = await started({
+      site: site.siteReference,
+      component: 'maximizeGridImport',
+      asked: { kind: 'flag', value: true },
+      from: clock.now,
+      until,
+      devices,
+    });
     await advance(15 * MINUTE_MS);
     const [l, c, m] = await Promise.all([limits.done, curt.done, mgi.done]);
     assert.equal(l.followed, 'yes');
-    assert.ok(Math.abs(l.measured!.value + 2) < 0.01, `grid ${l.measured!.value} kW: exports 2 kW (1 kW load, battery 3 kW)`);
+    assert.ok(
+      Math.abs(l.measured!.value + 2) < 0.01,
+      `grid ${l.measured!.value} kW: exports 2 kW (1 kW load, battery 3 kW)`,
+    );
     assert.deepEqual(l.deviation, { value: 0, unit: 'kW', percent: 0 });
     assert.equal(c.followed, 'yes', 'no PV: 0 ≤ 0');
     assert.equal(m.followed, 'unknown');
@@ -231,7 +374,14 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
 
     const t = clock.now;
     await client.steerGridTarget(site.siteReference, { setpoint: kW(3), validUntil: t + 15 * MINUTE_MS });
-    const g = await started({ site: site.siteReference, component: 'gridTarget', asked: setpoint(3), from: t, until: t + 15 * MINUTE_MS, devices });
+    const g = await started({
+      site: site.siteReference,
+      component: 'gridTarget',
+      asked: setpoint(3),
+      from: t,
+      until: t + 15 * MINUTE_MS,
+      devices,
+    });
     await advance(15 * MINUTE_MS);
     const gr = await g.done;
     assert.equal(gr.followed, 'yes');
@@ -260,7 +410,13 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     reads.close();
     client = new EmsClient({ baseUrl: s.url, retries: 0 });
     reads = new ReadCoalescer(client, 2);
-    const base = { site: SITES.ok.siteReference, component: 'energyStorage' as const, asked: setpoint(1), from: clock.now, until: clock.now + 5 * MINUTE_MS };
+    const base = {
+      site: SITES.ok.siteReference,
+      component: 'energyStorage' as const,
+      asked: setpoint(1),
+      from: clock.now,
+      until: clock.now + 5 * MINUTE_MS,
+    };
     const none = check({ ...base, devices: {} }, { reads }, { clock: cc });
     const unknown = await started({ ...base, devices: { battery: 'dvc_doesnotexist' } });
     const short = await started({ ...base, devices: { battery: SITES.ok.battery.deviceReference } });
@@ -280,8 +436,18 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
       while (reports.length < i) await clock.tickAsync(0);
     }
     await c.done;
-    assert.deepEqual(reports.map((r) => [r.from - t0, r.until - t0]), [[0, 5 * MINUTE_MS], [5 * MINUTE_MS, 10 * MINUTE_MS], [10 * MINUTE_MS, 15 * MINUTE_MS]]);
-    assert.deepEqual(reports.map((r) => r.followed), ['yes', 'yes', 'yes']);
+    assert.deepEqual(
+      reports.map((r) => [r.from - t0, r.until - t0]),
+      [
+        [0, 5 * MINUTE_MS],
+        [5 * MINUTE_MS, 10 * MINUTE_MS],
+        [10 * MINUTE_MS, 15 * MINUTE_MS],
+      ],
+    );
+    assert.deepEqual(
+      reports.map((r) => r.followed),
+      ['yes', 'yes', 'yes'],
+    );
     assert.equal(clock.countTimers(), 0, 'no timer left');
   });
 
@@ -295,8 +461,18 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     assert.equal(reports.length, 1);
     const ac = new AbortController();
     const seen: DeliveryReport[] = [];
-    const k = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(-5), from: clock.now, until: clock.now + 15 * MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } },
-      { reads }, { clock: cc, signal: ac.signal, onReport: (x) => seen.push(x) });
+    const k = new DeliveryCheck(
+      {
+        site: SITES.ok.siteReference,
+        component: 'energyStorage',
+        asked: setpoint(-5),
+        from: clock.now,
+        until: clock.now + 15 * MINUTE_MS,
+        devices: { battery: SITES.ok.battery.deviceReference },
+      },
+      { reads },
+      { clock: cc, signal: ac.signal, onReport: (x) => seen.push(x) },
+    );
     ac.abort();
     const kr = await k.done;
     assert.equal(kr.followed, 'unknown');
@@ -306,11 +482,21 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     assert.equal(clock.countTimers(), 0);
   });
 
-  it('a finished check stops listening on the signal it was given (a node\'s signal outlives many checks)', async () => {
+  it("a finished check stops listening on the signal it was given (a node's signal outlives many checks)", async () => {
     const ac = new AbortController();
     for (let i = 0; i < 12; i++) {
-      const c = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(0), from: clock.now, until: clock.now + MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } },
-        { reads }, { clock: cc, signal: ac.signal });
+      const c = new DeliveryCheck(
+        {
+          site: SITES.ok.siteReference,
+          component: 'energyStorage',
+          asked: setpoint(0),
+          from: clock.now,
+          until: clock.now + MINUTE_MS,
+          devices: { battery: SITES.ok.battery.deviceReference },
+        },
+        { reads },
+        { clock: cc, signal: ac.signal },
+      );
       await c.started;
       c.end();
       await c.done;
@@ -321,7 +507,18 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
 
   it('a window that starts later is read when it starts', async () => {
     const from = clock.now + 10 * MINUTE_MS;
-    const c = new DeliveryCheck({ site: SITES.ok.siteReference, component: 'energyStorage', asked: setpoint(0), from, until: from + 15 * MINUTE_MS, devices: { battery: SITES.ok.battery.deviceReference } }, { reads }, { clock: cc });
+    const c = new DeliveryCheck(
+      {
+        site: SITES.ok.siteReference,
+        component: 'energyStorage',
+        asked: setpoint(0),
+        from,
+        until: from + 15 * MINUTE_MS,
+        devices: { battery: SITES.ok.battery.deviceReference },
+      },
+      { reads },
+      { clock: cc },
+    );
     await advance(10 * MINUTE_MS);
     await c.started;
     await advance(15 * MINUTE_MS);
@@ -342,15 +539,37 @@ describe('delivery check: a device without energy counters', () => {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"unknown property"}');
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ reference: 'dvc_x', measurements: [{ timestamp: now, property: 'power', value: now % 2 ? 4000 : 6000, unit: 'W' }] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(
+          JSON.stringify({
+            reference: 'dvc_x',
+            measurements: [{ timestamp: now, property: 'power', value: now % 2 ? 4000 : 6000, unit: 'W' }],
+          }),
+        );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const client = new EmsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });
     const reads = new ReadCoalescer(client, 0);
     const clock = FakeTimers.createClock(now);
-    const cc: CheckClock = { now: () => clock.now, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId) };
+    const cc: CheckClock = {
+      now: () => clock.now,
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
+    };
     try {
-      const c = new DeliveryCheck({ site: 'ste_x', component: 'energyStorage', asked: setpoint(5), from: clock.now, until: clock.now + 15 * MINUTE_MS, devices: { battery: 'dvc_x' } }, { reads }, { clock: cc });
+      const c = new DeliveryCheck(
+        {
+          site: 'ste_x',
+          component: 'energyStorage',
+          asked: setpoint(5),
+          from: clock.now,
+          until: clock.now + 15 * MINUTE_MS,
+          devices: { battery: 'dvc_x' },
+        },
+        { reads },
+        { clock: cc },
+      );
       await c.started;
       now += 15 * MINUTE_MS + 1;
       await clock.tickAsync(15 * MINUTE_MS);
@@ -359,7 +578,11 @@ describe('delivery check: a device without energy counters', () => {
       assert.equal(r.followed, 'yes');
       assert.equal(r.measured!.value, 5, 'the mean of 6 kW and 4 kW');
       assert.match(r.reason!, /from the device's power at the window's ends/);
-      assert.deepEqual(asked, ['totalEnergyProduced,totalEnergyConsumed,power', 'totalEnergyProduced,totalEnergyConsumed', 'power', 'power'], 'the end reading asks for power alone');
+      assert.deepEqual(
+        asked,
+        ['totalEnergyProduced,totalEnergyConsumed,power', 'totalEnergyProduced,totalEnergyConsumed', 'power', 'power'],
+        'the end reading asks for power alone',
+      );
     } finally {
       client.close();
       await new Promise((r) => server.close(r));

@@ -13,15 +13,20 @@ const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 const doc = fs.readFileSync(path.join(ROOT, 'docs', 'architecture.md'), 'utf8');
 
 describe('docs: architecture and README', () => {
-  it('the folder list is src/\'s folders', () => {
+  it("the folder list is src/'s folders", () => {
     const listed = [...doc.matchAll(/^src\/([a-z-]+)\/\s/gm)].map((m) => m[1]).sort();
-    const actual = fs.readdirSync(path.join(ROOT, 'src'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const actual = fs
+      .readdirSync(path.join(ROOT, 'src'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     assert.deepEqual(listed, actual);
   });
 
-  it('the migration versions are the code\'s, for every node of package.json', () => {
+  it("the migration versions are the code's, for every node of package.json", () => {
     const rows = new Map([...doc.matchAll(/^\| `(ems-[a-z-]+)` \| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
-    for (const type of Object.keys(PKG['node-red'].nodes)) assert.equal(rows.get(type), currentVersion(type), `${type} in docs/architecture.md`);
+    for (const type of Object.keys(PKG['node-red'].nodes))
+      assert.equal(rows.get(type), currentVersion(type), `${type} in docs/architecture.md`);
     assert.equal(rows.size, Object.keys(PKG['node-red'].nodes).length);
   });
 
@@ -31,7 +36,9 @@ describe('docs: architecture and README', () => {
     assert.match(readme, /npm start/);
     assert.match(readme, /npm test/);
     for (const type of Object.keys(PKG['node-red'].nodes)) assert.ok(readme.includes(`\`${type}\``), type);
-    for (const f of fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md'))) assert.ok(readme.includes(`](docs/${f})`), `docs/${f} linked`);
-    for (const [, target] of readme.matchAll(/\]\(((?:docs\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g)) assert.ok(fs.existsSync(path.join(ROOT, target)), `${target} exists`);
+    for (const f of fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')))
+      assert.ok(readme.includes(`](docs/${f})`), `docs/${f} linked`);
+    for (const [, target] of readme.matchAll(/\]\(((?:docs\/)?[\w./-]+\.md)(?:#[\w-]+)?\)/g))
+      assert.ok(fs.existsSync(path.join(ROOT, target)), `${target} exists`);
   });
 });

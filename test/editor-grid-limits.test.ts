@@ -19,7 +19,18 @@ const T = 'ems-site-steer';
 function editor(): any {
   const $: any = () => ({ length: 0 });
   $.extend = (_deep: boolean, _to: object, from: object) => JSON.parse(JSON.stringify(from));
-  const ctx: any = { $, RED: { events: { on() { /* nodes:add */ } }, nodes: { getType: () => ({ _: (k: string) => k }), node: () => undefined }, utils: {} } };
+  const ctx: any = {
+    $,
+    RED: {
+      events: {
+        on() {
+          /* nodes:add */
+        },
+      },
+      nodes: { getType: () => ({ _: (k: string) => k }), node: () => undefined },
+      utils: {},
+    },
+  };
   ctx.window = ctx;
   vm.createContext(ctx);
   for (const f of ['limits.js', 'config-keys.js', 'editor.js', 'steer-rules.js', 'site-steer-panel.js']) {
@@ -39,18 +50,32 @@ function refused(label: string, field: string, fn: () => unknown): string {
   throw new Error('the runtime accepts it');
 }
 
-describe('editor: the site steer panel\'s grid limits are the runtime\'s rule (protocol/grid-limits.ts)', () => {
+describe("editor: the site steer panel's grid limits are the runtime's rule (protocol/grid-limits.ts)", () => {
   const P = editor().EmsPartnerSiteSteerPanel;
   const node = (extra: Record<string, unknown>) => ({
-    mode: 'grid-limits', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '', ...extra,
+    mode: 'grid-limits',
+    upperLimitValueType: 'num',
+    upperLimitUnit: 'kW',
+    lowerLimitValueType: 'num',
+    lowerLimitUnit: 'kW',
+    maxGridLimit: '',
+    ...extra,
   });
   const check = (prop: string, n: Record<string, unknown>) => P.validate[prop].call(n, n[prop], {});
   const FIELDS = { upper: 'upperLimit', lower: 'lowerLimit' };
-  const S = (o: Partial<GridLimitSettings> = {}): GridLimitSettings => ({ upperLimitUnit: 'kW', lowerLimitUnit: 'kW', maxGridLimit: 0, ...o });
+  const S = (o: Partial<GridLimitSettings> = {}): GridLimitSettings => ({
+    upperLimitUnit: 'kW',
+    lowerLimitUnit: 'kW',
+    maxGridLimit: 0,
+    ...o,
+  });
 
   it('steer-rules.js carries parseGridLimits; the panel keeps no grid-limit wording of its own', () => {
     assert.equal(typeof editor().EmsPartnerSteerRules.parseGridLimits, 'function');
-    assert.doesNotMatch(fs.readFileSync(path.join(RESOURCES, 'site-steer-panel.js'), 'utf8'), /errors\.(maxGridLimit|limitOrder|gridLimit)\b/);
+    assert.doesNotMatch(
+      fs.readFileSync(path.join(RESOURCES, 'site-steer-panel.js'), 'utf8'),
+      /errors\.(maxGridLimit|limitOrder|gridLimit)\b/,
+    );
   });
 
   it('accepts what the runtime accepts: within maxGridLimit, lower not above upper, empty or from msg not checked', () => {
@@ -58,7 +83,13 @@ describe('editor: the site steer panel\'s grid limits are the runtime\'s rule (p
       node({ upperLimitValue: '5', lowerLimitValue: '-5', maxGridLimit: '5000' }),
       node({ upperLimitValue: '5', lowerLimitValue: '5' }),
       node({ upperLimitValue: '', lowerLimitValue: '' }),
-      node({ upperLimitValue: '0.005', upperLimitUnit: 'MW', lowerLimitValue: '-5000', lowerLimitUnit: 'W', maxGridLimit: '5000' }),
+      node({
+        upperLimitValue: '0.005',
+        upperLimitUnit: 'MW',
+        lowerLimitValue: '-5000',
+        lowerLimitUnit: 'W',
+        maxGridLimit: '5000',
+      }),
       node({ upperLimitValue: 'payload.u', upperLimitValueType: 'msg', lowerLimitValue: '7' }),
       node({ mode: 'ess', upperLimitValue: 'x', lowerLimitValue: '9', maxGridLimit: '1' }),
     ]) {
@@ -67,21 +98,38 @@ describe('editor: the site steer panel\'s grid limits are the runtime\'s rule (p
     }
   });
 
-  it('beyond maxGridLimit (either sign, any unit): the runtime\'s refusal', () => {
+  it("beyond maxGridLimit (either sign, any unit): the runtime's refusal", () => {
     const n = node({ upperLimitValue: '6', lowerLimitValue: '-0.006', lowerLimitUnit: 'MW', maxGridLimit: '5000' });
-    assert.equal(check('upperLimitValue', n), refused('upperLimit', 'upperLimit', () => parseGridLimits(S({ maxGridLimit: 5000 }), '6', undefined, FIELDS)));
-    assert.match(check('upperLimitValue', n), /^ems-site-steer\.label\.upperLimit: must be within the node's limit maxGridLimit = 5000 W \(either sign\); got 6 kW$/);
-    assert.equal(check('lowerLimitValue', n), refused('lowerLimit', 'lowerLimit', () => parseGridLimits(S({ maxGridLimit: 5000, lowerLimitUnit: 'MW' }), undefined, '-0.006', FIELDS)));
+    assert.equal(
+      check('upperLimitValue', n),
+      refused('upperLimit', 'upperLimit', () => parseGridLimits(S({ maxGridLimit: 5000 }), '6', undefined, FIELDS)),
+    );
+    assert.match(
+      check('upperLimitValue', n),
+      /^ems-site-steer\.label\.upperLimit: must be within the node's limit maxGridLimit = 5000 W \(either sign\); got 6 kW$/,
+    );
+    assert.equal(
+      check('lowerLimitValue', n),
+      refused('lowerLimit', 'lowerLimit', () =>
+        parseGridLimits(S({ maxGridLimit: 5000, lowerLimitUnit: 'MW' }), undefined, '-0.006', FIELDS),
+      ),
+    );
   });
 
-  it('a lower limit above the upper one (in W, across units): the runtime\'s refusal, on the lower limit only', () => {
+  it("a lower limit above the upper one (in W, across units): the runtime's refusal, on the lower limit only", () => {
     const n = node({ upperLimitValue: '1', lowerLimitValue: '1001', lowerLimitUnit: 'W' });
     assert.equal(check('upperLimitValue', n), true);
-    assert.equal(check('lowerLimitValue', n), refused('lowerLimit', 'lowerLimit', () => parseGridLimits(S({ lowerLimitUnit: 'W' }), '1', '1001', FIELDS)));
+    assert.equal(
+      check('lowerLimitValue', n),
+      refused('lowerLimit', 'lowerLimit', () => parseGridLimits(S({ lowerLimitUnit: 'W' }), '1', '1001', FIELDS)),
+    );
     assert.match(check('lowerLimitValue', n), /must not be above upperLimit \(1 kW\); got 1001 W$/);
     // An upper limit the runtime refuses is its own validator's concern: the lower one is then checked alone.
     const bad = node({ upperLimitValue: 'abc', lowerLimitValue: '3' });
     assert.equal(check('lowerLimitValue', bad), true);
-    assert.equal(check('upperLimitValue', bad), refused('upperLimit', 'upperLimit', () => parseGridLimits(S(), 'abc', undefined, FIELDS)));
+    assert.equal(
+      check('upperLimitValue', bad),
+      refused('upperLimit', 'upperLimit', () => parseGridLimits(S(), 'abc', undefined, FIELDS)),
+    );
   });
 });

@@ -22,16 +22,25 @@ const T = 'ems-site-steer';
 
 /** The editor's scripts in one context, as the config node's and the site steer node's panels load them; RED and jQuery stubbed. */
 function editor(nodes: Record<string, unknown> = {}): any {
-  const $: any = () => ({ length: 0 });   // no open form: validators read the node's saved values
+  const $: any = () => ({ length: 0 }); // no open form: validators read the node's saved values
   $.extend = (_deep: boolean, _to: object, from: object) => JSON.parse(JSON.stringify(from));
   const ctx: any = {
     $,
     // A catalogue that answers with the key: a label reads as its key.
-    RED: { events: { on() { /* nodes:add */ } }, nodes: { getType: () => ({ _: (k: string) => k }), node: (id: string) => nodes[id] }, utils: {} },
+    RED: {
+      events: {
+        on() {
+          /* nodes:add */
+        },
+      },
+      nodes: { getType: () => ({ _: (k: string) => k }), node: (id: string) => nodes[id] },
+      utils: {},
+    },
   };
   ctx.window = ctx;
   vm.createContext(ctx);
-  for (const f of ['limits.js', 'config-keys.js', 'editor.js', 'steer-rules.js', 'site-steer-panel.js']) vm.runInContext(read(f), ctx, { filename: f });
+  for (const f of ['limits.js', 'config-keys.js', 'editor.js', 'steer-rules.js', 'site-steer-panel.js'])
+    vm.runInContext(read(f), ctx, { filename: f });
   return ctx;
 }
 
@@ -46,7 +55,7 @@ function runtimeWords(fn: () => unknown, field?: string): string {
   throw new Error('the runtime accepts it');
 }
 
-describe('editor: the runtime\'s rules, generated into resources/', () => {
+describe("editor: the runtime's rules, generated into resources/", () => {
   const ctx = editor();
   const P = ctx.EmsPartnerSiteSteerPanel;
   const check = (prop: string, node: Record<string, unknown>, v: unknown) => P.validate[prop].call(node, v, {});
@@ -54,74 +63,196 @@ describe('editor: the runtime\'s rules, generated into resources/', () => {
 
   it('steer-rules.js and config-keys.js say they are generated, from protocol modules and the config keys only', () => {
     const head = read('steer-rules.js').split('\n')[0];
-    assert.match(head, /^\/\/ Built by scripts\/copy-editor\.js from (dist\/protocol\/[\w-]+\.js, )*dist\/protocol\/steer-panel\.js \(do not edit\)/);
-    assert.match(read('config-keys.js').split('\n')[0], /^\/\/ Built by scripts\/copy-editor\.js from dist\/nodes\/config\/config-keys\.js \(do not edit\)/);
+    assert.match(
+      head,
+      /^\/\/ Built by scripts\/copy-editor\.js from (dist\/protocol\/[\w-]+\.js, )*dist\/protocol\/steer-panel\.js \(do not edit\)/,
+    );
+    assert.match(
+      read('config-keys.js').split('\n')[0],
+      /^\/\/ Built by scripts\/copy-editor\.js from dist\/nodes\/config\/config-keys\.js \(do not edit\)/,
+    );
     const src = fs.readFileSync(path.join(__dirname, '..', 'src', 'nodes', 'config', 'config-keys.ts'), 'utf8');
     assert.doesNotMatch(src, /^\s*import\s|require\(/m, 'config-keys.ts imports nothing');
     for (const f of ['site-steer-panel.js', 'editor.js']) {
-      assert.doesNotMatch(read(f), /\[A-Za-z0-9\]\[A-Za-z0-9_\.:-\]|\|\| 5000|WATTS|var ROWS|CONFIG_KEYS = \[/, `${f}: no copy of a runtime rule`);
+      assert.doesNotMatch(
+        read(f),
+        /\[A-Za-z0-9\]\[A-Za-z0-9_\.:-\]|\|\| 5000|WATTS|var ROWS|CONFIG_KEYS = \[/,
+        `${f}: no copy of a runtime rule`,
+      );
     }
   });
 
   it('the rows of each mode are the components the runtime sends in it (MODE_COMPONENTS), with stop action and split', () => {
     // (JSON: arrays of the script's context are of another realm)
-    assert.deepEqual(JSON.parse(JSON.stringify(Object.fromEntries(STEER_MODES.map((m) => [m, ctx.EmsPartnerSteerRules.panelRows(m)])))), {
-      combined: ['ess', 'curtailment', 'maximizeGridImport', 'stopAction'],
-      ess: ['ess'],
-      curtailment: ['curtailment', 'stopAction'],
-      'grid-target': ['gridTarget', 'deadband'],
-      'grid-limits': ['upperLimit', 'lowerLimit'],
-      portfolio: ['ess', 'portfolioSplit'],
-    });
+    assert.deepEqual(
+      JSON.parse(
+        JSON.stringify(Object.fromEntries(STEER_MODES.map((m) => [m, ctx.EmsPartnerSteerRules.panelRows(m)]))),
+      ),
+      {
+        combined: ['ess', 'curtailment', 'maximizeGridImport', 'stopAction'],
+        ess: ['ess'],
+        curtailment: ['curtailment', 'stopAction'],
+        'grid-target': ['gridTarget', 'deadband'],
+        'grid-limits': ['upperLimit', 'lowerLimit'],
+        portfolio: ['ess', 'portfolioSplit'],
+      },
+    );
     assert.deepEqual(panelRows('unknown'), ['ess'], 'an unknown mode shows the rows of mode ess');
-    assert.deepEqual(JSON.parse(JSON.stringify(ctx.EmsPartnerSteerRules.panelRows('unknown'))), ['ess'], 'in the editor too');
+    assert.deepEqual(
+      JSON.parse(JSON.stringify(ctx.EmsPartnerSteerRules.panelRows('unknown'))),
+      ['ess'],
+      'in the editor too',
+    );
     for (const m of STEER_MODES) {
-      assert.deepEqual(panelRows(m).filter((r) => !['stopAction', 'portfolioSplit'].includes(r)), MODE_COMPONENTS[m].map((c) => (c === 'energyStorage' ? 'ess' : c)), m);
+      assert.deepEqual(
+        panelRows(m).filter((r) => !['stopAction', 'portfolioSplit'].includes(r)),
+        MODE_COMPONENTS[m].map((c) => (c === 'energyStorage' ? 'ess' : c)),
+        m,
+      );
     }
     // A value of a row the mode hides is not checked (the runtime does not send it).
-    assert.equal(check('essValue', { mode: 'grid-target', essValueType: 'num', essUnit: 'kW', maxEssPower: 1 }, '1e9'), true);
-    assert.equal(check('gridTargetValue', { mode: 'ess', gridTargetValueType: 'num', gridTargetUnit: 'kW', maxGridPower: 1 }, '1e9'), true);
+    assert.equal(
+      check('essValue', { mode: 'grid-target', essValueType: 'num', essUnit: 'kW', maxEssPower: 1 }, '1e9'),
+      true,
+    );
+    assert.equal(
+      check(
+        'gridTargetValue',
+        { mode: 'ess', gridTargetValueType: 'num', gridTargetUnit: 'kW', maxGridPower: 1 },
+        '1e9',
+      ),
+      true,
+    );
   });
 
   it('the site list: accepted and refused as parseSiteList does, with its words', () => {
     const many = Array.from({ length: 5001 }, (_, i) => `ste_${i}`).join(',');
-    for (const v of ['', 'ste_a, ste_b', 'ste_a\nste_b; ste_c', '[{"site": "ste_a", "maxPowerW": "5000", "soc": "40"}, "ste_c"]', undefined]) {
+    for (const v of [
+      '',
+      'ste_a, ste_b',
+      'ste_a\nste_b; ste_c',
+      '[{"site": "ste_a", "maxPowerW": "5000", "soc": "40"}, "ste_c"]',
+      undefined,
+    ]) {
       assert.equal(check('sites', { mode: 'ess' }, v), true, String(v));
       assert.doesNotThrow(() => parseSiteList(v, 'sites'));
     }
-    for (const v of ['ste_a, ste_b, ste_a', '[{"site": "ste_a"},', '[]', ' , ; ', 'ste_a, b@d', '[{"site": "ste_a", "power": 1}]', '[{"site": "ste_a", "soc": 101}]', many, 5]) {
-      assert.equal(check('sites', { mode: 'ess' }, v), `${label('sites')}: ${runtimeWords(() => parseSiteList(v, 'sites'), 'sites')}`, String(v).slice(0, 40));
+    for (const v of [
+      'ste_a, ste_b, ste_a',
+      '[{"site": "ste_a"},',
+      '[]',
+      ' , ; ',
+      'ste_a, b@d',
+      '[{"site": "ste_a", "power": 1}]',
+      '[{"site": "ste_a", "soc": 101}]',
+      many,
+      5,
+    ]) {
+      assert.equal(
+        check('sites', { mode: 'ess' }, v),
+        `${label('sites')}: ${runtimeWords(() => parseSiteList(v, 'sites'), 'sites')}`,
+        String(v).slice(0, 40),
+      );
     }
-    assert.match(check('sites', {}, 'ste_a ste_a'), /^ems-site-steer\.label\.sites: sites\[1\] repeats site ste_a \(also sites\[0\]\); list each site once$/);
+    assert.match(
+      check('sites', {}, 'ste_a ste_a'),
+      /^ems-site-steer\.label\.sites: sites\[1\] repeats site ste_a \(also sites\[0\]\); list each site once$/,
+    );
   });
 
   it('the portfolio split: as portfolioSplitOf', () => {
     for (const v of ['rating', 'soc', '', undefined]) assert.equal(check('portfolioSplit', {}, v), true);
-    assert.equal(check('portfolioSplit', {}, 'even'), `${label('portfolioSplit')}: ${runtimeWords(() => portfolioSplitOf('even'), 'portfolioSplit')}`);
+    assert.equal(
+      check('portfolioSplit', {}, 'even'),
+      `${label('portfolioSplit')}: ${runtimeWords(() => portfolioSplitOf('even'), 'portfolioSplit')}`,
+    );
   });
 
-  it('a value beyond the node\'s power limit: refused as the runtime refuses the message, in its words', () => {
-    const cases: Array<[prop: string, row: string, node: Record<string, unknown>, v: string, runtime: () => unknown, field: string]> = [
-      ['essValue', 'ess', { mode: 'ess', essValueType: 'num', essUnit: 'kW', maxEssPower: 5000 }, '-6',
-        () => buildCommand(settingsOf({ mode: 'ess', essUnit: 'kW', maxEssPower: 5000 }), 'ste_a', -6, {}), 'energyStorage'],
-      ['essValue', 'ess', { mode: 'portfolio', essValueType: 'num', essUnit: 'MW', maxEssPower: 5000 }, '0.006',
-        () => buildCommand(settingsOf({ mode: 'portfolio', essUnit: 'MW', maxEssPower: 5000 }), 'ste_a', undefined, { ess: 0.006 }), 'energyStorage'],
-      ['curtailmentValue', 'curtailment', { mode: 'curtailment', curtailmentValueType: 'num', curtailmentUnit: 'W', maxCurtailment: 5000 }, '5001',
-        () => buildCommand(settingsOf({ mode: 'curtailment', curtailmentUnit: 'W', maxCurtailment: 5000 }), 'ste_a', 5001, {}), 'curtailment'],
-      ['gridTargetValue', 'gridTarget', { mode: 'grid-target', gridTargetValueType: 'num', gridTargetUnit: 'kW', maxGridPower: 5000 }, '-6',
-        () => buildCommand(settingsOf({ mode: 'grid-target', gridTargetUnit: 'kW', maxGridPower: 5000 }), 'ste_a', -6, {}), 'gridTarget'],
-      ['deadbandValue', 'deadband', { mode: 'grid-target', deadbandUnit: 'kW', maxGridPower: 5000 }, '6',
-        () => buildCommand(settingsOf({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', maxGridPower: 5000 }), 'ste_a', { gridTarget: 1, deadband: 6 }, {}), 'deadband'],
+  it("a value beyond the node's power limit: refused as the runtime refuses the message, in its words", () => {
+    const cases: Array<
+      [prop: string, row: string, node: Record<string, unknown>, v: string, runtime: () => unknown, field: string]
+    > = [
+      [
+        'essValue',
+        'ess',
+        { mode: 'ess', essValueType: 'num', essUnit: 'kW', maxEssPower: 5000 },
+        '-6',
+        () => buildCommand(settingsOf({ mode: 'ess', essUnit: 'kW', maxEssPower: 5000 }), 'ste_a', -6, {}),
+        'energyStorage',
+      ],
+      [
+        'essValue',
+        'ess',
+        { mode: 'portfolio', essValueType: 'num', essUnit: 'MW', maxEssPower: 5000 },
+        '0.006',
+        () =>
+          buildCommand(settingsOf({ mode: 'portfolio', essUnit: 'MW', maxEssPower: 5000 }), 'ste_a', undefined, {
+            ess: 0.006,
+          }),
+        'energyStorage',
+      ],
+      [
+        'curtailmentValue',
+        'curtailment',
+        { mode: 'curtailment', curtailmentValueType: 'num', curtailmentUnit: 'W', maxCurtailment: 5000 },
+        '5001',
+        () =>
+          buildCommand(
+            settingsOf({ mode: 'curtailment', curtailmentUnit: 'W', maxCurtailment: 5000 }),
+            'ste_a',
+            5001,
+            {},
+          ),
+        'curtailment',
+      ],
+      [
+        'gridTargetValue',
+        'gridTarget',
+        { mode: 'grid-target', gridTargetValueType: 'num', gridTargetUnit: 'kW', maxGridPower: 5000 },
+        '-6',
+        () =>
+          buildCommand(settingsOf({ mode: 'grid-target', gridTargetUnit: 'kW', maxGridPower: 5000 }), 'ste_a', -6, {}),
+        'gridTarget',
+      ],
+      [
+        'deadbandValue',
+        'deadband',
+        { mode: 'grid-target', deadbandUnit: 'kW', maxGridPower: 5000 },
+        '6',
+        () =>
+          buildCommand(
+            settingsOf({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', maxGridPower: 5000 }),
+            'ste_a',
+            { gridTarget: 1, deadband: 6 },
+            {},
+          ),
+        'deadband',
+      ],
       // What stop sends with "lift": a curtailment of the PV peak power, within maxCurtailment.
-      ['pvPeakPower', 'pvPeakPower', { mode: 'curtailment', stopAction: 'lift', maxCurtailment: 5000 }, '6000',
-        () => liftCommand(settingsOf({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 6000, maxCurtailment: 5000 }), 'ste_a', undefined), 'pvPeakPower'],
+      [
+        'pvPeakPower',
+        'pvPeakPower',
+        { mode: 'curtailment', stopAction: 'lift', maxCurtailment: 5000 },
+        '6000',
+        () =>
+          liftCommand(
+            settingsOf({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 6000, maxCurtailment: 5000 }),
+            'ste_a',
+            undefined,
+          ),
+        'pvPeakPower',
+      ],
     ];
     for (const [prop, row, node, v, runtime, field] of cases) {
       const words = runtimeWords(runtime, field);
       assert.match(words, /within the node's limit max\w+ = 5000 W/, `${prop}: ${words}`);
       assert.equal(check(prop, node, v), `${label(row)}: ${words}`, `${prop} ${v}`);
       // Within the limit, or no limit: accepted.
-      assert.equal(check(prop, { ...node, maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0 }, v), true, `${prop} without a limit`);
+      assert.equal(
+        check(prop, { ...node, maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0 }, v),
+        true,
+        `${prop} without a limit`,
+      );
     }
     assert.equal(check('essValue', { mode: 'ess', essValueType: 'num', essUnit: 'kW', maxEssPower: 5000 }, '5'), true);
   });
@@ -129,7 +260,12 @@ describe('editor: the runtime\'s rules, generated into resources/', () => {
   it('the config keys: the editor sends the connection settings, the admin routes take those and the others, one list', () => {
     assert.deepEqual([...CONFIG_KEYS], [...CONNECTION_KEYS, ...OTHER_KEYS]);
     assert.equal(new Set(CONFIG_KEYS).size, CONFIG_KEYS.length, 'no key twice');
-    assert.deepEqual(JSON.parse(JSON.stringify(ctx.EmsPartnerConfigKeys)), { CONNECTION_KEYS, OTHER_KEYS, CONFIG_KEYS, SECRET_KEYS });
+    assert.deepEqual(JSON.parse(JSON.stringify(ctx.EmsPartnerConfigKeys)), {
+      CONNECTION_KEYS,
+      OTHER_KEYS,
+      CONFIG_KEYS,
+      SECRET_KEYS,
+    });
     // The editor's request: the connection settings of the config node, and the secrets typed in this session.
     const every = Object.fromEntries([...CONFIG_KEYS, 'extra'].map((k) => [k, k === 'timeout' ? '5000' : `v-${k}`]));
     const ed = editor({ cfg: { ...every, credentials: { apiKey: 'typed', clientSecret: '__PWRD__' } } });

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  ApiError, AuthenticationError, BadResponseError, ERROR_CODE_CLASSES, EmptyRequestError, NetworkError, apiError,
+  ApiError,
+  AuthenticationError,
+  BadResponseError,
+  ERROR_CODE_CLASSES,
+  EmptyRequestError,
+  NetworkError,
+  apiError,
 } from '../src/client/errors';
 
 const SRC = path.resolve(__dirname, '..', 'src');
@@ -50,7 +56,15 @@ describe('error codes: every code the source uses, through apiError()', () => {
   const all = everyCodeLiteral();
 
   it('finds the codes (the scan itself works)', () => {
-    for (const c of ['EMS_EMPTY', 'EMS_AUTH', 'EMS_ERROR', 'EMS_MISSING', 'EMS_ABORTED', 'EMS_BUDGET', 'EMS_TOO_LARGE']) {
+    for (const c of [
+      'EMS_EMPTY',
+      'EMS_AUTH',
+      'EMS_ERROR',
+      'EMS_MISSING',
+      'EMS_ABORTED',
+      'EMS_BUDGET',
+      'EMS_TOO_LARGE',
+    ]) {
       assert.ok(passed.has(c), `${c} is passed to apiError() somewhere in src/`);
     }
     assert.ok(all.size >= passed.size);
@@ -81,7 +95,10 @@ describe('error codes: every code the source uses, through apiError()', () => {
   it('the four codes that once overflowed the stack', () => {
     const of = (code: string) => apiError({ code, message: code, request: req });
     assert.ok(of('EMS_AUTH') instanceof AuthenticationError);
-    assert.ok(apiError({ code: 'EMS_AUTH', status: 500, message: 'token 500', request: req }) instanceof AuthenticationError, 'a token failure stays an authentication failure');
+    assert.ok(
+      apiError({ code: 'EMS_AUTH', status: 500, message: 'token 500', request: req }) instanceof AuthenticationError,
+      'a token failure stays an authentication failure',
+    );
     assert.ok(of('EMS_EMPTY') instanceof EmptyRequestError);
     assert.ok(of('EMS_MISSING') instanceof BadResponseError);
     assert.ok(of('EMS_ERROR') instanceof NetworkError);
@@ -89,7 +106,10 @@ describe('error codes: every code the source uses, through apiError()', () => {
 
   it('an unknown code is a NetworkError, not a crash; ERROR_CODE_CLASSES cannot be changed at run time', () => {
     assert.ok(apiError({ code: 'EPROTO', message: 'x', request: req }) instanceof NetworkError);
-    assert.ok(apiError({ code: 'constructor', message: 'x', request: req }) instanceof NetworkError, 'no prototype key is taken for a class');
+    assert.ok(
+      apiError({ code: 'constructor', message: 'x', request: req }) instanceof NetworkError,
+      'no prototype key is taken for a class',
+    );
     assert.ok(Object.isFrozen(ERROR_CODE_CLASSES));
   });
 });

@@ -8,8 +8,20 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmptyRequestError, HttpError,
-  NetworkError, NotFoundError, RateLimitError, RefusedError, ServerError, TimeoutError, ValidationError,
+  AbortedError,
+  ApiError,
+  AuthenticationError,
+  BadResponseError,
+  DroppedError,
+  EmptyRequestError,
+  HttpError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  RefusedError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
 } from '../src/client';
 import { ReadCoalescer, SteeringQueue } from '../src/runtime';
 import { DEFAULT_SITES } from '../src/simulator';
@@ -30,11 +42,20 @@ async function closedPort(): Promise<number> {
 }
 
 /** A stub service for faults the simulator cannot make: answers every request with `answer`. */
-async function stub(answer: (req: http.IncomingMessage, res: http.ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+async function stub(
+  answer: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+): Promise<{ url: string; close(): Promise<void> }> {
   const srv = http.createServer(answer);
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
   const { port } = srv.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
+  };
 }
 
 async function caught(p: Promise<unknown>): Promise<ApiError> {
@@ -51,13 +72,24 @@ describe('error classes produced by real failures', () => {
   const crashes = useCrashWatch();
   const s = useSimulator({ apiKey: 'key-123456' });
   const client = useClients(s, { retries: 0 });
-  afterEach(() => { s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] }); });
-  after(() => { assert.deepEqual(crashes.events, []); });
+  afterEach(() => {
+    s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] });
+  });
+  after(() => {
+    assert.deepEqual(crashes.events, []);
+  });
   const auth = { type: 'header' as const, apiKey: 'key-123456' };
 
   it('AuthenticationError (EMS_AUTH): the OAuth2 token endpoint cannot be reached', async () => {
     const port = await closedPort();
-    const c = client({ auth: { type: 'oauth2', tokenUrl: `http://127.0.0.1:${port}/oauth/token`, clientId: 'p', clientSecret: 'secret-xyz-987' } });
+    const c = client({
+      auth: {
+        type: 'oauth2',
+        tokenUrl: `http://127.0.0.1:${port}/oauth/token`,
+        clientId: 'p',
+        clientSecret: 'secret-xyz-987',
+      },
+    });
     const e = await caught(c.getMeasurement(BATTERY, 'soc'));
     assert.ok(e instanceof AuthenticationError, String(e));
     assert.equal(e.code, 'EMS_AUTH');
@@ -106,7 +138,15 @@ describe('error classes produced by real failures', () => {
   });
 
   it('NetworkError (EMS_ERROR): a failure that is not an HTTP one (an attempt hook that throws)', async () => {
-    const c = client({ auth, attempts: { before() { throw new TypeError('hook broke'); }, after() {} } });
+    const c = client({
+      auth,
+      attempts: {
+        before() {
+          throw new TypeError('hook broke');
+        },
+        after() {},
+      },
+    });
     const e = await caught(c.getMeasurement(BATTERY, 'soc'));
     assert.ok(e instanceof NetworkError && e.code === 'EMS_ERROR', `${e.constructor.name} ${e.code}`);
   });
@@ -130,7 +170,10 @@ describe('error classes produced by real failures', () => {
 
   it('BadResponseError (EMS_BAD_RESPONSE, EMS_TOO_LARGE, EMS_MISSING): answers of the wrong shape, too big, or without a property', async () => {
     const svc = await stub((req, res) => {
-      if (req.url!.includes('power')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pad: 'x'.repeat(4096) }));
+      if (req.url!.includes('power'))
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ pad: 'x'.repeat(4096) }));
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>maintenance</title></html>');
     });
     try {
@@ -145,7 +188,9 @@ describe('error classes produced by real failures', () => {
     // The coalescer: a read in flight, two concurrent reads merged into one list request,
     // whose answer lacks the second property.
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     const lists: string[] = [];
     const svc2 = await stub(async (req, res) => {
       const url = new URL(req.url!, 'http://x');
@@ -181,8 +226,14 @@ describe('error classes produced by real failures', () => {
     const empty = await caught(q.submit({ site: SITE, kind: 'combined', validUntil: until() }));
     assert.ok(empty instanceof EmptyRequestError && empty.code === 'EMS_EMPTY', String(empty));
     s.sim.setFaults({ latencyMs: [100, 100] });
-    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }, { owner: 'a' });
-    const queued = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() }, { owner: 'b' });
+    const first = q.submit(
+      { site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() },
+      { owner: 'a' },
+    );
+    const queued = q.submit(
+      { site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() },
+      { owner: 'b' },
+    );
     assert.deepEqual(q.dropOwner('b', 'node closed'), [`${SITE} energyStorageSetting=2 kW`]);
     const [, d] = await Promise.allSettled([first, queued]);
     const dropped = (d as PromiseRejectedResult).reason;

@@ -5,18 +5,42 @@
  */
 import assert from 'node:assert/strict';
 import {
-  AbortedError, ApiError, AuthenticationError, BadResponseError, DroppedError, EmsError, HttpError, NetworkError, NotFoundError,
-  RateLimitError, RefusedError, ServerError, TimeoutError, ValidationError, apiError,
+  AbortedError,
+  ApiError,
+  AuthenticationError,
+  BadResponseError,
+  DroppedError,
+  EmsError,
+  HttpError,
+  NetworkError,
+  NotFoundError,
+  RateLimitError,
+  RefusedError,
+  ServerError,
+  TimeoutError,
+  ValidationError,
+  apiError,
 } from '../src/client/errors';
 import * as pub from '../src/index';
 
 const req = { method: 'GET', path: '/devices' };
-const make = (o: { status?: number; code?: string }) => apiError({ message: 'm', code: o.code ?? `HTTP_${o.status}`, request: req, status: o.status });
+const make = (o: { status?: number; code?: string }) =>
+  apiError({ message: 'm', code: o.code ?? `HTTP_${o.status}`, request: req, status: o.status });
 
 describe('error classes', () => {
   it('apiError picks the subclass by status', () => {
-    const cases: Array<[number, Function]> = [[429, RateLimitError], [401, AuthenticationError], [403, AuthenticationError], [404, NotFoundError],
-      [400, RefusedError], [409, RefusedError], [422, RefusedError], [500, ServerError], [503, ServerError], [302, HttpError]];
+    const cases: Array<[number, Function]> = [
+      [429, RateLimitError],
+      [401, AuthenticationError],
+      [403, AuthenticationError],
+      [404, NotFoundError],
+      [400, RefusedError],
+      [409, RefusedError],
+      [422, RefusedError],
+      [500, ServerError],
+      [503, ServerError],
+      [302, HttpError],
+    ];
     for (const [status, cls] of cases) {
       const e = make({ status });
       assert.ok(e instanceof cls, `${status} -> ${cls.name}`);
@@ -27,9 +51,18 @@ describe('error classes', () => {
   });
 
   it('apiError picks the subclass by code when there is no status', () => {
-    const cases: Array<[string, Function]> = [['ECONNREFUSED', NetworkError], ['ECONNRESET', NetworkError], ['ENOTFOUND', NetworkError],
-      ['ETIMEDOUT', TimeoutError], ['ECONNABORTED', TimeoutError], ['EMS_ABORTED', AbortedError], ['EMS_CLOSED', AbortedError],
-      ['EMS_DROPPED', DroppedError], ['EMS_BAD_RESPONSE', BadResponseError], ['EMS_TOO_LARGE', BadResponseError]];
+    const cases: Array<[string, Function]> = [
+      ['ECONNREFUSED', NetworkError],
+      ['ECONNRESET', NetworkError],
+      ['ENOTFOUND', NetworkError],
+      ['ETIMEDOUT', TimeoutError],
+      ['ECONNABORTED', TimeoutError],
+      ['EMS_ABORTED', AbortedError],
+      ['EMS_CLOSED', AbortedError],
+      ['EMS_DROPPED', DroppedError],
+      ['EMS_BAD_RESPONSE', BadResponseError],
+      ['EMS_TOO_LARGE', BadResponseError],
+    ];
     for (const [code, cls] of cases) {
       const e = make({ code });
       assert.ok(e instanceof cls, `${code} -> ${cls.name}`);
@@ -39,7 +72,14 @@ describe('error classes', () => {
   });
 
   it('keeps the message and code; the name is the class', () => {
-    const e = apiError({ message: 'GET /devices failed: HTTP 429', code: 'HTTP_429', request: req, status: 429, retryAfter: 2, requestId: 'r1' });
+    const e = apiError({
+      message: 'GET /devices failed: HTTP 429',
+      code: 'HTTP_429',
+      request: req,
+      status: 429,
+      retryAfter: 2,
+      requestId: 'r1',
+    });
     assert.equal(String(e), 'RateLimitError: GET /devices failed: HTTP 429');
     assert.deepEqual([e.code, e.retryAfter, e.requestId, e.request], ['HTTP_429', 2, 'r1', req]);
     const v = new ValidationError('msg.payload', 'must be a number');
@@ -49,10 +89,31 @@ describe('error classes', () => {
   });
 
   it('the public entry is curated (issue 19.5): the client, the error classes, types, units, validators, the planner and the simulator; not the runtime nor internal helpers', () => {
-    for (const name of ['EmsClient', 'ApiError', 'RateLimitError', 'TimeoutError', 'ValidationError', 'validateActiveSteering', 'parsePowerValue', 'startSimulator']) {
+    for (const name of [
+      'EmsClient',
+      'ApiError',
+      'RateLimitError',
+      'TimeoutError',
+      'ValidationError',
+      'validateActiveSteering',
+      'parsePowerValue',
+      'startSimulator',
+    ]) {
       assert.equal(typeof (pub as Record<string, unknown>)[name], 'function', name);
     }
-    for (const name of ['SteeringQueue', 'ReadCoalescer', 'PollScheduler', 'createRuntime', 'Transport', 'show', 'accepts', 'refusal', 'limited', 'weightOf', 'LIMITS']) {
+    for (const name of [
+      'SteeringQueue',
+      'ReadCoalescer',
+      'PollScheduler',
+      'createRuntime',
+      'Transport',
+      'show',
+      'accepts',
+      'refusal',
+      'limited',
+      'weightOf',
+      'LIMITS',
+    ]) {
       assert.equal((pub as Record<string, unknown>)[name], undefined, name);
     }
   });

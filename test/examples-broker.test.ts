@@ -19,12 +19,25 @@ const SCRIPT = path.join(ROOT, 'scripts', 'start-demo.js');
 const EX03 = '03 Publish to MQTT with Home Assistant discovery.json';
 const BAT = DEFAULT_SITES[1].battery.deviceReference;
 /** The MQTT client Node-RED's own MQTT nodes use (a dependency of node-red, not of this package). */
-const mqtt = require(require.resolve('mqtt', { paths: [path.dirname(require.resolve('node-red/package.json', { paths: [ROOT] }))] }));
+const mqtt = require(
+  require.resolve('mqtt', { paths: [path.dirname(require.resolve('node-red/package.json', { paths: [ROOT] }))] }),
+);
 
-interface Received { topic: string; payload: string; retain: boolean }
+interface Received {
+  topic: string;
+  payload: string;
+  retain: boolean;
+}
 
 /** An MQTT client on 127.0.0.1:port that records every message of `topics`. */
-async function subscriber(port: number, topics: string[]): Promise<{ got: Received[]; wait(test: (m: Received) => boolean, n: number, ms?: number): Promise<Received[]>; end(): Promise<void> }> {
+async function subscriber(
+  port: number,
+  topics: string[],
+): Promise<{
+  got: Received[];
+  wait(test: (m: Received) => boolean, n: number, ms?: number): Promise<Received[]>;
+  end(): Promise<void>;
+}> {
   const client = mqtt.connect(`mqtt://127.0.0.1:${port}`, { reconnectPeriod: 0, connectTimeout: 5000 });
   const got: Received[] = [];
   await new Promise<void>((resolve, reject) => {
@@ -32,13 +45,16 @@ async function subscriber(port: number, topics: string[]): Promise<{ got: Receiv
     client.once('error', reject);
   });
   await client.subscribeAsync(topics);
-  client.on('message', (topic: string, payload: Buffer, packet: any) => got.push({ topic, payload: payload.toString(), retain: !!packet.retain }));
+  client.on('message', (topic: string, payload: Buffer, packet: any) =>
+    got.push({ topic, payload: payload.toString(), retain: !!packet.retain }),
+  );
   return {
     got,
     async wait(test, n, ms = 20_000) {
       const deadline = Date.now() + ms;
       while (got.filter(test).length < n) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${n} MQTT messages; got ${JSON.stringify(got)}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${n} MQTT messages; got ${JSON.stringify(got)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       return got.filter(test);
@@ -49,7 +65,13 @@ async function subscriber(port: number, topics: string[]): Promise<{ got: Receiv
 
 function startDemo(userDir: string, mqttPort: string): Spawned {
   fs.rmSync(userDir, { recursive: true, force: true });
-  const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_MQTT_PORT: mqttPort };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    EMS_DEMO_USERDIR: userDir,
+    EMS_MQTT_PORT: mqttPort,
+  };
   delete env.NODE_RED_PATH;
   delete env.EMS_SIM_PORT;
   return start(process.execPath, [SCRIPT], { cwd: ROOT, env });
@@ -78,8 +100,16 @@ describe('npm start: the MQTT broker for examples 03-05 and 10', function () {
     assert.ok(port > 0 && port !== 1883, `port ${port}`);
     const out = demo.output();
     assert.match(out, new RegExp(`start-demo: MQTT broker listening on mqtt://127\\.0\\.0\\.1:${port}\\n`));
-    assert.match(out, new RegExp(`\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:${port} \\(for examples 03-05 and 10\\)\\n`));
-    assert.match(out, new RegExp(`Examples 03-05 and 10 connect to localhost:1883: set Port to ${port} in their MQTT broker config node`));
+    assert.match(
+      out,
+      new RegExp(`\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:${port} \\(for examples 03-05 and 10\\)\\n`),
+    );
+    assert.match(
+      out,
+      new RegExp(
+        `Examples 03-05 and 10 connect to localhost:1883: set Port to ${port} in their MQTT broker config node`,
+      ),
+    );
   });
 
   it('example 03, imported through the admin API, round-trips discovery configs and states through that broker', async () => {
@@ -92,7 +122,11 @@ describe('npm start: the MQTT broker for examples 03-05 and 10', function () {
       const res = await fetch(`${base}/flow`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ label: 'example 03', nodes: nodes.filter((n) => n.type !== 'tab' && !isConfig(n)), configs: nodes.filter(isConfig) }),
+        body: JSON.stringify({
+          label: 'example 03',
+          nodes: nodes.filter((n) => n.type !== 'tab' && !isConfig(n)),
+          configs: nodes.filter(isConfig),
+        }),
       });
       assert.equal(res.status, 200, await res.clone().text());
       assert.match((await res.json()).id, /^[0-9a-f]+$/);
@@ -141,7 +175,7 @@ describe('npm start: the MQTT broker for examples 03-05 and 10', function () {
   });
 });
 
-describe('npm start: the MQTT broker\'s port', function () {
+describe("npm start: the MQTT broker's port", function () {
   this.timeout(60_000);
   const userDir = path.join(ROOT, '.test-tmp', `demo-broker-port-${process.pid}`);
   let taken: net.Server;
@@ -160,11 +194,19 @@ describe('npm start: the MQTT broker\'s port', function () {
   it('when the port asked for is in use, takes the next free one and says so', async () => {
     const wanted = (taken.address() as net.AddressInfo).port;
     demo = startDemo(userDir, String(wanted));
-    const m = await demo.waitFor(/MQTT broker listening on mqtt:\/\/127\.0\.0\.1:(\d+) \(port (\d+) is in use\)/, 20_000);
+    const m = await demo.waitFor(
+      /MQTT broker listening on mqtt:\/\/127\.0\.0\.1:(\d+) \(port (\d+) is in use\)/,
+      20_000,
+    );
     const got = Number(m[1]);
     assert.equal(Number(m[2]), wanted);
     assert.notEqual(got, wanted);
-    await demo.waitFor(new RegExp(`MQTT broker: mqtt://127\\.0\\.0\\.1:${got} \\(for examples 03-05 and 10\\)\\n  Examples 03-05 and 10 connect to localhost:1883: set Port to ${got} `), 45_000);
+    await demo.waitFor(
+      new RegExp(
+        `MQTT broker: mqtt://127\\.0\\.0\\.1:${got} \\(for examples 03-05 and 10\\)\\n  Examples 03-05 and 10 connect to localhost:1883: set Port to ${got} `,
+      ),
+      45_000,
+    );
     const sub = await subscriber(got, ['#']);
     await sub.end();
   });

@@ -14,7 +14,16 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS } from '../src/protocol/time';
 import { setDeliveryClock } from '../src/runtime/delivery-check';
 import { BUILT_IN_SITES, startSimulator, type StartedSimulator } from '../src/simulator/index';
-import { CORE_NODES, useBroker, builtInSite, forTest, loadFlow, readExample, withoutDeployAnnounce, type Published } from './helpers/examples';
+import {
+  CORE_NODES,
+  useBroker,
+  builtInSite,
+  forTest,
+  loadFlow,
+  readExample,
+  withoutDeployAnnounce,
+  type Published,
+} from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { NODES, callsOf, helper, logged, turns, useRuntime } from './helpers/red';
@@ -55,7 +64,11 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     s = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: [...BUILT_IN_SITES] });
     // Only the intervals are fake (the injects' repeat); the delivery check's timers run on the same clock.
     clock = FakeTimers.install({ now: t0, toFake: ['setInterval', 'clearInterval'], shouldClearNativeTimers: true });
-    setDeliveryClock({ now: () => clock.now, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId) });
+    setDeliveryClock({
+      now: () => clock.now,
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
+    });
   });
   afterEach(async () => {
     setDeliveryClock();
@@ -76,11 +89,15 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
    */
   async function load(): Promise<{ node(name: string): any; fire(name: string, msg?: object): void }> {
     const subscribed = mqtt.subscribed(`${BASE}/+/set`);
-    await loadFlow([...NODES, ...CORE_NODES], forTest(withoutDeployAnnounce(SHIPPED), s.url, mqtt.port, { keepalive: '0' }));
+    await loadFlow(
+      [...NODES, ...CORE_NODES],
+      forTest(withoutDeployAnnounce(SHIPPED), s.url, mqtt.port, { keepalive: '0' }),
+    );
     await subscribed;
     await mqtt.await((p) => p.topic.startsWith('homeassistant/'), 6);
     await mqtt.await(on(`${BASE}/maximize_import/state`));
-    const isAnnounce = (p: Published) => p.topic.startsWith('homeassistant/') || (p.topic.startsWith(`${BASE}/`) && p.topic.endsWith('/state'));
+    const isAnnounce = (p: Published) =>
+      p.topic.startsWith('homeassistant/') || (p.topic.startsWith(`${BASE}/`) && p.topic.endsWith('/state'));
     const all = mqtt.published.splice(0);
     announced = all.filter(isAnnounce);
     mqtt.published.push(...all.filter((p) => !isAnnounce(p)));
@@ -112,7 +129,11 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
       assert.equal(uid, body.unique_id, 'homeassistant/<component>/<unique_id>/config');
       assert.equal(body.default_entity_id, `${component}.${uid.toLowerCase()}`);
       assert.equal(c.retain, true, `${c.topic} is retained`);
-      assert.deepEqual(body.device, { identifiers: [`ems_${SITE}`], name: 'Home (example 10)', manufacturer: 'EMS partner' });
+      assert.deepEqual(body.device, {
+        identifiers: [`ems_${SITE}`],
+        name: 'Home (example 10)',
+        manufacturer: 'EMS partner',
+      });
       // Unavailable when Node-RED is gone (the broker node's will and close) or the service is (a failed read).
       assert.deepEqual(body.availability, [
         { topic: BRIDGE, payload_available: 'online', payload_not_available: 'offline' },
@@ -121,30 +142,59 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
       assert.equal(body.availability_mode, 'all');
       assert.equal(typeof body.name, 'string');
       assert.match(body.state_topic, new RegExp(`^${BASE}/`));
-      if (body.command_topic) assert.ok(matches(SHIPPED.find((n) => n.type === 'mqtt in' && n.topic.endsWith('/set')).topic, body.command_topic), 'the flow listens on it');
+      if (body.command_topic)
+        assert.ok(
+          matches(SHIPPED.find((n) => n.type === 'mqtt in' && n.topic.endsWith('/set')).topic, body.command_topic),
+          'the flow listens on it',
+        );
       byKey.set(`${component} ${uid.replace(`ems_${SITE}_`, '')}`, body);
     }
-    assert.deepEqual([...byKey.keys()].sort(), ['number ess_power', 'select mode', 'sensor delivery', 'sensor sent_until', 'sensor soc', 'switch maximize_import']);
+    assert.deepEqual([...byKey.keys()].sort(), [
+      'number ess_power',
+      'select mode',
+      'sensor delivery',
+      'sensor sent_until',
+      'sensor soc',
+      'switch maximize_import',
+    ]);
     assert.deepEqual(violations(discoveries(configs)), []);
 
     const number = byKey.get('number ess_power');
     const maxKw = STEER.maxEssPower / 1000;
     assert.equal(maxKw, 10);
-    assert.deepEqual([number.min, number.max, number.step, number.unit_of_measurement, number.device_class], [-maxKw, maxKw, 0.1, 'kW', 'power']);
+    assert.deepEqual(
+      [number.min, number.max, number.step, number.unit_of_measurement, number.device_class],
+      [-maxKw, maxKw, 0.1, 'kW', 'power'],
+    );
     assert.deepEqual([number.command_topic, number.state_topic], [`${BASE}/ess_power/set`, `${BASE}/ess_power/state`]);
     const select = byKey.get('select mode');
     assert.deepEqual(select.options, ['auto', 'charge', 'discharge', 'idle']);
     assert.deepEqual([select.command_topic, select.state_topic], [`${BASE}/mode/set`, `${BASE}/mode/state`]);
     const sw = byKey.get('switch maximize_import');
-    assert.deepEqual([sw.payload_on, sw.payload_off, sw.command_topic, sw.state_topic], ['ON', 'OFF', `${BASE}/maximize_import/set`, `${BASE}/maximize_import/state`]);
-    assert.deepEqual([byKey.get('sensor sent_until').device_class, byKey.get('sensor sent_until').state_topic], ['timestamp', `${BASE}/sent_until`]);
+    assert.deepEqual(
+      [sw.payload_on, sw.payload_off, sw.command_topic, sw.state_topic],
+      ['ON', 'OFF', `${BASE}/maximize_import/set`, `${BASE}/maximize_import/state`],
+    );
+    assert.deepEqual(
+      [byKey.get('sensor sent_until').device_class, byKey.get('sensor sent_until').state_topic],
+      ['timestamp', `${BASE}/sent_until`],
+    );
     const delivery = byKey.get('sensor delivery');
-    assert.deepEqual([delivery.device_class, delivery.options, delivery.json_attributes_topic], ['enum', ['yes', 'partly', 'no', 'no_data'], `${BASE}/delivery/attributes`]);
-    assert.deepEqual([byKey.get('sensor soc').device_class, byKey.get('sensor soc').unit_of_measurement], ['battery', '%']);
+    assert.deepEqual(
+      [delivery.device_class, delivery.options, delivery.json_attributes_topic],
+      ['enum', ['yes', 'partly', 'no', 'no_data'], `${BASE}/delivery/attributes`],
+    );
+    assert.deepEqual(
+      [byKey.get('sensor soc').device_class, byKey.get('sensor soc').unit_of_measurement],
+      ['battery', '%'],
+    );
 
     // The states after a start: auto, no power (None resets the number to unknown), maximize off; retained.
     const state = (entity: string) => announced.find(on(`${BASE}/${entity}/state`))!;
-    assert.deepEqual([state('mode').payload, state('ess_power').payload, state('maximize_import').payload], ['auto', 'None', 'OFF']);
+    assert.deepEqual(
+      [state('mode').payload, state('ess_power').payload, state('maximize_import').payload],
+      ['auto', 'None', 'OFF'],
+    );
     assert.ok(['mode', 'ess_power', 'maximize_import'].every((e) => state(e).retain));
     assert.equal(steeringPosts(), 0, 'announcing sends nothing');
 
@@ -157,7 +207,9 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
 
   it('a delivery report without data ("unknown") is the verdict no_data: "unknown" is Home Assistant\'s own state', async () => {
     const ex = await load();
-    ex.fire('delivery verdict', { payload: { site: SITE, component: 'energyStorage', followed: 'unknown', reason: 'a failed reading' } });
+    ex.fire('delivery verdict', {
+      payload: { site: SITE, component: 'energyStorage', followed: 'unknown', reason: 'a failed reading' },
+    });
     const [verdict] = await mqtt.await(on(`${BASE}/delivery`));
     assert.deepEqual([verdict.payload, verdict.retain], ['no_data', true]);
     const [attrs] = await mqtt.await(on(`${BASE}/delivery/attributes`));
@@ -167,14 +219,21 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
   it('steers from Home Assistant: number, select and switch reach the simulator through the site steer node; the states show what was accepted', async () => {
     await load();
     const t0 = Date.now();
-    const state = (entity: string, n: number) => mqtt.await(on(`${BASE}/${entity}/state`), n).then((a) => a[n - 1].payload);
+    const state = (entity: string, n: number) =>
+      mqtt.await(on(`${BASE}/${entity}/state`), n).then((a) => a[n - 1].payload);
 
     // The number: −5 kW charges, for 15 minutes (the node's duration); "sent until" is that validUntil.
     await command('ess_power', '-5', `${BASE}/ess_power/state`, 1);
     let ess = components().energyStorageSetting!;
     assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
-    assert.ok(ess.validUntil >= t0 + 15 * MINUTE_MS && ess.validUntil <= Date.now() + 15 * MINUTE_MS, 'valid for 15 minutes');
-    assert.deepEqual([await state('ess_power', 1), await state('mode', 1), await state('maximize_import', 1)], ['-5', 'charge', 'OFF']);
+    assert.ok(
+      ess.validUntil >= t0 + 15 * MINUTE_MS && ess.validUntil <= Date.now() + 15 * MINUTE_MS,
+      'valid for 15 minutes',
+    );
+    assert.deepEqual(
+      [await state('ess_power', 1), await state('mode', 1), await state('maximize_import', 1)],
+      ['-5', 'charge', 'OFF'],
+    );
     const [until] = await mqtt.await(on(`${BASE}/sent_until`));
     assert.equal(until.payload, new Date(ess.validUntil).toISOString());
     assert.equal(until.retain, true);
@@ -217,12 +276,18 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
 
     await mqtt.publish(`${BASE}/ess_power/set`, '10.5');
     const refused = await error(1);
-    assert.match(refused.payload, /energyStorage must be within the node's limit maxEssPower = 10000 W .*got 10\.5 kW; nothing was sent/);
+    assert.match(
+      refused.payload,
+      /energyStorage must be within the node's limit maxEssPower = 10000 W .*got 10\.5 kW; nothing was sent/,
+    );
     assert.equal(refused.retain, false);
     await mqtt.publish(`${BASE}/ess_power/set`, '-25');
     assert.match((await error(2)).payload, /maxEssPower = 10000 W/);
     await mqtt.publish(`${BASE}/ess_power/set`, 'full power');
-    assert.equal((await error(3)).payload, 'ess_power must be a number of kW (positive discharges, negative charges); got "full power"');
+    assert.equal(
+      (await error(3)).payload,
+      'ess_power must be a number of kW (positive discharges, negative charges); got "full power"',
+    );
     await mqtt.publish(`${BASE}/mode/set`, 'turbo');
     assert.equal((await error(4)).payload, 'mode must be one of auto, charge, discharge, idle; got "turbo"');
     await mqtt.publish(`${BASE}/maximize_import/set`, 'on');
@@ -230,10 +295,14 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
 
     assert.equal(steeringPosts(), posts, 'nothing was sent');
     assert.equal(components().energyStorageSetting!.value, 10, 'unchanged');
-    assert.deepEqual(mqtt.published.filter(on(`${BASE}/ess_power/state`)).map((p) => p.payload), ['10'], 'the state keeps the accepted value');
+    assert.deepEqual(
+      mqtt.published.filter(on(`${BASE}/ess_power/state`)).map((p) => p.payload),
+      ['10'],
+      'the state keeps the accepted value',
+    );
   });
 
-  it('holds what was asked every 5 minutes (fake clock) and publishes the battery\'s delivery verdict; auto stops the hold', async () => {
+  it("holds what was asked every 5 minutes (fake clock) and publishes the battery's delivery verdict; auto stops the hold", async () => {
     const ex = await load();
     const steer = ex.node(STEER.name);
     await command('ess_power', '-5', `${BASE}/ess_power/state`, 1);
@@ -249,7 +318,10 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(verdict.retain, true);
     const [attrs] = await mqtt.await(on(`${BASE}/delivery/attributes`));
     const report = JSON.parse(attrs.payload);
-    assert.deepEqual([report.site, report.component, report.asked, report.measured, report.followed, report.device], [SITE, 'energyStorage', { value: -5, unit: 'kW' }, { value: -5, unit: 'kW' }, 'yes', BAT]);
+    assert.deepEqual(
+      [report.site, report.component, report.asked, report.measured, report.followed, report.device],
+      [SITE, 'energyStorage', { value: -5, unit: 'kW' }, { value: -5, unit: 'kW' }, 'yes', BAT],
+    );
     assert.equal(report.until - report.from, 5 * MINUTE_MS);
     assert.equal(steeringPosts(), 2, 'the hold sent once');
     const held = components().energyStorageSetting!;
@@ -260,7 +332,10 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
 
     // auto: the hold fires, and the command node sends nothing on.
     await command('mode', 'auto', `${BASE}/mode/state`, 3);
-    const [holds, sends] = [callsOf('send', ex.node('every 5 minutes: hold').id).length, callsOf('send', ex.node('command → steering').id).length];
+    const [holds, sends] = [
+      callsOf('send', ex.node('every 5 minutes: hold').id).length,
+      callsOf('send', ex.node('command → steering').id).length,
+    ];
     await clock.tickAsync(5 * MINUTE_MS);
     await turns();
     assert.equal(callsOf('send', ex.node('every 5 minutes: hold').id).length, holds + 1, 'the hold fired');
@@ -268,7 +343,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(steeringPosts(), 2);
   });
 
-  it('availability: Node-RED online by the broker node\'s birth message; the site online after a read, offline once the service is lost (a read fails)', async () => {
+  it("availability: Node-RED online by the broker node's birth message; the site online after a read, offline once the service is lost (a read fails)", async () => {
     const ex = await load();
     const [birth] = await mqtt.await(on(BRIDGE));
     assert.deepEqual([birth.payload, birth.retain], ['online', true]);
@@ -284,10 +359,14 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     await clock.tickAsync(MINUTE_MS);
     const [offline] = await mqtt.await((p) => p.topic === AVAILABILITY && p.payload === 'offline');
     assert.equal(offline.retain, true);
-    assert.deepEqual(mqtt.published.filter(on(BRIDGE)).map((p) => p.payload), ['online'], 'Node-RED itself is still connected');
+    assert.deepEqual(
+      mqtt.published.filter(on(BRIDGE)).map((p) => p.payload),
+      ['online'],
+      'Node-RED itself is still connected',
+    );
   });
 
-  it('availability: Node-RED offline by the broker node\'s close message when it stops', async () => {
+  it("availability: Node-RED offline by the broker node's close message when it stops", async () => {
     await load();
     await mqtt.await(on(BRIDGE));
     await helper.unload();
@@ -295,7 +374,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(closed.retain, true);
   });
 
-  it('availability: Node-RED offline by the broker node\'s last will when its connection dies without a goodbye', async () => {
+  it("availability: Node-RED offline by the broker node's last will when its connection dies without a goodbye", async () => {
     await load();
     await mqtt.await(on(BRIDGE));
     // Node-RED killed or the network gone: no DISCONNECT, so the broker publishes the will.
@@ -306,7 +385,10 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(will.retain, true);
     // Node-RED reconnects after mqttReconnectTime (5 s by default; an interval, on the fake clock): online again.
     const avail = () => mqtt.published.filter(on(BRIDGE)).map((p) => p.payload);
-    const backOnline = () => avail().slice(avail().indexOf('offline') + 1).includes('online');
+    const backOnline = () =>
+      avail()
+        .slice(avail().indexOf('offline') + 1)
+        .includes('online');
     const isOnline = (p: { topic: string; payload: unknown }) => p.topic === BRIDGE && p.payload === 'online';
     const onlineBefore = mqtt.published.filter(isOnline).length;
     for (let i = 0; i < 20 && !backOnline(); i++) {

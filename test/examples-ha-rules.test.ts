@@ -34,7 +34,10 @@ async function retained(port: number, filter: string, n: number): Promise<Discov
         }
       });
     });
-    await new Promise<void>((resolve, reject) => { client.once('connect', () => resolve()); client.once('error', reject); });
+    await new Promise<void>((resolve, reject) => {
+      client.once('connect', () => resolve());
+      client.once('error', reject);
+    });
     await client.subscribeAsync(filter);
     await done;
     return [...got].map(([topic, payload]) => ({ topic, payload }));
@@ -45,26 +48,82 @@ async function retained(port: number, filter: string, n: number): Promise<Discov
 
 /** A config broken in the way each rule forbids (by the rule's source and text), from one of the real ones. */
 const BREAK: Array<[RegExp, string, (d: Discovery, all: Discovery[]) => Discovery]> = [
-  [/TOPIC_MATCHER/, 'sensor', (d) => ({ ...d, topic: d.topic.replace(/\/([^/]+)\/config$/, '/ems_dvc.home:1_soc/config') })],
-  [/SUPPORTED_COMPONENTS/, 'sensor', (d) => ({ ...d, topic: d.topic.replace('homeassistant/sensor/', 'homeassistant/gauge/') })],
+  [
+    /TOPIC_MATCHER/,
+    'sensor',
+    (d) => ({ ...d, topic: d.topic.replace(/\/([^/]+)\/config$/, '/ems_dvc.home:1_soc/config') }),
+  ],
+  [
+    /SUPPORTED_COMPONENTS/,
+    'sensor',
+    (d) => ({ ...d, topic: d.topic.replace('homeassistant/sensor/', 'homeassistant/gauge/') }),
+  ],
   [/json_loads/, 'sensor', (d) => ({ ...d, payload: 'soc' })],
   [/every key/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, unit_of_meassurement: '%' } })],
   [/no object_id/, 'number', (d) => ({ ...d, payload: { ...d.payload, object_id: d.payload.unique_id } })],
-  [/VALID_ENTITY_ID/, 'select', (d) => ({ ...d, payload: { ...d.payload, default_entity_id: `sensor.${d.payload.unique_id.toLowerCase()}` } })],
+  [
+    /VALID_ENTITY_ID/,
+    'select',
+    (d) => ({ ...d, payload: { ...d.payload, default_entity_id: `sensor.${d.payload.unique_id.toLowerCase()}` } }),
+  ],
   [/vol.Required\(CONF_STATE_TOPIC\)/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, state_topic: undefined } })],
-  [/valid_publish_topic/, 'switch', (d) => ({ ...d, payload: { ...d.payload, command_topic: 'ems/+/maximize_import/set' } })],
+  [
+    /valid_publish_topic/,
+    'switch',
+    (d) => ({ ...d, payload: { ...d.payload, command_topic: 'ems/+/maximize_import/set' } }),
+  ],
   [/valid_subscribe_topic$/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, state_topic: 'ems/a+b/soc' } })],
-  [/unique IDs/, 'sensor', (d, all) => ({ ...d, payload: { ...d.payload, unique_id: all.find((x) => x.topic !== d.topic && x.topic.startsWith('homeassistant/sensor/'))!.payload.unique_id } })],
+  [
+    /unique IDs/,
+    'sensor',
+    (d, all) => ({
+      ...d,
+      payload: {
+        ...d.payload,
+        unique_id: all.find((x) => x.topic !== d.topic && x.topic.startsWith('homeassistant/sensor/'))!.payload
+          .unique_id,
+      },
+    }),
+  ],
   [/MQTT_ENTITY_DEVICE_INFO_SCHEMA/, 'number', (d) => ({ ...d, payload: { ...d.payload, device: { name: 'Home' } } })],
   [/MQTT_ORIGIN_INFO_SCHEMA/, 'select', (d) => ({ ...d, payload: { ...d.payload, origin: { sw_version: '1' } } })],
   [/AVAILABILITY_MODES/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, availability: undefined } })],
   [/icon$/, 'switch', (d) => ({ ...d, payload: { ...d.payload, icon: 'transmission-tower-import' } })],
-  [/validate_sensor_state_and_device_class_config/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, device_class: 'power', options: ['yes', 'no'] } })],
-  [/sensor\/const.py DEVICE_CLASS_UNITS/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, device_class: 'battery', unit_of_measurement: 'Wh', state_class: 'measurement' } })],
-  [/DEVICE_CLASS_STATE_CLASSES/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, device_class: 'energy', unit_of_measurement: 'Wh', state_class: 'measurement' } })],
-  [/NON_NUMERIC_DEVICE_CLASSES/, 'sensor', (d) => ({ ...d, payload: { ...d.payload, device_class: 'timestamp', unit_of_measurement: 's', state_class: undefined } })],
+  [
+    /validate_sensor_state_and_device_class_config/,
+    'sensor',
+    (d) => ({ ...d, payload: { ...d.payload, device_class: 'power', options: ['yes', 'no'] } }),
+  ],
+  [
+    /sensor\/const.py DEVICE_CLASS_UNITS/,
+    'sensor',
+    (d) => ({
+      ...d,
+      payload: { ...d.payload, device_class: 'battery', unit_of_measurement: 'Wh', state_class: 'measurement' },
+    }),
+  ],
+  [
+    /DEVICE_CLASS_STATE_CLASSES/,
+    'sensor',
+    (d) => ({
+      ...d,
+      payload: { ...d.payload, device_class: 'energy', unit_of_measurement: 'Wh', state_class: 'measurement' },
+    }),
+  ],
+  [
+    /NON_NUMERIC_DEVICE_CLASSES/,
+    'sensor',
+    (d) => ({
+      ...d,
+      payload: { ...d.payload, device_class: 'timestamp', unit_of_measurement: 's', state_class: undefined },
+    }),
+  ],
   [/mqtt\/number.py validate_config/, 'number', (d) => ({ ...d, payload: { ...d.payload, min: 10, max: -10 } })],
-  [/number\/const.py DEVICE_CLASS_UNITS/, 'number', (d) => ({ ...d, payload: { ...d.payload, unit_of_measurement: '%' } })],
+  [
+    /number\/const.py DEVICE_CLASS_UNITS/,
+    'number',
+    (d) => ({ ...d, payload: { ...d.payload, unit_of_measurement: '%' } }),
+  ],
   [/mqtt\/select.py PLATFORM_SCHEMA_MODERN/, 'select', (d) => ({ ...d, payload: { ...d.payload, options: [] } })],
   [/STATE_UNKNOWN/, 'select', (d) => ({ ...d, payload: { ...d.payload, options: ['auto', 'unknown'] } })],
 ];
@@ -89,17 +148,36 @@ describe(`examples: Home Assistant discovery against Home Assistant's rules, on 
   it('the table: every row cites a home-assistant/core file', () => {
     assert.ok(RULES.length >= 20, `${RULES.length} rules`);
     for (const r of RULES) {
-      assert.match(r.source, /(mqtt|sensor|number|helpers|homeassistant)\/[\w/]*\.py|homeassistant\/(core|const)\.py/, r.rule);
+      assert.match(
+        r.source,
+        /(mqtt|sensor|number|helpers|homeassistant)\/[\w/]*\.py|homeassistant\/(core|const)\.py/,
+        r.rule,
+      );
     }
   });
 
   it('every config examples 03, 04 and 10 publish (retained on the broker) follows every rule of its component', async () => {
     const configs = await announced();
-    assert.deepEqual(configs.map((c) => c.topic.split('/')[1]).sort(), ['number', 'number', 'select', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'switch']);
+    assert.deepEqual(configs.map((c) => c.topic.split('/')[1]).sort(), [
+      'number',
+      'number',
+      'select',
+      'sensor',
+      'sensor',
+      'sensor',
+      'sensor',
+      'sensor',
+      'sensor',
+      'sensor',
+      'switch',
+    ]);
     assert.deepEqual(violations(configs), []);
     // Every rule applied to at least one config.
     for (const r of RULES) {
-      assert.ok(configs.some((c) => !r.components || r.components.includes(c.topic.split('/')[1])), `no config to check against: ${r.rule}`);
+      assert.ok(
+        configs.some((c) => !r.components || r.components.includes(c.topic.split('/')[1])),
+        `no config to check against: ${r.rule}`,
+      );
     }
   });
 

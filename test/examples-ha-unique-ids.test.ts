@@ -8,7 +8,11 @@
 import assert from 'node:assert/strict';
 import { exampleFile, readExample } from './helpers/examples';
 
-interface Config { topic: string; retain: boolean; payload: { unique_id: string; default_entity_id: string; device: { identifiers: string[] } } }
+interface Config {
+  topic: string;
+  retain: boolean;
+  payload: { unique_id: string; default_entity_id: string; device: { identifiers: string[] } };
+}
 
 /** The example's discovery function node, its code with the site changed to `site`, run: its discovery messages. */
 function announce(nn: string, name: string, site?: string): { configs: Config[]; steered: string } {
@@ -28,7 +32,10 @@ function announce(nn: string, name: string, site?: string): { configs: Config[];
 
 const OTHER = 'ste_0therSite00';
 
-for (const [nn, name, count] of [['04', 'Home Assistant number entity', 1], ['10', 'Home Assistant discovery', 6]] as const) {
+for (const [nn, name, count] of [
+  ['04', 'Home Assistant number entity', 1],
+  ['10', 'Home Assistant discovery', 6],
+] as const) {
   describe(`example ${nn}: Home Assistant unique ids include the site`, () => {
     it(`every unique id is ems_<site>_<entity>, the site the example steers, and names its discovery topic`, () => {
       const { configs, steered } = announce(nn, name);
@@ -49,9 +56,15 @@ for (const [nn, name, count] of [['04', 'Home Assistant number entity', 1], ['10
       assert.equal(two.length, count);
       for (const c of two) assert.ok(c.payload.unique_id.startsWith(`ems_${OTHER}_`), c.payload.unique_id);
       const ids = new Set(one.flatMap((c) => [c.payload.unique_id, c.topic]));
-      assert.deepEqual(two.filter((c) => ids.has(c.payload.unique_id) || ids.has(c.topic)).map((c) => c.topic), []);
+      assert.deepEqual(
+        two.filter((c) => ids.has(c.payload.unique_id) || ids.has(c.topic)).map((c) => c.topic),
+        [],
+      );
       // The same entities otherwise: the id less the site is the same.
-      assert.deepEqual(two.map((c) => c.payload.unique_id.replace(OTHER, '<site>')), one.map((c) => c.payload.unique_id.replace(one[0].payload.device.identifiers[0].slice(4), '<site>')));
+      assert.deepEqual(
+        two.map((c) => c.payload.unique_id.replace(OTHER, '<site>')),
+        one.map((c) => c.payload.unique_id.replace(one[0].payload.device.identifiers[0].slice(4), '<site>')),
+      );
     });
   });
 }

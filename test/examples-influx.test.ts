@@ -30,8 +30,10 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
 
   before(async function () {
     if (!INFLUXD) {
-      console.log('      SKIPPED: influxd not found (PATH or INFLUXD). Install Debian\'s influxdb package '
-        + '(apt-get install -y influxdb), as .ci/run does, to run example 02 against a real InfluxDB.');
+      console.log(
+        "      SKIPPED: influxd not found (PATH or INFLUXD). Install Debian's influxdb package " +
+          '(apt-get install -y influxdb), as .ci/run does, to run example 02 against a real InfluxDB.',
+      );
       this.skip();
     }
     influx = await startInflux(INFLUXD!);
@@ -47,9 +49,12 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
   useRuntime();
 
   /** The series of the meter's import counter over a range, as the simulator serves it. */
-  const reference = (range: { start: string; end: string }) => sim.s.sim.timeSeries(METER, {
-    property: PROPERTY, range: { type: 'absolute', ...range }, resolution: { value: 1, unit: 'h' },
-  });
+  const reference = (range: { start: string; end: string }) =>
+    sim.s.sim.timeSeries(METER, {
+      property: PROPERTY,
+      range: { type: 'absolute', ...range },
+      resolution: { value: 1, unit: 'h' },
+    });
 
   /** Loads the example on the test's simulator and InfluxDB, presses "90 days" and awaits the write. */
   async function run(): Promise<any> {
@@ -64,29 +69,52 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
     }
   }
 
-  it('02 writes one point per hour of 90 days: measurement ems, tags device and property, fields value and unit, the series\' times and values', async () => {
+  it("02 writes one point per hour of 90 days: measurement ems, tags device and property, fields value and unit, the series' times and values", async () => {
     const before = logged(sim.s, 'POST /devices/:ref/measurements/time-series').length;
     const c = await run();
     assert.equal(c.error, undefined, `the write failed: ${c.error}`);
     const want = reference(c.msg.range);
     assert.ok(want.time.length > 90 * 24 && want.time.length <= 90 * 24 + 2, `${want.time.length} points`);
-    assert.ok(logged(sim.s, 'POST /devices/:ref/measurements/time-series').length - before >= 3, 'the 90 days were read in 30-day requests');
+    assert.ok(
+      logged(sim.s, 'POST /devices/:ref/measurements/time-series').length - before >= 3,
+      'the 90 days were read in 30-day requests',
+    );
 
     const rows = await influx!.rows(SELECT, DB);
     assert.equal(rows.length, want.time.length);
-    assert.deepEqual(rows.map((r) => r.time), want.time.map((t) => Date.parse(t)), 'the series\' own times, to the ms');
-    assert.deepEqual(rows.map((r) => r.value), want.data, 'the series\' values');
+    assert.deepEqual(
+      rows.map((r) => r.time),
+      want.time.map((t) => Date.parse(t)),
+      "the series' own times, to the ms",
+    );
+    assert.deepEqual(
+      rows.map((r) => r.value),
+      want.data,
+      "the series' values",
+    );
     for (const r of rows) assert.deepEqual([r.unit, r.device, r.property], ['Wh', METER, PROPERTY]);
     const [count] = await influx!.rows('SELECT COUNT(value) FROM ems', DB);
     assert.equal(count.count, want.time.length, 'nothing else in the measurement');
 
     // The schema the README documents: tags device and property; fields value (float) and unit (string).
     const tags = await influx!.rows('SHOW TAG KEYS FROM ems', DB);
-    assert.deepEqual(tags.map((t) => t.tagKey), ['device', 'property']);
+    assert.deepEqual(
+      tags.map((t) => t.tagKey),
+      ['device', 'property'],
+    );
     const fields = await influx!.rows('SHOW FIELD KEYS FROM ems', DB);
-    assert.deepEqual(fields.map((f) => [f.fieldKey, f.fieldType]), [['unit', 'string'], ['value', 'float']]);
+    assert.deepEqual(
+      fields.map((f) => [f.fieldKey, f.fieldType]),
+      [
+        ['unit', 'string'],
+        ['value', 'float'],
+      ],
+    );
     const measurements = await influx!.rows('SHOW MEASUREMENTS', DB);
-    assert.deepEqual(measurements.map((m) => m.name), ['ems']);
+    assert.deepEqual(
+      measurements.map((m) => m.name),
+      ['ems'],
+    );
   });
 
   it('02 run again overwrites the same points: the count stays and a changed value is put back', async () => {
@@ -100,8 +128,15 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
     const mid = rows1[Math.floor(rows1.length / 2)];
     await influx!.write(DB, `ems,device=${METER},property=${PROPERTY} unit="Wh",value=-1 ${mid.time}`);
     const changed = await influx!.rows(`${SELECT.replace(' ORDER BY time', '')} AND time = ${mid.time}ms`, DB);
-    assert.deepEqual(changed.map((r) => r.value), [-1]);
-    assert.equal((await influx!.rows(SELECT, DB)).length, rows1.length, 'a point with the same key replaces, never adds');
+    assert.deepEqual(
+      changed.map((r) => r.value),
+      [-1],
+    );
+    assert.equal(
+      (await influx!.rows(SELECT, DB)).length,
+      rows1.length,
+      'a point with the same key replaces, never adds',
+    );
 
     await helper.unload(); // as a redeploy does
     const second = await run();
@@ -109,7 +144,10 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
     const times2: number[] = second.msg.payload.map((p: any[]) => p[0].time.getTime());
     // Same hour grid (the range starts at a whole hour); the simulator's clock is frozen, so the
     // second run writes the same points (one fewer, at the start, if the real hour turned since).
-    assert.ok(times2.every((t) => times1.includes(t)), 'the second run writes points at the same times');
+    assert.ok(
+      times2.every((t) => times1.includes(t)),
+      'the second run writes points at the same times',
+    );
     assert.ok(times1.length - times2.length <= 1);
 
     const rows2 = await influx!.rows(SELECT, DB);
@@ -118,7 +156,7 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
     assert.equal(rows2.find((r) => r.time === mid.time)!.value, mid.value);
   });
 
-  it('02 reports a database InfluxDB does not have as the write\'s error (create it first, as the comment says)', async () => {
+  it("02 reports a database InfluxDB does not have as the write's error (create it first, as the comment says)", async () => {
     await influx!.query(`DROP DATABASE ${DB}`);
     const c = await run();
     assert.ok(c.error, 'the influxdb out node ends the message with an error');
@@ -129,8 +167,11 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
     const { pid, port } = influx!;
     await influx!.stop();
     influx = undefined;
-    assert.throws(() => process.kill(pid, 0), (err: any) => err.code === 'ESRCH', 'influxd exited');
+    assert.throws(
+      () => process.kill(pid, 0),
+      (err: any) => err.code === 'ESRCH',
+      'influxd exited',
+    );
     assert.ok(await closed(port), `nothing listens on 127.0.0.1:${port}`);
   });
 });
-

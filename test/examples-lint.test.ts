@@ -20,7 +20,15 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const NRLINT = path.join(ROOT, 'node_modules', 'nrlint', 'bin', 'nrlint.js');
 const CONFIG = path.join(ROOT, '.nrlintrc.js');
-const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-schedule', 'ems-plan', 'ems-request'];
+const OURS = [
+  'ems-partner-config',
+  'ems-device-read',
+  'ems-time-series',
+  'ems-site-steer',
+  'ems-schedule',
+  'ems-plan',
+  'ems-request',
+];
 
 /** nrlint's JSON report of a flow file, and whatever it wrote to stderr. */
 async function nrlint(file: string): Promise<{ problems: any[]; stderr: string; stdout: string }> {
@@ -37,7 +45,7 @@ async function nrlint(file: string): Promise<{ problems: any[]; stderr: string; 
 describe('examples: nrlint', function () {
   this.timeout(120_000);
 
-  it('.nrlintrc.js is nrlint\'s own default configuration (nrlint --init): every rule on', async () => {
+  it(".nrlintrc.js is nrlint's own default configuration (nrlint --init): every rule on", async () => {
     const { stdout } = await run(process.execPath, [NRLINT, '--init'], { cwd: ROOT });
     const load = (text: string) => {
       const module = { exports: {} as any };
@@ -45,8 +53,17 @@ describe('examples: nrlint', function () {
       return module.exports;
     };
     assert.deepEqual(load(fs.readFileSync(CONFIG, 'utf8')), load(stdout));
-    assert.deepEqual(Object.keys(load(stdout).rules).sort(), ['align-to-grid', 'function-eslint', 'max-flow-size', 'no-duplicate-http-in-urls', 'no-loops',
-      'no-overlapping-nodes', 'no-unconnected-http-nodes', 'no-unnamed-functions', 'no-unnamed-links']);
+    assert.deepEqual(Object.keys(load(stdout).rules).sort(), [
+      'align-to-grid',
+      'function-eslint',
+      'max-flow-size',
+      'no-duplicate-http-in-urls',
+      'no-loops',
+      'no-overlapping-nodes',
+      'no-unconnected-http-nodes',
+      'no-unnamed-functions',
+      'no-unnamed-links',
+    ]);
   });
 
   for (const file of exampleFiles()) {
@@ -66,7 +83,16 @@ describe('examples: nrlint', function () {
       const thrown = await nrlint(noTab);
       assert.match(thrown.stdout + thrown.stderr, /TypeError/);
       const bad = path.join(dir, 'bad.json');
-      fs.writeFileSync(bad, JSON.stringify(nodes.map((n) => (n.type === 'debug' ? { ...n, type: 'function', name: '', func: 'var unused = 1;\nreturn msg;', outputs: 1 } : n))));
+      fs.writeFileSync(
+        bad,
+        JSON.stringify(
+          nodes.map((n) =>
+            n.type === 'debug'
+              ? { ...n, type: 'function', name: '', func: 'var unused = 1;\nreturn msg;', outputs: 1 }
+              : n,
+          ),
+        ),
+      );
       const rules = new Set((await nrlint(bad)).problems.map((p) => p.rule));
       assert.deepEqual([...rules].sort(), ['function-eslint', 'no-unnamed-functions']);
     } finally {
@@ -76,9 +102,15 @@ describe('examples: nrlint', function () {
 });
 
 describe('examples: saved at the current version of every node', () => {
-  it('the package\'s types and their current versions, read from the code', () => {
+  it("the package's types and their current versions, read from the code", () => {
     for (const type of Object.keys(MIGRATIONS)) assert.ok(OURS.includes(type), type);
-    assert.deepEqual(OURS.map((t) => [t, currentVersion(t)]).filter(([, v]) => (v as number) > 1).map(([t]) => t).sort(), Object.keys(MIGRATIONS).sort());
+    assert.deepEqual(
+      OURS.map((t) => [t, currentVersion(t)])
+        .filter(([, v]) => (v as number) > 1)
+        .map(([t]) => t)
+        .sort(),
+      Object.keys(MIGRATIONS).sort(),
+    );
   });
 
   for (const file of exampleFiles()) {
@@ -87,7 +119,10 @@ describe('examples: saved at the current version of every node', () => {
       assert.ok(ours.length > 0);
       for (const n of ours) {
         const at = `${n.type} ${n.name || n.id}`;
-        assert.ok(versionOf(n) >= currentVersion(n.type), `${at}: version ${versionOf(n)}, current ${currentVersion(n.type)}`);
+        assert.ok(
+          versionOf(n) >= currentVersion(n.type),
+          `${at}: version ${versionOf(n)}, current ${currentVersion(n.type)}`,
+        );
         assert.deepEqual(migrate(n.type, n), n, `${at}: a migration still changes it`);
       }
     });
@@ -97,7 +132,8 @@ describe('examples: saved at the current version of every node', () => {
     const old: Record<string, unknown> = { type: 'ems-partner-config', simulator: true, version: 1 };
     assert.equal(migrate('ems-partner-config', old).percentCurtailment, 'send');
     for (const file of exampleFiles()) {
-      for (const n of readExample(file).filter((x) => x.type === 'ems-partner-config')) assert.equal(n.percentCurtailment, 'convert', file);
+      for (const n of readExample(file).filter((x) => x.type === 'ems-partner-config'))
+        assert.equal(n.percentCurtailment, 'convert', file);
     }
   });
 });

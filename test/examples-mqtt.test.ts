@@ -37,7 +37,7 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     // Without the announce on deploy: the broker node's connect (the Status node) announces alone.
     const ex = await loadExample(EX03, sim.s.url, mqtt.port, withoutDeployAnnounce);
     const [birth] = await mqtt.await((p) => p.topic === BRIDGE);
-    assert.deepEqual([birth.payload, birth.retain], ['online', true], 'the broker node\'s birth: Node-RED is connected');
+    assert.deepEqual([birth.payload, birth.retain], ['online', true], "the broker node's birth: Node-RED is connected");
     const configs = await mqtt.await(isConfig, 4);
     ex.fire('every minute');
     const expected: Record<string, [string, string, string?]> = {
@@ -60,8 +60,15 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
       assert.equal(body.state_topic, `ems/${BAT}/${prop}`);
       assert.deepEqual([body.unit_of_measurement, body.device_class, body.state_class], expected[prop]);
       assert.equal(typeof body.name, 'string');
-      assert.deepEqual(body.device, { identifiers: [`ems_${BAT}`], name: 'Home battery', manufacturer: 'EMS partner', model: HOME.battery.name });
-      assert.deepEqual(body.availability, [{ topic: BRIDGE, payload_available: 'online', payload_not_available: 'offline' }]);
+      assert.deepEqual(body.device, {
+        identifiers: [`ems_${BAT}`],
+        name: 'Home battery',
+        manufacturer: 'EMS partner',
+        model: HOME.battery.name,
+      });
+      assert.deepEqual(body.availability, [
+        { topic: BRIDGE, payload_available: 'online', payload_not_available: 'offline' },
+      ]);
     }
     assert.deepEqual([...byProp.keys()].sort(), Object.keys(expected).sort());
     assert.deepEqual(violations(discoveries(mqtt.published)), []);
@@ -83,26 +90,35 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
 
   it('03 with a reference Home Assistant\'s topic pattern does not take ("." and ":"): safe ids, a valid discovery', async () => {
     const odd = 'dvc.home:battery-1';
-    const other = 'dvc.home.battery-1';   // differs from odd only where the pattern does not reach
+    const other = 'dvc.home.battery-1'; // differs from odd only where the pattern does not reach
     const site = (ref: string, key: string): SiteDefinition => ({
-      ...HOME, siteReference: `ste_${key}`, battery: { ...HOME.battery, deviceReference: ref },
-      pv: { ...HOME.pv, deviceReference: `dvc_pv_${key}` }, meter: { ...HOME.meter, deviceReference: `dvc_meter_${key}` },
+      ...HOME,
+      siteReference: `ste_${key}`,
+      battery: { ...HOME.battery, deviceReference: ref },
+      pv: { ...HOME.pv, deviceReference: `dvc_pv_${key}` },
+      meter: { ...HOME.meter, deviceReference: `dvc_meter_${key}` },
     });
     const s = await startSimulator({ port: 0, frozen: true, sites: [site(odd, 'odd'), site(other, 'other')] });
     try {
       const topics: string[] = [];
       for (const ref of [odd, other]) {
         mqtt.published.length = 0;
-        await loadExample(EX03, s.url, mqtt.port, (nodes) => withoutDeployAnnounce(JSON.parse(JSON.stringify(nodes).split(BAT).join(ref))));
+        await loadExample(EX03, s.url, mqtt.port, (nodes) =>
+          withoutDeployAnnounce(JSON.parse(JSON.stringify(nodes).split(BAT).join(ref))),
+        );
         const configs = await mqtt.await(isConfig, 4);
         const found = discoveries(configs);
         assert.deepEqual(violations(found), []);
         for (const d of found) {
           assert.match(d.topic, /^homeassistant\/sensor\/[a-zA-Z0-9_-]+\/config$/);
-          assert.equal(d.payload.state_topic.startsWith(`ems/${ref}/`), true, 'the state topic keeps the reference (MQTT takes it)');
+          assert.equal(
+            d.payload.state_topic.startsWith(`ems/${ref}/`),
+            true,
+            'the state topic keeps the reference (MQTT takes it)',
+          );
         }
         topics.push(...found.map((d) => d.topic));
-        if (ref === odd) await helper.unload();   // the next load is a fresh runtime (the last one: afterEach)
+        if (ref === odd) await helper.unload(); // the next load is a fresh runtime (the last one: afterEach)
       }
       assert.equal(new Set(topics).size, 8, `two references, four sensors each, eight topics: ${topics}`);
     } finally {
@@ -122,8 +138,14 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     assert.equal(body.state_topic, `ems/${SITE}/ess/state`);
     assert.deepEqual([body.min, body.max, body.unit_of_measurement], [-10, 10, 'kW']);
     assert.deepEqual([body.default_entity_id, 'object_id' in body], [`number.ems_${SITE.toLowerCase()}_ess`, false]);
-    assert.deepEqual(body.device, { identifiers: [`ems_${SITE}`], name: 'Home (example 04)', manufacturer: 'EMS partner' });
-    assert.deepEqual(body.availability, [{ topic: BRIDGE, payload_available: 'online', payload_not_available: 'offline' }]);
+    assert.deepEqual(body.device, {
+      identifiers: [`ems_${SITE}`],
+      name: 'Home (example 04)',
+      manufacturer: 'EMS partner',
+    });
+    assert.deepEqual(body.availability, [
+      { topic: BRIDGE, payload_available: 'online', payload_not_available: 'offline' },
+    ]);
     assert.deepEqual(violations(discoveries(mqtt.published)), []);
 
     await subscribed;
@@ -135,7 +157,11 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     const ess = steering().energyStorageSetting!;
     assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
     assert.ok(quarterEnds(t0).includes(ess.validUntil), `validUntil ${new Date(ess.validUntil).toISOString()}`);
-    assert.equal(sim.s.sim.steeringState(HOME.siteReference).components.energyStorageSetting, null, 'the default Home is not touched');
+    assert.equal(
+      sim.s.sim.steeringState(HOME.siteReference).components.energyStorageSetting,
+      null,
+      'the default Home is not touched',
+    );
 
     // Beyond the node's 10 kW limit: refused before sending, reported on the error topic.
     await mqtt.publish(`ems/${SITE}/ess/set`, '25');
@@ -145,7 +171,11 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     await mqtt.publish(`ems/${SITE}/ess/set`, 'full power');
     const errors = await mqtt.await((p) => p.topic === `ems/${SITE}/ess/error`, 2);
     assert.match(errors[1].payload, /energyStorage/);
-    assert.deepEqual([steering().energyStorageSetting!.value, steering().energyStorageSetting!.unit], [-5, 'kW'], 'unchanged');
+    assert.deepEqual(
+      [steering().energyStorageSetting!.value, steering().energyStorageSetting!.unit],
+      [-5, 'kW'],
+      'unchanged',
+    );
     assert.equal(mqtt.published.filter((p) => p.topic === `ems/${SITE}/ess/state`).length, 1);
 
     // "stop" ends renewing (off here): nothing is sent and no state is published; the next
@@ -156,14 +186,19 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     assert.equal(steering().energyStorageSetting!.value, -5);
     await mqtt.publish(`ems/${SITE}/ess/set`, '2.5');
     const states = await mqtt.await((p) => p.topic === `ems/${SITE}/ess/state`, 2);
-    assert.deepEqual(states.map((p) => p.payload), ['-5', '2.5']);
+    assert.deepEqual(
+      states.map((p) => p.payload),
+      ['-5', '2.5'],
+    );
     assert.equal(steering().energyStorageSetting!.value, 2.5);
   });
 
-  it('04 with the node\'s ESS unit set to W: the state is still in kW, within the number\'s min/max', async () => {
+  it("04 with the node's ESS unit set to W: the state is still in kW, within the number's min/max", async () => {
     const SITE = builtInSite('Home (example 04)').siteReference;
     const subscribed = mqtt.subscribed(`ems/${SITE}/ess/set`);
-    await loadExample(EX04, sim.s.url, mqtt.port, (nodes) => nodes.map((n) => (n.type === 'ems-site-steer' ? { ...n, essUnit: 'W' } : n)));
+    await loadExample(EX04, sim.s.url, mqtt.port, (nodes) =>
+      nodes.map((n) => (n.type === 'ems-site-steer' ? { ...n, essUnit: 'W' } : n)),
+    );
     const [entity] = await mqtt.await((p) => p.topic === `homeassistant/number/ems_${SITE}_ess/config`);
     const { min, max } = JSON.parse(entity.payload);
     await subscribed;
@@ -200,7 +235,9 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
     assert.equal(mgi.value, true);
     assert.deepEqual(Object.keys(sent.msgs[2].request.body).sort(), ['maximizeGridImport', 'validUntil']);
 
-    const failed = new Promise<any>((resolve) => ex.node('price as number').once('call:error', (c: any) => resolve(c.args[0])));
+    const failed = new Promise<any>((resolve) =>
+      ex.node('price as number').once('call:error', (c: any) => resolve(c.args[0])),
+    );
     await mqtt.publish('energy/price', 'n/a');
     assert.match(String(await failed), /price must be a number .* got "n\/a"/);
     assert.equal(sent.msgs.length, 3);

@@ -25,7 +25,9 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
 
   it('01 reads SOC and counters in the single, map, list and devices shapes', async () => {
     const ex = await loadExample('01 Read SOC and energy counters.json', sim.s.url);
-    const [single, map, list, devices] = ['SOC (%)', 'battery map', 'meter list', 'device list'].map((n) => ex.inbox(n));
+    const [single, map, list, devices] = ['SOC (%)', 'battery map', 'meter list', 'device list'].map((n) =>
+      ex.inbox(n),
+    );
     ex.fire('every minute');
     const [s] = await single.count(1);
     assert.equal(s.payload, now(BAT, 'soc').value);
@@ -41,15 +43,21 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
     assert.deepEqual(m.units, { soc: '%', totalEnergyConsumed: 'Wh', totalEnergyProduced: 'Wh' });
 
     const [l] = await list.count(1);
-    assert.deepEqual(l.payload.map((i: any) => [i.property, i.value, i.unit]), [
-      ['totalEnergyConsumed', now(METER, 'totalEnergyConsumed').value, 'Wh'],
-      ['totalEnergyProduced', now(METER, 'totalEnergyProduced').value, 'Wh'],
-    ]);
+    assert.deepEqual(
+      l.payload.map((i: any) => [i.property, i.value, i.unit]),
+      [
+        ['totalEnergyConsumed', now(METER, 'totalEnergyConsumed').value, 'Wh'],
+        ['totalEnergyProduced', now(METER, 'totalEnergyProduced').value, 'Wh'],
+      ],
+    );
 
     const [d] = await devices.count(1);
     assert.equal(d.payload.length, 6);
     const battery = d.payload.find((x: any) => x.deviceReference === BAT);
-    assert.deepEqual(battery.properties.map((p: any) => `${p.name}:${p.unit}`), ['soc:%', 'power:W', 'totalEnergyConsumed:Wh', 'totalEnergyProduced:Wh']);
+    assert.deepEqual(
+      battery.properties.map((p: any) => `${p.name}:${p.unit}`),
+      ['soc:%', 'power:W', 'totalEnergyConsumed:Wh', 'totalEnergyProduced:Wh'],
+    );
   });
 
   it('01 works as shipped, on the simulator built into the package', async () => {
@@ -102,7 +110,9 @@ describe(`examples: reading (01, 02) on Node-RED ${nodeRedVersion}`, function ()
     const start = Date.parse(msg.range.start);
     const expected = Math.floor((sim.s.sim.clock.now() - start) / HOUR_MS) + 1;
     assert.ok(expected > 90 * 24 && expected <= 90 * 24 + 2, `expected ${expected}`);
-    const points = msg.payload as Array<[{ value: number; unit: string; time: Date }, { device: string; property: string }]>;
+    const points = msg.payload as Array<
+      [{ value: number; unit: string; time: Date }, { device: string; property: string }]
+    >;
     assert.equal(points.length, expected, 'one message: fewer than 5,000 points');
     for (let i = 0; i < points.length; i++) {
       const [fields, tags] = points[i];

@@ -11,7 +11,15 @@
 import assert from 'node:assert/strict';
 import { BUILT_IN_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { CORE_NODES, useBroker, exampleFile, loadFlow, together, withoutDeployAnnounce, type Published } from './helpers/examples';
+import {
+  CORE_NODES,
+  useBroker,
+  exampleFile,
+  loadFlow,
+  together,
+  withoutDeployAnnounce,
+  type Published,
+} from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
 import { NODES, helper, useRuntime, useSimulator } from './helpers/red';
 
@@ -42,7 +50,12 @@ describe(`examples: Home Assistant discovery after a deploy of modified nodes, o
     const edited = flow.map((n) => (n.type === 'mqtt-broker' ? { ...n, port: String(second.port) } : n));
     await deployModified(edited);
     const configs = await second.await(isConfig, 11);
-    assert.deepEqual(discoveries(configs).map((d) => d.topic.split('/')[1]).sort(), ['number', 'number', 'select', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'switch']);
+    assert.deepEqual(
+      discoveries(configs)
+        .map((d) => d.topic.split('/')[1])
+        .sort(),
+      ['number', 'number', 'select', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'sensor', 'switch'],
+    );
     assert.deepEqual(violations(discoveries(configs)), []);
     // A deploy of modified nodes: the broker node's users (MQTT in and out) and the Status nodes watching them restarted, nothing else.
     const restarted = running.filter(([n, node]) => helper.getNode(n.id) !== node).map(([n]) => n.type);
@@ -59,6 +72,10 @@ describe(`examples: Home Assistant discovery after a deploy of modified nodes, o
     const [number] = await first.await((p) => isConfig(p) && p.topic.startsWith('homeassistant/number/'));
     assert.equal(JSON.parse(number.payload).device.name, 'Home (example 04)');
     assert.equal(helper.getNode(broker.id), broker, 'the broker node kept running (and connected)');
-    assert.equal(first.published.filter((p) => p.topic === 'ems/node-red/availability').length, 1, 'no reconnect (one birth message): 04 announced on deploy');
+    assert.equal(
+      first.published.filter((p) => p.topic === 'ems/node-red/availability').length,
+      1,
+      'no reconnect (one birth message): 04 announced on deploy',
+    );
   });
 });

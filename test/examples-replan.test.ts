@@ -24,7 +24,12 @@ const EX = readExample(FILE);
 const HOME = builtInSite('Home (example 12)');
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 /** Local 10:03 two days ahead of real time: prices for today and tomorrow, every validUntil in the future. */
-const NOW = (() => { const d = new Date(); d.setDate(d.getDate() + 2); d.setHours(10, 3, 0, 0); return d.getTime(); })();
+const NOW = (() => {
+  const d = new Date();
+  d.setDate(d.getDate() + 2);
+  d.setHours(10, 3, 0, 0);
+  return d.getTime();
+})();
 const one = (test: (n: any) => boolean, what: string) => {
   const found = EX.filter(test);
   assert.equal(found.length, 1, `one ${what} in example 12`);
@@ -60,7 +65,12 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
       if (mark > t) break;
       const before = reads();
       await clock!.tickAsync(mark - Date.now());
-      await until([seen], () => reads() >= before + 2, 10_000, () => `the reads at ${new Date(mark).toISOString()}`);
+      await until(
+        [seen],
+        () => reads() >= before + 2,
+        10_000,
+        () => `the reads at ${new Date(mark).toISOString()}`,
+      );
     }
     await clock!.tickAsync(t - Date.now());
     await turns();
@@ -75,17 +85,41 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     return sim;
   }
 
-  it('ships the loop: re-planning on, the site\'s prices, limits and battery; its schedule node enabled on its own site, checked, its reports linked back to the plan', () => {
+  it("ships the loop: re-planning on, the site's prices, limits and battery; its schedule node enabled on its own site, checked, its reports linked back to the plan", () => {
     assert.equal(schedule.d, undefined, 'the schedule node ships enabled');
-    assert.deepEqual([schedule.site, schedule.verify, schedule.batteryDevice, schedule.maxEssPower], [HOME.siteReference, true, HOME.battery.deviceReference, HOME.battery.maxPowerW]);
+    assert.deepEqual(
+      [schedule.site, schedule.verify, schedule.batteryDevice, schedule.maxEssPower],
+      [HOME.siteReference, true, HOME.battery.deviceReference, HOME.battery.maxPowerW],
+    );
     assert.deepEqual(schedule.wires[1], [one((n) => n.type === 'link out', 'link out').id]);
     assert.deepEqual(linkIn.wires, [[plan.id]]);
-    assert.deepEqual([plan.replan, plan.idle, plan.version, plan.capacityKWh, plan.maxChargeKW, plan.importLimitKW, plan.exportLimitKW],
-      [true, 'self-consumption', 4, HOME.battery.capacityWh / 1000, HOME.battery.maxPowerW / 1000, HOME.grid!.maxImportW / 1000, HOME.grid!.maxExportW / 1000]);
+    assert.deepEqual(
+      [
+        plan.replan,
+        plan.idle,
+        plan.version,
+        plan.capacityKWh,
+        plan.maxChargeKW,
+        plan.importLimitKW,
+        plan.exportLimitKW,
+      ],
+      [
+        true,
+        'self-consumption',
+        4,
+        HOME.battery.capacityWh / 1000,
+        HOME.battery.maxPowerW / 1000,
+        HOME.grid!.maxImportW / 1000,
+        HOME.grid!.maxExportW / 1000,
+      ],
+    );
     const comment = one((n) => n.type === 'comment', 'comment');
     assert.match(comment.info, /^\*\*Target:\*\* its own simulated site, \*Home \(example 12\)\* \(`ste_jqElHIhVdmoo`/);
     for (const n of EX.filter((x: any) => ['ems-time-series', 'ems-device-read'].includes(x.type))) {
-      assert.ok([HOME.battery.deviceReference, HOME.pv.deviceReference, HOME.meter.deviceReference].includes(n.device), `${n.name} reads its own site`);
+      assert.ok(
+        [HOME.battery.deviceReference, HOME.pv.deviceReference, HOME.meter.deviceReference].includes(n.device),
+        `${n.name} reads its own site`,
+      );
     }
   });
 
@@ -104,7 +138,10 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     const first = handed.msgs.find((m: any) => m.plan);
     const p = first.plan;
     const steered = p.slots.filter((x: any) => !x.selfConsumption);
-    assert.ok(p.slots.some((x: any) => x.selfConsumption), 'some slots are self-consumption');
+    assert.ok(
+      p.slots.some((x: any) => x.selfConsumption),
+      'some slots are self-consumption',
+    );
     assert.equal(first.replan.selfConsumption, p.slots.length - steered.length);
     if (handed.msgs[0] !== first) assert.equal(handed.msgs[0].payload, 'stop');
     assert.equal(p.model, 'site');
@@ -113,16 +150,34 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     // Today from now and all of tomorrow, every steered slot handed on, the first from now.
     assert.ok(p.slots[0].start >= NOW && p.slots[0].start < NOW + 5000);
     if (steered.length === 0) assert.equal(first.payload, 'stop');
-    else assert.deepEqual(first.payload.map((x: any) => [x.start, x.end, x.energyStorage]), steered.map((x: any) => [x.start, x.end, x.energyStorage]));
-    const midnight = new Date(NOW); midnight.setHours(0, 0, 0, 0); midnight.setDate(midnight.getDate() + 2);
+    else
+      assert.deepEqual(
+        first.payload.map((x: any) => [x.start, x.end, x.energyStorage]),
+        steered.map((x: any) => [x.start, x.end, x.energyStorage]),
+      );
+    const midnight = new Date(NOW);
+    midnight.setHours(0, 0, 0, 0);
+    midnight.setDate(midnight.getDate() + 2);
     assert.equal(p.slots.at(-1).end, midnight.getTime());
     // The load forecast from the history (500-3000 W at Home), the PV forecast from yesterday's PV (10 kWp).
     // The load history: grid + PV + battery of each of the last 28 days' hours, the site's own load.
     const history = inputs.msgs.find((m: any) => m.payload?.loadHistory)?.payload.loadHistory;
-    assert.ok(history.length >= 28 * 24 && history.every((x: any) => x.y >= 500 - 1 && x.y <= 3000 + 1), 'the Home site\'s load, 500-3000 W');
-    assert.ok(p.slots.every((x: any) => x.loadKW >= 0.5 - 1e-6 && x.loadKW <= 3 + 1e-6), 'load within the Home site\'s range');
-    assert.ok(p.slots.some((x: any) => x.pvKW > 0.1) && p.slots.some((x: any) => x.pvKW === 0), `PV by day, none at night: ${JSON.stringify(p.slots.map((x: any) => x.pvKW))}`);
-    assert.ok(p.slots.every((x: any) => x.importKW <= 17 + 1e-9 && x.exportKW <= 7 + 1e-9), 'the grid limits');
+    assert.ok(
+      history.length >= 28 * 24 && history.every((x: any) => x.y >= 500 - 1 && x.y <= 3000 + 1),
+      "the Home site's load, 500-3000 W",
+    );
+    assert.ok(
+      p.slots.every((x: any) => x.loadKW >= 0.5 - 1e-6 && x.loadKW <= 3 + 1e-6),
+      "load within the Home site's range",
+    );
+    assert.ok(
+      p.slots.some((x: any) => x.pvKW > 0.1) && p.slots.some((x: any) => x.pvKW === 0),
+      `PV by day, none at night: ${JSON.stringify(p.slots.map((x: any) => x.pvKW))}`,
+    );
+    assert.ok(
+      p.slots.every((x: any) => x.importKW <= 17 + 1e-9 && x.exportKW <= 7 + 1e-9),
+      'the grid limits',
+    );
     // The schedule plays the slot in progress at once, on the Home site, when it is steered; else nothing.
     await moveTo(Date.now() + 100);
     const sent = s.sim.requestLog.filter((e) => steerRoute.test(e.route));
@@ -143,8 +198,15 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     // on from the SOC it expected moved by what was missing, and hands on the changed part only, none of it past.
     const slot0 = p.slots[0];
     await moveTo(NOW + 6 * MINUTE_MS);
-    const report = { followed: 'no', site: HOME.siteReference, component: 'energyStorage', asked: slot0.energyStorage, measured: { value: slot0.energyStorage.value > 0 ? 0 : 3, unit: 'kW' },
-      from: slot0.start, until: Date.now() };
+    const report = {
+      followed: 'no',
+      site: HOME.siteReference,
+      component: 'energyStorage',
+      asked: slot0.energyStorage,
+      measured: { value: slot0.energyStorage.value > 0 ? 0 : 3, unit: 'kW' },
+      from: slot0.start,
+      until: Date.now(),
+    };
     const before = handed.msgs.length;
     helper.getNode(linkIn.id).receive({ topic: 'delivery', site: HOME.siteReference, slots: [0], payload: report });
     for (let i = 0; i < 5; i++) await turns();
@@ -156,7 +218,10 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
       assert.equal(again.replan.socFrom, 'plan+delivery');
       const now = Date.now();
       if (Array.isArray(again.payload)) {
-        assert.ok(again.payload.every((x: any) => x.end > now && x.start >= now), 'no slot in the past');
+        assert.ok(
+          again.payload.every((x: any) => x.end > now && x.start >= now),
+          'no slot in the past',
+        );
         assert.ok(again.payload.length <= again.plan.slots.filter((x: any) => !x.selfConsumption).length);
       } else assert.equal(again.payload, 'stop');
     } else assert.ok(handed.msgs.length === before, planNodeStatus());
@@ -170,7 +235,13 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
       assert.match(reported.msgs[0].payload.followed, /^(yes|partly|no|unknown)$/);
     }
     await moveTo(slot0.end + 1000);
-    assert.ok(s.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => (e.body as any).validUntil > e.time), 'every request ends after it is sent');
-    assert.deepEqual(errors.msgs.map((m) => m.error?.message), []);
+    assert.ok(
+      s.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => (e.body as any).validUntil > e.time),
+      'every request ends after it is sent',
+    );
+    assert.deepEqual(
+      errors.msgs.map((m) => m.error?.message),
+      [],
+    );
   });
 });

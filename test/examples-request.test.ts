@@ -19,7 +19,9 @@ describe(`examples: raw request (11) on Node-RED ${nodeRedVersion}`, function ()
 
   it('11 lists the sites, reads the Home steering state and shows the request counts; only GETs reach the service', async () => {
     const ex = await loadExample(FILE, sim.s.url);
-    const [sites, steering, counts, errors] = ['sites', 'steering in force', 'counts', 'errors'].map((n) => ex.inbox(n));
+    const [sites, steering, counts, errors] = ['sites', 'steering in force', 'counts', 'errors'].map((n) =>
+      ex.inbox(n),
+    );
     sim.s.sim.clearLog();
     ex.fire('list the sites');
     const [s] = await sites.count(1);

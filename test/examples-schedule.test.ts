@@ -26,9 +26,19 @@ const SAMPLE = require('./fixtures/prices-sample-day.json');
 /** Reads sent at once: the coalescer's 2 ms window is a timer, which the fake clock would hold. */
 const NO_WINDOW = { coalesceMs: 0 };
 /** Local midnight two days ahead of real time: every request's validUntil is in the future for real clocks too. */
-const DAY = (() => { const d = new Date(); d.setHours(0, 0, 0, 0); d.setDate(d.getDate() + 2); return d.getTime(); })();
+const DAY = (() => {
+  const d = new Date();
+  d.setHours(0, 0, 0, 0);
+  d.setDate(d.getDate() + 2);
+  return d.getTime();
+})();
 /** Epoch ms of HH:MM local time on DAY (+ days). */
-const at = (h: number, m = 0, days = 0) => { const d = new Date(DAY); d.setDate(d.getDate() + days); d.setHours(h, m, 0, 0); return d.getTime(); };
+const at = (h: number, m = 0, days = 0) => {
+  const d = new Date(DAY);
+  d.setDate(d.getDate() + days);
+  d.setHours(h, m, 0, 0);
+  return d.getTime();
+};
 
 /** Example 06's function node, run outside Node-RED with its clock at `now`. */
 function windowFunction() {
@@ -36,8 +46,17 @@ function windowFunction() {
   const body = new Function('msg', 'node', 'Date', fn.func);
   return (now: number, payload: unknown) => {
     const RealDate = Date;
-    class At extends RealDate { static now() { return now; } }
-    const node = { status() {}, error(e: unknown) { throw new Error(String(e)); } };
+    class At extends RealDate {
+      static now() {
+        return now;
+      }
+    }
+    const node = {
+      status() {},
+      error(e: unknown) {
+        throw new Error(String(e));
+      },
+    };
     return body({ payload }, node, At);
   };
 }
@@ -78,9 +97,16 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       assert.deepEqual(JSON.parse(inject.payload), { start: '01:00', end: '05:00', powerKw: 5 });
       assert.deepEqual([inject.once, inject.crontab, inject.repeat], [true, '00 12 * * *', '']);
       const schedule = nodes.find((n) => n.type === 'ems-schedule');
-      assert.deepEqual([schedule.name, schedule.site, schedule.essUnit, schedule.maxEssPower, schedule.dryRun], [SCHEDULE, HOME.siteReference, 'kW', 10_000, false]);
+      assert.deepEqual(
+        [schedule.name, schedule.site, schedule.essUnit, schedule.maxEssPower, schedule.dryRun],
+        [SCHEDULE, HOME.siteReference, 'kW', 10_000, false],
+      );
       assert.equal(nodes.find((n) => n.type === 'ems-partner-config').maxValidity, 15);
-      assert.equal(nodes.filter((n) => n.type === 'ems-site-steer').length, 0, 'no hand-written renewal: the schedule node plays it');
+      assert.equal(
+        nodes.filter((n) => n.type === 'ems-site-steer').length,
+        0,
+        'no hand-written renewal: the schedule node plays it',
+      );
     });
 
     it('deployed in the evening: waits for 01:00, then charges at 5 kW in 15-minute requests, each sent at its start, none after 05:00', async () => {
@@ -144,7 +170,11 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
         assert.deepEqual(slot, { start, end, energyStorage: -3 }, new Date(t).toString());
       }
       const [slot] = run(at(5, 0), { start: '01:00', end: '05:00', powerKw: 5 }).payload;
-      assert.deepEqual(slot, { start: at(1, 0, 1), end: at(5, 0, 1), energyStorage: -5 }, 'at 05:00 the window has ended: the next night');
+      assert.deepEqual(
+        slot,
+        { start: at(1, 0, 1), end: at(5, 0, 1), energyStorage: -5 },
+        'at 05:00 the window has ended: the next night',
+      );
     });
 
     it('a bad window is an error naming the fields; more than the 10 kW limit is refused by the schedule node naming the slot; nothing is sent', async () => {
@@ -153,10 +183,16 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       const errors = ex.inbox('errors');
       ex.fire("tonight's window", { payload: { start: '1am', end: '05:00', powerKw: 5 } });
       const [bad] = await errors.count(1);
-      assert.match(bad.error.message, /msg\.payload must be \{start: "HH:MM", end: "HH:MM" \(another time\), powerKw: > 0\}; got \{"start":"1am"/);
+      assert.match(
+        bad.error.message,
+        /msg\.payload must be \{start: "HH:MM", end: "HH:MM" \(another time\), powerKw: > 0\}; got \{"start":"1am"/,
+      );
       ex.fire("tonight's window", { payload: { start: '01:00', end: '05:00', powerKw: 12 } });
       const [, over] = await errors.count(2);
-      assert.match(over.error.message, /^ValidationError: msg\.payload\[0\]\.energyStorage must be within the node's limit maxEssPower = 10000 W \(either sign\); got -12 kW; nothing was sent$/);
+      assert.match(
+        over.error.message,
+        /^ValidationError: msg\.payload\[0\]\.energyStorage must be within the node's limit maxEssPower = 10000 W \(either sign\); got -12 kW; nothing was sent$/,
+      );
       assert.equal(over.error.source.name, SCHEDULE);
       await turns(20);
       assert.equal(requests().length, 0);
@@ -178,20 +214,30 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
     const table = one((n) => n.type === 'ui-table', 'table');
     const summary = one((n) => n.type === 'ui-text', 'plan text');
 
-    it('ships the sample day in the flow (96 quarter hours, EUR/MWh) and plans its site\'s battery as GET /sites describes it', async () => {
+    it("ships the sample day in the flow (96 quarter hours, EUR/MWh) and plans its site's battery as GET /sites describes it", async () => {
       const inject = one((n) => n.type === 'inject', 'inject');
       const sample = JSON.parse(inject.props.find((p: any) => p.p === 'sample').v);
-      assert.deepEqual(sample, { unit: SAMPLE.unit, resolutionMinutes: SAMPLE.resolutionMinutes, slots: SAMPLE.slots }, 'the sample of test/fixtures');
+      assert.deepEqual(
+        sample,
+        { unit: SAMPLE.unit, resolutionMinutes: SAMPLE.resolutionMinutes, slots: SAMPLE.slots },
+        'the sample of test/fixtures',
+      );
       assert.equal(sample.slots.length, 96);
       const s = await startAt(at(12, 40));
-      const { sites } = await (await fetch(`${s.url}/sites`)).json() as any;
+      const { sites } = (await (await fetch(`${s.url}/sites`)).json()) as any;
       const home = sites.find((x: any) => x.siteReference === HOME.siteReference);
-      assert.deepEqual([planNode.maxChargeKW, planNode.maxDischargeKW, planNode.capacityKWh], [home.batteryMaxPower / 1000, home.batteryMaxPower / 1000, home.batteryCapacity / 1000]);
-      assert.deepEqual([schedule.site, schedule.maxEssPower, schedule.verify, schedule.batteryDevice], [HOME.siteReference, home.batteryMaxPower, true, HOME.battery.deviceReference]);
+      assert.deepEqual(
+        [planNode.maxChargeKW, planNode.maxDischargeKW, planNode.capacityKWh],
+        [home.batteryMaxPower / 1000, home.batteryMaxPower / 1000, home.batteryCapacity / 1000],
+      );
+      assert.deepEqual(
+        [schedule.site, schedule.maxEssPower, schedule.verify, schedule.batteryDevice],
+        [HOME.siteReference, home.batteryMaxPower, true, HOME.battery.deviceReference],
+      );
       assert.equal(one((n) => n.type === 'ems-device-read', 'SOC read').device, HOME.battery.deviceReference);
     });
 
-    it('on deploy: plans from the battery\'s SOC (charges at the negative midday prices, discharges in the peaks), charts it, and plays the slot in progress at once', async () => {
+    it("on deploy: plans from the battery's SOC (charges at the negative midday prices, discharges in the peaks), charts it, and plays the slot in progress at once", async () => {
       const now = at(12, 40);
       const s = await startAt(now);
       const ex = await loadDashboardExample(PLAN_FILE, s.url, NO_WINDOW);
@@ -210,22 +256,41 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       assert.equal(m.payload, plan.slots);
       assert.equal(plan.slots[0].start, now + 2000);
       assert.equal(plan.slots.at(-1).end, at(0, 0, 2));
-      const price = (t: number) => SAMPLE.slots[Math.floor((t - (t >= at(0, 0, 1) ? at(0, 0, 1) : at(0))) / QUARTER_HOUR_MS)].price;
+      const price = (t: number) =>
+        SAMPLE.slots[Math.floor((t - (t >= at(0, 0, 1) ? at(0, 0, 1) : at(0))) / QUARTER_HOUR_MS)].price;
       for (const x of plan.slots) assert.equal(x.price, price(x.start));
       const charging = plan.slots.filter((x: any) => x.energyStorage.value < 0);
       const discharging = plan.slots.filter((x: any) => x.energyStorage.value > 0);
       const kWh = (xs: any[]) => xs.reduce((a, x) => a + Math.abs(x.energyKWh), 0);
       const within = (xs: any[], from: number, to: number) => xs.filter((x) => x.start >= from && x.end <= to);
       // Paid to charge: tomorrow's negative midday prices fill the battery (16 kWh of SOC 10 -> 90 %, more on the AC side).
-      const paid = (xs: any[]) => within(xs.filter((x) => x.price < 0), at(0, 0, 1), at(0, 0, 2));
-      assert.ok(kWh(paid(charging)) - kWh(paid(discharging)) > 15, `charged at negative prices tomorrow: ${kWh(paid(charging))} kWh (discharged ${kWh(paid(discharging))})`);
+      const paid = (xs: any[]) =>
+        within(
+          xs.filter((x) => x.price < 0),
+          at(0, 0, 1),
+          at(0, 0, 2),
+        );
+      assert.ok(
+        kWh(paid(charging)) - kWh(paid(discharging)) > 15,
+        `charged at negative prices tomorrow: ${kWh(paid(charging))} kWh (discharged ${kWh(paid(discharging))})`,
+      );
       // Buy low, sell high: at positive prices every charge is cheaper than every discharge. (At negative
       // prices the plan may also discharge to charge again at a lower price: the round trip's losses are paid.)
       const positive = (xs: any[]) => xs.filter((x) => x.price >= 0).map((x) => x.price);
-      assert.ok(Math.max(...positive(charging)) < Math.min(...positive(discharging)), `${Math.max(...positive(charging))} < ${Math.min(...positive(discharging))}`);
+      assert.ok(
+        Math.max(...positive(charging)) < Math.min(...positive(discharging)),
+        `${Math.max(...positive(charging))} < ${Math.min(...positive(discharging))}`,
+      );
       // Discharges in the evening peak (today and tomorrow) and tomorrow's morning peak.
-      for (const [from, to, what] of [[at(18), at(22), 'this evening'], [at(6, 0, 1), at(10, 0, 1), 'tomorrow morning'], [at(18, 0, 1), at(22, 0, 1), 'tomorrow evening']] as const) {
-        assert.ok(kWh(within(discharging, from, to)) > 10, `discharges ${what}: ${kWh(within(discharging, from, to))} kWh`);
+      for (const [from, to, what] of [
+        [at(18), at(22), 'this evening'],
+        [at(6, 0, 1), at(10, 0, 1), 'tomorrow morning'],
+        [at(18, 0, 1), at(22, 0, 1), 'tomorrow evening'],
+      ] as const) {
+        assert.ok(
+          kWh(within(discharging, from, to)) > 10,
+          `discharges ${what}: ${kWh(within(discharging, from, to))} kWh`,
+        );
         assert.equal(kWh(within(charging, from, to)), 0, `no charging ${what}`);
       }
       assert.ok(plan.value > 0);
@@ -236,12 +301,23 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       const points = (id: string) => (dashboardData(id) as any[]).map((d) => d._datapoint);
       const series = (id: string, name: string) => points(id).filter((d) => d.category === name);
       assert.equal(series(priceChart.id, 'price (EUR/MWh)').length, 2 * plan.slots.length, 'a step per slot');
-      assert.deepEqual(series(priceChart.id, 'price (EUR/MWh)').slice(0, 2), [{ category: 'price (EUR/MWh)', x: plan.slots[0].start, y: plan.slots[0].price }, { category: 'price (EUR/MWh)', x: plan.slots[0].end, y: plan.slots[0].price }]);
-      assert.deepEqual(series(planChart.id, 'SOC (%)').map((d) => [d.x, d.y]), plan.soc.map((p: any) => [p.time, Math.round(p.soc * 100) / 100]));
+      assert.deepEqual(series(priceChart.id, 'price (EUR/MWh)').slice(0, 2), [
+        { category: 'price (EUR/MWh)', x: plan.slots[0].start, y: plan.slots[0].price },
+        { category: 'price (EUR/MWh)', x: plan.slots[0].end, y: plan.slots[0].price },
+      ]);
+      assert.deepEqual(
+        series(planChart.id, 'SOC (%)').map((d) => [d.x, d.y]),
+        plan.soc.map((p: any) => [p.time, Math.round(p.soc * 100) / 100]),
+      );
       assert.equal(series(planChart.id, 'battery (kW, + discharges)').length, 2 * plan.slots.length);
       const [text] = await texts.count(1);
       const day = (t: number) => `${new Date(t).toLocaleDateString('en', { weekday: 'short' })} ${formatClock(t)}`;
-      assert.match(text.payload, new RegExp(`^${plan.slots.length} slots, ${day(plan.slots[0].start)} to ${day(plan.slots.at(-1).end)}: charge ${plan.chargedKWh.toFixed(1)} kWh, discharge ${plan.dischargedKWh.toFixed(1)} kWh, expected value ${plan.value.toFixed(2)} EUR$`));
+      assert.match(
+        text.payload,
+        new RegExp(
+          `^${plan.slots.length} slots, ${day(plan.slots[0].start)} to ${day(plan.slots.at(-1).end)}: charge ${plan.chargedKWh.toFixed(1)} kWh, discharge ${plan.dischargedKWh.toFixed(1)} kWh, expected value ${plan.value.toFixed(2)} EUR$`,
+        ),
+      );
       assert.equal(dashboardData(summary.id).payload, text.payload);
 
       // The schedule node plays the slot in progress at once: the first run, valid until its end.
@@ -249,7 +325,10 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       const setting = plan.slots[0].energyStorage;
       let last = 0;
       while (last + 1 < plan.slots.length && plan.slots[last + 1].energyStorage.value === setting.value) last++;
-      assert.deepEqual(first.request.body, { setting: { value: setting.value, unit: 'kW' }, validUntil: plan.slots[last].end });
+      assert.deepEqual(first.request.body, {
+        setting: { value: setting.value, unit: 'kW' },
+        validUntil: plan.slots[last].end,
+      });
       assert.equal(requests()[0].time, now + 2000);
       assert.equal(requests().length, 1);
     });
@@ -278,7 +357,10 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       // The next slot's report comes first (newest first).
       await moveTo(m.plan.slots[1].end);
       const [, r2] = await rows.count(2);
-      assert.deepEqual(Array.from(r2.payload, (x: any) => x.slot), ['2', '1']); // (an array of the function node's realm)
+      assert.deepEqual(
+        Array.from(r2.payload, (x: any) => x.slot),
+        ['2', '1'],
+      ); // (an array of the function node's realm)
     });
   });
 });

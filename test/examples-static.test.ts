@@ -11,11 +11,34 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { exampleFiles, readExample } from './helpers/examples';
 
-const OURS = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-schedule', 'ems-plan', 'ems-request'];
+const OURS = [
+  'ems-partner-config',
+  'ems-device-read',
+  'ems-time-series',
+  'ems-site-steer',
+  'ems-schedule',
+  'ems-plan',
+  'ems-request',
+];
 /** Ours without a config node: the price plan node is pure (no I/O). */
 const NO_SERVER = ['ems-partner-config', 'ems-plan'];
 const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^(09|12) /, version: /^\^?\d+\.\d+\.\d+$/ };
-const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch', 'status', 'comment', 'link in', 'link out', 'mqtt in', 'mqtt out', 'mqtt-broker'];
+const CORE = [
+  'tab',
+  'inject',
+  'debug',
+  'function',
+  'change',
+  'switch',
+  'catch',
+  'status',
+  'comment',
+  'link in',
+  'link out',
+  'mqtt in',
+  'mqtt out',
+  'mqtt-broker',
+];
 /**
  * Node types from the registry an example may use: by type, its module, the examples allowed to,
  * and the devDependency's form: node-red-contrib-influxdb at an exact version; Dashboard 2 as
@@ -24,7 +47,9 @@ const CORE = ['tab', 'inject', 'debug', 'function', 'change', 'switch', 'catch',
 const CONTRIB: Record<string, { module: string; examples: RegExp; version: RegExp }> = {
   'influxdb out': { module: 'node-red-contrib-influxdb', examples: /^02 /, version: /^\d+\.\d+\.\d+$/ },
   influxdb: { module: 'node-red-contrib-influxdb', examples: /^02 /, version: /^\d+\.\d+\.\d+$/ },
-  ...Object.fromEntries(['ui-base', 'ui-theme', 'ui-page', 'ui-group', 'ui-chart', 'ui-table', 'ui-text'].map((t) => [t, DASHBOARD])),
+  ...Object.fromEntries(
+    ['ui-base', 'ui-theme', 'ui-page', 'ui-group', 'ui-chart', 'ui-table', 'ui-text'].map((t) => [t, DASHBOARD]),
+  ),
 };
 const CONFIG_TYPES = ['ems-partner-config', 'mqtt-broker', 'influxdb', 'ui-base', 'ui-theme', 'ui-page', 'ui-group'];
 const PKG = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'));
@@ -62,9 +87,21 @@ describe('examples: node ids', () => {
   it('are stable and readable: the tab a1a1a1a1a1a100 + the example number, first; its nodes e3a5c0f1b2d4 + the number + 01, 02, …; shared ones e3a5c0f1b2d400a1, …', () => {
     for (const file of exampleFiles()) {
       const nodes = readExample(file);
-      assert.deepEqual([nodes[0].type, nodes[0].id], ['tab', `a1a1a1a1a1a100${file.slice(0, 2)}`], `${file}: its tab first`);
-      const own = nodes.slice(1).filter((n: any) => !SHARED.test(n.id)).map((n: any) => n.id).sort();
-      assert.deepEqual(own, own.map((_: string, i: number) => `e3a5c0f1b2d4${file.slice(0, 2)}${String(i + 1).padStart(2, '0')}`), file);
+      assert.deepEqual(
+        [nodes[0].type, nodes[0].id],
+        ['tab', `a1a1a1a1a1a100${file.slice(0, 2)}`],
+        `${file}: its tab first`,
+      );
+      const own = nodes
+        .slice(1)
+        .filter((n: any) => !SHARED.test(n.id))
+        .map((n: any) => n.id)
+        .sort();
+      assert.deepEqual(
+        own,
+        own.map((_: string, i: number) => `e3a5c0f1b2d4${file.slice(0, 2)}${String(i + 1).padStart(2, '0')}`),
+        file,
+      );
     }
   });
 });
@@ -75,8 +112,22 @@ describe('examples: as shipped', () => {
   it('has at least the nine examples of the guide, numbered', () => {
     assert.ok(files.length >= 9, `${files.length} examples`);
     for (const f of files) assert.match(f, /^\d\d [A-Z][^/]+\.json$/);
-    for (const topic of [/^01 .*SOC/, /^02 .*[Tt]ime series/, /^03 .*Home Assistant/, /^04 .*MQTT/, /^05 .*[Nn]egative price/, /^06 .*[Nn]ight charging/, /^07 .*curtailment/, /^08 Grid limits/, /^09 Price plan/, /^10 Home Assistant - steer/]) {
-      assert.ok(files.some((f) => topic.test(f)), `an example matching ${topic}`);
+    for (const topic of [
+      /^01 .*SOC/,
+      /^02 .*[Tt]ime series/,
+      /^03 .*Home Assistant/,
+      /^04 .*MQTT/,
+      /^05 .*[Nn]egative price/,
+      /^06 .*[Nn]ight charging/,
+      /^07 .*curtailment/,
+      /^08 Grid limits/,
+      /^09 Price plan/,
+      /^10 Home Assistant - steer/,
+    ]) {
+      assert.ok(
+        files.some((f) => topic.test(f)),
+        `an example matching ${topic}`,
+      );
     }
   });
 
@@ -93,29 +144,50 @@ describe('examples: as shipped', () => {
         const cfgs = nodes.filter((n: any) => n.type === 'ems-partner-config');
         assert.equal(cfgs.length, 1);
         assert.equal(cfgs[0].simulator, true);
-        assert.equal(cfgs[0].name, `Built-in simulator (example ${file.slice(0, 2)})`, 'each example has its own config node, named after it');
+        assert.equal(
+          cfgs[0].name,
+          `Built-in simulator (example ${file.slice(0, 2)})`,
+          'each example has its own config node, named after it',
+        );
       });
 
-      it('uses only core nodes and this package\'s (02 also node-red-contrib-influxdb, a pinned devDependency; 09 Dashboard 2, npm start\'s), with unique ids, resolvable wires and config references', () => {
+      it("uses only core nodes and this package's (02 also node-red-contrib-influxdb, a pinned devDependency; 09 Dashboard 2, npm start's), with unique ids, resolvable wires and config references", () => {
         assert.equal(ids.size, nodes.length, 'ids are unique');
-        const tabs = new Set(nodes.filter((n: any) => n.type !== 'tab' && !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z));
-        assert.deepEqual([...tabs], nodes.filter((n: any) => n.type === 'tab').map((n: any) => n.id), 'every flow node on the one tab the file holds');
+        const tabs = new Set(
+          nodes.filter((n: any) => n.type !== 'tab' && !CONFIG_TYPES.includes(n.type)).map((n: any) => n.z),
+        );
+        assert.deepEqual(
+          [...tabs],
+          nodes.filter((n: any) => n.type === 'tab').map((n: any) => n.id),
+          'every flow node on the one tab the file holds',
+        );
         for (const n of nodes) {
           const contrib = CONTRIB[n.type];
           if (contrib) {
             assert.match(file, contrib.examples, `${n.type} (${contrib.module}) only where the example is about it`);
-            assert.match(PKG.devDependencies?.[contrib.module] ?? '', contrib.version, `${contrib.module} is a devDependency (tests, npm start)`);
+            assert.match(
+              PKG.devDependencies?.[contrib.module] ?? '',
+              contrib.version,
+              `${contrib.module} is a devDependency (tests, npm start)`,
+            );
           } else {
-            assert.ok(OURS.includes(n.type) || CORE.includes(n.type), `${n.type} is a core node or one of this package's`);
+            assert.ok(
+              OURS.includes(n.type) || CORE.includes(n.type),
+              `${n.type} is a core node or one of this package's`,
+            );
           }
           if (CONFIG_TYPES.includes(n.type)) assert.equal(n.z, undefined, `${n.type} is a global config node`);
-          for (const port of n.wires ?? []) for (const to of port) assert.ok(ids.has(to), `${n.name || n.id} wires to ${to}`);
-          if (OURS.includes(n.type) && !NO_SERVER.includes(n.type)) assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
+          for (const port of n.wires ?? [])
+            for (const to of port) assert.ok(ids.has(to), `${n.name || n.id} wires to ${to}`);
+          if (OURS.includes(n.type) && !NO_SERVER.includes(n.type))
+            assert.equal(ids.get(n.server)?.type, 'ems-partner-config');
           if (n.type === 'ems-plan') assert.equal(n.server, undefined, 'the price plan node has no config node');
           // Dashboard 2: widget -> group -> page -> base and theme, all in the example.
-          if (n.type.startsWith('ui-') && !CONFIG_TYPES.includes(n.type)) assert.equal(ids.get(n.group)?.type, 'ui-group', `${n.type} ${n.label}: its group`);
+          if (n.type.startsWith('ui-') && !CONFIG_TYPES.includes(n.type))
+            assert.equal(ids.get(n.group)?.type, 'ui-group', `${n.type} ${n.label}: its group`);
           if (n.type === 'ui-group') assert.equal(ids.get(n.page)?.type, 'ui-page');
-          if (n.type === 'ui-page') assert.deepEqual([ids.get(n.ui)?.type, ids.get(n.theme)?.type], ['ui-base', 'ui-theme']);
+          if (n.type === 'ui-page')
+            assert.deepEqual([ids.get(n.ui)?.type, ids.get(n.theme)?.type], ['ui-base', 'ui-theme']);
           if (n.type.startsWith('mqtt ')) assert.equal(ids.get(n.broker)?.type, 'mqtt-broker');
           if (n.type === 'influxdb out') assert.equal(ids.get(n.influxdb)?.type, 'influxdb');
           if (n.type === 'catch' && Array.isArray(n.scope)) for (const s of n.scope) assert.ok(ids.has(s));
@@ -128,7 +200,9 @@ describe('examples: as shipped', () => {
       });
 
       it('is loaded and checked by a runtime test', () => {
-        const tests = fs.readdirSync(__dirname).filter((f) => /^examples-.*\.test\.ts$/.test(f) && f !== path.basename(__filename));
+        const tests = fs
+          .readdirSync(__dirname)
+          .filter((f) => /^examples-.*\.test\.ts$/.test(f) && f !== path.basename(__filename));
         const named = tests.filter((t) => fs.readFileSync(path.join(__dirname, t), 'utf8').includes(`'${file}'`));
         assert.ok(named.length > 0, `no test loads ${file}`);
       });

@@ -34,15 +34,26 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
     it('% limit (Commercial site): holds the PV at 60 % (sent as W) to the quarter hour, renewed; stop lifts the limit until that signal ends', async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
       const node = ex.nodes.find((n) => n.name === 'Commercial PV limit in % (renewed)');
-      assert.deepEqual([node.site, node.renew, node.stopAction, node.pvPeakPower], [COM.siteReference, true, 'lift', COM.pv.peakW]);
-      assert.equal(ex.nodes.find((n) => n.type === 'ems-partner-config').percentCurtailment, 'convert', 'as a new config node: % goes out in W');
+      assert.deepEqual(
+        [node.site, node.renew, node.stopAction, node.pvPeakPower],
+        [COM.siteReference, true, 'lift', COM.pv.peakW],
+      );
+      assert.equal(
+        ex.nodes.find((n) => n.type === 'ems-partner-config').percentCurtailment,
+        'convert',
+        'as a new config node: % goes out in W',
+      );
       const sent = ex.inbox('sent (%)');
       const t0 = Date.now();
       ex.fire('Commercial: limit PV to 60 %');
       const [msg] = await sent.count(1);
       assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/curtailment`);
       const c = commercial().productionCurtailment!;
-      assert.deepEqual([c.value, c.unit], [0.6 * COM.pv.peakW, 'W'], 'the published type has no %: 60 % of the PV peak, in W');
+      assert.deepEqual(
+        [c.value, c.unit],
+        [0.6 * COM.pv.peakW, 'W'],
+        'the published type has no %: 60 % of the PV peak, in W',
+      );
       assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(c.validUntil));
 
       ex.fire('Commercial: stop (lift the limit)');
@@ -53,13 +64,16 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
       assert.equal(steering().productionCurtailment, null, 'the Home site is not touched');
     });
 
-    it('the two halves steer different sites, so neither overwrites the other\'s limit', async () => {
+    it("the two halves steer different sites, so neither overwrites the other's limit", async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
       ex.fire('Commercial: limit PV to 60 %');
       ex.fire('Home: every minute, 3 kW export');
       await ex.inbox('sent (%)').count(1);
       await ex.inbox('sent (kW)').count(1);
-      assert.deepEqual([commercial().productionCurtailment!.value, commercial().productionCurtailment!.unit], [0.6 * COM.pv.peakW, 'W']);
+      assert.deepEqual(
+        [commercial().productionCurtailment!.value, commercial().productionCurtailment!.unit],
+        [0.6 * COM.pv.peakW, 'W'],
+      );
       assert.equal(steering().productionCurtailment!.unit, 'kW');
       const sites = ex.nodes.filter((n) => n.type === 'ems-site-steer' && n.mode === 'curtailment').map((n) => n.site);
       assert.equal(new Set(sites).size, sites.length, `one curtailment sender per site: ${sites}`);
@@ -85,7 +99,9 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
 
     it('kW export limit: a missing limit is an error, nothing is sent', async () => {
       const ex = await loadExample(CURTAIL, sim.s.url);
-      const failed = new Promise<any>((resolve) => ex.node('production limit').once('call:error', (c: any) => resolve(c.args[0])));
+      const failed = new Promise<any>((resolve) =>
+        ex.node('production limit').once('call:error', (c: any) => resolve(c.args[0])),
+      );
       ex.fire('Home grid power', {});
       assert.match(String(await failed), /msg.exportLimitKw must be a number of kW, 0 or more; got undefined/);
       assert.equal(steerRequests(), 0);
@@ -107,17 +123,29 @@ describe(`examples: grid limits (08) on Node-RED ${nodeRedVersion}`, function ()
   const limitsOf = () => sim.s.sim.steeringState(COM.siteReference).components.gridLimits;
   const gridW = () => sim.s.sim.measure(COM.meter.deviceReference, 'power').value;
 
-  it('import ≤ 200 kW, export ≤ 300 kW: sent to the grid-limits endpoint, valid 5 minutes; the site\'s grid power stays within', async () => {
+  it("import ≤ 200 kW, export ≤ 300 kW: sent to the grid-limits endpoint, valid 5 minutes; the site's grid power stays within", async () => {
     const ex = await loadExample(GRID, sim.s.url);
     const node = ex.nodes.find((n) => n.type === 'ems-site-steer');
-    assert.deepEqual([node.site, node.mode, node.maxGridLimit, node.renew], [COM.siteReference, 'grid-limits', 1_000_000, false]);
+    assert.deepEqual(
+      [node.site, node.mode, node.maxGridLimit, node.renew],
+      [COM.siteReference, 'grid-limits', 1_000_000, false],
+    );
     const sent = ex.inbox('sent');
     const t0 = Date.now();
     ex.fire('Commercial: import ≤ 200 kW, export ≤ 300 kW');
     const [msg] = await sent.count(1);
     assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/grid-limits`);
-    assert.deepEqual([msg.request.body.upperLimit, msg.request.body.lowerLimit], [{ value: 200, unit: 'kW' }, { value: -300, unit: 'kW' }]);
-    assert.ok(msg.request.body.validUntil - t0 >= 5 * MINUTE_MS && msg.request.body.validUntil - Date.now() <= 5 * MINUTE_MS, 'valid 5 minutes');
+    assert.deepEqual(
+      [msg.request.body.upperLimit, msg.request.body.lowerLimit],
+      [
+        { value: 200, unit: 'kW' },
+        { value: -300, unit: 'kW' },
+      ],
+    );
+    assert.ok(
+      msg.request.body.validUntil - t0 >= 5 * MINUTE_MS && msg.request.body.validUntil - Date.now() <= 5 * MINUTE_MS,
+      'valid 5 minutes',
+    );
     assert.deepEqual([limitsOf()?.upperW, limitsOf()?.lowerW], [200_000, -300_000]);
 
     const checked = ex.inbox('grid vs limits');
@@ -132,7 +160,7 @@ describe(`examples: grid limits (08) on Node-RED ${nodeRedVersion}`, function ()
     assert.equal(shown.fill, 'green');
   });
 
-  it('the vendor\'s example (export at least 100 kW), the minute tick re-sends the choice, off stops sending', async () => {
+  it("the vendor's example (export at least 100 kW), the minute tick re-sends the choice, off stops sending", async () => {
     const ex = await loadExample(GRID, sim.s.url);
     const sent = ex.inbox('sent');
     ex.fire('Commercial: export at least 100 kW');

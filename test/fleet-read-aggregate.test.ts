@@ -24,7 +24,10 @@ describe('fleet read: aggregate', () => {
     a.add('c', 'power', Number.NaN, 'W');
     a.failedOne();
     const r = a.result();
-    assert.deepEqual(r.power, { power: { value: 6300, unit: 'W', devices: 3 }, pvPower: { value: 2000, unit: 'W', devices: 1 } });
+    assert.deepEqual(r.power, {
+      power: { value: 6300, unit: 'W', devices: 3 },
+      pvPower: { value: 2000, unit: 'W', devices: 1 },
+    });
     assert.deepEqual(r.energy, { totalEnergyProduced: { value: 1_500_020, unit: 'Wh', devices: 3 } });
     assert.equal(r.devices, 2);
     assert.equal(r.ok, 1);
@@ -38,7 +41,10 @@ describe('fleet read: aggregate', () => {
   });
 
   it('SOC: weighted by capacity when every capacity is known, else the plain mean (and it says which)', () => {
-    const caps = new Map([['big', 1_000_000], ['small', 20_000]]);
+    const caps = new Map([
+      ['big', 1_000_000],
+      ['small', 20_000],
+    ]);
     const w = new FleetAggregator((d) => caps.get(d));
     w.add('big', 'soc', 60, '%');
     w.add('small', 'soc', 10, '%');
@@ -54,12 +60,31 @@ describe('fleet read: aggregate', () => {
 
   it('capacities: GET /sites once per client; a failure gives none (the plain mean)', async () => {
     let calls = 0;
-    const ok = { listSites: async () => { calls++; return [{ siteReference: 's', name: 's', batteryCapacity: 5000, devices: [{ deviceReference: 'b', kind: 'battery' }, { deviceReference: 'p', kind: 'pv' }] }]; } };
+    const ok = {
+      listSites: async () => {
+        calls++;
+        return [
+          {
+            siteReference: 's',
+            name: 's',
+            batteryCapacity: 5000,
+            devices: [
+              { deviceReference: 'b', kind: 'battery' },
+              { deviceReference: 'p', kind: 'pv' },
+            ],
+          },
+        ];
+      },
+    };
     const m = await batteryCapacities(ok);
     assert.deepEqual([...m], [['b', 5000]]);
     await batteryCapacities(ok);
     assert.equal(calls, 1);
-    const bad = { listSites: async () => { throw new Error('HTTP 500'); } };
+    const bad = {
+      listSites: async () => {
+        throw new Error('HTTP 500');
+      },
+    };
     assert.equal((await batteryCapacities(bad)).size, 0);
   });
 });
@@ -72,11 +97,13 @@ describe('fleet read: bounded fan-out', () => {
       read: (req: { device: string }) => {
         inFlight++;
         most = Math.max(most, inFlight);
-        return new Promise((resolve, reject) => setImmediate(() => {
-          inFlight--;
-          if (req.device.startsWith('bad')) reject(new Error(`no ${req.device}`));
-          else resolve({ reference: req.device, measurements: {} });
-        }));
+        return new Promise((resolve, reject) =>
+          setImmediate(() => {
+            inFlight--;
+            if (req.device.startsWith('bad')) reject(new Error(`no ${req.device}`));
+            else resolve({ reference: req.device, measurements: {} });
+          }),
+        );
       },
     } as unknown as ReadCoalescer;
     const devices = Array.from({ length: 100 }, (_, i) => (i % 10 === 3 ? `bad${i}` : `d${i}`));

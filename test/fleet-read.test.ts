@@ -16,7 +16,15 @@ const UNKNOWN = ['dvc_nosuchdevice1', 'dvc_nosuchdevice2'];
 const T0 = Date.UTC(2026, 5, 21, 12, 0, 0); // midsummer noon UTC: the PV produces
 const MAP = 'GET /devices/:ref/measurements/map';
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: COM.battery.deviceReference, deviceType: 'str', mode: 'map', properties: 'power,totalEnergyProduced', propertiesType: 'str', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: COM.battery.deviceReference,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'power,totalEnergyProduced',
+  propertiesType: 'str',
+  ...extra,
+});
 
 describe('fleet read: ems-device-read with a list of devices', () => {
   // Frozen clock: the simulator's values are those the node read.
@@ -46,7 +54,10 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     // The payload: device -> {property: value}, in the order of the list; units likewise.
     assert.deepEqual(Object.keys(m.payload), ALL);
     for (const ref of ALL) {
-      assert.deepEqual(m.payload[ref], { power: now(ref, 'power'), totalEnergyProduced: now(ref, 'totalEnergyProduced') });
+      assert.deepEqual(m.payload[ref], {
+        power: now(ref, 'power'),
+        totalEnergyProduced: now(ref, 'totalEnergyProduced'),
+      });
       assert.deepEqual(m.units[ref], { power: 'W', totalEnergyProduced: 'Wh' });
     }
     assert.deepEqual(Object.keys(m.errors), UNKNOWN);
@@ -64,12 +75,18 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     assert.deepEqual(m.deviceReference, list);
     assert.equal(m.foo, 'kept');
     // The Catch node: one error naming the field and the failed devices, for the same message.
-    assert.match(c.error.message, /^FleetReadError: 2 of 8 devices failed \(msg\.deviceReference\): dvc_nosuchdevice1 \(HTTP 404 .*\), dvc_nosuchdevice2 \(HTTP 404/);
+    assert.match(
+      c.error.message,
+      /^FleetReadError: 2 of 8 devices failed \(msg\.deviceReference\): dvc_nosuchdevice1 \(HTTP 404 .*\), dvc_nosuchdevice2 \(HTTP 404/,
+    );
     assert.equal(c.foo, 'kept');
     assert.equal(f.status.all.at(-1).fill, 'red');
     // A single reference afterwards is read as before.
     const one = await f.ask({ deviceReference: HOME.battery.deviceReference });
-    assert.deepEqual(one.payload, { power: now(HOME.battery.deviceReference, 'power'), totalEnergyProduced: now(HOME.battery.deviceReference, 'totalEnergyProduced') });
+    assert.deepEqual(one.payload, {
+      power: now(HOME.battery.deviceReference, 'power'),
+      totalEnergyProduced: now(HOME.battery.deviceReference, 'totalEnergyProduced'),
+    });
     assert.equal(one.errors, undefined);
     assert.equal(one.aggregate, undefined);
   });
@@ -82,10 +99,16 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     const caps = DEFAULT_SITES.map((s) => s.battery.capacityWh);
     const weighted = (soc[0] * caps[0] + soc[1] * caps[1]) / (caps[0] + caps[1]);
     assert.ok(Math.abs(m.aggregate.soc.value - weighted) < 1e-9, `${m.aggregate.soc.value} vs ${weighted}`);
-    assert.deepEqual({ ...m.aggregate.soc, value: 0 }, { value: 0, unit: '%', devices: 2, weighting: 'capacity', capacityWh: caps[0] + caps[1] });
+    assert.deepEqual(
+      { ...m.aggregate.soc, value: 0 },
+      { value: 0, unit: '%', devices: 2, weighting: 'capacity', capacityWh: caps[0] + caps[1] },
+    );
     assert.notEqual(soc[0], soc[1], 'the weighted mean differs from the plain one');
     assert.equal(m.aggregate.power.power.value, now(BATTERIES[0], 'power') + now(BATTERIES[1], 'power'));
-    assert.deepEqual(m.payload[BATTERIES[1]].map((i: { property: string }) => i.property), ['soc', 'power']);
+    assert.deepEqual(
+      m.payload[BATTERIES[1]].map((i: { property: string }) => i.property),
+      ['soc', 'power'],
+    );
     assert.equal(m.payload[BATTERIES[1]][0].value, soc[1]);
     assert.equal(m.units, undefined);
     assert.deepEqual(m.errors, {});
@@ -96,14 +119,24 @@ describe('fleet read: ems-device-read with a list of devices', () => {
   });
 
   it('single: payload device -> value, units device -> unit; the node configured with a JSON list', async () => {
-    const f = await loadFlow(flow(read({ mode: 'single', properties: 'soc', device: JSON.stringify(BATTERIES), deviceType: 'json' }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(
+        read({ mode: 'single', properties: 'soc', device: JSON.stringify(BATTERIES), deviceType: 'json' }),
+        cfg(sim.s.url),
+      ),
+    );
     const m = await f.ask({});
     assert.deepEqual(m.payload, Object.fromEntries(BATTERIES.map((r) => [r, now(r, 'soc')])));
     assert.deepEqual(m.units, Object.fromEntries(BATTERIES.map((r) => [r, '%'])));
     assert.equal(m.aggregate.soc.weighting, 'capacity');
     assert.match(f.status.all.at(-1).text, /^fleet of 2 devices · \d\d:\d\d$/);
     // A JSON string is one reference: a single read, as before.
-    const g = await loadFlow(flow(read({ mode: 'single', properties: 'soc', device: JSON.stringify(BATTERIES[0]), deviceType: 'json' }), cfg(sim.s.url)));
+    const g = await loadFlow(
+      flow(
+        read({ mode: 'single', properties: 'soc', device: JSON.stringify(BATTERIES[0]), deviceType: 'json' }),
+        cfg(sim.s.url),
+      ),
+    );
     const one = await g.ask({});
     assert.equal(one.payload, now(BATTERIES[0], 'soc'));
     assert.equal(one.topic, `${BATTERIES[0]}/soc`);
@@ -112,7 +145,10 @@ describe('fleet read: ems-device-read with a list of devices', () => {
   it('every device failing: no message, one Catch-able error naming the devices', async () => {
     const f = await loadFlow(flow(read(), cfg(sim.s.url)));
     const e = await f.fails({ deviceReference: UNKNOWN });
-    assert.match(e.error.message, /^FleetReadError: all 2 devices failed \(msg\.deviceReference\): dvc_nosuchdevice1 \(HTTP 404[^)]*\), dvc_nosuchdevice2 \(HTTP 404/);
+    assert.match(
+      e.error.message,
+      /^FleetReadError: all 2 devices failed \(msg\.deviceReference\): dvc_nosuchdevice1 \(HTTP 404[^)]*\), dvc_nosuchdevice2 \(HTTP 404/,
+    );
     assert.equal(e.error.code, 'HTTP_404');
     assert.equal(f.out.msgs.length, 0);
   });
@@ -122,9 +158,20 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     const received = sim.s.sim.requestsReceived;
     const tooMany = Array.from({ length: SERVICE.maxFleetDevices + 1 }, (_, i) => `dvc_${i}`);
     for (const [msg, re] of [
-      [{ deviceReference: tooMany }, new RegExp(`^ValidationError: msg\\.deviceReference must name at most ${SERVICE.maxFleetDevices} devices in one fleet read; got ${SERVICE.maxFleetDevices + 1}`)],
-      [{ deviceReference: [] }, /^ValidationError: msg\.deviceReference must name at least one device reference; got an empty list/],
-      [{ deviceReference: [ALL[0], 7] }, /^ValidationError: msg\.deviceReference\[1\] must be a device reference string .*got 7/],
+      [
+        { deviceReference: tooMany },
+        new RegExp(
+          `^ValidationError: msg\\.deviceReference must name at most ${SERVICE.maxFleetDevices} devices in one fleet read; got ${SERVICE.maxFleetDevices + 1}`,
+        ),
+      ],
+      [
+        { deviceReference: [] },
+        /^ValidationError: msg\.deviceReference must name at least one device reference; got an empty list/,
+      ],
+      [
+        { deviceReference: [ALL[0], 7] },
+        /^ValidationError: msg\.deviceReference\[1\] must be a device reference string .*got 7/,
+      ],
       [{ deviceReference: [ALL[0], 'bad ref'] }, /^ValidationError: msg\.deviceReference\[1\] must be a reference/],
     ] as Array<[Record<string, unknown>, RegExp]>) {
       const e = await f.fails(msg);
@@ -132,7 +179,10 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     }
     const g = await loadFlow(flow(read({ split: true }), cfg(sim.s.url)));
     const e = await g.fails({ deviceReference: BATTERIES });
-    assert.match(e.error.message, /^ValidationError: split applies to one device: a fleet read \(a list in msg\.deviceReference\) answers with one message/);
+    assert.match(
+      e.error.message,
+      /^ValidationError: split applies to one device: a fleet read \(a list in msg\.deviceReference\) answers with one message/,
+    );
     const h = await loadFlow(flow(read({ device: `["${ALL[0]}", 5]`, deviceType: 'json' }), cfg(sim.s.url)));
     assert.match((await h.fails({})).error.message, /^ValidationError: device\[1\] must be a device reference string/);
     assert.equal(sim.s.sim.requestsReceived, received, 'nothing was sent');
@@ -149,12 +199,20 @@ describe('fleet read: ems-device-read with a list of devices', () => {
 
   describe('polled (fake timers)', () => {
     let clock: ReturnType<typeof FakeTimers.install> | undefined;
-    afterEach(() => { clock?.uninstall(); clock = undefined; });
+    afterEach(() => {
+      clock?.uninstall();
+      clock = undefined;
+    });
 
     it('a polled list: one message per turn of the shared schedule, one request per device each', async () => {
       const before = logged(sim.s, MAP).length;
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-      const f = await loadFlow(flow(read({ device: JSON.stringify(ALL), deviceType: 'json', interval: 60 }), cfg(sim.s.url, { coalesceMs: 0 })));
+      const f = await loadFlow(
+        flow(
+          read({ device: JSON.stringify(ALL), deviceType: 'json', interval: 60 }),
+          cfg(sim.s.url, { coalesceMs: 0 }),
+        ),
+      );
       // Turns of the fake clock, with real I/O (the simulator's answers) in between; bounded.
       const until = async (n: number) => {
         for (let i = 0; i < 2000 && f.out.msgs.length < n; i++) {
@@ -178,7 +236,12 @@ describe('fleet read: ems-device-read with a list of devices', () => {
     it('a polled list with an unknown device: every poll sends the message; the error is logged once, not every poll', async () => {
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance', 'Date'] });
       const list = [...BATTERIES, UNKNOWN[0]];
-      const f = await loadFlow(flow(read({ device: JSON.stringify(list), deviceType: 'json', interval: 10 }), cfg(sim.s.url, { coalesceMs: 0 })));
+      const f = await loadFlow(
+        flow(
+          read({ device: JSON.stringify(list), deviceType: 'json', interval: 10 }),
+          cfg(sim.s.url, { coalesceMs: 0 }),
+        ),
+      );
       for (let i = 0; i < 4000 && f.out.msgs.length < 3; i++) {
         await clock.tickAsync(10);
         await new Promise((r) => setImmediate(r));

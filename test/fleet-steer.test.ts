@@ -18,9 +18,22 @@ function site(i: number, kw: number, soc = 50): SiteDefinition {
   return {
     siteReference: makeReference('ste', n),
     name: `fleet ${i}`,
-    battery: { deviceReference: makeReference('dvc', `${n}/b`), name: 'battery', maxPowerW: kw * 1000, capacityWh: kw * 2000, initialSoc: soc, initialConsumedWh: 1_000_000, initialProducedWh: 900_000 },
+    battery: {
+      deviceReference: makeReference('dvc', `${n}/b`),
+      name: 'battery',
+      maxPowerW: kw * 1000,
+      capacityWh: kw * 2000,
+      initialSoc: soc,
+      initialConsumedWh: 1_000_000,
+      initialProducedWh: 900_000,
+    },
     pv: { deviceReference: makeReference('dvc', `${n}/p`), name: 'pv', peakW: 10_000, initialProducedWh: 5_000_000 },
-    meter: { deviceReference: makeReference('dvc', `${n}/m`), name: 'meter', initialImportWh: 3_000_000, initialExportWh: 2_000_000 },
+    meter: {
+      deviceReference: makeReference('dvc', `${n}/m`),
+      name: 'meter',
+      initialImportWh: 3_000_000,
+      initialExportWh: 2_000_000,
+    },
     load: { profile: 'residential', minW: 500, maxW: 500 },
     grid: { maxImportW: 1_000_000, maxExportW: 1_000_000 },
   };
@@ -53,10 +66,18 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     const [caught] = await f.caught.count(1);
     assert.equal(out.topic, 'kept');
     assert.deepEqual(out.payload.summary, { ok: 19, failed: 1, total: 20 });
-    assert.deepEqual(out.payload.results.map((r: { site: string }) => r.site), sites, 'one entry per site, in list order');
+    assert.deepEqual(
+      out.payload.results.map((r: { site: string }) => r.site),
+      sites,
+      'one entry per site, in list order',
+    );
     for (const r of out.payload.results.slice(0, 19)) {
       assert.equal(r.ok, true);
-      assert.deepEqual(r.request, { method: 'POST', path: `/sites/${r.site}/steering/ess`, body: { setting: { value: -3, unit: 'kW' }, validUntil: r.request.body.validUntil } });
+      assert.deepEqual(r.request, {
+        method: 'POST',
+        path: `/sites/${r.site}/steering/ess`,
+        body: { setting: { value: -3, unit: 'kW' }, validUntil: r.request.body.validUntil },
+      });
       assert.match(r.response.requestId, /^req_/);
       assert.equal(ess(r.site)!.value, -3);
     }
@@ -68,14 +89,17 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     // The Catch node: one error that lists the failed site; the caught message is the input.
     assert.match(caught.error.message, new RegExp(`^FleetError: msg\\.sites: 1 of 20 sites failed: ${UNKNOWN} \\(`));
     assert.equal(caught.error.code, 'EMS_FLEET_PARTIAL');
-    assert.deepEqual(caught.error.cause.failed.map((x: { site: string }) => x.site), [UNKNOWN]);
+    assert.deepEqual(
+      caught.error.cause.failed.map((x: { site: string }) => x.site),
+      [UNKNOWN],
+    );
     assert.equal(f.caught.msgs.length, 1);
     assert.equal(f.out.msgs.length, 1);
     assert.match(f.status.all.at(-1).text, /^sent to 19 of 20 sites, 1 failed$/);
     assert.equal(f.status.all.at(-1).fill, 'yellow');
   });
 
-  it('the node\'s sites (text) apply every mode to each site: curtailment, combined, grid-target and its stop, grid-limits', async () => {
+  it("the node's sites (text) apply every mode to each site: curtailment, combined, grid-target and its stop, grid-limits", async () => {
     const list = REFS.slice(0, 3).join(',\n');
     const cases: Array<[Record<string, unknown>, unknown, string]> = [
       [{ mode: 'curtailment' }, 4, 'curtailment'],
@@ -98,18 +122,29 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     // Stop in mode grid-target cancels the grid target of each site.
     const g = await loadFlow(flow(siteSteer('', { sites: list, mode: 'grid-target' }), cfg(sim.s.url)));
     const stopped = await g.ask({ payload: 'stop' });
-    assert.deepEqual(stopped.payload.results.map((r: { request: { method: string } }) => r.request.method), ['DELETE', 'DELETE', 'DELETE']);
+    assert.deepEqual(
+      stopped.payload.results.map((r: { request: { method: string } }) => r.request.method),
+      ['DELETE', 'DELETE', 'DELETE'],
+    );
     assert.equal(sim.s.sim.steeringState(REFS[2]).components.gridTarget, null);
     assert.match(g.status.all.at(-1).text, /^stopped 3 sites$/);
   });
 
-  it('msg.sites overrides the node\'s sites; dry run outputs each site\'s request and sends nothing', async () => {
+  it("msg.sites overrides the node's sites; dry run outputs each site's request and sends nothing", async () => {
     const f = await loadFlow(flow(siteSteer('', { sites: REFS.slice(0, 5).join(','), dryRun: true }), cfg(sim.s.url)));
     const m = await f.ask({ payload: 7, sites: [REFS[7], { site: REFS[8] }] });
     assert.equal(m.dryRun, true);
-    assert.deepEqual(m.payload.results.map((r: { site: string; ok: boolean; request: { body: { setting: unknown } } }) => [r.site, r.ok, r.request.body.setting]), [
-      [REFS[7], true, { value: 7, unit: 'kW' }], [REFS[8], true, { value: 7, unit: 'kW' }],
-    ]);
+    assert.deepEqual(
+      m.payload.results.map((r: { site: string; ok: boolean; request: { body: { setting: unknown } } }) => [
+        r.site,
+        r.ok,
+        r.request.body.setting,
+      ]),
+      [
+        [REFS[7], true, { value: 7, unit: 'kW' }],
+        [REFS[8], true, { value: 7, unit: 'kW' }],
+      ],
+    );
     assert.equal(steers().length, 0);
     assert.equal(f.status.all.at(-1).text, 'dry run: 2 sites');
   });
@@ -117,43 +152,93 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   it('portfolio by rating (GET /sites): parts in proportion to the batteries, summing to the total; summary asked / allocated', async () => {
     const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: REFS.join('\n') }), cfg(sim.s.url)));
     const m = await f.ask({ payload: 125 }); // kW; the fleet's ratings sum to 250 kW: each site half its rating
-    const parts = m.payload.results.map((r: { request: { body: { setting: { value: number; unit: string } } } }) => r.request.body.setting);
+    const parts = m.payload.results.map(
+      (r: { request: { body: { setting: { value: number; unit: string } } } }) => r.request.body.setting,
+    );
     assert.ok(parts.every((p: { unit: string }) => p.unit === 'W'));
-    assert.deepEqual(parts.map((p: { value: number }) => p.value), SITES.map((s) => s.battery.maxPowerW / 2));
-    assert.deepEqual(m.payload.summary, { ok: 20, failed: 0, total: 20, unit: 'kW', asked: 125, allocated: 125, accepted: 125, shortfall: 0 });
+    assert.deepEqual(
+      parts.map((p: { value: number }) => p.value),
+      SITES.map((s) => s.battery.maxPowerW / 2),
+    );
+    assert.deepEqual(m.payload.summary, {
+      ok: 20,
+      failed: 0,
+      total: 20,
+      unit: 'kW',
+      asked: 125,
+      allocated: 125,
+      accepted: 125,
+      shortfall: 0,
+    });
     assert.equal(m.payload.results[0].part, 2.5);
     assert.equal(ess(REFS[3])!.value, 10_000);
     assert.equal(logged(sim.s, 'GET /sites').length, 1, 'the site list is read once');
     assert.equal(steers().length, 20);
     // Within 1 W for an uneven total.
     const odd = await f.ask({ payload: -33.3333 });
-    assert.ok(Math.abs(sum(odd.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value)) + 33_333.3) <= 1);
+    assert.ok(
+      Math.abs(
+        sum(
+          odd.payload.results.map(
+            (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+          ),
+        ) + 33_333.3,
+      ) <= 1,
+    );
   });
 
-  it('portfolio: the node\'s maxEssPower caps each part and the rest goes to the others; beyond the fleet: shortfall', async () => {
+  it("portfolio: the node's maxEssPower caps each part and the rest goes to the others; beyond the fleet: shortfall", async () => {
     const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', maxEssPower: 8000 }), cfg(sim.s.url)));
     const four = REFS.slice(0, 4); // 5, 10, 15, 20 kW, capped at 8 kW
     // By rating 5:10:15:20 the 20 kW site would take 8.8 kW; it takes 8 kW and the others share the rest 5:10:15.
     const m = await f.ask({ payload: 22, sites: four });
-    const parts = m.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value);
+    const parts = m.payload.results.map(
+      (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+    );
     assert.deepEqual(parts, [2333, 4667, 7000, 8000]);
     const short = await f.ask({ payload: 40, sites: four });
-    assert.deepEqual(short.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [5000, 8000, 8000, 8000]);
-    assert.deepEqual(short.payload.summary, { ok: 4, failed: 0, total: 4, unit: 'kW', asked: 40, allocated: 29, accepted: 29, shortfall: 11 });
+    assert.deepEqual(
+      short.payload.results.map(
+        (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+      ),
+      [5000, 8000, 8000, 8000],
+    );
+    assert.deepEqual(short.payload.summary, {
+      ok: 4,
+      failed: 0,
+      total: 4,
+      unit: 'kW',
+      asked: 40,
+      allocated: 29,
+      accepted: 29,
+      shortfall: 11,
+    });
     assert.match(f.status.all.at(-1).text, /^sent to 4 of 4 sites, short by 11 kW$/);
   });
 
-  it('portfolio by SOC: discharge by SOC, charge by headroom; msg.sites values first, else the battery\'s soc read', async () => {
+  it("portfolio by SOC: discharge by SOC, charge by headroom; msg.sites values first, else the battery's soc read", async () => {
     const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)));
-    const sites = [{ site: REFS[0], soc: 20 }, { site: REFS[1], soc: 60 }];
+    const sites = [
+      { site: REFS[0], soc: 20 },
+      { site: REFS[1], soc: 60 },
+    ];
     const d = await f.ask({ payload: 4, sites });
-    assert.deepEqual(d.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [1000, 3000]);
+    assert.deepEqual(
+      d.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value),
+      [1000, 3000],
+    );
     const c = await f.ask({ payload: -4, sites });
-    assert.deepEqual(c.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [-2667, -1333], 'headroom 80 % : 40 %');
+    assert.deepEqual(
+      c.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value),
+      [-2667, -1333],
+      'headroom 80 % : 40 %',
+    );
     // Without soc in the message: read from each battery device (SITES[4]: 26 %, SITES[8]: 42 %, both 5 kW).
     const reads = logged(sim.s, 'GET /devices/:ref/measurement').length;
     const r = await f.ask({ payload: 2, sites: [REFS[4], REFS[8]] });
-    const [a, b] = r.payload.results.map((x: { request: { body: { setting: { value: number } } } }) => x.request.body.setting.value);
+    const [a, b] = r.payload.results.map(
+      (x: { request: { body: { setting: { value: number } } } }) => x.request.body.setting.value,
+    );
     assert.equal(a + b, 2000);
     assert.ok(b > a, 'the fuller battery discharges more');
     assert.equal(logged(sim.s, 'GET /devices/:ref/measurement').length - reads, 2, 'one soc read per site');
@@ -164,10 +249,16 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     f.send({ payload: 10, sites: [REFS[0], UNKNOWN, REFS[1]] });
     const [out] = await f.out.count(1);
     const [caught] = await f.caught.count(1);
-    assert.deepEqual(out.payload.results.map((r: { ok: boolean }) => r.ok), [true, false, true]);
+    assert.deepEqual(
+      out.payload.results.map((r: { ok: boolean }) => r.ok),
+      [true, false, true],
+    );
     assert.match(out.payload.results[1].error.message, /has no battery rating/);
     assert.equal(out.payload.results[1].request, undefined, 'nothing sent to it');
-    assert.equal(out.payload.results[0].request.body.setting.value + out.payload.results[2].request.body.setting.value, 10_000);
+    assert.equal(
+      out.payload.results[0].request.body.setting.value + out.payload.results[2].request.body.setting.value,
+      10_000,
+    );
     assert.match(caught.error.message, new RegExp(`1 of 3 sites failed: ${UNKNOWN}`));
     assert.equal(steers().length, 2);
   });
@@ -176,7 +267,12 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     const f = await loadFlow(flow(siteSteer('', {}), cfg(sim.s.url)));
     const many = Array.from({ length: SERVICE.maxFleetSites + 1 }, (_, i) => `ste_${i}`);
     const e1 = await f.fails({ payload: 1, sites: many });
-    assert.match(e1.error.message, new RegExp(`msg\\.sites lists ${SERVICE.maxFleetSites + 1} sites; one message steers at most ${SERVICE.maxFleetSites}`));
+    assert.match(
+      e1.error.message,
+      new RegExp(
+        `msg\\.sites lists ${SERVICE.maxFleetSites + 1} sites; one message steers at most ${SERVICE.maxFleetSites}`,
+      ),
+    );
     const e2 = await f.fails({ payload: 1, sites: [REFS[0], REFS[1], REFS[0]] });
     assert.match(e2.error.message, /msg\.sites\[2\] repeats site/);
     const e3 = await f.fails({ payload: 1, sites: [REFS[0], 5] });
@@ -191,7 +287,7 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     assert.match(e5.error.message, /^ValidationError: sites\[1\] repeats site ste_a/);
   });
 
-  it('a value beyond the node\'s limit is refused for the whole fleet (nothing sent); all sites failing still gives the output and one error', async () => {
+  it("a value beyond the node's limit is refused for the whole fleet (nothing sent); all sites failing still gives the output and one error", async () => {
     const f = await loadFlow(flow(siteSteer('', { maxEssPower: 1000 }), cfg(sim.s.url)));
     const e = await f.fails({ payload: 2, sites: REFS.slice(0, 3) });
     assert.match(e.error.message, /energyStorage must be within the node's limit maxEssPower = 1000 W/);
@@ -204,17 +300,31 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     assert.equal(f.status.all.at(-1).text, 'all 2 sites failed');
   });
 
-  it('renew renews each site\'s part as it was sent (no new split); stop ends every site\'s renewal', async function () {
+  it("renew renews each site's part as it was sent (no new split); stop ends every site's renewal", async function () {
     this.timeout(10_000);
     // 1 min validity: each renewal goes out 12 s before expiry, 48 s after its signal. The renewal
     // timers run on a fake clock (setTimeout only; Date and the I/O are real), so the test moves
     // to them at once, and can see after stop that no timer is left that could send a renewal.
-    const list = JSON.stringify([{ site: REFS[0], maxPowerW: 1000 }, { site: REFS[1], maxPowerW: 3000 }]);
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: list, validity: 'duration', duration: 1, renew: true }), cfg(sim.s.url)));
+    const list = JSON.stringify([
+      { site: REFS[0], maxPowerW: 1000 },
+      { site: REFS[1], maxPowerW: 3000 },
+    ]);
+    const f = await loadFlow(
+      flow(
+        siteSteer('', { mode: 'portfolio', sites: list, validity: 'duration', duration: 1, renew: true }),
+        cfg(sim.s.url),
+      ),
+    );
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
       const m = await f.ask({ payload: 2 });
-      assert.deepEqual(m.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value), [500, 1500], 'ratings from the node\'s list');
+      assert.deepEqual(
+        m.payload.results.map(
+          (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+        ),
+        [500, 1500],
+        "ratings from the node's list",
+      );
       assert.equal(packageTimers(clock), 2, 'one renewal pending per site');
       const bySite = (ref: string) => steers().filter((e) => e.path.includes(ref));
       const shown = f.status.all.length;
@@ -223,11 +333,27 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       await f.status.count((x) => /\(renewed\)$/.test(x.text ?? ''), 2, shown, 5_000);
       assert.equal(bySite(REFS[0]).length, 2, 'one renewal of the first site');
       assert.equal(bySite(REFS[1]).length, 2, 'one renewal of the second site');
-      assert.deepEqual(bySite(REFS[0]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [500, 500]);
-      assert.deepEqual(bySite(REFS[1]).map((e) => (e.body as { setting: { value: number } }).setting.value).slice(0, 2), [1500, 1500]);
+      assert.deepEqual(
+        bySite(REFS[0])
+          .map((e) => (e.body as { setting: { value: number } }).setting.value)
+          .slice(0, 2),
+        [500, 500],
+      );
+      assert.deepEqual(
+        bySite(REFS[1])
+          .map((e) => (e.body as { setting: { value: number } }).setting.value)
+          .slice(0, 2),
+        [1500, 1500],
+      );
       assert.equal(packageTimers(clock), 2, 'the chain goes on: a renewal pending per site again');
       const stopped = await f.ask({ payload: 'stop' });
-      assert.deepEqual(stopped.payload.results.map((r: { response: unknown }) => r.response), [{ stopped: true, renewing: false }, { stopped: true, renewing: false }]);
+      assert.deepEqual(
+        stopped.payload.results.map((r: { response: unknown }) => r.response),
+        [
+          { stopped: true, renewing: false },
+          { stopped: true, renewing: false },
+        ],
+      );
       assert.deepEqual(stopped.payload.summary, { ok: 2, failed: 0, total: 2 });
       // The barrier: no renewal is in flight (both answered before stop) and no timer is left, so
       // none can ever go out. Ten minutes of renewal time then pass and the log stays as it is.
@@ -240,12 +366,21 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     }
   });
 
-  it('portfolio without a list steers the node\'s one site (or msg.site) as a fleet of one, within its rating', async () => {
+  it("portfolio without a list steers the node's one site (or msg.site) as a fleet of one, within its rating", async () => {
     const f = await loadFlow(flow(siteSteer(REFS[1], { mode: 'portfolio' }), cfg(sim.s.url)));
     const m = await f.ask({ payload: 50 });
     assert.equal(m.payload.results.length, 1);
     assert.deepEqual(m.payload.results[0].request.body.setting, { value: 10_000, unit: 'W' });
-    assert.deepEqual(m.payload.summary, { ok: 1, failed: 0, total: 1, unit: 'kW', asked: 50, allocated: 10, accepted: 10, shortfall: 40 });
+    assert.deepEqual(m.payload.summary, {
+      ok: 1,
+      failed: 0,
+      total: 1,
+      unit: 'kW',
+      asked: 50,
+      allocated: 10,
+      accepted: 10,
+      shortfall: 40,
+    });
   });
 
   it('a single site behaves as before, whatever the message carries (msg.fleet is not taken for a fleet outcome)', async () => {

@@ -17,7 +17,13 @@
 import assert from 'node:assert/strict';
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { BUILT_IN_SITES, startSimulator, type LogEntry, type SiteDefinition, type StartedSimulator } from '../src/simulator/index';
+import {
+  BUILT_IN_SITES,
+  startSimulator,
+  type LogEntry,
+  type SiteDefinition,
+  type StartedSimulator,
+} from '../src/simulator/index';
 import { makeReference } from '../src/simulator/prng';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
@@ -29,39 +35,136 @@ const [S1, S2, S3] = BUILT_IN_SITES.map((s) => s.siteReference);
 const FLEET: SiteDefinition[] = Array.from({ length: 100 - BUILT_IN_SITES.length }, (_, i) => {
   const k = `group/${i}`;
   return {
-    siteReference: makeReference('ste', k), name: `Fleet site ${i}`,
-    battery: { deviceReference: makeReference('dvc', `${k}/battery`), name: `Battery ${i}`, maxPowerW: 10_000, capacityWh: 20_000, initialSoc: 50, initialConsumedWh: 0, initialProducedWh: 0 },
+    siteReference: makeReference('ste', k),
+    name: `Fleet site ${i}`,
+    battery: {
+      deviceReference: makeReference('dvc', `${k}/battery`),
+      name: `Battery ${i}`,
+      maxPowerW: 10_000,
+      capacityWh: 20_000,
+      initialSoc: 50,
+      initialConsumedWh: 0,
+      initialProducedWh: 0,
+    },
     pv: { deviceReference: makeReference('dvc', `${k}/pv`), name: `PV ${i}`, peakW: 10_000, initialProducedWh: 0 },
-    meter: { deviceReference: makeReference('dvc', `${k}/meter`), name: `Meter ${i}`, initialImportWh: 0, initialExportWh: 0 },
+    meter: {
+      deviceReference: makeReference('dvc', `${k}/meter`),
+      name: `Meter ${i}`,
+      initialImportWh: 0,
+      initialExportWh: 0,
+    },
     load: { profile: 'residential', minW: 500, maxW: 3_000 },
   };
 });
-const DEVICES = [...BUILT_IN_SITES, ...FLEET].flatMap((s) => [s.battery.deviceReference, s.pv.deviceReference, s.meter.deviceReference]);
+const DEVICES = [...BUILT_IN_SITES, ...FLEET].flatMap((s) => [
+  s.battery.deviceReference,
+  s.pv.deviceReference,
+  s.meter.deviceReference,
+]);
 /** The polling interval, s: two intervals outlast a dead member's heartbeat (3 leases). */
 const POLL_S = 4;
 const at = { z: 'tab', x: 10, y: 10 };
 
 function flowFor(sim: string, redis: string): object[] {
-  const cfg = (id: string, extra: object) => ({ id, type: 'ems-partner-config', baseUrl: sim, simulator: false, authType: 'none', retries: 0, coalesceMs: 0, redisUrl: redis, ...extra });
+  const cfg = (id: string, extra: object) => ({
+    id,
+    type: 'ems-partner-config',
+    baseUrl: sim,
+    simulator: false,
+    authType: 'none',
+    retries: 0,
+    coalesceMs: 0,
+    redisUrl: redis,
+    ...extra,
+  });
   const steer = (id: string, site: string, extra: object) => ({
-    id, ...at, type: 'ems-site-steer', server: 'cfgB', site, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-    curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW', maximizeGridImport: 'unchanged', gridTargetValue: 'payload',
-    gridTargetValueType: 'msg', gridTargetUnit: 'kW', deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15, renew: false,
-    dryRun: false, maxEssPower: '', maxCurtailment: '', maxGridPower: '', maxGridLimit: '', wires: [[`${id}-out`]], ...extra,
+    id,
+    ...at,
+    type: 'ems-site-steer',
+    server: 'cfgB',
+    site,
+    siteType: 'str',
+    mode: 'ess',
+    essValue: 'payload',
+    essValueType: 'msg',
+    essUnit: 'kW',
+    curtailmentValue: '',
+    curtailmentValueType: 'num',
+    curtailmentUnit: 'kW',
+    maximizeGridImport: 'unchanged',
+    gridTargetValue: 'payload',
+    gridTargetValueType: 'msg',
+    gridTargetUnit: 'kW',
+    deadbandValue: '',
+    deadbandUnit: 'kW',
+    validity: 'quarter-hour',
+    duration: 15,
+    renew: false,
+    dryRun: false,
+    maxEssPower: '',
+    maxCurtailment: '',
+    maxGridPower: '',
+    maxGridLimit: '',
+    wires: [[`${id}-out`]],
+    ...extra,
   });
   const helperNode = (id: string) => ({ id, ...at, type: 'helper', wires: [] });
   return [
     { id: 'tab', type: 'tab', label: 'group' },
     cfg('cfgA', { maxPerMinute: 50 }),
     cfg('cfgB', {}),
-    { id: 'reads', ...at, type: 'ems-device-read', server: 'cfgA', mode: 'devices', device: '', deviceType: 'str', wires: [['reads-out']] },
-    { id: 'readB', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'devices', device: '', deviceType: 'str', wires: [['readB-out']] },
-    { id: 'poll', ...at, type: 'ems-device-read', server: 'cfgB', mode: 'map', device: JSON.stringify(DEVICES), deviceType: 'json', properties: 'power', propertiesType: 'str', interval: POLL_S, wires: [['poll-out']] },
+    {
+      id: 'reads',
+      ...at,
+      type: 'ems-device-read',
+      server: 'cfgA',
+      mode: 'devices',
+      device: '',
+      deviceType: 'str',
+      wires: [['reads-out']],
+    },
+    {
+      id: 'readB',
+      ...at,
+      type: 'ems-device-read',
+      server: 'cfgB',
+      mode: 'devices',
+      device: '',
+      deviceType: 'str',
+      wires: [['readB-out']],
+    },
+    {
+      id: 'poll',
+      ...at,
+      type: 'ems-device-read',
+      server: 'cfgB',
+      mode: 'map',
+      device: JSON.stringify(DEVICES),
+      deviceType: 'json',
+      properties: 'power',
+      propertiesType: 'str',
+      interval: POLL_S,
+      wires: [['poll-out']],
+    },
     steer('steer1', S1, {}),
     steer('renew3', S3, { validity: 'duration', duration: 0.1, renew: true }),
-    { id: 'sched2', ...at, type: 'ems-schedule', server: 'cfgB', site: S2, siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', verify: true, wires: [['sched2-out'], ['sched2-report']] },
+    {
+      id: 'sched2',
+      ...at,
+      type: 'ems-schedule',
+      server: 'cfgB',
+      site: S2,
+      siteType: 'str',
+      essUnit: 'kW',
+      curtailmentUnit: 'kW',
+      gridUnit: 'kW',
+      verify: true,
+      wires: [['sched2-out'], ['sched2-report']],
+    },
     { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    ...['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'sched2-report', 'caught'].map(helperNode),
+    ...['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'sched2-report', 'caught'].map(
+      helperNode,
+    ),
   ];
 }
 
@@ -75,7 +178,9 @@ class Instance {
 
   constructor(readonly name: string) {
     this.child = fork(path.join(__dirname, 'helpers', 'group-instance.ts'), [], {
-      execArgv: ['--require', 'tsx/cjs'], env: { ...process.env, EMS_GROUP_LEASE_MS: String(LEASE_MS) }, stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      execArgv: ['--require', 'tsx/cjs'],
+      env: { ...process.env, EMS_GROUP_LEASE_MS: String(LEASE_MS) },
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     this.child.on('message', (m: any) => {
       if (m.type === 'out') this.outs.push({ ...m, at: Date.now() });
@@ -83,14 +188,30 @@ class Instance {
       else if (m.type === 'ready') this.ready?.(m.instances);
       else if (m.type === 'fatal') console.error(`${name}: ${m.message}`);
     });
-    this.child.on('exit', () => { this.dead = true; });
+    this.child.on('exit', () => {
+      this.dead = true;
+    });
   }
 
   async load(flow: object[]): Promise<void> {
-    const ready = new Promise<Record<string, string>>((resolve) => { this.ready = resolve; });
+    const ready = new Promise<Record<string, string>>((resolve) => {
+      this.ready = resolve;
+    });
     this.child.send({
-      type: 'load', flow, credentials: {},
-      watch: ['reads-out', 'readB-out', 'poll-out', 'steer1-out', 'renew3-out', 'sched2-out', 'sched2-report', 'caught'], statuses: ['steer1', 'renew3', 'sched2'],
+      type: 'load',
+      flow,
+      credentials: {},
+      watch: [
+        'reads-out',
+        'readB-out',
+        'poll-out',
+        'steer1-out',
+        'renew3-out',
+        'sched2-out',
+        'sched2-report',
+        'caught',
+      ],
+      statuses: ['steer1', 'renew3', 'sched2'],
     });
     this.ids = await ready;
   }
@@ -129,7 +250,8 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
   let redis: StartedRedis;
   let sim: StartedSimulator;
   let all: Instance[] = [];
-  const posts = (site: string): LogEntry[] => sim.sim.log.entries().filter((e) => e.method === 'POST' && e.path.startsWith(`/sites/${site}/`));
+  const posts = (site: string): LogEntry[] =>
+    sim.sim.log.entries().filter((e) => e.method === 'POST' && e.path.startsWith(`/sites/${site}/`));
   const alive = () => all.filter((i) => !i.dead);
 
   before(async function () {
@@ -141,7 +263,11 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     await all[0].load(flow);
     all.push(new Instance('nr2'), new Instance('nr3'));
     await Promise.all(all.slice(1).map((i) => i.load(flow)));
-    await until(() => all.every((i) => i.lastStatus('sched2')?.startsWith('standby') || i.lastStatus('sched2') === undefined), 10_000, 'deployed');
+    await until(
+      () => all.every((i) => i.lastStatus('sched2')?.startsWith('standby') || i.lastStatus('sched2') === undefined),
+      10_000,
+      'deployed',
+    );
   });
 
   after(async () => {
@@ -155,8 +281,16 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     const sec = (Date.now() / 1000) % 60;
     if (sec > 45) await new Promise((r) => setTimeout(r, (61 - sec) * 1000));
     const before = sim.sim.log.entries().filter((e) => e.route === 'GET /devices').length;
-    for (const i of all) i.input('reads', Array.from({ length: 100 }, () => ({})));
-    const answered = () => all.reduce((n, i) => n + i.of('reads-out').length + i.of('caught').filter((m) => m.error?.code === 'EMS_BUDGET').length, 0);
+    for (const i of all)
+      i.input(
+        'reads',
+        Array.from({ length: 100 }, () => ({})),
+      );
+    const answered = () =>
+      all.reduce(
+        (n, i) => n + i.of('reads-out').length + i.of('caught').filter((m) => m.error?.code === 'EMS_BUDGET').length,
+        0,
+      );
     await until(() => answered() >= 300, 30_000, '300 reads answered');
     const sent = sim.sim.log.entries().filter((e) => e.route === 'GET /devices').length - before;
     const ok = all.reduce((n, i) => n + i.of('reads-out').length, 0);
@@ -183,17 +317,32 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
   it('polling: each device is polled by one instance; together they poll all of them', async () => {
     // Once the three are members (a heartbeat each), the last poll of each is its share.
     const last = () => alive().map((i) => Object.keys(i.of('poll-out').at(-1)?.payload ?? {}));
-    await until(() => last().every((s) => s.length > 0) && last().flat().length === DEVICES.length, 15_000, 'three shares');
+    await until(
+      () => last().every((s) => s.length > 0) && last().flat().length === DEVICES.length,
+      15_000,
+      'three shares',
+    );
     const shares = last();
     const every = shares.flat();
     assert.equal(new Set(every).size, every.length, 'no device in two shares');
     assert.deepEqual([...every].sort(), [...DEVICES].sort(), 'every device in a share');
-    assert.ok(shares.every((s) => s.length > 0), `three shares: ${shares.map((s) => s.length)}`);
+    assert.ok(
+      shares.every((s) => s.length > 0),
+      `three shares: ${shares.map((s) => s.length)}`,
+    );
     assert.equal(DEVICES.length, 300);
     // One interval later each instance polled its share again, unchanged: 300 requests an interval in the group, one per device.
     const counts = alive().map((i) => i.of('poll-out').length);
-    await until(() => alive().every((i, k) => i.of('poll-out').length > counts[k]), 2 * POLL_S * 1000, 'a poll of each in the next interval');
-    assert.deepEqual(last().map((x) => [...x].sort()), shares.map((x) => [...x].sort()), 'the same shares an interval later');
+    await until(
+      () => alive().every((i, k) => i.of('poll-out').length > counts[k]),
+      2 * POLL_S * 1000,
+      'a poll of each in the next interval',
+    );
+    assert.deepEqual(
+      last().map((x) => [...x].sort()),
+      shares.map((x) => [...x].sort()),
+      'the same shares an interval later',
+    );
     // What the simulator got over three intervals: every device, each 3 times (2 or 4 where a poll
     // straddles the window's edge); a device two instances polled would be there 6 times.
     const t0 = Date.now();
@@ -206,12 +355,19 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     }
     assert.equal(perDevice.size, 300, 'every device polled');
     const counts3 = [...perDevice.values()];
-    assert.ok(Math.min(...counts3) >= 2 && Math.max(...counts3) <= 4, `polls per device in three intervals: ${Math.min(...counts3)}-${Math.max(...counts3)}`);
+    assert.ok(
+      Math.min(...counts3) >= 2 && Math.max(...counts3) <= 4,
+      `polls per device in three intervals: ${Math.min(...counts3)}-${Math.max(...counts3)}`,
+    );
   });
 
   it('kill -9 of the leader while a schedule plays and a renewal runs: the next slot and renewal come from another instance within the lease + 1 s; nothing twice, nothing skipped', async () => {
     const start = Date.now() + 500;
-    const slots = Array.from({ length: 96 }, (_, k) => ({ start: start + k * SLOT_MS, end: start + (k + 1) * SLOT_MS, energyStorage: (k % 5) + 1 }));
+    const slots = Array.from({ length: 96 }, (_, k) => ({
+      start: start + k * SLOT_MS,
+      end: start + (k + 1) * SLOT_MS,
+      energyStorage: (k % 5) + 1,
+    }));
     for (const i of all) i.input('sched2', [{ payload: slots }]);
     for (const i of all) i.input('renew3', [{ payload: 2 }]);
     await until(() => posts(S2).length >= 2 && posts(S3).length >= 2, 20_000, 'two slots and a renewal sent');
@@ -225,13 +381,21 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     const afterKill = posts(S2).filter((e) => e.time > killedAt);
     // The dead leader's lease ran out by killedAt + LEASE_MS at the latest: the next slot went out within 1 s of that, or of its start if later.
     const next = slots.find((x) => x.end === Number((afterKill[0].body as any).validUntil))!;
-    assert.ok(afterKill[0].time <= Math.max(next.start, killedAt + LEASE_MS) + 1000, `the next slot: ${afterKill[0].time - Math.max(next.start, killedAt + LEASE_MS)} ms late`);
+    assert.ok(
+      afterKill[0].time <= Math.max(next.start, killedAt + LEASE_MS) + 1000,
+      `the next slot: ${afterKill[0].time - Math.max(next.start, killedAt + LEASE_MS)} ms late`,
+    );
     await until(() => posts(S3).filter((e) => e.time > killedAt).length >= 1, 10_000, 'a renewal after the kill');
     // The next renewal was due 2 s before the signal in force ran out: it went out within 1 s of that, or of the lease's end if later.
-    const inForce = posts(S3).filter((e) => e.time <= killedAt).at(-1)!;
+    const inForce = posts(S3)
+      .filter((e) => e.time <= killedAt)
+      .at(-1)!;
     const due = Number((inForce.body as any).validUntil) - 2000;
     const renewed = posts(S3).filter((e) => e.time > killedAt)[0];
-    assert.ok(renewed.time <= Math.max(due, killedAt + LEASE_MS) + 1000, `the next renewal: ${renewed.time - Math.max(due, killedAt + LEASE_MS)} ms late`);
+    assert.ok(
+      renewed.time <= Math.max(due, killedAt + LEASE_MS) + 1000,
+      `the next renewal: ${renewed.time - Math.max(due, killedAt + LEASE_MS)} ms late`,
+    );
     // Every slot from the first to the last sent is sent exactly once (its validUntil is the slot's end).
     const ends = posts(S2).map((e) => Number((e.body as any).validUntil));
     assert.equal(new Set(ends).size, ends.length, `no slot twice: ${ends}`);
@@ -240,28 +404,49 @@ describe('group: three Node-RED processes on one Redis (acceptance)', function (
     assert.deepEqual(ends, expected, 'no slot skipped');
     // The renewal chain never lapsed: each link went out before the one before it ran out, none twice.
     const links = posts(S3).map((e) => ({ at: e.time, until: Number((e.body as any).validUntil) }));
-    for (let k = 1; k < links.length; k++) assert.ok(links[k].at < links[k - 1].until, `link ${k} before the last ran out`);
+    for (let k = 1; k < links.length; k++)
+      assert.ok(links[k].at < links[k - 1].until, `link ${k} before the last ran out`);
     assert.equal(new Set(links.map((l) => l.until)).size, links.length, 'no link twice');
     // The delivery reports go on, from the instance that sends now.
-    await until(() => alive().some((i) => i.of('sched2-out').length > 0 && i.of('sched2-report').length > 0), 3 * SLOT_MS, 'a delivery report from the new leader');
+    await until(
+      () => alive().some((i) => i.of('sched2-out').length > 0 && i.of('sched2-report').length > 0),
+      3 * SLOT_MS,
+      'a delivery report from the new leader',
+    );
     // The two left poll all 300 devices, each once, within two intervals of the kill.
     const covered = () => {
-      const shares = alive().map((i) => Object.keys(i.outs.filter((o) => o.node === 'poll-out' && o.at > killedAt).at(-1)?.msg.payload ?? {}));
+      const shares = alive().map((i) =>
+        Object.keys(i.outs.filter((o) => o.node === 'poll-out' && o.at > killedAt).at(-1)?.msg.payload ?? {}),
+      );
       return shares.flat().length === DEVICES.length && new Set(shares.flat()).size === DEVICES.length;
     };
     await until(covered, 2 * POLL_S * 1000 + 2000, 'the two left poll all devices');
     // The first moment after the kill at which the two survivors' latest polls covered all 300.
-    const polls = alive().flatMap((i) => i.outs.filter((o) => o.node === 'poll-out' && o.at > killedAt).map((o) => ({ i, at: o.at, keys: Object.keys(o.msg.payload ?? {}) })));
-    const coveredAt = polls.map((p) => p.at).sort((a, b) => a - b).find((t) => {
-      const latest = alive().map((i) => polls.filter((p) => p.i === i && p.at <= t).at(-1)?.keys ?? []);
-      return latest.flat().length === DEVICES.length && new Set(latest.flat()).size === DEVICES.length;
-    })!;
-    assert.ok(coveredAt - killedAt <= 2 * POLL_S * 1000, `all 300 polled by the two left ${coveredAt - killedAt} ms after the kill (two intervals: ${2 * POLL_S * 1000} ms)`);
+    const polls = alive().flatMap((i) =>
+      i.outs
+        .filter((o) => o.node === 'poll-out' && o.at > killedAt)
+        .map((o) => ({ i, at: o.at, keys: Object.keys(o.msg.payload ?? {}) })),
+    );
+    const coveredAt = polls
+      .map((p) => p.at)
+      .sort((a, b) => a - b)
+      .find((t) => {
+        const latest = alive().map((i) => polls.filter((p) => p.i === i && p.at <= t).at(-1)?.keys ?? []);
+        return latest.flat().length === DEVICES.length && new Set(latest.flat()).size === DEVICES.length;
+      })!;
+    assert.ok(
+      coveredAt - killedAt <= 2 * POLL_S * 1000,
+      `all 300 polled by the two left ${coveredAt - killedAt} ms after the kill (two intervals: ${2 * POLL_S * 1000} ms)`,
+    );
   });
 
   it('Redis gone: nobody steers, the status says so, reads go on; Redis back: one leader again and nothing sent twice', async () => {
     await redis.kill();
-    await until(() => alive().every((i) => i.lastStatus('steer1') === 'Redis unreachable: not steering'), 10_000, 'statuses');
+    await until(
+      () => alive().every((i) => i.lastStatus('steer1') === 'Redis unreachable: not steering'),
+      10_000,
+      'statuses',
+    );
     const n0 = posts(S1).length;
     const caught0 = alive().map((i) => i.of('caught').length);
     for (const i of alive()) i.input('steer1', [{ payload: 4 }]);

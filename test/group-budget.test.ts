@@ -23,7 +23,10 @@ describe('group: the budget across the group (redis-server)', function () {
   const env = useRedisGroup<Group>();
   const groups = async (n: number, o: Partial<ConstructorParameters<typeof Group>[0]>) => {
     const id = `cfgB-${Date.now()}-${Math.random().toString(36).slice(2)}`;
-    const same = Array.from({ length: n }, (_, i) => new Group({ url: env.redis.url, groupId: id, instanceId: `b${i}`, backoffMaxMs: 200, ...o }));
+    const same = Array.from(
+      { length: n },
+      (_, i) => new Group({ url: env.redis.url, groupId: id, instanceId: `b${i}`, backoffMaxMs: 200, ...o }),
+    );
     env.open.push(...same);
     await Promise.all(same.map((g) => g.connection.ready()));
     await until(async () => (await same[0].members.beat()).length === n, 3000, 'all members');
@@ -37,17 +40,22 @@ describe('group: the budget across the group (redis-server)', function () {
     if (left < 5000) await new Promise((r) => setTimeout(r, left + 50));
   };
 
-
   it('3 instances x 100 reads under 50 a minute: 50 granted in all, and the counter says 50', async () => {
     const gs = await groups(3, { perMinute: 50, perDay: 0 });
     await awayFromMinuteEnd(gs[0]);
     const before = gs.map((g) => g.connection.commands);
-    const granted = await Promise.all(gs.map(async (g) => {
-      let n = 0;
-      for (let i = 0; i < 100; i++) if (await g.budget.acquire()) n++;
-      return n;
-    }));
-    assert.equal(granted.reduce((a, b) => a + b, 0), 50, `granted ${granted}`);
+    const granted = await Promise.all(
+      gs.map(async (g) => {
+        let n = 0;
+        for (let i = 0; i < 100; i++) if (await g.budget.acquire()) n++;
+        return n;
+      }),
+    );
+    assert.equal(
+      granted.reduce((a, b) => a + b, 0),
+      50,
+      `granted ${granted}`,
+    );
     const keys = await gs[0].connection.command<string[]>(['KEYS', `${gs[0].prefix}budget:m:*`]);
     assert.equal(keys.length, 1);
     assert.equal(Number(await gs[0].connection.command(['GET', keys[0]])), 50);
@@ -85,16 +93,20 @@ describe('group: the budget across the group (redis-server)', function () {
     // spend the one-request blocks they may hold, then lose Redis
     await env.redis.kill();
     await until(() => gs.every((g) => !g.connection.reachable), 3000, 'unreachable');
-    const spent = () => gs.map((g) => {
-      let n = 0;
-      for (let i = 0; i < 100; i++) if (g.budget.take()) n++;
-      return n;
-    });
+    const spent = () =>
+      gs.map((g) => {
+        let n = 0;
+        for (let i = 0; i < 100; i++) if (g.budget.take()) n++;
+        return n;
+      });
     clock.offset = 60_000 - (Date.now() % 60_000) + 1000; // the start of a local minute: one window for the whole count
     const first = spent();
     for (const n of first) assert.ok(n <= 16 + 1, `${first}`); // its share, plus at most the one request of a block it held
     assert.ok(first.reduce((a, b) => a + b, 0) <= 50);
-    assert.ok(first.every((n) => n >= 16), `each spends its share: ${first}`);
+    assert.ok(
+      first.every((n) => n >= 16),
+      `each spends its share: ${first}`,
+    );
     clock.offset += 60_000;
     const second = spent();
     assert.deepEqual(second, [16, 16, 16]);

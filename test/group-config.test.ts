@@ -14,11 +14,21 @@ import { freePort } from './helpers/spawned';
 
 const PASSWORD = 'grp-S3CRET-pw';
 const read = { type: 'ems-device-read', device: 'x', deviceType: 'str', mode: 'devices' };
-const config = (extra: Record<string, unknown>) => ({ id: 'cfg', type: 'ems-partner-config', simulator: true, ...extra });
+const config = (extra: Record<string, unknown>) => ({
+  id: 'cfg',
+  type: 'ems-partner-config',
+  simulator: true,
+  ...extra,
+});
 const at = { z: 'tab', x: 1, y: 1 };
 /** The read node `n` on the config node, with the helper nodes loadFlow expects. */
-const nodes = (cfg: Record<string, unknown>) => [{ id: 'tab', type: 'tab' }, { id: 'n', ...at, server: 'cfg', wires: [['out']], ...read }, cfg,
-  { id: 'out', ...at, type: 'helper', wires: [] }, { id: 'caught', ...at, type: 'helper', wires: [] }];
+const nodes = (cfg: Record<string, unknown>) => [
+  { id: 'tab', type: 'tab' },
+  { id: 'n', ...at, server: 'cfg', wires: [['out']], ...read },
+  cfg,
+  { id: 'out', ...at, type: 'helper', wires: [] },
+  { id: 'caught', ...at, type: 'helper', wires: [] },
+];
 
 describe('group: the config node (redisUrl, redisPassword)', function () {
   useRuntime();
@@ -44,7 +54,10 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
   });
 
   it('settings from an admin request (no config node id) never make a group', async () => {
-    const rt = await createRuntime({ simulator: true, redisUrl: 'redis://127.0.0.1:6379' }, { redisPassword: PASSWORD });
+    const rt = await createRuntime(
+      { simulator: true, redisUrl: 'redis://127.0.0.1:6379' },
+      { redisPassword: PASSWORD },
+    );
     try {
       assert.equal(rt.group, undefined);
     } finally {
@@ -54,7 +67,10 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
 
   it('a redisUrl with a password in it is refused, naming redisUrl, without repeating the password', async () => {
     await loadFlow(nodes(config({ redisUrl: `redis://:${PASSWORD}@127.0.0.1:6379` })));
-    await assert.rejects(helper.getNode('cfg').runtime(), (e: Error & { field?: string }) => e.field === 'redisUrl' && !e.message.includes(PASSWORD));
+    await assert.rejects(
+      helper.getNode('cfg').runtime(),
+      (e: Error & { field?: string }) => e.field === 'redisUrl' && !e.message.includes(PASSWORD),
+    );
   });
 
   describe('with redis-server', function () {
@@ -80,7 +96,9 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
       await until(async () => (await probe.zRange(key, 0, -1)).includes(rt.group.instanceId), 3000, 'a member');
       await helper.unload();
       await until(async () => (await probe.zRange(key, 0, -1)).length === 0, 3000, 'left the group');
-      const logged = JSON.stringify(((helper as any)._logSpy?.getCalls() ?? []).map((c: { args: unknown[] }) => c.args));
+      const logged = JSON.stringify(
+        ((helper as any)._logSpy?.getCalls() ?? []).map((c: { args: unknown[] }) => c.args),
+      );
       assert.doesNotMatch(logged, new RegExp(PASSWORD));
     });
   });

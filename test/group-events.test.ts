@@ -18,12 +18,15 @@ describe('group: events and edges (redis-server)', function () {
     return g;
   };
 
-
   it('lease changes reach every listener, even past one that throws; a lease taken away under its holder turns to "other"', async () => {
     const g = await group('e1');
     const heard: string[] = [];
-    g.leases.onChange(() => { throw new Error('a broken listener'); });
-    const off = g.leases.onChange((site, a) => heard.push(`${site} ${a.kind}${a.kind === 'other' ? ` ${a.instance}` : ''}`));
+    g.leases.onChange(() => {
+      throw new Error('a broken listener');
+    });
+    const off = g.leases.onChange((site, a) =>
+      heard.push(`${site} ${a.kind}${a.kind === 'other' ? ` ${a.instance}` : ''}`),
+    );
     g.leases.watch('site-X');
     g.leases.watch('site-X'); // once is enough
     await until(() => g.leases.leader('site-X').kind === 'me', 3000, 'leads');
@@ -41,7 +44,9 @@ describe('group: events and edges (redis-server)', function () {
   it('member changes reach the listeners; the split under the view covers every key once', async () => {
     const a = await group('m1');
     const views: string[][] = [];
-    a.members.onChange(() => { throw new Error('a broken listener'); });
+    a.members.onChange(() => {
+      throw new Error('a broken listener');
+    });
     a.members.onChange((m) => views.push([...m]));
     await until(async () => (await a.members.beat()).includes('m1'), 3000, 'a member');
     const b = await group('m2');
@@ -72,11 +77,21 @@ describe('group: events and edges (redis-server)', function () {
 
   it('a block whose minute ended gives its unused requests back to the day; a reservation in flight at close is given back too', async () => {
     let offset = 0;
-    const clock = { now: () => Date.now() + offset, setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
+    const clock = {
+      now: () => Date.now() + offset,
+      setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+      clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
+    };
     const g = await group('budget1', { perMinute: 0, perDay: 1000, blockSize: 10, clock, groupId: 'cfgE2' });
     assert.equal(await g.budget.acquire(), true);
     assert.equal(g.budget.held, 9);
-    const day = async () => Number(await g.connection.command(['GET', (await g.connection.command<string[]>(['KEYS', `${g.prefix}budget:d:*`]))[0]]));
+    const day = async () =>
+      Number(
+        await g.connection.command([
+          'GET',
+          (await g.connection.command<string[]>(['KEYS', `${g.prefix}budget:d:*`]))[0],
+        ]),
+      );
     assert.equal(await day(), 10);
     offset += 61_000; // past the end of the block's minute
     assert.equal(g.budget.held, 0);
@@ -112,15 +127,29 @@ describe('group: events and edges (redis-server)', function () {
   });
 
   it('a Redis that never answers: ready() gives up with a GroupError, listeners that throw do no harm, close twice is fine', async () => {
-    const c = new GroupConnection({ url: `redis://127.0.0.1:${await freePort()}`, backoffMaxMs: 100, connectTimeoutMs: 200 });
-    c.onState(() => { throw new Error('a broken listener'); });
-    await assert.rejects(c.ready(300), (e: Error) => e instanceof GroupError && /not reachable within 300 ms/.test(e.message));
+    const c = new GroupConnection({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      backoffMaxMs: 100,
+      connectTimeoutMs: 200,
+    });
+    c.onState(() => {
+      throw new Error('a broken listener');
+    });
+    await assert.rejects(
+      c.ready(300),
+      (e: Error) => e instanceof GroupError && /not reachable within 300 ms/.test(e.message),
+    );
     await c.close();
     await c.close();
     assert.equal(c.reachability, 'closed');
     await assert.rejects(c.command(['PING']), /closed/);
     // a group that never reached Redis: no members known, so each instance keeps all its devices (none skipped)
-    const g = new Group({ url: `redis://127.0.0.1:${await freePort()}`, groupId: 'cfgE5', instanceId: 'alone', backoffMaxMs: 100 });
+    const g = new Group({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      groupId: 'cfgE5',
+      instanceId: 'alone',
+      backoffMaxMs: 100,
+    });
     env.open.push(g);
     assert.deepEqual(g.members.mine(['d1', 'd2']), ['d1', 'd2']);
     assert.deepEqual(g.members.split(['d1']), new Map());

@@ -16,12 +16,13 @@ const leaders = (gs: Group[], site: string) => gs.filter((g) => g.leases.leader(
 describe('group: leader leases and slot claims (redis-server)', function () {
   const env = useRedisGroup<Group>();
   const three = async () => {
-    const gs = ['i1', 'i2', 'i3'].map((id) => new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: id, leaseMs: LEASE, backoffMaxMs: 200 }));
+    const gs = ['i1', 'i2', 'i3'].map(
+      (id) => new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: id, leaseMs: LEASE, backoffMaxMs: 200 }),
+    );
     env.open.push(...gs);
     await Promise.all(gs.map((g) => g.connection.ready()));
     return gs;
   };
-
 
   it('one leader per site; the others answer "X leads"; a released lease moves on close', async () => {
     const gs = await three();
@@ -29,7 +30,8 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     await until(() => gs.every((g) => g.leases.leader('site-A').kind !== 'unknown'), 3000, 'everyone knows');
     const lead = leaders(gs, 'site-A');
     assert.equal(lead.length, 1);
-    for (const g of gs.filter((x) => x !== lead[0])) assert.deepEqual(g.leases.leader('site-A'), { kind: 'other', instance: lead[0].instanceId });
+    for (const g of gs.filter((x) => x !== lead[0]))
+      assert.deepEqual(g.leases.leader('site-A'), { kind: 'other', instance: lead[0].instanceId });
     await lead[0].close();
     const rest = gs.filter((x) => x !== lead[0]);
     await until(() => leaders(rest, 'site-A').length === 1, LEASE + 1000, 'a new leader after release');
@@ -43,7 +45,9 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     const oldToken = (old.leases.leader('site-B') as Extract<LeaderAnswer, { kind: 'me' }>).token;
     let two = 0;
     const rest = gs.filter((g) => g !== old);
-    const watch = setInterval(() => { if (leaders(gs, 'site-B').length > 1) two++; }, 5);
+    const watch = setInterval(() => {
+      if (leaders(gs, 'site-B').length > 1) two++;
+    }, 5);
     try {
       const killedAt = Date.now();
       await old.connection.close(); // like kill -9: no release, no renewal
@@ -66,7 +70,11 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     await until(() => gs.every((g) => g.reachability === 'unreachable'), 3000, 'unreachable');
     for (const g of gs) assert.deepEqual(g.leases.leader('site-C'), { kind: 'unknown', reason: 'unreachable' });
     await env.redis.restart();
-    await until(() => leaders(gs, 'site-C').length === 1 && gs.every((g) => g.leases.leader('site-C').kind !== 'unknown'), 5000, 'one leader again');
+    await until(
+      () => leaders(gs, 'site-C').length === 1 && gs.every((g) => g.leases.leader('site-C').kind !== 'unknown'),
+      5000,
+      'one leader again',
+    );
   });
 
   it('96 slots, three instances claiming each, a failover at slot 40: every slot claimed exactly once, only by the lease holder', async () => {
@@ -75,14 +83,16 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     await until(() => leaders(gs, 'site-D').length === 1, 3000, 'a leader');
     const claims = new Map<number, string[]>();
     const claimAll = async (alive: Group[], slot: number) => {
-      await Promise.all(alive.map(async (g) => {
-        const a = g.leases.leader('site-D');
-        // a non-leader tries with a made-up lease value: refused
-        const value = a.kind === 'me' ? a.value : `1|${g.instanceId}`;
-        const r = await g.inForce.claim('site-D', `2026-11-27T00:${String(slot).padStart(3, '0')}`, value, 60_000);
-        if (r === 'claimed') claims.set(slot, [...(claims.get(slot) ?? []), g.instanceId]);
-        if (a.kind !== 'me') assert.equal(r, 'not-leader');
-      }));
+      await Promise.all(
+        alive.map(async (g) => {
+          const a = g.leases.leader('site-D');
+          // a non-leader tries with a made-up lease value: refused
+          const value = a.kind === 'me' ? a.value : `1|${g.instanceId}`;
+          const r = await g.inForce.claim('site-D', `2026-11-27T00:${String(slot).padStart(3, '0')}`, value, 60_000);
+          if (r === 'claimed') claims.set(slot, [...(claims.get(slot) ?? []), g.instanceId]);
+          if (a.kind !== 'me') assert.equal(r, 'not-leader');
+        }),
+      );
     };
     let alive = gs;
     for (let slot = 0; slot < 96; slot++) {
@@ -98,12 +108,17 @@ describe('group: leader leases and slot claims (redis-server)', function () {
       }
       await claimAll(alive, slot);
     }
-    for (let slot = 0; slot < 96; slot++) assert.equal(claims.get(slot)?.length, 1, `slot ${slot}: ${claims.get(slot)}`);
+    for (let slot = 0; slot < 96; slot++)
+      assert.equal(claims.get(slot)?.length, 1, `slot ${slot}: ${claims.get(slot)}`);
   });
 
   it('a lease counts locally only until the time of its last renewal plus the lease (injected clock): past it, "unknown" until renewed', async () => {
     let offset = 0;
-    const clock = { now: () => Date.now() + offset, setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms), clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout) };
+    const clock = {
+      now: () => Date.now() + offset,
+      setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
+      clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
+    };
     const g = new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
     env.open.push(g);
     await g.connection.ready();
@@ -118,12 +133,24 @@ describe('group: leader leases and slot claims (redis-server)', function () {
   it('what is in force per site survives the leader: the next one reads it; entries over are dropped', async () => {
     const [a, b] = await three();
     const now = Date.now();
-    await a.inForce.put('site-E', { kind: 'schedule', id: 'n1', ends: now + 3_600_000, data: { slots: 96, first: '2026-11-27T00:00:00Z' } });
+    await a.inForce.put('site-E', {
+      kind: 'schedule',
+      id: 'n1',
+      ends: now + 3_600_000,
+      data: { slots: 96, first: '2026-11-27T00:00:00Z' },
+    });
     await a.inForce.put('site-E', { kind: 'renewal', id: 'n2', ends: now - 1, data: { mode: 'ess' } });
     const seen = await b.inForce.list('site-E');
-    assert.deepEqual(seen.map((e) => `${e.kind}:${e.id}`), ['schedule:n1']);
+    assert.deepEqual(
+      seen.map((e) => `${e.kind}:${e.id}`),
+      ['schedule:n1'],
+    );
     assert.deepEqual(seen[0].data, { slots: 96, first: '2026-11-27T00:00:00Z' });
-    assert.equal(await b.connection.command(['HEXISTS', `${b.prefix}inforce:site-E`, 'renewal:n2']), 0, 'the ended entry was dropped');
+    assert.equal(
+      await b.connection.command(['HEXISTS', `${b.prefix}inforce:site-E`, 'renewal:n2']),
+      0,
+      'the ended entry was dropped',
+    );
     await b.inForce.remove('site-E', 'schedule', 'n1');
     assert.deepEqual(await a.inForce.list('site-E'), []);
   });

@@ -19,11 +19,14 @@ describe('group: the redis package is optional', () => {
   before(() => {
     original = mod._load;
     mod._load = function (request, parent, isMain) {
-      if (request === 'redis') throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });
+      if (request === 'redis')
+        throw Object.assign(new Error(`Cannot find module '${request}'`), { code: 'MODULE_NOT_FOUND' });
       return original.call(this, request, parent, isMain);
     };
   });
-  after(() => { mod._load = original; });
+  after(() => {
+    mod._load = original;
+  });
 
   it('loading every node of the package (dist/, as Node-RED does) loads neither redis nor undici', () => {
     const root = path.resolve(__dirname, '..');
@@ -33,7 +36,12 @@ describe('group: the redis package is optional', () => {
   });
 
   it('a group without the package installed is refused naming redisUrl and how to install it', () => {
-    assert.throws(() => new GroupConnection({ url: 'redis://127.0.0.1:6379' }), (e: unknown) => e instanceof ValidationError && e.field === 'redisUrl'
-      && /the redis package \(node-redis 6\) is not installed: install it .*npm install redis@6/.test(e.message));
+    assert.throws(
+      () => new GroupConnection({ url: 'redis://127.0.0.1:6379' }),
+      (e: unknown) =>
+        e instanceof ValidationError &&
+        e.field === 'redisUrl' &&
+        /the redis package \(node-redis 6\) is not installed: install it .*npm install redis@6/.test(e.message),
+    );
   });
 });

@@ -18,8 +18,21 @@ describe('group: redisUrl, connection, membership, split', () => {
     assert.equal(checkRedisUrl(undefined), undefined);
     assert.equal(checkRedisUrl('redis://redis:6379'), 'redis://redis:6379');
     assert.equal(checkRedisUrl('rediss://r.example.com:6380/2'), 'rediss://r.example.com:6380/2');
-    for (const bad of ['http://redis:6379', 'redis://:secret@redis:6379', 'redis://user:secret@redis', 'redis://secret@redis', 'redis://r/x', 'redis://r?password=x', 'not a url', 7]) {
-      assert.throws(() => checkRedisUrl(bad), (e: Error & { field?: string }) => e.field === 'redisUrl' && !/secret/.test(e.message), String(bad));
+    for (const bad of [
+      'http://redis:6379',
+      'redis://:secret@redis:6379',
+      'redis://user:secret@redis',
+      'redis://secret@redis',
+      'redis://r/x',
+      'redis://r?password=x',
+      'not a url',
+      7,
+    ]) {
+      assert.throws(
+        () => checkRedisUrl(bad),
+        (e: Error & { field?: string }) => e.field === 'redisUrl' && !/secret/.test(e.message),
+        String(bad),
+      );
     }
     assert.equal(redact('connect redis://u:pw@h failed: pw', 'pw'), 'connect redis://***@h failed: ***');
   });
@@ -31,27 +44,45 @@ describe('group: redisUrl, connection, membership, split', () => {
     assert.equal(new Set(all).size, 300);
     for (const [m, keys] of three) assert.ok(keys.length >= 70 && keys.length <= 130, `${m}: ${keys.length}`);
     const two = split(DEVICES, ['a', 'c']);
-    for (const m of ['a', 'c']) for (const k of three.get(m)!) assert.ok(two.get(m)!.includes(k), `${k} stays with ${m}`);
+    for (const m of ['a', 'c'])
+      for (const k of three.get(m)!) assert.ok(two.get(m)!.includes(k), `${k} stays with ${m}`);
     assert.equal(two.get('a')!.length + two.get('c')!.length, 300);
   });
 
   it('rendezvous, any keys and members: every key has one owner among them; removing a member moves only its keys', () => {
-    fc.assert(fc.property(fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 6 }),
-      fc.uniqueArray(fc.string({ maxLength: 16 }), { maxLength: 60 }), fc.nat(), (members, keys, pick) => {
-        const before = split(keys, members);
-        assert.deepEqual([...before.values()].flat().sort(), [...keys].sort());
-        const gone = members[pick % members.length];
-        const after = split(keys, members.filter((m) => m !== gone));
-        for (const [m, ks] of before) if (m !== gone) for (const k of ks) assert.ok(after.get(m)!.includes(k));
-        assert.deepEqual([...after.values()].flat().sort(), [...keys].sort());
-      }), { numRuns: 200 });
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.string({ minLength: 1, maxLength: 12 }), { minLength: 2, maxLength: 6 }),
+        fc.uniqueArray(fc.string({ maxLength: 16 }), { maxLength: 60 }),
+        fc.nat(),
+        (members, keys, pick) => {
+          const before = split(keys, members);
+          assert.deepEqual([...before.values()].flat().sort(), [...keys].sort());
+          const gone = members[pick % members.length];
+          const after = split(
+            keys,
+            members.filter((m) => m !== gone),
+          );
+          for (const [m, ks] of before) if (m !== gone) for (const k of ks) assert.ok(after.get(m)!.includes(k));
+          assert.deepEqual([...after.values()].flat().sort(), [...keys].sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   describe('against redis-server', function () {
     let redis: StartedRedis;
     const open: Group[] = [];
     const group = (id: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-      const g = new Group({ url: redis.url, groupId: 'cfg1', instanceId: id, heartbeatMs: 600, backoffMaxMs: 200, ...o });
+      const g = new Group({
+        url: redis.url,
+        groupId: 'cfg1',
+        instanceId: id,
+        heartbeatMs: 600,
+        backoffMaxMs: 200,
+        ...o,
+      });
       open.push(g);
       return g;
     };
@@ -59,8 +90,12 @@ describe('group: redisUrl, connection, membership, split', () => {
     before(async function () {
       redis = await startRedis(redisOrSkip(this), { password: 'pa55-w0rd-xyz' });
     });
-    after(async () => { await redis?.stop(); });
-    afterEach(async () => { await Promise.all(open.splice(0).map((g) => g.close())); });
+    after(async () => {
+      await redis?.stop();
+    });
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((g) => g.close()));
+    });
 
     it('connects with the password from the credentials; a wrong one fails without showing it', async () => {
       const g = group('ok', { password: 'pa55-w0rd-xyz' });
@@ -71,7 +106,10 @@ describe('group: redisUrl, connection, membership, split', () => {
         await until(() => bad.lastError !== undefined, 3000, 'an auth error');
         assert.ok(!bad.reachable);
         assert.doesNotMatch(bad.lastError!, /wrong-s3cret-value/);
-        await assert.rejects(bad.command(['PING']), (e: Error) => e instanceof GroupError && !e.message.includes('wrong-s3cret-value'));
+        await assert.rejects(
+          bad.command(['PING']),
+          (e: Error) => e instanceof GroupError && !e.message.includes('wrong-s3cret-value'),
+        );
       } finally {
         await bad.close();
       }
@@ -101,12 +139,19 @@ describe('group: redisUrl, connection, membership, split', () => {
       assert.equal(before.flat().length, 300, 'each device polled by exactly one instance');
       // b "dies": its connection is gone, it never leaves the set itself
       await b.connection.close();
-      await until(async () => (await a.members.beat()).length === 2 && (await c.members.beat()).length === 2, 3000, 'b expired');
+      await until(
+        async () => (await a.members.beat()).length === 2 && (await c.members.beat()).length === 2,
+        3000,
+        'b expired',
+      );
       assert.deepEqual(a.members.members, ['a', 'c']);
       const after = [a, c].map((g) => g.members.mine(DEVICES));
       assert.equal(after.flat().length, 300);
       assert.equal(new Set(after.flat()).size, 300);
-      for (const [i, g] of [[0, a], [2, c]] as const) {
+      for (const [i, g] of [
+        [0, a],
+        [2, c],
+      ] as const) {
         const now = after[i === 0 ? 0 : 1];
         for (const k of before[i]) assert.ok(now.includes(k), `${k} stays with ${g.instanceId}`);
       }

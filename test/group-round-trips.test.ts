@@ -23,11 +23,18 @@ function countCommands(rt: any): { count(): number; reset(): void } {
   const orig = conn.command.bind(conn);
   conn.command = (args: string[]) => {
     const script = args[0] === 'EVAL' ? args[1] : '';
-    const background = script.includes('ZADD') || (script.includes("redis.call('PEXPIRE', KEYS[1], ARGV[2]) end") && !script.includes('INCR'));
+    const background =
+      script.includes('ZADD') ||
+      (script.includes("redis.call('PEXPIRE', KEYS[1], ARGV[2]) end") && !script.includes('INCR'));
     if (!background) n++;
     return orig(args);
   };
-  return { count: () => n, reset: () => { n = 0; } };
+  return {
+    count: () => n,
+    reset: () => {
+      n = 0;
+    },
+  };
 }
 
 describe('group: round trips per steering message and per read (redis-server)', function () {
@@ -38,12 +45,29 @@ describe('group: round trips per steering message and per read (redis-server)', 
   before(async function () {
     redis = await startRedis(redisOrSkip(this));
   });
-  after(async () => { await redis?.stop(); });
+  after(async () => {
+    await redis?.stop();
+  });
 
   it('a message to a site it leads: none (one with renew on); a renewal: one; 200 reads: one reservation per block', async () => {
-    const renewing = { ...siteSteer(SITE, { validity: 'duration', duration: 0.05, renew: true }), id: 'r', server: 'cfg', wires: [['out']] };
-    const reads = { id: 'reads', type: 'ems-device-read', server: 'cfg', mode: 'devices', device: '', deviceType: 'str', wires: [['out']] };
-    const f = await loadFlow(flow(siteSteer(SITE), cfg(sim.url, { redisUrl: redis.url, maxPerMinute: 6000 }), renewing, reads));
+    const renewing = {
+      ...siteSteer(SITE, { validity: 'duration', duration: 0.05, renew: true }),
+      id: 'r',
+      server: 'cfg',
+      wires: [['out']],
+    };
+    const reads = {
+      id: 'reads',
+      type: 'ems-device-read',
+      server: 'cfg',
+      mode: 'devices',
+      device: '',
+      deviceType: 'str',
+      wires: [['out']],
+    };
+    const f = await loadFlow(
+      flow(siteSteer(SITE), cfg(sim.url, { redisUrl: redis.url, maxPerMinute: 6000 }), renewing, reads),
+    );
     const rt = await helper.getNode('cfg').runtime();
     await rt.group.connection.ready();
     await until(() => rt.group.leases.leader(SITE).kind === 'me', 5000, 'leads the site (watched from deploy)');
@@ -71,7 +95,6 @@ describe('group: round trips per steering message and per read (redis-server)', 
     // validity 3 s, renewed 2 s before its end
     await until(() => posts() === p0 + 2, 5000, 'renewed');
     assert.equal(c.count(), 1, 'a renewal: one round trip (its claim)');
-
   });
 
   it('a fleet message: the sites it leads are sent, a site another instance leads is answered standby, without an error', async () => {
@@ -84,11 +107,21 @@ describe('group: round trips per steering message and per read (redis-server)', 
       const f = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.url, { redisUrl: redis.url })));
       const before = sim.sim.log.entries().filter((e) => e.method === 'POST').length;
       const out = await f.ask({ payload: 2, sites: [A, B] });
-      const posts = sim.sim.log.entries().filter((e) => e.method === 'POST').slice(before);
-      assert.deepEqual(posts.map((e) => e.path.split('/')[2]), [A], 'only the site it leads: ' + JSON.stringify(out.payload.results));
+      const posts = sim.sim.log
+        .entries()
+        .filter((e) => e.method === 'POST')
+        .slice(before);
+      assert.deepEqual(
+        posts.map((e) => e.path.split('/')[2]),
+        [A],
+        'only the site it leads: ' + JSON.stringify(out.payload.results),
+      );
       const byRef = Object.fromEntries(out.payload.results.map((r: any) => [r.site, r]));
       assert.equal(byRef[A].ok, true);
-      assert.deepEqual({ ok: byRef[B].ok, standby: byRef[B].standby, error: byRef[B].error }, { ok: false, standby: { leader: 'other-instance' }, error: undefined });
+      assert.deepEqual(
+        { ok: byRef[B].ok, standby: byRef[B].standby, error: byRef[B].error },
+        { ok: false, standby: { leader: 'other-instance' }, error: undefined },
+      );
       assert.deepEqual(out.payload.summary, { ok: 1, failed: 0, total: 2, standby: 1 });
       assert.equal(f.caught.msgs.length, 0, 'no error');
     } finally {

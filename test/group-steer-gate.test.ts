@@ -13,7 +13,7 @@ import type { Attempt } from '../src/client';
 import { freePort } from './helpers/spawned';
 import { until, useRedisGroup } from './helpers/redis';
 
-const attempt = (): Attempt => ({ method: 'GET', url: '/devices', retry: false } as unknown as Attempt);
+const attempt = (): Attempt => ({ method: 'GET', url: '/devices', retry: false }) as unknown as Attempt;
 
 describe('group: the steering gate and the budget drawn from the group (redis-server)', function () {
   const env = useRedisGroup<Group>();
@@ -34,12 +34,26 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     const c1 = a.group.connection.commands;
     assert.equal(await a.lead('site-1'), value);
     assert.equal(a.group.connection.commands - c1, 0, 'then none');
-    await assert.rejects(b.lead('site-1'), (e: unknown) => isNotSteering(e) && e.reason === 'standby' && e.leader === 'ga'
-      && e.message === 'not sent by this instance: standby: ga steers site-1');
-    const dead = new SteerGate(new Group({ url: `redis://127.0.0.1:${await freePort()}`, groupId: 'gate1', instanceId: 'gd' }));
+    await assert.rejects(
+      b.lead('site-1'),
+      (e: unknown) =>
+        isNotSteering(e) &&
+        e.reason === 'standby' &&
+        e.leader === 'ga' &&
+        e.message === 'not sent by this instance: standby: ga steers site-1',
+    );
+    const dead = new SteerGate(
+      new Group({ url: `redis://127.0.0.1:${await freePort()}`, groupId: 'gate1', instanceId: 'gd' }),
+    );
     env.open.push(dead.group);
     await until(() => dead.group.reachability === 'unreachable', 3000, 'unreachable');
-    await assert.rejects(dead.lead('site-1'), (e: unknown) => e instanceof NotSteeringError && e.reason === 'unreachable' && /Redis unreachable: not steering site-1/.test(e.message));
+    await assert.rejects(
+      dead.lead('site-1'),
+      (e: unknown) =>
+        e instanceof NotSteeringError &&
+        e.reason === 'unreachable' &&
+        /Redis unreachable: not steering site-1/.test(e.message),
+    );
     assert.equal(dead.leader('site-1').kind, 'unknown');
   });
 
@@ -50,18 +64,33 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     const entry = { kind: 'renewal', id: 'n1', ends: Date.now() + 60_000, data: { x: 1 } };
     await a.claim('site-2', 'k1', 10_000, entry);
     await a.claim('site-2', 'k1', 10_000); // the same holder again (a send that failed, retried)
-    assert.deepEqual((await a.entries('site-2', 'renewal', 'n1')).map((e) => e.data), [{ x: 1 }], 'recorded with the claim');
+    assert.deepEqual(
+      (await a.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
+      [{ x: 1 }],
+      'recorded with the claim',
+    );
     await assert.rejects(b.claim('site-2', 'k1', 10_000), (e: unknown) => isNotSteering(e) && e.reason === 'standby');
     assert.equal(await b.record('site-2', { ...entry, data: { x: 2 } }), false, 'not the leader: not recorded');
     assert.equal(await a.record('site-2', { ...entry, data: { x: 3 } }), true);
-    assert.deepEqual((await b.entries('site-2', 'renewal', 'n1')).map((e) => e.data), [{ x: 3 }]);
-    assert.equal(await b.share('site-2', { kind: 'schedule', id: 'n2', ends: Date.now() + 60_000, data: { runs: [] } }), true, 'shared by anyone');
+    assert.deepEqual(
+      (await b.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
+      [{ x: 3 }],
+    );
+    assert.equal(
+      await b.share('site-2', { kind: 'schedule', id: 'n2', ends: Date.now() + 60_000, data: { runs: [] } }),
+      true,
+      'shared by anyone',
+    );
     b.forget('site-2', 'schedule', 'n2');
     await until(async () => (await a.entries('site-2', 'schedule', 'n2')).length === 0, 2000, 'forgotten');
     // The leader goes; b leads with a later lease: the slot a claimed is not claimed again.
     await a.group.close();
     await until(async () => (await b.group.leases.tick('site-2')).kind === 'me', 5000, 'b leads');
-    await assert.rejects(b.claim('site-2', 'k1', 10_000), (e: unknown) => isNotSteering(e) && e.reason === 'claimed' && /sent this request to site-2 already/.test(e.message));
+    await assert.rejects(
+      b.claim('site-2', 'k1', 10_000),
+      (e: unknown) =>
+        isNotSteering(e) && e.reason === 'claimed' && /sent this request to site-2 already/.test(e.message),
+    );
     await b.claim('site-2', 'k2', 10_000);
     // Its lease taken away under it: the claim says not the leader.
     await b.group.connection.command(['SET', `${b.group.prefix}lease:site-2`, '1|intruder', 'PX', '60000']);
@@ -78,11 +107,16 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     const budget = new Budget();
     budget.configure({ maxPerMinute: 20, maxPerDay: 0, budgetMode: 'queue' });
     budget.share(g.budget);
-    const results = await Promise.allSettled(Array.from({ length: 30 }, () => Promise.resolve(budget.before(attempt()))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, () => Promise.resolve(budget.before(attempt()))),
+    );
     const refused = results.filter((r) => r.status === 'rejected') as PromiseRejectedResult[];
     assert.equal(results.length - refused.length, 20);
     assert.equal(refused.length, 10);
-    assert.match(refused[0].reason.message, /^GET \/devices not sent: request budget maxPerMinute of the group reached \(the instances of the group share 20 requests per minute\); frees at about /);
+    assert.match(
+      refused[0].reason.message,
+      /^GET \/devices not sent: request budget maxPerMinute of the group reached \(the instances of the group share 20 requests per minute\); frees at about /,
+    );
     assert.equal(refused[0].reason.code, 'EMS_BUDGET');
     assert.equal(budget.stats().total.refused, 10);
     // A later runtime's share stays when the earlier one stops drawing.
@@ -93,13 +127,24 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     budget.unshare(other);
     budget.configure({ maxPerMinute: 0, maxPerDay: 5, budgetMode: 'refuse' });
     budget.share(other);
-    await assert.rejects(Promise.resolve(budget.before(attempt())), /request budget maxPerDay of the group reached \(the instances of the group share 5 requests per UTC day\)/);
+    await assert.rejects(
+      Promise.resolve(budget.before(attempt())),
+      /request budget maxPerDay of the group reached \(the instances of the group share 5 requests per UTC day\)/,
+    );
     budget.close();
   });
 
   it('a read before the first connection waits for it; Redis that never answers: the share decides after the wait', async () => {
     const port = await freePort();
-    const g = new Group({ url: `redis://127.0.0.1:${port}`, groupId: 'gate4', instanceId: 'wa', perMinute: 10, perDay: 0, connectTimeoutMs: 300, backoffMaxMs: 100 });
+    const g = new Group({
+      url: `redis://127.0.0.1:${port}`,
+      groupId: 'gate4',
+      instanceId: 'wa',
+      perMinute: 10,
+      perDay: 0,
+      connectTimeoutMs: 300,
+      backoffMaxMs: 100,
+    });
     env.open.push(g);
     g.budget.connectWaitMs = 200;
     assert.equal(await g.budget.acquire(), true, 'no member known: the whole cap is the share');

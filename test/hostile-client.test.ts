@@ -22,13 +22,31 @@ const until = () => Date.now() + 600_000;
 /** Every call of the client, with the endpoint its errors must name. */
 const CALLS: Array<{ name: string; endpoint: string; call: (c: EmsClient) => Promise<unknown>; steering?: boolean }> = [
   { name: 'single', endpoint: `GET /devices/${DEV}/measurement`, call: (c) => c.getMeasurement(DEV, 'soc') },
-  { name: 'map', endpoint: `GET /devices/${DEV}/measurements/map`, call: (c) => c.getMeasurementsMap(DEV, 'soc,power') },
+  {
+    name: 'map',
+    endpoint: `GET /devices/${DEV}/measurements/map`,
+    call: (c) => c.getMeasurementsMap(DEV, 'soc,power'),
+  },
   { name: 'list', endpoint: `GET /devices/${DEV}/measurements`, call: (c) => c.getMeasurementsList(DEV, 'soc,power') },
-  { name: 'time series', endpoint: `POST /devices/${DEV}/measurements/time-series`, call: (c) => c.getTimeSeries(DEV, { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) }) },
+  {
+    name: 'time series',
+    endpoint: `POST /devices/${DEV}/measurements/time-series`,
+    call: (c) => c.getTimeSeries(DEV, { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) }),
+  },
   { name: 'devices', endpoint: 'GET /devices', call: (c) => c.listDevices() },
   { name: 'sites', endpoint: 'GET /sites', call: (c) => c.listSites() },
-  { name: 'steering', endpoint: `POST /sites/${SITE}/steering/ess`, call: (c) => c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: until() }), steering: true },
-  { name: 'grid-target cancel', endpoint: `DELETE /sites/${SITE}/steering/grid-target`, call: (c) => c.cancelGridTarget(SITE), steering: true },
+  {
+    name: 'steering',
+    endpoint: `POST /sites/${SITE}/steering/ess`,
+    call: (c) => c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: until() }),
+    steering: true,
+  },
+  {
+    name: 'grid-target cancel',
+    endpoint: `DELETE /sites/${SITE}/steering/grid-target`,
+    call: (c) => c.cancelGridTarget(SITE),
+    steering: true,
+  },
 ];
 
 const BAD: Array<{ mode: HostileMode; says: RegExp; steeringOk?: boolean }> = [
@@ -88,10 +106,25 @@ describe('hostile service: answers of the wrong shape (defects 1, 7)', function 
 
   it('"NaN" and "65" are refused: numbers must be numbers, and the error names the field', async () => {
     h.mode = 'nan';
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), badResponse(`GET /devices/${DEV}/measurement`, /with value "NaN" \(a string, not a finite number\), expected a JSON measurement \{timestamp, property, value, unit, reference\}/));
-    await assert.rejects(c.getMeasurementsMap(DEV, 'soc'), badResponse(`GET /devices/${DEV}/measurements/map`, /measurements\.soc\.value "NaN"/));
-    await assert.rejects(c.getMeasurementsList(DEV, 'soc'), badResponse(`GET /devices/${DEV}/measurements`, /measurements\[0\]\.value "NaN"/));
-    await assert.rejects(c.getTimeSeries(DEV, { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) }), badResponse(`POST /devices/${DEV}/measurements/time-series`, /data\[0\] "NaN"/));
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      badResponse(
+        `GET /devices/${DEV}/measurement`,
+        /with value "NaN" \(a string, not a finite number\), expected a JSON measurement \{timestamp, property, value, unit, reference\}/,
+      ),
+    );
+    await assert.rejects(
+      c.getMeasurementsMap(DEV, 'soc'),
+      badResponse(`GET /devices/${DEV}/measurements/map`, /measurements\.soc\.value "NaN"/),
+    );
+    await assert.rejects(
+      c.getMeasurementsList(DEV, 'soc'),
+      badResponse(`GET /devices/${DEV}/measurements`, /measurements\[0\]\.value "NaN"/),
+    );
+    await assert.rejects(
+      c.getTimeSeries(DEV, { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) }),
+      badResponse(`POST /devices/${DEV}/measurements/time-series`, /data\[0\] "NaN"/),
+    );
   });
 
   it('an HTML error page gives its title as the service message, not the page', async () => {
@@ -112,13 +145,26 @@ describe('hostile service: answers of the wrong shape (defects 1, 7)', function 
       const before = h.received.length;
       // The first read goes out at once (no peer in flight) and the identical last one joins it; the two
       // others, concurrent with it, merge into one request.
-      const [lone, map, list, same] = await Promise.allSettled([reads.measurement(DEV, 'soc'), reads.map(DEV, 'soc,power'), reads.list(DEV, 'power'), reads.measurement(DEV, 'soc')]);
-      assert.deepEqual(h.received.slice(before).map((r) => r.path.split('?')[0]), [`/devices/${DEV}/measurement`, `/devices/${DEV}/measurements`], `${mode}: the lone read, then one merged request`);
+      const [lone, map, list, same] = await Promise.allSettled([
+        reads.measurement(DEV, 'soc'),
+        reads.map(DEV, 'soc,power'),
+        reads.list(DEV, 'power'),
+        reads.measurement(DEV, 'soc'),
+      ]);
+      assert.deepEqual(
+        h.received.slice(before).map((r) => r.path.split('?')[0]),
+        [`/devices/${DEV}/measurement`, `/devices/${DEV}/measurements`],
+        `${mode}: the lone read, then one merged request`,
+      );
       for (const r of [lone, same]) {
         assert.equal(r.status, 'rejected', mode);
         badResponse(`GET /devices/${DEV}/measurement`, /answered 20[04] with/)((r as PromiseRejectedResult).reason);
       }
-      assert.equal((lone as PromiseRejectedResult).reason, (same as PromiseRejectedResult).reason, 'the identical read shares the error');
+      assert.equal(
+        (lone as PromiseRejectedResult).reason,
+        (same as PromiseRejectedResult).reason,
+        'the identical read shares the error',
+      );
       for (const r of [map, list]) {
         assert.equal(r.status, 'rejected', mode);
         badResponse(`GET /devices/${DEV}/measurements`, /answered 20[04] with/)((r as PromiseRejectedResult).reason);
@@ -139,18 +185,32 @@ describe('hostile service: answers of the wrong shape (defects 1, 7)', function 
 describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4)', function () {
   this.timeout(30_000);
   let h: HostileServer;
-  before(async () => { h = await startHostile({ dripMs: 1000, trickleMs: 5 }); });
-  after(async () => { await h.close(); });
-  afterEach(() => { h.clearOverrides(); });
+  before(async () => {
+    h = await startHostile({ dripMs: 1000, trickleMs: 5 });
+  });
+  after(async () => {
+    await h.close();
+  });
+  afterEach(() => {
+    h.clearOverrides();
+  });
 
   it('a 200 MB body is refused at maxBodyBytes (default 10 MB) with EMS_TOO_LARGE naming the limit, not read whole', async () => {
     h.mode = 'huge';
     const c = new EmsClient({ baseUrl: h.url, retries: 2, timeoutMs: 20_000 });
     const sent = h.bytesSent;
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e: unknown) => e instanceof ApiError && e.code === 'EMS_TOO_LARGE'
-      && e.message === `GET /devices/${DEV}/measurement answer is over the limit of 10 MB (maxBodyMB)`);
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e: unknown) =>
+        e instanceof ApiError &&
+        e.code === 'EMS_TOO_LARGE' &&
+        e.message === `GET /devices/${DEV}/measurement answer is over the limit of 10 MB (maxBodyMB)`,
+    );
     assert.equal(c.transport.limiter.inFlight, 0, 'the slot is free');
-    assert.ok(h.bytesSent - sent < 60 * 1024 * 1024, `the server wrote ${h.bytesSent - sent} bytes before the client hung up`);
+    assert.ok(
+      h.bytesSent - sent < 60 * 1024 * 1024,
+      `the server wrote ${h.bytesSent - sent} bytes before the client hung up`,
+    );
     assert.equal(h.received.filter((r) => r.path.endsWith('/measurement')).length, 1, 'not retried');
     c.close();
   });
@@ -158,7 +218,11 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
   it('an endless chunked body at full speed ends at maxBodyBytes', async () => {
     h.mode = 'flood';
     const c = new EmsClient({ baseUrl: h.url, retries: 0, timeoutMs: 20_000, maxBodyBytes: 1024 * 1024 });
-    await assert.rejects(c.listDevices(), (e: unknown) => e instanceof ApiError && e.code === 'EMS_TOO_LARGE' && /over the limit of 1 MB \(maxBodyMB\)/.test(e.message));
+    await assert.rejects(
+      c.listDevices(),
+      (e: unknown) =>
+        e instanceof ApiError && e.code === 'EMS_TOO_LARGE' && /over the limit of 1 MB \(maxBodyMB\)/.test(e.message),
+    );
     c.close();
   });
 
@@ -187,10 +251,18 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
             if (h.received.length - before < 2) await clock.nextAsync();
           }
         }
-        await assert.rejects(read, (e: unknown) => e instanceof ApiError && e.code === 'ETIMEDOUT'
-          && e.message === `GET /devices/${DEV}/measurement timed out after 300 ms (ETIMEDOUT)`);
+        await assert.rejects(
+          read,
+          (e: unknown) =>
+            e instanceof ApiError &&
+            e.code === 'ETIMEDOUT' &&
+            e.message === `GET /devices/${DEV}/measurement timed out after 300 ms (ETIMEDOUT)`,
+        );
         assert.equal(h.received.length - before, 2, 'the timeout was retried once');
-        assert.ok(clock.now >= 600 && clock.now <= 602, `two attempts of 300 ms and a retry wait of at most 2 ms took ${clock.now} ms`);
+        assert.ok(
+          clock.now >= 600 && clock.now <= 602,
+          `two attempts of 300 ms and a retry wait of at most 2 ms took ${clock.now} ms`,
+        );
         assert.equal(c.transport.limiter.inFlight, 0);
       } finally {
         clock.uninstall();
@@ -205,26 +277,58 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
     // The attempt hook is called in the slot, just before an attempt is sent: the sixth call means all six hold one.
     let sent = 0;
     let six!: () => void;
-    const inSlots = new Promise<void>((resolve) => { six = resolve; });
-    const attempts = { before: () => { if (++sent === 6) six(); }, after: () => undefined };
-    const c = new EmsClient({ baseUrl: h.url, retries: 2, retryBaseMs: 1, retryMaxMs: 2, timeoutMs: 300, concurrency: 6, attempts });
+    const inSlots = new Promise<void>((resolve) => {
+      six = resolve;
+    });
+    const attempts = {
+      before: () => {
+        if (++sent === 6) six();
+      },
+      after: () => undefined,
+    };
+    const c = new EmsClient({
+      baseUrl: h.url,
+      retries: 2,
+      retryBaseMs: 1,
+      retryMaxMs: 2,
+      timeoutMs: 300,
+      concurrency: 6,
+      attempts,
+    });
     // Deadlines and retry waits on a fake clock; the drip's bytes keep coming in real time.
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
     try {
       let settled = 0;
-      const reads = Array.from({ length: 6 }, () => c.getMeasurement(DEV, 'soc').then(() => 'ok', (e: ApiError) => e.code).finally(() => { settled++; }));
+      const reads = Array.from({ length: 6 }, () =>
+        c
+          .getMeasurement(DEV, 'soc')
+          .then(
+            () => 'ok',
+            (e: ApiError) => e.code,
+          )
+          .finally(() => {
+            settled++;
+          }),
+      );
       await inSlots; // the six hold every slot
       assert.equal(c.transport.limiter.inFlight, 6);
       const steering = c.steerEss(SITE, { setting: { value: 5, unit: 'kW' }, validUntil: until() });
       await clock.tickAsync(299);
-      assert.ok(await stillPending(steering), 'no slot is free before the drips\' deadline');
+      assert.ok(await stillPending(steering), "no slot is free before the drips' deadline");
       // The deadline frees the six slots: the command, waiting first, takes one before any retry.
       await clock.tickAsync(1);
       let answered = false;
-      void steering.then(() => { answered = true; }, () => { answered = true; });
+      void steering.then(
+        () => {
+          answered = true;
+        },
+        () => {
+          answered = true;
+        },
+      );
       await realTurns(() => answered, 'the steering answer');
       assert.equal(clock.now, 300, 'the command waited one deadline (300 ms), no more');
-      assert.equal((await steering as { requestId?: string }).requestId, 'req_1');
+      assert.equal(((await steering) as { requestId?: string }).requestId, 'req_1');
       // The reads retry twice (a wait of 1-2 ms, an attempt of 300 ms) and time out.
       for (let ms = 0; ms < 1_000 && settled < 6; ms++) {
         await clock.tickAsync(1);
@@ -237,7 +341,7 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
     }
   });
 
-  it('the caller\'s abort still aborts a dripping answer, and close() aborts every one', async () => {
+  it("the caller's abort still aborts a dripping answer, and close() aborts every one", async () => {
     h.mode = 'drip';
     const c = new EmsClient({ baseUrl: h.url, retries: 3, timeoutMs: 5_000 });
     // Each abort comes once the server got the request: its answer is dripping (a byte a second).
@@ -288,15 +392,22 @@ describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4
 
 describe('hostile caller input and unreachable services (defects 8, 13)', () => {
   let h: HostileServer;
-  before(async () => { h = await startHostile(); });
-  after(async () => { await h.close(); });
+  before(async () => {
+    h = await startHostile();
+  });
+  after(async () => {
+    await h.close();
+  });
 
   it(`caps properties at ${MAX_PROPERTIES} per request before building a URL`, async () => {
     const c = new EmsClient({ baseUrl: h.url, retries: 0 });
     const before = h.received.length;
     const names = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`);
     await assert.doesNotReject(c.getMeasurementsMap(DEV, names(MAX_PROPERTIES)));
-    const refused = (e: unknown) => e instanceof ValidationError && e.field === 'properties' && /must name at most 100 properties per request/.test(e.message);
+    const refused = (e: unknown) =>
+      e instanceof ValidationError &&
+      e.field === 'properties' &&
+      /must name at most 100 properties per request/.test(e.message);
     await assert.rejects(c.getMeasurementsMap(DEV, names(MAX_PROPERTIES + 1)), refused);
     const million = names(1_000_000);
     await assert.rejects(c.getMeasurementsList(DEV, million.join(',')), refused);
@@ -305,16 +416,25 @@ describe('hostile caller input and unreachable services (defects 8, 13)', () => 
     c.close();
   });
 
-  it('a refused connection names host and port, not the path\'s query', async () => {
+  it("a refused connection names host and port, not the path's query", async () => {
     const port = await new Promise<number>((resolve) => {
       const s = net.createServer().listen(0, '127.0.0.1', () => {
         const p = (s.address() as net.AddressInfo).port;
         s.close(() => resolve(p));
       });
     });
-    const c = new EmsClient({ baseUrl: `http://127.0.0.1:${port}/v1`, retries: 0, auth: { type: 'header', apiKey: 'k-123456789' } });
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e: unknown) => e instanceof ApiError && e.code === 'ECONNREFUSED'
-      && e.message === `GET /devices/${DEV}/measurement connection to 127.0.0.1:${port} failed (ECONNREFUSED)`);
+    const c = new EmsClient({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      retries: 0,
+      auth: { type: 'header', apiKey: 'k-123456789' },
+    });
+    await assert.rejects(
+      c.getMeasurement(DEV, 'soc'),
+      (e: unknown) =>
+        e instanceof ApiError &&
+        e.code === 'ECONNREFUSED' &&
+        e.message === `GET /devices/${DEV}/measurement connection to 127.0.0.1:${port} failed (ECONNREFUSED)`,
+    );
     c.close();
   });
 });

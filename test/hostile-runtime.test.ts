@@ -24,7 +24,18 @@ const READS = ['single', 'map', 'list', 'series'];
 const STEER = 'steer';
 /** Modes in which the steering answer is acceptable (an object or no body). */
 const STEER_OK: HostileMode[] = ['empty-object', 'no-content', 'nan'];
-const MODES: HostileMode[] = ['empty-object', 'null', 'html', 'broken-json', 'no-content', 'nan', 'endless', 'drip', 'huge', 'flood'];
+const MODES: HostileMode[] = [
+  'empty-object',
+  'null',
+  'html',
+  'broken-json',
+  'no-content',
+  'nan',
+  'endless',
+  'drip',
+  'huge',
+  'flood',
+];
 
 /** What the error of a read says, by mode. */
 const SAYS: Record<string, RegExp> = {
@@ -69,22 +80,102 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
   useRuntime();
   const crashes = useCrashWatch();
   let timers: Timers; // the package's timers, watched from before each flow is loaded
-  beforeEach(() => { timers = watchOwnTimers(); });
-  afterEach(() => { timers.stop(); });
+  beforeEach(() => {
+    timers = watchOwnTimers();
+  });
+  afterEach(() => {
+    timers.stop();
+  });
   let h: HostileServer;
-  before(async () => { h = await startHostile({ dripMs: 1000, trickleMs: 5 }); });
-  after(async () => { await h?.close(); });
+  before(async () => {
+    h = await startHostile({ dripMs: 1000, trickleMs: 5 });
+  });
+  after(async () => {
+    await h?.close();
+  });
 
   it('every message ends in exactly one Catch-able error, Node-RED keeps running, the heap comes back', async () => {
     await helper.load(NODES, [
       { id: 'tab', type: 'tab', label: 'hostile' },
       // retries 0 and a 300 ms wall-clock deadline keep the run short; maxBodyMB 1 (the client's default of 10 MB is tested in hostile-client).
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'none', retries: 0, timeout: 300, coalesceMs: 20, maxBodyMB: 1 },
-      { id: 'single', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', wires: [['out']] },
-      { id: 'map', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'map', properties: 'soc,power', propertiesType: 'str', wires: [['out']] },
-      { id: 'list', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'list', properties: 'power', propertiesType: 'str', split: true, wires: [['out']] },
-      { id: 'series', ...at, type: 'ems-time-series', server: 'cfg', device: DEV, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points', wires: [['out']] },
-      { id: STEER, ...at, type: 'ems-site-steer', server: 'cfg', site: 'ste_a', siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: h.url,
+        simulator: false,
+        authType: 'none',
+        retries: 0,
+        timeout: 300,
+        coalesceMs: 20,
+        maxBodyMB: 1,
+      },
+      {
+        id: 'single',
+        ...at,
+        type: 'ems-device-read',
+        server: 'cfg',
+        device: DEV,
+        deviceType: 'str',
+        mode: 'single',
+        properties: 'soc',
+        propertiesType: 'str',
+        wires: [['out']],
+      },
+      {
+        id: 'map',
+        ...at,
+        type: 'ems-device-read',
+        server: 'cfg',
+        device: DEV,
+        deviceType: 'str',
+        mode: 'map',
+        properties: 'soc,power',
+        propertiesType: 'str',
+        wires: [['out']],
+      },
+      {
+        id: 'list',
+        ...at,
+        type: 'ems-device-read',
+        server: 'cfg',
+        device: DEV,
+        deviceType: 'str',
+        mode: 'list',
+        properties: 'power',
+        propertiesType: 'str',
+        split: true,
+        wires: [['out']],
+      },
+      {
+        id: 'series',
+        ...at,
+        type: 'ems-time-series',
+        server: 'cfg',
+        device: DEV,
+        deviceType: 'str',
+        property: 'soc',
+        propertyType: 'str',
+        range: 'last',
+        last: 3,
+        lastUnit: 'hours',
+        resolution: 1,
+        output: 'points',
+        wires: [['out']],
+      },
+      {
+        id: STEER,
+        ...at,
+        type: 'ems-site-steer',
+        server: 'cfg',
+        site: 'ste_a',
+        siteType: 'str',
+        mode: 'ess',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        wires: [['out']],
+      },
       { id: 'out', ...at, type: 'helper', wires: [] },
       { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
       { id: 'caught', ...at, type: 'helper', wires: [] },
@@ -103,12 +194,25 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
         helper.getNode(node).receive(m);
       };
       for (const id of ['single', 'map', 'list']) send(id);
-      await until([out, caught], () => answered(sent) >= 3, 15_000, () => `merged reads in ${mode}`);
+      await until(
+        [out, caught],
+        () => answered(sent) >= 3,
+        15_000,
+        () => `merged reads in ${mode}`,
+      );
       send('single');
       send('series');
       send(STEER, { payload: 5 });
-      await until([out, caught], () => answered(sent) >= sent.length, 15_000, () => `${sent.length} answers in ${mode}; got ${answered(sent)}`);
-      await settled(timers, [[helper.getNode('single'), out], [helper.getNode('c'), caught]]); // a second answer to any message has arrived by now
+      await until(
+        [out, caught],
+        () => answered(sent) >= sent.length,
+        15_000,
+        () => `${sent.length} answers in ${mode}; got ${answered(sent)}`,
+      );
+      await settled(timers, [
+        [helper.getNode('single'), out],
+        [helper.getNode('c'), caught],
+      ]); // a second answer to any message has arrived by now
       for (const s of sent) {
         const errs = caught.msgs.filter((m) => m.seq === s.seq);
         const outs = out.msgs.filter((m) => m.seq === s.seq);
@@ -117,10 +221,15 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
           assert.equal(outs.length, 1, `${mode}: steer has one output`);
           continue;
         }
-        assert.equal(outs.length, 0, `${mode}: ${s.node} sent no output (${JSON.stringify(outs[0]?.payload)?.slice(0, 80)})`);
+        assert.equal(
+          outs.length,
+          0,
+          `${mode}: ${s.node} sent no output (${JSON.stringify(outs[0]?.payload)?.slice(0, 80)})`,
+        );
         assert.equal(errs.length, 1, `${mode}: ${s.node} ended in exactly one error`);
         const text = errs[0].error.message as string;
-        if (s.node !== STEER && s.node !== 'series') assert.match(text, /^(\w+Error: )?GET \/devices\/dvc_a\/measurement/, `${mode}: ${text}`);
+        if (s.node !== STEER && s.node !== 'series')
+          assert.match(text, /^(\w+Error: )?GET \/devices\/dvc_a\/measurement/, `${mode}: ${text}`);
         if (READS.includes(s.node)) assert.match(text, SAYS[mode], `${mode}: ${s.node}: ${text}`);
       }
     };
@@ -141,12 +250,17 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       assert.ok(res.status >= 400, `admin route in ${mode}: ${res.status}`);
       assert.doesNotMatch(JSON.stringify(res.body), /<html|<title/i, 'no raw page relayed');
     }
-    await settled(timers, [[helper.getNode('single'), out], [helper.getNode('c'), caught]]); // nothing of the rounds still running
+    await settled(timers, [
+      [helper.getNode('single'), out],
+      [helper.getNode('c'), caught],
+    ]); // nothing of the rounds still running
     out.msgs.length = 0;
     caught.msgs.length = 0;
     gc();
     const grown = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
-    console.log(`      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${h.received.length} requests received`);
+    console.log(
+      `      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${h.received.length} requests received`,
+    );
     assert.ok(grown < 20, `heap grew by ${grown.toFixed(1)} MB`);
     assert.deepEqual(crashes.events, [], 'no unhandled rejection or uncaught exception');
     assert.equal(helper.getNode('cfg')?.type, 'ems-partner-config', 'Node-RED and the flow are still running');
@@ -160,9 +274,42 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
     try {
       await helper.load(NODES, [
         { id: 'tab', type: 'tab', label: 'drip' },
-        { id: 'cfg', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'none', retries: 0, timeout: 300, concurrency: 6 },
-        { id: 'read', ...at, type: 'ems-device-read', server: 'cfg', device: DEV, deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', wires: [['out']] },
-        { id: STEER, ...at, type: 'ems-site-steer', server: 'cfg', site: 'ste_a', siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+        {
+          id: 'cfg',
+          type: 'ems-partner-config',
+          baseUrl: h.url,
+          simulator: false,
+          authType: 'none',
+          retries: 0,
+          timeout: 300,
+          concurrency: 6,
+        },
+        {
+          id: 'read',
+          ...at,
+          type: 'ems-device-read',
+          server: 'cfg',
+          device: DEV,
+          deviceType: 'str',
+          mode: 'single',
+          properties: 'soc',
+          propertiesType: 'str',
+          wires: [['out']],
+        },
+        {
+          id: STEER,
+          ...at,
+          type: 'ems-site-steer',
+          server: 'cfg',
+          site: 'ste_a',
+          siteType: 'str',
+          mode: 'ess',
+          essValue: 'payload',
+          essValueType: 'msg',
+          essUnit: 'kW',
+          validity: 'quarter-hour',
+          wires: [['out']],
+        },
         { id: 'out', ...at, type: 'helper', wires: [] },
         { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
         { id: 'caught', ...at, type: 'helper', wires: [] },
@@ -175,14 +322,17 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       const before = h.received.length;
       for (let i = 1; i <= 6; i++) helper.getNode('read').receive({ seq: i, deviceReference: `dvc_${i}` });
       // The server got all six: each holds its slot until its 300 ms deadline (the drip sends nothing before 1 s).
-      await realTurns(() => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6, 'six reads at the server');
+      await realTurns(
+        () => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6,
+        'six reads at the server',
+      );
       const rt = await helper.getNode('cfg').runtime();
       assert.equal(rt.client.transport.limiter.inFlight, 6, 'the drips hold every slot');
       const answered = () => out.msgs.some((m) => m.seq === 7) || caught.msgs.some((m) => m.seq === 7);
       helper.getNode(STEER).receive({ seq: 7, payload: 3 });
       await clock.tickAsync(299);
       await idleTurns();
-      assert.equal(answered(), false, 'no slot is free before the drips\' deadline');
+      assert.equal(answered(), false, "no slot is free before the drips' deadline");
       await clock.tickAsync(1);
       await realTurns(answered, 'the steering answer');
       assert.equal(clock.now, 300, 'the command waited one deadline (300 ms) behind the drips, no more');
@@ -190,8 +340,16 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       await realTurns(() => caught.msgs.length >= 6, 'six timeouts');
       clock.uninstall();
       clock = undefined;
-      await settled(timers, [[helper.getNode('read'), out], [helper.getNode(STEER), out], [helper.getNode('c'), caught]]); // a second error would have arrived
-      assert.deepEqual(caught.msgs.map((m) => m.seq).sort(), [1, 2, 3, 4, 5, 6], 'each read ended in exactly one error');
+      await settled(timers, [
+        [helper.getNode('read'), out],
+        [helper.getNode(STEER), out],
+        [helper.getNode('c'), caught],
+      ]); // a second error would have arrived
+      assert.deepEqual(
+        caught.msgs.map((m) => m.seq).sort(),
+        [1, 2, 3, 4, 5, 6],
+        'each read ended in exactly one error',
+      );
       for (const m of caught.msgs) assert.match(m.error.message, /timed out after 300 ms \(ETIMEDOUT\)/);
       assert.deepEqual(crashes.events, []);
     } finally {

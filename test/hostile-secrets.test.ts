@@ -23,11 +23,16 @@ const SECRETS = [API_KEY, BEARER, CLIENT_SECRET, WRONG_SECRET, TOKEN];
 
 /** Every form of every secret found in `text`, and every secret found in a base64 run of it once decoded. */
 function leaks(text: string): string[] {
-  const found = SECRETS.flatMap((s) => formsOf(s).filter((f) => text.includes(f)).map((f) => `${JSON.stringify(s)} as ${JSON.stringify(f)}`));
+  const found = SECRETS.flatMap((s) =>
+    formsOf(s)
+      .filter((f) => text.includes(f))
+      .map((f) => `${JSON.stringify(s)} as ${JSON.stringify(f)}`),
+  );
   for (const run of text.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? []) {
     for (const shift of [0, 1, 2, 3]) {
       const decoded = Buffer.from(run.slice(shift).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-      for (const s of SECRETS) if (decoded.includes(s)) found.push(`${JSON.stringify(s)} in base64 run ${run.slice(0, 40)}…`);
+      for (const s of SECRETS)
+        if (decoded.includes(s)) found.push(`${JSON.stringify(s)} in base64 run ${run.slice(0, 40)}…`);
     }
   }
   return found;
@@ -37,14 +42,23 @@ const AUTHS = (h: HostileServer): Record<string, AuthConfig> => ({
   header: { type: 'header', apiKey: API_KEY, header: 'x-api-key' },
   bearer: { type: 'bearer', token: BEARER },
   oauth2: { type: 'oauth2', tokenUrl: `${h.url}/oauth/token`, clientId: 'partner', clientSecret: CLIENT_SECRET },
-  'oauth2, wrong secret': { type: 'oauth2', tokenUrl: `${h.url}/oauth/token`, clientId: 'partner', clientSecret: WRONG_SECRET },
+  'oauth2, wrong secret': {
+    type: 'oauth2',
+    tokenUrl: `${h.url}/oauth/token`,
+    clientId: 'partner',
+    clientSecret: WRONG_SECRET,
+  },
 });
 
 describe('secret forms (defect 5)', () => {
   it('masks raw, URL-encoded, form-encoded and base64 forms, also inside a longer base64 text', () => {
     const r = new Redactor([CLIENT_SECRET]);
     for (const f of formsOf(CLIENT_SECRET)) assert.equal(r.text(`x ${f} y`), 'x *** y', f);
-    assert.ok(secretForms(CLIENT_SECRET).includes(encodeURIComponent(CLIENT_SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())));
+    assert.ok(
+      secretForms(CLIENT_SECRET).includes(
+        encodeURIComponent(CLIENT_SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+      ),
+    );
     for (const prefix of ['', 'a', 'ab', 'abc', '{"x-api-key":"']) {
       const b64 = Buffer.from(`${prefix}${CLIENT_SECRET}"}`).toString('base64');
       const masked = r.text(b64);
@@ -66,13 +80,22 @@ describe('secret forms (defect 5)', () => {
       assert.ok(!field.includes(part) && !text.includes(part), `${field} / ${text}`);
     }
     for (const pad of [30, 35]) {
-      const bad = { timestamp: 1, property: 'soc', value: `${'v'.repeat(pad)}${API_KEY}`, unit: '%', reference: 'dvc_a' };
-      assert.throws(() => readResponse(MEASUREMENT, 200, bad, 'GET', '/x', r), (e: unknown) => {
-        assert.ok(e instanceof ApiError && e.code === 'EMS_BAD_RESPONSE', String(e));
-        assert.ok(!e.message.includes(part), e.message);
-        assert.match(e.message, /with value "v+\*\*\*" \(a string, not a finite number\)/);
-        return true;
-      });
+      const bad = {
+        timestamp: 1,
+        property: 'soc',
+        value: `${'v'.repeat(pad)}${API_KEY}`,
+        unit: '%',
+        reference: 'dvc_a',
+      };
+      assert.throws(
+        () => readResponse(MEASUREMENT, 200, bad, 'GET', '/x', r),
+        (e: unknown) => {
+          assert.ok(e instanceof ApiError && e.code === 'EMS_BAD_RESPONSE', String(e));
+          assert.ok(!e.message.includes(part), e.message);
+          assert.match(e.message, /with value "v+\*\*\*" \(a string, not a finite number\)/);
+          return true;
+        },
+      );
     }
   });
 });
@@ -80,8 +103,12 @@ describe('secret forms (defect 5)', () => {
 describe('hostile service echoing credentials: the client (defect 5)', function () {
   this.timeout(30_000);
   let h: HostileServer;
-  before(async () => { h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN }); });
-  after(async () => { await h.close(); });
+  before(async () => {
+    h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
+  });
+  after(async () => {
+    await h.close();
+  });
 
   it('no form of any secret in errors, requestIds, service messages or steering answers', async () => {
     let errors = 0;
@@ -102,7 +129,14 @@ describe('hostile service echoing credentials: the client (defect 5)', function 
         } catch (e) {
           errors++;
           assert.ok(e instanceof ApiError, String(e));
-          const text = [String(e), e.stack, e.serviceMessage, e.requestId, JSON.stringify(e), JSON.stringify(Object.entries(e))].join('\n');
+          const text = [
+            String(e),
+            e.stack,
+            e.serviceMessage,
+            e.requestId,
+            JSON.stringify(e),
+            JSON.stringify(Object.entries(e)),
+          ].join('\n');
           assert.deepEqual(leaks(text), [], `${name}: ${text.slice(0, 300)}`);
         }
       }
@@ -120,24 +154,86 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
   useRuntime();
   const crashes = useCrashWatch();
   let h: HostileServer;
-  before(async () => { h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN }); });
-  after(async () => { await h.close(); });
+  before(async () => {
+    h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
+  });
+  after(async () => {
+    await h.close();
+  });
 
   it('no form of any secret in done(err), the log, statuses, messages, exported flows or admin replies', async () => {
     const configs = [
-      { id: 'h', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'header', apiKeyHeader: 'x-api-key', retries: 0 },
+      {
+        id: 'h',
+        type: 'ems-partner-config',
+        baseUrl: h.url,
+        simulator: false,
+        authType: 'header',
+        apiKeyHeader: 'x-api-key',
+        retries: 0,
+      },
       { id: 'b', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'bearer', retries: 0 },
-      { id: 'o', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'oauth2', tokenUrl: `${h.url}/oauth/token`, clientId: 'partner', retries: 0 },
-      { id: 'w', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'oauth2', tokenUrl: `${h.url}/oauth/token`, clientId: 'partner', retries: 0 },
+      {
+        id: 'o',
+        type: 'ems-partner-config',
+        baseUrl: h.url,
+        simulator: false,
+        authType: 'oauth2',
+        tokenUrl: `${h.url}/oauth/token`,
+        clientId: 'partner',
+        retries: 0,
+      },
+      {
+        id: 'w',
+        type: 'ems-partner-config',
+        baseUrl: h.url,
+        simulator: false,
+        authType: 'oauth2',
+        tokenUrl: `${h.url}/oauth/token`,
+        clientId: 'partner',
+        retries: 0,
+      },
     ];
-    const flow: object[] = [...configs, { id: 'out', type: 'helper' }, { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' }];
+    const flow: object[] = [
+      ...configs,
+      { id: 'out', type: 'helper' },
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper' },
+    ];
     for (const c of configs) {
       flow.push(
-        { id: `r${c.id}`, type: 'ems-device-read', server: c.id, device: 'dvc_a', deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', wires: [['out']] },
-        { id: `s${c.id}`, type: 'ems-site-steer', server: c.id, site: 'ste_a', siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+        {
+          id: `r${c.id}`,
+          type: 'ems-device-read',
+          server: c.id,
+          device: 'dvc_a',
+          deviceType: 'str',
+          mode: 'single',
+          properties: 'soc',
+          propertiesType: 'str',
+          wires: [['out']],
+        },
+        {
+          id: `s${c.id}`,
+          type: 'ems-site-steer',
+          server: c.id,
+          site: 'ste_a',
+          siteType: 'str',
+          mode: 'ess',
+          essValue: 'payload',
+          essValueType: 'msg',
+          essUnit: 'kW',
+          validity: 'quarter-hour',
+          wires: [['out']],
+        },
       );
     }
-    await helper.load(NODES, flow, { h: { apiKey: API_KEY }, b: { apiKey: BEARER }, o: { clientSecret: CLIENT_SECRET }, w: { clientSecret: WRONG_SECRET } });
+    await helper.load(NODES, flow, {
+      h: { apiKey: API_KEY },
+      b: { apiKey: BEARER },
+      o: { clientSecret: CLIENT_SECRET },
+      w: { clientSecret: WRONG_SECRET },
+    });
     const out = new Inbox(helper.getNode('out'));
     const caught = new Inbox(helper.getNode('caught'));
     let sent = 0;
@@ -148,9 +244,14 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
         sent += 2;
       }
     }
-    await until([out, caught], () => out.msgs.length + caught.msgs.length >= sent, 30_000, () => `${sent} answers`);
+    await until(
+      [out, caught],
+      () => out.msgs.length + caught.msgs.length >= sent,
+      30_000,
+      () => `${sent} answers`,
+    );
     assert.equal(out.msgs.length, 9, 'steering answered for header, bearer and oauth2');
-    assert.equal(caught.msgs.length, 15, 'every read and the wrong secret\'s steering failed');
+    assert.equal(caught.msgs.length, 15, "every read and the wrong secret's steering failed");
     const admin: string[] = [];
     for (const c of configs) {
       for (const route of ['/ems-partner/devices', '/ems-partner/sites']) {
@@ -158,7 +259,15 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
         admin.push(`${route} ${c.id} ${res.status} ${res.text}`);
       }
     }
-    const nodeCalls = configs.flatMap((c) => [`r${c.id}`, `s${c.id}`]).flatMap((id) => ['status', 'error', 'warn', 'log'].map((m) => JSON.stringify(callsOf(m, id), (_k, v) => (v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v))));
+    const nodeCalls = configs
+      .flatMap((c) => [`r${c.id}`, `s${c.id}`])
+      .flatMap((id) =>
+        ['status', 'error', 'warn', 'log'].map((m) =>
+          JSON.stringify(callsOf(m, id), (_k, v) =>
+            v instanceof Error ? { ...v, message: v.message, stack: v.stack } : v,
+          ),
+        ),
+      );
     const everything = [
       JSON.stringify(helper._redNodes.getFlows()),
       JSON.stringify(helper.log().args),

@@ -9,7 +9,15 @@ import assert from 'node:assert/strict';
 import { INPUTS, SERVICE } from '../src/protocol/limits';
 import { ValidationError } from '../src/protocol/errors';
 import { parseFleetSites, parseSiteList, parseSlots, validateProperties, type ScheduleSettings } from '../src/protocol';
-import { loadForecastFromHistory, planBattery, planFromPrices, planSite, readPriceFeed, readSeries, resampleForecast } from '../src/plan';
+import {
+  loadForecastFromHistory,
+  planBattery,
+  planFromPrices,
+  planSite,
+  readPriceFeed,
+  readSeries,
+  resampleForecast,
+} from '../src/plan';
 import { gather, located } from '../src/nodes/plan/message';
 import { restoreState } from '../src/nodes/schedule/support';
 import { fleetList } from '../src/nodes/device-read/fleet';
@@ -20,9 +28,19 @@ const N = 1_000_000;
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
 const slot = { start: T0, end: T0 + H, price: 0.1 };
-const prices = (n: number) => Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
+const prices = (n: number) =>
+  Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
 const battery = { capacityKWh: 10, maxChargeKW: 5, soc: 50 };
-const S: ScheduleSettings = { essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0, allowMaximizeGridImport: true };
+const S: ScheduleSettings = {
+  essUnit: 'kW',
+  curtailmentUnit: 'kW',
+  gridUnit: 'kW',
+  maxEssPower: 0,
+  maxCurtailment: 0,
+  maxGridPower: 0,
+  maxGridLimit: 0,
+  allowMaximizeGridImport: true,
+};
 
 /** A 1,000,000-element array (each element `item`) that counts every read of an element. */
 const counted = (item: unknown) => countedReads(N, item);
@@ -61,7 +79,7 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       refusedUnread(slot, (l) => planSite({ prices: l, battery } as any), 'prices', P);
     });
 
-    it('price feeds: an array, power saver\'s {priceData}, Tibber\'s {today, tomorrow} and its query answer', () => {
+    it("price feeds: an array, power saver's {priceData}, Tibber's {today, tomorrow} and its query answer", () => {
       refusedUnread(slot, (l) => readPriceFeed(l), 'prices', P);
       refusedUnread(slot, (l) => readPriceFeed({ priceData: l }), 'prices.priceData', P);
       refusedUnread(slot, (l) => readPriceFeed({ today: l, tomorrow: [] }), 'prices', P);
@@ -71,7 +89,7 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       refusedUnread(slot, (l) => planSite({ prices: { priceData: l }, battery } as any), 'prices.priceData', P);
     });
 
-    it('the node\'s message: prices, pvForecast, loadForecast and loadHistory (points or the time-series node\'s arrays)', () => {
+    it("the node's message: prices, pvForecast, loadForecast and loadHistory (points or the time-series node's arrays)", () => {
       const config = { capacityKWh: '10', maxChargeKW: '5' };
       const node = (msg: Record<string, unknown>) => {
         // as the node plans (index.ts planFrom): the planner's refusal renamed to where the value came from
@@ -87,10 +105,25 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       refusedUnread(slot, (l) => node({ payload: { priceData: l } }), 'msg.payload.priceData', P);
       const S = INPUTS.seriesPoints;
       refusedUnread(500, (l) => node({ payload: prices(4), pvForecast: l }), 'msg.pvForecast', S);
-      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: prices(4), loadForecast: l }), 'msg.loadForecast', S);
-      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: { prices: prices(4), pvForecast: l } }), 'msg.payload.pvForecast', S);
+      refusedUnread(
+        { start: T0, value: 1 },
+        (l) => node({ payload: prices(4), loadForecast: l }),
+        'msg.loadForecast',
+        S,
+      );
+      refusedUnread(
+        { start: T0, value: 1 },
+        (l) => node({ payload: { prices: prices(4), pvForecast: l } }),
+        'msg.payload.pvForecast',
+        S,
+      );
       refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: prices(4), loadHistory: l }), 'msg.loadHistory', S);
-      refusedUnread(T0, (l) => node({ payload: prices(4), loadHistory: { time: l, data: l } }), 'msg.loadHistory.time', S);
+      refusedUnread(
+        T0,
+        (l) => node({ payload: prices(4), loadHistory: { time: l, data: l } }),
+        'msg.loadHistory.time',
+        S,
+      );
     });
 
     it('grid limits and forecasts per slot, SOC targets: the site planner', () => {
@@ -98,28 +131,72 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       for (const k of ['gridImportMax', 'gridExportMax', 'pvForecast', 'loadForecast']) {
         refusedUnread(1000, (l) => site({ [k]: l }), k, /must have one value per price slot: 4; got/);
       }
-      refusedUnread({ soc: 60, time: T0 + H }, (l) => site({ battery: { ...battery, socTarget: l } }), 'battery.socTarget', INPUTS.socTargets);
+      refusedUnread(
+        { soc: 60, time: T0 + H },
+        (l) => site({ battery: { ...battery, socTarget: l } }),
+        'battery.socTarget',
+        INPUTS.socTargets,
+      );
     });
 
     it('forecasts and series: points, slots to forecast', () => {
       const S = INPUTS.seriesPoints;
       refusedUnread({ x: T0, y: 1 }, (l) => readSeries(l, 'history'), 'history', S);
       refusedUnread({ start: T0, value: 1 }, (l) => resampleForecast(l, prices(4), 'pv'), 'pv', S);
-      refusedUnread({ period_end: T0, period: 'PT30M', pv_estimate: 1 }, (l) => resampleForecast({ forecasts: l }, prices(4), 'pv'), 'pv.forecasts', S);
+      refusedUnread(
+        { period_end: T0, period: 'PT30M', pv_estimate: 1 },
+        (l) => resampleForecast({ forecasts: l }, prices(4), 'pv'),
+        'pv.forecasts',
+        S,
+      );
       refusedUnread({ start: T0, value: 1 }, (l) => loadForecastFromHistory(l, { slots: prices(4) }), 'history', S);
       // Forecast.Solar's map: its keys are listed (an object cannot be counted otherwise) but no value is read.
       let valueReads = 0;
-      const watts = new Proxy(Object.fromEntries(Array.from({ length: S + 1 }, (_, k) => [`2026-06-01 ${k}`, 1])), { get: (t, k, r) => { valueReads++; return Reflect.get(t, k, r); } });
-      assert.throws(() => resampleForecast({ result: { watts } }, prices(4), 'pv'), (e: unknown) => e instanceof ValidationError && e.field === 'pv.result.watts' && new RegExp(`at most ${S}\\b.*got ${S + 1}`).test(e.message));
+      const watts = new Proxy(Object.fromEntries(Array.from({ length: S + 1 }, (_, k) => [`2026-06-01 ${k}`, 1])), {
+        get: (t, k, r) => {
+          valueReads++;
+          return Reflect.get(t, k, r);
+        },
+      });
+      assert.throws(
+        () => resampleForecast({ result: { watts } }, prices(4), 'pv'),
+        (e: unknown) =>
+          e instanceof ValidationError &&
+          e.field === 'pv.result.watts' &&
+          new RegExp(`at most ${S}\\b.*got ${S + 1}`).test(e.message),
+      );
       assert.equal(valueReads, 0, 'no value of the map read');
-      refusedUnread({ start: T0, end: T0 + H }, (l) => resampleForecast(prices(4).map((p) => ({ start: p.start, value: 1 })), l), 'slots', INPUTS.forecastSlots);
-      refusedUnread({ start: T0, end: T0 + H }, (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * H, end: T0, value: 1 }], { slots: l }), 'slots', INPUTS.forecastSlots);
+      refusedUnread(
+        { start: T0, end: T0 + H },
+        (l) =>
+          resampleForecast(
+            prices(4).map((p) => ({ start: p.start, value: 1 })),
+            l,
+          ),
+        'slots',
+        INPUTS.forecastSlots,
+      );
+      refusedUnread(
+        { start: T0, end: T0 + H },
+        (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * H, end: T0, value: 1 }], { slots: l }),
+        'slots',
+        INPUTS.forecastSlots,
+      );
     });
 
     it('a split by slotMinutes that would make more than 960 slots is refused by its count, before any slot is made', () => {
-      const weeks = Array.from({ length: INPUTS.priceSlots }, (_, k) => ({ start: T0 + k * 168 * H, duration: 10_080, price: 0.1 }));
-      assert.throws(() => planSite({ prices: weeks, battery, slotMinutes: 1 } as any), (e: any) => e instanceof ValidationError && e.field === 'prices'
-        && e.message === 'prices must have at most 960 slots once split into slots of 1 min (slotMinutes); got 9676800');
+      const weeks = Array.from({ length: INPUTS.priceSlots }, (_, k) => ({
+        start: T0 + k * 168 * H,
+        duration: 10_080,
+        price: 0.1,
+      }));
+      assert.throws(
+        () => planSite({ prices: weeks, battery, slotMinutes: 1 } as any),
+        (e: any) =>
+          e instanceof ValidationError &&
+          e.field === 'prices' &&
+          e.message === 'prices must have at most 960 slots once split into slots of 1 min (slotMinutes); got 9676800',
+      );
       // 960 hours in quarter hours: 3840 slots, also refused; 240 hours in quarter hours: exactly 960, planned.
       assert.throws(() => readPriceFeed(prices(960), 'prices', 15), /at most 960 slots once split .*; got 3840$/);
       assert.equal(readPriceFeed(prices(240), 'prices', 15).slots.length, 960);
@@ -134,14 +211,33 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
     });
 
     it('the stored schedule: its runs, and the slots of one run', () => {
-      const run = { site: 'ste_a', start: T0, end: T0 + H, first: 0, last: 0, total: 1, slots: [{ index: 0, start: T0, end: T0 + H }], setting: { energyStorageSetting: { value: 1, unit: 'kW' } } };
-      refusedUnread(run, (l) => restoreState({ v: 1, runs: l }, S, 24 * H), 'stored schedule.runs', INPUTS.scheduleSlots);
-      refusedUnread(run.slots[0], (l) => restoreState({ v: 1, runs: [{ ...run, slots: l }] }, S, 24 * H), 'stored schedule.runs[0].slots', INPUTS.scheduleSlots);
+      const run = {
+        site: 'ste_a',
+        start: T0,
+        end: T0 + H,
+        first: 0,
+        last: 0,
+        total: 1,
+        slots: [{ index: 0, start: T0, end: T0 + H }],
+        setting: { energyStorageSetting: { value: 1, unit: 'kW' } },
+      };
+      refusedUnread(
+        run,
+        (l) => restoreState({ v: 1, runs: l }, S, 24 * H),
+        'stored schedule.runs',
+        INPUTS.scheduleSlots,
+      );
+      refusedUnread(
+        run.slots[0],
+        (l) => restoreState({ v: 1, runs: [{ ...run, slots: l }] }, S, 24 * H),
+        'stored schedule.runs[0].slots',
+        INPUTS.scheduleSlots,
+      );
     });
   });
 
   describe('fleets and reads', () => {
-    it('site lists of site steer and portfolio: msg.sites, the node\'s sites', () => {
+    it("site lists of site steer and portfolio: msg.sites, the node's sites", () => {
       refusedUnread('ste_a', (l) => parseFleetSites(l, 'msg.sites'), 'msg.sites', INPUTS.fleetSites);
       refusedUnread({ site: 'ste_a', maxPowerW: 1000 }, (l) => parseSiteList(l, 'sites'), 'sites', INPUTS.fleetSites);
     });
@@ -149,7 +245,10 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
     it('device lists of a fleet read and property lists of a read', () => {
       refusedUnread('dvc_a', (l) => fleetList(l, 'msg.deviceReference'), 'msg.deviceReference', INPUTS.fleetDevices);
       const { list, reads } = counted('soc');
-      assert.throws(() => validateProperties(list, 'msg.properties'), /msg\.properties must name at most 100 properties per request; got 1000000/);
+      assert.throws(
+        () => validateProperties(list, 'msg.properties'),
+        /msg\.properties must name at most 100 properties per request; got 1000000/,
+      );
       assert.equal(reads(), 0);
     });
   });

@@ -9,7 +9,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { LIMITS, NOTES, UNITS, WORDS, accepts, numberOf, refusal, type Limit, type LimitKey } from '../src/protocol/limits';
+import {
+  LIMITS,
+  NOTES,
+  UNITS,
+  WORDS,
+  accepts,
+  numberOf,
+  refusal,
+  type Limit,
+  type LimitKey,
+} from '../src/protocol/limits';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { currentVersion } from '../src/nodes/shared/migrations';
 import { CONFIG_KEYS, STEER_POWER_KEYS, atLimits, outside, runtimeMessage } from './helpers/limits';
@@ -18,7 +28,15 @@ import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Lo
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const SITE = DEFAULT_SITES[0].siteReference;
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
 const HOUR_MS = 3_600_000;
 /**
  * The points a time-series node sent (output "points"): one {x, y} per `resHours` step of its
@@ -39,8 +57,31 @@ function pointsOf(msg: any, resHours: number): void {
   assert.equal(msg.property, 'soc');
   assert.equal(msg.unit, '%');
 }
-const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 24, lastUnit: 'hours', resolution: 720, output: 'points', ...extra });
-const steer = (extra: Record<string, unknown> = {}) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, ...extra });
+const series = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 24,
+  lastUnit: 'hours',
+  resolution: 720,
+  output: 'points',
+  ...extra,
+});
+const steer = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-site-steer',
+  site: SITE,
+  siteType: 'str',
+  mode: 'ess',
+  essValue: 'payload',
+  essValueType: 'msg',
+  essUnit: 'kW',
+  validity: 'quarter-hour',
+  dryRun: true,
+  ...extra,
+});
 
 /** Errors node `n` reported at deploy (node.error), as messages. */
 const deployErrors = () => callsOf('error', 'n').map((a) => String((a[0] as Error)?.message ?? a[0]));
@@ -61,21 +102,38 @@ describe('one table of limits: the runtime', () => {
       assert.ok(UNITS[l.unit] && (!l.note || NOTES[l.note]), key);
       const text = refusal(l);
       assert.match(text, /^must be /, key);
-      assert.ok(text.includes(String(l.min)) && (l.max === undefined || text.includes(String(l.max))), `${key}: ${text}`);
+      assert.ok(
+        text.includes(String(l.min)) && (l.max === undefined || text.includes(String(l.max))),
+        `${key}: ${text}`,
+      );
     }
     assert.equal(refusal(LIMITS.timeout), 'must be a whole number of milliseconds from 100 to 600000 (default 10000)');
-    assert.equal(refusal(LIMITS.coalesceMs), 'must be a whole number of milliseconds from 0 to 1000 (0 = off; default 2)');
+    assert.equal(
+      refusal(LIMITS.coalesceMs),
+      'must be a whole number of milliseconds from 0 to 1000 (0 = off; default 2)',
+    );
     assert.equal(refusal(LIMITS.maxEssPower), 'must be more than 0 W (empty = the site\'s rating; "none" = no limit)');
     assert.equal(refusal(LIMITS.duration), 'must be more than 0 minutes (default 15)');
     assert.equal(refusal(LIMITS.lastDays), 'must be a positive number of days, at most 1830 (default 24)');
     assert.equal(refusal(LIMITS.resolution, { dflt: false }), 'must be a whole number of hours from 1 to 720');
     // The ranges that deploy, where the editor of 0.1.0 allowed others (issue 11).
-    assert.deepEqual([LIMITS.timeout, LIMITS.retries, LIMITS.concurrency, LIMITS.coalesceMs].map((l) => [l.min, l.max]), [[100, 600_000], [0, 20], [1, 256], [0, 1000]]);
+    assert.deepEqual(
+      [LIMITS.timeout, LIMITS.retries, LIMITS.concurrency, LIMITS.coalesceMs].map((l) => [l.min, l.max]),
+      [
+        [100, 600_000],
+        [0, 20],
+        [1, 256],
+        [0, 1000],
+      ],
+    );
     // Not set is the default; a number or numeric string is its number; anything else is refused.
-    assert.deepEqual([undefined, null, '', 5, ' 7 ', '1e3', true, {}, '  ', 'x'].map((v) => numberOf(v, 3)), [3, 3, 3, 5, 7, 1000, NaN, NaN, NaN, NaN]);
+    assert.deepEqual(
+      [undefined, null, '', 5, ' 7 ', '1e3', true, {}, '  ', 'x'].map((v) => numberOf(v, 3)),
+      [3, 3, 3, 5, 7, 1000, NaN, NaN, NaN, NaN],
+    );
   });
 
-  it('the editor\'s table (resources/limits.js, built) is the runtime\'s: same entries, same refusals', () => {
+  it("the editor's table (resources/limits.js, built) is the runtime's: same entries, same refusals", () => {
     const file = path.join(__dirname, '..', 'resources', 'limits.js');
     assert.ok(fs.existsSync(file), 'resources/limits.js is built (npm run build)');
     const window: Record<string, any> = {};
@@ -85,7 +143,8 @@ describe('one table of limits: the runtime', () => {
     assert.deepEqual(JSON.parse(JSON.stringify(L.WORDS)), JSON.parse(JSON.stringify(WORDS)));
     for (const [key, l] of Object.entries(LIMITS)) {
       assert.equal(L.refusal(l), refusal(l), key);
-      for (const v of [...atLimits(l), ...outside(l)]) assert.equal(L.accepts(l, Number(v)), accepts(l, Number(v)), `${key} ${v}`);
+      for (const v of [...atLimits(l), ...outside(l)])
+        assert.equal(L.accepts(l, Number(v)), accepts(l, Number(v)), `${key} ${v}`);
     }
   });
 
@@ -100,7 +159,8 @@ describe('one table of limits: the runtime', () => {
           const f = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
           await helper.getNode('cfg').runtime();
           // (A 100 ms timeout deploys; a read is not asked of it, so a busy machine cannot fail this test.)
-          if (!(key === 'timeout' && Number(v) < 1000)) assert.equal(typeof (await f.ask()).payload.soc, 'number', `${key} ${v}`);
+          if (!(key === 'timeout' && Number(v) < 1000))
+            assert.equal(typeof (await f.ask()).payload.soc, 'number', `${key} ${v}`);
         }
         for (const v of outside(l)) {
           const expected = runtimeMessage(key, refusal(l), v);
@@ -146,11 +206,18 @@ describe('one table of limits: the runtime', () => {
       for (const v of outside(LIMITS.resolution)) {
         const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
         await refusedWith(f, {}, runtimeMessage('resolution', refusal(LIMITS.resolution), v));
-        await refusedWith(f, { resolution: Number(v) }, runtimeMessage('msg.resolution', refusal(LIMITS.resolution), Number(v)));
+        await refusedWith(
+          f,
+          { resolution: Number(v) },
+          runtimeMessage('msg.resolution', refusal(LIMITS.resolution), Number(v)),
+        );
       }
     });
 
-    for (const [key, unit] of [['lastHours', 'hours'], ['lastDays', 'days']] as const) {
+    for (const [key, unit] of [
+      ['lastHours', 'hours'],
+      ['lastDays', 'days'],
+    ] as const) {
       const l: Limit = LIMITS[key];
       it(`last in ${unit}: ${atLimits(l).join(' and ')} read; ${outside(l).join(', ')} are refused per read`, async () => {
         for (const v of atLimits(l)) {
@@ -159,7 +226,11 @@ describe('one table of limits: the runtime', () => {
           pointsOf(m, 720);
           const span = Date.parse(m.range.end) - Date.parse(m.range.start);
           // The range is `last` back from now, aligned down to a whole hour (so up to 1 h more).
-          assert.ok(span >= Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS && span < Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS + HOUR_MS, `last ${v} ${unit}: ${m.range.start} to ${m.range.end}`);
+          assert.ok(
+            span >= Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS &&
+              span < Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS + HOUR_MS,
+            `last ${v} ${unit}: ${m.range.start} to ${m.range.end}`,
+          );
         }
         for (const v of outside(l)) {
           const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
@@ -174,7 +245,9 @@ describe('one table of limits: the runtime', () => {
         await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url, { maxValidity: longest })));
         assert.deepEqual(deployErrors(), []);
       }
-      const f = await loadFlow(flow(steer({ validity: 'duration', duration: longest }), cfg(sim.s.url, { maxValidity: longest })));
+      const f = await loadFlow(
+        flow(steer({ validity: 'duration', duration: longest }), cfg(sim.s.url, { maxValidity: longest })),
+      );
       assert.equal((await f.ask({ payload: 1 })).request.body.setting.value, 1);
       for (const v of outside(LIMITS.duration)) {
         const expected = runtimeMessage('duration', refusal(LIMITS.duration), v);
@@ -196,7 +269,10 @@ describe('one table of limits: the runtime', () => {
           const f = await loadFlow(flow(node(v), cfg(sim.s.url)));
           assert.deepEqual(deployErrors(), []);
           // (0 kW: within an ESS limit of 0.001 W too.)
-          assert.equal((await f.ask({ payload: key === 'pvPeakPower' ? 1 : 0 })).request.body.setting.value, key === 'pvPeakPower' ? 1 : 0);
+          assert.equal(
+            (await f.ask({ payload: key === 'pvPeakPower' ? 1 : 0 })).request.body.setting.value,
+            key === 'pvPeakPower' ? 1 : 0,
+          );
         }
         for (const v of outside(l)) {
           const expected = runtimeMessage(key, refusal(l), v);

@@ -16,7 +16,13 @@ const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 
 /** Runs the script with every proxy variable pointing nowhere reachable: only its own stand-in answers. */
 function lintFlows(...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HTTPS_PROXY: 'http://127.0.0.1:9', HTTP_PROXY: 'http://127.0.0.1:9', https_proxy: 'http://127.0.0.1:9', http_proxy: 'http://127.0.0.1:9' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HTTPS_PROXY: 'http://127.0.0.1:9',
+    HTTP_PROXY: 'http://127.0.0.1:9',
+    https_proxy: 'http://127.0.0.1:9',
+    http_proxy: 'http://127.0.0.1:9',
+  };
   const r = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 150_000 });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
@@ -33,8 +39,12 @@ describe('npm run lint:flows: nrlint over each example and node-red-dev validate
     assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.html')), 'dist/ is built');
     const r = lintFlows();
     assert.equal(r.code, 0, r.out);
-    for (const f of exampleFiles()) assert.match(r.out, new RegExp(`nrlint  ok      examples/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
-    assert.match(r.out, new RegExp(`nrlint: ${exampleFiles().length} of ${exampleFiles().length} flows with 0 problems`));
+    for (const f of exampleFiles())
+      assert.match(r.out, new RegExp(`nrlint  ok      examples/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
+    assert.match(
+      r.out,
+      new RegExp(`nrlint: ${exampleFiles().length} of ${exampleFiles().length} flows with 0 problems`),
+    );
     assert.match(r.out, /node-red-dev validate \(offline\): exit 0, \d+ checks passed/);
     assert.match(r.out, /lint:flows: ok$/m);
   });
@@ -43,7 +53,14 @@ describe('npm run lint:flows: nrlint over each example and node-red-dev validate
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-lint-flows-test-'));
     try {
       const nodes = readExample(exampleFiles()[0]);
-      fs.writeFileSync(path.join(dir, 'bad.json'), JSON.stringify(nodes.map((n) => (n.type === 'debug' ? { ...n, type: 'function', name: '', func: 'return msg;', outputs: 1 } : n))));
+      fs.writeFileSync(
+        path.join(dir, 'bad.json'),
+        JSON.stringify(
+          nodes.map((n) =>
+            n.type === 'debug' ? { ...n, type: 'function', name: '', func: 'return msg;', outputs: 1 } : n,
+          ),
+        ),
+      );
       const r = lintFlows(dir);
       assert.equal(r.code, 1, r.out);
       assert.match(r.out, /nrlint  FAILED  .*bad\.json\n {8}no-unnamed-functions: /);

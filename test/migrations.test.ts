@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
-import { MIGRATIONS, currentVersion, migrate, upgrade, versionOf, type MigrationTable, type NodeConfig } from '../src/nodes/shared/migrations';
+import {
+  MIGRATIONS,
+  currentVersion,
+  migrate,
+  upgrade,
+  versionOf,
+  type MigrationTable,
+  type NodeConfig,
+} from '../src/nodes/shared/migrations';
 
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const saved = (type: string) => SAVED.find((n) => n.type === type)!;
@@ -22,17 +30,37 @@ const V2: Record<string, NodeConfig> = {
 
 /** What version 3 (issue 12) adds: paths and the % curtailment choice (a saved config kept sending %), grid limits. */
 const V3: Record<string, NodeConfig> = {
-  'ems-partner-config': { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' },
+  'ems-partner-config': {
+    pathDevices: '',
+    pathSites: '',
+    pathCurtailment: '',
+    pathGridLimits: '',
+    percentCurtailment: 'send',
+  },
   'ems-site-steer': {
-    upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
+    upperLimitValue: '',
+    upperLimitValueType: 'num',
+    upperLimitUnit: 'kW',
+    lowerLimitValue: '',
+    lowerLimitValueType: 'num',
+    lowerLimitUnit: 'kW',
+    maxGridLimit: '',
   },
 };
 
 /** What version 4 (issue 13) adds to site steer: the delivery check. */
 const V4: Record<string, NodeConfig> = {
   'ems-site-steer': {
-    verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
-    verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
+    verify: false,
+    batteryDevice: '',
+    batteryDeviceType: 'str',
+    pvDevice: '',
+    pvDeviceType: 'str',
+    meterDevice: '',
+    meterDeviceType: 'str',
+    verifyEvery: 0,
+    tolerance: 10,
+    toleranceMin: 1000,
   },
 };
 
@@ -57,8 +85,11 @@ const OFF = { maxEssPower: 'none', maxCurtailment: 'none', maxGridPower: 'none',
 const V6: Record<string, NodeConfig> = { 'ems-site-steer': OFF, 'ems-partner-config': { redisUrl: '' } };
 
 /** Every property added or kept off since 0.1.0, and the version a type is at now. */
-const ADDED: Record<string, NodeConfig> = Object.fromEntries(Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t], ...V6[t] }]));
-const CURRENT = (type: string) => (V6[type] ? 6 : V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2);
+const ADDED: Record<string, NodeConfig> = Object.fromEntries(
+  Object.entries(V2).map(([t, a]) => [t, { ...a, ...V3[t], ...V4[t], ...V4B[t], ...V5[t], ...V5B[t], ...V6[t] }]),
+);
+const CURRENT = (type: string) =>
+  V6[type] ? 6 : V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2;
 
 /**
  * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
@@ -67,25 +98,65 @@ const CURRENT = (type: string) => (V6[type] ? 6 : V5[type] || V5B[type] ? 5 : V4
  * saved node (every slot steered, as before; a new node's default is 'self-consumption').
  */
 const PLAN_V1: NodeConfig = {
-  id: 'p1', type: 'ems-plan', z: 'tab', name: 'Home battery plan', capacityKWh: 20, maxChargeKW: 10, maxDischargeKW: 10, socMin: 10, socMax: 90,
-  efficiency: 0.9, socEnd: '', priceUnit: 'EUR/MWh', steps: '', x: 100, y: 100, wires: [[]],
+  id: 'p1',
+  type: 'ems-plan',
+  z: 'tab',
+  name: 'Home battery plan',
+  capacityKWh: 20,
+  maxChargeKW: 10,
+  maxDischargeKW: 10,
+  socMin: 10,
+  socMax: 90,
+  efficiency: 0.9,
+  socEnd: '',
+  priceUnit: 'EUR/MWh',
+  steps: '',
+  x: 100,
+  y: 100,
+  wires: [[]],
 };
 const PLAN_V2: NodeConfig = {
-  chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '',
-  importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
-  importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
+  chargeEfficiency: '',
+  dischargeEfficiency: '',
+  cycleCost: '',
+  endValue: '',
+  socTarget: '',
+  socTargetTime: '',
+  importMultiplier: '',
+  importFee: '',
+  importVat: '',
+  exportMultiplier: '',
+  exportFee: '',
+  exportVat: '',
+  importLimitKW: '',
+  exportLimitKW: '',
+  peakCost: '',
+  replan: false,
 };
 const PLAN_V3: NodeConfig = { idle: 'steer' };
 const PLAN_V4: NodeConfig = { gridCharge: true, gridDischarge: true, sellSocMin: '' };
 /** A re-planning node as the release before version 3 saved it (example 12 of that release). */
 const PLAN_SAVED_V2: NodeConfig = {
-  ...PLAN_V1, ...PLAN_V2, cycleCost: 0.02, endValue: 0.1, importFee: 0.15, importVat: 1.19, exportMultiplier: 0, exportFee: 0.08,
-  importLimitKW: 17, exportLimitKW: 7, replan: true, version: 2,
+  ...PLAN_V1,
+  ...PLAN_V2,
+  cycleCost: 0.02,
+  endValue: 0.1,
+  importFee: 0.15,
+  importVat: 1.19,
+  exportMultiplier: 0,
+  exportFee: 0.08,
+  importLimitKW: 17,
+  exportLimitKW: 7,
+  replan: true,
+  version: 2,
 };
 
 describe('migrations', () => {
   it('every node type of the package has its steps (2 for all, 3 for the config node and site steer)', () => {
-    assert.deepEqual(Object.keys(MIGRATIONS).sort(), [...Object.keys(V2), 'ems-request', 'ems-plan', 'ems-schedule'].sort());
+    assert.deepEqual(
+      Object.keys(MIGRATIONS).sort(),
+      [...Object.keys(V2), 'ems-request', 'ems-plan', 'ems-schedule'].sort(),
+    );
     assert.equal(currentVersion('ems-plan'), 4);
     assert.equal(currentVersion('ems-schedule'), 2);
     for (const type of Object.keys(V2)) assert.equal(currentVersion(type), CURRENT(type), type);
@@ -109,7 +180,17 @@ describe('migrations', () => {
 
     it(`${type}: values a flow already holds stay (saved after issue 10, before version 2)`, () => {
       const held: NodeConfig = {};
-      for (const [k, v] of Object.entries(added)) held[k] = typeof v === 'number' ? v + 1 : typeof v === 'boolean' ? !v : k === 'stopAction' ? 'lift' : k === 'percentCurtailment' ? 'convert' : '5000';
+      for (const [k, v] of Object.entries(added))
+        held[k] =
+          typeof v === 'number'
+            ? v + 1
+            : typeof v === 'boolean'
+              ? !v
+              : k === 'stopAction'
+                ? 'lift'
+                : k === 'percentCurtailment'
+                  ? 'convert'
+                  : '5000';
       const after = migrate(type, { ...saved(type), ...held });
       for (const k of Object.keys(added)) assert.deepEqual(after[k], held[k], k);
       assert.equal(after.version, CURRENT(type));
@@ -118,7 +199,16 @@ describe('migrations', () => {
     if (V3[type]) {
       it(`${type}: a version 2 config goes through the steps after 2 only`, () => {
         const v2 = { type, version: 2, name: 'x' };
-        assert.deepEqual(migrate(type, v2), { ...v2, ...V3[type], ...V4[type], ...V4B[type], ...V5[type], ...V5B[type], ...V6[type], version: CURRENT(type) });
+        assert.deepEqual(migrate(type, v2), {
+          ...v2,
+          ...V3[type],
+          ...V4[type],
+          ...V4B[type],
+          ...V5[type],
+          ...V5B[type],
+          ...V6[type],
+          version: CURRENT(type),
+        });
       });
     }
 
@@ -134,20 +224,64 @@ describe('migrations', () => {
   describe('power limits on by default: site steer 5 to 6, schedule 1 to 2', () => {
     /** A schedule node as the previous release saved it (example 06 of that release: no version). */
     const SCHEDULE_V1: NodeConfig = {
-      id: 's1', type: 'ems-schedule', z: 'tab', server: 'cfg', site: 'ste_ACjBqtN3Se3P', siteType: 'str', essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW',
-      maxEssPower: 10000, maxCurtailment: 0, maxGridPower: '', maxGridLimit: '', allowMaximizeGridImport: true, pvPeakPower: '', store: '', dryRun: false, x: 1, y: 1, wires: [[], []],
+      id: 's1',
+      type: 'ems-schedule',
+      z: 'tab',
+      server: 'cfg',
+      site: 'ste_ACjBqtN3Se3P',
+      siteType: 'str',
+      essUnit: 'kW',
+      curtailmentUnit: 'kW',
+      gridUnit: 'kW',
+      maxEssPower: 10000,
+      maxCurtailment: 0,
+      maxGridPower: '',
+      maxGridLimit: '',
+      allowMaximizeGridImport: true,
+      pvPeakPower: '',
+      store: '',
+      dryRun: false,
+      x: 1,
+      y: 1,
+      wires: [[], []],
     };
 
     it('a limit that was off (not set, empty, 0 or "0") becomes "none"; a limit set keeps its value; nothing else changes', () => {
-      assert.deepEqual(migrate('ems-schedule', SCHEDULE_V1), { ...SCHEDULE_V1, maxCurtailment: 'none', maxGridPower: 'none', maxGridLimit: 'none', version: 2 });
+      assert.deepEqual(migrate('ems-schedule', SCHEDULE_V1), {
+        ...SCHEDULE_V1,
+        maxCurtailment: 'none',
+        maxGridPower: 'none',
+        maxGridLimit: 'none',
+        version: 2,
+      });
       const { maxGridLimit: _, ...without } = SCHEDULE_V1;
       assert.equal(migrate('ems-schedule', without).maxGridLimit, 'none');
-      const v5 = { type: 'ems-site-steer', version: 5, mode: 'ess', maxEssPower: '0', maxCurtailment: ' ', maxGridPower: 20000, maxGridLimit: '15000' };
-      assert.deepEqual(migrate('ems-site-steer', v5), { ...v5, maxEssPower: 'none', maxCurtailment: 'none', version: 6 });
+      const v5 = {
+        type: 'ems-site-steer',
+        version: 5,
+        mode: 'ess',
+        maxEssPower: '0',
+        maxCurtailment: ' ',
+        maxGridPower: 20000,
+        maxGridLimit: '15000',
+      };
+      assert.deepEqual(migrate('ems-site-steer', v5), {
+        ...v5,
+        maxEssPower: 'none',
+        maxCurtailment: 'none',
+        version: 6,
+      });
     });
 
-    it('a node of the current version (a new one: empty limits, the site\'s rating) is not changed', () => {
-      const fresh = { type: 'ems-site-steer', version: 6, maxEssPower: '', maxCurtailment: '', maxGridPower: '', maxGridLimit: '' };
+    it("a node of the current version (a new one: empty limits, the site's rating) is not changed", () => {
+      const fresh = {
+        type: 'ems-site-steer',
+        version: 6,
+        maxEssPower: '',
+        maxCurtailment: '',
+        maxGridPower: '',
+        maxGridLimit: '',
+      };
       assert.equal(migrate('ems-site-steer', fresh), fresh);
       const schedule = { ...SCHEDULE_V1, maxEssPower: '', maxCurtailment: '', version: 2 };
       assert.equal(migrate('ems-schedule', schedule), schedule);
@@ -159,16 +293,28 @@ describe('migrations', () => {
       const frozen = JSON.stringify(PLAN_V1);
       assert.deepEqual(migrate('ems-plan', PLAN_V1), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, ...PLAN_V4, version: 4 });
       assert.equal(JSON.stringify(PLAN_V1), frozen, 'the argument is not changed');
-      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), { ...PLAN_V1, ...PLAN_V2, ...PLAN_V3, ...PLAN_V4, version: 4 });
+      assert.deepEqual(migrate('ems-plan', { ...PLAN_V1, version: 1 }), {
+        ...PLAN_V1,
+        ...PLAN_V2,
+        ...PLAN_V3,
+        ...PLAN_V4,
+        version: 4,
+      });
     });
 
     it('values a flow already holds stay; idempotent; a current config is returned as it is', () => {
       const held = { ...PLAN_V1, importFee: '0.15', replan: true, exportLimitKW: 7, idle: 'self-consumption' };
       const after = migrate('ems-plan', held);
-      assert.deepEqual([after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version], ['0.15', true, 7, 'self-consumption', 4]);
+      assert.deepEqual(
+        [after.importFee, after.replan, after.exportLimitKW, after.idle, (after as NodeConfig).version],
+        ['0.15', true, 7, 'self-consumption', 4],
+      );
       assert.equal(migrate('ems-plan', after), after);
       const node: NodeConfig = { ...PLAN_V1 };
-      assert.deepEqual(upgrade(node).sort(), [...Object.keys(PLAN_V2), 'idle', 'gridCharge', 'gridDischarge', 'sellSocMin', 'version'].sort());
+      assert.deepEqual(
+        upgrade(node).sort(),
+        [...Object.keys(PLAN_V2), 'idle', 'gridCharge', 'gridDischarge', 'sellSocMin', 'version'].sort(),
+      );
       assert.deepEqual(upgrade(node), []);
     });
 
@@ -192,7 +338,11 @@ describe('migrations', () => {
   it('null counts as missing; a numeric string version is read as a number', () => {
     assert.equal(migrate('ems-device-read', { type: 'ems-device-read', maxSplit: null, version: 1 }).maxSplit, 1000);
     assert.equal(versionOf({ version: '2' }), 2);
-    assert.equal(migrate<NodeConfig>('ems-device-read', { type: 'ems-device-read', version: '2' }).maxSplit, undefined, 'version "2" is current');
+    assert.equal(
+      migrate<NodeConfig>('ems-device-read', { type: 'ems-device-read', version: '2' }).maxSplit,
+      undefined,
+      'version "2" is current',
+    );
     for (const v of [0, -1, 1.5, 'x', '', null, {}]) assert.equal(versionOf({ version: v }), 1, JSON.stringify(v));
   });
 
@@ -238,48 +388,82 @@ describe('migrations', () => {
       Object.defineProperty(node, '_flow', { value: 'hidden', enumerable: false });
       const seen: Array<[string, unknown]> = [];
       const keys = upgrade(node, (k, v) => seen.push([k, v]), TABLE);
-      assert.deepEqual(keys.sort(), ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort());
+      assert.deepEqual(
+        keys.sort(),
+        ['duration', 'durationMin', ...Object.keys(ADDED['ems-site-steer']), 'version'].sort(),
+      );
       assert.equal(node.durationMin, 45);
       assert.equal('duration' in node, false);
       assert.equal(node.version, 7);
       assert.equal((node as { _flow?: string })._flow, 'hidden', 'properties it does not enumerate stay');
-      assert.deepEqual(Object.fromEntries(seen), { duration: undefined, durationMin: 45, ...ADDED['ems-site-steer'], version: 7 });
+      assert.deepEqual(Object.fromEntries(seen), {
+        duration: undefined,
+        durationMin: 45,
+        ...ADDED['ems-site-steer'],
+        version: 7,
+      });
       assert.deepEqual(upgrade(node, undefined, TABLE), [], 'a second upgrade changes nothing');
     });
   });
 
-  it('src/nodes/shared/migrations.ts imports only the nodes\' steps and the leaf migration-step.ts, which imports nothing (the browser runs the same table)', () => {
+  it("src/nodes/shared/migrations.ts imports only the nodes' steps and the leaf migration-step.ts, which imports nothing (the browser runs the same table)", () => {
     const nodes = path.join(__dirname, '..', 'src', 'nodes');
     const read = (...p: string[]) => fs.readFileSync(path.join(nodes, ...p), 'utf8');
-    const specs = (src: string) => [...src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s*'([^']+)'/gm)].map((m) => m[1]);
+    const specs = (src: string) =>
+      [...src.matchAll(/^\s*(?:import|export)\b[^;]*?from\s*'([^']+)'/gm)].map((m) => m[1]);
     assert.ok(!/require\(/.test(read('shared', 'migrations.ts')), 'no require');
     const steps = specs(read('shared', 'migrations.ts')).filter((s) => s !== './migration-step');
-    assert.deepEqual(steps.filter((s) => !/^\.\.\/[a-z-]+\/migrations$/.test(s)), [], 'only ../<node>/migrations');
+    assert.deepEqual(
+      steps.filter((s) => !/^\.\.\/[a-z-]+\/migrations$/.test(s)),
+      [],
+      'only ../<node>/migrations',
+    );
     assert.equal(steps.length, Object.keys(MIGRATIONS).length);
     for (const spec of steps) {
       const src = read(`${spec.slice(3)}.ts`);
       assert.ok(!/require\(/.test(src), `${spec}: no require`);
       assert.deepEqual(specs(src), ['../shared/migration-step'], `${spec} imports only ../shared/migration-step`);
     }
-    assert.ok(!/^\s*import\s|require\(/m.test(read('shared', 'migration-step.ts')), 'migration-step.ts: no import or require');
+    assert.ok(
+      !/^\s*import\s|require\(/m.test(read('shared', 'migration-step.ts')),
+      'migration-step.ts: no import or require',
+    );
   });
 
-  describe('the editor takes each node\'s version from the one table (resources/migrations.js)', () => {
+  describe("the editor takes each node's version from the one table (resources/migrations.js)", () => {
     const ROOT = path.join(__dirname, '..');
     const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     const NODES = Object.keys(PKG['node-red'].nodes as Record<string, string>);
     const html = (type: string) => fs.readFileSync(path.join(ROOT, 'nodes', `${type}.html`), 'utf8');
     /** The editor's scripts of a panel (type="text/javascript", as Node-RED and the scorecard read them). */
-    const inline = (text: string) => [...text.matchAll(/<script type="text\/javascript">([\S\s]*?)<\/script>/g)].map((m) => m[1]);
+    const inline = (text: string) =>
+      [...text.matchAll(/<script type="text\/javascript">([\S\s]*?)<\/script>/g)].map((m) => m[1]);
     /** A stand-in for everything a panel's definition may touch at registration besides the table (jQuery, the shared editor code). */
     function stub(): unknown {
-      const p: unknown = new Proxy(function () { /* stub */ }, { get: (_t, k) => (k === Symbol.toPrimitive ? () => '' : p), apply: () => p });
+      const p: unknown = new Proxy(
+        function () {
+          /* stub */
+        },
+        { get: (_t, k) => (k === Symbol.toPrimitive ? () => '' : p), apply: () => p },
+      );
       return p;
     }
     /** Runs resources/migrations.js, then a panel's scripts, as the editor does; the `defaults` each registers. */
     function registered(type: string): Record<string, { value: unknown }> {
       const defs: Record<string, { defaults: Record<string, { value: unknown }> }> = {};
-      const ctx: Record<string, unknown> = { $: stub(), RED: { nodes: { registerType: (t: string, d: never) => { defs[t] = d; } }, events: stub(), settings: {}, _: stub() } };
+      const ctx: Record<string, unknown> = {
+        $: stub(),
+        RED: {
+          nodes: {
+            registerType: (t: string, d: never) => {
+              defs[t] = d;
+            },
+          },
+          events: stub(),
+          settings: {},
+          _: stub(),
+        },
+      };
       ctx.window = new Proxy(ctx, { get: (t, k) => (k in t ? t[k as string] : stub()) });
       vm.createContext(ctx);
       vm.runInContext(fs.readFileSync(path.join(ROOT, 'resources', 'migrations.js'), 'utf8'), ctx);
@@ -288,34 +472,48 @@ describe('migrations', () => {
       return defs[type].defaults;
     }
 
-    it('the generated resources/migrations.js says it is generated and gives the runtime\'s current version of every type', () => {
+    it("the generated resources/migrations.js says it is generated and gives the runtime's current version of every type", () => {
       const code = fs.readFileSync(path.join(ROOT, 'resources', 'migrations.js'), 'utf8');
-      assert.match(code.split('\n')[0], /^\/\/ Built by scripts\/copy-editor\.js from (dist\/nodes\/[a-z-]+\/migrations?(-step)?\.js, )*dist\/nodes\/shared\/migrations\.js \(do not edit\)/);
+      assert.match(
+        code.split('\n')[0],
+        /^\/\/ Built by scripts\/copy-editor\.js from (dist\/nodes\/[a-z-]+\/migrations?(-step)?\.js, )*dist\/nodes\/shared\/migrations\.js \(do not edit\)/,
+      );
       const ctx: { window: { EmsPartnerMigrations?: { currentVersion(t: string): number } } } = { window: {} };
       vm.runInNewContext(code, ctx);
-      for (const type of NODES) assert.equal(ctx.window.EmsPartnerMigrations!.currentVersion(type), currentVersion(type), type);
+      for (const type of NODES)
+        assert.equal(ctx.window.EmsPartnerMigrations!.currentVersion(type), currentVersion(type), type);
     });
 
-    it('no panel writes a version number: each with upgrade steps defaults to the table\'s current version', () => {
+    it("no panel writes a version number: each with upgrade steps defaults to the table's current version", () => {
       for (const type of NODES) {
         // A panel whose definition takes parts from a script of resources/ (site steer): that script too.
         let text = html(type);
-        for (const m of text.matchAll(/<script src="resources\/@ems-partner\/node-red\/([\w-]+-panel\.js)">/g)) text += fs.readFileSync(path.join(ROOT, 'resources', m[1]), 'utf8');
+        for (const m of text.matchAll(/<script src="resources\/@ems-partner\/node-red\/([\w-]+-panel\.js)">/g))
+          text += fs.readFileSync(path.join(ROOT, 'resources', m[1]), 'utf8');
         assert.doesNotMatch(text, /version\s*:\s*\{\s*value\s*:\s*['"]?\d/, `${type}: no version literal`);
         const defaults = registered(type);
         if (MIGRATIONS[type]) {
-          assert.match(text, /version: \{ value: window\.EmsPartnerMigrations\.currentVersion\((T|'[\w-]+')\) \}/, type);
+          assert.match(
+            text,
+            /version: \{ value: window\.EmsPartnerMigrations\.currentVersion\((T|'[\w-]+')\) \}/,
+            type,
+          );
           assert.equal(defaults.version?.value, currentVersion(type), `${type}: the registered default`);
         } else {
-          assert.equal(defaults.version, undefined, `${type}: no steps, no version (a config without one is version 1)`);
+          assert.equal(
+            defaults.version,
+            undefined,
+            `${type}: no steps, no version (a config without one is version 1)`,
+          );
         }
       }
     });
 
-    it('a new site steer or schedule node starts with its power limits on: each empty (the site\'s rating), at the current version', () => {
+    it("a new site steer or schedule node starts with its power limits on: each empty (the site's rating), at the current version", () => {
       for (const type of ['ems-site-steer', 'ems-schedule']) {
         const defaults = registered(type);
-        for (const k of ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit']) assert.equal(defaults[k]?.value, '', `${type} ${k}`);
+        for (const k of ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'])
+          assert.equal(defaults[k]?.value, '', `${type} ${k}`);
         // Added as it is, no step runs on it: its limits stay empty (a step would turn them into "none").
         const fresh = { type, ...Object.fromEntries(Object.entries(defaults).map(([k, d]) => [k, d.value])) };
         assert.equal(migrate(type, fresh), fresh, type);
@@ -325,9 +523,12 @@ describe('migrations', () => {
     it('the table is loaded before any panel registers: a <script src> of the config node, the node set Node-RED loads first', () => {
       // Node-RED loads the node sets in package.json's order, each set's <script src> files before its inline scripts.
       assert.equal(NODES[0], 'ems-partner-config');
-      assert.match(html('ems-partner-config'), /<script src="resources\/@ems-partner\/node-red\/migrations\.js"><\/script>/);
+      assert.match(
+        html('ems-partner-config'),
+        /<script src="resources\/@ems-partner\/node-red\/migrations\.js"><\/script>/,
+      );
       const before = html('ems-partner-config').split('<script type="text/javascript">')[0];
-      assert.ok(before.includes('migrations.js'), 'before the config node\'s own definition');
+      assert.ok(before.includes('migrations.js'), "before the config node's own definition");
     });
   });
 });

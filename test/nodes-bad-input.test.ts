@@ -13,13 +13,50 @@ const SITE = COM.siteReference;
 
 type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
-const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
+const series = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 3,
+  lastUnit: 'hours',
+  resolution: 1,
+  output: 'points',
+  ...extra,
+});
 const steer = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-  curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW', maximizeGridImport: 'unchanged',
-  gridTargetValue: 'payload', gridTargetValueType: 'msg', gridTargetUnit: 'kW', deadbandValue: '', deadbandUnit: 'kW',
-  validity: 'quarter-hour', duration: 15, maxEssPower: 0, maxCurtailment: 0, ...extra,
+  type: 'ems-site-steer',
+  site: SITE,
+  siteType: 'str',
+  mode: 'ess',
+  essValue: 'payload',
+  essValueType: 'msg',
+  essUnit: 'kW',
+  curtailmentValue: '',
+  curtailmentValueType: 'num',
+  curtailmentUnit: 'kW',
+  maximizeGridImport: 'unchanged',
+  gridTargetValue: 'payload',
+  gridTargetValueType: 'msg',
+  gridTargetUnit: 'kW',
+  deadbandValue: '',
+  deadbandUnit: 'kW',
+  validity: 'quarter-hour',
+  duration: 15,
+  maxEssPower: 0,
+  maxCurtailment: 0,
+  ...extra,
 });
 
 /** Sends each bad message, expecting one error naming the field and no output; then a good one. */
@@ -42,26 +79,38 @@ describe('nodes: bad input', () => {
 
   it('ems-device-read: message fields', async () => {
     const f = await loadFlow(flow(read(), cfg(sim.s.url)));
-    const ok = await check(f, [
-      ['reference with a space', { deviceReference: 'bad ref' }, /msg\.deviceReference must be a reference/],
-      ['reference object', { deviceReference: { id: 1 } }, /msg\.deviceReference .*got an object/],
-      ['empty reference', { deviceReference: '' }, /msg\.deviceReference/],
-      ['empty properties array', { properties: [] }, /msg\.properties must name at least one property/],
-      ['property number in array', { properties: ['soc', 5] }, /msg\.properties\[1\]/],
-      ['properties number', { properties: 42 }, /msg\.properties must be a comma-separated string or an array/],
-      ['bad property name', { property: 'so c' }, /msg\.property\[0\] must be a property name/],
-      ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404 unknown device "dvc_nosuchdevice"/],
-      ['unknown property', { properties: 'soc,nosuch' }, /no property "nosuch"/],
-    ], {});
+    const ok = await check(
+      f,
+      [
+        ['reference with a space', { deviceReference: 'bad ref' }, /msg\.deviceReference must be a reference/],
+        ['reference object', { deviceReference: { id: 1 } }, /msg\.deviceReference .*got an object/],
+        ['empty reference', { deviceReference: '' }, /msg\.deviceReference/],
+        ['empty properties array', { properties: [] }, /msg\.properties must name at least one property/],
+        ['property number in array', { properties: ['soc', 5] }, /msg\.properties\[1\]/],
+        ['properties number', { properties: 42 }, /msg\.properties must be a comma-separated string or an array/],
+        ['bad property name', { property: 'so c' }, /msg\.property\[0\] must be a property name/],
+        ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404 unknown device "dvc_nosuchdevice"/],
+        ['unknown property', { properties: 'soc,nosuch' }, /no property "nosuch"/],
+      ],
+      {},
+    );
     assert.equal(typeof ok.payload.soc, 'number');
   });
 
   it('ems-device-read: single mode takes one property (the error names where the list came from)', async () => {
     const f = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
-    await check(f, [
-      ['two in msg.properties', { properties: 'soc,power' }, /msg\.properties must name exactly one property in mode single/],
-      ['two in msg.property', { property: ['soc', 'power'] }, /msg\.property must name exactly one property/],
-    ], { property: 'power' });
+    await check(
+      f,
+      [
+        [
+          'two in msg.properties',
+          { properties: 'soc,power' },
+          /msg\.properties must name exactly one property in mode single/,
+        ],
+        ['two in msg.property', { property: ['soc', 'power'] }, /msg\.property must name exactly one property/],
+      ],
+      { property: 'power' },
+    );
   });
 
   for (const [what, node, field] of [
@@ -70,7 +119,11 @@ describe('nodes: bad input', () => {
     ['device from msg', read({ device: 'dev', deviceType: 'msg' }), /device must be a reference.*got nothing/],
     ['properties', read({ properties: ' , ' }), /properties must name at least one property/],
     ['properties json', read({ properties: '["soc", 7]', propertiesType: 'json' }), /properties\[1\]/],
-    ['single with two', read({ mode: 'single', properties: 'soc,power' }), /properties must name exactly one property in mode single/],
+    [
+      'single with two',
+      read({ mode: 'single', properties: 'soc,power' }),
+      /properties must name exactly one property in mode single/,
+    ],
   ] as Array<[string, Record<string, unknown>, RegExp]>) {
     it(`ems-device-read: node setting ${what}`, async () => {
       await badSetting(node, field, read());
@@ -88,23 +141,31 @@ describe('nodes: bad input', () => {
   it('ems-time-series: message fields', async () => {
     const end = Date.now() - 3_600_000;
     const f = await loadFlow(flow(series(), cfg(sim.s.url)));
-    const ok = await check(f, [
-      ['reference array', { deviceReference: ['a'] }, /msg\.deviceReference must be a reference/],
-      ['two properties', { property: 'soc,power' }, /msg\.property must be a property name/],
-      ['property number', { property: 7 }, /msg\.property/],
-      ['start text', { start: 'last tuesday' }, /msg\.start must be epoch milliseconds, an ISO 8601 string or a Date/],
-      ['start object', { start: {} }, /msg\.start/],
-      ['start invalid Date', { start: new Date(NaN) }, /msg\.start/],
-      ['end alone', { end: end }, /msg\.start is required with msg\.end/],
-      ['end text', { start: end - 7_200_000, end: 'soon' }, /msg\.end must be epoch milliseconds/],
-      ['end before start', { start: end, end: end - 7_200_000 }, /msg\.end must be after msg\.start/],
-      ['resolution 0', { resolution: 0 }, /msg\.resolution must be a whole number of hours from 1 to 720/],
-      ['resolution 1.5', { resolution: 1.5 }, /msg\.resolution/],
-      ['resolution text', { resolution: 'hourly' }, /msg\.resolution/],
-      ['resolution 721', { resolution: 721 }, /msg\.resolution/],
-      ['resolution boolean', { resolution: true }, /msg\.resolution/],
-      ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404/],
-    ], { start: end - 7_200_000, end });
+    const ok = await check(
+      f,
+      [
+        ['reference array', { deviceReference: ['a'] }, /msg\.deviceReference must be a reference/],
+        ['two properties', { property: 'soc,power' }, /msg\.property must be a property name/],
+        ['property number', { property: 7 }, /msg\.property/],
+        [
+          'start text',
+          { start: 'last tuesday' },
+          /msg\.start must be epoch milliseconds, an ISO 8601 string or a Date/,
+        ],
+        ['start object', { start: {} }, /msg\.start/],
+        ['start invalid Date', { start: new Date(NaN) }, /msg\.start/],
+        ['end alone', { end: end }, /msg\.start is required with msg\.end/],
+        ['end text', { start: end - 7_200_000, end: 'soon' }, /msg\.end must be epoch milliseconds/],
+        ['end before start', { start: end, end: end - 7_200_000 }, /msg\.end must be after msg\.start/],
+        ['resolution 0', { resolution: 0 }, /msg\.resolution must be a whole number of hours from 1 to 720/],
+        ['resolution 1.5', { resolution: 1.5 }, /msg\.resolution/],
+        ['resolution text', { resolution: 'hourly' }, /msg\.resolution/],
+        ['resolution 721', { resolution: 721 }, /msg\.resolution/],
+        ['resolution boolean', { resolution: true }, /msg\.resolution/],
+        ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404/],
+      ],
+      { start: end - 7_200_000, end },
+    );
     assert.equal(ok.payload.length, 2);
   });
 
@@ -114,7 +175,11 @@ describe('nodes: bad input', () => {
     ['last', series({ last: 0 }), /last must be a positive number of hours/],
     ['resolution', series({ resolution: 0 }), /resolution must be a whole number of hours/],
     ['start', series({ range: 'absolute', start: '' }), /start must be epoch milliseconds/],
-    ['end', series({ range: 'absolute', start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }), /end must be after start/],
+    [
+      'end',
+      series({ range: 'absolute', start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }),
+      /end must be after start/,
+    ],
     ['property', series({ property: '' }), /property must be a property name/],
     ['device', series({ device: 'has space' }), /device must be a reference/],
   ] as Array<[string, Record<string, unknown>, RegExp]>) {
@@ -126,48 +191,108 @@ describe('nodes: bad input', () => {
   it('ems-site-steer: message fields (ess mode); nothing is sent for a refused message', async () => {
     const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
     const received = sim.s.sim.requestsReceived;
-    const ok = await check(f, [
-      ['site with a space', { payload: 1, site: 'bad site' }, /msg\.site must be a reference/],
-      ['site number', { payload: 1, site: { ref: 1 } }, /msg\.site/],
-      ['payload text', { payload: 'lots' }, /energyStorage must be a finite number/],
-      ['payload boolean', { payload: true }, /energyStorage/],
-      ['energyStorage text', { payload: { energyStorage: 'x' } }, /energyStorage must be a finite number/],
-      ['energyStorage unit', { payload: { energyStorage: { value: 1, unit: 'GW' } } }, /energyStorage\.unit/],
-      ['unknown field', { payload: { energyStorage: 1, power: 2 } }, /msg\.payload\.power is not a steering field/],
-      ['nothing set', { payload: null }, /msg\.payload sets nothing/],
-      ['curtailment in ess mode', { payload: { curtailment: 5 } }, /curtailment is not used in mode ess/],
-      ['validUntil past', () => ({ payload: { energyStorage: 5, validUntil: Date.now() - MINUTE_MS } }), /validUntil must be in the future/],
-      ['validUntil text', { payload: { energyStorage: 5, validUntil: 'soon' } }, /msg\.payload\.validUntil must be epoch milliseconds/],
-      ['validUntil before validFrom', () => ({ payload: { energyStorage: 5, validFrom: Date.now() + 20 * MINUTE_MS, validUntil: Date.now() + 10 * MINUTE_MS } }), /validUntil must be after validFrom/],
-      ['validFrom text', { payload: 5, validFrom: 'later' }, /msg\.validFrom must be epoch milliseconds/],
-      ['duration negative', { payload: { energyStorage: 5, duration: -1 } }, /msg\.payload\.duration must be a positive number of minutes/],
-      ['API shape with stray field', { payload: { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + MINUTE_MS, extra: 1 } }, /msg\.payload\.extra/],
-    ], { payload: -2 });
+    const ok = await check(
+      f,
+      [
+        ['site with a space', { payload: 1, site: 'bad site' }, /msg\.site must be a reference/],
+        ['site number', { payload: 1, site: { ref: 1 } }, /msg\.site/],
+        ['payload text', { payload: 'lots' }, /energyStorage must be a finite number/],
+        ['payload boolean', { payload: true }, /energyStorage/],
+        ['energyStorage text', { payload: { energyStorage: 'x' } }, /energyStorage must be a finite number/],
+        ['energyStorage unit', { payload: { energyStorage: { value: 1, unit: 'GW' } } }, /energyStorage\.unit/],
+        ['unknown field', { payload: { energyStorage: 1, power: 2 } }, /msg\.payload\.power is not a steering field/],
+        ['nothing set', { payload: null }, /msg\.payload sets nothing/],
+        ['curtailment in ess mode', { payload: { curtailment: 5 } }, /curtailment is not used in mode ess/],
+        [
+          'validUntil past',
+          () => ({ payload: { energyStorage: 5, validUntil: Date.now() - MINUTE_MS } }),
+          /validUntil must be in the future/,
+        ],
+        [
+          'validUntil text',
+          { payload: { energyStorage: 5, validUntil: 'soon' } },
+          /msg\.payload\.validUntil must be epoch milliseconds/,
+        ],
+        [
+          'validUntil before validFrom',
+          () => ({
+            payload: {
+              energyStorage: 5,
+              validFrom: Date.now() + 20 * MINUTE_MS,
+              validUntil: Date.now() + 10 * MINUTE_MS,
+            },
+          }),
+          /validUntil must be after validFrom/,
+        ],
+        ['validFrom text', { payload: 5, validFrom: 'later' }, /msg\.validFrom must be epoch milliseconds/],
+        [
+          'duration negative',
+          { payload: { energyStorage: 5, duration: -1 } },
+          /msg\.payload\.duration must be a positive number of minutes/,
+        ],
+        [
+          'API shape with stray field',
+          { payload: { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + MINUTE_MS, extra: 1 } },
+          /msg\.payload\.extra/,
+        ],
+      ],
+      { payload: -2 },
+    );
     assert.deepEqual(ok.request.body.setting, { value: -2, unit: 'kW' });
     assert.equal(sim.s.sim.requestsReceived, received + 1, 'only the good message reached the service');
   });
 
   it('ems-site-steer: message fields (combined, curtailment in %, maximizeGridImport from msg)', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'combined', curtailmentUnit: '%', maximizeGridImport: 'msg' }), cfg(sim.s.url)));
-    await check(f, [
-      ['curtailment negative', { payload: { curtailment: -5 } }, /curtailment\.value must be 0 or more/],
-      ['curtailment over 100 %', { payload: { curtailment: 150 } }, /curtailment\.value must be within 0-100 when the unit is %/],
-      ['curtailment text', { payload: { curtailment: 'half' } }, /curtailment must be a finite number/],
-      ['maximizeGridImport text', { payload: 5, maximizeGridImport: 'yes' }, /maximizeGridImport must be true or false/],
-      ['maximizeGridImport number', { payload: { energyStorage: 1, maximizeGridImport: 1 } }, /maximizeGridImport must be true or false/],
-      ['gridTarget in combined', { payload: { gridTarget: 5 } }, /gridTarget is not used in mode combined/],
-    ], { payload: { curtailment: 40 }, maximizeGridImport: false });
+    const f = await loadFlow(
+      flow(steer({ mode: 'combined', curtailmentUnit: '%', maximizeGridImport: 'msg' }), cfg(sim.s.url)),
+    );
+    await check(
+      f,
+      [
+        ['curtailment negative', { payload: { curtailment: -5 } }, /curtailment\.value must be 0 or more/],
+        [
+          'curtailment over 100 %',
+          { payload: { curtailment: 150 } },
+          /curtailment\.value must be within 0-100 when the unit is %/,
+        ],
+        ['curtailment text', { payload: { curtailment: 'half' } }, /curtailment must be a finite number/],
+        [
+          'maximizeGridImport text',
+          { payload: 5, maximizeGridImport: 'yes' },
+          /maximizeGridImport must be true or false/,
+        ],
+        [
+          'maximizeGridImport number',
+          { payload: { energyStorage: 1, maximizeGridImport: 1 } },
+          /maximizeGridImport must be true or false/,
+        ],
+        ['gridTarget in combined', { payload: { gridTarget: 5 } }, /gridTarget is not used in mode combined/],
+      ],
+      { payload: { curtailment: 40 }, maximizeGridImport: false },
+    );
   });
 
   it('ems-site-steer: message fields (grid-target, validity msg)', async () => {
     const f = await loadFlow(flow(steer({ mode: 'grid-target', validity: 'msg' }), cfg(sim.s.url)));
-    await check(f, [
-      ['no validUntil', { payload: 5 }, /validUntil is required when validity is "msg"/],
-      ['no setpoint', { payload: { deadband: 5, duration: 5 } }, /gridTarget is required in mode grid-target/],
-      ['deadband negative', { payload: { gridTarget: 5, deadband: -1, duration: 5 } }, /deadband must be 0 or more/],
-      ['energyStorage in grid-target', { payload: { energyStorage: 5, duration: 5 } }, /energyStorage is not used in mode grid-target/],
-      ['msg.validUntil text', { payload: 5, validUntil: 'tomorrow-ish' }, /msg\.validUntil must be epoch milliseconds/],
-    ], { payload: 5, validUntil: Date.now() + 5 * MINUTE_MS });
+    await check(
+      f,
+      [
+        ['no validUntil', { payload: 5 }, /validUntil is required when validity is "msg"/],
+        ['no setpoint', { payload: { deadband: 5, duration: 5 } }, /gridTarget is required in mode grid-target/],
+        ['deadband negative', { payload: { gridTarget: 5, deadband: -1, duration: 5 } }, /deadband must be 0 or more/],
+        [
+          'energyStorage in grid-target',
+          { payload: { energyStorage: 5, duration: 5 } },
+          /energyStorage is not used in mode grid-target/,
+        ],
+        [
+          'msg.validUntil text',
+          { payload: 5, validUntil: 'tomorrow-ish' },
+          /msg\.validUntil must be epoch milliseconds/,
+        ],
+      ],
+      { payload: 5, validUntil: Date.now() + 5 * MINUTE_MS },
+    );
   });
 
   for (const [what, node, field] of [
@@ -175,10 +300,22 @@ describe('nodes: bad input', () => {
     ['validity', steer({ validity: 'sometimes' }), /validity must be one of duration, quarter-hour, msg/],
     ['duration', steer({ validity: 'duration', duration: 0 }), /duration must be more than 0 minutes/],
     ['essUnit', steer({ essUnit: 'GW' }), /essUnit/],
-    ['maxEssPower', steer({ maxEssPower: -1 }), /maxEssPower must be more than 0 W \(empty = the site's rating; "none" = no limit\)/],
-    ['maximizeGridImport', steer({ maximizeGridImport: 'maybe' }), /maximizeGridImport must be one of unchanged, true, false, msg/],
+    [
+      'maxEssPower',
+      steer({ maxEssPower: -1 }),
+      /maxEssPower must be more than 0 W \(empty = the site's rating; "none" = no limit\)/,
+    ],
+    [
+      'maximizeGridImport',
+      steer({ maximizeGridImport: 'maybe' }),
+      /maximizeGridImport must be one of unchanged, true, false, msg/,
+    ],
     ['site', steer({ site: '' }), /site must be a reference/],
-    ['curtailmentValue', steer({ mode: 'combined', curtailmentValue: 'x', curtailmentValueType: 'str' }), /curtailment must be a finite number/],
+    [
+      'curtailmentValue',
+      steer({ mode: 'combined', curtailmentValue: 'x', curtailmentValueType: 'str' }),
+      /curtailment must be a finite number/,
+    ],
   ] as Array<[string, Record<string, unknown>, RegExp]>) {
     it(`ems-site-steer: node setting ${what}`, async () => {
       const received = sim.s.sim.requestsReceived;
@@ -191,7 +328,12 @@ describe('nodes: bad input', () => {
    * A node with a bad setting: every message gets one error naming the setting; a good node
    * of the same type in the same flow keeps working.
    */
-  async function badSetting(node: Record<string, unknown>, field: RegExp, goodNode: Record<string, unknown>, msg: Record<string, unknown> = {}): Promise<void> {
+  async function badSetting(
+    node: Record<string, unknown>,
+    field: RegExp,
+    goodNode: Record<string, unknown>,
+    msg: Record<string, unknown> = {},
+  ): Promise<void> {
     const f = await loadFlow(flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }));
     for (let i = 0; i < 2; i++) {
       const e = await f.fails(msg);

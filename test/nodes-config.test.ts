@@ -1,28 +1,74 @@
 import assert from 'node:assert/strict';
 import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
-import { callsOf, cfg, flow, helper, loadFlow, resources, StatusLog, trackTimers, turns, useRuntime, useSimulator } from './helpers/red';
+import {
+  callsOf,
+  cfg,
+  flow,
+  helper,
+  loadFlow,
+  resources,
+  StatusLog,
+  trackTimers,
+  turns,
+  useRuntime,
+  useSimulator,
+} from './helpers/red';
 
 const COM = DEFAULT_SITES[0];
 const BAT = COM.battery.deviceReference;
 const KEY = 'k-SECRET-123';
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
-const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, property: 'soc', range: 'last', last: 2, lastUnit: 'hours', resolution: 1, output: 'points', ...extra });
-const steer = (extra: Record<string, unknown> = {}) => ({ type: 'ems-site-steer', site: COM.siteReference, mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
+const series = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  property: 'soc',
+  range: 'last',
+  last: 2,
+  lastUnit: 'hours',
+  resolution: 1,
+  output: 'points',
+  ...extra,
+});
+const steer = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-site-steer',
+  site: COM.siteReference,
+  mode: 'ess',
+  essValue: 'payload',
+  essValueType: 'msg',
+  essUnit: 'kW',
+  validity: 'quarter-hour',
+  ...extra,
+});
 
 /** Everything the runtime let out of the nodes: messages, statuses, errors, warnings, log lines. */
 function everything(ids: string[], extra: unknown[]): string {
   const calls = ids.flatMap((id) => ['status', 'error', 'warn', 'log', 'send'].flatMap((m) => callsOf(m, id)));
   const log = ((helper as any)._logSpy?.getCalls() ?? []).map((c: { args: unknown[] }) => c.args);
-  return JSON.stringify([calls, log, extra], (_k, v) => (v instanceof Error ? `${v.name}: ${v.message} ${v.stack}` : v));
+  return JSON.stringify([calls, log, extra], (_k, v) =>
+    v instanceof Error ? `${v.name}: ${v.message} ${v.stack}` : v,
+  );
 }
 
 describe('nodes: ems-partner-config', () => {
   describe('built-in simulator', () => {
     useRuntime();
     it('simulator: true reads and steers with no URL and no key', async () => {
-      const f = await loadFlow(flow(read({ mode: 'devices' }), { id: 'cfg', type: 'ems-partner-config', simulator: true, baseUrl: '', authType: 'header' },
-        { id: 's', ...steer(), server: 'cfg', wires: [['out']] }));
+      const f = await loadFlow(
+        flow(
+          read({ mode: 'devices' }),
+          { id: 'cfg', type: 'ems-partner-config', simulator: true, baseUrl: '', authType: 'header' },
+          { id: 's', ...steer(), server: 'cfg', wires: [['out']] },
+        ),
+      );
       const devices = await f.ask();
       assert.ok(devices.payload.some((d: { deviceReference: string }) => d.deviceReference === BAT));
       const p = f.out.next();
@@ -33,7 +79,10 @@ describe('nodes: ems-partner-config', () => {
       const res = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
       assert.equal(res.body.ok, true);
       // The built-in simulator: the default sites and the steering examples' own, three devices each.
-      assert.match(res.body.message, new RegExp(`^connected to 127\\.0\\.0\\.1:\\d+: ${3 * BUILT_IN_SITES.length} devices$`));
+      assert.match(
+        res.body.message,
+        new RegExp(`^connected to 127\\.0\\.0\\.1:\\d+: ${3 * BUILT_IN_SITES.length} devices$`),
+      );
     });
 
     it('GET ems-partner/simulator gives the URL the config node reads from', async () => {
@@ -52,9 +101,15 @@ describe('nodes: ems-partner-config', () => {
     const creds = { cfg: { apiKey: KEY } };
 
     it('the key reaches the client and never a message, status, error or log', async () => {
-      const f = await loadFlow(flow(read(), secure(),
-        { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
-        { id: 'st', ...steer(), server: 'cfg', wires: [['out']] }), creds);
+      const f = await loadFlow(
+        flow(
+          read(),
+          secure(),
+          { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
+          { id: 'st', ...steer(), server: 'cfg', wires: [['out']] },
+        ),
+        creds,
+      );
       const a = await f.ask();
       assert.equal(typeof a.payload.soc, 'number');
       const via = (id: string, msg: object) => {
@@ -80,7 +135,9 @@ describe('nodes: ems-partner-config', () => {
     });
 
     it('a wrong key gives a 401 error without the key, and the nodes show it', async () => {
-      const f = await loadFlow(flow(read(), secure(), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] }), { cfg: { apiKey: 'k-WRONG-456' } });
+      const f = await loadFlow(flow(read(), secure(), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] }), {
+        cfg: { apiKey: 'k-WRONG-456' },
+      });
       const ts = new StatusLog(helper.getNode('ts'));
       const shown = ts.wait((s) => s.fill === 'red', 5_000, 'connection state on the other node');
       const e = await f.fails();
@@ -105,17 +162,43 @@ describe('nodes: ems-partner-config', () => {
       const received = sim.s.sim.requestsReceived;
       const body = { baseUrl: sim.s.url, simulator: false, authType: 'header' };
       const cases: Array<[Record<string, unknown>, string, RegExp]> = [
-        [{ apiKeyHeader: 'X-Evil: injected\r\nx-api-key' }, KEY, /apiKeyHeader "X-Evil: injected\\r\\nx-api-key" is not an HTTP header name \(RFC 9110 token\): it has a line break$/],
-        [{ apiKeyHeader: 'host' }, KEY, /apiKeyHeader "host" names a header the transport sets \(host\); the key goes in another, e\.g\. "x-api-key"$/],
-        [{ apiKeyHeader: 'Proxy-Authorization' }, KEY, /apiKeyHeader "Proxy-Authorization" names a header the transport sets \(proxy-\*\);/],
-        [{ apiKeyHeader: 'Content-Length' }, KEY, /apiKeyHeader "Content-Length" names a header the transport sets \(content-length\);/],
-        [{ apiKeyHeader: 'x-api-key' }, `${KEY}\r\nx-evil: injected`, /apiKey holds a line break \(character 13 of 30\); it is refused, not removed/],
+        [
+          { apiKeyHeader: 'X-Evil: injected\r\nx-api-key' },
+          KEY,
+          /apiKeyHeader "X-Evil: injected\\r\\nx-api-key" is not an HTTP header name \(RFC 9110 token\): it has a line break$/,
+        ],
+        [
+          { apiKeyHeader: 'host' },
+          KEY,
+          /apiKeyHeader "host" names a header the transport sets \(host\); the key goes in another, e\.g\. "x-api-key"$/,
+        ],
+        [
+          { apiKeyHeader: 'Proxy-Authorization' },
+          KEY,
+          /apiKeyHeader "Proxy-Authorization" names a header the transport sets \(proxy-\*\);/,
+        ],
+        [
+          { apiKeyHeader: 'Content-Length' },
+          KEY,
+          /apiKeyHeader "Content-Length" names a header the transport sets \(content-length\);/,
+        ],
+        [
+          { apiKeyHeader: 'x-api-key' },
+          `${KEY}\r\nx-evil: injected`,
+          /apiKey holds a line break \(character 13 of 30\); it is refused, not removed/,
+        ],
       ];
       for (const [props, key, expected] of cases) {
-        const f = await loadFlow(flow(read(), cfg(sim.s.url, { authType: 'header', ...props })), { cfg: { apiKey: key } });
+        const f = await loadFlow(flow(read(), cfg(sim.s.url, { authType: 'header', ...props })), {
+          cfg: { apiKey: key },
+        });
         const failed = (await f.fails()).error;
         assert.match(failed.message, expected);
-                const test = await helper.request().post('/ems-partner/test').send({ config: { ...body, ...props, apiKey: key } }).expect(200);
+        const test = await helper
+          .request()
+          .post('/ems-partner/test')
+          .send({ config: { ...body, ...props, apiKey: key } })
+          .expect(200);
         assert.equal(test.body.ok, false, JSON.stringify(props));
         assert.match(test.body.message, expected);
         const deployed = await helper.request().post('/ems-partner/test').send({ server: 'cfg' }).expect(200);
@@ -127,11 +210,18 @@ describe('nodes: ems-partner-config', () => {
 
     it('a line break before or after the base URL is refused by the runtime and Test connection, not trimmed away; nothing is sent', async () => {
       const received = sim.s.sim.requestsReceived;
-      for (const [baseUrl, at] of [[`${sim.s.url}\r\n`, `${sim.s.url.length + 1} of ${sim.s.url.length + 2}`], [`\n${sim.s.url}`, `1 of ${sim.s.url.length + 1}`]]) {
+      for (const [baseUrl, at] of [
+        [`${sim.s.url}\r\n`, `${sim.s.url.length + 1} of ${sim.s.url.length + 2}`],
+        [`\n${sim.s.url}`, `1 of ${sim.s.url.length + 1}`],
+      ]) {
         const f = await loadFlow(flow(read(), cfg(baseUrl)));
         const expected = new RegExp(`baseUrl holds a line break \\(character ${at}\\); it is refused, not removed`);
         assert.match((await f.fails()).error.message, expected);
-        const test = await helper.request().post('/ems-partner/test').send({ config: { baseUrl, simulator: false, authType: 'none' } }).expect(200);
+        const test = await helper
+          .request()
+          .post('/ems-partner/test')
+          .send({ config: { baseUrl, simulator: false, authType: 'none' } })
+          .expect(200);
         assert.equal(test.body.ok, false, JSON.stringify(baseUrl));
         assert.match(test.body.message, expected);
       }
@@ -142,25 +232,52 @@ describe('nodes: ems-partner-config', () => {
       await loadFlow(flow(read(), secure()), creds);
       const devices = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);
       assert.equal(devices.body.length, 6);
-      assert.ok(devices.body.every((d: { deviceReference: string; properties: unknown[] }) => /^dvc_/.test(d.deviceReference) && d.properties.length > 0));
+      assert.ok(
+        devices.body.every(
+          (d: { deviceReference: string; properties: unknown[] }) =>
+            /^dvc_/.test(d.deviceReference) && d.properties.length > 0,
+        ),
+      );
       const sites = await helper.request().post('/ems-partner/sites').send({ server: 'cfg' }).expect(200);
-      assert.deepEqual(sites.body.map((s: { siteReference: string }) => s.siteReference), DEFAULT_SITES.map((s) => s.siteReference));
+      assert.deepEqual(
+        sites.body.map((s: { siteReference: string }) => s.siteReference),
+        DEFAULT_SITES.map((s) => s.siteReference),
+      );
       const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg' }).expect(200);
-      assert.deepEqual(test.body, { ok: true, message: `connected to ${new URL(sim.s.url).host}: 6 devices`, devices: 6 });
+      assert.deepEqual(test.body, {
+        ok: true,
+        message: `connected to ${new URL(sim.s.url).host}: 6 devices`,
+        devices: 6,
+      });
       for (const r of [devices, sites, test]) assert.ok(!r.text.includes(KEY));
     });
 
     it('admin endpoints: an undeployed config body (its own key, or the deployed one behind the placeholder)', async () => {
       await loadFlow(flow(read(), secure()), creds);
       const body = { baseUrl: sim.s.url, simulator: false, authType: 'header', apiKeyHeader: 'x-api-key' };
-      const own = await helper.request().post('/ems-partner/test').send({ config: { ...body, apiKey: KEY } }).expect(200);
+      const own = await helper
+        .request()
+        .post('/ems-partner/test')
+        .send({ config: { ...body, apiKey: KEY } })
+        .expect(200);
       assert.equal(own.body.ok, true);
-      const stored = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, apiKey: '__PWRD__' } }).expect(200);
+      const stored = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ server: 'cfg', config: { ...body, apiKey: '__PWRD__' } })
+        .expect(200);
       assert.equal(stored.body.length, 6);
-      const none = await helper.request().post('/ems-partner/devices').send({ config: { ...body } });
+      const none = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ config: { ...body } });
       assert.equal(none.status, 502);
       assert.match(none.body.message, /apiKey is required/);
-      const wrong = await helper.request().post('/ems-partner/test').send({ config: { ...body, apiKey: 'k-WRONG-456' } }).expect(200);
+      const wrong = await helper
+        .request()
+        .post('/ems-partner/test')
+        .send({ config: { ...body, apiKey: 'k-WRONG-456' } })
+        .expect(200);
       assert.equal(wrong.body.ok, false);
       assert.ok(!wrong.text.includes('WRONG'));
       const unknown = await helper.request().post('/ems-partner/sites').send({ server: 'nope' });
@@ -173,13 +290,25 @@ describe('nodes: ems-partner-config', () => {
       const received = sim.s.sim.requestsReceived;
       const body = { baseUrl: sim.s.url, simulator: false, authType: 'header', apiKeyHeader: 'x-api-key' };
       // The same settings, or any other unsaved setting that does not decide where the key goes, use it.
-      const same = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, timeout: 2000 } }).expect(200);
+      const same = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ server: 'cfg', config: { ...body, timeout: 2000 } })
+        .expect(200);
       assert.equal(same.body.length, 6);
-      const moved = await helper.request().post('/ems-partner/devices').send({ server: 'cfg', config: { ...body, apiKeyHeader: 'x-other' } });
+      const moved = await helper
+        .request()
+        .post('/ems-partner/devices')
+        .send({ server: 'cfg', config: { ...body, apiKeyHeader: 'x-other' } });
       assert.equal(moved.status, 403);
-      assert.deepEqual(moved.body, { error: 'stored credentials refused',
-        message: 'the stored API key is used only with the deployed apiKeyHeader; type it to try these settings' });
-      const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg', config: { ...body, baseUrl: `${sim.s.url}/v2` } });
+      assert.deepEqual(moved.body, {
+        error: 'stored credentials refused',
+        message: 'the stored API key is used only with the deployed apiKeyHeader; type it to try these settings',
+      });
+      const test = await helper
+        .request()
+        .post('/ems-partner/test')
+        .send({ server: 'cfg', config: { ...body, baseUrl: `${sim.s.url}/v2` } });
       assert.equal(test.status, 403);
       assert.equal(test.body.ok, false);
       const form = await helper.request().post('/ems-partner/devices').type('form').send({ server: 'cfg' });
@@ -195,13 +324,23 @@ describe('nodes: ems-partner-config', () => {
   describe('connection state and shutdown', () => {
     const sim = useSimulator({ frozen: false });
     useRuntime();
-    afterEach(() => { sim.s.sim.setFaults({ rate429: 0 }); });
+    afterEach(() => {
+      sim.s.sim.setFaults({ rate429: 0 });
+    });
 
     it('a 429 shows as rate limited on every node that uses the config', async () => {
-      const f = await loadFlow(flow(read(), cfg(sim.s.url), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
-        { id: 'st', ...steer(), server: 'cfg', wires: [['out']] }));
+      const f = await loadFlow(
+        flow(
+          read(),
+          cfg(sim.s.url),
+          { id: 'ts', ...series(), server: 'cfg', wires: [['out']] },
+          { id: 'st', ...steer(), server: 'cfg', wires: [['out']] },
+        ),
+      );
       const others = ['ts', 'st'].map((id) => new StatusLog(helper.getNode(id)));
-      const limited = others.map((s) => s.wait((x) => /^rate limited until /.test(x.text ?? ''), 5_000, 'rate limited'));
+      const limited = others.map((s) =>
+        s.wait((x) => /^rate limited until /.test(x.text ?? ''), 5_000, 'rate limited'),
+      );
       sim.s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
       const e = await f.fails();
       assert.match(e.error.message, /HTTP 429/);
@@ -212,14 +351,26 @@ describe('nodes: ems-partner-config', () => {
       const sockets = resources().TCPSocketWrap ?? 0;
       const timers = trackTimers();
       try {
-        const f = await loadFlow(flow(read({ interval: 0.05 }), cfg(sim.s.url),
-          { id: 'st', ...steer({ validity: 'duration', duration: 1, renew: true }), server: 'cfg', wires: [['out']] }));
+        const f = await loadFlow(
+          flow(read({ interval: 0.05 }), cfg(sim.s.url), {
+            id: 'st',
+            ...steer({ validity: 'duration', duration: 1, renew: true }),
+            server: 'cfg',
+            wires: [['out']],
+          }),
+        );
         await f.out.count(2);
         const p = f.out.next();
         helper.getNode('st').receive({ payload: 2 });
         await p;
-        assert.ok(timers.alive().some((s) => s.includes('poll-scheduler')), 'the poll timer runs');
-        assert.ok(timers.alive().some((s) => s.includes('renewal')), 'the renewal timer runs');
+        assert.ok(
+          timers.alive().some((s) => s.includes('poll-scheduler')),
+          'the poll timer runs',
+        );
+        assert.ok(
+          timers.alive().some((s) => s.includes('renewal')),
+          'the renewal timer runs',
+        );
         assert.ok((resources().TCPSocketWrap ?? 0) > sockets, 'a keep-alive connection is open');
         const warnings: unknown[] = [];
         helper.getNode('st').warn = (w: unknown) => warnings.push(w); // the helper's spies go before close
@@ -236,8 +387,14 @@ describe('nodes: ems-partner-config', () => {
     });
 
     it('a node with no config node reports it on input and closes at once', async () => {
-      const f = await loadFlow(flow(steer({ server: 'missing' }), cfg(sim.s.url),
-        { id: 'r2', ...read(), server: 'missing', wires: [['out']] }, { id: 't2', ...series(), server: 'missing', wires: [['out']] }));
+      const f = await loadFlow(
+        flow(
+          steer({ server: 'missing' }),
+          cfg(sim.s.url),
+          { id: 'r2', ...read(), server: 'missing', wires: [['out']] },
+          { id: 't2', ...series(), server: 'missing', wires: [['out']] },
+        ),
+      );
       assert.match((await f.fails({ payload: 1 })).error.message, /server must be an ems-partner-config node/);
       for (const id of ['r2', 't2']) {
         const p = f.caught.next();
@@ -247,7 +404,9 @@ describe('nodes: ems-partner-config', () => {
       // Node-RED waits 15 s for a close that never calls done, then goes on: the unload must end
       // long before that, and the verdict is awaited here (not asserted later from a timer).
       let timer: NodeJS.Timeout | undefined;
-      const bound = new Promise<'hung'>((resolve) => { timer = setTimeout(() => resolve('hung'), 5_000); });
+      const bound = new Promise<'hung'>((resolve) => {
+        timer = setTimeout(() => resolve('hung'), 5_000);
+      });
       const ended = await Promise.race([helper.unload().then(() => 'closed' as const), bound]);
       clearTimeout(timer);
       assert.equal(ended, 'closed', 'close did not finish within 5 s (Node-RED gives up at 15 s)');

@@ -9,7 +9,14 @@ const BAT = COM.battery.deviceReference;
 const PV = COM.pv.deviceReference;
 const T0 = Date.UTC(2026, 5, 21, 12, 0, 0); // midsummer noon UTC: the PV produces
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', properties: 'soc', propertiesType: 'str', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
 
 describe('nodes: ems-device-read', () => {
   // Frozen clock: values only change when a test advances it.
@@ -31,14 +38,20 @@ describe('nodes: ems-device-read', () => {
     assert.equal(m.foo, 'kept');
     assert.match(f.status.all.at(-1).text, /^soc \d+(\.\d+)? % · \d\d:\d\d$/);
     assert.equal(f.status.all.at(-1).fill, 'green');
-    assert.equal(logged(sim.s, 'GET /devices/:ref/measurement').at(-1)!.path, `/devices/${BAT}/measurement?property=soc`);
+    assert.equal(
+      logged(sim.s, 'GET /devices/:ref/measurement').at(-1)!.path,
+      `/devices/${BAT}/measurement?property=soc`,
+    );
   });
 
   it('map: payload {prop: value}, msg.units {prop: unit}, on the map endpoint', async () => {
     const f = await loadFlow(flow(read({ mode: 'map', properties: 'soc,totalEnergyConsumed' }), cfg(sim.s.url)));
     const before = logged(sim.s, 'GET /devices/:ref/measurements/map').length;
     const m = await f.ask({ foo: 1 });
-    assert.deepEqual(m.payload, { soc: now(BAT, 'soc').value, totalEnergyConsumed: now(BAT, 'totalEnergyConsumed').value });
+    assert.deepEqual(m.payload, {
+      soc: now(BAT, 'soc').value,
+      totalEnergyConsumed: now(BAT, 'totalEnergyConsumed').value,
+    });
     assert.deepEqual(m.units, { soc: '%', totalEnergyConsumed: 'Wh' });
     assert.equal(m.deviceReference, BAT);
     assert.equal(m.foo, 1);
@@ -49,7 +62,12 @@ describe('nodes: ems-device-read', () => {
     const f = await loadFlow(flow(read({ mode: 'list', properties: 'totalEnergyProduced,soc' }), cfg(sim.s.url)));
     const m = await f.ask({ foo: 2 });
     assert.deepEqual(m.payload, [
-      { timestamp: sim.s.sim.clock.now(), property: 'totalEnergyProduced', value: now(BAT, 'totalEnergyProduced').value, unit: 'Wh' },
+      {
+        timestamp: sim.s.sim.clock.now(),
+        property: 'totalEnergyProduced',
+        value: now(BAT, 'totalEnergyProduced').value,
+        unit: 'Wh',
+      },
       { timestamp: sim.s.sim.clock.now(), property: 'soc', value: now(BAT, 'soc').value, unit: '%' },
     ]);
     assert.equal(m.deviceReference, BAT);
@@ -64,20 +82,31 @@ describe('nodes: ems-device-read', () => {
     assert.equal(bat.kind, 'battery');
     assert.equal(bat.name, COM.battery.name);
     assert.deepEqual(bat.properties, [
-      { name: 'soc', unit: '%' }, { name: 'power', unit: 'W' },
-      { name: 'totalEnergyConsumed', unit: 'Wh' }, { name: 'totalEnergyProduced', unit: 'Wh' },
+      { name: 'soc', unit: '%' },
+      { name: 'power', unit: 'W' },
+      { name: 'totalEnergyConsumed', unit: 'Wh' },
+      { name: 'totalEnergyProduced', unit: 'Wh' },
     ]);
-    for (const d of m.payload) assert.deepEqual(Object.keys(d).filter((k) => !['deviceReference', 'name', 'kind', 'properties', 'siteReference'].includes(k)), []);
+    for (const d of m.payload)
+      assert.deepEqual(
+        Object.keys(d).filter((k) => !['deviceReference', 'name', 'kind', 'properties', 'siteReference'].includes(k)),
+        [],
+      );
     assert.equal(m.foo, 3);
     assert.match(f.status.all.at(-1).text, /^6 devices · /);
   });
 
   for (const mode of ['map', 'list'] as const) {
     it(`split (${mode}): one message per property with topic, payload value, msg.measurement`, async () => {
-      const f = await loadFlow(flow(read({ mode, properties: 'soc,power,totalEnergyConsumed', split: true }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(read({ mode, properties: 'soc,power,totalEnergyConsumed', split: true }), cfg(sim.s.url)),
+      );
       f.send({ foo: mode });
       const msgs = await f.out.count(3);
-      assert.deepEqual(msgs.map((m) => m.topic), [`${BAT}/soc`, `${BAT}/power`, `${BAT}/totalEnergyConsumed`]);
+      assert.deepEqual(
+        msgs.map((m) => m.topic),
+        [`${BAT}/soc`, `${BAT}/power`, `${BAT}/totalEnergyConsumed`],
+      );
       for (const m of msgs) {
         const prop = m.topic.split('/')[1];
         const expected = now(BAT, prop);
@@ -104,7 +133,10 @@ describe('nodes: ems-device-read', () => {
     const a = await f.ask({ deviceReference: HOME.battery.deviceReference });
     assert.equal(a.deviceReference, HOME.battery.deviceReference);
     assert.deepEqual(a.payload, { soc: now(HOME.battery.deviceReference, 'soc').value });
-    assert.equal(logged(sim.s, 'GET /devices/:ref/measurements/map').at(-1)!.path, `/devices/${HOME.battery.deviceReference}/measurements/map?properties=soc`);
+    assert.equal(
+      logged(sim.s, 'GET /devices/:ref/measurements/map').at(-1)!.path,
+      `/devices/${HOME.battery.deviceReference}/measurements/map?properties=soc`,
+    );
 
     const b = await f.ask({ property: 'power' });
     assert.deepEqual(Object.keys(b.payload), ['power']);
@@ -114,7 +146,11 @@ describe('nodes: ems-device-read', () => {
     assert.deepEqual(Object.keys(c.payload), ['totalEnergyProduced', 'soc']);
 
     // msg.properties wins over msg.property.
-    const d = await f.ask({ properties: ' power , totalEnergyConsumed ', deviceReference: COM.meter.deviceReference, property: 'soc' });
+    const d = await f.ask({
+      properties: ' power , totalEnergyConsumed ',
+      deviceReference: COM.meter.deviceReference,
+      property: 'soc',
+    });
     assert.deepEqual(d.units, { power: 'W', totalEnergyConsumed: 'Wh' });
     assert.equal(d.deviceReference, COM.meter.deviceReference);
     assert.equal(f.caught.msgs.length, 0);
@@ -137,12 +173,23 @@ describe('nodes: ems-device-read', () => {
       ['msg', 'target.device', () => undefined, { target: { device: HOME.pv.deviceReference } }],
       ['flow', 'dev', (n) => n.context().flow.set('dev', HOME.pv.deviceReference), {}],
       ['global', 'dev', (n) => n.context().global.set('dev', HOME.pv.deviceReference), {}],
-      ['env', 'EMS_TEST_DEVICE', () => { process.env.EMS_TEST_DEVICE = HOME.pv.deviceReference; }, {}],
+      [
+        'env',
+        'EMS_TEST_DEVICE',
+        () => {
+          process.env.EMS_TEST_DEVICE = HOME.pv.deviceReference;
+        },
+        {},
+      ],
     ];
-    after(() => { delete process.env.EMS_TEST_DEVICE; });
+    after(() => {
+      delete process.env.EMS_TEST_DEVICE;
+    });
     for (const [type, value, prepare, msg] of cases) {
       it(`reads the device from ${type}`, async () => {
-        const f = await loadFlow(flow(read({ mode: 'single', device: value, deviceType: type, properties: 'power' }), cfg(sim.s.url)));
+        const f = await loadFlow(
+          flow(read({ mode: 'single', device: value, deviceType: type, properties: 'power' }), cfg(sim.s.url)),
+        );
         prepare(f.node);
         const m = await f.ask(msg);
         assert.equal(m.deviceReference, HOME.pv.deviceReference);
@@ -153,7 +200,9 @@ describe('nodes: ems-device-read', () => {
   });
 
   it('properties as TypedInput json (an array) and msg', async () => {
-    const f = await loadFlow(flow(read({ mode: 'map', properties: '["soc","power"]', propertiesType: 'json' }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(read({ mode: 'map', properties: '["soc","power"]', propertiesType: 'json' }), cfg(sim.s.url)),
+    );
     assert.deepEqual(Object.keys((await f.ask()).payload), ['soc', 'power']);
     const g = await loadFlow(flow(read({ mode: 'map', properties: 'props', propertiesType: 'msg' }), cfg(sim.s.url)));
     assert.deepEqual(Object.keys((await g.ask({ props: 'totalEnergyConsumed' })).payload), ['totalEnergyConsumed']);
@@ -189,9 +238,17 @@ describe('nodes: ems-device-read', () => {
   });
 
   it('onlyChanges: polls that read the same values send nothing; a change sends one message', async () => {
-    const f = await loadFlow(flow(read({ device: PV, mode: 'map', properties: 'power,totalEnergyProduced', interval: 0.05, onlyChanges: true }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(
+        read({ device: PV, mode: 'map', properties: 'power,totalEnergyProduced', interval: 0.05, onlyChanges: true }),
+        cfg(sim.s.url),
+      ),
+    );
     const [first] = await f.out.count(1);
-    assert.deepEqual(first.payload, { power: now(PV, 'power').value, totalEnergyProduced: now(PV, 'totalEnergyProduced').value });
+    assert.deepEqual(first.payload, {
+      power: now(PV, 'power').value,
+      totalEnergyProduced: now(PV, 'totalEnergyProduced').value,
+    });
     // Three more polls (each shows a green status) with the clock frozen: no message.
     const green = (s: { fill?: string }) => s.fill === 'green';
     await f.status.count(green, 3, f.status.all.length);
@@ -200,14 +257,19 @@ describe('nodes: ems-device-read', () => {
     sim.s.sim.clock.advance(HOUR_MS);
     const [, second] = await f.out.count(2);
     assert.ok(second.payload.totalEnergyProduced > first.payload.totalEnergyProduced, 'an hour of PV production');
-    assert.deepEqual(second.payload, { power: now(PV, 'power').value, totalEnergyProduced: now(PV, 'totalEnergyProduced').value });
+    assert.deepEqual(second.payload, {
+      power: now(PV, 'power').value,
+      totalEnergyProduced: now(PV, 'totalEnergyProduced').value,
+    });
     await f.status.count(green, 3, f.status.all.length);
     assert.equal(f.out.msgs.length, 2);
     assert.equal(f.caught.msgs.length, 0);
   });
 
   it('onlyChanges on input: an unchanged read completes the message without output', async () => {
-    const f = await loadFlow(flow(read({ device: PV, properties: 'totalEnergyProduced', mode: 'single', onlyChanges: true }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(read({ device: PV, properties: 'totalEnergyProduced', mode: 'single', onlyChanges: true }), cfg(sim.s.url)),
+    );
     await f.ask();
     const statuses = f.status.all.length;
     f.send({ again: true });

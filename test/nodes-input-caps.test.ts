@@ -21,7 +21,8 @@ const N = 100_000;
 const H = 3_600_000;
 const SITE = DEFAULT_SITES[0].siteReference;
 const T0 = Math.ceil((Date.now() + 24 * H) / H) * H;
-const prices = (n: number) => Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
+const prices = (n: number) =>
+  Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
 
 /** An N-element array (each element `item`) that counts every read of an element. */
 const counted = (item: unknown) => countedReads(N, item);
@@ -39,7 +40,12 @@ async function load(node: Record<string, unknown>, config?: Record<string, unkno
 }
 
 /** Sends `msg(list)` with a counted huge list; the node's one error must match `expected`, each element read once at most (the depth check), nothing out. */
-async function refused(node: any, item: unknown, msg: (list: any[]) => Record<string, unknown>, expected: RegExp): Promise<void> {
+async function refused(
+  node: any,
+  item: unknown,
+  msg: (list: any[]) => Record<string, unknown>,
+  expected: RegExp,
+): Promise<void> {
   const { list, reads } = counted(item);
   const out: unknown[] = [];
   helper.getNode('out').on('input', (m: unknown) => out.push(m));
@@ -55,7 +61,7 @@ async function refused(node: any, item: unknown, msg: (list: any[]) => Record<st
   assert.deepEqual(out, [], 'nothing sent');
 }
 
-describe('nodes: a 100,000-element input is refused by its node\'s own cap, its elements read once at most', () => {
+describe("nodes: a 100,000-element input is refused by its node's own cap, its elements read once at most", () => {
   const sim = useSimulator();
   useRuntime();
 
@@ -63,32 +69,102 @@ describe('nodes: a 100,000-element input is refused by its node\'s own cap, its 
     const n = await load({ type: 'ems-plan', capacityKWh: '10', maxChargeKW: '5', priceUnit: 'kWh' });
     const slot = prices(1)[0];
     await refused(n, slot, (l) => ({ payload: l, soc: 50 }), /^msg\.payload must have at most 960 slots; got 100000$/);
-    await refused(n, slot, (l) => ({ payload: { prices: l }, soc: 50 }), /^msg\.payload\.prices must have at most 960 slots; got 100000$/);
-    await refused(n, slot, (l) => ({ payload: { priceData: l }, soc: 50 }), /^msg\.payload\.priceData must have at most 960 slots; got 100000$/);
-    await refused(n, 1000, (l) => ({ payload: prices(4), pvForecast: l, soc: 50 }), /^msg\.pvForecast must have at most 50400 values .*; got 100000$/);
-    await refused(n, 1000, (l) => ({ payload: prices(4), loadForecast: l, soc: 50 }), /^msg\.loadForecast must have at most 50400 values .*; got 100000$/);
-    await refused(n, { start: T0, value: 1 }, (l) => ({ payload: prices(4), loadHistory: l, soc: 50 }), /^msg\.loadHistory must have at most 50400 points; got 100000$/);
-    await refused(n, 1000, (l) => ({ payload: prices(4), gridImportMax: l, soc: 50 }), /^msg\.gridImportMax must have one value per price slot: 4; got 100000$/);
+    await refused(
+      n,
+      slot,
+      (l) => ({ payload: { prices: l }, soc: 50 }),
+      /^msg\.payload\.prices must have at most 960 slots; got 100000$/,
+    );
+    await refused(
+      n,
+      slot,
+      (l) => ({ payload: { priceData: l }, soc: 50 }),
+      /^msg\.payload\.priceData must have at most 960 slots; got 100000$/,
+    );
+    await refused(
+      n,
+      1000,
+      (l) => ({ payload: prices(4), pvForecast: l, soc: 50 }),
+      /^msg\.pvForecast must have at most 50400 values .*; got 100000$/,
+    );
+    await refused(
+      n,
+      1000,
+      (l) => ({ payload: prices(4), loadForecast: l, soc: 50 }),
+      /^msg\.loadForecast must have at most 50400 values .*; got 100000$/,
+    );
+    await refused(
+      n,
+      { start: T0, value: 1 },
+      (l) => ({ payload: prices(4), loadHistory: l, soc: 50 }),
+      /^msg\.loadHistory must have at most 50400 points; got 100000$/,
+    );
+    await refused(
+      n,
+      1000,
+      (l) => ({ payload: prices(4), gridImportMax: l, soc: 50 }),
+      /^msg\.gridImportMax must have one value per price slot: 4; got 100000$/,
+    );
   });
 
   it('schedule: msg.payload and msg.payload.slots', async () => {
     const n = await load(scheduleNode({ wires: [['out'], ['out']] }), cfg(sim.s.url));
     const one = { start: T0, end: T0 + H, energyStorage: 1 };
-    await refused(n, one, (l) => ({ payload: l }), /^msg\.payload must have at most 2000 slots; got 100000; nothing was sent$/);
-    await refused(n, one, (l) => ({ payload: { slots: l } }), /^msg\.payload\.slots must have at most 2000 slots; got 100000; nothing was sent$/);
+    await refused(
+      n,
+      one,
+      (l) => ({ payload: l }),
+      /^msg\.payload must have at most 2000 slots; got 100000; nothing was sent$/,
+    );
+    await refused(
+      n,
+      one,
+      (l) => ({ payload: { slots: l } }),
+      /^msg\.payload\.slots must have at most 2000 slots; got 100000; nothing was sent$/,
+    );
   });
 
   it('site steer: msg.sites (a fleet, and a portfolio)', async () => {
     let n = await load(siteSteer(SITE), cfg(sim.s.url));
-    await refused(n, SITE, (l) => ({ payload: 1, sites: l }), /^msg\.sites lists 100000 sites; one message steers at most 5000 /);
+    await refused(
+      n,
+      SITE,
+      (l) => ({ payload: 1, sites: l }),
+      /^msg\.sites lists 100000 sites; one message steers at most 5000 /,
+    );
     await helper.unload();
     n = await load(siteSteer(SITE, { mode: 'portfolio' }), cfg(sim.s.url));
-    await refused(n, { site: SITE, maxPowerW: 1000 }, (l) => ({ payload: 1, sites: l }), /^msg\.sites lists 100000 sites; one message steers at most 5000 /);
+    await refused(
+      n,
+      { site: SITE, maxPowerW: 1000 },
+      (l) => ({ payload: 1, sites: l }),
+      /^msg\.sites lists 100000 sites; one message steers at most 5000 /,
+    );
   });
 
   it('device read: msg.deviceReference and msg.properties', async () => {
-    const n = await load({ type: 'ems-device-read', device: DEFAULT_SITES[0].battery.deviceReference, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' }, cfg(sim.s.url));
-    await refused(n, 'dvc_a', (l) => ({ deviceReference: l }), /^msg\.deviceReference must name at most 5000 devices in one fleet read; got 100000$/);
-    await refused(n, 'soc', (l) => ({ properties: l }), /^msg\.properties must name at most 100 properties per request; got 100000$/);
+    const n = await load(
+      {
+        type: 'ems-device-read',
+        device: DEFAULT_SITES[0].battery.deviceReference,
+        deviceType: 'str',
+        mode: 'map',
+        properties: 'soc',
+        propertiesType: 'str',
+      },
+      cfg(sim.s.url),
+    );
+    await refused(
+      n,
+      'dvc_a',
+      (l) => ({ deviceReference: l }),
+      /^msg\.deviceReference must name at most 5000 devices in one fleet read; got 100000$/,
+    );
+    await refused(
+      n,
+      'soc',
+      (l) => ({ properties: l }),
+      /^msg\.properties must name at most 100 properties per request; got 100000$/,
+    );
   });
 });

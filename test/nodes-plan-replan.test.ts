@@ -14,13 +14,45 @@ import { useFakeClock, type InstalledClock } from './helpers/clock';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
 /** 16 quarter hours from T0: cheap, dear, cheap, dear (per kWh), with a load of 1 kW and PV at midday. */
-const PRICES = [0.30, 0.30, 0.10, 0.10, 0.12, 0.45, 0.50, 0.40, 0.11, 0.09, 0.20, 0.35, 0.48, 0.30, 0.22, 0.18]
-  .map((price, k) => ({ start: T0 + k * QUARTER_HOUR_MS, end: T0 + (k + 1) * QUARTER_HOUR_MS, importPrice: price, exportPrice: 0.05 }));
+const PRICES = [0.3, 0.3, 0.1, 0.1, 0.12, 0.45, 0.5, 0.4, 0.11, 0.09, 0.2, 0.35, 0.48, 0.3, 0.22, 0.18].map(
+  (price, k) => ({
+    start: T0 + k * QUARTER_HOUR_MS,
+    end: T0 + (k + 1) * QUARTER_HOUR_MS,
+    importPrice: price,
+    exportPrice: 0.05,
+  }),
+);
 const LOAD = PRICES.map((_p, k) => 1000 + 100 * (k % 3));
 const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan', name: '', capacityKWh: '10', maxChargeKW: '5', maxDischargeKW: '', socMin: '10', socMax: '90', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '',
-  chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '', importMultiplier: '', importFee: '', importVat: '',
-  exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: true, version: 2, ...extra,
+  type: 'ems-plan',
+  name: '',
+  capacityKWh: '10',
+  maxChargeKW: '5',
+  maxDischargeKW: '',
+  socMin: '10',
+  socMax: '90',
+  efficiency: '0.9',
+  socEnd: '',
+  priceUnit: 'kWh',
+  steps: '',
+  chargeEfficiency: '',
+  dischargeEfficiency: '',
+  cycleCost: '',
+  endValue: '',
+  socTarget: '',
+  socTargetTime: '',
+  importMultiplier: '',
+  importFee: '',
+  importVat: '',
+  exportMultiplier: '',
+  exportFee: '',
+  exportVat: '',
+  importLimitKW: '',
+  exportLimitKW: '',
+  peakCost: '',
+  replan: true,
+  version: 2,
+  ...extra,
 });
 const at = { z: 'tab', x: 100, y: 100 };
 const planFlow = (node: Record<string, unknown>) => [
@@ -34,7 +66,12 @@ const planFlow = (node: Record<string, unknown>) => [
 describe('nodes: ems-plan re-planning (issue 20.6)', () => {
   useRuntime();
   let clock: InstalledClock;
-  useFakeClock(() => ({ now: T0 + 5 * MINUTE_MS, toFake: ['Date', 'setTimeout', 'clearTimeout'] }), (c) => { clock = c; });
+  useFakeClock(
+    () => ({ now: T0 + 5 * MINUTE_MS, toFake: ['Date', 'setTimeout', 'clearTimeout'] }),
+    (c) => {
+      clock = c;
+    },
+  );
   /** Moves the clock to `t`, firing the timers due on the way. */
   async function moveTo(t: number): Promise<void> {
     await clock.tickAsync(t - Date.now());
@@ -42,7 +79,12 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
   }
   async function start(extra: Record<string, unknown> = {}): Promise<{ f: Loaded; first: any }> {
     const f = await loadFlow(planFlow(planNode(extra)));
-    const first = await f.ask({ payload: { prices: PRICES, loadForecast: LOAD }, soc: 50, site: 'ste_mine', topic: 'tomorrow' });
+    const first = await f.ask({
+      payload: { prices: PRICES, loadForecast: LOAD },
+      soc: 50,
+      site: 'ste_mine',
+      topic: 'tomorrow',
+    });
     return { f, first };
   }
   /** A message's payload: from its first slot on, each slot the plan's (schedule shape), none ended. */
@@ -50,9 +92,24 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     const slots = m.plan.slots;
     const first = slots.findIndex((s: any) => s.end === m.payload[0].end);
     assert.ok(first >= 0);
-    assert.deepEqual(m.payload.map((s: any) => [s.start, s.end, s.energyStorage]), slots.slice(first).map((s: any) => [s.start, s.end, s.energyStorage]));
-    for (const s of m.payload) assert.deepEqual(Object.keys(s).sort(), ['end', 'energyKWh', 'energyStorage', 'price', 'socEnd', 'socStart', 'start']);
-    assert.ok(m.payload.every((s: any) => s.end > now && s.start >= now), 'no slot in the past');
+    assert.deepEqual(
+      m.payload.map((s: any) => [s.start, s.end, s.energyStorage]),
+      slots.slice(first).map((s: any) => [s.start, s.end, s.energyStorage]),
+    );
+    for (const s of m.payload)
+      assert.deepEqual(Object.keys(s).sort(), [
+        'end',
+        'energyKWh',
+        'energyStorage',
+        'price',
+        'socEnd',
+        'socStart',
+        'start',
+      ]);
+    assert.ok(
+      m.payload.every((s: any) => s.end > now && s.start >= now),
+      'no slot in the past',
+    );
     assert.equal(m.replan.changed[0], 0, 'the first slot handed on is a changed one');
     assert.ok(m.replan.changed.every((k: number) => k >= 0 && k < m.payload.length));
   }
@@ -63,7 +120,14 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     assert.equal(first.site, 'ste_mine');
     assert.equal(first.payload.length, 16);
     assert.equal(first.payload[0].start, T0 + 5 * MINUTE_MS);
-    assert.deepEqual(first.replan, { trigger: 'input', at: T0 + 5 * MINUTE_MS, soc: 50, socFrom: 'message', changed: [...Array(16).keys()], slots: 16 });
+    assert.deepEqual(first.replan, {
+      trigger: 'input',
+      at: T0 + 5 * MINUTE_MS,
+      soc: 50,
+      socFrom: 'message',
+      changed: [...Array(16).keys()],
+      slots: 16,
+    });
     checkHanded(first, Date.now());
     assert.equal(f.caught.msgs.length, 0);
   });
@@ -71,7 +135,7 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
   it('at each quarter hour it plans again from the SOC its plan expects; unchanged: nothing is sent; one timer, cleared on close', async () => {
     const timers0 = clock.countTimers();
     const { f } = await start();
-    assert.equal(clock.countTimers() - timers0, 1, 'the node\'s one timer');
+    assert.equal(clock.countTimers() - timers0, 1, "the node's one timer");
     const statuses = f.status.all.length;
     await moveTo(T0 + QUARTER_HOUR_MS);
     assert.equal(f.out.msgs.length, 1, 'nothing changed, nothing sent');
@@ -81,10 +145,15 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     await moveTo(T0 + 2 * QUARTER_HOUR_MS);
     assert.equal(f.status.all.filter((s: any) => /quarter hour/.test(s.text)).length, 2);
     // a second message with prices replaces the kept ones; still one timer
-    await f.ask({ payload: { prices: PRICES.map((p) => ({ ...p, importPrice: p.importPrice + 0.01 })), loadForecast: LOAD }, soc: 50 });
+    await f.ask({
+      payload: { prices: PRICES.map((p) => ({ ...p, importPrice: p.importPrice + 0.01 })), loadForecast: LOAD },
+      soc: 50,
+    });
     assert.equal(clock.countTimers() - timers0, 1);
     const n = f.node;
-    await new Promise<void>((resolve) => { n.close(false).then(resolve); });
+    await new Promise<void>((resolve) => {
+      n.close(false).then(resolve);
+    });
     assert.equal(clock.countTimers() - timers0, 0, 'closed: no timer left');
   });
 
@@ -97,7 +166,7 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     assert.equal(m.replan.socFrom, 'reading');
     assert.equal(m.replan.soc, 20);
     assert.equal(m.plan.soc[0].soc, 20);
-    assert.equal(m.topic, 'tomorrow', 'the kept message\'s fields (topic, site) go along');
+    assert.equal(m.topic, 'tomorrow', "the kept message's fields (topic, site) go along");
     assert.equal(m.site, 'ste_mine');
     assert.notEqual(m._msgid, first._msgid, 'a message of its own');
     checkHanded(m, Date.now());
@@ -111,24 +180,48 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     assert.equal(f.out.msgs.length, before);
   });
 
-  it('a delivery report that says partly or no plans again at once, from the plan\'s SOC moved by what was measured; yes and unknown plan nothing', async () => {
+  it("a delivery report that says partly or no plans again at once, from the plan's SOC moved by what was measured; yes and unknown plan nothing", async () => {
     const { f, first } = await start();
     const slot0 = first.plan.slots[0];
     await moveTo(slot0.end);
     const quarter = f.out.msgs.length; // the quarter hour's re-plan (from the plan's own SOC) changed nothing
-    f.send({ topic: 'delivery', payload: { followed: 'yes', asked: slot0.energyStorage, measured: slot0.energyStorage, from: slot0.start, until: slot0.end } });
-    f.send({ topic: 'delivery', payload: { followed: 'unknown', asked: slot0.energyStorage, measured: null, from: slot0.start, until: slot0.end } });
+    f.send({
+      topic: 'delivery',
+      payload: {
+        followed: 'yes',
+        asked: slot0.energyStorage,
+        measured: slot0.energyStorage,
+        from: slot0.start,
+        until: slot0.end,
+      },
+    });
+    f.send({
+      topic: 'delivery',
+      payload: { followed: 'unknown', asked: slot0.energyStorage, measured: null, from: slot0.start, until: slot0.end },
+    });
     await turns();
     assert.equal(f.out.msgs.length, quarter, 'no re-plan on yes or unknown');
     // The battery delivered 3 kW less than asked over slot 0 (asked to discharge, or to charge).
     const asked = slot0.energyStorage.value;
     const measured = asked > 0 ? asked - 3 : asked + 3; // less discharged, or less charged (or, idle, 3 kW discharged)
-    const m = await f.ask({ topic: 'delivery', payload: { followed: 'partly', asked: slot0.energyStorage, measured: { value: measured, unit: 'kW' }, from: slot0.start, until: slot0.end } });
+    const m = await f.ask({
+      topic: 'delivery',
+      payload: {
+        followed: 'partly',
+        asked: slot0.energyStorage,
+        measured: { value: measured, unit: 'kW' },
+        from: slot0.start,
+        until: slot0.end,
+      },
+    });
     assert.equal(m.replan.trigger, 'delivery');
     assert.equal(m.replan.socFrom, 'plan+delivery');
     const h = (slot0.end - slot0.start) / HOUR_MS;
     const shift = (asked > 0 ? 3 / Math.sqrt(0.9) : asked < 0 ? -3 * Math.sqrt(0.9) : -3 / Math.sqrt(0.9)) * h; // kWh in the store against the plan
-    assert.ok(Math.abs(m.replan.soc - (slot0.socEnd + shift * 10)) < 1e-6, `${m.replan.soc} vs ${slot0.socEnd} + ${shift * 10}`);
+    assert.ok(
+      Math.abs(m.replan.soc - (slot0.socEnd + shift * 10)) < 1e-6,
+      `${m.replan.soc} vs ${slot0.socEnd} + ${shift * 10}`,
+    );
     checkHanded(m, Date.now());
   });
 

@@ -17,12 +17,39 @@ import { scheduleNode } from './helpers/schedule';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
-const hours = (prices: number[], start = T0) => prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
+const hours = (prices: number[], start = T0) =>
+  prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
 /** A node at version 2 as the editor saves it: a 10 kWh / 5 kW battery, the new settings empty. */
 const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan', name: '', capacityKWh: '10', maxChargeKW: '5', maxDischargeKW: '', socMin: '10', socMax: '90', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '',
-  chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '', importMultiplier: '', importFee: '', importVat: '',
-  exportMultiplier: '', exportFee: '', exportVat: '', importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false, version: 2, ...extra,
+  type: 'ems-plan',
+  name: '',
+  capacityKWh: '10',
+  maxChargeKW: '5',
+  maxDischargeKW: '',
+  socMin: '10',
+  socMax: '90',
+  efficiency: '0.9',
+  socEnd: '',
+  priceUnit: 'kWh',
+  steps: '',
+  chargeEfficiency: '',
+  dischargeEfficiency: '',
+  cycleCost: '',
+  endValue: '',
+  socTarget: '',
+  socTargetTime: '',
+  importMultiplier: '',
+  importFee: '',
+  importVat: '',
+  exportMultiplier: '',
+  exportFee: '',
+  exportVat: '',
+  importLimitKW: '',
+  exportLimitKW: '',
+  peakCost: '',
+  replan: false,
+  version: 2,
+  ...extra,
 });
 function planFlow(node: Record<string, unknown>): object[] {
   const at = { z: 'tab', x: 100, y: 100 };
@@ -39,61 +66,131 @@ const SCHEDULE_KEYS = ['end', 'energyKWh', 'energyStorage', 'price', 'socEnd', '
 describe('nodes: ems-plan with the site model (issue 20)', () => {
   useRuntime();
   let clock: InstalledClock;
-  useFakeClock(() => ({ now: T0 - HOUR_MS, toFake: ['Date'] }), (c) => { clock = c; });
+  useFakeClock(
+    () => ({ now: T0 - HOUR_MS, toFake: ['Date'] }),
+    (c) => {
+      clock = c;
+    },
+  );
   const load = (extra: Record<string, unknown> = {}) => loadFlow(planFlow(planNode(extra)));
 
   it('PV and load forecasts, import and export prices: a site plan; the payload is what ems-schedule takes, the whole plan in msg.plan, grid power in msg.chart', async () => {
     const f = await load();
-    const prices = [0.30, 0.10, 0.40, 0.25].map((p, k) => ({ start: T0 + k * HOUR_MS, end: T0 + (k + 1) * HOUR_MS, importPrice: p, exportPrice: 0.08 }));
-    const m = await f.ask({ payload: { prices, pvForecast: [0, 4000, 6000, 0], loadForecast: [1000, 1000, 1000, 3000] }, soc: 50, topic: 'plan' });
+    const prices = [0.3, 0.1, 0.4, 0.25].map((p, k) => ({
+      start: T0 + k * HOUR_MS,
+      end: T0 + (k + 1) * HOUR_MS,
+      importPrice: p,
+      exportPrice: 0.08,
+    }));
+    const m = await f.ask({
+      payload: { prices, pvForecast: [0, 4000, 6000, 0], loadForecast: [1000, 1000, 1000, 3000] },
+      soc: 50,
+      topic: 'plan',
+    });
     assert.equal(m.plan.model, 'site');
     assert.equal(m.topic, 'plan');
     assert.equal(m.payload.length, 4);
     for (const s of m.payload) assert.deepEqual(Object.keys(s).sort(), SCHEDULE_KEYS);
     m.plan.slots.forEach((s: any, k: number) => {
       assert.deepEqual(m.payload[k].energyStorage, s.energyStorage);
-      assert.ok(Math.abs(s.gridKW - (s.loadKW - s.pvKW + s.curtailKW + s.chargeKW - s.dischargeKW)) < 1e-9, 'energy balance');
+      assert.ok(
+        Math.abs(s.gridKW - (s.loadKW - s.pvKW + s.curtailKW + s.chargeKW - s.dischargeKW)) < 1e-9,
+        'energy balance',
+      );
     });
-    assert.deepEqual(m.plan.slots.map((s: any) => [s.pvKW, s.loadKW]), [[0, 1], [4, 1], [6, 1], [0, 3]]);
+    assert.deepEqual(
+      m.plan.slots.map((s: any) => [s.pvKW, s.loadKW]),
+      [
+        [0, 1],
+        [4, 1],
+        [6, 1],
+        [0, 3],
+      ],
+    );
     assert.deepEqual(Object.keys(m.chart).sort(), ['grid', 'power', 'price', 'soc']);
-    assert.deepEqual(m.chart.grid.slice(0, 2), [{ x: T0, y: Math.round(m.plan.slots[0].gridKW * 1000) / 1000 }, { x: T0 + HOUR_MS, y: Math.round(m.plan.slots[0].gridKW * 1000) / 1000 }]);
+    assert.deepEqual(m.chart.grid.slice(0, 2), [
+      { x: T0, y: Math.round(m.plan.slots[0].gridKW * 1000) / 1000 },
+      { x: T0 + HOUR_MS, y: Math.round(m.plan.slots[0].gridKW * 1000) / 1000 },
+    ]);
     // Stores PV (worth 0.08 exported) for the 0.40 and 0.25 hours rather than exporting it.
     assert.ok(m.plan.slots[1].chargeKW + m.plan.slots[2].chargeKW > 0);
     assert.ok(m.plan.slots[3].dischargeKW > 0);
     assert.match(f.status.all.at(-1).text, /^plan: 4 slots · cost -?[\d.]+ · charge [\d.]+ kWh · \d\d:\d\d$/);
   });
 
-  it('the site plan\'s payload plays on ems-schedule (dry run on the simulator)', async () => {
+  it("the site plan's payload plays on ems-schedule (dry run on the simulator)", async () => {
     const sim = await startSimulator({ port: 0 });
     try {
       const f = await loadFlow([
         ...flow(planNode({ wires: [['sched']] }), cfg(sim.url)),
-        { id: 'sched', z: 'tab', x: 300, y: 100, ...scheduleNode({ server: 'cfg', site: DEFAULT_SITES[1].siteReference, dryRun: true, wires: [['out'], []] }) },
+        {
+          id: 'sched',
+          z: 'tab',
+          x: 300,
+          y: 100,
+          ...scheduleNode({ server: 'cfg', site: DEFAULT_SITES[1].siteReference, dryRun: true, wires: [['out'], []] }),
+        },
       ]);
       f.send({ payload: { prices: hours([0.3, 0.1, 0.4]), loadForecast: [800, 800, 2500] }, soc: 50 });
       const [dry] = await f.out.count(1);
       assert.equal(f.caught.msgs.length, 0, JSON.stringify(f.caught.msgs[0]?.error));
-      assert.deepEqual(dry.payload.flatMap((r: any) => r.slots), [0, 1, 2]);
+      assert.deepEqual(
+        dry.payload.flatMap((r: any) => r.slots),
+        [0, 1, 2],
+      );
     } finally {
       await sim.close();
     }
   });
 
-  it('the node\'s price formulas, limits, efficiencies, wear, end value and SOC target by a time of day', async () => {
+  it("the node's price formulas, limits, efficiencies, wear, end value and SOC target by a time of day", async () => {
     const f = await load({
-      priceUnit: 'MWh', importFee: '0.15', importVat: '1.19', exportMultiplier: '0', exportFee: '0.08', exportLimitKW: '2', importLimitKW: '9',
-      chargeEfficiency: '0.96', dischargeEfficiency: '0.94', cycleCost: '0.01', endValue: '0.05', socTarget: '70', socTargetTime: '02:00',
+      priceUnit: 'MWh',
+      importFee: '0.15',
+      importVat: '1.19',
+      exportMultiplier: '0',
+      exportFee: '0.08',
+      exportLimitKW: '2',
+      importLimitKW: '9',
+      chargeEfficiency: '0.96',
+      dischargeEfficiency: '0.94',
+      cycleCost: '0.01',
+      endValue: '0.05',
+      socTarget: '70',
+      socTargetTime: '02:00',
     });
-    const m = await f.ask({ payload: [{ start: T0, value: 100 }, { start: T0 + HOUR_MS, value: -20 }, { start: T0 + 2 * HOUR_MS, value: 250 }, { start: T0 + 3 * HOUR_MS, value: 90 }], soc: 40, pvForecast: [0, 8000, 0, 0] });
+    const m = await f.ask({
+      payload: [
+        { start: T0, value: 100 },
+        { start: T0 + HOUR_MS, value: -20 },
+        { start: T0 + 2 * HOUR_MS, value: 250 },
+        { start: T0 + 3 * HOUR_MS, value: 90 },
+      ],
+      soc: 40,
+      pvForecast: [0, 8000, 0, 0],
+    });
     const p = m.plan;
     assert.equal(p.model, 'site');
-    assert.deepEqual(p.slots.map((s: any) => Math.round(s.importPrice * 1e6) / 1e6), [0.2975, 0.1547, 0.476, 0.2856], '(spot/1000 + 0.15) × 1.19');
-    assert.ok(p.slots.every((s: any) => s.exportPrice === 0.08), 'a fixed feed-in of 0.08');
-    assert.ok(p.slots.every((s: any) => s.exportKW <= 2 + 1e-9 && s.importKW <= 9 + 1e-9), 'the node\'s grid limits');
+    assert.deepEqual(
+      p.slots.map((s: any) => Math.round(s.importPrice * 1e6) / 1e6),
+      [0.2975, 0.1547, 0.476, 0.2856],
+      '(spot/1000 + 0.15) × 1.19',
+    );
+    assert.ok(
+      p.slots.every((s: any) => s.exportPrice === 0.08),
+      'a fixed feed-in of 0.08',
+    );
+    assert.ok(
+      p.slots.every((s: any) => s.exportKW <= 2 + 1e-9 && s.importKW <= 9 + 1e-9),
+      "the node's grid limits",
+    );
     assert.ok(p.slots[1].curtailKW > 0, 'curtails what neither the battery nor the export limit takes');
     assert.ok(p.cost.wear > 0, 'cycleCost');
     // The target: 70 % by the next 02:00 local time.
-    assert.deepEqual(p.targets.map((t: any) => [t.soc, t.time]), [[70, nextAt(120, Date.now())]]);
+    assert.deepEqual(
+      p.targets.map((t: any) => [t.soc, t.time]),
+      [[70, nextAt(120, Date.now())]],
+    );
     const at = p.targets[0].at;
     const boundary = p.soc.find((x: any) => x.time === at);
     assert.ok(boundary.soc >= 70 - 1e-6, `SOC ${boundary.soc} at the target's boundary`);
@@ -102,73 +199,292 @@ describe('nodes: ems-plan with the site model (issue 20)', () => {
     if (full) assert.ok(Math.abs(full.socEnd - full.socStart - 48) < 1e-6);
   });
 
-  it('the message first: msg.importFormula.X over the node\'s, msg.payload.site over the node\'s limits, msg.battery.socTarget over the node\'s', async () => {
+  it("the message first: msg.importFormula.X over the node's, msg.payload.site over the node's limits, msg.battery.socTarget over the node's", async () => {
     const f = await load({ importFee: '0.1', exportLimitKW: '1', socTarget: '80', socTargetTime: '23:00' });
     const target = { soc: 30, time: T0 + 2 * HOUR_MS };
-    const m = await f.ask({ payload: { prices: hours([0.2, 0.2, 0.2]), pvForecast: [6000, 6000, 6000], site: { exportLimitW: 3000 } }, importFormula: { fee: 0.02 }, battery: { socTarget: target }, soc: 20 });
-    assert.deepEqual(m.plan.slots.map((s: any) => Math.round(s.importPrice * 1e9) / 1e9), [0.22, 0.22, 0.22]);
-    assert.ok(m.plan.slots.some((s: any) => s.exportKW > 1 + 1e-9), 'msg.payload.site.exportLimitW (3 kW), not the node\'s 1 kW');
-    assert.deepEqual(m.plan.targets.map((t: any) => [t.soc, t.time]), [[30, target.time]]);
+    const m = await f.ask({
+      payload: { prices: hours([0.2, 0.2, 0.2]), pvForecast: [6000, 6000, 6000], site: { exportLimitW: 3000 } },
+      importFormula: { fee: 0.02 },
+      battery: { socTarget: target },
+      soc: 20,
+    });
+    assert.deepEqual(
+      m.plan.slots.map((s: any) => Math.round(s.importPrice * 1e9) / 1e9),
+      [0.22, 0.22, 0.22],
+    );
+    assert.ok(
+      m.plan.slots.some((s: any) => s.exportKW > 1 + 1e-9),
+      "msg.payload.site.exportLimitW (3 kW), not the node's 1 kW",
+    );
+    assert.deepEqual(
+      m.plan.targets.map((t: any) => [t.soc, t.time]),
+      [[30, target.time]],
+    );
   });
 
   it('price feeds as msg.payload: Tibber {today, tomorrow} (per kWh, its currency), power-saver {priceData}, {start, value} per MWh', async () => {
     const f = await load();
     const iso = (t: number) => new Date(t).toISOString();
-    const tibber = { today: [0.3, 0.1].map((total, k) => ({ startsAt: iso(T0 + k * HOUR_MS), total, currency: 'NOK' })), tomorrow: [{ startsAt: iso(T0 + 2 * HOUR_MS), total: 0.5, currency: 'NOK' }] };
+    const tibber = {
+      today: [0.3, 0.1].map((total, k) => ({ startsAt: iso(T0 + k * HOUR_MS), total, currency: 'NOK' })),
+      tomorrow: [{ startsAt: iso(T0 + 2 * HOUR_MS), total: 0.5, currency: 'NOK' }],
+    };
     const a = await f.ask({ payload: tibber, soc: 50 });
-    assert.deepEqual(a.payload.map((s: any) => [s.start, s.end, s.price]), [[T0, T0 + HOUR_MS, 0.3], [T0 + HOUR_MS, T0 + 2 * HOUR_MS, 0.1], [T0 + 2 * HOUR_MS, T0 + 3 * HOUR_MS, 0.5]]);
-    const b = await f.ask({ payload: { priceData: [{ start: iso(T0), value: 0.2 }, { start: iso(T0 + HOUR_MS), value: 0.4 }] }, soc: 50 });
+    assert.deepEqual(
+      a.payload.map((s: any) => [s.start, s.end, s.price]),
+      [
+        [T0, T0 + HOUR_MS, 0.3],
+        [T0 + HOUR_MS, T0 + 2 * HOUR_MS, 0.1],
+        [T0 + 2 * HOUR_MS, T0 + 3 * HOUR_MS, 0.5],
+      ],
+    );
+    const b = await f.ask({
+      payload: {
+        priceData: [
+          { start: iso(T0), value: 0.2 },
+          { start: iso(T0 + HOUR_MS), value: 0.4 },
+        ],
+      },
+      soc: 50,
+    });
     assert.equal(b.payload.length, 2);
-    const c = await f.ask({ payload: [{ start: T0, value: 100 }, { start: T0 + HOUR_MS, value: 300 }], soc: 50, priceUnit: 'EUR/MWh' });
-    assert.deepEqual(c.payload.map((s: any) => s.price), [100, 300]);
+    const c = await f.ask({
+      payload: [
+        { start: T0, value: 100 },
+        { start: T0 + HOUR_MS, value: 300 },
+      ],
+      soc: 50,
+      priceUnit: 'EUR/MWh',
+    });
+    assert.deepEqual(
+      c.payload.map((s: any) => s.price),
+      [100, 300],
+    );
   });
 
   it('forecasts as points from any source (W) are resampled onto the price slots; a load history becomes the load forecast (same weekday and time, last 4 weeks)', async () => {
     const f = await load();
-    const q = (k: number) => ({ start: T0 + k * QUARTER_HOUR_MS, end: T0 + (k + 1) * QUARTER_HOUR_MS, price: [0.3, 0.3, 0.1, 0.1, 0.5, 0.5, 0.2, 0.2][k] });
+    const q = (k: number) => ({
+      start: T0 + k * QUARTER_HOUR_MS,
+      end: T0 + (k + 1) * QUARTER_HOUR_MS,
+      price: [0.3, 0.3, 0.1, 0.1, 0.5, 0.5, 0.2, 0.2][k],
+    });
     const prices = Array.from({ length: 8 }, (_, k) => q(k));
-    const pvForecast = [{ start: T0, value: 1000 }, { start: T0 + HOUR_MS, value: 3000 }]; // hourly, from a forecast service
-    const loadHistory = Array.from({ length: 4 * 7 * 24 }, (_, k) => ({ x: T0 - 28 * DAY_MS + k * HOUR_MS, y: 400 + (k % 24) * 10 }));
+    const pvForecast = [
+      { start: T0, value: 1000 },
+      { start: T0 + HOUR_MS, value: 3000 },
+    ]; // hourly, from a forecast service
+    const loadHistory = Array.from({ length: 4 * 7 * 24 }, (_, k) => ({
+      x: T0 - 28 * DAY_MS + k * HOUR_MS,
+      y: 400 + (k % 24) * 10,
+    }));
     const m = await f.ask({ payload: { prices, pvForecast, loadHistory }, soc: 50 });
-    assert.deepEqual(m.plan.slots.map((s: any) => s.pvKW), [1, 1, 1, 1, 3, 3, 3, 3]);
+    assert.deepEqual(
+      m.plan.slots.map((s: any) => s.pvKW),
+      [1, 1, 1, 1, 3, 3, 3, 3],
+    );
     const hourOf = new Date(T0).getUTCHours();
-    assert.deepEqual(m.plan.slots.map((s: any) => Math.round(s.loadKW * 1000)), [0, 0, 0, 0, 1, 1, 1, 1].map((h) => 400 + ((hourOf + h) % 24) * 10));
+    assert.deepEqual(
+      m.plan.slots.map((s: any) => Math.round(s.loadKW * 1000)),
+      [0, 0, 0, 0, 1, 1, 1, 1].map((h) => 400 + ((hourOf + h) % 24) * 10),
+    );
   });
 
   it('a PV forecast as Solcast delivers it ({forecasts: [{period_end, period, pv_estimate}]}, kW) in msg.pvForecast', async () => {
     const f = await load();
-    const prices = Array.from({ length: 4 }, (_, k) => ({ start: T0 + k * QUARTER_HOUR_MS, end: T0 + (k + 1) * QUARTER_HOUR_MS, price: 0.3 }));
+    const prices = Array.from({ length: 4 }, (_, k) => ({
+      start: T0 + k * QUARTER_HOUR_MS,
+      end: T0 + (k + 1) * QUARTER_HOUR_MS,
+      price: 0.3,
+    }));
     const half = (k: number) => new Date(T0 + (k + 1) * 30 * 60_000).toISOString();
-    const pvForecast = { forecasts: [{ period_end: half(0), period: 'PT30M', pv_estimate: 1.5 }, { period_end: half(1), period: 'PT30M', pv_estimate: 2 }] };
+    const pvForecast = {
+      forecasts: [
+        { period_end: half(0), period: 'PT30M', pv_estimate: 1.5 },
+        { period_end: half(1), period: 'PT30M', pv_estimate: 2 },
+      ],
+    };
     const m = await f.ask({ payload: { prices, pvForecast }, soc: 50 });
-    assert.deepEqual(m.plan.slots.map((s: any) => s.pvKW), [1.5, 1.5, 2, 2]);
+    assert.deepEqual(
+      m.plan.slots.map((s: any) => s.pvKW),
+      [1.5, 1.5, 2, 2],
+    );
   });
 
-  describe('refusals name the msg field and the slot, or the node\'s setting', () => {
+  describe("refusals name the msg field and the slot, or the node's setting", () => {
     const prices = () => hours([0.3, 0.1, 0.4]);
     const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string, RegExp]> = [
-      ['a negative load in a slot', {}, { payload: { prices: prices(), loadForecast: [500, -1, 500] }, soc: 50 }, 'msg.payload.loadForecast[1]', /must be a finite number of W ≥ 0; got -1/],
-      ['msg.pvForecast of the wrong length', {}, { payload: prices(), pvForecast: [1, 2], soc: 50 }, 'msg.pvForecast', /one value per price slot: 3; got 2/],
-      ['a point of msg.pvForecast', {}, { payload: prices(), pvForecast: [{ start: T0, value: 1 }, { start: T0 + HOUR_MS, value: 'sunny' }], soc: 50 }, 'msg.pvForecast[1].value', /finite number/],
-      ['msg.pvForecast not covering the plan', {}, { payload: prices(), pvForecast: [{ start: T0, end: T0 + HOUR_MS, value: 1 }], soc: 50 }, 'msg.pvForecast', /must cover every price slot: nothing for slot 1/],
-      ['a load history without the weeks before', {}, { payload: prices(), loadHistory: [{ x: T0 - HOUR_MS, y: 1 }, { x: T0, y: 1 }], soc: 50 }, 'msg.loadHistory', /has no data for slot 0/],
-      ['a load the site cannot supply', { importLimitKW: '1' }, { payload: prices(), loadForecast: [500, 9000, 500], soc: 50 }, 'msg.loadForecast[1]', /cannot be met in that slot: at most 1 kW import/],
-      ['msg.importFormula.vat', {}, { payload: prices(), importFormula: { vat: 0 }, soc: 50 }, 'msg.importFormula.vat', /factor above 0/],
-      ['msg.battery.gridCharge not true or false', {}, { payload: prices(), battery: { gridCharge: 'no' }, soc: 50 }, 'msg.battery.gridCharge', /must be true or false; got "no"/],
-      ['the node\'s gridDischarge not true or false', { gridDischarge: 'x' }, { payload: prices(), soc: 50 }, 'gridDischarge', /must be true or false; got "x"/],
-      ['the node\'s sellSocMin outside the SOC window', { sellSocMin: '99' }, { payload: prices(), soc: 50 }, 'sellSocMin', /must be a SOC in % within socMin and socMax \[10, 90\]; got 99/],
-      ['a misspelt msg field', {}, { payload: prices(), loadForcast: [500, 500, 500], soc: 50 }, 'msg.loadForcast', /msg\.loadForcast is not a field the plan node reads; did you mean msg\.loadForecast\?/],
-      ['a forecast inside a price slot', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.05, loadForecast: 500 }], soc: 50 }, 'msg.payload[0].loadForecast', /is not a field of a price slot; did you mean/],
-      ['a misspelt msg.payload.site field', {}, { payload: { prices: prices(), site: { exportLimitw: 1 } }, soc: 50 }, 'msg.payload.site.exportLimitw', /did you mean exportLimitW\?/],
-      ['a typo in msg.exportFormula', {}, { payload: prices(), exportFormula: { tax: 1 }, soc: 50 }, 'msg.exportFormula.tax', /is not a field of msg\.exportFormula; did you mean (multiplier|fee|vat)\? Accepted: multiplier, fee, vat/],
-      ['the node\'s importVat', { importVat: '0' }, { payload: prices(), soc: 50 }, 'importVat', /factor above 0 \(1\.19 for 19 % VAT\); got 0/],
-      ['the node\'s exportLimitKW', { exportLimitKW: '-2' }, { payload: prices(), soc: 50 }, 'exportLimitKW', /must be a number of kW ≥ 0/],
-      ['the node\'s socTargetTime', { socTarget: '50', socTargetTime: '7 am' }, { payload: prices(), soc: 50 }, 'socTargetTime', /must be a time of day HH:MM/],
-      ['a socTarget without its time', { socTarget: '50' }, { payload: prices(), soc: 50 }, 'socTargetTime', /must be given with socTarget/],
-      ['an unreachable msg.battery.socTarget', {}, { payload: prices(), battery: { socTarget: { soc: 90, time: T0 + HOUR_MS } }, soc: 10 }, 'msg.battery.socTarget.soc', /cannot be reached by/],
-      ['msg.payload.site.peakCost', {}, { payload: { prices: prices(), site: { peakCost: -1 } }, soc: 50 }, 'msg.payload.site.peakCost', /≥ 0; got -1/],
-      ['msg.battery.chargeEfficiency', {}, { payload: prices(), battery: { chargeEfficiency: 95 }, soc: 50 }, 'msg.battery.chargeEfficiency', /within \(0, 1\]/],
-      ['a delivery report without re-planning', {}, { topic: 'delivery', payload: { followed: 'no' } }, 'msg.payload', /is a delivery report \(topic delivery\): the node uses it only with Re-plan on/],
+      [
+        'a negative load in a slot',
+        {},
+        { payload: { prices: prices(), loadForecast: [500, -1, 500] }, soc: 50 },
+        'msg.payload.loadForecast[1]',
+        /must be a finite number of W ≥ 0; got -1/,
+      ],
+      [
+        'msg.pvForecast of the wrong length',
+        {},
+        { payload: prices(), pvForecast: [1, 2], soc: 50 },
+        'msg.pvForecast',
+        /one value per price slot: 3; got 2/,
+      ],
+      [
+        'a point of msg.pvForecast',
+        {},
+        {
+          payload: prices(),
+          pvForecast: [
+            { start: T0, value: 1 },
+            { start: T0 + HOUR_MS, value: 'sunny' },
+          ],
+          soc: 50,
+        },
+        'msg.pvForecast[1].value',
+        /finite number/,
+      ],
+      [
+        'msg.pvForecast not covering the plan',
+        {},
+        { payload: prices(), pvForecast: [{ start: T0, end: T0 + HOUR_MS, value: 1 }], soc: 50 },
+        'msg.pvForecast',
+        /must cover every price slot: nothing for slot 1/,
+      ],
+      [
+        'a load history without the weeks before',
+        {},
+        {
+          payload: prices(),
+          loadHistory: [
+            { x: T0 - HOUR_MS, y: 1 },
+            { x: T0, y: 1 },
+          ],
+          soc: 50,
+        },
+        'msg.loadHistory',
+        /has no data for slot 0/,
+      ],
+      [
+        'a load the site cannot supply',
+        { importLimitKW: '1' },
+        { payload: prices(), loadForecast: [500, 9000, 500], soc: 50 },
+        'msg.loadForecast[1]',
+        /cannot be met in that slot: at most 1 kW import/,
+      ],
+      [
+        'msg.importFormula.vat',
+        {},
+        { payload: prices(), importFormula: { vat: 0 }, soc: 50 },
+        'msg.importFormula.vat',
+        /factor above 0/,
+      ],
+      [
+        'msg.battery.gridCharge not true or false',
+        {},
+        { payload: prices(), battery: { gridCharge: 'no' }, soc: 50 },
+        'msg.battery.gridCharge',
+        /must be true or false; got "no"/,
+      ],
+      [
+        "the node's gridDischarge not true or false",
+        { gridDischarge: 'x' },
+        { payload: prices(), soc: 50 },
+        'gridDischarge',
+        /must be true or false; got "x"/,
+      ],
+      [
+        "the node's sellSocMin outside the SOC window",
+        { sellSocMin: '99' },
+        { payload: prices(), soc: 50 },
+        'sellSocMin',
+        /must be a SOC in % within socMin and socMax \[10, 90\]; got 99/,
+      ],
+      [
+        'a misspelt msg field',
+        {},
+        { payload: prices(), loadForcast: [500, 500, 500], soc: 50 },
+        'msg.loadForcast',
+        /msg\.loadForcast is not a field the plan node reads; did you mean msg\.loadForecast\?/,
+      ],
+      [
+        'a forecast inside a price slot',
+        {},
+        {
+          payload: [{ start: T0, end: T0 + HOUR_MS, importPrice: 0.1, exportPrice: 0.05, loadForecast: 500 }],
+          soc: 50,
+        },
+        'msg.payload[0].loadForecast',
+        /is not a field of a price slot; did you mean/,
+      ],
+      [
+        'a misspelt msg.payload.site field',
+        {},
+        { payload: { prices: prices(), site: { exportLimitw: 1 } }, soc: 50 },
+        'msg.payload.site.exportLimitw',
+        /did you mean exportLimitW\?/,
+      ],
+      [
+        'a typo in msg.exportFormula',
+        {},
+        { payload: prices(), exportFormula: { tax: 1 }, soc: 50 },
+        'msg.exportFormula.tax',
+        /is not a field of msg\.exportFormula; did you mean (multiplier|fee|vat)\? Accepted: multiplier, fee, vat/,
+      ],
+      [
+        "the node's importVat",
+        { importVat: '0' },
+        { payload: prices(), soc: 50 },
+        'importVat',
+        /factor above 0 \(1\.19 for 19 % VAT\); got 0/,
+      ],
+      [
+        "the node's exportLimitKW",
+        { exportLimitKW: '-2' },
+        { payload: prices(), soc: 50 },
+        'exportLimitKW',
+        /must be a number of kW ≥ 0/,
+      ],
+      [
+        "the node's socTargetTime",
+        { socTarget: '50', socTargetTime: '7 am' },
+        { payload: prices(), soc: 50 },
+        'socTargetTime',
+        /must be a time of day HH:MM/,
+      ],
+      [
+        'a socTarget without its time',
+        { socTarget: '50' },
+        { payload: prices(), soc: 50 },
+        'socTargetTime',
+        /must be given with socTarget/,
+      ],
+      [
+        'an unreachable msg.battery.socTarget',
+        {},
+        { payload: prices(), battery: { socTarget: { soc: 90, time: T0 + HOUR_MS } }, soc: 10 },
+        'msg.battery.socTarget.soc',
+        /cannot be reached by/,
+      ],
+      [
+        'msg.payload.site.peakCost',
+        {},
+        { payload: { prices: prices(), site: { peakCost: -1 } }, soc: 50 },
+        'msg.payload.site.peakCost',
+        /≥ 0; got -1/,
+      ],
+      [
+        'msg.battery.chargeEfficiency',
+        {},
+        { payload: prices(), battery: { chargeEfficiency: 95 }, soc: 50 },
+        'msg.battery.chargeEfficiency',
+        /within \(0, 1\]/,
+      ],
+      [
+        'a delivery report without re-planning',
+        {},
+        { topic: 'delivery', payload: { followed: 'no' } },
+        'msg.payload',
+        /is a delivery report \(topic delivery\): the node uses it only with Re-plan on/,
+      ],
     ];
     for (const [name, node, msg, field, text] of cases) {
       it(`${name}: ${field}`, async () => {

@@ -19,14 +19,31 @@ const SAMPLE = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'pric
 /** Midnight (UTC) a day or two ahead: the sample day's start. */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / (24 * HOUR_MS)) * 24 * HOUR_MS;
 /** The sample day from `start`: 96 slots {start, end, price} (EUR/MWh). */
-const day = (start = T0) => SAMPLE.slots.map((s: any) => ({ start: start + s.offsetMinutes * MINUTE_MS, end: start + (s.offsetMinutes + 15) * MINUTE_MS, price: s.price }));
-const hours = (prices: number[], start = T0) => prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
-const quarters = (prices: number[], start = T0) => prices.map((price, k) => ({ start: start + k * QUARTER_HOUR_MS, end: start + (k + 1) * QUARTER_HOUR_MS, price }));
+const day = (start = T0) =>
+  SAMPLE.slots.map((s: any) => ({
+    start: start + s.offsetMinutes * MINUTE_MS,
+    end: start + (s.offsetMinutes + 15) * MINUTE_MS,
+    price: s.price,
+  }));
+const hours = (prices: number[], start = T0) =>
+  prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
+const quarters = (prices: number[], start = T0) =>
+  prices.map((price, k) => ({ start: start + k * QUARTER_HOUR_MS, end: start + (k + 1) * QUARTER_HOUR_MS, price }));
 
 /** An `ems-plan` node as the editor saves it with its defaults (capacity and power typed in). */
 const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan', name: '', capacityKWh: '100', maxChargeKW: '50', maxDischargeKW: '', socMin: '5', socMax: '95', efficiency: '0.9',
-  socEnd: '', priceUnit: 'MWh', steps: '', ...extra,
+  type: 'ems-plan',
+  name: '',
+  capacityKWh: '100',
+  maxChargeKW: '50',
+  maxDischargeKW: '',
+  socMin: '5',
+  socMax: '95',
+  efficiency: '0.9',
+  socEnd: '',
+  priceUnit: 'MWh',
+  steps: '',
+  ...extra,
 });
 /** The standard flow without a config node: the plan node `n` wired to `out`, a Catch node to `caught`. */
 function planFlow(node: Record<string, unknown>): object[] {
@@ -43,7 +60,12 @@ function planFlow(node: Record<string, unknown>): object[] {
 describe('nodes: ems-plan (price plan)', () => {
   useRuntime();
   let clock: InstalledClock;
-  useFakeClock(() => ({ now: T0 - HOUR_MS, toFake: ['Date'] }), (c) => { clock = c; });
+  useFakeClock(
+    () => ({ now: T0 - HOUR_MS, toFake: ['Date'] }),
+    (c) => {
+      clock = c;
+    },
+  );
   const load = (extra: Record<string, unknown> = {}) => loadFlow(planFlow(planNode(extra)));
 
   describe('a plan from the sample day', () => {
@@ -53,39 +75,80 @@ describe('nodes: ems-plan (price plan)', () => {
       assert.equal(m.topic, 'tomorrow', 'the message is passed on');
       assert.equal(m.payload.length, 96);
       assert.equal(m.payload, m.plan.slots, 'payload = plan.slots');
-      assert.deepEqual(Object.keys(m.plan).sort(), ['chargedKWh', 'dischargedKWh', 'priceUnit', 'slots', 'soc', 'stepKWh', 'value']);
+      assert.deepEqual(Object.keys(m.plan).sort(), [
+        'chargedKWh',
+        'dischargedKWh',
+        'priceUnit',
+        'slots',
+        'soc',
+        'stepKWh',
+        'value',
+      ]);
       assert.equal(m.plan.priceUnit, 'MWh');
       assert.equal(m.payload[0].start, T0);
       assert.equal(m.payload[95].end, T0 + 24 * HOUR_MS);
       for (const s of m.payload) {
-        assert.deepEqual(Object.keys(s).sort(), ['end', 'energyKWh', 'energyStorage', 'price', 'socEnd', 'socStart', 'start']);
+        assert.deepEqual(Object.keys(s).sort(), [
+          'end',
+          'energyKWh',
+          'energyStorage',
+          'price',
+          'socEnd',
+          'socStart',
+          'start',
+        ]);
         assert.equal(s.energyStorage.unit, 'kW');
         assert.ok(Math.abs(s.energyStorage.value) <= 50 + 1e-9, `within 50 kW: ${s.energyStorage.value}`);
-        assert.ok(s.socStart >= 5 - 1e-6 && s.socEnd <= 95 + 1e-6, 'within the node\'s SOC window');
+        assert.ok(s.socStart >= 5 - 1e-6 && s.socEnd <= 95 + 1e-6, "within the node's SOC window");
       }
       // Negative prices around midday: it charges there; the evening peak: it discharges.
       const at = (hh: number, mm: number) => m.payload.find((s: any) => s.start === T0 + hh * HOUR_MS + mm * MINUTE_MS);
       const negative = m.payload.filter((s: any) => s.price < 0);
-      assert.ok(negative.length > 0 && negative.every((s: any) => s.energyStorage.value <= 0), 'no discharge at negative prices');
-      assert.ok(negative.some((s: any) => s.energyStorage.value < 0), 'charges while paid to');
-      assert.ok(m.payload.some((s: any) => s.energyStorage.value > 0 && s.start >= T0 + 17 * HOUR_MS), 'discharges in the evening');
+      assert.ok(
+        negative.length > 0 && negative.every((s: any) => s.energyStorage.value <= 0),
+        'no discharge at negative prices',
+      );
+      assert.ok(
+        negative.some((s: any) => s.energyStorage.value < 0),
+        'charges while paid to',
+      );
+      assert.ok(
+        m.payload.some((s: any) => s.energyStorage.value > 0 && s.start >= T0 + 17 * HOUR_MS),
+        'discharges in the evening',
+      );
       assert.ok(at(0, 0));
       assert.ok(m.plan.value > 0, `value ${m.plan.value}`);
       assert.ok(m.plan.chargedKWh > 0 && m.plan.dischargedKWh > 0);
       assert.equal(f.status.all.at(-1).fill, 'green');
       const value = Math.round(m.plan.value * 100) / 100;
       const charged = Math.round(m.plan.chargedKWh * 10) / 10;
-      assert.equal(f.status.all.at(-1).text, `plan: 96 slots · value ${value} · charge ${charged} kWh · ${formatClock(T0 - HOUR_MS)}`);
+      assert.equal(
+        f.status.all.at(-1).text,
+        `plan: 96 slots · value ${value} · charge ${charged} kWh · ${formatClock(T0 - HOUR_MS)}`,
+      );
       assert.equal(f.caught.msgs.length, 0);
     });
 
-    it('ems-plan → ems-schedule (dry run on the simulator): the schedule takes the plan\'s slots as they are, and its plan of requests covers every slot', async () => {
+    it("ems-plan → ems-schedule (dry run on the simulator): the schedule takes the plan's slots as they are, and its plan of requests covers every slot", async () => {
       const sim: StartedSimulator = await startSimulator({ port: 0 });
       try {
         const site = DEFAULT_SITES[0];
         const f = await loadFlow([
-          ...flow(planNode({ capacityKWh: site.battery.capacityWh / 1000, maxChargeKW: site.battery.maxPowerW / 1000, wires: [['sched']] }), cfg(sim.url)),
-          { id: 'sched', z: 'tab', x: 300, y: 100, ...scheduleNode({ server: 'cfg', dryRun: true, wires: [['out'], []] }) },
+          ...flow(
+            planNode({
+              capacityKWh: site.battery.capacityWh / 1000,
+              maxChargeKW: site.battery.maxPowerW / 1000,
+              wires: [['sched']],
+            }),
+            cfg(sim.url),
+          ),
+          {
+            id: 'sched',
+            z: 'tab',
+            x: 300,
+            y: 100,
+            ...scheduleNode({ server: 'cfg', dryRun: true, wires: [['out'], []] }),
+          },
         ]);
         f.send({ payload: day(), soc: site.battery.initialSoc });
         const [dry] = await f.out.count(1);
@@ -96,12 +159,15 @@ describe('nodes: ems-plan (price plan)', () => {
         assert.ok(requests.length > 0 && requests.length <= 96, `${requests.length} requests`);
         // Every slot of the plan is in exactly one request, in order; each request is the ESS setpoint of its slots, until the last one's end.
         const plan = dry.plan; // (the plan node's msg.plan, passed through by the schedule)
-        assert.deepEqual(requests.flatMap((r) => r.slots), plan.slots.map((_s: any, i: number) => i));
+        assert.deepEqual(
+          requests.flatMap((r) => r.slots),
+          plan.slots.map((_s: any, i: number) => i),
+        );
         for (const r of requests) {
           assert.equal(r.request.method, 'POST');
           assert.equal(r.request.path, `/sites/${site.siteReference}/steering/ess`);
           const slots = r.slots.map((i: number) => plan.slots[i]);
-          assert.equal(r.at, slots[0].start, 'sent at its first slot\'s start');
+          assert.equal(r.at, slots[0].start, "sent at its first slot's start");
           assert.equal(r.request.body.validUntil, slots[slots.length - 1].end);
           for (const s of slots) assert.deepEqual(r.request.body.setting, s.energyStorage);
         }
@@ -126,54 +192,91 @@ describe('nodes: ems-plan (price plan)', () => {
     const prices = () => hours([100, 10, 300, 10, 300, 100]);
 
     it('node defaults: capacity, power, SOC window, efficiency, price unit', async () => {
-      const f = await load({ capacityKWh: 20, maxChargeKW: 5, maxDischargeKW: 10, socMin: 10, socMax: 90, priceUnit: 'kWh' });
+      const f = await load({
+        capacityKWh: 20,
+        maxChargeKW: 5,
+        maxDischargeKW: 10,
+        socMin: 10,
+        socMax: 90,
+        priceUnit: 'kWh',
+      });
       const m = await f.ask({ payload: quarters([100, 10, 300, 10, 300, 100]), soc: 50 });
       assert.equal(m.plan.priceUnit, 'kWh');
       assert.ok(m.payload.every((s: any) => s.energyStorage.value >= -5 - 1e-9 && s.energyStorage.value <= 10 + 1e-9));
-      assert.ok(m.payload.some((s: any) => Math.abs(s.energyStorage.value - 10) < 1e-9), 'discharges at the node\'s maxDischargeKW');
-      assert.ok(m.plan.soc.every((p: any) => p.soc >= 10 - 1e-6 && p.soc <= 90 + 1e-6), 'within the node\'s window');
-      assert.ok(m.plan.soc.some((p: any) => p.soc < 10 + 0.5), 'uses the window down to socMin');
+      assert.ok(
+        m.payload.some((s: any) => Math.abs(s.energyStorage.value - 10) < 1e-9),
+        "discharges at the node's maxDischargeKW",
+      );
+      assert.ok(
+        m.plan.soc.every((p: any) => p.soc >= 10 - 1e-6 && p.soc <= 90 + 1e-6),
+        "within the node's window",
+      );
+      assert.ok(
+        m.plan.soc.some((p: any) => p.soc < 10 + 0.5),
+        'uses the window down to socMin',
+      );
     });
 
-    it('msg.battery overrides the node\'s battery; msg.payload.battery too, below msg.battery', async () => {
+    it("msg.battery overrides the node's battery; msg.payload.battery too, below msg.battery", async () => {
       const f = await load();
-      const m = await f.ask({ payload: { prices: prices(), battery: { maxChargeKW: 2, capacityKWh: 40 } }, battery: { maxChargeKW: 4, soc: 10 } });
+      const m = await f.ask({
+        payload: { prices: prices(), battery: { maxChargeKW: 2, capacityKWh: 40 } },
+        battery: { maxChargeKW: 4, soc: 10 },
+      });
       const kw = m.payload.map((s: any) => s.energyStorage.value);
       assert.equal(Math.min(...kw), -4, 'msg.battery.maxChargeKW over msg.payload.battery');
       assert.equal(Math.max(...kw), 4, 'maxDischargeKW = maxChargeKW');
       // 40 kWh (msg.payload.battery, not the node's 100): an hour at 4 kW stores 4·√0.9 kWh = 9.49 % of it.
       const full = m.payload.find((s: any) => s.energyStorage.value === -4);
-      assert.ok(Math.abs(full.socEnd - full.socStart - (4 * Math.sqrt(0.9) / 40) * 100) < 1e-6, `${full.socStart} → ${full.socEnd}`);
+      assert.ok(
+        Math.abs(full.socEnd - full.socStart - ((4 * Math.sqrt(0.9)) / 40) * 100) < 1e-6,
+        `${full.socStart} → ${full.socEnd}`,
+      );
     });
 
     it('the current SOC: msg.soc, then msg.payload.soc, then msg.battery.soc, then msg.payload.battery.soc', async () => {
       const f = await load();
       const first = async (msg: Record<string, unknown>) => (await f.ask(msg)).plan.soc[0].soc;
       const body = (o: Record<string, unknown>) => ({ prices: prices(), ...o });
-      assert.equal(await first({ payload: body({ soc: 20, battery: { soc: 40 } }), soc: 80, battery: { soc: 30 } }), 80);
+      assert.equal(
+        await first({ payload: body({ soc: 20, battery: { soc: 40 } }), soc: 80, battery: { soc: 30 } }),
+        80,
+      );
       assert.equal(await first({ payload: body({ soc: 20, battery: { soc: 40 } }), battery: { soc: 30 } }), 20);
       assert.equal(await first({ payload: body({ battery: { soc: 40 } }), battery: { soc: 30 } }), 30);
       assert.equal(await first({ payload: body({ battery: { soc: 40 } }) }), 40);
       assert.equal(await first({ payload: prices(), soc: '55' }), 55, 'a numeric string');
     });
 
-    it('socEnd, priceUnit and steps: msg.X, then msg.payload.X, then the node\'s', async () => {
+    it("socEnd, priceUnit and steps: msg.X, then msg.payload.X, then the node's", async () => {
       const f = await load({ socEnd: 30, priceUnit: 'kWh' });
       const endOf = (m: any) => m.plan.soc.at(-1).soc;
       const byNode = await f.ask({ payload: prices(), soc: 50 });
       assert.ok(endOf(byNode) >= 30 - 1, `node socEnd: ${endOf(byNode)}`);
       assert.equal(byNode.plan.priceUnit, 'kWh');
-      const byPayload = await f.ask({ payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh', steps: 10 } });
+      const byPayload = await f.ask({
+        payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh', steps: 10 },
+      });
       assert.ok(endOf(byPayload) >= 80 - 1, `msg.payload.socEnd: ${endOf(byPayload)}`);
       assert.equal(byPayload.plan.priceUnit, 'MWh');
-      assert.ok(byPayload.plan.stepKWh > 4 && byPayload.plan.stepKWh <= 9 + 1e-9, `steps 10: a coarse grid (${byPayload.plan.stepKWh} kWh)`);
-      const byMsg = await f.ask({ payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh' }, socEnd: 60, priceUnit: 'kWh' });
+      assert.ok(
+        byPayload.plan.stepKWh > 4 && byPayload.plan.stepKWh <= 9 + 1e-9,
+        `steps 10: a coarse grid (${byPayload.plan.stepKWh} kWh)`,
+      );
+      const byMsg = await f.ask({
+        payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh' },
+        socEnd: 60,
+        priceUnit: 'kWh',
+      });
       assert.ok(endOf(byMsg) >= 60 - 1 && endOf(byMsg) < 80 - 1, `msg.socEnd: ${endOf(byMsg)}`);
       assert.equal(byMsg.plan.priceUnit, 'kWh');
       // The value is in the prices' currency per priceUnit: the same plan per MWh is worth 1/1000.
       const kwh = await f.ask({ payload: prices(), soc: 50, socEnd: 50 });
       const mwh = await f.ask({ payload: prices(), soc: 50, socEnd: 50, priceUnit: 'MWh' });
-      assert.deepEqual(mwh.payload.map((s: any) => s.energyStorage.value), kwh.payload.map((s: any) => s.energyStorage.value));
+      assert.deepEqual(
+        mwh.payload.map((s: any) => s.energyStorage.value),
+        kwh.payload.map((s: any) => s.energyStorage.value),
+      );
       assert.ok(Math.abs(mwh.plan.value * 1000 - kwh.plan.value) < 1e-6);
     });
   });
@@ -181,29 +284,136 @@ describe('nodes: ems-plan (price plan)', () => {
   describe('refusals: one Catch-able error naming the field, nothing output', () => {
     const prices = () => hours([100, 10, 300, 10]);
     const cases: Array<[string, Record<string, unknown>, Record<string, unknown>, string, RegExp]> = [
-      ['payload not prices', {}, { payload: 'prices', soc: 50 }, 'msg.payload', /must be an array of prices \[\{start, end or duration, price\}\], or \{prices, battery\?/],
-      ['a slot without end', {}, { payload: [{ start: T0, price: 1 }], soc: 50 }, 'msg.payload[0].end', /must be given .* or duration in minutes/],
-      ['a slot in the object form', {}, { payload: { prices: [...prices().slice(0, 3), { start: T0, end: T0 + 1, price: 1 }], soc: 50 } }, 'msg.payload.prices[3].start',
-        /must not be before the end of msg\.payload\.prices\[2\]/],
-      ['a price', {}, { payload: [{ start: T0, end: T0 + HOUR_MS, price: 'cheap' }], soc: 50 }, 'msg.payload[0].price', /finite number \(or numeric string\); got "cheap"/],
+      [
+        'payload not prices',
+        {},
+        { payload: 'prices', soc: 50 },
+        'msg.payload',
+        /must be an array of prices \[\{start, end or duration, price\}\], or \{prices, battery\?/,
+      ],
+      [
+        'a slot without end',
+        {},
+        { payload: [{ start: T0, price: 1 }], soc: 50 },
+        'msg.payload[0].end',
+        /must be given .* or duration in minutes/,
+      ],
+      [
+        'a slot in the object form',
+        {},
+        { payload: { prices: [...prices().slice(0, 3), { start: T0, end: T0 + 1, price: 1 }], soc: 50 } },
+        'msg.payload.prices[3].start',
+        /must not be before the end of msg\.payload\.prices\[2\]/,
+      ],
+      [
+        'a price',
+        {},
+        { payload: [{ start: T0, end: T0 + HOUR_MS, price: 'cheap' }], soc: 50 },
+        'msg.payload[0].price',
+        /finite number \(or numeric string\); got "cheap"/,
+      ],
       ['no prices in the object', {}, { payload: { soc: 50 } }, 'msg.payload.prices', /non-empty array/],
-      ['an unknown field of msg.payload', {}, { payload: { prices: prices(), socend: 50 }, soc: 50 }, 'msg.payload.socend', /is not a field of msg\.payload; did you mean socEnd\? Accepted: prices, battery, soc, socEnd, priceUnit, steps/],
-      ['all slots ended', {}, { payload: hours([1, 2], T0 - 3 * HOUR_MS), soc: 50 }, 'msg.payload', /must have a slot that ends after now/],
-      ['no SOC', {}, { payload: prices() }, 'msg.soc', /must be given: the current SOC in %, within \[0, 100\] \(msg\.soc, msg\.payload\.soc or msg\.battery\.soc\)/],
+      [
+        'an unknown field of msg.payload',
+        {},
+        { payload: { prices: prices(), socend: 50 }, soc: 50 },
+        'msg.payload.socend',
+        /is not a field of msg\.payload; did you mean socEnd\? Accepted: prices, battery, soc, socEnd, priceUnit, steps/,
+      ],
+      [
+        'all slots ended',
+        {},
+        { payload: hours([1, 2], T0 - 3 * HOUR_MS), soc: 50 },
+        'msg.payload',
+        /must have a slot that ends after now/,
+      ],
+      [
+        'no SOC',
+        {},
+        { payload: prices() },
+        'msg.soc',
+        /must be given: the current SOC in %, within \[0, 100\] \(msg\.soc, msg\.payload\.soc or msg\.battery\.soc\)/,
+      ],
       ['SOC above 100', {}, { payload: prices(), soc: 120 }, 'msg.soc', /within \[0, 100\]; got 120/],
-      ['SOC from msg.battery', {}, { payload: prices(), battery: { soc: -1 } }, 'msg.battery.soc', /within \[0, 100\]; got -1/],
-      ['msg.battery not an object', {}, { payload: prices(), soc: 50, battery: 100 }, 'msg.battery', /must be an object \{capacityKWh, maxChargeKW, maxDischargeKW, socMin, socMax, efficiency, soc, chargeEfficiency, dischargeEfficiency, cycleCost, socTarget, endValue, gridCharge, gridDischarge, sellSocMin\} \(each optional\); got 100/],
-      ['a typo in msg.battery', {}, { payload: prices(), soc: 50, battery: { capacity: 10 } }, 'msg.battery.capacity', /is not a field of msg\.battery; did you mean capacityKWh\? Accepted: capacityKWh/],
-      ['msg.battery.socMax below the node\'s socMin', {}, { payload: prices(), soc: 50, battery: { socMax: 3 } }, 'msg.battery.socMax', /must be above socMin \(5 %\)/],
-      ['msg.payload.battery.efficiency', {}, { payload: { prices: prices(), battery: { efficiency: 90 } }, soc: 50 }, 'msg.payload.battery.efficiency', /round-trip efficiency within \(0, 1\] \(0\.9 for 90 %\); got 90/],
-      ['no capacity anywhere', { capacityKWh: '' }, { payload: prices(), soc: 50 }, 'capacityKWh', /must be given: the node's capacityKWh, or msg\.battery\.capacityKWh/],
+      [
+        'SOC from msg.battery',
+        {},
+        { payload: prices(), battery: { soc: -1 } },
+        'msg.battery.soc',
+        /within \[0, 100\]; got -1/,
+      ],
+      [
+        'msg.battery not an object',
+        {},
+        { payload: prices(), soc: 50, battery: 100 },
+        'msg.battery',
+        /must be an object \{capacityKWh, maxChargeKW, maxDischargeKW, socMin, socMax, efficiency, soc, chargeEfficiency, dischargeEfficiency, cycleCost, socTarget, endValue, gridCharge, gridDischarge, sellSocMin\} \(each optional\); got 100/,
+      ],
+      [
+        'a typo in msg.battery',
+        {},
+        { payload: prices(), soc: 50, battery: { capacity: 10 } },
+        'msg.battery.capacity',
+        /is not a field of msg\.battery; did you mean capacityKWh\? Accepted: capacityKWh/,
+      ],
+      [
+        "msg.battery.socMax below the node's socMin",
+        {},
+        { payload: prices(), soc: 50, battery: { socMax: 3 } },
+        'msg.battery.socMax',
+        /must be above socMin \(5 %\)/,
+      ],
+      [
+        'msg.payload.battery.efficiency',
+        {},
+        { payload: { prices: prices(), battery: { efficiency: 90 } }, soc: 50 },
+        'msg.payload.battery.efficiency',
+        /round-trip efficiency within \(0, 1\] \(0\.9 for 90 %\); got 90/,
+      ],
+      [
+        'no capacity anywhere',
+        { capacityKWh: '' },
+        { payload: prices(), soc: 50 },
+        'capacityKWh',
+        /must be given: the node's capacityKWh, or msg\.battery\.capacityKWh/,
+      ],
       ['no charge power anywhere', { maxChargeKW: '' }, { payload: prices(), soc: 50 }, 'maxChargeKW', /must be given/],
-      ['socEnd outside the window', {}, { payload: prices(), soc: 50, socEnd: 99 }, 'msg.socEnd', /a SOC in % within socMin and socMax \[5, 95\]; got 99/],
-      ['socEnd out of reach', {}, { payload: hours([1]), soc: 10, socEnd: 95 }, 'msg.socEnd', /cannot be reached by the end of the last slot: at most [\d.]+ % from msg\.soc 10 % at maxChargeKW/],
-      ['priceUnit', {}, { payload: { prices: prices(), priceUnit: 'kW' }, soc: 50 }, 'msg.payload.priceUnit', /must be kWh or MWh/],
+      [
+        'socEnd outside the window',
+        {},
+        { payload: prices(), soc: 50, socEnd: 99 },
+        'msg.socEnd',
+        /a SOC in % within socMin and socMax \[5, 95\]; got 99/,
+      ],
+      [
+        'socEnd out of reach',
+        {},
+        { payload: hours([1]), soc: 10, socEnd: 95 },
+        'msg.socEnd',
+        /cannot be reached by the end of the last slot: at most [\d.]+ % from msg\.soc 10 % at maxChargeKW/,
+      ],
+      [
+        'priceUnit',
+        {},
+        { payload: { prices: prices(), priceUnit: 'kW' }, soc: 50 },
+        'msg.payload.priceUnit',
+        /must be kWh or MWh/,
+      ],
       ['steps', {}, { payload: prices(), soc: 50, steps: 1 }, 'msg.steps', /whole number within \[2, 2000\]; got 1/],
-      ['the node\'s efficiency', { efficiency: '90' }, { payload: prices(), soc: 50 }, 'efficiency', /within \(0, 1\] \(0\.9 for 90 %\); got 90/],
-      ['power too small for the window', { capacityKWh: '1000000', maxChargeKW: '1' }, { payload: prices(), soc: 50 }, 'maxChargeKW', /too small for the SOC window/],
+      [
+        "the node's efficiency",
+        { efficiency: '90' },
+        { payload: prices(), soc: 50 },
+        'efficiency',
+        /within \(0, 1\] \(0\.9 for 90 %\); got 90/,
+      ],
+      [
+        'power too small for the window',
+        { capacityKWh: '1000000', maxChargeKW: '1' },
+        { payload: prices(), soc: 50 },
+        'maxChargeKW',
+        /too small for the SOC window/,
+      ],
     ];
     for (const [name, node, msg, field, text] of cases) {
       it(`${name}: ${field}`, async () => {
@@ -225,7 +435,10 @@ describe('nodes: ems-plan (price plan)', () => {
       const f = await load({ socMin: '20', socMax: '10' });
       const atDeploy = callsOf('error', 'n');
       assert.equal(atDeploy.length, 1);
-      assert.match(String(atDeploy[0][0].message ?? atDeploy[0][0]), /^socMax must be above socMin \(20 %\), within \(socMin, 100\]; got 10/);
+      assert.match(
+        String(atDeploy[0][0].message ?? atDeploy[0][0]),
+        /^socMax must be above socMin \(20 %\), within \(socMin, 100\]; got 10/,
+      );
       const c = await f.fails({ payload: prices(), soc: 50 });
       assert.match(c.error.message, /^ValidationError: socMax must be above socMin/);
       const m = await f.ask({ payload: prices(), soc: 50, battery: { socMax: 90 } });
@@ -240,7 +453,7 @@ describe('nodes: ems-plan (price plan)', () => {
   });
 
   describe('chart series', () => {
-    it('soc, power and price as {x, y} points: SOC at each point of the curve, power and price as steps (a point at each slot\'s start and end)', async () => {
+    it("soc, power and price as {x, y} points: SOC at each point of the curve, power and price as steps (a point at each slot's start and end)", async () => {
       const f = await load();
       const m = await f.ask({ payload: day(), soc: 50 });
       assert.deepEqual(Object.keys(m.chart).sort(), ['power', 'price', 'soc']);
@@ -254,10 +467,17 @@ describe('nodes: ems-plan (price plan)', () => {
       assert.equal(power.length, 192);
       assert.equal(price.length, 192);
       m.payload.forEach((s: any, k: number) => {
-        assert.deepEqual(power.slice(2 * k, 2 * k + 2), [{ x: s.start, y: Math.round(s.energyStorage.value * 1000) / 1000 }, { x: s.end, y: Math.round(s.energyStorage.value * 1000) / 1000 }]);
-        assert.deepEqual(price.slice(2 * k, 2 * k + 2), [{ x: s.start, y: s.price }, { x: s.end, y: s.price }]);
+        assert.deepEqual(power.slice(2 * k, 2 * k + 2), [
+          { x: s.start, y: Math.round(s.energyStorage.value * 1000) / 1000 },
+          { x: s.end, y: Math.round(s.energyStorage.value * 1000) / 1000 },
+        ]);
+        assert.deepEqual(price.slice(2 * k, 2 * k + 2), [
+          { x: s.start, y: s.price },
+          { x: s.end, y: s.price },
+        ]);
       });
-      for (const series of [soc, power, price]) for (let i = 1; i < series.length; i++) assert.ok(series[i].x >= series[i - 1].x, 'in time order');
+      for (const series of [soc, power, price])
+        for (let i = 1; i < series.length; i++) assert.ok(series[i].x >= series[i - 1].x, 'in time order');
     });
 
     it('a gap between price slots: power 0 across it, the SOC curve restarts at the next slot', async () => {
@@ -266,9 +486,15 @@ describe('nodes: ems-plan (price plan)', () => {
       const m = await f.ask({ payload: prices, soc: 50 });
       assert.equal(m.payload.length, 4);
       assert.equal(m.chart.power.length, 10);
-      assert.deepEqual(m.chart.power.slice(4, 6), [{ x: T0 + 2 * HOUR_MS, y: 0 }, { x: T0 + 3 * HOUR_MS, y: 0 }]);
+      assert.deepEqual(m.chart.power.slice(4, 6), [
+        { x: T0 + 2 * HOUR_MS, y: 0 },
+        { x: T0 + 3 * HOUR_MS, y: 0 },
+      ]);
       assert.equal(m.chart.soc.length, 6);
-      assert.deepEqual(m.chart.soc.map((p: any) => p.x), [T0, T0 + HOUR_MS, T0 + 2 * HOUR_MS, T0 + 3 * HOUR_MS, T0 + 4 * HOUR_MS, T0 + 5 * HOUR_MS]);
+      assert.deepEqual(
+        m.chart.soc.map((p: any) => p.x),
+        [T0, T0 + HOUR_MS, T0 + 2 * HOUR_MS, T0 + 3 * HOUR_MS, T0 + 4 * HOUR_MS, T0 + 5 * HOUR_MS],
+      );
       assert.equal(m.chart.price.length, 8);
     });
   });

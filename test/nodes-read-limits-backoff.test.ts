@@ -46,24 +46,42 @@ describe('nodes: polling backoff against a dead port', function () {
   useRuntime();
   const crashes = useCrashWatch();
   let sim: StartedSimulator | undefined;
-  afterEach(async () => { await sim?.close(); sim = undefined; });
+  afterEach(async () => {
+    await sim?.close();
+    sim = undefined;
+  });
 
   it('tries 2, 4, 8, 10, 10 intervals apart, logs the error once, shows the wait; back to every interval when the service answers', async () => {
     const port = await deadPort();
     const timers = trackTimers();
     try {
-      const f = await loadFlow(flow(
-        { type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', interval: INTERVAL_S },
-        cfg(`http://127.0.0.1:${port}`, { coalesceMs: 0 }),
-      ));
+      const f = await loadFlow(
+        flow(
+          {
+            type: 'ems-device-read',
+            device: BAT,
+            deviceType: 'str',
+            mode: 'map',
+            properties: 'soc',
+            propertiesType: 'str',
+            interval: INTERVAL_S,
+          },
+          cfg(`http://127.0.0.1:${port}`, { coalesceMs: 0 }),
+        ),
+      );
       const events: string[] = [];
       const config = helper.getNode('cfg');
       const rt = await config.runtime();
       // Every try is one read through the config node's client (coalescing off), made in the poll's turn.
       const read = rt.client.read.bind(rt.client);
-      rt.client.read = ((...a: Parameters<typeof read>) => { events.push('A'); return read(...a); }) as typeof read;
+      rt.client.read = ((...a: Parameters<typeof read>) => {
+        events.push('A');
+        return read(...a);
+      }) as typeof read;
       events.push('J');
-      rt.polls.add(INTERVAL_S * 1000, () => { events.push('W'); });
+      rt.polls.add(INTERVAL_S * 1000, () => {
+        events.push('W');
+      });
       const failed = (s: { text?: string }) => /^unreachable, next try in [\d.]+ s$/.test(s.text ?? '');
 
       // Down: wait for the tries until two gaps of 10 turns were seen.
@@ -72,7 +90,10 @@ describe('nodes: polling backoff against a dead port', function () {
       const down = gaps(events);
       // 2, 4, 8, 10, 10, ... (or a tail of it, should the first tries come before the witness joined).
       assert.ok([2, 4, 8, 10].includes(down[0]) && down.length >= 3, `gaps ${down.join(', ')}`);
-      assert.deepEqual(down, down.map((_, i) => Math.min(10, down[0] * 2 ** i)));
+      assert.deepEqual(
+        down,
+        down.map((_, i) => Math.min(10, down[0] * 2 ** i)),
+      );
       const st = f.status.all.filter(failed);
       assert.ok(st.every((s) => s.fill === 'red' && s.shape === 'ring'));
       assert.match(st.at(-1).text, /^unreachable, next try in 0\.[45] s$/, 'the last wait is 10 intervals (0.5 s)');
@@ -109,21 +130,43 @@ describe('nodes: polling backoff against a dead port', function () {
   });
 
   it('backs off on 5xx and bad answers too, logs each new error text at once, and not on a refusal of its own request (404)', async () => {
-    let answer: (res: http.ServerResponse) => void = (res) => { res.writeHead(503, { 'content-type': 'application/json' }); res.end('{"message":"maintenance"}'); };
-    const server = http.createServer((req, res) => { req.resume(); req.on('end', () => answer(res)); });
+    let answer: (res: http.ServerResponse) => void = (res) => {
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"message":"maintenance"}');
+    };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => answer(res));
+    });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-      const f = await loadFlow(flow(
-        { type: 'ems-device-read', device: 'dvc_a', deviceType: 'str', mode: 'single', properties: 'soc', propertiesType: 'str', interval: INTERVAL_S },
-        cfg(url, { coalesceMs: 0 }),
-      ));
+      const f = await loadFlow(
+        flow(
+          {
+            type: 'ems-device-read',
+            device: 'dvc_a',
+            deviceType: 'str',
+            mode: 'single',
+            properties: 'soc',
+            propertiesType: 'str',
+            interval: INTERVAL_S,
+          },
+          cfg(url, { coalesceMs: 0 }),
+        ),
+      );
       const waiting = (re: RegExp) => (s: { text?: string }) => re.test(s.text ?? '');
       await f.status.count(waiting(/^HTTP 503 maintenance, next try in [\d.]+ s$/), 3);
       assert.equal(callsOf('error', 'n').length, 1);
-      answer = (res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>maintenance</html>'); };
+      answer = (res) => {
+        res.writeHead(200, { 'content-type': 'text/html' });
+        res.end('<html>maintenance</html>');
+      };
       await f.status.count(waiting(/^bad answer, next try in [\d.]+ s$/), 2, f.status.all.length);
-      answer = (res) => { res.writeHead(404, { 'content-type': 'application/json' }); res.end('{"message":"unknown device"}'); };
+      answer = (res) => {
+        res.writeHead(404, { 'content-type': 'application/json' });
+        res.end('{"message":"unknown device"}');
+      };
       await f.status.count(waiting(/^HTTP 404 unknown device$/), 2, f.status.all.length);
       const logged = callsOf('error', 'n').map((a) => String(a[0]));
       assert.equal(logged.length, 3, logged.join('\n'));

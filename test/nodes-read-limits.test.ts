@@ -17,8 +17,29 @@ const BAT = COM.battery.deviceReference;
 const TS = 'POST /devices/:ref/measurements/time-series';
 const MAP = 'GET /devices/:ref/measurements/map';
 
-const read = (extra: Record<string, unknown> = {}) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc,power,totalEnergyConsumed', propertiesType: 'str', split: true, ...extra });
-const series = (extra: Record<string, unknown> = {}) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 3, lastUnit: 'days', resolution: 1, output: 'split', ...extra });
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc,power,totalEnergyConsumed',
+  propertiesType: 'str',
+  split: true,
+  ...extra,
+});
+const series = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 3,
+  lastUnit: 'days',
+  resolution: 1,
+  output: 'split',
+  ...extra,
+});
 
 /** Sends `msg`, expects one error matching `re`, and checks that nothing was sent and the status is red. */
 async function refused(f: Loaded, msg: Record<string, unknown>, re: RegExp): Promise<void> {
@@ -38,13 +59,24 @@ describe('nodes: read limits (maxSplit)', () => {
   it('device read: a split of more properties than maxSplit is one error naming maxSplit and the count; nothing asked, nothing sent', async () => {
     const f = await loadFlow(flow(read({ maxSplit: 2 }), cfg(sim.s.url)));
     const asked = logged(sim.s, MAP).length;
-    await refused(f, { foo: 1 }, /maxSplit exceeded: the read would split into 3 messages \(one per property\); the node's maxSplit is 2/);
-    await refused(f, { properties: ['soc', 'power', 'totalEnergyProduced'] }, /would split into 3 messages .*maxSplit is 2/);
+    await refused(
+      f,
+      { foo: 1 },
+      /maxSplit exceeded: the read would split into 3 messages \(one per property\); the node's maxSplit is 2/,
+    );
+    await refused(
+      f,
+      { properties: ['soc', 'power', 'totalEnergyProduced'] },
+      /would split into 3 messages .*maxSplit is 2/,
+    );
     assert.equal(logged(sim.s, MAP).length, asked, 'refused before the request');
     // Within the limit the split goes out as before.
     f.send({ properties: 'soc,power' });
     const msgs = await f.out.count(2);
-    assert.deepEqual(msgs.map((m) => m.topic), [`${BAT}/soc`, `${BAT}/power`]);
+    assert.deepEqual(
+      msgs.map((m) => m.topic),
+      [`${BAT}/soc`, `${BAT}/power`],
+    );
     assert.equal(f.caught.msgs.length, 2);
   });
 
@@ -60,7 +92,11 @@ describe('nodes: read limits (maxSplit)', () => {
   it('time series: a 3-day hourly split with maxSplit 10 is one error; nothing asked, nothing sent', async () => {
     const f = await loadFlow(flow(series({ maxSplit: 10 }), cfg(sim.s.url)));
     const asked = logged(sim.s, TS).length;
-    await refused(f, {}, /maxSplit exceeded: the read would split into (72|73) messages \(one per point\); the node's maxSplit is 10/);
+    await refused(
+      f,
+      {},
+      /maxSplit exceeded: the read would split into (72|73) messages \(one per point\); the node's maxSplit is 10/,
+    );
     assert.equal(logged(sim.s, TS).length, asked, 'refused before the request');
     // points and arrays are one message each: no cap.
     for (const output of ['points', 'arrays']) {
@@ -74,7 +110,11 @@ describe('nodes: read limits (maxSplit)', () => {
   it('time series: the default maxSplit is 1000 (a flow saved without it); 42 days hourly is refused, 41 days split', async () => {
     const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 2 * HOUR_MS;
     const f = await loadFlow(flow(series(), cfg(sim.s.url)));
-    await refused(f, { start: end - 42 * DAY_MS, end }, /would split into 1008 messages \(one per point\); the node's maxSplit is 1000/);
+    await refused(
+      f,
+      { start: end - 42 * DAY_MS, end },
+      /would split into 1008 messages \(one per point\); the node's maxSplit is 1000/,
+    );
     f.send({ start: end - 41 * DAY_MS, end });
     const msgs = await f.out.count(984);
     assert.equal(msgs.at(-1).timestamp, end - HOUR_MS);
@@ -103,7 +143,13 @@ describe('nodes: read limits (maxSplit)', () => {
 
 /** A hostile service on 127.0.0.1:0 whose answer each test sets. */
 function useHostile(): { url: string; answer: (res: http.ServerResponse, path: string) => void; hits: number } {
-  const box = { url: '', hits: 0, answer: (res: http.ServerResponse) => { res.end(); } } as ReturnType<typeof useHostile>;
+  const box = {
+    url: '',
+    hits: 0,
+    answer: (res: http.ServerResponse) => {
+      res.end();
+    },
+  } as ReturnType<typeof useHostile>;
   let server: http.Server;
   before(async () => {
     server = http.createServer((req, res) => {
@@ -121,10 +167,12 @@ function useHostile(): { url: string; answer: (res: http.ServerResponse, path: s
   return box;
 }
 
-const json = (body: unknown, status = 200) => (res: http.ServerResponse) => {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const json =
+  (body: unknown, status = 200) =>
+  (res: http.ServerResponse) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 
 describe('nodes: read limits against a hostile service', () => {
   const h = useHostile();
@@ -132,7 +180,12 @@ describe('nodes: read limits against a hostile service', () => {
   const crashes = useCrashWatch();
 
   it('a 100,000-item list with split: one error naming maxSplit and the count, no message', async () => {
-    const items = Array.from({ length: 100_000 }, (_, i) => ({ timestamp: 1_750_000_000_000, property: i % 2 ? 'soc' : 'power', value: i, unit: 'W' }));
+    const items = Array.from({ length: 100_000 }, (_, i) => ({
+      timestamp: 1_750_000_000_000,
+      property: i % 2 ? 'soc' : 'power',
+      value: i,
+      unit: 'W',
+    }));
     h.answer = json({ reference: 'dvc_a', measurements: items });
     const f = await loadFlow(flow(read({ device: 'dvc_a', mode: 'list', properties: 'soc,power' }), cfg(h.url)));
     await refused(f, {}, /would split into 100000 messages; the node's maxSplit is 1000/);
@@ -141,8 +194,22 @@ describe('nodes: read limits against a hostile service', () => {
 
   it('answers of the wrong shape: one error each, never a message without payload or with topic "<ref>/undefined"', async () => {
     const cases: Array<[string, string, (res: http.ServerResponse) => void]> = [
-      ['single', '204', (res) => { res.writeHead(204); res.end(); }],
-      ['single', 'HTML page', (res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html><body>maintenance</body></html>'); }],
+      [
+        'single',
+        '204',
+        (res) => {
+          res.writeHead(204);
+          res.end();
+        },
+      ],
+      [
+        'single',
+        'HTML page',
+        (res) => {
+          res.writeHead(200, { 'content-type': 'text/html' });
+          res.end('<html><body>maintenance</body></html>');
+        },
+      ],
       ['single', 'value "NaN"', json({ timestamp: 1, property: 'soc', value: 'NaN', unit: '%', reference: 'dvc_a' })],
       ['single', 'no property', json({ timestamp: 1, value: 5, unit: '%', reference: 'dvc_a' })],
       ['single', 'null', json('null')],
@@ -150,7 +217,11 @@ describe('nodes: read limits against a hostile service', () => {
       ['map', '{}', json({})],
       ['map', 'null value', json({ reference: 'dvc_a', measurements: { soc: null } })],
       ['map', 'measurements array', json({ reference: 'dvc_a', measurements: [] })],
-      ['list', 'property a number', json({ reference: 'dvc_a', measurements: [{ timestamp: 1, property: 5, value: 1, unit: '%' }] })],
+      [
+        'list',
+        'property a number',
+        json({ reference: 'dvc_a', measurements: [{ timestamp: 1, property: 5, value: 1, unit: '%' }] }),
+      ],
       ['list', 'no measurements', json({ reference: 'dvc_a' })],
     ];
     for (const [mode, what, answer] of cases) {
@@ -170,7 +241,12 @@ describe('nodes: read limits against a hostile service', () => {
   });
 
   it('time series of the wrong shape: one error, nothing sent', async () => {
-    for (const body of [{ time: ['2026-01-01T00:00:00Z'], data: [] }, { time: ['2026-01-01T00:00:00Z'], data: ['1'] }, { data: [1] }, 'null']) {
+    for (const body of [
+      { time: ['2026-01-01T00:00:00Z'], data: [] },
+      { time: ['2026-01-01T00:00:00Z'], data: ['1'] },
+      { data: [1] },
+      'null',
+    ]) {
       h.answer = json(body);
       const f = await loadFlow(flow(series({ device: 'dvc_a', output: 'points' }), cfg(h.url)));
       const e = await f.fails({});

@@ -24,28 +24,61 @@ function standIn(withServer: boolean) {
   let closeHandler: ((removed: boolean, done: () => void) => void) | undefined;
   let inputHandler: ((msg: any, send: any, done: any) => void) | undefined;
   const node = {
-    id: 'n', type: 'ems-device-read',
-    on(ev: string, fn: any) { if (ev === 'close') closeHandler = fn; if (ev === 'input') inputHandler = fn; },
-    status(s: any) { statuses.push(s); log.push(`status ${JSON.stringify(s)}`); },
-    error(e: any, m?: any) { log.push(`error ${e?.message ?? e}${m ? ` msg=${JSON.stringify(m)}` : ''}`); },
-    warn() {}, log() {}, send(m: any) { log.push(`node.send ${JSON.stringify(m)}`); },
+    id: 'n',
+    type: 'ems-device-read',
+    on(ev: string, fn: any) {
+      if (ev === 'close') closeHandler = fn;
+      if (ev === 'input') inputHandler = fn;
+    },
+    status(s: any) {
+      statuses.push(s);
+      log.push(`status ${JSON.stringify(s)}`);
+    },
+    error(e: any, m?: any) {
+      log.push(`error ${e?.message ?? e}${m ? ` msg=${JSON.stringify(m)}` : ''}`);
+    },
+    warn() {},
+    log() {},
+    send(m: any) {
+      log.push(`node.send ${JSON.stringify(m)}`);
+    },
   } as unknown as Node;
   /** Gives the node a message; what it sends and how it ends go to `log` ("send …", "done", "done err …"). */
-  const input = (msg: any) => inputHandler!(msg, (m: any) => log.push(`send ${JSON.stringify(m)}`), (err?: Error) => log.push(err ? `done err ${err.message}` : 'done'));
+  const input = (msg: any) =>
+    inputHandler!(
+      msg,
+      (m: any) => log.push(`send ${JSON.stringify(m)}`),
+      (err?: Error) => log.push(err ? `done err ${err.message}` : 'done'),
+    );
   const server = {
-    register(u: UserNode) { users.add(u); log.push('register'); },
-    deregister(u: UserNode) { users.delete(u); log.push('deregister'); },
+    register(u: UserNode) {
+      users.add(u);
+      log.push('register');
+    },
+    deregister(u: UserNode) {
+      users.delete(u);
+      log.push('deregister');
+    },
     runtime: () => Promise.resolve('the runtime' as any),
   } as unknown as ConfigNode;
   let created: any;
   const RED = {
     nodes: {
-      createNode(n: any, c: any) { created = c; log.push(`createNode maxSplit=${c.maxSplit} version=${c.version}`); },
+      createNode(n: any, c: any) {
+        created = c;
+        log.push(`createNode maxSplit=${c.maxSplit} version=${c.version}`);
+      },
       getNode: (id: string) => (withServer && id === 'cfg' ? server : null),
     },
     _: (k: string) => k,
   } as unknown as RED;
-  const close = (removed = false) => new Promise<void>((resolve) => closeHandler!(removed, () => { log.push('done'); resolve(); }));
+  const close = (removed = false) =>
+    new Promise<void>((resolve) =>
+      closeHandler!(removed, () => {
+        log.push('done');
+        resolve();
+      }),
+    );
   return { log, statuses, users, node, RED, close, input, created: () => created };
 }
 
@@ -57,7 +90,7 @@ describe('nodes: scaffold', () => {
     const saved = SAVED();
     const f = flowNode(t.RED, t.node, saved);
     assert.equal(t.log[0], 'createNode maxSplit=1000 version=2');
-    assert.equal(t.created(), saved, 'Node-RED\'s own copy, with its hidden _flow, is the one upgraded');
+    assert.equal(t.created(), saved, "Node-RED's own copy, with its hidden _flow, is the one upgraded");
     assert.equal(f.props, saved);
     assert.equal((t.node as any).props, saved);
   });
@@ -86,25 +119,34 @@ describe('nodes: scaffold', () => {
     const f = flowNode(t.RED, t.node, { ...SAVED(), server: '' });
     assert.equal(f.server, null);
     assert.deepEqual(t.statuses, [{ fill: 'red', shape: 'ring', text: 'no server configured' }]);
-    assert.throws(() => f.configNode(), (e: unknown) => e instanceof ValidationError && e.field === 'server');
+    assert.throws(
+      () => f.configNode(),
+      (e: unknown) => e instanceof ValidationError && e.field === 'server',
+    );
     await assert.rejects(f.runtime(), /server must be an ems-partner-config node/);
     await t.close();
     assert.deepEqual(t.log.slice(-2), ['status {}', 'done']);
   });
 
-  it('closes in order: abort, deregister, clear the status, the node\'s own work (awaited), done(); nothing shows afterwards', async () => {
+  it("closes in order: abort, deregister, clear the status, the node's own work (awaited), done(); nothing shows afterwards", async () => {
     const t = standIn(true);
     const f = flowNode(t.RED, t.node, SAVED());
     let release!: () => void;
     f.onClose((removed) => {
       t.log.push(`own work removed=${removed} aborted=${f.signal.aborted} users=${t.users.size}`);
-      return new Promise<void>((r) => { release = r; });
+      return new Promise<void>((r) => {
+        release = r;
+      });
     });
     const closed = t.close(true);
     await new Promise((r) => setImmediate(r));
     f.status.ok('late');
     f.status.error(new Error('late'));
-    assert.deepEqual(t.log.slice(1), ['register', 'deregister', 'status {}', 'own work removed=true aborted=true users=0'], 'done waits for the own work');
+    assert.deepEqual(
+      t.log.slice(1),
+      ['register', 'deregister', 'status {}', 'own work removed=true aborted=true users=0'],
+      'done waits for the own work',
+    );
     release();
     await closed;
     assert.equal(t.log.at(-1), 'done');
@@ -112,15 +154,23 @@ describe('nodes: scaffold', () => {
   });
 
   it('close ends with done() even when the own work throws or rejects (reported with node.error)', async () => {
-    for (const work of [() => { throw new Error('sync'); }, () => Promise.reject(new Error('async'))]) {
+    for (const work of [
+      () => {
+        throw new Error('sync');
+      },
+      () => Promise.reject(new Error('async')),
+    ]) {
       const t = standIn(true);
       const f = flowNode(t.RED, t.node, SAVED());
       f.onClose(work);
       await t.close();
-      assert.deepEqual(t.log.slice(-2).map((l) => l.replace(/sync|async/, 'X')), ['error X', 'done']);
+      assert.deepEqual(
+        t.log.slice(-2).map((l) => l.replace(/sync|async/, 'X')),
+        ['error X', 'done'],
+      );
     }
   });
-  it('the node\'s signal takes one listener per read in flight without Node.js\' leak warning (a poll of many devices)', async () => {
+  it("the node's signal takes one listener per read in flight without Node.js' leak warning (a poll of many devices)", async () => {
     const t = standIn(true);
     const f = flowNode(t.RED, t.node, SAVED());
     const warnings: string[] = [];
@@ -144,17 +194,25 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
   /** The log from the first input on (after createNode and register). */
   const after = (t: { log: string[] }, from: number) => t.log.slice(from);
 
-  it('a synchronous answer is sent at once, then done(); a list goes out in sequence; nothing: done() alone; copy() keeps the input\'s fields', () => {
+  it("a synchronous answer is sent at once, then done(); a list goes out in sequence; nothing: done() alone; copy() keeps the input's fields", () => {
     const t = standIn(true);
     const f = flowNode(t.RED, t.node, SAVED());
-    f.onInput((msg, { copy }) => (msg.payload === 'none' ? undefined : msg.payload === 'two' ? [copy({ payload: 1 }), copy({ payload: 2 })] : copy({ payload: 'out' })));
+    f.onInput((msg, { copy }) =>
+      msg.payload === 'none'
+        ? undefined
+        : msg.payload === 'two'
+          ? [copy({ payload: 1 }), copy({ payload: 2 })]
+          : copy({ payload: 'out' }),
+    );
     const from = t.log.length;
     t.input({ topic: 't', payload: 'in' });
     t.input({ payload: 'two' });
     t.input({ payload: 'none' });
     assert.deepEqual(after(t, from), [
-      'send {"topic":"t","payload":"out"}', 'done',
-      'send [[{"payload":1},{"payload":2}]]', 'done',
+      'send {"topic":"t","payload":"out"}',
+      'done',
+      'send [[{"payload":1},{"payload":2}]]',
+      'done',
       'done',
     ]);
   });
@@ -170,10 +228,13 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
     const from = t.log.length;
     t.input({ payload: 'sync' });
     t.input({ payload: 'async' });
-    await tick(); await tick();
+    await tick();
+    await tick();
     assert.deepEqual(after(t, from), [
-      'status {"fill":"red","shape":"ring","text":"bad msg.payload"}', 'done err msg.payload must be a number',
-      'status {"fill":"red","shape":"ring","text":"bad device"}', 'done err device must be a reference',
+      'status {"fill":"red","shape":"ring","text":"bad msg.payload"}',
+      'done err msg.payload must be a number',
+      'status {"fill":"red","shape":"ring","text":"bad device"}',
+      'done err device must be a reference',
     ]);
   });
 
@@ -191,14 +252,17 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
     const t = standIn(true);
     const f = flowNode(t.RED, t.node, SAVED());
     const gates = new Map<string, () => void>();
-    f.onInput(async (msg, { release }) => {
-      const id = String(msg.payload);
-      t.log.push(`start ${id}`);
-      if (id === 'early') release();
-      await new Promise<void>((r) => gates.set(id, r));
-      if (id === 'bad') throw new Error('bad one');
-      return { payload: id };
-    }, { ordered: true });
+    f.onInput(
+      async (msg, { release }) => {
+        const id = String(msg.payload);
+        t.log.push(`start ${id}`);
+        if (id === 'early') release();
+        await new Promise<void>((r) => gates.set(id, r));
+        if (id === 'bad') throw new Error('bad one');
+        return { payload: id };
+      },
+      { ordered: true },
+    );
     const from = t.log.length;
     for (const id of ['a', 'bad', 'early', 'b']) t.input({ payload: id });
     await tick();
@@ -207,8 +271,19 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
     await tick();
     gates.get('bad')!();
     await tick();
-    assert.deepEqual(after(t, from).slice(1), ['send {"payload":"a"}', 'done', 'start bad', 'status {"fill":"red","shape":"ring","text":"bad one"}', 'done err bad one', 'start early', 'start b'],
-      'released by the failure; "early" released its turn before it ended');
+    assert.deepEqual(
+      after(t, from).slice(1),
+      [
+        'send {"payload":"a"}',
+        'done',
+        'start bad',
+        'status {"fill":"red","shape":"ring","text":"bad one"}',
+        'done err bad one',
+        'start early',
+        'start b',
+      ],
+      'released by the failure; "early" released its turn before it ended',
+    );
     gates.get('b')!();
     gates.get('early')!();
     await tick();
@@ -220,7 +295,9 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
     const f = flowNode(t.RED, t.node, SAVED());
     let answer!: () => void;
     f.onInput(async (_msg, { signal }) => {
-      await new Promise<void>((r) => { answer = r; });
+      await new Promise<void>((r) => {
+        answer = r;
+      });
       return { payload: `aborted=${signal.aborted}` };
     });
     t.input({});
@@ -240,11 +317,18 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
     const from = t.log.length;
     t.input({ payload: 21 });
     f.emit(() => ({ payload: 'timer' }));
-    f.emit(() => { throw new Error('no prices'); }, { topic: 'kept' });
+    f.emit(
+      () => {
+        throw new Error('no prices');
+      },
+      { topic: 'kept' },
+    );
     assert.deepEqual(after(t, from), [
-      'send {"payload":42}', 'done',
+      'send {"payload":42}',
+      'done',
       'node.send {"payload":"timer"}',
-      'status {"fill":"red","shape":"ring","text":"no prices"}', 'error no prices msg={"topic":"kept"}',
+      'status {"fill":"red","shape":"ring","text":"no prices"}',
+      'error no prices msg={"topic":"kept"}',
     ]);
   });
 });
@@ -252,18 +336,45 @@ describe('nodes: scaffold input pipeline (onInput)', () => {
 describe('nodes: scaffold in the Node-RED runtime', () => {
   const sim = useSimulator({ frozen: false });
   useRuntime();
-  afterEach(() => { sim.s.sim.setFaults({ rate429: 0, rate500: 0, retryAfterSeconds: 1 }); });
+  afterEach(() => {
+    sim.s.sim.setFaults({ rate429: 0, rate500: 0, retryAfterSeconds: 1 });
+  });
 
   const NODES: Record<string, Record<string, unknown>> = {
-    'ems-device-read': { type: 'ems-device-read', device: 'dvc_aIcgt4KDesKb', deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str' },
-    'ems-time-series': { type: 'ems-time-series', device: 'dvc_aIcgt4KDesKb', deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 2, lastUnit: 'hours', resolution: 1, output: 'points' },
+    'ems-device-read': {
+      type: 'ems-device-read',
+      device: 'dvc_aIcgt4KDesKb',
+      deviceType: 'str',
+      mode: 'map',
+      properties: 'soc',
+      propertiesType: 'str',
+    },
+    'ems-time-series': {
+      type: 'ems-time-series',
+      device: 'dvc_aIcgt4KDesKb',
+      deviceType: 'str',
+      property: 'soc',
+      propertyType: 'str',
+      range: 'last',
+      last: 2,
+      lastUnit: 'hours',
+      resolution: 1,
+      output: 'points',
+    },
     'ems-site-steer': siteSteer('ste_lepVqjIyPshx'),
   };
 
   for (const [type, node] of Object.entries(NODES)) {
     it(`${type}: shows the config node's state while deployed; once closed, its status is cleared and nothing more shows`, async () => {
       // `n` is the node under test; `r` another read on the same config node makes the service answer 429.
-      const f = await loadFlow(flow({ ...node, version: 1 }, cfg(sim.s.url), { id: 'r', ...NODES['ems-device-read'], server: 'cfg', wires: [[]] }));
+      const f = await loadFlow(
+        flow({ ...node, version: 1 }, cfg(sim.s.url), {
+          id: 'r',
+          ...NODES['ems-device-read'],
+          server: 'cfg',
+          wires: [[]],
+        }),
+      );
       assert.equal(f.node.props.version, currentVersion(type), `the running node sees version ${currentVersion(type)}`);
       const limited = f.status.wait((s) => /^rate limited until /.test(s.text ?? ''), 5_000, 'rate limited');
       sim.s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });

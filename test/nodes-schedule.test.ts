@@ -19,7 +19,11 @@ import { runningScheduleFor } from '../src/runtime/schedules';
 const SITE = DEFAULT_SITES[0].siteReference;
 const HOME = DEFAULT_SITES[1].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({ start: T0 + i * QUARTER_HOUR_MS, end: T0 + (i + 1) * QUARTER_HOUR_MS, ...extra });
+const q = (i: number, extra: Record<string, unknown>) => ({
+  start: T0 + i * QUARTER_HOUR_MS,
+  end: T0 + (i + 1) * QUARTER_HOUR_MS,
+  ...extra,
+});
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 
 describe('nodes: ems-schedule', () => {
@@ -38,8 +42,13 @@ describe('nodes: ems-schedule', () => {
 
   const log = () => sim.sim.requestLog.filter((e) => steerRoute.test(e.route));
   const body = (e: { body?: unknown }) => e.body as any;
-  async function load(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Promise<Loaded & { reports: Inbox }> {
-    const f = await loadFlow(flow(scheduleNode(extra), cfg(sim.url, config), { id: 'reports', type: 'helper', wires: [] }));
+  async function load(
+    extra: Record<string, unknown> = {},
+    config: Record<string, unknown> = {},
+  ): Promise<Loaded & { reports: Inbox }> {
+    const f = await loadFlow(
+      flow(scheduleNode(extra), cfg(sim.url, config), { id: 'reports', type: 'helper', wires: [] }),
+    );
     return { ...f, reports: new Inbox(helper.getNode('reports')) };
   }
   /** Sends a schedule and waits until the node took it (its status says what it does next). */
@@ -67,7 +76,10 @@ describe('nodes: ems-schedule', () => {
   /** Resolves once node `n` showed a status matching `re` (any instance of it, e.g. after a redeploy). */
   async function shown(re: RegExp, from = 0): Promise<string> {
     for (let i = 0; i < 10_000; i++) {
-      const hit = callsOf('status', 'n').slice(from).map((a) => a[0]?.text).find((t) => re.test(t ?? ''));
+      const hit = callsOf('status', 'n')
+        .slice(from)
+        .map((a) => a[0]?.text)
+        .find((t) => re.test(t ?? ''));
       if (hit) return hit;
       await new Promise((r) => setImmediate(r));
     }
@@ -80,7 +92,7 @@ describe('nodes: ems-schedule', () => {
     const f = await load();
     const shown = await accept(f, { payload: values.map((v, i) => q(i, { energyStorage: v })), topic: 'day' });
     assert.equal(shown.text, `waiting: slot 1/96 at ${formatClock(T0)}`);
-    assert.equal(log().length, 0, 'nothing before the first slot\'s start');
+    assert.equal(log().length, 0, "nothing before the first slot's start");
     for (let k = 0; k < changes; k++) await step(f);
     assert.equal(f.out.msgs.length, changes);
     const entries = log();
@@ -90,7 +102,11 @@ describe('nodes: ems-schedule', () => {
       const first = m.slots[0];
       const last = m.slots[m.slots.length - 1];
       assert.equal(e.time, T0 + first * QUARTER_HOUR_MS, `request ${k} at its first slot's start`);
-      assert.equal(body(e).validUntil, T0 + (last + 1) * QUARTER_HOUR_MS, `request ${k} valid until its last slot's end`);
+      assert.equal(
+        body(e).validUntil,
+        T0 + (last + 1) * QUARTER_HOUR_MS,
+        `request ${k} valid until its last slot's end`,
+      );
       assert.ok(m.slots.every((i: number) => values[i] === values[first]));
       assert.notEqual(values[last + 1], values[first], 'merged up to the change');
       assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: body(e) });
@@ -100,8 +116,13 @@ describe('nodes: ems-schedule', () => {
     const lastMsg = f.out.msgs.at(-1);
     const statusText = f.status.all.filter((s) => /^slot/.test(s.text)).at(-1).text;
     const endAt = T0 + (lastMsg.slots.at(-1) + 1) * QUARTER_HOUR_MS;
-    assert.equal(statusText, `slots ${lastMsg.slots[0] + 1}–${lastMsg.slots.at(-1) + 1}/96 · ESS ${String(values[95]).replace('-', '−')} kW until ${formatClock(endAt)}`);
-    assert.ok(f.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`));
+    assert.equal(
+      statusText,
+      `slots ${lastMsg.slots[0] + 1}–${lastMsg.slots.at(-1) + 1}/96 · ESS ${String(values[95]).replace('-', '−')} kW until ${formatClock(endAt)}`,
+    );
+    assert.ok(
+      f.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`),
+    );
     // The last request runs out: done, no timer left, nothing on output 2 (verify off).
     await runOut(f);
     assert.equal(packageTimers(clock), 0);
@@ -112,11 +133,18 @@ describe('nodes: ems-schedule', () => {
   it('the slot in progress goes out at once; msg.site overrides the site', async () => {
     clock.tick(2 * MINUTE_MS + 20 * MINUTE_MS);
     const f = await load();
-    f.send({ payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })], site: HOME });
+    f.send({
+      payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })],
+      site: HOME,
+    });
     const [m] = await f.out.count(1);
     assert.equal(log().length, 1);
     assert.equal(log()[0].time, T0 + 20 * MINUTE_MS);
-    assert.deepEqual(m.request, { method: 'POST', path: `/sites/${HOME}/steering/ess`, body: { setting: { value: 2, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS } });
+    assert.deepEqual(m.request, {
+      method: 'POST',
+      path: `/sites/${HOME}/steering/ess`,
+      body: { setting: { value: 2, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS },
+    });
     assert.deepEqual(m.slots, [1]);
     await turns();
     assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
@@ -138,15 +166,32 @@ describe('nodes: ems-schedule', () => {
     await nextPackageTimer(clock);
     await turns();
     assert.equal(clock.now, T0 + 2 * QUARTER_HOUR_MS - 1_000);
-    assert.deepEqual(log().map((e) => body(e).setting.value), [1], 'nothing POSTed for slot 2');
+    assert.deepEqual(
+      log().map((e) => body(e).setting.value),
+      [1],
+      'nothing POSTed for slot 2',
+    );
     assert.equal(f.out.msgs.length, 1);
-    const warned = callsOf('warn', 'n').map((a) => String(a[0])).filter((w) => /not sent/.test(w));
+    const warned = callsOf('warn', 'n')
+      .map((a) => String(a[0]))
+      .filter((w) => /not sent/.test(w));
     assert.equal(warned.length, 1, warned.join('; '));
-    assert.match(warned[0], new RegExp(`not sent: its turn came at ${new Date(T0 + 2 * QUARTER_HOUR_MS - 1_000).toISOString()}, less than 1 s before its end \\(${new Date(T0 + 2 * QUARTER_HOUR_MS).toISOString()}\\)$`));
+    assert.match(
+      warned[0],
+      new RegExp(
+        `not sent: its turn came at ${new Date(T0 + 2 * QUARTER_HOUR_MS - 1_000).toISOString()}, less than 1 s before its end \\(${new Date(T0 + 2 * QUARTER_HOUR_MS).toISOString()}\\)$`,
+      ),
+    );
     assert.equal(f.status.all.at(-1).text, 'slot 2/3 not sent (late)');
     assert.equal(f.caught.msgs.length, 0, 'a late turn is no error');
     await step(f); // slot 3 at its start, 1 s later
-    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]), [[T0, 1, T0 + QUARTER_HOUR_MS], [T0 + 2 * QUARTER_HOUR_MS, 3, T0 + 3 * QUARTER_HOUR_MS]]);
+    assert.deepEqual(
+      log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
+      [
+        [T0, 1, T0 + QUARTER_HOUR_MS],
+        [T0 + 2 * QUARTER_HOUR_MS, 3, T0 + 3 * QUARTER_HOUR_MS],
+      ],
+    );
   });
 
   it('a run whose turn comes 1001 ms before its end is still sent, valid until its end', async () => {
@@ -154,24 +199,62 @@ describe('nodes: ems-schedule', () => {
     await nextPackageTimer(clock);
     await turns();
     // A skip is decided (and shown) at once; a send is answered later.
-    assert.deepEqual(f.status.all.filter((x) => /not sent/.test(x.text ?? '')), []);
+    assert.deepEqual(
+      f.status.all.filter((x) => /not sent/.test(x.text ?? '')),
+      [],
+    );
     await f.out.count(2);
     assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
-    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]), [[T0, 1, T0 + QUARTER_HOUR_MS], [T0 + 2 * QUARTER_HOUR_MS - 1_001, 2, T0 + 2 * QUARTER_HOUR_MS]]);
-    assert.deepEqual(callsOf('warn', 'n').filter((a) => /not sent/.test(String(a[0]))), []);
+    assert.deepEqual(
+      log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
+      [
+        [T0, 1, T0 + QUARTER_HOUR_MS],
+        [T0 + 2 * QUARTER_HOUR_MS - 1_001, 2, T0 + 2 * QUARTER_HOUR_MS],
+      ],
+    );
+    assert.deepEqual(
+      callsOf('warn', 'n').filter((a) => /not sent/.test(String(a[0]))),
+      [],
+    );
   });
 
   it('refusals name the slot and the field, send nothing, and leave the playing schedule as it is', async () => {
     const f = await load({ maxEssPower: 200_000 });
     await accept(f, { payload: [q(0, { energyStorage: -150 }), q(1, { energyStorage: -100 })] });
     const bad: Array<[unknown, RegExp]> = [
-      [[q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 }), q(3, { energyStorage: -250 })], /^ValidationError: msg\.payload\[3\]\.energyStorage must be within the node's limit maxEssPower = 200000 W/],
-      [[q(0, { energyStorage: 1 }), { start: T0 + 5 * MINUTE_MS, duration: 15, energyStorage: 1 }], /^ValidationError: msg\.payload\[1\]\.start overlaps msg\.payload\[0\]/],
-      [[q(1, { energyStorage: 1 }), q(0, { energyStorage: 1 })], /^ValidationError: msg\.payload\[1\]\.start must not be before the start of msg\.payload\[0\]/],
-      [[q(0, { energyStorage: 1, gridTarget: 5 })], /^ValidationError: msg\.payload\[0\]\.gridTarget cannot be combined with energyStorage/],
-      [[q(0, { energyStorage: 1 }), q(1, { energyStorag: 2 })], /^ValidationError: msg\.payload\[1\]\.energyStorag is not a slot field/],
-      [[q(-8, { energyStorage: 1 }), q(-7, { energyStorage: 1 })], /^ValidationError: msg\.payload has only slots in the past/],
-      [{ slots: [q(0, { energyStorage: 1 }), { start: T0, end: T0 - 1, energyStorage: 1 }] }, /^ValidationError: msg\.payload\.slots\[1\]\.end must be after the slot's start/],
+      [
+        [
+          q(0, { energyStorage: 1 }),
+          q(1, { energyStorage: 2 }),
+          q(2, { energyStorage: 3 }),
+          q(3, { energyStorage: -250 }),
+        ],
+        /^ValidationError: msg\.payload\[3\]\.energyStorage must be within the node's limit maxEssPower = 200000 W/,
+      ],
+      [
+        [q(0, { energyStorage: 1 }), { start: T0 + 5 * MINUTE_MS, duration: 15, energyStorage: 1 }],
+        /^ValidationError: msg\.payload\[1\]\.start overlaps msg\.payload\[0\]/,
+      ],
+      [
+        [q(1, { energyStorage: 1 }), q(0, { energyStorage: 1 })],
+        /^ValidationError: msg\.payload\[1\]\.start must not be before the start of msg\.payload\[0\]/,
+      ],
+      [
+        [q(0, { energyStorage: 1, gridTarget: 5 })],
+        /^ValidationError: msg\.payload\[0\]\.gridTarget cannot be combined with energyStorage/,
+      ],
+      [
+        [q(0, { energyStorage: 1 }), q(1, { energyStorag: 2 })],
+        /^ValidationError: msg\.payload\[1\]\.energyStorag is not a slot field/,
+      ],
+      [
+        [q(-8, { energyStorage: 1 }), q(-7, { energyStorage: 1 })],
+        /^ValidationError: msg\.payload has only slots in the past/,
+      ],
+      [
+        { slots: [q(0, { energyStorage: 1 }), { start: T0, end: T0 - 1, energyStorage: 1 }] },
+        /^ValidationError: msg\.payload\.slots\[1\]\.end must be after the slot's start/,
+      ],
       ['go', /^ValidationError: msg\.payload must be an array of slots/],
     ];
     for (const [payload, re] of bad) {
@@ -187,7 +270,9 @@ describe('nodes: ems-schedule', () => {
 
   it('replace: the new schedule takes over from its first slot; the old request in force is cut there', async () => {
     const f = await load();
-    await accept(f, { payload: [...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })] });
+    await accept(f, {
+      payload: [...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })],
+    });
     await step(f);
     clock.tick(30 * MINUTE_MS);
     f.send({ payload: [q(4, { energyStorage: -50 }), q(5, { energyStorage: -50 })] });
@@ -195,10 +280,16 @@ describe('nodes: ems-schedule', () => {
     assert.deepEqual(cut.request.body, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 3_600_000 });
     assert.deepEqual(cut.slots, [0, 1, 2, 3]);
     await step(f);
-    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]), [
-      [T0, -200, T0 + 2 * 3_600_000], [T0 + 30 * MINUTE_MS, -200, T0 + 3_600_000], [T0 + 3_600_000, -50, T0 + 90 * MINUTE_MS]]);
+    assert.deepEqual(
+      log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
+      [
+        [T0, -200, T0 + 2 * 3_600_000],
+        [T0 + 30 * MINUTE_MS, -200, T0 + 3_600_000],
+        [T0 + 3_600_000, -50, T0 + 90 * MINUTE_MS],
+      ],
+    );
     await runOut(f);
-    assert.equal(log().length, 3, 'the old schedule\'s later slots are never sent');
+    assert.equal(log().length, 3, "the old schedule's later slots are never sent");
   });
 
   it('stop: nothing more is sent, no timer is left; the status says when the slot in force runs out', async () => {
@@ -218,7 +309,9 @@ describe('nodes: ems-schedule', () => {
   it('redeploy mid-schedule: resumes at the slot in progress, sends nothing twice, the next slot at its start', async () => {
     const nodes = flow(scheduleNode(), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
     const f = await loadFlow(nodes);
-    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })] });
+    await accept(f, {
+      payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })],
+    });
     await step(f);
     clock.tick(5 * MINUTE_MS);
     const statuses = callsOf('status', 'n').length;
@@ -230,15 +323,27 @@ describe('nodes: ems-schedule', () => {
     assert.equal(packageTimers(clock), 1);
     await nextPackageTimer(clock);
     await out.count(1);
-    assert.deepEqual(log().map((e) => [e.time, body(e).setting.value]), [[T0, -200], [T0 + QUARTER_HOUR_MS, -100]]);
+    assert.deepEqual(
+      log().map((e) => [e.time, body(e).setting.value]),
+      [
+        [T0, -200],
+        [T0 + QUARTER_HOUR_MS, -100],
+      ],
+    );
   });
 
-  it('the runtime knows which schedule plays on which site until when (for site steer\'s warning); a second schedule node on the site warns', async () => {
-    const f = await loadFlow([...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url)), { id: 'n2', type: 'ems-schedule', z: 'tab', x: 100, y: 200, server: 'cfg', ...scheduleNode(), wires: [[], []] }]);
+  it("the runtime knows which schedule plays on which site until when (for site steer's warning); a second schedule node on the site warns", async () => {
+    const f = await loadFlow([
+      ...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url)),
+      { id: 'n2', type: 'ems-schedule', z: 'tab', x: 100, y: 200, server: 'cfg', ...scheduleNode(), wires: [[], []] },
+    ]);
     const rt = await helper.getNode('cfg').runtime();
     await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
     const running = runningScheduleFor(rt, SITE);
-    assert.deepEqual({ name: running?.name, until: running?.until, owner: running?.owner === f.node }, { name: 'day plan', until: T0 + 2 * QUARTER_HOUR_MS, owner: true });
+    assert.deepEqual(
+      { name: running?.name, until: running?.until, owner: running?.owner === f.node },
+      { name: 'day plan', until: T0 + 2 * QUARTER_HOUR_MS, owner: true },
+    );
     assert.equal(runningScheduleFor(rt, HOME), undefined);
     helper.getNode('n2').receive({ payload: [q(4, { energyStorage: 5 })] });
     let warned: any[] | undefined;
@@ -246,7 +351,12 @@ describe('nodes: ems-schedule', () => {
       warned = callsOf('warn', 'n2').find((a) => /also plays a schedule/.test(String(a[0])));
       await new Promise((r) => setImmediate(r));
     }
-    assert.match(String(warned?.[0]), new RegExp(`^schedule node "day plan" also plays a schedule on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`));
+    assert.match(
+      String(warned?.[0]),
+      new RegExp(
+        `^schedule node "day plan" also plays a schedule on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`,
+      ),
+    );
     const stopped = f.status.wait((s) => /^stopped/.test(s.text));
     f.send({ payload: 'stop' });
     await stopped;
@@ -254,14 +364,38 @@ describe('nodes: ems-schedule', () => {
   });
 
   it('site steer warns when it sends to a site with a running schedule (naming it); not for another site, nor once the schedule is stopped or done', async () => {
-    const steer = (id: string, site: string) => ({ id, type: 'ems-site-steer', z: 'tab', x: 100, y: 300, server: 'cfg', ...siteSteer(site), wires: [[]] });
-    const nodes = [...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }), steer('s1', SITE), steer('s2', HOME)];
-    const warnings = (id: string) => callsOf('warn', id).map((a) => String(a[0])).filter((w) => /plays on/.test(w));
+    const steer = (id: string, site: string) => ({
+      id,
+      type: 'ems-site-steer',
+      z: 'tab',
+      x: 100,
+      y: 300,
+      server: 'cfg',
+      ...siteSteer(site),
+      wires: [[]],
+    });
+    const nodes = [
+      ...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }),
+      steer('s1', SITE),
+      steer('s2', HOME),
+    ];
+    const warnings = (id: string) =>
+      callsOf('warn', id)
+        .map((a) => String(a[0]))
+        .filter((w) => /plays on/.test(w));
     /** Sends a value through site steer node `id` and waits until it was sent (its status says so). */
     async function steerNow(id: string, value: number): Promise<void> {
       const before = callsOf('status', id).length;
       helper.getNode(id).receive({ payload: value });
-      for (let i = 0; i < 10_000 && !callsOf('status', id).slice(before).some((a) => /^sent /.test(a[0]?.text ?? '')); i++) await new Promise((r) => setImmediate(r));
+      for (
+        let i = 0;
+        i < 10_000 &&
+        !callsOf('status', id)
+          .slice(before)
+          .some((a) => /^sent /.test(a[0]?.text ?? ''));
+        i++
+      )
+        await new Promise((r) => setImmediate(r));
       assert.match(callsOf('status', id).at(-1)?.[0]?.text ?? '', /^sent /, `${id} sent`);
     }
     let f = await loadFlow(nodes);
@@ -269,7 +403,9 @@ describe('nodes: ems-schedule', () => {
     await step(f);
     await steerNow('s1', -5);
     await steerNow('s2', -5);
-    assert.deepEqual(warnings('s1'), [`schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}: this request and its next slot replace each other's components`]);
+    assert.deepEqual(warnings('s1'), [
+      `schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}: this request and its next slot replace each other's components`,
+    ]);
     assert.deepEqual(warnings('s2'), [], 'another site: no warning');
     // Stopped: no warning.
     const stopped = f.status.wait((s) => /^stopped/.test(s.text));
@@ -283,7 +419,10 @@ describe('nodes: ems-schedule', () => {
     await accept(f, { payload: [q(4, { energyStorage: -200 })] });
     await steerNow('s1', -3);
     assert.equal(warnings('s1').length, 1, 'waiting: warns');
-    assert.match(warnings('s1')[0], new RegExp(`^schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 5 * QUARTER_HOUR_MS)}:`));
+    assert.match(
+      warnings('s1')[0],
+      new RegExp(`^schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 5 * QUARTER_HOUR_MS)}:`),
+    );
     await step(f); // slot 4's start: sent
     await runOut(f); // its end: done
     await steerNow('s1', -2);
@@ -300,7 +439,10 @@ describe('nodes: ems-schedule', () => {
     await stopped;
     const statuses = callsOf('status', 'n').length;
     await helper.setFlows(nodes, 'full');
-    assert.equal(await shown(/^stopped/, statuses), `stopped; the last request runs out at ${formatClock(T0 + QUARTER_HOUR_MS)}`);
+    assert.equal(
+      await shown(/^stopped/, statuses),
+      `stopped; the last request runs out at ${formatClock(T0 + QUARTER_HOUR_MS)}`,
+    );
     assert.equal(packageTimers(clock), 0);
     clock.tick(3_600_000);
     await turns();
@@ -310,19 +452,55 @@ describe('nodes: ems-schedule', () => {
   it('dry run: outputs the plan of requests, each with its send time, and sends nothing', async () => {
     clock.tick(2 * MINUTE_MS + 5 * MINUTE_MS);
     const f = await load({ dryRun: true });
-    const m = await f.ask({ payload: { slots: [q(0, { energyStorage: -100 }), q(1, { energyStorage: -100 }), q(2, { curtailment: 300, gridLimits: { upper: 50 } })], unit: 'kW' } });
+    const m = await f.ask({
+      payload: {
+        slots: [
+          q(0, { energyStorage: -100 }),
+          q(1, { energyStorage: -100 }),
+          q(2, { curtailment: 300, gridLimits: { upper: 50 } }),
+        ],
+        unit: 'kW',
+      },
+    });
     assert.equal(m.dryRun, true);
     assert.deepEqual(m.payload, [
-      { at: T0 + 5 * MINUTE_MS, request: { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: -100, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS } }, slots: [0, 1] },
-      { at: T0 + 2 * QUARTER_HOUR_MS, request: { method: 'POST', path: `/sites/${SITE}/steering`, body: { productionCurtailment: { value: 300, unit: 'kW' }, validUntil: T0 + 3 * QUARTER_HOUR_MS } }, slots: [2] },
-      { at: T0 + 2 * QUARTER_HOUR_MS, request: { method: 'POST', path: `/sites/${SITE}/steering/grid-limits`, body: { upperLimit: { value: 50, unit: 'kW' }, validUntil: T0 + 3 * QUARTER_HOUR_MS } }, slots: [2] },
+      {
+        at: T0 + 5 * MINUTE_MS,
+        request: {
+          method: 'POST',
+          path: `/sites/${SITE}/steering/ess`,
+          body: { setting: { value: -100, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS },
+        },
+        slots: [0, 1],
+      },
+      {
+        at: T0 + 2 * QUARTER_HOUR_MS,
+        request: {
+          method: 'POST',
+          path: `/sites/${SITE}/steering`,
+          body: { productionCurtailment: { value: 300, unit: 'kW' }, validUntil: T0 + 3 * QUARTER_HOUR_MS },
+        },
+        slots: [2],
+      },
+      {
+        at: T0 + 2 * QUARTER_HOUR_MS,
+        request: {
+          method: 'POST',
+          path: `/sites/${SITE}/steering/grid-limits`,
+          body: { upperLimit: { value: 50, unit: 'kW' }, validUntil: T0 + 3 * QUARTER_HOUR_MS },
+        },
+        slots: [2],
+      },
     ]);
-    assert.equal(f.status.all.at(-1).text, `dry run: 3 requests, ${formatClock(T0 + 5 * MINUTE_MS)}–${formatClock(T0 + 3 * QUARTER_HOUR_MS)}`);
+    assert.equal(
+      f.status.all.at(-1).text,
+      `dry run: 3 requests, ${formatClock(T0 + 5 * MINUTE_MS)}–${formatClock(T0 + 3 * QUARTER_HOUR_MS)}`,
+    );
     assert.equal(packageTimers(clock), 0);
     assert.equal(log().length, 0);
   });
 
-  it('a % curtailment is sent in W of the site\'s PV power (GET /sites), and refused naming the slot without it', async () => {
+  it("a % curtailment is sent in W of the site's PV power (GET /sites), and refused naming the slot without it", async () => {
     const f = await load({ curtailmentUnit: '%' }, { percentCurtailment: 'convert' });
     await accept(f, { payload: [q(0, { curtailment: 50 })] });
     await step(f);
@@ -330,18 +508,27 @@ describe('nodes: ems-schedule', () => {
     assert.deepEqual(body(log()[0]).productionCurtailment, { value: Math.round(peak / 2), unit: 'W' });
     const g = await load({ curtailmentUnit: '%', site: 'ste_unknown' }, { percentCurtailment: 'convert' });
     const err = await g.fails({ payload: [q(1, { energyStorage: 1 }), q(2, { curtailment: 40 })] });
-    assert.match(err.error.message, /^ValidationError: msg\.payload\[1\]\.curtailment \(40 %\) cannot be sent: pvPeakPower is needed/);
+    assert.match(
+      err.error.message,
+      /^ValidationError: msg\.payload\[1\]\.curtailment \(40 %\) cannot be sent: pvPeakPower is needed/,
+    );
     assert.equal(log().length, 1);
   });
 
   it('a store that settings.js does not configure: a warning at deploy says the schedule will not survive a restart', async () => {
     await load({ store: 'file' });
-    assert.match(String(callsOf('warn', 'n')[0]?.[0]), /^context store "file" is not configured \(settings\.js contextStorage\): the schedule is kept in the default store and does not survive a restart/);
+    assert.match(
+      String(callsOf('warn', 'n')[0]?.[0]),
+      /^context store "file" is not configured \(settings\.js contextStorage\): the schedule is kept in the default store and does not survive a restart/,
+    );
   });
 
   it('no server: a schedule is refused naming server; stop still ends the message', async () => {
     const f = await loadFlow(flow(scheduleNode({ server: '' }), cfg(sim.url)));
-    assert.match((await f.fails({ payload: [q(0, { energyStorage: 1 })] })).error.message, /^ValidationError: server must be an ems-partner-config node/);
+    assert.match(
+      (await f.fails({ payload: [q(0, { energyStorage: 1 })] })).error.message,
+      /^ValidationError: server must be an ems-partner-config node/,
+    );
     const before = f.caught.msgs.length;
     f.send({ payload: 'stop' });
     await f.status.wait((s) => s.text === 'stopped');

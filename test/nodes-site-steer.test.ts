@@ -24,7 +24,11 @@ describe('nodes: ems-site-steer', () => {
     const before = Date.now();
     const m = await f.ask({ payload: -50, foo: 'kept' });
     const validUntil = m.request.body.validUntil;
-    assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: -50, unit: 'kW' }, validUntil } });
+    assert.deepEqual(m.request, {
+      method: 'POST',
+      path: `/sites/${SITE}/steering/ess`,
+      body: { setting: { value: -50, unit: 'kW' }, validUntil },
+    });
     assert.equal(validUntil % QUARTER_HOUR_MS, 0);
     assert.ok(validUntil - before > MINUTE_MS - 1000 && validUntil - before <= QUARTER_HOUR_MS + MINUTE_MS);
     assert.match(m.payload.requestId, /^req_[0-9a-f]{16}$/);
@@ -53,17 +57,24 @@ describe('nodes: ems-site-steer', () => {
     const m = await f.ask({ payload: 40 });
     assert.equal(m.request.path, `/sites/${SITE}/steering/curtailment`);
     assert.deepEqual(m.request.body.setting, { value: 40, unit: '%' });
-    assert.deepEqual({ value: state().productionCurtailment!.value, unit: state().productionCurtailment!.unit }, { value: 40, unit: '%' });
+    assert.deepEqual(
+      { value: state().productionCurtailment!.value, unit: state().productionCurtailment!.unit },
+      { value: 40, unit: '%' },
+    );
     assert.match(f.status.all.at(-1).text, /^sent curtailment 40 % until \d\d:\d\d$/);
   });
 
-  it('combined: a number is the ESS power; the node\'s curtailment and maximizeGridImport join it in one request', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'combined', curtailmentValue: '200', maximizeGridImport: 'true' }), cfg(sim.s.url)));
+  it("combined: a number is the ESS power; the node's curtailment and maximizeGridImport join it in one request", async () => {
+    const f = await loadFlow(
+      flow(steer({ mode: 'combined', curtailmentValue: '200', maximizeGridImport: 'true' }), cfg(sim.s.url)),
+    );
     const m = await f.ask({ payload: 75 });
     assert.equal(m.request.path, `/sites/${SITE}/steering`);
     assert.deepEqual(m.request.body, {
-      energyStorageSetting: { value: 75, unit: 'kW' }, productionCurtailment: { value: 200, unit: 'kW' },
-      maximizeGridImport: true, validUntil: m.request.body.validUntil,
+      energyStorageSetting: { value: 75, unit: 'kW' },
+      productionCurtailment: { value: 200, unit: 'kW' },
+      maximizeGridImport: true,
+      validUntil: m.request.body.validUntil,
     });
     const c = state();
     assert.equal(c.energyStorageSetting!.value, 75);
@@ -80,11 +91,15 @@ describe('nodes: ems-site-steer', () => {
     assert.equal(b.request.body.maximizeGridImport, true);
   });
 
-  it('grid-target: a number is the setpoint; the node\'s deadband joins it', async () => {
+  it("grid-target: a number is the setpoint; the node's deadband joins it", async () => {
     const f = await loadFlow(flow(steer({ mode: 'grid-target', deadbandValue: '5' }), cfg(sim.s.url)));
     const m = await f.ask({ payload: 20 });
     assert.equal(m.request.path, `/sites/${SITE}/steering/grid-target`);
-    assert.deepEqual(m.request.body, { setpoint: { value: 20, unit: 'kW' }, deadband: { value: 5, unit: 'kW' }, validUntil: m.request.body.validUntil });
+    assert.deepEqual(m.request.body, {
+      setpoint: { value: 20, unit: 'kW' },
+      deadband: { value: 5, unit: 'kW' },
+      validUntil: m.request.body.validUntil,
+    });
     assert.equal(state().gridTarget!.value, 20);
     assert.match(f.status.all.at(-1).text, /^sent grid 20 kW until \d\d:\d\d$/);
   });
@@ -93,16 +108,29 @@ describe('nodes: ems-site-steer', () => {
     const f = await loadFlow(flow(steer({ mode: 'combined' }), cfg(sim.s.url)));
     const from = Date.now() + 5 * MINUTE_MS;
     const until = from + 20 * MINUTE_MS;
-    const a = await f.ask({ payload: { energyStorage: { value: 0.1, unit: 'MW' }, curtailment: 300, maximizeGridImport: false, validFrom: new Date(from).toISOString(), validUntil: until } });
+    const a = await f.ask({
+      payload: {
+        energyStorage: { value: 0.1, unit: 'MW' },
+        curtailment: 300,
+        maximizeGridImport: false,
+        validFrom: new Date(from).toISOString(),
+        validUntil: until,
+      },
+    });
     assert.deepEqual(a.request.body, {
-      energyStorageSetting: { value: 0.1, unit: 'MW' }, productionCurtailment: { value: 300, unit: 'kW' },
-      maximizeGridImport: false, validFrom: from, validUntil: until,
+      energyStorageSetting: { value: 0.1, unit: 'MW' },
+      productionCurtailment: { value: 300, unit: 'kW' },
+      maximizeGridImport: false,
+      validFrom: from,
+      validUntil: until,
     });
     assert.equal(state().energyStorageSetting, null, 'validFrom lies ahead: nothing applies yet');
     const before = Date.now();
     const b = await f.ask({ payload: { curtailment: { value: 50, unit: '%' }, duration: 30 } });
     assert.deepEqual(Object.keys(b.request.body), ['productionCurtailment', 'validUntil']);
-    assert.ok(b.request.body.validUntil >= before + 30 * MINUTE_MS && b.request.body.validUntil <= Date.now() + 30 * MINUTE_MS);
+    assert.ok(
+      b.request.body.validUntil >= before + 30 * MINUTE_MS && b.request.body.validUntil <= Date.now() + 30 * MINUTE_MS,
+    );
 
     const g = await loadFlow(flow(steer({ mode: 'grid-target' }), cfg(sim.s.url)));
     const c = await g.ask({ payload: { gridTarget: { value: -3, unit: 'kW' }, deadband: 1 } });
@@ -111,16 +139,25 @@ describe('nodes: ems-site-steer', () => {
     assert.equal(g.status.all.at(-1).text, `sent grid −3 kW until ${formatClock(c.request.body.validUntil)}`);
   });
 
-  it('payload in the API\'s own shape is sent as it is (combined and ess)', async () => {
+  it("payload in the API's own shape is sent as it is (combined and ess)", async () => {
     const until = Date.now() + 10 * MINUTE_MS;
     const f = await loadFlow(flow(steer({ mode: 'combined' }), cfg(sim.s.url)));
-    const body = { energyStorageSetting: { value: 30, unit: 'kW' }, productionCurtailment: { value: 100, unit: 'kW' }, maximizeGridImport: true, validUntil: until };
+    const body = {
+      energyStorageSetting: { value: 30, unit: 'kW' },
+      productionCurtailment: { value: 100, unit: 'kW' },
+      maximizeGridImport: true,
+      validUntil: until,
+    };
     const a = await f.ask({ payload: body });
     assert.deepEqual(a.request.body, body);
     assert.deepEqual(lastSteer().body, body);
     const g = await loadFlow(flow(steer({ mode: 'ess' }), cfg(sim.s.url)));
     const b = await g.ask({ payload: { setting: { value: -20, unit: 'kW' }, validUntil: until } });
-    assert.deepEqual(b.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: -20, unit: 'kW' }, validUntil: until } });
+    assert.deepEqual(b.request, {
+      method: 'POST',
+      path: `/sites/${SITE}/steering/ess`,
+      body: { setting: { value: -20, unit: 'kW' }, validUntil: until },
+    });
   });
 
   it('msg.site overrides the site; the site also comes from a TypedInput', async () => {
@@ -134,40 +171,65 @@ describe('nodes: ems-site-steer', () => {
     assert.equal((await g.ask({ payload: 4, target: HOME.siteReference })).site, HOME.siteReference);
   });
 
-  it('validity duration: now plus the node\'s minutes', async () => {
+  it("validity duration: now plus the node's minutes", async () => {
     const f = await loadFlow(flow(steer({ validity: 'duration', duration: 7 }), cfg(sim.s.url)));
     const before = Date.now();
     const m = await f.ask({ payload: 1 });
-    assert.ok(m.request.body.validUntil >= before + 7 * MINUTE_MS && m.request.body.validUntil <= Date.now() + 7 * MINUTE_MS);
+    assert.ok(
+      m.request.body.validUntil >= before + 7 * MINUTE_MS && m.request.body.validUntil <= Date.now() + 7 * MINUTE_MS,
+    );
   });
 
   it('validity msg: msg.validUntil, msg.payload.validUntil or msg.payload.duration; msg.validFrom', async () => {
     const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url)));
     const until = Date.now() + 9 * MINUTE_MS;
     assert.equal((await f.ask({ payload: 1, validUntil: new Date(until) })).request.body.validUntil, until);
-    assert.equal((await f.ask({ payload: { energyStorage: 2, validUntil: until + 1000 } })).request.body.validUntil, until + 1000);
+    assert.equal(
+      (await f.ask({ payload: { energyStorage: 2, validUntil: until + 1000 } })).request.body.validUntil,
+      until + 1000,
+    );
     const before = Date.now();
     const d = (await f.ask({ payload: { energyStorage: 3, duration: 2 } })).request.body.validUntil;
     assert.ok(d >= before + 2 * MINUTE_MS && d <= Date.now() + 2 * MINUTE_MS);
     const from = Date.now() + MINUTE_MS;
     const v = await f.ask({ payload: 4, validFrom: from, validUntil: from + MINUTE_MS });
-    assert.deepEqual(v.request.body, { setting: { value: 4, unit: 'kW' }, validFrom: from, validUntil: from + MINUTE_MS });
+    assert.deepEqual(v.request.body, {
+      setting: { value: 4, unit: 'kW' },
+      validFrom: from,
+      validUntil: from + MINUTE_MS,
+    });
   });
 
   it('worked example of spec section 3: combined, then ESS-only 300 kW with the same validUntil', async () => {
     const validUntil = Date.now() + 10 * MINUTE_MS;
-    const f = await loadFlow(flow(steer({ mode: 'combined' }), cfg(sim.s.url), steer({ id: 'essNode', server: 'cfg', mode: 'ess', validity: 'msg', wires: [['out']] })));
+    const f = await loadFlow(
+      flow(
+        steer({ mode: 'combined' }),
+        cfg(sim.s.url),
+        steer({ id: 'essNode', server: 'cfg', mode: 'ess', validity: 'msg', wires: [['out']] }),
+      ),
+    );
     await f.ask({ payload: { energyStorage: 100, curtailment: 300, maximizeGridImport: false, validUntil } });
     const ess = helper.getNode('essNode');
     const p = f.out.next();
     ess.receive({ payload: 300, validUntil });
     const m = await p;
-    assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: { setting: { value: 300, unit: 'kW' }, validUntil } });
+    assert.deepEqual(m.request, {
+      method: 'POST',
+      path: `/sites/${SITE}/steering/ess`,
+      body: { setting: { value: 300, unit: 'kW' }, validUntil },
+    });
     const got = await simGet(sim.s, `/sites/${SITE}/steering`);
     assert.equal(got.siteReference, SITE);
     const c = got.components;
-    assert.deepEqual([c.energyStorageSetting.value, c.energyStorageSetting.unit, c.energyStorageSetting.validUntil], [300, 'kW', validUntil]);
-    assert.deepEqual([c.productionCurtailment.value, c.productionCurtailment.unit, c.productionCurtailment.validUntil], [300, 'kW', validUntil]);
+    assert.deepEqual(
+      [c.energyStorageSetting.value, c.energyStorageSetting.unit, c.energyStorageSetting.validUntil],
+      [300, 'kW', validUntil],
+    );
+    assert.deepEqual(
+      [c.productionCurtailment.value, c.productionCurtailment.unit, c.productionCurtailment.validUntil],
+      [300, 'kW', validUntil],
+    );
     assert.deepEqual([c.maximizeGridImport.value, c.maximizeGridImport.validUntil], [false, validUntil]);
     assert.equal(c.gridTarget, null);
   });
@@ -178,7 +240,15 @@ describe('nodes: ems-site-steer', () => {
     const m = await f.ask({ payload: -5 });
     assert.equal(sim.s.sim.requestsReceived, received);
     assert.equal(m.dryRun, true);
-    assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering`, body: { energyStorageSetting: { value: -5, unit: 'kW' }, productionCurtailment: { value: 10, unit: 'kW' }, validUntil: m.request.body.validUntil } });
+    assert.deepEqual(m.request, {
+      method: 'POST',
+      path: `/sites/${SITE}/steering`,
+      body: {
+        energyStorageSetting: { value: -5, unit: 'kW' },
+        productionCurtailment: { value: 10, unit: 'kW' },
+        validUntil: m.request.body.validUntil,
+      },
+    });
     assert.deepEqual(m.payload, m.request.body);
     assert.match(f.status.all.at(-1).text, /^dry run: ESS −5 kW, curtailment 10 kW$/);
     const g = await loadFlow(flow(steer({ mode: 'grid-target', dryRun: true }), cfg(sim.s.url)));
@@ -188,7 +258,9 @@ describe('nodes: ems-site-steer', () => {
   });
 
   it('safety limits: maxEssPower and maxCurtailment refuse, send nothing, and give a Catch-able error naming the limit', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'combined', maxEssPower: 100_000, maxCurtailment: 250_000 }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(steer({ mode: 'combined', maxEssPower: 100_000, maxCurtailment: 250_000 }), cfg(sim.s.url)),
+    );
     const received = sim.s.sim.requestsReceived;
     const a = await f.fails({ payload: -150 });
     assert.match(a.error.message, /maxEssPower = 100000 W/);
@@ -253,7 +325,12 @@ describe('nodes: ems-site-steer', () => {
 });
 
 describe('nodes: renewal of steering signals', () => {
-  const cmd = (value: number, validUntil: number): SteeringCommand => ({ site: SITE, kind: 'ess', energyStorageSetting: { value, unit: 'kW' }, validUntil });
+  const cmd = (value: number, validUntil: number): SteeringCommand => ({
+    site: SITE,
+    kind: 'ess',
+    energyStorageSetting: { value, unit: 'kW' },
+    validUntil,
+  });
 
   /** A Renewal whose sends wait until the test releases them. */
   function renewal() {
@@ -261,16 +338,20 @@ describe('nodes: renewal of steering signals', () => {
     const waiting: Array<() => void> = [];
     let onSend: (() => void) | undefined;
     const r = new Renewal({
-      send: (c) => new Promise((resolve) => {
-        sent.push(c);
-        waiting.push(() => resolve({ request: { method: 'POST', path: '-' }, response: {}, merged: false }));
-        onSend?.();
-      }),
+      send: (c) =>
+        new Promise((resolve) => {
+          sent.push(c);
+          waiting.push(() => resolve({ request: { method: 'POST', path: '-' }, response: {}, merged: false }));
+          onSend?.();
+        }),
       status: () => undefined,
       warn: () => undefined,
       settings: () => settingsOf({ mode: 'ess', validity: 'duration', duration: 0.05 }),
     });
-    const nextSend = () => new Promise<void>((resolve) => { onSend = resolve; });
+    const nextSend = () =>
+      new Promise<void>((resolve) => {
+        onSend = resolve;
+      });
     return { r, sent, release: () => waiting.shift()?.(), nextSend };
   }
 
@@ -298,7 +379,7 @@ describe('nodes: renewal of steering signals', () => {
     release();
     await turns();
     assert.equal(r.pending, 1);
-    assert.ok(sent[0].validUntil! >= now + 3_000, 'now plus the node\'s 3 s');
+    assert.ok(sent[0].validUntil! >= now + 3_000, "now plus the node's 3 s");
     r.close();
     assert.equal(r.pending, 0);
   });

@@ -10,8 +10,17 @@ const TS = 'POST /devices/:ref/measurements/time-series';
 const iso = (t: number) => new Date(t).toISOString();
 
 const series = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str',
-  range: 'last', last: 6, lastUnit: 'hours', resolution: 1, output: 'points', ...extra,
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 6,
+  lastUnit: 'hours',
+  resolution: 1,
+  output: 'points',
+  ...extra,
 });
 
 /** Checks the fields every output carries. */
@@ -40,7 +49,10 @@ describe('nodes: ems-time-series', () => {
     const f = await loadFlow(flow(series({ output: 'arrays' }), cfg(sim.s.url)));
     const m = await f.ask({ start: iso(start), end: iso(end), foo: 1 });
     common(m, BAT, 'soc', '%', start, end);
-    assert.deepEqual(m.payload.time, grid(start, end).map((t) => iso(t).replace('.000Z', 'Z')));
+    assert.deepEqual(
+      m.payload.time,
+      grid(start, end).map((t) => iso(t).replace('.000Z', 'Z')),
+    );
     assert.equal(m.payload.data.length, 4);
     for (const v of m.payload.data) assert.ok(typeof v === 'number' && v >= 0 && v <= 100);
     assert.equal(m.foo, 1);
@@ -51,7 +63,10 @@ describe('nodes: ems-time-series', () => {
     const f = await loadFlow(flow(series({ output: 'points' }), cfg(sim.s.url)));
     const m = await f.ask({ start: iso(start), end: iso(end), foo: 2 });
     common(m, BAT, 'soc', '%', start, end);
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(start, end));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(start, end),
+    );
     for (const p of m.payload) {
       assert.deepEqual(Object.keys(p), ['x', 'y']);
       assert.equal(typeof p.y, 'number');
@@ -63,7 +78,10 @@ describe('nodes: ems-time-series', () => {
     const f = await loadFlow(flow(series({ output: 'split' }), cfg(sim.s.url)));
     f.send({ start: iso(start), end: iso(end), foo: 3 });
     const msgs = await f.out.count(4);
-    assert.deepEqual(msgs.map((m) => m.timestamp), grid(start, end));
+    assert.deepEqual(
+      msgs.map((m) => m.timestamp),
+      grid(start, end),
+    );
     for (const m of msgs) {
       common(m, BAT, 'soc', '%', start, end);
       assert.equal(typeof m.payload, 'number');
@@ -82,13 +100,19 @@ describe('nodes: ems-time-series', () => {
     const s0 = start - 4 * HOUR_MS;
     const m = await f.ask({ deviceReference: dev, property: 'totalEnergyProduced', resolution: 2, start: s0, end });
     common(m, dev, 'totalEnergyProduced', 'Wh', s0, end);
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(s0, end, 2));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(s0, end, 2),
+    );
     const body = logged(sim.s, TS).at(-1)!;
     assert.equal(body.path, `/devices/${dev}/measurements/time-series`);
     assert.deepEqual((body.body as { resolution: unknown }).resolution, { value: 2, unit: 'h' });
     assert.equal((body.body as { property: string }).property, 'totalEnergyProduced');
     const n = await f.ask({ resolution: '3', start: s0, end });
-    assert.deepEqual(n.payload.map((p: { x: number }) => p.x), grid(s0, end, 3));
+    assert.deepEqual(
+      n.payload.map((p: { x: number }) => p.x),
+      grid(s0, end, 3),
+    );
   });
 
   for (const [form, toInput] of [
@@ -102,7 +126,9 @@ describe('nodes: ems-time-series', () => {
       common(m, BAT, 'soc', '%', start, end);
       assert.equal(m.payload.time.length, 4);
       assert.deepEqual((logged(sim.s, TS).at(-1)!.body as { range: unknown }).range, {
-        type: 'absolute', start: iso(start).replace('.000Z', 'Z'), end: iso(end).replace('.000Z', 'Z'),
+        type: 'absolute',
+        start: iso(start).replace('.000Z', 'Z'),
+        end: iso(end).replace('.000Z', 'Z'),
       });
     });
   }
@@ -114,14 +140,20 @@ describe('nodes: ems-time-series', () => {
     assert.equal(m.range.start, iso(start));
     const e = Date.parse(m.range.end);
     assert.ok(e >= before && e <= Date.now() + 1000 && e % 1000 === 0, 'now, rounded up to the second');
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(start, e));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(start, e),
+    );
   });
 
   it('a start with milliseconds keeps its first point (the API takes whole seconds)', async () => {
     const f = await loadFlow(flow(series({ output: 'arrays' }), cfg(sim.s.url)));
     const m = await f.ask({ start: start - 1500, end: end - 1500 });
     assert.deepEqual(m.range, { start: iso(start - 1000), end: iso(end - 1000) });
-    assert.deepEqual(m.payload.time, grid(start - 1000, end - 1000).map((t) => iso(t).replace('.000Z', 'Z')));
+    assert.deepEqual(
+      m.payload.time,
+      grid(start - 1000, end - 1000).map((t) => iso(t).replace('.000Z', 'Z')),
+    );
   });
 
   it('range last N hours: from the whole hour N hours ago up to now', async () => {
@@ -131,7 +163,10 @@ describe('nodes: ems-time-series', () => {
     const [s, e] = [Date.parse(m.range.start), Date.parse(m.range.end)];
     assert.equal(s, Math.floor((e - 6 * HOUR_MS) / HOUR_MS) * HOUR_MS);
     assert.ok(e >= before && e <= Date.now() + 1000);
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(s, e));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(s, e),
+    );
   });
 
   it('range last N days', async () => {
@@ -139,7 +174,10 @@ describe('nodes: ems-time-series', () => {
     const m = await f.ask();
     const [s, e] = [Date.parse(m.range.start), Date.parse(m.range.end)];
     assert.equal(s, Math.floor((e - 2 * DAY_MS) / HOUR_MS) * HOUR_MS);
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(s, e, 6));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(s, e, 6),
+    );
   });
 
   it('range today: from local midnight up to now', async () => {
@@ -148,7 +186,10 @@ describe('nodes: ems-time-series', () => {
     const midnight = new Date(Date.parse(m.range.end));
     midnight.setHours(0, 0, 0, 0);
     assert.equal(m.range.start, midnight.toISOString());
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(midnight.getTime(), Date.parse(m.range.end)));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(midnight.getTime(), Date.parse(m.range.end)),
+    );
   });
 
   it('range yesterday: the whole local day before today', async () => {
@@ -161,16 +202,26 @@ describe('nodes: ems-time-series', () => {
     const y = new Date(today);
     y.setDate(y.getDate() - 1);
     assert.deepEqual(m.range, { start: y.toISOString(), end: today.toISOString() });
-    assert.deepEqual(m.payload.map((p: { x: number }) => p.x), grid(y.getTime(), today.getTime()));
+    assert.deepEqual(
+      m.payload.map((p: { x: number }) => p.x),
+      grid(y.getTime(), today.getTime()),
+    );
     assert.equal(m.payload.length, (today.getTime() - y.getTime()) / HOUR_MS);
   });
 
-  it('range absolute: the node\'s start and end (str, or msg TypedInput)', async () => {
-    const f = await loadFlow(flow(series({ range: 'absolute', start: iso(start), startType: 'str', end: String(end), endType: 'str' }), cfg(sim.s.url)));
+  it("range absolute: the node's start and end (str, or msg TypedInput)", async () => {
+    const f = await loadFlow(
+      flow(
+        series({ range: 'absolute', start: iso(start), startType: 'str', end: String(end), endType: 'str' }),
+        cfg(sim.s.url),
+      ),
+    );
     const m = await f.ask();
     common(m, BAT, 'soc', '%', start, end);
     assert.equal(m.payload.length, 4);
-    const g = await loadFlow(flow(series({ range: 'absolute', start: 'from', startType: 'msg', end: '', endType: 'str' }), cfg(sim.s.url)));
+    const g = await loadFlow(
+      flow(series({ range: 'absolute', start: 'from', startType: 'msg', end: '', endType: 'str' }), cfg(sim.s.url)),
+    );
     const n = await g.ask({ from: start });
     assert.equal(n.range.start, iso(start));
     assert.ok(Date.parse(n.range.end) > end, 'no end: up to now');
@@ -185,14 +236,16 @@ describe('nodes: ems-time-series over 95 days', () => {
   it('splits 95 days into 4 requests and merges exactly one point per hour, none repeated', async () => {
     const start = Date.UTC(2026, 2, 1);
     const end = start + 95 * DAY_MS;
-    assert.ok(end < T0, 'the range lies in the simulator\'s past');
+    assert.ok(end < T0, "the range lies in the simulator's past");
     const f = await loadFlow(flow(series({ output: 'points' }), cfg(sim.s.url)));
     sim.s.sim.clearLog();
     const m = await f.ask({ start: iso(start), end: iso(end) });
     const posts = logged(sim.s, TS);
     assert.equal(posts.length, 4);
-    const ranges = posts.map((p) => (p.body as { range: { start: string; end: string } }).range)
-      .map((r) => [Date.parse(r.start), Date.parse(r.end)]).sort((a, b) => a[0] - b[0]);
+    const ranges = posts
+      .map((p) => (p.body as { range: { start: string; end: string } }).range)
+      .map((r) => [Date.parse(r.start), Date.parse(r.end)])
+      .sort((a, b) => a[0] - b[0]);
     assert.equal(ranges[0][0], start);
     assert.equal(ranges[3][1], end);
     for (let i = 0; i < 4; i++) {

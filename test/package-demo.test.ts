@@ -41,16 +41,30 @@ describe('npm start: the demo', function () {
   /** Waits until the dashboard's "In force on the site" text matches, in a message that arrives from now on. */
   const inForce = (re: RegExp) => {
     const id = byLabel('ui-text', /^In force on the site$/);
-    const before = new Set((client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).map((x: any) => x[1]._msgid));
-    return client.waitFor(`msg-input:${id}`, (m) => !before.has(m._msgid) && re.test(m.payload), 30_000)
-      .catch((e) => { throw new Error(`${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).slice(-3))}`); });
+    const before = new Set(
+      (client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).map((x: any) => x[1]._msgid),
+    );
+    return client
+      .waitFor(`msg-input:${id}`, (m) => !before.has(m._msgid) && re.test(m.payload), 30_000)
+      .catch((e) => {
+        throw new Error(
+          `${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${id}`).slice(-3))}`,
+        );
+      });
   };
 
   before(async () => {
     fs.rmSync(userDir, { recursive: true, force: true });
     const simPort = await freePort();
     simUrl = `http://127.0.0.1:${simPort}`;
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort), EMS_MQTT_PORT: '0' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      EMS_DEMO_USERDIR: userDir,
+      EMS_SIM_PORT: String(simPort),
+      EMS_MQTT_PORT: '0',
+    };
     delete env.NODE_RED_PATH;
     demo = start(process.execPath, [path.join(ROOT, 'scripts', 'start-demo.js')], { cwd: ROOT, env });
     const m = await demo.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard\n/, 45_000);
@@ -66,14 +80,19 @@ describe('npm start: the demo', function () {
   });
 
   it('prints the editor, dashboard, simulator and MQTT broker URLs and installs the demo flow in its own user directory', () => {
-    assert.match(demo.output(), new RegExp(`EMS partner demo ready in \\d+\\.\\d s .*\\n  Editor:    ${base}/\\n  Dashboard: ${base}/dashboard\\n` +
-      `  Simulator: ${simUrl}\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:\\d+ \\(for examples 03-05 and 10\\)\\n`));
+    assert.match(
+      demo.output(),
+      new RegExp(
+        `EMS partner demo ready in \\d+\\.\\d s .*\\n  Editor:    ${base}/\\n  Dashboard: ${base}/dashboard\\n` +
+          `  Simulator: ${simUrl}\\n  MQTT broker: mqtt://127\\.0\\.0\\.1:\\d+ \\(for examples 03-05 and 10\\)\\n`,
+      ),
+    );
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(userDir, 'flows.json'), 'utf8')), DEMO);
     assert.match(demo.output(), new RegExp(`User directory : ${userDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
   });
 
   it('serves the deployed demo flow and the dashboard page', async () => {
-    const flows = await (await fetch(`${base}/flows`, { headers: { 'Node-RED-API-Version': 'v1' } })).json() as any[];
+    const flows = (await (await fetch(`${base}/flows`, { headers: { 'Node-RED-API-Version': 'v1' } })).json()) as any[];
     assert.deepEqual(flows.map((n) => n.id).sort(), DEMO.map((n) => n.id).sort());
     const page = await fetch(`${base}/dashboard/`);
     assert.equal(page.status, 200);
@@ -83,10 +102,19 @@ describe('npm start: the demo', function () {
 
   it('polls SOC, power flows and energy counters of both sites', async () => {
     for (const site of [/^Commercial/, /^Home/]) {
-      const [soc] = await client.waitFor(`msg-input:${widgetOf(site, 'ui-gauge', /SOC/)}`, (m) => typeof m.payload === 'number', 15_000);
+      const [soc] = await client.waitFor(
+        `msg-input:${widgetOf(site, 'ui-gauge', /SOC/)}`,
+        (m) => typeof m.payload === 'number',
+        15_000,
+      );
       assert.ok(soc.payload >= 0 && soc.payload <= 100);
-      for (const [label, re] of [[/^Battery$/, /^-?[\d,.]+ kW \((charging|discharging|idle)\)$/], [/^PV$/, /^[\d,.]+ kW · total [\d,.]+ (k|M)Wh$/],
-        [/^Grid$/, /^[\d,.]+ kW (import|export|)$/], [/^Battery energy$/, /^in [\d,.]+ (k|M)Wh · out/], [/^Grid energy$/, /^import [\d,.]+ (k|M)Wh · export/]] as const) {
+      for (const [label, re] of [
+        [/^Battery$/, /^-?[\d,.]+ kW \((charging|discharging|idle)\)$/],
+        [/^PV$/, /^[\d,.]+ kW · total [\d,.]+ (k|M)Wh$/],
+        [/^Grid$/, /^[\d,.]+ kW (import|export|)$/],
+        [/^Battery energy$/, /^in [\d,.]+ (k|M)Wh · out/],
+        [/^Grid energy$/, /^import [\d,.]+ (k|M)Wh · export/],
+      ] as const) {
         await client.waitFor(`msg-input:${widgetOf(site, 'ui-text', label)}`, (m) => re.test(m.payload), 15_000);
       }
     }
@@ -102,20 +130,37 @@ describe('npm start: the demo', function () {
 
   it('the steering controls change the simulated site within seconds; Stop hands it back', async () => {
     const last = byLabel('ui-text', /^Last message$/);
-    const said = (re: RegExp) => client.waitFor(`msg-input:${last}`, (m) => re.test(m.payload), 15_000).catch((e) => { throw new Error(`${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${last}`))}; output ${demo.output().slice(-2000)}`); });
+    const said = (re: RegExp) =>
+      client
+        .waitFor(`msg-input:${last}`, (m) => re.test(m.payload), 15_000)
+        .catch((e) => {
+          throw new Error(
+            `${e.message}; said ${JSON.stringify((client as any).events.filter((x: any) => x[0] === `msg-input:${last}`))}; output ${demo.output().slice(-2000)}`,
+          );
+        });
     const steering = async () => (await sim(`/sites/${COM.siteReference}/steering`)).components;
     await inForce(/^nothing: the site runs on the EMS's own control$/);
 
     await client.emit('widget-change', byLabel('ui-slider', /^Battery kW/), -200);
     await said(/^ESS -200 kW until /);
-    assert.deepEqual([(await steering()).energyStorageSetting.value, (await steering()).energyStorageSetting.unit], [-200, 'kW']);
+    assert.deepEqual(
+      [(await steering()).energyStorageSetting.value, (await steering()).energyStorageSetting.unit],
+      [-200, 'kW'],
+    );
     assert.equal((await sim(`/sites/${COM.siteReference}/state`)).batteryW, -200_000);
-    await client.waitFor(`msg-input:${widgetOf(/^Commercial/, 'ui-text', /^Battery$/)}`, (m) => m.payload === '-200 kW (charging)', 15_000);
+    await client.waitFor(
+      `msg-input:${widgetOf(/^Commercial/, 'ui-text', /^Battery$/)}`,
+      (m) => m.payload === '-200 kW (charging)',
+      15_000,
+    );
     await inForce(/^ESS -200 kW until \d\d:\d\d$/);
 
     await client.emit('widget-change', byLabel('ui-slider', /^PV limit %/), 40);
     await said(/^PV limit 40 % until /);
-    assert.deepEqual([(await steering()).productionCurtailment.value, (await steering()).productionCurtailment.unit], [40, '%']);
+    assert.deepEqual(
+      [(await steering()).productionCurtailment.value, (await steering()).productionCurtailment.unit],
+      [40, '%'],
+    );
 
     await client.emit('widget-change', byLabel('ui-switch', /Maximize grid import/), true);
     await said(/^max import on until /);
@@ -125,8 +170,14 @@ describe('npm start: the demo', function () {
     await client.emit('widget-action', byLabel('ui-button', /Stop/), { payload: 'stop' });
     await said(/^ESS 0 kW, PV limit 100 %, max import off until /);
     const s = await steering();
-    assert.deepEqual([s.energyStorageSetting.value, s.productionCurtailment.value, s.maximizeGridImport.value], [0, 100, false]);
-    assert.ok(s.energyStorageSetting.validUntil <= Date.now() + 5_000 && s.energyStorageSetting.validUntil >= t0 + 5_000, 'neutral for 5 s only');
+    assert.deepEqual(
+      [s.energyStorageSetting.value, s.productionCurtailment.value, s.maximizeGridImport.value],
+      [0, 100, false],
+    );
+    assert.ok(
+      s.energyStorageSetting.validUntil <= Date.now() + 5_000 && s.energyStorageSetting.validUntil >= t0 + 5_000,
+      'neutral for 5 s only',
+    );
   });
 
   it('"In force on the site" shows the steering the site has, also what another flow sent: grid limits next to the slider\'s ESS setting', async function () {
@@ -137,16 +188,21 @@ describe('npm start: the demo', function () {
     await inForce(/^ESS -200 kW until \d\d:\d\d$/);
     // Another flow (example 08's button) sends grid limits: export at least 100 kW, for 5 minutes.
     const r = await fetch(`${simUrl}/sites/${COM.siteReference}/steering/grid-limits`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ upperLimit: { value: -100, unit: 'kW' }, validUntil: Date.now() + 5 * 60_000 }),
     });
     assert.equal(r.status, 200, await r.text());
     // The slider still says -200 kW; the dashboard says what is in force on the site: both, and that the limits win.
-    await inForce(/^ESS -200 kW until \d\d:\d\d · grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/);
+    await inForce(
+      /^ESS -200 kW until \d\d:\d\d · grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/,
+    );
     const s = await sim(`/sites/${COM.siteReference}/state`);
     assert.ok(s.gridW <= -100_000 + 1, `the limits hold: grid ${s.gridW} W`);
     await client.emit('widget-action', byLabel('ui-button', /Stop/), { payload: 'stop' });
-    await inForce(/^ESS 0 kW until \d\d:\d\d · PV limit 100 % until \d\d:\d\d · max import off until \d\d:\d\d · grid limits /);
+    await inForce(
+      /^ESS 0 kW until \d\d:\d\d · PV limit 100 % until \d\d:\d\d · max import off until \d\d:\d\d · grid limits /,
+    );
   });
 
   it('SIGINT (Ctrl-C) stops Node-RED, the built-in simulator and the MQTT broker', async () => {

@@ -50,16 +50,22 @@ function copyRuntimeDeps(userDir: string): string[] {
     for (const d of Object.keys(pj.dependencies || {})) queue.push([dir, d]);
   }
   const nm = path.join(ROOT, 'node_modules');
-  for (const dir of seen) fs.cpSync(dir, path.join(userDir, 'node_modules', path.relative(nm, dir)), { recursive: true, dereference: true });
+  for (const dir of seen)
+    fs.cpSync(dir, path.join(userDir, 'node_modules', path.relative(nm, dir)), { recursive: true, dereference: true });
   return [...seen].map((d) => path.relative(nm, d));
 }
 
 /** Relative paths and sizes of every file below `dir`. */
 function listFiles(dir: string, base = dir): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? listFiles(p, base) : [`${path.relative(base, p).split(path.sep).join('/')} ${fs.statSync(p).size}`];
-  }).sort();
+  return fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      return e.isDirectory()
+        ? listFiles(p, base)
+        : [`${path.relative(base, p).split(path.sep).join('/')} ${fs.statSync(p).size}`];
+    })
+    .sort();
 }
 
 describe('package tarball: installing it runs no build script', function () {
@@ -72,7 +78,10 @@ describe('package tarball: installing it runs no build script', function () {
   before(async function () {
     // The recorder is a POSIX shell script (npm runs scripts with `<script-shell> -c <command>`).
     if (process.platform === 'win32') this.skip();
-    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-partner-config.js')), 'dist/ is built (npm test builds first)');
+    assert.ok(
+      fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-partner-config.js')),
+      'dist/ is built (npm test builds first)',
+    );
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-tarball-'));
     const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: ROOT });
     const packed = JSON.parse(stdout)[0];
@@ -96,7 +105,11 @@ describe('package tarball: installing it runs no build script', function () {
       assert.ok(files.includes(js.replace(/\.js$/, '.html')), `${js}: its editor .html`);
     }
     const scripts = packedPkg.scripts || {};
-    assert.deepEqual(INSTALL_TIME.filter((s) => scripts[s]), ['prepare'], JSON.stringify(scripts));
+    assert.deepEqual(
+      INSTALL_TIME.filter((s) => scripts[s]),
+      ['prepare'],
+      JSON.stringify(scripts),
+    );
     assert.equal(scripts.prepare, 'npm run build');
     // A binding.gyp would give the package an implicit install script (node-gyp rebuild).
     assert.ok(!files.some((f) => /(^|\/)binding\.gyp$/.test(f)), 'no binding.gyp');
@@ -106,10 +119,17 @@ describe('package tarball: installing it runs no build script', function () {
     const userDir = path.join(tmp, 'userdir');
     const log = path.join(tmp, 'scripts.log');
     const recorder = path.join(tmp, 'record-script.sh');
-    fs.writeFileSync(recorder, '#!/bin/sh\necho "$npm_lifecycle_event $npm_package_json" >> "$EMS_SCRIPT_LOG"\nexec /bin/sh "$@"\n', { mode: 0o755 });
+    fs.writeFileSync(
+      recorder,
+      '#!/bin/sh\necho "$npm_lifecycle_event $npm_package_json" >> "$EMS_SCRIPT_LOG"\nexec /bin/sh "$@"\n',
+      { mode: 0o755 },
+    );
     for (const name of ['probe-tarball', 'probe-directory']) {
       fs.mkdirSync(path.join(tmp, name));
-      fs.writeFileSync(path.join(tmp, name, 'package.json'), JSON.stringify({ name, version: '1.0.0', scripts: PROBE_SCRIPTS }));
+      fs.writeFileSync(
+        path.join(tmp, name, 'package.json'),
+        JSON.stringify({ name, version: '1.0.0', scripts: PROBE_SCRIPTS }),
+      );
     }
     await run(NPM, ['pack', '--ignore-scripts', '--pack-destination', tmp], { cwd: path.join(tmp, 'probe-tarball') });
     fs.mkdirSync(userDir);
@@ -117,19 +137,42 @@ describe('package tarball: installing it runs no build script', function () {
     const copied = copyRuntimeDeps(userDir);
     assert.ok(copied.includes('axios') && copied.includes('axios-retry'), copied.join(', '));
 
-    await run(NPM, ['install', '--omit=dev', '--no-audit', '--no-fund', '--offline', '--cache', path.join(tmp, 'npm-cache'),
-      // Scripts on, whatever the npmrc says; npm >= 11.19 would otherwise only warn about unreviewed ones.
-      '--ignore-scripts=false', '--dangerously-allow-all-scripts', `--script-shell=${recorder}`,
-      path.join(tmp, 'probe-tarball-1.0.0.tgz'), path.join(tmp, 'probe-directory'), tgz],
-    { cwd: userDir, env: { ...process.env, EMS_SCRIPT_LOG: log } });
+    await run(
+      NPM,
+      [
+        'install',
+        '--omit=dev',
+        '--no-audit',
+        '--no-fund',
+        '--offline',
+        '--cache',
+        path.join(tmp, 'npm-cache'),
+        // Scripts on, whatever the npmrc says; npm >= 11.19 would otherwise only warn about unreviewed ones.
+        '--ignore-scripts=false',
+        '--dangerously-allow-all-scripts',
+        `--script-shell=${recorder}`,
+        path.join(tmp, 'probe-tarball-1.0.0.tgz'),
+        path.join(tmp, 'probe-directory'),
+        tgz,
+      ],
+      { cwd: userDir, env: { ...process.env, EMS_SCRIPT_LOG: log } },
+    );
 
     const ran = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n') : [];
-    const by = (name: string) => ran.filter((l) => l.includes(`${path.sep}${name}${path.sep}package.json`)).map((l) => l.split(' ')[0]).sort();
+    const by = (name: string) =>
+      ran
+        .filter((l) => l.includes(`${path.sep}${name}${path.sep}package.json`))
+        .map((l) => l.split(' ')[0])
+        .sort();
     // The probes: the recorder sees every script npm starts; a tarball's prepare is never run.
     assert.deepEqual(by('probe-tarball'), ['install', 'postinstall', 'preinstall'], ran.join('\n'));
     assert.deepEqual(by('probe-directory'), ['install', 'postinstall', 'preinstall', 'prepare'], ran.join('\n'));
     // Ours: nothing ran (no prepare, so no `npm run build`), for the package or its dependencies.
-    assert.deepEqual(ran.filter((l) => !/[/\\]probe-(tarball|directory)[/\\]/.test(l)), [], ran.join('\n'));
+    assert.deepEqual(
+      ran.filter((l) => !/[/\\]probe-(tarball|directory)[/\\]/.test(l)),
+      [],
+      ran.join('\n'),
+    );
     const installed = path.join(userDir, 'node_modules', ...PKG.name.split('/'));
     assert.deepEqual(listFiles(installed), packedFiles);
   });

@@ -17,7 +17,10 @@ const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const TYPES = Object.keys(PKG['node-red'].nodes);
-const EXAMPLES = fs.readdirSync(path.join(ROOT, 'examples')).filter((f) => f.endsWith('.json')).sort();
+const EXAMPLES = fs
+  .readdirSync(path.join(ROOT, 'examples'))
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** Node-RED's own WebSocket library (its editor channel /comms runs on it). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -43,37 +46,55 @@ async function openComms(base: string): Promise<Comms> {
     for (const m of Array.isArray(batch) ? batch : [batch]) seen.push(m);
     for (const l of [...listeners]) l();
   });
-  const until = <T>(test: () => T | undefined, ms: number, what: () => string) => new Promise<T>((resolve, reject) => {
-    const check = () => {
-      let v: T | undefined;
-      try { v = test(); } catch (e) { finish(e as Error); return; }
-      if (v !== undefined) finish(undefined, v);
-    };
-    const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${what()}`)), ms);
-    const onClose = () => finish(new Error(`/comms closed while waiting for ${what()}`));
-    function finish(err?: Error, v?: T) {
-      clearTimeout(timer);
-      listeners.delete(check);
-      ws.off('close', onClose);
-      if (err) reject(err);
-      else resolve(v as T);
-    }
-    listeners.add(check);
-    ws.on('close', onClose);
-    check();
+  const until = <T>(test: () => T | undefined, ms: number, what: () => string) =>
+    new Promise<T>((resolve, reject) => {
+      const check = () => {
+        let v: T | undefined;
+        try {
+          v = test();
+        } catch (e) {
+          finish(e as Error);
+          return;
+        }
+        if (v !== undefined) finish(undefined, v);
+      };
+      const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${what()}`)), ms);
+      const onClose = () => finish(new Error(`/comms closed while waiting for ${what()}`));
+      function finish(err?: Error, v?: T) {
+        clearTimeout(timer);
+        listeners.delete(check);
+        ws.off('close', onClose);
+        if (err) reject(err);
+        else resolve(v as T);
+      }
+      listeners.add(check);
+      ws.on('close', onClose);
+      check();
+    });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
   });
-  await new Promise<void>((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
   ws.send(JSON.stringify({ subscribe: 'debug' }));
   ws.send(JSON.stringify({ subscribe: 'notification/runtime-state' }));
-  await until(() => seen.find((m) => m.topic === 'notification/runtime-state'), 10_000, () => 'the retained runtime state on /comms');
+  await until(
+    () => seen.find((m) => m.topic === 'notification/runtime-state'),
+    10_000,
+    () => 'the retained runtime state on /comms',
+  );
   const debug = () => seen.filter((m) => m.topic === 'debug').map((m) => m.data);
   return {
-    debugFrom: (ids, ms) => until(() => {
-      const failed = debug().find((d) => d.level === 20); // node.error, shown in the debug sidebar
-      if (failed) throw new Error(`node ${failed.id} reported an error: ${failed.msg}`);
-      const firsts = ids.map((id) => debug().find((d) => d.id === id));
-      return firsts.every(Boolean) ? firsts : undefined;
-    }, ms, () => `a debug message from each of ${ids.join(', ')}; got ${JSON.stringify(debug()).slice(0, 2000)}`),
+    debugFrom: (ids, ms) =>
+      until(
+        () => {
+          const failed = debug().find((d) => d.level === 20); // node.error, shown in the debug sidebar
+          if (failed) throw new Error(`node ${failed.id} reported an error: ${failed.msg}`);
+          const firsts = ids.map((id) => debug().find((d) => d.id === id));
+          return firsts.every(Boolean) ? firsts : undefined;
+        },
+        ms,
+        () => `a debug message from each of ${ids.join(', ')}; got ${JSON.stringify(debug()).slice(0, 2000)}`,
+      ),
     close: () => ws.close(),
   };
 }
@@ -93,18 +114,35 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   };
 
   before(async () => {
-    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.js')), 'dist/ is built (npm test builds first)');
+    assert.ok(
+      fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.js')),
+      'dist/ is built (npm test builds first)',
+    );
     fs.rmSync(tmp, { recursive: true, force: true });
     fs.mkdirSync(userDir, { recursive: true });
     const { stdout } = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: ROOT });
     packed = JSON.parse(stdout)[0];
-    fs.writeFileSync(path.join(userDir, 'package.json'), JSON.stringify({ name: 'node-red-project', description: 'A Node-RED user directory', private: true }));
-    fs.writeFileSync(path.join(userDir, 'settings.js'), "module.exports = { uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'test', telemetry: { enabled: false }, editorTheme: { tours: false } };\n");
-    await run(NPM, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev', path.join(tmp, packed.filename)], { cwd: userDir });
+    fs.writeFileSync(
+      path.join(userDir, 'package.json'),
+      JSON.stringify({ name: 'node-red-project', description: 'A Node-RED user directory', private: true }),
+    );
+    fs.writeFileSync(
+      path.join(userDir, 'settings.js'),
+      "module.exports = { uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'test', telemetry: { enabled: false }, editorTheme: { tours: false } };\n",
+    );
+    await run(
+      NPM,
+      ['install', '--no-audit', '--no-fund', '--prefer-offline', '--omit=dev', path.join(tmp, packed.filename)],
+      { cwd: userDir },
+    );
     const simPort = await freePort();
     simUrl = `http://127.0.0.1:${simPort}`;
     const env: NodeJS.ProcessEnv = { ...process.env, EMS_SIM_PORT: String(simPort) };
-    red = start(process.execPath, [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], { cwd: userDir, env });
+    red = start(
+      process.execPath,
+      [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')],
+      { cwd: userDir, env },
+    );
     base = (await red.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+)\//, 60_000))[1];
     await red.waitFor(/Started flows/, 30_000);
   });
@@ -117,14 +155,28 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   it('packs only dist, the editor files, icons, locales, examples, README and LICENSE', () => {
     const files: string[] = packed.files.map((f: any) => f.path).sort();
     for (const f of files) {
-      assert.match(f, /^(dist\/(index\.(js|d\.ts)|(protocol|client|runtime|nodes|simulator|plan)\/.+)|examples\/\d\d [^/]+\.json|resources\/[\w.-]+\.js|README\.md|LICENSE|package\.json)$/, f);
+      assert.match(
+        f,
+        /^(dist\/(index\.(js|d\.ts)|(protocol|client|runtime|nodes|simulator|plan)\/.+)|examples\/\d\d [^/]+\.json|resources\/[\w.-]+\.js|README\.md|LICENSE|package\.json)$/,
+        f,
+      );
     }
     for (const t of TYPES) {
-      for (const f of [`dist/nodes/${t}.js`, `dist/nodes/${t}.html`, `dist/nodes/locales/en-US/${t}.json`, `dist/nodes/locales/en-US/${t}.html`,
-        `dist/nodes/locales/de/${t}.json`, `dist/nodes/locales/de/${t}.html`]) assert.ok(files.includes(f), f);
+      for (const f of [
+        `dist/nodes/${t}.js`,
+        `dist/nodes/${t}.html`,
+        `dist/nodes/locales/en-US/${t}.json`,
+        `dist/nodes/locales/en-US/${t}.html`,
+        `dist/nodes/locales/de/${t}.json`,
+        `dist/nodes/locales/de/${t}.html`,
+      ])
+        assert.ok(files.includes(f), f);
     }
     assert.ok(files.filter((f) => /^dist\/nodes\/icons\/.+\.svg$/.test(f)).length >= 4, 'icons');
-    assert.deepEqual(files.filter((f) => f.startsWith('examples/')), EXAMPLES.map((e) => `examples/${e}`));
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('examples/')),
+      EXAMPLES.map((e) => `examples/${e}`),
+    );
     assert.ok(files.includes('dist/simulator/index.js'), 'the built-in simulator');
     assert.ok(files.includes('resources/editor.js'), 'the editor code the panels share');
     // Seven nodes with help in two languages, twelve examples, the simulator and the site planner (also bundled for
@@ -139,7 +191,8 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     const installed = path.join(userDir, 'node_modules', '@ems-partner', 'node-red');
     assert.ok(fs.existsSync(path.join(installed, 'dist', 'nodes', 'ems-partner-config.js')));
     assert.ok(!fs.existsSync(path.join(installed, 'src')) && !fs.existsSync(path.join(installed, 'node_modules')));
-    for (const dep of Object.keys(PKG.dependencies)) assert.ok(fs.existsSync(path.join(userDir, 'node_modules', dep, 'package.json')), dep);
+    for (const dep of Object.keys(PKG.dependencies))
+      assert.ok(fs.existsSync(path.join(userDir, 'node_modules', dep, 'package.json')), dep);
     assert.ok(!fs.existsSync(path.join(userDir, 'node_modules', 'node-red')), 'Node-RED is not a dependency');
   });
 
@@ -157,8 +210,13 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   it('lists every example under Import ▸ Examples, as shipped', async () => {
     assert.ok((await get('/library/examples/flows/')).includes(PKG.name));
     const listed = await get(`/library/examples/flows/${PKG.name}`);
-    assert.deepEqual(listed.map((e: any) => e.fn).sort(), EXAMPLES.map((f) => f.replace(/\.json$/, '')));
-    const first = await get(`/library/examples/flows/${PKG.name}/${encodeURIComponent(EXAMPLES[0].replace(/\.json$/, ''))}`);
+    assert.deepEqual(
+      listed.map((e: any) => e.fn).sort(),
+      EXAMPLES.map((f) => f.replace(/\.json$/, '')),
+    );
+    const first = await get(
+      `/library/examples/flows/${PKG.name}/${encodeURIComponent(EXAMPLES[0].replace(/\.json$/, ''))}`,
+    );
     assert.deepEqual(first, JSON.parse(fs.readFileSync(path.join(ROOT, 'examples', EXAMPLES[0]), 'utf8')));
   });
 
@@ -186,9 +244,18 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
       comms.close();
     }
     const wanted = ['/devices', '/devices/dvc_WTUv8brR7DnH/', '/devices/dvc_1nQB3mBvWC2s/'];
-    const log = await (await fetch(`${simUrl}/sim/log`)).json() as { entries: Array<{ path: string; status: number }> };
+    const log = (await (await fetch(`${simUrl}/sim/log`)).json()) as {
+      entries: Array<{ path: string; status: number }>;
+    };
     const paths = log.entries.map((e) => `${e.status} ${e.path}`);
-    for (const w of wanted) assert.ok(paths.some((p) => p.startsWith(`200 ${w}`)), `${w} read from the built-in simulator: ${JSON.stringify(paths)}`);
-    assert.ok(paths.every((p) => p.startsWith('200 ')), JSON.stringify(paths));
+    for (const w of wanted)
+      assert.ok(
+        paths.some((p) => p.startsWith(`200 ${w}`)),
+        `${w} read from the built-in simulator: ${JSON.stringify(paths)}`,
+      );
+    assert.ok(
+      paths.every((p) => p.startsWith('200 ')),
+      JSON.stringify(paths),
+    );
   });
 });

@@ -20,18 +20,41 @@ const DAYS = 320;
 function checkPhysics(d: RawDay, plan: SitePlan): void {
   plan.slots.forEach((s, k) => {
     const where = `seed ${d.seed} slot ${k}`;
-    assert.ok(s.chargeKW <= 1e-9 || s.dischargeKW <= 1e-9, `${where}: charges ${s.chargeKW} and discharges ${s.dischargeKW} at once`);
-    assert.ok(s.importKW <= 1e-9 || s.exportKW <= 1e-9, `${where}: imports ${s.importKW} and exports ${s.exportKW} at once`);
+    assert.ok(
+      s.chargeKW <= 1e-9 || s.dischargeKW <= 1e-9,
+      `${where}: charges ${s.chargeKW} and discharges ${s.dischargeKW} at once`,
+    );
+    assert.ok(
+      s.importKW <= 1e-9 || s.exportKW <= 1e-9,
+      `${where}: imports ${s.importKW} and exports ${s.exportKW} at once`,
+    );
     const raw = d.slots[k];
     const balance = raw.pvKW - s.curtailKW + s.importKW + s.dischargeKW - raw.loadKW - s.exportKW - s.chargeKW;
     assert.ok(Math.abs(balance) <= 1e-6, `${where}: balance off by ${balance} kW`);
-    assert.ok(s.curtailKW >= -1e-9 && s.curtailKW <= raw.pvKW + 1e-9, `${where}: curtails ${s.curtailKW} of ${raw.pvKW} kW`);
-    assert.ok(s.exportKW <= d.exportLimitKW + 1e-9, `${where}: exports ${s.exportKW} above the limit ${d.exportLimitKW}`);
-    if (!d.gridCharge) assert.ok(s.chargeKW <= Math.max(0, raw.pvKW - raw.loadKW) + 1e-9, `${where}: charges ${s.chargeKW} from the grid`);
-    if (!d.gridDischarge) assert.ok(s.dischargeKW <= Math.max(0, raw.loadKW - raw.pvKW) + 1e-9, `${where}: discharges ${s.dischargeKW} into the grid`);
+    assert.ok(
+      s.curtailKW >= -1e-9 && s.curtailKW <= raw.pvKW + 1e-9,
+      `${where}: curtails ${s.curtailKW} of ${raw.pvKW} kW`,
+    );
+    assert.ok(
+      s.exportKW <= d.exportLimitKW + 1e-9,
+      `${where}: exports ${s.exportKW} above the limit ${d.exportLimitKW}`,
+    );
+    if (!d.gridCharge)
+      assert.ok(
+        s.chargeKW <= Math.max(0, raw.pvKW - raw.loadKW) + 1e-9,
+        `${where}: charges ${s.chargeKW} from the grid`,
+      );
+    if (!d.gridDischarge)
+      assert.ok(
+        s.dischargeKW <= Math.max(0, raw.loadKW - raw.pvKW) + 1e-9,
+        `${where}: discharges ${s.dischargeKW} into the grid`,
+      );
   });
   const c = plan.cost;
-  assert.ok(Math.abs(c.import - c.export + c.wear + c.peak - c.endValue - c.total) <= 1e-9 * Math.max(1, Math.abs(c.total)), `seed ${d.seed}: the parts do not add up`);
+  assert.ok(
+    Math.abs(c.import - c.export + c.wear + c.peak - c.endValue - c.total) <= 1e-9 * Math.max(1, Math.abs(c.total)),
+    `seed ${d.seed}: the parts do not add up`,
+  );
 }
 
 describe('site planner: exact against an independent MILP (HiGHS, charge-or-discharge and import-or-export binaries)', function () {
@@ -56,7 +79,11 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
         plan = planSite(plannerInput(day) as never);
       } catch (err) {
         if (!(err instanceof ValidationError)) throw err;
-        assert.equal(milp.status, 'infeasible', `seed ${seed} (${day.kinds.join(', ')}): refused (${err.message}) but the MILP plans it at ${milp.cost}`);
+        assert.equal(
+          milp.status,
+          'infeasible',
+          `seed ${seed} (${day.kinds.join(', ')}): refused (${err.message}) but the MILP plans it at ${milp.cost}`,
+        );
         refused++;
         continue;
       }
@@ -64,9 +91,11 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
       checkPhysics(day, plan);
       planned++;
       const tol = 1e-4 * Math.max(Math.abs(milp.cost), 0.01);
-      if (!(Math.abs(plan.cost.total - milp.cost) <= tol)) far.push(`seed ${seed} (${day.kinds.join(', ')}): planner ${plan.cost.total}, MILP ${milp.cost}`);
+      if (!(Math.abs(plan.cost.total - milp.cost) <= tol))
+        far.push(`seed ${seed} (${day.kinds.join(', ')}): planner ${plan.cost.total}, MILP ${milp.cost}`);
       // the certified gap is honest: the plan is no further above the optimum than it says (MILP gap 1e-9, rounding)
-      if (!(plan.cost.total - milp.cost <= plan.solver.gap + 1e-8 * Math.max(1, Math.abs(milp.cost)))) gapOff.push(`seed ${seed}: planner ${plan.cost.total}, MILP ${milp.cost}, gap ${plan.solver.gap}`);
+      if (!(plan.cost.total - milp.cost <= plan.solver.gap + 1e-8 * Math.max(1, Math.abs(milp.cost))))
+        gapOff.push(`seed ${seed}: planner ${plan.cost.total}, MILP ${milp.cost}, gap ${plan.solver.gap}`);
     }
     assert.deepEqual(far, []);
     assert.deepEqual(gapOff, [], 'a plan further from the optimum than its certified gap');
@@ -74,7 +103,23 @@ describe('site planner: exact against an independent MILP (HiGHS, charge-or-disc
   });
 
   it('the days cover every kind the check is for', () => {
-    for (const k of ['negative midday', 'feed-in tariff', 'negative export', 'zero export', 'tight export', 'peak', 'peak so far', 'target', 'socEnd', 'cycle cost', 'end value', 'mixed slots', 'no grid charge', 'no grid discharge', 'least SOC before selling']) {
+    for (const k of [
+      'negative midday',
+      'feed-in tariff',
+      'negative export',
+      'zero export',
+      'tight export',
+      'peak',
+      'peak so far',
+      'target',
+      'socEnd',
+      'cycle cost',
+      'end value',
+      'mixed slots',
+      'no grid charge',
+      'no grid discharge',
+      'least SOC before selling',
+    ]) {
       assert.ok((kinds.get(k) ?? 0) >= 15, `only ${kinds.get(k) ?? 0} days of ${k}`);
     }
     assert.ok(exportAbove >= 60, `only ${exportAbove} days with an export price above the import price`);

@@ -32,7 +32,8 @@ describe('site planner: the peak search certifies its gap', function () {
       days++;
       if (day.slots.some((s) => s.px > s.pi || s.pi < 0)) bound++;
       const { gap, passes } = plan.solver;
-      if (!(gap <= 1e-6 * Math.max(1, Math.abs(plan.cost.total))) || passes > 100) far.push(`seed ${seed} (${day.kinds.join(', ')}): gap ${gap}, ${passes} passes`);
+      if (!(gap <= 1e-6 * Math.max(1, Math.abs(plan.cost.total))) || passes > 100)
+        far.push(`seed ${seed} (${day.kinds.join(', ')}): gap ${gap}, ${passes} passes`);
     }
     assert.ok(days >= 80, `only ${days} days with a peak cost`);
     assert.ok(bound >= 20, `only ${bound} of them with an export price above the import price or a negative price`);

@@ -23,9 +23,19 @@ const SAMPLE = path.join(__dirname, 'fixtures', 'prices-sample-day.json');
 const rng = mulberry32;
 
 /** Contiguous slots of `lenMs` from T0 with these prices. */
-const slotsOf = (prices: number[], lenMs = H, t0 = T0) => prices.map((price, k) => ({ start: t0 + k * lenMs, end: t0 + (k + 1) * lenMs, price }));
+const slotsOf = (prices: number[], lenMs = H, t0 = T0) =>
+  prices.map((price, k) => ({ start: t0 + k * lenMs, end: t0 + (k + 1) * lenMs, price }));
 
-const battery = (o: Record<string, number> = {}) => ({ capacityKWh: 100, maxChargeKW: 50, maxDischargeKW: 50, socMin: 5, socMax: 95, efficiency: 0.9, soc: 50, ...o });
+const battery = (o: Record<string, number> = {}) => ({
+  capacityKWh: 100,
+  maxChargeKW: 50,
+  maxDischargeKW: 50,
+  socMin: 5,
+  socMax: 95,
+  efficiency: 0.9,
+  soc: 50,
+  ...o,
+});
 
 /**
  * The planner's grid as these tests read it (step `plan.stepKWh`, origin at the current SOC):
@@ -36,13 +46,20 @@ function gridOf(input: any, step: number) {
   const b = { maxDischargeKW: input.battery.maxChargeKW, socMin: 0, socMax: 100, efficiency: 0.9, ...input.battery };
   const root = Math.sqrt(b.efficiency);
   const e0 = (b.soc / 100) * b.capacityKWh;
-  const iMin = Math.ceil((b.socMin / 100 * b.capacityKWh - e0) / step - 1e-9);
-  const iMax = Math.floor((b.socMax / 100 * b.capacityKWh - e0) / step + 1e-9);
-  const iEnd = input.socEnd === undefined ? -Infinity : Math.min(Math.ceil((input.socEnd / 100 * b.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
+  const iMin = Math.ceil(((b.socMin / 100) * b.capacityKWh - e0) / step - 1e-9);
+  const iMax = Math.floor(((b.socMax / 100) * b.capacityKWh - e0) / step + 1e-9);
+  const iEnd =
+    input.socEnd === undefined
+      ? -Infinity
+      : Math.min(Math.ceil(((input.socEnd / 100) * b.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
   const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
   const slots = input.prices.map((s: any) => {
     const h = (s.end - s.start) / H;
-    return { price: s.price * per, up: Math.floor(b.maxChargeKW * root * h / step + 1e-9), down: Math.floor(b.maxDischargeKW / root * h / step + 1e-9) };
+    return {
+      price: s.price * per,
+      up: Math.floor((b.maxChargeKW * root * h) / step + 1e-9),
+      down: Math.floor(((b.maxDischargeKW / root) * h) / step + 1e-9),
+    };
   });
   const allowed = (i: number, j: number) => (j >= iMin && j <= iMax) || (j < iMin && j >= i) || (j > iMax && j <= i);
   const gridKWh = (m: number) => (m > 0 ? -(m * step) / root : -m * step * root);
@@ -82,7 +99,8 @@ function plainDp(input: any, step: number): number {
     for (let i = g.lo; i <= g.hi; i++) {
       for (let m = -slot.down; m <= slot.up; m++) {
         const j = i + m;
-        if (j >= g.lo && j <= g.hi && g.allowed(i, j)) cur[i - g.lo] = Math.max(cur[i - g.lo], slot.price * g.gridKWh(m) + next[j - g.lo]);
+        if (j >= g.lo && j <= g.hi && g.allowed(i, j))
+          cur[i - g.lo] = Math.max(cur[i - g.lo], slot.price * g.gridKWh(m) + next[j - g.lo]);
       }
     }
     next = cur;
@@ -134,19 +152,35 @@ function checkLimits(input: any, plan: PricePlan): void {
     assert.ok(typeof s.start === 'number' && typeof s.end === 'number' && s.end > s.start);
     const h = (s.end - s.start) / H;
     const p = s.energyStorage.value;
-    assert.ok(p <= b.maxDischargeKW * (1 + 1e-12) && -p <= b.maxChargeKW * (1 + 1e-12), `power ${p} within -${b.maxChargeKW}..${b.maxDischargeKW}`);
+    assert.ok(
+      p <= b.maxDischargeKW * (1 + 1e-12) && -p <= b.maxChargeKW * (1 + 1e-12),
+      `power ${p} within -${b.maxChargeKW}..${b.maxDischargeKW}`,
+    );
     assert.ok(Math.abs(s.energyKWh - p * h) <= tol, 'energy = power × time');
     // losses: charging stores √eff of the grid energy, discharging takes 1/√eff of it
     const storedDelta = s.energyKWh < 0 ? -s.energyKWh * root : -s.energyKWh / root;
     assert.ok(Math.abs(s.socStart - soc) <= 1e-9, 'SOC continues');
-    assert.ok(Math.abs((s.socEnd - s.socStart) / 100 * b.capacityKWh - storedDelta) <= 1e-6 * Math.max(1, Math.abs(storedDelta)), `stored energy change ${storedDelta}`);
+    assert.ok(
+      Math.abs(((s.socEnd - s.socStart) / 100) * b.capacityKWh - storedDelta) <=
+        1e-6 * Math.max(1, Math.abs(storedDelta)),
+      `stored energy change ${storedDelta}`,
+    );
     const inside = (x: number) => x >= b.socMin - 1e-9 && x <= b.socMax + 1e-9;
-    assert.ok(inside(s.socEnd) || (s.socEnd < b.socMin && s.socEnd >= s.socStart - 1e-9) || (s.socEnd > b.socMax && s.socEnd <= s.socStart + 1e-9), `SOC ${s.socEnd} in [${b.socMin}, ${b.socMax}] or towards it`);
+    assert.ok(
+      inside(s.socEnd) ||
+        (s.socEnd < b.socMin && s.socEnd >= s.socStart - 1e-9) ||
+        (s.socEnd > b.socMax && s.socEnd <= s.socStart + 1e-9),
+      `SOC ${s.socEnd} in [${b.socMin}, ${b.socMax}] or towards it`,
+    );
     soc = s.socEnd;
     value += s.price * per * s.energyKWh;
   }
   assert.ok(Math.abs(value - plan.value) <= 1e-9 * Math.max(1, Math.abs(value)), 'value = Σ price × energy');
-  if (input.socEnd !== undefined) assert.ok(soc >= input.socEnd - (plan.stepKWh / b.capacityKWh) * 100 - 1e-9, `end SOC ${soc} ≥ socEnd ${input.socEnd} (within a step)`);
+  if (input.socEnd !== undefined)
+    assert.ok(
+      soc >= input.socEnd - (plan.stepKWh / b.capacityKWh) * 100 - 1e-9,
+      `end SOC ${soc} ≥ socEnd ${input.socEnd} (within a step)`,
+    );
 }
 
 describe('planner: optimality against exhaustive search', () => {
@@ -161,12 +195,19 @@ describe('planner: optimality against exhaustive search', () => {
       } catch (err) {
         // only an unreachable socEnd may refuse, and then the search finds no sequence either
         assert.ok(err instanceof ValidationError && err.field === 'socEnd', `seed ${seed}: ${err}`);
-        assert.equal(exhaustive(input, planGrid(parsePlanInput(input)).step).best, -Infinity, `seed ${seed}: a sequence reaches socEnd`);
+        assert.equal(
+          exhaustive(input, planGrid(parsePlanInput(input)).step).best,
+          -Infinity,
+          `seed ${seed}: a sequence reaches socEnd`,
+        );
         continue;
       }
       const search = exhaustive(input, plan.stepKWh);
       sequences += search.sequences;
-      assert.ok(Math.abs(search.best - plan.value) <= 1e-9, `seed ${seed}: plan ${plan.value}, exhaustive ${search.best}`);
+      assert.ok(
+        Math.abs(search.best - plan.value) <= 1e-9,
+        `seed ${seed}: plan ${plan.value}, exhaustive ${search.best}`,
+      );
       checkLimits(input, plan);
       if (plan.chargedKWh + plan.dischargedKWh > 0) moving++;
     }
@@ -175,10 +216,24 @@ describe('planner: optimality against exhaustive search', () => {
   });
 
   it('a hand-computed case: charge 1 h at 10, discharge what was stored at 20 (81 % round trip)', () => {
-    const input = { prices: slotsOf([10, 20]), battery: { capacityKWh: 10, maxChargeKW: 10, maxDischargeKW: 10, socMin: 0, socMax: 100, efficiency: 0.81, soc: 0 } };
+    const input = {
+      prices: slotsOf([10, 20]),
+      battery: {
+        capacityKWh: 10,
+        maxChargeKW: 10,
+        maxDischargeKW: 10,
+        socMin: 0,
+        socMax: 100,
+        efficiency: 0.81,
+        soc: 0,
+      },
+    };
     const plan = planFromPrices(input);
     // 10 kWh from the grid store 9 kWh; 9 kWh stored give 8.1 kWh to the grid
-    assert.deepEqual(plan.slots.map((s) => s.energyStorage.value.toFixed(9)), ['-10.000000000', '8.100000000']);
+    assert.deepEqual(
+      plan.slots.map((s) => s.energyStorage.value.toFixed(9)),
+      ['-10.000000000', '8.100000000'],
+    );
     assert.ok(Math.abs(plan.value - (-100 + 162)) < 1e-9);
     assert.ok(Math.abs(plan.soc[1].soc - 90) < 1e-9 && Math.abs(plan.soc[2].soc) < 1e-9);
   });
@@ -211,7 +266,10 @@ describe('planner: negative prices', () => {
     assert.ok(plan.value > 0);
     // the last negative slot has nothing after it to make room for: no discharge there
     const end = planFromPrices({ prices: slotsOf([-100, -10], H), battery: battery({ soc: 95 }) });
-    assert.deepEqual(end.slots.map((s) => s.energyStorage.value), [0, 0]);
+    assert.deepEqual(
+      end.slots.map((s) => s.energyStorage.value),
+      [0, 0],
+    );
   });
 });
 
@@ -220,11 +278,25 @@ describe('planner: limits and losses', () => {
     for (let seed = 1000; seed < 1100; seed++) {
       const r = rng(seed);
       const n = 24 + Math.floor(r() * 73);
-      const prices = Array.from({ length: n }, (_, k) => Math.round((80 + 70 * Math.sin(k / 5 + seed) + 40 * (r() - 0.5)) * 100) / 100);
-      const b = battery({ capacityKWh: 10 + r() * 990, efficiency: 0.75 + r() * 0.25, soc: r() * 100, socMin: 10, socMax: 90 });
+      const prices = Array.from(
+        { length: n },
+        (_, k) => Math.round((80 + 70 * Math.sin(k / 5 + seed) + 40 * (r() - 0.5)) * 100) / 100,
+      );
+      const b = battery({
+        capacityKWh: 10 + r() * 990,
+        efficiency: 0.75 + r() * 0.25,
+        soc: r() * 100,
+        socMin: 10,
+        socMax: 90,
+      });
       b.maxChargeKW = b.capacityKWh * (0.1 + r());
       b.maxDischargeKW = b.capacityKWh * (0.1 + r());
-      const input: any = { prices: slotsOf(prices, r() < 0.5 ? Q : H), battery: b, priceUnit: 'MWh', socEnd: r() < 0.5 ? 50 : undefined };
+      const input: any = {
+        prices: slotsOf(prices, r() < 0.5 ? Q : H),
+        battery: b,
+        priceUnit: 'MWh',
+        socEnd: r() < 0.5 ? 50 : undefined,
+      };
       let plan: PricePlan;
       try {
         plan = planFromPrices(input);
@@ -236,25 +308,45 @@ describe('planner: limits and losses', () => {
       // on a coarser grid (fewer states), the plan is worth what a DP trying every move finds
       const coarse = planFromPrices({ ...input, steps: 40 });
       const best = plainDp(input, coarse.stepKWh);
-      assert.ok(Math.abs(best - coarse.value) <= 1e-9 * Math.max(1, Math.abs(best)), `seed ${seed}: plan ${coarse.value}, every move tried ${best}`);
+      assert.ok(
+        Math.abs(best - coarse.value) <= 1e-9 * Math.max(1, Math.abs(best)),
+        `seed ${seed}: plan ${coarse.value}, every move tried ${best}`,
+      );
       checkLimits(input, coarse);
     }
   });
 
   it('uses full power where it pays: a full move is exactly the limit, not a grid step short', () => {
     // 50 kW charging stores as much as 45 kW discharging takes at 90 %: both full
-    const plan = planFromPrices({ prices: slotsOf([10, 10, 100, 100], Q), battery: battery({ soc: 5, maxChargeKW: 50, maxDischargeKW: 45 }) });
-    assert.deepEqual(plan.slots.map((s) => s.energyStorage.value), [-50, -50, 45, 45]);
+    const plan = planFromPrices({
+      prices: slotsOf([10, 10, 100, 100], Q),
+      battery: battery({ soc: 5, maxChargeKW: 50, maxDischargeKW: 45 }),
+    });
+    assert.deepEqual(
+      plan.slots.map((s) => s.energyStorage.value),
+      [-50, -50, 45, 45],
+    );
     // 15-minute and hourly slots mixed: full power in both
-    const mixed = planFromPrices({ prices: [...slotsOf([10], H), ...slotsOf([100, 101, 102, 103], Q, T0 + H)], battery: battery({ soc: 5 }) });
-    assert.deepEqual(mixed.slots.map((s) => s.energyStorage.value === 50), [false, false, true, true, true]);
+    const mixed = planFromPrices({
+      prices: [...slotsOf([10], H), ...slotsOf([100, 101, 102, 103], Q, T0 + H)],
+      battery: battery({ soc: 5 }),
+    });
+    assert.deepEqual(
+      mixed.slots.map((s) => s.energyStorage.value === 50),
+      [false, false, true, true, true],
+    );
     assert.equal(mixed.slots[0].energyStorage.value, -50);
   });
 
   it('refuses a socEnd it cannot reach, naming socEnd and the highest it can reach', () => {
     const input = { prices: slotsOf([10], Q), battery: battery({ soc: 10 }), socEnd: 90 };
-    assert.throws(() => planFromPrices(input),
-      (e: any) => e instanceof ValidationError && e.field === 'socEnd' && /cannot be reached .* at most 21\.\d+ %/.test(e.message));
+    assert.throws(
+      () => planFromPrices(input),
+      (e: any) =>
+        e instanceof ValidationError &&
+        e.field === 'socEnd' &&
+        /cannot be reached .* at most 21\.\d+ %/.test(e.message),
+    );
     assert.equal(exhaustive(input, planGrid(parsePlanInput(input)).step).best, -Infinity, 'no sequence reaches it');
     const plan = planFromPrices({ prices: slotsOf([10, 200, 200]), battery: battery({ soc: 50 }), socEnd: 50 });
     assert.ok(plan.slots[2].socEnd >= 50 - 1e-9, 'ends at socEnd or above');
@@ -263,15 +355,28 @@ describe('planner: limits and losses', () => {
   it('flat prices: idle, no pointless cycling (with losses, and on equal value without)', () => {
     // (without socEnd the plan sells what is stored, as stored energy has no value after the last slot)
     for (const efficiency of [0.9, 1]) {
-      for (const [soc, socEnd] of [[5, undefined], [50, 50]] as [number, number | undefined][]) {
-        const plan = planFromPrices({ prices: slotsOf(Array(96).fill(100), Q), battery: battery({ efficiency, soc }), socEnd });
-        assert.ok(plan.slots.every((s) => s.energyStorage.value === 0 && s.energyKWh === 0), `efficiency ${efficiency}, soc ${soc}`);
+      for (const [soc, socEnd] of [
+        [5, undefined],
+        [50, 50],
+      ] as [number, number | undefined][]) {
+        const plan = planFromPrices({
+          prices: slotsOf(Array(96).fill(100), Q),
+          battery: battery({ efficiency, soc }),
+          socEnd,
+        });
+        assert.ok(
+          plan.slots.every((s) => s.energyStorage.value === 0 && s.energyKWh === 0),
+          `efficiency ${efficiency}, soc ${soc}`,
+        );
         assert.equal(plan.value, 0);
         assert.equal(plan.soc.length, 97);
       }
     }
     const sells = planFromPrices({ prices: slotsOf(Array(8).fill(100), Q), battery: battery({ soc: 50 }) });
-    assert.ok(sells.slots.every((s) => s.energyStorage.value >= 0) && sells.slots[7].socEnd < 6, 'no socEnd: sells, never buys');
+    assert.ok(
+      sells.slots.every((s) => s.energyStorage.value >= 0) && sells.slots[7].socEnd < 6,
+      'no socEnd: sells, never buys',
+    );
   });
 
   it('does not cycle on a spread smaller than the losses', () => {
@@ -282,7 +387,10 @@ describe('planner: limits and losses', () => {
 
   it('a SOC outside the window only moves towards it', () => {
     const low = planFromPrices({ prices: slotsOf([300, 300, 300], Q), battery: battery({ soc: 2, socMin: 10 }) });
-    assert.ok(low.slots.every((s) => s.energyStorage.value === 0), 'no discharge below socMin');
+    assert.ok(
+      low.slots.every((s) => s.energyStorage.value === 0),
+      'no discharge below socMin',
+    );
     const high = planFromPrices({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) });
     assert.ok(high.slots[0].energyStorage.value >= 0, 'no charge above socMax');
     checkLimits({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) }, high);
@@ -294,7 +402,13 @@ describe('planner: slot lengths, gaps, now', () => {
     const hourly = [90, 40, 30, 120, 150, 60];
     const b = battery({ capacityKWh: 100, maxChargeKW: 50, efficiency: 0.81, socMin: 0, socMax: 100, soc: 0 });
     const h = planFromPrices({ prices: slotsOf(hourly, H), battery: b });
-    const q = planFromPrices({ prices: slotsOf(hourly.flatMap((p) => [p, p, p, p]), Q), battery: b });
+    const q = planFromPrices({
+      prices: slotsOf(
+        hourly.flatMap((p) => [p, p, p, p]),
+        Q,
+      ),
+      battery: b,
+    });
     assert.equal(q.slots.length, 24);
     assert.ok(q.slots.every((s) => s.end - s.start === Q && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9));
     assert.ok(Math.abs(h.value - q.value) < 1e-9, `hourly ${h.value}, quarter-hourly ${q.value}`);
@@ -302,50 +416,83 @@ describe('planner: slot lengths, gaps, now', () => {
   });
 
   it('takes end or duration, and mixed lengths', () => {
-    const prices = [{ start: T0, duration: 60, price: 10 }, { start: new Date(T0 + H).toISOString(), end: new Date(T0 + H + Q), price: 80 }];
+    const prices = [
+      { start: T0, duration: 60, price: 10 },
+      { start: new Date(T0 + H).toISOString(), end: new Date(T0 + H + Q), price: 80 },
+    ];
     const plan = planFromPrices({ prices, battery: battery({ soc: 5 }) });
-    assert.deepEqual(plan.slots.map((s) => [s.start, s.end]), [[T0, T0 + H], [T0 + H, T0 + H + Q]]);
+    assert.deepEqual(
+      plan.slots.map((s) => [s.start, s.end]),
+      [
+        [T0, T0 + H],
+        [T0 + H, T0 + H + Q],
+      ],
+    );
     assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value === 50);
   });
 
   it('is idle in a gap: charges before it, sells after it, and the SOC curve holds over it', () => {
-    const prices = [{ start: T0, end: T0 + H, price: 10 }, { start: T0 + 3 * H, end: T0 + 4 * H, price: 200 }];
+    const prices = [
+      { start: T0, end: T0 + H, price: 10 },
+      { start: T0 + 3 * H, end: T0 + 4 * H, price: 200 },
+    ];
     const plan = planFromPrices({ prices, battery: battery({ soc: 20 }) });
     assert.equal(plan.slots.length, 2, 'no slot for the gap');
     assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value > 0);
-    assert.deepEqual(plan.soc.map((p) => p.time), [T0, T0 + H, T0 + 3 * H, T0 + 4 * H]);
+    assert.deepEqual(
+      plan.soc.map((p) => p.time),
+      [T0, T0 + H, T0 + 3 * H, T0 + 4 * H],
+    );
     assert.equal(plan.soc[1].soc, plan.soc[2].soc);
   });
 
   it('with now: drops slots that ended, starts the one in progress at now (shorter, so less energy)', () => {
     const now = T0 + H + 30 * 60_000;
-    const plan = planFromPrices({ prices: slotsOf([500, 10, 200, 300]), battery: battery({ soc: 50 }), now: new Date(now).toISOString() });
+    const plan = planFromPrices({
+      prices: slotsOf([500, 10, 200, 300]),
+      battery: battery({ soc: 50 }),
+      now: new Date(now).toISOString(),
+    });
     assert.equal(plan.slots.length, 3);
     assert.equal(plan.slots[0].start, now);
     // full power in what is left of the slot, to within one grid step (the cut slot's full move need not be a whole number of steps)
     const first = plan.slots[0];
-    assert.ok(first.energyStorage.value <= -50 + (plan.stepKWh / Math.sqrt(0.9)) / 0.5 && first.energyStorage.value >= -50, `${first.energyStorage.value} kW`);
+    assert.ok(
+      first.energyStorage.value <= -50 + plan.stepKWh / Math.sqrt(0.9) / 0.5 && first.energyStorage.value >= -50,
+      `${first.energyStorage.value} kW`,
+    );
     assert.ok(Math.abs(first.energyKWh - first.energyStorage.value / 2) < 1e-9, 'half an hour');
-    assert.throws(() => planFromPrices({ prices: slotsOf([1, 2]), battery: battery(), now: T0 + 2 * H }),
-      (e: any) => e instanceof ValidationError && e.field === 'prices' && /every slot is in the past/.test(e.message));
+    assert.throws(
+      () => planFromPrices({ prices: slotsOf([1, 2]), battery: battery(), now: T0 + 2 * H }),
+      (e: any) => e instanceof ValidationError && e.field === 'prices' && /every slot is in the past/.test(e.message),
+    );
   });
 });
 
 describe('planner: a realistic day (test/fixtures/prices-sample-day.json)', () => {
   const sample = JSON.parse(fs.readFileSync(SAMPLE, 'utf8'));
   /** The sample shifted to a day: what an example does for "tomorrow". */
-  const dayAt = (midnight: number) => sample.slots.map((s: any) => ({
-    start: midnight + s.offsetMinutes * 60_000, end: midnight + (s.offsetMinutes + sample.resolutionMinutes) * 60_000, price: s.price,
-  }));
+  const dayAt = (midnight: number) =>
+    sample.slots.map((s: any) => ({
+      start: midnight + s.offsetMinutes * 60_000,
+      end: midnight + (s.offsetMinutes + sample.resolutionMinutes) * 60_000,
+      price: s.price,
+    }));
 
   it('is 96 quarter hours in EUR/MWh with morning and evening peaks and negative prices at midday', () => {
     assert.equal(sample.unit, 'EUR/MWh');
     assert.equal(sample.resolutionMinutes, 15);
-    assert.deepEqual(sample.slots.map((s: any) => s.offsetMinutes), Array.from({ length: 96 }, (_, k) => k * 15));
+    assert.deepEqual(
+      sample.slots.map((s: any) => s.offsetMinutes),
+      Array.from({ length: 96 }, (_, k) => k * 15),
+    );
     const at = (h: number) => sample.slots.slice(h * 4, h * 4 + 4).map((s: any) => s.price);
     assert.ok(Math.max(...at(8)) > 1.5 * Math.max(...at(3)), 'morning peak');
     assert.ok(Math.max(...at(19)) > Math.max(...at(8)), 'evening peak above the morning one');
-    assert.ok(at(13).every((p: number) => p < 0), 'negative at midday');
+    assert.ok(
+      at(13).every((p: number) => p < 0),
+      'negative at midday',
+    );
   });
 
   it('charges at midday, sells at the morning and evening peaks, never discharges into a negative price', () => {
@@ -356,8 +503,10 @@ describe('planner: a realistic day (test/fixtures/prices-sample-day.json)', () =
     assert.equal(plan.slots.length, 96);
     assert.equal(plan.soc.length, 97);
     const hour = (s: any) => (s.start - midnight) / H;
-    const kWh = (from: number, to: number, sign: 1 | -1) => plan.slots.filter((s) => hour(s) >= from && hour(s) < to && Math.sign(s.energyKWh) === sign)
-      .reduce((a, s) => a + Math.abs(s.energyKWh), 0);
+    const kWh = (from: number, to: number, sign: 1 | -1) =>
+      plan.slots
+        .filter((s) => hour(s) >= from && hour(s) < to && Math.sign(s.energyKWh) === sign)
+        .reduce((a, s) => a + Math.abs(s.energyKWh), 0);
     assert.ok(kWh(11, 16, -1) > 80, `charges at midday: ${kWh(11, 16, -1)} kWh`);
     assert.ok(kWh(6, 11, 1) > 60, `sells in the morning peak: ${kWh(6, 11, 1)} kWh`);
     assert.ok(kWh(17, 22, 1) > 60, `sells in the evening peak: ${kWh(17, 22, 1)} kWh`);

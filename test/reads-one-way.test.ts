@@ -28,22 +28,49 @@ describe('reads one way: validated once, trusted after', () => {
   const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path} ${e.status}`);
 
   it('validateReadRequest: the one check for code, naming deviceReference, property or properties', () => {
-    assert.deepEqual(validateReadRequest('single', ` ${BAT} `, 'soc'), { device: BAT, shape: 'single', properties: ['soc'] });
-    assert.deepEqual(validateReadRequest('map', BAT, 'soc, power,soc'), { device: BAT, shape: 'map', properties: ['soc', 'power'] });
-    assert.throws(() => validateReadRequest('list', 'a b', 'soc'), (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference');
-    assert.throws(() => validateReadRequest('single', BAT, 'soc,power'), (e: unknown) => e instanceof ValidationError && e.field === 'property');
-    assert.throws(() => validateReadRequest('map', BAT, ['1soc']), (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]');
+    assert.deepEqual(validateReadRequest('single', ` ${BAT} `, 'soc'), {
+      device: BAT,
+      shape: 'single',
+      properties: ['soc'],
+    });
+    assert.deepEqual(validateReadRequest('map', BAT, 'soc, power,soc'), {
+      device: BAT,
+      shape: 'map',
+      properties: ['soc', 'power'],
+    });
+    assert.throws(
+      () => validateReadRequest('list', 'a b', 'soc'),
+      (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference',
+    );
+    assert.throws(
+      () => validateReadRequest('single', BAT, 'soc,power'),
+      (e: unknown) => e instanceof ValidationError && e.field === 'property',
+    );
+    assert.throws(
+      () => validateReadRequest('map', BAT, ['1soc']),
+      (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]',
+    );
   });
 
-  it('the client\'s trusted path sends a typed request as given; the public method refuses the same input and sends nothing', async () => {
+  it("the client's trusted path sends a typed request as given; the public method refuses the same input and sends nothing", async () => {
     // A property name the validator refuses ("1soc" starts with a digit): the simulator answers 400 for it.
     const bad: ReadRequest<'map'> = { device: BAT, shape: 'map', properties: ['1soc'] };
-    await assert.rejects(c.getMeasurementsMap(BAT, ['1soc']), (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]');
+    await assert.rejects(
+      c.getMeasurementsMap(BAT, ['1soc']),
+      (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]',
+    );
     assert.deepEqual(paths(), [], 'the public method sent nothing');
     await assert.rejects(c.read(bad), (e: unknown) => e instanceof ApiError && e.status === 400);
-    assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=1soc 400`], 'the trusted path sent it as given');
+    assert.deepEqual(
+      paths(),
+      [`GET /devices/${BAT}/measurements/map?properties=1soc 400`],
+      'the trusted path sent it as given',
+    );
     // A device reference the validator refuses is still URL-encoded into the path, as any.
-    await assert.rejects(c.read({ device: 'no such/device', shape: 'single', properties: ['soc'] }), (e: unknown) => e instanceof ApiError && e.status === 404);
+    await assert.rejects(
+      c.read({ device: 'no such/device', shape: 'single', properties: ['soc'] }),
+      (e: unknown) => e instanceof ApiError && e.status === 404,
+    );
     assert.equal(paths()[1], 'GET /devices/no%20such%2Fdevice/measurement?property=soc 404');
   });
 
@@ -51,28 +78,45 @@ describe('reads one way: validated once, trusted after', () => {
     for (const shape of ['single', 'map', 'list'] as const) {
       const props = shape === 'single' ? ['soc'] : ['soc', 'totalEnergyConsumed'];
       const trusted = await c.read({ device: BAT, shape, properties: props });
-      const pub = shape === 'single' ? await c.getMeasurement(BAT, 'soc') : shape === 'map' ? await c.getMeasurementsMap(BAT, props) : await c.getMeasurementsList(BAT, props);
+      const pub =
+        shape === 'single'
+          ? await c.getMeasurement(BAT, 'soc')
+          : shape === 'map'
+            ? await c.getMeasurementsMap(BAT, props)
+            : await c.getMeasurementsList(BAT, props);
       assert.deepEqual(trusted, pub);
     }
     const p = paths();
     assert.equal(p.length, 6);
     for (let i = 0; i < 6; i += 2) assert.equal(p[i], p[i + 1]);
-    assert.deepEqual(p.filter((_, i) => i % 2 === 0), [
-      `GET /devices/${BAT}/measurement?property=soc 200`,
-      `GET /devices/${BAT}/measurements/map?properties=soc,totalEnergyConsumed 200`,
-      `GET /devices/${BAT}/measurements?properties=soc,totalEnergyConsumed 200`,
-    ]);
+    assert.deepEqual(
+      p.filter((_, i) => i % 2 === 0),
+      [
+        `GET /devices/${BAT}/measurement?property=soc 200`,
+        `GET /devices/${BAT}/measurements/map?properties=soc,totalEnergyConsumed 200`,
+        `GET /devices/${BAT}/measurements?properties=soc,totalEnergyConsumed 200`,
+      ],
+    );
   });
 
   it('the coalescer trusts typed reads (lone, shared and merged) and validates only what code hands its public methods', async () => {
     const reads = new ReadCoalescer(c, 5);
     try {
       // Lone: sent as given.
-      await assert.rejects(reads.read({ device: BAT, shape: 'list', properties: ['1soc'] }), (e: unknown) => e instanceof ApiError && e.status === 400);
+      await assert.rejects(
+        reads.read({ device: BAT, shape: 'list', properties: ['1soc'] }),
+        (e: unknown) => e instanceof ApiError && e.status === 400,
+      );
       assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements?properties=1soc 400`]);
       // Public: refused before anything is queued (thrown at the call, as before).
-      assert.throws(() => reads.list(BAT, '1soc'), (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]');
-      assert.throws(() => reads.measurement('a b', 'soc'), (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference');
+      assert.throws(
+        () => reads.list(BAT, '1soc'),
+        (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]',
+      );
+      assert.throws(
+        () => reads.measurement('a b', 'soc'),
+        (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference',
+      );
       assert.equal(paths().length, 1);
       // Concurrent with a read in flight (the lead, sent at once), merged in one window: one list
       // request with the union; the bad name makes it fail (400), then each kind of read falls
@@ -99,7 +143,11 @@ describe('reads one way: validated once, trusted after', () => {
       const [a, b, c2] = await Promise.all([reads.read(req), reads.read(req), reads.read(req)]);
       assert.deepEqual(a, b);
       assert.deepEqual(a, c2);
-      assert.deepEqual(paths(), [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`], 'the first at once, the identical ones join it');
+      assert.deepEqual(
+        paths(),
+        [`GET /devices/${BAT}/measurements/map?properties=soc,power 200`],
+        'the first at once, the identical ones join it',
+      );
     } finally {
       reads.close();
     }

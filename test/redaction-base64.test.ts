@@ -24,13 +24,21 @@ describe('redaction: a secret inside a longer base64 text, at each of the three 
   const r = new Redactor([SECRET]);
   for (const [prefix, b64, masked] of CASES) {
     it(`alignment ${prefix.length % 3}: masks exactly the characters the secret determines (standard and URL-safe)`, () => {
-      assert.equal(Buffer.from(b64, 'base64').toString(), `${prefix}${SECRET}","more":"text"}`, 'the case is the base64 it says');
+      assert.equal(
+        Buffer.from(b64, 'base64').toString(),
+        `${prefix}${SECRET}","more":"text"}`,
+        'the case is the base64 it says',
+      );
       assert.equal(r.text(b64), masked);
       assert.equal(r.text(`echo ${urlSafe(b64)} end`), `echo ${urlSafe(masked)} end`);
       // What is left decodes to the prefix and the tail, never to part of the secret.
       const [before, after] = masked.split('***');
       assert.ok(!Buffer.from(before, 'base64').toString('latin1').includes(SECRET.slice(0, 2)));
-      for (const shift of [0, 1, 2, 3]) assert.ok(!Buffer.from(after.slice(shift), 'base64').toString('latin1').includes(SECRET.slice(-2)), `tail, shift ${shift}`);
+      for (const shift of [0, 1, 2, 3])
+        assert.ok(
+          !Buffer.from(after.slice(shift), 'base64').toString('latin1').includes(SECRET.slice(-2)),
+          `tail, shift ${shift}`,
+        );
     });
   }
 });

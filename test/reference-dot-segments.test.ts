@@ -6,7 +6,13 @@
  * refuses them before anything is sent: the counting server below sees no request at all.
  */
 import assert from 'node:assert/strict';
-import { steeringRequest, validateProperty, validateReadRequest, validateReference, ValidationError } from '../src/protocol';
+import {
+  steeringRequest,
+  validateProperty,
+  validateReadRequest,
+  validateReference,
+  ValidationError,
+} from '../src/protocol';
 import { EmsClient } from '../src/client';
 import { ReadCoalescer } from '../src/runtime';
 import { startCounting, type CountingServer } from './helpers/counting-server';
@@ -14,7 +20,10 @@ import { startCounting, type CountingServer } from './helpers/counting-server';
 const DOTS = ['.', '..', '.x', ' .. ', '...'];
 const until = () => Date.now() + 600_000;
 
-const refused = (field: string) => (e: unknown) => e instanceof ValidationError && e.field === field && /must be a reference .*starting with a letter or digit/.test(e.message);
+const refused = (field: string) => (e: unknown) =>
+  e instanceof ValidationError &&
+  e.field === field &&
+  /must be a reference .*starting with a letter or digit/.test(e.message);
 
 describe('references: no dot segment reaches a path', () => {
   describe('the validator', () => {
@@ -22,7 +31,10 @@ describe('references: no dot segment reaches a path', () => {
       it(`refuses ${JSON.stringify(ref)} as a device or site reference`, () => {
         assert.throws(() => validateReference(ref, 'deviceReference'), refused('deviceReference'));
         assert.throws(() => validateReadRequest('single', ref, 'soc'), refused('deviceReference'));
-        assert.throws(() => validateProperty(ref, 'property'), (e: unknown) => e instanceof ValidationError && e.field === 'property');
+        assert.throws(
+          () => validateProperty(ref, 'property'),
+          (e: unknown) => e instanceof ValidationError && e.field === 'property',
+        );
       });
     }
     it('keeps dots inside a reference (one segment, never resolved): "dvc_a.b", "a..b", "x."', () => {
@@ -33,8 +45,14 @@ describe('references: no dot segment reaches a path', () => {
   describe('the client and the read coalescer: nothing is sent', () => {
     let srv: CountingServer;
     let c: EmsClient;
-    before(async () => { srv = await startCounting(); c = new EmsClient({ baseUrl: srv.url, retries: 0 }); });
-    after(async () => { c.close(); await srv.close(); });
+    before(async () => {
+      srv = await startCounting();
+      c = new EmsClient({ baseUrl: srv.url, retries: 0 });
+    });
+    after(async () => {
+      c.close();
+      await srv.close();
+    });
 
     const day = { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) };
     const CALLS: Array<[string, 'deviceReference' | 'siteReference', (ref: string) => Promise<unknown>]> = [
@@ -43,11 +61,27 @@ describe('references: no dot segment reaches a path', () => {
       ['getMeasurementsList', 'deviceReference', (r) => c.getMeasurementsList(r, ['soc', 'power'])],
       ['getTimeSeries', 'deviceReference', (r) => c.getTimeSeries(r, day)],
       ['getTimeSeriesRange', 'deviceReference', (r) => c.getTimeSeriesRange(r, day)],
-      ['steer', 'siteReference', (r) => c.steer(r, { energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() })],
+      [
+        'steer',
+        'siteReference',
+        (r) => c.steer(r, { energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }),
+      ],
       ['steerEss', 'siteReference', (r) => c.steerEss(r, { setting: { value: 1, unit: 'kW' }, validUntil: until() })],
-      ['steerCurtailment', 'siteReference', (r) => c.steerCurtailment(r, { productionCurtailment: { value: 50, unit: '%' }, validUntil: until() } as never)],
-      ['steerGridTarget', 'siteReference', (r) => c.steerGridTarget(r, { target: { value: 0, unit: 'W' }, validUntil: until() } as never)],
-      ['steerGridLimits', 'siteReference', (r) => c.steerGridLimits(r, { maxImport: { value: 5, unit: 'kW' }, validUntil: until() } as never)],
+      [
+        'steerCurtailment',
+        'siteReference',
+        (r) => c.steerCurtailment(r, { productionCurtailment: { value: 50, unit: '%' }, validUntil: until() } as never),
+      ],
+      [
+        'steerGridTarget',
+        'siteReference',
+        (r) => c.steerGridTarget(r, { target: { value: 0, unit: 'W' }, validUntil: until() } as never),
+      ],
+      [
+        'steerGridLimits',
+        'siteReference',
+        (r) => c.steerGridLimits(r, { maxImport: { value: 5, unit: 'kW' }, validUntil: until() } as never),
+      ],
       ['cancelGridTarget', 'siteReference', (r) => c.cancelGridTarget(r)],
       ['coalescer measurement', 'deviceReference', (r) => new ReadCoalescer(c, 2).measurement(r, 'soc')],
       ['coalescer map', 'deviceReference', (r) => new ReadCoalescer(c, 2).map(r, 'soc,power')],
@@ -55,30 +89,68 @@ describe('references: no dot segment reaches a path', () => {
     ];
     for (const [name, field, call] of CALLS) {
       it(`${name} refuses ".", "..", ".x" (${field}) without a request`, async () => {
-        for (const ref of DOTS) await assert.rejects(Promise.resolve().then(() => call(ref)), refused(field), `${name}(${JSON.stringify(ref)})`);
-        assert.deepEqual(srv.requests.map((r) => r.url), []);
+        for (const ref of DOTS)
+          await assert.rejects(
+            Promise.resolve().then(() => call(ref)),
+            refused(field),
+            `${name}(${JSON.stringify(ref)})`,
+          );
+        assert.deepEqual(
+          srv.requests.map((r) => r.url),
+          [],
+        );
       });
     }
 
     it('a raw request with a "." or ".." segment (raw or encoded) is refused without a request', async () => {
-      for (const path of ['/devices/../measurement', '/devices/./measurement', '/devices/%2e%2e/measurement', '/devices/.%2E/measurement', '/devices/..;x/measurement']) {
-        await assert.rejects(c.raw('GET', path), (e: unknown) => e instanceof ValidationError && /a "\." or "\.\." segment|an encoded dot/.test(e.message), path);
+      for (const path of [
+        '/devices/../measurement',
+        '/devices/./measurement',
+        '/devices/%2e%2e/measurement',
+        '/devices/.%2E/measurement',
+        '/devices/..;x/measurement',
+      ]) {
+        await assert.rejects(
+          c.raw('GET', path),
+          (e: unknown) => e instanceof ValidationError && /a "\." or "\.\." segment|an encoded dot/.test(e.message),
+          path,
+        );
       }
-      assert.deepEqual(srv.requests.map((r) => r.url), []);
+      assert.deepEqual(
+        srv.requests.map((r) => r.url),
+        [],
+      );
     });
 
     it('the trusted read and a steering request built from a table refuse "." and ".." too (where the path is built), without a request', async () => {
       for (const ref of ['.', '..']) {
-        const dotStep = (field: string) => (e: unknown) => e instanceof ValidationError && e.field === field && /must not be "\.\.?" \(a URL resolves it as a path step\)/.test(e.message);
-        await assert.rejects(c.read({ shape: 'single', device: ref, properties: ['soc'] } as never), dotStep('deviceReference'), `read(${ref})`);
-        assert.throws(() => steeringRequest('ess', ref, { setting: { value: 1, unit: 'kW' }, validUntil: until() } as never), dotStep('site'), `steeringRequest(${ref})`);
+        const dotStep = (field: string) => (e: unknown) =>
+          e instanceof ValidationError &&
+          e.field === field &&
+          /must not be "\.\.?" \(a URL resolves it as a path step\)/.test(e.message);
+        await assert.rejects(
+          c.read({ shape: 'single', device: ref, properties: ['soc'] } as never),
+          dotStep('deviceReference'),
+          `read(${ref})`,
+        );
+        assert.throws(
+          () => steeringRequest('ess', ref, { setting: { value: 1, unit: 'kW' }, validUntil: until() } as never),
+          dotStep('site'),
+          `steeringRequest(${ref})`,
+        );
       }
-      assert.deepEqual(srv.requests.map((r) => r.url), []);
+      assert.deepEqual(
+        srv.requests.map((r) => r.url),
+        [],
+      );
     });
 
     it('the same calls with a valid reference do reach the server (the counting above counts)', async () => {
       await c.getMeasurement('dvc_a', 'soc').catch(() => undefined);
-      assert.deepEqual(srv.requests.map((r) => r.url), ['/devices/dvc_a/measurement?property=soc']);
+      assert.deepEqual(
+        srv.requests.map((r) => r.url),
+        ['/devices/dvc_a/measurement?property=soc'],
+      );
     });
   });
 });

@@ -19,14 +19,29 @@ describe('reliability 1: reads under faults', function () {
   const crashes = useCrashWatch();
   let s: StartedSimulator;
   before(async () => {
-    s = await startSimulator({ seed: 7, faults: { rate500: 0.2, rate429: 0.1, retryAfterSeconds: 1, resetRate: 0.05, latencyMs: [0, 200] } });
+    s = await startSimulator({
+      seed: 7,
+      faults: { rate500: 0.2, rate429: 0.1, retryAfterSeconds: 1, resetRate: 0.05, latencyMs: [0, 200] },
+    });
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('answers every one of 2,000 reads exactly once, 99 % or more with data', async () => {
     await helper.load(NODES, [
       { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 5, concurrency: 6 },
-      { id: 'n', type: 'ems-device-read', server: 'cfg', device: DEVICES[0], deviceType: 'str', mode: 'map', properties: 'power,totalEnergyConsumed', propertiesType: 'str', wires: [['out']] },
+      {
+        id: 'n',
+        type: 'ems-device-read',
+        server: 'cfg',
+        device: DEVICES[0],
+        deviceType: 'str',
+        mode: 'map',
+        properties: 'power,totalEnergyConsumed',
+        propertiesType: 'str',
+        wires: [['out']],
+      },
       { id: 'out', type: 'helper' },
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
       { id: 'caught', type: 'helper' },
@@ -37,21 +52,33 @@ describe('reliability 1: reads under faults', function () {
     const started = Date.now();
     // Bursts of 100 (as an inject fanning out would send them); the next burst when this one is answered.
     for (let sent = 0; sent < TOTAL; sent += BURST) {
-      for (let i = sent; i < sent + BURST; i++) n.receive({ _msgid: `m${i}`, seq: i, deviceReference: DEVICES[i % DEVICES.length] });
-      await until([out, caught], () => out.msgs.length + caught.msgs.length >= sent + BURST, 60_000, () => `answers to burst ${sent / BURST}`);
+      for (let i = sent; i < sent + BURST; i++)
+        n.receive({ _msgid: `m${i}`, seq: i, deviceReference: DEVICES[i % DEVICES.length] });
+      await until(
+        [out, caught],
+        () => out.msgs.length + caught.msgs.length >= sent + BURST,
+        60_000,
+        () => `answers to burst ${sent / BURST}`,
+      );
     }
     const seconds = (Date.now() - started) / 1000;
     const seqs = [...out.msgs.map((m) => m.seq), ...caught.msgs.map((m) => m.seq)].sort((a, b) => a - b);
     assert.equal(seqs.length, TOTAL, 'one answer per message');
-    assert.deepEqual(seqs, Array.from({ length: TOTAL }, (_, i) => i), 'no message answered twice or lost');
+    assert.deepEqual(
+      seqs,
+      Array.from({ length: TOTAL }, (_, i) => i),
+      'no message answered twice or lost',
+    );
     for (const m of out.msgs) {
       assert.equal(typeof m.payload.power, 'number');
-      assert.equal(m.deviceReference, DEVICES[m.seq % DEVICES.length], 'each read gets its own device\'s answer');
+      assert.equal(m.deviceReference, DEVICES[m.seq % DEVICES.length], "each read gets its own device's answer");
     }
     for (const m of caught.msgs) assert.match(m.error.message, /HTTP (500|429)|ECONNRESET|connection failed/);
     assert.ok(out.msgs.length >= TOTAL * 0.99, `${out.msgs.length} of ${TOTAL} succeeded`);
     assert.deepEqual(crashes.events, []);
     const stats = s.sim.stats();
-    console.log(`      ${out.msgs.length}/${TOTAL} ok, ${caught.msgs.length} errors, ${stats.requests} HTTP requests (faults: ${JSON.stringify(stats.faults)}), ${seconds.toFixed(1)} s`);
+    console.log(
+      `      ${out.msgs.length}/${TOTAL} ok, ${caught.msgs.length} errors, ${stats.requests} HTTP requests (faults: ${JSON.stringify(stats.faults)}), ${seconds.toFixed(1)} s`,
+    );
   });
 });

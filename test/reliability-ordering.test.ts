@@ -24,25 +24,37 @@ const limit = fc.oneof(
   fc.record({ value: fc.integer({ min: 0, max: 9000 }), unit: fc.constantFrom('W', 'kW', 'MW') }),
   fc.record({ value: fc.integer({ min: 0, max: 100 }), unit: fc.constant('%') }),
 );
-const message = fc.record({
-  energyStorage: fc.option(power, { nil: undefined }),
-  curtailment: fc.option(limit, { nil: undefined }),
-  maximizeGridImport: fc.option(fc.boolean(), { nil: undefined }),
-  validityMin: fc.integer({ min: 5, max: 90 }),
-}).filter((m) => m.energyStorage !== undefined || m.curtailment !== undefined || m.maximizeGridImport !== undefined);
+const message = fc
+  .record({
+    energyStorage: fc.option(power, { nil: undefined }),
+    curtailment: fc.option(limit, { nil: undefined }),
+    maximizeGridImport: fc.option(fc.boolean(), { nil: undefined }),
+    validityMin: fc.integer({ min: 5, max: 90 }),
+  })
+  .filter((m) => m.energyStorage !== undefined || m.curtailment !== undefined || m.maximizeGridImport !== undefined);
 /** A sequence: its messages and how they are cut into bursts. */
-const sequence = fc.record({ msgs: fc.array(message, { minLength: 1, maxLength: 12 }), cuts: fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 3 }) });
+const sequence = fc.record({
+  msgs: fc.array(message, { minLength: 1, maxLength: 12 }),
+  cuts: fc.array(fc.integer({ min: 1, max: 12 }), { maxLength: 3 }),
+});
 
 const UNIT: Record<string, string> = { W: 'W', kW: 'kW', MW: 'MW', kw: 'kW', '%': '%' };
 
 /** What the site must show after applying the messages one by one. */
 function expected(msgs: Msg[]): Record<string, Comp | null> {
-  const state: Record<string, Comp | null> = { energyStorageSetting: null, productionCurtailment: null, maximizeGridImport: null };
+  const state: Record<string, Comp | null> = {
+    energyStorageSetting: null,
+    productionCurtailment: null,
+    maximizeGridImport: null,
+  };
   for (const { payload: p } of msgs) {
     const validUntil = p.validUntil as number;
     const set = (name: string, v: unknown) => {
       if (v === undefined) return;
-      state[name] = typeof v === 'boolean' ? { value: v, validUntil } : { value: (v as Comp).value as number, unit: UNIT[(v as Comp).unit!], validUntil };
+      state[name] =
+        typeof v === 'boolean'
+          ? { value: v, validUntil }
+          : { value: (v as Comp).value as number, unit: UNIT[(v as Comp).unit!], validUntil };
     };
     set('energyStorageSetting', p.energyStorage);
     set('productionCurtailment', p.curtailment);
@@ -57,17 +69,42 @@ describe('reliability 2: ordered steering under faults', function () {
   const crashes = useCrashWatch();
   let s: StartedSimulator;
   before(async () => {
-    s = await startSimulator({ seed: 11, sites: SITES, faults: { rate429: 0.15, rate503: 0.15, resetRate: 0.05, retryAfterSeconds: 0, latencyMs: [0, 50] } });
+    s = await startSimulator({
+      seed: 11,
+      sites: SITES,
+      faults: { rate429: 0.15, rate503: 0.15, resetRate: 0.05, retryAfterSeconds: 0, latencyMs: [0, 50] },
+    });
   });
-  after(async () => { await s.close(); });
+  after(async () => {
+    await s.close();
+  });
 
   it('300 random sequences: every message answered, final state = sequential application, zero mismatches', async () => {
-    const flow: object[] = [{ id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 15, concurrency: 6 }];
-    SITES.forEach((site, i) => flow.push(
-      { id: `n${i}`, type: 'ems-site-steer', server: 'cfg', site: site.siteReference, siteType: 'str', mode: 'combined', essValue: '', curtailmentValue: '', maximizeGridImport: 'unchanged', validity: 'msg', wires: [[`out${i}`]] },
-      { id: `out${i}`, type: 'helper' },
-    ));
-    flow.push({ id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] }, { id: 'caught', type: 'helper' });
+    const flow: object[] = [
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 15, concurrency: 6 },
+    ];
+    SITES.forEach((site, i) =>
+      flow.push(
+        {
+          id: `n${i}`,
+          type: 'ems-site-steer',
+          server: 'cfg',
+          site: site.siteReference,
+          siteType: 'str',
+          mode: 'combined',
+          essValue: '',
+          curtailmentValue: '',
+          maximizeGridImport: 'unchanged',
+          validity: 'msg',
+          wires: [[`out${i}`]],
+        },
+        { id: `out${i}`, type: 'helper' },
+      ),
+    );
+    flow.push(
+      { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+      { id: 'caught', type: 'helper' },
+    );
     await helper.load(NODES, flow);
     const outs = SITES.map((_, i) => new Inbox(helper.getNode(`out${i}`)));
     const caught = new Inbox(helper.getNode('caught'));
@@ -76,41 +113,62 @@ describe('reliability 2: ordered steering under faults', function () {
     let mismatches = 0;
     let messages = 0;
     const sentBefore = s.sim.stats().requests;
-    await Promise.all(SITES.map(async (site, i) => {
-      const node = helper.getNode(`n${i}`);
-      const history: Msg[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const seq = seqs[i * ROUNDS + round];
-        const msgs: Msg[] = seq.msgs.map((m) => ({
-          payload: {
-            ...(m.energyStorage && { energyStorage: m.energyStorage }),
-            ...(m.curtailment && { curtailment: m.curtailment }),
-            ...(m.maximizeGridImport !== undefined && { maximizeGridImport: m.maximizeGridImport }),
-            validUntil: base + m.validityMin * 60_000,
-          },
-        }));
-        const start = outs[i].msgs.length;
-        const cuts = [...new Set(seq.cuts.filter((c) => c < msgs.length))].sort((a, b) => a - b);
-        let from = 0;
-        for (const cut of [...cuts, msgs.length]) {
-          for (const m of msgs.slice(from, cut)) node.receive({ ...m });
-          from = cut;
-          await new Promise((r) => setImmediate(r)); // bursts in separate ticks
+    await Promise.all(
+      SITES.map(async (site, i) => {
+        const node = helper.getNode(`n${i}`);
+        const history: Msg[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          const seq = seqs[i * ROUNDS + round];
+          const msgs: Msg[] = seq.msgs.map((m) => ({
+            payload: {
+              ...(m.energyStorage && { energyStorage: m.energyStorage }),
+              ...(m.curtailment && { curtailment: m.curtailment }),
+              ...(m.maximizeGridImport !== undefined && { maximizeGridImport: m.maximizeGridImport }),
+              validUntil: base + m.validityMin * 60_000,
+            },
+          }));
+          const start = outs[i].msgs.length;
+          const cuts = [...new Set(seq.cuts.filter((c) => c < msgs.length))].sort((a, b) => a - b);
+          let from = 0;
+          for (const cut of [...cuts, msgs.length]) {
+            for (const m of msgs.slice(from, cut)) node.receive({ ...m });
+            from = cut;
+            await new Promise((r) => setImmediate(r)); // bursts in separate ticks
+          }
+          await until(
+            [outs[i], caught],
+            () => outs[i].msgs.length - start >= msgs.length || caught.msgs.length > 0,
+            60_000,
+            () => `answers on site ${i}, sequence ${round}: ${outs[i].msgs.length - start}/${msgs.length}`,
+          );
+          assert.deepEqual(
+            caught.msgs.map((m) => m.error.message),
+            [],
+            'no message failed',
+          );
+          messages += msgs.length;
+          history.push(...msgs);
+          const want = expected(history);
+          const got = s.sim.steeringState(site.siteReference).components as Record<string, Comp | null>;
+          for (const name of Object.keys(want)) {
+            const g = got[name] && {
+              value: got[name]!.value,
+              ...(got[name]!.unit !== undefined && { unit: got[name]!.unit }),
+              validUntil: got[name]!.validUntil,
+            };
+            try {
+              assert.deepEqual(g, want[name]);
+            } catch {
+              mismatches++;
+            }
+          }
         }
-        await until([outs[i], caught], () => outs[i].msgs.length - start >= msgs.length || caught.msgs.length > 0, 60_000, () => `answers on site ${i}, sequence ${round}: ${outs[i].msgs.length - start}/${msgs.length}`);
-        assert.deepEqual(caught.msgs.map((m) => m.error.message), [], 'no message failed');
-        messages += msgs.length;
-        history.push(...msgs);
-        const want = expected(history);
-        const got = s.sim.steeringState(site.siteReference).components as Record<string, Comp | null>;
-        for (const name of Object.keys(want)) {
-          const g = got[name] && { value: got[name]!.value, ...(got[name]!.unit !== undefined && { unit: got[name]!.unit }), validUntil: got[name]!.validUntil };
-          try { assert.deepEqual(g, want[name]); } catch { mismatches++; }
-        }
-      }
-    }));
+      }),
+    );
     const requests = s.sim.stats().requests - sentBefore;
-    console.log(`      ${ROUNDS * SITES.length} sequences, ${messages} messages, ${requests} steering requests sent (faults: ${JSON.stringify(s.sim.stats().faults)}), mismatches ${mismatches}`);
+    console.log(
+      `      ${ROUNDS * SITES.length} sequences, ${messages} messages, ${requests} steering requests sent (faults: ${JSON.stringify(s.sim.stats().faults)}), mismatches ${mismatches}`,
+    );
     assert.equal(mismatches, 0);
     assert.deepEqual(crashes.events, []);
   });
@@ -120,7 +178,19 @@ describe('reliability 2: ordered steering under faults', function () {
     s.sim.clearLog();
     await helper.load(NODES, [
       { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false },
-      { id: 'n', type: 'ems-site-steer', server: 'cfg', site: SITES[0].siteReference, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', wires: [['out']] },
+      {
+        id: 'n',
+        type: 'ems-site-steer',
+        server: 'cfg',
+        site: SITES[0].siteReference,
+        siteType: 'str',
+        mode: 'ess',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        wires: [['out']],
+      },
       { id: 'out', type: 'helper' },
     ]);
     const out = new Inbox(helper.getNode('out'));

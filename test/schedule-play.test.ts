@@ -16,10 +16,23 @@ import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/sim
 import { turns } from './helpers/red';
 
 const SITE = DEFAULT_SITES[0].siteReference;
-const S: ScheduleSettings = { essUnit: 'kW', curtailmentUnit: 'kW', gridUnit: 'kW', maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0, allowMaximizeGridImport: true };
+const S: ScheduleSettings = {
+  essUnit: 'kW',
+  curtailmentUnit: 'kW',
+  gridUnit: 'kW',
+  maxEssPower: 0,
+  maxCurtailment: 0,
+  maxGridPower: 0,
+  maxGridLimit: 0,
+  allowMaximizeGridImport: true,
+};
 /** The first slot's start: a quarter hour ahead of real time (the client refuses a validUntil before Date.now()). */
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({ start: T0 + i * QUARTER_HOUR_MS, end: T0 + (i + 1) * QUARTER_HOUR_MS, ...extra });
+const q = (i: number, extra: Record<string, unknown>) => ({
+  start: T0 + i * QUARTER_HOUR_MS,
+  end: T0 + (i + 1) * QUARTER_HOUR_MS,
+  ...extra,
+});
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 
 describe('schedule: playing', () => {
@@ -60,11 +73,14 @@ describe('schedule: playing', () => {
       failed: (run, _cmd, err) => events.push(`failed ${run.first}: ${err.message}`),
       skipped: (run, reason) => events.push(`skipped ${run.first}: ${reason}`),
       done: () => events.push('done'),
-      changed: (state) => { saved = JSON.parse(JSON.stringify(state)); },
+      changed: (state) => {
+        saved = JSON.parse(JSON.stringify(state));
+      },
     });
   }
 
-  const runsFor = (slots: unknown[], now = clock.now) => runsOf(parseSlots(slots, S, now), 1440 * MINUTE_MS, now).map((r) => ({ ...r, site: SITE, total: slots.length }));
+  const runsFor = (slots: unknown[], now = clock.now) =>
+    runsOf(parseSlots(slots, S, now), 1440 * MINUTE_MS, now).map((r) => ({ ...r, site: SITE, total: slots.length }));
   /** Requests under way settle (real I/O, bounded by the client's timeout). */
   async function settle(): Promise<void> {
     while (inflight.length) await Promise.all(inflight.splice(0));
@@ -91,17 +107,20 @@ describe('schedule: playing', () => {
     const lengths = [8, 3, 1, 12];
     const values = [-200, -100, 0, 150, 50];
     const perSlot: number[] = [];
-    for (let k = 0; perSlot.length < 96; k++) for (let j = 0; j < lengths[k % 4] && perSlot.length < 96; j++) perSlot.push(values[k % 5]);
+    for (let k = 0; perSlot.length < 96; k++)
+      for (let j = 0; j < lengths[k % 4] && perSlot.length < 96; j++) perSlot.push(values[k % 5]);
     const slots = perSlot.map((v, i) => q(i, { energyStorage: v }));
     // The expected runs, grouped by hand: [first slot, last slot].
     const expected: Array<[number, number]> = [];
-    perSlot.forEach((v, i) => (i > 0 && perSlot[i - 1] === v ? (expected[expected.length - 1][1] = i) : expected.push([i, i])));
+    perSlot.forEach((v, i) =>
+      i > 0 && perSlot[i - 1] === v ? (expected[expected.length - 1][1] = i) : expected.push([i, i]),
+    );
     assert.equal(expected.length, 16);
 
     const p = player();
     p.play(runsFor(slots));
     await settle();
-    assert.equal(log().length, 0, 'nothing before the first slot\'s start');
+    assert.equal(log().length, 0, "nothing before the first slot's start");
     assert.equal(clock.countTimers(), 1, 'one timer');
     const timers: number[] = [];
     while (p.nextAt !== undefined) {
@@ -121,9 +140,15 @@ describe('schedule: playing', () => {
       assert.ok(e.time < body.validUntil, 'never sent after its end');
       assert.equal(body.validFrom, undefined, 'no validFrom');
       assert.deepEqual(body.setting, { value: perSlot[first], unit: 'kW' });
-      assert.deepEqual(sent[k].run.slots.map((x) => x.index), Array.from({ length: last - first + 1 }, (_, i) => first + i));
+      assert.deepEqual(
+        sent[k].run.slots.map((x) => x.index),
+        Array.from({ length: last - first + 1 }, (_, i) => first + i),
+      );
     }
-    assert.ok(timers.slice(0, -1).every((n) => n === 1), `one timer while playing: ${timers}`);
+    assert.ok(
+      timers.slice(0, -1).every((n) => n === 1),
+      `one timer while playing: ${timers}`,
+    );
     assert.equal(timers.at(-1), 0, 'none once done');
     assert.equal(saved!.runs.length, 0);
   });
@@ -155,12 +180,15 @@ describe('schedule: playing', () => {
     assert.equal(events.length, 1, events.join('; '));
     assert.match(events[0], /^skipped 1: its turn came at .*, after its end/);
     // Slot 2 was in progress by then: sent at once, valid until its end.
-    assert.deepEqual(log().map((e) => (e.body as { setting: { value: number } }).setting.value), [1, 3]);
+    assert.deepEqual(
+      log().map((e) => (e.body as { setting: { value: number } }).setting.value),
+      [1, 3],
+    );
     assert.equal((log()[1].body as { validUntil: number }).validUntil, T0 + 3 * QUARTER_HOUR_MS);
     assert.equal(log()[1].time, T0 + 35 * MINUTE_MS);
   });
 
-  it('a timer that fires early sends nothing before the slot\'s start: it waits the rest', async () => {
+  it("a timer that fires early sends nothing before the slot's start: it waits the rest", async () => {
     const p = player();
     p.play(runsFor([q(0, { energyStorage: 1 })]));
     // The clock goes back a minute: the timer (due in 2 minutes) fires at T0 − 1 min.
@@ -173,7 +201,10 @@ describe('schedule: playing', () => {
     assert.equal(clock.countTimers(), 1);
     s.sim.clock.advance(MINUTE_MS);
     await step(p);
-    assert.deepEqual(log().map((e) => e.time), [T0]);
+    assert.deepEqual(
+      log().map((e) => e.time),
+      [T0],
+    );
   });
 
   it('a schedule days ahead: the one timer waits at most a day at a time, then sends at the start', async () => {
@@ -193,44 +224,77 @@ describe('schedule: playing', () => {
 
   it('components a slot does not set are left out; one request per steering type; a failure is reported and the next slot still goes', async () => {
     const p = player();
-    p.play(runsFor([
-      q(0, { curtailment: 300 }),
-      q(1, { energyStorage: -50, gridLimits: { upper: 100 } }),
-      q(2, { gridTarget: 20, deadband: 5 }),
-      q(3, { energyStorage: 10 }),
-    ]));
+    p.play(
+      runsFor([
+        q(0, { curtailment: 300 }),
+        q(1, { energyStorage: -50, gridLimits: { upper: 100 } }),
+        q(2, { gridTarget: 20, deadband: 5 }),
+        q(3, { energyStorage: 10 }),
+      ]),
+    );
     for (let i = 0; i < 4; i++) {
       if (i === 2) s.sim.setFaults({ rate500: 1 });
       if (i === 3) s.sim.setFaults({ rate500: 0 });
       await step(p);
     }
     const ok = log().filter((e) => e.status === 200);
-    assert.deepEqual(ok.map((e) => [e.path, e.body]), [
-      [`/sites/${SITE}/steering`, { productionCurtailment: { value: 300, unit: 'kW' }, validUntil: T0 + QUARTER_HOUR_MS }],
-      [`/sites/${SITE}/steering/ess`, { setting: { value: -50, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS }],
-      [`/sites/${SITE}/steering/grid-limits`, { upperLimit: { value: 100, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS }],
-      [`/sites/${SITE}/steering/ess`, { setting: { value: 10, unit: 'kW' }, validUntil: T0 + 4 * QUARTER_HOUR_MS }],
-    ]);
+    assert.deepEqual(
+      ok.map((e) => [e.path, e.body]),
+      [
+        [
+          `/sites/${SITE}/steering`,
+          { productionCurtailment: { value: 300, unit: 'kW' }, validUntil: T0 + QUARTER_HOUR_MS },
+        ],
+        [`/sites/${SITE}/steering/ess`, { setting: { value: -50, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS }],
+        [
+          `/sites/${SITE}/steering/grid-limits`,
+          { upperLimit: { value: 100, unit: 'kW' }, validUntil: T0 + 2 * QUARTER_HOUR_MS },
+        ],
+        [`/sites/${SITE}/steering/ess`, { setting: { value: 10, unit: 'kW' }, validUntil: T0 + 4 * QUARTER_HOUR_MS }],
+      ],
+    );
     assert.equal(events.filter((e) => e.startsWith('failed 2:')).length, 1, events.join('; '));
-    assert.deepEqual(commandsOf({ site: SITE, end: 1, setting: { gridTarget: { setpoint: { value: 1, unit: 'kW' } } } }).map((x) => x.kind), ['grid-target']);
+    assert.deepEqual(
+      commandsOf({ site: SITE, end: 1, setting: { gridTarget: { setpoint: { value: 1, unit: 'kW' } } } }).map(
+        (x) => x.kind,
+      ),
+      ['grid-target'],
+    );
   });
 
   it('replace: the new schedule from its first slot on; the old run in force is sent again cut there; nothing of the old after it', async () => {
     const p = player();
     // Old: ESS −200 for two hours (one request until T0 + 2 h), then +100.
-    p.play(runsFor([...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })]));
+    p.play(
+      runsFor([...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })]),
+    );
     await step(p);
     assert.equal((log()[0].body as { validUntil: number }).validUntil, T0 + 2 * 3_600_000);
     await wait(30 * MINUTE_MS);
     // New, from T0 + 1 h: ESS −50 for an hour.
-    p.play(runsFor([q(4, { energyStorage: -50 }), q(5, { energyStorage: -50 }), q(6, { energyStorage: -50 }), q(7, { energyStorage: -50 })]));
+    p.play(
+      runsFor([
+        q(4, { energyStorage: -50 }),
+        q(5, { energyStorage: -50 }),
+        q(6, { energyStorage: -50 }),
+        q(7, { energyStorage: -50 }),
+      ]),
+    );
     await settle();
     assert.equal(log().length, 2, 'the old run in force, sent again at once');
     assert.equal(log()[1].time, T0 + 30 * MINUTE_MS);
     assert.deepEqual(log()[1].body, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 3_600_000 });
     while (p.nextAt !== undefined) await step(p);
-    assert.deepEqual(log().slice(2).map((e) => [e.time, e.body]), [[T0 + 3_600_000, { setting: { value: -50, unit: 'kW' }, validUntil: T0 + 2 * 3_600_000 }]]);
-    assert.ok(!log().some((e) => (e.body as { setting: { value: number } }).setting.value === 100), 'the old schedule\'s later slot is never sent');
+    assert.deepEqual(
+      log()
+        .slice(2)
+        .map((e) => [e.time, e.body]),
+      [[T0 + 3_600_000, { setting: { value: -50, unit: 'kW' }, validUntil: T0 + 2 * 3_600_000 }]],
+    );
+    assert.ok(
+      !log().some((e) => (e.body as { setting: { value: number } }).setting.value === 100),
+      "the old schedule's later slot is never sent",
+    );
     assert.deepEqual(events, ['done']);
   });
 
@@ -281,7 +345,10 @@ describe('schedule: playing', () => {
     assert.equal(log().length, 1, 'nothing twice');
     assert.equal(again.nextAt, T0 + QUARTER_HOUR_MS);
     await step(again);
-    assert.deepEqual(log().map((e) => e.time), [T0, T0 + QUARTER_HOUR_MS]);
+    assert.deepEqual(
+      log().map((e) => e.time),
+      [T0, T0 + QUARTER_HOUR_MS],
+    );
     // A state saved before slot 1's request went out (it was under way): it is sent at once.
     const before: PlayerState = { runs: [sent[1].run, ...state.runs.slice(1)], inForce: sent[0].run };
     await wait(MINUTE_MS);

@@ -21,7 +21,11 @@ import { scheduleNode } from './helpers/schedule';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const SITE = DEFAULT_SITES[0].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, v: number) => ({ start: T0 + i * QUARTER_HOUR_MS, end: T0 + (i + 1) * QUARTER_HOUR_MS, energyStorage: v });
+const q = (i: number, v: number) => ({
+  start: T0 + i * QUARTER_HOUR_MS,
+  end: T0 + (i + 1) * QUARTER_HOUR_MS,
+  energyStorage: v,
+});
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 /** The real setTimeout, for waiting on the file store's writes while the fake clock is installed. */
 const realSetTimeout = setTimeout;
@@ -32,7 +36,12 @@ describe('ems-schedule: restarts with a file context store', () => {
   let sim: StartedSimulator;
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-schedule-ctx-'));
-    helper.settings({ contextStorage: { default: { module: 'memory' }, file: { module: 'localfilesystem', config: { dir, cache: false } } } });
+    helper.settings({
+      contextStorage: {
+        default: { module: 'memory' },
+        file: { module: 'localfilesystem', config: { dir, cache: false } },
+      },
+    });
   });
   after(() => {
     helper.settings({});
@@ -50,7 +59,8 @@ describe('ems-schedule: restarts with a file context store', () => {
   });
 
   const log = () => sim.sim.requestLog.filter((e) => steerRoute.test(e.route));
-  const nodes = (store: string) => flow(scheduleNode({ store }), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
+  const nodes = (store: string) =>
+    flow(scheduleNode({ store }), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
 
   /** Starts Node-RED: a new node API, the context stores loaded from disk, then the flows. */
   async function start(flows: object[]): Promise<{ node: any; out: Inbox }> {
@@ -67,7 +77,10 @@ describe('ems-schedule: restarts with a file context store', () => {
     await helper.unload();
   }
   /** Statuses node `n` showed from index `from` on (in this runtime: a restart starts the record anew). */
-  const texts = (from = 0) => callsOf('status', 'n').slice(from).map((a) => a[0]?.text);
+  const texts = (from = 0) =>
+    callsOf('status', 'n')
+      .slice(from)
+      .map((a) => a[0]?.text);
   async function shown(re: RegExp, from: number): Promise<string> {
     for (let i = 0; i < 10_000; i++) {
       const hit = texts(from).find((t) => re.test(t ?? ''));
@@ -83,7 +96,9 @@ describe('ems-schedule: restarts with a file context store', () => {
       try {
         v = JSON.parse(fs.readFileSync(file, 'utf8'))['ems-schedule'];
         if (test(v)) return v;
-      } catch { /* not written yet */ }
+      } catch {
+        /* not written yet */
+      }
       await new Promise((r) => realSetTimeout(r, 10));
     }
     assert.fail(`the file store holds ${JSON.stringify(v)}`);
@@ -107,9 +122,16 @@ describe('ems-schedule: restarts with a file context store', () => {
     let rt = await start(nodes('file'));
     await accept(rt.node, [q(0, -200), q(1, -100), q(2, 0), q(3, 50)]);
     await step(rt.out); // slot 0 at T0
-    assert.deepEqual(log().map((e) => e.time), [T0]);
+    assert.deepEqual(
+      log().map((e) => e.time),
+      [T0],
+    );
     const file = path.join(dir, 'context', 'tab', 'n.json');
-    assert.equal((await stored(file, (v) => v?.runs?.length === 3)).inForce.first, 0, 'the schedule and what was sent are in the file store');
+    assert.equal(
+      (await stored(file, (v) => v?.runs?.length === 3)).inForce.first,
+      0,
+      'the schedule and what was sent are in the file store',
+    );
 
     // Restart 1, within slot 0: nothing is sent, the next slot goes out at its start.
     clock.tick(5 * MINUTE_MS);
@@ -117,11 +139,17 @@ describe('ems-schedule: restarts with a file context store', () => {
     clock.tick(2 * MINUTE_MS);
     rt = await start(nodes('file'));
     let from = 0;
-    assert.equal(await shown(/^(slot|waiting)/, from), `slot 1/4 · ESS −200 kW until ${formatClock(T0 + QUARTER_HOUR_MS)}`);
+    assert.equal(
+      await shown(/^(slot|waiting)/, from),
+      `slot 1/4 · ESS −200 kW until ${formatClock(T0 + QUARTER_HOUR_MS)}`,
+    );
     await turns();
     assert.equal(log().length, 1, 'nothing sent twice');
     await step(rt.out); // slot 1 at T0 + 15 min
-    assert.deepEqual(log().map((e) => e.time), [T0, T0 + QUARTER_HOUR_MS]);
+    assert.deepEqual(
+      log().map((e) => e.time),
+      [T0, T0 + QUARTER_HOUR_MS],
+    );
 
     // Restart 2, down from T0 + 20 min to T0 + 35 min: slot 2 began meanwhile and goes out at once.
     clock.tick(5 * MINUTE_MS);
@@ -131,8 +159,14 @@ describe('ems-schedule: restarts with a file context store', () => {
     from = 0;
     await rt.out.count(1);
     assert.equal(await shown(/^slot 3\/4/, from), `slot 3/4 · ESS 0 kW until ${formatClock(T0 + 3 * QUARTER_HOUR_MS)}`);
-    assert.deepEqual(log().map((e) => [e.time, (e.body as any).setting.value, (e.body as any).validUntil]), [
-      [T0, -200, T0 + QUARTER_HOUR_MS], [T0 + QUARTER_HOUR_MS, -100, T0 + 2 * QUARTER_HOUR_MS], [T0 + 35 * MINUTE_MS, 0, T0 + 3 * QUARTER_HOUR_MS]]);
+    assert.deepEqual(
+      log().map((e) => [e.time, (e.body as any).setting.value, (e.body as any).validUntil]),
+      [
+        [T0, -200, T0 + QUARTER_HOUR_MS],
+        [T0 + QUARTER_HOUR_MS, -100, T0 + 2 * QUARTER_HOUR_MS],
+        [T0 + 35 * MINUTE_MS, 0, T0 + 3 * QUARTER_HOUR_MS],
+      ],
+    );
     await step(rt.out); // slot 3
     assert.equal(log().length, 4);
     // Done: the saved schedule is gone.
@@ -150,12 +184,15 @@ describe('ems-schedule: restarts with a file context store', () => {
     await start(nodes(''));
     const from = 0;
     await turns(20);
-    assert.deepEqual(texts(from).filter((t) => t), []);
+    assert.deepEqual(
+      texts(from).filter((t) => t),
+      [],
+    );
     assert.equal(packageTimers(clock), 0, 'nothing to play');
     assert.equal(log().length, 1);
   });
 
-  it('a stored schedule beyond the node\'s current limits is not resumed: an error says why, nothing is sent', async () => {
+  it("a stored schedule beyond the node's current limits is not resumed: an error says why, nothing is sent", async () => {
     const rt = await start(nodes('file'));
     await accept(rt.node, [q(0, -100), q(1, -200)]);
     await step(rt.out);
@@ -165,7 +202,10 @@ describe('ems-schedule: restarts with a file context store', () => {
     await start(flow(scheduleNode({ store: 'file', maxEssPower: 150_000 }), cfg(sim.url)));
     await shown(/^bad stored schedule/, from);
     const [err] = callsOf('error', 'n').slice(errors);
-    assert.match(String(err[0].message), /^stored schedule not resumed: stored schedule\.runs\[0\]\.setting\.energyStorage must be within the node's limit maxEssPower = 150000 W/);
+    assert.match(
+      String(err[0].message),
+      /^stored schedule not resumed: stored schedule\.runs\[0\]\.setting\.energyStorage must be within the node's limit maxEssPower = 150000 W/,
+    );
     assert.equal(packageTimers(clock), 0);
     assert.equal(log().length, 1);
   });

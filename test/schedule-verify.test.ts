@@ -20,7 +20,11 @@ import { scheduleNode } from './helpers/schedule';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({ start: T0 + i * QUARTER_HOUR_MS, end: T0 + (i + 1) * QUARTER_HOUR_MS, ...extra });
+const q = (i: number, extra: Record<string, unknown>) => ({
+  start: T0 + i * QUARTER_HOUR_MS,
+  end: T0 + (i + 1) * QUARTER_HOUR_MS,
+  ...extra,
+});
 const READS = 'GET /devices/:ref/measurements';
 
 describe('ems-schedule: delivery reports per slot (verify)', () => {
@@ -29,7 +33,11 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
   let sim: StartedSimulator;
   beforeEach(async () => {
     clock = FakeTimers.install({ now: T0 - 2 * MINUTE_MS, toFake: ['Date'] });
-    setDeliveryClock({ now: () => clock.now, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId) });
+    setDeliveryClock({
+      now: () => clock.now,
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
+    });
     sim = await startSimulator({ port: 0, sites: Object.values(SITES) }); // its clock follows the fake Date
   });
   afterEach(async () => {
@@ -42,7 +50,12 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
   /** A verifying schedule node on `site` (devices: the site's), output 2 wired to `reports`. */
   async function load(site = SITES.low, extra: Record<string, unknown> = {}): Promise<Flow> {
     const node = scheduleNode({
-      site: site.siteReference, verify: true, batteryDevice: site.battery.deviceReference, pvDevice: site.pv.deviceReference, meterDevice: site.meter.deviceReference, ...extra,
+      site: site.siteReference,
+      verify: true,
+      batteryDevice: site.battery.deviceReference,
+      pvDevice: site.pv.deviceReference,
+      meterDevice: site.meter.deviceReference,
+      ...extra,
     });
     const f = await loadFlow(flow(node, cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }));
     return { ...f, reports: new Inbox(helper.getNode('reports')) };
@@ -65,7 +78,13 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     await f.node.delivery?.settled();
     await turns();
   }
-  const reports = (f: Flow) => f.reports.msgs.map((m: any) => ({ slots: m.slots, followed: m.payload.followed, from: m.payload.from - T0, until: m.payload.until - T0 }));
+  const reports = (f: Flow) =>
+    f.reports.msgs.map((m: any) => ({
+      slots: m.slots,
+      followed: m.payload.followed,
+      from: m.payload.from - T0,
+      until: m.payload.until - T0,
+    }));
 
   it('a merged run reports each slot: partly as the battery empties, no once empty, yes when charged; the status adds the last verdict', async () => {
     const f = await load();
@@ -82,16 +101,40 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       { slots: [2], followed: 'yes', from: 2 * Q, until: 3 * Q },
     ]);
     const [r0, r1, r2] = f.reports.msgs;
-    assert.deepEqual([r0.topic, r0.site, Object.keys(r0).filter((k) => k !== '_msgid').sort()], ['delivery', SITES.low.siteReference, ['payload', 'site', 'slots', 'topic']]);
+    assert.deepEqual(
+      [
+        r0.topic,
+        r0.site,
+        Object.keys(r0)
+          .filter((k) => k !== '_msgid')
+          .sort(),
+      ],
+      ['delivery', SITES.low.siteReference, ['payload', 'site', 'slots', 'topic']],
+    );
     assert.equal(r0.payload.component, 'energyStorage');
     assert.equal(r0.payload.device, SITES.low.battery.deviceReference);
     assert.deepEqual(r0.payload.asked, { value: 5, unit: 'kW' });
-    assert.ok(r0.payload.measured.value > 3.5 && r0.payload.measured.value < 4.1, `slot 0 measured ${r0.payload.measured.value} kW (the battery empties mid-slot)`);
-    assert.deepEqual([r1.payload.measured, r1.payload.deviation], [{ value: 0, unit: 'kW' }, { value: -5, unit: 'kW', percent: -100 }]);
+    assert.ok(
+      r0.payload.measured.value > 3.5 && r0.payload.measured.value < 4.1,
+      `slot 0 measured ${r0.payload.measured.value} kW (the battery empties mid-slot)`,
+    );
+    assert.deepEqual(
+      [r1.payload.measured, r1.payload.deviation],
+      [
+        { value: 0, unit: 'kW' },
+        { value: -5, unit: 'kW', percent: -100 },
+      ],
+    );
     assert.deepEqual(r2.payload.measured, { value: -5, unit: 'kW' });
     const partly = f.status.all.find((s: any) => / · last: partly/.test(s.text));
-    assert.match(partly.text, new RegExp(`^slots 1–2/3 · ESS 5 kW until ${formatClock(T0 + 2 * Q)} · last: partly \\(3\\.\\d+ kW\\)$`));
-    assert.ok(f.status.all.some((s: any) => / · last: no \(0 kW\)$/.test(s.text)), 'the status showed slot 1\'s verdict');
+    assert.match(
+      partly.text,
+      new RegExp(`^slots 1–2/3 · ESS 5 kW until ${formatClock(T0 + 2 * Q)} · last: partly \\(3\\.\\d+ kW\\)$`),
+    );
+    assert.ok(
+      f.status.all.some((s: any) => / · last: no \(0 kW\)$/.test(s.text)),
+      "the status showed slot 1's verdict",
+    );
     assert.equal(f.status.all.at(-1).text, 'done · last: yes (−5 kW)');
     // One reading per slot boundary within a run; the new run's window starts with a reading of its own
     // (shared with the old one's last when the request's answer came within the coalescing window).
@@ -129,17 +172,28 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       await step(f, sent, k + 1);
     }
     assert.equal(f.out.msgs.length, runs, 'one request per change of setting');
-    assert.deepEqual(f.reports.msgs.map((m: any) => m.slots), values.map((_, i) => [i]), 'one report per slot, in order');
-    const bad = f.reports.msgs.filter((m: any) => m.payload.followed !== 'yes').map((m: any) => [m.slots, m.payload.followed, m.payload.reason]);
+    assert.deepEqual(
+      f.reports.msgs.map((m: any) => m.slots),
+      values.map((_, i) => [i]),
+      'one report per slot, in order',
+    );
+    const bad = f.reports.msgs
+      .filter((m: any) => m.payload.followed !== 'yes')
+      .map((m: any) => [m.slots, m.payload.followed, m.payload.reason]);
     assert.deepEqual(bad, [], 'room to follow: every slot yes');
     const reads = logged(sim, READS).length;
-    assert.ok(reads >= 97 && reads <= 96 + runs, `${reads} readings: one per slot end, and one at each request's start`);
+    assert.ok(
+      reads >= 97 && reads <= 96 + runs,
+      `${reads} readings: one per slot end, and one at each request's start`,
+    );
     assert.equal(clock.countTimers(), 0);
   });
 
   it('stop: the windows of the request in force run to its end, with reports; then no timer', async () => {
     const f = await load(SITES.ok);
-    await accept(f, { payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: -2 }), q(2, { energyStorage: 3 })] });
+    await accept(f, {
+      payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: -2 }), q(2, { energyStorage: 3 })],
+    });
     await step(f, 1, 0);
     await clock.tickAsync(5 * MINUTE_MS);
     const stopped = f.status.wait((s) => /^stopped/.test(s.text));
@@ -147,7 +201,13 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     await stopped;
     await step(f, 1, 1);
     await step(f, 1, 2);
-    assert.deepEqual(reports(f).map((r) => [r.slots, r.followed]), [[[0], 'yes'], [[1], 'yes']]);
+    assert.deepEqual(
+      reports(f).map((r) => [r.slots, r.followed]),
+      [
+        [[0], 'yes'],
+        [[1], 'yes'],
+      ],
+    );
     assert.equal(clock.countTimers(), 0);
     assert.equal(f.out.msgs.length, 1, 'nothing sent after the stop');
   });
@@ -176,7 +236,10 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       { slots: [0], followed: 'yes', from: QUARTER_HOUR_MS, until: QUARTER_HOUR_MS + 5 * MINUTE_MS },
       { slots: [0], followed: 'yes', from: QUARTER_HOUR_MS + 5 * MINUTE_MS, until: 2 * QUARTER_HOUR_MS },
     ]);
-    assert.deepEqual(f.reports.msgs.map((m: any) => m.payload.asked.value), [-2, 2, -3]);
+    assert.deepEqual(
+      f.reports.msgs.map((m: any) => m.payload.asked.value),
+      [-2, 2, -3],
+    );
     assert.equal(clock.countTimers(), 0);
   });
 
@@ -206,7 +269,10 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     await accept(f, { payload: [q(0, { energyStorage: -2 })] });
     await step(f, 1, 0);
     await step(f, 1, 1);
-    assert.deepEqual([f.reports.msgs[0].slots, f.reports.msgs[0].payload.followed, f.reports.msgs[0].payload.reason], [[0], 'unknown', 'no battery device given (batteryDevice)']);
+    assert.deepEqual(
+      [f.reports.msgs[0].slots, f.reports.msgs[0].payload.followed, f.reports.msgs[0].payload.reason],
+      [[0], 'unknown', 'no battery device given (batteryDevice)'],
+    );
     const g = await load(SITES.ok, { verify: false });
     await accept(g, { payload: [q(2, { energyStorage: -2 })] });
     assert.equal(g.node.delivery, undefined);
@@ -220,11 +286,18 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
 describe('SharedClock: one timer for many deadlines', () => {
   it('holds one timer on its base clock for the earliest deadline; deadlines due together run in the order set; a throw does not stop the others', async () => {
     const base = FakeTimers.createClock(0);
-    const c = new SharedClock({ now: () => base.now, setTimeout: (fn, ms) => base.setTimeout(fn, ms), clearTimeout: (t) => base.clearTimeout(t as FakeTimers.TimerId) });
+    const c = new SharedClock({
+      now: () => base.now,
+      setTimeout: (fn, ms) => base.setTimeout(fn, ms),
+      clearTimeout: (t) => base.clearTimeout(t as FakeTimers.TimerId),
+    });
     const ran: string[] = [];
     c.setTimeout(() => ran.push('b'), 2000);
     const gone = c.setTimeout(() => ran.push('x'), 500);
-    c.setTimeout(() => { ran.push('c'); throw new Error('boom'); }, 2000);
+    c.setTimeout(() => {
+      ran.push('c');
+      throw new Error('boom');
+    }, 2000);
     c.setTimeout(() => ran.push('a'), 1000);
     c.setTimeout(() => ran.push('d'), 2000);
     assert.equal(base.countTimers(), 1);

@@ -10,7 +10,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findings, packedCopy, serveOffline, validate, type Served, type Validation } from './helpers/scorecard-offline';
+import {
+  findings,
+  packedCopy,
+  serveOffline,
+  validate,
+  type Served,
+  type Validation,
+} from './helpers/scorecard-offline';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
@@ -20,8 +27,12 @@ const NODES: Record<string, string> = PKG['node-red'].nodes;
 const CHECKS = ['P01', 'P03', 'P04', 'P05', 'P06', 'P07', 'P08', 'N01', 'N02', 'D01', 'D02', 'D03'];
 /** The node types an example must use: all but config nodes (as the tool reads their category). */
 const EXAMPLE_TYPES = Object.entries(NODES)
-  .filter(([, js]) => !/category:\s*(['"])config\1/.test(fs.readFileSync(path.join(ROOT, js.replace(/\.js$/, '.html')), 'utf8')))
-  .map(([type]) => type).sort();
+  .filter(
+    ([, js]) =>
+      !/category:\s*(['"])config\1/.test(fs.readFileSync(path.join(ROOT, js.replace(/\.js$/, '.html')), 'utf8')),
+  )
+  .map(([type]) => type)
+  .sort();
 
 describe('scorecard: the real node-red-dev validate, offline on the packed package', function () {
   this.timeout(180_000);
@@ -30,7 +41,10 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
   let v: Validation;
 
   before(async () => {
-    assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.html')), 'dist/ is built (npm test builds first)');
+    assert.ok(
+      fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.html')),
+      'dist/ is built (npm test builds first)',
+    );
     served = await serveOffline();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-scorecard-'));
     await packedCopy(ROOT, dir);
@@ -42,7 +56,8 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const output = () => `exit ${v.code}${v.signal ? ` (${v.signal})` : ''}\n--- stdout\n${v.stdout}\n--- stderr\n${v.stderr}`;
+  const output = () =>
+    `exit ${v.code}${v.signal ? ` (${v.signal})` : ''}\n--- stdout\n${v.stdout}\n--- stderr\n${v.stderr}`;
 
   it('runs to the end: exit 0, "Complete", its scorecard written', () => {
     assert.equal(v.code, 0, output());
@@ -54,7 +69,11 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
   it('ran its checks (a silent tool cannot pass): each one in the scorecard, ✅ lines printed', () => {
     const ran = Object.keys(v.scorecard ?? {}).filter((k) => /^[PND]\d\d$/.test(k));
     assert.ok(ran.length > 0, `no checks ran\n${output()}`);
-    assert.deepEqual(CHECKS.filter((c) => !ran.includes(c)), [], `checks missing from the scorecard\n${output()}`);
+    assert.deepEqual(
+      CHECKS.filter((c) => !ran.includes(c)),
+      [],
+      `checks missing from the scorecard\n${output()}`,
+    );
     const passed = v.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length;
     assert.ok(passed > 0, `no ✅ line\n${output()}`);
   });
@@ -65,14 +84,21 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
     assert.ok(asked(/^https:\/\/registry\.npmjs\.org\/node-red$/) >= 1, 'Node-RED: P06, P07');
     for (const dep of Object.keys(PKG.dependencies ?? {})) {
       const escaped = encodeURIComponent(dep).replace(/^%40/, '@');
-      assert.ok(asked(new RegExp(`^(http://127\\.0\\.0\\.1:\\d+)?/(${escaped}|${escaped.replace('%2F', '%2f')})$`)) >= 1, `registry: ${dep}`);
+      assert.ok(
+        asked(new RegExp(`^(http://127\\.0\\.0\\.1:\\d+)?/(${escaped}|${escaped.replace('%2F', '%2f')})$`)) >= 1,
+        `registry: ${dep}`,
+      );
     }
     assert.deepEqual(served.unexpected, []);
   });
 
-  it('parsed every node\'s editor file: each non-config type is in N02, with or without an example', () => {
+  it("parsed every node's editor file: each non-config type is in N02, with or without an example", () => {
     assert.doesNotMatch(`${v.stdout}\n${v.stderr}`, /Unable to parse/, output());
-    const missing = /Examples not found for the following nodes: (.*)$/m.exec(v.stderr)?.[1].split(',').map((s) => s.trim()) ?? [];
+    const missing =
+      /Examples not found for the following nodes: (.*)$/m
+        .exec(v.stderr)?.[1]
+        .split(',')
+        .map((s) => s.trim()) ?? [];
     assert.deepEqual([...(v.scorecard?.N02?.nodes ?? []), ...missing].sort(), EXAMPLE_TYPES, output());
   });
 

@@ -25,7 +25,7 @@ const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 const NODES: Record<string, string> = PKG['node-red']?.nodes ?? {};
 const REGISTER = /RED\.nodes\.registerType\(\s*(['"])([^'"]+)\1/g;
 /** The tool's pattern for the editor's scripts: <script ... type="text/javascript" ...> on one line. */
-const SCRIPT = /<script.+?type=['"]text\/javascript['"].*?>([\S\s]*?)<\/script>/ig;
+const SCRIPT = /<script.+?type=['"]text\/javascript['"].*?>([\S\s]*?)<\/script>/gi;
 
 /** Types registered by `RED.nodes.registerType('<literal>'` in the files of a directory tree. */
 function registeredTypes(dir: string, ext: RegExp): Set<string> {
@@ -43,7 +43,9 @@ function registerCalls(html: string): any[] {
   const calls: any[] = [];
   for (const m of html.matchAll(SCRIPT)) {
     walk.simple(acorn.parse(m[1], { ecmaVersion: 'latest' }), {
-      CallExpression(node: any) { if (node.callee.property?.name === 'registerType') calls.push(node); },
+      CallExpression(node: any) {
+        if (node.callee.property?.name === 'registerType') calls.push(node);
+      },
     });
   }
   return calls;
@@ -71,7 +73,8 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
   it('node-red.version covers Node-RED 3.1, 4.x and 5.x (the tool tries only the current ones)', () => {
     const range = PKG['node-red'].version;
     assert.ok(semver.validRange(range), `valid range ${range}`);
-    for (const v of ['3.1.0', '3.1.15', '4.0.0', '4.1.15', '5.0.0', '5.9.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
+    for (const v of ['3.1.0', '3.1.15', '4.0.0', '4.1.15', '5.0.0', '5.9.0'])
+      assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
     assert.ok(!semver.satisfies('3.0.2', range), 'older than 3.1 is not claimed');
   });
 
@@ -80,24 +83,44 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
     assert.ok(semver.validRange(range), `valid range ${range}`);
     // 20.18.1 is the oldest Node 20 undici 7 (the client's transport) supports.
     for (const v of ['20.18.1', '22.9.0', '24.0.0']) assert.ok(semver.satisfies(v, range), `${v} satisfies ${range}`);
-    const undici = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'undici', 'package.json'), 'utf8')) as { engines: { node: string } };
-    assert.ok(semver.subset(range, undici.engines.node), `${range} claims no Node undici (${undici.engines.node}) refuses`);
+    const undici = JSON.parse(fs.readFileSync(path.join(ROOT, 'node_modules', 'undici', 'package.json'), 'utf8')) as {
+      engines: { node: string };
+    };
+    assert.ok(
+      semver.subset(range, undici.engines.node),
+      `${range} claims no Node undici (${undici.engines.node}) refuses`,
+    );
     assert.ok(semver.gte(semver.minVersion(range), '14.0.0'));
   });
 
   it('node-red is no dependency, and each dependency is used by dist', () => {
     const deps = Object.keys(PKG.dependencies ?? {});
-    for (const f of ['dependencies', 'peerDependencies', 'optionalDependencies']) assert.equal(PKG[f]?.['node-red'], undefined, f);
-    const dist = [...fs.readdirSync(path.join(ROOT, 'dist'), { recursive: true } as any) as string[]]
-      .filter((f) => f.endsWith('.js')).map((f) => fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8')).join('\n');
-    for (const d of deps) assert.ok(dist.includes(`require("${d}")`) || dist.includes(`require('${d}')`), `${d} is required by dist`);
+    for (const f of ['dependencies', 'peerDependencies', 'optionalDependencies'])
+      assert.equal(PKG[f]?.['node-red'], undefined, f);
+    const dist = [...(fs.readdirSync(path.join(ROOT, 'dist'), { recursive: true } as any) as string[])]
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8'))
+      .join('\n');
+    for (const d of deps)
+      assert.ok(dist.includes(`require("${d}")`) || dist.includes(`require('${d}')`), `${d} is required by dist`);
   });
 
   it('the seven node types, each with its built runtime file, published', () => {
-    assert.deepEqual(Object.keys(NODES).sort(), ['ems-device-read', 'ems-partner-config', 'ems-plan', 'ems-request', 'ems-schedule', 'ems-site-steer', 'ems-time-series']);
+    assert.deepEqual(Object.keys(NODES).sort(), [
+      'ems-device-read',
+      'ems-partner-config',
+      'ems-plan',
+      'ems-request',
+      'ems-schedule',
+      'ems-site-steer',
+      'ems-time-series',
+    ]);
     for (const [type, file] of Object.entries(NODES)) {
       assert.ok(fs.existsSync(path.join(ROOT, file)), `${type}: ${file} (built)`);
-      assert.ok(PKG.files.some((f: string) => file === f || file.startsWith(`${f}/`)), `${file} is published`);
+      assert.ok(
+        PKG.files.some((f: string) => file === f || file.startsWith(`${f}/`)),
+        `${file} is published`,
+      );
     }
   });
 
@@ -123,7 +146,10 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
       assert.equal(def.type, 'ObjectExpression', `${html}: the definition is an object literal`);
       const props = new Map<string, any>();
       for (const p of def.properties) {
-        assert.ok(p.type === 'Property' && !p.computed && p.key.type === 'Identifier', `${html}: plain keys only (the tool reads key.name)`);
+        assert.ok(
+          p.type === 'Property' && !p.computed && p.key.type === 'Identifier',
+          `${html}: plain keys only (the tool reads key.name)`,
+        );
         props.set(p.key.name, p.value);
       }
       for (const k of ['category', 'defaults']) assert.ok(props.has(k), `${html}: ${k}`);
@@ -137,7 +163,10 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
         if (!props.has(k)) continue;
         assert.equal(props.get(k).type, 'ObjectExpression', `${html}: ${k} inline`);
         for (const p of props.get(k).properties) {
-          assert.ok(p.type === 'Property' && !p.computed && p.key.type === 'Identifier', `${html}: ${k} has plain keys`);
+          assert.ok(
+            p.type === 'Property' && !p.computed && p.key.type === 'Identifier',
+            `${html}: ${k} has plain keys`,
+          );
         }
       }
       const defaults = props.get('defaults').properties.map((p: any) => p.key.name);
@@ -151,14 +180,20 @@ describe('scorecard: static checks beyond node-red-dev validate', () => {
     for (const type of Object.keys(NODES)) assert.ok(!core.has(type), type);
   });
 
-  it('an examples folder, published, in which every node type is a core one, this package\'s, node-red-contrib-influxdb\'s (example 02) or Dashboard 2\'s (example 09), both devDependencies', () => {
+  it("an examples folder, published, in which every node type is a core one, this package's, node-red-contrib-influxdb's (example 02) or Dashboard 2's (example 09), both devDependencies", () => {
     assert.ok(PKG.files.includes('examples'));
     const contrib = [
       ...registeredTypes(path.join(ROOT, 'node_modules', 'node-red-contrib-influxdb'), /\.js$/), // example 02, a devDependency
       ...registeredTypes(path.join(ROOT, 'node_modules', '@flowfuse', 'node-red-dashboard', 'nodes'), /\.js$/), // example 09, a devDependency
     ];
-    for (const dev of ['node-red-contrib-influxdb', '@flowfuse/node-red-dashboard']) assert.ok(PKG.devDependencies[dev], `${dev} is a devDependency`);
-    const known = new Set([...registeredTypes(path.join(coreNodesDir, 'core'), /\.js$/), ...Object.keys(NODES), 'tab', ...contrib]);
+    for (const dev of ['node-red-contrib-influxdb', '@flowfuse/node-red-dashboard'])
+      assert.ok(PKG.devDependencies[dev], `${dev} is a devDependency`);
+    const known = new Set([
+      ...registeredTypes(path.join(coreNodesDir, 'core'), /\.js$/),
+      ...Object.keys(NODES),
+      'tab',
+      ...contrib,
+    ]);
     const files = exampleFiles();
     assert.ok(files.length > 0);
     for (const f of files) {

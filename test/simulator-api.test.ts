@@ -55,15 +55,28 @@ describe('simulator: endpoints and response shapes', () => {
     );
     for (const site of r.body.sites) {
       assert.match(site.siteReference, REF_RE);
-      assert.deepEqual(site.devices.map((d: any) => d.kind), ['battery', 'pv', 'meter']);
+      assert.deepEqual(
+        site.devices.map((d: any) => d.kind),
+        ['battery', 'pv', 'meter'],
+      );
     }
   });
 
   it('GET measurement returns the spec 2.2 shape; soc starts at 65 on the commercial battery', async () => {
     const r = await call(s.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`);
     assert.equal(r.status, 200);
-    assert.deepEqual(r.body, { timestamp: T0, property: 'soc', value: 65, unit: '%', reference: COM.battery.deviceReference });
-    const e = await call(s.url, 'GET', `/devices/${COM.meter.deviceReference}/measurement?property=totalEnergyConsumed`);
+    assert.deepEqual(r.body, {
+      timestamp: T0,
+      property: 'soc',
+      value: 65,
+      unit: '%',
+      reference: COM.battery.deviceReference,
+    });
+    const e = await call(
+      s.url,
+      'GET',
+      `/devices/${COM.meter.deviceReference}/measurement?property=totalEnergyConsumed`,
+    );
     assert.equal(e.body.unit, 'Wh');
     assert.ok(e.body.value >= 500_000);
   });
@@ -79,8 +92,12 @@ describe('simulator: endpoints and response shapes', () => {
     assert.equal(l.status, 200);
     assert.equal(l.body.reference, ref);
     assert.equal(l.body.measurements.length, 2);
-    for (const item of l.body.measurements) assert.deepEqual(Object.keys(item).sort(), ['property', 'timestamp', 'unit', 'value']);
-    assert.deepEqual(l.body.measurements.map((x: any) => x.unit), ['%', 'W']);
+    for (const item of l.body.measurements)
+      assert.deepEqual(Object.keys(item).sort(), ['property', 'timestamp', 'unit', 'value']);
+    assert.deepEqual(
+      l.body.measurements.map((x: any) => x.unit),
+      ['%', 'W'],
+    );
   });
 
   it('POST time-series: start inclusive, end exclusive, points at start + k*resolution, none after now', async () => {
@@ -110,11 +127,25 @@ describe('simulator: endpoints and response shapes', () => {
     assert.equal(st.status, 200);
     assert.deepEqual(st.body, {
       siteReference: COM.siteReference,
-      components: { energyStorageSetting: null, productionCurtailment: null, maximizeGridImport: null, gridTarget: null, gridLimits: null },
+      components: {
+        energyStorageSetting: null,
+        productionCurtailment: null,
+        maximizeGridImport: null,
+        gridTarget: null,
+        gridLimits: null,
+      },
     });
     const state = await call(s.url, 'GET', `/sites/${COM.siteReference}/state`);
     assert.equal(state.status, 200);
-    assert.deepEqual(Object.keys(state.body).sort(), ['batteryW', 'gridW', 'loadW', 'pvW', 'siteReference', 'soc', 'timestamp']);
+    assert.deepEqual(Object.keys(state.body).sort(), [
+      'batteryW',
+      'gridW',
+      'loadW',
+      'pvW',
+      'siteReference',
+      'soc',
+      'timestamp',
+    ]);
     const b = state.body;
     assert.ok(Math.abs(b.loadW - b.pvW - b.batteryW - b.gridW) <= 2, 'power balance');
     assert.ok(b.pvW > 0, 'sun at noon');
@@ -123,10 +154,23 @@ describe('simulator: endpoints and response shapes', () => {
   it('404 for unknown device, site, route and property', async () => {
     assertError(await call(s.url, 'GET', '/devices/dvc_000000000000/measurement?property=soc'), 404, /unknown device/);
     assertError(await call(s.url, 'GET', '/sites/ste_000000000000/steering'), 404, /unknown site/);
-    assertError(await call(s.url, 'POST', '/sites/ste_000000000000/steering/ess', { setting: { value: 1, unit: 'kW' }, validUntil: T0 + 60_000 }), 404);
+    assertError(
+      await call(s.url, 'POST', '/sites/ste_000000000000/steering/ess', {
+        setting: { value: 1, unit: 'kW' },
+        validUntil: T0 + 60_000,
+      }),
+      404,
+    );
     assertError(await call(s.url, 'GET', '/nothing/here'), 404, /unknown route/);
-    assertError(await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurement?property=soc`), 404, /no property/);
-    assertError(await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurements/map?properties=power,soc`), 404);
+    assertError(
+      await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurement?property=soc`),
+      404,
+      /no property/,
+    );
+    assertError(
+      await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurements/map?properties=power,soc`),
+      404,
+    );
   });
 
   it('405 for a wrong method, with Allow', async () => {
@@ -141,8 +185,21 @@ describe('simulator: endpoints and response shapes', () => {
     assertError(await call(s.url, 'GET', `/devices/${dev}/measurement`), 400, /property/);
     assertError(await call(s.url, 'GET', `/devices/${dev}/measurements?properties=`), 400);
     assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, '{"validUntil": '), 400, /JSON/);
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 1, unit: 'GW' }, validUntil: T0 + 60_000 }), 400, /unit/);
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 'lots', unit: 'kW' }, validUntil: T0 + 60_000 }), 400);
+    assertError(
+      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+        setting: { value: 1, unit: 'GW' },
+        validUntil: T0 + 60_000,
+      }),
+      400,
+      /unit/,
+    );
+    assertError(
+      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+        setting: { value: 'lots', unit: 'kW' },
+        validUntil: T0 + 60_000,
+      }),
+      400,
+    );
     assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, []), 400);
     assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`), 400);
   });
@@ -150,18 +207,43 @@ describe('simulator: endpoints and response shapes', () => {
   it('422 for a 31-day range, two properties, validUntil not after validFrom or in the past', async () => {
     const ts = `/devices/${COM.battery.deviceReference}/measurements/time-series`;
     const range = { type: 'absolute', start: '2026-05-01T00:00:00Z', end: '2026-06-01T00:00:00Z' };
-    assertError(await call(s.url, 'POST', ts, { property: 'soc', range, resolution: { value: 1, unit: 'h' } }), 422, /30 days/);
+    assertError(
+      await call(s.url, 'POST', ts, { property: 'soc', range, resolution: { value: 1, unit: 'h' } }),
+      422,
+      /30 days/,
+    );
     const ok = { type: 'absolute', start: '2026-06-01T00:00:00Z', end: '2026-06-02T00:00:00Z' };
-    assertError(await call(s.url, 'POST', ts, { property: 'soc,power', range: ok, resolution: { value: 1, unit: 'h' } }), 422, /one property/);
-    assertError(await call(s.url, 'POST', ts, { property: ['soc', 'power'], range: ok, resolution: { value: 1, unit: 'h' } }), 422);
+    assertError(
+      await call(s.url, 'POST', ts, { property: 'soc,power', range: ok, resolution: { value: 1, unit: 'h' } }),
+      422,
+      /one property/,
+    );
+    assertError(
+      await call(s.url, 'POST', ts, { property: ['soc', 'power'], range: ok, resolution: { value: 1, unit: 'h' } }),
+      422,
+    );
     const ess = `/sites/${COM.siteReference}/steering/ess`;
-    assertError(await call(s.url, 'POST', ess, { setting: { value: 1, unit: 'kW' }, validFrom: T0 + 60_000, validUntil: T0 + 60_000 }), 422);
-    assertError(await call(s.url, 'POST', ess, { setting: { value: 1, unit: 'kW' }, validUntil: T0 - 1 }), 422, /future/);
+    assertError(
+      await call(s.url, 'POST', ess, {
+        setting: { value: 1, unit: 'kW' },
+        validFrom: T0 + 60_000,
+        validUntil: T0 + 60_000,
+      }),
+      422,
+    );
+    assertError(
+      await call(s.url, 'POST', ess, { setting: { value: 1, unit: 'kW' }, validUntil: T0 - 1 }),
+      422,
+      /future/,
+    );
   });
 
   it('413 for a body over 1 MB', async () => {
     const big = JSON.stringify({ property: 'soc', pad: 'x'.repeat(1024 * 1024 + 10) });
-    assertError(await call(s.url, 'POST', `/devices/${COM.battery.deviceReference}/measurements/time-series`, big), 413);
+    assertError(
+      await call(s.url, 'POST', `/devices/${COM.battery.deviceReference}/measurements/time-series`, big),
+      413,
+    );
   });
 
   it('survives odd input: bad percent-encoding, scalar bodies, unknown fields', async () => {
@@ -170,7 +252,11 @@ describe('simulator: endpoints and response shapes', () => {
       const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
       assert.ok(r.status === 400 || r.status === 422, `${body}: ${r.status}`);
     }
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, { foo: 1, validUntil: T0 + 60_000 }), 400, /foo/);
+    assertError(
+      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, { foo: 1, validUntil: T0 + 60_000 }),
+      400,
+      /foo/,
+    );
     const ok = await call(s.url, 'GET', '/devices');
     assert.equal(ok.status, 200);
   });
@@ -184,7 +270,14 @@ describe('simulator: endpoints and response shapes', () => {
     assert.equal(typeof st.body.requests, 'number');
     assert.equal(typeof st.body.byRoute, 'object');
     const f = await call(s.url, 'GET', '/sim/faults');
-    assert.deepEqual(f.body, { rate500: 0, rate503: 0, rate429: 0, retryAfterSeconds: 1, resetRate: 0, latencyMs: [0, 0] });
+    assert.deepEqual(f.body, {
+      rate500: 0,
+      rate503: 0,
+      rate429: 0,
+      retryAfterSeconds: 1,
+      resetRate: 0,
+      latencyMs: [0, 0],
+    });
     assertError(await call(s.url, 'POST', '/sim/faults', { rate500: 2 }), 400);
     assertError(await call(s.url, 'GET', '/sim/unknown'), 404);
     const r = await call(s.url, 'POST', '/sim/reset');
@@ -233,13 +326,22 @@ describe('simulator: custom sites', () => {
     const s = await startSimulator({ sites: [site], frozen: true, startTime: T0 });
     try {
       const r = await call(s.url, 'GET', '/sites');
-      assert.deepEqual(r.body.sites.map((x: any) => x.siteReference), ['ste_Cust0mSite01']);
+      assert.deepEqual(
+        r.body.sites.map((x: any) => x.siteReference),
+        ['ste_Cust0mSite01'],
+      );
       assert.equal((await call(s.url, 'GET', '/devices/dvc_Cust0mBatt01/measurement?property=soc')).body.value, 80);
-      assert.equal((await call(s.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`)).status, 404);
+      assert.equal(
+        (await call(s.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`)).status,
+        404,
+      );
     } finally {
       await s.close();
     }
-    await assert.rejects(startSimulator({ sites: [{ ...site, battery: { ...site.battery, capacityWh: -1 } }] }), /capacityWh/);
+    await assert.rejects(
+      startSimulator({ sites: [{ ...site, battery: { ...site.battery, capacityWh: -1 } }] }),
+      /capacityWh/,
+    );
     await assert.rejects(startSimulator({ sites: [site, site] }), /duplicate/);
   });
 });

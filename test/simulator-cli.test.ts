@@ -15,7 +15,11 @@ function exited(child: ChildProcess): Promise<{ code: number | null; stdout: str
   let stderr = '';
   child.stdout?.on('data', (d) => (stdout += d));
   child.stderr?.on('data', (d) => (stderr += d));
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, stdout, stderr: signal ? `${stderr}[killed by ${signal}]` : stderr })));
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) =>
+      resolve({ code, stdout, stderr: signal ? `${stderr}[killed by ${signal}]` : stderr }),
+    ),
+  );
 }
 
 function firstLine(child: ChildProcess): Promise<string> {

@@ -27,15 +27,29 @@ describe('simulator: asset steering and grid target displace each other (issue 1
     assert.equal(r.status, 200, JSON.stringify(r.body));
     return r.body;
   };
-  const components = async (ref = COM.siteReference) => (await call(s.url, 'GET', `/sites/${ref}/steering`)).body.components;
+  const components = async (ref = COM.siteReference) =>
+    (await call(s.url, 'GET', `/sites/${ref}/steering`)).body.components;
   const flows = async () => (await call(s.url, 'GET', `${site}/state`)).body;
   const until = T0 + HOUR_MS;
-  const assetAll = () => post('/steering', { energyStorageSetting: kW(-100), productionCurtailment: kW(400), maximizeGridImport: false, validUntil: until });
+  const assetAll = () =>
+    post('/steering', {
+      energyStorageSetting: kW(-100),
+      productionCurtailment: kW(400),
+      maximizeGridImport: false,
+      validUntil: until,
+    });
 
   it('the simulator follows the protocol table: asset and grid target displace each other, grid limits neither', () => {
     assert.deepEqual(DISPLACES, { asset: ['grid-target'], 'grid-target': ['asset'], 'grid-limits': [] });
     const types = Object.fromEntries(STEERING_ENDPOINT_NAMES.map((e) => [e, steeringTypeOf(e)]));
-    assert.deepEqual(types, { combined: 'asset', ess: 'asset', curtailment: 'asset', 'grid-target': 'grid-target', 'cancel-grid-target': 'grid-target', 'grid-limits': 'grid-limits' });
+    assert.deepEqual(types, {
+      combined: 'asset',
+      ess: 'asset',
+      curtailment: 'asset',
+      'grid-target': 'grid-target',
+      'cancel-grid-target': 'grid-target',
+      'grid-limits': 'grid-limits',
+    });
     assert.equal(STEERING_ENDPOINTS['cancel-grid-target'].method, 'DELETE');
   });
 
@@ -77,7 +91,10 @@ describe('simulator: asset steering and grid target displace each other (issue 1
     assert.equal(c.energyStorageSetting, null, 'ended at once');
     assert.equal(c.gridTarget, null, 'not yet in force');
     const f = await flows();
-    assert.ok(Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1, 'self-consumption until then');
+    assert.ok(
+      Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1,
+      'self-consumption until then',
+    );
     s.sim.clock.advance(30 * MINUTE_MS);
     c = await components();
     assert.equal(c.gridTarget.value, 0);
@@ -105,7 +122,10 @@ describe('simulator: asset steering and grid target displace each other (issue 1
     assert.equal(del.status, 200);
     assert.equal(del.body.cancelled, false);
     const c = await components();
-    assert.ok(c.energyStorageSetting && c.productionCurtailment && c.maximizeGridImport, 'asset steering still in force');
+    assert.ok(
+      c.energyStorageSetting && c.productionCurtailment && c.maximizeGridImport,
+      'asset steering still in force',
+    );
   });
 
   it('grid limits coexist with asset steering and with a grid target, and neither ends them', async () => {
@@ -123,7 +143,7 @@ describe('simulator: asset steering and grid target displace each other (issue 1
     assert.deepEqual(c.gridLimits.requested, { lowerLimit: kW(-50) }, 'only the last grid-limits request');
   });
 
-  it('displacement is per site: a grid target on one site leaves the other site\'s asset steering alone', async () => {
+  it("displacement is per site: a grid target on one site leaves the other site's asset steering alone", async () => {
     await call(s.url, 'POST', `/sites/${HOME.siteReference}/steering/ess`, { setting: kW(2), validUntil: until });
     await post('/steering/grid-target', { setpoint: kW(0), validUntil: until });
     assert.equal((await components(HOME.siteReference)).energyStorageSetting.value, 2);
@@ -131,7 +151,10 @@ describe('simulator: asset steering and grid target displace each other (issue 1
 
   it('a refused request ends nothing', async () => {
     await assetAll();
-    const r = await call(s.url, 'POST', `${site}/steering/grid-target`, { setpoint: { value: 1, unit: '%' }, validUntil: until });
+    const r = await call(s.url, 'POST', `${site}/steering/grid-target`, {
+      setpoint: { value: 1, unit: '%' },
+      validUntil: until,
+    });
     assert.equal(r.status, 400);
     assert.ok((await components()).energyStorageSetting, 'still in force');
   });

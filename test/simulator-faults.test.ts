@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { HOUR_MS } from '../src/protocol/time';
 import type { AddressInfo } from 'node:net';
-import { createSimServer, DEFAULT_SITES, Simulator, startSimulator, type StartedSimulator } from '../src/simulator/index';
+import {
+  createSimServer,
+  DEFAULT_SITES,
+  Simulator,
+  startSimulator,
+  type StartedSimulator,
+} from '../src/simulator/index';
 import { useSimulator } from './helpers/sim';
 import { LOG_CAPACITY } from '../src/simulator/request-log';
 import { call } from './helpers/sim-http';
@@ -11,7 +17,6 @@ import { realTurns, stillPending } from './helpers/real-turns';
 const T0 = Date.UTC(2026, 5, 21, 8, 0, 0);
 const COM = DEFAULT_SITES[0];
 const SOC = `/devices/${COM.battery.deviceReference}/measurement?property=soc`;
-
 
 describe('simulator: fault injection', () => {
   const s = useSimulator({ startTime: T0, frozen: true, seed: 4 }, { each: true });
@@ -34,7 +39,14 @@ describe('simulator: fault injection', () => {
   it('rate429 = 1 gives 429 with Retry-After (default 1 s), configured over HTTP', async () => {
     const cfg = await call(s.url, 'POST', '/sim/faults', { rate429: 1 });
     assert.equal(cfg.status, 200);
-    assert.deepEqual(cfg.body, { rate500: 0, rate503: 0, rate429: 1, retryAfterSeconds: 1, resetRate: 0, latencyMs: [0, 0] });
+    assert.deepEqual(cfg.body, {
+      rate500: 0,
+      rate503: 0,
+      rate429: 1,
+      retryAfterSeconds: 1,
+      resetRate: 0,
+      latencyMs: [0, 0],
+    });
     const r = await call(s.url, 'GET', SOC);
     assert.equal(r.status, 429);
     assert.equal(r.headers.get('retry-after'), '1');
@@ -79,16 +91,26 @@ describe('simulator: fault injection', () => {
     assert.equal(r.body.timestamp, T0, `measured at arrival, before the clock moved: ${JSON.stringify(r.body)}`);
 
     const steered = new Promise((resolve) => server.once('request', resolve));
-    const steer = call(url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 10, unit: 'kW' }, validUntil: T0 + 3 * HOUR_MS });
+    const steer = call(url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+      setting: { value: 10, unit: 'kW' },
+      validUntil: T0 + 3 * HOUR_MS,
+    });
     await steered;
-    assert.equal(sim.steeringState(COM.siteReference).components.energyStorageSetting, null, 'not applied during the delay');
+    assert.equal(
+      sim.steeringState(COM.siteReference).components.energyStorageSetting,
+      null,
+      'not applied during the delay',
+    );
     assert.equal((await steer).status, 200);
     assert.equal(sim.steeringState(COM.siteReference).components.energyStorageSetting!.value, 10);
   });
 
   it('a faulted steering request changes nothing', async () => {
     s.sim.setFaults({ rate503: 1 });
-    const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 100, unit: 'kW' }, validUntil: T0 + HOUR_MS });
+    const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+      setting: { value: 100, unit: 'kW' },
+      validUntil: T0 + HOUR_MS,
+    });
     assert.equal(r.status, 503);
     s.sim.setFaults({});
     assert.equal(s.sim.steeringState(COM.siteReference).components.energyStorageSetting, null);
@@ -122,7 +144,14 @@ describe('simulator: fault injection', () => {
   it('faultRate / latencyMs shorthands map like the CLI flags', async () => {
     const x = await startSimulator({ faultRate: 0.4, latencyMs: 5 });
     try {
-      assert.deepEqual(x.sim.faults.config, { rate500: 0.2, rate503: 0, rate429: 0.1, retryAfterSeconds: 1, resetRate: 0.1, latencyMs: [5, 5] });
+      assert.deepEqual(x.sim.faults.config, {
+        rate500: 0.2,
+        rate503: 0,
+        rate429: 0.1,
+        retryAfterSeconds: 1,
+        resetRate: 0.1,
+        latencyMs: [5, 5],
+      });
     } finally {
       await x.close();
     }
@@ -140,7 +169,9 @@ describe('simulator: fault injection', () => {
       );
       await realTurns(() => x.sim.requestsReceived === 1, 'the request at the simulator');
       let closed = false;
-      const closing = x.close().then(() => { closed = true; });
+      const closing = x.close().then(() => {
+        closed = true;
+      });
       await realTurns(() => closed, 'close() to finish without the latency passing');
       await closing;
       assert.equal(await pending, 'dropped');
@@ -184,7 +215,8 @@ describe('simulator: request log and stats', () => {
   });
 
   it('keeps only the last 10,000 entries', () => {
-    for (let i = 0; i < LOG_CAPACITY + 25; i++) s.sim.log.add({ method: 'GET', path: `/p/${i}`, route: 'unmatched', time: i, status: 404, requestId: 'req_x' });
+    for (let i = 0; i < LOG_CAPACITY + 25; i++)
+      s.sim.log.add({ method: 'GET', path: `/p/${i}`, route: 'unmatched', time: i, status: 404, requestId: 'req_x' });
     const log = s.sim.requestLog;
     assert.equal(log.length, LOG_CAPACITY);
     assert.equal(log[0].path, '/p/25');
@@ -193,7 +225,10 @@ describe('simulator: request log and stats', () => {
   });
 
   it('reset() clears steering and the log', async () => {
-    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, { maximizeGridImport: true, validUntil: T0 + HOUR_MS });
+    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, {
+      maximizeGridImport: true,
+      validUntil: T0 + HOUR_MS,
+    });
     s.sim.reset();
     assert.equal(s.sim.steeringState(COM.siteReference).components.maximizeGridImport, null);
     assert.equal(s.sim.requestLog.length, 0);

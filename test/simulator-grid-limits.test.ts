@@ -17,7 +17,11 @@ const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 
 /** A copy of a default site with references of its own and some fields replaced. */
-function custom(name: string, base: SiteDefinition, over: { battery?: Partial<SiteDefinition['battery']>; grid?: SiteDefinition['grid'] }): SiteDefinition {
+function custom(
+  name: string,
+  base: SiteDefinition,
+  over: { battery?: Partial<SiteDefinition['battery']>; grid?: SiteDefinition['grid'] },
+): SiteDefinition {
   return {
     ...base,
     siteReference: `ste_${name}`,
@@ -32,19 +36,29 @@ function custom(name: string, base: SiteDefinition, over: { battery?: Partial<Si
 /** The vendor's example: the commercial site with contractual limits of -200 kW ... +200 kW. */
 const VENDOR = custom('vendor', COM, { grid: { maxImportW: 200_000, maxExportW: 200_000 } });
 /** The home with a full battery, and generous contractual limits (PV never capped by them). */
-const HOME_FULL = custom('homefull', HOME, { battery: { initialSoc: BATTERY_DEFAULTS.maxSoc }, grid: { maxImportW: 50_000, maxExportW: 50_000 } });
+const HOME_FULL = custom('homefull', HOME, {
+  battery: { initialSoc: BATTERY_DEFAULTS.maxSoc },
+  grid: { maxImportW: 50_000, maxExportW: 50_000 },
+});
 /** The home with an empty battery. */
-const HOME_EMPTY = custom('homeempty', HOME, { battery: { initialSoc: BATTERY_DEFAULTS.minSoc }, grid: { maxImportW: 50_000, maxExportW: 50_000 } });
+const HOME_EMPTY = custom('homeempty', HOME, {
+  battery: { initialSoc: BATTERY_DEFAULTS.minSoc },
+  grid: { maxImportW: 50_000, maxExportW: 50_000 },
+});
 
 const kW = (value: number) => ({ value, unit: 'kW' });
 
 describe('simulator: grid limits (issue 12)', () => {
-  const s = useSimulator({ startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] }, { each: true });
+  const s = useSimulator(
+    { startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] },
+    { each: true },
+  );
 
   const path = (site: SiteDefinition) => `/sites/${site.siteReference}/steering/grid-limits`;
   const limits = (site: SiteDefinition, body: Record<string, unknown>) => call(s.url, 'POST', path(site), body);
   const flows = async (site: SiteDefinition) => (await call(s.url, 'GET', `/sites/${site.siteReference}/state`)).body;
-  const components = async (site: SiteDefinition) => (await call(s.url, 'GET', `/sites/${site.siteReference}/steering`)).body.components;
+  const components = async (site: SiteDefinition) =>
+    (await call(s.url, 'GET', `/sites/${site.siteReference}/steering`)).body.components;
   const until = (ms = HOUR_MS) => s.sim.clock.now() + ms;
 
   describe('the request', () => {
@@ -52,8 +66,16 @@ describe('simulator: grid limits (issue 12)', () => {
       const r = await limits(COM, { upperLimit: { value: '-100', unit: 'kw' }, validUntil: until() });
       assert.equal(r.status, 200);
       assert.match(r.body.requestId, /^req_[0-9a-f]{16}$/);
-      assert.deepEqual({ ...r.body, requestId: undefined }, { upperLimit: kW(-100), validUntil: until(), requestId: undefined });
-      const both = await limits(COM, { upperLimit: kW(300), lowerLimit: { value: -0.2, unit: 'MW' }, validFrom: T0, validUntil: until() });
+      assert.deepEqual(
+        { ...r.body, requestId: undefined },
+        { upperLimit: kW(-100), validUntil: until(), requestId: undefined },
+      );
+      const both = await limits(COM, {
+        upperLimit: kW(300),
+        lowerLimit: { value: -0.2, unit: 'MW' },
+        validFrom: T0,
+        validUntil: until(),
+      });
       assert.equal(both.status, 200);
       assert.deepEqual(both.body.lowerLimit, { value: -0.2, unit: 'MW' });
       assert.equal((await limits(COM, { lowerLimit: kW(0), validUntil: until() })).status, 200);
@@ -66,9 +88,17 @@ describe('simulator: grid limits (issue 12)', () => {
         [{ upperLimit: kW(5) }, 400, /validUntil is required/],
         [{ upperLimit: { value: 5, unit: '%' }, validUntil: until() }, 400, /upperLimit\.unit/],
         [{ upperLimit: { value: 'x', unit: 'kW' }, validUntil: until() }, 400, /upperLimit\.value/],
-        [{ upperLimit: kW(5), setpoint: kW(1), validUntil: until() }, 400, /setpoint is not a field of a grid-limits request/],
+        [
+          { upperLimit: kW(5), setpoint: kW(1), validUntil: until() },
+          400,
+          /setpoint is not a field of a grid-limits request/,
+        ],
         [[1, 2], 400, /body must be a JSON object/],
-        [{ upperLimit: kW(5), lowerLimit: kW(10), validUntil: until() }, 422, /lowerLimit must not be above upperLimit/],
+        [
+          { upperLimit: kW(5), lowerLimit: kW(10), validUntil: until() },
+          422,
+          /lowerLimit must not be above upperLimit/,
+        ],
         [{ upperLimit: kW(5), validUntil: T0 - 1 }, 422, /validUntil must be in the future/],
         [{ upperLimit: kW(5), validFrom: until(), validUntil: until() - 1 }, 422, /validUntil must be after validFrom/],
       ];
@@ -79,7 +109,10 @@ describe('simulator: grid limits (issue 12)', () => {
       }
       const bad = await call(s.url, 'POST', path(COM), '{"upperLimit":');
       assert.equal(bad.status, 400);
-      const unknown = await call(s.url, 'POST', '/sites/ste_unknown00000/steering/grid-limits', { upperLimit: kW(5), validUntil: until() });
+      const unknown = await call(s.url, 'POST', '/sites/ste_unknown00000/steering/grid-limits', {
+        upperLimit: kW(5),
+        validUntil: until(),
+      });
       assert.equal(unknown.status, 404);
       assert.equal((await components(COM)).gridLimits, null, 'nothing stored');
       const wrongMethod = await call(s.url, 'DELETE', path(COM));
@@ -87,7 +120,11 @@ describe('simulator: grid limits (issue 12)', () => {
     });
 
     it('GET steering shows what was requested and what is in force, clamped to the contractual limits', async () => {
-      await limits(COM, { upperLimit: { value: 5, unit: 'MW' }, lowerLimit: { value: -5, unit: 'MW' }, validUntil: until() });
+      await limits(COM, {
+        upperLimit: { value: 5, unit: 'MW' },
+        lowerLimit: { value: -5, unit: 'MW' },
+        validUntil: until(),
+      });
       assert.deepEqual((await components(COM)).gridLimits, {
         upperW: COM.grid!.maxImportW,
         lowerW: -COM.grid!.maxExportW,
@@ -99,7 +136,11 @@ describe('simulator: grid limits (issue 12)', () => {
       await limits(COM, { upperLimit: kW(-900), validUntil: until() });
       const g = (await components(COM)).gridLimits;
       assert.deepEqual([g.upperW, g.lowerW], [-COM.grid!.maxExportW, -COM.grid!.maxExportW]);
-      assert.deepEqual(g.requested, { upperLimit: kW(-900) }, 'the last request replaced the first: only its limit is requested');
+      assert.deepEqual(
+        g.requested,
+        { upperLimit: kW(-900) },
+        'the last request replaced the first: only its limit is requested',
+      );
     });
   });
 
@@ -108,12 +149,18 @@ describe('simulator: grid limits (issue 12)', () => {
       const before = await flows(VENDOR);
       assert.ok(before.gridW > -100_000, `precondition: unsteered the site exports less than 100 kW (${before.gridW})`);
       await limits(VENDOR, { upperLimit: kW(-100), validUntil: until(3 * HOUR_MS) });
-      assert.deepEqual([(await components(VENDOR)).gridLimits.upperW, (await components(VENDOR)).gridLimits.lowerW], [-100_000, -200_000]);
+      assert.deepEqual(
+        [(await components(VENDOR)).gridLimits.upperW, (await components(VENDOR)).gridLimits.lowerW],
+        [-100_000, -200_000],
+      );
       for (let step = 0; step < 12; step++) {
         const f = await flows(VENDOR);
         const minSoc = BATTERY_DEFAULTS.minSoc;
         const exhausted = f.batteryW >= VENDOR.battery.maxPowerW - 1 || f.soc <= minSoc + 0.01;
-        assert.ok(f.gridW <= -100_000 + 1 || exhausted, `step ${step}: grid ${f.gridW} W with the battery at ${f.batteryW} W, SOC ${f.soc}`);
+        assert.ok(
+          f.gridW <= -100_000 + 1 || exhausted,
+          `step ${step}: grid ${f.gridW} W with the battery at ${f.batteryW} W, SOC ${f.soc}`,
+        );
         assert.ok(f.gridW >= -200_000 - 1, `step ${step}: grid ${f.gridW} W within the contractual export`);
         assert.ok(Math.abs(f.loadW - f.pvW - f.batteryW - f.gridW) <= 2, 'power balance');
         s.sim.clock.advance(10 * MINUTE_MS);
@@ -122,7 +169,10 @@ describe('simulator: grid limits (issue 12)', () => {
 
     it('too much import: the battery alone suffices (it charges less), PV untouched', async () => {
       const before = await flows(COM);
-      assert.ok(before.batteryW < -60_000 && before.pvW > 0, `precondition: the battery charges from PV at noon (${before.batteryW} W)`);
+      assert.ok(
+        before.batteryW < -60_000 && before.pvW > 0,
+        `precondition: the battery charges from PV at noon (${before.batteryW} W)`,
+      );
       const upper = Math.round(before.gridW - 50_000);
       await limits(COM, { upperLimit: { value: upper, unit: 'W' }, validUntil: until() });
       const f = await flows(COM);
@@ -141,7 +191,11 @@ describe('simulator: grid limits (issue 12)', () => {
       assert.equal(f.gridW, -100_000);
       assert.equal(f.pvW, before.pvW, 'PV untouched: the battery sufficed');
       assert.ok(f.batteryW < 300_000);
-      assert.equal((await components(COM)).energyStorageSetting.value, 300, 'the ESS setting stays stored: limits coexist with asset steering');
+      assert.equal(
+        (await components(COM)).energyStorageSetting.value,
+        300,
+        'the ESS setting stays stored: limits coexist with asset steering',
+      );
     });
 
     it('too much export with a full battery: PV is curtailed; un-curtailed when the limit leaves room, and when it lapses', async () => {
@@ -178,7 +232,10 @@ describe('simulator: grid limits (issue 12)', () => {
     });
 
     it('too much import with an empty battery and PV curtailed by asset steering: PV is un-curtailed to meet the limit', async () => {
-      await call(s.url, 'POST', `/sites/${HOME_EMPTY.siteReference}/steering/curtailment`, { setting: kW(0), validUntil: until() });
+      await call(s.url, 'POST', `/sites/${HOME_EMPTY.siteReference}/steering/curtailment`, {
+        setting: kW(0),
+        validUntil: until(),
+      });
       const before = await flows(HOME_EMPTY);
       assert.deepEqual([before.pvW, before.batteryW], [0, 0], 'curtailed to 0; an empty battery cannot discharge');
       assert.equal(before.gridW, before.loadW);
@@ -205,7 +262,10 @@ describe('simulator: grid limits (issue 12)', () => {
     });
 
     it('the contractual limits hold without any steering too: a full home battery at noon exports at most the contractual 1 kW', async () => {
-      const tight = custom('hometight', HOME, { battery: { initialSoc: BATTERY_DEFAULTS.maxSoc }, grid: { maxImportW: 17_000, maxExportW: 1_000 } });
+      const tight = custom('hometight', HOME, {
+        battery: { initialSoc: BATTERY_DEFAULTS.maxSoc },
+        grid: { maxImportW: 17_000, maxExportW: 1_000 },
+      });
       const sim = new Simulator({ startTime: T0, frozen: true, sites: [tight, HOME_FULL] });
       const a = sim.siteState(tight.siteReference);
       assert.ok(a.gridW >= -1_000 - 1, `export ${-a.gridW} W within the contractual 1 kW`);
@@ -226,7 +286,10 @@ describe('simulator: grid limits (issue 12)', () => {
       s.sim.clock.advance(10 * MINUTE_MS);
       assert.equal((await components(COM)).gridLimits, null, 'lapsed at validUntil');
       const f = await flows(COM);
-      assert.ok(Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1, 'self-consumption again');
+      assert.ok(
+        Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1,
+        'self-consumption again',
+      );
     });
 
     it('POST /sim/reset clears the limits', async () => {
@@ -242,22 +305,52 @@ describe('simulator: grid limits (issue 12)', () => {
       assert.equal(r.status, 200);
       const com = r.body.sites.find((x: { siteReference: string }) => x.siteReference === COM.siteReference);
       assert.deepEqual(
-        { pvPeakPower: com.pvPeakPower, batteryMaxPower: com.batteryMaxPower, batteryCapacity: com.batteryCapacity, gridLimits: com.gridLimits },
-        { pvPeakPower: 1_000_000, batteryMaxPower: 500_000, batteryCapacity: 1_000_000, gridLimits: { upper: 1_000_000, lower: -800_000 } },
+        {
+          pvPeakPower: com.pvPeakPower,
+          batteryMaxPower: com.batteryMaxPower,
+          batteryCapacity: com.batteryCapacity,
+          gridLimits: com.gridLimits,
+        },
+        {
+          pvPeakPower: 1_000_000,
+          batteryMaxPower: 500_000,
+          batteryCapacity: 1_000_000,
+          gridLimits: { upper: 1_000_000, lower: -800_000 },
+        },
       );
       const home = r.body.sites.find((x: { siteReference: string }) => x.siteReference === HOME.siteReference);
       assert.deepEqual(home.gridLimits, { upper: 17_000, lower: -7_000 });
       assert.equal(home.pvPeakPower, 10_000);
-      assert.deepEqual(Object.keys(com), ['siteReference', 'name', 'devices', 'pvPeakPower', 'batteryMaxPower', 'batteryCapacity', 'gridLimits']);
+      assert.deepEqual(Object.keys(com), [
+        'siteReference',
+        'name',
+        'devices',
+        'pvPeakPower',
+        'batteryMaxPower',
+        'batteryCapacity',
+        'gridLimits',
+      ]);
     });
 
     it('a site without contractual limits gets ones that never bind; bad limits and SOC windows are refused', () => {
       const { grid: _grid, ...bare } = custom('bare', HOME, {});
       const sim = new Simulator({ sites: [bare as SiteDefinition] });
-      assert.deepEqual(JSON.parse(sim.sitesJson).sites[0].gridLimits, { upper: HOME.load.maxW + HOME.battery.maxPowerW, lower: -(HOME.pv.peakW + HOME.battery.maxPowerW) });
-      assert.throws(() => new Simulator({ sites: [custom('neg', HOME, { grid: { maxImportW: -1, maxExportW: 0 } })] }), /grid\.maxImportW must be a non-negative number/);
-      assert.throws(() => new Simulator({ sites: [custom('win', HOME, { battery: { minSoc: 90, maxSoc: 10 } })] }), /minSoc must be below maxSoc/);
-      assert.throws(() => new Simulator({ sites: [custom('eff', HOME, { battery: { efficiency: 1.5 } })] }), /efficiency must be a number in \(0, 1\]/);
+      assert.deepEqual(JSON.parse(sim.sitesJson).sites[0].gridLimits, {
+        upper: HOME.load.maxW + HOME.battery.maxPowerW,
+        lower: -(HOME.pv.peakW + HOME.battery.maxPowerW),
+      });
+      assert.throws(
+        () => new Simulator({ sites: [custom('neg', HOME, { grid: { maxImportW: -1, maxExportW: 0 } })] }),
+        /grid\.maxImportW must be a non-negative number/,
+      );
+      assert.throws(
+        () => new Simulator({ sites: [custom('win', HOME, { battery: { minSoc: 90, maxSoc: 10 } })] }),
+        /minSoc must be below maxSoc/,
+      );
+      assert.throws(
+        () => new Simulator({ sites: [custom('eff', HOME, { battery: { efficiency: 1.5 } })] }),
+        /efficiency must be a number in \(0, 1\]/,
+      );
     });
   });
 });

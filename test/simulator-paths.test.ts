@@ -35,8 +35,12 @@ describe('simulator: configurable paths (issue 12)', () => {
       assert.equal(r.status, 200);
       assert.equal(r.body.devices.length, 6);
       assert.equal((await call(s.url, 'GET', '/devices')).status, 404);
-      const m = await call(s.url, 'GET', `/devices/${DEFAULT_SITES[0].battery.deviceReference}/measurement?property=soc`);
-      assert.equal(m.status, 200, 'the measurement paths are the specification\'s and stay');
+      const m = await call(
+        s.url,
+        'GET',
+        `/devices/${DEFAULT_SITES[0].battery.deviceReference}/measurement?property=soc`,
+      );
+      assert.equal(m.status, 200, "the measurement paths are the specification's and stay");
     });
 
     it('sites', async () => {
@@ -51,7 +55,10 @@ describe('simulator: configurable paths (issue 12)', () => {
       const r = await call(s.url, 'POST', `/sites/${COM}/steering/pv-limit`, { setting: kW(100), validUntil: until() });
       assert.equal(r.status, 200);
       assert.equal(s.sim.steeringState(COM).components.productionCurtailment?.value, 100);
-      const old = await call(s.url, 'POST', `/sites/${COM}/steering/curtailment`, { setting: kW(200), validUntil: until() });
+      const old = await call(s.url, 'POST', `/sites/${COM}/steering/curtailment`, {
+        setting: kW(200),
+        validUntil: until(),
+      });
       assert.equal(old.status, 404);
       assert.equal(s.sim.steeringState(COM).components.productionCurtailment?.value, 100, 'nothing applied');
       assert.equal(s.sim.requestLog.at(-2)?.route, 'POST /sites/:ref/steering/pv-limit');
@@ -61,15 +68,32 @@ describe('simulator: configurable paths (issue 12)', () => {
       const r = await call(s.url, 'POST', `/grid/site-${COM}/limits`, { upperLimit: kW(300), validUntil: until() });
       assert.equal(r.status, 200);
       assert.equal(s.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
-      assert.equal((await call(s.url, 'POST', `/sites/${COM}/steering/grid-limits`, { upperLimit: kW(1), validUntil: until() })).status, 404);
-      assert.equal((await call(s.url, 'POST', '/grid/site-/limits', { upperLimit: kW(1), validUntil: until() })).status, 404, 'an empty site does not match');
-      assert.equal((await call(s.url, 'POST', '/grid/site-ste_unknown00000/limits', { upperLimit: kW(1), validUntil: until() })).status, 404);
+      assert.equal(
+        (await call(s.url, 'POST', `/sites/${COM}/steering/grid-limits`, { upperLimit: kW(1), validUntil: until() }))
+          .status,
+        404,
+      );
+      assert.equal(
+        (await call(s.url, 'POST', '/grid/site-/limits', { upperLimit: kW(1), validUntil: until() })).status,
+        404,
+        'an empty site does not match',
+      );
+      assert.equal(
+        (await call(s.url, 'POST', '/grid/site-ste_unknown00000/limits', { upperLimit: kW(1), validUntil: until() }))
+          .status,
+        404,
+      );
       assert.equal(s.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
     });
 
     it('the paths the specification shows stay where they are', async () => {
       for (const p of ['/steering', '/steering/ess', '/steering/grid-target']) {
-        const body = p === '/steering/grid-target' ? { setpoint: kW(0), validUntil: until() } : p === '/steering' ? { maximizeGridImport: false, validUntil: until() } : { setting: kW(1), validUntil: until() };
+        const body =
+          p === '/steering/grid-target'
+            ? { setpoint: kW(0), validUntil: until() }
+            : p === '/steering'
+              ? { maximizeGridImport: false, validUntil: until() }
+              : { setting: kW(1), validUntil: until() };
         assert.equal((await call(s.url, 'POST', `/sites/${COM}${p}`, body)).status, 200, p);
       }
       assert.equal((await call(s.url, 'DELETE', `/sites/${COM}/steering/grid-target`)).status, 200);
@@ -91,7 +115,10 @@ describe('simulator: configurable paths (issue 12)', () => {
           `POST /grid/site-${COM}/limits 200`,
         ]);
         await assert.rejects(d.listDevices(), (e: { status?: number }) => e.status === 404);
-        await assert.rejects(d.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() }), (e: { status?: number }) => e.status === 404);
+        await assert.rejects(
+          d.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() }),
+          (e: { status?: number }) => e.status === 404,
+        );
       } finally {
         c.close();
         d.close();
@@ -107,19 +134,35 @@ describe('simulator: configurable paths (issue 12)', () => {
   });
 
   it('a bad or clashing path is refused when the simulator is made', () => {
-    assert.throws(() => new Simulator({ paths: { gridLimits: '/limits' } }), /paths\.gridLimits: pathGridLimits must be a path below the base URL .* with <site> once/);
+    assert.throws(
+      () => new Simulator({ paths: { gridLimits: '/limits' } }),
+      /paths\.gridLimits: pathGridLimits must be a path below the base URL .* with <site> once/,
+    );
     assert.throws(() => new Simulator({ paths: { devices: 'https://evil.example/devices' } }), /paths\.devices/);
     assert.throws(() => new Simulator({ paths: { curtailment: '/sites/<site>/../x' } }), /paths\.curtailment/);
     assert.throws(() => new Simulator({ paths: { bogus: '/x' } as never }), /paths\.bogus is not a configurable path/);
-    assert.throws(() => new Simulator({ paths: { curtailment: '/sites/<site>/steering' } }), /POST \/sites\/<site>\/steering is already served/);
+    assert.throws(
+      () => new Simulator({ paths: { curtailment: '/sites/<site>/steering' } }),
+      /POST \/sites\/<site>\/steering is already served/,
+    );
     assert.throws(() => new Simulator({ paths: { sites: '/devices' } }), /GET \/devices is already served/);
     assert.throws(() => new Simulator({ paths: { gridLimits: '/x/:ref/<site>' } }), /must not contain ":ref"/);
   });
 
   describe('CLI flags', () => {
     it('--path-devices, --path-sites, --path-curtailment, --path-grid-limits set the paths', async () => {
-      const parsed = parseCli(['--port', '0', '--path-devices', CONFIGURED.devices, '--path-sites', CONFIGURED.sites,
-        '--path-curtailment', CONFIGURED.curtailment, '--path-grid-limits', CONFIGURED.gridLimits]);
+      const parsed = parseCli([
+        '--port',
+        '0',
+        '--path-devices',
+        CONFIGURED.devices,
+        '--path-sites',
+        CONFIGURED.sites,
+        '--path-curtailment',
+        CONFIGURED.curtailment,
+        '--path-grid-limits',
+        CONFIGURED.gridLimits,
+      ]);
       assert.equal(parsed.help, false);
       if (parsed.help) return;
       assert.deepEqual(parsed.opts.paths, CONFIGURED);
@@ -135,17 +178,24 @@ describe('simulator: configurable paths (issue 12)', () => {
     });
 
     it('refuses a bad path with a message naming the flag', () => {
-      assert.throws(() => parseCli(['--path-grid-limits', '/limits']), /--path-grid-limits must be a path below the base URL/);
+      assert.throws(
+        () => parseCli(['--path-grid-limits', '/limits']),
+        /--path-grid-limits must be a path below the base URL/,
+      );
       assert.throws(() => parseCli(['--path-devices', '']), /--path-devices must not be empty/);
       assert.throws(() => parseCli(['--path-curtailment', '/sites/<site>/steering/ess']), /already served/);
     });
 
     it('the CLI process exits 2 on a bad path', async function () {
       this.timeout(15_000);
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join('src', 'simulator', 'cli.ts'), '--path-sites', '//evil'], {
-        cwd: path.resolve(__dirname, '..'),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', path.join('src', 'simulator', 'cli.ts'), '--path-sites', '//evil'],
+        {
+          cwd: path.resolve(__dirname, '..'),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
       const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));

@@ -19,7 +19,11 @@ const COUNTERS: Array<[string, string]> = [
 ];
 
 async function post(base: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(base + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   assert.equal(res.status, 200, JSON.stringify(json));
   return json;
@@ -32,7 +36,14 @@ async function read(base: string, ref: string, property: string): Promise<number
   return json.value;
 }
 
-async function series(base: string, ref: string, property: string, start: number, end: number, hours = 1): Promise<{ time: string[]; data: number[] }> {
+async function series(
+  base: string,
+  ref: string,
+  property: string,
+  start: number,
+  end: number,
+  hours = 1,
+): Promise<{ time: string[]; data: number[] }> {
   return post(base, `/devices/${ref}/measurements/time-series`, {
     property,
     range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) },
@@ -41,7 +52,8 @@ async function series(base: string, ref: string, property: string, start: number
 }
 
 function assertNonDecreasing(values: number[], what: string): void {
-  for (let i = 1; i < values.length; i++) assert.ok(values[i] >= values[i - 1], `${what} decreases at ${i}: ${values[i - 1]} -> ${values[i]}`);
+  for (let i = 1; i < values.length; i++)
+    assert.ok(values[i] >= values[i - 1], `${what} decreases at ${i}: ${values[i - 1]} -> ${values[i]}`);
 }
 
 describe('simulator: physics', () => {
@@ -51,12 +63,18 @@ describe('simulator: physics', () => {
     const ref = COM.battery.deviceReference;
     const sqrtEff = Math.sqrt(BATTERY_DEFAULTS.efficiency);
     const soc0 = await read(s.url, ref, 'soc');
-    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: 200, unit: 'kW' }, validUntil: T0 + 10 * HOUR_MS });
+    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+      setting: { value: 200, unit: 'kW' },
+      validUntil: T0 + 10 * HOUR_MS,
+    });
     s.sim.clock.advance(HOUR_MS);
     const soc1 = await read(s.url, ref, 'soc');
     // 200 kWh delivered (AC) take 200 / sqrt(eff) kWh from the store of 1 MWh.
     assert.ok(Math.abs(soc1 - (soc0 - 20 / sqrtEff)) < 0.01, `${soc0} -> ${soc1}`);
-    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 10 * HOUR_MS });
+    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+      setting: { value: -200, unit: 'kW' },
+      validUntil: T0 + 10 * HOUR_MS,
+    });
     s.sim.clock.advance(HOUR_MS);
     const soc2 = await read(s.url, ref, 'soc');
     // 200 kWh charged (AC) store 200 * sqrt(eff) kWh: a full cycle returns eff of what went in.
@@ -66,7 +84,11 @@ describe('simulator: physics', () => {
 
   it('SOC stays within its window: no discharge when empty (minSoc), no charge when full (maxSoc)', async () => {
     const ref = HOME.battery.deviceReference;
-    const ess = (kW: number) => post(s.url, `/sites/${HOME.siteReference}/steering/ess`, { setting: { value: kW, unit: 'kW' }, validUntil: s.sim.clock.now() + DAY_MS });
+    const ess = (kW: number) =>
+      post(s.url, `/sites/${HOME.siteReference}/steering/ess`, {
+        setting: { value: kW, unit: 'kW' },
+        validUntil: s.sim.clock.now() + DAY_MS,
+      });
     await ess(10);
     s.sim.clock.advance(3 * HOUR_MS);
     assert.equal(await read(s.url, ref, 'soc'), BATTERY_DEFAULTS.minSoc);
@@ -81,7 +103,10 @@ describe('simulator: physics', () => {
     const seen = new Map<string, number>();
     const settings = [100, -300, 0, 500, -500];
     for (let i = 0; i < settings.length; i++) {
-      await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: settings[i], unit: 'kW' }, validUntil: s.sim.clock.now() + 2 * HOUR_MS });
+      await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+        setting: { value: settings[i], unit: 'kW' },
+        validUntil: s.sim.clock.now() + 2 * HOUR_MS,
+      });
       s.sim.clock.advance(97 * MINUTE_MS);
       for (const [ref, p] of COUNTERS) {
         const v = await read(s.url, ref, p);
@@ -124,14 +149,21 @@ describe('simulator: time series', () => {
   });
 
   async function drive(s: StartedSimulator): Promise<void> {
-    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, { setting: { value: -150, unit: 'kW' }, validUntil: T0 + 5 * HOUR_MS });
+    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+      setting: { value: -150, unit: 'kW' },
+      validUntil: T0 + 5 * HOUR_MS,
+    });
     s.sim.clock.advance(2 * DAY_MS);
   }
 
   it('is deterministic for a seed (two simulators, same series) and differs for another seed', async () => {
     const [a, b, c] = [await start(11), await start(11), await start(12)];
     for (const s of [a, b, c]) await drive(s);
-    for (const [ref, p] of [[COM.pv.deviceReference, 'power'], [COM.battery.deviceReference, 'soc'], [COM.meter.deviceReference, 'totalEnergyConsumed']]) {
+    for (const [ref, p] of [
+      [COM.pv.deviceReference, 'power'],
+      [COM.battery.deviceReference, 'soc'],
+      [COM.meter.deviceReference, 'totalEnergyConsumed'],
+    ]) {
       const from = T0 - 5 * DAY_MS;
       const sa = await series(a.url, ref, p, from, T0 + 2 * DAY_MS);
       const sb = await series(b.url, ref, p, from, T0 + 2 * DAY_MS);
@@ -148,7 +180,11 @@ describe('simulator: time series', () => {
     for (const site of DEFAULT_SITES) {
       for (const kind of ['battery', 'pv', 'meter'] as const) {
         const ref = site[kind].deviceReference;
-        for (const p of kind === 'battery' ? ['soc', 'power', 'totalEnergyConsumed', 'totalEnergyProduced'] : kind === 'pv' ? ['power', 'totalEnergyProduced'] : ['power', 'totalEnergyConsumed', 'totalEnergyProduced']) {
+        for (const p of kind === 'battery'
+          ? ['soc', 'power', 'totalEnergyConsumed', 'totalEnergyProduced']
+          : kind === 'pv'
+            ? ['power', 'totalEnergyProduced']
+            : ['power', 'totalEnergyConsumed', 'totalEnergyProduced']) {
           const ts = await series(s.url, ref, p, now - 3 * DAY_MS, now + DAY_MS);
           assert.equal(ts.time[ts.time.length - 1], toIsoSeconds(now));
           assert.equal(ts.data[ts.data.length - 1], await read(s.url, ref, p), `${kind}.${p}`);
@@ -162,7 +198,13 @@ describe('simulator: time series', () => {
     await drive(s);
     s.sim.clock.advance(20 * MINUTE_MS);
     const now = s.sim.clock.now();
-    const ts = await series(s.url, COM.meter.deviceReference, 'totalEnergyConsumed', now - DAY_MS - 20 * MINUTE_MS, now + HOUR_MS);
+    const ts = await series(
+      s.url,
+      COM.meter.deviceReference,
+      'totalEnergyConsumed',
+      now - DAY_MS - 20 * MINUTE_MS,
+      now + HOUR_MS,
+    );
     assert.equal(ts.time[ts.time.length - 1], toIsoSeconds(now - 20 * MINUTE_MS));
     const current = await read(s.url, COM.meter.deviceReference, 'totalEnergyConsumed');
     const last = ts.data[ts.data.length - 1];
@@ -178,9 +220,18 @@ describe('simulator: time series', () => {
       assert.equal(ts.data.length, 30 * 24);
       assertNonDecreasing(ts.data, `${ref}.${p}`);
     }
-    const far = await series(s.url, COM.pv.deviceReference, 'totalEnergyProduced', T0 - 400 * DAY_MS, T0 - 370 * DAY_MS);
+    const far = await series(
+      s.url,
+      COM.pv.deviceReference,
+      'totalEnergyProduced',
+      T0 - 400 * DAY_MS,
+      T0 - 370 * DAY_MS,
+    );
     assertNonDecreasing(far.data, 'a year before start');
-    assert.ok(far.data.every((v) => v > 0), 'initial counters cover years of operation');
+    assert.ok(
+      far.data.every((v) => v > 0),
+      'initial counters cover years of operation',
+    );
     for (const site of DEFAULT_SITES) {
       const soc = await series(s.url, site.battery.deviceReference, 'soc', now - 30 * DAY_MS, now);
       assert.ok(soc.data.every((v) => v >= 0 && v <= 100));

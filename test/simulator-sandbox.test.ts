@@ -22,8 +22,19 @@ function historyOf(s: Simulator, site: SiteDefinition): History {
   return s.site(site.siteReference).past();
 }
 
-function series(s: Simulator, ref: string, property: string, start: number, end: number, hours = 1): { time: string[]; data: number[] } {
-  return s.timeSeries(ref, { property, range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) }, resolution: { value: hours, unit: 'h' } });
+function series(
+  s: Simulator,
+  ref: string,
+  property: string,
+  start: number,
+  end: number,
+  hours = 1,
+): { time: string[]; data: number[] } {
+  return s.timeSeries(ref, {
+    property,
+    range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) },
+    resolution: { value: hours, unit: 'h' },
+  });
 }
 
 /** Pearson correlation. */
@@ -68,7 +79,10 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
       for (let i = 0; i + 1 < h.length; i++) {
         const load = d(H_LOAD, i);
         const supply = d(F_PV_OUT, i) + d(F_GRID_IN, i) - d(F_GRID_OUT, i) + d(F_BATT_OUT, i) - d(F_BATT_IN, i);
-        assert.ok(Math.abs(load - supply) <= 1e-6 * Math.max(1, load) + 1e-3, `${site.name} at ${toIsoSeconds(h.time(i))}: load ${load} Wh, supply ${supply} Wh`);
+        assert.ok(
+          Math.abs(load - supply) <= 1e-6 * Math.max(1, load) + 1e-3,
+          `${site.name} at ${toIsoSeconds(h.time(i))}: load ${load} Wh, supply ${supply} Wh`,
+        );
       }
       const st = s.siteState(site.siteReference);
       assert.ok(Math.abs(st.loadW - st.pvW - st.batteryW - st.gridW) <= 2, 'instant balance');
@@ -87,13 +101,22 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
         const inWh = h.value(F_BATT_IN, i + 1) - h.value(F_BATT_IN, i);
         const outWh = h.value(F_BATT_OUT, i + 1) - h.value(F_BATT_OUT, i);
         const stored = ((h.value(F_SOC, i + 1) - h.value(F_SOC, i)) / 100) * cap;
-        assert.ok(Math.abs(stored - (inWh * SQRT_EFF - outWh / SQRT_EFF)) <= 1e-6 * cap, `${site.name} at ${toIsoSeconds(h.time(i))}`);
+        assert.ok(
+          Math.abs(stored - (inWh * SQRT_EFF - outWh / SQRT_EFF)) <= 1e-6 * cap,
+          `${site.name} at ${toIsoSeconds(h.time(i))}`,
+        );
         charged += inWh;
         discharged += outWh;
         const soc = h.value(F_SOC, i + 1);
-        assert.ok(soc >= BATTERY_DEFAULTS.minSoc - 1e-6 && soc <= BATTERY_DEFAULTS.maxSoc + 1e-6, `SOC ${soc} within the window`);
+        assert.ok(
+          soc >= BATTERY_DEFAULTS.minSoc - 1e-6 && soc <= BATTERY_DEFAULTS.maxSoc + 1e-6,
+          `SOC ${soc} within the window`,
+        );
       }
-      assert.ok(charged > 10 * cap && discharged > 10 * cap, `${site.name} cycles (${charged} Wh in, ${discharged} Wh out)`);
+      assert.ok(
+        charged > 10 * cap && discharged > 10 * cap,
+        `${site.name} cycles (${charged} Wh in, ${discharged} Wh out)`,
+      );
       assert.ok(discharged < charged, 'losses: less comes out than went in');
     }
   });
@@ -113,9 +136,21 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
     ];
     const devices: Array<[string, Array<[string, number]>]> = [];
     for (const site of DEFAULT_SITES) {
-      devices.push([site.battery.deviceReference, [['totalEnergyProduced', 1], ['totalEnergyConsumed', -1]]]);
+      devices.push([
+        site.battery.deviceReference,
+        [
+          ['totalEnergyProduced', 1],
+          ['totalEnergyConsumed', -1],
+        ],
+      ]);
       devices.push([site.pv.deviceReference, [['totalEnergyProduced', 1]]]);
-      devices.push([site.meter.deviceReference, [['totalEnergyConsumed', 1], ['totalEnergyProduced', -1]]]);
+      devices.push([
+        site.meter.deviceReference,
+        [
+          ['totalEnergyConsumed', 1],
+          ['totalEnergyProduced', -1],
+        ],
+      ]);
     }
     let worst = 0;
     let checked = 0;
@@ -131,7 +166,10 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
         }
         const err = Math.abs(fromPower - fromCounters);
         const scale = Math.max(Math.abs(fromCounters), counters.length * 1000); // at least 1 kWh per counter
-        assert.ok(err <= 0.01 * scale, `${ref} ${toIsoSeconds(a)}..${toIsoSeconds(b)}: counters ${fromCounters} Wh, power ${fromPower} Wh`);
+        assert.ok(
+          err <= 0.01 * scale,
+          `${ref} ${toIsoSeconds(a)}..${toIsoSeconds(b)}: counters ${fromCounters} Wh, power ${fromPower} Wh`,
+        );
         worst = Math.max(worst, err / scale);
         checked++;
       }
@@ -162,12 +200,26 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
       for (const site of DEFAULT_SITES) {
         const m = s.site(site.siteReference);
         const live = m.snapshot();
-        const p = computePast(site, 8, m.key, start, HISTORY_DAYS, (def, seed, t0, startSoc, target) => new SiteModel(def, seed, t0, { warmUp: { startSoc, target } }));
-        assert.ok(Math.abs(p.end[F_SOC] - site.battery.initialSoc) < 1e-9, `${site.name}: warm-up ends at ${p.end[F_SOC]} %`);
-        for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT]) assert.ok(Math.abs(p.end[col] - live[col]) < 1e-3, `${site.name} counter ${col}`);
+        const p = computePast(
+          site,
+          8,
+          m.key,
+          start,
+          HISTORY_DAYS,
+          (def, seed, t0, startSoc, target) => new SiteModel(def, seed, t0, { warmUp: { startSoc, target } }),
+        );
+        assert.ok(
+          Math.abs(p.end[F_SOC] - site.battery.initialSoc) < 1e-9,
+          `${site.name}: warm-up ends at ${p.end[F_SOC]} %`,
+        );
+        for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT])
+          assert.ok(Math.abs(p.end[col] - live[col]) < 1e-3, `${site.name} counter ${col}`);
         const h = m.past();
         const i = h.indexAtOrBefore(start - 1);
-        assert.ok(start - h.time(i) <= QUARTER_HOUR_MS && h.time(i + 1) === start, 'the live start follows the last warm-up sample');
+        assert.ok(
+          start - h.time(i) <= QUARTER_HOUR_MS && h.time(i + 1) === start,
+          'the live start follows the last warm-up sample',
+        );
         assert.ok(Math.abs(h.value(F_SOC, i) - live[F_SOC]) <= 1.01, `SOC ${h.value(F_SOC, i)} -> ${live[F_SOC]}`);
         const maxWh = (Math.max(site.pv.peakW, site.load.maxW) + site.battery.maxPowerW) * 0.25;
         for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT]) {
@@ -197,8 +249,15 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
     const [a, b, c] = [sim(11), sim(11), sim(12)];
     for (const x of [a, b, c]) drive(x);
     const now = a.clock.now();
-    for (const [ref, p] of [[COM.battery.deviceReference, 'soc'], [HOME.pv.deviceReference, 'power'], [HOME.meter.deviceReference, 'totalEnergyProduced']]) {
-      for (const [from, to] of [[T0 - 390 * DAY_MS, T0 - 370 * DAY_MS], [T0 - 7 * DAY_MS, now]]) {
+    for (const [ref, p] of [
+      [COM.battery.deviceReference, 'soc'],
+      [HOME.pv.deviceReference, 'power'],
+      [HOME.meter.deviceReference, 'totalEnergyProduced'],
+    ]) {
+      for (const [from, to] of [
+        [T0 - 390 * DAY_MS, T0 - 370 * DAY_MS],
+        [T0 - 7 * DAY_MS, now],
+      ]) {
         const sa = series(a, ref, p, from, to);
         assert.deepEqual(series(b, ref, p, from, to), sa);
         assert.notDeepEqual(series(c, ref, p, from, to).data, sa.data, `${ref} ${p}`);
@@ -216,9 +275,16 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
     };
     const june = maxOver(30, noon(2026, 5, 1));
     const december = maxOver(30, noon(2026, 11, 1));
-    assert.ok(june > 7000 && december > 2000 && december < 0.5 * june, `clear noons: June ${june} W, December ${december} W`);
+    assert.ok(
+      june > 7000 && december > 2000 && december < 0.5 * june,
+      `clear noons: June ${june} W, December ${december} W`,
+    );
     assert.ok(pvPotentialW(1, key, 10_000, Date.UTC(2026, 5, 21, 5)) > 0, 'a June morning at 05:00 UTC has sun');
-    assert.equal(pvPotentialW(1, key, 10_000, Date.UTC(2026, 11, 21, 7)), 0, 'a December morning at 07:00 UTC has none');
+    assert.equal(
+      pvPotentialW(1, key, 10_000, Date.UTC(2026, 11, 21, 7)),
+      0,
+      'a December morning at 07:00 UTC has none',
+    );
     // Seeded weather: noon output varies from day to day (clear, mixed and cloudy days).
     const noons = Array.from({ length: 60 }, (_, d) => pvPotentialW(1, key, 10_000, noon(2026, 4, 1) + d * DAY_MS));
     assert.ok(Math.min(...noons) < 0.45 * Math.max(...noons), 'cloudy days among clear ones');
@@ -252,7 +318,12 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
     const small: SiteDefinition = {
       ...HOME,
       siteReference: 'ste_Sma11Count01',
-      battery: { ...HOME.battery, deviceReference: 'dvc_Sma11Batt001', initialConsumedWh: 500_000, initialProducedWh: 400_000 },
+      battery: {
+        ...HOME.battery,
+        deviceReference: 'dvc_Sma11Batt001',
+        initialConsumedWh: 500_000,
+        initialProducedWh: 400_000,
+      },
       pv: { ...HOME.pv, deviceReference: 'dvc_Sma11Pv00001', initialProducedWh: 2_000_000 },
       meter: { ...HOME.meter, deviceReference: 'dvc_Sma11Meter01' },
     };
@@ -264,13 +335,24 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
       const res = await fetch(`${s.url}/devices/${small.battery.deviceReference}/measurements/time-series`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ property: 'totalEnergyProduced', range: { type: 'absolute', start: toIsoSeconds(T0 - 30 * DAY_MS), end: toIsoSeconds(T0) }, resolution: { value: 24, unit: 'h' } }),
+        body: JSON.stringify({
+          property: 'totalEnergyProduced',
+          range: { type: 'absolute', start: toIsoSeconds(T0 - 30 * DAY_MS), end: toIsoSeconds(T0) },
+          resolution: { value: 24, unit: 'h' },
+        }),
       });
       const body = (await res.json()) as { time: string[]; data: number[] };
       assert.equal(res.status, 200);
       assert.equal(body.data.length, 30);
       assert.ok(body.data.every((v, i) => v >= 0 && (i === 0 || v >= body.data[i - 1])));
-      assert.equal((await (await fetch(`${s.url}/devices/${small.battery.deviceReference}/measurement?property=totalEnergyProduced`)).json() as { value: number }).value, 400_000);
+      assert.equal(
+        (
+          (await (
+            await fetch(`${s.url}/devices/${small.battery.deviceReference}/measurement?property=totalEnergyProduced`)
+          ).json()) as { value: number }
+        ).value,
+        400_000,
+      );
     } finally {
       await s.close();
     }

@@ -15,8 +15,17 @@ import { start, type Spawned } from './helpers/spawned';
 import { nodeRedDir } from './helpers/node-red-path';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const TYPES = ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-request', 'ems-schedule', 'ems-plan'];
-const catalog = (lang: string, type: string) => JSON.parse(fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.json`), 'utf8'))[type];
+const TYPES = [
+  'ems-partner-config',
+  'ems-device-read',
+  'ems-time-series',
+  'ems-site-steer',
+  'ems-request',
+  'ems-schedule',
+  'ems-plan',
+];
+const catalog = (lang: string, type: string) =>
+  JSON.parse(fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.json`), 'utf8'))[type];
 const placeholders = (text: string) => (text.match(/__\w+__/g) ?? []).sort();
 
 describe('status texts: catalogs', () => {
@@ -31,8 +40,20 @@ describe('status texts: catalogs', () => {
   }
 
   it('every status key the nodes use exists (a missing key would show as its name)', () => {
-    const src = ['device-read/index', 'time-series/index', 'site-steer/index', 'request/index', 'schedule/index', 'plan/index', 'schedule/support', 'schedule/verify', 'shared/renewal', 'shared/status']
-      .map((f) => fs.readFileSync(path.join(REPO, 'src', 'nodes', `${f}.ts`), 'utf8')).join('\n');
+    const src = [
+      'device-read/index',
+      'time-series/index',
+      'site-steer/index',
+      'request/index',
+      'schedule/index',
+      'plan/index',
+      'schedule/support',
+      'schedule/verify',
+      'shared/renewal',
+      'shared/status',
+    ]
+      .map((f) => fs.readFileSync(path.join(REPO, 'src', 'nodes', `${f}.ts`), 'utf8'))
+      .join('\n');
     const used = new Set([...src.matchAll(/\b(?:t|shared)\('(\w+)'/g)].map((m) => m[1]));
     for (const k of ['renewStopped', 'maxImportOn', 'maxImportOff', 'badAnswer', 'tooLarge', 'timedOut']) used.add(k); // chosen by expressions
     const known = new Set(TYPES.flatMap((type) => Object.keys(catalog('en-US', type).status ?? {})));
@@ -43,15 +64,28 @@ describe('status texts: catalogs', () => {
     const de = catalog('de', 'ems-site-steer').status;
     // What RED._ does for a node module: the key in the node's namespace, __name__ placeholders filled
     // (i18next leaves a placeholder it has no value for as it is).
-    const RED = { _: (key: string, p?: Params) => {
-      const k = key.replace(/^ems-site-steer\.status\./, '');
-      return de[k] ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m)) : `@ems-partner/node-red/ems-site-steer:${key}`;
-    } };
+    const RED = {
+      _: (key: string, p?: Params) => {
+        const k = key.replace(/^ems-site-steer\.status\./, '');
+        return de[k]
+          ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
+          : `@ems-partner/node-red/ems-site-steer:${key}`;
+      },
+    };
     const t = translator(RED, 'ems-site-steer');
-    const cmd = { site: 's', kind: 'combined' as const, energyStorageSetting: { value: -5, unit: 'kW' as const }, maximizeGridImport: true, validUntil: Date.UTC(2026, 0, 1, 12, 15) };
+    const cmd = {
+      site: 's',
+      kind: 'combined' as const,
+      energyStorageSetting: { value: -5, unit: 'kW' as const },
+      maximizeGridImport: true,
+      validUntil: Date.UTC(2026, 0, 1, 12, 15),
+    };
     const clock = new Date(cmd.validUntil).toTimeString().slice(0, 5);
     assert.equal(t('dryRun', { what: describeCommand(cmd, false, t) }), 'Probelauf: Speicher −5 kW, max. Netzbezug an');
-    assert.equal(t('sent', { what: describeCommand(cmd, true, t) }), `gesendet: Speicher −5 kW, max. Netzbezug an bis ${clock}`);
+    assert.equal(
+      t('sent', { what: describeCommand(cmd, true, t) }),
+      `gesendet: Speicher −5 kW, max. Netzbezug an bis ${clock}`,
+    );
     assert.equal(describeCommand(cmd, true), `ESS −5 kW, max import on until ${clock}`, 'en-US by default, as today');
     // The test helper's RED._ returns the key: en-US.
     assert.equal(translator({ _: (k: string) => k }, 'ems-site-steer')('stopped'), 'stopped');
@@ -67,7 +101,8 @@ describe('status texts in a Node-RED started with a language', function () {
   const running: Array<{ red: Spawned; dir: string }> = [];
 
   before(async function () {
-    if (!fs.existsSync(path.join(REPO, 'dist', 'nodes', 'ems-site-steer.js'))) assert.fail('dist/ is built (run `npm run build` first; npm test does)');
+    if (!fs.existsSync(path.join(REPO, 'dist', 'nodes', 'ems-site-steer.js')))
+      assert.fail('dist/ is built (run `npm run build` first; npm test does)');
     sim = await startSimulator({ port: 0 });
   });
 
@@ -84,37 +119,114 @@ describe('status texts in a Node-RED started with a language', function () {
     const z = 'tab1';
     const at = (y: number) => ({ z, x: 200, y });
     const once = (id: string, target: string, payload?: number) => ({
-      id, type: 'inject', ...at(20), once: true, onceDelay: 0.2, repeat: '', topic: '',
-      props: payload === undefined ? [] : [{ p: 'payload', v: String(payload), vt: 'num' }], wires: [[target]],
+      id,
+      type: 'inject',
+      ...at(20),
+      once: true,
+      onceDelay: 0.2,
+      repeat: '',
+      topic: '',
+      props: payload === undefined ? [] : [{ p: 'payload', v: String(payload), vt: 'num' }],
+      wires: [[target]],
     });
-    const steer = { type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-      validity: 'quarter-hour', duration: 15, maxEssPower: 0, maxCurtailment: 0, renew: false, version: 1 };
+    const steer = {
+      type: 'ems-site-steer',
+      site: SITE,
+      siteType: 'str',
+      mode: 'ess',
+      essValue: 'payload',
+      essValueType: 'msg',
+      essUnit: 'kW',
+      validity: 'quarter-hour',
+      duration: 15,
+      maxEssPower: 0,
+      maxCurtailment: 0,
+      renew: false,
+      version: 1,
+    };
     return [
       { id: z, type: 'tab', label: 'status' },
       // First, so they exist when the nodes below show their first status (in their constructors).
       { id: 'st', type: 'status', ...at(140), scope: null, wires: [['log']] },
-      { id: 'log', type: 'function', ...at(160), name: 'status', func: 'node.warn(JSON.stringify({ id: msg.status.source.id, text: msg.status.text })); return null;', outputs: 1, wires: [[]] },
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: sim.url, simulator: false, authType: 'none', retries: 0, version: 1 },
-      once('i1', 'read'), { id: 'read', type: 'ems-device-read', ...at(40), server: 'cfg', mode: 'devices', version: 1, wires: [[]] },
-      once('i2', 'series'), { id: 'series', type: 'ems-time-series', ...at(60), server: 'cfg', device: DEVICE, deviceType: 'str', property: 'soc', propertyType: 'str',
-        range: 'last', last: 3, lastUnit: 'hours', resolution: 1, output: 'points', version: 1, wires: [[]] },
-      once('i3', 'dry', -5), { id: 'dry', ...steer, ...at(80), server: 'cfg', dryRun: true, wires: [[]] },
-      once('i4', 'steer', -5), { id: 'steer', ...steer, ...at(100), server: 'cfg', dryRun: false, wires: [[]] },
-      once('i5', 'orphan'), { id: 'orphan', type: 'ems-device-read', ...at(120), server: '', mode: 'map', device: DEVICE, properties: 'soc', version: 1, wires: [[]] },
+      {
+        id: 'log',
+        type: 'function',
+        ...at(160),
+        name: 'status',
+        func: 'node.warn(JSON.stringify({ id: msg.status.source.id, text: msg.status.text })); return null;',
+        outputs: 1,
+        wires: [[]],
+      },
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: sim.url,
+        simulator: false,
+        authType: 'none',
+        retries: 0,
+        version: 1,
+      },
+      once('i1', 'read'),
+      { id: 'read', type: 'ems-device-read', ...at(40), server: 'cfg', mode: 'devices', version: 1, wires: [[]] },
+      once('i2', 'series'),
+      {
+        id: 'series',
+        type: 'ems-time-series',
+        ...at(60),
+        server: 'cfg',
+        device: DEVICE,
+        deviceType: 'str',
+        property: 'soc',
+        propertyType: 'str',
+        range: 'last',
+        last: 3,
+        lastUnit: 'hours',
+        resolution: 1,
+        output: 'points',
+        version: 1,
+        wires: [[]],
+      },
+      once('i3', 'dry', -5),
+      { id: 'dry', ...steer, ...at(80), server: 'cfg', dryRun: true, wires: [[]] },
+      once('i4', 'steer', -5),
+      { id: 'steer', ...steer, ...at(100), server: 'cfg', dryRun: false, wires: [[]] },
+      once('i5', 'orphan'),
+      {
+        id: 'orphan',
+        type: 'ems-device-read',
+        ...at(120),
+        server: '',
+        mode: 'map',
+        device: DEVICE,
+        properties: 'soc',
+        version: 1,
+        wires: [[]],
+      },
     ];
   }
 
   /** Starts Node-RED with `lang` and runs the flow; resolves once each node showed each of its `want` texts. */
   async function statusesIn(lang: string, want: Record<string, RegExp[]>): Promise<void> {
     const dir = makeUserDir('status-i18n-');
-    fs.writeFileSync(path.join(dir, 'settings.js'), `module.exports = { uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'test', lang: ${JSON.stringify(lang)}, telemetry: { enabled: false }, editorTheme: { tours: false } };\n`);
+    fs.writeFileSync(
+      path.join(dir, 'settings.js'),
+      `module.exports = { uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: 'test', lang: ${JSON.stringify(lang)}, telemetry: { enabled: false }, editorTheme: { tours: false } };\n`,
+    );
     fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(flows()));
-    const red = start(process.execPath, [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', dir, '-s', path.join(dir, 'settings.js')], { cwd: dir, env: { ...process.env } });
+    const red = start(
+      process.execPath,
+      [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', dir, '-s', path.join(dir, 'settings.js')],
+      { cwd: dir, env: { ...process.env } },
+    );
     running.push({ red, dir });
     // Each status is one log line of the function node: {"id":"<node>","text":"<text>"}. (Node-RED's own
     // log lines are in its language too, so none of them is awaited.)
     for (const [id, texts] of Object.entries(want)) {
-      for (const re of texts) await red.waitFor(new RegExp(`\\[function:status\\] \\{"id":"${id}","text":"${re.source.replace(/^\^|\$$/g, '')}"\\}$`, 'm'), 60_000);
+      for (const re of texts)
+        await red.waitFor(
+          new RegExp(`\\[function:status\\] \\{"id":"${id}","text":"${re.source.replace(/^\^|\$$/g, '')}"\\}$`, 'm'),
+          60_000,
+        );
     }
   }
 

@@ -17,11 +17,15 @@ const HOME = DEFAULT_SITES[1].siteReference;
 
 /** A flow of an ESS node (`n`), a grid-target node (`gt`), a grid-limits node (`gl`) and a curtailment node (`cu`), all on one config node. */
 function nodes(url: string, extra: Record<string, unknown> = {}) {
-  const on = (id: string, mode: string, more: Record<string, unknown> = {}) => siteSteer(COM, { id, server: 'cfg', mode, wires: [['out']], ...extra, ...more });
-  return flow(siteSteer(COM, { mode: 'ess', ...extra }), cfg(url),
+  const on = (id: string, mode: string, more: Record<string, unknown> = {}) =>
+    siteSteer(COM, { id, server: 'cfg', mode, wires: [['out']], ...extra, ...more });
+  return flow(
+    siteSteer(COM, { mode: 'ess', ...extra }),
+    cfg(url),
     on('gt', 'grid-target'),
     on('gl', 'grid-limits', { upperLimitValue: '', lowerLimitValue: '' }),
-    on('cu', 'curtailment'));
+    on('cu', 'curtailment'),
+  );
 }
 
 describe('site steer: asset steering and grid target exclude each other (the node warns)', () => {
@@ -32,7 +36,8 @@ describe('site steer: asset steering and grid target exclude each other (the nod
   const warnings = (id: string) => callsOf('warn', id).map((a) => String(a[0]));
 
   /** Sends `msg` to node `id` and awaits its output. */
-  async function ask(f: Awaited<ReturnType<typeof loadFlow>>, id: string, msg: Record<string, unknown>): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  async function ask(f: Awaited<ReturnType<typeof loadFlow>>, id: string, msg: Record<string, unknown>): Promise<any> {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const before = f.out.msgs.length;
     helper.getNode(id).receive(msg);
     const all = await f.out.count(before + 1);
@@ -49,7 +54,12 @@ describe('site steer: asset steering and grid target exclude each other (the nod
     const gt = await ask(f, 'gt', { payload: 20 });
     const w = warnings('gt');
     assert.equal(w.length, 1);
-    assert.match(w[0], new RegExp(`^sent grid 20 kW until \\d\\d:\\d\\d to ${COM}: the service ends the asset steering \\(ESS, curtailment, maximize grid import\\) this Node-RED had in force until ${formatClock(until)} \\(asset steering and grid target cannot be used together`));
+    assert.match(
+      w[0],
+      new RegExp(
+        `^sent grid 20 kW until \\d\\d:\\d\\d to ${COM}: the service ends the asset steering \\(ESS, curtailment, maximize grid import\\) this Node-RED had in force until ${formatClock(until)} \\(asset steering and grid target cannot be used together`,
+      ),
+    );
     const s = statusOf('gt');
     assert.equal(s.fill, 'yellow');
     assert.equal(s.text, `sent grid 20 kW until ${formatClock(gt.request.body.validUntil)}; ends asset steering`);
@@ -62,12 +72,20 @@ describe('site steer: asset steering and grid target exclude each other (the nod
 
   it('asset steering after a grid target: warns that the service ends the grid target (ESS and curtailment nodes)', async () => {
     const f = await loadFlow(nodes(sim.s.url));
-    for (const [id, msg] of [['n', { payload: 10 }], ['cu', { payload: 300 }]] as const) {
+    for (const [id, msg] of [
+      ['n', { payload: 10 }],
+      ['cu', { payload: 300 }],
+    ] as const) {
       const gt = await ask(f, 'gt', { payload: -5 });
       await ask(f, id, msg);
       const w = warnings(id);
       assert.equal(w.length, 1, `${id} warns once`);
-      assert.match(w[0], new RegExp(`the service ends the grid target this Node-RED had in force until ${formatClock(gt.request.body.validUntil)}`));
+      assert.match(
+        w[0],
+        new RegExp(
+          `the service ends the grid target this Node-RED had in force until ${formatClock(gt.request.body.validUntil)}`,
+        ),
+      );
       assert.match(statusOf(id).text, /; ends grid target$/);
       assert.equal(statusOf(id).fill, 'yellow');
       assert.equal(state().gridTarget, null, 'the simulator ended the grid target');
@@ -122,7 +140,19 @@ describe('site steer: asset steering and grid target exclude each other (the nod
   });
 
   it('a dry run neither warns nor ends what is in force', async () => {
-    const f = await loadFlow([...nodes(sim.s.url), siteSteer(COM, { id: 'dry', server: 'cfg', mode: 'grid-target', dryRun: true, wires: [['out']], z: 'tab', x: 100, y: 100 })]);
+    const f = await loadFlow([
+      ...nodes(sim.s.url),
+      siteSteer(COM, {
+        id: 'dry',
+        server: 'cfg',
+        mode: 'grid-target',
+        dryRun: true,
+        wires: [['out']],
+        z: 'tab',
+        x: 100,
+        y: 100,
+      }),
+    ]);
     await ask(f, 'n', { payload: 1 });
     const d = await ask(f, 'dry', { payload: 5 });
     assert.equal(d.dryRun, true);
@@ -136,7 +166,9 @@ describe('site steer: asset steering and grid target exclude each other (the nod
 describe('runtime: which steering type a site has in force (SteeringTypes)', () => {
   let now = 1_000_000;
   const types = () => new SteeringTypes(() => now);
-  beforeEach(() => { now = 1_000_000; });
+  beforeEach(() => {
+    now = 1_000_000;
+  });
 
   it('a request of one type reports and forgets the other type in force; grid limits neither displace nor are displaced', () => {
     const t = types();

@@ -23,16 +23,26 @@ const COM = DEFAULT_SITES[0];
 const SITE = COM.siteReference;
 const kW = (value: number) => ({ value, unit: 'kW' as const });
 /** A site-steer node in mode grid-limits, as the editor saves it (version 3 defaults), on the Commercial site. */
-const limits = (extra: Record<string, unknown> = {}) => siteSteer(SITE, {
-  mode: 'grid-limits', upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW',
-  lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '', version: 3, ...extra,
-});
+const limits = (extra: Record<string, unknown> = {}) =>
+  siteSteer(SITE, {
+    mode: 'grid-limits',
+    upperLimitValue: '',
+    upperLimitValueType: 'num',
+    upperLimitUnit: 'kW',
+    lowerLimitValue: '',
+    lowerLimitValueType: 'num',
+    lowerLimitUnit: 'kW',
+    maxGridLimit: '',
+    version: 3,
+    ...extra,
+  });
 
 describe('site steer: grid-limits mode', () => {
   const sim = useSimulator({ frozen: false });
   useRuntime();
   beforeEach(() => sim.s.sim.reset());
-  const same = (m: { request: unknown; payload: { requestId: string } }) => assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
+  const same = (m: { request: unknown; payload: { requestId: string } }) =>
+    assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
   const gridLimitRequests = () => logged(sim.s, /grid-limits/);
 
   describe('request shape', () => {
@@ -41,7 +51,8 @@ describe('site steer: grid-limits mode', () => {
       const m = await f.ask({ payload: { lowerLimit: -200 } });
       same(m);
       assert.deepStrictEqual(m.request, {
-        method: 'POST', path: `/sites/${SITE}/steering/grid-limits`,
+        method: 'POST',
+        path: `/sites/${SITE}/steering/grid-limits`,
         body: { upperLimit: kW(-100), lowerLimit: kW(-200), validUntil: m.request.body.validUntil },
       });
       assert.match(m.payload.requestId, /^req_/);
@@ -51,7 +62,7 @@ describe('site steer: grid-limits mode', () => {
       assert.equal(status.fill, 'green');
     });
 
-    it('one limit alone, {value, unit} in any unit, the node\'s units, and a TypedInput from msg', async () => {
+    it("one limit alone, {value, unit} in any unit, the node's units, and a TypedInput from msg", async () => {
       const f = await loadFlow(flow(limits({ upperLimitUnit: 'MW', lowerLimitUnit: 'W' }), cfg(sim.s.url)));
       const a = await f.ask({ payload: { upperLimit: 0.5 } });
       same(a);
@@ -63,26 +74,45 @@ describe('site steer: grid-limits mode', () => {
       assert.deepStrictEqual(b.request.body.lowerLimit, kW(-30));
       assert.match(f.status.all.at(-1).text, /^sent grid ≥ −30 kW until \d\d:\d\d$/);
 
-      const g = await loadFlow(flow(limits({ upperLimitValue: 'payload', upperLimitValueType: 'msg', lowerLimitValue: 'floor', lowerLimitValueType: 'msg' }), cfg(sim.s.url)));
+      const g = await loadFlow(
+        flow(
+          limits({
+            upperLimitValue: 'payload',
+            upperLimitValueType: 'msg',
+            lowerLimitValue: 'floor',
+            lowerLimitValueType: 'msg',
+          }),
+          cfg(sim.s.url),
+        ),
+      );
       const c = await g.ask({ payload: 40, floor: -60 });
       same(c);
       assert.deepStrictEqual([c.request.body.upperLimit, c.request.body.lowerLimit], [kW(40), kW(-60)]);
     });
 
-    it('a body in the API\'s own shape is sent as it is, validFrom and validUntil included', async () => {
+    it("a body in the API's own shape is sent as it is, validFrom and validUntil included", async () => {
       const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
       const from = Date.now() + MINUTE_MS;
-      const body = { upperLimit: { value: -100, unit: 'kW' }, lowerLimit: { value: -200, unit: 'kW' }, validFrom: from, validUntil: from + 10 * MINUTE_MS };
+      const body = {
+        upperLimit: { value: -100, unit: 'kW' },
+        lowerLimit: { value: -200, unit: 'kW' },
+        validFrom: from,
+        validUntil: from + 10 * MINUTE_MS,
+      };
       const m = await f.ask({ payload: body });
       same(m);
       assert.deepStrictEqual(m.request.body, body);
     });
 
     it('validity as in the other modes: a duration, msg.validUntil, msg.payload.duration', async () => {
-      const f = await loadFlow(flow(limits({ validity: 'duration', duration: 7, upperLimitValue: '50' }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(limits({ validity: 'duration', duration: 7, upperLimitValue: '50' }), cfg(sim.s.url)),
+      );
       const t0 = Date.now();
       const a = await f.ask({ payload: {} });
-      assert.ok(a.request.body.validUntil >= t0 + 7 * MINUTE_MS && a.request.body.validUntil <= Date.now() + 7 * MINUTE_MS);
+      assert.ok(
+        a.request.body.validUntil >= t0 + 7 * MINUTE_MS && a.request.body.validUntil <= Date.now() + 7 * MINUTE_MS,
+      );
       const g = await loadFlow(flow(limits({ validity: 'msg', upperLimitValue: '50' }), cfg(sim.s.url)));
       const until = Date.now() + 9 * MINUTE_MS;
       assert.equal((await g.ask({ validUntil: until })).request.body.validUntil, until);
@@ -93,7 +123,10 @@ describe('site steer: grid-limits mode', () => {
   });
 
   describe('refusals: one Catch-able error each, naming the field and the accepted forms; nothing sent', () => {
-    async function refused(f: Awaited<ReturnType<typeof loadFlow>>, cases: Array<[Record<string, unknown>, RegExp]>): Promise<void> {
+    async function refused(
+      f: Awaited<ReturnType<typeof loadFlow>>,
+      cases: Array<[Record<string, unknown>, RegExp]>,
+    ): Promise<void> {
       const n = sim.s.sim.requestsReceived;
       for (const [msg, re] of cases) {
         const c = await f.fails(msg);
@@ -108,29 +141,55 @@ describe('site steer: grid-limits mode', () => {
 
     it('neither limit set (nothing in the node, an empty object, a bare number, nulls)', async () => {
       const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
-      const NONE = /^ValidationError: msg\.payload sets no grid limit: send \{upperLimit, lowerLimit\} \(at least one; each a number in the node's unit or \{value, unit: W\|kW\|MW\}.*nothing was sent$/;
-      await refused(f, [[{ payload: {} }, NONE], [{ payload: 50 }, NONE], [{ payload: { upperLimit: null, lowerLimit: '' } }, NONE], [{}, NONE]]);
+      const NONE =
+        /^ValidationError: msg\.payload sets no grid limit: send \{upperLimit, lowerLimit\} \(at least one; each a number in the node's unit or \{value, unit: W\|kW\|MW\}.*nothing was sent$/;
+      await refused(f, [
+        [{ payload: {} }, NONE],
+        [{ payload: 50 }, NONE],
+        [{ payload: { upperLimit: null, lowerLimit: '' } }, NONE],
+        [{}, NONE],
+      ]);
     });
 
     it('lowerLimit above upperLimit, from the node or the message', async () => {
       const f = await loadFlow(flow(limits({ upperLimitValue: '-100' }), cfg(sim.s.url)));
       await refused(f, [
-        [{ payload: { lowerLimit: -50 } }, /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(-100 kW\); got -50 kW; nothing was sent$/],
-        [{ payload: { upperLimit: { value: 1, unit: 'W' }, lowerLimit: { value: 0.002, unit: 'kW' } } }, /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(1 W\); got 0\.002 kW/],
+        [
+          { payload: { lowerLimit: -50 } },
+          /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(-100 kW\); got -50 kW; nothing was sent$/,
+        ],
+        [
+          { payload: { upperLimit: { value: 1, unit: 'W' }, lowerLimit: { value: 0.002, unit: 'kW' } } },
+          /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(1 W\); got 0\.002 kW/,
+        ],
       ]);
       const g = await loadFlow(flow(limits({ upperLimitValue: '10', lowerLimitValue: '20' }), cfg(sim.s.url)));
-      await refused(g, [[{ payload: {} }, /^ValidationError: lowerLimit must not be above upperLimit \(10 kW\); got 20 kW; nothing was sent$/]]);
+      await refused(g, [
+        [
+          { payload: {} },
+          /^ValidationError: lowerLimit must not be above upperLimit \(10 kW\); got 20 kW; nothing was sent$/,
+        ],
+      ]);
     });
 
     it('beyond maxGridLimit (either sign, any unit); within it is sent', async () => {
       const f = await loadFlow(flow(limits({ maxGridLimit: '150000', lowerLimitValue: '-151' }), cfg(sim.s.url)));
       await refused(f, [
-        [{ payload: { upperLimit: 0 } }, /^ValidationError: lowerLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got -151 kW; nothing was sent$/],
+        [
+          { payload: { upperLimit: 0 } },
+          /^ValidationError: lowerLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got -151 kW; nothing was sent$/,
+        ],
       ]);
       const g = await loadFlow(flow(limits({ maxGridLimit: 150_000 }), cfg(sim.s.url)));
       await refused(g, [
-        [{ payload: { upperLimit: { value: 0.2, unit: 'MW' } } }, /^ValidationError: msg\.payload\.upperLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got 0\.2 MW/],
-        [{ payload: { lowerLimit: -150.001 } }, /^ValidationError: msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 150000 W/],
+        [
+          { payload: { upperLimit: { value: 0.2, unit: 'MW' } } },
+          /^ValidationError: msg\.payload\.upperLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got 0\.2 MW/,
+        ],
+        [
+          { payload: { lowerLimit: -150.001 } },
+          /^ValidationError: msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 150000 W/,
+        ],
       ]);
       const ok = await g.ask({ payload: { upperLimit: 150, lowerLimit: { value: -150_000, unit: 'W' } } });
       same(ok);
@@ -139,28 +198,48 @@ describe('site steer: grid-limits mode', () => {
     it('fields of other modes, unknown fields, bad units and values', async () => {
       const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
       await refused(f, [
-        [{ payload: { upperLimit: 5, energyStorage: 3 } }, /^ValidationError: energyStorage is not used in mode grid-limits; use mode combined .*, grid-target or grid-limits$/],
-        [{ payload: { upperLimit: 5, limit: 3 } }, /^ValidationError: msg\.payload\.limit is not a steering field; accepted: .*upperLimit, lowerLimit/],
-        [{ payload: { upperLimit: { value: 5, unit: '%' } } }, /^ValidationError: msg\.payload\.upperLimit\.unit must be one of W, kW, MW; got "%"$/],
+        [
+          { payload: { upperLimit: 5, energyStorage: 3 } },
+          /^ValidationError: energyStorage is not used in mode grid-limits; use mode combined .*, grid-target or grid-limits$/,
+        ],
+        [
+          { payload: { upperLimit: 5, limit: 3 } },
+          /^ValidationError: msg\.payload\.limit is not a steering field; accepted: .*upperLimit, lowerLimit/,
+        ],
+        [
+          { payload: { upperLimit: { value: 5, unit: '%' } } },
+          /^ValidationError: msg\.payload\.upperLimit\.unit must be one of W, kW, MW; got "%"$/,
+        ],
         [{ payload: { lowerLimit: 'lots' } }, /^ValidationError: msg\.payload\.lowerLimit must be a finite number/],
       ]);
       // And the other way round: limits in another mode.
       const g = await loadFlow(flow(siteSteer(SITE, { mode: 'ess' }), cfg(sim.s.url)));
-      await refused(g, [[{ payload: { energyStorage: 1, upperLimit: 5 } }, /^ValidationError: upperLimit is not used in mode ess/]]);
+      await refused(g, [
+        [{ payload: { energyStorage: 1, upperLimit: 5 } }, /^ValidationError: upperLimit is not used in mode ess/],
+      ]);
     });
 
     it('a bad unit or maxGridLimit in the node is refused at deploy and for each message', async () => {
       const f = await loadFlow(flow(limits({ upperLimitUnit: 'mW' }), cfg(sim.s.url)));
-      await refused(f, [[{ payload: { upperLimit: 1 } }, /^ValidationError: upperLimitUnit must be one of W, kW, MW; got "mW"$/]]);
+      await refused(f, [
+        [{ payload: { upperLimit: 1 } }, /^ValidationError: upperLimitUnit must be one of W, kW, MW; got "mW"$/],
+      ]);
       const g = await loadFlow(flow(limits({ maxGridLimit: '-1' }), cfg(sim.s.url)));
-      await refused(g, [[{ payload: { upperLimit: 1 } }, /^ValidationError: maxGridLimit must be more than 0 W \(empty = the site's rating; "none" = no limit\); got "-1"$/]]);
+      await refused(g, [
+        [
+          { payload: { upperLimit: 1 } },
+          /^ValidationError: maxGridLimit must be more than 0 W \(empty = the site's rating; "none" = no limit\); got "-1"$/,
+        ],
+      ]);
     });
   });
 
   describe('dry run, stop, renew', () => {
     it('a dry run sends nothing and shows the request the same message sends for real', async () => {
       const validUntil = Date.now() + 10 * MINUTE_MS;
-      const dry = await loadFlow(flow(limits({ dryRun: true, validity: 'msg', upperLimitValue: '-100' }), cfg(sim.s.url)));
+      const dry = await loadFlow(
+        flow(limits({ dryRun: true, validity: 'msg', upperLimitValue: '-100' }), cfg(sim.s.url)),
+      );
       const n = sim.s.sim.requestsReceived;
       const d = await dry.ask({ payload: { lowerLimit: -300 }, validUntil });
       assert.equal(sim.s.sim.requestsReceived, n, 'nothing sent');
@@ -173,8 +252,10 @@ describe('site steer: grid-limits mode', () => {
       assert.deepStrictEqual(d.request, r.request);
     });
 
-    it('a dry run uses the config node\'s pathGridLimits', async () => {
-      const f = await loadFlow(flow(limits({ dryRun: true }), cfg(sim.s.url, { pathGridLimits: '/v2/sites/<site>/grid/limits', version: 3 })));
+    it("a dry run uses the config node's pathGridLimits", async () => {
+      const f = await loadFlow(
+        flow(limits({ dryRun: true }), cfg(sim.s.url, { pathGridLimits: '/v2/sites/<site>/grid/limits', version: 3 })),
+      );
       const n = sim.s.sim.requestsReceived;
       const d = await f.ask({ payload: { upperLimit: 1 } });
       assert.equal(d.request.path, `/v2/sites/${SITE}/grid/limits`);
@@ -199,7 +280,18 @@ describe('site steer: grid-limits mode', () => {
     it('renew resends the same limits before expiry; stop ends renewing', async function () {
       this.timeout(15_000);
       // 0.05 min = 3 s validity: the first renewal goes out 2 s before expiry, 1 s after the send.
-      const f = await loadFlow(flow(limits({ validity: 'duration', duration: 0.05, renew: true, upperLimitValue: '-100', lowerLimitValue: '-200' }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(
+          limits({
+            validity: 'duration',
+            duration: 0.05,
+            renew: true,
+            upperLimitValue: '-100',
+            lowerLimitValue: '-200',
+          }),
+          cfg(sim.s.url),
+        ),
+      );
       const first = await f.ask({ payload: {} });
       await f.status.wait((s) => /\(renewed\)$/.test(s.text ?? ''), 5_000, 'a renewal');
       assert.match(f.status.all.at(-1).text, /^sent grid −200 kW … −100 kW until \d\d:\d\d \(renewed\)$/);
@@ -235,7 +327,13 @@ describe('site steer: grid-limits mode', () => {
     it('grid limits and ESS on one site go out one at a time in arrival order, each in its own request', async () => {
       sim.s.sim.setFaults({ latencyMs: [30, 30] });
       try {
-        const f = await loadFlow(flow(limits({ validity: 'msg' }), cfg(sim.s.url), siteSteer(SITE, { id: 'ess', server: 'cfg', validity: 'msg', wires: [['out']] })));
+        const f = await loadFlow(
+          flow(
+            limits({ validity: 'msg' }),
+            cfg(sim.s.url),
+            siteSteer(SITE, { id: 'ess', server: 'cfg', validity: 'msg', wires: [['out']] }),
+          ),
+        );
         const validUntil = Date.now() + 10 * MINUTE_MS;
         f.send({ payload: { upperLimit: 100 }, validUntil });
         await turns(2);
@@ -261,7 +359,7 @@ describe('site steer: grid limits on a configured path', () => {
   const sim = useSimulator({ frozen: false, paths: { gridLimits: PATH } });
   useRuntime();
 
-  it('the config node\'s pathGridLimits is where the request goes; msg.request is what the simulator received there', async () => {
+  it("the config node's pathGridLimits is where the request goes; msg.request is what the simulator received there", async () => {
     const f = await loadFlow(flow(limits(), cfg(sim.s.url, { pathGridLimits: PATH, version: 3 })));
     const m = await f.ask({ payload: { upperLimit: -10 } });
     assert.equal(m.request.path, `/v2/sites/${SITE}/grid/limits`);
@@ -273,7 +371,10 @@ describe('site steer: grid limits on a configured path', () => {
 describe('site steer: grid limits, renewal with an injected clock', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => {
+    s = sim;
+    c = client;
+  });
 
   it('each renewal carries the same limits with a later validUntil, and is what the simulator received', async () => {
     const clock = FakeTimers.createClock(Date.now());
@@ -284,7 +385,10 @@ describe('site steer: grid limits, renewal with an injected clock', () => {
     const r = new Renewal({
       send: (cmd) => {
         const p = q.submit(cmd);
-        p.then((res) => results.push(res), () => undefined).finally(() => settled());
+        p.then(
+          (res) => results.push(res),
+          () => undefined,
+        ).finally(() => settled());
         return p;
       },
       status: () => undefined,
@@ -294,24 +398,36 @@ describe('site steer: grid limits, renewal with an injected clock', () => {
       now: () => clock.now,
       timers: clock,
     });
-    const first = buildCommand(settings, SITE, { upperLimit: -100, lowerLimit: { value: -0.2, unit: 'MW' } }, {}, clock.now);
+    const first = buildCommand(
+      settings,
+      SITE,
+      { upperLimit: -100, lowerLimit: { value: -0.2, unit: 'MW' } },
+      {},
+      clock.now,
+    );
     results.push(await q.submit(first));
     r.schedule(first, clock.now);
     for (let i = 0; i < 3; i++) {
-      const done = new Promise<void>((resolve) => { settled = resolve; });
+      const done = new Promise<void>((resolve) => {
+        settled = resolve;
+      });
       await clock.nextAsync();
       await done;
       await turns();
     }
     r.close();
     assert.equal(results.length, 4);
-    const bodies = results.map((res) => res.request.body as { upperLimit: unknown; lowerLimit: unknown; validUntil: number });
+    const bodies = results.map(
+      (res) => res.request.body as { upperLimit: unknown; lowerLimit: unknown; validUntil: number },
+    );
     for (const [i, res] of results.entries()) {
       const e = s.sim.requestLog.find((x) => x.requestId === (res.response as { requestId: string }).requestId)!;
       assert.deepStrictEqual(e.body, bodies[i]);
       assert.deepStrictEqual([bodies[i].upperLimit, bodies[i].lowerLimit], [kW(-100), { value: -0.2, unit: 'MW' }]);
     }
-    bodies.slice(1).forEach((b, i) => assert.ok(b.validUntil > bodies[i].validUntil, 'each renewal extends the limits'));
+    bodies
+      .slice(1)
+      .forEach((b, i) => assert.ok(b.validUntil > bodies[i].validUntil, 'each renewal extends the limits'));
   });
 });
 
@@ -319,14 +435,31 @@ describe('site steer: grid limits, pure command building and status texts', () =
   const now = Date.UTC(2026, 10, 22, 14, 7);
   const S = (c: Record<string, unknown> = {}) => settingsOf({ mode: 'grid-limits', validity: 'quarter-hour', ...c });
 
-  it('builds {gridLimits} from the payload first, then the node\'s values; the API-shaped body is the same fields', () => {
-    const a = buildCommand(S({ upperLimitUnit: 'W' }), SITE, { upperLimit: 500 }, { upperLimit: 7, lowerLimit: -9 }, now);
-    assert.deepStrictEqual(a.gridLimits, { upperLimit: { value: 500, unit: 'W' }, lowerLimit: { value: -9, unit: 'kW' } });
+  it("builds {gridLimits} from the payload first, then the node's values; the API-shaped body is the same fields", () => {
+    const a = buildCommand(
+      S({ upperLimitUnit: 'W' }),
+      SITE,
+      { upperLimit: 500 },
+      { upperLimit: 7, lowerLimit: -9 },
+      now,
+    );
+    assert.deepStrictEqual(a.gridLimits, {
+      upperLimit: { value: 500, unit: 'W' },
+      lowerLimit: { value: -9, unit: 'kW' },
+    });
     assert.equal(a.kind, 'grid-limits');
     assert.equal(a.validUntil, Date.UTC(2026, 10, 22, 14, 15));
     const b = buildCommand(S(), SITE, { upperLimit: kW(1), validUntil: now + MINUTE_MS }, {}, now);
-    assert.deepStrictEqual(b, { site: SITE, kind: 'grid-limits', gridLimits: { upperLimit: kW(1) }, validUntil: now + MINUTE_MS });
-    assert.throws(() => buildCommand(S({ maxGridLimit: 1000 }), SITE, { lowerLimit: -1.5 }, {}, now), /msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 1000 W/);
+    assert.deepStrictEqual(b, {
+      site: SITE,
+      kind: 'grid-limits',
+      gridLimits: { upperLimit: kW(1) },
+      validUntil: now + MINUTE_MS,
+    });
+    assert.throws(
+      () => buildCommand(S({ maxGridLimit: 1000 }), SITE, { lowerLimit: -1.5 }, {}, now),
+      /msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 1000 W/,
+    );
   });
 
   it('a flow saved before grid limits (no maxGridLimit, no units) reads as: no bound, kW', () => {
@@ -335,26 +468,49 @@ describe('site steer: grid limits, pure command building and status texts', () =
   });
 
   it('describes what was sent in en-US and de ("sent …", "gesendet: …"), the same placeholders in both', () => {
-    const cat = (lang: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'nodes', 'locales', lang, 'ems-site-steer.json'), 'utf8'))['ems-site-steer'].status;
+    const cat = (lang: string) =>
+      JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'nodes', 'locales', lang, 'ems-site-steer.json'), 'utf8'))[
+        'ems-site-steer'
+      ].status;
     const de = cat('de');
-    const RED = { _: (key: string, p?: Params) => {
-      const k = key.replace(/^ems-site-steer\.status\./, '');
-      return de[k] ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m)) : key;
-    } };
+    const RED = {
+      _: (key: string, p?: Params) => {
+        const k = key.replace(/^ems-site-steer\.status\./, '');
+        return de[k]
+          ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
+          : key;
+      },
+    };
     const t = translator(RED, 'ems-site-steer');
-    const cmd: SteeringCommand = { site: SITE, kind: 'grid-limits', gridLimits: { upperLimit: kW(-100), lowerLimit: kW(-200) }, validUntil: now };
+    const cmd: SteeringCommand = {
+      site: SITE,
+      kind: 'grid-limits',
+      gridLimits: { upperLimit: kW(-100), lowerLimit: kW(-200) },
+      validUntil: now,
+    };
     const clock = formatClock(now);
     assert.equal(t('sent', { what: describeCommand(cmd, true, t) }), `gesendet: Netz −200 kW … −100 kW bis ${clock}`);
     const en = translator({ _: (k: string) => k }, 'ems-site-steer');
     assert.equal(en('sent', { what: describeCommand(cmd, true, en) }), `sent grid −200 kW … −100 kW until ${clock}`);
-    assert.equal(en('sent', { what: describeCommand({ ...cmd, gridLimits: { upperLimit: kW(5) } }, true, en) }), `sent grid ≤ 5 kW until ${clock}`);
-    assert.equal(t('sent', { what: describeCommand({ ...cmd, gridLimits: { lowerLimit: kW(-5) } }, true, t) }), `gesendet: Netz ≥ −5 kW bis ${clock}`);
+    assert.equal(
+      en('sent', { what: describeCommand({ ...cmd, gridLimits: { upperLimit: kW(5) } }, true, en) }),
+      `sent grid ≤ 5 kW until ${clock}`,
+    );
+    assert.equal(
+      t('sent', { what: describeCommand({ ...cmd, gridLimits: { lowerLimit: kW(-5) } }, true, t) }),
+      `gesendet: Netz ≥ −5 kW bis ${clock}`,
+    );
     const ess = { site: SITE, kind: 'ess' as const, energyStorageSetting: kW(-50), validUntil: now };
     assert.equal(en('sent', { what: describeCommand(ess, true, en) }), `sent ESS −50 kW until ${clock}`);
     assert.equal(t('sent', { what: describeCommand(ess, true, t) }), `gesendet: Speicher −50 kW bis ${clock}`);
     // No status text claims that something is in force.
     for (const lang of ['en-US', 'de']) {
-      for (const [k, text] of Object.entries(cat(lang) as Record<string, string>)) assert.doesNotMatch(text, /in force|applied|active|gilt|aktiv|^grid target cancelled$|^curtailment lifted/, `${lang} ${k}`);
+      for (const [k, text] of Object.entries(cat(lang) as Record<string, string>))
+        assert.doesNotMatch(
+          text,
+          /in force|applied|active|gilt|aktiv|^grid target cancelled$|^curtailment lifted/,
+          `${lang} ${k}`,
+        );
     }
   });
 });

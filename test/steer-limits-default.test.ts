@@ -18,7 +18,10 @@ const HOME = DEFAULT_SITES[1].siteReference; // battery 10 kW
 const UNLISTED = 'ste_NotOnTheService';
 const steers = (s: Parameters<typeof logged>[0]) => logged(s, /^POST \/sites\/:ref\/steering/);
 /** The limit warnings node `id` gave. */
-const limitWarnings = (id: string) => callsOf('warn', id).map((a) => String(a[0])).filter((w) => /steers without a limit/.test(w));
+const limitWarnings = (id: string) =>
+  callsOf('warn', id)
+    .map((a) => String(a[0]))
+    .filter((w) => /steers without a limit/.test(w));
 
 describe('steering limits on by default', () => {
   const sim = useSimulator({ frozen: false });
@@ -29,7 +32,10 @@ describe('steering limits on by default', () => {
     it('a new node, no property changed: 100000 kW to the 500 kW Commercial site is refused naming maxEssPower and the rating; nothing is sent; 400 kW goes out; no warning', async () => {
       const f = await loadFlow(flow(siteSteer(COM), cfg(sim.s.url)));
       const c = await f.fails({ payload: 100_000 });
-      assert.equal(c.error.message, 'ValidationError: energyStorage must be within the site\'s battery rating 500000 W, either sign (GET /sites batteryMaxPower) (maxEssPower is not set, so the site\'s rating applies; set maxEssPower in W to change it); got 100000 kW; nothing was sent');
+      assert.equal(
+        c.error.message,
+        "ValidationError: energyStorage must be within the site's battery rating 500000 W, either sign (GET /sites batteryMaxPower) (maxEssPower is not set, so the site's rating applies; set maxEssPower in W to change it); got 100000 kW; nothing was sent",
+      );
       assert.equal(steers(sim.s).length, 0, 'nothing sent');
       await f.fails({ payload: -501 });
       assert.equal((await f.ask({ payload: -400 })).request.body.setting.value, -400);
@@ -39,21 +45,38 @@ describe('steering limits on by default', () => {
 
     it('curtailment, grid target and grid limits of a new node are bounded by the PV power and the grid connection', async () => {
       const curt = await loadFlow(flow(siteSteer(COM, { mode: 'curtailment', essValue: '' }), cfg(sim.s.url)));
-      assert.match((await curt.fails({ payload: 1200 })).error.message, /^ValidationError: curtailment must be within the site's PV power 1000000 W \(GET \/sites pvPeakPower\) \(maxCurtailment is not set/);
+      assert.match(
+        (await curt.fails({ payload: 1200 })).error.message,
+        /^ValidationError: curtailment must be within the site's PV power 1000000 W \(GET \/sites pvPeakPower\) \(maxCurtailment is not set/,
+      );
       assert.equal((await curt.ask({ payload: 900 })).request.body.setting.value, 900);
       const grid = await loadFlow(flow(siteSteer(COM, { mode: 'grid-target' }), cfg(sim.s.url)));
-      assert.match((await grid.fails({ payload: -900 })).error.message, /^ValidationError: gridTarget must be within the site's grid connection, -800000 W \(export\) to 1000000 W \(import\)/);
+      assert.match(
+        (await grid.fails({ payload: -900 })).error.message,
+        /^ValidationError: gridTarget must be within the site's grid connection, -800000 W \(export\) to 1000000 W \(import\)/,
+      );
       assert.equal((await grid.ask({ payload: 900 })).request.body.setpoint.value, 900);
-      const limits = await loadFlow(flow(siteSteer(COM, { mode: 'grid-limits', upperLimitValue: '', lowerLimitValue: '' }), cfg(sim.s.url)));
-      assert.match((await limits.fails({ payload: { upperLimit: 2000 } })).error.message, /^ValidationError: upperLimit must be within the site's grid connection.*\(maxGridLimit is not set/);
-      assert.equal((await limits.ask({ payload: { upperLimit: 500, lowerLimit: -500 } })).request.body.upperLimit.value, 500);
+      const limits = await loadFlow(
+        flow(siteSteer(COM, { mode: 'grid-limits', upperLimitValue: '', lowerLimitValue: '' }), cfg(sim.s.url)),
+      );
+      assert.match(
+        (await limits.fails({ payload: { upperLimit: 2000 } })).error.message,
+        /^ValidationError: upperLimit must be within the site's grid connection.*\(maxGridLimit is not set/,
+      );
+      assert.equal(
+        (await limits.ask({ payload: { upperLimit: 500, lowerLimit: -500 } })).request.body.upperLimit.value,
+        500,
+      );
     });
 
     it('a service that names no ratings (GET /sites not there, as on the real service): refused until a limit is set, naming the property and its forms; then it steers', async () => {
       const config = cfg(sim.s.url, { pathSites: '/not-published/sites' });
       const f = await loadFlow(flow(siteSteer(COM), config));
       const c = await f.fails({ payload: 5 });
-      assert.match(c.error.message, /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_\w+ \(GET \/sites lists no site: the service publishes no site list, or an empty one\): set maxEssPower to the most the site may be asked for, a positive number of W, or "none" for no limit; nothing was sent$/);
+      assert.match(
+        c.error.message,
+        /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_\w+ \(GET \/sites lists no site: the service publishes no site list, or an empty one\): set maxEssPower to the most the site may be asked for, a positive number of W, or "none" for no limit; nothing was sent$/,
+      );
       assert.equal(steers(sim.s).length, 0);
       const g = await loadFlow(flow(siteSteer(COM, { maxEssPower: 20_000 }), config));
       assert.equal((await g.ask({ payload: 5 })).request.body.setting.value, 5);
@@ -62,7 +85,10 @@ describe('steering limits on by default', () => {
 
     it('a site the service does not list is refused before sending, naming maxEssPower', async () => {
       const f = await loadFlow(flow(siteSteer(UNLISTED), cfg(sim.s.url)));
-      assert.match((await f.fails({ payload: 1 })).error.message, /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_NotOnTheService \(GET \/sites does not list the site\)/);
+      assert.match(
+        (await f.fails({ payload: 1 })).error.message,
+        /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_NotOnTheService \(GET \/sites does not list the site\)/,
+      );
       assert.equal(steers(sim.s).length, 0);
     });
 
@@ -80,40 +106,90 @@ describe('steering limits on by default', () => {
       f.send({ payload: 50, sites: [COM, HOME] });
       const [out] = await f.out.count(1);
       const [caught] = await f.caught.count(1);
-      assert.deepEqual(out.payload.results.map((r: { ok: boolean }) => r.ok), [true, false]);
-      assert.match(out.payload.results[1].error.message, /^energyStorage must be within the site's battery rating 10000 W/);
-      assert.match(caught.error.message, new RegExp(`^FleetError: msg\\.sites: 1 of 2 sites failed: ${HOME} \\(energyStorage must be within the site's battery rating 10000 W`));
-      assert.deepEqual(steers(sim.s).map((e) => e.path), [`/sites/${COM}/steering/ess`]);
+      assert.deepEqual(
+        out.payload.results.map((r: { ok: boolean }) => r.ok),
+        [true, false],
+      );
+      assert.match(
+        out.payload.results[1].error.message,
+        /^energyStorage must be within the site's battery rating 10000 W/,
+      );
+      assert.match(
+        caught.error.message,
+        new RegExp(
+          `^FleetError: msg\\.sites: 1 of 2 sites failed: ${HOME} \\(energyStorage must be within the site's battery rating 10000 W`,
+        ),
+      );
+      assert.deepEqual(
+        steers(sim.s).map((e) => e.path),
+        [`/sites/${COM}/steering/ess`],
+      );
       // A rating the message states (maxPowerW) bounds its site.
       f.send({ payload: 50, sites: [{ site: COM, maxPowerW: 40_000 }] });
       const [, second] = await f.out.count(2);
-      assert.match(second.payload.results[0].error.message, /battery rating 40000 W, either sign \(maxPowerW in the site list\)/);
+      assert.match(
+        second.payload.results[0].error.message,
+        /battery rating 40000 W, either sign \(maxPowerW in the site list\)/,
+      );
       // A rating the message states never raises the service's: 100000 kW with maxPowerW 1e9 to the 500 kW site is refused.
       f.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }] });
       const [, , third] = await f.out.count(3);
-      assert.match(third.payload.results[0].error.message, /^energyStorage must be within the site's battery rating 500000 W, either sign \(GET \/sites batteryMaxPower, below maxPowerW in the site list 1000000000 W\)/);
-      assert.deepEqual(steers(sim.s).map((e) => e.path), [`/sites/${COM}/steering/ess`], 'nothing more was sent');
+      assert.match(
+        third.payload.results[0].error.message,
+        /^energyStorage must be within the site's battery rating 500000 W, either sign \(GET \/sites batteryMaxPower, below maxPowerW in the site list 1000000000 W\)/,
+      );
+      assert.deepEqual(
+        steers(sim.s).map((e) => e.path),
+        [`/sites/${COM}/steering/ess`],
+        'nothing more was sent',
+      );
     });
 
-    it('portfolio: a rating the message states lowers the service\'s, never raises it', async () => {
-      const f = await loadFlow(flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating' }), cfg(sim.s.url)));
-      f.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }, { site: HOME, maxPowerW: 5_000 }] });
+    it("portfolio: a rating the message states lowers the service's, never raises it", async () => {
+      const f = await loadFlow(
+        flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating' }), cfg(sim.s.url)),
+      );
+      f.send({
+        payload: 100_000,
+        sites: [
+          { site: COM, maxPowerW: 1e9 },
+          { site: HOME, maxPowerW: 5_000 },
+        ],
+      });
       const [out] = await f.out.count(1);
       const [com, home] = out.payload.results;
       assert.deepEqual([com.ok, home.ok], [true, true]);
       assert.deepEqual([com.part, home.part], [500, 5], 'each part at its smaller rating, kW');
-      assert.deepEqual(steers(sim.s).map((e) => (e.body as { setting: { value: number } }).setting.value).sort((a: number, b: number) => a - b), [5_000, 500_000], 'sent in W');
+      assert.deepEqual(
+        steers(sim.s)
+          .map((e) => (e.body as { setting: { value: number } }).setting.value)
+          .sort((a: number, b: number) => a - b),
+        [5_000, 500_000],
+        'sent in W',
+      );
     });
 
     it('portfolio: a site without a battery rating gets no part (refused naming maxEssPower); the others stay within theirs', async () => {
-      const f = await loadFlow(flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)));
-      f.send({ payload: 1000, sites: [{ site: COM, soc: 50 }, { site: HOME, soc: 50 }, { site: UNLISTED, soc: 50 }] });
+      const f = await loadFlow(
+        flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)),
+      );
+      f.send({
+        payload: 1000,
+        sites: [
+          { site: COM, soc: 50 },
+          { site: HOME, soc: 50 },
+          { site: UNLISTED, soc: 50 },
+        ],
+      });
       const [out] = await f.out.count(1);
       await f.caught.count(1);
       const [com, home, unlisted] = out.payload.results;
       assert.deepEqual([com.ok, home.ok, unlisted.ok], [true, true, false]);
       assert.equal(unlisted.error.field, 'maxEssPower');
-      assert.match(unlisted.error.message, /^maxEssPower is not set, so each site's battery rating bounds its part, and ste_NotOnTheService has none/);
+      assert.match(
+        unlisted.error.message,
+        /^maxEssPower is not set, so each site's battery rating bounds its part, and ste_NotOnTheService has none/,
+      );
       assert.ok(com.part <= 500 && home.part <= 10, JSON.stringify([com.part, home.part]));
       assert.equal(steers(sim.s).length, 2, 'nothing sent to the site without a rating');
     });
@@ -121,16 +197,26 @@ describe('steering limits on by default', () => {
 
   describe('schedule', () => {
     const start = Math.ceil((Date.now() + 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-    const slot = (i: number, extra: Record<string, unknown>) => ({ start: start + i * QUARTER_HOUR_MS, end: start + (i + 1) * QUARTER_HOUR_MS, ...extra });
+    const slot = (i: number, extra: Record<string, unknown>) => ({
+      start: start + i * QUARTER_HOUR_MS,
+      end: start + (i + 1) * QUARTER_HOUR_MS,
+      ...extra,
+    });
     const load = (extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}) =>
       loadFlow(flow(scheduleNode(extra), cfg(sim.s.url, config), { id: 'reports', type: 'helper', wires: [] }));
 
-    it('a new node: a slot beyond the site\'s rating refuses the whole schedule, naming the slot; a schedule within it is taken', async () => {
+    it("a new node: a slot beyond the site's rating refuses the whole schedule, naming the slot; a schedule within it is taken", async () => {
       const f = await load();
       const c = await f.fails({ payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 600 })] });
-      assert.match(c.error.message, /^ValidationError: msg\.payload\[1\]\.energyStorage must be within the site's battery rating 500000 W/);
+      assert.match(
+        c.error.message,
+        /^ValidationError: msg\.payload\[1\]\.energyStorage must be within the site's battery rating 500000 W/,
+      );
       const g = await f.fails({ payload: [slot(0, { gridLimits: { lower: -900 } })] });
-      assert.match(g.error.message, /^ValidationError: msg\.payload\[0\]\.gridLimits\.lower must be within the site's grid connection/);
+      assert.match(
+        g.error.message,
+        /^ValidationError: msg\.payload\[0\]\.gridLimits\.lower must be within the site's grid connection/,
+      );
       const shown = f.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
       f.send({ payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 400 })] });
       await shown;
@@ -140,7 +226,10 @@ describe('steering limits on by default', () => {
     it('a service that names no ratings: refused until a limit is set, naming it', async () => {
       const f = await load({}, { pathSites: '/not-published/sites' });
       const c = await f.fails({ payload: [slot(0, { energyStorage: 5 })] });
-      assert.match(c.error.message, /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for/);
+      assert.match(
+        c.error.message,
+        /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for/,
+      );
       const g = await load({ maxEssPower: 10_000 }, { pathSites: '/not-published/sites' });
       const shown = g.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
       g.send({ payload: [slot(0, { energyStorage: 5 })] });
@@ -148,9 +237,16 @@ describe('steering limits on by default', () => {
     });
 
     it('a schedule node saved by the previous release (no version, limits 0 or empty) keeps them off and warns once at deploy', async () => {
-      const { version: _, ...old } = scheduleNode({ maxEssPower: 0, maxCurtailment: 0, maxGridPower: '', maxGridLimit: '' });
+      const { version: _, ...old } = scheduleNode({
+        maxEssPower: 0,
+        maxCurtailment: 0,
+        maxGridPower: '',
+        maxGridLimit: '',
+      });
       const f = await loadFlow(flow(old, cfg(sim.s.url), { id: 'reports', type: 'helper', wires: [] }));
-      assert.deepEqual(limitWarnings('n'), ['steers without a limit: maxEssPower, maxCurtailment, maxGridPower, maxGridLimit are "none" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); set each to the most the site may be asked for in W, or leave it empty for the site\'s rating (GET /sites)']);
+      assert.deepEqual(limitWarnings('n'), [
+        'steers without a limit: maxEssPower, maxCurtailment, maxGridPower, maxGridLimit are "none" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); set each to the most the site may be asked for in W, or leave it empty for the site\'s rating (GET /sites)',
+      ]);
       const shown = f.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
       f.send({ payload: [slot(0, { energyStorage: 600 })] });
       await shown;

@@ -43,7 +43,14 @@ describe('renewal within maxValidity', () => {
         const rec: { at: number; validUntil: number; ok?: boolean } = { at: clock.now, validUntil: cmd.validUntil! };
         sends.push(rec);
         const p = q.submit(cmd);
-        p.then(() => { rec.ok = true; }, () => { rec.ok = false; }).finally(() => settled());
+        p.then(
+          () => {
+            rec.ok = true;
+          },
+          () => {
+            rec.ok = false;
+          },
+        ).finally(() => settled());
         return p;
       },
       status: () => undefined,
@@ -55,19 +62,28 @@ describe('renewal within maxValidity', () => {
     });
     /** Advances the fake clock to the next renewal and waits (in real time, bounded) until its request settled. */
     async function next(): Promise<void> {
-      const done = new Promise<void>((resolve) => { settled = resolve; });
+      const done = new Promise<void>((resolve) => {
+        settled = resolve;
+      });
       const n = sends.length;
       await clock.nextAsync();
       assert.equal(sends.length, n + 1, 'a renewal fired');
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('renewal request did not settle')), 5_000); });
+      const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('renewal request did not settle')), 5_000);
+      });
       await Promise.race([done, late]).finally(() => clearTimeout(timer));
       await turns();
     }
     return { r, sends, warnings, next };
   }
 
-  const first = (validUntil: number): SteeringCommand => ({ site: SITE, kind: 'ess', energyStorageSetting: { value: -5, unit: 'kW' }, validUntil });
+  const first = (validUntil: number): SteeringCommand => ({
+    site: SITE,
+    kind: 'ess',
+    energyStorageSetting: { value: -5, unit: 'kW' },
+    validUntil,
+  });
 
   it('validity "msg" at the cap: each renewal is clamped to its sending time + maxValidity, and goes out', async () => {
     const { r, sends, warnings, next } = renewal({ validity: 'msg' }, CAP);
@@ -108,7 +124,10 @@ describe('renewal within maxValidity', () => {
     assert.equal(sends[0].ok, false);
     assert.ok(sends[0].validUntil - sends[0].at > CAP);
     assert.equal(s.sim.requestsReceived, 1, 'only the first signal');
-    assert.match(warnings[0], /^renewal failed: validUntil must be at most 1 h \(the config node's maxValidity, 60 min\) from now; .*nothing was sent$/);
+    assert.match(
+      warnings[0],
+      /^renewal failed: validUntil must be at most 1 h \(the config node's maxValidity, 60 min\) from now; .*nothing was sent$/,
+    );
     r.close();
   });
 });

@@ -24,7 +24,10 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
   const steerings = () => logged(sim.s, /^(POST|DELETE) \/sites\/:ref\/steering/);
 
   /** Sends each message, expects one Catch-able error each matching its pattern, and no request at all. */
-  async function refusedAll(f: Awaited<ReturnType<typeof loadFlow>>, cases: Array<[Record<string, unknown>, RegExp]>): Promise<void> {
+  async function refusedAll(
+    f: Awaited<ReturnType<typeof loadFlow>>,
+    cases: Array<[Record<string, unknown>, RegExp]>,
+  ): Promise<void> {
     const received = sim.s.sim.requestsReceived;
     for (const [msg, re] of cases) {
       const c = await f.fails(msg);
@@ -43,31 +46,54 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     it('refuses validUntil "9999-12-31T23:59:59Z", 8.64e15 - 1 and duration 1e9, naming the field; sends nothing', async () => {
       const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url)));
       await refusedAll(f, [
-        [{ payload: { energyStorage: 5, validUntil: '9999-12-31T23:59:59Z' } }, /^msg\.payload\.validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got 9999-12-31T23:59:59\.000Z; nothing was sent$/],
-        [{ payload: 5, validUntil: 8.64e15 - 1 }, new RegExp(`^msg\\.validUntil must be ${DAY.source}; got \\+275760-09-12T23:59:59\\.999Z`)],
-        [{ payload: { energyStorage: 5, duration: 1e9 } }, new RegExp(`^msg\\.payload\\.duration must give a validUntil ${DAY.source}; got 1000000000 min`)],
-        [{ payload: { setting: { value: 5, unit: 'kW' }, validUntil: 8.64e15 - 1 } }, /^msg\.payload\.validUntil must be at most 24 h/],
+        [
+          { payload: { energyStorage: 5, validUntil: '9999-12-31T23:59:59Z' } },
+          /^msg\.payload\.validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got 9999-12-31T23:59:59\.000Z; nothing was sent$/,
+        ],
+        [
+          { payload: 5, validUntil: 8.64e15 - 1 },
+          new RegExp(`^msg\\.validUntil must be ${DAY.source}; got \\+275760-09-12T23:59:59\\.999Z`),
+        ],
+        [
+          { payload: { energyStorage: 5, duration: 1e9 } },
+          new RegExp(`^msg\\.payload\\.duration must give a validUntil ${DAY.source}; got 1000000000 min`),
+        ],
+        [
+          { payload: { setting: { value: 5, unit: 'kW' }, validUntil: 8.64e15 - 1 } },
+          /^msg\.payload\.validUntil must be at most 24 h/,
+        ],
       ]);
       assert.equal(state().energyStorageSetting, null);
       assert.equal(f.caught.msgs[0].error.source.id, 'n');
     });
 
-    it('refuses the node\'s own duration beyond the cap, in a dry run too', async () => {
+    it("refuses the node's own duration beyond the cap, in a dry run too", async () => {
       const f = await loadFlow(flow(steer({ validity: 'duration', duration: 1e9 }), cfg(sim.s.url)));
       await refusedAll(f, [[{ payload: 5 }, new RegExp(`^duration must give a validUntil ${DAY.source}`)]]);
       const g = await loadFlow(flow(steer({ validity: 'msg', dryRun: true }), cfg(sim.s.url)));
-      await refusedAll(g, [[{ payload: 5, validUntil: '9999-12-31T23:59:59Z' }, /^msg\.validUntil must be at most 24 h .*got 9999-12-31T23:59:59\.000Z; nothing was sent$/]]);
+      await refusedAll(g, [
+        [
+          { payload: 5, validUntil: '9999-12-31T23:59:59Z' },
+          /^msg\.validUntil must be at most 24 h .*got 9999-12-31T23:59:59\.000Z; nothing was sent$/,
+        ],
+      ]);
     });
 
     it('a config node with maxValidity 60 refuses a 2 h duration and accepts 1 h', async () => {
       const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url, { maxValidity: 60 })));
       await refusedAll(f, [
-        [{ payload: { energyStorage: 5, duration: 120 } }, /^msg\.payload\.duration must give a validUntil at most 1 h \(the config node's maxValidity, 60 min\) from now; got 120 min/],
+        [
+          { payload: { energyStorage: 5, duration: 120 } },
+          /^msg\.payload\.duration must give a validUntil at most 1 h \(the config node's maxValidity, 60 min\) from now; got 120 min/,
+        ],
         [{ payload: 5, validUntil: Date.now() + 61 * MINUTE_MS }, /^msg\.validUntil must be at most 1 h/],
       ]);
       const before = Date.now();
       const ok = await f.ask({ payload: { energyStorage: 5, duration: 60 } });
-      assert.ok(ok.request.body.validUntil >= before + 60 * MINUTE_MS && ok.request.body.validUntil <= Date.now() + 60 * MINUTE_MS);
+      assert.ok(
+        ok.request.body.validUntil >= before + 60 * MINUTE_MS &&
+          ok.request.body.validUntil <= Date.now() + 60 * MINUTE_MS,
+      );
       assert.equal(state().energyStorageSetting!.value, 5);
       assert.equal(steerings().length, 1);
     });
@@ -77,18 +103,34 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     it('refuses a setpoint beyond it (either sign) and a deadband beyond it, from the payload or the node; sends nothing', async () => {
       const f = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 100_000 }), cfg(sim.s.url)));
       await refusedAll(f, [
-        [{ payload: -1000 }, /^gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/],
-        [{ payload: { gridTarget: { value: 0.2, unit: 'MW' } } }, /^gridTarget must be within .*maxGridPower = 100000 W/],
-        [{ payload: { gridTarget: 50, deadband: 150 } }, /^deadband must be within the node's limit maxGridPower = 100000 W; got 150 kW/],
-        [{ payload: { setpoint: { value: -101, unit: 'kW' }, validUntil: Date.now() + MINUTE_MS } }, /^gridTarget must be within .*got -101 kW/],
+        [
+          { payload: -1000 },
+          /^gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/,
+        ],
+        [
+          { payload: { gridTarget: { value: 0.2, unit: 'MW' } } },
+          /^gridTarget must be within .*maxGridPower = 100000 W/,
+        ],
+        [
+          { payload: { gridTarget: 50, deadband: 150 } },
+          /^deadband must be within the node's limit maxGridPower = 100000 W; got 150 kW/,
+        ],
+        [
+          { payload: { setpoint: { value: -101, unit: 'kW' }, validUntil: Date.now() + MINUTE_MS } },
+          /^gridTarget must be within .*got -101 kW/,
+        ],
       ]);
-      const g = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: '100000', deadbandValue: '200' }), cfg(sim.s.url)));
+      const g = await loadFlow(
+        flow(steer({ mode: 'grid-target', maxGridPower: '100000', deadbandValue: '200' }), cfg(sim.s.url)),
+      );
       await refusedAll(g, [[{ payload: 20 }, /^deadband must be within .*got 200 kW/]]);
       assert.equal(state().gridTarget, null);
     });
 
     it('accepts values within it; turned off ("none", as an old flow is migrated) nothing is bounded', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 100_000, deadbandValue: '100' }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(steer({ mode: 'grid-target', maxGridPower: 100_000, deadbandValue: '100' }), cfg(sim.s.url)),
+      );
       const m = await f.ask({ payload: -100 });
       assert.deepEqual(m.request.body.setpoint, { value: -100, unit: 'kW' });
       assert.equal(state().gridTarget!.value, -100);
@@ -98,22 +140,41 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
   });
 
   describe('allowMaximizeGridImport', () => {
-    const FORBIDS = /is true, but this node forbids maximize grid import \(allowMaximizeGridImport is off\); nothing was sent$/;
+    const FORBIDS =
+      /is true, but this node forbids maximize grid import \(allowMaximizeGridImport is off\); nothing was sent$/;
 
     it('off: maximizeGridImport true from the node setting, msg, payload or an API body is refused; sends nothing', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'true', allowMaximizeGridImport: false }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(steer({ mode: 'combined', maximizeGridImport: 'true', allowMaximizeGridImport: false }), cfg(sim.s.url)),
+      );
       await refusedAll(f, [[{ payload: 10 }, new RegExp(`^maximizeGridImport ${FORBIDS.source}`)]]);
-      const g = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)));
+      const g = await loadFlow(
+        flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)),
+      );
       await refusedAll(g, [
         [{ payload: 10, maximizeGridImport: true }, new RegExp(`^msg\\.maximizeGridImport ${FORBIDS.source}`)],
-        [{ payload: { energyStorage: 10, maximizeGridImport: true } }, new RegExp(`^msg\\.payload\\.maximizeGridImport ${FORBIDS.source}`)],
-        [{ payload: { energyStorageSetting: { value: 10, unit: 'kW' }, maximizeGridImport: true, validUntil: Date.now() + 5 * MINUTE_MS } }, new RegExp(`^msg\\.payload\\.maximizeGridImport ${FORBIDS.source}`)],
+        [
+          { payload: { energyStorage: 10, maximizeGridImport: true } },
+          new RegExp(`^msg\\.payload\\.maximizeGridImport ${FORBIDS.source}`),
+        ],
+        [
+          {
+            payload: {
+              energyStorageSetting: { value: 10, unit: 'kW' },
+              maximizeGridImport: true,
+              validUntil: Date.now() + 5 * MINUTE_MS,
+            },
+          },
+          new RegExp(`^msg\\.payload\\.maximizeGridImport ${FORBIDS.source}`),
+        ],
       ]);
       assert.equal(state().maximizeGridImport, null);
     });
 
     it('off still sends maximizeGridImport false; on by default (old flows behave as before)', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)),
+      );
       assert.equal((await f.ask({ payload: 1, maximizeGridImport: false })).request.body.maximizeGridImport, false);
       assert.equal(state().maximizeGridImport!.value, false);
       const g = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'true' }), cfg(sim.s.url)));
@@ -124,11 +185,20 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
 
   describe('stop in curtailment mode: stopAction', () => {
     it('lift: stop sends curtailment = pvPeakPower W until the validUntil of the signal in force', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: PEAK }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(
+          steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: PEAK }),
+          cfg(sim.s.url),
+        ),
+      );
       const first = await f.ask({ payload: 300 });
       assert.equal(state().productionCurtailment!.value, 300);
       const m = await f.ask({ payload: 'stop' });
-      assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering/curtailment`, body: { setting: { value: PEAK, unit: 'W' }, validUntil: first.request.body.validUntil } });
+      assert.deepEqual(m.request, {
+        method: 'POST',
+        path: `/sites/${SITE}/steering/curtailment`,
+        body: { setting: { value: PEAK, unit: 'W' }, validUntil: first.request.body.validUntil },
+      });
       assert.match(m.payload.requestId, /^req_/);
       const c = state().productionCurtailment!;
       assert.deepEqual([c.value, c.unit, c.validUntil], [PEAK, 'W', first.request.body.validUntil]);
@@ -140,12 +210,19 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     });
 
     it('lift with no signal known: until the end of the quarter hour, capped by maxValidity', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: '50000' }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: '50000' }), cfg(sim.s.url)),
+      );
       const before = Date.now();
       const m = await f.ask({ payload: 'stop' });
       assert.ok([before, Date.now()].map((t) => quarterHourValidUntil(t)).includes(m.request.body.validUntil));
       assert.deepEqual(m.request.body.setting, { value: 50_000, unit: 'W' });
-      const g = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 50_000 }), cfg(sim.s.url, { maxValidity: 1 })));
+      const g = await loadFlow(
+        flow(
+          steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 50_000 }),
+          cfg(sim.s.url, { maxValidity: 1 }),
+        ),
+      );
       const t0 = Date.now();
       const n = await g.ask({ payload: 'stop' });
       assert.ok(n.request.body.validUntil >= t0 + MINUTE_MS && n.request.body.validUntil <= Date.now() + MINUTE_MS);
@@ -164,25 +241,41 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
 
     it('lift without pvPeakPower: stop ends in an error that says to set pvPeakPower; nothing is sent', async () => {
       const f = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift' }), cfg(sim.s.url)));
-      await refusedAll(f, [[{ payload: 'stop' }, /^pvPeakPower must be set \(the site's PV peak power in W\) for stop with stopAction "lift"/]]);
+      await refusedAll(f, [
+        [
+          { payload: 'stop' },
+          /^pvPeakPower must be set \(the site's PV peak power in W\) for stop with stopAction "lift"/,
+        ],
+      ]);
     });
 
     it('lift in a dry run outputs the request and sends nothing; combined lifts only a curtailment it steers', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: PEAK, dryRun: true }), cfg(sim.s.url)));
+      const f = await loadFlow(
+        flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: PEAK, dryRun: true }), cfg(sim.s.url)),
+      );
       const received = sim.s.sim.requestsReceived;
       const d = await f.ask({ payload: 'stop' });
       assert.equal(d.dryRun, true);
       assert.deepEqual(d.request.body.setting, { value: PEAK, unit: 'W' });
       assert.equal(sim.s.sim.requestsReceived, received);
 
-      const g = await loadFlow(flow(steer({ mode: 'combined', stopAction: 'lift', pvPeakPower: PEAK }), cfg(sim.s.url)));
+      const g = await loadFlow(
+        flow(steer({ mode: 'combined', stopAction: 'lift', pvPeakPower: PEAK }), cfg(sim.s.url)),
+      );
       await g.ask({ payload: 10 });
       const n = sim.s.sim.requestsReceived;
-      assert.deepEqual((await g.ask({ payload: 'stop' })).payload, { stopped: true, renewing: false }, 'ESS only: no curtailment to lift');
+      assert.deepEqual(
+        (await g.ask({ payload: 'stop' })).payload,
+        { stopped: true, renewing: false },
+        'ESS only: no curtailment to lift',
+      );
       assert.equal(sim.s.sim.requestsReceived, n);
       const sent = await g.ask({ payload: { curtailment: 200, duration: 20 } });
       const lift = await g.ask({ payload: 'stop' });
-      assert.deepEqual(lift.request.body, { setting: { value: PEAK, unit: 'W' }, validUntil: sent.request.body.validUntil });
+      assert.deepEqual(lift.request.body, {
+        setting: { value: PEAK, unit: 'W' },
+        validUntil: sent.request.body.validUntil,
+      });
       assert.equal(state().productionCurtailment!.value, PEAK);
     });
   });

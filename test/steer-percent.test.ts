@@ -18,8 +18,10 @@ const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const SITE = COM.siteReference;
 /** A config node as the editor saves a new one (version 3), percentCurtailment as given. */
-const config = (url: string, percentCurtailment?: string) => cfg(url, { version: 3, ...(percentCurtailment ? { percentCurtailment } : {}) });
-const curtail = (extra: Record<string, unknown> = {}) => siteSteer(SITE, { mode: 'curtailment', curtailmentUnit: '%', pvPeakPower: '', version: 3, ...extra });
+const config = (url: string, percentCurtailment?: string) =>
+  cfg(url, { version: 3, ...(percentCurtailment ? { percentCurtailment } : {}) });
+const curtail = (extra: Record<string, unknown> = {}) =>
+  siteSteer(SITE, { mode: 'curtailment', curtailmentUnit: '%', pvPeakPower: '', version: 3, ...extra });
 
 describe('site steer: a curtailment in % is sent in W (percentCurtailment "convert")', () => {
   const sim = useSimulator({ frozen: false });
@@ -32,7 +34,7 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
     assert.deepStrictEqual(m.request, { method: e.method, path: e.path, body: e.body });
   };
 
-  it('with the node\'s pvPeakPower: 60 % of 1 MW is sent as 600000 W; msg.request shows the W; status too', async () => {
+  it("with the node's pvPeakPower: 60 % of 1 MW is sent as 600000 W; msg.request shows the W; status too", async () => {
     const f = await loadFlow(flow(curtail({ pvPeakPower: 1_000_000 }), config(sim.s.url, 'convert')));
     const m = await f.ask({ payload: 60 });
     same(m);
@@ -51,19 +53,37 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
     assert.deepStrictEqual(z.request.body.setting, { value: 0, unit: 'W' });
   });
 
-  it('with msg.pvPeakPower when the node leaves pvPeakPower empty; the node\'s setting wins when set', async () => {
+  it("with msg.pvPeakPower when the node leaves pvPeakPower empty; the node's setting wins when set", async () => {
     const f = await loadFlow(flow(curtail(), config(sim.s.url)));
     const m = await f.ask({ payload: 40, pvPeakPower: 10_000 });
     same(m);
     assert.deepStrictEqual(m.request.body.setting, { value: 4000, unit: 'W' });
-    assert.deepStrictEqual((await f.ask({ payload: 50, pvPeakPower: '8000' })).request.body.setting, { value: 4000, unit: 'W' });
+    assert.deepStrictEqual((await f.ask({ payload: 50, pvPeakPower: '8000' })).request.body.setting, {
+      value: 4000,
+      unit: 'W',
+    });
     const g = await loadFlow(flow(curtail({ pvPeakPower: 20_000 }), config(sim.s.url)));
-    assert.deepStrictEqual((await g.ask({ payload: 50, pvPeakPower: 10_000 })).request.body.setting, { value: 10_000, unit: 'W' });
+    assert.deepStrictEqual((await g.ask({ payload: 50, pvPeakPower: 10_000 })).request.body.setting, {
+      value: 10_000,
+      unit: 'W',
+    });
     assert.equal(sitesReads(), 0);
   });
 
-  it('with the site\'s pvPeakPower from GET /sites, read once and shared by the nodes of the config node', async () => {
-    const f = await loadFlow(flow(curtail(), config(sim.s.url), siteSteer(HOME.siteReference, { id: 'home', server: 'cfg', mode: 'combined', curtailmentUnit: '%', wires: [['out']] })));
+  it("with the site's pvPeakPower from GET /sites, read once and shared by the nodes of the config node", async () => {
+    const f = await loadFlow(
+      flow(
+        curtail(),
+        config(sim.s.url),
+        siteSteer(HOME.siteReference, {
+          id: 'home',
+          server: 'cfg',
+          mode: 'combined',
+          curtailmentUnit: '%',
+          wires: [['out']],
+        }),
+      ),
+    );
     const m = await f.ask({ payload: 25 });
     same(m);
     assert.deepStrictEqual(m.request.body.setting, { value: Math.round(0.25 * COM.pv.peakW), unit: 'W' });
@@ -72,7 +92,10 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
     const home = f.out.next();
     helper.getNode('home').receive({ payload: { curtailment: 50 } });
     const h = await home;
-    assert.deepStrictEqual(h.request.body, { productionCurtailment: { value: Math.round(0.5 * HOME.pv.peakW), unit: 'W' }, validUntil: h.request.body.validUntil });
+    assert.deepStrictEqual(h.request.body, {
+      productionCurtailment: { value: Math.round(0.5 * HOME.pv.peakW), unit: 'W' },
+      validUntil: h.request.body.validUntil,
+    });
     assert.equal(sitesReads(), 1, 'one GET /sites for three messages on two nodes');
   });
 
@@ -94,13 +117,27 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
   });
 
   it('in mode combined too; maxCurtailment applies to the converted W', async () => {
-    const f = await loadFlow(flow(siteSteer(SITE, { mode: 'combined', curtailmentUnit: '%', pvPeakPower: 100_000, maxCurtailment: 50_000, version: 3 }), config(sim.s.url)));
+    const f = await loadFlow(
+      flow(
+        siteSteer(SITE, {
+          mode: 'combined',
+          curtailmentUnit: '%',
+          pvPeakPower: 100_000,
+          maxCurtailment: 50_000,
+          version: 3,
+        }),
+        config(sim.s.url),
+      ),
+    );
     const ok = await f.ask({ payload: { energyStorage: 5, curtailment: 50 } });
     same(ok);
     assert.deepStrictEqual(ok.request.body.productionCurtailment, { value: 50_000, unit: 'W' });
     const n = sim.s.sim.requestsReceived;
     const bad = await f.fails({ payload: { curtailment: 51 } });
-    assert.match(bad.error.message, /^ValidationError: curtailment must be within the node's limit maxCurtailment = 50000 W; got 51 % = 51000 W of the site's PV power 100000 W \(pvPeakPower\); nothing was sent$/);
+    assert.match(
+      bad.error.message,
+      /^ValidationError: curtailment must be within the node's limit maxCurtailment = 50000 W; got 51 % = 51000 W of the site's PV power 100000 W \(pvPeakPower\); nothing was sent$/,
+    );
     assert.equal(sim.s.sim.requestsReceived, n);
   });
 
@@ -118,12 +155,18 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
     const f = await loadFlow(flow(curtail(), config(sim.s.url)));
     const n = sim.s.sim.requestsReceived;
     const c = await f.fails({ payload: 60, site: 'ste_notListedHere' });
-    assert.match(c.error.message, /^ValidationError: pvPeakPower is needed to send a curtailment of 60 % in W \(the published curtailment type has no %\): set pvPeakPower \(W\) on the node, msg\.pvPeakPower \(W\), or the config node's percentCurtailment to "send" \(sends unit "%", for a service that accepts it\); GET \/sites does not list the site; nothing was sent$/);
+    assert.match(
+      c.error.message,
+      /^ValidationError: pvPeakPower is needed to send a curtailment of 60 % in W \(the published curtailment type has no %\): set pvPeakPower \(W\) on the node, msg\.pvPeakPower \(W\), or the config node's percentCurtailment to "send" \(sends unit "%", for a service that accepts it\); GET \/sites does not list the site; nothing was sent$/,
+    );
     assert.equal(logged(sim.s, /steering/).length, 0, 'no steering request');
     assert.equal(sim.s.sim.requestsReceived - n, 1, 'only GET /sites');
     assert.equal(f.status.all.at(-1).fill, 'red');
     const b = await f.fails({ payload: 60, pvPeakPower: -5 });
-    assert.match(b.error.message, /^ValidationError: msg\.pvPeakPower must be the site's installed PV power, a number of W greater than 0; got -5; nothing was sent$/);
+    assert.match(
+      b.error.message,
+      /^ValidationError: msg\.pvPeakPower must be the site's installed PV power, a number of W greater than 0; got -5; nothing was sent$/,
+    );
     const z = await f.fails({ payload: 60, pvPeakPower: 'lots' });
     assert.match(z.error.message, /^ValidationError: msg\.pvPeakPower must be/);
     assert.equal(logged(sim.s, /steering/).length, 0);
@@ -134,7 +177,7 @@ describe('site steer: a curtailment in % is sent in W (percentCurtailment "conve
     const m = await f.ask({ payload: 60 });
     same(m);
     assert.deepStrictEqual(m.request.body.setting, { value: 60, unit: '%' });
-    const old = await loadFlow(flow(curtail(), cfg(sim.s.url)));   // no version: saved by 0.2.0
+    const old = await loadFlow(flow(curtail(), cfg(sim.s.url))); // no version: saved by 0.2.0
     assert.deepStrictEqual((await old.ask({ payload: 70 })).request.body.setting, { value: 70, unit: '%' });
     assert.equal(sitesReads(), 0);
   });
@@ -167,19 +210,27 @@ describe('site steer: % curtailment when GET /sites fails', () => {
   it('is refused with the reason and what to set; no steering request is sent; the failure is not asked again at once', async () => {
     const f = await loadFlow(flow(curtail(), config(url)));
     const c = await f.fails({ payload: 60 });
-    assert.match(c.error.message, /^ValidationError: pvPeakPower is needed to send a curtailment of 60 % in W .*set pvPeakPower \(W\) on the node, msg\.pvPeakPower \(W\), or the config node's percentCurtailment to "send".*; GET \/sites failed: .*503.*; nothing was sent$/);
+    assert.match(
+      c.error.message,
+      /^ValidationError: pvPeakPower is needed to send a curtailment of 60 % in W .*set pvPeakPower \(W\) on the node, msg\.pvPeakPower \(W\), or the config node's percentCurtailment to "send".*; GET \/sites failed: .*503.*; nothing was sent$/,
+    );
     await f.fails({ payload: 50 });
     assert.deepEqual(seen, ['GET /sites'], 'one read of the site list, no steering');
     // msg.pvPeakPower still works without the list.
-    await f.fails({ payload: 50, pvPeakPower: 1000 }).then(
-      (e) => assert.match(e.error.message, /POST \/sites\/.*\/steering\/curtailment/),
-    );
+    await f
+      .fails({ payload: 50, pvPeakPower: 1000 })
+      .then((e) => assert.match(e.error.message, /POST \/sites\/.*\/steering\/curtailment/));
     assert.equal(seen.at(-1), `POST /sites/${SITE}/steering/curtailment`);
   });
 });
 
 describe('steer-percent: conversion and the site-list cache (pure)', () => {
-  const cmd = { site: 's', kind: 'curtailment' as const, productionCurtailment: { value: 12.5, unit: '%' as const }, validUntil: 1 };
+  const cmd = {
+    site: 's',
+    kind: 'curtailment' as const,
+    productionCurtailment: { value: 12.5, unit: '%' as const },
+    validUntil: 1,
+  };
   const list = (w?: number): SiteSummary[] => [{ siteReference: 's', name: 'S', devices: [], pvPeakPower: w }];
 
   it('leaves kW, and % under "send", as they are; converts % with the first PV power known', async () => {
@@ -187,19 +238,26 @@ describe('steer-percent: conversion and the site-list cache (pure)', () => {
     assert.equal(await convertPercent(kw, 'convert', { node: 0, msg: undefined }, { maxCurtailment: 0 }), kw);
     assert.equal(await convertPercent(cmd, 'send', { node: 0, msg: undefined }, { maxCurtailment: 0 }), cmd);
     const via = async (node: number, msg: unknown, w?: number) =>
-      (await convertPercent(cmd, 'convert', { node, msg, sites: async () => list(w) }, { maxCurtailment: 0 })).productionCurtailment;
+      (await convertPercent(cmd, 'convert', { node, msg, sites: async () => list(w) }, { maxCurtailment: 0 }))
+        .productionCurtailment;
     assert.deepStrictEqual(await via(8000, 4000, 2000), { value: 1000, unit: 'W' });
     assert.deepStrictEqual(await via(0, 4000, 2000), { value: 500, unit: 'W' });
     assert.deepStrictEqual(await via(0, undefined, 2000), { value: 250, unit: 'W' });
     assert.deepStrictEqual(await via(0, '', 2000), { value: 250, unit: 'W' });
     await assert.rejects(via(0, undefined, undefined), /GET \/sites lists the site without its pvPeakPower/);
-    await assert.rejects(convertPercent(cmd, 'convert', { node: 0, msg: undefined }, { maxCurtailment: 0 }), /pvPeakPower is needed .*; no site list was read; nothing was sent$/);
+    await assert.rejects(
+      convertPercent(cmd, 'convert', { node: 0, msg: undefined }, { maxCurtailment: 0 }),
+      /pvPeakPower is needed .*; no site list was read; nothing was sent$/,
+    );
   });
 
   it('caches a site list per runtime for SITES_TTL_MS, a failure for FAILED_MS', async () => {
     const owner = {};
     let reads = 0;
-    const ok = async () => { reads++; return list(1); };
+    const ok = async () => {
+      reads++;
+      return list(1);
+    };
     const t0 = 1_000_000;
     await cachedSites(owner, ok, t0);
     await cachedSites(owner, ok, t0 + SITES_TTL_MS - 1);
@@ -207,7 +265,10 @@ describe('steer-percent: conversion and the site-list cache (pure)', () => {
     await cachedSites(owner, ok, t0 + SITES_TTL_MS);
     assert.equal(reads, 2);
     const other = {};
-    const failing = async (): Promise<SiteSummary[]> => { reads++; throw new Error('down'); };
+    const failing = async (): Promise<SiteSummary[]> => {
+      reads++;
+      throw new Error('down');
+    };
     await assert.rejects(cachedSites(other, failing, t0), /down/);
     await assert.rejects(cachedSites(other, failing, t0 + FAILED_MS - 1), /down/);
     assert.equal(reads, 3);

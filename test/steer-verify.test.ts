@@ -27,7 +27,11 @@ describe('site steer: delivery check (verify)', () => {
     const t0 = Date.now();
     s = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: Object.values(SITES) });
     clock = FakeTimers.createClock(t0);
-    setDeliveryClock({ now: () => clock.now, setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId) });
+    setDeliveryClock({
+      now: () => clock.now,
+      setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
+      clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
+    });
   });
   afterEach(async () => {
     setDeliveryClock();
@@ -37,9 +41,20 @@ describe('site steer: delivery check (verify)', () => {
   /** A verifying site steer (ESS, 15 minutes) with output 2 wired to a helper `rep`. */
   async function load(extra: Record<string, unknown> = {}): Promise<Loaded & { reports: Inbox }> {
     const node = siteSteer(OK.siteReference, {
-      validity: 'duration', duration: 15, verify: true, batteryDevice: OK.battery.deviceReference, batteryDeviceType: 'str',
-      pvDevice: OK.pv.deviceReference, meterDevice: OK.meter.deviceReference, verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
-      outputs: 2, version: 4, wires: [['out'], ['rep']], ...extra,
+      validity: 'duration',
+      duration: 15,
+      verify: true,
+      batteryDevice: OK.battery.deviceReference,
+      batteryDeviceType: 'str',
+      pvDevice: OK.pv.deviceReference,
+      meterDevice: OK.meter.deviceReference,
+      verifyEvery: 0,
+      tolerance: 10,
+      toleranceMin: 1000,
+      outputs: 2,
+      version: 4,
+      wires: [['out'], ['rep']],
+      ...extra,
     });
     const f = await loadFlow(flow(node, cfg(s.url), { id: 'rep', type: 'helper', wires: [] }));
     return { ...f, reports: new Inbox(helper.getNode('rep')) };
@@ -65,16 +80,32 @@ describe('site steer: delivery check (verify)', () => {
     const until = m.request.body.validUntil;
     await advance(until - t0);
     const rep = await f.reports.next();
-    assert.deepEqual(Object.keys(rep).filter((k) => k !== '_msgid'), ['topic', 'site', 'payload']);
+    assert.deepEqual(
+      Object.keys(rep).filter((k) => k !== '_msgid'),
+      ['topic', 'site', 'payload'],
+    );
     assert.deepEqual([rep.topic, rep.site], ['delivery', OK.siteReference]);
     assert.deepEqual(rep.payload, {
-      site: OK.siteReference, component: 'energyStorage', asked: { value: -5, unit: 'kW' }, measured: { value: -5, unit: 'kW' },
-      deviation: { value: 0, unit: 'kW', percent: 0 }, followed: 'yes', from: t0, until, source: 'energy counters',
-      device: OK.battery.deviceReference, tolerance: { value: 1, unit: 'kW' }, crossCheck: { start: -5, end: 1, unit: 'kW', agrees: true },
+      site: OK.siteReference,
+      component: 'energyStorage',
+      asked: { value: -5, unit: 'kW' },
+      measured: { value: -5, unit: 'kW' },
+      deviation: { value: 0, unit: 'kW', percent: 0 },
+      followed: 'yes',
+      from: t0,
+      until,
+      source: 'energy counters',
+      device: OK.battery.deviceReference,
+      tolerance: { value: 1, unit: 'kW' },
+      crossCheck: { start: -5, end: 1, unit: 'kW', agrees: true },
     });
     assert.equal(f.out.msgs.length, 1, 'output 1: only the response');
     const st = f.status.all.at(-1);
-    assert.deepEqual(st, { fill: 'green', shape: 'dot', text: `sent ESS −5 kW until ${formatClock(until)} · last: yes (−5 kW)` });
+    assert.deepEqual(st, {
+      fill: 'green',
+      shape: 'dot',
+      text: `sent ESS −5 kW until ${formatClock(until)} · last: yes (−5 kW)`,
+    });
     assert.equal(f.node.delivery.size, 0, 'the window closed');
     assert.equal(clock.countTimers(), 0, 'no timer left');
   });
@@ -83,8 +114,16 @@ describe('site steer: delivery check (verify)', () => {
     const f = await load({ batteryDevice: 'battery', batteryDeviceType: 'msg' });
     const t0 = clock.now;
     const validUntil = Date.now() + 15 * MINUTE_MS;
-    await steer(f, { payload: { energyStorage: 10, validUntil }, site: SITES.low.siteReference, battery: SITES.low.battery.deviceReference });
-    await steer(f, { payload: { energyStorage: -5, validUntil }, site: SITES.full.siteReference, battery: SITES.full.battery.deviceReference });
+    await steer(f, {
+      payload: { energyStorage: 10, validUntil },
+      site: SITES.low.siteReference,
+      battery: SITES.low.battery.deviceReference,
+    });
+    await steer(f, {
+      payload: { energyStorage: -5, validUntil },
+      site: SITES.full.siteReference,
+      battery: SITES.full.battery.deviceReference,
+    });
     await advance(validUntil - t0);
     await f.reports.count(2);
     const by = Object.fromEntries(f.reports.msgs.map((r: any) => [r.site, r.payload]));
@@ -94,7 +133,13 @@ describe('site steer: delivery check (verify)', () => {
     assert.equal(low.device, SITES.low.battery.deviceReference);
     const full = by[SITES.full.siteReference];
     assert.equal(full.followed, 'no');
-    assert.deepEqual([full.measured, full.deviation], [{ value: 0, unit: 'kW' }, { value: 5, unit: 'kW', percent: 100 }]);
+    assert.deepEqual(
+      [full.measured, full.deviation],
+      [
+        { value: 0, unit: 'kW' },
+        { value: 5, unit: 'kW', percent: 100 },
+      ],
+    );
     assert.match(f.status.all.at(-1).text, / · last: (partly \(3\.\d+ kW\)|no \(0 kW\))$/);
   });
 
@@ -122,7 +167,11 @@ describe('site steer: delivery check (verify)', () => {
     await advance(until - clock.now);
     await f.reports.count(3);
     const windows = f.reports.msgs.map((r: any) => [r.payload.from - t0, r.payload.until - t0, r.payload.followed]);
-    assert.deepEqual(windows, [[0, 5 * MINUTE_MS, 'yes'], [5 * MINUTE_MS, 10 * MINUTE_MS, 'yes'], [10 * MINUTE_MS, until - t0, 'yes']]);
+    assert.deepEqual(windows, [
+      [0, 5 * MINUTE_MS, 'yes'],
+      [5 * MINUTE_MS, 10 * MINUTE_MS, 'yes'],
+      [10 * MINUTE_MS, until - t0, 'yes'],
+    ]);
     assert.equal(logged(s, 'GET /devices/:ref/measurements').length, 4, 'one reading per boundary');
   });
 
@@ -134,12 +183,17 @@ describe('site steer: delivery check (verify)', () => {
     const second = await steer(f, { payload: 2 });
     await f.reports.count(2);
     const first = f.reports.msgs.map((r: any) => r.payload);
-    assert.deepEqual(first.map((r: any) => [r.component, r.from - t0, r.until - t0, r.followed]).sort(),
-      [['curtailment', 0, 5 * MINUTE_MS, 'yes'], ['energyStorage', 0, 5 * MINUTE_MS, 'yes']]);
+    assert.deepEqual(first.map((r: any) => [r.component, r.from - t0, r.until - t0, r.followed]).sort(), [
+      ['curtailment', 0, 5 * MINUTE_MS, 'yes'],
+      ['energyStorage', 0, 5 * MINUTE_MS, 'yes'],
+    ]);
     assert.equal(first.find((r: any) => r.component === 'curtailment').device, OK.pv.deviceReference);
     await advance(second.request.body.validUntil - clock.now);
     await f.reports.count(4);
-    const ess = f.reports.msgs.slice(2).map((r: any) => r.payload).find((r: any) => r.component === 'energyStorage');
+    const ess = f.reports.msgs
+      .slice(2)
+      .map((r: any) => r.payload)
+      .find((r: any) => r.component === 'energyStorage');
     assert.deepEqual([ess.asked, ess.from - t0, ess.followed], [{ value: 2, unit: 'kW' }, 5 * MINUTE_MS, 'yes']);
   });
 
@@ -202,8 +256,19 @@ describe('site steer: delivery check (verify)', () => {
     const f = await load({ tolerance: 150 });
     const e = await f.fails({ payload: -5 });
     assert.match(e.error.message, /tolerance must be a number of % from 0 to 100 \(default 10\); got 150/);
-    assert.deepEqual(verifySettingsOf({ verify: false, tolerance: 150, verifyEvery: -1 }), { on: false, everyMs: 0, tolerance: { percent: 10, minW: 1000 } });
-    assert.deepEqual(verifySettingsOf({ verify: true, verifyEvery: 5, tolerance: '5', toleranceMin: 500 }), { on: true, everyMs: 5 * MINUTE_MS, tolerance: { percent: 5, minW: 500 } });
-    assert.throws(() => verifySettingsOf({ verify: true, verifyEvery: 2.5 }), /verifyEvery must be a whole number of minutes from 0 to 1440 \(0 = only when a signal ends\)/);
+    assert.deepEqual(verifySettingsOf({ verify: false, tolerance: 150, verifyEvery: -1 }), {
+      on: false,
+      everyMs: 0,
+      tolerance: { percent: 10, minW: 1000 },
+    });
+    assert.deepEqual(verifySettingsOf({ verify: true, verifyEvery: 5, tolerance: '5', toleranceMin: 500 }), {
+      on: true,
+      everyMs: 5 * MINUTE_MS,
+      tolerance: { percent: 5, minW: 500 },
+    });
+    assert.throws(
+      () => verifySettingsOf({ verify: true, verifyEvery: 2.5 }),
+      /verifyEvery must be a whole number of minutes from 0 to 1440 \(0 = only when a signal ends\)/,
+    );
   });
 });

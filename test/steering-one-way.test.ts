@@ -10,8 +10,17 @@ import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, ValidationError } from '../src/protocol';
 import {
-  STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, endpointFor, mergeKey, sentForm, steeringPath, steeringRequest,
-  steeringRequestFor, steeringRequestOf, type SteeringCommand, type SteeringEndpoint,
+  STEERING_ENDPOINTS,
+  STEERING_ENDPOINT_NAMES,
+  endpointFor,
+  mergeKey,
+  sentForm,
+  steeringPath,
+  steeringRequest,
+  steeringRequestFor,
+  steeringRequestOf,
+  type SteeringCommand,
+  type SteeringEndpoint,
 } from '../src/protocol/endpoints';
 import { EmsClient } from '../src/client';
 import { SteeringQueue, requestForCommand } from '../src/runtime';
@@ -31,7 +40,8 @@ describe('steering one way: msg.request is what the simulator received, in every
   beforeEach(() => sim.s.sim.reset());
   const steer = (extra: Record<string, unknown> = {}) => siteSteer(SITE, extra);
   /** msg.request deep-equals the request the simulator logged for msg.payload.requestId. */
-  const same = (m: { request: unknown; payload: { requestId: string } }) => assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
+  const same = (m: { request: unknown; payload: { requestId: string } }) =>
+    assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
 
   it('ess', async () => {
     const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
@@ -46,14 +56,33 @@ describe('steering one way: msg.request is what the simulator received, in every
     same(await f.ask({ payload: { curtailment: { value: 3, unit: 'kw' } } }));
   });
 
-  it('combined, with validFrom, and a body in the API\'s own shape', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'combined', curtailmentValue: '200', maximizeGridImport: 'true' }), cfg(sim.s.url)));
+  it("combined, with validFrom, and a body in the API's own shape", async () => {
+    const f = await loadFlow(
+      flow(steer({ mode: 'combined', curtailmentValue: '200', maximizeGridImport: 'true' }), cfg(sim.s.url)),
+    );
     const a = await f.ask({ payload: 75 });
     same(a);
-    assert.deepEqual(Object.keys(a.request.body), ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'validUntil']);
+    assert.deepEqual(Object.keys(a.request.body), [
+      'energyStorageSetting',
+      'productionCurtailment',
+      'maximizeGridImport',
+      'validUntil',
+    ]);
     const from = Date.now() + MINUTE_MS;
-    same(await f.ask({ payload: { energyStorage: { value: '0.1', unit: 'MW' }, validFrom: new Date(from).toISOString(), validUntil: from + 5 * MINUTE_MS } }));
-    same(await f.ask({ payload: { energyStorageSetting: { value: 30, unit: 'kW' }, maximizeGridImport: false, validUntil: until() } }));
+    same(
+      await f.ask({
+        payload: {
+          energyStorage: { value: '0.1', unit: 'MW' },
+          validFrom: new Date(from).toISOString(),
+          validUntil: from + 5 * MINUTE_MS,
+        },
+      }),
+    );
+    same(
+      await f.ask({
+        payload: { energyStorageSetting: { value: 30, unit: 'kW' }, maximizeGridImport: false, validUntil: until() },
+      }),
+    );
   });
 
   it('grid-target, then cancel by stop (a DELETE without a body)', async () => {
@@ -65,7 +94,19 @@ describe('steering one way: msg.request is what the simulator received, in every
   });
 
   it('stopAction lift', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: 80_000, maxCurtailment: 1_000_000 }), cfg(sim.s.url)));
+    const f = await loadFlow(
+      flow(
+        steer({
+          mode: 'curtailment',
+          validity: 'duration',
+          duration: 30,
+          stopAction: 'lift',
+          pvPeakPower: 80_000,
+          maxCurtailment: 1_000_000,
+        }),
+        cfg(sim.s.url),
+      ),
+    );
     same(await f.ask({ payload: 300 }));
     const lift = await f.ask({ payload: 'stop' });
     same(lift);
@@ -74,10 +115,14 @@ describe('steering one way: msg.request is what the simulator received, in every
 
   it('a dry run shows the request that the same message sends for real', async () => {
     const validUntil = until();
-    const dry = await loadFlow(flow(steer({ mode: 'combined', dryRun: true, curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)));
+    const dry = await loadFlow(
+      flow(steer({ mode: 'combined', dryRun: true, curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)),
+    );
     const d = await dry.ask({ payload: -5, validUntil });
     assert.equal(sim.s.sim.requestLog.length, 0, 'a dry run sends nothing');
-    const real = await loadFlow(flow(steer({ mode: 'combined', curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)));
+    const real = await loadFlow(
+      flow(steer({ mode: 'combined', curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)),
+    );
     const r = await real.ask({ payload: -5, validUntil });
     same(r);
     assert.equal(d.dryRun, true);
@@ -107,8 +152,20 @@ describe('steering one way: msg.request is what the simulator received, in every
     sim.s.sim.setFaults({ latencyMs: [40, 40] });
     try {
       // (Limits set: no site list is read, so the simulator receives the steering requests only.)
-      const f = await loadFlow(flow(steer({ validity: 'msg', maxEssPower: 500_000 }), cfg(sim.s.url),
-        steer({ id: 'curt', server: 'cfg', mode: 'curtailment', validity: 'msg', maxCurtailment: 1_000_000, wires: [['out']] })));
+      const f = await loadFlow(
+        flow(
+          steer({ validity: 'msg', maxEssPower: 500_000 }),
+          cfg(sim.s.url),
+          steer({
+            id: 'curt',
+            server: 'cfg',
+            mode: 'curtailment',
+            validity: 'msg',
+            maxCurtailment: 1_000_000,
+            wires: [['out']],
+          }),
+        ),
+      );
       const validUntil = until();
       f.send({ payload: 1, validUntil });
       await new Promise((r) => setImmediate(r));
@@ -118,7 +175,11 @@ describe('steering one way: msg.request is what the simulator received, in every
       for (const m of out) same(m);
       const merged = out.filter((m) => m.request.path === `/sites/${SITE}/steering`);
       assert.equal(merged.length, 2, 'the second ESS and the curtailment went out together');
-      assert.deepEqual(merged[0].request.body, { energyStorageSetting: { value: 2, unit: 'kW' }, productionCurtailment: { value: 7, unit: 'kW' }, validUntil });
+      assert.deepEqual(merged[0].request.body, {
+        energyStorageSetting: { value: 2, unit: 'kW' },
+        productionCurtailment: { value: 7, unit: 'kW' },
+        validUntil,
+      });
       assert.equal(sim.s.sim.requestLog.length, 2);
     } finally {
       sim.s.sim.setFaults({ latencyMs: [0, 0] });
@@ -129,9 +190,12 @@ describe('steering one way: msg.request is what the simulator received, in every
 describe('steering one way: a renewal sends the request the queue reports', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => {
+    s = sim;
+    c = client;
+  });
 
-  it('each renewal\'s SteeringResult.request deep-equals what the simulator received', async () => {
+  it("each renewal's SteeringResult.request deep-equals what the simulator received", async () => {
     const clock = FakeTimers.createClock(Date.now());
     const q = new SteeringQueue(c, { maxValidityMs: 60 * MINUTE_MS, now: () => clock.now });
     const results: Array<{ request: unknown; response: unknown }> = [];
@@ -139,7 +203,10 @@ describe('steering one way: a renewal sends the request the queue reports', () =
     const r = new Renewal({
       send: (cmd) => {
         const p = q.submit(cmd);
-        p.then((res) => results.push(res), () => undefined).finally(() => settled());
+        p.then(
+          (res) => results.push(res),
+          () => undefined,
+        ).finally(() => settled());
         return p;
       },
       status: () => undefined,
@@ -149,18 +216,26 @@ describe('steering one way: a renewal sends the request the queue reports', () =
       now: () => clock.now,
       timers: clock,
     });
-    const first: SteeringCommand = { site: SITE, kind: 'ess', energyStorageSetting: { value: -5, unit: 'kW' }, validUntil: clock.now + 20 * MINUTE_MS };
+    const first: SteeringCommand = {
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: { value: -5, unit: 'kW' },
+      validUntil: clock.now + 20 * MINUTE_MS,
+    };
     results.push(await q.submit(first));
     r.schedule(first, clock.now);
     for (let i = 0; i < 3; i++) {
-      const done = new Promise<void>((resolve) => { settled = resolve; });
+      const done = new Promise<void>((resolve) => {
+        settled = resolve;
+      });
       await clock.nextAsync();
       await done;
       await turns();
     }
     r.close();
     assert.equal(results.length, 4);
-    for (const res of results) assert.deepStrictEqual(res.request, received(s, (res.response as { requestId: string }).requestId));
+    for (const res of results)
+      assert.deepStrictEqual(res.request, received(s, (res.response as { requestId: string }).requestId));
     const untils = results.map((res) => (res.request as { body: { validUntil: number } }).body.validUntil);
     untils.slice(1).forEach((u, i) => assert.ok(u > untils[i], 'each renewal extends the signal'));
   });
@@ -172,8 +247,20 @@ describe('steering one way: the endpoint table and the typed request builder', (
   const curt = { value: 40, unit: '%' } as const;
 
   it('names method, path and components of every endpoint', () => {
-    assert.deepEqual(STEERING_ENDPOINT_NAMES, ['combined', 'ess', 'curtailment', 'grid-target', 'cancel-grid-target', 'grid-limits']);
-    const rows = STEERING_ENDPOINT_NAMES.map((e) => [e, STEERING_ENDPOINTS[e].method, STEERING_ENDPOINTS[e].path, STEERING_ENDPOINTS[e].components.join(',')]);
+    assert.deepEqual(STEERING_ENDPOINT_NAMES, [
+      'combined',
+      'ess',
+      'curtailment',
+      'grid-target',
+      'cancel-grid-target',
+      'grid-limits',
+    ]);
+    const rows = STEERING_ENDPOINT_NAMES.map((e) => [
+      e,
+      STEERING_ENDPOINTS[e].method,
+      STEERING_ENDPOINTS[e].path,
+      STEERING_ENDPOINTS[e].components.join(','),
+    ]);
     assert.deepEqual(rows, [
       ['combined', 'POST', '/sites/<site>/steering', 'energyStorageSetting,productionCurtailment,maximizeGridImport'],
       ['ess', 'POST', '/sites/<site>/steering/ess', 'energyStorageSetting'],
@@ -195,7 +282,13 @@ describe('steering one way: the endpoint table and the typed request builder', (
   });
 
   it('every body the table builds is one its validator accepts unchanged', () => {
-    const values = { energyStorageSetting: ess, productionCurtailment: curt, maximizeGridImport: true, gridTarget: { setpoint: { value: 3, unit: 'kW' as const }, deadband: { value: 1, unit: 'kW' as const } }, gridLimits: { upperLimit: { value: 5, unit: 'kW' as const }, lowerLimit: { value: -5, unit: 'kW' as const } } };
+    const values = {
+      energyStorageSetting: ess,
+      productionCurtailment: curt,
+      maximizeGridImport: true,
+      gridTarget: { setpoint: { value: 3, unit: 'kW' as const }, deadband: { value: 1, unit: 'kW' as const } },
+      gridLimits: { upperLimit: { value: 5, unit: 'kW' as const }, lowerLimit: { value: -5, unit: 'kW' as const } },
+    };
     for (const e of STEERING_ENDPOINT_NAMES) {
       const spec = STEERING_ENDPOINTS[e];
       if (!spec.body) continue;
@@ -206,44 +299,85 @@ describe('steering one way: the endpoint table and the typed request builder', (
     }
   });
 
-  it('picks the endpoint: a lone component keeps its command\'s endpoint, merged ones go where they are carried together', () => {
+  it("picks the endpoint: a lone component keeps its command's endpoint, merged ones go where they are carried together", () => {
     assert.equal(endpointFor(['energyStorageSetting'], ['ess']), 'ess');
     assert.equal(endpointFor(['energyStorageSetting'], ['combined']), 'combined');
     assert.equal(endpointFor(['productionCurtailment'], ['curtailment']), 'curtailment');
     assert.equal(endpointFor(['energyStorageSetting', 'productionCurtailment'], ['ess', 'curtailment']), 'combined');
-    assert.equal(endpointFor(['productionCurtailment'], ['ess']), 'combined', 'a component its command\'s endpoint does not carry');
+    assert.equal(
+      endpointFor(['productionCurtailment'], ['ess']),
+      'combined',
+      "a component its command's endpoint does not carry",
+    );
     assert.equal(endpointFor(['gridTarget'], ['grid-target']), 'grid-target');
     assert.equal(endpointFor(['gridTarget'], ['cancel-grid-target']), 'cancel-grid-target');
     assert.equal(endpointFor(['gridTarget'], ['ess']), 'grid-target');
-    assert.throws(() => endpointFor(['gridTarget', 'energyStorageSetting'], ['combined', 'grid-target']), /no steering endpoint carries gridTarget and energyStorageSetting/);
+    assert.throws(
+      () => endpointFor(['gridTarget', 'energyStorageSetting'], ['combined', 'grid-target']),
+      /no steering endpoint carries gridTarget and energyStorageSetting/,
+    );
     // Components merge when the endpoint that carries them alone and the validity are the same.
     assert.equal(mergeKey('energyStorageSetting', v), 'combined||2000000000000');
     assert.equal(mergeKey('maximizeGridImport', v), 'combined||2000000000000');
-    assert.equal(mergeKey('productionCurtailment', { validFrom: 1, validUntil: v.validUntil }), 'combined|1|2000000000000');
+    assert.equal(
+      mergeKey('productionCurtailment', { validFrom: 1, validUntil: v.validUntil }),
+      'combined|1|2000000000000',
+    );
     assert.equal(mergeKey('gridTarget', v), 'grid-target||2000000000000');
     assert.equal(mergeKey('productionCurtailment', { validUntil: v.validUntil + 1 }), 'combined||2000000000001');
   });
 
   it('builds one typed request: endpoint, method, path, body in the component order whatever order the parts came in', () => {
-    const req = steeringRequestFor(SITE, [
-      { name: 'maximizeGridImport', value: false, from: 'combined' },
-      { name: 'productionCurtailment', value: curt, from: 'curtailment' },
-      { name: 'energyStorageSetting', value: ess, from: 'ess' },
-    ], { validFrom: 1, validUntil: 2 });
+    const req = steeringRequestFor(
+      SITE,
+      [
+        { name: 'maximizeGridImport', value: false, from: 'combined' },
+        { name: 'productionCurtailment', value: curt, from: 'curtailment' },
+        { name: 'energyStorageSetting', value: ess, from: 'ess' },
+      ],
+      { validFrom: 1, validUntil: 2 },
+    );
     assert.deepStrictEqual(req, {
-      site: SITE, endpoint: 'combined', method: 'POST', path: `/sites/${SITE}/steering`,
-      body: { energyStorageSetting: ess, productionCurtailment: curt, maximizeGridImport: false, validFrom: 1, validUntil: 2 },
+      site: SITE,
+      endpoint: 'combined',
+      method: 'POST',
+      path: `/sites/${SITE}/steering`,
+      body: {
+        energyStorageSetting: ess,
+        productionCurtailment: curt,
+        maximizeGridImport: false,
+        validFrom: 1,
+        validUntil: 2,
+      },
       validUntil: 2,
     });
-    assert.deepEqual(Object.keys(req.body!), ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'validFrom', 'validUntil']);
+    assert.deepEqual(Object.keys(req.body!), [
+      'energyStorageSetting',
+      'productionCurtailment',
+      'maximizeGridImport',
+      'validFrom',
+      'validUntil',
+    ]);
   });
 
-  it('builds a lone command\'s request once, for every kind; msg.request is its method, path and body', () => {
+  it("builds a lone command's request once, for every kind; msg.request is its method, path and body", () => {
     const cases: Array<[SteeringCommand, unknown]> = [
-      [{ site: SITE, kind: 'ess', energyStorageSetting: ess, ...v }, { setting: ess, ...v }],
-      [{ site: SITE, kind: 'curtailment', productionCurtailment: curt, ...v }, { setting: curt, ...v }],
-      [{ site: SITE, kind: 'combined', energyStorageSetting: ess, maximizeGridImport: true, ...v }, { energyStorageSetting: ess, maximizeGridImport: true, ...v }],
-      [{ site: SITE, kind: 'grid-target', gridTarget: { setpoint: ess }, ...v }, { setpoint: ess, ...v }],
+      [
+        { site: SITE, kind: 'ess', energyStorageSetting: ess, ...v },
+        { setting: ess, ...v },
+      ],
+      [
+        { site: SITE, kind: 'curtailment', productionCurtailment: curt, ...v },
+        { setting: curt, ...v },
+      ],
+      [
+        { site: SITE, kind: 'combined', energyStorageSetting: ess, maximizeGridImport: true, ...v },
+        { energyStorageSetting: ess, maximizeGridImport: true, ...v },
+      ],
+      [
+        { site: SITE, kind: 'grid-target', gridTarget: { setpoint: ess }, ...v },
+        { setpoint: ess, ...v },
+      ],
       [{ site: SITE, kind: 'cancel-grid-target' }, undefined],
     ];
     for (const [cmd, body] of cases) {
@@ -252,8 +386,13 @@ describe('steering one way: the endpoint table and the typed request builder', (
       assert.equal(req.method, STEERING_ENDPOINTS[cmd.kind].method);
       assert.equal(req.path, steeringPath(cmd.kind, SITE));
       assert.deepStrictEqual(req.body, body);
-      assert.equal(req.validUntil, (body as { validUntil?: number } | undefined)?.validUntil, 'the typed validUntil is the body\'s');
-      const shown = body === undefined ? { method: req.method, path: req.path } : { method: req.method, path: req.path, body };
+      assert.equal(
+        req.validUntil,
+        (body as { validUntil?: number } | undefined)?.validUntil,
+        "the typed validUntil is the body's",
+      );
+      const shown =
+        body === undefined ? { method: req.method, path: req.path } : { method: req.method, path: req.path, body };
       assert.deepStrictEqual(sentForm(req), shown);
       assert.deepStrictEqual(requestForCommand(cmd), shown);
     }
@@ -274,7 +413,10 @@ describe('steering one way: the endpoint table and the typed request builder', (
 describe('steering one way: the client sends the typed request as it is', () => {
   let s: StartedSimulator;
   let c: EmsClient;
-  useSimulatorAndClient({ retries: 0 }, (sim, client) => { s = sim; c = client; });
+  useSimulatorAndClient({ retries: 0 }, (sim, client) => {
+    s = sim;
+    c = client;
+  });
   const last = () => s.sim.requestLog.at(-1)!;
 
   it('sendSteering sends method, path and body unchanged (no second validation); the public method validates', async () => {
@@ -286,10 +428,20 @@ describe('steering one way: the client sends the typed request as it is', () => 
     assert.equal(last().path, `/sites/${SITE}/steering/ess`);
     assert.match(a.requestId, /^req_/);
     await c.steerEss(SITE, raw);
-    assert.deepStrictEqual(last().body, { setting: { value: 1, unit: 'kW' }, validUntil }, 'the public method sends the validated body');
+    assert.deepStrictEqual(
+      last().body,
+      { setting: { value: 1, unit: 'kW' }, validUntil },
+      'the public method sends the validated body',
+    );
     const n = s.sim.requestsReceived;
-    await assert.rejects(c.steerEss(SITE, { setting: { value: 1, unit: 'mW' }, validUntil } as never), (e: unknown) => e instanceof ValidationError && e.field === 'setting.unit');
-    await assert.rejects(c.steerEss('bad site', { setting: { value: 1, unit: 'kW' }, validUntil }), (e: unknown) => e instanceof ValidationError && e.field === 'siteReference');
+    await assert.rejects(
+      c.steerEss(SITE, { setting: { value: 1, unit: 'mW' }, validUntil } as never),
+      (e: unknown) => e instanceof ValidationError && e.field === 'setting.unit',
+    );
+    await assert.rejects(
+      c.steerEss('bad site', { setting: { value: 1, unit: 'kW' }, validUntil }),
+      (e: unknown) => e instanceof ValidationError && e.field === 'siteReference',
+    );
     assert.equal(s.sim.requestsReceived, n, 'nothing sent');
   });
 
@@ -305,14 +457,21 @@ describe('steering one way: the client sends the typed request as it is', () => 
     };
     for (const e of STEERING_ENDPOINT_NAMES) {
       await c.steerEndpoint(e, SITE, bodies[e]);
-      assert.deepStrictEqual({ method: last().method, path: last().path, body: last().body }, { method: STEERING_ENDPOINTS[e].method, path: steeringPath(e, SITE), body: bodies[e] });
+      assert.deepStrictEqual(
+        { method: last().method, path: last().path, body: last().body },
+        { method: STEERING_ENDPOINTS[e].method, path: steeringPath(e, SITE), body: bodies[e] },
+      );
     }
     assert.equal(s.sim.steeringState(SITE).components.gridTarget, null, 'cancelled last');
   });
 
   it('never sends a request whose validUntil has passed', async () => {
     const req = steeringRequest('ess', SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() - 1 });
-    await assert.rejects(c.sendSteering(req), (e: unknown) => e instanceof ValidationError && e.field === 'validUntil' && /must be in the future/.test(e.message));
+    await assert.rejects(
+      c.sendSteering(req),
+      (e: unknown) =>
+        e instanceof ValidationError && e.field === 'validUntil' && /must be in the future/.test(e.message),
+    );
     assert.equal(s.sim.requestsReceived, 0);
   });
 });

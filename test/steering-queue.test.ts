@@ -10,23 +10,49 @@ describe('steering queue', () => {
   let s: StartedSimulator;
   let c: EmsClient;
   let q: SteeringQueue;
-  beforeEach(async () => { s = await startSimulator(); c = new EmsClient({ baseUrl: s.url }); q = new SteeringQueue(c); });
-  afterEach(async () => { c.close(); await s.close(); });
+  beforeEach(async () => {
+    s = await startSimulator();
+    c = new EmsClient({ baseUrl: s.url });
+    q = new SteeringQueue(c);
+  });
+  afterEach(async () => {
+    c.close();
+    await s.close();
+  });
   const until = () => Date.now() + 10 * 60_000;
 
   it('answers a command with several components carried by one request', async () => {
-    const r = await q.submit({ site: SITE, kind: 'combined', energyStorageSetting: { value: -12, unit: 'MW' }, productionCurtailment: { value: 300, unit: 'kW' }, validUntil: until() });
+    const r = await q.submit({
+      site: SITE,
+      kind: 'combined',
+      energyStorageSetting: { value: -12, unit: 'MW' },
+      productionCurtailment: { value: 300, unit: 'kW' },
+      validUntil: until(),
+    });
     assert.equal(r.request.path, `/sites/${SITE}/steering`);
     assert.equal(s.sim.requestsReceived, 1);
   });
 
   it('keeps the ESS-only and curtailment-only endpoints for lone components', async () => {
     const v = until();
-    const a = await q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v });
-    const b = await q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 5, unit: '%' }, validUntil: v });
+    const a = await q.submit({
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: { value: 5, unit: 'kW' },
+      validUntil: v,
+    });
+    const b = await q.submit({
+      site: SITE,
+      kind: 'curtailment',
+      productionCurtailment: { value: 5, unit: '%' },
+      validUntil: v,
+    });
     assert.equal(a.request.path.endsWith('/steering/ess'), true);
     assert.deepEqual(b.request.body, { setting: { value: 5, unit: '%' }, validUntil: v });
-    assert.deepEqual(requestForCommand({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v }), a.request);
+    assert.deepEqual(
+      requestForCommand({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v }),
+      a.request,
+    );
   });
 
   it('merges queued commands per component, later wins, and sends both kinds', async () => {
@@ -40,7 +66,11 @@ describe('steering queue', () => {
     ];
     const results = await Promise.all([first, ...queued]);
     assert.equal(s.sim.requestsReceived, 2, 'the first, then one merged request');
-    assert.deepEqual(results[3].request.body, { energyStorageSetting: { value: 3, unit: 'kW' }, productionCurtailment: { value: 7, unit: 'kW' }, validUntil: v });
+    assert.deepEqual(results[3].request.body, {
+      energyStorageSetting: { value: 3, unit: 'kW' },
+      productionCurtailment: { value: 7, unit: 'kW' },
+      validUntil: v,
+    });
     assert.equal(results[1].merged, true);
     const st = s.sim.steeringState(SITE).components;
     assert.equal(st.energyStorageSetting!.value, 3);
@@ -53,7 +83,13 @@ describe('steering queue', () => {
     const v2 = v1 + 60_000;
     const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v1 });
     const a = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v1 });
-    const b = q.submit({ site: SITE, kind: 'combined', productionCurtailment: { value: 9, unit: 'kW' }, maximizeGridImport: true, validUntil: v2 });
+    const b = q.submit({
+      site: SITE,
+      kind: 'combined',
+      productionCurtailment: { value: 9, unit: 'kW' },
+      maximizeGridImport: true,
+      validUntil: v2,
+    });
     await Promise.all([first, a, b]);
     assert.equal(s.sim.requestsReceived, 3);
     const st = s.sim.steeringState(SITE).components;
@@ -64,15 +100,39 @@ describe('steering queue', () => {
   it('refuses a validUntil beyond maxValidityMs from now, naming the limit; nothing is sent', async () => {
     const capped = new SteeringQueue(c, { maxValidityMs: 24 * 3_600_000 });
     const ess = { value: 1, unit: 'kW' } as const;
-    for (const validUntil of [Date.parse('9999-12-31T23:59:59Z'), 8.64e15 - 1, Date.now() + 1e9 * 60_000, Date.now() + 24 * 3_600_000 + 60_000]) {
-      await assert.rejects(capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil }), (e: unknown) => e instanceof ValidationError && e.field === 'validUntil'
-        && /^validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got .*Z; nothing was sent$/.test(e.message));
+    for (const validUntil of [
+      Date.parse('9999-12-31T23:59:59Z'),
+      8.64e15 - 1,
+      Date.now() + 1e9 * 60_000,
+      Date.now() + 24 * 3_600_000 + 60_000,
+    ]) {
+      await assert.rejects(
+        capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil }),
+        (e: unknown) =>
+          e instanceof ValidationError &&
+          e.field === 'validUntil' &&
+          /^validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got .*Z; nothing was sent$/.test(
+            e.message,
+          ),
+      );
     }
-    await assert.rejects(capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil: Date.parse('9999-12-31T23:59:59Z') }),
-      /got 9999-12-31T23:59:59.000Z; nothing was sent/);
+    await assert.rejects(
+      capped.submit({
+        site: SITE,
+        kind: 'ess',
+        energyStorageSetting: ess,
+        validUntil: Date.parse('9999-12-31T23:59:59Z'),
+      }),
+      /got 9999-12-31T23:59:59.000Z; nothing was sent/,
+    );
     assert.equal(s.sim.requestsReceived, 0);
     assert.equal(capped.queued(), 0);
-    const ok = await capped.submit({ site: SITE, kind: 'ess', energyStorageSetting: ess, validUntil: Date.now() + 23 * 3_600_000 });
+    const ok = await capped.submit({
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: ess,
+      validUntil: Date.now() + 23 * 3_600_000,
+    });
     assert.equal(ok.request.path.endsWith('/steering/ess'), true);
     assert.equal(s.sim.requestsReceived, 1);
     assert.equal(s.sim.steeringState(SITE).components.energyStorageSetting!.value, 1);
@@ -81,8 +141,14 @@ describe('steering queue', () => {
   it('drops what an owner queued, naming it, and answers its waiters with an error', async () => {
     s.sim.setFaults({ latencyMs: [50, 50] });
     const owner = {};
-    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }, { owner });
-    const queued = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() }, { owner });
+    const first = q.submit(
+      { site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() },
+      { owner },
+    );
+    const queued = q.submit(
+      { site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() },
+      { owner },
+    );
     const dropped = q.dropOwner(owner, 'node closed');
     assert.deepEqual(dropped, [`${SITE} energyStorageSetting=2 kW`]);
     await assert.rejects(queued, (e: unknown) => e instanceof ApiError && e.code === 'EMS_DROPPED');

@@ -39,17 +39,23 @@ describe('steering queue: the signal a request is sent with', () => {
   function fakeClient() {
     const sent: Array<{ signal?: AbortSignal; release: () => void }> = [];
     const client = {
-      sendSteering: (_req: unknown, o?: { signal?: AbortSignal }) => new Promise((resolve) => {
-        sent.push({ signal: o?.signal, release: () => resolve({}) });
-      }),
+      sendSteering: (_req: unknown, o?: { signal?: AbortSignal }) =>
+        new Promise((resolve) => {
+          sent.push({ signal: o?.signal, release: () => resolve({}) });
+        }),
     } as unknown as EmsClient;
     return { client, sent };
   }
   const until = () => Date.now() + 10 * 60_000;
-  const ess = (value: number) => ({ site: 'site_a', kind: 'ess' as const, energyStorageSetting: { value, unit: 'kW' as const }, validUntil: until() });
+  const ess = (value: number) => ({
+    site: 'site_a',
+    kind: 'ess' as const,
+    energyStorageSetting: { value, unit: 'kW' as const },
+    validUntil: until(),
+  });
   const settled = () => new Promise((r) => setImmediate(r));
 
-  it('passes a lone command\'s signal on as it is', async () => {
+  it("passes a lone command's signal on as it is", async () => {
     const { client, sent } = fakeClient();
     const q = new SteeringQueue(client);
     const ctl = new AbortController();
@@ -77,7 +83,7 @@ describe('steering queue: the signal a request is sent with', () => {
     await Promise.all(merged);
   });
 
-  it('aborts a merged request only once every waiter\'s signal aborted, and never when one has none', async () => {
+  it("aborts a merged request only once every waiter's signal aborted, and never when one has none", async () => {
     const { client, sent } = fakeClient();
     const q = new SteeringQueue(client);
     const a = new AbortController();

@@ -11,7 +11,14 @@ process.on('message', (m) => {
   if (m.exit) process.exit(0);
   autocannon({ url: m.url, connections: m.connections, duration: m.duration, pipelining: 1 }, (err, r) => {
     if (err) process.send({ error: String(err && err.message ? err.message : err) });
-    else process.send({ requests: r.requests.total, seconds: r.duration, errors: r.errors + r.timeouts, non2xx: r.non2xx, p99: r.latency.p99 });
+    else
+      process.send({
+        requests: r.requests.total,
+        seconds: r.duration,
+        errors: r.errors + r.timeouts,
+        non2xx: r.non2xx,
+        p99: r.latency.p99,
+      });
   });
 });
 process.on('disconnect', () => process.exit(0));

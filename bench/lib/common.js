@@ -12,11 +12,19 @@ const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : pat
 
 /** Starts bench/lib/sim-child.js with the given options (and node options, e.g. --cpu-prof); resolves once it listens. */
 function startServer(opts, timeoutMs = 20_000, nodeArgs = []) {
-  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'sim-child.js'), JSON.stringify(opts)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, 'sim-child.js'), JSON.stringify(opts)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error('server did not start')); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('server did not start'));
+    }, timeoutMs);
     let buf = '';
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`server exited with ${code}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}`));
+    });
     child.stdout.on('data', (d) => {
       buf += d;
       const m = /listening on (http:\/\/\S+)/.exec(buf);
@@ -26,12 +34,16 @@ function startServer(opts, timeoutMs = 20_000, nodeArgs = []) {
       resolve({
         url: m[1],
         pid: child.pid,
-        stop: () => new Promise((res) => {
-          if (child.exitCode !== null) return res();
-          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-          child.once('exit', () => { clearTimeout(kill); res(); });
-          child.kill('SIGTERM');
-        }),
+        stop: () =>
+          new Promise((res) => {
+            if (child.exitCode !== null) return res();
+            const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              res();
+            });
+            child.kill('SIGTERM');
+          }),
       });
     });
   });
@@ -56,12 +68,22 @@ function selfCpuMs() {
 /** GET a JSON document (the simulator's /sim/stats). */
 function getJson(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent: false }, (res) => {
-      let b = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { b += d; });
-      res.on('end', () => { try { resolve(JSON.parse(b)); } catch (e) { reject(e); } });
-    }).on('error', reject);
+    http
+      .get(url, { agent: false }, (res) => {
+        let b = '';
+        res.setEncoding('utf8');
+        res.on('data', (d) => {
+          b += d;
+        });
+        res.on('end', () => {
+          try {
+            resolve(JSON.parse(b));
+          } catch (e) {
+            reject(e);
+          }
+        });
+      })
+      .on('error', reject);
   });
 }
 
@@ -158,4 +180,22 @@ function guard(ms, name) {
   }, ms).unref();
 }
 
-module.exports = { ROOT, DIST, startServer, procCpuMs, selfCpuMs, getJson, simRequests, closedLoop, median, spread, mmm, rotation, rotatedRounds, round, machine, output, guard };
+module.exports = {
+  ROOT,
+  DIST,
+  startServer,
+  procCpuMs,
+  selfCpuMs,
+  getJson,
+  simRequests,
+  closedLoop,
+  median,
+  spread,
+  mmm,
+  rotation,
+  rotatedRounds,
+  round,
+  machine,
+  output,
+  guard,
+};

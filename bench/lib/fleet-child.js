@@ -29,7 +29,10 @@ const { mode, url, intervalS, props } = opts;
 const refs = fleetDevices(opts.sites).all.slice(0, opts.nodes);
 const SLOT_MS = 250;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
 function heapAfterGc() {
   global.gc();
   global.gc();
@@ -70,16 +73,52 @@ async function startNodeRed() {
   ];
   if (mode === 'ours') {
     flow.push({ id: 'cfg', type: 'ems-partner-config', baseUrl: url, simulator: false, authType: 'none' });
-    refs.forEach((ref, i) => flow.push({
-      id: `r${i}`, type: 'ems-device-read', server: 'cfg', mode: 'map', device: ref, deviceType: 'str', properties: props, propertiesType: 'str', interval: intervalS, wires: [['sink']],
-    }));
+    refs.forEach((ref, i) =>
+      flow.push({
+        id: `r${i}`,
+        type: 'ems-device-read',
+        server: 'cfg',
+        mode: 'map',
+        device: ref,
+        deviceType: 'str',
+        properties: props,
+        propertiesType: 'str',
+        interval: intervalS,
+        wires: [['sink']],
+      }),
+    );
   } else {
     // The first shots spread evenly over the first interval (from 0.1 s, inject's smallest delay), then every intervalS.
-    refs.forEach((ref, i) => flow.push({
-      id: `i${i}`, type: 'inject', repeat: String(intervalS), once: true, onceDelay: 0.1 + (i * intervalS) / refs.length, crontab: '', wires: [['req']],
-      props: [{ p: 'url', v: `${url}/devices/${ref}/measurements/map?properties=${props}`, vt: 'str' }, { p: 'topic', v: ref, vt: 'str' }],
-    }));
-    flow.push({ id: 'req', type: 'http request', method: 'GET', ret: 'obj', paytoqs: 'ignore', url: '', persist: true, tls: '', proxy: '', authType: '', senderr: false, headers: [], wires: [['sink']] });
+    refs.forEach((ref, i) =>
+      flow.push({
+        id: `i${i}`,
+        type: 'inject',
+        repeat: String(intervalS),
+        once: true,
+        onceDelay: 0.1 + (i * intervalS) / refs.length,
+        crontab: '',
+        wires: [['req']],
+        props: [
+          { p: 'url', v: `${url}/devices/${ref}/measurements/map?properties=${props}`, vt: 'str' },
+          { p: 'topic', v: ref, vt: 'str' },
+        ],
+      }),
+    );
+    flow.push({
+      id: 'req',
+      type: 'http request',
+      method: 'GET',
+      ret: 'obj',
+      paytoqs: 'ignore',
+      url: '',
+      persist: true,
+      tls: '',
+      proxy: '',
+      authType: '',
+      senderr: false,
+      headers: [],
+      wires: [['sink']],
+    });
   }
   await red.load(flow, mode === 'core' ? ['inject', 'httpRequest'] : []);
   const key = mode === 'ours' ? 'deviceReference' : 'topic';
@@ -88,29 +127,42 @@ async function startNodeRed() {
     else count(msg[key]);
     done();
   });
-  red.getNode('errs').on('input', (_m, _s, done) => { if (counting) errors++; done(); });
+  red.getNode('errs').on('input', (_m, _s, done) => {
+    if (counting) errors++;
+    done();
+  });
 }
 
 /** GETs a map with node:http; calls back with an error or null. */
 function getMap(host, port, agent, ref, cb) {
-  http.get({ host, port, agent, path: `/devices/${ref}/measurements/map?properties=${props}` }, (res) => {
-    let body = '';
-    res.setEncoding('utf8');
-    res.on('data', (d) => { body += d; });
-    res.on('end', () => {
-      let parsed;
-      try { parsed = JSON.parse(body); } catch (e) { return cb(e); }
-      return res.statusCode === 200 && parsed.measurements ? cb(null) : cb(new Error(`HTTP ${res.statusCode}`));
-    });
-    res.on('error', cb);
-  }).on('error', cb);
+  http
+    .get({ host, port, agent, path: `/devices/${ref}/measurements/map?properties=${props}` }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => {
+        body += d;
+      });
+      res.on('end', () => {
+        let parsed;
+        try {
+          parsed = JSON.parse(body);
+        } catch (e) {
+          return cb(e);
+        }
+        return res.statusCode === 200 && parsed.measurements ? cb(null) : cb(new Error(`HTTP ${res.statusCode}`));
+      });
+      res.on('error', cb);
+    })
+    .on('error', cb);
 }
 
 /** GETs a map with axios as the package configures it; calls back with an error or null. */
 function axiosGetter() {
   const ax = require('./tuned-axios').tunedAxios(url, 6);
-  return (_h, _p, _a, ref, cb) => ax.get(`/devices/${ref}/measurements/map?properties=${props}`).then(
-    (r) => cb(r.data && r.data.measurements ? null : new Error('bad answer')), cb);
+  return (_h, _p, _a, ref, cb) =>
+    ax
+      .get(`/devices/${ref}/measurements/map?properties=${props}`)
+      .then((r) => cb(r.data && r.data.measurements ? null : new Error('bad answer')), cb);
 }
 
 function startBare() {
@@ -124,10 +176,17 @@ function startBare() {
     carry += perSlot;
     for (; carry >= 1; carry--) {
       const ref = refs[next++ % refs.length];
-      get(hostname, port, agent, ref, (err) => { if (err) { if (counting) errors++; } else count(ref); });
+      get(hostname, port, agent, ref, (err) => {
+        if (err) {
+          if (counting) errors++;
+        } else count(ref);
+      });
     }
   }, SLOT_MS);
-  stopLoad = () => { clearInterval(timer); agent.destroy(); };
+  stopLoad = () => {
+    clearInterval(timer);
+    agent.destroy();
+  };
 }
 
 async function main() {
@@ -156,12 +215,21 @@ async function main() {
   const steady = Array.from(perSecond.slice(0, seconds));
   process.send({
     result: {
-      cpuMs: cpu, wall, messages, errors,
+      cpuMs: cpu,
+      wall,
+      messages,
+      errors,
       expected: (refs.length * wall) / 1000 / intervalS,
-      pollsPerNode: { min: perNode.reduce((a, b) => Math.min(a, b), Infinity), max: perNode.reduce((a, b) => Math.max(a, b), 0) },
+      pollsPerNode: {
+        min: perNode.reduce((a, b) => Math.min(a, b), Infinity),
+        max: perNode.reduce((a, b) => Math.max(a, b), 0),
+      },
       messagesPerSecond: { min: Math.min(...steady), max: Math.max(...steady) },
       busiest10ms: per10ms.reduce((a, b) => Math.max(a, b), 0),
-      heap1, heap2, rss1, rss2,
+      heap1,
+      heap2,
+      rss1,
+      rss2,
     },
   });
   stopLoad();

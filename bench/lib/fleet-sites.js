@@ -13,12 +13,26 @@ function fleetSites(n) {
       siteReference: makeReference('ste', k),
       name: `Fleet site ${i}`,
       battery: {
-        deviceReference: makeReference('dvc', `${k}/battery`), name: `Battery ${i}`,
-        maxPowerW: 10_000, capacityWh: 20_000, initialSoc: 20 + (i % 60),
-        initialConsumedWh: 17_600_000, initialProducedWh: 16_950_000,
+        deviceReference: makeReference('dvc', `${k}/battery`),
+        name: `Battery ${i}`,
+        maxPowerW: 10_000,
+        capacityWh: 20_000,
+        initialSoc: 20 + (i % 60),
+        initialConsumedWh: 17_600_000,
+        initialProducedWh: 16_950_000,
       },
-      pv: { deviceReference: makeReference('dvc', `${k}/pv`), name: `PV ${i}`, peakW: 10_000, initialProducedWh: 150_400_000 },
-      meter: { deviceReference: makeReference('dvc', `${k}/meter`), name: `Meter ${i}`, initialImportWh: 31_200_000, initialExportWh: 110_400_000 },
+      pv: {
+        deviceReference: makeReference('dvc', `${k}/pv`),
+        name: `PV ${i}`,
+        peakW: 10_000,
+        initialProducedWh: 150_400_000,
+      },
+      meter: {
+        deviceReference: makeReference('dvc', `${k}/meter`),
+        name: `Meter ${i}`,
+        initialImportWh: 31_200_000,
+        initialExportWh: 110_400_000,
+      },
       load: { profile: i % 2 ? 'residential' : 'commercial', minW: 500, maxW: 3_000 },
     });
   }

@@ -57,10 +57,12 @@ function packageBytes(nm) {
 
 /** Every axios in the tree, as "where@version" (where: the chain of packages it sits under). */
 function axiosCopies(nm) {
-  return installedPackages(nm).filter((p) => p === 'axios' || p.endsWith('>axios')).map((p) => {
-    const dir = path.join(nm, p.split('>').join(`${path.sep}node_modules${path.sep}`));
-    return `${p}@${JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version}`;
-  });
+  return installedPackages(nm)
+    .filter((p) => p === 'axios' || p.endsWith('>axios'))
+    .map((p) => {
+      const dir = path.join(nm, p.split('>').join(`${path.sep}node_modules${path.sep}`));
+      return `${p}@${JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version}`;
+    });
 }
 
 /** A copy of the tarball whose package.json asks for axios `range` (npm pack of the unpacked copy). */
@@ -76,7 +78,9 @@ function repackWithAxios(tgz, range, dir) {
   const pkg = JSON.parse(edited);
   delete pkg.scripts;
   fs.writeFileSync(pj, `${JSON.stringify(pkg, null, 2)}\n`);
-  const name = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], path.join(dir, 'package')))[0].filename;
+  const name = JSON.parse(
+    npm(['pack', '--json', '--ignore-scripts', '--pack-destination', dir], path.join(dir, 'package')),
+  )[0].filename;
   return path.join(dir, name);
 }
 
@@ -85,7 +89,11 @@ function nodeRedAxios() {
   const red = path.dirname(require.resolve('node-red/package.json'));
   const admin = path.dirname(require.resolve('node-red-admin/package.json', { paths: [red] }));
   const axios = require.resolve('axios/package.json', { paths: [admin] });
-  return { nodeRed: require(path.join(red, 'package.json')).version, admin: require(path.join(admin, 'package.json')).version, axios: require(axios).version };
+  return {
+    nodeRed: require(path.join(red, 'package.json')).version,
+    admin: require(path.join(admin, 'package.json')).version,
+    axios: require(axios).version,
+  };
 }
 
 /** Does a package installed in `userDir` resolve modules from Node-RED's own tree? */
@@ -108,7 +116,12 @@ function measureAxiosDedupe(tmp, tgzs) {
   const starts = {
     'empty user dir': [],
     [`axios ${NODE_RED_AXIOS} pinned`]: ['install', '--save-exact', `axios@${NODE_RED_AXIOS}`],
-    [`axios ${NODE_RED_AXIOS} as ^${NODE_RED_AXIOS}`]: ['install', '--no-save-exact', '--save-prefix=^', `axios@${NODE_RED_AXIOS}`],
+    [`axios ${NODE_RED_AXIOS} as ^${NODE_RED_AXIOS}`]: [
+      'install',
+      '--no-save-exact',
+      '--save-prefix=^',
+      `axios@${NODE_RED_AXIOS}`,
+    ],
   };
   const rows = {};
   let i = 0;
@@ -139,4 +152,15 @@ function measureAxiosDedupe(tmp, tgzs) {
   return rows;
 }
 
-module.exports = { NPM, OLD_RANGE, NODE_RED_AXIOS, npm, treeSize, installedPackages, axiosCopies, repackWithAxios, nodeRedAxios, measureAxiosDedupe };
+module.exports = {
+  NPM,
+  OLD_RANGE,
+  NODE_RED_AXIOS,
+  npm,
+  treeSize,
+  installedPackages,
+  axiosCopies,
+  repackWithAxios,
+  nodeRedAxios,
+  measureAxiosDedupe,
+};

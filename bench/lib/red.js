@@ -17,7 +17,9 @@ const core = {
   httpRequest: require(path.join(CORE, 'core/network/21-httprequest.js')),
   json: require(path.join(CORE, 'core/parsers/70-JSON.js')),
 };
-const ours = ['ems-partner-config', 'ems-device-read', 'ems-time-series'].map((t) => require(path.join(DIST, 'nodes', `${t}.js`)));
+const ours = ['ems-partner-config', 'ems-device-read', 'ems-time-series'].map((t) =>
+  require(path.join(DIST, 'nodes', `${t}.js`)),
+);
 const SPIED = ['log', 'status', 'warn', 'error', 'debug', 'trace', 'send'];
 
 async function start() {
@@ -29,7 +31,10 @@ async function start() {
  * names the entries of `core` it needs, `extraModules` are further node modules (function (RED)).
  */
 async function load(nodes, coreNodes = [], extraModules = []) {
-  const flow = [{ id: 'tab', type: 'tab', label: 'bench' }, ...nodes.map((n) => (/-config$/.test(n.type) ? n : { z: 'tab', x: 0, y: 0, ...n }))];
+  const flow = [
+    { id: 'tab', type: 'tab', label: 'bench' },
+    ...nodes.map((n) => (/-config$/.test(n.type) ? n : { z: 'tab', x: 0, y: 0, ...n })),
+  ];
   const proto = helper._NodePrototype;
   const saved = {};
   for (const m of SPIED) saved[m] = proto[m];
@@ -72,19 +77,28 @@ function messenger(accepted, failure) {
     if (ok && accepted(msg)) p.resolve(msg);
     else p.reject(new Error(`message ${msg.seq} ${failure(msg)}`));
   };
-  helper.getNode('sink').on('input', (msg, _s, done) => { settle(msg, true); done(); });
-  helper.getNode('errs').on('input', (msg, _s, done) => { settle(msg, false); done(); });
-  return (id, msg) => new Promise((resolve, reject) => {
-    const i = seq++;
-    pending.set(i, { resolve, reject });
-    helper.getNode(id).receive({ ...msg, seq: i });
+  helper.getNode('sink').on('input', (msg, _s, done) => {
+    settle(msg, true);
+    done();
   });
+  helper.getNode('errs').on('input', (msg, _s, done) => {
+    settle(msg, false);
+    done();
+  });
+  return (id, msg) =>
+    new Promise((resolve, reject) => {
+      const i = seq++;
+      pending.set(i, { resolve, reject });
+      helper.getNode(id).receive({ ...msg, seq: i });
+    });
 }
 
 async function stop() {
   try {
     await helper.unload();
-  } catch { /* the restored spies may already be gone */ }
+  } catch {
+    /* the restored spies may already be gone */
+  }
   await helper.stopServer();
 }
 

@@ -20,16 +20,31 @@ async function main() {
     const body = opts.body;
     const len = Buffer.byteLength(body);
     const server = http.createServer({ keepAlive: true }, (_req, res) => {
-      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': len, 'x-request-id': opts.requestId });
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': len,
+        'x-request-id': opts.requestId,
+      });
       res.end(body);
     });
     await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${server.address().port}`;
-    close = () => new Promise((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+    close = () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
   } else {
     const { startSimulator } = require(path.join(DIST, 'simulator'));
     const sites = opts.fleetSites ? fleetSites(opts.fleetSites) : undefined;
-    const s = await startSimulator({ host: '127.0.0.1', port: 0, seed: 1, sites, latencyMs: opts.latencyMs, frozen: !!opts.frozen });
+    const s = await startSimulator({
+      host: '127.0.0.1',
+      port: 0,
+      seed: 1,
+      sites,
+      latencyMs: opts.latencyMs,
+      frozen: !!opts.frozen,
+    });
     url = s.url;
     close = s.close;
   }
@@ -40,7 +55,9 @@ async function main() {
   process.on('disconnect', stop);
   // A benchmark stopped by its guard (process.exit) leaves no signal: stop once the parent is gone.
   const parent = process.ppid;
-  setInterval(() => { if (process.ppid !== parent) stop(); }, 2000).unref();
+  setInterval(() => {
+    if (process.ppid !== parent) stop();
+  }, 2000).unref();
 }
 
 main().catch((e) => {

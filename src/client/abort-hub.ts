@@ -68,7 +68,9 @@ function fire(hub: Hub): void {
   for (const w of [...hub.waiters]) {
     try {
       w();
-    } catch { /* the waiter's own failure; the rest still run */ }
+    } catch {
+      /* the waiter's own failure; the rest still run */
+    }
   }
   hub.waiters.clear();
 }

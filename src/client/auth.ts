@@ -88,7 +88,11 @@ export class OAuth2TokenSource {
 
   private async fetch(signal?: AbortSignal): Promise<string> {
     this.fetchCount++;
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.cfg.clientId, client_secret: this.cfg.clientSecret });
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.cfg.clientId,
+      client_secret: this.cfg.clientSecret,
+    });
     if (this.cfg.scope) form.set('scope', this.cfg.scope);
     const path = safePath(this.cfg.tokenUrl);
     try {
@@ -99,33 +103,54 @@ export class OAuth2TokenSource {
         'axios-retry': { retries: 0 },
       } as never);
       const body = res.data as Record<string, unknown> | undefined;
-      if (res.status >= 200 && res.status < 300 && body && typeof body.access_token === 'string' && body.access_token !== '') {
+      if (
+        res.status >= 200 &&
+        res.status < 300 &&
+        body &&
+        typeof body.access_token === 'string' &&
+        body.access_token !== ''
+      ) {
         this.onToken?.(body.access_token);
         const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600;
         const lifetime = expiresIn * 1000;
         const at = this.now();
-        this.cached = { token: body.access_token, expiresAt: at + lifetime, refreshAt: at + lifetime - Math.min(60_000, lifetime / 10) };
+        this.cached = {
+          token: body.access_token,
+          expiresAt: at + lifetime,
+          refreshAt: at + lifetime - Math.min(60_000, lifetime / 10),
+        };
         this.failures = 0;
         return body.access_token;
       }
       const mask = (t: string) => redact(t, this.secrets());
       const said = serviceMessageOf(body, mask);
       let why: string;
-      if (res.status >= 200 && res.status < 300) why = `no access_token in the answer (HTTP ${res.status}${said ? `: ${said}` : ''})`;
+      if (res.status >= 200 && res.status < 300)
+        why = `no access_token in the answer (HTTP ${res.status}${said ? `: ${said}` : ''})`;
       else if (res.status >= 300 && res.status < 400) why = redirectText(res.status, res.headers?.location, mask);
       else why = said ? `${res.status} ${said}` : `HTTP ${res.status}`;
-      throw this.fail(apiError({
-        code: 'EMS_AUTH',
-        status: res.status,
-        message: mask(`OAuth2 token request to ${path} failed: ${why}`),
-        serviceMessage: said ?? `HTTP ${res.status}`,
-        request: { method: 'POST', path },
-      }));
+      throw this.fail(
+        apiError({
+          code: 'EMS_AUTH',
+          status: res.status,
+          message: mask(`OAuth2 token request to ${path} failed: ${why}`),
+          serviceMessage: said ?? `HTTP ${res.status}`,
+          request: { method: 'POST', path },
+        }),
+      );
     } catch (err) {
       if (err instanceof ApiError) throw err;
       if (isCancel(err)) throw err;
-      const code = /maxContentLength/.test((err as Error)?.message ?? '') ? 'answer too large' : (err as { code?: string }).code ?? 'ERROR';
-      throw this.fail(apiError({ code: 'EMS_AUTH', message: `OAuth2 token request to ${path} failed: ${code}`, request: { method: 'POST', path } }));
+      const code = /maxContentLength/.test((err as Error)?.message ?? '')
+        ? 'answer too large'
+        : ((err as { code?: string }).code ?? 'ERROR');
+      throw this.fail(
+        apiError({
+          code: 'EMS_AUTH',
+          message: `OAuth2 token request to ${path} failed: ${code}`,
+          request: { method: 'POST', path },
+        }),
+      );
     }
   }
 
@@ -143,7 +168,10 @@ export class OAuth2TokenSource {
     const iso = (t: number) => new Date(t).toISOString();
     const wait = Math.ceil((this.failedUntil - now) / 1000);
     return apiError({
-      code: e.code, status: e.status, serviceMessage: e.serviceMessage, request: e.request,
+      code: e.code,
+      status: e.status,
+      serviceMessage: e.serviceMessage,
+      request: e.request,
       message: `${e.message}; repeated from the last token request (${iso(this.lastFailureAt)}, ${this.failures} failed in a row): none is made before ${iso(this.failedUntil)} (in ${wait} s)`,
     });
   }

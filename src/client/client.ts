@@ -7,15 +7,50 @@
  * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
  */
 import {
-  PATH_KEYS, PATH_SETTINGS, pathSegment, resolvePaths, LIMITS, SERVICE, accepts, refusal, HOUR_MS, checkFuture, parseIsoTime,
-  parseTime, splitRange, toIsoSeconds, validateProperty, validateReadRequest, validateReference,
-  validateTimeSeriesRequest, STEERING_ENDPOINTS, steeringRequest,
+  PATH_KEYS,
+  PATH_SETTINGS,
+  pathSegment,
+  resolvePaths,
+  LIMITS,
+  SERVICE,
+  accepts,
+  refusal,
+  HOUR_MS,
+  checkFuture,
+  parseIsoTime,
+  parseTime,
+  splitRange,
+  toIsoSeconds,
+  validateProperty,
+  validateReadRequest,
+  validateReference,
+  validateTimeSeriesRequest,
+  STEERING_ENDPOINTS,
+  steeringRequest,
 } from '../protocol';
 import type {
-  ApiPaths, SteeringAnswers, SteeringEndpoint, SteeringRequest, ActiveSteeringRequest, CurtailmentSteeringRequest,
-  Device, EssSteeringRequest, GridTargetCancelResponse, GridLimitsRequest, GridTargetRequest, Measurement,
-  MeasurementList, MeasurementMap, ReadAnswers, ReadRequest, ReadShape, SiteSummary, SteeringResponse, TimeInput,
-  TimeSeriesRequest, TimeSeriesResponse,
+  ApiPaths,
+  SteeringAnswers,
+  SteeringEndpoint,
+  SteeringRequest,
+  ActiveSteeringRequest,
+  CurtailmentSteeringRequest,
+  Device,
+  EssSteeringRequest,
+  GridTargetCancelResponse,
+  GridLimitsRequest,
+  GridTargetRequest,
+  Measurement,
+  MeasurementList,
+  MeasurementMap,
+  ReadAnswers,
+  ReadRequest,
+  ReadShape,
+  SiteSummary,
+  SteeringResponse,
+  TimeInput,
+  TimeSeriesRequest,
+  TimeSeriesResponse,
 } from '../protocol';
 import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
@@ -25,7 +60,16 @@ import { sendRaw, type RawOptions, type RawResponse } from './raw';
 import { checkAuth, secretsOf, type AuthConfig } from './auth';
 import { checkNoControl } from './request-path';
 import {
-  CANCEL, DEVICES, MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape,
+  CANCEL,
+  DEVICES,
+  MEASUREMENT,
+  MEASUREMENT_LIST,
+  MEASUREMENT_MAP,
+  readResponse,
+  SITES,
+  STEERING,
+  TIME_SERIES,
+  type ResponseShape,
 } from './responses';
 import { mapLimit } from './limiter';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
@@ -121,7 +165,8 @@ export class EmsClient {
     this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 6));
     this.paths = Object.freeze(resolvePaths(pathSettings(opts.paths)));
     const timeoutMs = opts.timeoutMs ?? 10_000;
-    const maxBodyBytes = opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
+    const maxBodyBytes =
+      opts.maxBodyBytes !== undefined && opts.maxBodyBytes > 0 ? Math.floor(opts.maxBodyBytes) : DEFAULT_MAX_BODY_BYTES;
     this.errorContext = { redactor: this.redactor, hostPort: hostPortOf(opts.baseUrl), timeoutMs, maxBodyBytes };
     this.transport = new Transport({
       baseUrl: opts.baseUrl,
@@ -190,14 +235,32 @@ export class EmsClient {
     } catch (e) {
       return Promise.reject(e);
     }
-    return this.request('GET', path, READ_META, o, { url: `${path}${r.query}${encList(req.properties)}` }, r.shape as ResponseShape<ReadAnswers[S]>);
+    return this.request(
+      'GET',
+      path,
+      READ_META,
+      o,
+      { url: `${path}${r.query}${encList(req.properties)}` },
+      r.shape as ResponseShape<ReadAnswers[S]>,
+    );
   }
 
   /** One time-series request (at most 30 days, one property), as the API takes it. */
-  async getTimeSeries(device: string, req: TimeSeriesRequest | TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
+  async getTimeSeries(
+    device: string,
+    req: TimeSeriesRequest | TimeSeriesQuery,
+    o?: CallOptions,
+  ): Promise<TimeSeriesResponse> {
     const ref = validateReference(device, 'deviceReference');
     const body = validateTimeSeriesRequest('range' in req ? req : toTimeSeriesRequest(req));
-    return this.request('POST', `/devices/${pathSegment(ref, 'deviceReference')}/measurements/time-series`, { kind: 'read' }, o, { data: body }, TIME_SERIES);
+    return this.request(
+      'POST',
+      `/devices/${pathSegment(ref, 'deviceReference')}/measurements/time-series`,
+      { kind: 'read' },
+      o,
+      { data: body },
+      TIME_SERIES,
+    );
   }
 
   /**
@@ -214,33 +277,57 @@ export class EmsClient {
     if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
     const spans = splitRange(start, end, res * HOUR_MS);
     if (spans.length > MAX_SPANS) {
-      throw new ValidationError('range', `must span at most ${MAX_SPANS} requests of ${SERVICE.maxSpanDays} days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`);
+      throw new ValidationError(
+        'range',
+        `must span at most ${MAX_SPANS} requests of ${SERVICE.maxSpanDays} days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`,
+      );
     }
     const parts = await mapLimit(spans, this.concurrency, (s) =>
-      this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o));
+      this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o),
+    );
     return mergeSeries(parts, start, end);
   }
 
   // ---------------------------------------------------------------------- steering
 
-  async steer(site: string, body: ActiveSteeringRequest, o?: CallOptions): Promise<SteeringResponse<ActiveSteeringRequest>> {
+  async steer(
+    site: string,
+    body: ActiveSteeringRequest,
+    o?: CallOptions,
+  ): Promise<SteeringResponse<ActiveSteeringRequest>> {
     return this.steerEndpoint('combined', site, body, o);
   }
 
-  async steerEss(site: string, body: EssSteeringRequest, o?: CallOptions): Promise<SteeringResponse<EssSteeringRequest>> {
+  async steerEss(
+    site: string,
+    body: EssSteeringRequest,
+    o?: CallOptions,
+  ): Promise<SteeringResponse<EssSteeringRequest>> {
     return this.steerEndpoint('ess', site, body, o);
   }
 
-  async steerCurtailment(site: string, body: CurtailmentSteeringRequest, o?: CallOptions): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
+  async steerCurtailment(
+    site: string,
+    body: CurtailmentSteeringRequest,
+    o?: CallOptions,
+  ): Promise<SteeringResponse<CurtailmentSteeringRequest>> {
     return this.steerEndpoint('curtailment', site, body, o);
   }
 
-  async steerGridTarget(site: string, body: GridTargetRequest, o?: CallOptions): Promise<SteeringResponse<GridTargetRequest>> {
+  async steerGridTarget(
+    site: string,
+    body: GridTargetRequest,
+    o?: CallOptions,
+  ): Promise<SteeringResponse<GridTargetRequest>> {
     return this.steerEndpoint('grid-target', site, body, o);
   }
 
   /** Grid-limits steering (vendor notes; the path is the configured pathGridLimits, by default assumed). */
-  async steerGridLimits(site: string, body: GridLimitsRequest, o?: CallOptions): Promise<SteeringResponse<GridLimitsRequest>> {
+  async steerGridLimits(
+    site: string,
+    body: GridLimitsRequest,
+    o?: CallOptions,
+  ): Promise<SteeringResponse<GridLimitsRequest>> {
     return this.steerEndpoint('grid-limits', site, body, o);
   }
 
@@ -252,7 +339,12 @@ export class EmsClient {
    * Any steering endpoint of the protocol's table (STEERING_ENDPOINTS): validates the site
    * reference and the body (a validUntil must lie in the future), then sends it.
    */
-  async steerEndpoint<E extends SteeringEndpoint>(endpoint: E, site: string, body: unknown, o?: CallOptions): Promise<SteeringAnswers[E]> {
+  async steerEndpoint<E extends SteeringEndpoint>(
+    endpoint: E,
+    site: string,
+    body: unknown,
+    o?: CallOptions,
+  ): Promise<SteeringAnswers[E]> {
     const ref = validateReference(site, 'siteReference');
     const validate = STEERING_ENDPOINTS[endpoint].validate as ((b: unknown, now?: number) => never) | undefined;
     return this.sendSteering(steeringRequest(endpoint, ref, validate?.(body, Date.now()), this.paths), o);
@@ -264,11 +356,21 @@ export class EmsClient {
    * retry policy bound by its validUntil. Nothing is validated again; the one check left is
    * the time: a request whose validUntil has passed is not sent (ValidationError).
    */
-  async sendSteering<E extends SteeringEndpoint>(req: SteeringRequest<E>, o?: CallOptions): Promise<SteeringAnswers[E]> {
+  async sendSteering<E extends SteeringEndpoint>(
+    req: SteeringRequest<E>,
+    o?: CallOptions,
+  ): Promise<SteeringAnswers[E]> {
     const { validUntil } = req;
     if (validUntil !== undefined) checkFuture(validUntil, Date.now());
     const extra = req.body === undefined ? undefined : { data: req.body };
-    return this.request(req.method, req.path, { kind: 'steer', validUntil }, o, extra, (req.method === 'DELETE' ? CANCEL : STEERING) as ResponseShape<SteeringAnswers[E]>);
+    return this.request(
+      req.method,
+      req.path,
+      { kind: 'steer', validUntil },
+      o,
+      extra,
+      (req.method === 'DELETE' ? CANCEL : STEERING) as ResponseShape<SteeringAnswers[E]>,
+    );
   }
 
   /** Sites with their devices. The reference simulator has this; the real service may not (404 gives []). */
@@ -289,8 +391,20 @@ export class EmsClient {
    * answer rejects with its ApiError, which carries the answer (rawAnswerOf).
    */
   async raw(method: unknown, path: unknown, body?: unknown, o: RawOptions = {}): Promise<RawResponse> {
-    return sendRaw({ ...this.errorContext, axios: this.transport.axios, baseUrl: this.baseUrl, signal: this.signalFor(o.signal), closed: this.closed, keyHeader: this.keyHeader },
-      method, path, body, o);
+    return sendRaw(
+      {
+        ...this.errorContext,
+        axios: this.transport.axios,
+        baseUrl: this.baseUrl,
+        signal: this.signalFor(o.signal),
+        closed: this.closed,
+        keyHeader: this.keyHeader,
+      },
+      method,
+      path,
+      body,
+      o,
+    );
   }
 
   // ---------------------------------------------------------------------- plumbing
@@ -299,12 +413,30 @@ export class EmsClient {
    * Sends one request (with the transport's retries) and maps failures to ApiError. With a
    * `shape`, the answer is checked against it (EMS_BAD_RESPONSE when it does not fit).
    */
-  async request<T>(method: string, path: string, meta: EmsRequestMeta, o?: CallOptions, extra?: AxiosRequestConfig, shape?: ResponseShape<T>): Promise<T> {
-    if (this.closed) throw apiError({ code: 'EMS_CLOSED', message: `${method} ${path} not sent: client closed`, request: { method, path } });
+  async request<T>(
+    method: string,
+    path: string,
+    meta: EmsRequestMeta,
+    o?: CallOptions,
+    extra?: AxiosRequestConfig,
+    shape?: ResponseShape<T>,
+  ): Promise<T> {
+    if (this.closed)
+      throw apiError({
+        code: 'EMS_CLOSED',
+        message: `${method} ${path} not sent: client closed`,
+        request: { method, path },
+      });
     const signal = this.signalFor(o?.signal);
     let res;
     try {
-      res = await this.transport.axios.request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig);
+      res = await this.transport.axios.request<T>({
+        method,
+        url: path,
+        signal,
+        ems: { ...meta },
+        ...extra,
+      } as AxiosRequestConfig);
     } catch (err) {
       throw toApiError(err, method, path, this.errorContext);
     }
@@ -364,14 +496,19 @@ function encList(props: readonly string[]): string {
 /** Hours between points: a number within LIMITS.resolution (its default when not given). */
 function resolutionOf(h: unknown): number {
   if (h === undefined) return LIMITS.resolution.dflt;
-  if (typeof h !== 'number' || !accepts(LIMITS.resolution, h)) throw new ValidationError('resolution', `${refusal(LIMITS.resolution)}; got ${String(h)}`);
+  if (typeof h !== 'number' || !accepts(LIMITS.resolution, h))
+    throw new ValidationError('resolution', `${refusal(LIMITS.resolution)}; got ${String(h)}`);
   return h;
 }
 
 export function toTimeSeriesRequest(q: TimeSeriesQuery): TimeSeriesRequest {
   return {
     property: q.property,
-    range: { type: 'absolute', start: toIsoSeconds(parseTime(q.start, 'start')), end: toIsoSeconds(parseTime(q.end, 'end')) },
+    range: {
+      type: 'absolute',
+      start: toIsoSeconds(parseTime(q.start, 'start')),
+      end: toIsoSeconds(parseTime(q.end, 'end')),
+    },
     resolution: { value: resolutionOf(q.resolutionHours), unit: 'h' },
   };
 }

@@ -33,7 +33,12 @@ export function hostPortOf(baseUrl: string): string {
 /** The requestId of an answer (its body's, else its x-request-id header), masked, on one line, cut to 128 characters. */
 export function requestIdOf(body: unknown, headerId: unknown, r: Redactor): string | undefined {
   const b = body as Record<string, unknown> | undefined;
-  const rawId = b && typeof b === 'object' && typeof b.requestId === 'string' ? b.requestId : typeof headerId === 'string' ? headerId : undefined;
+  const rawId =
+    b && typeof b === 'object' && typeof b.requestId === 'string'
+      ? b.requestId
+      : typeof headerId === 'string'
+        ? headerId
+        : undefined;
   // Masked before they are cut, so a secret is never shown in part.
   return rawId ? oneLine(r.text(rawId.slice(0, 65_536)), MAX_REQUEST_ID) || undefined : undefined;
 }
@@ -72,25 +77,42 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
   const request = { method, path };
   const r = ctx.redactor;
   if (!isAxiosError(err)) {
-    const reason = (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED' ? 'aborted' : 'failed';
-    return apiError({ code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR', message: `${method} ${path} ${reason}`, request });
+    const reason =
+      (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED'
+        ? 'aborted'
+        : 'failed';
+    return apiError({
+      code: reason === 'aborted' ? 'EMS_ABORTED' : 'EMS_ERROR',
+      message: `${method} ${path} ${reason}`,
+      request,
+    });
   }
-  if (err.code === 'ERR_CANCELED') return apiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
+  if (err.code === 'ERR_CANCELED')
+    return apiError({ code: 'EMS_ABORTED', message: `${method} ${path} aborted`, request });
   if (/maxContentLength|maxBodyLength/.test(err.message)) {
     const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
     const what = /maxBodyLength/.test(err.message) ? 'request body is' : 'answer is';
-    return apiError({ code: 'EMS_TOO_LARGE', message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`, request });
+    return apiError({
+      code: 'EMS_TOO_LARGE',
+      message: `${method} ${path} ${what} over the limit of ${mb} MB (maxBodyMB)`,
+      request,
+    });
   }
   const res = err.response;
   const code = err.code ?? 'EMS_NETWORK';
   if (!res && PARSE_ERROR.test(code)) {
-    return apiError({ code: 'EMS_BAD_RESPONSE', message: r.text(`${method} ${path} ${malformedText(code, err.message ?? '')}`), request });
+    return apiError({
+      code: 'EMS_BAD_RESPONSE',
+      message: r.text(`${method} ${path} ${malformedText(code, err.message ?? '')}`),
+      request,
+    });
   }
   if (!res || (res.status >= 200 && res.status < 300)) {
     // No answer, or an answer cut off mid-body: name the host and port, never the path's query.
-    const what = code === 'ETIMEDOUT' || code === 'ECONNABORTED'
-      ? `timed out after ${ctx.timeoutMs} ms (${code})`
-      : `connection to ${ctx.hostPort} failed (${code})`;
+    const what =
+      code === 'ETIMEDOUT' || code === 'ECONNABORTED'
+        ? `timed out after ${ctx.timeoutMs} ms (${code})`
+        : `connection to ${ctx.hostPort} failed (${code})`;
     return apiError({ code, message: r.text(`${method} ${path} ${what}`), request });
   }
   const body = res.data as Record<string, unknown> | string | undefined;
@@ -104,8 +126,12 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
     requestId,
     retryAfter: Number.isFinite(ra) ? ra : undefined,
     request,
-    message: r.text(`${method} ${path} failed: ${res.status >= 300 && res.status < 400
-      ? redirectText(res.status, res.headers?.location, (t) => r.text(t))
-      : `HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}`}${requestId ? ` (requestId ${requestId})` : ''}`),
+    message: r.text(
+      `${method} ${path} failed: ${
+        res.status >= 300 && res.status < 400
+          ? redirectText(res.status, res.headers?.location, (t) => r.text(t))
+          : `HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}`
+      }${requestId ? ` (requestId ${requestId})` : ''}`,
+    ),
   });
 }

@@ -146,8 +146,13 @@ export function apiError(opts: ApiErrorOptions): ApiError {
 export function refusedField(err: unknown, field: string): unknown {
   if (!(err instanceof ApiError) || err.field || ![400, 404, 409, 422].includes(err.status ?? 0)) return err;
   return apiError({
-    code: err.code, status: err.status, serviceMessage: err.serviceMessage, request: err.request,
-    requestId: err.requestId, retryAfter: err.retryAfter, field,
+    code: err.code,
+    status: err.status,
+    serviceMessage: err.serviceMessage,
+    request: err.request,
+    requestId: err.requestId,
+    retryAfter: err.retryAfter,
+    field,
     message: `${field} was refused by the service: ${err.message}`,
   });
 }
@@ -172,7 +177,8 @@ export function serviceMessageOf(body: unknown, mask: (s: string) => string = sa
   const b = body as Record<string, unknown>;
   const line = (s: string) => oneLine(mask(s.slice(0, MASK_SPAN)), MAX_FIELD_MESSAGE);
   // OAuth2 error responses (RFC 6749 5.2): {error: code, error_description: text}.
-  if (typeof b.error === 'string' && typeof b.error_description === 'string') return line(`${b.error}: ${b.error_description}`) || undefined;
+  if (typeof b.error === 'string' && typeof b.error_description === 'string')
+    return line(`${b.error}: ${b.error_description}`) || undefined;
   for (const key of ['message', 'error', 'detail', 'title', 'error_description']) {
     const v = b[key];
     if (typeof v === 'string' && v.trim()) return line(v);
@@ -192,7 +198,10 @@ export function looksLikeHtml(text: string): boolean {
 /** Collapses whitespace and control characters to single spaces and cuts to `max` characters. */
 export function oneLine(text: string, max: number): string {
   // eslint-disable-next-line no-control-regex
-  const t = text.slice(0, max * 4).replace(/[\s\u0000-\u001f\u007f]+/g, ' ').trim();
+  const t = text
+    .slice(0, max * 4)
+    .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
+    .trim();
   return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 

@@ -41,10 +41,14 @@ const IDLE_MS = 60_000;
  */
 export function undiciParts(
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  load: (id: string) => unknown = require, main: () => typeof import('undici') = () => require('undici'),
+  load: (id: string) => unknown = require,
+  main: () => typeof import('undici') = () => require('undici'),
 ): { Agent: typeof Agent; buildConnector: typeof buildConnector } {
   try {
-    return { Agent: load('undici/lib/dispatcher/agent') as typeof Agent, buildConnector: load('undici/lib/core/connect') as typeof buildConnector };
+    return {
+      Agent: load('undici/lib/dispatcher/agent') as typeof Agent,
+      buildConnector: load('undici/lib/core/connect') as typeof buildConnector,
+    };
   } catch {
     const u = main();
     return { Agent: u.Agent, buildConnector: u.buildConnector };
@@ -57,7 +61,13 @@ export function undiciParts(
  * a second and which fake timers in tests would count.)
  */
 export function connector(make: typeof buildConnector, o: HttpPoolOptions): buildConnector.connector {
-  const base = make({ rejectUnauthorized: o.rejectUnauthorized, ca: o.ca || undefined, timeout: 0, keepAlive: true, keepAliveInitialDelay: KEEP_ALIVE_PROBE_MS });
+  const base = make({
+    rejectUnauthorized: o.rejectUnauthorized,
+    ca: o.ca || undefined,
+    timeout: 0,
+    keepAlive: true,
+    keepAliveInitialDelay: KEEP_ALIVE_PROBE_MS,
+  });
   const ms = Math.max(10_000, o.timeoutMs > 0 ? o.timeoutMs : 0);
   return (opts, callback) => {
     let done = false;
@@ -82,8 +92,18 @@ export function connector(make: typeof buildConnector, o: HttpPoolOptions): buil
 export function createHttpPool(o: HttpPoolOptions): HttpPool {
   const { axios } = httpLib();
   if (o.adapter === 'http') {
-    const httpAgent = new http.Agent({ keepAlive: true, keepAliveMsecs: KEEP_ALIVE_PROBE_MS, maxSockets: o.concurrency });
-    const httpsAgent = new https.Agent({ keepAlive: true, keepAliveMsecs: KEEP_ALIVE_PROBE_MS, maxSockets: o.concurrency, rejectUnauthorized: o.rejectUnauthorized, ca: o.ca || undefined });
+    const httpAgent = new http.Agent({
+      keepAlive: true,
+      keepAliveMsecs: KEEP_ALIVE_PROBE_MS,
+      maxSockets: o.concurrency,
+    });
+    const httpsAgent = new https.Agent({
+      keepAlive: true,
+      keepAliveMsecs: KEEP_ALIVE_PROBE_MS,
+      maxSockets: o.concurrency,
+      rejectUnauthorized: o.rejectUnauthorized,
+      ca: o.ca || undefined,
+    });
     const inner = axios.getAdapter('http');
     return {
       name: 'http',

@@ -2,7 +2,17 @@
  * Client room: HTTP to the partner API (transport with retries, bounded concurrency and
  * wall-clock deadlines, authentication, the shape checks of answers, error classes).
  */
-export { EmsClient, mergeSeries, toTimeSeriesRequest, MAX_SPANS, DEFAULT_MAX_BODY_BYTES, type ClientOptions, type CallOptions, type TimeSeriesQuery, type Listener } from './client';
+export {
+  EmsClient,
+  mergeSeries,
+  toTimeSeriesRequest,
+  MAX_SPANS,
+  DEFAULT_MAX_BODY_BYTES,
+  type ClientOptions,
+  type CallOptions,
+  type TimeSeriesQuery,
+  type Listener,
+} from './client';
 export { isRetryable, type ConnectionState } from './transport';
 export * from './errors';
 export * from './auth';

@@ -42,26 +42,59 @@ export interface RawContext extends ErrorContext {
 
 /** Answer headers relayed to msg.headers (nothing else is). */
 export const ANSWER_HEADERS: readonly string[] = [
-  'content-type', 'content-length', 'content-language', 'date', 'etag', 'last-modified', 'location', 'link', 'deprecation', 'sunset',
-  'retry-after', 'x-request-id', 'request-id', 'x-correlation-id',
-  'ratelimit', 'ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset',
-  'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset',
+  'content-type',
+  'content-length',
+  'content-language',
+  'date',
+  'etag',
+  'last-modified',
+  'location',
+  'link',
+  'deprecation',
+  'sunset',
+  'retry-after',
+  'x-request-id',
+  'request-id',
+  'x-correlation-id',
+  'ratelimit',
+  'ratelimit-policy',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
 ];
 const RELAYED = new Set(ANSWER_HEADERS);
 /** Never relayed, whatever the list above says (credentials and sessions). */
-const NEVER = new Set(['authorization', 'proxy-authorization', 'x-api-key', 'cookie', 'set-cookie', 'www-authenticate', 'proxy-authenticate']);
+const NEVER = new Set([
+  'authorization',
+  'proxy-authorization',
+  'x-api-key',
+  'cookie',
+  'set-cookie',
+  'www-authenticate',
+  'proxy-authenticate',
+]);
 /** Longest header value relayed. */
 const MAX_HEADER = 1024;
 
 /** The selected headers of an answer: lower-case names, values masked, on one line, cut to 1024 characters. */
 export function selectHeaders(headers: unknown, r: Redactor, keyHeader?: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const h = headers && typeof (headers as { toJSON?: unknown }).toJSON === 'function' ? (headers as { toJSON(): object }).toJSON() : headers;
+  const h =
+    headers && typeof (headers as { toJSON?: unknown }).toJSON === 'function'
+      ? (headers as { toJSON(): object }).toJSON()
+      : headers;
   if (!h || typeof h !== 'object') return out;
   for (const [name, value] of Object.entries(h as Record<string, unknown>)) {
     const k = name.toLowerCase();
     if (!RELAYED.has(k) || NEVER.has(k) || k === keyHeader) continue;
-    const v = Array.isArray(value) ? value.join(', ') : typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+    const v = Array.isArray(value)
+      ? value.join(', ')
+      : typeof value === 'string' || typeof value === 'number'
+        ? String(value)
+        : undefined;
     if (v !== undefined) out[k] = oneLine(r.text(v.slice(0, 65_536)), MAX_HEADER);
   }
   return out;
@@ -110,18 +143,33 @@ export function answerPayload(data: unknown, r: Redactor): unknown {
 }
 
 /** A request body: none, JSON (objects, arrays, numbers, booleans), text (strings) or bytes (Buffers). */
-export function requestBody(body: unknown, method: RequestMethod, field: string): { data?: string | Buffer; type?: string } {
+export function requestBody(
+  body: unknown,
+  method: RequestMethod,
+  field: string,
+): { data?: string | Buffer; type?: string } {
   if (body === undefined || body === null) return {};
-  if (method === 'GET') throw new ValidationError(field, `must not be set for GET (a GET has no body; use POST, PUT or PATCH); got ${typeof body === 'string' ? 'a string' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}`);
+  if (method === 'GET')
+    throw new ValidationError(
+      field,
+      `must not be set for GET (a GET has no body; use POST, PUT or PATCH); got ${typeof body === 'string' ? 'a string' : Array.isArray(body) ? 'an array' : `a ${typeof body}`}`,
+    );
   if (typeof body === 'string') return { data: body, type: 'text/plain; charset=utf-8' };
   if (Buffer.isBuffer(body)) return { data: body, type: 'application/octet-stream' };
   let data: string | undefined;
   try {
     data = JSON.stringify(body);
   } catch (e) {
-    throw new ValidationError(field, `must be JSON (an object, array, number or boolean), a string or a Buffer; it cannot be sent as JSON (${e instanceof Error ? e.message.slice(0, 80) : 'not serialisable'})`);
+    throw new ValidationError(
+      field,
+      `must be JSON (an object, array, number or boolean), a string or a Buffer; it cannot be sent as JSON (${e instanceof Error ? e.message.slice(0, 80) : 'not serialisable'})`,
+    );
   }
-  if (data === undefined) throw new ValidationError(field, `must be JSON (an object, array, number or boolean), a string or a Buffer; got a ${typeof body}`);
+  if (data === undefined)
+    throw new ValidationError(
+      field,
+      `must be JSON (an object, array, number or boolean), a string or a Buffer; got a ${typeof body}`,
+    );
   return { data, type: 'application/json' };
 }
 
@@ -143,25 +191,43 @@ const ACCEPT = 'application/json, text/plain;q=0.9, */*;q=0.8';
  * errors, timeouts), so a POST whose answer was lost may be sent again: set retries 0 on the
  * config node for an endpoint that must never see a request twice.
  */
-export async function sendRaw(ctx: RawContext, method: unknown, path: unknown, body: unknown, o: RawOptions = {}): Promise<RawResponse> {
+export async function sendRaw(
+  ctx: RawContext,
+  method: unknown,
+  path: unknown,
+  body: unknown,
+  o: RawOptions = {},
+): Promise<RawResponse> {
   const f = { method: 'method', path: 'path', body: 'body', ...o.fields };
   const m = checkRequestMethod(method, f.method);
   requestUrl(ctx.baseUrl, path, f.path);
   const p = path as string;
   const sent = requestBody(body, m, f.body);
   const request = { method: m, path: shown(p) };
-  const size = sent.data === undefined ? 0 : typeof sent.data === 'string' ? Buffer.byteLength(sent.data) : sent.data.length;
+  const size =
+    sent.data === undefined ? 0 : typeof sent.data === 'string' ? Buffer.byteLength(sent.data) : sent.data.length;
   if (size > ctx.maxBodyBytes) {
     const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
-    throw apiError({ code: 'EMS_TOO_LARGE', message: `${m} ${request.path} request body is over the limit of ${mb} MB (maxBodyMB); not sent`, request });
+    throw apiError({
+      code: 'EMS_TOO_LARGE',
+      message: `${m} ${request.path} request body is over the limit of ${mb} MB (maxBodyMB); not sent`,
+      request,
+    });
   }
-  if (ctx.closed) throw apiError({ code: 'EMS_CLOSED', message: `${m} ${request.path} not sent: client closed`, request });
+  if (ctx.closed)
+    throw apiError({ code: 'EMS_CLOSED', message: `${m} ${request.path} not sent: client closed`, request });
   const meta: EmsRequestMeta = { kind: m === 'GET' ? 'read' : 'steer' };
   const config = {
-    method: m, url: p, signal: ctx.signal, ems: meta, data: sent.data,
+    method: m,
+    url: p,
+    signal: ctx.signal,
+    ems: meta,
+    data: sent.data,
     headers: { accept: ACCEPT, ...(sent.type ? { 'content-type': sent.type } : {}) },
     // Never an absolute URL as it is (the path was checked; this is the second lock), no parsing by axios.
-    allowAbsoluteUrls: false, responseType: 'text', transformResponse: [(d: unknown) => d],
+    allowAbsoluteUrls: false,
+    responseType: 'text',
+    transformResponse: [(d: unknown) => d],
   } as AxiosRequestConfig;
   let res: AxiosResponse<unknown>;
   try {
@@ -173,10 +239,18 @@ export async function sendRaw(ctx: RawContext, method: unknown, path: unknown, b
     answer.data = payload; // the service's message is read from the parsed body
     const e = toApiError(err, m, request.path, ctx);
     Object.defineProperty(e, 'answer', {
-      value: { statusCode: answer.status, headers: selectHeaders(answer.headers, ctx.redactor, ctx.keyHeader), payload } satisfies RawResponse,
+      value: {
+        statusCode: answer.status,
+        headers: selectHeaders(answer.headers, ctx.redactor, ctx.keyHeader),
+        payload,
+      } satisfies RawResponse,
       enumerable: false,
     });
     throw e;
   }
-  return { statusCode: res.status, headers: selectHeaders(res.headers, ctx.redactor, ctx.keyHeader), payload: answerPayload(res.data, ctx.redactor) };
+  return {
+    statusCode: res.status,
+    headers: selectHeaders(res.headers, ctx.redactor, ctx.keyHeader),
+    payload: answerPayload(res.data, ctx.redactor),
+  };
 }

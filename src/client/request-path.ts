@@ -23,7 +23,8 @@ export type RequestMethod = (typeof REQUEST_METHODS)[number];
 export const MAX_REQUEST_PATH = 2048;
 
 /** The accepted form, as every refusal names it. */
-export const REQUEST_PATH_FORM = 'a path relative to the base URL starting with one "/", e.g. "/devices/dvc_1/measurement?property=soc"';
+export const REQUEST_PATH_FORM =
+  'a path relative to the base URL starting with one "/", e.g. "/devices/dvc_1/measurement?property=soc"';
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
 // eslint-disable-next-line no-control-regex
@@ -86,7 +87,8 @@ export function checkRequestPath(input: unknown, field: string): string {
 export function requestUrl(baseUrl: string, input: unknown, field: string): string {
   const path = checkRequestPath(input, field);
   const joined = `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
-  const leaves = () => new ValidationError(field, `must be ${REQUEST_PATH_FORM}; got ${show(input)}: it would leave the base URL`);
+  const leaves = () =>
+    new ValidationError(field, `must be ${REQUEST_PATH_FORM}; got ${show(input)}: it would leave the base URL`);
   let base: URL;
   let url: URL;
   try {
@@ -97,7 +99,8 @@ export function requestUrl(baseUrl: string, input: unknown, field: string): stri
   }
   const basePath = base.pathname.replace(/\/+$/, '');
   const below = url.pathname === basePath || url.pathname.startsWith(`${basePath}/`);
-  if (url.origin !== base.origin || url.username !== base.username || url.password !== base.password || !below) throw leaves();
+  if (url.origin !== base.origin || url.username !== base.username || url.password !== base.password || !below)
+    throw leaves();
   return joined;
 }
 
@@ -117,8 +120,25 @@ const MAX_HEADER_NAME = 256;
  * can be none of them (a key sent as Host, or a Content-Length, would change where or what is sent).
  * "proxy-" covers every Proxy-* header.
  */
-export const OWNED_HEADERS = ['host', 'content-length', 'content-type', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive',
-  'upgrade', 'te', 'trailer', 'expect', 'accept', 'accept-encoding', 'user-agent', 'cookie', 'http2-settings', 'proxy-'] as const;
+export const OWNED_HEADERS = [
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'accept',
+  'accept-encoding',
+  'user-agent',
+  'cookie',
+  'http2-settings',
+  'proxy-',
+] as const;
 
 /** The accepted form of the API key's header name, as every refusal names it. */
 export const HEADER_NAME_FORM = 'an HTTP header name (RFC 9110 token)';
@@ -152,7 +172,11 @@ export function checkHeaderName(input: unknown, field: string): string {
   const why = headerNameProblem(input);
   if (why === undefined) return input as string;
   const owned = typeof input === 'string' && TOKEN.test(input) ? ownedHeader(input) : undefined;
-  if (owned) throw new ValidationError(field, `${show(input)} names a header the transport sets (${owned}); the key goes in another, e.g. "x-api-key"`);
+  if (owned)
+    throw new ValidationError(
+      field,
+      `${show(input)} names a header the transport sets (${owned}); the key goes in another, e.g. "x-api-key"`,
+    );
   throw new ValidationError(field, `${show(input)} is not ${HEADER_NAME_FORM}: ${why}`);
 }
 
@@ -167,5 +191,8 @@ export function checkNoControl(input: unknown, field: string): void {
   const i = input.search(/[\u0000-\u001f\u007f]/);
   if (i < 0) return;
   const what = input[i] === '\n' || input[i] === '\r' ? 'a line break' : 'a control character';
-  throw new ValidationError(field, `holds ${what} (character ${i + 1} of ${input.length}); it is refused, not removed: set the value again without it`);
+  throw new ValidationError(
+    field,
+    `holds ${what} (character ${i + 1} of ${input.length}); it is refused, not removed: set the value again without it`,
+  );
 }

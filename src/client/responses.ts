@@ -13,7 +13,13 @@
 import { apiError, looksLikeHtml, oneLine, type ApiError, type Redactor } from './errors';
 import { normaliseDevices, parseIsoTime, show } from '../protocol';
 import type {
-  Device, GridTargetCancelResponse, Measurement, MeasurementList, MeasurementMap, SiteSummary, TimeSeriesResponse,
+  Device,
+  GridTargetCancelResponse,
+  Measurement,
+  MeasurementList,
+  MeasurementMap,
+  SiteSummary,
+  TimeSeriesResponse,
 } from '../protocol';
 
 export interface ResponseShape<T> {
@@ -72,11 +78,19 @@ const NUM = 'a finite number';
 const STR = 'a string';
 type Fields = ReadonlyArray<readonly [key: string, wanted: typeof NUM | typeof STR]>;
 /** A measurement's fields as a list answer has them, in the order they are checked. */
-const LIST_ITEM: Fields = [['timestamp', NUM], ['property', STR], ['value', NUM], ['unit', STR]];
+const LIST_ITEM: Fields = [
+  ['timestamp', NUM],
+  ['property', STR],
+  ['value', NUM],
+  ['unit', STR],
+];
 /** A single measurement also names its device. */
 const SINGLE: Fields = [...LIST_ITEM, ['reference', STR]];
 /** A map answer's measurement: value and unit under its property. */
-const MAP_ITEM: Fields = [['value', NUM], ['unit', STR]];
+const MAP_ITEM: Fields = [
+  ['value', NUM],
+  ['unit', STR],
+];
 
 /** The first of `fields` that `o` does not have in its kind, or undefined when all fit. */
 function firstWrong(o: Record<string, unknown>, fields: Fields): Fields[number] | undefined {
@@ -92,7 +106,8 @@ function referenced(body: unknown): Record<string, unknown> {
 }
 
 /** The name of a map answer's measurement (its property) or a list answer's (its index). */
-const itemName = (at: string | number): string => (typeof at === 'number' ? `measurements[${at}]` : `measurements.${at}`);
+const itemName = (at: string | number): string =>
+  typeof at === 'number' ? `measurements[${at}]` : `measurements.${at}`;
 
 /** Checks one measurement of a map or list answer: an object with `fields`. */
 function checkItem(item: unknown, fields: Fields, at: string | number): void {
@@ -159,11 +174,21 @@ export const DEVICES: ResponseShape<Device[]> = {
     try {
       devices = normaliseDevices(body);
     } catch {
-      throw new Misfit(body === null ? 'null' : Array.isArray(body) ? 'an array' : typeof body === 'object' ? 'no device list' : show(body));
+      throw new Misfit(
+        body === null
+          ? 'null'
+          : Array.isArray(body)
+            ? 'an array'
+            : typeof body === 'object'
+              ? 'no device list'
+              : show(body),
+      );
     }
     // Each entry must be an object, as each site of /sites must: a list of lists (or of bare
     // values) is not read as an empty list.
-    const key = Array.isArray(body) ? 'devices' : DEVICE_KEYS.find((k) => Array.isArray((body as Record<string, unknown>)[k])) ?? 'devices';
+    const key = Array.isArray(body)
+      ? 'devices'
+      : (DEVICE_KEYS.find((k) => Array.isArray((body as Record<string, unknown>)[k])) ?? 'devices');
     const list = (Array.isArray(body) ? body : (body as Record<string, unknown>)[key]) as unknown[];
     for (let i = 0; i < list.length; i++) if (!isObj(list[i])) throw wrong(`${key}[${i}]`, list[i], 'an object');
     return devices;
@@ -200,7 +225,14 @@ export const STEERING: ResponseShape<never> = {
 export const CANCEL: ResponseShape<GridTargetCancelResponse> = STEERING;
 
 /** The error for an answer of the wrong shape. */
-export function badResponse(method: string, path: string, status: number, what: string, expected: string, redactor: Redactor): ApiError {
+export function badResponse(
+  method: string,
+  path: string,
+  status: number,
+  what: string,
+  expected: string,
+  redactor: Redactor,
+): ApiError {
   return apiError({
     code: 'EMS_BAD_RESPONSE',
     message: redactor.text(`${method} ${path} answered ${status} with ${what}, expected ${expected}`),
@@ -216,7 +248,14 @@ function describeText(text: string): string {
 }
 
 /** Checks an answer against its endpoint's shape; throws an EMS_BAD_RESPONSE ApiError when it does not fit. */
-export function readResponse<T>(shape: ResponseShape<T>, status: number, body: unknown, method: string, path: string, redactor: Redactor): T {
+export function readResponse<T>(
+  shape: ResponseShape<T>,
+  status: number,
+  body: unknown,
+  method: string,
+  path: string,
+  redactor: Redactor,
+): T {
   let what: string;
   if (status === 204 || body === undefined || (typeof body === 'string' && body.trim() === '')) {
     if (shape.emptyOk) return shape.read(undefined, redactor);
@@ -227,7 +266,10 @@ export function readResponse<T>(shape: ResponseShape<T>, status: number, body: u
     try {
       return shape.read(body, redactor);
     } catch (e) {
-      what = e instanceof Misfit ? describe(e, redactor) : `a body it could not read (${e instanceof Error ? e.message : String(e)})`;
+      what =
+        e instanceof Misfit
+          ? describe(e, redactor)
+          : `a body it could not read (${e instanceof Error ? e.message : String(e)})`;
     }
   }
   throw badResponse(method, path, status, what, shape.expected, redactor);

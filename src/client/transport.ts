@@ -54,13 +54,27 @@ export interface TransportOptions {
 }
 
 export type ConnectionState =
-  | { state: 'ok' }
-  | { state: 'rate-limited'; until: number }
-  | { state: 'error'; reason: string };
+  { state: 'ok' } | { state: 'rate-limited'; until: number } | { state: 'error'; reason: string };
 
-type MetaConfig = InternalAxiosRequestConfig & { ems?: EmsRequestMeta; emsAuthRetried?: boolean; 'axios-retry'?: { retryCount?: number } };
+type MetaConfig = InternalAxiosRequestConfig & {
+  ems?: EmsRequestMeta;
+  emsAuthRetried?: boolean;
+  'axios-retry'?: { retryCount?: number };
+};
 
-const RETRYABLE_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'ECONNABORTED', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'ERR_SOCKET_CONNECTION_TIMEOUT', 'ENETUNREACH', 'EHOSTUNREACH', 'ERR_NETWORK']);
+const RETRYABLE_CODES = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ETIMEDOUT',
+  'ECONNABORTED',
+  'EPIPE',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'ERR_SOCKET_CONNECTION_TIMEOUT',
+  'ENETUNREACH',
+  'EHOSTUNREACH',
+  'ERR_NETWORK',
+]);
 
 export function isTransientNetworkError(err: AxiosError): boolean {
   if (isCancel(err) || err.response) return false;
@@ -91,7 +105,13 @@ export class Transport {
 
   constructor(private readonly opts: TransportOptions) {
     this.limiter = new Limiter(opts.concurrency);
-    this.pool = createHttpPool({ adapter: opts.adapter, concurrency: opts.concurrency, rejectUnauthorized: opts.rejectUnauthorized, ca: opts.ca, timeoutMs: opts.timeoutMs });
+    this.pool = createHttpPool({
+      adapter: opts.adapter,
+      concurrency: opts.concurrency,
+      rejectUnauthorized: opts.rejectUnauthorized,
+      ca: opts.ca,
+      timeoutMs: opts.timeoutMs,
+    });
     const { axios, axiosRetry } = httpLib();
     this.axios = axios.create({
       baseURL: opts.baseUrl.replace(/\/+$/, ''),
@@ -108,16 +128,26 @@ export class Transport {
     if (opts.auth.type === 'oauth2') {
       const send = this.pool.adapter;
       const tokenHttp = axios.create({
-        timeout: opts.timeoutMs, proxy: false, maxRedirects: 0,
-        maxContentLength: opts.maxBodyBytes, maxBodyLength: opts.maxBodyBytes,
+        timeout: opts.timeoutMs,
+        proxy: false,
+        maxRedirects: 0,
+        maxContentLength: opts.maxBodyBytes,
+        maxBodyLength: opts.maxBodyBytes,
         transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
         adapter: (config) => withDeadline(send, config, opts.timeoutMs),
       });
       const r = opts.redactor;
-      this.tokens = new OAuth2TokenSource(opts.auth, tokenHttp, () => r.secrets as string[], Date.now, (t) => r.add(t));
+      this.tokens = new OAuth2TokenSource(
+        opts.auth,
+        tokenHttp,
+        () => r.secrets as string[],
+        Date.now,
+        (t) => r.add(t),
+      );
     }
     // Without authentication no interceptor is needed (each one is a step of every request's chain).
-    if (opts.auth.type !== 'none') this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig));
+    if (opts.auth.type !== 'none')
+      this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig));
     axiosRetry(this.axios, {
       retries: opts.retries,
       shouldResetTimeout: true,
@@ -234,7 +264,7 @@ export class Transport {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}: check credentials` });
     } else if (status === undefined && !isCancel(err)) {
       const tooLarge = /maxContentLength/.test(err.message ?? '');
-      this.opts.onState({ state: 'error', reason: tooLarge ? 'answer too large' : err.code ?? 'connection error' });
+      this.opts.onState({ state: 'error', reason: tooLarge ? 'answer too large' : (err.code ?? 'connection error') });
     } else if (status !== undefined && status >= 500) {
       this.opts.onState({ state: 'error', reason: `HTTP ${status}` });
     }
@@ -278,9 +308,12 @@ function maskRefusal(err: unknown, r: Redactor): void {
 function attemptOf(config: MetaConfig): Attempt {
   const meta = config.ems;
   return {
-    kind: meta?.kind ?? 'read', method: String(config.method ?? 'get').toUpperCase(), url: String(config.url ?? ''),
+    kind: meta?.kind ?? 'read',
+    method: String(config.method ?? 'get').toUpperCase(),
+    url: String(config.url ?? ''),
     retry: (config['axios-retry']?.retryCount ?? 0) > 0 || config.emsAuthRetried === true,
-    validUntil: meta?.validUntil, signal: config.signal as AbortSignal | undefined,
+    validUntil: meta?.validUntil,
+    signal: config.signal as AbortSignal | undefined,
   };
 }
 
@@ -336,7 +369,11 @@ function onDeadline(attempt: AttemptSignal): void {
  * subscribes to config.signal synchronously as it starts, so the signal is put back before
  * anything else can see the config.
  */
-export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosRequestConfig, ms: number): Promise<AxiosResponse> {
+export async function withDeadline(
+  inner: AxiosAdapter,
+  config: InternalAxiosRequestConfig,
+  ms: number,
+): Promise<AxiosResponse> {
   const outer = config.signal as AbortSignal | undefined;
   // Never started with a signal that aborted already (e.g. while the attempt hook made it wait):
   // axios' HTTP adapter rejects such a request as cancelled but still sends it.
@@ -365,7 +402,12 @@ export async function withDeadline(inner: AxiosAdapter, config: InternalAxiosReq
   } catch (err) {
     if (attempt.timedOut) {
       const { AxiosError } = httpLib().axios;
-      throw new AxiosError(`timeout of ${ms}ms exceeded (wall-clock)`, 'ETIMEDOUT', config, (err as AxiosError)?.request);
+      throw new AxiosError(
+        `timeout of ${ms}ms exceeded (wall-clock)`,
+        'ETIMEDOUT',
+        config,
+        (err as AxiosError)?.request,
+      );
     }
     if (err && typeof err === 'object') (err as { config?: unknown }).config = config;
     throw err;

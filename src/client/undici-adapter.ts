@@ -26,11 +26,33 @@ import { httpLib } from './http-lib';
 import { undiciError } from './undici-errors';
 
 const ZLIB_OPTIONS = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
-const BROTLI_OPTIONS = { flush: zlib.constants.BROTLI_OPERATION_FLUSH, finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH };
+const BROTLI_OPTIONS = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
 /** What axios' http adapter accepts by default. */
 const ACCEPT_ENCODING = 'gzip, compress, deflate, br';
 /** Answer headers Node's http keeps once (the first), as axios' http adapter sees them. */
-const SINGLE = new Set(['age', 'authorization', 'content-length', 'content-type', 'etag', 'expires', 'from', 'host', 'if-modified-since', 'if-unmodified-since', 'last-modified', 'location', 'max-forwards', 'proxy-authorization', 'referer', 'retry-after', 'server', 'user-agent']);
+const SINGLE = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
 const ABSOLUTE = /^([a-z][a-z\d+\-.]*:)?\/\//i;
 
 /** The request as errors and answers carry it (axios' http adapter gives its ClientRequest). */
@@ -41,7 +63,11 @@ export interface AdapterRequest {
   protocol: string;
 }
 
-type Config = InternalAxiosRequestConfig & { allowAbsoluteUrls?: boolean; responseEncoding?: BufferEncoding; decompress?: boolean };
+type Config = InternalAxiosRequestConfig & {
+  allowAbsoluteUrls?: boolean;
+  responseEncoding?: BufferEncoding;
+  decompress?: boolean;
+};
 
 /** axios' buildFullPath: baseURL joined with a relative url (or any url when absolute ones are not allowed). */
 export function fullPathOf(baseURL: string | undefined, url: string, allowAbsolute: boolean | undefined): string {
@@ -110,12 +136,26 @@ export function targetOf(full: string, baseURL: string | undefined): Target {
       const rest = full.slice(b.prefix.length - 1);
       const q = rest.indexOf('?');
       if (PLAIN.test(rest) && !DOT_SEGMENT.test(q < 0 ? rest : rest.slice(0, q))) {
-        return { origin: b.origin, host: b.host, protocol: b.protocol, path: b.path + rest, username: '', password: '' };
+        return {
+          origin: b.origin,
+          host: b.host,
+          protocol: b.protocol,
+          path: b.path + rest,
+          username: '',
+          password: '',
+        };
       }
     }
   }
   const url = new URL(full);
-  return { origin: url.origin, host: url.host, protocol: url.protocol, path: url.pathname + url.search, username: url.username, password: url.password };
+  return {
+    origin: url.origin,
+    host: url.host,
+    protocol: url.protocol,
+    path: url.pathname + url.search,
+    username: url.username,
+    password: url.password,
+  };
 }
 
 /** The request body as bytes or a stream, or an error text for a form undici cannot send. */
@@ -177,7 +217,14 @@ class Exchange {
     if (status < 200) return true; // 1xx (103 Early Hints): the answer is still to come
     const headers = headersOf(raw);
     const config = this.config;
-    this.response = { status, statusText, headers, config, request: this.request, data: undefined } as unknown as AxiosResponse;
+    this.response = {
+      status,
+      statusText,
+      headers,
+      config,
+      request: this.request,
+      data: undefined,
+    } as unknown as AxiosResponse;
     const encoding = headers['content-encoding'];
     if (encoding !== undefined && config.decompress !== false) {
       if (config.method === 'head' || status === 204) delete headers['content-encoding'];
@@ -191,7 +238,8 @@ class Exchange {
   }
 
   private decodeWith(encoding: string, headers: Record<string, unknown>, resume: () => void): void {
-    if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress') this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
+    if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress')
+      this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
     else if (encoding === 'deflate') this.firstDeflate = true;
     else if (encoding === 'br') this.decoder = zlib.createBrotliDecompress(BROTLI_OPTIONS);
     else return;
@@ -199,7 +247,9 @@ class Exchange {
     if (this.firstDeflate) this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
     const d = this.decoder!;
     d.on('data', (chunk: Buffer) => this.collect(chunk));
-    d.on('error', (err: Error) => this.fail(httpLib().axios.AxiosError.from(err, undefined, this.config, this.request, this.response)));
+    d.on('error', (err: Error) =>
+      this.fail(httpLib().axios.AxiosError.from(err, undefined, this.config, this.request, this.response)),
+    );
     d.on('end', () => this.finish());
     d.on('drain', resume);
   }
@@ -238,7 +288,14 @@ class Exchange {
 
   private tooLarge(): void {
     const { AxiosError } = httpLib().axios;
-    this.fail(new AxiosError(`maxContentLength size of ${this.config.maxContentLength} exceeded`, AxiosError.ERR_BAD_RESPONSE, this.config, this.request));
+    this.fail(
+      new AxiosError(
+        `maxContentLength size of ${this.config.maxContentLength} exceeded`,
+        AxiosError.ERR_BAD_RESPONSE,
+        this.config,
+        this.request,
+      ),
+    );
   }
 
   private finish(): void {
@@ -290,63 +347,94 @@ export interface UndiciAdapterOptions {
 /** The axios adapter sending through `dispatcher` (an undici Agent: one pool of connections per origin). */
 export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): AxiosAdapter {
   const userAgent = `axios/${o.version}`;
-  return (cfg) => new Promise<AxiosResponse>((resolve, reject) => {
-    const config = cfg as Config;
-    const { AxiosError, CanceledError } = httpLib().axios;
-    let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
-    if (config.params) {
-      try {
-        full = httpLib().axios.getUri({ url: full, params: config.params, paramsSerializer: config.paramsSerializer });
-      } catch (err) {
-        return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+  return (cfg) =>
+    new Promise<AxiosResponse>((resolve, reject) => {
+      const config = cfg as Config;
+      const { AxiosError, CanceledError } = httpLib().axios;
+      let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
+      if (config.params) {
+        try {
+          full = httpLib().axios.getUri({
+            url: full,
+            params: config.params,
+            paramsSerializer: config.paramsSerializer,
+          });
+        } catch (err) {
+          return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+        }
       }
-    }
-    // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
-    const url = targetOf(full, config.params ? undefined : config.baseURL);
-    const method = (config.method ?? 'get').toUpperCase();
-    const request: AdapterRequest = { method, path: url.path, host: url.host, protocol: url.protocol };
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
-    }
-    const c = config as Config & { onUploadProgress?: unknown; onDownloadProgress?: unknown; maxRate?: unknown; socketPath?: unknown };
-    if (c.responseType === 'stream' || c.onUploadProgress || c.onDownloadProgress || c.maxRate || c.socketPath) {
-      return reject(new AxiosError('responseType stream, progress callbacks, maxRate and socketPath are not supported by the undici adapter', AxiosError.ERR_NOT_SUPPORT, config));
-    }
-    if (config.signal?.aborted) return reject(new CanceledError(undefined, config, request));
-    const body = bodyOf(config.data);
-    if (body === undefined && config.data !== undefined && config.data !== null) {
-      return reject(new AxiosError('Data after transformation must be a string, an ArrayBuffer, a Buffer, or a Stream', AxiosError.ERR_BAD_REQUEST, config));
-    }
-    const headers: Record<string, string | string[]> = {};
-    let hasAgent = false;
-    let hasEncoding = false;
-    const h = config.headers as unknown as Record<string, unknown>;
-    for (const name in h) {
-      if (!Object.prototype.hasOwnProperty.call(h, name)) continue;
-      const v = h[name];
-      if (v === undefined || v === null || v === false) continue;
-      const lower = name.toLowerCase();
-      if (lower === 'user-agent') hasAgent = true;
-      else if (lower === 'accept-encoding') hasEncoding = true;
-      else if (lower === 'content-length') continue; // from the body, as axios sets it
-      headers[name] = Array.isArray(v) ? v.map(String) : String(v);
-    }
-    if (!hasAgent) headers['User-Agent'] = userAgent;
-    if (!hasEncoding) headers['Accept-Encoding'] = ACCEPT_ENCODING;
-    if (typeof body === 'string' || Buffer.isBuffer(body)) {
-      const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-      const maxBody = config.maxBodyLength;
-      if (typeof maxBody === 'number' && maxBody > -1 && length > maxBody) {
-        return reject(new AxiosError('Request body larger than maxBodyLength limit', AxiosError.ERR_BAD_REQUEST, config));
+      // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
+      const url = targetOf(full, config.params ? undefined : config.baseURL);
+      const method = (config.method ?? 'get').toUpperCase();
+      const request: AdapterRequest = { method, path: url.path, host: url.host, protocol: url.protocol };
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
       }
-      headers['Content-Length'] = String(length);
-    }
-    const auth = config.auth ?? (url.username || url.password ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } : undefined);
-    if (auth) {
-      for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-      headers.Authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
-    }
-    const exchange = new Exchange(config, request, resolve, reject);
-    dispatcher.dispatch({ origin: url.origin, path: request.path, method: method as Dispatcher.HttpMethod, headers, body }, exchange as unknown as Dispatcher.DispatchHandler);
-  });
+      const c = config as Config & {
+        onUploadProgress?: unknown;
+        onDownloadProgress?: unknown;
+        maxRate?: unknown;
+        socketPath?: unknown;
+      };
+      if (c.responseType === 'stream' || c.onUploadProgress || c.onDownloadProgress || c.maxRate || c.socketPath) {
+        return reject(
+          new AxiosError(
+            'responseType stream, progress callbacks, maxRate and socketPath are not supported by the undici adapter',
+            AxiosError.ERR_NOT_SUPPORT,
+            config,
+          ),
+        );
+      }
+      if (config.signal?.aborted) return reject(new CanceledError(undefined, config, request));
+      const body = bodyOf(config.data);
+      if (body === undefined && config.data !== undefined && config.data !== null) {
+        return reject(
+          new AxiosError(
+            'Data after transformation must be a string, an ArrayBuffer, a Buffer, or a Stream',
+            AxiosError.ERR_BAD_REQUEST,
+            config,
+          ),
+        );
+      }
+      const headers: Record<string, string | string[]> = {};
+      let hasAgent = false;
+      let hasEncoding = false;
+      const h = config.headers as unknown as Record<string, unknown>;
+      for (const name in h) {
+        if (!Object.prototype.hasOwnProperty.call(h, name)) continue;
+        const v = h[name];
+        if (v === undefined || v === null || v === false) continue;
+        const lower = name.toLowerCase();
+        if (lower === 'user-agent') hasAgent = true;
+        else if (lower === 'accept-encoding') hasEncoding = true;
+        else if (lower === 'content-length') continue; // from the body, as axios sets it
+        headers[name] = Array.isArray(v) ? v.map(String) : String(v);
+      }
+      if (!hasAgent) headers['User-Agent'] = userAgent;
+      if (!hasEncoding) headers['Accept-Encoding'] = ACCEPT_ENCODING;
+      if (typeof body === 'string' || Buffer.isBuffer(body)) {
+        const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+        const maxBody = config.maxBodyLength;
+        if (typeof maxBody === 'number' && maxBody > -1 && length > maxBody) {
+          return reject(
+            new AxiosError('Request body larger than maxBodyLength limit', AxiosError.ERR_BAD_REQUEST, config),
+          );
+        }
+        headers['Content-Length'] = String(length);
+      }
+      const auth =
+        config.auth ??
+        (url.username || url.password
+          ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
+          : undefined);
+      if (auth) {
+        for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
+        headers.Authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
+      }
+      const exchange = new Exchange(config, request, resolve, reject);
+      dispatcher.dispatch(
+        { origin: url.origin, path: request.path, method: method as Dispatcher.HttpMethod, headers, body },
+        exchange as unknown as Dispatcher.DispatchHandler,
+      );
+    });
 }

@@ -24,7 +24,12 @@ const CODES: Readonly<Record<string, string>> = {
 };
 
 /** The AxiosError for an error undici (or the socket under it) reported for one request. */
-export function undiciError(err: unknown, config: InternalAxiosRequestConfig, request: unknown, response?: AxiosResponse): AxiosError {
+export function undiciError(
+  err: unknown,
+  config: InternalAxiosRequestConfig,
+  request: unknown,
+  response?: AxiosResponse,
+): AxiosError {
   const { AxiosError } = httpLib().axios;
   const e = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: string; cause?: unknown };
   let code = e.code;
@@ -32,7 +37,10 @@ export function undiciError(err: unknown, config: InternalAxiosRequestConfig, re
   if (code !== undefined && code.startsWith('UND_ERR')) {
     const cause = e.cause as { code?: unknown } | undefined;
     // A socket error undici wraps keeps the code Node gave it (ECONNRESET, EPIPE, ...).
-    code = code === 'UND_ERR_SOCKET' && typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code) ? cause.code : CODES[code] ?? 'ERR_NETWORK';
+    code =
+      code === 'UND_ERR_SOCKET' && typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code)
+        ? cause.code
+        : (CODES[code] ?? 'ERR_NETWORK');
     if (code === 'ECONNRESET' && response) {
       // Cut off after the headers: axios' http adapter names it so (with the answer so far).
       code = 'ERR_BAD_RESPONSE';

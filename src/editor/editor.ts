@@ -15,7 +15,20 @@ import type { LimitKey, Words } from '../protocol/limits';
 import type { PathKey } from '../protocol/paths';
 import { t } from './admin';
 
-export { keys, t, isSecret, configOf, post, ask, deployedAsIs, load, errorText, cleartextRisk, splitList, type ConfigSettings } from './admin';
+export {
+  keys,
+  t,
+  isSecret,
+  configOf,
+  post,
+  ask,
+  deployedAsIs,
+  load,
+  errorText,
+  cleartextRisk,
+  splitList,
+  type ConfigSettings,
+} from './admin';
 export { attach, attachDevicePickers, ratingHints } from './pickers';
 
 const T = 'ems-partner-config';
@@ -27,127 +40,211 @@ export type Validator = (this: EditorNode, v: unknown, opt?: unknown) => boolean
 
 // Form value while the panel is open, saved value otherwise (validators run in both situations).
 export function field(node: EditorNode, name: string, prefix?: string): unknown {
-    const $el = $('#' + (prefix || 'node-input') + '-' + name);
-    if (!$el.length) { return node[name]; }
-    return $el.attr('type') === 'checkbox' ? $el.prop('checked') : $el.val();
+  const $el = $('#' + (prefix || 'node-input') + '-' + name);
+  if (!$el.length) {
+    return node[name];
+  }
+  return $el.attr('type') === 'checkbox' ? $el.prop('checked') : $el.val();
 }
 export function num(v: unknown): number {
-    const s = String(v === undefined || v === null ? '' : v).trim();
-    return s === '' ? NaN : Number(s);
+  const s = String(v === undefined || v === null ? '' : v).trim();
+  return s === '' ? NaN : Number(s);
 }
 // The runtime's table of limits (resources/limits.js, built from src/protocol/limits.ts).
-export function limits(): Window['EmsPartnerLimits'] { return window.EmsPartnerLimits; }
+export function limits(): Window['EmsPartnerLimits'] {
+  return window.EmsPartnerLimits;
+}
 // The words of a refusal: the runtime's (English), each replaced by the config node's catalogue
 // entry under "limits" when it has one (a translation); the catalogue need not have any.
 export function words(): Words {
-    const L = limits(), w = $.extend(true, {}, L.WORDS) as Record<string, string | Record<string, string>>;
-    function tr(path: string, v: string): string { const k = 'limits.' + path, r = t(k); return typeof r === 'string' && r !== k && r.indexOf(T + '.' + k) < 0 ? r : v; }
-    Object.keys(w).forEach(function (k) {
-        const e = w[k];
-        if (typeof e === 'string') { w[k] = tr(k, e); return; }
-        Object.keys(e).forEach(function (j) { e[j] = tr(k + '.' + j, e[j]); });
+  const L = limits(),
+    w = $.extend(true, {}, L.WORDS) as Record<string, string | Record<string, string>>;
+  function tr(path: string, v: string): string {
+    const k = 'limits.' + path,
+      r = t(k);
+    return typeof r === 'string' && r !== k && r.indexOf(T + '.' + k) < 0 ? r : v;
+  }
+  Object.keys(w).forEach(function (k) {
+    const e = w[k];
+    if (typeof e === 'string') {
+      w[k] = tr(k, e);
+      return;
+    }
+    Object.keys(e).forEach(function (j) {
+      e[j] = tr(k + '.' + j, e[j]);
     });
-    return w as unknown as Words;
+  });
+  return w as unknown as Words;
 }
 // The refusal of a value outside the table's entry `key`, as the runtime words it (in the editor's language when translated).
-export function refusal(key: LimitKey): string { const L = limits(); return L.refusal(L.LIMITS[key], { words: words() }); }
+export function refusal(key: LimitKey): string {
+  const L = limits();
+  return L.refusal(L.LIMITS[key], { words: words() });
+}
 // Wraps a validator of node type `type` so its message starts with the field's label, as Node-RED's own validators do.
 export function named(type: string, label: string, fn: Validator): Validator {
-    return function (v, opt) {
-        const r = fn.call(this, v, opt);
-        if (typeof r !== 'string') { return r; }
-        const def = RED.nodes.getType(type);
-        return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + r;
-    };
+  return function (v, opt) {
+    const r = fn.call(this, v, opt);
+    if (typeof r !== 'string') {
+      return r;
+    }
+    const def = RED.nodes.getType(type);
+    return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + r;
+  };
 }
 /**
  * o.label: the label key; o.applies(node): false when the setting is not used; o.empty: an empty value is allowed;
  * o.rating: a steering node's power limit (empty = the site's rating, NO_LIMIT = off; protocol/site-ratings.ts).
  */
-export interface LimitOptions { label?: string; applies?: (node: EditorNode) => boolean; empty?: boolean; rating?: boolean }
+export interface LimitOptions {
+  label?: string;
+  applies?: (node: EditorNode) => boolean;
+  empty?: boolean;
+  rating?: boolean;
+}
 // A validator of a numeric setting against the table: `key` its entry, or a function of the node
 // giving it (then o.label is needed). o.label: the label key (default: key); o.applies(node): false when
 // the setting is not used (then not checked); o.empty: an empty value is allowed (not set, the default applies).
 // A flow saved before the setting existed (undefined) is valid: the runtime applies the default.
 export function limit(type: string, key: LimitKey | ((node: EditorNode) => LimitKey), o?: LimitOptions): Validator {
-    const opts = o || {};
-    return named(type, opts.label || (key as string), function (v) {
-        if (v === undefined || (opts.applies && !opts.applies(this))) { return true; }
-        if ((opts.empty || opts.rating) && String(v).trim() === '') { return true; }
-        if (opts.rating && String(v).trim().toLowerCase() === limits().NO_LIMIT) { return true; }
-        const k = typeof key === 'function' ? key(this) : key, L = limits();
-        return L.accepts(L.LIMITS[k], num(v)) || refusal(k);
-    });
+  const opts = o || {};
+  return named(type, opts.label || (key as string), function (v) {
+    if (v === undefined || (opts.applies && !opts.applies(this))) {
+      return true;
+    }
+    if ((opts.empty || opts.rating) && String(v).trim() === '') {
+      return true;
+    }
+    if (opts.rating && String(v).trim().toLowerCase() === limits().NO_LIMIT) {
+      return true;
+    }
+    const k = typeof key === 'function' ? key(this) : key,
+      L = limits();
+    return L.accepts(L.LIMITS[k], num(v)) || refusal(k);
+  });
 }
 // min, max and step of a number input, or of a jQuery spinner, from the table (an excluded minimum:
 // the spinner stops at `o.floor`; smaller values can still be typed).
 export function bounds($el: JQuery, key: LimitKey, o?: { floor?: number }): JQuery {
-    const l = limits().LIMITS[key] as import('../protocol/limits').Limit, min = l.minExclusive ? (o && o.floor) : l.min;
-    if ($el.attr('type') === 'number') {
-        $el.attr({ min: min, max: l.max, step: l.whole ? 1 : 'any' });
-    } else {
-        $el.spinner({ min: min, max: l.max });
-    }
-    return $el;
+  const l = limits().LIMITS[key] as import('../protocol/limits').Limit,
+    min = l.minExclusive ? o && o.floor : l.min;
+  if ($el.attr('type') === 'number') {
+    $el.attr({ min: min, max: l.max, step: l.whole ? 1 : 'any' });
+  } else {
+    $el.spinner({ min: min, max: l.max });
+  }
+  return $el;
 }
 // The validators of one node type's panel: named(label, fn) and limit(key, o) (see above).
-export function validators(type: string): { named(label: string, fn: Validator): Validator; limit(key: Parameters<typeof limit>[1], o?: LimitOptions): Validator } {
-    return {
-        named: function (label, fn) { return named(type, label, fn); },
-        limit: function (key, o) { return limit(type, key, o); }
-    };
+export function validators(type: string): {
+  named(label: string, fn: Validator): Validator;
+  limit(key: Parameters<typeof limit>[1], o?: LimitOptions): Validator;
+} {
+  return {
+    named: function (label, fn) {
+      return named(type, label, fn);
+    },
+    limit: function (key, o) {
+      return limit(type, key, o);
+    },
+  };
 }
 
 // A refusal as the runtime words it (a ValidationError: "<field> <text>"), for the field's validator: the panel
 // puts its label first, so the field's name goes when it is `field` (or any, without `field`); a part of it
 // (sites[2].soc) stays. What the runtime adds after sending nothing ("; nothing was sent") goes too.
 export function refusalText(e: unknown, field?: string): string {
-    const x = e as { message?: string; field?: string } | undefined;
-    let m = String((x && x.message) || e);
-    const f = x && x.field;
-    if (f !== undefined && m.indexOf(f + ' ') === 0 && (!field || f === field)) { m = m.slice(f.length + 1); } else if (!field) { m = m.replace(/^\S+ /, ''); }
-    return m.replace(/; nothing was sent$/, '');
+  const x = e as { message?: string; field?: string } | undefined;
+  let m = String((x && x.message) || e);
+  const f = x && x.field;
+  if (f !== undefined && m.indexOf(f + ' ') === 0 && (!field || f === field)) {
+    m = m.slice(f.length + 1);
+  } else if (!field) {
+    m = m.replace(/^\S+ /, '');
+  }
+  return m.replace(/; nothing was sent$/, '');
 }
 // true, or the runtime's refusal of `fn()` for the field `field` (see refusalText).
 export function runtimeCheck(field: string, fn: () => unknown): true | string {
-    try { fn(); return true; } catch (e) { return refusalText(e, field); }
+  try {
+    fn();
+    return true;
+  } catch (e) {
+    return refusalText(e, field);
+  }
 }
 // A configured path (pathDevices, …) by the runtime's rules (resources/paths.js, from src/protocol/paths.ts):
 // true, or the runtime's refusal. `key`: devices, sites, curtailment or gridLimits. Empty is the default.
 export function pathRefusal(key: PathKey, v: unknown): true | string {
-    const P = window.EmsPartnerPaths;
-    if (!P || v === undefined) { return true; }
-    try { P.validatePath(key, v); return true; } catch (e) { return refusalText(e); }
+  const P = window.EmsPartnerPaths;
+  if (!P || v === undefined) {
+    return true;
+  }
+  try {
+    P.validatePath(key, v);
+    return true;
+  } catch (e) {
+    return refusalText(e);
+  }
 }
 // The path and method of a raw request (ems-request) by the runtime's rules (resources/request-path.js,
 // from src/client/request-path.ts): true, or the runtime's refusal. An empty path is allowed (msg.path then).
 export function requestPathRefusal(v: unknown): true | string {
-    const R = window.EmsPartnerRequestPath;
-    if (!R || v === undefined || v === '') { return true; }
-    try { R.checkRequestPath(v, 'path'); return true; } catch (e) { return refusalText(e); }
+  const R = window.EmsPartnerRequestPath;
+  if (!R || v === undefined || v === '') {
+    return true;
+  }
+  try {
+    R.checkRequestPath(v, 'path');
+    return true;
+  } catch (e) {
+    return refusalText(e);
+  }
 }
 export function requestMethodRefusal(v: unknown): true | string {
-    const R = window.EmsPartnerRequestPath;
-    if (!R || v === undefined || v === '') { return true; }
-    try { R.checkRequestMethod(v, 'method'); return true; } catch (e) { return refusalText(e); }
+  const R = window.EmsPartnerRequestPath;
+  if (!R || v === undefined || v === '') {
+    return true;
+  }
+  try {
+    R.checkRequestMethod(v, 'method');
+    return true;
+  } catch (e) {
+    return refusalText(e);
+  }
 }
 // The API key's header name by the runtime's rule (resources/request-path.js, src/client/request-path.ts):
 // true, or the runtime's refusal (not an HTTP token, or a header the transport sets).
 export function headerNameRefusal(v: unknown): true | string {
-    const R = window.EmsPartnerRequestPath;
-    if (!R || v === undefined) { return true; }
-    try { R.checkHeaderName(v, 'apiKeyHeader'); return true; } catch (e) { return refusalText(e, 'apiKeyHeader'); }
+  const R = window.EmsPartnerRequestPath;
+  if (!R || v === undefined) {
+    return true;
+  }
+  try {
+    R.checkHeaderName(v, 'apiKeyHeader');
+    return true;
+  } catch (e) {
+    return refusalText(e, 'apiKeyHeader');
+  }
 }
 
 // Validates a TypedInput value that must be set: true or a message.
 export function typed(v: unknown, type?: string, opt?: unknown): boolean | string {
-    const s = String(v === undefined || v === null ? '' : v).trim();
-    if (/^\$\{[^}]+\}$/.test(s)) { return true; }
-    if (s === '') { return t('errors.required'); }
-    if (type === 'num') { return isFinite(num(s)) || t('errors.number'); }
-    if (type === 'str' || type === 'env' || !type) { return true; }
-    const r = RED.utils.validateTypedProperty ? RED.utils.validateTypedProperty(s, type, opt) : true;   // added in Node-RED 3.1.x
-    return r === true || (typeof r === 'string' ? r : t('errors.invalid'));
+  const s = String(v === undefined || v === null ? '' : v).trim();
+  if (/^\$\{[^}]+\}$/.test(s)) {
+    return true;
+  }
+  if (s === '') {
+    return t('errors.required');
+  }
+  if (type === 'num') {
+    return isFinite(num(s)) || t('errors.number');
+  }
+  if (type === 'str' || type === 'env' || !type) {
+    return true;
+  }
+  const r = RED.utils.validateTypedProperty ? RED.utils.validateTypedProperty(s, type, opt) : true; // added in Node-RED 3.1.x
+  return r === true || (typeof r === 'string' ? r : t('errors.invalid'));
 }
 
 // Flows saved by an older version are upgraded with the runtime's own table (resources/migrations.js):
@@ -155,16 +252,28 @@ export function typed(v: unknown, type?: string, opt?: unknown): boolean | strin
 // open form then shows the upgraded values (upgradeForm, from each panel's oneditprepare).
 // Every type with migration steps (one table: migrations.ts).
 RED.events.on('nodes:add', function (n) {
-    const M = window.EmsPartnerMigrations;
-    if (M && Object.prototype.hasOwnProperty.call(M.MIGRATIONS, n.type)) { try { M.upgrade(n.__node__ || n); } catch (e) { /* a locked flow */ } }
+  const M = window.EmsPartnerMigrations;
+  if (M && Object.prototype.hasOwnProperty.call(M.MIGRATIONS, n.type)) {
+    try {
+      M.upgrade(n.__node__ || n);
+    } catch (e) {
+      /* a locked flow */
+    }
+  }
 });
 export function upgradeForm(node: RedEditorNode, prefix: string): void {
-    const M = window.EmsPartnerMigrations;
-    if (!M) { return; }
-    M.upgrade(node.__node__ || node, function (k, v) {
-        const $el = $('#' + prefix + k);
-        if ($el.is(':checkbox')) { $el.prop('checked', v === true || v === 'true'); } else { $el.val(v); }
-    });
+  const M = window.EmsPartnerMigrations;
+  if (!M) {
+    return;
+  }
+  M.upgrade(node.__node__ || node, function (k, v) {
+    const $el = $('#' + prefix + k);
+    if ($el.is(':checkbox')) {
+      $el.prop('checked', v === true || v === 'true');
+    } else {
+      $el.val(v);
+    }
+  });
 }
 
 /** The TypedInput types of a reference (device, site, property) in every panel. */
@@ -175,12 +284,19 @@ export const REF_TYPES = ['str', 'msg', 'flow', 'global', 'env'];
  * the options existed); a node without one keeps the first option.
  */
 export function unitSelects(node: EditorNode): void {
-    const L = limits(), lists: Record<string, readonly string[]> = { power: L.POWER_UNITS, curtailment: L.CURTAILMENT_UNITS };
-    $('select[data-ems-units]').each(function () {
-        const $s = $(this), list = lists[$s.attr('data-ems-units') as string] || [], v = node[this.id.replace(/^node-input-/, '')];
-        $s.empty();
-        list.forEach(function (u) { $s.append($('<option></option>').val(u).text(u)); });
-        // A value the list lacks (a hand-written flow) stays unselected, so the panel marks it invalid.
-        if (v !== undefined && v !== null && v !== '') { $s.val(v); }
+  const L = limits(),
+    lists: Record<string, readonly string[]> = { power: L.POWER_UNITS, curtailment: L.CURTAILMENT_UNITS };
+  $('select[data-ems-units]').each(function () {
+    const $s = $(this),
+      list = lists[$s.attr('data-ems-units') as string] || [],
+      v = node[this.id.replace(/^node-input-/, '')];
+    $s.empty();
+    list.forEach(function (u) {
+      $s.append($('<option></option>').val(u).text(u));
     });
+    // A value the list lacks (a hand-written flow) stays unselected, so the panel marks it invalid.
+    if (v !== undefined && v !== null && v !== '') {
+      $s.val(v);
+    }
+  });
 }

@@ -16,7 +16,8 @@ import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 export type BatteryPlanInput = (PricePlanInput | SitePlanInput) & { solver?: 'auto' | 'lp' };
 
 type Rec = Record<string, unknown>;
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const set = (v: unknown) => v !== undefined && v !== null && v !== '';
 /** The keys of the price-only planner's slots. */
 const PRICE_SLOT_KEYS = new Set(['start', 'end', 'duration', 'price']);
@@ -28,7 +29,13 @@ export function usesSiteModel(input: unknown): boolean {
   if (SITE_FIELDS.some((k) => set(input[k]))) return true;
   const b = input.battery;
   // gridCharge and gridDischarge true are every planner's default: only false needs the site planner
-  if (isObject(b) && SITE_BATTERY_FIELDS.some((k) => set(b[k]) && !((k === 'gridCharge' || k === 'gridDischarge') && (b[k] === true || b[k] === 'true')))) return true;
+  if (
+    isObject(b) &&
+    SITE_BATTERY_FIELDS.some(
+      (k) => set(b[k]) && !((k === 'gridCharge' || k === 'gridDischarge') && (b[k] === true || b[k] === 'true')),
+    )
+  )
+    return true;
   const p = input.prices;
   return Array.isArray(p) && p.some((s) => isObject(s) && (set(s.importPrice) || set(s.exportPrice)));
 }
@@ -57,7 +64,11 @@ export function planBattery(input: BatteryPlanInput): PricePlan | SitePlan {
   if (!isObject(input) || ownSlots(i.prices)) return planFromPrices(input as PricePlanInput);
   const feed = readPriceFeed(i.prices);
   const prices = feed.slots.map((s) => ({ start: s.start, end: s.end, price: s.importBase }));
-  return planFromPrices({ ...(input as PricePlanInput), prices, priceUnit: set(i.priceUnit) ? (i.priceUnit as string) : feed.unit });
+  return planFromPrices({
+    ...(input as PricePlanInput),
+    prices,
+    priceUnit: set(i.priceUnit) ? (i.priceUnit as string) : feed.unit,
+  });
 }
 
 export const isSitePlan = (p: PricePlan | SitePlan): p is SitePlan => (p as SitePlan).model === 'site';

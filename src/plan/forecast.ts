@@ -46,7 +46,8 @@ export interface HistoryForecastOptions {
 }
 
 type Rec = Record<string, unknown>;
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const has = (o: Rec, k: string) => o[k] !== undefined && o[k] !== null && o[k] !== '';
 const iso = (t: number) => new Date(t).toISOString();
 
@@ -56,7 +57,8 @@ const FORMS = '{start, end?, value}, {x, y} or {time, value}';
 function periodMs(v: unknown, f: string): number {
   const m = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?$/.exec(v) : null;
   const ms = m ? (Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * MINUTE_MS : 0;
-  if (!(ms > 0)) throw new ValidationError(f, `must be an ISO 8601 period of minutes or hours (PT30M, PT1H); got ${show(v)}`);
+  if (!(ms > 0))
+    throw new ValidationError(f, `must be an ISO 8601 period of minutes or hours (PT30M, PT1H); got ${show(v)}`);
   return ms;
 }
 
@@ -78,7 +80,8 @@ function sourceSeries(input: unknown, field: string, max: number): Array<{ p: un
     if (input.forecasts.length > max) throw tooLong(`${field}.forecasts`, max, input.forecasts.length, 'points');
     return input.forecasts.map((x, i) => {
       const f = `${field}.forecasts[${i}]`;
-      if (!isObject(x)) throw new ValidationError(f, `must be Solcast's {period_end, period, pv_estimate}; got ${show(x)}`);
+      if (!isObject(x))
+        throw new ValidationError(f, `must be Solcast's {period_end, period, pv_estimate}; got ${show(x)}`);
       const end = parseTime(x.period_end, `${f}.period_end`);
       const kW = parseNumber(x.pv_estimate, `${f}.pv_estimate`);
       return { p: { start: end - periodMs(x.period, `${f}.period`), end, value: kW * 1000 }, f };
@@ -88,10 +91,12 @@ function sourceSeries(input: unknown, field: string, max: number): Array<{ p: un
     const watts = input.result.watts;
     const keys = Object.keys(watts);
     if (keys.length > max) throw tooLong(`${field}.result.watts`, max, keys.length, 'points');
-    return keys.map((k) => {
-      const f = `${field}.result.watts["${k}"]`;
-      return { p: { start: localTime(k, f), value: parseNumber(watts[k], f) }, f };
-    }).sort((a, b) => (a.p.start as number) - (b.p.start as number));
+    return keys
+      .map((k) => {
+        const f = `${field}.result.watts["${k}"]`;
+        return { p: { start: localTime(k, f), value: parseNumber(watts[k], f) }, f };
+      })
+      .sort((a, b) => (a.p.start as number) - (b.p.start as number));
   }
   return undefined;
 }
@@ -100,7 +105,11 @@ function sourceSeries(input: unknown, field: string, max: number): Array<{ p: un
 function readPoint(p: unknown, f: string): { start: number; end?: number; value: number; key: string; tKey: string } {
   if (!isObject(p)) throw new ValidationError(f, `must be a point ${FORMS}; got ${show(p)}`);
   const tKey = ['start', 'x', 'time', 'timestamp'].find((k) => has(p, k));
-  if (!tKey) throw new ValidationError(`${f}.start`, `must be given (epoch ms, ISO 8601 string or Date): a point is ${FORMS}; got nothing`);
+  if (!tKey)
+    throw new ValidationError(
+      `${f}.start`,
+      `must be given (epoch ms, ISO 8601 string or Date): a point is ${FORMS}; got nothing`,
+    );
   const vKey = tKey === 'x' ? 'y' : 'value';
   if (!has(p, vKey)) throw new ValidationError(`${f}.${vKey}`, `must be given (a finite number, W); got nothing`);
   const start = parseTime(p[tKey], `${f}.${tKey}`);
@@ -121,34 +130,62 @@ export function readSeries(input: unknown, field = 'series', min = -Infinity): S
   else if (Array.isArray(input)) {
     if (input.length > max) throw tooLong(field, max, input.length, 'points');
     list = input.map((p, i) => ({ p, f: `${field}[${i}]` }));
-  }
-  else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
+  } else if (isObject(input) && Array.isArray(input.time) && Array.isArray(input.data)) {
     const { time, data } = input as { time: unknown[]; data: unknown[] };
     if (time.length > max) throw tooLong(`${field}.time`, max, time.length, 'points');
-    if (time.length !== data.length) throw new ValidationError(`${field}.data`, `must have one value per time (${time.length}); got ${data.length}`, 'unprocessable');
+    if (time.length !== data.length)
+      throw new ValidationError(
+        `${field}.data`,
+        `must have one value per time (${time.length}); got ${data.length}`,
+        'unprocessable',
+      );
     list = time.map((t, i) => ({ p: { time: t, value: data[i] }, f: `${field}.data[${i}]` }));
   } else {
-    throw new ValidationError(field, `must be an array of points ${FORMS}, or {time: [...], data: [...]}, in W, or Solcast's {forecasts} or Forecast.Solar's {result: {watts}}; got ${show(input)}`);
+    throw new ValidationError(
+      field,
+      `must be an array of points ${FORMS}, or {time: [...], data: [...]}, in W, or Solcast's {forecasts} or Forecast.Solar's {result: {watts}}; got ${show(input)}`,
+    );
   }
-  if (list.length === 0) throw new ValidationError(field, 'must have at least one point; got an empty array', 'unprocessable');
+  if (list.length === 0)
+    throw new ValidationError(field, 'must have at least one point; got an empty array', 'unprocessable');
   const read = list.map(({ p, f }) => ({ ...readPoint(p, f), f }));
   read.forEach((r, i) => {
     const prev = read[i - 1];
-    if (prev && r.start < prev.start) throw new ValidationError(`${r.f}.${r.tKey}`, `must not be before the point before (${iso(prev.start)}): points sorted by time; got ${iso(r.start)}`, 'unprocessable');
+    if (prev && r.start < prev.start)
+      throw new ValidationError(
+        `${r.f}.${r.tKey}`,
+        `must not be before the point before (${iso(prev.start)}): points sorted by time; got ${iso(r.start)}`,
+        'unprocessable',
+      );
   });
   const out: SeriesPoint[] = [];
   read.forEach((r, i) => {
-    if (!(r.value >= min)) throw new ValidationError(`${r.f}.${r.key}`, `must be a number of W ≥ ${min}; got ${r.value}`, 'unprocessable');
+    if (!(r.value >= min))
+      throw new ValidationError(`${r.f}.${r.key}`, `must be a number of W ≥ ${min}; got ${r.value}`, 'unprocessable');
     let end = r.end;
     if (end === undefined) {
       const next = read[i + 1];
       if (next) end = next.start;
       else if (i > 0) end = r.start + (out[i - 1].end - out[i - 1].start);
-      else throw new ValidationError(`${r.f}.end`, 'must be given for a series of one point (epoch ms, ISO 8601 string or Date); got nothing');
+      else
+        throw new ValidationError(
+          `${r.f}.end`,
+          'must be given for a series of one point (epoch ms, ISO 8601 string or Date); got nothing',
+        );
     }
-    if (!(end > r.start)) throw new ValidationError(`${r.f}.end`, `must be after the point's start (${iso(r.start)}); got ${iso(end)}`, 'unprocessable');
+    if (!(end > r.start))
+      throw new ValidationError(
+        `${r.f}.end`,
+        `must be after the point's start (${iso(r.start)}); got ${iso(end)}`,
+        'unprocessable',
+      );
     const prev = out[i - 1];
-    if (prev && r.start < prev.end) throw new ValidationError(`${r.f}.start`, `must not be before the end of the point before (${iso(prev.end)}): points sorted by time, not overlapping; got ${iso(r.start)}`, 'unprocessable');
+    if (prev && r.start < prev.end)
+      throw new ValidationError(
+        `${r.f}.start`,
+        `must not be before the end of the point before (${iso(prev.end)}): points sorted by time, not overlapping; got ${iso(r.start)}`,
+        'unprocessable',
+      );
     out.push({ start: r.start, end, value: r.value });
   });
   return out;
@@ -181,21 +218,38 @@ export function averageOver(s: SeriesPoint[], from: number, to: number): number 
 }
 
 /** The slots as epoch ms, from a list of {start, end} or a count with start and slotMinutes. */
-function slotsOf(o: Pick<HistoryForecastOptions, 'slots' | 'start' | 'slotMinutes'>): Array<{ start: number; end: number }> {
+function slotsOf(
+  o: Pick<HistoryForecastOptions, 'slots' | 'start' | 'slotMinutes'>,
+): Array<{ start: number; end: number }> {
   if (typeof o.slots === 'number') {
-    if (!(Number.isInteger(o.slots) && o.slots >= 1 && o.slots <= INPUTS.forecastSlots)) throw new ValidationError('slots', `must be a whole number of slots within [1, ${INPUTS.forecastSlots}]; got ${o.slots}`, 'unprocessable');
+    if (!(Number.isInteger(o.slots) && o.slots >= 1 && o.slots <= INPUTS.forecastSlots))
+      throw new ValidationError(
+        'slots',
+        `must be a whole number of slots within [1, ${INPUTS.forecastSlots}]; got ${o.slots}`,
+        'unprocessable',
+      );
     const start = parseTime(o.start, 'start');
     const minutes = o.slotMinutes ?? 15;
-    if (!(minutes > 0 && minutes <= 1440)) throw new ValidationError('slotMinutes', `must be a number of minutes within (0, 1440]; got ${show(minutes)}`, 'unprocessable');
+    if (!(minutes > 0 && minutes <= 1440))
+      throw new ValidationError(
+        'slotMinutes',
+        `must be a number of minutes within (0, 1440]; got ${show(minutes)}`,
+        'unprocessable',
+      );
     const len = Math.round(minutes * MINUTE_MS);
     return Array.from({ length: o.slots }, (_, k) => ({ start: start + k * len, end: start + (k + 1) * len }));
   }
-  if (!Array.isArray(o.slots) || o.slots.length === 0) throw new ValidationError('slots', `must be the slots to forecast [{start, end}] or their count (with start); got ${show(o.slots)}`);
+  if (!Array.isArray(o.slots) || o.slots.length === 0)
+    throw new ValidationError(
+      'slots',
+      `must be the slots to forecast [{start, end}] or their count (with start); got ${show(o.slots)}`,
+    );
   if (o.slots.length > INPUTS.forecastSlots) throw tooLong('slots', INPUTS.forecastSlots, o.slots.length, 'slots');
   return o.slots.map((s, k) => {
     const start = parseTime(s?.start, `slots[${k}].start`);
     const end = parseTime(s?.end, `slots[${k}].end`);
-    if (!(end > start)) throw new ValidationError(`slots[${k}].end`, `must be after slots[${k}].start; got ${iso(end)}`, 'unprocessable');
+    if (!(end > start))
+      throw new ValidationError(`slots[${k}].end`, `must be after slots[${k}].start; got ${iso(end)}`, 'unprocessable');
     return { start, end };
   });
 }
@@ -212,9 +266,10 @@ export function loadForecastFromHistory(history: unknown, opts: HistoryForecastO
   const field = opts.field ?? 'history';
   const series = readSeries(history, field);
   const byDays = opts.days !== undefined;
-  const count = byDays ? opts.days! : opts.weeks ?? 4;
+  const count = byDays ? opts.days! : (opts.weeks ?? 4);
   const what = byDays ? 'days' : 'weeks';
-  if (!(Number.isInteger(count) && count >= 1 && count <= 104)) throw new ValidationError(what, `must be a whole number within [1, 104]; got ${show(count)}`, 'unprocessable');
+  if (!(Number.isInteger(count) && count >= 1 && count <= 104))
+    throw new ValidationError(what, `must be a whole number within [1, 104]; got ${show(count)}`, 'unprocessable');
   const period = byDays ? DAY_MS : 7 * DAY_MS;
   return slotsOf(opts).map((s, k) => {
     let sum = 0;
@@ -227,8 +282,14 @@ export function loadForecastFromHistory(history: unknown, opts: HistoryForecastO
       }
     }
     if (n === 0) {
-      const span = byDays ? `the same time on the last ${count} day(s)` : `the same weekday and time of the last ${count} week(s)`;
-      throw new ValidationError(field, `has no data for slot ${k} (${iso(s.start)}): ${span}, ${iso(s.start - count * period)} to ${iso(s.end - period)}`, 'unprocessable');
+      const span = byDays
+        ? `the same time on the last ${count} day(s)`
+        : `the same weekday and time of the last ${count} week(s)`;
+      throw new ValidationError(
+        field,
+        `has no data for slot ${k} (${iso(s.start)}): ${span}, ${iso(s.start - count * period)} to ${iso(s.end - period)}`,
+        'unprocessable',
+      );
     }
     return sum / n;
   });
@@ -244,7 +305,11 @@ export function resampleForecast(points: unknown, slots: ForecastSlots, field = 
   return slotsOf({ slots }).map((s, k) => {
     const v = averageOver(series, s.start, s.end);
     if (v === undefined) {
-      throw new ValidationError(field, `must cover every price slot: nothing for slot ${k} (${iso(s.start)} to ${iso(s.end)}); it covers ${iso(series[0].start)} to ${iso(series[series.length - 1].end)}`, 'unprocessable');
+      throw new ValidationError(
+        field,
+        `must cover every price slot: nothing for slot ${k} (${iso(s.start)} to ${iso(s.end)}); it covers ${iso(series[0].start)} to ${iso(series[series.length - 1].end)}`,
+        'unprocessable',
+      );
     }
     return v;
   });

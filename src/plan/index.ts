@@ -5,11 +5,49 @@
  * finds the exact optimum of that LP; planBattery routes between them.
  */
 export { planFromPrices, type PricePlan, type PlanSlot } from './price-plan';
-export { parsePriceUnit, numberIn, MAX_PRICE_SLOTS, DEFAULT_STEPS, type PricePlanInput, type PriceSlotInput, type BatteryInput } from './price-input';
+export {
+  parsePriceUnit,
+  numberIn,
+  MAX_PRICE_SLOTS,
+  DEFAULT_STEPS,
+  type PricePlanInput,
+  type PriceSlotInput,
+  type BatteryInput,
+} from './price-input';
 export { planSite, type SitePlan, type SitePlanSlot } from './site-plan';
 export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from './battery-plan';
-export { parseSiteInput, type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
-export { readPriceFeed, applyPriceFormula, parsePriceFormula, type PriceFormula, type PriceFeed, type FeedSlot } from './price-feed';
-export { loadForecastFromHistory, resampleForecast, readSeries, type HistoryForecastOptions, type SeriesPoint, type ForecastSlots } from './forecast';
-export { scheduleSlots, changedSlots, changeTolerance, deliveryShiftKWh, handOn, socAt, type HandOn, type ScheduleSlot, type DeliveryReport } from './replan';
+export {
+  parseSiteInput,
+  type SitePlanInput,
+  type SiteBatteryInput,
+  type SiteLimitsInput,
+  type SocTargetInput,
+} from './site-input';
+export {
+  readPriceFeed,
+  applyPriceFormula,
+  parsePriceFormula,
+  type PriceFormula,
+  type PriceFeed,
+  type FeedSlot,
+} from './price-feed';
+export {
+  loadForecastFromHistory,
+  resampleForecast,
+  readSeries,
+  type HistoryForecastOptions,
+  type SeriesPoint,
+  type ForecastSlots,
+} from './forecast';
+export {
+  scheduleSlots,
+  changedSlots,
+  changeTolerance,
+  deliveryShiftKWh,
+  handOn,
+  socAt,
+  type HandOn,
+  type ScheduleSlot,
+  type DeliveryReport,
+} from './replan';
 export { PLANNER_FIELDS, BATTERY_FIELDS, SLOT_FIELDS, misspelt, nearest, refuseUnknownKeys } from './keys';

@@ -5,11 +5,42 @@
 import { ValidationError } from '../protocol/errors';
 
 /** Every top-level field of the planners' input (planBattery, planSite, planFromPrices). */
-export const PLANNER_FIELDS = ['prices', 'battery', 'priceUnit', 'socEnd', 'steps', 'now', 'solver', 'currency', 'slotMinutes', 'importFormula', 'exportFormula',
-  'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site'] as const;
+export const PLANNER_FIELDS = [
+  'prices',
+  'battery',
+  'priceUnit',
+  'socEnd',
+  'steps',
+  'now',
+  'solver',
+  'currency',
+  'slotMinutes',
+  'importFormula',
+  'exportFormula',
+  'pvForecast',
+  'loadForecast',
+  'gridImportMax',
+  'gridExportMax',
+  'site',
+] as const;
 /** Every field of `battery` (the price-only planner reads the first seven). */
-export const BATTERY_FIELDS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc',
-  'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
+export const BATTERY_FIELDS = [
+  'capacityKWh',
+  'maxChargeKW',
+  'maxDischargeKW',
+  'socMin',
+  'socMax',
+  'efficiency',
+  'soc',
+  'chargeEfficiency',
+  'dischargeEfficiency',
+  'cycleCost',
+  'socTarget',
+  'endValue',
+  'gridCharge',
+  'gridDischarge',
+  'sellSocMin',
+] as const;
 /** The fields of a price slot in this package's own form (and the {start, value} of price sources). */
 export const SLOT_FIELDS = ['start', 'end', 'duration', 'price', 'importPrice', 'exportPrice', 'value'] as const;
 
@@ -17,12 +48,15 @@ export const SLOT_FIELDS = ['start', 'end', 'duration', 'price', 'importPrice', 
 export function distance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
+    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  );
   for (let i = 1; i <= s.length; i++) {
     for (let j = 1; j <= t.length; j++) {
       const cost = s[i - 1] === t[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[s.length][t.length];
@@ -53,9 +87,17 @@ export function misspelt(key: string, known: readonly string[]): string | undefi
  * Refuses the first key of `obj` not in `known` (and not undefined): `{at}.{key} is not {what}; did you mean
  * {nearest}? Accepted: …` (`at` empty: the key alone).
  */
-export function refuseUnknownKeys(obj: Record<string, unknown>, known: readonly string[], at: string, what: string): void {
+export function refuseUnknownKeys(
+  obj: Record<string, unknown>,
+  known: readonly string[],
+  at: string,
+  what: string,
+): void {
   for (const k of Object.keys(obj)) {
     if (known.includes(k) || obj[k] === undefined) continue; // undefined: absent (JSON drops it)
-    throw new ValidationError(at ? `${at}.${k}` : k, `is not ${what}; did you mean ${nearest(k, known)}? Accepted: ${known.join(', ')}`);
+    throw new ValidationError(
+      at ? `${at}.${k}` : k,
+      `is not ${what}; did you mean ${nearest(k, known)}? Accepted: ${known.join(', ')}`,
+    );
   }
 }

@@ -28,7 +28,13 @@ export interface PeakChain {
  * only one line. Stops when the best value is within `relTol` of the lower bound. Returns
  * the best point, the gap and the number of evaluations.
  */
-export function minimizeConvex(phi: (x: number) => number, lo: number, a: number, b: number, relTol = 1e-10): { x: number; gap: number; evals: number } {
+export function minimizeConvex(
+  phi: (x: number) => number,
+  lo: number,
+  a: number,
+  b: number,
+  relTol = 1e-10,
+): { x: number; gap: number; evals: number } {
   if (!(b > a)) return { x: a, gap: 0, evals: 0 };
   const xs = [a, (a + b) / 2, b];
   const fs = xs.map(phi);
@@ -86,7 +92,16 @@ export function minimizeConvex(phi: (x: number) => number, lo: number, a: number
 }
 
 /** The least of dt·F(δ) + U(base + sign·dt·δ) over δ (F: a slot model; U: a value function). */
-function lineMin(sm: SlotModel, dt: number, u: Fn, base: number, sign: number, tolE: number, xs: Float64Array, fs: Float64Array): number {
+function lineMin(
+  sm: SlotModel,
+  dt: number,
+  u: Fn,
+  base: number,
+  sign: number,
+  tolE: number,
+  xs: Float64Array,
+  fs: Float64Array,
+): number {
   const toD = (x: number) => (sign * (x - base)) / dt;
   const a = Math.min(toD(u.lo), toD(u.hi));
   const b = Math.max(toD(u.lo), toD(u.hi));
@@ -230,7 +245,14 @@ class Marginals {
  * one pass. The gap is the best value less the least bound of every interval left open or
  * dropped: the certified distance to the optimum. At most 300 DP passes.
  */
-export function peakSearch(chain: PeakChain, m: SiteModel, free: number, a: number, b: number, relTol = 1e-6): { x: number; gap: number; evals: number } {
+export function peakSearch(
+  chain: PeakChain,
+  m: SiteModel,
+  free: number,
+  a: number,
+  b: number,
+  relTol = 1e-6,
+): { x: number; gap: number; evals: number } {
   const kappa = m.peakCost;
   const floor = m.peakFloor;
   const phi = (P: number, c: number) => c + kappa * Math.max(P, floor);
@@ -265,8 +287,20 @@ export function peakSearch(chain: PeakChain, m: SiteModel, free: number, a: numb
   let x = phi(b, cb) <= phi(a, A.c) ? b : a;
   let best = Math.min(phi(a, A.c), phi(b, cb));
   // an interval: C and about −C′ at both ends, its bound, its weights for the Lagrangian bound, whether they were tried
-  type Box = { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number; bound: number; mu: Float64Array | null; tried: boolean };
-  const boxes: Box[] = [{ lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false }];
+  type Box = {
+    lo: number;
+    hi: number;
+    clo: number;
+    slo: number;
+    chi: number;
+    shi: number;
+    bound: number;
+    mu: Float64Array | null;
+    tried: boolean;
+  };
+  const boxes: Box[] = [
+    { lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false },
+  ];
   // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
   let tol = relTol * Math.max(1, Math.abs(best));
   let dropped = Infinity;

@@ -27,13 +27,15 @@ export function reasons(inp: SiteInput, runs: SlotRun[], e: Float64Array, cap: n
   const charging = (k: number) => runs[k].c - runs[k].d > tol;
   const discharging = (k: number) => runs[k].d - runs[k].c > tol;
   /** What a kWh of the battery's output is worth in slot j: export it makes when the slot exports, else import it replaces. */
-  const worth = (j: number) => (runs[j].x > tol ? { p: m.slots[j].px, what: 'export' } : { p: m.slots[j].pi, what: 'import' });
+  const worth = (j: number) =>
+    runs[j].x > tol ? { p: m.slots[j].px, what: 'export' } : { p: m.slots[j].pi, what: 'import' };
   const pctOf = (kWh: number) => num((kWh / inp.capacityKWh) * 100, 1);
   return runs.map((r, k) => {
     const s = m.slots[k];
     const extra: string[] = [];
     if (r.u > tol) {
-      const cause = s.pi < 0 ? `import is paid (${cur(s.pi)})` : s.px < 0 ? `export costs (${cur(s.px)})` : 'export limit';
+      const cause =
+        s.pi < 0 ? `import is paid (${cur(s.pi)})` : s.px < 0 ? `export costs (${cur(s.px)})` : 'export limit';
       extra.push(`PV curtailed ${kw(r.u)} (${cause})`);
     }
     const tail = extra.length ? `; ${extra.join('; ')}` : '';
@@ -50,15 +52,18 @@ export function reasons(inp: SiteInput, runs: SlotRun[], e: Float64Array, cap: n
         const w = worth(j);
         return `${head}: ${here}, below the ${cur(w.p)} ${w.what === 'import' ? 'import it replaces' : 'export it makes'} at ${at(j)}${tail}`;
       }
-      if (inp.socEnd !== undefined && e[runs.length] <= m.lb[runs.length] + 1e-6 * inp.capacityKWh) return `${head}: to end at socEnd ${inp.socEnd} %${tail}`;
+      if (inp.socEnd !== undefined && e[runs.length] <= m.lb[runs.length] + 1e-6 * inp.capacityKWh)
+        return `${head}: to end at socEnd ${inp.socEnd} %${tail}`;
       if (s.pi < 0 && !fromPv) return `${head}: import is paid (${cur(s.pi)})${tail}`;
-      if (m.endValue > 0) return `${head}: ${here}, below the ${cur(m.endValue)} a stored kWh is worth at the end${tail}`;
+      if (m.endValue > 0)
+        return `${head}: ${here}, below the ${cur(m.endValue)} a stored kWh is worth at the end${tail}`;
       return `${head}: ${here}${tail}`;
     }
     if (discharging(k)) {
       const w = worth(k);
       const head = `discharging ${kw(r.d)}`;
-      if (m.peakCost > 0 && Number.isFinite(cap) && r.i >= cap - tol) return `${head}: holds import at the ${kw(cap)} peak (peakCost ${cur(m.peakCost)} per kW)${tail}`;
+      if (m.peakCost > 0 && Number.isFinite(cap) && r.i >= cap - tol)
+        return `${head}: holds import at the ${kw(cap)} peak (peakCost ${cur(m.peakCost)} per kW)${tail}`;
       if (r.i >= s.imax - tol && s.imax < Infinity) return `${head}: import at its limit (${kw(s.imax)})${tail}`;
       let j = k - 1;
       while (j >= 0 && !charging(j)) j--;

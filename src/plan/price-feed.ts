@@ -50,10 +50,12 @@ export interface PriceFormula {
 }
 
 type Rec = Record<string, unknown>;
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
-const FORMS = '{start, end (or duration in minutes), price} (or importPrice and exportPrice), a price source\'s {start, value}, Tibber\'s {startsAt, total} or Nord Pool\'s {StartTime, Price}';
+const FORMS =
+  "{start, end (or duration in minutes), price} (or importPrice and exportPrice), a price source's {start, value}, Tibber's {startsAt, total} or Nord Pool's {StartTime, Price}";
 
 /** `EUR/MWh`, `ct/kWh`, `NOK/kWh`: its energy unit and currency, when the string is one. */
 export function unitOf(input: unknown): { unit: 'kWh' | 'MWh'; currency?: string } | undefined {
@@ -64,7 +66,8 @@ export function unitOf(input: unknown): { unit: 'kWh' | 'MWh'; currency?: string
 
 /** Nord Pool's local "YYYY-MM-DD HH:mm" (no offset) in the runtime's time zone; anything else as parseTime reads it. */
 function localTime(input: unknown, field: string): number {
-  const m = typeof input === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(input.trim()) : null;
+  const m =
+    typeof input === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(input.trim()) : null;
   if (!m) return parseTime(input, field);
   const t = new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0)).getTime();
   if (!Number.isFinite(t)) return parseTime(input, field);
@@ -87,28 +90,49 @@ function itemsOf(input: unknown, field: string): Array<{ item: unknown; path: st
     if (Array.isArray(input.today) || Array.isArray(input.tomorrow)) {
       const today = Array.isArray(input.today) ? input.today : [];
       const tomorrow = Array.isArray(input.tomorrow) ? input.tomorrow : [];
-      if (today.length + tomorrow.length > max) throw tooLong(field, max, today.length + tomorrow.length, 'slots in today and tomorrow together', ` (${today.length} + ${tomorrow.length})`);
+      if (today.length + tomorrow.length > max)
+        throw tooLong(
+          field,
+          max,
+          today.length + tomorrow.length,
+          'slots in today and tomorrow together',
+          ` (${today.length} + ${tomorrow.length})`,
+        );
       return [...list(today, `${field}.today`), ...list(tomorrow, `${field}.tomorrow`)];
     }
     const viewer = input.viewer;
     if (isObject(viewer) && Array.isArray(viewer.homes)) {
       const home = viewer.homes[0];
-      const info = isObject(home) && isObject(home.currentSubscription) ? home.currentSubscription.priceInfo : undefined;
+      const info =
+        isObject(home) && isObject(home.currentSubscription) ? home.currentSubscription.priceInfo : undefined;
       return itemsOf(info, `${field}.viewer.homes[0].currentSubscription.priceInfo`);
     }
   }
-  throw new ValidationError(field, `must be a non-empty array of price slots ${FORMS}, or {priceData: [...]} or Tibber's {today, tomorrow}; got ${show(input)}`);
+  throw new ValidationError(
+    field,
+    `must be a non-empty array of price slots ${FORMS}, or {priceData: [...]} or Tibber's {today, tomorrow}; got ${show(input)}`,
+  );
 }
 
 /** One item: start, optional end, base prices, and the unit/currency it names. */
-function readItem(item: unknown, f: string): { start: number; end?: number; importBase: number; exportBase: number; unit?: string; currency?: string } {
+function readItem(
+  item: unknown,
+  f: string,
+): { start: number; end?: number; importBase: number; exportBase: number; unit?: string; currency?: string } {
   if (!isObject(item)) throw new ValidationError(f, `must be an object ${FORMS}; got ${show(item)}`);
   let end: number | undefined;
-  if (item.startsAt !== undefined && item.total !== undefined) { // Tibber
+  if (item.startsAt !== undefined && item.total !== undefined) {
+    // Tibber
     const p = parseNumber(item.total, `${f}.total`);
-    return { start: parseTime(item.startsAt, `${f}.startsAt`), importBase: p, exportBase: p, currency: typeof item.currency === 'string' ? item.currency : undefined };
+    return {
+      start: parseTime(item.startsAt, `${f}.startsAt`),
+      importBase: p,
+      exportBase: p,
+      currency: typeof item.currency === 'string' ? item.currency : undefined,
+    };
   }
-  if ((item.StartTime !== undefined || item.Timestamp !== undefined) && item.Price !== undefined) { // Nord Pool
+  if ((item.StartTime !== undefined || item.Timestamp !== undefined) && item.Price !== undefined) {
+    // Nord Pool
     const key = item.StartTime !== undefined ? 'StartTime' : 'Timestamp';
     const start = localTime(item[key], `${f}.${key}`);
     if (!absent(item.EndTime)) end = localTime(item.EndTime, `${f}.EndTime`);
@@ -116,15 +140,29 @@ function readItem(item: unknown, f: string): { start: number; end?: number; impo
     const u = unitOf(item.Valuta);
     return { start, end, importBase: p, exportBase: p, unit: u?.unit, currency: u?.currency };
   }
-  if (item.start === undefined) throw new ValidationError(`${f}.start`, `must be given (epoch ms, ISO 8601 string or Date): a slot is ${FORMS}; got nothing`);
+  if (item.start === undefined)
+    throw new ValidationError(
+      `${f}.start`,
+      `must be given (epoch ms, ISO 8601 string or Date): a slot is ${FORMS}; got nothing`,
+    );
   refuseUnknownKeys(item, SLOT_FIELDS, f, 'a field of a price slot');
   const start = parseTime(item.start, `${f}.start`);
   if (!absent(item.end)) end = parseTime(item.end, `${f}.end`);
   if (!absent(item.duration)) {
     const minutes = parseNumber(item.duration, `${f}.duration`);
-    if (!(minutes > 0 && minutes <= 10_080)) throw new ValidationError(`${f}.duration`, `must be a number of minutes above 0 (at most a week); got ${minutes}`, 'unprocessable');
+    if (!(minutes > 0 && minutes <= 10_080))
+      throw new ValidationError(
+        `${f}.duration`,
+        `must be a number of minutes above 0 (at most a week); got ${minutes}`,
+        'unprocessable',
+      );
     const byDuration = start + Math.round(minutes * MINUTE_MS);
-    if (end !== undefined && end !== byDuration) throw new ValidationError(`${f}.duration`, `disagrees with ${f}.end (give one of end and duration); got ${minutes}`, 'unprocessable');
+    if (end !== undefined && end !== byDuration)
+      throw new ValidationError(
+        `${f}.duration`,
+        `disagrees with ${f}.end (give one of end and duration); got ${minutes}`,
+        'unprocessable',
+      );
     end = byDuration;
   }
   const has = (k: string) => !absent(item[k]);
@@ -132,12 +170,24 @@ function readItem(item: unknown, f: string): { start: number; end?: number; impo
     const base = has('price') ? parseNumber(item.price, `${f}.price`) : undefined;
     const imp = has('importPrice') ? parseNumber(item.importPrice, `${f}.importPrice`) : base;
     const exp = has('exportPrice') ? parseNumber(item.exportPrice, `${f}.exportPrice`) : base;
-    if (imp === undefined) throw new ValidationError(`${f}.importPrice`, `must be given with exportPrice (or price, meaning both); got nothing`);
-    if (exp === undefined) throw new ValidationError(`${f}.exportPrice`, `must be given with importPrice (or price, meaning both); got nothing`);
+    if (imp === undefined)
+      throw new ValidationError(
+        `${f}.importPrice`,
+        `must be given with exportPrice (or price, meaning both); got nothing`,
+      );
+    if (exp === undefined)
+      throw new ValidationError(
+        `${f}.exportPrice`,
+        `must be given with importPrice (or price, meaning both); got nothing`,
+      );
     return { start, end, importBase: imp, exportBase: exp };
   }
   const key = has('price') ? 'price' : has('value') ? 'value' : undefined;
-  if (!key) throw new ValidationError(`${f}.price`, `must be given (a finite number: price, or importPrice and exportPrice, or value); got nothing`);
+  if (!key)
+    throw new ValidationError(
+      `${f}.price`,
+      `must be given (a finite number: price, or importPrice and exportPrice, or value); got nothing`,
+    );
   const p = parseNumber(item[key], `${f}.${key}`);
   return { start, end, importBase: p, exportBase: p };
 }
@@ -148,7 +198,8 @@ function readItem(item: unknown, f: string): { start: number; end?: number; impo
  */
 export function readPriceFeed(input: unknown, field = 'prices', slotMinutes?: number): PriceFeed {
   const items = itemsOf(input, field);
-  if (items.length === 0) throw new ValidationError(field, `must be a non-empty array of price slots ${FORMS}; got an empty array`);
+  if (items.length === 0)
+    throw new ValidationError(field, `must be a non-empty array of price slots ${FORMS}; got an empty array`);
   const read = items.map(({ item, path }) => ({ ...readItem(item, path), path }));
   const slots: FeedSlot[] = [];
   read.forEach((r, i) => {
@@ -157,12 +208,25 @@ export function readPriceFeed(input: unknown, field = 'prices', slotMinutes?: nu
       const next = read[i + 1];
       if (next) end = next.start;
       else if (i > 0) end = r.start + (slots[i - 1].end - slots[i - 1].start);
-      else throw new ValidationError(`${r.path}.end`, 'must be given for a single slot (epoch ms, ISO 8601 string or Date), or duration in minutes; got nothing');
+      else
+        throw new ValidationError(
+          `${r.path}.end`,
+          'must be given for a single slot (epoch ms, ISO 8601 string or Date), or duration in minutes; got nothing',
+        );
     }
-    if (!(end > r.start)) throw new ValidationError(`${r.path}.end`, `must be after the slot's start (${new Date(r.start).toISOString()}); got ${new Date(end).toISOString()}`, 'unprocessable');
+    if (!(end > r.start))
+      throw new ValidationError(
+        `${r.path}.end`,
+        `must be after the slot's start (${new Date(r.start).toISOString()}); got ${new Date(end).toISOString()}`,
+        'unprocessable',
+      );
     const prev = slots[i - 1];
     if (prev && r.start < prev.end) {
-      throw new ValidationError(`${r.path}.start`, `must not be before the end of ${prev.field} (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(r.start).toISOString()}`, 'unprocessable');
+      throw new ValidationError(
+        `${r.path}.start`,
+        `must not be before the end of ${prev.field} (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(r.start).toISOString()}`,
+        'unprocessable',
+      );
     }
     slots.push({ start: r.start, end, importBase: r.importBase, exportBase: r.exportBase, field: r.path });
   });
@@ -179,11 +243,16 @@ function splitSlots(slots: FeedSlot[], minutes: number, field: string): FeedSlot
   for (const s of slots) {
     const len = s.end - s.start;
     if (len % step !== 0) {
-      throw new ValidationError(`${s.field}.end`, `must make a slot a whole number of slotMinutes (${minutes}) long; got a slot of ${len / MINUTE_MS} minutes`, 'unprocessable');
+      throw new ValidationError(
+        `${s.field}.end`,
+        `must make a slot a whole number of slotMinutes (${minutes}) long; got a slot of ${len / MINUTE_MS} minutes`,
+        'unprocessable',
+      );
     }
     count += len / step;
   }
-  if (count > INPUTS.priceSlots) throw tooLong(field, INPUTS.priceSlots, count, `slots once split into slots of ${minutes} min (slotMinutes)`);
+  if (count > INPUTS.priceSlots)
+    throw tooLong(field, INPUTS.priceSlots, count, `slots once split into slots of ${minutes} min (slotMinutes)`);
   const out: FeedSlot[] = [];
   for (const s of slots) for (let t = s.start; t < s.end; t += step) out.push({ ...s, start: t, end: t + step });
   return out;
@@ -193,15 +262,28 @@ function splitSlots(slots: FeedSlot[], minutes: number, field: string): FeedSlot
 export function parsePriceFormula(input: unknown, field: string): Required<PriceFormula> {
   const out = { multiplier: 1, fee: 0, vat: 1 };
   if (absent(input)) return out;
-  if (!isObject(input)) throw new ValidationError(field, `must be an object {multiplier?, fee?, vat?}: price per kWh = (base × multiplier + fee) × vat; got ${show(input)}`);
+  if (!isObject(input))
+    throw new ValidationError(
+      field,
+      `must be an object {multiplier?, fee?, vat?}: price per kWh = (base × multiplier + fee) × vat; got ${show(input)}`,
+    );
   for (const k of Object.keys(input)) {
-    if (!(k in out)) throw new ValidationError(`${field}.${k}`, `is not a field of ${field}; accepted: multiplier, fee (per kWh), vat (a factor, 1.19 for 19 %)`);
+    if (!(k in out))
+      throw new ValidationError(
+        `${field}.${k}`,
+        `is not a field of ${field}; accepted: multiplier, fee (per kWh), vat (a factor, 1.19 for 19 %)`,
+      );
   }
   if (!absent(input.multiplier)) out.multiplier = parseNumber(input.multiplier, `${field}.multiplier`);
   if (!absent(input.fee)) out.fee = parseNumber(input.fee, `${field}.fee`);
   if (!absent(input.vat)) {
     out.vat = parseNumber(input.vat, `${field}.vat`);
-    if (!(out.vat > 0)) throw new ValidationError(`${field}.vat`, `must be a factor above 0 (1.19 for 19 % VAT); got ${out.vat}`, 'unprocessable');
+    if (!(out.vat > 0))
+      throw new ValidationError(
+        `${field}.vat`,
+        `must be a factor above 0 (1.19 for 19 % VAT); got ${out.vat}`,
+        'unprocessable',
+      );
   }
   return out;
 }

@@ -79,7 +79,8 @@ export interface PlanInput {
   steps: number;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
 /** `kWh` or `MWh`, alone or after a currency (`EUR/MWh`, `ct/kWh`); case is ignored. */
@@ -91,47 +92,100 @@ export function parsePriceUnit(input: unknown, field = 'priceUnit'): 'kWh' | 'MW
 }
 
 /** A number within [min, max] (`minOpen`: above min), from a number or numeric string. */
-export function numberIn(input: unknown, field: string, min: number, max: number, minOpen = false, accepted?: string): number {
+export function numberIn(
+  input: unknown,
+  field: string,
+  min: number,
+  max: number,
+  minOpen = false,
+  accepted?: string,
+): number {
   const n = parseNumber(input, field);
   if (minOpen ? n > min && n <= max : n >= min && n <= max) return n;
-  const range = accepted ?? (max === Infinity ? `a number ${minOpen ? 'above' : 'at least'} ${min}` : `within ${minOpen ? `(${min}` : `[${min}`}, ${max}]`);
+  const range =
+    accepted ??
+    (max === Infinity
+      ? `a number ${minOpen ? 'above' : 'at least'} ${min}`
+      : `within ${minOpen ? `(${min}` : `[${min}`}, ${max}]`);
   throw new ValidationError(field, `must be ${range}; got ${n}`, 'unprocessable');
 }
 
 function parseSlot(input: unknown, i: number): PriceSlot {
   const f = `prices[${i}]`;
-  if (!isObject(input)) throw new ValidationError(f, `must be an object {start, end (or duration in minutes), price}; got ${show(input)}`);
+  if (!isObject(input))
+    throw new ValidationError(f, `must be an object {start, end (or duration in minutes), price}; got ${show(input)}`);
   refuseUnknownKeys(input, ['start', 'end', 'duration', 'price'], f, 'a field of a price slot');
   const start = parseTime(input.start, `${f}.start`);
   let end: number | undefined;
   if (!absent(input.end)) end = parseTime(input.end, `${f}.end`);
   if (!absent(input.duration)) {
-    const minutes = numberIn(input.duration, `${f}.duration`, 0, 10_080, true, 'a number of minutes above 0 (at most a week)');
+    const minutes = numberIn(
+      input.duration,
+      `${f}.duration`,
+      0,
+      10_080,
+      true,
+      'a number of minutes above 0 (at most a week)',
+    );
     const byDuration = start + Math.round(minutes * MINUTE_MS);
     if (end !== undefined && end !== byDuration) {
-      throw new ValidationError(`${f}.duration`, `disagrees with ${f}.end (give one of end and duration); got ${minutes}`, 'unprocessable');
+      throw new ValidationError(
+        `${f}.duration`,
+        `disagrees with ${f}.end (give one of end and duration); got ${minutes}`,
+        'unprocessable',
+      );
     }
     end = byDuration;
   }
-  if (end === undefined) throw new ValidationError(`${f}.end`, 'must be given (epoch ms, ISO 8601 string or Date), or duration in minutes; got nothing');
-  if (!(end > start)) throw new ValidationError(`${f}.end`, `must be after ${f}.start; got ${new Date(end).toISOString()} for a start of ${new Date(start).toISOString()}`, 'unprocessable');
+  if (end === undefined)
+    throw new ValidationError(
+      `${f}.end`,
+      'must be given (epoch ms, ISO 8601 string or Date), or duration in minutes; got nothing',
+    );
+  if (!(end > start))
+    throw new ValidationError(
+      `${f}.end`,
+      `must be after ${f}.start; got ${new Date(end).toISOString()} for a start of ${new Date(start).toISOString()}`,
+      'unprocessable',
+    );
   return { start, end, price: parseNumber(input.price, `${f}.price`) };
 }
 
 export function parseBattery(input: unknown): Battery {
   if (!isObject(input)) {
-    throw new ValidationError('battery', `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, soc}; got ${show(input)}`);
+    throw new ValidationError(
+      'battery',
+      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, soc}; got ${show(input)}`,
+    );
   }
   const capacityKWh = numberIn(input.capacityKWh, 'battery.capacityKWh', 0, Infinity, true);
   const maxChargeKW = numberIn(input.maxChargeKW, 'battery.maxChargeKW', 0, Infinity, true);
-  const maxDischargeKW = absent(input.maxDischargeKW) ? maxChargeKW : numberIn(input.maxDischargeKW, 'battery.maxDischargeKW', 0, Infinity, true);
-  const socMin = absent(input.socMin) ? 0 : numberIn(input.socMin, 'battery.socMin', 0, 100, false, 'a percentage within [0, 100)');
+  const maxDischargeKW = absent(input.maxDischargeKW)
+    ? maxChargeKW
+    : numberIn(input.maxDischargeKW, 'battery.maxDischargeKW', 0, Infinity, true);
+  const socMin = absent(input.socMin)
+    ? 0
+    : numberIn(input.socMin, 'battery.socMin', 0, 100, false, 'a percentage within [0, 100)');
   const socMax = absent(input.socMax) ? 100 : numberIn(input.socMax, 'battery.socMax', 0, 100);
   if (!(socMax > socMin)) {
-    throw new ValidationError('battery.socMax', `must be above battery.socMin (${socMin} %), within (socMin, 100]; got ${socMax}`, 'unprocessable');
+    throw new ValidationError(
+      'battery.socMax',
+      `must be above battery.socMin (${socMin} %), within (socMin, 100]; got ${socMax}`,
+      'unprocessable',
+    );
   }
-  const efficiency = absent(input.efficiency) ? 0.9 : numberIn(input.efficiency, 'battery.efficiency', 0, 1, true, 'a round-trip efficiency within (0, 1] (0.9 for 90 %)');
-  if (absent(input.soc)) throw new ValidationError('battery.soc', 'must be given: the current SOC in %, within [0, 100]; got nothing');
+  const efficiency = absent(input.efficiency)
+    ? 0.9
+    : numberIn(
+        input.efficiency,
+        'battery.efficiency',
+        0,
+        1,
+        true,
+        'a round-trip efficiency within (0, 1] (0.9 for 90 %)',
+      );
+  if (absent(input.soc))
+    throw new ValidationError('battery.soc', 'must be given: the current SOC in %, within [0, 100]; got nothing');
   const soc = numberIn(input.soc, 'battery.soc', 0, 100);
   return { capacityKWh, maxChargeKW, maxDischargeKW, socMin, socMax, efficiency, soc };
 }
@@ -142,13 +196,20 @@ export function parseBattery(input: unknown): Battery {
  * it are dropped and the slot in progress starts at `now`.
  */
 export function parsePlanInput(input: unknown): PlanInput {
-  if (!isObject(input)) throw new ValidationError('input', `must be an object {prices, battery, priceUnit?, socEnd?, steps?, now?}; got ${show(input)}`);
+  if (!isObject(input))
+    throw new ValidationError(
+      'input',
+      `must be an object {prices, battery, priceUnit?, socEnd?, steps?, now?}; got ${show(input)}`,
+    );
   // every planner's fields (the site planner's are planBattery's to route; the node checks its settings through here too)
   refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
   if (isObject(input.battery)) refuseUnknownKeys(input.battery, BATTERY_FIELDS, 'battery', 'a field of battery');
   const raw = input.prices;
   if (!Array.isArray(raw) || raw.length === 0) {
-    throw new ValidationError('prices', `must be a non-empty array of {start, end, price}; got ${Array.isArray(raw) ? 'an empty array' : show(raw)}`);
+    throw new ValidationError(
+      'prices',
+      `must be a non-empty array of {start, end, price}; got ${Array.isArray(raw) ? 'an empty array' : show(raw)}`,
+    );
   }
   if (raw.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, raw.length, 'slots');
   let slots: PriceSlot[] = [];
@@ -156,7 +217,11 @@ export function parsePlanInput(input: unknown): PlanInput {
     const s = parseSlot(r, i);
     const prev = slots[i - 1];
     if (prev && s.start < prev.end) {
-      throw new ValidationError(`prices[${i}].start`, `must not be before the end of prices[${i - 1}] (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(s.start).toISOString()}`, 'unprocessable');
+      throw new ValidationError(
+        `prices[${i}].start`,
+        `must not be before the end of prices[${i - 1}] (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(s.start).toISOString()}`,
+        'unprocessable',
+      );
     }
     slots.push(s);
   });
@@ -164,18 +229,41 @@ export function parsePlanInput(input: unknown): PlanInput {
   const battery = parseBattery(input.battery);
   let socEnd: number | undefined;
   if (!absent(input.socEnd)) {
-    socEnd = numberIn(input.socEnd, 'socEnd', battery.socMin, battery.socMax, false, `a SOC in % within battery.socMin and battery.socMax [${battery.socMin}, ${battery.socMax}]`);
+    socEnd = numberIn(
+      input.socEnd,
+      'socEnd',
+      battery.socMin,
+      battery.socMax,
+      false,
+      `a SOC in % within battery.socMin and battery.socMax [${battery.socMin}, ${battery.socMax}]`,
+    );
   }
   let steps = DEFAULT_STEPS;
   if (!absent(input.steps)) {
-    steps = numberIn(input.steps, 'steps', MIN_STEPS, MAX_STEPS, false, `a whole number within [${MIN_STEPS}, ${MAX_STEPS}]`);
-    if (!Number.isInteger(steps)) throw new ValidationError('steps', `must be a whole number within [${MIN_STEPS}, ${MAX_STEPS}]; got ${steps}`, 'unprocessable');
+    steps = numberIn(
+      input.steps,
+      'steps',
+      MIN_STEPS,
+      MAX_STEPS,
+      false,
+      `a whole number within [${MIN_STEPS}, ${MAX_STEPS}]`,
+    );
+    if (!Number.isInteger(steps))
+      throw new ValidationError(
+        'steps',
+        `must be a whole number within [${MIN_STEPS}, ${MAX_STEPS}]; got ${steps}`,
+        'unprocessable',
+      );
   }
   if (!absent(input.now)) {
     const now = parseTime(input.now, 'now');
     slots = slots.filter((s) => s.end > now).map((s) => (s.start < now ? { ...s, start: now } : s));
     if (slots.length === 0) {
-      throw new ValidationError('prices', `must have a slot that ends after now (${new Date(now).toISOString()}); every slot is in the past`, 'unprocessable');
+      throw new ValidationError(
+        'prices',
+        `must have a slot that ends after now (${new Date(now).toISOString()}); every slot is in the past`,
+        'unprocessable',
+      );
     }
   }
   return { slots, battery, priceUnit, socEnd, steps };

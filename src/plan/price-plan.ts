@@ -111,16 +111,25 @@ export function chooseStep(window: number, c: number, d: number, steps: number):
   const base = Math.min(window / steps, c, d);
   let best = base;
   let bestLoss = Infinity;
-  for (const [a, b] of [[c, d], [d, c]]) {
+  for (const [a, b] of [
+    [c, d],
+    [d, c],
+  ]) {
     const m0 = Math.max(1, Math.ceil(a / base - EPS));
     for (let m = m0; m <= 2 * m0; m++) {
       const step = a / m; // a is exactly m steps
       const loss = (b - Math.floor(b / step + EPS) * step) / b; // the part of b lost to the floor
       if (loss <= EPS) {
-        if (bestLoss > EPS || step > best) { best = step; bestLoss = 0; }
+        if (bestLoss > EPS || step > best) {
+          best = step;
+          bestLoss = 0;
+        }
         break;
       }
-      if (loss < bestLoss - EPS) { best = step; bestLoss = loss; }
+      if (loss < bestLoss - EPS) {
+        best = step;
+        bestLoss = loss;
+      }
     }
   }
   return best;
@@ -144,19 +153,30 @@ export function planGrid(input: PlanInput): PlanGrid {
   const hi = Math.max(0, iMax);
   if (hi - lo + 1 > MAX_STATES) {
     if ((eMax - eMin) / steps <= Math.min(c, d)) {
-      throw new ValidationError('steps', `needs ${hi - lo + 1} SOC grid states from battery.soc ${b.soc} %, more than ${MAX_STATES}: give fewer (a whole number within [2, 2000]); got ${steps}`, 'unprocessable');
+      throw new ValidationError(
+        'steps',
+        `needs ${hi - lo + 1} SOC grid states from battery.soc ${b.soc} %, more than ${MAX_STATES}: give fewer (a whole number within [2, 2000]); got ${steps}`,
+        'unprocessable',
+      );
     }
     const field = c <= d ? 'battery.maxChargeKW' : 'battery.maxDischargeKW';
-    throw new ValidationError(field, `is too small for the SOC window to plan: a slot of ${Math.round(dt * 60)} min moves less than 1/${MAX_STATES - 1} of capacityKWh × (socMax − socMin) %; got ${c <= d ? b.maxChargeKW : b.maxDischargeKW}`, 'unprocessable');
+    throw new ValidationError(
+      field,
+      `is too small for the SOC window to plan: a slot of ${Math.round(dt * 60)} min moves less than 1/${MAX_STATES - 1} of capacityKWh × (socMax − socMin) %; got ${c <= d ? b.maxChargeKW : b.maxDischargeKW}`,
+      'unprocessable',
+    );
   }
   const up = new Int32Array(slots.length);
   const down = new Int32Array(slots.length);
   slots.forEach((s, k) => {
     const h = hoursOf(s);
     up[k] = Math.floor((b.maxChargeKW * root * h) / step + EPS);
-    down[k] = Math.floor((b.maxDischargeKW / root) * h / step + EPS);
+    down[k] = Math.floor(((b.maxDischargeKW / root) * h) / step + EPS);
   });
-  const iEnd = input.socEnd === undefined ? lo : Math.min(Math.ceil(((input.socEnd / 100) * cap - e0) / step - EPS), Math.max(0, iMax));
+  const iEnd =
+    input.socEnd === undefined
+      ? lo
+      : Math.min(Math.ceil(((input.socEnd / 100) * cap - e0) / step - EPS), Math.max(0, iMax));
   return { step, iMin, iMax, lo, hi, up, down, iEnd };
 }
 
@@ -186,7 +206,16 @@ function reachableSoc(g: PlanGrid, b: Battery, n: number): number {
  * O(states) per slot whatever the power. On equal keys the j nearest to s wins (the smaller
  * move): the lowest j for a window above s (`nearLow`), the highest for one below.
  */
-function windowArgMax(key: Float64Array, a: number, b: number, min: number, max: number, nearLow: boolean, out: Int32Array, dq: Int32Array): void {
+function windowArgMax(
+  key: Float64Array,
+  a: number,
+  b: number,
+  min: number,
+  max: number,
+  nearLow: boolean,
+  out: Int32Array,
+  dq: Int32Array,
+): void {
   let head = 0;
   let tail = 0;
   let next = min;
@@ -244,7 +273,10 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
         const v = m * (m > 0 ? charge : discharge) + next[j];
         // better by more than rounding, or as good (within rounding) with a smaller move
         const tol = best === -Infinity ? 0 : TIE * (Math.abs(best) + Math.abs(v));
-        if (v > best + tol || (v >= best - tol && Math.abs(m) < Math.abs(bm))) { best = v; bm = m; }
+        if (v > best + tol || (v >= best - tol && Math.abs(m) < Math.abs(bm))) {
+          best = v;
+          bm = m;
+        }
       }
       cur[s] = best;
       policy[row + s] = bm;
@@ -252,7 +284,11 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
     [cur, next] = [next, cur];
   }
   if (next[-g.lo] === -Infinity) {
-    throw new ValidationError('socEnd', `cannot be reached by the end of the last slot: at most ${reachableSoc(g, b, n)} % from battery.soc ${b.soc} % at battery.maxChargeKW; got ${input.socEnd}`, 'unprocessable');
+    throw new ValidationError(
+      'socEnd',
+      `cannot be reached by the end of the last slot: at most ${reachableSoc(g, b, n)} % from battery.soc ${b.soc} % at battery.maxChargeKW; got ${input.socEnd}`,
+      'unprocessable',
+    );
   }
   const moves = new Int32Array(n);
   let i = 0;
@@ -297,7 +333,15 @@ export function planFromPrices(input: PricePlanInput): PricePlan {
     value += s.price * perKWh * e;
     if (e > 0) dischargedKWh += e;
     else chargedKWh -= e;
-    out.push({ start: s.start, end: s.end, energyStorage: { value: e / h || 0, unit: 'kW' }, price: s.price, energyKWh: e || 0, socStart, socEnd });
+    out.push({
+      start: s.start,
+      end: s.end,
+      energyStorage: { value: e / h || 0, unit: 'kW' },
+      price: s.price,
+      energyKWh: e || 0,
+      socStart,
+      socEnd,
+    });
   });
   return { slots: out, soc: curve, value, priceUnit: checked.priceUnit, chargedKWh, dischargedKWh, stepKWh: g.step };
 }

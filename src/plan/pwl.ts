@@ -104,7 +104,11 @@ export class Fn {
     while (k >= 0 && xs[k] >= b) k--;
     // points strictly inside (a, b) are j .. k; move them to 1 ..
     let w = 1;
-    if (j !== 1) for (let i = j; i <= k; i++, w++) { xs[w] = xs[i]; fs[w] = fs[i]; }
+    if (j !== 1)
+      for (let i = j; i <= k; i++, w++) {
+        xs[w] = xs[i];
+        fs[w] = fs[i];
+      }
     else w = k + 1;
     xs[0] = a;
     fs[0] = fa;

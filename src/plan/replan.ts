@@ -24,7 +24,13 @@ export interface ScheduleSlot {
 export function scheduleSlots(plan: PricePlan | SitePlan): ScheduleSlot[] {
   if ((plan as SitePlan).model !== 'site') return (plan as PricePlan).slots;
   return (plan as SitePlan).slots.map((s) => ({
-    start: s.start, end: s.end, energyStorage: s.energyStorage, price: s.price, energyKWh: s.energyKWh, socStart: s.socStart, socEnd: s.socEnd,
+    start: s.start,
+    end: s.end,
+    energyStorage: s.energyStorage,
+    price: s.price,
+    energyKWh: s.energyKWh,
+    socStart: s.socStart,
+    socEnd: s.socEnd,
   }));
 }
 
@@ -41,7 +47,12 @@ export function changeTolerance(maxKW: number): number {
  * to the site's own control, ems-plan's `idle: self-consumption`), a slot is also changed when
  * it is left to the site in one and steered in the other, and two left to the site never differ.
  */
-export function changedSlots(prev: readonly ScheduleSlot[] | undefined, next: readonly ScheduleSlot[], tolKW: number, idle?: { prev?: readonly boolean[]; next: readonly boolean[] }): number[] {
+export function changedSlots(
+  prev: readonly ScheduleSlot[] | undefined,
+  next: readonly ScheduleSlot[],
+  tolKW: number,
+  idle?: { prev?: readonly boolean[]; next: readonly boolean[] },
+): number[] {
   if (!prev) return next.map((_s, k) => k);
   const byEnd = new Map(prev.map((s, j) => [s.end, j]));
   const out: number[] = [];
@@ -51,7 +62,8 @@ export function changedSlots(prev: readonly ScheduleSlot[] | undefined, next: re
     const moved = !o || (k === 0 ? s.start < o.start : s.start !== o.start);
     const wasIdle = j !== undefined && idle?.prev?.[j] === true;
     const isIdle = idle?.next[k] === true;
-    if (moved || wasIdle !== isIdle || (!isIdle && Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW)) out.push(k);
+    if (moved || wasIdle !== isIdle || (!isIdle && Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW))
+      out.push(k);
   });
   return out;
 }
@@ -73,11 +85,20 @@ export interface HandOn {
  * schedule is stopped first and every steered slot from the plan's start is handed on again.
  */
 export function handOn(slots: ScheduleSlot[], idle: readonly boolean[] | undefined, first: number): HandOn {
-  if (!idle) return { payload: first === 0 ? slots : slots.slice(first), index: slots.map((_s, k) => k).slice(first), stopFirst: false }; // (a price plan's own slots, as before)
+  if (!idle)
+    return {
+      payload: first === 0 ? slots : slots.slice(first),
+      index: slots.map((_s, k) => k).slice(first),
+      stopFirst: false,
+    }; // (a price plan's own slots, as before)
   const stopFirst = idle[first] === true;
   const index: number[] = [];
   for (let k = stopFirst ? 0 : first; k < slots.length; k++) if (!idle[k]) index.push(k);
-  return { payload: index.length ? index.map((k) => slots[k]) : 'stop', index, stopFirst: stopFirst && index.length > 0 };
+  return {
+    payload: index.length ? index.map((k) => slots[k]) : 'stop',
+    index,
+    stopFirst: stopFirst && index.length > 0,
+  };
 }
 
 /**
@@ -105,7 +126,8 @@ export interface DeliveryReport {
 }
 
 const KW: Record<string, number> = { W: 0.001, kW: 1, MW: 1000 };
-const kwOf = (v: DeliveryReport['asked']): number | undefined => (v && typeof v.value === 'number' && Number.isFinite(v.value) && KW[v.unit] ? v.value * KW[v.unit] : undefined);
+const kwOf = (v: DeliveryReport['asked']): number | undefined =>
+  v && typeof v.value === 'number' && Number.isFinite(v.value) && KW[v.unit] ? v.value * KW[v.unit] : undefined;
 
 /**
  * How much more energy (kWh, in the store) the battery holds than planned, by the delivery
@@ -114,12 +136,19 @@ const kwOf = (v: DeliveryReport['asked']): number | undefined => (v && typeof v.
  * (a charge short by P stores P·etaC less; a discharge short by P takes P/etaD less). Reports
  * without a measured power (followed: unknown) count as nothing.
  */
-export function deliveryShiftKWh(reports: readonly DeliveryReport[], since: number, now: number, etaC: number, etaD: number): number {
+export function deliveryShiftKWh(
+  reports: readonly DeliveryReport[],
+  since: number,
+  now: number,
+  etaC: number,
+  etaD: number,
+): number {
   let shift = 0;
   for (const r of reports) {
     const asked = kwOf(r.asked);
     const measured = kwOf(r.measured);
-    if (asked === undefined || measured === undefined || typeof r.from !== 'number' || typeof r.until !== 'number') continue;
+    if (asked === undefined || measured === undefined || typeof r.from !== 'number' || typeof r.until !== 'number')
+      continue;
     const h = (Math.min(r.until, now) - Math.max(r.from, since)) / HOUR_MS;
     if (!(h > 0)) continue;
     const dev = measured - asked;

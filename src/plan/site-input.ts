@@ -96,7 +96,8 @@ export interface SiteInput {
 }
 
 type Rec = Record<string, unknown>;
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
 /** A per-slot array of W ≥ 0 (`nullable`: null for no limit; a single number stands for every slot). */
@@ -109,14 +110,28 @@ function perSlot(input: unknown, field: string, n: number, nullable: boolean): F
     let x = NaN;
     try {
       if (typeof v === 'number' || typeof v === 'string') x = parseNumber(v, f);
-    } catch { /* refused below, in this field's words */ }
-    if (!(x >= 0)) throw new ValidationError(f, `must be ${what}; got ${show(v)}`, typeof v === 'number' ? 'unprocessable' : 'malformed');
+    } catch {
+      /* refused below, in this field's words */
+    }
+    if (!(x >= 0))
+      throw new ValidationError(
+        f,
+        `must be ${what}; got ${show(v)}`,
+        typeof v === 'number' ? 'unprocessable' : 'malformed',
+      );
     return x;
   };
   if (nullable && !Array.isArray(input)) return out.fill(one(input, field));
-  if (!Array.isArray(input)) throw new ValidationError(field, `must be an array with one value per price slot (${n}), each ${what}; got ${show(input)}`);
-  if (input.length !== n) throw new ValidationError(field, `must have one value per price slot: ${n}; got ${input.length}`, 'unprocessable');
-  input.forEach((v, k) => { out[k] = one(v, `${field}[${k}]`); });
+  if (!Array.isArray(input))
+    throw new ValidationError(
+      field,
+      `must be an array with one value per price slot (${n}), each ${what}; got ${show(input)}`,
+    );
+  if (input.length !== n)
+    throw new ValidationError(field, `must have one value per price slot: ${n}; got ${input.length}`, 'unprocessable');
+  input.forEach((v, k) => {
+    out[k] = one(v, `${field}[${k}]`);
+  });
   return out;
 }
 
@@ -133,37 +148,77 @@ function nonNegative(input: unknown, field: string, dflt: number, what: string):
   return numberIn(input, field, 0, Infinity, false, `${what} ≥ 0`);
 }
 
-function parseTargets(input: unknown, socMin: number, socMax: number): Array<{ soc: number; time: EpochMs; field: string }> {
+function parseTargets(
+  input: unknown,
+  socMin: number,
+  socMax: number,
+): Array<{ soc: number; time: EpochMs; field: string }> {
   if (absent(input)) return [];
-  if (Array.isArray(input) && input.length > INPUTS.socTargets) throw tooLong('battery.socTarget', INPUTS.socTargets, input.length, 'targets');
+  if (Array.isArray(input) && input.length > INPUTS.socTargets)
+    throw tooLong('battery.socTarget', INPUTS.socTargets, input.length, 'targets');
   const list = Array.isArray(input) ? input : [input];
   return list.map((t, j) => {
     const f = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';
-    if (!isObject(t)) throw new ValidationError(f, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
+    if (!isObject(t))
+      throw new ValidationError(f, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
     refuseUnknownKeys(t, ['soc', 'time'], f, `a field of ${f}`);
-    if (absent(t.soc)) throw new ValidationError(`${f}.soc`, `must be given: a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]; got nothing`);
-    const soc = numberIn(t.soc, `${f}.soc`, socMin, socMax, false, `a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]`);
-    if (absent(t.time)) throw new ValidationError(`${f}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
+    if (absent(t.soc))
+      throw new ValidationError(
+        `${f}.soc`,
+        `must be given: a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]; got nothing`,
+      );
+    const soc = numberIn(
+      t.soc,
+      `${f}.soc`,
+      socMin,
+      socMax,
+      false,
+      `a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]`,
+    );
+    if (absent(t.time))
+      throw new ValidationError(`${f}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
     return { soc, time: parseTime(t.time, `${f}.time`), field: f };
   });
 }
 
 /** Checks and normalises the site planner's input into the solver's model. */
 export function parseSiteInput(input: unknown): SiteInput {
-  if (!isObject(input)) throw new ValidationError('input', `must be an object {prices, battery, pvForecast?, loadForecast?, gridImportMax?, gridExportMax?, site?, …}; got ${show(input)}`);
+  if (!isObject(input))
+    throw new ValidationError(
+      'input',
+      `must be an object {prices, battery, pvForecast?, loadForecast?, gridImportMax?, gridExportMax?, site?, …}; got ${show(input)}`,
+    );
   refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
   let slotMinutes: number | undefined;
   if (!absent(input.slotMinutes)) {
-    slotMinutes = numberIn(input.slotMinutes, 'slotMinutes', 0, 1440, true, 'a whole number of minutes within [1, 1440]');
-    if (!Number.isInteger(slotMinutes)) throw new ValidationError('slotMinutes', `must be a whole number of minutes within [1, 1440]; got ${slotMinutes}`, 'unprocessable');
+    slotMinutes = numberIn(
+      input.slotMinutes,
+      'slotMinutes',
+      0,
+      1440,
+      true,
+      'a whole number of minutes within [1, 1440]',
+    );
+    if (!Number.isInteger(slotMinutes))
+      throw new ValidationError(
+        'slotMinutes',
+        `must be a whole number of minutes within [1, 1440]; got ${slotMinutes}`,
+        'unprocessable',
+      );
   }
   const feed = readPriceFeed(input.prices, 'prices', slotMinutes);
   const all = feed.slots;
-  if (all.length > MAX_PRICE_SLOTS) throw new ValidationError('prices', `must have at most ${MAX_PRICE_SLOTS} slots; got ${all.length}`, 'unprocessable');
-  const unit = absent(input.priceUnit) ? feed.unit ?? 'kWh' : parsePriceUnit(input.priceUnit);
+  if (all.length > MAX_PRICE_SLOTS)
+    throw new ValidationError(
+      'prices',
+      `must have at most ${MAX_PRICE_SLOTS} slots; got ${all.length}`,
+      'unprocessable',
+    );
+  const unit = absent(input.priceUnit) ? (feed.unit ?? 'kWh') : parsePriceUnit(input.priceUnit);
   let currency = feed.currency ?? unitOf(input.priceUnit)?.currency;
   if (!absent(input.currency)) {
-    if (typeof input.currency !== 'string' || input.currency.length > 12) throw new ValidationError('currency', `must be a short text (EUR, ct, NOK); got ${show(input.currency)}`);
+    if (typeof input.currency !== 'string' || input.currency.length > 12)
+      throw new ValidationError('currency', `must be a short text (EUR, ct, NOK); got ${show(input.currency)}`);
     currency = input.currency;
   }
   const impF = parsePriceFormula(input.importFormula, 'importFormula');
@@ -176,25 +231,44 @@ export function parseSiteInput(input: unknown): SiteInput {
 
   const bIn = input.battery;
   if (!isObject(bIn)) {
-    throw new ValidationError('battery', `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`);
+    throw new ValidationError(
+      'battery',
+      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`,
+    );
   }
   refuseUnknownKeys(bIn, BATTERY_FIELDS, 'battery', 'a field of battery');
   const b = parseBattery(bIn);
   const br = bIn as Rec;
   const rootEff = Math.sqrt(b.efficiency);
-  const eff = (k: string) => (absent(br[k]) ? rootEff : numberIn(br[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)'));
+  const eff = (k: string) =>
+    absent(br[k])
+      ? rootEff
+      : numberIn(br[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)');
   const etaC = eff('chargeEfficiency');
   const etaD = eff('dischargeEfficiency');
   const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
   const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
   const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
-  const sellSocMin = absent(br.sellSocMin) ? undefined : numberIn(br.sellSocMin, 'battery.sellSocMin', b.socMin, b.socMax, false, `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`);
+  const sellSocMin = absent(br.sellSocMin)
+    ? undefined
+    : numberIn(
+        br.sellSocMin,
+        'battery.sellSocMin',
+        b.socMin,
+        b.socMax,
+        false,
+        `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`,
+      );
   const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
   const targetsIn = parseTargets(br.socTarget, b.socMin, b.socMax);
 
   let site: Rec = {};
   if (!absent(input.site)) {
-    if (!isObject(input.site)) throw new ValidationError('site', `must be an object {importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}; got ${show(input.site)}`);
+    if (!isObject(input.site))
+      throw new ValidationError(
+        'site',
+        `must be an object {importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}; got ${show(input.site)}`,
+      );
     site = input.site;
     refuseUnknownKeys(site, ['importLimitW', 'exportLimitW', 'peakCost', 'peakSoFarW'], 'site', 'a field of site');
   }
@@ -205,7 +279,14 @@ export function parseSiteInput(input: unknown): SiteInput {
 
   let socEnd: number | undefined;
   if (!absent(input.socEnd)) {
-    socEnd = numberIn(input.socEnd, 'socEnd', b.socMin, b.socMax, false, `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`);
+    socEnd = numberIn(
+      input.socEnd,
+      'socEnd',
+      b.socMin,
+      b.socMax,
+      false,
+      `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`,
+    );
   }
 
   // slots, with `now`: ended ones dropped, the one in progress starting now
@@ -213,12 +294,22 @@ export function parseSiteInput(input: unknown): SiteInput {
   if (!absent(input.now)) {
     const now = parseTime(input.now, 'now');
     keep = keep.filter((x) => x.s.end > now).map((x) => (x.start < now ? { ...x, start: now } : x));
-    if (keep.length === 0) throw new ValidationError('prices', `must have a slot that ends after now (${new Date(now).toISOString()}); every slot is in the past`, 'unprocessable');
+    if (keep.length === 0)
+      throw new ValidationError(
+        'prices',
+        `must have a slot that ends after now (${new Date(now).toISOString()}); every slot is in the past`,
+        'unprocessable',
+      );
   }
   const slots: SlotData[] = keep.map(({ s, k, start }) => {
     const pi = applyPriceFormula(s.importBase, unit, impF);
     const px = applyPriceFormula(s.exportBase, unit, expF);
-    if (!Number.isFinite(pi) || !Number.isFinite(px)) throw new ValidationError(`${s.field}.price`, `must give finite prices through the formulas; got import ${pi}, export ${px}`, 'unprocessable');
+    if (!Number.isFinite(pi) || !Number.isFinite(px))
+      throw new ValidationError(
+        `${s.field}.price`,
+        `must give finite prices through the formulas; got import ${pi}, export ${px}`,
+        'unprocessable',
+      );
     return {
       dt: (s.end - start) / HOUR_MS,
       pi,
@@ -273,10 +364,34 @@ export function parseSiteInput(input: unknown): SiteInput {
     soc: b.soc,
     socEnd,
     targets,
-    given: { pv: !!pv, load: !!load, importMax: !!imax || siteImport < Infinity, exportMax: !!xmax || siteExport < Infinity },
+    given: {
+      pv: !!pv,
+      load: !!load,
+      importMax: !!imax || siteImport < Infinity,
+      exportMax: !!xmax || siteExport < Infinity,
+    },
   };
 }
 
 /** Whether an input uses anything of the site model (else the price-only planner serves it). */
-export const SITE_FIELDS = ['importFormula', 'exportFormula', 'pvForecast', 'loadForecast', 'gridImportMax', 'gridExportMax', 'site', 'currency', 'slotMinutes'] as const;
-export const SITE_BATTERY_FIELDS = ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
+export const SITE_FIELDS = [
+  'importFormula',
+  'exportFormula',
+  'pvForecast',
+  'loadForecast',
+  'gridImportMax',
+  'gridExportMax',
+  'site',
+  'currency',
+  'slotMinutes',
+] as const;
+export const SITE_BATTERY_FIELDS = [
+  'chargeEfficiency',
+  'dischargeEfficiency',
+  'cycleCost',
+  'socTarget',
+  'endValue',
+  'gridCharge',
+  'gridDischarge',
+  'sellSocMin',
+] as const;

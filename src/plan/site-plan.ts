@@ -103,8 +103,17 @@ function refusal(inp: SiteInput, why: Infeasible): ValidationError {
     const s = m.slots[k];
     const i = inp.index[k];
     const supply = `at most ${pct(s.imax)} kW import + ${pct(s.pv)} kW PV + ${pct(m.battery.D)} kW from the battery`;
-    if (inp.given.load) return new ValidationError(`loadForecast[${i}]`, `cannot be met in that slot: ${supply} (gridImportMax, site.importLimitW, battery.maxDischargeKW); got ${pct(s.load * 1000)}`, 'unprocessable');
-    return new ValidationError(`gridImportMax[${i}]`, `leaves no plan for that slot (${supply}); got ${pct(s.imax * 1000)}`, 'unprocessable');
+    if (inp.given.load)
+      return new ValidationError(
+        `loadForecast[${i}]`,
+        `cannot be met in that slot: ${supply} (gridImportMax, site.importLimitW, battery.maxDischargeKW); got ${pct(s.load * 1000)}`,
+        'unprocessable',
+      );
+    return new ValidationError(
+      `gridImportMax[${i}]`,
+      `leaves no plan for that slot (${supply}); got ${pct(s.imax * 1000)}`,
+      'unprocessable',
+    );
   }
   const b = why.k;
   const [lo, hi] = why.reach;
@@ -112,16 +121,36 @@ function refusal(inp: SiteInput, why: Infeasible): ValidationError {
     const target = inp.targets.find((t) => t.boundary === b && Math.abs((t.soc / 100) * cap - m.lb[b]) <= 1e-9 * cap);
     const at = new Date(inp.end[b - 1]).toISOString();
     if (target) {
-      return new ValidationError(`${target.field}.soc`, `cannot be reached by ${new Date(target.time).toISOString()} (the slot boundary ${at}): at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${target.soc}`, 'unprocessable');
+      return new ValidationError(
+        `${target.field}.soc`,
+        `cannot be reached by ${new Date(target.time).toISOString()} (the slot boundary ${at}): at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${target.soc}`,
+        'unprocessable',
+      );
     }
-    if (b === m.slots.length && inp.socEnd !== undefined && Math.abs((inp.socEnd / 100) * cap - m.lb[b]) <= 1e-9 * cap) {
-      return new ValidationError('socEnd', `cannot be reached by the end of the last slot: at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${inp.socEnd}`, 'unprocessable');
+    if (
+      b === m.slots.length &&
+      inp.socEnd !== undefined &&
+      Math.abs((inp.socEnd / 100) * cap - m.lb[b]) <= 1e-9 * cap
+    ) {
+      return new ValidationError(
+        'socEnd',
+        `cannot be reached by the end of the last slot: at most ${socOf(hi)} % from battery.soc ${inp.soc} % within the limits; got ${inp.socEnd}`,
+        'unprocessable',
+      );
     }
     const i = inp.index[b - 1];
     const field = inp.given.load ? `loadForecast[${i}]` : 'battery.socMin';
-    return new ValidationError(field, `cannot be covered within the import limits: the battery would have to go below ${socOf(m.lb[b])} % by ${at} (at best ${socOf(hi)} %)`, 'unprocessable');
+    return new ValidationError(
+      field,
+      `cannot be covered within the import limits: the battery would have to go below ${socOf(m.lb[b])} % by ${at} (at best ${socOf(hi)} %)`,
+      'unprocessable',
+    );
   }
-  return new ValidationError('battery.socMax', `is exceeded by ${new Date(inp.end[b - 1]).toISOString()} whatever the plan (at least ${socOf(lo)} %)`, 'unprocessable');
+  return new ValidationError(
+    'battery.socMax',
+    `is exceeded by ${new Date(inp.end[b - 1]).toISOString()} whatever the plan (at least ${socOf(lo)} %)`,
+    'unprocessable',
+  );
 }
 
 /** Cost of the idle battery (c = d = 0) over the plan, or null when that is no plan. */

@@ -26,7 +26,6 @@ import { minimizeConvex, peakSearch, type PeakChain } from './peak-search';
 import { MAX_POINTS, SlotModel, type SlotRun } from './slot-cost';
 import type { SiteModel } from './site-model';
 
-
 export interface SiteSolution {
   /** Stored energy at each boundary 0..n, kWh. */
   e: Float64Array;
@@ -191,7 +190,12 @@ export class Chain implements PeakChain {
       runs.push(run);
       const next = e[k] + s.dt * (etaC * run.c - run.d / etaD);
       // a bound met within rounding is the bound (10 %, not 9.999999999999 %)
-      e[k + 1] = Math.abs(next - m.lb[k + 1]) <= m.tolE ? m.lb[k + 1] : Math.abs(next - m.ub[k + 1]) <= m.tolE ? m.ub[k + 1] : next;
+      e[k + 1] =
+        Math.abs(next - m.lb[k + 1]) <= m.tolE
+          ? m.lb[k + 1]
+          : Math.abs(next - m.ub[k + 1]) <= m.tolE
+            ? m.ub[k + 1]
+            : next;
     }
     return { e, runs };
   }
@@ -272,7 +276,13 @@ export class Chain implements PeakChain {
       const dt = m.slots[k].dt;
       // the least SOC before selling: below it, a move down only serves the load (at lo: the lowest reachable)
       const floor = this.selfFloor(k, this.capped[k]);
-      lo = floor === undefined ? lo + dt * dL : Math.max(lo + dt * dL, Math.min(lo + dt * floor, Math.max(lo + dt * dL, (m.sellMin as number) + dt * floor)));
+      lo =
+        floor === undefined
+          ? lo + dt * dL
+          : Math.max(
+              lo + dt * dL,
+              Math.min(lo + dt * floor, Math.max(lo + dt * dL, (m.sellMin as number) + dt * floor)),
+            );
       hi += dt * Math.max(dL, dR);
       const reach: [number, number] = [lo, hi];
       lo = Math.max(lo, m.lb[k + 1]);
@@ -336,9 +346,12 @@ export function solveSite(m: SiteModel): SiteSolution {
     if (top > m.peakFloor) {
       let least = Math.max(m.peakFloor, leastCap(chain, 0, top));
       // a little above the least cap where rounding leaves the DP without room
-      for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4) least = Math.min(top, least + eps);
+      for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4)
+        least = Math.min(top, least + eps);
       const C = (P: number) => (P >= top ? free : chain.solve(P));
-      const found = convexInCap(m) ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top) : peakSearch(chain, m, free, least, top);
+      const found = convexInCap(m)
+        ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
+        : peakSearch(chain, m, free, least, top);
       gap = found.gap;
       if (found.x < top) {
         cap = found.x;

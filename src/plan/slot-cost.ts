@@ -93,7 +93,11 @@ export class SlotModel {
   knee = Infinity;
   kneePrice = 0;
 
-  constructor(readonly s: SlotData, readonly b: BatteryData, cap = Infinity) {
+  constructor(
+    readonly s: SlotData,
+    readonly b: BatteryData,
+    cap = Infinity,
+  ) {
     this.setCap(cap);
   }
 
@@ -143,9 +147,18 @@ export class SlotModel {
     if (option === 3) return ck;
     let best = ca;
     this.g = a;
-    if (cz < best) { best = cz; this.g = 0; }
-    if (cb < best) { best = cb; this.g = b; }
-    if (ck < best) { best = ck; this.g = knee; }
+    if (cz < best) {
+      best = cz;
+      this.g = 0;
+    }
+    if (cb < best) {
+      best = cb;
+      this.g = b;
+    }
+    if (ck < best) {
+      best = ck;
+      this.g = knee;
+    }
     return best;
   }
 

@@ -111,11 +111,24 @@ export class FleetAggregator {
   }
 
   result(): FleetAggregate {
-    const out: FleetAggregate = { devices: this.ok + this.failed, ok: this.ok, failed: this.failed, power: this.power, energy: this.energy };
+    const out: FleetAggregate = {
+      devices: this.ok + this.failed,
+      ok: this.ok,
+      failed: this.failed,
+      power: this.power,
+      energy: this.energy,
+    };
     if (this.socDevices > 0) {
-      out.soc = this.socUnweighted === 0
-        ? { value: this.socWeighted / this.socCapacity, unit: '%', devices: this.socDevices, weighting: 'capacity', capacityWh: this.socCapacity }
-        : { value: this.socSum / this.socDevices, unit: '%', devices: this.socDevices, weighting: 'mean' };
+      out.soc =
+        this.socUnweighted === 0
+          ? {
+              value: this.socWeighted / this.socCapacity,
+              unit: '%',
+              devices: this.socDevices,
+              weighting: 'capacity',
+              capacityWh: this.socCapacity,
+            }
+          : { value: this.socSum / this.socDevices, unit: '%', devices: this.socDevices, weighting: 'mean' };
     }
     return out;
   }
@@ -127,6 +140,11 @@ function sum(into: Record<string, AggregateSum>, property: string, v: number, un
     s.value += v;
     s.devices++;
   } else {
-    Object.defineProperty(into, property, { value: { value: v, unit, devices: 1 }, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(into, property, {
+      value: { value: v, unit, devices: 1 },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
 }

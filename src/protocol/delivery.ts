@@ -32,7 +32,11 @@ export type DeliverySource = 'energy counters' | 'power';
 
 /** The device each component is measured with. */
 export const DEVICE_ROLE: Readonly<Record<DeliveryComponent, DeviceRole>> = {
-  energyStorage: 'battery', curtailment: 'pv', gridTarget: 'meter', gridLimits: 'meter', maximizeGridImport: 'meter',
+  energyStorage: 'battery',
+  curtailment: 'pv',
+  gridTarget: 'meter',
+  gridLimits: 'meter',
+  maximizeGridImport: 'meter',
 };
 
 export const PRODUCED = 'totalEnergyProduced';
@@ -85,7 +89,8 @@ export function powerFromCounters(role: DeviceRole, dProducedWh: number, dConsum
 /** The average power of a device between two readings from its counters, or why there is none. */
 export function averageFromCounters(role: DeviceRole, a: Reading, b: Reading): { watts: number } | { reason: string } {
   for (const r of [a, b]) {
-    if (r.produced === undefined || (role !== 'pv' && r.consumed === undefined)) return { reason: `no ${COUNTERS[role].join(' and ')} in the readings` };
+    if (r.produced === undefined || (role !== 'pv' && r.consumed === undefined))
+      return { reason: `no ${COUNTERS[role].join(' and ')} in the readings` };
   }
   const hours = (b.at - a.at) / HOUR_MS;
   if (!(hours > 0)) return { reason: `the readings are not apart in time (${a.at} and ${b.at})` };
@@ -127,7 +132,14 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
     }
     case 'max': {
       const limit = maxW(asked);
-      if (limit === undefined) return { followed: 'unknown', targetW: NaN, deviationW: NaN, bandW: NaN, reason: 'a curtailment in % needs the site\'s installed PV power (pvPeakPower) to be checked' };
+      if (limit === undefined)
+        return {
+          followed: 'unknown',
+          targetW: NaN,
+          deviationW: NaN,
+          bandW: NaN,
+          reason: "a curtailment in % needs the site's installed PV power (pvPeakPower) to be checked",
+        };
       const band = bandW(limit, t);
       const dev = Math.max(0, measuredW - limit);
       return { followed: dev <= band ? 'yes' : 'no', targetW: limit, deviationW: dev, bandW: band };
@@ -141,7 +153,13 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
       return { followed: Math.abs(dev) <= band ? 'yes' : 'no', targetW: target, deviationW: dev, bandW: band };
     }
     default:
-      return { followed: 'unknown', targetW: NaN, deviationW: NaN, bandW: NaN, reason: 'not measurable: maximize grid import asks for no power to compare with' };
+      return {
+        followed: 'unknown',
+        targetW: NaN,
+        deviationW: NaN,
+        bandW: NaN,
+        reason: 'not measurable: maximize grid import asks for no power to compare with',
+      };
   }
 }
 
@@ -188,10 +206,14 @@ export interface DeliveryReport {
 /** The unit a report shows its powers in: the asked unit (grid limits: the upper's, else the lower's). */
 export function reportUnit(asked: Asked): string {
   switch (asked.kind) {
-    case 'setpoint': return asked.value.unit;
-    case 'max': return asked.value.unit;
-    case 'range': return (asked.upper ?? asked.lower)?.unit ?? 'kW';
-    default: return 'kW';
+    case 'setpoint':
+      return asked.value.unit;
+    case 'max':
+      return asked.value.unit;
+    case 'range':
+      return (asked.upper ?? asked.lower)?.unit ?? 'kW';
+    default:
+      return 'kW';
   }
 }
 
@@ -208,9 +230,12 @@ export function inUnit(w: number, unit: string, percentOfW?: number): number {
 /** The `asked` of a report. */
 export function askedOf(asked: Asked, targetW?: number): DeliveryReport['asked'] {
   switch (asked.kind) {
-    case 'setpoint': return { value: asked.value.value, unit: asked.value.unit };
-    case 'max': return { value: asked.value.value, unit: asked.value.unit };
-    case 'flag': return { value: asked.value, unit: null };
+    case 'setpoint':
+      return { value: asked.value.value, unit: asked.value.unit };
+    case 'max':
+      return { value: asked.value.value, unit: asked.value.unit };
+    case 'flag':
+      return { value: asked.value, unit: null };
     default: {
       const unit = reportUnit(asked);
       const up = asked.upper ? inUnit(watts(asked.upper), unit) : null;
@@ -237,8 +262,16 @@ export interface ReportInput {
 /** An unknown report: no measurement (a failed read, no device, a window too short), with the reason. */
 export function unknownReport(i: ReportInput, reason: string): DeliveryReport {
   const r: DeliveryReport = {
-    site: i.site, component: i.component, asked: askedOf(i.asked), measured: null, deviation: null,
-    followed: 'unknown', from: i.from, until: i.until, source: i.source, reason,
+    site: i.site,
+    component: i.component,
+    asked: askedOf(i.asked),
+    measured: null,
+    deviation: null,
+    followed: 'unknown',
+    from: i.from,
+    until: i.until,
+    source: i.source,
+    reason,
   };
   if (i.device) r.device = i.device;
   return r;
@@ -248,7 +281,11 @@ export function unknownReport(i: ReportInput, reason: string): DeliveryReport {
  * The report of a measured average power (W): the verdict, the powers in the asked unit and,
  * when given, the cross-check with the power readings at the window's ends (W).
  */
-export function measuredReport(i: ReportInput, measuredW: number, ends?: { startW: number; endW: number }): DeliveryReport {
+export function measuredReport(
+  i: ReportInput,
+  measuredW: number,
+  ends?: { startW: number; endW: number },
+): DeliveryReport {
   const v = verdict(i.asked, measuredW, i.tolerance ?? DEFAULT_TOLERANCE);
   if (i.asked.kind === 'max' && !Number.isFinite(v.targetW)) {
     // A % limit without the installed power: the measured power in W, no verdict.
@@ -257,9 +294,15 @@ export function measuredReport(i: ReportInput, measuredW: number, ends?: { start
   const unit = reportUnit(i.asked);
   const pct = i.asked.kind === 'max' ? i.asked.percentOfW : undefined;
   const r: DeliveryReport = {
-    site: i.site, component: i.component, asked: askedOf(i.asked, v.targetW),
+    site: i.site,
+    component: i.component,
+    asked: askedOf(i.asked, v.targetW),
     measured: { value: inUnit(measuredW, unit, pct), unit },
-    deviation: null, followed: v.followed, from: i.from, until: i.until, source: i.source,
+    deviation: null,
+    followed: v.followed,
+    from: i.from,
+    until: i.until,
+    source: i.source,
   };
   if (v.reason) r.reason = v.reason;
   if (Number.isFinite(v.deviationW)) {
@@ -272,7 +315,9 @@ export function measuredReport(i: ReportInput, measuredW: number, ends?: { start
     const band = Number.isFinite(v.bandW) ? v.bandW : bandW(0, i.tolerance ?? DEFAULT_TOLERANCE);
     const agrees = crossCheck(measuredW, ends.startW, ends.endW, band);
     r.crossCheck = { start: inUnit(ends.startW, unit, pct), end: inUnit(ends.endW, unit, pct), unit, agrees };
-    if (!agrees && !r.reason) r.reason = 'the device\'s power readings at the window\'s ends do not bracket the counters\' average (a varying power can do that; a wrong counter does it every time)';
+    if (!agrees && !r.reason)
+      r.reason =
+        "the device's power readings at the window's ends do not bracket the counters' average (a varying power can do that; a wrong counter does it every time)";
   }
   return r;
 }

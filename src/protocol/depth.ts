@@ -42,7 +42,11 @@ export type InputProblem = { kind: 'deep' } | { kind: 'long'; length: number };
  * often it is referred to (its height is kept), and a plain object of plain values, the common
  * case of a long list, costs no allocation.
  */
-export function inputProblem(value: unknown, maxDepth: number, maxElements = Number.POSITIVE_INFINITY): InputProblem | undefined {
+export function inputProblem(
+  value: unknown,
+  maxDepth: number,
+  maxElements = Number.POSITIVE_INFINITY,
+): InputProblem | undefined {
   if (!isLevel(value)) return undefined;
   const heights = new Map<object, number>();
   const path: object[] = [];
@@ -107,7 +111,11 @@ export function deepProperties(msg: object, max: number): string[] {
  * or holding an array of more than `maxElements` elements (every property but req and res, as
  * deepProperties); none for most.
  */
-export function refusedProperties(msg: object, maxDepth: number, maxElements: number): Array<{ key: string; problem: InputProblem }> {
+export function refusedProperties(
+  msg: object,
+  maxDepth: number,
+  maxElements: number,
+): Array<{ key: string; problem: InputProblem }> {
   const out: Array<{ key: string; problem: InputProblem }> = [];
   for (const key of Object.keys(msg)) {
     if (NOT_COPIED.has(key)) continue;

@@ -31,7 +31,12 @@ function propertiesOf(raw: unknown): DeviceProperty[] {
   if (raw && typeof raw === 'object') {
     return Object.entries(raw as Record<string, unknown>).map(([name, v]) => ({
       name,
-      unit: typeof v === 'string' ? v : v && typeof v === 'object' && typeof (v as { unit?: unknown }).unit === 'string' ? (v as { unit: string }).unit : '',
+      unit:
+        typeof v === 'string'
+          ? v
+          : v && typeof v === 'object' && typeof (v as { unit?: unknown }).unit === 'string'
+            ? (v as { unit: string }).unit
+            : '',
     }));
   }
   return [];

@@ -10,15 +10,34 @@
  * sends is built exactly once, by steeringRequestFor(), as a typed SteeringRequest that the
  * client sends as it is.
  */
-import { validateActiveSteering, validateCurtailmentRequest, validateEssRequest, validateGridLimitsRequest, validateGridTargetRequest } from './validate';
+import {
+  validateActiveSteering,
+  validateCurtailmentRequest,
+  validateEssRequest,
+  validateGridLimitsRequest,
+  validateGridTargetRequest,
+} from './validate';
 import { DEFAULT_PATHS, fillSite, type ApiPaths, type PathKey } from './paths';
 import type {
-  ActiveSteeringRequest, CurtailmentSteeringRequest, CurtailmentValue, EssSteeringRequest, GridLimitsRequest, GridTargetCancelResponse,
-  GridTargetRequest, PowerValue, SteeringResponse,
+  ActiveSteeringRequest,
+  CurtailmentSteeringRequest,
+  CurtailmentValue,
+  EssSteeringRequest,
+  GridLimitsRequest,
+  GridTargetCancelResponse,
+  GridTargetRequest,
+  PowerValue,
+  SteeringResponse,
 } from './types';
 
 /** The components of a site's steering (spec section 3, vendor notes), in the order bodies carry them. */
-export const STEERING_COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget', 'gridLimits'] as const;
+export const STEERING_COMPONENTS = [
+  'energyStorageSetting',
+  'productionCurtailment',
+  'maximizeGridImport',
+  'gridTarget',
+  'gridLimits',
+] as const;
 export type SteeringComponent = (typeof STEERING_COMPONENTS)[number];
 
 /** The value of each component; a gridTarget of null cancels the grid target. */
@@ -92,7 +111,9 @@ export interface SteeringEndpointSpec<E extends SteeringEndpoint = SteeringEndpo
 
 /** validFrom (when set) and validUntil, in that order, as the validators return them. */
 function validity(v: SteeringValidity): { validFrom?: number; validUntil: number } {
-  return v.validFrom !== undefined ? { validFrom: v.validFrom, validUntil: v.validUntil! } : { validUntil: v.validUntil! };
+  return v.validFrom !== undefined
+    ? { validFrom: v.validFrom, validUntil: v.validUntil! }
+    : { validUntil: v.validUntil! };
 }
 
 /** The keys of `o` that are set, in the order of `keys` (the order bodies carry them). */
@@ -110,7 +131,11 @@ export const STEERING_ENDPOINTS: { readonly [E in SteeringEndpoint]: SteeringEnd
     type: 'asset',
     components: ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport'],
     validate: validateActiveSteering,
-    body: (c, v) => ({ ...setOf(c, ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport']), ...validity(v) }) as ActiveSteeringRequest,
+    body: (c, v) =>
+      ({
+        ...setOf(c, ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport']),
+        ...validity(v),
+      }) as ActiveSteeringRequest,
   },
   ess: {
     method: 'POST',
@@ -176,7 +201,12 @@ export interface SteeringRequest<E extends SteeringEndpoint = SteeringEndpoint> 
 }
 
 /** The request of `endpoint` for `site` with `body` (when the endpoint takes one), and the body's validUntil. */
-function requestOf<E extends SteeringEndpoint>(endpoint: E, site: string, body: SteeringBodies[E] | undefined, paths?: Partial<ApiPaths>): SteeringRequest<E> {
+function requestOf<E extends SteeringEndpoint>(
+  endpoint: E,
+  site: string,
+  body: SteeringBodies[E] | undefined,
+  paths?: Partial<ApiPaths>,
+): SteeringRequest<E> {
   const spec: SteeringEndpointSpec = STEERING_ENDPOINTS[endpoint];
   const req: SteeringRequest<E> = { site, endpoint, method: spec.method, path: steeringPath(endpoint, site, paths) };
   if (spec.body && body !== undefined) {
@@ -227,11 +257,17 @@ export function steeringPath(endpoint: SteeringEndpoint, site: string, paths?: P
 }
 
 /** The typed request of an endpoint with a body that is already validated (the client's public methods). */
-export function steeringRequest<E extends SteeringEndpoint>(endpoint: E, site: string, body?: SteeringBodies[E], paths?: Partial<ApiPaths>): SteeringRequest<E> {
+export function steeringRequest<E extends SteeringEndpoint>(
+  endpoint: E,
+  site: string,
+  body?: SteeringBodies[E],
+  paths?: Partial<ApiPaths>,
+): SteeringRequest<E> {
   return requestOf(endpoint, site, body, paths);
 }
 
-const covers = (e: SteeringEndpoint, names: readonly SteeringComponent[]) => names.every((n) => STEERING_ENDPOINTS[e].components.includes(n));
+const covers = (e: SteeringEndpoint, names: readonly SteeringComponent[]) =>
+  names.every((n) => STEERING_ENDPOINTS[e].components.includes(n));
 
 /**
  * The endpoint that carries `names`: the commands' own endpoint when they all came from the
@@ -257,8 +293,16 @@ export function mergeKey(name: SteeringComponent, v: SteeringValidity): string {
  * The one place a steering request is built: the components of one validity window (each
  * with the endpoint of its command) become a typed request on the endpoint that carries them.
  */
-export function steeringRequestFor(site: string, parts: readonly SteeringPart[], v: SteeringValidity, paths?: Partial<ApiPaths>): SteeringRequest {
-  const endpoint = endpointFor(parts.map((p) => p.name), parts.map((p) => p.from));
+export function steeringRequestFor(
+  site: string,
+  parts: readonly SteeringPart[],
+  v: SteeringValidity,
+  paths?: Partial<ApiPaths>,
+): SteeringRequest {
+  const endpoint = endpointFor(
+    parts.map((p) => p.name),
+    parts.map((p) => p.from),
+  );
   const build = STEERING_ENDPOINTS[endpoint].body as SteeringEndpointSpec['body'];
   const c: Record<string, unknown> = {};
   for (const p of parts) c[p.name] = p.value;
@@ -288,5 +332,7 @@ export function steeringTypeOf(endpoint: SteeringEndpoint): SteeringType {
 
 /** The request as a node echoes it in msg.request: method, path and (when there is one) the body, as sent. */
 export function sentForm(req: SteeringRequest): SentRequest {
-  return req.body === undefined ? { method: req.method, path: req.path } : { method: req.method, path: req.path, body: req.body };
+  return req.body === undefined
+    ? { method: req.method, path: req.path }
+    : { method: req.method, path: req.path, body: req.body };
 }

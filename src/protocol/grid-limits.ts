@@ -30,27 +30,45 @@ export interface GridLimitFields {
   lower: string;
 }
 
-const FORMS = 'a number in the node\'s unit or {value, unit: W|kW|MW}; grid power, positive imports, negative exports';
+const FORMS = "a number in the node's unit or {value, unit: W|kW|MW}; grid power, positive imports, negative exports";
 
 /**
  * The limits a message sets (each `undefined`, null or '' = not set), checked against each
  * other and the node's maxGridLimit.
  */
-export function parseGridLimits(s: GridLimitSettings, upper: unknown, lower: unknown, fields: GridLimitFields): GridLimits {
+export function parseGridLimits(
+  s: GridLimitSettings,
+  upper: unknown,
+  lower: unknown,
+  fields: GridLimitFields,
+): GridLimits {
   const set = (v: unknown) => v !== undefined && v !== null && v !== '';
   const out: GridLimits = {};
   if (set(upper)) out.upperLimit = parsePowerValue(upper, fields.upper, s.upperLimitUnit);
   if (set(lower)) out.lowerLimit = parsePowerValue(lower, fields.lower, s.lowerLimitUnit);
   if (!out.upperLimit && !out.lowerLimit) {
-    throw new ValidationError('msg.payload', `sets no grid limit: send {upperLimit, lowerLimit} (at least one; each ${FORMS}), a body in the API's shape, or set the node's upper or lower limit; nothing was sent`);
+    throw new ValidationError(
+      'msg.payload',
+      `sets no grid limit: send {upperLimit, lowerLimit} (at least one; each ${FORMS}), a body in the API's shape, or set the node's upper or lower limit; nothing was sent`,
+    );
   }
-  for (const [v, field] of [[out.upperLimit, fields.upper], [out.lowerLimit, fields.lower]] as const) {
+  for (const [v, field] of [
+    [out.upperLimit, fields.upper],
+    [out.lowerLimit, fields.lower],
+  ] as const) {
     if (v && s.maxGridLimit > 0 && Math.abs(toWatts(v)) > s.maxGridLimit) {
-      throw new ValidationError(field, `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${show(v)}; nothing was sent`);
+      throw new ValidationError(
+        field,
+        `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${show(v)}; nothing was sent`,
+      );
     }
   }
   if (out.upperLimit && out.lowerLimit && toWatts(out.lowerLimit) > toWatts(out.upperLimit)) {
-    throw new ValidationError(fields.lower, `must not be above upperLimit (${show(out.upperLimit)}); got ${show(out.lowerLimit)}; nothing was sent`, 'unprocessable');
+    throw new ValidationError(
+      fields.lower,
+      `must not be above upperLimit (${show(out.upperLimit)}); got ${show(out.lowerLimit)}; nothing was sent`,
+      'unprocessable',
+    );
   }
   return out;
 }

@@ -22,6 +22,7 @@ export interface SettingOptions {
  */
 export function limited(v: unknown, l: Limit, field: string, o: SettingOptions = {}): number {
   const n = numberOf(v, o.required ? undefined : l.dflt);
-  if (!accepts(l, n)) throw new ValidationError(field, `${o.prefix ?? ''}${refusal(l, { unit: o.unit })}; got ${show(v)}`);
+  if (!accepts(l, n))
+    throw new ValidationError(field, `${o.prefix ?? ''}${refusal(l, { unit: o.unit })}; got ${show(v)}`);
   return n;
 }

@@ -235,7 +235,13 @@ export function refusal(l: Limit, o: { words?: Words; unit?: UnitKey; dflt?: boo
   if (l.note) list.push(w.notes[l.note] ?? NOTES[l.note]);
   // A note tells what 0 means; when the default is 0 it says all the default would.
   if (l.dflt !== undefined && o.dflt !== false && !(l.note && l.dflt === 0)) list.push(fill(w.dflt, { value: l.dflt }));
-  const values = { a: l.whole ? w.wholeNumber : w.number, unit, min: l.min, max: l.max ?? '', more: list.length ? fill(w.more, { list: list.join('; ') }) : '' };
+  const values = {
+    a: l.whole ? w.wholeNumber : w.number,
+    unit,
+    min: l.min,
+    max: l.max ?? '',
+    more: list.length ? fill(w.more, { list: list.join('; ') }) : '',
+  };
   if (atLeast) return fill(w.atLeast, values);
   if (!l.minExclusive) return fill(w.range, values);
   return fill(l.max === undefined ? w.moreThan : w.positiveUpTo, values);

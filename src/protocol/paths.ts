@@ -59,7 +59,11 @@ export function validatePath(key: PathKey, input: unknown): string {
   const bare = p.split(SITE_PLACEHOLDER).join('x');
   const segments = bare.split('/');
   const bad =
-    !PATH_RE.test(bare) || bare.includes('//') || segments.some((s) => s === '.' || s === '..') || (site ? count !== 1 : count !== 0) || p.length > 512;
+    !PATH_RE.test(bare) ||
+    bare.includes('//') ||
+    segments.some((s) => s === '.' || s === '..') ||
+    (site ? count !== 1 : count !== 0) ||
+    p.length > 512;
   if (bad) throw new ValidationError(property, `must be ${forms}; got ${show(input)}`);
   return p;
 }
@@ -77,7 +81,8 @@ export function resolvePaths(o: Record<string, unknown> | undefined): ApiPaths {
  * where every path is built, also for callers of the client that skip validateReference.
  */
 export function pathSegment(ref: string, field: string): string {
-  if (ref === '.' || ref === '..') throw new ValidationError(field, `must not be "${ref}" (a URL resolves it as a path step); nothing was sent`);
+  if (ref === '.' || ref === '..')
+    throw new ValidationError(field, `must not be "${ref}" (a URL resolves it as a path step); nothing was sent`);
   return encodeURIComponent(ref);
 }
 

@@ -36,7 +36,8 @@ const FORMS = 'an array of site references ("ste_…") or of {site, maxPowerW?, 
 
 export function portfolioSplitOf(v: unknown, field = 'portfolioSplit'): PortfolioSplit {
   if (v === undefined || v === null || v === '') return 'rating';
-  if (!PORTFOLIO_SPLITS.includes(v as PortfolioSplit)) throw new ValidationError(field, `must be one of ${PORTFOLIO_SPLITS.join(', ')}; got ${show(v)}`);
+  if (!PORTFOLIO_SPLITS.includes(v as PortfolioSplit))
+    throw new ValidationError(field, `must be one of ${PORTFOLIO_SPLITS.join(', ')}; got ${show(v)}`);
   return v as PortfolioSplit;
 }
 
@@ -46,16 +47,26 @@ export function portfolioSplitOf(v: unknown, field = 'portfolioSplit'): Portfoli
  */
 export function parseFleetSites(input: unknown, field: string): FleetSite[] {
   if (!Array.isArray(input)) throw new ValidationError(field, `must be ${FORMS}; got ${show(input)}`);
-  if (input.length === 0) throw new ValidationError(field, `must list at least one site (${FORMS}); got an empty array`);
+  if (input.length === 0)
+    throw new ValidationError(field, `must list at least one site (${FORMS}); got an empty array`);
   if (input.length > SERVICE.maxFleetSites) {
-    throw new ValidationError(field, `lists ${input.length} sites; one message steers at most ${SERVICE.maxFleetSites} (split the fleet into several messages); nothing was sent`, 'unprocessable');
+    throw new ValidationError(
+      field,
+      `lists ${input.length} sites; one message steers at most ${SERVICE.maxFleetSites} (split the fleet into several messages); nothing was sent`,
+      'unprocessable',
+    );
   }
   const seen = new Map<string, number>();
   return input.map((entry, i) => {
     const at = `${field}[${i}]`;
     const s = entryOf(entry, at);
     const first = seen.get(s.site);
-    if (first !== undefined) throw new ValidationError(at, `repeats site ${s.site} (also ${field}[${first}]); list each site once; nothing was sent`, 'unprocessable');
+    if (first !== undefined)
+      throw new ValidationError(
+        at,
+        `repeats site ${s.site} (also ${field}[${first}]); list each site once; nothing was sent`,
+        'unprocessable',
+      );
     seen.set(s.site, i);
     return s;
   });
@@ -63,26 +74,40 @@ export function parseFleetSites(input: unknown, field: string): FleetSite[] {
 
 function entryOf(entry: unknown, at: string): FleetSite {
   if (typeof entry === 'string') return { site: validateReference(entry, at) };
-  if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) throw new ValidationError(at, `must be a site reference or {site, maxPowerW?, soc?}; got ${show(entry)}`);
+  if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
+    throw new ValidationError(at, `must be a site reference or {site, maxPowerW?, soc?}; got ${show(entry)}`);
   const o = entry as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    if (!SITE_KEYS.includes(k)) throw new ValidationError(/^[A-Za-z_$][\w$]*$/.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`, `is not a field of a fleet site; accepted: ${SITE_KEYS.join(', ')}`);
+    if (!SITE_KEYS.includes(k))
+      throw new ValidationError(
+        /^[A-Za-z_$][\w$]*$/.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`,
+        `is not a field of a fleet site; accepted: ${SITE_KEYS.join(', ')}`,
+      );
   }
   const out: FleetSite = { site: validateReference(o.site, `${at}.site`) };
   if (o.maxPowerW !== undefined && o.maxPowerW !== null && o.maxPowerW !== '') {
     const n = numeric(o.maxPowerW);
-    if (!(n > 0) || !Number.isFinite(n)) throw new ValidationError(`${at}.maxPowerW`, `must be the battery's power rating, a number of W greater than 0; got ${show(o.maxPowerW)}`);
+    if (!(n > 0) || !Number.isFinite(n))
+      throw new ValidationError(
+        `${at}.maxPowerW`,
+        `must be the battery's power rating, a number of W greater than 0; got ${show(o.maxPowerW)}`,
+      );
     out.maxPowerW = n;
   }
   if (o.soc !== undefined && o.soc !== null && o.soc !== '') {
     const n = numeric(o.soc);
-    if (!(n >= 0 && n <= 100)) throw new ValidationError(`${at}.soc`, `must be the battery's state of charge, a number of % from 0 to 100; got ${show(o.soc)}`);
+    if (!(n >= 0 && n <= 100))
+      throw new ValidationError(
+        `${at}.soc`,
+        `must be the battery's state of charge, a number of % from 0 to 100; got ${show(o.soc)}`,
+      );
     out.soc = n;
   }
   return out;
 }
 
-const numeric = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+const numeric = (v: unknown): number =>
+  typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
 
 /**
  * The node's `sites` property: '' (or nothing) is no list (the node's one site); JSON text
@@ -92,7 +117,11 @@ const numeric = (v: unknown): number => (typeof v === 'number' ? v : typeof v ==
 export function parseSiteList(text: unknown, field = 'sites'): FleetSite[] {
   if (Array.isArray(text)) return parseFleetSites(text, field);
   if (text === undefined || text === null) return [];
-  if (typeof text !== 'string') throw new ValidationError(field, `must be text: site references separated by commas or new lines, or a JSON array (${FORMS}); got ${show(text)}`);
+  if (typeof text !== 'string')
+    throw new ValidationError(
+      field,
+      `must be text: site references separated by commas or new lines, or a JSON array (${FORMS}); got ${show(text)}`,
+    );
   const s = text.trim();
   if (s === '') return [];
   if (s.startsWith('[')) {
@@ -100,11 +129,17 @@ export function parseSiteList(text: unknown, field = 'sites'): FleetSite[] {
     try {
       parsed = JSON.parse(s);
     } catch (e) {
-      throw new ValidationError(field, `starts with "[" but is not a JSON array: ${(e as Error).message}; write ${FORMS}, or references separated by commas or new lines`);
+      throw new ValidationError(
+        field,
+        `starts with "[" but is not a JSON array: ${(e as Error).message}; write ${FORMS}, or references separated by commas or new lines`,
+      );
     }
     return parseFleetSites(parsed, field);
   }
-  return parseFleetSites(s.split(/[\s,;]+/).filter((r) => r !== ''), field);
+  return parseFleetSites(
+    s.split(/[\s,;]+/).filter((r) => r !== ''),
+    field,
+  );
 }
 
 /** A site in the split: its weight (0 = takes nothing) and its cap, W (Infinity = none). */
@@ -133,12 +168,20 @@ export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   const sign = totalW < 0 ? -1 : 1;
   const asked = Math.abs(totalW);
   const n = sites.length;
-  const caps = sites.map((s) => (s.weight > 0 && Number.isFinite(s.weight) ? (Number.isFinite(s.capW) ? Math.max(0, Math.floor(s.capW)) : Infinity) : 0));
+  const caps = sites.map((s) =>
+    s.weight > 0 && Number.isFinite(s.weight)
+      ? Number.isFinite(s.capW)
+        ? Math.max(0, Math.floor(s.capW))
+        : Infinity
+      : 0,
+  );
   const room = caps.reduce((a, c) => a + c, 0);
   const target = Math.min(Math.round(asked), room);
   const shares = new Array<number>(n).fill(0);
   // Water filling: sites in order of cap / weight; a site whose proportional share reaches its cap takes the cap.
-  const order = [...Array(n).keys()].filter((i) => caps[i] > 0).sort((a, b) => caps[a] / sites[a].weight - caps[b] / sites[b].weight);
+  const order = [...Array(n).keys()]
+    .filter((i) => caps[i] > 0)
+    .sort((a, b) => caps[a] / sites[a].weight - caps[b] / sites[b].weight);
   let remaining = target;
   let weights = order.reduce((a, i) => a + sites[i].weight, 0);
   let k = 0;
@@ -154,7 +197,9 @@ export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   const parts = shares.map((s) => Math.floor(s + 1e-9));
   let left = target - parts.reduce((a, p) => a + p, 0);
   // Each share below its (whole) cap lost less than a watt to the floor, so one pass suffices.
-  const byRest = order.filter((i) => parts[i] < caps[i]).sort((a, b) => (shares[b] - parts[b]) - (shares[a] - parts[a]) || a - b);
+  const byRest = order
+    .filter((i) => parts[i] < caps[i])
+    .sort((a, b) => shares[b] - parts[b] - (shares[a] - parts[a]) || a - b);
   for (const i of byRest) {
     if (left <= 0) break;
     parts[i]++;
@@ -169,11 +214,19 @@ export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   }
   const allocated = parts.reduce((a, p) => a + p, 0);
   const short = asked - allocated;
-  return { partsW: parts.map((p) => (p === 0 ? 0 : sign * p)), allocatedW: allocated === 0 ? 0 : sign * allocated, shortfallW: short > 1 ? short : 0 };
+  return {
+    partsW: parts.map((p) => (p === 0 ? 0 : sign * p)),
+    allocatedW: allocated === 0 ? 0 : sign * allocated,
+    shortfallW: short > 1 ? short : 0,
+  };
 }
 
 /** A site's weight in the split: its rating, or its SOC headroom when charging (total < 0) and SOC when discharging. */
-export function weightOf(split: PortfolioSplit, totalW: number, site: { maxPowerW?: number; soc?: number }): number | undefined {
+export function weightOf(
+  split: PortfolioSplit,
+  totalW: number,
+  site: { maxPowerW?: number; soc?: number },
+): number | undefined {
   if (split === 'rating') return site.maxPowerW;
   if (site.soc === undefined) return undefined;
   return totalW < 0 ? 100 - site.soc : site.soc;

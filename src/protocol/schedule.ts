@@ -70,7 +70,17 @@ export interface ScheduleRun {
 }
 
 /** The fields a slot may have. */
-export const SLOT_KEYS = ['start', 'end', 'duration', 'energyStorage', 'curtailment', 'maximizeGridImport', 'gridTarget', 'deadband', 'gridLimits'] as const;
+export const SLOT_KEYS = [
+  'start',
+  'end',
+  'duration',
+  'energyStorage',
+  'curtailment',
+  'maximizeGridImport',
+  'gridTarget',
+  'deadband',
+  'gridLimits',
+] as const;
 /** Fields that are read by nothing but accepted: the price → battery planner's slots carry them. */
 export const INFO_KEYS = ['price', 'energyKWh', 'socStart', 'socEnd'] as const;
 
@@ -78,7 +88,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null;
 const iso = (t: number) => new Date(t).toISOString();
-const sub = (field: string, key: string) => (/^[A-Za-z_$][\w$]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`);
+const sub = (field: string, key: string) =>
+  /^[A-Za-z_$][\w$]*$/.test(key) ? `${field}.${key}` : `${field}[${JSON.stringify(key)}]`;
 
 /**
  * The slots of a schedule message, checked as a whole: `payload` is an array of slots or
@@ -92,7 +103,11 @@ export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, f
   let units: ScheduleUnits = s;
   let at = field;
   if (isObject(payload)) {
-    if (!Array.isArray(payload.slots)) throw new ValidationError(`${field}.slots`, `must be an array of slots when msg.payload is an object ({ slots, unit }); got ${show(payload.slots)}`);
+    if (!Array.isArray(payload.slots))
+      throw new ValidationError(
+        `${field}.slots`,
+        `must be an array of slots when msg.payload is an object ({ slots, unit }); got ${show(payload.slots)}`,
+      );
     list = payload.slots;
     at = `${field}.slots`;
     if (isSet(payload.unit)) {
@@ -101,32 +116,53 @@ export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, f
     }
   }
   if (!Array.isArray(list)) {
-    throw new ValidationError(field, `must be an array of slots ({start, end or duration, energyStorage, curtailment, maximizeGridImport, gridTarget, deadband, gridLimits}), { slots, unit }, or "stop"; got ${show(payload)}`);
+    throw new ValidationError(
+      field,
+      `must be an array of slots ({start, end or duration, energyStorage, curtailment, maximizeGridImport, gridTarget, deadband, gridLimits}), { slots, unit }, or "stop"; got ${show(payload)}`,
+    );
   }
   if (list.length === 0) throw new ValidationError(at, 'must have at least one slot; nothing was sent');
-  if (list.length > MAX_SLOTS) throw new ValidationError(at, `must have at most ${MAX_SLOTS} slots; got ${list.length}; nothing was sent`, 'unprocessable');
+  if (list.length > MAX_SLOTS)
+    throw new ValidationError(
+      at,
+      `must have at most ${MAX_SLOTS} slots; got ${list.length}; nothing was sent`,
+      'unprocessable',
+    );
   const slots: ScheduleSlot[] = [];
   for (let i = 0; i < list.length; i++) {
     const f = `${at}[${i}]`;
     const slot = parseSlot(list[i], i, f, units, s);
     const prev = slots[i - 1];
     if (prev && slot.start < prev.start) {
-      throw new ValidationError(`${f}.start`, `must not be before the start of ${at}[${i - 1}] (${iso(prev.start)}): slots must be sorted by time; got ${iso(slot.start)}; nothing was sent`, 'unprocessable');
+      throw new ValidationError(
+        `${f}.start`,
+        `must not be before the start of ${at}[${i - 1}] (${iso(prev.start)}): slots must be sorted by time; got ${iso(slot.start)}; nothing was sent`,
+        'unprocessable',
+      );
     }
     if (prev && slot.start < prev.end) {
-      throw new ValidationError(`${f}.start`, `overlaps ${at}[${i - 1}], which ends at ${iso(prev.end)}; got ${iso(slot.start)}; nothing was sent`, 'unprocessable');
+      throw new ValidationError(
+        `${f}.start`,
+        `overlaps ${at}[${i - 1}], which ends at ${iso(prev.end)}; got ${iso(slot.start)}; nothing was sent`,
+        'unprocessable',
+      );
     }
     slots.push(slot);
   }
   const last = slots[slots.length - 1];
   if (last.end <= now) {
-    throw new ValidationError(at, `has only slots in the past: the last one ended at ${iso(last.end)}; nothing was sent`, 'unprocessable');
+    throw new ValidationError(
+      at,
+      `has only slots in the past: the last one ended at ${iso(last.end)}; nothing was sent`,
+      'unprocessable',
+    );
   }
   return slots;
 }
 
 function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: ScheduleLimits): ScheduleSlot {
-  if (!isObject(raw)) throw new ValidationError(f, `must be a slot object {start, end or duration, ...}; got ${show(raw)}`);
+  if (!isObject(raw))
+    throw new ValidationError(f, `must be a slot object {start, end or duration, ...}; got ${show(raw)}`);
   for (const k of Object.keys(raw)) {
     if (!(SLOT_KEYS as readonly string[]).includes(k) && !(INFO_KEYS as readonly string[]).includes(k)) {
       throw new ValidationError(sub(f, k), `is not a slot field; accepted: ${SLOT_KEYS.join(', ')}`);
@@ -135,46 +171,81 @@ function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: 
   if (!isSet(raw.start)) throw new ValidationError(`${f}.start`, 'is required: epoch ms, an ISO 8601 string or a Date');
   const start = parseTime(raw.start, `${f}.start`);
   let end: number;
-  if (isSet(raw.end) && isSet(raw.duration)) throw new ValidationError(`${f}.duration`, 'must not be given with end: give end or duration (minutes), not both');
+  if (isSet(raw.end) && isSet(raw.duration))
+    throw new ValidationError(`${f}.duration`, 'must not be given with end: give end or duration (minutes), not both');
   if (isSet(raw.end)) end = parseTime(raw.end, `${f}.end`);
   else if (isSet(raw.duration)) {
     const d = typeof raw.duration === 'number' || typeof raw.duration === 'string' ? Number(raw.duration) : NaN;
-    if (!Number.isFinite(d) || d <= 0) throw new ValidationError(`${f}.duration`, `must be a positive number of minutes; got ${show(raw.duration)}`);
+    if (!Number.isFinite(d) || d <= 0)
+      throw new ValidationError(`${f}.duration`, `must be a positive number of minutes; got ${show(raw.duration)}`);
     end = start + Math.round(d * MINUTE_MS);
   } else throw new ValidationError(`${f}.end`, 'is required (epoch ms, ISO 8601 or Date), or duration in minutes');
-  if (!(end > start)) throw new ValidationError(isSet(raw.end) ? `${f}.end` : `${f}.duration`, `must be after the slot's start (${iso(start)}); got ${iso(end)}`, 'unprocessable');
+  if (!(end > start))
+    throw new ValidationError(
+      isSet(raw.end) ? `${f}.end` : `${f}.duration`,
+      `must be after the slot's start (${iso(start)}); got ${iso(end)}`,
+      'unprocessable',
+    );
 
   const setting: SlotSetting = {};
-  if (isSet(raw.energyStorage)) setting.energyStorageSetting = parsePowerValue(raw.energyStorage, `${f}.energyStorage`, u.essUnit);
-  if (isSet(raw.curtailment)) setting.productionCurtailment = parseCurtailmentValue(raw.curtailment, `${f}.curtailment`, u.curtailmentUnit);
+  if (isSet(raw.energyStorage))
+    setting.energyStorageSetting = parsePowerValue(raw.energyStorage, `${f}.energyStorage`, u.essUnit);
+  if (isSet(raw.curtailment))
+    setting.productionCurtailment = parseCurtailmentValue(raw.curtailment, `${f}.curtailment`, u.curtailmentUnit);
   if (isSet(raw.maximizeGridImport)) {
-    if (typeof raw.maximizeGridImport !== 'boolean') throw new ValidationError(`${f}.maximizeGridImport`, `must be true or false; got ${show(raw.maximizeGridImport)}`);
+    if (typeof raw.maximizeGridImport !== 'boolean')
+      throw new ValidationError(
+        `${f}.maximizeGridImport`,
+        `must be true or false; got ${show(raw.maximizeGridImport)}`,
+      );
     setting.maximizeGridImport = raw.maximizeGridImport;
   }
   if (isSet(raw.gridTarget)) {
     setting.gridTarget = { setpoint: parsePowerValue(raw.gridTarget, `${f}.gridTarget`, u.gridUnit) };
     if (isSet(raw.deadband)) {
       setting.gridTarget.deadband = parsePowerValue(raw.deadband, `${f}.deadband`, u.gridUnit);
-      if (setting.gridTarget.deadband.value < 0) throw new ValidationError(`${f}.deadband`, `must be 0 or more; got ${setting.gridTarget.deadband.value}`);
+      if (setting.gridTarget.deadband.value < 0)
+        throw new ValidationError(`${f}.deadband`, `must be 0 or more; got ${setting.gridTarget.deadband.value}`);
     }
-  } else if (isSet(raw.deadband)) throw new ValidationError(`${f}.deadband`, 'is used only with gridTarget (the band around its setpoint)');
+  } else if (isSet(raw.deadband))
+    throw new ValidationError(`${f}.deadband`, 'is used only with gridTarget (the band around its setpoint)');
   if (isSet(raw.gridLimits)) {
     const g = raw.gridLimits;
-    if (!isObject(g)) throw new ValidationError(`${f}.gridLimits`, `must be {upper, lower} (at least one; each a number in the node's grid unit or {value, unit}); got ${show(g)}`);
-    for (const k of Object.keys(g)) if (k !== 'upper' && k !== 'lower') throw new ValidationError(sub(`${f}.gridLimits`, k), 'is not a grid limit; accepted: upper, lower');
+    if (!isObject(g))
+      throw new ValidationError(
+        `${f}.gridLimits`,
+        `must be {upper, lower} (at least one; each a number in the node's grid unit or {value, unit}); got ${show(g)}`,
+      );
+    for (const k of Object.keys(g))
+      if (k !== 'upper' && k !== 'lower')
+        throw new ValidationError(sub(`${f}.gridLimits`, k), 'is not a grid limit; accepted: upper, lower');
     setting.gridLimits = {};
     if (isSet(g.upper)) setting.gridLimits.upperLimit = parsePowerValue(g.upper, `${f}.gridLimits.upper`, u.gridUnit);
     if (isSet(g.lower)) setting.gridLimits.lowerLimit = parsePowerValue(g.lower, `${f}.gridLimits.lower`, u.gridUnit);
-    if (!setting.gridLimits.upperLimit && !setting.gridLimits.lowerLimit) throw new ValidationError(`${f}.gridLimits`, 'sets no limit: give upper, lower or both');
+    if (!setting.gridLimits.upperLimit && !setting.gridLimits.lowerLimit)
+      throw new ValidationError(`${f}.gridLimits`, 'sets no limit: give upper, lower or both');
   }
   checkSetting(setting, s, slotField(f));
   return { index, start, end, setting };
 }
 
 /** Where each part of a setting came from in a slot, for refusals. */
-export type SettingField = (part: 'energyStorage' | 'curtailment' | 'maximizeGridImport' | 'gridTarget' | 'deadband' | 'gridLimits.upper' | 'gridLimits.lower' | 'slot') => string;
+export type SettingField = (
+  part:
+    | 'energyStorage'
+    | 'curtailment'
+    | 'maximizeGridImport'
+    | 'gridTarget'
+    | 'deadband'
+    | 'gridLimits.upper'
+    | 'gridLimits.lower'
+    | 'slot',
+) => string;
 
-const slotField = (f: string): SettingField => (part) => (part === 'slot' ? f : `${f}.${part}`);
+const slotField =
+  (f: string): SettingField =>
+  (part) =>
+    part === 'slot' ? f : `${f}.${part}`;
 
 /**
  * Checks a setting against the node's limits and the service's rules: something set; within
@@ -188,36 +259,69 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
   const curt = c.productionCurtailment;
   const asset = ess !== undefined || curt !== undefined || c.maximizeGridImport !== undefined;
   if (!asset && !c.gridTarget && !c.gridLimits) {
-    throw new ValidationError(field('slot'), `sets nothing: give energyStorage, curtailment, maximizeGridImport, gridTarget or gridLimits (leave a gap between slots for no steering)${none}`);
+    throw new ValidationError(
+      field('slot'),
+      `sets nothing: give energyStorage, curtailment, maximizeGridImport, gridTarget or gridLimits (leave a gap between slots for no steering)${none}`,
+    );
   }
   if (asset && c.gridTarget) {
     const other = ess ? 'energyStorage' : curt ? 'curtailment' : 'maximizeGridImport';
-    throw new ValidationError(field('gridTarget'), `cannot be combined with ${other} in one slot: asset steering and grid target end each other on the service (only the last received request counts); use one or the other per slot${none}`, 'unprocessable');
+    throw new ValidationError(
+      field('gridTarget'),
+      `cannot be combined with ${other} in one slot: asset steering and grid target end each other on the service (only the last received request counts); use one or the other per slot${none}`,
+      'unprocessable',
+    );
   }
   if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
-    throw new ValidationError(field('energyStorage'), `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}${none}`);
+    throw new ValidationError(
+      field('energyStorage'),
+      `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}${none}`,
+    );
   }
   if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
-    throw new ValidationError(field('curtailment'), `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}${none}`);
+    throw new ValidationError(
+      field('curtailment'),
+      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}${none}`,
+    );
   }
   if (c.maximizeGridImport === true && !s.allowMaximizeGridImport) {
-    throw new ValidationError(field('maximizeGridImport'), `is true, but this node forbids maximize grid import (allowMaximizeGridImport is off)${none}`, 'unprocessable');
+    throw new ValidationError(
+      field('maximizeGridImport'),
+      `is true, but this node forbids maximize grid import (allowMaximizeGridImport is off)${none}`,
+      'unprocessable',
+    );
   }
   const g = c.gridTarget;
   if (g && s.maxGridPower > 0 && Math.abs(toWatts(g.setpoint)) > s.maxGridPower) {
-    throw new ValidationError(field('gridTarget'), `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${g.setpoint.value} ${g.setpoint.unit}${none}`);
+    throw new ValidationError(
+      field('gridTarget'),
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${g.setpoint.value} ${g.setpoint.unit}${none}`,
+    );
   }
   if (g?.deadband && s.maxGridPower > 0 && toWatts(g.deadband) > s.maxGridPower) {
-    throw new ValidationError(field('deadband'), `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${g.deadband.value} ${g.deadband.unit}${none}`);
+    throw new ValidationError(
+      field('deadband'),
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${g.deadband.value} ${g.deadband.unit}${none}`,
+    );
   }
   const l = c.gridLimits;
-  for (const [v, part] of [[l?.upperLimit, 'gridLimits.upper'], [l?.lowerLimit, 'gridLimits.lower']] as const) {
+  for (const [v, part] of [
+    [l?.upperLimit, 'gridLimits.upper'],
+    [l?.lowerLimit, 'gridLimits.lower'],
+  ] as const) {
     if (v && s.maxGridLimit > 0 && Math.abs(toWatts(v)) > s.maxGridLimit) {
-      throw new ValidationError(field(part), `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${v.value} ${v.unit}${none}`);
+      throw new ValidationError(
+        field(part),
+        `must be within the node's limit maxGridLimit = ${s.maxGridLimit} W (either sign); got ${v.value} ${v.unit}${none}`,
+      );
     }
   }
   if (l?.upperLimit && l.lowerLimit && toWatts(l.lowerLimit) > toWatts(l.upperLimit)) {
-    throw new ValidationError(field('gridLimits.lower'), `must not be above the upper limit (${l.upperLimit.value} ${l.upperLimit.unit}); got ${l.lowerLimit.value} ${l.lowerLimit.unit}${none}`, 'unprocessable');
+    throw new ValidationError(
+      field('gridLimits.lower'),
+      `must not be above the upper limit (${l.upperLimit.value} ${l.upperLimit.unit}); got ${l.lowerLimit.value} ${l.lowerLimit.unit}${none}`,
+      'unprocessable',
+    );
   }
 }
 
@@ -240,7 +344,15 @@ export function runsOf(slots: readonly ScheduleSlot[], maxValidityMs?: number, n
       prev.end = s.end;
       prev.last = s.index;
       prev.slots.push({ index: s.index, start: s.start, end: s.end });
-    } else merged.push({ start: s.start, end: s.end, first: s.index, last: s.index, setting: s.setting, slots: [{ index: s.index, start: s.start, end: s.end }] });
+    } else
+      merged.push({
+        start: s.start,
+        end: s.end,
+        first: s.index,
+        last: s.index,
+        setting: s.setting,
+        slots: [{ index: s.index, start: s.start, end: s.end }],
+      });
   }
   return maxValidityMs && maxValidityMs > 0 ? merged.flatMap((r) => splitRun(r, maxValidityMs)) : merged;
 }
@@ -251,7 +363,9 @@ export function splitRun<R extends ScheduleRun>(r: R, maxMs: number): R[] {
   const out: R[] = [];
   for (let from = r.start; from < r.end; from += maxMs) {
     const to = Math.min(from + maxMs, r.end);
-    const slots = r.slots.filter((s) => s.end > from && s.start < to).map((s) => ({ index: s.index, start: Math.max(s.start, from), end: Math.min(s.end, to) }));
+    const slots = r.slots
+      .filter((s) => s.end > from && s.start < to)
+      .map((s) => ({ index: s.index, start: Math.max(s.start, from), end: Math.min(s.end, to) }));
     out.push({ ...r, start: from, end: to, first: slots[0].index, last: slots[slots.length - 1].index, slots });
   }
   return out;
@@ -261,20 +375,26 @@ export function splitRun<R extends ScheduleRun>(r: R, maxMs: number): R[] {
 export function parseSetting(raw: unknown, s: ScheduleLimits, field: string): SlotSetting {
   if (!isObject(raw)) throw new ValidationError(field, `must be a setting object; got ${show(raw)}`);
   const c: SlotSetting = {};
-  if (isSet(raw.energyStorageSetting)) c.energyStorageSetting = parsePowerValue(raw.energyStorageSetting, `${field}.energyStorageSetting`);
-  if (isSet(raw.productionCurtailment)) c.productionCurtailment = parseCurtailmentValue(raw.productionCurtailment, `${field}.productionCurtailment`);
+  if (isSet(raw.energyStorageSetting))
+    c.energyStorageSetting = parsePowerValue(raw.energyStorageSetting, `${field}.energyStorageSetting`);
+  if (isSet(raw.productionCurtailment))
+    c.productionCurtailment = parseCurtailmentValue(raw.productionCurtailment, `${field}.productionCurtailment`);
   if (isSet(raw.maximizeGridImport)) {
-    if (typeof raw.maximizeGridImport !== 'boolean') throw new ValidationError(`${field}.maximizeGridImport`, 'must be true or false');
+    if (typeof raw.maximizeGridImport !== 'boolean')
+      throw new ValidationError(`${field}.maximizeGridImport`, 'must be true or false');
     c.maximizeGridImport = raw.maximizeGridImport;
   }
   if (isObject(raw.gridTarget)) {
     c.gridTarget = { setpoint: parsePowerValue(raw.gridTarget.setpoint, `${field}.gridTarget.setpoint`) };
-    if (isSet(raw.gridTarget.deadband)) c.gridTarget.deadband = parsePowerValue(raw.gridTarget.deadband, `${field}.gridTarget.deadband`);
+    if (isSet(raw.gridTarget.deadband))
+      c.gridTarget.deadband = parsePowerValue(raw.gridTarget.deadband, `${field}.gridTarget.deadband`);
   }
   if (isObject(raw.gridLimits)) {
     c.gridLimits = {};
-    if (isSet(raw.gridLimits.upperLimit)) c.gridLimits.upperLimit = parsePowerValue(raw.gridLimits.upperLimit, `${field}.gridLimits.upperLimit`);
-    if (isSet(raw.gridLimits.lowerLimit)) c.gridLimits.lowerLimit = parsePowerValue(raw.gridLimits.lowerLimit, `${field}.gridLimits.lowerLimit`);
+    if (isSet(raw.gridLimits.upperLimit))
+      c.gridLimits.upperLimit = parsePowerValue(raw.gridLimits.upperLimit, `${field}.gridLimits.upperLimit`);
+    if (isSet(raw.gridLimits.lowerLimit))
+      c.gridLimits.lowerLimit = parsePowerValue(raw.gridLimits.lowerLimit, `${field}.gridLimits.lowerLimit`);
   }
   checkSetting(c, s, (part) => (part === 'slot' ? field : `${field}.${part}`));
   return c;
@@ -283,6 +403,7 @@ export function parseSetting(raw: unknown, s: ScheduleLimits, field: string): Sl
 /** A whole number of epoch ms from a stored value (the player's saved state). */
 export function storedTime(v: unknown, field: string): number {
   const n = parseNumber(v, field);
-  if (!Number.isInteger(n) || Math.abs(n) > MAX_DATE_MS) throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
+  if (!Number.isInteger(n) || Math.abs(n) > MAX_DATE_MS)
+    throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
   return n;
 }

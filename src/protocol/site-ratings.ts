@@ -34,7 +34,11 @@ const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === '
 
 /** A node's power limits from its properties; a value that is none of the forms is refused, naming the property. */
 export function powerLimitsOf(c: Record<string, unknown>): PowerLimitSettings {
-  const out: PowerLimitSettings = { values: { maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0 }, rating: [], none: [] };
+  const out: PowerLimitSettings = {
+    values: { maxEssPower: 0, maxCurtailment: 0, maxGridPower: 0, maxGridLimit: 0 },
+    rating: [],
+    none: [],
+  };
   for (const key of POWER_LIMIT_KEYS) {
     const v = c[key];
     if (isEmpty(v)) out.rating.push(key);
@@ -56,7 +60,9 @@ export const LIMIT_OF = {
 
 /** The power limits the given components are bounded by (a mode's MODE_COMPONENTS), each once. */
 export function limitKeysOf(components: readonly string[]): PowerLimitKey[] {
-  const keys = components.map((c) => (LIMIT_OF as Record<string, PowerLimitKey | undefined>)[c]).filter((k): k is PowerLimitKey => k !== undefined);
+  const keys = components
+    .map((c) => (LIMIT_OF as Record<string, PowerLimitKey | undefined>)[c])
+    .filter((k): k is PowerLimitKey => k !== undefined);
   return POWER_LIMIT_KEYS.filter((k) => keys.includes(k));
 }
 
@@ -64,8 +70,10 @@ export function limitKeysOf(components: readonly string[]): PowerLimitKey[] {
 export function noLimitWarning(none: readonly PowerLimitKey[], used: readonly PowerLimitKey[]): string | undefined {
   const off = none.filter((k) => used.includes(k));
   if (off.length === 0) return undefined;
-  return `steers without a limit: ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); `
-    + 'set each to the most the site may be asked for in W, or leave it empty for the site\'s rating (GET /sites)';
+  return (
+    `steers without a limit: ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); ` +
+    "set each to the most the site may be asked for in W, or leave it empty for the site's rating (GET /sites)"
+  );
 }
 
 /** What the service says a site can take (GET /sites), or what the message or node says of it. */
@@ -91,23 +99,47 @@ const positive = (v: unknown): v is number => typeof v === 'number' && Number.is
  * pvPeakPower): the node's PV power comes first; a battery rating is the smaller of the
  * message's and the service's, so a message can lower the service's rating but never raise it.
  */
-export function ratingsOf(site: string, list: readonly SiteSummary[] | undefined, listError: unknown, own: { essW?: number; essFrom?: string; pvW?: number; pvFrom?: string } = {}): SiteRatings {
+export function ratingsOf(
+  site: string,
+  list: readonly SiteSummary[] | undefined,
+  listError: unknown,
+  own: { essW?: number; essFrom?: string; pvW?: number; pvFrom?: string } = {},
+): SiteRatings {
   const r: SiteRatings = { site };
   if (positive(own.essW)) [r.essW, r.essFrom] = [own.essW, own.essFrom ?? 'maxPowerW'];
   if (positive(own.pvW)) [r.pvW, r.pvFrom] = [own.pvW, own.pvFrom ?? 'pvPeakPower'];
   const listed = list?.find((x) => x && x.siteReference === site);
   if (!listed) {
-    r.unlisted = list ? (list.length === 0 ? 'GET /sites lists no site: the service publishes no site list, or an empty one' : 'GET /sites does not list the site') : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
+    r.unlisted = list
+      ? list.length === 0
+        ? 'GET /sites lists no site: the service publishes no site list, or an empty one'
+        : 'GET /sites does not list the site'
+      : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
     return r;
   }
   // A rating the message states may lower the service's, never raise it: a message cannot ask a
   // site for more than the service says its battery can take.
   if (positive(listed.batteryMaxPower) && (r.essW === undefined || listed.batteryMaxPower < r.essW)) {
-    [r.essW, r.essFrom] = [listed.batteryMaxPower, r.essW === undefined ? 'GET /sites batteryMaxPower' : `GET /sites batteryMaxPower, below ${r.essFrom} ${r.essW} W`];
+    [r.essW, r.essFrom] = [
+      listed.batteryMaxPower,
+      r.essW === undefined
+        ? 'GET /sites batteryMaxPower'
+        : `GET /sites batteryMaxPower, below ${r.essFrom} ${r.essW} W`,
+    ];
   }
-  if (r.pvW === undefined && positive(listed.pvPeakPower)) [r.pvW, r.pvFrom] = [listed.pvPeakPower, 'GET /sites pvPeakPower'];
+  if (r.pvW === undefined && positive(listed.pvPeakPower))
+    [r.pvW, r.pvFrom] = [listed.pvPeakPower, 'GET /sites pvPeakPower'];
   const g = listed.gridLimits;
-  if (g && typeof g.upper === 'number' && typeof g.lower === 'number' && Number.isFinite(g.upper) && Number.isFinite(g.lower) && g.upper >= 0 && g.lower <= 0 && g.upper - g.lower > 0) {
+  if (
+    g &&
+    typeof g.upper === 'number' &&
+    typeof g.lower === 'number' &&
+    Number.isFinite(g.upper) &&
+    Number.isFinite(g.lower) &&
+    g.upper >= 0 &&
+    g.lower <= 0 &&
+    g.upper - g.lower > 0
+  ) {
     r.grid = { upper: g.upper, lower: g.lower };
   }
   return r;
@@ -123,10 +155,12 @@ export interface RatedComponents {
 
 /** Which limits are the site's rating for a message: those the components use (no site list needed when none). */
 export function ratingNeeded(c: RatedComponents, rating: readonly PowerLimitKey[]): boolean {
-  return (!!c.energyStorageSetting && rating.includes('maxEssPower'))
-    || (!!c.productionCurtailment && c.productionCurtailment.unit !== '%' && rating.includes('maxCurtailment'))
-    || (!!c.gridTarget && rating.includes('maxGridPower'))
-    || (!!c.gridLimits && rating.includes('maxGridLimit'));
+  return (
+    (!!c.energyStorageSetting && rating.includes('maxEssPower')) ||
+    (!!c.productionCurtailment && c.productionCurtailment.unit !== '%' && rating.includes('maxCurtailment')) ||
+    (!!c.gridTarget && rating.includes('maxGridPower')) ||
+    (!!c.gridLimits && rating.includes('maxGridLimit'))
+  );
 }
 
 const WHAT: Record<PowerLimitKey, string> = {
@@ -138,7 +172,11 @@ const WHAT: Record<PowerLimitKey, string> = {
 
 function unrated(key: PowerLimitKey, r: SiteRatings): ValidationError {
   const why = r.unlisted ?? `GET /sites lists no ${WHAT[key]} for it`;
-  return new ValidationError(key, `is not set, so it is the site's rating, and there is none for ${r.site} (${why}): set ${key} to the most the site may be asked for, a positive number of W, or "${NO_LIMIT}" for no limit; nothing was sent`, 'unprocessable');
+  return new ValidationError(
+    key,
+    `is not set, so it is the site's rating, and there is none for ${r.site} (${why}): set ${key} to the most the site may be asked for, a positive number of W, or "${NO_LIMIT}" for no limit; nothing was sent`,
+    'unprocessable',
+  );
 }
 
 /**
@@ -146,29 +184,56 @@ function unrated(key: PowerLimitKey, r: SiteRatings): ValidationError {
  * (the node's limits that are not set); a limit without a rating is refused naming the
  * property to set. `field` names a component where it came from (e.g. `msg.payload[3].energyStorage`).
  */
-export function checkRatings(c: RatedComponents, rating: readonly PowerLimitKey[], r: SiteRatings, field: (part: 'energyStorage' | 'curtailment' | 'gridTarget' | 'deadband' | 'upperLimit' | 'lowerLimit') => string): void {
-  const beyond = (part: Parameters<typeof field>[0], key: PowerLimitKey, what: string, v: PowerValue | CurtailmentValue) =>
-    new ValidationError(field(part), `must be within the site's ${what} (${key} is not set, so the site's rating applies; set ${key} in W to change it); got ${v.value} ${v.unit}; nothing was sent`);
+export function checkRatings(
+  c: RatedComponents,
+  rating: readonly PowerLimitKey[],
+  r: SiteRatings,
+  field: (part: 'energyStorage' | 'curtailment' | 'gridTarget' | 'deadband' | 'upperLimit' | 'lowerLimit') => string,
+): void {
+  const beyond = (
+    part: Parameters<typeof field>[0],
+    key: PowerLimitKey,
+    what: string,
+    v: PowerValue | CurtailmentValue,
+  ) =>
+    new ValidationError(
+      field(part),
+      `must be within the site's ${what} (${key} is not set, so the site's rating applies; set ${key} in W to change it); got ${v.value} ${v.unit}; nothing was sent`,
+    );
   const ess = c.energyStorageSetting;
   if (ess && rating.includes('maxEssPower')) {
     if (r.essW === undefined) throw unrated('maxEssPower', r);
-    if (Math.abs(toWatts(ess)) > r.essW) throw beyond('energyStorage', 'maxEssPower', `battery rating ${r.essW} W, either sign (${r.essFrom})`, ess);
+    if (Math.abs(toWatts(ess)) > r.essW)
+      throw beyond('energyStorage', 'maxEssPower', `battery rating ${r.essW} W, either sign (${r.essFrom})`, ess);
   }
   const curt = c.productionCurtailment;
   if (curt && curt.unit !== '%' && rating.includes('maxCurtailment')) {
     if (r.pvW === undefined) throw unrated('maxCurtailment', r);
-    if (toWatts(curt as PowerValue) > r.pvW) throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curt);
+    if (toWatts(curt as PowerValue) > r.pvW)
+      throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curt);
   }
-  const within = (part: Parameters<typeof field>[0], key: PowerLimitKey, v: PowerValue | undefined, g: { upper: number; lower: number }) => {
+  const within = (
+    part: Parameters<typeof field>[0],
+    key: PowerLimitKey,
+    v: PowerValue | undefined,
+    g: { upper: number; lower: number },
+  ) => {
     const w = v && toWatts(v);
-    if (v && (w! > g.upper || w! < g.lower)) throw beyond(part, key, `grid connection, ${g.lower} W (export) to ${g.upper} W (import) (GET /sites gridLimits)`, v);
+    if (v && (w! > g.upper || w! < g.lower))
+      throw beyond(
+        part,
+        key,
+        `grid connection, ${g.lower} W (export) to ${g.upper} W (import) (GET /sites gridLimits)`,
+        v,
+      );
   };
   if (c.gridTarget && rating.includes('maxGridPower')) {
     if (!r.grid) throw unrated('maxGridPower', r);
     within('gridTarget', 'maxGridPower', c.gridTarget.setpoint, r.grid);
     const d = c.gridTarget.deadband;
     const widest = Math.max(r.grid.upper, -r.grid.lower);
-    if (d && toWatts(d) > widest) throw beyond('deadband', 'maxGridPower', `grid connection, at most ${widest} W (GET /sites gridLimits)`, d);
+    if (d && toWatts(d) > widest)
+      throw beyond('deadband', 'maxGridPower', `grid connection, at most ${widest} W (GET /sites gridLimits)`, d);
   }
   if (c.gridLimits && rating.includes('maxGridLimit')) {
     if (!r.grid) throw unrated('maxGridLimit', r);

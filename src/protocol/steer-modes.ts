@@ -11,10 +11,18 @@ import type { CurtailmentValue, PowerValue } from './types';
 
 /** `portfolio`: one ESS power for a fleet, split over its sites (site-steer/portfolio.ts); each site then gets an ESS command. */
 export type SteerMode = 'combined' | 'ess' | 'curtailment' | 'grid-target' | 'grid-limits' | 'portfolio';
-export const STEER_MODES: readonly SteerMode[] = ['combined', 'ess', 'curtailment', 'grid-target', 'grid-limits', 'portfolio'];
+export const STEER_MODES: readonly SteerMode[] = [
+  'combined',
+  'ess',
+  'curtailment',
+  'grid-target',
+  'grid-limits',
+  'portfolio',
+];
 
 /** A component of a steering message (a key of the message object, and of the editor's value rows). */
-export type SteerComponent = 'energyStorage' | 'curtailment' | 'maximizeGridImport' | 'gridTarget' | 'deadband' | 'upperLimit' | 'lowerLimit';
+export type SteerComponent =
+  'energyStorage' | 'curtailment' | 'maximizeGridImport' | 'gridTarget' | 'deadband' | 'upperLimit' | 'lowerLimit';
 
 /** The components each mode sends; a component set in another mode is refused (nothing is sent). */
 export const MODE_COMPONENTS: Readonly<Record<SteerMode, readonly SteerComponent[]>> = {
@@ -54,17 +62,34 @@ export interface PowerLimits {
  * Refuses (ValidationError naming the component) a value beyond the node's limit: the battery
  * power and the grid setpoint in either sign, the curtailment (not a %) and the deadband.
  */
-export function checkPowerLimits(s: PowerLimits, ess?: PowerValue, curt?: CurtailmentValue, grid?: { setpoint: PowerValue; deadband?: PowerValue }): void {
+export function checkPowerLimits(
+  s: PowerLimits,
+  ess?: PowerValue,
+  curt?: CurtailmentValue,
+  grid?: { setpoint: PowerValue; deadband?: PowerValue },
+): void {
   if (ess && s.maxEssPower > 0 && Math.abs(toWatts(ess)) > s.maxEssPower) {
-    throw new ValidationError('energyStorage', `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}; nothing was sent`);
+    throw new ValidationError(
+      'energyStorage',
+      `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}; nothing was sent`,
+    );
   }
   if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
-    throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}; nothing was sent`);
+    throw new ValidationError(
+      'curtailment',
+      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}; nothing was sent`,
+    );
   }
   if (grid && s.maxGridPower > 0 && Math.abs(toWatts(grid.setpoint)) > s.maxGridPower) {
-    throw new ValidationError('gridTarget', `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${grid.setpoint.value} ${grid.setpoint.unit}; nothing was sent`);
+    throw new ValidationError(
+      'gridTarget',
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${grid.setpoint.value} ${grid.setpoint.unit}; nothing was sent`,
+    );
   }
   if (grid?.deadband && s.maxGridPower > 0 && toWatts(grid.deadband) > s.maxGridPower) {
-    throw new ValidationError('deadband', `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${grid.deadband.value} ${grid.deadband.unit}; nothing was sent`);
+    throw new ValidationError(
+      'deadband',
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${grid.deadband.value} ${grid.deadband.unit}; nothing was sent`,
+    );
   }
 }

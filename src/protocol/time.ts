@@ -59,7 +59,8 @@ export function isoOrRaw(t: number): string {
  * the client's trusted steering path before it sends): refused naming validUntil.
  */
 export function checkFuture(validUntil: number, now: number): void {
-  if (!(validUntil > now)) throw new ValidationError('validUntil', `must be in the future; got ${isoOrRaw(validUntil)}`, 'unprocessable');
+  if (!(validUntil > now))
+    throw new ValidationError('validUntil', `must be in the future; got ${isoOrRaw(validUntil)}`, 'unprocessable');
 }
 
 /** "24 h", "90 min", "1 h 30 min": a limit in words. */
@@ -75,12 +76,21 @@ export function formatSpan(ms: number): string {
  * `maxValidityMs` after `now` (none when unset or 0), naming `field` (where the value came
  * from) and the limit; `got` describes the value as the caller received it.
  */
-export function checkMaxValidity(validUntil: number, maxValidityMs: number | undefined, now: number, field = 'validUntil', got?: string): void {
+export function checkMaxValidity(
+  validUntil: number,
+  maxValidityMs: number | undefined,
+  now: number,
+  field = 'validUntil',
+  got?: string,
+): void {
   if (maxValidityMs === undefined || !(maxValidityMs > 0)) return;
   if (Number.isFinite(validUntil) && validUntil - now <= maxValidityMs) return;
   const iso = isoOrRaw(validUntil);
   const limit = `${formatSpan(maxValidityMs)} (the config node's maxValidity, ${Math.round(maxValidityMs / MINUTE_MS)} min) from now`;
-  const what = field === 'validUntil' || /\.validUntil$/.test(field) ? `must be at most ${limit}; got ${iso}` : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
+  const what =
+    field === 'validUntil' || /\.validUntil$/.test(field)
+      ? `must be at most ${limit}; got ${iso}`
+      : `must give a validUntil at most ${limit}; got ${got ?? iso} (validUntil ${iso})`;
   throw new ValidationError(field, `${what}; nothing was sent`, 'unprocessable');
 }
 
@@ -121,8 +131,15 @@ const digit = (s: string, i: number): number => {
  * cheaper, for merging thousands of points); any other string goes to Date.parse.
  */
 export function parseIsoTime(s: string): number {
-  if (typeof s !== 'string' || s.length !== 20 || s.charCodeAt(10) !== 84 /* T */ || s.charCodeAt(19) !== 90 /* Z */
-    || s.charCodeAt(13) !== 58 || s.charCodeAt(16) !== 58 /* : */) return Date.parse(s);
+  if (
+    typeof s !== 'string' ||
+    s.length !== 20 ||
+    s.charCodeAt(10) !== 84 /* T */ ||
+    s.charCodeAt(19) !== 90 /* Z */ ||
+    s.charCodeAt(13) !== 58 ||
+    s.charCodeAt(16) !== 58 /* : */
+  )
+    return Date.parse(s);
   if (!s.startsWith(parsedDayPrefix)) {
     const prefix = s.slice(0, 11);
     const ms = Date.parse(`${prefix}00:00:00Z`);
@@ -170,7 +187,6 @@ export function splitRange(start: EpochMs, end: EpochMs, stepMs?: number, maxSpa
   for (let s = start; s < end; s += len) spans.push({ start: s, end: Math.min(s + len, end) });
   return spans;
 }
-
 
 /** The last minute formatClock formatted, and its text (status texts name the same minute over and over). */
 let clockMinute = NaN;

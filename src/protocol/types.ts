@@ -204,7 +204,13 @@ export interface SteeringState {
     maximizeGridImport: ComponentState<boolean> | null;
     gridTarget: (ComponentState & { deadband?: PowerValue }) | null;
     /** Limits in force, W (clamped to the contractual limits), and what the request asked. */
-    gridLimits?: { upperW: number; lowerW: number; validFrom: EpochMs; validUntil: EpochMs; requested: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'> } | null;
+    gridLimits?: {
+      upperW: number;
+      lowerW: number;
+      validFrom: EpochMs;
+      validUntil: EpochMs;
+      requested: Pick<GridLimitsRequest, 'upperLimit' | 'lowerLimit'>;
+    } | null;
   };
 }
 

@@ -15,7 +15,11 @@ import {
 /** W per unit of each power unit (limits.ts POWER_UNITS). */
 export const POWER_FACTOR: Readonly<Record<PowerUnit, number>> = Object.freeze({ W: 1, kW: 1e3, MW: 1e6 });
 /** Wh per unit of each energy unit: the power factors of the same prefix. */
-export const ENERGY_FACTOR: Readonly<Record<'Wh' | 'kWh' | 'MWh', number>> = Object.freeze({ Wh: POWER_FACTOR.W, kWh: POWER_FACTOR.kW, MWh: POWER_FACTOR.MW });
+export const ENERGY_FACTOR: Readonly<Record<'Wh' | 'kWh' | 'MWh', number>> = Object.freeze({
+  Wh: POWER_FACTOR.W,
+  kWh: POWER_FACTOR.kW,
+  MWh: POWER_FACTOR.MW,
+});
 
 const byLowerCase = (t: Readonly<Record<string, number>>): Readonly<Record<string, number>> =>
   Object.freeze(Object.fromEntries(Object.entries(t).map(([k, f]) => [k.toLowerCase(), f])));
@@ -78,7 +82,11 @@ export function curtailmentToWatts(v: CurtailmentValue, installedW?: number): nu
 export function parseNumber(input: unknown, field: string): number {
   let n: number | undefined;
   if (typeof input === 'number') n = input;
-  else if (typeof input === 'string' && input.trim() !== '' && /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(input.trim())) {
+  else if (
+    typeof input === 'string' &&
+    input.trim() !== '' &&
+    /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(input.trim())
+  ) {
     n = Number(input.trim());
   }
   if (n === undefined || !Number.isFinite(n)) {
@@ -108,11 +116,15 @@ export function parseCurtailmentValue(input: unknown, field: string, defaultUnit
     const o = input as Record<string, unknown>;
     out = { value: parseNumber(o.value, `${field}.value`), unit: parseCurtailmentUnit(o.unit, `${field}.unit`) };
   } else if (defaultUnit === undefined) {
-    throw new ValidationError(field, `must be {value: number, unit: ${CURTAILMENT_UNITS.join('|')}}; got ${show(input)}`);
+    throw new ValidationError(
+      field,
+      `must be {value: number, unit: ${CURTAILMENT_UNITS.join('|')}}; got ${show(input)}`,
+    );
   } else {
     out = { value: parseNumber(input, field), unit: defaultUnit };
   }
-  if (out.value < 0) throw new ValidationError(`${field}.value`, `must be 0 or more (a production limit); got ${out.value}`);
+  if (out.value < 0)
+    throw new ValidationError(`${field}.value`, `must be 0 or more (a production limit); got ${out.value}`);
   if (out.unit === '%' && out.value > 100) {
     throw new ValidationError(`${field}.value`, `must be within 0-100 when the unit is %; got ${out.value}`);
   }

@@ -33,7 +33,10 @@ const PROPERTY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 export function validateReference(input: unknown, field: string): string {
   const s = typeof input === 'string' ? input.trim() : input;
   if (typeof s !== 'string' || !REFERENCE_RE.test(s)) {
-    throw new ValidationError(field, `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -, starting with a letter or digit); got ${show(input)}`);
+    throw new ValidationError(
+      field,
+      `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -, starting with a letter or digit); got ${show(input)}`,
+    );
   }
   return s;
 }
@@ -41,7 +44,10 @@ export function validateReference(input: unknown, field: string): string {
 export function validateProperty(input: unknown, field: string): string {
   const s = typeof input === 'string' ? input.trim() : input;
   if (typeof s !== 'string' || !PROPERTY_RE.test(s)) {
-    throw new ValidationError(field, `must be a property name such as "soc" or "totalEnergyConsumed"; got ${show(input)}`);
+    throw new ValidationError(
+      field,
+      `must be a property name such as "soc" or "totalEnergyConsumed"; got ${show(input)}`,
+    );
   }
   return s;
 }
@@ -65,11 +71,20 @@ export function validateProperties(input: unknown, field: string): string[] {
     // 100 names of at most 64 characters, with separators and blanks: far below this length.
     if (input.length > MAX_PROPERTIES * 80) {
       const n = input.split(',', MAX_PROPERTIES * 10 + 1).length;
-      if (n > MAX_PROPERTIES) throw tooMany(field, n > MAX_PROPERTIES * 10 ? `more than ${MAX_PROPERTIES * 10}` : `${n}`);
+      if (n > MAX_PROPERTIES)
+        throw tooMany(field, n > MAX_PROPERTIES * 10 ? `more than ${MAX_PROPERTIES * 10}` : `${n}`);
     }
-    parts = input.split(',').map((p) => p.trim()).filter((p) => p !== '');
-  } else throw new ValidationError(field, `must be a comma-separated string or an array of property names; got ${show(input)}`);
-  if (parts.length === 0) throw new ValidationError(field, 'must name at least one property, e.g. "soc,totalEnergyConsumed"');
+    parts = input
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+  } else
+    throw new ValidationError(
+      field,
+      `must be a comma-separated string or an array of property names; got ${show(input)}`,
+    );
+  if (parts.length === 0)
+    throw new ValidationError(field, 'must name at least one property, e.g. "soc,totalEnergyConsumed"');
   const out = [...new Set(parts.map((p, i) => validateProperty(p, `${field}[${i}]`)))];
   if (out.length > MAX_PROPERTIES) throw tooMany(field, `${out.length}`);
   return out;
@@ -80,9 +95,14 @@ export function validateProperties(input: unknown, field: string): string[] {
  * (field deviceReference) and the property (single, field property) or properties (map and
  * list, field properties). The typed result is trusted from there on.
  */
-export function validateReadRequest<S extends ReadShape>(shape: S, device: unknown, properties: unknown): ReadRequest<S> {
+export function validateReadRequest<S extends ReadShape>(
+  shape: S,
+  device: unknown,
+  properties: unknown,
+): ReadRequest<S> {
   const ref = validateReference(device, 'deviceReference');
-  const props = shape === 'single' ? [validateProperty(properties, 'property')] : validateProperties(properties, 'properties');
+  const props =
+    shape === 'single' ? [validateProperty(properties, 'property')] : validateProperties(properties, 'properties');
   return { device: ref, shape, properties: props };
 }
 
@@ -105,37 +125,63 @@ export function validateValidity(o: Record<string, unknown>, now?: number): { va
   const validUntil = parseTime(o.validUntil, 'validUntil');
   const validFrom = parseOptionalTime(o.validFrom, 'validFrom');
   if (validFrom !== undefined && !(validUntil > validFrom)) {
-    throw new ValidationError('validUntil', `must be after validFrom (${new Date(validFrom).toISOString()}); got ${new Date(validUntil).toISOString()}`, 'unprocessable');
+    throw new ValidationError(
+      'validUntil',
+      `must be after validFrom (${new Date(validFrom).toISOString()}); got ${new Date(validUntil).toISOString()}`,
+      'unprocessable',
+    );
   }
   if (now !== undefined) checkFuture(validUntil, now);
   return validFrom === undefined ? { validUntil } : { validFrom, validUntil };
 }
 
-const STEERING_FIELDS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'validFrom', 'validUntil'];
+const STEERING_FIELDS = [
+  'energyStorageSetting',
+  'productionCurtailment',
+  'maximizeGridImport',
+  'validFrom',
+  'validUntil',
+];
 
 /** Body of the combined steering endpoint. Components that are absent stay absent. */
 export function validateActiveSteering(input: unknown, now?: number): ActiveSteeringRequest {
   const o = plainObject(input, 'body');
   for (const k of Object.keys(o)) {
-    if (!STEERING_FIELDS.includes(k)) throw new ValidationError(k, `is not a field of a steering request; accepted: ${STEERING_FIELDS.join(', ')}`);
+    if (!STEERING_FIELDS.includes(k))
+      throw new ValidationError(k, `is not a field of a steering request; accepted: ${STEERING_FIELDS.join(', ')}`);
   }
   const out: Partial<ActiveSteeringRequest> = {};
-  if (o.energyStorageSetting !== undefined) out.energyStorageSetting = parsePowerValue(o.energyStorageSetting, 'energyStorageSetting');
-  if (o.productionCurtailment !== undefined) out.productionCurtailment = parseCurtailmentValue(o.productionCurtailment, 'productionCurtailment');
+  if (o.energyStorageSetting !== undefined)
+    out.energyStorageSetting = parsePowerValue(o.energyStorageSetting, 'energyStorageSetting');
+  if (o.productionCurtailment !== undefined)
+    out.productionCurtailment = parseCurtailmentValue(o.productionCurtailment, 'productionCurtailment');
   if (o.maximizeGridImport !== undefined) {
-    if (typeof o.maximizeGridImport !== 'boolean') throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(o.maximizeGridImport)}`);
+    if (typeof o.maximizeGridImport !== 'boolean')
+      throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(o.maximizeGridImport)}`);
     out.maximizeGridImport = o.maximizeGridImport;
   }
-  if (out.energyStorageSetting === undefined && out.productionCurtailment === undefined && out.maximizeGridImport === undefined) {
-    throw new ValidationError('body', 'must set at least one of energyStorageSetting, productionCurtailment, maximizeGridImport');
+  if (
+    out.energyStorageSetting === undefined &&
+    out.productionCurtailment === undefined &&
+    out.maximizeGridImport === undefined
+  ) {
+    throw new ValidationError(
+      'body',
+      'must set at least one of energyStorageSetting, productionCurtailment, maximizeGridImport',
+    );
   }
   return { ...out, ...validateValidity(o, now) } as ActiveSteeringRequest;
 }
 
-function settingRequest<T>(input: unknown, now: number | undefined, parse: (v: unknown) => T): { setting: T; validFrom?: number; validUntil: number } {
+function settingRequest<T>(
+  input: unknown,
+  now: number | undefined,
+  parse: (v: unknown) => T,
+): { setting: T; validFrom?: number; validUntil: number } {
   const o = plainObject(input, 'body');
   for (const k of Object.keys(o)) {
-    if (!['setting', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of this request; accepted: setting, validFrom, validUntil');
+    if (!['setting', 'validFrom', 'validUntil'].includes(k))
+      throw new ValidationError(k, 'is not a field of this request; accepted: setting, validFrom, validUntil');
   }
   if (o.setting === undefined) throw new ValidationError('setting', 'is required: {value: number, unit}');
   return { setting: parse(o.setting), ...validateValidity(o, now) };
@@ -152,13 +198,18 @@ export function validateCurtailmentRequest(input: unknown, now?: number): Curtai
 export function validateGridTargetRequest(input: unknown, now?: number): GridTargetRequest {
   const o = plainObject(input, 'body');
   for (const k of Object.keys(o)) {
-    if (!['setpoint', 'deadband', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of a grid-target request; accepted: setpoint, deadband, validFrom, validUntil');
+    if (!['setpoint', 'deadband', 'validFrom', 'validUntil'].includes(k))
+      throw new ValidationError(
+        k,
+        'is not a field of a grid-target request; accepted: setpoint, deadband, validFrom, validUntil',
+      );
   }
   if (o.setpoint === undefined) throw new ValidationError('setpoint', 'is required: {value: number, unit: W|kW|MW}');
   const out: GridTargetRequest = { setpoint: parsePowerValue(o.setpoint, 'setpoint'), ...validateValidity(o, now) };
   if (o.deadband !== undefined) {
     out.deadband = parsePowerValue(o.deadband, 'deadband');
-    if (out.deadband.value < 0) throw new ValidationError('deadband.value', `must be 0 or more; got ${out.deadband.value}`);
+    if (out.deadband.value < 0)
+      throw new ValidationError('deadband.value', `must be 0 or more; got ${out.deadband.value}`);
   }
   return out;
 }
@@ -167,16 +218,27 @@ export function validateGridTargetRequest(input: unknown, now?: number): GridTar
 export function validateGridLimitsRequest(input: unknown, now?: number): GridLimitsRequest {
   const o = plainObject(input, 'body');
   for (const k of Object.keys(o)) {
-    if (!['upperLimit', 'lowerLimit', 'validFrom', 'validUntil'].includes(k)) throw new ValidationError(k, 'is not a field of a grid-limits request; accepted: upperLimit, lowerLimit, validFrom, validUntil');
+    if (!['upperLimit', 'lowerLimit', 'validFrom', 'validUntil'].includes(k))
+      throw new ValidationError(
+        k,
+        'is not a field of a grid-limits request; accepted: upperLimit, lowerLimit, validFrom, validUntil',
+      );
   }
   const out: Partial<GridLimitsRequest> = {};
   if (o.upperLimit !== undefined && o.upperLimit !== null) out.upperLimit = parsePowerValue(o.upperLimit, 'upperLimit');
   if (o.lowerLimit !== undefined && o.lowerLimit !== null) out.lowerLimit = parsePowerValue(o.lowerLimit, 'lowerLimit');
   if (!out.upperLimit && !out.lowerLimit) {
-    throw new ValidationError('body', 'must set upperLimit or lowerLimit (or both): {value: number, unit: W|kW|MW}, grid power, positive imports');
+    throw new ValidationError(
+      'body',
+      'must set upperLimit or lowerLimit (or both): {value: number, unit: W|kW|MW}, grid power, positive imports',
+    );
   }
   if (out.upperLimit && out.lowerLimit && toWatts(out.lowerLimit) > toWatts(out.upperLimit)) {
-    throw new ValidationError('lowerLimit', `must not be above upperLimit (${out.upperLimit.value} ${out.upperLimit.unit}); got ${out.lowerLimit.value} ${out.lowerLimit.unit}`, 'unprocessable');
+    throw new ValidationError(
+      'lowerLimit',
+      `must not be above upperLimit (${out.upperLimit.value} ${out.upperLimit.unit}); got ${out.lowerLimit.value} ${out.lowerLimit.unit}`,
+      'unprocessable',
+    );
   }
   return { ...out, ...validateValidity(o, now) } as GridLimitsRequest;
 }
@@ -197,7 +259,11 @@ export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
   const end = parseTime(range.end, 'range.end');
   if (!(end > start)) throw new ValidationError('range.end', 'must be after range.start', 'unprocessable');
   if (end - start > MAX_SPAN_MS) {
-    throw new ValidationError('range', `must span at most 30 days; got ${((end - start) / 86_400_000).toFixed(2)} days`, 'unprocessable');
+    throw new ValidationError(
+      'range',
+      `must span at most 30 days; got ${((end - start) / 86_400_000).toFixed(2)} days`,
+      'unprocessable',
+    );
   }
   const res = plainObject(o.resolution, 'resolution');
   if (res.unit !== 'h') throw new ValidationError('resolution.unit', `must be "h"; got ${show(res.unit)}`);
@@ -205,6 +271,9 @@ export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
   if (typeof value !== 'number' || !accepts(LIMITS.resolution, value)) {
     throw new ValidationError('resolution.value', `${refusal(LIMITS.resolution, { dflt: false })}; got ${show(value)}`);
   }
-  return { property, range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) }, resolution: { value, unit: 'h' } };
+  return {
+    property,
+    range: { type: 'absolute', start: toIsoSeconds(start), end: toIsoSeconds(end) },
+    resolution: { value, unit: 'h' },
+  };
 }
-

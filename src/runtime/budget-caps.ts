@@ -52,7 +52,10 @@ export interface BudgetStats {
 export function budgetCaps(p: { maxPerMinute?: unknown; maxPerDay?: unknown; budgetMode?: unknown }): BudgetCaps {
   const mode = p.budgetMode ?? '';
   if (mode !== '' && mode !== 'refuse' && mode !== 'queue') {
-    throw new ValidationError('budgetMode', `must be "refuse" (default: a request at a cap fails) or "queue" (it waits until the window frees); got ${show(mode)}`);
+    throw new ValidationError(
+      'budgetMode',
+      `must be "refuse" (default: a request at a cap fails) or "queue" (it waits until the window frees); got ${show(mode)}`,
+    );
   }
   return {
     maxPerMinute: limited(p.maxPerMinute, LIMITS.maxPerMinute, 'maxPerMinute'),

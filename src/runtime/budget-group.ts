@@ -22,7 +22,10 @@ export function groupRefusal(a: Attempt, caps: BudgetCaps, t: number): Error {
   const freesAt = Math.floor(t / span) * span + span;
   const what = `${a.retry ? 'retry of ' : ''}${a.method} ${attemptPath(a.url)}`;
   return apiError({
-    code: 'EMS_BUDGET', field: cap, budget: { cap, limit, count: limit, freesAt }, request: { method: a.method, path: attemptPath(a.url) },
+    code: 'EMS_BUDGET',
+    field: cap,
+    budget: { cap, limit, count: limit, freesAt },
+    request: { method: a.method, path: attemptPath(a.url) },
     message: `${what} not sent: request budget ${cap} of the group reached (the instances of the group share ${limit} requests per ${cap === 'maxPerDay' ? 'UTC day' : 'minute'}); frees at about ${isoOrRaw(freesAt)}`,
   });
 }

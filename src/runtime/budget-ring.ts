@@ -33,7 +33,10 @@ export class Ring {
   /** Index (absolute, time / res) of the newest bucket. */
   private cur = 0;
 
-  constructor(private readonly res: number, private readonly span: number) {
+  constructor(
+    private readonly res: number,
+    private readonly span: number,
+  ) {
     this.counts = new Uint32Array((span + 1) * N);
   }
 

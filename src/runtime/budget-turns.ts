@@ -40,7 +40,10 @@ export class Turns {
   /** The last turn worked out, and what it depends on (so a flood of refusals costs O(1) each). */
   private last?: { key: string; turn: Turn };
 
-  constructor(private readonly caps: () => CapRing[], private readonly sentTotal: () => number) {}
+  constructor(
+    private readonly caps: () => CapRing[],
+    private readonly sentTotal: () => number,
+  ) {}
 
   /** The turn of a request arriving at `t` behind `waiting` others (those of the budget's queue and the admitted ones). */
   next(t: number, waiting: number): Turn {
@@ -103,7 +106,10 @@ export class Turns {
       // The attempt `limit` places before this one, counting from the oldest still in the window.
       const idx = sent + k - c.limit;
       if (idx <= 0) continue;
-      const free = idx <= sent ? c.ring.freesAt(SENT, c.limit - k + 1, t) : c.ring.leavesAt(this.times[this.head + idx - sent - 1]);
+      const free =
+        idx <= sent
+          ? c.ring.freesAt(SENT, c.limit - k + 1, t)
+          : c.ring.leavesAt(this.times[this.head + idx - sent - 1]);
       if (free > bound) {
         bound = free;
         cap = c;

@@ -20,10 +20,24 @@
  *
  * Budgets live in a registry keyed by the config node's id (budget-registry.ts).
  */
-import { apiError, attemptPath, type Attempt, type AttemptHook, type AttemptOutcome, type BudgetRefusal } from '../client';
+import {
+  apiError,
+  attemptPath,
+  type Attempt,
+  type AttemptHook,
+  type AttemptOutcome,
+  type BudgetRefusal,
+} from '../client';
 import { isoOrRaw } from '../protocol';
 import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT } from './budget-ring';
-import { QUEUE_MAX_WAIT_MS, WARN_PERCENT, type BudgetCap, type BudgetCaps, type BudgetStats, type BudgetWarning } from './budget-caps';
+import {
+  QUEUE_MAX_WAIT_MS,
+  WARN_PERCENT,
+  type BudgetCap,
+  type BudgetCaps,
+  type BudgetStats,
+  type BudgetWarning,
+} from './budget-caps';
 import { Turns, type CapRing, type Turn } from './budget-turns';
 import { groupRefusal, type SharedDraw } from './budget-group';
 
@@ -56,7 +70,10 @@ export class Budget implements AttemptHook {
   private warning: BudgetWarning | null = null;
   private warnTimer?: ReturnType<typeof setTimeout>;
   private readonly listeners = new Set<(w: BudgetWarning | null) => void>();
-  private readonly turns = new Turns(() => this.capRings(), () => this.totals[SENT]);
+  private readonly turns = new Turns(
+    () => this.capRings(),
+    () => this.totals[SENT],
+  );
   /** The group's shared budget, when the config node is in a group: every attempt also draws one request from it. */
   private shared?: SharedDraw;
 
@@ -94,7 +111,8 @@ export class Budget implements AttemptHook {
     const t = this.now();
     const turn = this.turns.next(t, this.waiters.length + this.turns.admitted.size);
     const deadline = Math.min(t + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
-    if (turn.at > t && turn.at >= deadline) throw this.refuse(a, this.turnOver(turn, t), t, this.lateWhy(a, deadline), turn.ahead);
+    if (turn.at > t && turn.at >= deadline)
+      throw this.refuse(a, this.turnOver(turn, t), t, this.lateWhy(a, deadline), turn.ahead);
     a.admittedAt = t;
     this.turns.admit(a, turn.at);
   }
@@ -158,7 +176,13 @@ export class Budget implements AttemptHook {
       lastMinute: this.minute.counts5(),
       lastHour: this.hour.counts5(),
       lastDay: this.day.counts5(),
-      total: { sent: tot[SENT], retried: tot[RETRIED], rateLimited: tot[LIMITED], failed: tot[FAILED], refused: tot[REFUSED] },
+      total: {
+        sent: tot[SENT],
+        retried: tot[RETRIED],
+        rateLimited: tot[LIMITED],
+        failed: tot[FAILED],
+        refused: tot[REFUSED],
+      },
       since: isoOrRaw(this.since),
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
       warning: this.warning && { ...this.warning },
@@ -212,11 +236,23 @@ export class Budget implements AttemptHook {
     const { maxPerMinute, maxPerDay } = this.caps;
     if (maxPerDay > 0) {
       this.day.advance(t);
-      if (this.day.sums[SENT] >= maxPerDay) return { cap: 'maxPerDay', limit: maxPerDay, count: this.day.sums[SENT], freesAt: this.day.freesAt(SENT, maxPerDay, t) };
+      if (this.day.sums[SENT] >= maxPerDay)
+        return {
+          cap: 'maxPerDay',
+          limit: maxPerDay,
+          count: this.day.sums[SENT],
+          freesAt: this.day.freesAt(SENT, maxPerDay, t),
+        };
     }
     if (maxPerMinute > 0) {
       this.minute.advance(t);
-      if (this.minute.sums[SENT] >= maxPerMinute) return { cap: 'maxPerMinute', limit: maxPerMinute, count: this.minute.sums[SENT], freesAt: this.minute.freesAt(SENT, maxPerMinute, t) };
+      if (this.minute.sums[SENT] >= maxPerMinute)
+        return {
+          cap: 'maxPerMinute',
+          limit: maxPerMinute,
+          count: this.minute.sums[SENT],
+          freesAt: this.minute.freesAt(SENT, maxPerMinute, t),
+        };
     }
     return undefined;
   }
@@ -267,7 +303,13 @@ export class Budget implements AttemptHook {
   // ------------------------------------------------------------------ refusing and waiting
 
   /** The error of a refusal; `ahead`: requests waiting ahead of it (a refusal on arrival names them and when its turn would come). */
-  private refuse(a: Attempt, o: Over, t: number, why: 'refuse' | 'retry' | 'queue-bound' | 'valid-until' | 'closed', ahead = 0): Error {
+  private refuse(
+    a: Attempt,
+    o: Over,
+    t: number,
+    why: 'refuse' | 'retry' | 'queue-bound' | 'valid-until' | 'closed',
+    ahead = 0,
+  ): Error {
     this.count(REFUSED, t);
     const what = `${a.retry ? 'retry of ' : ''}${a.method} ${attemptPath(a.url)}`;
     const window = o.cap === 'maxPerDay' ? '24 h' : '60 s';
@@ -281,7 +323,13 @@ export class Budget implements AttemptHook {
       'valid-until': `${frees}; the signal's validUntil ${isoOrRaw(a.validUntil ?? NaN)} comes first, and nothing is sent after it`,
       closed: 'the config node was removed while it waited',
     }[why];
-    return apiError({ code: 'EMS_BUDGET', field: o.cap, budget: { ...o }, request: { method: a.method, path: attemptPath(a.url) }, message: `${head}; ${tail}` });
+    return apiError({
+      code: 'EMS_BUDGET',
+      field: o.cap,
+      budget: { ...o },
+      request: { method: a.method, path: attemptPath(a.url) },
+      message: `${head}; ${tail}`,
+    });
   }
 
   private enqueue(a: Attempt, t: number, over: Over | undefined): Promise<void> {
@@ -374,10 +422,13 @@ export class Budget implements AttemptHook {
     this.stopWarnTimer();
     // While a warning holds, it is looked at again as the window slides (the cap's bucket size).
     if (w && this.listeners.size > 0) {
-      this.warnTimer = setTimeout(() => {
-        this.warnTimer = undefined;
-        this.checkWarning(true);
-      }, w.cap === 'maxPerMinute' ? 1000 : 60_000);
+      this.warnTimer = setTimeout(
+        () => {
+          this.warnTimer = undefined;
+          this.checkWarning(true);
+        },
+        w.cap === 'maxPerMinute' ? 1000 : 60_000,
+      );
       this.warnTimer.unref?.();
     }
     if (same) return;

@@ -27,7 +27,11 @@ export function builtInSimulatorUrl(): Promise<string> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startSimulator, BUILT_IN_SITES } = require('../simulator') as typeof Simulator;
     // The default sites and one site per shipped example that steers (simulator/sites.ts).
-    url = startSimulator({ host: '127.0.0.1', port: Number(process.env.EMS_SIM_PORT) || 0, sites: [...BUILT_IN_SITES] }).then(
+    url = startSimulator({
+      host: '127.0.0.1',
+      port: Number(process.env.EMS_SIM_PORT) || 0,
+      sites: [...BUILT_IN_SITES],
+    }).then(
       (s: { url: string }) => {
         started = s.url;
         try {

@@ -18,7 +18,15 @@
 import { ApiError, apiError, onAbort } from '../client';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
-import type { Measurement, MeasurementList, MeasurementListItem, MeasurementMap, ReadAnswers, ReadRequest, ReadShape } from '../protocol';
+import type {
+  Measurement,
+  MeasurementList,
+  MeasurementListItem,
+  MeasurementMap,
+  ReadAnswers,
+  ReadRequest,
+  ReadShape,
+} from '../protocol';
 
 type Answer = Measurement | MeasurementMap | MeasurementList;
 
@@ -46,7 +54,10 @@ export class ReadCoalescer {
   /** HTTP requests issued (after coalescing), for diagnostics and tests. */
   requests = 0;
 
-  constructor(private readonly client: EmsClient, private readonly windowMs = 2) {}
+  constructor(
+    private readonly client: EmsClient,
+    private readonly windowMs = 2,
+  ) {}
 
   /**
    * A read whose device and properties are validated already (trusted, not checked again);
@@ -76,7 +87,10 @@ export class ReadCoalescer {
     this.closed = true;
     for (const [, b] of this.batches) {
       if (b.timer) clearTimeout(b.timer);
-      for (const w of b.waiters) w.reject(apiError({ code: 'EMS_CLOSED', message: 'read not sent: closed', request: { method: 'GET', path: '-' } }));
+      for (const w of b.waiters)
+        w.reject(
+          apiError({ code: 'EMS_CLOSED', message: 'read not sent: closed', request: { method: 'GET', path: '-' } }),
+        );
     }
     this.batches.clear();
   }
@@ -131,8 +145,14 @@ export class ReadCoalescer {
     return new Promise<Answer>((resolve, reject) => {
       const off = onAbort(own, () => reject(own.reason));
       joined.then(
-        (a) => { off(); resolve(a); },
-        (e) => { off(); reject(e); },
+        (a) => {
+          off();
+          resolve(a);
+        },
+        (e) => {
+          off();
+          reject(e);
+        },
       );
     });
   }
@@ -217,7 +237,9 @@ export class ReadCoalescer {
     }
     const union = [...new Set(waiters.flatMap((w) => w.req.properties))];
     const s = sharedSignal(waiters);
-    (this.send({ device: ref, shape: 'list', properties: union }, { signal: s.signal }) as Promise<MeasurementList>).then(
+    (
+      this.send({ device: ref, shape: 'list', properties: union }, { signal: s.signal }) as Promise<MeasurementList>
+    ).then(
       (list) => {
         s.release();
         let byProp: Map<string, MeasurementListItem>;
@@ -316,7 +338,11 @@ function sharedSignal(waiters: Waiter[]): SharedSignal {
 function indexList(list: MeasurementList, ref: string): Map<string, MeasurementListItem> {
   const items = (list as { measurements?: unknown } | null | undefined)?.measurements;
   if (!Array.isArray(items)) {
-    throw apiError({ code: 'EMS_BAD_RESPONSE', message: `GET /devices/${ref}/measurements answered without a measurements array`, request: { method: 'GET', path: `/devices/${ref}/measurements` } });
+    throw apiError({
+      code: 'EMS_BAD_RESPONSE',
+      message: `GET /devices/${ref}/measurements answered without a measurements array`,
+      request: { method: 'GET', path: `/devices/${ref}/measurements` },
+    });
   }
   const byProp = new Map<string, MeasurementListItem>();
   for (const m of items as MeasurementListItem[]) if (m && typeof m.property === 'string') byProp.set(m.property, m);
@@ -326,7 +352,12 @@ function indexList(list: MeasurementList, ref: string): Map<string, MeasurementL
 function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>, w: Waiter): Answer {
   const pick = (p: string) => {
     const m = byProp.get(p);
-    if (!m) throw apiError({ code: 'EMS_MISSING', message: `the service returned no value for property "${p}" of ${list.reference}`, request: { method: 'GET', path: `/devices/${list.reference}/measurements` } });
+    if (!m)
+      throw apiError({
+        code: 'EMS_MISSING',
+        message: `the service returned no value for property "${p}" of ${list.reference}`,
+        request: { method: 'GET', path: `/devices/${list.reference}/measurements` },
+      });
     return m;
   };
   const { shape, properties } = w.req;

@@ -18,12 +18,29 @@
  */
 import { ApiError } from '../client';
 import {
-  validateReference, COUNTERS, CONSUMED, DEVICE_ROLE, PRODUCED, averageFromCounters, measuredReport, unknownReport,
-  watts, ENERGY_FACTOR_ANY_CASE, POWER_FACTOR_ANY_CASE,
+  validateReference,
+  COUNTERS,
+  CONSUMED,
+  DEVICE_ROLE,
+  PRODUCED,
+  averageFromCounters,
+  measuredReport,
+  unknownReport,
+  watts,
+  ENERGY_FACTOR_ANY_CASE,
+  POWER_FACTOR_ANY_CASE,
 } from '../protocol';
 import type {
-  Asked, DeliveryComponent, DeliveryReport, DeliverySource, DeviceRole, Reading, ReportInput, Tolerance,
-  SteeringCommand, MeasurementList,
+  Asked,
+  DeliveryComponent,
+  DeliveryReport,
+  DeliverySource,
+  DeviceRole,
+  Reading,
+  ReportInput,
+  Tolerance,
+  SteeringCommand,
+  MeasurementList,
 } from '../protocol';
 import type { ReadCoalescer } from './coalescer';
 
@@ -147,11 +164,19 @@ export class DeliveryCheck {
   private chain: Promise<void> = Promise.resolve();
   private resolveStarted!: () => void;
   /** Resolves once the window's first reading was taken (or failed), or the check ended before it. */
-  readonly started: Promise<void> = new Promise((resolve) => { this.resolveStarted = resolve; });
+  readonly started: Promise<void> = new Promise((resolve) => {
+    this.resolveStarted = resolve;
+  });
 
-  constructor(readonly req: CheckRequest, private readonly rt: CheckRuntime, private readonly opts: CheckOptions = {}) {
+  constructor(
+    readonly req: CheckRequest,
+    private readonly rt: CheckRuntime,
+    private readonly opts: CheckOptions = {},
+  ) {
     this.clock = opts.clock ?? defaultClock;
-    this.done = new Promise((resolve) => { this.resolveDone = resolve; });
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
     this.role = DEVICE_ROLE[req.component];
     const given = req.devices[this.role];
     if (given === undefined || given === '') this.deviceError = `no ${this.role} device given (${this.role}Device)`;
@@ -217,16 +242,19 @@ export class DeliveryCheck {
   private at(when: number, fn: () => void): void {
     this.clearTimer();
     const wait = Math.max(0, when - this.clock.now());
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      if (this.finished) return;
-      try {
-        if (wait > MAX_TIMER_MS) this.at(when, fn);
-        else fn();
-      } catch (e) {
-        this.finish(this.input(this.partFrom, this.clock.now()), `check failed: ${text(e)}`, true);
-      }
-    }, Math.min(wait, MAX_TIMER_MS));
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.finished) return;
+        try {
+          if (wait > MAX_TIMER_MS) this.at(when, fn);
+          else fn();
+        } catch (e) {
+          this.finish(this.input(this.partFrom, this.clock.now()), `check failed: ${text(e)}`, true);
+        }
+      },
+      Math.min(wait, MAX_TIMER_MS),
+    );
   }
 
   private begin(): void {
@@ -258,22 +286,34 @@ export class DeliveryCheck {
       this.partFrom = now;
       this.next();
     }
-    this.chain = this.chain.then(async () => {
-      const r = this.report(await startP, await endP, from, now);
-      if (this.cancelled) return;
-      this.emit(r);
-      if (last) this.resolveDone(r);
-    }).catch(() => undefined);
+    this.chain = this.chain
+      .then(async () => {
+        const r = this.report(await startP, await endP, from, now);
+        if (this.cancelled) return;
+        this.emit(r);
+        if (last) this.resolveDone(r);
+      })
+      .catch(() => undefined);
   }
 
   private emit(r: DeliveryReport): void {
     try {
       this.opts.onReport?.(r);
-    } catch { /* a listener's throw must not end the check */ }
+    } catch {
+      /* a listener's throw must not end the check */
+    }
   }
 
   private input(from: number, until: number, source: DeliverySource = 'energy counters'): ReportInput {
-    const i: ReportInput = { site: this.req.site, component: this.req.component, asked: this.req.asked, from, until, source, tolerance: this.opts.tolerance };
+    const i: ReportInput = {
+      site: this.req.site,
+      component: this.req.component,
+      asked: this.req.asked,
+      from,
+      until,
+      source,
+      tolerance: this.opts.tolerance,
+    };
     if (this.device) i.device = this.device;
     return i;
   }
@@ -284,7 +324,10 @@ export class DeliveryCheck {
     if (!b.ok) return unknownReport(this.input(from, until), `end reading failed: ${b.reason}`);
     const [ra, rb] = [a.reading, b.reading];
     if (rb.at - ra.at < MIN_WINDOW_MS) {
-      return unknownReport(this.input(ra.at, rb.at), `window too short to measure: ${Math.round((rb.at - ra.at) / 1000)} s between the readings (at least ${MIN_WINDOW_MS / 1000} s)`);
+      return unknownReport(
+        this.input(ra.at, rb.at),
+        `window too short to measure: ${Math.round((rb.at - ra.at) / 1000)} s between the readings (at least ${MIN_WINDOW_MS / 1000} s)`,
+      );
     }
     const avg = averageFromCounters(this.role, ra, rb);
     const ends = ra.power !== undefined && rb.power !== undefined ? { startW: ra.power, endW: rb.power } : undefined;
@@ -332,18 +375,35 @@ export class DeliveryCheck {
  * What a command asks, per component, as a check compares it; `ends` lists the components
  * whose window it ends without asking anything (a cancel ends the grid target).
  */
-export function componentsOf(cmd: SteeringCommand): { asked: Array<{ component: DeliveryComponent; asked: Asked }>; ends: DeliveryComponent[] } {
+export function componentsOf(cmd: SteeringCommand): {
+  asked: Array<{ component: DeliveryComponent; asked: Asked }>;
+  ends: DeliveryComponent[];
+} {
   const asked: Array<{ component: DeliveryComponent; asked: Asked }> = [];
   if (cmd.kind === 'cancel-grid-target') return { asked, ends: ['gridTarget'] };
-  if (cmd.energyStorageSetting) asked.push({ component: 'energyStorage', asked: { kind: 'setpoint', value: cmd.energyStorageSetting } });
-  if (cmd.productionCurtailment) asked.push({ component: 'curtailment', asked: { kind: 'max', value: cmd.productionCurtailment } });
-  if (cmd.maximizeGridImport !== undefined) asked.push({ component: 'maximizeGridImport', asked: { kind: 'flag', value: cmd.maximizeGridImport } });
+  if (cmd.energyStorageSetting)
+    asked.push({ component: 'energyStorage', asked: { kind: 'setpoint', value: cmd.energyStorageSetting } });
+  if (cmd.productionCurtailment)
+    asked.push({ component: 'curtailment', asked: { kind: 'max', value: cmd.productionCurtailment } });
+  if (cmd.maximizeGridImport !== undefined)
+    asked.push({ component: 'maximizeGridImport', asked: { kind: 'flag', value: cmd.maximizeGridImport } });
   if (cmd.gridTarget) {
     const d = cmd.gridTarget.deadband;
-    asked.push({ component: 'gridTarget', asked: { kind: 'setpoint', value: cmd.gridTarget.setpoint, ...(d ? { deadbandW: watts(d) } : {}) } });
+    asked.push({
+      component: 'gridTarget',
+      asked: { kind: 'setpoint', value: cmd.gridTarget.setpoint, ...(d ? { deadbandW: watts(d) } : {}) },
+    });
   }
   const g = cmd.gridLimits;
-  if (g) asked.push({ component: 'gridLimits', asked: { kind: 'range', ...(g.upperLimit ? { upper: g.upperLimit } : {}), ...(g.lowerLimit ? { lower: g.lowerLimit } : {}) } });
+  if (g)
+    asked.push({
+      component: 'gridLimits',
+      asked: {
+        kind: 'range',
+        ...(g.upperLimit ? { upper: g.upperLimit } : {}),
+        ...(g.lowerLimit ? { lower: g.lowerLimit } : {}),
+      },
+    });
   return { asked, ends: asked.map((a) => a.component) };
 }
 

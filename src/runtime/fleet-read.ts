@@ -41,8 +41,14 @@ export interface FleetOutcome<S extends ReadShape> {
  * Reads `properties` of every device (references validated already, distinct), in shape
  * `shape`, at most `inFlight` at once. Resolves when every device has its answer or error.
  */
-export async function readFleet<S extends ReadShape>(reads: ReadCoalescer, client: Pick<EmsClient, 'concurrency'>, devices: readonly string[], shape: S,
-  properties: string[], o: FleetReadOptions = {}): Promise<FleetOutcome<S>> {
+export async function readFleet<S extends ReadShape>(
+  reads: ReadCoalescer,
+  client: Pick<EmsClient, 'concurrency'>,
+  devices: readonly string[],
+  shape: S,
+  properties: string[],
+  o: FleetReadOptions = {},
+): Promise<FleetOutcome<S>> {
   const limit = Math.max(1, Math.floor(o.inFlight ?? Math.max(MIN_IN_FLIGHT, IN_FLIGHT_FACTOR * client.concurrency)));
   const call = { signal: o.signal };
   // The same bounded fan-out as a fleet steer (runtime/fleet.ts); an abort still goes to each read.
@@ -81,12 +87,23 @@ export class FleetReadError extends EmsError {
   readonly code: string;
   readonly status?: number;
   readonly failed: Readonly<Record<string, string>>;
-  constructor(field: string, total: number, failed: Record<string, string>, reasons: Record<string, string>, errors: unknown[]) {
+  constructor(
+    field: string,
+    total: number,
+    failed: Record<string, string>,
+    reasons: Record<string, string>,
+    errors: unknown[],
+  ) {
     const refs = Object.keys(failed);
     const all = refs.length === total;
-    const named = refs.slice(0, NAMED).map((r) => `${r} (${reasons[r]})`).join(', ');
+    const named = refs
+      .slice(0, NAMED)
+      .map((r) => `${r} (${reasons[r]})`)
+      .join(', ');
     const more = refs.length > NAMED ? `, and ${refs.length - NAMED} more` : '';
-    super(`${all ? `all ${total} devices failed` : `${refs.length} of ${total} devices failed`} (${field}): ${named}${more}`);
+    super(
+      `${all ? `all ${total} devices failed` : `${refs.length} of ${total} devices failed`} (${field}): ${named}${more}`,
+    );
     this.name = 'FleetReadError';
     (this as { field?: string }).field = field;
     this.failed = failed;
@@ -94,7 +111,8 @@ export class FleetReadError extends EmsError {
     const statuses = new Set(errors.map((e) => (e as { status?: unknown })?.status));
     const [code] = codes;
     const [status] = statuses;
-    this.code = all && codes.size === 1 && typeof code === 'string' ? code : all ? 'EMS_FLEET_FAILED' : 'EMS_FLEET_PARTIAL';
+    this.code =
+      all && codes.size === 1 && typeof code === 'string' ? code : all ? 'EMS_FLEET_FAILED' : 'EMS_FLEET_PARTIAL';
     if (all && statuses.size === 1 && typeof status === 'number') this.status = status;
   }
 }
@@ -112,7 +130,10 @@ const capacities = new WeakMap<object, CapacityEntry>();
  * Battery capacities (Wh) by device reference, from GET /sites, kept per client. Never
  * rejects: a failure gives an empty map (the plain mean is used), asked again after CAPACITY_RETRY_MS.
  */
-export function batteryCapacities(client: Pick<EmsClient, 'listSites'>, signal?: AbortSignal): Promise<Map<string, number>> {
+export function batteryCapacities(
+  client: Pick<EmsClient, 'listSites'>,
+  signal?: AbortSignal,
+): Promise<Map<string, number>> {
   const now = Date.now();
   const known = capacities.get(client);
   if (known?.byDevice && now - known.at < known.ttl) return Promise.resolve(known.byDevice);
@@ -125,20 +146,26 @@ export function batteryCapacities(client: Pick<EmsClient, 'listSites'>, signal?:
   } catch (e) {
     p = Promise.reject(e);
   }
-  entry.pending = p.then((sites) => {
-    const m = new Map<string, number>();
-    for (const s of sites) {
-      const cap = s.batteryCapacity;
-      if (typeof cap !== 'number' || !(cap > 0) || !Number.isFinite(cap) || !Array.isArray(s.devices)) continue;
-      for (const d of s.devices) if (d && d.kind === 'battery' && typeof d.deviceReference === 'string') m.set(d.deviceReference, cap);
-    }
-    entry.ttl = CAPACITY_TTL_MS;
-    return m;
-  }, () => new Map<string, number>()).then((m) => {
-    entry.byDevice = m;
-    entry.pending = undefined;
-    entry.at = Date.now();
-    return m;
-  });
+  entry.pending = p
+    .then(
+      (sites) => {
+        const m = new Map<string, number>();
+        for (const s of sites) {
+          const cap = s.batteryCapacity;
+          if (typeof cap !== 'number' || !(cap > 0) || !Number.isFinite(cap) || !Array.isArray(s.devices)) continue;
+          for (const d of s.devices)
+            if (d && d.kind === 'battery' && typeof d.deviceReference === 'string') m.set(d.deviceReference, cap);
+        }
+        entry.ttl = CAPACITY_TTL_MS;
+        return m;
+      },
+      () => new Map<string, number>(),
+    )
+    .then((m) => {
+      entry.byDevice = m;
+      entry.pending = undefined;
+      entry.at = Date.now();
+      return m;
+    });
   return entry.pending;
 }

@@ -59,7 +59,10 @@ export function percentCurtailmentOf(p: ConfigProps): PercentCurtailment {
   const v = p.percentCurtailment ?? '';
   if (v === '' || v === 'convert') return 'convert';
   if (v === 'send') return 'send';
-  throw new ValidationError('percentCurtailment', `must be "convert" (to W with the site's PV power; default) or "send" (unit "%"); got ${JSON.stringify(v)}`);
+  throw new ValidationError(
+    'percentCurtailment',
+    `must be "convert" (to W with the site's PV power; default) or "send" (unit "%"); got ${JSON.stringify(v)}`,
+  );
 }
 
 export interface ConfigCredentials {
@@ -101,7 +104,10 @@ export interface Runtime {
 
 const bool = (v: unknown, dflt: boolean): boolean => (v === undefined || v === '' ? dflt : v === true || v === 'true');
 /** A numeric setting of the config node, checked against the table of limits (protocol/limits.ts). */
-const setting = (p: ConfigProps, key: 'timeout' | 'retries' | 'concurrency' | 'coalesceMs' | 'maxBodyMB' | 'maxValidity' | 'maxWaiting'): number => limited(p[key], LIMITS[key], key);
+const setting = (
+  p: ConfigProps,
+  key: 'timeout' | 'retries' | 'concurrency' | 'coalesceMs' | 'maxBodyMB' | 'maxValidity' | 'maxWaiting',
+): number => limited(p[key], LIMITS[key], key);
 
 export function usesSimulator(p: ConfigProps): boolean {
   return bool(p.simulator, false);
@@ -125,14 +131,22 @@ export function authOf(p: ConfigProps, c: ConfigCredentials): AuthConfig {
     case 'none':
       return { type: 'none' };
     case 'header':
-      if (!key) throw new ValidationError('apiKey', 'is required when authType is "header" (set it in the config node)');
+      if (!key)
+        throw new ValidationError('apiKey', 'is required when authType is "header" (set it in the config node)');
       return { type: 'header', apiKey: key, header: p.apiKeyHeader || 'x-api-key' };
     case 'bearer':
       if (!key) throw new ValidationError('apiKey', 'is required as the token when authType is "bearer"');
       return { type: 'bearer', token: key };
     case 'oauth2':
-      if (!p.tokenUrl || !p.clientId || !c.clientSecret) throw new ValidationError('authType', 'oauth2 needs tokenUrl, clientId and clientSecret');
-      return { type: 'oauth2', tokenUrl: p.tokenUrl, clientId: p.clientId, clientSecret: c.clientSecret, scope: p.scope || undefined };
+      if (!p.tokenUrl || !p.clientId || !c.clientSecret)
+        throw new ValidationError('authType', 'oauth2 needs tokenUrl, clientId and clientSecret');
+      return {
+        type: 'oauth2',
+        tokenUrl: p.tokenUrl,
+        clientId: p.clientId,
+        clientSecret: c.clientSecret,
+        scope: p.scope || undefined,
+      };
     default:
       throw new ValidationError('authType', `must be one of none, header, bearer, oauth2; got ${JSON.stringify(type)}`);
   }
@@ -148,7 +162,11 @@ function caOf(caCert: string | undefined, readFiles: boolean): string | undefine
   const s = (caCert ?? '').trim();
   if (!s) return undefined;
   if (isPemText(s)) return s;
-  if (!readFiles) throw new ValidationError('caCert', 'must be PEM text here (-----BEGIN CERTIFICATE-----); a file path is read only from a deployed config node');
+  if (!readFiles)
+    throw new ValidationError(
+      'caCert',
+      'must be PEM text here (-----BEGIN CERTIFICATE-----); a file path is read only from a deployed config node',
+    );
   try {
     return fs.readFileSync(s, 'utf8');
   } catch {
@@ -178,12 +196,21 @@ export function groupLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number.isInteger(v) && v >= 300 && v <= 60_000 ? v : 15_000;
 }
 
-export async function createRuntime(p: ConfigProps, c: ConfigCredentials & GroupCredentials, onPollError?: (e: unknown) => void, o: RuntimeOptions = {}): Promise<Runtime> {
+export async function createRuntime(
+  p: ConfigProps,
+  c: ConfigCredentials & GroupCredentials,
+  onPollError?: (e: unknown) => void,
+  o: RuntimeOptions = {},
+): Promise<Runtime> {
   const sim = usesSimulator(p);
   // Checked before the trim: a line break around the URL is refused like one inside it, not dropped.
   if (!sim) checkNoControl(p.baseUrl, 'baseUrl');
   const baseUrl = sim ? await builtInSimulatorUrl() : (p.baseUrl ?? '').trim();
-  if (!baseUrl) throw new ValidationError('baseUrl', 'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"');
+  if (!baseUrl)
+    throw new ValidationError(
+      'baseUrl',
+      'is required unless "use built-in simulator" is on, e.g. "https://api.example.com/v1"',
+    );
   const ca = caOf(p.caCert, o.readFiles ?? true);
   const maxBodyBytes = setting(p, 'maxBodyMB') * 1024 * 1024;
   const maxValidityMs = setting(p, 'maxValidity') * 60_000;
@@ -210,9 +237,17 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials & Group
     attempts: budget,
   });
   // Only a deployed config node (one with an id) joins a group: settings from an admin request never do.
-  const group = redisUrl && o.budgetId
-    ? new Group({ url: redisUrl, password: c.redisPassword, groupId: o.budgetId, perMinute: caps.maxPerMinute, perDay: caps.maxPerDay, leaseMs: groupLeaseMs() })
-    : undefined;
+  const group =
+    redisUrl && o.budgetId
+      ? new Group({
+          url: redisUrl,
+          password: c.redisPassword,
+          groupId: o.budgetId,
+          perMinute: caps.maxPerMinute,
+          perDay: caps.maxPerDay,
+          leaseMs: groupLeaseMs(),
+        })
+      : undefined;
   const gate = group ? new SteerGate(group) : undefined;
   if (group) budget.share(group.budget);
   const reads = new ReadCoalescer(client, setting(p, 'coalesceMs'));
@@ -220,7 +255,17 @@ export async function createRuntime(p: ConfigProps, c: ConfigCredentials & Group
   const steering = new SteeringQueue(client, { maxValidityMs, paths, gate: gate && ((site) => gate.lead(site)) });
   const polls = new PollScheduler(onPollError);
   return {
-    client, reads, steering, polls, baseUrl, limits: { maxValidityMs, maxBodyBytes }, paths, percentCurtailment, budget, group, gate,
+    client,
+    reads,
+    steering,
+    polls,
+    baseUrl,
+    limits: { maxValidityMs, maxBodyBytes },
+    paths,
+    percentCurtailment,
+    budget,
+    group,
+    gate,
     close() {
       if (group) budget.unshare(group.budget);
       const left = group ? group.close().catch(() => undefined) : Promise.resolve();

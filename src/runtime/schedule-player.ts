@@ -66,7 +66,8 @@ export const MAX_WAIT_MS = 24 * 3_600_000;
 export function commandsOf(run: Pick<PlayRun, 'site' | 'setting' | 'end'>): SteeringCommand[] {
   const { site, setting: c, end: validUntil } = run;
   const out: SteeringCommand[] = [];
-  const asset = c.energyStorageSetting !== undefined || c.productionCurtailment !== undefined || c.maximizeGridImport !== undefined;
+  const asset =
+    c.energyStorageSetting !== undefined || c.productionCurtailment !== undefined || c.maximizeGridImport !== undefined;
   if (asset) {
     const onlyEss = c.productionCurtailment === undefined && c.maximizeGridImport === undefined;
     const cmd: SteeringCommand = { site, kind: onlyEss ? 'ess' : 'combined' };
@@ -86,7 +87,8 @@ function cut(r: PlayRun, end: number): PlayRun {
   return { ...r, end, slots, last: slots.length ? slots[slots.length - 1].index : r.first };
 }
 
-const same = (a: PlayRun, b: PlayRun) => a.site === b.site && a.end === b.end && settingKey(a.setting) === settingKey(b.setting);
+const same = (a: PlayRun, b: PlayRun) =>
+  a.site === b.site && a.end === b.end && settingKey(a.setting) === settingKey(b.setting);
 
 export class SchedulePlayer {
   private runs: PlayRun[] = [];
@@ -191,7 +193,13 @@ export class SchedulePlayer {
     while (this.runs.length && this.runs[0].start <= now) {
       const r = this.runs.shift()!;
       if (now >= r.end - MIN_LEFT_MS) {
-        if (late) this.call(() => this.deps.skipped?.(r, `its turn came at ${new Date(now).toISOString()}, ${now >= r.end ? 'after its end' : 'less than 1 s before its end'} (${new Date(r.end).toISOString()})`));
+        if (late)
+          this.call(() =>
+            this.deps.skipped?.(
+              r,
+              `its turn came at ${new Date(now).toISOString()}, ${now >= r.end ? 'after its end' : 'less than 1 s before its end'} (${new Date(r.end).toISOString()})`,
+            ),
+          );
         continue;
       }
       if (this.inForce && same(this.inForce, r)) continue; // sent already and still valid
@@ -204,7 +212,11 @@ export class SchedulePlayer {
   private arm(now: number): void {
     this.clearTimer();
     if (this.closed || !this.playing) return;
-    const at = this.runs.length ? this.runs[0].start : this.inForce && this.inForce.end > now ? this.inForce.end : undefined;
+    const at = this.runs.length
+      ? this.runs[0].start
+      : this.inForce && this.inForce.end > now
+        ? this.inForce.end
+        : undefined;
     if (at === undefined) {
       this.finish();
       return;

@@ -28,7 +28,12 @@ const registry = new WeakMap<object, Map<unknown, Entry>>();
  * Records what `owner` (an ems-schedule node) plays on runtime `rt`: per site, until when. An
  * empty list (stopped, done, closed) removes the owner.
  */
-export function setRunningSchedule(rt: object, owner: unknown, name: string, runs: ReadonlyArray<{ site: string; end: number }>): void {
+export function setRunningSchedule(
+  rt: object,
+  owner: unknown,
+  name: string,
+  runs: ReadonlyArray<{ site: string; end: number }>,
+): void {
   let owners = registry.get(rt);
   if (runs.length === 0) {
     owners?.delete(owner);
@@ -49,7 +54,12 @@ export function clearRunningSchedule(rt: object, owner: unknown): void {
  * The schedule playing on `site` from runtime `rt` at `now` (the one that lasts longest when
  * several do), or undefined. `except`: an owner to leave out (a schedule asking about itself).
  */
-export function runningScheduleFor(rt: object, site: string, now = Date.now(), except?: unknown): RunningSchedule | undefined {
+export function runningScheduleFor(
+  rt: object,
+  site: string,
+  now = Date.now(),
+  except?: unknown,
+): RunningSchedule | undefined {
   let best: RunningSchedule | undefined;
   for (const [owner, e] of registry.get(rt) ?? []) {
     const until = e.sites.get(site);

@@ -92,13 +92,17 @@ export class SharedClock implements CheckClock {
       // Deadlines set while these run (e.g. the next part of a check, due now) run in this turn too.
       for (let round = 0; round < 1000; round++) {
         const now = this.now();
-        const due = [...this.deadlines.entries()].filter(([, d]) => d.at <= now).sort((a, b) => a[1].at - b[1].at || a[0] - b[0]);
+        const due = [...this.deadlines.entries()]
+          .filter(([, d]) => d.at <= now)
+          .sort((a, b) => a[1].at - b[1].at || a[0] - b[0]);
         if (due.length === 0) break;
         for (const [id, d] of due) {
           if (!this.deadlines.delete(id)) continue; // cleared by one that ran before it
           try {
             d.fn();
-          } catch { /* the owner reports its own failures */ }
+          } catch {
+            /* the owner reports its own failures */
+          }
         }
       }
     } finally {

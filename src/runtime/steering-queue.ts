@@ -17,7 +17,13 @@ import { apiError, onAbort, ValidationError } from '../client';
 import type { EmsClient } from '../client';
 import { checkMaxValidity, mergeKey, partsOf, sentForm, steeringRequestFor, steeringRequestOf } from '../protocol';
 import type {
-  GridTargetRequest, PowerValue, ApiPaths, SentRequest, SteeringCommand, SteeringComponent, SteeringEndpoint,
+  GridTargetRequest,
+  PowerValue,
+  ApiPaths,
+  SentRequest,
+  SteeringCommand,
+  SteeringComponent,
+  SteeringEndpoint,
   SteeringPart,
 } from '../protocol';
 import { SteeringTypes, type Displaced } from './steering-types';
@@ -96,7 +102,10 @@ export class SteeringQueue {
   /** Which steering type each site has in force from this runtime (for the exclusivity warning). */
   readonly types: SteeringTypes;
 
-  constructor(private readonly client: EmsClient, private readonly opts: SteeringQueueOptions = {}) {
+  constructor(
+    private readonly client: EmsClient,
+    private readonly opts: SteeringQueueOptions = {},
+  ) {
     this.types = new SteeringTypes(opts.now ?? Date.now);
   }
 
@@ -113,7 +122,8 @@ export class SteeringQueue {
     return new Promise<SteeringResult>((resolve, reject) => {
       if (cmd.kind !== 'cancel-grid-target') {
         try {
-          if (cmd.validUntil === undefined) throw new ValidationError('validUntil', 'is required: epoch milliseconds, an ISO 8601 string or a Date');
+          if (cmd.validUntil === undefined)
+            throw new ValidationError('validUntil', 'is required: epoch milliseconds, an ISO 8601 string or a Date');
           checkMaxValidity(cmd.validUntil, this.opts.maxValidityMs, this.opts.now ? this.opts.now() : Date.now());
         } catch (e) {
           reject(e as Error);
@@ -122,7 +132,13 @@ export class SteeringQueue {
       }
       const parts = partsOf(cmd);
       if (parts.length === 0) {
-        reject(apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } }));
+        reject(
+          apiError({
+            code: 'EMS_EMPTY',
+            message: 'steering command sets no component',
+            request: { method: 'POST', path: `/sites/${cmd.site}/steering` },
+          }),
+        );
         return;
       }
       const q = this.site(cmd.site);
@@ -138,7 +154,15 @@ export class SteeringQueue {
         }
         waiters.push(waiter);
         waiter.outstanding++;
-        q.pending.set(name, { value, kind: cmd.kind, key: mergeKey(name, cmd), validFrom: cmd.validFrom, validUntil: cmd.validUntil, owner: opts.owner, waiters });
+        q.pending.set(name, {
+          value,
+          kind: cmd.kind,
+          key: mergeKey(name, cmd),
+          validFrom: cmd.validFrom,
+          validUntil: cmd.validUntil,
+          owner: opts.owner,
+          waiters,
+        });
       }
       this.pump(cmd.site, q);
     });
@@ -152,7 +176,16 @@ export class SteeringQueue {
         if (p.owner !== owner) continue;
         q.pending.delete(name);
         dropped.push(`${site} ${name}=${describe(p.value)}`);
-        for (const w of p.waiters) this.settle(w, undefined, apiError({ code: 'EMS_DROPPED', message: `steering not sent (${reason}): ${name} for ${site}`, request: { method: 'POST', path: `/sites/${site}/steering` } }));
+        for (const w of p.waiters)
+          this.settle(
+            w,
+            undefined,
+            apiError({
+              code: 'EMS_DROPPED',
+              message: `steering not sent (${reason}): ${name} for ${site}`,
+              request: { method: 'POST', path: `/sites/${site}/steering` },
+            }),
+          );
       }
     }
     return dropped;
@@ -213,7 +246,11 @@ export class SteeringQueue {
   }
 
   /** Sends one group's request and answers its waiters (never rejects). */
-  private async sendAndSettle(site: string, entries: Array<[ComponentName, Pending]>, waiters: Waiter[]): Promise<void> {
+  private async sendAndSettle(
+    site: string,
+    entries: Array<[ComponentName, Pending]>,
+    waiters: Waiter[],
+  ): Promise<void> {
     const s = groupSignal(waiters);
     try {
       const result = await this.sendGroup(site, entries, s.signal);
@@ -227,13 +264,21 @@ export class SteeringQueue {
   }
 
   /** Builds the group's one typed request (protocol) and has the client send exactly that. */
-  private async sendGroup(site: string, entries: Array<[ComponentName, Pending]>, signal: AbortSignal | undefined): Promise<SteeringResult> {
+  private async sendGroup(
+    site: string,
+    entries: Array<[ComponentName, Pending]>,
+    signal: AbortSignal | undefined,
+  ): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
     if (this.opts.gate) await this.opts.gate(site);
     const response = await this.client.sendSteering(req, { signal });
     const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
-    const result: SteeringResult = { request: sentForm(req), response, merged: entries.some(([, p]) => p.waiters.length > 1) };
+    const result: SteeringResult = {
+      request: sentForm(req),
+      response,
+      merged: entries.some(([, p]) => p.waiters.length > 1),
+    };
     if (displaced.length > 0) result.displaced = displaced;
     return result;
   }
@@ -258,7 +303,12 @@ export class SteeringQueue {
 /** The request a lone command would be sent as (dry runs), in the form msg.request shows it. */
 export function requestForCommand(cmd: SteeringCommand, paths?: Partial<ApiPaths>): SentRequest {
   const req = steeringRequestOf(cmd, paths);
-  if (!req) throw apiError({ code: 'EMS_EMPTY', message: 'steering command sets no component', request: { method: 'POST', path: `/sites/${cmd.site}/steering` } });
+  if (!req)
+    throw apiError({
+      code: 'EMS_EMPTY',
+      message: 'steering command sets no component',
+      request: { method: 'POST', path: `/sites/${cmd.site}/steering` },
+    });
   return sentForm(req);
 }
 
@@ -282,9 +332,16 @@ function groupSignal(waiters: Waiter[]): { signal: AbortSignal | undefined; rele
   if (live.length === 0) return { signal: AbortSignal.abort(), release: NO_LISTENERS };
   const ctl = new AbortController();
   let remaining = live.length;
-  const one = () => { if (--remaining === 0) ctl.abort(); };
+  const one = () => {
+    if (--remaining === 0) ctl.abort();
+  };
   const offs = live.map((sig) => onAbort(sig, one));
-  return { signal: ctl.signal, release: () => { for (const off of offs) off(); } };
+  return {
+    signal: ctl.signal,
+    release: () => {
+      for (const off of offs) off();
+    },
+  };
 }
 
 function describe(v: unknown): string {

@@ -61,7 +61,8 @@ export class SteeringTypes {
     for (const d of displaced) m.delete(d.type);
     const type = steeringTypeOf(endpoint);
     if (endpoint === 'cancel-grid-target') m.delete('grid-target');
-    else if (validUntil !== undefined && validUntil > now) m.set(type, type === 'asset' ? Math.max(m.get(type) ?? 0, validUntil) : validUntil);
+    else if (validUntil !== undefined && validUntil > now)
+      m.set(type, type === 'asset' ? Math.max(m.get(type) ?? 0, validUntil) : validUntil);
     if (m.size > 0) this.sites.set(site, m);
     else this.sites.delete(site);
     if (this.sites.size > this.pruneAt) {

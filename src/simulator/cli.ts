@@ -38,7 +38,8 @@ class UsageError extends Error {}
 function num(v: string | undefined, name: string, check: (n: number) => boolean, what: string): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || !check(n)) throw new UsageError(`--${name} must be ${what}; got ${JSON.stringify(v)}`);
+  if (v.trim() === '' || !Number.isFinite(n) || !check(n))
+    throw new UsageError(`--${name} must be ${what}; got ${JSON.stringify(v)}`);
   return n;
 }
 
@@ -74,7 +75,9 @@ export function parseCli(argv: string[]): { help: true } | { help: false; opts: 
   if (apiKey !== undefined && apiKey === '') throw new UsageError('--api-key must not be empty');
   const opts: StartOptions = {
     host,
-    port: num(str('port'), 'port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535') ?? 8787,
+    port:
+      num(str('port'), 'port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer from 0 to 65535') ??
+      8787,
     apiKey,
     seed: num(str('seed'), 'seed', (n) => Number.isInteger(n), 'an integer') ?? 1,
     latencyMs: num(str('latency'), 'latency', (n) => n >= 0 && n <= 60_000, 'a number of ms from 0 to 60000'),

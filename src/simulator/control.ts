@@ -23,7 +23,9 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
     GET: (sim, _body, query) => {
       const entries = sim.requestLog;
       const limit = Number(new URLSearchParams(query).get('limit') ?? NaN);
-      return { entries: Number.isInteger(limit) && limit >= 0 ? entries.slice(Math.max(0, entries.length - limit)) : entries };
+      return {
+        entries: Number.isInteger(limit) && limit >= 0 ? entries.slice(Math.max(0, entries.length - limit)) : entries,
+      };
     },
   },
   faults: {
@@ -36,7 +38,10 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
       const o = (body ?? {}) as Record<string, unknown>;
       const ms = typeof o === 'object' && !Array.isArray(o) ? o.advanceMs : undefined;
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
-        throw new ValidationError('advanceMs', `must be a number of milliseconds from 0 to ${MAX_ADVANCE_MS} (10 years); got ${show(ms)}`);
+        throw new ValidationError(
+          'advanceMs',
+          `must be a number of milliseconds from 0 to ${MAX_ADVANCE_MS} (10 years); got ${show(ms)}`,
+        );
       }
       return { now: sim.clock.advance(ms) };
     },
@@ -50,12 +55,26 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
 };
 
 /** Handles /sim/<name>; returns the body to send with status 200, or throws an HttpError. */
-export function handleControl(sim: Simulator, method: string, segments: readonly string[], body: unknown, query: string): unknown {
+export function handleControl(
+  sim: Simulator,
+  method: string,
+  segments: readonly string[],
+  body: unknown,
+  query: string,
+): unknown {
   const methods = segments.length === 2 ? CONTROL[segments[1]] : undefined;
   if (!methods || !Object.prototype.hasOwnProperty.call(CONTROL, segments[1])) {
-    throw new HttpError(404, `unknown control endpoint /${segments.join('/')}; known: ${Object.keys(CONTROL).map((k) => `/sim/${k}`).join(', ')}`);
+    throw new HttpError(
+      404,
+      `unknown control endpoint /${segments.join('/')}; known: ${Object.keys(CONTROL)
+        .map((k) => `/sim/${k}`)
+        .join(', ')}`,
+    );
   }
   const handler = methods[method];
-  if (!handler) throw new HttpError(405, `method ${method} not allowed on /sim/${segments[1]}`, { allow: Object.keys(methods).join(', ') });
+  if (!handler)
+    throw new HttpError(405, `method ${method} not allowed on /sim/${segments[1]}`, {
+      allow: Object.keys(methods).join(', '),
+    });
   return handler(sim, body, query);
 }

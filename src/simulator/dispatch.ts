@@ -101,7 +101,8 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
  */
 export function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
   const c = contractOf(def);
-  const clamp = (v: number | undefined, dflt: number) => (v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v)));
+  const clamp = (v: number | undefined, dflt: number) =>
+    v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v));
   return { upperW: clamp(s.gridLimits?.upperW, c.maxImportW), lowerW: clamp(s.gridLimits?.lowerW, -c.maxExportW) };
 }
 

@@ -76,7 +76,8 @@ export function normaliseFaults(input: unknown): FaultConfig {
   if (o.rate503 !== undefined) out.rate503 = rate(o.rate503, 'rate503');
   if (o.rate429 !== undefined) out.rate429 = rate(o.rate429, 'rate429');
   if (o.resetRate !== undefined) out.resetRate = rate(o.resetRate, 'resetRate');
-  if (o.retryAfterSeconds !== undefined) out.retryAfterSeconds = Math.round(nonNegative(o.retryAfterSeconds, 'retryAfterSeconds', 86_400));
+  if (o.retryAfterSeconds !== undefined)
+    out.retryAfterSeconds = Math.round(nonNegative(o.retryAfterSeconds, 'retryAfterSeconds', 86_400));
   if (o.latencyMs !== undefined) {
     const l = o.latencyMs;
     if (typeof l === 'number') {

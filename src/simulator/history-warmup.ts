@@ -49,10 +49,20 @@ export function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): 
 }
 
 /** Runs the warm-up of a site for the `days` days before `start`. `make` builds the warm-up model (model.ts). */
-export function computePast(def: SiteDefinition, seed: number, key: number, start: number, days: number, make: ModelFactory): Past {
+export function computePast(
+  def: SiteDefinition,
+  seed: number,
+  key: number,
+  start: number,
+  days: number,
+  make: ModelFactory,
+): Past {
   const b = def.battery;
   const t0 = Math.floor(start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS - days * DAY_MS;
-  const rateWhPerH = Math.min(CONE_SHARE_PER_H * b.capacityWh, 0.5 * b.maxPowerW * Math.sqrt(b.efficiency ?? BATTERY_DEFAULTS.efficiency));
+  const rateWhPerH = Math.min(
+    CONE_SHARE_PER_H * b.capacityWh,
+    0.5 * b.maxPowerW * Math.sqrt(b.efficiency ?? BATTERY_DEFAULTS.efficiency),
+  );
   const target: SocTarget = { at: start, storedWh: (b.initialSoc / 100) * b.capacityWh, rateWhPerH };
   const m = make(def, seed, t0, warmUpStartSoc(def, seed, key), target);
   m.advanceTo(start, WARMUP_STEP_MS);

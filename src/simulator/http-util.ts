@@ -20,7 +20,13 @@ export const BODY_LIMIT = 1024 * 1024;
 /** Beyond this, the connection is dropped instead of draining the body. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
-export function sendJson(res: ServerResponse, status: number, json: string, requestId: string, extra?: OutgoingHttpHeaders): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  json: string,
+  requestId: string,
+  extra?: OutgoingHttpHeaders,
+): void {
   if (res.headersSent || res.destroyed) return;
   const headers: OutgoingHttpHeaders = {
     'content-type': 'application/json; charset=utf-8',
@@ -57,9 +63,13 @@ export function readBody(req: IncomingMessage): Promise<BodyResult> {
       if (size > BODY_LIMIT) over = true;
       else chunks.push(c);
     });
-    req.on('end', () => resolve(over ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () =>
+      resolve(over ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+    );
     req.on('error', () => resolve({ ok: false, tooLarge: true }));
-    req.on('close', () => resolve(over ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('close', () =>
+      resolve(over ? { ok: false, tooLarge: true } : { ok: true, text: Buffer.concat(chunks).toString('utf8') }),
+    );
   });
 }
 

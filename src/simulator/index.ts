@@ -15,7 +15,15 @@ export { Clock, type ClockOptions } from './clock';
 export { defaultFaults, faultsFromShorthand, normaliseFaults, type FaultConfig } from './faults';
 export { LOG_CAPACITY, type LogEntry, type SimStats } from './request-log';
 export { createSimServer, type SimServer } from './server';
-export { BUILT_IN_SITES, DEFAULT_SITES, EXAMPLE_SITES, PROPERTY_UNITS, type DeviceKind, type LoadProfile, type SiteDefinition } from './sites';
+export {
+  BUILT_IN_SITES,
+  DEFAULT_SITES,
+  EXAMPLE_SITES,
+  PROPERTY_UNITS,
+  type DeviceKind,
+  type LoadProfile,
+  type SiteDefinition,
+} from './sites';
 export { Simulator, type SimulatorOptions } from './simulator';
 export { TokenIssuer, type OAuthOptions } from './oauth';
 

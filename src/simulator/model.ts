@@ -76,7 +76,12 @@ export class SiteModel implements WarmUpModel {
   private flows: Flows = { loadW: 0, pvW: 0, battW: 0, gridW: 0 };
   private lastLoadW = 0;
 
-  constructor(readonly def: SiteDefinition, readonly seed: number, startTime: number, opts: SiteModelOptions = {}) {
+  constructor(
+    readonly def: SiteDefinition,
+    readonly seed: number,
+    startTime: number,
+    opts: SiteModelOptions = {},
+  ) {
     const b = def.battery;
     this.key = hashString(def.siteReference);
     this.steering = new SteeringStore(def.pv.peakW);
@@ -171,7 +176,12 @@ export class SiteModel implements WarmUpModel {
     const stepMax = Math.max(minStepMs, Math.ceil((target - this.t) / MAX_STEPS));
     while (this.t < target) {
       const t = this.t;
-      const next = Math.min(target, t + stepMax, (Math.floor(t / QUARTER_HOUR_MS) + 1) * QUARTER_HOUR_MS, this.steering.nextChange(t));
+      const next = Math.min(
+        target,
+        t + stepMax,
+        (Math.floor(t / QUARTER_HOUR_MS) + 1) * QUARTER_HOUR_MS,
+        this.steering.nextChange(t),
+      );
       const dtH = (next - t) / HOUR_MS;
       const f = this.flowsAt(t, dtH);
       this.storedWh -= this.drawWh(f.battW, dtH);
@@ -216,12 +226,12 @@ export class SiteModel implements WarmUpModel {
     if (h.pastLoaded) return h;
     h.pastLoaded = true;
     if (h.firstTime !== this.startTime) return h; // the oldest samples were dropped: the past is gone
-    const make = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) => new SiteModel(def, seed, t0, { warmUp: { startSoc, target } });
+    const make = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) =>
+      new SiteModel(def, seed, t0, { warmUp: { startSoc, target } });
     const p = computePast(this.def, this.seed, this.key, this.startTime, this.historyDays, make);
     h.prepend(p.history, p.from, p.to, p.offsets);
     return h;
   }
-
 
   /** Live flows at the model's current instant (GET /sites/{ref}/state). */
   siteState(): SiteState {

@@ -18,7 +18,10 @@ export class TokenIssuer {
   /** Tokens issued so far. */
   issued = 0;
 
-  constructor(private readonly opts: OAuthOptions, private readonly clock: Clock) {
+  constructor(
+    private readonly opts: OAuthOptions,
+    private readonly clock: Clock,
+  ) {
     if (!opts.clientId || !opts.clientSecret) throw new TypeError('oauth needs clientId and clientSecret');
   }
 
@@ -28,10 +31,16 @@ export class TokenIssuer {
     try {
       form = /json/i.test(contentType ?? '') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
     } catch {
-      return { status: 400, body: { error: 'invalid_request', error_description: 'body must be form-encoded or JSON' } };
+      return {
+        status: 400,
+        body: { error: 'invalid_request', error_description: 'body must be form-encoded or JSON' },
+      };
     }
     if (form.grant_type !== 'client_credentials') {
-      return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'only client_credentials is supported' } };
+      return {
+        status: 400,
+        body: { error: 'unsupported_grant_type', error_description: 'only client_credentials is supported' },
+      };
     }
     if (form.client_id !== this.opts.clientId || form.client_secret !== this.opts.clientSecret) {
       return { status: 401, body: { error: 'invalid_client', error_description: 'unknown client or wrong secret' } };

@@ -83,11 +83,26 @@ export function requestIds(seed: number): (n: number) => string {
     const a = fmix(fmix(h1 ^ cHi));
     const b = fmix(fmix(h1 ^ cLo));
     return String.fromCharCode(
-      114, 101, 113, 95, // "req_"
-      HEX[a >>> 28], HEX[(a >>> 24) & 15], HEX[(a >>> 20) & 15], HEX[(a >>> 16) & 15],
-      HEX[(a >>> 12) & 15], HEX[(a >>> 8) & 15], HEX[(a >>> 4) & 15], HEX[a & 15],
-      HEX[b >>> 28], HEX[(b >>> 24) & 15], HEX[(b >>> 20) & 15], HEX[(b >>> 16) & 15],
-      HEX[(b >>> 12) & 15], HEX[(b >>> 8) & 15], HEX[(b >>> 4) & 15], HEX[b & 15],
+      114,
+      101,
+      113,
+      95, // "req_"
+      HEX[a >>> 28],
+      HEX[(a >>> 24) & 15],
+      HEX[(a >>> 20) & 15],
+      HEX[(a >>> 16) & 15],
+      HEX[(a >>> 12) & 15],
+      HEX[(a >>> 8) & 15],
+      HEX[(a >>> 4) & 15],
+      HEX[a & 15],
+      HEX[b >>> 28],
+      HEX[(b >>> 24) & 15],
+      HEX[(b >>> 20) & 15],
+      HEX[(b >>> 16) & 15],
+      HEX[(b >>> 12) & 15],
+      HEX[(b >>> 8) & 15],
+      HEX[(b >>> 4) & 15],
+      HEX[b & 15],
     );
   };
 }

@@ -50,7 +50,8 @@ export function loadShape(profile: LoadProfile, h: number, dow: number): number 
   }
   // Residential: morning and evening peaks and a small midday plateau on weekdays; a later,
   // broader morning and more load at midday at weekends.
-  if (dow === 0 || dow === 6) return Math.min(1, 0.4 * bump(h, 9.5, 1.8) + 0.8 * bump(h, 19, 2) + 0.35 * bump(h, 13, 2.5));
+  if (dow === 0 || dow === 6)
+    return Math.min(1, 0.4 * bump(h, 9.5, 1.8) + 0.8 * bump(h, 19, 2) + 0.35 * bump(h, 13, 2.5));
   return Math.min(1, 0.55 * bump(h, 7, 1.2) + 0.8 * bump(h, 19, 2) + 0.15 * bump(h, 13, 3));
 }
 

@@ -105,7 +105,14 @@ export class RequestLog {
     const out: LogEntry[] = [];
     for (let k = 0; k < this.size; k++) {
       const i = (this.head + k) % LOG_CAPACITY;
-      const e: LogEntry = { method: this.methods[i], path: this.paths[i], route: this.routes[i], time: this.times[i], status: this.statuses[i], requestId: this.requestIds[i] };
+      const e: LogEntry = {
+        method: this.methods[i],
+        path: this.paths[i],
+        route: this.routes[i],
+        time: this.times[i],
+        status: this.statuses[i],
+        requestId: this.requestIds[i],
+      };
       const body = this.bodies[i];
       if (body !== NO_BODY) e.body = body;
       out.push(e);

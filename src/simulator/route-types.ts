@@ -4,7 +4,13 @@
  * it from here, so routes.ts does not import simulator.ts.
  */
 import type {
-  SteeringBodies, SteeringEndpoint, Measurement, MeasurementListItem, SiteState, SteeringState, TimeSeriesRequest,
+  SteeringBodies,
+  SteeringEndpoint,
+  Measurement,
+  MeasurementListItem,
+  SiteState,
+  SteeringState,
+  TimeSeriesRequest,
   TimeSeriesResponse,
 } from '../protocol';
 

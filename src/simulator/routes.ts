@@ -25,7 +25,13 @@
  * (SimulatorOptions.paths, protocol/paths.ts) and then not on their defaults.
  */
 import * as protocol from '../protocol';
-import { STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES, steeringTemplate, DEFAULT_PATHS, SITE_PLACEHOLDER } from '../protocol';
+import {
+  STEERING_ENDPOINTS,
+  STEERING_ENDPOINT_NAMES,
+  steeringTemplate,
+  DEFAULT_PATHS,
+  SITE_PLACEHOLDER,
+} from '../protocol';
 import type { SteeringEndpoint, ApiPaths } from '../protocol';
 import { HttpError } from './http-util';
 import type { RouteContext } from './route-types';
@@ -78,7 +84,8 @@ function queryParam(query: string, name: string): string | null {
 
 function requiredQuery(query: string, name: string, example: string): string {
   const v = queryParam(query, name);
-  if (v === null || v.trim() === '') throw new HttpError(400, `query parameter ${name} is required, e.g. ?${name}=${example}`);
+  if (v === null || v.trim() === '')
+    throw new HttpError(400, `query parameter ${name} is required, e.g. ?${name}=${example}`);
   return v;
 }
 
@@ -175,10 +182,16 @@ export function buildRoutes(paths: Readonly<ApiPaths> = DEFAULT_PATHS): Routes {
   };
   const configured: Record<string, string> = { '/devices': paths.devices, '/sites': paths.sites };
   for (const [pattern, methods] of TABLE) {
-    for (const [method, handler] of Object.entries(methods)) add(configured[pattern] ?? pattern.replace(':ref', SITE_PLACEHOLDER), method, handler, pattern);
+    for (const [method, handler] of Object.entries(methods))
+      add(configured[pattern] ?? pattern.replace(':ref', SITE_PLACEHOLDER), method, handler, pattern);
   }
   for (const endpoint of STEERING_ENDPOINT_NAMES) {
-    add(steeringTemplate(endpoint, paths), STEERING_ENDPOINTS[endpoint].method, steer(endpoint), `steering endpoint ${endpoint}`);
+    add(
+      steeringTemplate(endpoint, paths),
+      STEERING_ENDPOINTS[endpoint].method,
+      steer(endpoint),
+      `steering endpoint ${endpoint}`,
+    );
   }
   const list: Route[] = [...byPattern].map(([pattern, methods]) => ({
     pattern,
@@ -220,6 +233,9 @@ const DEFAULT_ROUTES = buildRoutes();
 export const ROUTES: readonly Route[] = DEFAULT_ROUTES.list;
 
 /** The route (default paths, or `routes`) whose pattern matches the segments, with the `:ref` values; null if none. */
-export function matchRoute(segments: readonly string[], routes: Routes = DEFAULT_ROUTES): { route: Route; params: string[] } | null {
+export function matchRoute(
+  segments: readonly string[],
+  routes: Routes = DEFAULT_ROUTES,
+): { route: Route; params: string[] } | null {
   return routes.match(segments);
 }

@@ -27,8 +27,13 @@ function errorJson(message: string, requestId: string): string {
 }
 
 /** Status and message of a thrown value. */
-function errorOf(e: unknown): { status: number; message: string; headers?: Record<string, string | number | string[]> } {
-  if (e instanceof HttpError) return { status: e.status, message: e.message, headers: e.headers as Record<string, string> | undefined };
+function errorOf(e: unknown): {
+  status: number;
+  message: string;
+  headers?: Record<string, string | number | string[]>;
+} {
+  if (e instanceof HttpError)
+    return { status: e.status, message: e.message, headers: e.headers as Record<string, string> | undefined };
   if (e instanceof ValidationError) return { status: e.kind === 'unprocessable' ? 422 : 400, message: e.message };
   return { status: 500, message: `internal error: ${e instanceof Error ? e.message : String(e)}` };
 }
@@ -74,7 +79,13 @@ export function createSimServer(sim: Simulator): SimServer {
   const timers = new Set<NodeJS.Timeout>();
   const targets = new TargetCache(sim.routes);
 
-  function control(req: IncomingMessage, res: ServerResponse, segments: readonly string[], query: string, requestId: string): void {
+  function control(
+    req: IncomingMessage,
+    res: ServerResponse,
+    segments: readonly string[],
+    query: string,
+    requestId: string,
+  ): void {
     const run = (text: string): void => {
       try {
         const out = handleControl(sim, req.method ?? 'GET', segments, parseJsonBody(text), query);
@@ -85,14 +96,25 @@ export function createSimServer(sim: Simulator): SimServer {
       }
     };
     if (!hasBody(req)) return run('');
-    readBody(req).then((b) => (b.ok ? run(b.text) : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' })));
+    readBody(req).then((b) =>
+      b.ok
+        ? run(b.text)
+        : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' }),
+    );
   }
 
   /**
    * Logs the answer and sends it. With added latency on a read (holdUntil > 0, a
    * performance.now() instant), the answer is held until then.
    */
-  function respond(res: ServerResponse, entry: LogEntry, status: number, json: string, headers: Headers | undefined, holdUntil: number): void {
+  function respond(
+    res: ServerResponse,
+    entry: LogEntry,
+    status: number,
+    json: string,
+    headers: Headers | undefined,
+    holdUntil: number,
+  ): void {
     entry.status = status;
     sim.log.add(entry);
     const wait = holdUntil === 0 ? 0 : holdUntil - performance.now();
@@ -104,12 +126,25 @@ export function createSimServer(sim: Simulator): SimServer {
     timers.add(timer);
   }
 
-  function fail(res: ServerResponse, entry: LogEntry, holdUntil: number, status: number, message: string, headers?: Headers): void {
+  function fail(
+    res: ServerResponse,
+    entry: LogEntry,
+    holdUntil: number,
+    status: number,
+    message: string,
+    headers?: Headers,
+  ): void {
     respond(res, entry, status, errorJson(message, entry.requestId), headers, holdUntil);
   }
 
   /** Applies an API request once its fault is decided (null: faults off) and its latency, if any, has passed. */
-  function apply(req: IncomingMessage, res: ServerResponse, request: ApiRequest, decision: FaultDecision | null, holdUntil: number): void {
+  function apply(
+    req: IncomingMessage,
+    res: ServerResponse,
+    request: ApiRequest,
+    decision: FaultDecision | null,
+    holdUntil: number,
+  ): void {
     const { entry, text } = request;
     const { segments, match } = request.target;
     const { method, requestId } = entry;
@@ -123,25 +158,53 @@ export function createSimServer(sim: Simulator): SimServer {
           req.socket.destroy();
           return;
         }
-        if (decision.kind === '500') return fail(res, entry, holdUntil, 500, 'simulated internal server error (fault injection)');
-        if (decision.kind === '503') return fail(res, entry, holdUntil, 503, 'simulated service unavailable (fault injection)', retry);
+        if (decision.kind === '500')
+          return fail(res, entry, holdUntil, 500, 'simulated internal server error (fault injection)');
+        if (decision.kind === '503')
+          return fail(res, entry, holdUntil, 503, 'simulated service unavailable (fault injection)', retry);
         return fail(res, entry, holdUntil, 429, 'simulated rate limit: too many requests (fault injection)', retry);
       }
-      if (sim.oauth && method === 'POST' && segments.length === 2 && segments[0] === 'oauth' && segments[1] === 'token') {
+      if (
+        sim.oauth &&
+        method === 'POST' &&
+        segments.length === 2 &&
+        segments[0] === 'oauth' &&
+        segments[1] === 'token'
+      ) {
         const r = sim.oauth.handle(req.headers['content-type'], text ?? '');
         return respond(res, entry, r.status, JSON.stringify(r.body), undefined, holdUntil);
       }
       if (!authorised(req, sim)) {
-        return fail(res, entry, holdUntil, 401, 'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>', { 'www-authenticate': 'Bearer' });
+        return fail(
+          res,
+          entry,
+          holdUntil,
+          401,
+          'missing or invalid credentials: send x-api-key: <key> or Authorization: Bearer <key>',
+          { 'www-authenticate': 'Bearer' },
+        );
       }
       if (text === null) return fail(res, entry, holdUntil, 413, 'request body exceeds 1 MB', { connection: 'close' });
       if (!match) return fail(res, entry, holdUntil, 404, `unknown route ${method} /${segments.join('/')}`);
       const handler = match.route.methods[method];
       if (!handler) {
         const allow = Object.keys(match.route.methods).join(', ');
-        return fail(res, entry, holdUntil, 405, `method ${method} not allowed on ${match.route.pattern}; allowed: ${allow}`, { allow });
+        return fail(
+          res,
+          entry,
+          holdUntil,
+          405,
+          `method ${method} not allowed on ${match.route.pattern}; allowed: ${allow}`,
+          { allow },
+        );
       }
-      const out = handler({ sim, params: match.params, query: request.target.query, body: parseJsonBody(text), requestId });
+      const out = handler({
+        sim,
+        params: match.params,
+        query: request.target.query,
+        body: parseJsonBody(text),
+        requestId,
+      });
       respond(res, entry, 200, out instanceof PreSerialised ? out.json : JSON.stringify(out), undefined, holdUntil);
     } catch (e) {
       const err = errorOf(e);
@@ -149,7 +212,13 @@ export function createSimServer(sim: Simulator): SimServer {
     }
   }
 
-  function api(req: IncomingMessage, res: ServerResponse, target: Target, requestId: string, text: string | null): void {
+  function api(
+    req: IncomingMessage,
+    res: ServerResponse,
+    target: Target,
+    requestId: string,
+    text: string | null,
+  ): void {
     const method = req.method ?? 'GET';
     const { segments, match } = target;
     const entry: LogEntry = {
@@ -170,7 +239,9 @@ export function createSimServer(sim: Simulator): SimServer {
     // and held, like a service that works on parallel requests in parallel (this process has
     // one thread; answering after the delay would queue the answers of a burst one behind the
     // other). Steering and faults take effect only after the delay, as before.
-    const isRead = decision.kind === 'none' && (method === 'GET' || (method === 'POST' && match?.route.pattern.endsWith('/time-series')));
+    const isRead =
+      decision.kind === 'none' &&
+      (method === 'GET' || (method === 'POST' && match?.route.pattern.endsWith('/time-series')));
     if (isRead) return apply(req, res, request, decision, performance.now() + decision.delayMs);
     const timer = setTimeout(() => {
       timers.delete(timer);

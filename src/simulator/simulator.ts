@@ -2,10 +2,26 @@
  * The simulator's domain: sites and their models, devices, measurements, time series,
  * steering, faults and the request log. No HTTP here; server.ts maps requests onto it.
  */
-import { HOUR_MS, toIsoSeconds, DISPLACES, STEERING_ENDPOINTS, DEFAULT_PATHS, PATH_KEYS, validatePath } from '../protocol';
+import {
+  HOUR_MS,
+  toIsoSeconds,
+  DISPLACES,
+  STEERING_ENDPOINTS,
+  DEFAULT_PATHS,
+  PATH_KEYS,
+  validatePath,
+} from '../protocol';
 import type {
-  SteeringBodies, SteeringEndpoint, ApiPaths, Measurement, MeasurementListItem, SiteState, SiteSummary, SteeringState,
-  TimeSeriesRequest, TimeSeriesResponse,
+  SteeringBodies,
+  SteeringEndpoint,
+  ApiPaths,
+  Measurement,
+  MeasurementListItem,
+  SiteState,
+  SiteSummary,
+  SteeringState,
+  TimeSeriesRequest,
+  TimeSeriesResponse,
 } from '../protocol';
 import { Clock } from './clock';
 import { PROPERTY_FIELDS, roundField } from './fields';
@@ -50,10 +66,12 @@ export interface SimulatorOptions {
 
 /** The configured paths, checked (protocol validatePath); a bad one is a TypeError naming it. */
 function checkPaths(paths: Partial<ApiPaths> | undefined): ApiPaths {
-  if (paths !== undefined && (paths === null || typeof paths !== 'object')) throw new TypeError('paths must be an object of paths (devices, sites, curtailment, gridLimits)');
+  if (paths !== undefined && (paths === null || typeof paths !== 'object'))
+    throw new TypeError('paths must be an object of paths (devices, sites, curtailment, gridLimits)');
   const out = { ...DEFAULT_PATHS };
   for (const key of Object.keys(paths ?? {})) {
-    if (!(PATH_KEYS as string[]).includes(key)) throw new TypeError(`paths.${key} is not a configurable path; known: ${PATH_KEYS.join(', ')}`);
+    if (!(PATH_KEYS as string[]).includes(key))
+      throw new TypeError(`paths.${key} is not a configurable path; known: ${PATH_KEYS.join(', ')}`);
   }
   for (const key of PATH_KEYS) {
     try {
@@ -61,7 +79,10 @@ function checkPaths(paths: Partial<ApiPaths> | undefined): ApiPaths {
     } catch (e) {
       throw new TypeError(`paths.${key}: ${(e as Error).message}`);
     }
-    if (out[key].includes(':ref')) throw new TypeError(`paths.${key} must not contain ":ref" (the simulator's own placeholder); got ${JSON.stringify(out[key])}`);
+    if (out[key].includes(':ref'))
+      throw new TypeError(
+        `paths.${key} must not contain ":ref" (the simulator's own placeholder); got ${JSON.stringify(out[key])}`,
+      );
   }
   return out;
 }
@@ -102,7 +123,8 @@ export class Simulator implements RoutedSimulator {
   constructor(opts: SimulatorOptions = {}) {
     this.seed = opts.seed ?? 1;
     if (!Number.isInteger(this.seed)) throw new TypeError(`seed must be an integer; got ${opts.seed}`);
-    if (opts.apiKey !== undefined && (typeof opts.apiKey !== 'string' || opts.apiKey === '')) throw new TypeError('apiKey must be a non-empty string');
+    if (opts.apiKey !== undefined && (typeof opts.apiKey !== 'string' || opts.apiKey === ''))
+      throw new TypeError('apiKey must be a non-empty string');
     this.apiKey = opts.apiKey;
     this.clock = new Clock({ startTime: opts.startTime, frozen: opts.frozen });
     if (opts.oauth) this.oauth = new TokenIssuer(opts.oauth, this.clock);
@@ -110,7 +132,10 @@ export class Simulator implements RoutedSimulator {
     this.paths = Object.freeze(checkPaths(opts.paths));
     this.routes = buildRoutes(this.paths);
     this.requestIds = requestIds(this.seed);
-    this.faults = new FaultInjector(this.seed, { ...faultsFromShorthand(opts.faultRate, opts.latencyMs), ...opts.faults });
+    this.faults = new FaultInjector(this.seed, {
+      ...faultsFromShorthand(opts.faultRate, opts.latencyMs),
+      ...opts.faults,
+    });
     const start = this.clock.now();
     const devices: object[] = [];
     const summaries: SiteSummary[] = [];
@@ -131,8 +156,21 @@ export class Simulator implements RoutedSimulator {
         const d = def[kind];
         const units: Record<string, string> = {};
         for (const p of PROPERTY_UNITS[kind]) units[p.name] = p.unit;
-        this.devices.set(d.deviceReference, { deviceReference: d.deviceReference, name: d.name, kind, model, units, answers: new Map() });
-        devices.push({ deviceReference: d.deviceReference, name: d.name, kind, siteReference: def.siteReference, properties: PROPERTY_UNITS[kind].map((p) => ({ ...p })) });
+        this.devices.set(d.deviceReference, {
+          deviceReference: d.deviceReference,
+          name: d.name,
+          kind,
+          model,
+          units,
+          answers: new Map(),
+        });
+        devices.push({
+          deviceReference: d.deviceReference,
+          name: d.name,
+          kind,
+          siteReference: def.siteReference,
+          properties: PROPERTY_UNITS[kind].map((p) => ({ ...p })),
+        });
         summary.devices.push({ deviceReference: d.deviceReference, kind });
       }
       summaries.push(summary);
@@ -172,7 +210,10 @@ export class Simulator implements RoutedSimulator {
   private field(d: DeviceEntry, property: string): number {
     const f = PROPERTY_FIELDS[d.kind][property];
     if (f === undefined) {
-      throw new HttpError(404, `device ${d.deviceReference} has no property ${JSON.stringify(property.slice(0, 64))}; available: ${Object.keys(d.units).join(', ')}`);
+      throw new HttpError(
+        404,
+        `device ${d.deviceReference} has no property ${JSON.stringify(property.slice(0, 64))}; available: ${Object.keys(d.units).join(', ')}`,
+      );
     }
     return f;
   }
@@ -182,7 +223,13 @@ export class Simulator implements RoutedSimulator {
   measure(ref: string, property: string): Measurement {
     const d = this.device(ref);
     const f = this.field(d, property);
-    return { timestamp: d.model.t, property, value: roundField(f, d.model.snapshot()[f]), unit: d.units[property], reference: d.deviceReference };
+    return {
+      timestamp: d.model.t,
+      property,
+      value: roundField(f, d.model.snapshot()[f]),
+      unit: d.units[property],
+      reference: d.deviceReference,
+    };
   }
 
   /**
@@ -197,7 +244,13 @@ export class Simulator implements RoutedSimulator {
     const snapshot = d.model.snapshotCount;
     const kept = d.answers.get(property);
     if (kept !== undefined && kept.snapshot === snapshot) return kept.json;
-    const m: Measurement = { timestamp: d.model.t, property, value: roundField(f, v[f]), unit: d.units[property], reference: d.deviceReference };
+    const m: Measurement = {
+      timestamp: d.model.t,
+      property,
+      value: roundField(f, v[f]),
+      unit: d.units[property],
+      reference: d.deviceReference,
+    };
     const json = JSON.stringify(m);
     if (kept !== undefined) {
       kept.snapshot = snapshot;
@@ -213,7 +266,12 @@ export class Simulator implements RoutedSimulator {
     const d = this.device(ref);
     const fields = properties.map((p) => this.field(d, p));
     const v = d.model.snapshot();
-    const items = properties.map((p, i) => ({ timestamp: d.model.t, property: p, value: roundField(fields[i], v[fields[i]]), unit: d.units[p] }));
+    const items = properties.map((p, i) => ({
+      timestamp: d.model.t,
+      property: p,
+      value: roundField(fields[i], v[fields[i]]),
+      unit: d.units[p],
+    }));
     return { reference: d.deviceReference, items };
   }
 

@@ -81,8 +81,18 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
       initialConsumedWh: 912_750_000,
       initialProducedWh: 868_300_000,
     },
-    pv: { deviceReference: makeReference('dvc', 'commercial/pv'), name: 'Commercial PV 1 MWp', peakW: 1_000_000, initialProducedWh: 15_870_000_000 },
-    meter: { deviceReference: makeReference('dvc', 'commercial/meter'), name: 'Commercial grid meter', initialImportWh: 7_760_000_000, initialExportWh: 6_080_000_000 },
+    pv: {
+      deviceReference: makeReference('dvc', 'commercial/pv'),
+      name: 'Commercial PV 1 MWp',
+      peakW: 1_000_000,
+      initialProducedWh: 15_870_000_000,
+    },
+    meter: {
+      deviceReference: makeReference('dvc', 'commercial/meter'),
+      name: 'Commercial grid meter',
+      initialImportWh: 7_760_000_000,
+      initialExportWh: 6_080_000_000,
+    },
     load: { profile: 'commercial', minW: 150_000, maxW: 350_000 },
     // A medium-voltage connection of 1 MW with feed-in approved up to 800 kW.
     grid: { maxImportW: 1_000_000, maxExportW: 800_000 },
@@ -99,8 +109,18 @@ export const DEFAULT_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([
       initialConsumedWh: 17_600_000,
       initialProducedWh: 16_950_000,
     },
-    pv: { deviceReference: makeReference('dvc', 'home/pv'), name: 'Home PV 10 kWp', peakW: 10_000, initialProducedWh: 150_400_000 },
-    meter: { deviceReference: makeReference('dvc', 'home/meter'), name: 'Home grid meter', initialImportWh: 31_200_000, initialExportWh: 110_400_000 },
+    pv: {
+      deviceReference: makeReference('dvc', 'home/pv'),
+      name: 'Home PV 10 kWp',
+      peakW: 10_000,
+      initialProducedWh: 150_400_000,
+    },
+    meter: {
+      deviceReference: makeReference('dvc', 'home/meter'),
+      name: 'Home grid meter',
+      initialImportWh: 31_200_000,
+      initialExportWh: 110_400_000,
+    },
     load: { profile: 'residential', minW: 500, maxW: 3_000 },
     // A three-phase 25 A house connection (17 kW); feed-in capped at 70 % of the PV peak (7 kW).
     grid: { maxImportW: 17_000, maxExportW: 7_000 },
@@ -147,23 +167,37 @@ export const BUILT_IN_SITES: ReadonlyArray<SiteDefinition> = Object.freeze([...D
 
 function positive(v: unknown, field: string, allowZero = false): void {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
-    throw new TypeError(`site definition: ${field} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(v)}`);
+    throw new TypeError(
+      `site definition: ${field} must be a ${allowZero ? 'non-negative' : 'positive'} number; got ${String(v)}`,
+    );
   }
 }
 
 /** The battery's efficiency and SOC window, where given: efficiency in (0, 1], 0 <= minSoc < maxSoc <= 100. */
 function checkBatteryWindow(b: SiteDefinition['battery'], at: string): void {
-  const { efficiency = BATTERY_DEFAULTS.efficiency, minSoc = BATTERY_DEFAULTS.minSoc, maxSoc = BATTERY_DEFAULTS.maxSoc } = b;
-  if (typeof efficiency !== 'number' || !(efficiency > 0 && efficiency <= 1)) throw new TypeError(`site definition: ${at}.efficiency must be a number in (0, 1]; got ${String(efficiency)}`);
-  for (const [name, v] of [['minSoc', minSoc], ['maxSoc', maxSoc]] as const) {
-    if (typeof v !== 'number' || !(v >= 0 && v <= 100)) throw new TypeError(`site definition: ${at}.${name} must be a number within 0-100; got ${String(v)}`);
+  const {
+    efficiency = BATTERY_DEFAULTS.efficiency,
+    minSoc = BATTERY_DEFAULTS.minSoc,
+    maxSoc = BATTERY_DEFAULTS.maxSoc,
+  } = b;
+  if (typeof efficiency !== 'number' || !(efficiency > 0 && efficiency <= 1))
+    throw new TypeError(`site definition: ${at}.efficiency must be a number in (0, 1]; got ${String(efficiency)}`);
+  for (const [name, v] of [
+    ['minSoc', minSoc],
+    ['maxSoc', maxSoc],
+  ] as const) {
+    if (typeof v !== 'number' || !(v >= 0 && v <= 100))
+      throw new TypeError(`site definition: ${at}.${name} must be a number within 0-100; got ${String(v)}`);
   }
-  if (!(minSoc < maxSoc)) throw new TypeError(`site definition: ${at}.minSoc must be below maxSoc; got ${minSoc} and ${maxSoc}`);
+  if (!(minSoc < maxSoc))
+    throw new TypeError(`site definition: ${at}.minSoc must be below maxSoc; got ${minSoc} and ${maxSoc}`);
 }
 
 /** The contractual grid limits of a checked site (checkSites fills them in), W. */
 export function contractOf(def: SiteDefinition): { maxImportW: number; maxExportW: number } {
-  return def.grid ?? { maxImportW: def.load.maxW + def.battery.maxPowerW, maxExportW: def.pv.peakW + def.battery.maxPowerW };
+  return (
+    def.grid ?? { maxImportW: def.load.maxW + def.battery.maxPowerW, maxExportW: def.pv.peakW + def.battery.maxPowerW }
+  );
 }
 
 /** Checks custom site definitions; throws a TypeError naming the field. Returns deep copies. */
@@ -181,7 +215,8 @@ export function checkSites(sites: ReadonlyArray<SiteDefinition>): SiteDefinition
     }
     positive(s.battery.maxPowerW, `${at}.battery.maxPowerW`);
     positive(s.battery.capacityWh, `${at}.battery.capacityWh`);
-    if (!(s.battery.initialSoc >= 0 && s.battery.initialSoc <= 100)) throw new TypeError(`site definition: ${at}.battery.initialSoc must be within 0-100`);
+    if (!(s.battery.initialSoc >= 0 && s.battery.initialSoc <= 100))
+      throw new TypeError(`site definition: ${at}.battery.initialSoc must be within 0-100`);
     positive(s.battery.initialConsumedWh, `${at}.battery.initialConsumedWh`, true);
     positive(s.battery.initialProducedWh, `${at}.battery.initialProducedWh`, true);
     positive(s.pv.peakW, `${at}.pv.peakW`, true);
@@ -191,13 +226,25 @@ export function checkSites(sites: ReadonlyArray<SiteDefinition>): SiteDefinition
     positive(s.load.minW, `${at}.load.minW`, true);
     positive(s.load.maxW, `${at}.load.maxW`, true);
     if (s.load.maxW < s.load.minW) throw new TypeError(`site definition: ${at}.load.maxW must be >= minW`);
-    if (s.load.profile !== 'commercial' && s.load.profile !== 'residential') throw new TypeError(`site definition: ${at}.load.profile must be commercial or residential`);
+    if (s.load.profile !== 'commercial' && s.load.profile !== 'residential')
+      throw new TypeError(`site definition: ${at}.load.profile must be commercial or residential`);
     checkBatteryWindow(s.battery, `${at}.battery`);
-    const grid = s.grid ?? { maxImportW: s.load.maxW + s.battery.maxPowerW, maxExportW: s.pv.peakW + s.battery.maxPowerW };
-    if (grid === null || typeof grid !== 'object') throw new TypeError(`site definition: ${at}.grid must be { maxImportW, maxExportW } (W)`);
+    const grid = s.grid ?? {
+      maxImportW: s.load.maxW + s.battery.maxPowerW,
+      maxExportW: s.pv.peakW + s.battery.maxPowerW,
+    };
+    if (grid === null || typeof grid !== 'object')
+      throw new TypeError(`site definition: ${at}.grid must be { maxImportW, maxExportW } (W)`);
     positive(grid.maxImportW, `${at}.grid.maxImportW`, true);
     positive(grid.maxExportW, `${at}.grid.maxExportW`, true);
-    out.push({ ...s, battery: { ...s.battery }, pv: { ...s.pv }, meter: { ...s.meter }, load: { ...s.load }, grid: { maxImportW: grid.maxImportW, maxExportW: grid.maxExportW } });
+    out.push({
+      ...s,
+      battery: { ...s.battery },
+      pv: { ...s.pv },
+      meter: { ...s.meter },
+      load: { ...s.load },
+      grid: { maxImportW: grid.maxImportW, maxExportW: grid.maxExportW },
+    });
   });
   return out;
 }

@@ -13,12 +13,27 @@
  */
 import { curtailmentToWatts, toWatts, DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES } from '../protocol';
 import type {
-  SteeringBodies, SteeringComponent, SteeringEndpoint, SteeringType, ActiveSteeringRequest, ComponentState,
-  CurtailmentSteeringRequest, EssSteeringRequest, GridLimitsRequest, GridTargetRequest, PowerValue, SteeringState,
+  SteeringBodies,
+  SteeringComponent,
+  SteeringEndpoint,
+  SteeringType,
+  ActiveSteeringRequest,
+  ComponentState,
+  CurtailmentSteeringRequest,
+  EssSteeringRequest,
+  GridLimitsRequest,
+  GridTargetRequest,
+  PowerValue,
+  SteeringState,
 } from '../protocol';
 import { contractOf, type SiteDefinition } from './sites';
 
-export const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
+export const COMPONENTS = [
+  'energyStorageSetting',
+  'productionCurtailment',
+  'maximizeGridImport',
+  'gridTarget',
+] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 export interface StoredComponent {
@@ -63,7 +78,12 @@ export interface ActiveSteering {
  * by SteeringStore.displace (Simulator.steer).
  */
 export const STEERING_HANDLERS: {
-  readonly [E in SteeringEndpoint]: (store: SteeringStore, body: SteeringBodies[E], now: number, site: SiteDefinition) => object;
+  readonly [E in SteeringEndpoint]: (
+    store: SteeringStore,
+    body: SteeringBodies[E],
+    now: number,
+    site: SiteDefinition,
+  ) => object;
 } = {
   combined: (store, body, now) => (store.applyCombined(body, now), body),
   ess: (store, body, now) => (store.applyEss(body, now), body),
@@ -80,7 +100,10 @@ const TYPE_COMPONENTS: Readonly<Record<SteeringType, readonly SteeringComponent[
     const spec = STEERING_ENDPOINTS[e];
     for (const c of spec.components) (out[spec.type] ??= new Set()).add(c);
   }
-  return Object.fromEntries(Object.entries(out).map(([t, set]) => [t, [...set]])) as Record<SteeringType, SteeringComponent[]>;
+  return Object.fromEntries(Object.entries(out).map(([t, set]) => [t, [...set]])) as Record<
+    SteeringType,
+    SteeringComponent[]
+  >;
 })();
 
 /** The earlier of `next` and the first bound of `c` (validFrom, validUntil) after t. */
@@ -161,7 +184,12 @@ export class SteeringStore {
     const c = contractOf(site);
     const clamp = (w: number) => Math.min(c.maxImportW, Math.max(-c.maxExportW, w));
     const requested: StoredGridLimits['requested'] = {};
-    const stored: StoredGridLimits = { requested, inForce: { upperW: c.maxImportW, lowerW: -c.maxExportW }, validFrom: req.validFrom ?? now, validUntil: req.validUntil };
+    const stored: StoredGridLimits = {
+      requested,
+      inForce: { upperW: c.maxImportW, lowerW: -c.maxExportW },
+      validFrom: req.validFrom ?? now,
+      validUntil: req.validUntil,
+    };
     if (req.upperLimit) {
       requested.upperLimit = { ...req.upperLimit };
       stored.upperW = toWatts(req.upperLimit);
@@ -199,7 +227,14 @@ export class SteeringStore {
   }
 
   private setEss(v: PowerValue, validFrom: number, validUntil: number): void {
-    this.put('energyStorageSetting', { value: v.value, unit: v.unit, validFrom, validUntil, watts: toWatts(v), deadbandW: 0 });
+    this.put('energyStorageSetting', {
+      value: v.value,
+      unit: v.unit,
+      validFrom,
+      validUntil,
+      watts: toWatts(v),
+      deadbandW: 0,
+    });
   }
 
   private setCurtailment(v: { value: number; unit: string }, validFrom: number, validUntil: number): void {
@@ -273,7 +308,13 @@ export class SteeringStore {
     const requested: StoredGridLimits['requested'] = {};
     if (l.requested.upperLimit) requested.upperLimit = { ...l.requested.upperLimit };
     if (l.requested.lowerLimit) requested.lowerLimit = { ...l.requested.lowerLimit };
-    return { upperW: l.inForce.upperW, lowerW: l.inForce.lowerW, validFrom: l.validFrom, validUntil: l.validUntil, requested } as NonNullable<SteeringState['components']['gridLimits']>;
+    return {
+      upperW: l.inForce.upperW,
+      lowerW: l.inForce.lowerW,
+      validFrom: l.validFrom,
+      validUntil: l.validUntil,
+      requested,
+    } as NonNullable<SteeringState['components']['gridLimits']>;
   }
 
   /** Drops every stored component. */

@@ -16,7 +16,17 @@
  *   value, powers are 0.
  */
 import { HOUR_MS } from './time-units';
-import { F_BATT_IN, F_BATT_OUT, F_BATT_P, F_GRID_IN, F_GRID_OUT, F_GRID_P, F_PV_OUT, F_PV_P, roundField } from './fields';
+import {
+  F_BATT_IN,
+  F_BATT_OUT,
+  F_BATT_P,
+  F_GRID_IN,
+  F_GRID_OUT,
+  F_GRID_P,
+  F_PV_OUT,
+  F_PV_P,
+  roundField,
+} from './fields';
 import type { History } from './history';
 
 export { History } from './history';
@@ -35,9 +45,17 @@ const POWER_TERMS: Readonly<Record<number, ReadonlyArray<readonly [number, numbe
 };
 
 /** Average power (W) of a power field over [a, b] (a < b <= now), from its counters. */
-export function averagePowerW(history: History, field: number, a: number, b: number, now: number, current: ArrayLike<number>): number {
+export function averagePowerW(
+  history: History,
+  field: number,
+  a: number,
+  b: number,
+  now: number,
+  current: ArrayLike<number>,
+): number {
   let wh = 0;
-  for (const [col, sign] of POWER_TERMS[field]) wh += sign * (history.at(col, b, now, current[col]) - history.at(col, a, now, current[col]));
+  for (const [col, sign] of POWER_TERMS[field])
+    wh += sign * (history.at(col, b, now, current[col]) - history.at(col, a, now, current[col]));
   return wh / ((b - a) / HOUR_MS);
 }
 

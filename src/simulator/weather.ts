@@ -50,7 +50,14 @@ function sunOfDay(day: number): SunDay {
   const s1 = Math.sin(g);
   const c2 = c1 * c1 - s1 * s1;
   const s2 = 2 * s1 * c1;
-  const decl = 0.006918 - 0.399912 * c1 + 0.070257 * s1 - 0.006758 * c2 + 0.000907 * s2 - 0.002697 * Math.cos(3 * g) + 0.00148 * Math.sin(3 * g);
+  const decl =
+    0.006918 -
+    0.399912 * c1 +
+    0.070257 * s1 -
+    0.006758 * c2 +
+    0.000907 * s2 -
+    0.002697 * Math.cos(3 * g) +
+    0.00148 * Math.sin(3 * g);
   const eotMin = 229.18 * (0.000075 + 0.001868 * c1 - 0.032077 * s1 - 0.014615 * c2 - 0.040849 * s2);
   sunDay = { day, sinDecl: Math.sin(decl), cosDecl: Math.cos(decl), eotH: eotMin / 60, summer: summerOfDay(day) };
   return sunDay;
@@ -121,7 +128,8 @@ export function dayType(seed: number, key: number, t: number): DayType {
   const day = Math.floor(t / DAY_MS);
   if (day === cacheDay && key === cacheKey && seed === cacheSeed) return cacheType;
   let state = Math.floor(hash01(seed, key, 301, day - CHAIN_DAYS) * 3) as DayType;
-  for (let d = day - CHAIN_DAYS + 1; d <= day; d++) state = transition(state, hash01(seed, key, 302, d), summerOfDay(d));
+  for (let d = day - CHAIN_DAYS + 1; d <= day; d++)
+    state = transition(state, hash01(seed, key, 302, d), summerOfDay(d));
   cacheSeed = seed;
   cacheKey = key;
   cacheDay = day;

@@ -8,7 +8,17 @@
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { useEditor, type Session } from '../helpers/browser';
-import { canvasNode, closeTray, configId, deploy, dropNode, openNode, openServerAdd, trayAtRest, wire } from './lib/editor';
+import {
+  canvasNode,
+  closeTray,
+  configId,
+  deploy,
+  dropNode,
+  openNode,
+  openServerAdd,
+  trayAtRest,
+  wire,
+} from './lib/editor';
 import { until } from './lib/wait';
 import { catalogue } from './lib/panels';
 import { SCREENSHOT_DIR } from './lib/screenshots';
@@ -25,7 +35,10 @@ describe('browser: request budget in the config panel', function () {
   let requestId: string;
   let injectId: string;
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
   it('budget settings: ranges from the table of limits, defaults no cap and refuse; counts wait for a deploy', async function () {
     requestId = await dropNode(page, 'ems-request', 300, 150);
@@ -39,7 +52,11 @@ describe('browser: request budget in the config panel', function () {
     }
     assert.equal(await page.locator('#node-config-input-budgetMode').inputValue(), 'refuse');
     const counts = page.locator('#node-config-budget-counts');
-    await until(() => counts.innerText(), (t) => t.trim() === texts.budget.notDeployed, 'the not-deployed note');
+    await until(
+      () => counts.innerText(),
+      (t) => t.trim() === texts.budget.notDeployed,
+      'the not-deployed note',
+    );
     await page.locator('#node-config-input-maxPerMinute').fill('100');
     await page.locator('#node-config-input-maxPerDay').fill('20000');
     await closeTray(page, 'ok');
@@ -60,7 +77,11 @@ describe('browser: request budget in the config panel', function () {
   it('after deploy the panel shows the counts, and Test connection shows them with its own request counted', async function () {
     await deploy(page);
     const id = await configId(page);
-    const stats = async () => (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as { lastMinute: { sent: number }; caps: { maxPerMinute: number; maxPerDay: number } };
+    const stats = async () =>
+      (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as {
+        lastMinute: { sent: number };
+        caps: { maxPerMinute: number; maxPerDay: number };
+      };
     // A few requests through the deployed raw request node (GET /devices).
     const start = (await stats()).lastMinute.sent;
     for (let i = 0; i < 3; i++) await canvasNode(page, injectId).locator('.red-ui-flow-node-button-button').click();
@@ -73,13 +94,30 @@ describe('browser: request budget in the config panel', function () {
     await page.locator('#node-input-btn-server-edit').click();
     await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
     const counts = page.locator('#node-config-budget-counts');
-    await until(() => counts.innerText(), (t) => t.startsWith('Requests sent: '), 'the counts under the settings');
-    assert.match(await counts.innerText(), new RegExp(`^Requests sent: ${before.lastMinute.sent} in the last minute, \\d+ in the last hour, \\d+ in the last 24 h \\(24 h: \\d+ retried, \\d+ × 429, \\d+ failed, \\d+ refused by the caps\\)$`));
+    await until(
+      () => counts.innerText(),
+      (t) => t.startsWith('Requests sent: '),
+      'the counts under the settings',
+    );
+    assert.match(
+      await counts.innerText(),
+      new RegExp(
+        `^Requests sent: ${before.lastMinute.sent} in the last minute, \\d+ in the last hour, \\d+ in the last 24 h \\(24 h: \\d+ retried, \\d+ × 429, \\d+ failed, \\d+ refused by the caps\\)$`,
+      ),
+    );
     await page.locator('#node-config-test-connection').click();
     const result = page.locator('#node-config-test-result');
-    await until(() => result.innerText(), (t) => t.startsWith(texts.test.ok), 'the test result');
+    await until(
+      () => result.innerText(),
+      (t) => t.startsWith(texts.test.ok),
+      'the test result',
+    );
     const shown = page.locator('#node-config-test-budget');
-    await until(() => shown.innerText(), (t) => t.startsWith(`Requests sent: ${before.lastMinute.sent + 1} in the last minute`), 'the counts after the test');
+    await until(
+      () => shown.innerText(),
+      (t) => t.startsWith(`Requests sent: ${before.lastMinute.sent + 1} in the last minute`),
+      'the counts after the test',
+    );
     assert.equal((await stats()).lastMinute.sent, before.lastMinute.sent + 1);
     await pictureOfBudget(page, 'config-budget');
     await closeTray(page, 'cancel');
@@ -99,21 +137,29 @@ async function pictureOfBudget(page: Page, name: string): Promise<string> {
   // counts under the budget settings above its bottom (not under the footer).
   const view = await page.locator('#node-config-test-connection').evaluate((e) => {
     let p = e.parentElement;
-    while (p && !(p.scrollHeight > p.clientHeight && /auto|scroll/.test(getComputedStyle(p).overflowY))) p = p.parentElement;
+    while (p && !(p.scrollHeight > p.clientHeight && /auto|scroll/.test(getComputedStyle(p).overflowY)))
+      p = p.parentElement;
     if (!p) throw new Error('no scrolling body');
     const counts = document.getElementById('node-config-budget-counts')!;
     p.scrollTop += e.getBoundingClientRect().top - p.getBoundingClientRect().top - 16;
     const over = counts.getBoundingClientRect().bottom + 14 - p.getBoundingClientRect().bottom;
     if (over > 0) p.scrollTop += over;
     const r = p.getBoundingClientRect();
-    return { top: Math.max(r.top, e.getBoundingClientRect().top - 10), bottom: Math.min(r.bottom, counts.getBoundingClientRect().bottom + 12) };
+    return {
+      top: Math.max(r.top, e.getBoundingClientRect().top - 10),
+      bottom: Math.min(r.bottom, counts.getBoundingClientRect().bottom + 12),
+    };
   });
   const box = (await tray.boundingBox())!;
   const testTop = (await page.locator('#node-config-test-connection').boundingBox())!.y;
   assert.ok(testTop >= view.top, 'the test row in the picture');
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path: file, animations: 'disabled', clip: { x: box.x, y: view.top, width: box.width, height: view.bottom - view.top },
-    style: '#red-ui-notifications { display: none !important; }' });
+  await page.screenshot({
+    path: file,
+    animations: 'disabled',
+    clip: { x: box.x, y: view.top, width: box.width, height: view.bottom - view.top },
+    style: '#red-ui-notifications { display: none !important; }',
+  });
   return file;
 }

@@ -14,7 +14,7 @@ import { screenshot } from './lib/screenshots';
 import { until } from './lib/wait';
 
 const DEMO_FILE = path.join(REPO, 'demo', 'flow.json');
-const CHART_COLOUR = [0x00, 0x95, 0xff];   // the chart's first series colour in demo/flow.json
+const CHART_COLOUR = [0x00, 0x95, 0xff]; // the chart's first series colour in demo/flow.json
 
 describe('browser: the npm start dashboard', function () {
   this.timeout(120000);
@@ -36,9 +36,15 @@ describe('browser: the npm start dashboard', function () {
     }
     flow = JSON.parse(fs.readFileSync(DEMO_FILE, 'utf8'));
   });
-  useDemo((d) => { demo = d.demo; b = d.browser; }, { editor: false });
+  useDemo(
+    (d) => {
+      demo = d.demo;
+      b = d.browser;
+    },
+    { editor: false },
+  );
 
-  it('renders both batteries\' SOC and the 7-day chart with data from the simulator', async function () {
+  it("renders both batteries' SOC and the 7-day chart with data from the simulator", async function () {
     const page = b!.page;
     const chartId = widget('ui-chart');
     // The points the server sends to the chart widget, as the page receives them: the stored
@@ -52,40 +58,73 @@ describe('browser: the npm start dashboard', function () {
       const [event, data] = JSON.parse(m[1]) as [string, unknown];
       if (event === `widget-load:${chartId}` && Array.isArray(data)) points = Math.max(points, data.length);
       const payload = (data as { payload?: unknown } | null)?.payload;
-      if (event === `msg-input:${chartId}`) points = Array.isArray(payload) ? Math.max(points, payload.length) : points + 1;
+      if (event === `msg-input:${chartId}`)
+        points = Array.isArray(payload) ? Math.max(points, payload.length) : points + 1;
     };
     page.on('websocket', (ws) => ws.on('framereceived', (f) => packet(String(f.payload))));
     page.on('response', (r) => {
       if (r.request().method() !== 'GET' || !/\/socket\.io\/.*transport=polling/.test(r.url())) return;
-      r.text().then((body) => body.split('\x1e').forEach(packet), () => { /* page closed */ });
+      r.text().then(
+        (body) => body.split('\x1e').forEach(packet),
+        () => {
+          /* page closed */
+        },
+      );
     });
     await page.goto(`${demo!.base}/dashboard`);
     await page.locator('.nrdb-ui-gauge').first().waitFor({ state: 'visible', timeout: 30000 });
 
-    for (const [site, group] of [[DEFAULT_SITES[0], 'Commercial site'], [DEFAULT_SITES[1], 'Home']] as const) {
+    for (const [site, group] of [
+      [DEFAULT_SITES[0], 'Commercial site'],
+      [DEFAULT_SITES[1], 'Home'],
+    ] as const) {
       const gauge = page.locator(`#nrdb-ui-widget-${widget('ui-gauge', group)}`);
       const soc = async () => {
         const text = (await gauge.innerText()).replace(/\s+/g, ' ');
-        const sim = await getJson<{ value: number }>(`${demo!.simUrl}/devices/${site.battery.deviceReference}/measurement?property=soc`);
+        const sim = await getJson<{ value: number }>(
+          `${demo!.simUrl}/devices/${site.battery.deviceReference}/measurement?property=soc`,
+        );
         return { text, shown: Number(/(\d+(?:\.\d+)?)%/.exec(text)?.[1]), sim: sim.value };
       };
       // Until the first poll arrives the gauge stands at 0 %; then it shows the simulator's SOC (polled every 5 s).
-      const r = await until(soc, (x) => Math.abs(x.shown - x.sim) < 1, `the gauge of ${site.name} to show the simulator's SOC`, 30000);
+      const r = await until(
+        soc,
+        (x) => Math.abs(x.shown - x.sim) < 1,
+        `the gauge of ${site.name} to show the simulator's SOC`,
+        30000,
+      );
       assert.match(r.text, /^Battery SOC /);
       assert.ok(r.sim > 0 && r.sim <= 100);
     }
 
     const chart = `#nrdb-ui-widget-${chartId}`;
     await page.locator(chart).scrollIntoViewIfNeeded();
-    await until(() => points, (n) => n >= 7 * 24, 'the 7-day series at the chart widget', 45000);
-    await until(() => colourPixels(page, chart, CHART_COLOUR), (n) => n > 1000, 'the series drawn on the chart canvas');
+    await until(
+      () => points,
+      (n) => n >= 7 * 24,
+      'the 7-day series at the chart widget',
+      45000,
+    );
+    await until(
+      () => colourPixels(page, chart, CHART_COLOUR),
+      (n) => n > 1000,
+      'the series drawn on the chart canvas',
+    );
     // The five texts of each site (battery, PV, grid, battery energy, grid energy) have their first values.
-    await until(async () => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
+    await until(
+      async () => page.locator('.nrdb-ui-text-value').allInnerTexts(),
+      (texts) => texts.filter((t) => t.trim() !== '').length >= 10,
+      'a value in the ten site texts',
+      30000,
+    );
     await screenshot(page, 'dashboard', { fullPage: true });
     // Dashboard 2's gauge can draw once before its box has a size (seen under load in a full
     // run): Chromium then logs "<rect> attribute width: A negative value"; the next draw is right.
     // That is the widget's own first-paint race, not a page error of ours.
     const firstPaint = /^console: Error: <rect> attribute (width|height): A negative value is not valid/;
-    assert.deepEqual(b!.errors.filter((e) => !firstPaint.test(e)), []);
+    assert.deepEqual(
+      b!.errors.filter((e) => !firstPaint.test(e)),
+      [],
+    );
   });
 });

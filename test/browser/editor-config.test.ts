@@ -30,7 +30,10 @@ async function exportAll(page: Page, shot?: string): Promise<{ shown: string; fi
   await page.locator('a[href="#red-ui-clipboard-dialog-export-tab-clipboard-json"]').click();
   const shown = await page.locator('#red-ui-clipboard-dialog-export-text').inputValue();
   if (shot) await screenshot(page.locator('.ui-dialog', { has: page.locator('#red-ui-clipboard-dialog') }), shot);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#red-ui-clipboard-dialog-download').click()]);
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator('#red-ui-clipboard-dialog-download').click(),
+  ]);
   const file = fs.readFileSync(await download.path(), 'utf8');
   await download.delete();
   await page.locator('#red-ui-clipboard-dialog').waitFor({ state: 'hidden' });
@@ -67,7 +70,11 @@ describe('browser: config node secrets', function () {
     await page.locator('#node-config-input-simulator').uncheck();
     assert.equal(await page.locator('#node-config-service-rows').isVisible(), true);
     await page.locator('#node-config-input-baseUrl').fill('http://ems.example.com/partner/v1');
-    assert.equal(await page.locator('#node-config-input-baseUrl-warning').isVisible(), true, 'clear-text warning for a remote http URL');
+    assert.equal(
+      await page.locator('#node-config-input-baseUrl-warning').isVisible(),
+      true,
+      'clear-text warning for a remote http URL',
+    );
     await page.locator('#node-config-input-baseUrl').fill('https://ems.example.com/partner/v1');
     assert.equal(await page.locator('#node-config-input-baseUrl-warning').isVisible(), false);
 
@@ -94,7 +101,11 @@ describe('browser: config node secrets', function () {
     await closeTray(page, 'ok');
     // The device picker cannot reach it, says so, and typing a reference still works.
     const status = page.locator('#node-input-device-status');
-    await until(() => status.innerText(), (t) => t.startsWith('could not load devices: '), 'the picker error');
+    await until(
+      () => status.innerText(),
+      (t) => t.startsWith('could not load devices: '),
+      'the picker error',
+    );
     assert.match(await status.innerText(), /\(you can still type a device reference\)$/);
     assert.equal(await status.getAttribute('class'), 'form-tips ems-partner-error');
     await typedText(page, 'node-input-device').fill(DEVICE);
@@ -115,7 +126,9 @@ describe('browser: config node secrets', function () {
     const flows = await (await page.request.get(new URL('flows', s.nr.url).href)).text();
     assert.ok(!flows.includes(KEY) && !flows.includes(SECRET), 'GET /flows has no secret');
     const cid = await configId(page);
-    const creds = await (await page.request.get(new URL(`credentials/ems-partner-config/${cid}`, s.nr.url).href)).json();
+    const creds = await (
+      await page.request.get(new URL(`credentials/ems-partner-config/${cid}`, s.nr.url).href)
+    ).json();
     assert.deepEqual(creds, { has_apiKey: true, has_clientSecret: true, has_redisPassword: false });
     // Reopened with the pencil beside Server, the key field holds no key.
     await openNode(page, readId);
@@ -126,8 +139,15 @@ describe('browser: config node secrets', function () {
     assert.equal(await page.locator('#node-config-input-apiKey').getAttribute('type'), 'password');
     await closeTray(page, 'cancel');
     await closeTray(page, 'cancel');
-    const onDisk = fs.readdirSync(s.nr.userDir).filter((f) => f.startsWith('flows')).map((f) => fs.readFileSync(`${s.nr.userDir}/${f}`, 'utf8')).join('\n');
-    assert.ok(onDisk.length > 0 && !onDisk.includes(KEY) && !onDisk.includes(SECRET), 'flows files on disk hold no secret in clear');
+    const onDisk = fs
+      .readdirSync(s.nr.userDir)
+      .filter((f) => f.startsWith('flows'))
+      .map((f) => fs.readFileSync(`${s.nr.userDir}/${f}`, 'utf8'))
+      .join('\n');
+    assert.ok(
+      onDisk.length > 0 && !onDisk.includes(KEY) && !onDisk.includes(SECRET),
+      'flows files on disk hold no secret in clear',
+    );
     assert.deepEqual(s.browser.errors, []);
   });
 
@@ -136,23 +156,37 @@ describe('browser: config node secrets', function () {
     const server = http.createServer((req, res) => {
       hits.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
       res.writeHead(404, { 'content-type': 'text/html' });
-      res.end('<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>nginx</p></body></html>');
+      res.end(
+        '<!DOCTYPE html><html><head><title>404 Not Found</title></head><body><h1>Not Found</h1><p>nginx</p></body></html>',
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const test = catalogue('ems-partner-config').test;
     const result = page.locator('#node-config-test-result');
     const run = async () => {
       await page.locator('#node-config-test-connection').click();
-      await until(() => result.innerText(), (t) => t !== '' && t !== test.running, 'the test result');
+      await until(
+        () => result.innerText(),
+        (t) => t !== '' && t !== test.running,
+        'the test result',
+      );
       return result.innerText();
     };
     try {
       await openNode(page, readId);
       await page.locator('#node-input-btn-server-edit').click();
       await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
-      await page.locator('#node-config-input-baseUrl').fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/partner/v1`);
+      await page
+        .locator('#node-config-input-baseUrl')
+        .fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/partner/v1`);
       // Another URL without the key typed again: refused, nothing sent.
-      assert.equal(await run(), test.failed.replace('__error__', 'the stored API key is used only with the deployed baseUrl; type it to try these settings'));
+      assert.equal(
+        await run(),
+        test.failed.replace(
+          '__error__',
+          'the stored API key is used only with the deployed baseUrl; type it to try these settings',
+        ),
+      );
       assert.equal(hits.length, 0, 'nothing sent');
       await page.selectOption('#node-config-input-authType', 'none');
       assert.equal(await run(), test.failed.replace('__error__', 'GET /devices failed: HTTP 404 (Not Found)'));

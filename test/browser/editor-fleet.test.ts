@@ -13,8 +13,20 @@ import { parseSiteList } from '../../src/protocol/portfolio';
 import { SERVICE } from '../../src/protocol/limits';
 import { useEditor, type Session } from '../helpers/browser';
 import {
-  canvasNode, chooseType, closeTray, configId, deploy, dropNode, nodeProps, openNode, openServerAdd, options,
-  setInjectPayload, typedContainer, typedText, wire,
+  canvasNode,
+  chooseType,
+  closeTray,
+  configId,
+  deploy,
+  dropNode,
+  nodeProps,
+  openNode,
+  openServerAdd,
+  options,
+  setInjectPayload,
+  typedContainer,
+  typedText,
+  wire,
 } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue, controlVisible } from './lib/panels';
@@ -29,16 +41,18 @@ const [commercial, home] = DEFAULT_SITES;
 const FLEET_JSON = `[{"site": "${commercial.siteReference}", "maxPowerW": ${commercial.battery.maxPowerW}},\n {"site": "${home.siteReference}", "maxPowerW": ${home.battery.maxPowerW}}]`;
 
 const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-error'));
-const errorsOf = (page: Page, id: string) => page.evaluate((id) => (RED.nodes.node(id).validationErrors ?? []) as string[], id);
+const errorsOf = (page: Page, id: string) =>
+  page.evaluate((id) => (RED.nodes.node(id).validationErrors ?? []) as string[], id);
 /** The tooltip Node-RED gives an invalid field (its validator's message), as a hover shows it; null when it has none. */
-const tooltip = (page: Page, id: string) => page.evaluate((id) => {
-  const t = $(`#${id}`).data('tooltip');
-  if (!t) return null;
-  t.open(true);
-  const text = $(t.element).text().trim();
-  t.close(true);
-  return text;
-}, id);
+const tooltip = (page: Page, id: string) =>
+  page.evaluate((id) => {
+    const t = $(`#${id}`).data('tooltip');
+    if (!t) return null;
+    t.open(true);
+    const text = $(t.element).text().trim();
+    t.close(true);
+    return text;
+  }, id);
 /**
  * The open tray widened by its resize handle (so a JSON site list fits on its lines), scrolled to
  * its top, nothing focused, as a picture. Node-RED keeps the width per node type until the page reloads.
@@ -52,14 +66,19 @@ async function pictureOfWideTray(page: Page, name: string): Promise<void> {
   await page.mouse.move(box.x - 130, box.y + box.height / 2, { steps: 4 });
   await page.mouse.move(box.x - 260, box.y + box.height / 2, { steps: 4 });
   await page.mouse.up();
-  await until(async () => (await page.locator('.red-ui-tray').last().boundingBox())!.width, (w) => w >= before + 200, 'the tray widened');
+  await until(
+    async () => (await page.locator('.red-ui-tray').last().boundingBox())!.width,
+    (w) => w >= before + 200,
+    'the tray widened',
+  );
   await page.evaluate(() => {
     (document.activeElement as HTMLElement | null)?.blur();
     $('.red-ui-tray').last().find('.red-ui-tray-body-wrapper, .red-ui-tray-body, .red-ui-tray-content').scrollTop(0);
   });
   await screenshotTray(page, name);
 }
-const tr = (text: string, vars: Record<string, string | number>) => text.replace(/__(\w+)__/g, (_, k) => String(vars[k]));
+const tr = (text: string, vars: Record<string, string | number>) =>
+  text.replace(/__(\w+)__/g, (_, k) => String(vars[k]));
 
 /** The runtime's refusal of a site list (ValidationError: "<field> <text>"). */
 function runtimeRefusal(text: string): string {
@@ -71,14 +90,20 @@ function runtimeRefusal(text: string): string {
   throw new Error(`the runtime accepts ${text}`);
 }
 /** The editor's reason for a site list: the runtime's refusal, without the field's name (the label comes first) and "; nothing was sent". */
-const editorReason = (text: string) => runtimeRefusal(text).replace(/^sites /, '').replace(/; nothing was sent$/, '');
+const editorReason = (text: string) =>
+  runtimeRefusal(text)
+    .replace(/^sites /, '')
+    .replace(/; nothing was sent$/, '');
 
 describe('browser: fleets in the site steer and device read panels', function () {
   this.timeout(60000);
   let s: Session;
   let page: Page;
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
   it('site steer: Sites takes a list or a JSON array; a site twice or bad JSON is marked with the reason', async function () {
     const id = await dropNode(page, 'ems-site-steer', 320, 120);
@@ -109,8 +134,15 @@ describe('browser: fleets in the site steer and device read panels', function ()
       await sites.fill(value);
       await sites.press('Tab');
       assert.equal(await hasError(sites), !valid, `Sites "${value}" ${valid ? 'accepted' : 'marked'}`);
-      if (valid) { assert.ok(parseSiteList(value, 'sites').length > 0, `the runtime accepts "${value}"`); continue; }
-      assert.equal(await tooltip(page, 'node-input-sites'), `${STEER.label.sites}: ${editorReason(value)}`, `the reason for "${value}"`);
+      if (valid) {
+        assert.ok(parseSiteList(value, 'sites').length > 0, `the runtime accepts "${value}"`);
+        continue;
+      }
+      assert.equal(
+        await tooltip(page, 'node-input-sites'),
+        `${STEER.label.sites}: ${editorReason(value)}`,
+        `the reason for "${value}"`,
+      );
     }
     // More sites than one message may steer.
     const tooMany = Array.from({ length: SERVICE.maxFleetSites + 1 }, (_, i) => `ste_${i}`).join(',');
@@ -133,22 +165,50 @@ describe('browser: fleets in the site steer and device read panels', function ()
     await sites.fill('');
     await closeTray(page, 'ok');
     assert.equal((await nodeProps(page, id)).valid, false, 'no site and no list');
-    await page.evaluate((id) => { RED.nodes.remove(id); RED.view.redraw(true); }, id);
+    await page.evaluate((id) => {
+      RED.nodes.remove(id);
+      RED.view.redraw(true);
+    }, id);
   });
 
   it('site steer, mode portfolio: the split select (rating / soc), no single site needed; deploys and splits a total in a dry run', async function () {
     const steer = await dropNode(page, 'ems-site-steer', 420, 120);
     const inject = await dropNode(page, 'inject', 160, 120);
     await openNode(page, steer);
-    if (await configId(page).then(() => true, () => false)) await page.selectOption('#node-input-server', await configId(page));
-    else { await openServerAdd(page); await closeTray(page, 'ok'); }   // run alone (-g)
+    if (
+      await configId(page).then(
+        () => true,
+        () => false,
+      )
+    )
+      await page.selectOption('#node-input-server', await configId(page));
+    else {
+      await openServerAdd(page);
+      await closeTray(page, 'ok');
+    } // run alone (-g)
     assert.equal(await controlVisible(page, 'portfolioSplit'), false, 'no split outside portfolio mode');
     await page.selectOption('#node-input-mode', 'portfolio');
-    assert.deepEqual((await options(page, '#node-input-portfolioSplit')).map((o) => [o.value, o.label, o.selected]),
-      [['rating', STEER.portfolioSplit.rating, true], ['soc', STEER.portfolioSplit.soc, false]]);
-    for (const [control, shown] of [['portfolioSplit', true], ['essValue', true], ['essUnit', true], ['curtailmentValue', false],
-      ['gridTargetValue', false], ['upperLimitValue', false], ['maximizeGridImport', false]] as const) {
-      assert.equal(await controlVisible(page, control), shown, `${control} ${shown ? 'shown' : 'hidden'} in portfolio mode`);
+    assert.deepEqual(
+      (await options(page, '#node-input-portfolioSplit')).map((o) => [o.value, o.label, o.selected]),
+      [
+        ['rating', STEER.portfolioSplit.rating, true],
+        ['soc', STEER.portfolioSplit.soc, false],
+      ],
+    );
+    for (const [control, shown] of [
+      ['portfolioSplit', true],
+      ['essValue', true],
+      ['essUnit', true],
+      ['curtailmentValue', false],
+      ['gridTargetValue', false],
+      ['upperLimitValue', false],
+      ['maximizeGridImport', false],
+    ] as const) {
+      assert.equal(
+        await controlVisible(page, control),
+        shown,
+        `${control} ${shown ? 'shown' : 'hidden'} in portfolio mode`,
+      );
     }
     assert.equal(await typedText(page, 'node-input-essValue').inputValue(), 'payload', 'the total from msg.payload');
     assert.equal(await typedText(page, 'node-input-site').inputValue(), '', 'no single site');
@@ -161,7 +221,10 @@ describe('browser: fleets in the site steer and device read panels', function ()
     await pictureOfWideTray(page, 'panel-site-steer-fleet');
     await closeTray(page, 'ok');
     const saved = await nodeProps(page, steer);
-    assert.deepEqual([saved.mode, saved.portfolioSplit, saved.sites, saved.site, saved.valid], ['portfolio', 'rating', FLEET_JSON, '', true]);
+    assert.deepEqual(
+      [saved.mode, saved.portfolioSplit, saved.sites, saved.site, saved.valid],
+      ['portfolio', 'rating', FLEET_JSON, '', true],
+    );
     // Split by SOC is kept too.
     await openNode(page, steer);
     await page.selectOption('#node-input-portfolioSplit', 'soc');
@@ -175,14 +238,21 @@ describe('browser: fleets in the site steer and device read panels', function ()
     await setInjectPayload(page, 'number', '102');
     await closeTray(page, 'ok');
     await wire(page, inject, steer);
-    await deploy(page);   // throws if Node-RED asked to confirm (a node not properly configured)
-    const flows = await (await page.request.get(new URL('flows', s.nr.url).href)).json() as any[];
+    await deploy(page); // throws if Node-RED asked to confirm (a node not properly configured)
+    const flows = (await (await page.request.get(new URL('flows', s.nr.url).href)).json()) as any[];
     const deployed = flows.find((n) => n.id === steer);
     assert.deepEqual([deployed.mode, deployed.portfolioSplit, deployed.sites], ['portfolio', 'rating', FLEET_JSON]);
     // 102 kW over 500 kW + 10 kW of ratings (the split itself: test/portfolio-split.test.ts); nothing sent (dry run).
     await canvasNode(page, inject).locator('.red-ui-flow-node-button-button').click();
-    const status = () => canvasNode(page, steer).locator('.red-ui-flow-node-status-label').textContent().then((t) => (t ?? '').trim());
-    assert.equal(await until(status, (t) => t !== '', 'the portfolio node\'s status'), tr(STEER.status.fleetDryRun, { total: 2 }));
+    const status = () =>
+      canvasNode(page, steer)
+        .locator('.red-ui-flow-node-status-label')
+        .textContent()
+        .then((t) => (t ?? '').trim());
+    assert.equal(
+      await until(status, (t) => t !== '', "the portfolio node's status"),
+      tr(STEER.status.fleetDryRun, { total: 2 }),
+    );
     assert.doesNotMatch(s.nr.log(), new RegExp(`\\[error\\] \\[ems-site-steer:${steer}\\]`));
     assert.deepEqual(s.browser.errors, []);
   });
@@ -192,19 +262,59 @@ describe('browser: fleets in the site steer and device read panels', function ()
     await setFlows(s.nr, [
       { id: 'tab', type: 'tab', label: 'fleet' },
       { id: 'cfg', type: 'ems-partner-config', simulator: true, version: 4 },
-      ...Object.entries(bad).map(([k, v], i) => ({ id: `steer-${k}`, type: 'ems-site-steer', z: 'tab', x: 200, y: 60 + i * 60, server: 'cfg',
-        site: '', siteType: 'str', sites: v, mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: 5, wires: [] })),
-      { id: 'steer-ok', type: 'ems-site-steer', z: 'tab', x: 200, y: 200, server: 'cfg', site: '', siteType: 'str', sites: 'ste_a ste_b',
-        mode: 'portfolio', portfolioSplit: 'soc', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: 6, wires: [] },
+      ...Object.entries(bad).map(([k, v], i) => ({
+        id: `steer-${k}`,
+        type: 'ems-site-steer',
+        z: 'tab',
+        x: 200,
+        y: 60 + i * 60,
+        server: 'cfg',
+        site: '',
+        siteType: 'str',
+        sites: v,
+        mode: 'ess',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        dryRun: true,
+        version: 5,
+        wires: [],
+      })),
+      {
+        id: 'steer-ok',
+        type: 'ems-site-steer',
+        z: 'tab',
+        x: 200,
+        y: 200,
+        server: 'cfg',
+        site: '',
+        siteType: 'str',
+        sites: 'ste_a ste_b',
+        mode: 'portfolio',
+        portfolioSplit: 'soc',
+        essValue: 'payload',
+        essValueType: 'msg',
+        essUnit: 'kW',
+        validity: 'quarter-hour',
+        dryRun: true,
+        version: 6,
+        wires: [],
+      },
     ]);
     for (const [k, v] of Object.entries(bad)) {
       const refusal = runtimeRefusal(v);
-      await until(() => s.nr.log(), (l) => l.includes(`[ems-site-steer:steer-${k}]`) && l.includes(refusal), `the runtime's refusal of ${k}: ${refusal}`);
+      await until(
+        () => s.nr.log(),
+        (l) => l.includes(`[ems-site-steer:steer-${k}]`) && l.includes(refusal),
+        `the runtime's refusal of ${k}: ${refusal}`,
+      );
     }
     assert.doesNotMatch(s.nr.log(), /\[ems-site-steer:steer-ok\]/);
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes?.node?.('steer-ok'));
-    for (const [k, v] of Object.entries(bad)) assert.deepEqual(await errorsOf(page, `steer-${k}`), [`${STEER.label.sites}: ${editorReason(v)}`], k);
+    for (const [k, v] of Object.entries(bad))
+      assert.deepEqual(await errorsOf(page, `steer-${k}`), [`${STEER.label.sites}: ${editorReason(v)}`], k);
     assert.deepEqual(await errorsOf(page, 'steer-ok'), []);
     assert.equal(await page.evaluate(() => RED.nodes.node('steer-ok').valid), true);
   });
@@ -229,13 +339,25 @@ describe('browser: fleets in the site steer and device read panels', function ()
       ['["dvc_a", 3]', READ.errors.deviceJson],
       ['["dvc_a", ""]', READ.errors.deviceJson],
       ['["dvc_a",', READ.errors.deviceJson],
-      [JSON.stringify(Array.from({ length: SERVICE.maxFleetDevices + 1 }, (_, i) => `dvc_${i}`)), tr(READ.errors.fleetSize, { max: SERVICE.maxFleetDevices })],
+      [
+        JSON.stringify(Array.from({ length: SERVICE.maxFleetDevices + 1 }, (_, i) => `dvc_${i}`)),
+        tr(READ.errors.fleetSize, { max: SERVICE.maxFleetDevices }),
+      ],
     ];
     for (const [value, error] of cases) {
       await text.fill(value);
       await text.press('Tab');
-      assert.equal(await hasError(box), error !== null, `device ${value.slice(0, 40)} ${error ? 'marked' : 'accepted'}`);
-      if (error !== null) assert.equal(await tooltip(page, 'node-input-device'), `${READ.label.device}: ${error}`, `the reason for ${value.slice(0, 40)}`);
+      assert.equal(
+        await hasError(box),
+        error !== null,
+        `device ${value.slice(0, 40)} ${error ? 'marked' : 'accepted'}`,
+      );
+      if (error !== null)
+        assert.equal(
+          await tooltip(page, 'node-input-device'),
+          `${READ.label.device}: ${error}`,
+          `the reason for ${value.slice(0, 40)}`,
+        );
     }
     await text.fill('["dvc_a", 3]');
     await closeTray(page, 'ok');

@@ -10,8 +10,19 @@ import type { Locator, Page } from 'playwright-core';
 import { DEFAULT_SITES } from '../../src/simulator';
 import { useEditor, type Session } from '../helpers/browser';
 import {
-  canvasNode, chooseType, closeTray, deploy, dropNode, openNode, openServerAdd, options,
-  setInjectPayload, showSidebar, typedContainer, typedText, wire,
+  canvasNode,
+  chooseType,
+  closeTray,
+  deploy,
+  dropNode,
+  openNode,
+  openServerAdd,
+  options,
+  setInjectPayload,
+  showSidebar,
+  typedContainer,
+  typedText,
+  wire,
 } from './lib/editor';
 import { getJson } from './lib/node-red';
 import { screenshot, screenshotTray } from './lib/screenshots';
@@ -19,8 +30,14 @@ import { until } from './lib/wait';
 
 const site = DEFAULT_SITES[0];
 
-interface Component { value: number; unit?: string; validUntil: string | number }
-interface Steering { components: { energyStorageSetting: Component | null } }
+interface Component {
+  value: number;
+  unit?: string;
+  validUntil: string | number;
+}
+interface Steering {
+  components: { energyStorageSetting: Component | null };
+}
 
 const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-error'));
 
@@ -30,14 +47,24 @@ describe('browser: a steering flow built in the editor', function () {
   let page: Page;
   const id: Record<string, string> = {};
 
-  const ess = () => getJson<Steering>(`${s.nr.simUrl}/sites/${site.siteReference}/steering`).then((r) => r.components.energyStorageSetting);
-  const status = (node: string) => canvasNode(page, node).locator('.red-ui-flow-node-status-label').textContent().then((t) => (t ?? '').trim());
+  const ess = () =>
+    getJson<Steering>(`${s.nr.simUrl}/sites/${site.siteReference}/steering`).then(
+      (r) => r.components.energyStorageSetting,
+    );
+  const status = (node: string) =>
+    canvasNode(page, node)
+      .locator('.red-ui-flow-node-status-label')
+      .textContent()
+      .then((t) => (t ?? '').trim());
   const debugMessages = () => page.locator('#red-ui-sidebar-content .red-ui-debug-msg');
   async function inject(node: string) {
     await canvasNode(page, node).locator('.red-ui-flow-node-button-button').click();
   }
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
   it('builds inject -> site steer -> debug, deploys, and the inject button steers the simulated battery', async function () {
     id.inject = await dropNode(page, 'inject', 140, 100);
@@ -49,12 +76,23 @@ describe('browser: a steering flow built in the editor', function () {
     await openNode(page, id.steer);
     await openServerAdd(page);
     await closeTray(page, 'ok');
-    await until(() => options(page, '#node-input-site-picker'), (o) => o.length > DEFAULT_SITES.length, 'the site list');
+    await until(
+      () => options(page, '#node-input-site-picker'),
+      (o) => o.length > DEFAULT_SITES.length,
+      'the site list',
+    );
     await page.selectOption('#node-input-site-picker', site.siteReference);
     // Limits are on from the start: the ESS limit is empty, and its placeholder says what that is for this site.
     assert.equal(await page.locator('#node-input-maxEssPower').inputValue(), '');
-    await until(() => page.locator('#node-input-maxEssPower').getAttribute('placeholder'), (p) => p === `site's rating: \u00b1${site.battery.maxPowerW} W`, 'the ESS limit\'s placeholder');
-    assert.equal(await page.locator('#node-input-maxGridPower').getAttribute('placeholder'), `site's rating: ${-site.grid!.maxExportW} \u2026 ${site.grid!.maxImportW} W`);
+    await until(
+      () => page.locator('#node-input-maxEssPower').getAttribute('placeholder'),
+      (p) => p === `site's rating: \u00b1${site.battery.maxPowerW} W`,
+      "the ESS limit's placeholder",
+    );
+    assert.equal(
+      await page.locator('#node-input-maxGridPower').getAttribute('placeholder'),
+      `site's rating: ${-site.grid!.maxExportW} \u2026 ${site.grid!.maxImportW} W`,
+    );
     assert.equal(await page.locator('#node-input-mode').inputValue(), 'ess');
     assert.equal(await typedText(page, 'node-input-essValue').inputValue(), 'payload');
     assert.equal(await page.locator('#node-input-essUnit').inputValue(), 'kW');
@@ -71,11 +109,17 @@ describe('browser: a steering flow built in the editor', function () {
 
     const stored = await until(ess, (c) => c !== null, 'the steering state of the simulator');
     assert.deepEqual([stored!.value, stored!.unit], [5, 'kW']);
-    const until$ = new Date(stored!.validUntil).toISOString().slice(11, 16);   // Node-RED runs in UTC here
-    await until(() => status(id.steer), (t) => t.startsWith('sent ESS'), 'the steer node status');
+    const until$ = new Date(stored!.validUntil).toISOString().slice(11, 16); // Node-RED runs in UTC here
+    await until(
+      () => status(id.steer),
+      (t) => t.startsWith('sent ESS'),
+      'the steer node status',
+    );
     assert.equal(await status(id.steer), `sent ESS 5 kW until ${until$}`);
-    assert.equal(await canvasNode(page, id.steer).locator('.red-ui-flow-node-status').getAttribute('class'),
-      'red-ui-flow-node-status red-ui-flow-node-status-dot-green');
+    assert.equal(
+      await canvasNode(page, id.steer).locator('.red-ui-flow-node-status').getAttribute('class'),
+      'red-ui-flow-node-status red-ui-flow-node-status-dot-green',
+    );
 
     const msg = debugMessages().filter({ hasText: 'requestId' });
     await msg.first().waitFor({ state: 'visible' });
@@ -117,29 +161,54 @@ describe('browser: a steering flow built in the editor', function () {
     await closeTray(page, 'cancel');
 
     // A flow whose node holds a unit the API does not have (hand-written JSON), imported with Menu > Import.
-    const flow = [{ id: 'badunit00000001', type: 'ems-site-steer', name: 'bad unit', server: '', site: site.siteReference, siteType: 'str',
-      mode: 'ess', essValue: '5', essValueType: 'num', essUnit: 'GW', x: 380, y: 300, wires: [[]] }];
+    const flow = [
+      {
+        id: 'badunit00000001',
+        type: 'ems-site-steer',
+        name: 'bad unit',
+        server: '',
+        site: site.siteReference,
+        siteType: 'str',
+        mode: 'ess',
+        essValue: '5',
+        essValueType: 'num',
+        essUnit: 'GW',
+        x: 380,
+        y: 300,
+        wires: [[]],
+      },
+    ];
     await page.locator('#red-ui-header-button-sidemenu').click();
     await page.locator('#menu-item-import').click();
     await page.locator('#red-ui-clipboard-dialog-import-text').fill(JSON.stringify(flow));
-    await page.locator('#red-ui-clipboard-dialog-import-text').press('End');   // the dialog checks the JSON on keyup
+    await page.locator('#red-ui-clipboard-dialog-import-text').press('End'); // the dialog checks the JSON on keyup
     await page.locator('#red-ui-clipboard-dialog-ok').click();
-    await page.mouse.click(560, 420);   // imported nodes follow the mouse until placed
+    await page.mouse.click(560, 420); // imported nodes follow the mouse until placed
     const node = canvasNode(page, 'badunit00000001');
     await node.waitFor({ state: 'visible' });
     assert.equal(await node.locator('.red-ui-flow-node-error').isVisible(), true, 'the canvas marks the node invalid');
     await openNode(page, 'badunit00000001');
     const unit = page.locator('#node-input-essUnit');
     assert.equal(await hasError(unit), true, 'the unit dropdown is marked');
-    assert.deepEqual((await options(page, '#node-input-essUnit')).map((o) => o.value), ['W', 'kW', 'MW']);
+    assert.deepEqual(
+      (await options(page, '#node-input-essUnit')).map((o) => o.value),
+      ['W', 'kW', 'MW'],
+    );
     const errs = await page.evaluate(() => RED.nodes.node('badunit00000001').validationErrors);
-    assert.ok(errs.includes('ESS power: must be one of W, kW, MW'), `validation errors ${JSON.stringify(errs)} name the unit field`);
+    assert.ok(
+      errs.includes('ESS power: must be one of W, kW, MW'),
+      `validation errors ${JSON.stringify(errs)} name the unit field`,
+    );
     await page.selectOption('#node-input-essUnit', 'MW');
     assert.equal(await hasError(unit), false, 'a listed unit clears the mark');
     await closeTray(page, 'cancel');
     await canvasNode(page, 'badunit00000001').locator('rect.red-ui-flow-node').click();
     await page.keyboard.press('Delete');
-    await until(() => node.count(), (n) => n === 0, 'the imported node to be deleted');
+    await until(
+      () => node.count(),
+      (n) => n === 0,
+      'the imported node to be deleted',
+    );
   });
 
   it('shows a clear error in the debug sidebar for bad messages, and Node-RED keeps running', async function () {
@@ -158,25 +227,48 @@ describe('browser: a steering flow built in the editor', function () {
 
     const errorMsgs = debugMessages().and(page.locator('.red-ui-debug-msg-level-20'));
     await inject(id.badUnit);
-    await until(() => errorMsgs.count(), (n) => n === 1, 'an error in the debug sidebar');
+    await until(
+      () => errorMsgs.count(),
+      (n) => n === 1,
+      'an error in the debug sidebar',
+    );
     // Node-RED shows an Error as an object; opened, it reads in full.
     await errorMsgs.first().locator('.red-ui-debug-msg-expandable').first().click();
     const unitErr = await errorMsgs.first().innerText();
     assert.match(unitErr, /msg : error/);
     assert.match(unitErr, /message: "energyStorage\.unit must be one of W, kW, MW; got .GW."/);
-    await until(() => status(id.steer), (t) => t === 'bad energyStorage.unit', 'the error status');
+    await until(
+      () => status(id.steer),
+      (t) => t === 'bad energyStorage.unit',
+      'the error status',
+    );
 
     await inject(id.badNumber);
-    await until(() => errorMsgs.count(), (n) => n === 2, 'a second error in the debug sidebar');
+    await until(
+      () => errorMsgs.count(),
+      (n) => n === 2,
+      'a second error in the debug sidebar',
+    );
     await errorMsgs.nth(1).locator('.red-ui-debug-msg-expandable').first().click();
-    assert.match(await errorMsgs.nth(1).innerText(), /message: "energyStorage must be a finite number \(or numeric string\); got .5a."/);
+    assert.match(
+      await errorMsgs.nth(1).innerText(),
+      /message: "energyStorage must be a finite number \(or numeric string\); got .5a."/,
+    );
     await screenshot(page, 'flow-bad-message');
 
     // Still running: the good inject steers again and the status is green.
     assert.equal(s.nr.alive(), true);
     await inject(id.inject);
-    await until(() => status(id.steer), (t) => t.startsWith('sent ESS 5 kW until'), 'the status after a good message');
-    await until(() => debugMessages().filter({ hasText: 'requestId' }).count(), (n) => n === 1, 'the response in the debug sidebar');
+    await until(
+      () => status(id.steer),
+      (t) => t.startsWith('sent ESS 5 kW until'),
+      'the status after a good message',
+    );
+    await until(
+      () => debugMessages().filter({ hasText: 'requestId' }).count(),
+      (n) => n === 1,
+      'the response in the debug sidebar',
+    );
     assert.equal((await ess())?.value, 5);
     assert.doesNotMatch(s.nr.log(), /Uncaught|unhandled|TypeError/i);
     assert.deepEqual(s.browser.errors, []);

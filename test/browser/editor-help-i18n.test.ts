@@ -17,8 +17,15 @@ import { screenshot, screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
 
 const ALL = ['ems-partner-config', ...TYPES];
-const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>')
-  .replace(/&amp;/g, '&').replace(/\s+/g, ' ').trim();
+const text = (html: string) =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&')
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /** The first paragraph and the headings of a node's help, as text. */
 function help(type: string, lang: string): { first: string; headings: string[] } {
@@ -32,12 +39,17 @@ function help(type: string, lang: string): { first: string; headings: string[] }
 /** Opens a node type's help from the help sidebar's list of nodes; returns the title and the text shown. */
 async function openHelp(page: Page, type: string, entry: string): Promise<{ title: string; body: string }> {
   const sidebar = await showSidebar(page, 'help');
-  const label = (t: string) => sidebar.locator('.red-ui-sidebar-help-toc .red-ui-treeList-label', { hasText: new RegExp(`^\\s*${t}\\s*$`) });
+  const label = (t: string) =>
+    sidebar.locator('.red-ui-sidebar-help-toc .red-ui-treeList-label', { hasText: new RegExp(`^\\s*${t}\\s*$`) });
   const item = label(entry);
-  if (!(await item.first().isVisible())) await label('@ems-partner/node-red').first().click();   // opens the package's entries
+  if (!(await item.first().isVisible())) await label('@ems-partner/node-red').first().click(); // opens the package's entries
   await item.first().click();
   const title = sidebar.locator('h1.red-ui-help-title');
-  await until(() => title.innerText(), (t) => t.trim() === entry, `the help of ${type}`);
+  await until(
+    () => title.innerText(),
+    (t) => t.trim() === entry,
+    `the help of ${type}`,
+  );
   const body = (await sidebar.locator('.red-ui-help').last().innerText()).replace(/\s+/g, ' ');
   return { title: (await title.innerText()).trim(), body };
 }
@@ -53,8 +65,12 @@ function entryFor(type: string, lang: string): string {
 
 function assertHelp(shown: { body: string }, type: string, lang: string) {
   const h = help(type, lang);
-  assert.ok(shown.body.includes(h.first), `${lang} help of ${type} shows its first paragraph "${h.first}"; got "${shown.body.slice(0, 200)}"`);
-  for (const heading of h.headings) assert.ok(shown.body.includes(heading), `${lang} help of ${type} shows the heading ${heading}`);
+  assert.ok(
+    shown.body.includes(h.first),
+    `${lang} help of ${type} shows its first paragraph "${h.first}"; got "${shown.body.slice(0, 200)}"`,
+  );
+  for (const heading of h.headings)
+    assert.ok(shown.body.includes(heading), `${lang} help of ${type} shows the heading ${heading}`);
 }
 
 describe('browser: help and German', function () {
@@ -62,7 +78,9 @@ describe('browser: help and German', function () {
   let s: Session;
   let de: BrowserSession | undefined;
 
-  useEditor((session) => { s = session; });
+  useEditor((session) => {
+    s = session;
+  });
   after(async function () {
     await de?.close();
   });
@@ -104,9 +122,15 @@ describe('browser: help and German', function () {
       }
       const modes = await page.locator('#node-input-mode option, #node-input-range option').allInnerTexts();
       const group = catalogue(type, 'de')[type === 'ems-time-series' ? 'range' : 'mode'] as Record<string, string>;
-      assert.deepEqual(modes.map((m) => m.trim()), Object.values(group), `${type}: German options`);
-      assert.equal(await page.locator(`#node-input-${type === 'ems-site-steer' ? 'site' : 'device'}-status`).innerText(),
-        catalogue('ems-partner-config', 'de').picker.noServer);
+      assert.deepEqual(
+        modes.map((m) => m.trim()),
+        Object.values(group),
+        `${type}: German options`,
+      );
+      assert.equal(
+        await page.locator(`#node-input-${type === 'ems-site-steer' ? 'site' : 'device'}-status`).innerText(),
+        catalogue('ems-partner-config', 'de').picker.noServer,
+      );
       if (type === 'ems-site-steer') await screenshotTray(page, 'panel-ems-site-steer-de');
       await closeTray(page, 'cancel');
     }

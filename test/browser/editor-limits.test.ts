@@ -35,22 +35,91 @@ interface Case {
   hidden?: boolean;
 }
 
-const read = (extra: Record<string, unknown>) => ({ type: 'ems-device-read', device: BAT, deviceType: 'str', mode: 'map', properties: 'soc', propertiesType: 'str', ...extra });
-const series = (extra: Record<string, unknown>) => ({ type: 'ems-time-series', device: BAT, deviceType: 'str', property: 'soc', propertyType: 'str', range: 'last', last: 24, lastUnit: 'hours', resolution: 1, output: 'points', ...extra });
+const read = (extra: Record<string, unknown>) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
+const series = (extra: Record<string, unknown>) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 24,
+  lastUnit: 'hours',
+  resolution: 1,
+  output: 'points',
+  ...extra,
+});
 // A node of the current version (one saved before, where 0 meant no limit, is migrated to "none").
-const steer = (extra: Record<string, unknown>) => ({ type: 'ems-site-steer', site: SITE, siteType: 'str', mode: 'ess', essValue: 'payload', essValueType: 'msg', essUnit: 'kW', validity: 'quarter-hour', dryRun: true, version: currentVersion('ems-site-steer'), ...extra });
+const steer = (extra: Record<string, unknown>) => ({
+  type: 'ems-site-steer',
+  site: SITE,
+  siteType: 'str',
+  mode: 'ess',
+  essValue: 'payload',
+  essValueType: 'msg',
+  essUnit: 'kW',
+  validity: 'quarter-hour',
+  dryRun: true,
+  version: currentVersion('ems-site-steer'),
+  ...extra,
+});
 
 const CASES: Case[] = [
-  ...CONFIG_KEYS.map((key): Case => ({ key, type: CONFIG, prop: key, node: (v) => ({ type: CONFIG, simulator: true, [key]: v }) })),
+  ...CONFIG_KEYS.map((key): Case => ({
+    key,
+    type: CONFIG,
+    prop: key,
+    node: (v) => ({ type: CONFIG, simulator: true, [key]: v }),
+  })),
   { key: 'maxSplit', type: 'ems-device-read', prop: 'maxSplit', node: (v) => read({ split: true, maxSplit: v }) },
   { key: 'interval', type: 'ems-device-read', prop: 'interval', node: (v) => read({ interval: v }) },
-  { key: 'resolution', type: 'ems-time-series', prop: 'resolution', node: (v) => series({ resolution: v }), perMessage: true },
+  {
+    key: 'resolution',
+    type: 'ems-time-series',
+    prop: 'resolution',
+    node: (v) => series({ resolution: v }),
+    perMessage: true,
+  },
   { key: 'lastHours', type: 'ems-time-series', prop: 'last', node: (v) => series({ last: v }), perMessage: true },
-  { key: 'lastDays', type: 'ems-time-series', prop: 'last', node: (v) => series({ last: v, lastUnit: 'days' }), perMessage: true },
-  { key: 'duration', type: 'ems-site-steer', prop: 'duration', node: (v) => steer({ validity: 'duration', duration: v }) },
+  {
+    key: 'lastDays',
+    type: 'ems-time-series',
+    prop: 'last',
+    node: (v) => series({ last: v, lastUnit: 'days' }),
+    perMessage: true,
+  },
+  {
+    key: 'duration',
+    type: 'ems-site-steer',
+    prop: 'duration',
+    node: (v) => steer({ validity: 'duration', duration: v }),
+  },
   // In a mode that shows the field (each is checked in every mode, as the runtime does).
-  ...STEER_POWER_KEYS.map((key): Case => ({ key, type: 'ems-site-steer', prop: key, hidden: key === 'pvPeakPower',
-    node: (v) => steer({ [key]: v, mode: ({ maxCurtailment: 'curtailment', maxGridPower: 'grid-target', maxGridLimit: 'grid-limits' } as Record<string, string>)[key] ?? 'ess' }) })),
+  ...STEER_POWER_KEYS.map((key): Case => ({
+    key,
+    type: 'ems-site-steer',
+    prop: key,
+    hidden: key === 'pvPeakPower',
+    node: (v) =>
+      steer({
+        [key]: v,
+        mode:
+          (
+            { maxCurtailment: 'curtailment', maxGridPower: 'grid-target', maxGridLimit: 'grid-limits' } as Record<
+              string,
+              string
+            >
+          )[key] ?? 'ess',
+      }),
+  })),
 ];
 
 const label = (c: Case, lang = 'en-US') => catalogue(c.type, lang).label[c.prop] as string;
@@ -68,24 +137,52 @@ function wordsOf(lang: string): Words {
 const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-error'));
 
 /** The flow: per case and value a node (config cases: a config node and a device read polling through it), ids `bad-…` and `ok-…`. */
-function buildFlow(): { flow: object[]; bad: Array<{ id: string; c: Case; v: string }>; ok: Array<{ id: string; c: Case; v: string }> } {
+function buildFlow(): {
+  flow: object[];
+  bad: Array<{ id: string; c: Case; v: string }>;
+  ok: Array<{ id: string; c: Case; v: string }>;
+} {
   let n = 0;
   const at = () => ({ z: 'tab', x: 120 + (n % 6) * 200, y: 40 + Math.floor(n++ / 6) * 40 });
-  const flow: object[] = [{ id: 'tab', type: 'tab', label: 'limits' }, { id: 'cfg', type: CONFIG, simulator: true }];
+  const flow: object[] = [
+    { id: 'tab', type: 'tab', label: 'limits' },
+    { id: 'cfg', type: CONFIG, simulator: true },
+  ];
   const bad: Array<{ id: string; c: Case; v: string }> = [];
   const ok: Array<{ id: string; c: Case; v: string }> = [];
   for (const c of CASES) {
     const l: Limit = LIMITS[c.key];
-    for (const [list, prefix, values] of [[bad, 'bad', outside(l)], [ok, 'ok', atLimits(l)]] as const) {
+    for (const [list, prefix, values] of [
+      [bad, 'bad', outside(l)],
+      [ok, 'ok', atLimits(l)],
+    ] as const) {
       values.forEach((v, i) => {
         const id = `${prefix}-${c.key}-${i}`;
         list.push({ id, c, v });
         if (c.type === CONFIG) {
           // A config node reports through the nodes that use it: this one polls at start (the ok ones never ask).
-          flow.push({ id, ...c.node(v) }, { id: `reader-${id}`, ...at(), ...read({ mode: 'devices', interval: prefix === 'bad' ? 3600 : 0 }), server: id, wires: [] });
+          flow.push(
+            { id, ...c.node(v) },
+            {
+              id: `reader-${id}`,
+              ...at(),
+              ...read({ mode: 'devices', interval: prefix === 'bad' ? 3600 : 0 }),
+              server: id,
+              wires: [],
+            },
+          );
         } else {
           flow.push({ id, ...at(), ...c.node(v), server: 'cfg', wires: [] });
-          if (c.perMessage && prefix === 'bad') flow.push({ id: `inject-${id}`, ...at(), type: 'inject', once: true, onceDelay: 0.1, props: [], wires: [[id]] });
+          if (c.perMessage && prefix === 'bad')
+            flow.push({
+              id: `inject-${id}`,
+              ...at(),
+              type: 'inject',
+              once: true,
+              onceDelay: 0.1,
+              props: [],
+              wires: [[id]],
+            });
         }
       });
     }
@@ -96,7 +193,8 @@ function buildFlow(): { flow: object[]; bad: Array<{ id: string; c: Case; v: str
 /** The runtime's error lines by node id ("[error] [<type>:<id>] <message>"). */
 function runtimeErrors(log: string): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const m of log.matchAll(/\[error\] \[[\w-]+:([\w-]+)\] (?:\w*Error: )?(.*)$/gm)) out.set(m[1], [...(out.get(m[1]) ?? []), m[2].trim()]);
+  for (const m of log.matchAll(/\[error\] \[[\w-]+:([\w-]+)\] (?:\w*Error: )?(.*)$/gm))
+    out.set(m[1], [...(out.get(m[1]) ?? []), m[2].trim()]);
   return out;
 }
 
@@ -115,7 +213,12 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
     await setFlows(s.nr, flow);
     // The node that reports a case: the reader of a config node, else the node itself.
     const reporter = (id: string, c: Case) => (c.type === CONFIG ? `reader-${id}` : id);
-    errors = await until(() => runtimeErrors(s.nr.log().slice(from)), (e) => bad.every((b) => e.has(reporter(b.id, b.c))), 'the runtime to refuse every value just outside', 30_000);
+    errors = await until(
+      () => runtimeErrors(s.nr.log().slice(from)),
+      (e) => bad.every((b) => e.has(reporter(b.id, b.c))),
+      'the runtime to refuse every value just outside',
+      30_000,
+    );
     for (const b of bad) errors.set(b.id, errors.get(reporter(b.id, b.c))!);
     await openEditor(page, s.nr.url);
   });
@@ -124,19 +227,29 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
     if (s) await setFlows(s.nr, []);
   });
 
-  it('the runtime refuses exactly the values just outside, each with the table\'s refusal', async () => {
+  it("the runtime refuses exactly the values just outside, each with the table's refusal", async () => {
     for (const b of bad) {
-      assert.deepEqual(errors.get(b.id), [`${b.c.prop} ${refusal(LIMITS[b.c.key])}; got ${JSON.stringify(b.v)}`], `${b.id} = ${b.v}`);
+      assert.deepEqual(
+        errors.get(b.id),
+        [`${b.c.prop} ${refusal(LIMITS[b.c.key])}; got ${JSON.stringify(b.v)}`],
+        `${b.id} = ${b.v}`,
+      );
     }
     const log = runtimeErrors(s.nr.log());
     for (const o of ok) assert.equal(log.get(o.id), undefined, `${o.id} = ${o.v} is accepted`);
   });
 
-  it('the editor marks exactly those nodes invalid, with the label and the runtime\'s refusal text', async () => {
-    const shown = await page.evaluate((ids) => Object.fromEntries(ids.map((id) => {
-      const n = RED.nodes.node(id);
-      return [id, { valid: n.valid, errors: n.validationErrors ?? [] }];
-    })), [...bad, ...ok].map((x) => x.id));
+  it("the editor marks exactly those nodes invalid, with the label and the runtime's refusal text", async () => {
+    const shown = await page.evaluate(
+      (ids) =>
+        Object.fromEntries(
+          ids.map((id) => {
+            const n = RED.nodes.node(id);
+            return [id, { valid: n.valid, errors: n.validationErrors ?? [] }];
+          }),
+        ),
+      [...bad, ...ok].map((x) => x.id),
+    );
     for (const b of bad) {
       const text = refusalOf(errors.get(b.id)![0], b.c.prop);
       assert.ok(text, `${b.id}: the runtime's message names ${b.c.prop}`);
@@ -170,14 +283,23 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
       for (let i = 0; i < 3 && shown !== expected; i++) {
         await page.mouse.move(0, 0);
         await input.hover();
-        await until(async () => (shown = await tip.innerText().then((t) => t.trim(), () => '')), (t) => t === expected, 'the tooltip', 3000).catch(() => undefined);
+        await until(
+          async () =>
+            (shown = await tip.innerText().then(
+              (t) => t.trim(),
+              () => '',
+            )),
+          (t) => t === expected,
+          'the tooltip',
+          3000,
+        ).catch(() => undefined);
       }
       assert.equal(shown, expected, `the tooltip of ${c.key} "${v}"`);
       await page.mouse.move(0, 0);
     }
   }
 
-  it('config panel: typing a value just outside marks the field with the runtime\'s text; the limits do not', async () => {
+  it("config panel: typing a value just outside marks the field with the runtime's text; the limits do not", async () => {
     await edit('reader-ok-timeout-0');
     await page.locator('#node-input-btn-server-edit').click();
     await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
@@ -196,12 +318,20 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
     assert.deepEqual(s.browser.errors, []);
   });
 
-  it('in a German browser: the same nodes invalid, the same refusal in the catalogue\'s words (English where it has none)', async () => {
+  it("in a German browser: the same nodes invalid, the same refusal in the catalogue's words (English where it has none)", async () => {
     de = await launch('de-DE');
     await openEditor(de.page, s.nr.url);
-    const shown = await de.page.evaluate((ids) => Object.fromEntries(ids.map((id) => [id, RED.nodes.node(id).validationErrors ?? []])), bad.map((b) => b.id));
+    const shown = await de.page.evaluate(
+      (ids) => Object.fromEntries(ids.map((id) => [id, RED.nodes.node(id).validationErrors ?? []])),
+      bad.map((b) => b.id),
+    );
     const words = wordsOf('de');
-    for (const b of bad) assert.deepEqual(shown[b.id], [`${label(b.c, 'de')}: ${refusal(LIMITS[b.c.key], { words })}`], `${b.id} = ${b.v}`);
+    for (const b of bad)
+      assert.deepEqual(
+        shown[b.id],
+        [`${label(b.c, 'de')}: ${refusal(LIMITS[b.c.key], { words })}`],
+        `${b.id} = ${b.v}`,
+      );
     assert.deepEqual(de.errors, []);
   });
 });

@@ -17,23 +17,57 @@ import { until } from './lib/wait';
 const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const ADDED: Record<string, Record<string, unknown>> = {
   'ems-partner-config': {
-    maxBodyMB: 10, maxValidity: 1440, pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send',
-    maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse', maxWaiting: 10_000,
+    maxBodyMB: 10,
+    maxValidity: 1440,
+    pathDevices: '',
+    pathSites: '',
+    pathCurtailment: '',
+    pathGridLimits: '',
+    percentCurtailment: 'send',
+    maxPerMinute: 0,
+    maxPerDay: 0,
+    budgetMode: 'refuse',
+    maxWaiting: 10_000,
   },
   'ems-device-read': { maxSplit: 1000 },
   'ems-time-series': { maxSplit: 1000 },
   'ems-site-steer': {
-    maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '',
-    upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW', lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW', maxGridLimit: '',
-    verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str', verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
-    sites: '', portfolioSplit: 'rating',
+    maxGridPower: '',
+    allowMaximizeGridImport: true,
+    stopAction: 'expire',
+    pvPeakPower: '',
+    upperLimitValue: '',
+    upperLimitValueType: 'num',
+    upperLimitUnit: 'kW',
+    lowerLimitValue: '',
+    lowerLimitValueType: 'num',
+    lowerLimitUnit: 'kW',
+    maxGridLimit: '',
+    verify: false,
+    batteryDevice: '',
+    batteryDeviceType: 'str',
+    pvDevice: '',
+    pvDeviceType: 'str',
+    meterDevice: '',
+    meterDeviceType: 'str',
+    verifyEvery: 0,
+    tolerance: 10,
+    toleranceMin: 1000,
+    sites: '',
+    portfolioSplit: 'rating',
   },
 };
 /** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default; 6 for the config node: redisUrl). */
-const VERSION: Record<string, number> = { 'ems-partner-config': 6, 'ems-device-read': 2, 'ems-time-series': 2, 'ems-site-steer': 6 };
+const VERSION: Record<string, number> = {
+  'ems-partner-config': 6,
+  'ems-device-read': 2,
+  'ems-time-series': 2,
+  'ems-site-steer': 6,
+};
 /** Version 6 of site steer: power limits on by default; a limit a saved flow had off (0, empty or not set) stays off as "none". */
 const LIMIT_KEYS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit'];
-const expectedOf = (n: any, k: string, v: unknown) => (n.type === 'ems-site-steer' && LIMIT_KEYS.includes(k) && (v === undefined || v === '' || v === 0) ? 'none' : v);
+const expectedOf = (n: any, k: string, v: unknown) =>
+  n.type === 'ems-site-steer' && LIMIT_KEYS.includes(k) && (v === undefined || v === '' || v === 0) ? 'none' : v;
 
 /** Each node of the 0.1.0 flow, as the editor holds it under `idOf(saved id)`, is at the current version with the defaults. */
 async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise<void> {
@@ -42,7 +76,8 @@ async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise
     assert.equal(props.version, VERSION[n.type], `${n.id} version`);
     for (const [k, v] of Object.entries(ADDED[n.type])) assert.deepEqual(props[k], expectedOf(n, k, v), `${n.id} ${k}`);
     for (const k of ['name', 'mode', 'device', 'site', 'duration', 'maxEssPower', 'timeout']) {
-      if (k in n) assert.deepEqual(props[k], expectedOf(n, k, n[k]), `${n.id} ${k} unchanged (a limit that was off: "none")`);
+      if (k in n)
+        assert.deepEqual(props[k], expectedOf(n, k, n[k]), `${n.id} ${k} unchanged (a limit that was off: "none")`);
     }
   }
 }
@@ -51,12 +86,20 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
   this.timeout(120_000);
   let s: Session;
   let page: Page;
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
-  it('serves the runtime\'s table to the editor', async () => {
+  it("serves the runtime's table to the editor", async () => {
     const v = await page.evaluate(() => {
       const M = (window as any).EmsPartnerMigrations;
-      return M && ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) => M.currentVersion(t));
+      return (
+        M &&
+        ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) =>
+          M.currentVersion(t),
+        )
+      );
     });
     assert.deepEqual(v, [6, 2, 2, 6]);
   });
@@ -64,7 +107,11 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {
     await setFlows(s.nr, SAVED);
     await openEditor(page, s.nr.url);
-    await until(() => page.evaluate((id) => !!RED.nodes.node(id), 'f010steer00000001'), Boolean, 'the flow in the editor');
+    await until(
+      () => page.evaluate((id) => !!RED.nodes.node(id), 'f010steer00000001'),
+      Boolean,
+      'the flow in the editor',
+    );
     await assertUpgraded(page, (id) => id);
     await page.evaluate((z) => RED.workspaces.show(z), 'f010tab0000000001');
     await openNode(page, 'f010steer00000002');
@@ -78,8 +125,13 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
     await openEditor(page, s.nr.url);
     const imported: any[] = await page.evaluate((flow) => {
       const before = new Set<string>();
-      const each = (fn: (n: any) => void) => { RED.nodes.eachNode(fn); RED.nodes.eachConfig(fn); };
-      each((n: any) => { before.add(n.id); });
+      const each = (fn: (n: any) => void) => {
+        RED.nodes.eachNode(fn);
+        RED.nodes.eachConfig(fn);
+      };
+      each((n: any) => {
+        before.add(n.id);
+      });
       RED.view.importNodes(flow, { generateIds: true, addFlow: true });
       const out: any[] = [];
       each((n: any) => {
@@ -90,7 +142,12 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       });
       return out;
     }, SAVED);
-    assert.deepEqual(imported.map((n) => n.type).sort(), SAVED.filter((n) => ADDED[n.type]).map((n) => n.type).sort());
+    assert.deepEqual(
+      imported.map((n) => n.type).sort(),
+      SAVED.filter((n) => ADDED[n.type])
+        .map((n) => n.type)
+        .sort(),
+    );
     for (const n of imported) {
       assert.ok(!SAVED.some((x) => x.id === n.id), 'a new id');
       assert.equal(n.version, VERSION[n.type], `${n.type} version`);

@@ -22,18 +22,32 @@ describe('browser: palette and edit panels', function () {
   let s: Session;
   let page: Page;
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
   it('lists device read, time series and site steer under "EMS partner", each with its icon', async function () {
     const category = page.locator('.red-ui-palette-category', { has: paletteNode(page, 'ems-site-steer') });
     assert.equal((await category.locator('.red-ui-palette-header').innerText()).trim(), 'EMS partner');
-    const shown = await category.locator('.red-ui-palette-node').evaluateAll((els) => els.map((e) => ({
-      type: e.getAttribute('data-palette-type'),
-      label: (e as HTMLElement).innerText.trim(),
-      icon: (e.querySelector('.red-ui-palette-icon') as HTMLElement | null)?.style.backgroundImage ?? '',
-    })));
-    assert.deepEqual(shown.map((n) => [n.type, n.label]), [
-      ['ems-device-read', 'device read'], ['ems-time-series', 'time series'], ['ems-site-steer', 'site steer'], ['ems-schedule', 'schedule'], ['ems-plan', 'price plan'], ['ems-request', 'raw request']]);
+    const shown = await category.locator('.red-ui-palette-node').evaluateAll((els) =>
+      els.map((e) => ({
+        type: e.getAttribute('data-palette-type'),
+        label: (e as HTMLElement).innerText.trim(),
+        icon: (e.querySelector('.red-ui-palette-icon') as HTMLElement | null)?.style.backgroundImage ?? '',
+      })),
+    );
+    assert.deepEqual(
+      shown.map((n) => [n.type, n.label]),
+      [
+        ['ems-device-read', 'device read'],
+        ['ems-time-series', 'time series'],
+        ['ems-site-steer', 'site steer'],
+        ['ems-schedule', 'schedule'],
+        ['ems-plan', 'price plan'],
+        ['ems-request', 'raw request'],
+      ],
+    );
     for (const n of shown) {
       const m = /url\("?([^")]+)"?\)/.exec(n.icon);
       assert.ok(m, `${n.type} has an icon: ${n.icon}`);
@@ -54,7 +68,10 @@ describe('browser: palette and edit panels', function () {
       await openNode(page, id);
       const labels = catalogue(type).label as Record<string, string>;
       const tray = page.locator('.red-ui-tray').last();
-      assert.equal(await tray.locator('.red-ui-tray-titlebar').innerText(), `Edit ${catalogue(type).paletteLabel} node`);
+      assert.equal(
+        await tray.locator('.red-ui-tray-titlebar').innerText(),
+        `Edit ${catalogue(type).paletteLabel} node`,
+      );
       for (const view of PANELS[type]) {
         for (const [sel, value] of Object.entries(view.set)) await page.selectOption(`#node-input-${sel}`, value);
         for (const [field, key] of view.visible) {
@@ -62,7 +79,11 @@ describe('browser: palette and edit panels', function () {
           assert.equal(await labelFor(page, field), labels[key], `${type}: label of ${field}`);
         }
         for (const field of view.hidden ?? []) {
-          assert.equal(await controlVisible(page, field), false, `${type} ${JSON.stringify(view.set)}: ${field} is hidden`);
+          assert.equal(
+            await controlVisible(page, field),
+            false,
+            `${type} ${JSON.stringify(view.set)}: ${field} is hidden`,
+          );
         }
       }
       // No raw message key anywhere in the panel.
@@ -70,7 +91,10 @@ describe('browser: palette and edit panels', function () {
       assert.doesNotMatch(text, /ems-[a-z-]+\.[a-zA-Z]+\.[a-zA-Z]/);
       // With no server yet, the pickers say how to get their lists.
       const status = type === 'ems-site-steer' ? 'site' : 'device';
-      assert.equal(await page.locator(`#node-input-${status}-status`).innerText(), catalogue('ems-partner-config').picker.noServer);
+      assert.equal(
+        await page.locator(`#node-input-${status}-status`).innerText(),
+        catalogue('ems-partner-config').picker.noServer,
+      );
       for (const [sel, value] of Object.entries(SHOWN[type])) await page.selectOption(`#node-input-${sel}`, value);
       await screenshotTray(page, `panel-${type}`);
       await closeTray(page, 'cancel');
@@ -81,7 +105,11 @@ describe('browser: palette and edit panels', function () {
     const id = await dropNode(page, 'ems-site-steer', 500, 400);
     await openNode(page, id);
     const units = async (sel: string) => (await options(page, `#node-input-${sel}`)).map((o) => [o.value, o.label]);
-    const power = [['W', 'W'], ['kW', 'kW'], ['MW', 'MW']];
+    const power = [
+      ['W', 'W'],
+      ['kW', 'kW'],
+      ['MW', 'MW'],
+    ];
     await page.selectOption('#node-input-mode', 'combined');
     assert.deepEqual(await units('essUnit'), power);
     assert.deepEqual(await units('curtailmentUnit'), [...power, ['%', '%']]);

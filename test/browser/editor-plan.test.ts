@@ -23,7 +23,11 @@ const labels = catalogue(T).label;
 /** The planner's refusal of a battery, without the field's name, as the editor shows it (no `battery.` prefixes). */
 function plannerSays(battery: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
   try {
-    parsePlanInput({ prices: [{ start: 0, end: 900_000, price: 0 }], battery: { capacityKWh: 1, maxChargeKW: 1, soc: 50, ...battery }, ...extra });
+    parsePlanInput({
+      prices: [{ start: 0, end: 900_000, price: 0 }],
+      battery: { capacityKWh: 1, maxChargeKW: 1, soc: 50, ...battery },
+      ...extra,
+    });
   } catch (e) {
     assert.ok(e instanceof ValidationError);
     return e.message.slice(e.field.length + 1).replace(/\bbattery\./g, '');
@@ -36,24 +40,71 @@ describe('browser: the price plan node', function () {
   let s: Session;
   let page: Page;
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
-  it('in the palette with its icon; its panel shows every setting, with the defaults; a refused value is marked with the planner\'s words', async () => {
+  it("in the palette with its icon; its panel shows every setting, with the defaults; a refused value is marked with the planner's words", async () => {
     const entry = paletteNode(page, T);
     assert.equal((await entry.innerText()).trim(), 'price plan');
-    assert.match(await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage), /icons\/@ems-partner\/node-red\/ems-plan\.svg/);
+    assert.match(
+      await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage),
+      /icons\/@ems-partner\/node-red\/ems-plan\.svg/,
+    );
     const id = await dropNode(page, T, 300, 150);
     await openNode(page, id);
-    for (const k of ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'efficiency', 'socEnd', 'priceUnit', 'steps', 'name']) {
+    for (const k of [
+      'capacityKWh',
+      'maxChargeKW',
+      'maxDischargeKW',
+      'socMin',
+      'efficiency',
+      'socEnd',
+      'priceUnit',
+      'steps',
+      'name',
+    ]) {
       assert.equal(await labelFor(page, k), labels[k], `label of ${k}`);
     }
-    const values = await page.evaluate(() => ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'socEnd', 'priceUnit', 'steps']
-      .map((k) => [k, $(`#node-input-${k}`).val()]));
-    assert.deepEqual(Object.fromEntries(values), { capacityKWh: '', maxChargeKW: '', maxDischargeKW: '', socMin: '5', socMax: '95', efficiency: '0.9', socEnd: '', priceUnit: 'kWh', steps: '' });
+    const values = await page.evaluate(() =>
+      [
+        'capacityKWh',
+        'maxChargeKW',
+        'maxDischargeKW',
+        'socMin',
+        'socMax',
+        'efficiency',
+        'socEnd',
+        'priceUnit',
+        'steps',
+      ].map((k) => [k, $(`#node-input-${k}`).val()]),
+    );
+    assert.deepEqual(Object.fromEntries(values), {
+      capacityKWh: '',
+      maxChargeKW: '',
+      maxDischargeKW: '',
+      socMin: '5',
+      socMax: '95',
+      efficiency: '0.9',
+      socEnd: '',
+      priceUnit: 'kWh',
+      steps: '',
+    });
     const text = await page.locator('.red-ui-tray').last().locator('.red-ui-tray-body').innerText();
     assert.doesNotMatch(text, /ems-plan\.[a-zA-Z]+\.[a-zA-Z]/, 'no raw message key');
-    for (const [k, v, bad] of [['efficiency', '90', true], ['efficiency', '0.95', false], ['capacityKWh', '0', true], ['capacityKWh', '100', false], ['socMax', '3', true],
-      ['socMax', '90', false], ['socEnd', '99', true], ['socEnd', '50', false], ['steps', '2.5', true], ['steps', '', false]] as const) {
+    for (const [k, v, bad] of [
+      ['efficiency', '90', true],
+      ['efficiency', '0.95', false],
+      ['capacityKWh', '0', true],
+      ['capacityKWh', '100', false],
+      ['socMax', '3', true],
+      ['socMax', '90', false],
+      ['socEnd', '99', true],
+      ['socEnd', '50', false],
+      ['steps', '2.5', true],
+      ['steps', '', false],
+    ] as const) {
       const input = page.locator(`#node-input-${k}`);
       await input.fill(v);
       await input.press('Tab');
@@ -63,24 +114,44 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-socEnd').fill('99');
     await closeTray(page, 'ok');
     const errors = await page.evaluate((nodeId) => RED.nodes.node(nodeId).validationErrors ?? [], id);
-    assert.deepEqual([...errors].sort(), [
-      `${labels.efficiency}: ${plannerSays({ efficiency: '90' })}`,
-      `${labels.socEnd}: ${plannerSays({ socMin: '5', socMax: '90' }, { socEnd: '99' })}`,
-    ].sort());
+    assert.deepEqual(
+      [...errors].sort(),
+      [
+        `${labels.efficiency}: ${plannerSays({ efficiency: '90' })}`,
+        `${labels.socEnd}: ${plannerSays({ socMin: '5', socMax: '90' }, { socEnd: '99' })}`,
+      ].sort(),
+    );
     assert.deepEqual(s.browser.errors, []);
   });
 
-  it('a flow\'s bad setting: the editor marks it with the words the runtime logs at deploy; a price unit after a currency is kept', async () => {
+  it("a flow's bad setting: the editor marks it with the words the runtime logs at deploy; a price unit after a currency is kept", async () => {
     await setFlows(s.nr, [
       { id: 'tab', type: 'tab', label: 'plan' },
-      { id: 'p1', type: T, z: 'tab', x: 200, y: 80, capacityKWh: '20', maxChargeKW: '10', socMin: '20', socMax: '10', efficiency: '0.9', priceUnit: 'EUR/MWh', wires: [] },
+      {
+        id: 'p1',
+        type: T,
+        z: 'tab',
+        x: 200,
+        y: 80,
+        capacityKWh: '20',
+        maxChargeKW: '10',
+        socMin: '20',
+        socMax: '10',
+        efficiency: '0.9',
+        priceUnit: 'EUR/MWh',
+        wires: [],
+      },
     ]);
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes?.node?.('p1'));
     const shown = await page.evaluate(() => RED.nodes.node('p1').validationErrors ?? []);
     const words = plannerSays({ socMin: '20', socMax: '10' });
     assert.deepEqual(shown, [`${labels.socMax}: ${words}`]);
-    await until(async () => s.nr.log(), (l) => /socMax must be above socMin/.test(l), 'the runtime\'s refusal in the log');
+    await until(
+      async () => s.nr.log(),
+      (l) => /socMax must be above socMin/.test(l),
+      "the runtime's refusal in the log",
+    );
     assert.ok(s.nr.log().includes(`socMax ${words}`), 'the same words');
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('p1')));
     await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
@@ -88,24 +159,67 @@ describe('browser: the price plan node', function () {
     assert.equal(await page.locator('#node-input-priceUnit').inputValue(), 'EUR/MWh');
     await page.locator('#node-input-socMax').fill('90');
     await closeTray(page, 'ok');
-    const saved = await page.evaluate(() => { const n = RED.nodes.node('p1'); return { priceUnit: n.priceUnit, valid: n.valid }; });
+    const saved = await page.evaluate(() => {
+      const n = RED.nodes.node('p1');
+      return { priceUnit: n.priceUnit, valid: n.valid };
+    });
     assert.deepEqual(saved, { priceUnit: 'EUR/MWh', valid: true });
     assert.deepEqual(s.browser.errors, []);
   });
 
-  it('versions 2 to 4: the site model\'s settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime\'s words', async () => {
+  it("versions 2 to 4: the site model's settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime's words", async () => {
     const id = await dropNode(page, T, 300, 260);
     await openNode(page, id);
-    const keys = ['chargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'importMultiplier', 'exportMultiplier', 'importLimitKW', 'peakCost', 'replan'];
+    const keys = [
+      'chargeEfficiency',
+      'cycleCost',
+      'socTarget',
+      'endValue',
+      'importMultiplier',
+      'exportMultiplier',
+      'importLimitKW',
+      'peakCost',
+      'replan',
+    ];
     for (const k of keys) assert.equal(await labelFor(page, k), labels[k], `label of ${k}`);
-    const values = await page.evaluate(() => ['chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'endValue', 'socTarget', 'socTargetTime', 'importMultiplier', 'importFee',
-      'importVat', 'exportMultiplier', 'exportFee', 'exportVat', 'importLimitKW', 'exportLimitKW', 'peakCost'].map((k) => [k, $(`#node-input-${k}`).val()]));
-    assert.ok(values.every(([, v]) => v === ''), JSON.stringify(values));
+    const values = await page.evaluate(() =>
+      [
+        'chargeEfficiency',
+        'dischargeEfficiency',
+        'cycleCost',
+        'endValue',
+        'socTarget',
+        'socTargetTime',
+        'importMultiplier',
+        'importFee',
+        'importVat',
+        'exportMultiplier',
+        'exportFee',
+        'exportVat',
+        'importLimitKW',
+        'exportLimitKW',
+        'peakCost',
+      ].map((k) => [k, $(`#node-input-${k}`).val()]),
+    );
+    assert.ok(
+      values.every(([, v]) => v === ''),
+      JSON.stringify(values),
+    );
     assert.equal(await page.locator('#node-input-replan').isChecked(), false);
     assert.equal(await page.locator('#node-input-gridCharge').isChecked(), true);
     assert.equal(await page.locator('#node-input-gridDischarge').isChecked(), true);
-    for (const [k, v, bad] of [['importVat', '0', true], ['importVat', '1.19', false], ['exportLimitKW', '-3', true], ['exportLimitKW', '7', false], ['socTargetTime', '7 am', true],
-      ['socTargetTime', '07:00', false], ['chargeEfficiency', '95', true], ['chargeEfficiency', '0.95', false], ['cycleCost', '-1', true], ['cycleCost', '0.02', false]] as const) {
+    for (const [k, v, bad] of [
+      ['importVat', '0', true],
+      ['importVat', '1.19', false],
+      ['exportLimitKW', '-3', true],
+      ['exportLimitKW', '7', false],
+      ['socTargetTime', '7 am', true],
+      ['socTargetTime', '07:00', false],
+      ['chargeEfficiency', '95', true],
+      ['chargeEfficiency', '0.95', false],
+      ['cycleCost', '-1', true],
+      ['cycleCost', '0.02', false],
+    ] as const) {
       const input = page.locator(`#node-input-${k}`);
       await input.fill(v);
       await input.press('Tab');
@@ -115,14 +229,35 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-socTarget').fill('99');
     await page.locator('#node-input-replan').check();
     await closeTray(page, 'ok');
-    const node = await page.evaluate((nodeId) => { const n = RED.nodes.node(nodeId); return { errors: n.validationErrors ?? [], replan: n.replan, idle: n.idle, gridCharge: n.gridCharge, gridDischarge: n.gridDischarge, version: n.version }; }, id);
-    assert.deepEqual([node.replan, node.idle, node.version], [true, 'self-consumption', 4], 'a new node leaves the slots without grid exchange to the site (version 3)');
-    assert.deepEqual([node.gridCharge, node.gridDischarge], [true, true], 'a new node may charge from the grid and discharge into it (version 4)');
+    const node = await page.evaluate((nodeId) => {
+      const n = RED.nodes.node(nodeId);
+      return {
+        errors: n.validationErrors ?? [],
+        replan: n.replan,
+        idle: n.idle,
+        gridCharge: n.gridCharge,
+        gridDischarge: n.gridDischarge,
+        version: n.version,
+      };
+    }, id);
+    assert.deepEqual(
+      [node.replan, node.idle, node.version],
+      [true, 'self-consumption', 4],
+      'a new node leaves the slots without grid exchange to the site (version 3)',
+    );
+    assert.deepEqual(
+      [node.gridCharge, node.gridDischarge],
+      [true, true],
+      'a new node may charge from the grid and discharge into it (version 4)',
+    );
     const words = (config: Record<string, unknown>, key: string) => checkSetting(config, key) as string;
-    assert.deepEqual([...node.errors].sort(), [
-      `${labels.importVat}: ${words({ importVat: '0' }, 'importVat')}`,
-      `${labels.socTarget}: ${words({ socMin: '5', socMax: '95', socTarget: '99', socTargetTime: '07:00' }, 'socTarget')}`,
-    ].sort());
+    assert.deepEqual(
+      [...node.errors].sort(),
+      [
+        `${labels.importVat}: ${words({ importVat: '0' }, 'importVat')}`,
+        `${labels.socTarget}: ${words({ socMin: '5', socMax: '95', socTarget: '99', socTargetTime: '07:00' }, 'socTarget')}`,
+      ].sort(),
+    );
     assert.deepEqual(s.browser.errors, []);
   });
 });

@@ -20,12 +20,22 @@ async function check(page: Page, cases: Array<[string, boolean]>): Promise<void>
   }
 }
 
-const RANGE: Array<[string, boolean]> = [['0', true], ['100001', true], ['2.5', true], ['lots', true], ['1', false], ['100000', false], ['1000', false]];
+const RANGE: Array<[string, boolean]> = [
+  ['0', true],
+  ['100001', true],
+  ['2.5', true],
+  ['lots', true],
+  ['1', false],
+  ['100000', false],
+  ['1000', false],
+];
 
 describe('editor: maxSplit on the read panels', function () {
   this.timeout(120_000);
   let page: Page;
-  useEditor((session) => { page = session.browser.page; });
+  useEditor((session) => {
+    page = session.browser.page;
+  });
 
   it('device read: shown with split in map or list mode, 1000 by default, 1..100000', async () => {
     const id = await dropNode(page, 'ems-device-read', 200, 100);

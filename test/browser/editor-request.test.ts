@@ -37,17 +37,28 @@ describe('browser: config node endpoints and the ems-request node', function () 
   let s: Session;
   let page: Page;
 
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
 
-  it('ems-request is in the palette with its icon; its panel: method GET, a path that leaves the base URL is marked with the runtime\'s text', async () => {
+  it("ems-request is in the palette with its icon; its panel: method GET, a path that leaves the base URL is marked with the runtime's text", async () => {
     const entry = paletteNode(page, 'ems-request');
     assert.equal((await entry.innerText()).trim(), catalogue('ems-request').paletteLabel);
-    assert.match(await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage), /icons\/@ems-partner\/node-red\/ems-request\.svg/);
+    assert.match(
+      await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage),
+      /icons\/@ems-partner\/node-red\/ems-request\.svg/,
+    );
     const id = await dropNode(page, 'ems-request', 300, 150);
     await openNode(page, id);
     assert.equal(await page.locator('#node-input-method').inputValue(), 'GET');
     const input = page.locator('#node-input-path');
-    for (const [v, bad] of [['//evil.example/x', true], ['/devices?x=1', false], ['/%2e%2e/admin', true], ['', false]] as const) {
+    for (const [v, bad] of [
+      ['//evil.example/x', true],
+      ['/devices?x=1', false],
+      ['/%2e%2e/admin', true],
+      ['', false],
+    ] as const) {
       await input.fill(v);
       await input.press('Tab');
       assert.equal(await input.evaluate((e) => e.classList.contains('input-error')), bad, `"${v}"`);
@@ -57,38 +68,93 @@ describe('browser: config node endpoints and the ems-request node', function () 
     await input.fill('/a/../b');
     await closeTray(page, 'ok');
     const errors = await page.evaluate((id) => RED.nodes.node(id).validationErrors ?? [], id);
-    assert.ok(errors.includes(`${requestLabels.path}: ${refusal(() => checkRequestPath('/a/../b', 'path'), 'path')}`), JSON.stringify(errors));
+    assert.ok(
+      errors.includes(`${requestLabels.path}: ${refusal(() => checkRequestPath('/a/../b', 'path'), 'path')}`),
+      JSON.stringify(errors),
+    );
   });
 
-  it('Endpoints: collapsed by default, the defaults as placeholders, a bad path marked with the runtime\'s message; opens by itself when set', async () => {
+  it("Endpoints: collapsed by default, the defaults as placeholders, a bad path marked with the runtime's message; opens by itself when set", async () => {
     await setFlows(s.nr, [
       { id: 'tab', type: 'tab', label: 'paths' },
       { id: 'cfg-ok', type: CONFIG, simulator: true, version: 3, percentCurtailment: 'convert' },
-      { id: 'cfg-bad', type: CONFIG, simulator: true, version: 3, percentCurtailment: 'convert', pathCurtailment: '/sites/x/curtail' },
-      { id: 'r1', type: 'ems-request', z: 'tab', x: 200, y: 80, server: 'cfg-ok', method: 'GET', path: '/devices', wires: [] },
-      { id: 'r2', type: 'ems-request', z: 'tab', x: 200, y: 160, server: 'cfg-bad', method: 'GET', path: '/devices', wires: [] },
+      {
+        id: 'cfg-bad',
+        type: CONFIG,
+        simulator: true,
+        version: 3,
+        percentCurtailment: 'convert',
+        pathCurtailment: '/sites/x/curtail',
+      },
+      {
+        id: 'r1',
+        type: 'ems-request',
+        z: 'tab',
+        x: 200,
+        y: 80,
+        server: 'cfg-ok',
+        method: 'GET',
+        path: '/devices',
+        wires: [],
+      },
+      {
+        id: 'r2',
+        type: 'ems-request',
+        z: 'tab',
+        x: 200,
+        y: 160,
+        server: 'cfg-bad',
+        method: 'GET',
+        path: '/devices',
+        wires: [],
+      },
     ]);
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes?.node?.('cfg-bad'));
     const bad = await page.evaluate(() => RED.nodes.node('cfg-bad').validationErrors ?? []);
-    assert.deepEqual(bad, [`${configLabels.pathCurtailment}: ${refusal(() => validatePath('curtailment', '/sites/x/curtail'), 'pathCurtailment')}`]);
+    assert.deepEqual(bad, [
+      `${configLabels.pathCurtailment}: ${refusal(() => validatePath('curtailment', '/sites/x/curtail'), 'pathCurtailment')}`,
+    ]);
     // The runtime refused the same value at deploy, with the same words.
-    await until(async () => s.nr.log(), (l) => /pathCurtailment must be /.test(l), 'the runtime\'s refusal in the log');
-    assert.ok(s.nr.log().includes(`pathCurtailment ${refusal(() => validatePath('curtailment', '/sites/x/curtail'), 'pathCurtailment')}`));
+    await until(
+      async () => s.nr.log(),
+      (l) => /pathCurtailment must be /.test(l),
+      "the runtime's refusal in the log",
+    );
+    assert.ok(
+      s.nr
+        .log()
+        .includes(
+          `pathCurtailment ${refusal(() => validatePath('curtailment', '/sites/x/curtail'), 'pathCurtailment')}`,
+        ),
+    );
 
-    for (const [user, cfg, open] of [['r1', 'cfg-ok', false], ['r2', 'cfg-bad', true]] as const) {
+    for (const [user, cfg, open] of [
+      ['r1', 'cfg-ok', false],
+      ['r2', 'cfg-bad', true],
+    ] as const) {
       await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), user);
       await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
       await trayIdle(page);
       await page.locator('#node-input-btn-server-edit').click();
       await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
       await trayIdle(page);
-      assert.equal(await page.locator('#node-config-endpoints').isVisible(), open, `${cfg}: Endpoints ${open ? 'open' : 'collapsed'}`);
+      assert.equal(
+        await page.locator('#node-config-endpoints').isVisible(),
+        open,
+        `${cfg}: Endpoints ${open ? 'open' : 'collapsed'}`,
+      );
       if (!open) {
         await page.locator('#node-config-endpoints-toggle').click();
         assert.equal(await page.locator('#node-config-endpoints').isVisible(), true);
-        assert.deepEqual(await page.evaluate(() => ['pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits'].map((p) => $(`#node-config-input-${p}`).attr('placeholder'))),
-          ['/devices', '/sites', '/sites/<site>/steering/curtailment', '/sites/<site>/steering/grid-limits']);
+        assert.deepEqual(
+          await page.evaluate(() =>
+            ['pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits'].map((p) =>
+              $(`#node-config-input-${p}`).attr('placeholder'),
+            ),
+          ),
+          ['/devices', '/sites', '/sites/<site>/steering/curtailment', '/sites/<site>/steering/grid-limits'],
+        );
         assert.equal(await page.locator('#node-config-input-percentCurtailment').inputValue(), 'convert');
         const devices = page.locator('#node-config-input-pathDevices');
         await devices.fill('http://evil.example/devices');

@@ -58,7 +58,7 @@ function gridShown(text: string): number | undefined {
   return (m[2] === 'export' ? -kw : kw) * 1000;
 }
 
-describe('browser: example 08 imported into npm start holds the Commercial site\'s grid power within the limits', function () {
+describe("browser: example 08 imported into npm start holds the Commercial site's grid power within the limits", function () {
   this.timeout(180000);
   let demo: Demo | undefined;
   let b: BrowserSession | undefined;
@@ -68,17 +68,30 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
   const check = exampleNode('within the limits?');
   const steering = () => getJson<SteeringState>(`${demo!.simUrl}/sites/${site.siteReference}/steering`);
   const state = () => getJson<SiteState>(`${demo!.simUrl}/sites/${site.siteReference}/state`);
-  const status = (id: string) => canvasNode(page, id).locator('.red-ui-flow-node-status-label').textContent().then((t) => (t ?? '').trim());
+  const status = (id: string) =>
+    canvasNode(page, id)
+      .locator('.red-ui-flow-node-status-label')
+      .textContent()
+      .then((t) => (t ?? '').trim());
 
   before(async function () {
     // The example steers the site the demo reads: they must agree on it.
     assert.equal(steer.site, site.siteReference);
     assert.equal(exampleNode('Commercial grid power').device, site.meter.deviceReference);
   });
-  useDemo((d) => { demo = d.demo; b = d.browser; page = d.page; });
+  useDemo((d) => {
+    demo = d.demo;
+    b = d.browser;
+    page = d.page;
+  });
 
   it('imports example 08 next to the demo flow (Menu ▸ Import ▸ Examples) and deploys it without a prompt', async function () {
-    const outcome = await importExample(page, MODULE, FILE.replace(/\.json$/, ''), EXAMPLE.map((n) => n.id));
+    const outcome = await importExample(
+      page,
+      MODULE,
+      FILE.replace(/\.json$/, ''),
+      EXAMPLE.map((n) => n.id),
+    );
     assert.equal(outcome, 'imported');
     assert.equal(await conflictNotification(page).count(), 0);
     await deploy(page);
@@ -90,36 +103,75 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
 
   it('the button "export at least 100 kW" sends {upperLimit: -100} kW; the simulator holds the limits in force', async function () {
     await canvasNode(page, button.id).locator('.red-ui-flow-node-button-button').click();
-    const limits = await until(async () => (await steering()).components.gridLimits ?? null, (l) => l !== null, 'grid limits in the simulator\'s steering state');
+    const limits = await until(
+      async () => (await steering()).components.gridLimits ?? null,
+      (l) => l !== null,
+      "grid limits in the simulator's steering state",
+    );
     assert.deepEqual(limits!.requested, { upperLimit: { value: -100, unit: 'kW' } });
     assert.equal(limits!.upperW, UPPER_W, 'upper limit in force, W');
     assert.equal(limits!.lowerW, -site.grid!.maxExportW, 'lower limit in force: the contractual export limit');
-    assert.ok(limits!.validUntil > Date.now() && limits!.validUntil <= Date.now() + 5 * 60_000 + 1000, 'valid at most 5 minutes');
+    assert.ok(
+      limits!.validUntil > Date.now() && limits!.validUntil <= Date.now() + 5 * 60_000 + 1000,
+      'valid at most 5 minutes',
+    );
     // The status says what was sent, never that it is in force.
-    const sent = await until(() => status(steer.id), (t) => t.startsWith('sent'), 'the site steer node\'s status');
+    const sent = await until(
+      () => status(steer.id),
+      (t) => t.startsWith('sent'),
+      "the site steer node's status",
+    );
     assert.match(sent, /^sent grid ≤ [−-]100 kW until \d\d:\d\d$/);
 
     // The physics holds the site at or below −100 kW (W are rounded in the state).
-    const s = await until(state, (x) => x.gridW <= UPPER_W + 1, 'the Commercial site\'s grid power at or below -100 kW', 20000);
-    assert.ok(Math.abs(s.loadW - s.pvW - s.batteryW - s.gridW) <= 2, `load - PV - battery = grid (${JSON.stringify(s)})`);
+    const s = await until(
+      state,
+      (x) => x.gridW <= UPPER_W + 1,
+      "the Commercial site's grid power at or below -100 kW",
+      20000,
+    );
+    assert.ok(
+      Math.abs(s.loadW - s.pvW - s.batteryW - s.gridW) <= 2,
+      `load - PV - battery = grid (${JSON.stringify(s)})`,
+    );
     // Storage first: where the PV alone cannot make the export, the battery supplies the rest.
-    if (s.pvW < s.loadW - UPPER_W) assert.ok(s.batteryW >= s.loadW - s.pvW - UPPER_W - 2, `the battery discharges for the export (${JSON.stringify(s)})`);
-    console.log(`    (Commercial site with the limits: load ${kw(s.loadW)}, PV ${kw(s.pvW)}, battery ${kw(s.batteryW)} (+ discharges), grid ${kw(s.gridW)}, SOC ${s.soc} %)`);
+    if (s.pvW < s.loadW - UPPER_W)
+      assert.ok(
+        s.batteryW >= s.loadW - s.pvW - UPPER_W - 2,
+        `the battery discharges for the export (${JSON.stringify(s)})`,
+      );
+    console.log(
+      `    (Commercial site with the limits: load ${kw(s.loadW)}, PV ${kw(s.pvW)}, battery ${kw(s.batteryW)} (+ discharges), grid ${kw(s.gridW)}, SOC ${s.soc} %)`,
+    );
 
     // The example's own check (grid meter every 10 s against the limits sent) turns green.
-    const checked = await until(() => status(check.id), (t) => / within /.test(t), 'the "within the limits?" status', 30000);
+    const checked = await until(
+      () => status(check.id),
+      (t) => / within /.test(t),
+      'the "within the limits?" status',
+      30000,
+    );
     const m = /^grid (-\d+) kW within – … -100 kW$/.exec(checked);
     assert.ok(m && Number(m[1]) <= -100, `status "${checked}"`);
-    assert.equal(await canvasNode(page, check.id).locator('.red-ui-flow-node-status').getAttribute('class'),
-      'red-ui-flow-node-status red-ui-flow-node-status-dot-green');
+    assert.equal(
+      await canvasNode(page, check.id).locator('.red-ui-flow-node-status').getAttribute('class'),
+      'red-ui-flow-node-status red-ui-flow-node-status-dot-green',
+    );
     // The picture of the flow: the debug sidebar open, zoomed out (the zoom button) so the whole
     // flow fits, nothing selected (a click on the empty canvas), the notifications gone.
     await showSidebar(page, 'debug');
-    await page.locator('#red-ui-sidebar-content .red-ui-debug-msg', { hasText: 'within' }).first().waitFor({ state: 'visible' });
+    await page
+      .locator('#red-ui-sidebar-content .red-ui-debug-msg', { hasText: 'within' })
+      .first()
+      .waitFor({ state: 'visible' });
     for (let i = 0; i < 3; i++) await page.locator('#red-ui-view-zoom-out').click();
     const canvas = (await page.locator('#red-ui-workspace-chart').boundingBox())!;
     await page.mouse.click(canvas.x + canvas.width - 40, canvas.y + canvas.height - 40);
-    await until(() => page.evaluate(() => RED.view.selection().nodes?.length ?? 0), (n) => n === 0, 'nothing selected');
+    await until(
+      () => page.evaluate(() => RED.view.selection().nodes?.length ?? 0),
+      (n) => n === 0,
+      'nothing selected',
+    );
     await notificationsGone(page);
     await screenshot(page, 'flow-grid-limits');
 
@@ -141,37 +193,80 @@ describe('browser: example 08 imported into npm start holds the Commercial site\
     // The demo polls the battery and the grid meter every 5 s (separate reads): the values shown
     // when the page loads may predate the limits. Wait until both show what the simulator
     // measures with the limits in force (the load moves a little between two reads).
-    const seen = await until(async () => ({ grid: await gridText.innerText(), battery: await batteryText.innerText(), sim: await state() }),
+    const seen = await until(
+      async () => ({ grid: await gridText.innerText(), battery: await batteryText.innerText(), sim: await state() }),
       (x) => {
         const grid = gridShown(x.grid);
         const battery = batteryShown(x.battery);
-        return grid !== undefined && battery !== undefined && grid <= UPPER_W + 50 && x.sim.gridW <= UPPER_W + 1 &&
-          Math.abs(grid - x.sim.gridW) <= 10_000 && Math.abs(battery - x.sim.batteryW) <= 10_000;
-      }, 'the dashboard\'s Commercial grid power at an export of at least 100 kW and the battery as the simulator has them', 30000);
+        return (
+          grid !== undefined &&
+          battery !== undefined &&
+          grid <= UPPER_W + 50 &&
+          x.sim.gridW <= UPPER_W + 1 &&
+          Math.abs(grid - x.sim.gridW) <= 10_000 &&
+          Math.abs(battery - x.sim.batteryW) <= 10_000
+        );
+      },
+      "the dashboard's Commercial grid power at an export of at least 100 kW and the battery as the simulator has them",
+      30000,
+    );
     assert.match(seen.grid, /^[\d,.]+ kW export$/);
     assert.match(seen.battery, /^[\d,.]+ kW \(discharging\)$/);
     // The steering in force on the site, not only what the demo's own controls sent: the grid limits.
-    const inForce = page.locator(`#nrdb-ui-widget-${demoText('Steering: Commercial site', 'In force on the site')} .nrdb-ui-text-value`);
-    const said = await until(() => inForce.innerText(), (t) => /grid limits -800 kW … -100 kW/.test(t), 'the dashboard\'s "In force on the site" showing the grid limits', 30000);
-    assert.match(said, /(^|· )grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/);
+    const inForce = page.locator(
+      `#nrdb-ui-widget-${demoText('Steering: Commercial site', 'In force on the site')} .nrdb-ui-text-value`,
+    );
+    const said = await until(
+      () => inForce.innerText(),
+      (t) => /grid limits -800 kW … -100 kW/.test(t),
+      'the dashboard\'s "In force on the site" showing the grid limits',
+      30000,
+    );
+    assert.match(
+      said,
+      /(^|· )grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/,
+    );
     // The ten site texts (battery, PV, grid, battery energy, grid energy of each site) all have a value.
-    await until(() => page.locator('.nrdb-ui-text-value').allInnerTexts(), (texts) => texts.filter((t) => t.trim() !== '').length >= 10, 'a value in the ten site texts', 30000);
+    await until(
+      () => page.locator('.nrdb-ui-text-value').allInnerTexts(),
+      (texts) => texts.filter((t) => t.trim() !== '').length >= 10,
+      'a value in the ten site texts',
+      30000,
+    );
     // Still in force while the page shows it.
     assert.equal((await steering()).components.gridLimits?.upperW, UPPER_W);
 
     // The picture: the 7-day chart drawn too (pixels in its first series' colour, as dashboard.test.ts checks).
     const chart = DEMO.find((n) => n.type === 'ui-chart').id;
     await page.locator(`#nrdb-ui-widget-${chart}`).scrollIntoViewIfNeeded();
-    await until(() => colourPixels(page, `#nrdb-ui-widget-${chart}`, CHART_COLOUR), (n) => n > 1000, 'the 7-day series drawn on the chart', 45000);
+    await until(
+      () => colourPixels(page, `#nrdb-ui-widget-${chart}`, CHART_COLOUR),
+      (n) => n > 1000,
+      'the 7-day series drawn on the chart',
+      45000,
+    );
     await page.evaluate(() => window.scrollTo(0, 0));
     // The gauges' needles swing in from 0 (a D3 transition): wait until they stand still.
     let needles = '';
-    await until(() => page.locator('.nrdb-ui-gauge [style*="rotate("]').evaluateAll((els) => els.map((e) => (e as HTMLElement).style.transform).join('|')),
-      (t) => { const still = t !== '' && t === needles; needles = t; return still; }, 'the gauges\' needles at rest');
+    await until(
+      () =>
+        page
+          .locator('.nrdb-ui-gauge [style*="rotate("]')
+          .evaluateAll((els) => els.map((e) => (e as HTMLElement).style.transform).join('|')),
+      (t) => {
+        const still = t !== '' && t === needles;
+        needles = t;
+        return still;
+      },
+      "the gauges' needles at rest",
+    );
     await screenshot(page, 'dashboard-grid-limits', { fullPage: true });
     // Dashboard 2's gauge may draw once before its box has a size (see dashboard.test.ts).
     const firstPaint = /^console: Error: <rect> attribute (width|height): A negative value is not valid/;
-    assert.deepEqual(b!.errors.filter((e) => !firstPaint.test(e)), []);
+    assert.deepEqual(
+      b!.errors.filter((e) => !firstPaint.test(e)),
+      [],
+    );
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
   });
 });

@@ -43,7 +43,11 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
   let s: Session;
   let page: Page;
   const broker = new TestBroker();
-  const status = (id: string) => canvasNode(page, id).locator('.red-ui-flow-node-status-label').textContent().then((t) => (t ?? '').trim());
+  const status = (id: string) =>
+    canvasNode(page, id)
+      .locator('.red-ui-flow-node-status-label')
+      .textContent()
+      .then((t) => (t ?? '').trim());
   const dot = (id: string) => canvasNode(page, id).locator('.red-ui-flow-node-status').getAttribute('class');
 
   before(async function () {
@@ -51,42 +55,71 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     assert.equal(read.device, HOME.battery.deviceReference);
     await broker.start();
   });
-  useEditor((session) => { s = session; page = session.browser.page; });
+  useEditor((session) => {
+    s = session;
+    page = session.browser.page;
+  });
   after(async function () {
     await page?.setViewportSize(VIEWPORT).catch(() => undefined);
-    await page?.evaluate(() => { RED.menu.setSelected('menu-item-palette', true); RED.menu.setSelected('menu-item-sidebar', true); }).catch(() => undefined);
+    await page
+      ?.evaluate(() => {
+        RED.menu.setSelected('menu-item-palette', true);
+        RED.menu.setSelected('menu-item-sidebar', true);
+      })
+      .catch(() => undefined);
     if (s) {
-      await setFlows(s.nr, []);   // disconnects the MQTT nodes before the broker goes
+      await setFlows(s.nr, []); // disconnects the MQTT nodes before the broker goes
       await fetch(`${s.nr.simUrl}/sim/reset`, { method: 'POST' }).catch(() => undefined);
     }
     await broker.stop();
   });
 
   it('imports example 10 (Menu ▸ Import ▸ Examples), points its broker node at the broker and deploys without a prompt', async function () {
-    const outcome = await importExample(page, MODULE, FILE.replace(/\.json$/, ''), EXAMPLE.map((n) => n.id));
+    const outcome = await importExample(
+      page,
+      MODULE,
+      FILE.replace(/\.json$/, ''),
+      EXAMPLE.map((n) => n.id),
+    );
     assert.equal(outcome, 'imported');
     assert.equal(await conflictNotification(page).count(), 0);
     // What npm start says when its broker is not on 1883: set the port in the broker node.
-    await page.evaluate(([id, port]) => {
-      const c = RED.nodes.node(id);
-      c.broker = '127.0.0.1';
-      c.port = String(port);
-      c.changed = true;
-      RED.nodes.dirty(true);
-    }, [brokerNode.id, broker.port] as const);
+    await page.evaluate(
+      ([id, port]) => {
+        const c = RED.nodes.node(id);
+        c.broker = '127.0.0.1';
+        c.port = String(port);
+        c.changed = true;
+        RED.nodes.dirty(true);
+      },
+      [brokerNode.id, broker.port] as const,
+    );
     // The import was placed at the canvas' left edge (importExample clicks near it): 60 px of margin for the picture.
-    await page.evaluate((ids) => {
-      for (const id of ids) { const n = RED.nodes.node(id); if (n && n.x !== undefined) { n.x += 60; n.dirty = true; } }
-      RED.nodes.dirty(true);
-      RED.view.redraw(true);
-    }, EXAMPLE.map((n) => n.id));
+    await page.evaluate(
+      (ids) => {
+        for (const id of ids) {
+          const n = RED.nodes.node(id);
+          if (n && n.x !== undefined) {
+            n.x += 60;
+            n.dirty = true;
+          }
+        }
+        RED.nodes.dirty(true);
+        RED.view.redraw(true);
+      },
+      EXAMPLE.map((n) => n.id),
+    );
     const subscribed = broker.subscribed(`ems/${HOME.siteReference}/+/set`);
     await deploy(page);
     const deployed = new Set((await getJson<any[]>(new URL('flows', s.nr.url))).map((n) => n.id));
     for (const n of EXAMPLE) assert.ok(deployed.has(n.id), `${n.name || n.type} (${n.id}) deployed`);
     await subscribed;
     for (const n of mqttNodes) {
-      await until(() => status(n.id), (t) => t === 'connected', `${n.name || n.type}: connected`);
+      await until(
+        () => status(n.id),
+        (t) => t === 'connected',
+        `${n.name || n.type}: connected`,
+      );
     }
   });
 
@@ -95,42 +128,88 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     // (announced on deploy and as the broker node connects: each config once or twice)
     const configs = await broker.await((p) => /^homeassistant\/\w+\/[\w]+\/config$/.test(p.topic), 6);
     const topics = [...new Set(configs.map((c) => c.topic))];
-    assert.deepEqual(topics.map((t) => t.split('/')[1]).sort(), ['number', 'select', 'sensor', 'sensor', 'sensor', 'switch']);
+    assert.deepEqual(topics.map((t) => t.split('/')[1]).sort(), [
+      'number',
+      'select',
+      'sensor',
+      'sensor',
+      'sensor',
+      'switch',
+    ]);
     assert.ok(configs.every((c) => c.retain));
     // The device read (every minute, first at start) shows the SOC, and the flow says it is online.
-    const soc = await until(() => status(read.id), (t) => /soc/.test(t), 'the device read\'s status');
+    const soc = await until(
+      () => status(read.id),
+      (t) => /soc/.test(t),
+      "the device read's status",
+    );
     assert.match(soc, /^soc [\d.]+ % · \d\d:\d\d$/);
     await broker.await((p) => p.topic === `ems/${HOME.siteReference}/availability` && p.payload === 'online');
 
     // Home Assistant sets the number "Battery power" to 3 kW (discharge).
     await broker.publish(`ems/${HOME.siteReference}/ess_power/set`, '3');
-    const sent = await until(() => status(steer.id), (t) => t.startsWith('sent'), 'the site steer node\'s status');
+    const sent = await until(
+      () => status(steer.id),
+      (t) => t.startsWith('sent'),
+      "the site steer node's status",
+    );
     const state = await getJson<SteeringState>(`${s.nr.simUrl}/sites/${HOME.siteReference}/steering`);
     const ess = state.components.energyStorageSetting!;
     assert.deepEqual([ess.value, ess.unit], [3, 'kW']);
-    assert.equal(sent, `sent ESS 3 kW until ${new Date(ess.validUntil).toISOString().slice(11, 16)}`);   // Node-RED runs in UTC here
-    assert.match(await dot(steer.id) ?? '', /status-dot-green/);
+    assert.equal(sent, `sent ESS 3 kW until ${new Date(ess.validUntil).toISOString().slice(11, 16)}`); // Node-RED runs in UTC here
+    assert.match((await dot(steer.id)) ?? '', /status-dot-green/);
     // The states Home Assistant shows: what the service accepted.
     await broker.await((p) => p.topic === `ems/${HOME.siteReference}/ess_power/state` && p.payload === '3');
     await broker.await((p) => p.topic === `ems/${HOME.siteReference}/mode/state` && p.payload === 'discharge');
 
     // No node of an unknown type, no red status.
-    assert.equal(await page.locator('#red-ui-workspace-chart .red-ui-flow-node-unknown').count(), 0, 'no unknown node type');
-    const red = await page.locator('#red-ui-workspace-chart .red-ui-flow-node-status').evaluateAll((els) =>
-      els.filter((e) => /status-(dot|ring)-red/.test(e.getAttribute('class') ?? '') && (e as SVGElement).getBoundingClientRect().width > 0).length);
+    assert.equal(
+      await page.locator('#red-ui-workspace-chart .red-ui-flow-node-unknown').count(),
+      0,
+      'no unknown node type',
+    );
+    const red = await page
+      .locator('#red-ui-workspace-chart .red-ui-flow-node-status')
+      .evaluateAll(
+        (els) =>
+          els.filter(
+            (e) =>
+              /status-(dot|ring)-red/.test(e.getAttribute('class') ?? '') &&
+              (e as SVGElement).getBoundingClientRect().width > 0,
+          ).length,
+      );
     assert.equal(red, 0, 'no red status');
     assert.doesNotMatch(s.nr.log(), /Uncaught|unhandled/i);
 
     // The picture: the whole flow at zoom 1, palette and sidebar hidden, nothing selected.
     await page.setViewportSize({ width: 1600, height: 900 });
-    await page.evaluate(() => { RED.menu.setSelected('menu-item-palette', false); RED.menu.setSelected('menu-item-sidebar', false); RED.view.select(''); });
+    await page.evaluate(() => {
+      RED.menu.setSelected('menu-item-palette', false);
+      RED.menu.setSelected('menu-item-sidebar', false);
+      RED.view.select('');
+    });
     const fits = async () => {
       const flow = await page.evaluate(() => {
-        const r = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map((e) => e.getBoundingClientRect());
-        return { left: Math.min(...r.map((b) => b.left)), top: Math.min(...r.map((b) => b.top)), right: Math.max(...r.map((b) => b.right)), bottom: Math.max(...r.map((b) => b.bottom)) };
+        const r = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map((e) =>
+          e.getBoundingClientRect(),
+        );
+        return {
+          left: Math.min(...r.map((b) => b.left)),
+          top: Math.min(...r.map((b) => b.top)),
+          right: Math.max(...r.map((b) => b.right)),
+          bottom: Math.max(...r.map((b) => b.bottom)),
+        };
       });
       const chart = (await page.locator('#red-ui-workspace-chart').boundingBox())!;
-      return { flow, chart, ok: flow.left >= chart.x && flow.top >= chart.y && flow.right <= chart.x + chart.width && flow.bottom <= chart.y + chart.height };
+      return {
+        flow,
+        chart,
+        ok:
+          flow.left >= chart.x &&
+          flow.top >= chart.y &&
+          flow.right <= chart.x + chart.width &&
+          flow.bottom <= chart.y + chart.height,
+      };
     };
     await until(fits, (f) => f.ok, 'the whole flow on the canvas at zoom 1');
     await notificationsGone(page);
@@ -138,15 +217,27 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     // The workspace (its tabs and the canvas) down to the flow's last node, not the empty rest.
     const { flow } = await fits();
     const top = (await page.locator('#red-ui-workspace').boundingBox())!.y;
-    await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'flow-ha-control.png'), animations: 'disabled',
-      clip: { x: 0, y: top, width: Math.ceil(flow.right + 60), height: Math.ceil(flow.bottom + 40 - top) }, style: '#red-ui-notifications { display: none !important; }' });
+    await page.screenshot({
+      path: path.join(SCREENSHOT_DIR, 'flow-ha-control.png'),
+      animations: 'disabled',
+      clip: { x: 0, y: top, width: Math.ceil(flow.right + 60), height: Math.ceil(flow.bottom + 40 - top) },
+      style: '#red-ui-notifications { display: none !important; }',
+    });
 
     // Over the limit (10 kW): refused by the node, nothing sent, the reason to Home Assistant.
     await broker.publish(`ems/${HOME.siteReference}/ess_power/set`, '12');
     const refused = await broker.await((p) => p.topic === `ems/${HOME.siteReference}/error`);
     assert.match(refused[0].payload, /10000 W|10 kW/);
-    await until(() => status(steer.id), (t) => t.startsWith('bad energyStorage'), 'the site steer node\'s refusal on its status');
-    assert.equal((await getJson<SteeringState>(`${s.nr.simUrl}/sites/${HOME.siteReference}/steering`)).components.energyStorageSetting!.value, 3);
+    await until(
+      () => status(steer.id),
+      (t) => t.startsWith('bad energyStorage'),
+      "the site steer node's refusal on its status",
+    );
+    assert.equal(
+      (await getJson<SteeringState>(`${s.nr.simUrl}/sites/${HOME.siteReference}/steering`)).components
+        .energyStorageSetting!.value,
+      3,
+    );
 
     assert.deepEqual(s.browser.errors, []);
   });

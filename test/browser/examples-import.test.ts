@@ -31,17 +31,27 @@ const kept = (file: string) => readExample(file).filter((n) => n.type !== 'ui-ba
 /** Config nodes the examples share (the MQTT broker node of 03, 04, 05 and 10). */
 const SHARED = /^e3a5c0f1b2d400a\d$/;
 
-describe('browser: importing every example into npm start\'s Node-RED', function () {
+describe("browser: importing every example into npm start's Node-RED", function () {
   this.timeout(180000);
   let demo: Demo | undefined;
   let b: BrowserSession | undefined;
   let page: Page;
   const files = exampleFiles();
 
-  useDemo((d) => { demo = d.demo; b = d.browser; page = d.page; });
+  useDemo((d) => {
+    demo = d.demo;
+    b = d.browser;
+    page = d.page;
+  });
 
   it('starts from the deployed demo flow', async function () {
-    assert.deepEqual(await inWorkspace(page, DEMO.map((n) => n.id)), DEMO.map(() => true));
+    assert.deepEqual(
+      await inWorkspace(
+        page,
+        DEMO.map((n) => n.id),
+      ),
+      DEMO.map(() => true),
+    );
   });
 
   it('imports every example in a row with no conflict prompt but for the shared broker node, kept once', async function () {
@@ -54,32 +64,70 @@ describe('browser: importing every example into npm start\'s Node-RED', function
       const outcome = await importExample(page, MODULE, titleOf(file), ids);
       if (there.length) {
         assert.equal(outcome, 'conflict', `${file}: the shared node is there already`);
-        assert.deepEqual(await importKeepingExisting(page, ids), there, `${file}: Node-RED lists the shared node alone, kept as it is`);
+        assert.deepEqual(
+          await importKeepingExisting(page, ids),
+          there,
+          `${file}: Node-RED lists the shared node alone, kept as it is`,
+        );
       } else {
         assert.equal(outcome, 'imported', `${file}: Node-RED asked to resolve conflicts`);
       }
       assert.equal(await conflictNotification(page).count(), 0, `${file}: no conflict notification left`);
       for (const id of shared) imported.add(id);
     }
-    assert.equal(await page.evaluate((id) => { let n = 0; RED.nodes.eachConfig((c: any) => { if (c.id === id) n++; }); return n; }, [...imported][0]), 1, 'one broker node');
+    assert.equal(
+      await page.evaluate(
+        (id) => {
+          let n = 0;
+          RED.nodes.eachConfig((c: any) => {
+            if (c.id === id) n++;
+          });
+          return n;
+        },
+        [...imported][0],
+      ),
+      1,
+      'one broker node',
+    );
     // Each example on a tab of its own, the demo's tab still there: 1 + one per example.
-    const tabs = await page.evaluate(() => { const a: string[] = []; RED.nodes.eachWorkspace((w: { id: string }) => { a.push(w.id); }); return a; });
+    const tabs = await page.evaluate(() => {
+      const a: string[] = [];
+      RED.nodes.eachWorkspace((w: { id: string }) => {
+        a.push(w.id);
+      });
+      return a;
+    });
     assert.equal(tabs.length, 1 + files.length, `tabs ${tabs}`);
   });
 
   it('importing an example a second time does raise the conflict prompt (the check above can fail)', async function () {
     const file = files[0];
-    const outcome = await importExample(page, MODULE, titleOf(file), readExample(file).map((n) => n.id));
+    const outcome = await importExample(
+      page,
+      MODULE,
+      titleOf(file),
+      readExample(file).map((n) => n.id),
+    );
     assert.equal(outcome, 'conflict');
     const note = conflictNotification(page);
     assert.match(await note.innerText(), /Some of the nodes you are importing already exist in your workspace/);
     await note.locator('button', { hasText: /^Cancel$/ }).click();
-    await until(() => note.count(), (n) => n === 0, 'the conflict notification to close');
-    const tabs = await page.evaluate(() => { let n = 0; RED.nodes.eachWorkspace(() => { n++; }); return n; });
+    await until(
+      () => note.count(),
+      (n) => n === 0,
+      'the conflict notification to close',
+    );
+    const tabs = await page.evaluate(() => {
+      let n = 0;
+      RED.nodes.eachWorkspace(() => {
+        n++;
+      });
+      return n;
+    });
     assert.equal(tabs, 1 + files.length, 'nothing imported');
   });
 
-  it('deploys the demo and every example without a prompt, on npm start\'s MQTT broker; one dashboard', async function () {
+  it("deploys the demo and every example without a prompt, on npm start's MQTT broker; one dashboard", async function () {
     // What npm start prints when its broker is not on 1883: set Port in the broker nodes.
     const brokers = await page.evaluate((port) => {
       const ids: string[] = [];
@@ -100,8 +148,13 @@ describe('browser: importing every example into npm start\'s Node-RED', function
       for (const n of kept(file)) assert.ok(deployed.has(n.id), `${file}: ${n.name || n.type} (${n.id}) deployed`);
     }
     const demoBase = DEMO.find((n) => n.type === 'ui-base').id;
-    assert.deepEqual(flows.filter((n) => n.type === 'ui-base').map((n) => n.id), [demoBase], 'one ui-base: the demo\'s');
-    for (const p of flows.filter((n) => n.type === 'ui-page')) assert.equal(p.ui, demoBase, `page ${p.name} on the demo's dashboard`);
+    assert.deepEqual(
+      flows.filter((n) => n.type === 'ui-base').map((n) => n.id),
+      [demoBase],
+      "one ui-base: the demo's",
+    );
+    for (const p of flows.filter((n) => n.type === 'ui-page'))
+      assert.equal(p.ui, demoBase, `page ${p.name} on the demo's dashboard`);
     for (const n of DEMO) assert.ok(deployed.has(n.id), `demo: ${n.id} still deployed`);
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
     assert.deepEqual(b!.errors, []);

@@ -39,12 +39,22 @@ export const tlsFile = (f: string): string => fs.readFileSync(path.join(tlsDir, 
 export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const waits: Array<{ n: number; resolve: () => void }> = [];
-  const s = { hits: [] as Hit[], connections: 0, handle: (_h: Hit, res: http.ServerResponse) => void res.end('{}') } as unknown as TestServer;
+  const s = {
+    hits: [] as Hit[],
+    connections: 0,
+    handle: (_h: Hit, res: http.ServerResponse) => void res.end('{}'),
+  } as unknown as TestServer;
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hit = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks), at: Date.now() };
+      const hit = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+        at: Date.now(),
+      };
       s.hits.push(hit);
       for (const w of waits.filter((x) => s.hits.length >= x.n)) {
         waits.splice(waits.indexOf(w), 1);
@@ -53,7 +63,9 @@ export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer
       s.handle(hit, res, req);
     });
   };
-  const server = o.tls ? https.createServer({ key: tlsFile('server-key.pem'), cert: tlsFile('server.pem') }, onRequest) : http.createServer(onRequest);
+  const server = o.tls
+    ? https.createServer({ key: tlsFile('server-key.pem'), cert: tlsFile('server.pem') }, onRequest)
+    : http.createServer(onRequest);
   server.on(o.tls ? 'secureConnection' : 'connection', (sock: Socket) => {
     s.connections++;
     sockets.add(sock);
@@ -62,17 +74,28 @@ export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   s.url = `${o.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
   s.received = (n) => (s.hits.length >= n ? Promise.resolve() : new Promise((resolve) => waits.push({ n, resolve })));
-  s.close = () => new Promise((r) => {
-    for (const sock of sockets) sock.destroy();
-    server.close(() => r());
-  });
+  s.close = () =>
+    new Promise((r) => {
+      for (const sock of sockets) sock.destroy();
+      server.close(() => r());
+    });
   return s;
 }
 
 /** Writes a JSON answer (or text for a string, bytes for a Buffer). */
-export function send(res: http.ServerResponse, status: number, body?: unknown, headers: http.OutgoingHttpHeaders = {}): void {
-  const raw = body === undefined ? '' : Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' || Buffer.isBuffer(body) ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(raw), ...headers });
+export function send(
+  res: http.ServerResponse,
+  status: number,
+  body?: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
+  const raw =
+    body === undefined ? '' : Buffer.isBuffer(body) ? body : typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': typeof body === 'string' || Buffer.isBuffer(body) ? 'text/plain' : 'application/json',
+    'content-length': Buffer.byteLength(raw),
+    ...headers,
+  });
   res.end(raw);
 }
 

@@ -38,20 +38,40 @@ export interface AdminRed {
 
 /** Starts Node-RED in .test-tmp/<name>-<pid> and resolves once its flows have started. */
 export async function startAdminRed(name: string, opts: AdminRedOptions): Promise<AdminRed> {
-  assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-partner-config.js')), 'dist/ is built (npm test builds first)');
+  assert.ok(
+    fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-partner-config.js')),
+    'dist/ is built (npm test builds first)',
+  );
   const dir = path.join(ROOT, '.test-tmp', `${name}-${process.pid}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const hash = bcrypt.hashSync('pw', 8);
-  const users = Object.entries(opts.users ?? {}).map(([username, permissions]) => ({ username, password: hash, permissions }));
-  fs.writeFileSync(path.join(dir, 'settings.js'), `module.exports = ${JSON.stringify({
-    uiHost: '127.0.0.1', flowFile: 'flows.json', credentialSecret: opts.credentialSecret ?? false, httpAdminRoot: '/admin', httpNodeRoot: '/api',
-    nodesDir: [ROOT], telemetry: { enabled: false }, editorTheme: { tours: false },
-    ...(users.length && { adminAuth: { type: 'credentials', users } }),
-  })};\n`);
+  const users = Object.entries(opts.users ?? {}).map(([username, permissions]) => ({
+    username,
+    password: hash,
+    permissions,
+  }));
+  fs.writeFileSync(
+    path.join(dir, 'settings.js'),
+    `module.exports = ${JSON.stringify({
+      uiHost: '127.0.0.1',
+      flowFile: 'flows.json',
+      credentialSecret: opts.credentialSecret ?? false,
+      httpAdminRoot: '/admin',
+      httpNodeRoot: '/api',
+      nodesDir: [ROOT],
+      telemetry: { enabled: false },
+      editorTheme: { tours: false },
+      ...(users.length && { adminAuth: { type: 'credentials', users } }),
+    })};\n`,
+  );
   fs.writeFileSync(path.join(dir, 'flows.json'), JSON.stringify(opts.flows));
   if (opts.credentials) fs.writeFileSync(path.join(dir, 'flows_cred.json'), JSON.stringify(opts.credentials));
-  const red = start(process.execPath, [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', dir, '-s', path.join(dir, 'settings.js')], { cwd: dir, env: { ...process.env } });
+  const red = start(
+    process.execPath,
+    [path.join(nodeRedDir, 'red.js'), '-p', '0', '-u', dir, '-s', path.join(dir, 'settings.js')],
+    { cwd: dir, env: { ...process.env } },
+  );
   const stop = async () => {
     await red.stop('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
@@ -63,7 +83,13 @@ export async function startAdminRed(name: string, opts: AdminRedOptions): Promis
       const r = await fetch(`${base}/admin/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: 'node-red-editor', grant_type: 'password', scope: '', username, password: 'pw' }).toString(),
+        body: new URLSearchParams({
+          client_id: 'node-red-editor',
+          grant_type: 'password',
+          scope: '',
+          username,
+          password: 'pw',
+        }).toString(),
       });
       assert.equal(r.status, 200, `token for ${username}: ${r.status} ${await r.clone().text()}`);
       return ((await r.json()) as { access_token: string }).access_token;

@@ -33,11 +33,19 @@ let sentinels = 0;
  */
 export async function delivered(paths: Array<[node: any, inbox: Inbox]>, ms = 10_000): Promise<void> {
   const ids = paths.map(() => ++sentinels);
-  const arrived = paths.map(([, inbox], i) => until([inbox], () => inbox.msgs.some((m) => m?.[SENTINEL] === ids[i]), ms, () => `sentinel ${ids[i]}`));
+  const arrived = paths.map(([, inbox], i) =>
+    until(
+      [inbox],
+      () => inbox.msgs.some((m) => m?.[SENTINEL] === ids[i]),
+      ms,
+      () => `sentinel ${ids[i]}`,
+    ),
+  );
   paths.forEach(([node], i) => node.send({ [SENTINEL]: ids[i] }));
   await Promise.all(arrived);
   for (const [, inbox] of paths) {
-    for (let i = inbox.msgs.length - 1; i >= 0; i--) if (inbox.msgs[i]?.[SENTINEL] !== undefined) inbox.msgs.splice(i, 1);
+    for (let i = inbox.msgs.length - 1; i >= 0; i--)
+      if (inbox.msgs[i]?.[SENTINEL] !== undefined) inbox.msgs.splice(i, 1);
   }
 }
 
@@ -107,13 +115,22 @@ export function watchOwnTimers(): { pending(): string[]; stop(): void } {
       Error.stackTraceLimit = 20;
       const stack = new Error().stack ?? '';
       Error.stackTraceLimit = limit;
-      const caller = stack.split('\n').slice(1).map((l) => l.trim())
+      const caller = stack
+        .split('\n')
+        .slice(1)
+        .map((l) => l.trim())
         .find((l) => !/\(node:|^at node:/.test(l) && !l.includes('/test/helpers/barrier.'));
-      if (caller && caller.includes('/src/') && !caller.includes('/src/simulator/') && !caller.includes('node_modules')) live.set(id, caller);
+      if (caller && caller.includes('/src/') && !caller.includes('/src/simulator/') && !caller.includes('node_modules'))
+        live.set(id, caller);
     },
     destroy(id) {
       live.delete(id);
     },
   }).enable();
-  return { pending: () => [...live.values()], stop: () => { hook.disable(); } };
+  return {
+    pending: () => [...live.values()],
+    stop: () => {
+      hook.disable();
+    },
+  };
 }

@@ -69,13 +69,25 @@ export function useDemo(ready: (d: DemoSession) => void | Promise<void>, opts: {
 
 /** Pixels of a chart's canvas (the first canvas under `selector`) within 40 of an RGB colour, opaque. */
 export function colourPixels(page: Page, selector: string, rgb: readonly number[]): Promise<number> {
-  return page.locator(`${selector} canvas`).first().evaluate((c, rgb) => {
-    const canvas = c as HTMLCanvasElement;
-    const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-    let n = 0;
-    for (let i = 0; i < d.length; i += 4) {
-      if (d[i + 3] > 200 && Math.abs(d[i] - rgb[0]) < 40 && Math.abs(d[i + 1] - rgb[1]) < 40 && Math.abs(d[i + 2] - rgb[2]) < 40) n++;
-    }
-    return n;
-  }, [...rgb]);
+  return page
+    .locator(`${selector} canvas`)
+    .first()
+    .evaluate(
+      (c, rgb) => {
+        const canvas = c as HTMLCanvasElement;
+        const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let n = 0;
+        for (let i = 0; i < d.length; i += 4) {
+          if (
+            d[i + 3] > 200 &&
+            Math.abs(d[i] - rgb[0]) < 40 &&
+            Math.abs(d[i + 1] - rgb[1]) < 40 &&
+            Math.abs(d[i + 2] - rgb[2]) < 40
+          )
+            n++;
+        }
+        return n;
+      },
+      [...rgb],
+    );
 }

@@ -20,9 +20,14 @@ export function useBudgetRuntimes(budgetId: string, now: number) {
   return {
     s,
     /** The fake clock once `fake()` installed it. */
-    get clock() { return clock; },
+    get clock() {
+      return clock;
+    },
     runtime: async (props: Record<string, unknown>, registry = new BudgetRegistry(), id = budgetId) => {
-      const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, { budgetId: id, budgets: registry });
+      const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, {
+        budgetId: id,
+        budgets: registry,
+      });
       runtimes.push(rt);
       return rt;
     },

@@ -7,7 +7,10 @@ import FakeTimers from '@sinonjs/fake-timers';
 export type InstalledClock = ReturnType<typeof FakeTimers.install>;
 
 /** Installs a fake clock with `opts` before each test and hands it to `ready`; uninstalls it after. */
-export function useFakeClock(opts: () => NonNullable<Parameters<typeof FakeTimers.install>[0]>, ready: (clock: InstalledClock) => void): void {
+export function useFakeClock(
+  opts: () => NonNullable<Parameters<typeof FakeTimers.install>[0]>,
+  ready: (clock: InstalledClock) => void,
+): void {
   let clock: InstalledClock | undefined;
   beforeEach(() => {
     clock = FakeTimers.install(opts());
@@ -41,7 +44,9 @@ export function packageTimers(clock: InstalledClock): number {
 
 /** clock.nextAsync() for the package's timers: runs the clock to the next one that is not the pool's (firing the pool's on the way). */
 export async function nextPackageTimer(clock: InstalledClock): Promise<number> {
-  const next = timersOf(clock).filter((t) => !isPoolTimer(t)).sort((a, b) => a.callAt - b.callAt || a.id - b.id)[0];
+  const next = timersOf(clock)
+    .filter((t) => !isPoolTimer(t))
+    .sort((a, b) => a.callAt - b.callAt || a.id - b.id)[0];
   if (next) await clock.tickAsync(Math.max(0, next.callAt - clock.now));
   return clock.now;
 }

@@ -10,10 +10,22 @@ export function countedReads(length: number, item: unknown): { list: any[]; read
   let reads = 0;
   const index = (k: string | symbol) => typeof k === 'string' && /^\d+$/.test(k);
   const list = new Proxy(new Array(length).fill(item), {
-    get: (t, k, r) => { if (index(k)) reads++; return Reflect.get(t, k, r); },
-    has: (t, k) => { if (index(k)) reads++; return Reflect.has(t, k); },
-    getOwnPropertyDescriptor: (t, k) => { if (index(k)) reads++; return Reflect.getOwnPropertyDescriptor(t, k); },
-    ownKeys: (t) => { reads += t.length; return Reflect.ownKeys(t); },
+    get: (t, k, r) => {
+      if (index(k)) reads++;
+      return Reflect.get(t, k, r);
+    },
+    has: (t, k) => {
+      if (index(k)) reads++;
+      return Reflect.has(t, k);
+    },
+    getOwnPropertyDescriptor: (t, k) => {
+      if (index(k)) reads++;
+      return Reflect.getOwnPropertyDescriptor(t, k);
+    },
+    ownKeys: (t) => {
+      reads += t.length;
+      return Reflect.ownKeys(t);
+    },
   });
   return { list, reads: () => reads };
 }

@@ -30,7 +30,9 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
-export const echo = (req: Seen): Answer => ({ body: { method: req.method, url: req.url, headers: req.headers, body: req.body } });
+export const echo = (req: Seen): Answer => ({
+  body: { method: req.method, url: req.url, headers: req.headers, body: req.body },
+});
 
 export function startCounting(answer: (req: Seen) => Answer = echo): Promise<CountingServer> {
   const sockets = new Set<Socket>();
@@ -43,7 +45,12 @@ export function startCounting(answer: (req: Seen) => Answer = echo): Promise<Cou
       if (size < 100_000) chunks.push(c);
     });
     req.on('end', () => {
-      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const seen: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       api.requests.push(seen);
       let a: Answer;
       try {
@@ -51,8 +58,16 @@ export function startCounting(answer: (req: Seen) => Answer = echo): Promise<Cou
       } catch (e) {
         a = { status: 500, body: { message: String(e) } };
       }
-      const raw = a.body === undefined ? '' : typeof a.body === 'string' || Buffer.isBuffer(a.body) ? a.body : JSON.stringify(a.body);
-      const type = typeof a.body === 'string' || Buffer.isBuffer(a.body) || a.body === undefined ? 'text/plain' : 'application/json';
+      const raw =
+        a.body === undefined
+          ? ''
+          : typeof a.body === 'string' || Buffer.isBuffer(a.body)
+            ? a.body
+            : JSON.stringify(a.body);
+      const type =
+        typeof a.body === 'string' || Buffer.isBuffer(a.body) || a.body === undefined
+          ? 'text/plain'
+          : 'application/json';
       res.writeHead(a.status ?? 200, { 'content-type': type, 'content-length': Buffer.byteLength(raw), ...a.headers });
       res.end(raw);
     });
@@ -64,10 +79,11 @@ export function startCounting(answer: (req: Seen) => Answer = echo): Promise<Cou
   return new Promise((resolve) => {
     server.listen(0, '127.0.0.1', () => {
       api.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      api.close = () => new Promise((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      });
+      api.close = () =>
+        new Promise((r) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => r());
+        });
       resolve(api);
     });
   });

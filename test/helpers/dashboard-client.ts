@@ -28,7 +28,11 @@ export class DashboardClient {
   }
 
   private async post(packet: string): Promise<void> {
-    const r = await fetch(this.url(), { method: 'POST', body: packet, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
+    const r = await fetch(this.url(), {
+      method: 'POST',
+      body: packet,
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+    });
     if (!r.ok) throw new Error(`socket.io POST ${r.status}`);
     await r.text();
   }
@@ -47,8 +51,7 @@ export class DashboardClient {
         else if (p.startsWith('42')) {
           this.events.push(JSON.parse(p.slice(2)));
           for (const l of [...this.listeners]) l();
-        }
-        else if (p.startsWith('1') || p.startsWith('41')) return;
+        } else if (p.startsWith('1') || p.startsWith('41')) return;
       }
     }
   }
@@ -67,7 +70,18 @@ export class DashboardClient {
           if (n === name && test(...args)) return finish(undefined, args);
         }
       };
-      const timer = setTimeout(() => finish(new Error(`no matching ${name} event within ${ms} ms; last: ${this.events.map((e) => e[0]).slice(-10).join(', ')}`)), ms);
+      const timer = setTimeout(
+        () =>
+          finish(
+            new Error(
+              `no matching ${name} event within ${ms} ms; last: ${this.events
+                .map((e) => e[0])
+                .slice(-10)
+                .join(', ')}`,
+            ),
+          ),
+        ms,
+      );
       const finish = (err?: Error, args?: any[]) => {
         clearTimeout(timer);
         this.listeners.delete(check);
@@ -83,7 +97,9 @@ export class DashboardClient {
     this.closed = true;
     try {
       await this.post('1');
-    } catch { /* already gone */ }
+    } catch {
+      /* already gone */
+    }
     await this.polling;
   }
 }

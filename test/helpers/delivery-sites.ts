@@ -10,9 +10,22 @@ export function testSite(name: string, soc: number, pvW = 0): SiteDefinition {
   return {
     siteReference: makeReference('ste', `t/${name}`),
     name,
-    battery: { deviceReference: makeReference('dvc', `t/${name}/b`), name: 'battery', maxPowerW: 10_000, capacityWh: 20_000, initialSoc: soc, initialConsumedWh: 1_000_000, initialProducedWh: 900_000 },
+    battery: {
+      deviceReference: makeReference('dvc', `t/${name}/b`),
+      name: 'battery',
+      maxPowerW: 10_000,
+      capacityWh: 20_000,
+      initialSoc: soc,
+      initialConsumedWh: 1_000_000,
+      initialProducedWh: 900_000,
+    },
     pv: { deviceReference: makeReference('dvc', `t/${name}/p`), name: 'pv', peakW: pvW, initialProducedWh: 5_000_000 },
-    meter: { deviceReference: makeReference('dvc', `t/${name}/m`), name: 'meter', initialImportWh: 3_000_000, initialExportWh: 2_000_000 },
+    meter: {
+      deviceReference: makeReference('dvc', `t/${name}/m`),
+      name: 'meter',
+      initialImportWh: 3_000_000,
+      initialExportWh: 2_000_000,
+    },
     load: { profile: 'residential', minW: 1000, maxW: 1000 },
     grid: { maxImportW: 100_000, maxExportW: 100_000 },
   };

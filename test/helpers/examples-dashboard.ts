@@ -34,7 +34,11 @@ export interface LoadedDashboardExample extends LoadedExample {
 }
 
 /** Loads examples/<file> with its dashboard, the EMS config node on `simUrl` (and `config`'s settings). */
-export async function loadDashboardExample(file: string, simUrl: string, config: Record<string, unknown> = {}): Promise<LoadedDashboardExample> {
+export async function loadDashboardExample(
+  file: string,
+  simUrl: string,
+  config: Record<string, unknown> = {},
+): Promise<LoadedDashboardExample> {
   const shipped = readExample(file);
   const flow = forTest(shipped, simUrl).map((n) => (n.type === 'ems-partner-config' ? { ...n, ...config } : n));
   await loadFlow([...NODES, ...CORE_NODES, ...dashboardModules(shipped)], flow);

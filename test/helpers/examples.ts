@@ -16,11 +16,23 @@ import { helper, Inbox, NODES, StatusLog } from './red';
 export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
 
 /** Core node modules the examples use, from the runtime under test. */
-export const CORE_NODES = ['common/20-inject.js', 'common/21-debug.js', 'common/25-catch.js', 'common/25-status.js', 'common/90-comment.js',
-  'function/10-function.js', 'function/15-change.js', 'function/10-switch.js', 'network/10-mqtt.js'].map(coreNode);
+export const CORE_NODES = [
+  'common/20-inject.js',
+  'common/21-debug.js',
+  'common/25-catch.js',
+  'common/25-status.js',
+  'common/90-comment.js',
+  'function/10-function.js',
+  'function/15-change.js',
+  'function/10-switch.js',
+  'network/10-mqtt.js',
+].map(coreNode);
 
 export function exampleFiles(): string[] {
-  return fs.readdirSync(EXAMPLES_DIR).filter((f) => f.endsWith('.json')).sort();
+  return fs
+    .readdirSync(EXAMPLES_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 export function readExample(file: string): any[] {
@@ -42,9 +54,15 @@ export function builtInSite(name: string): SiteDefinition {
 }
 
 /** The flow as the test runtime loads it: the EMS config node on `simUrl` (BUILT_IN: as shipped), the MQTT broker on 127.0.0.1:`mqttPort`. */
-export function forTest(shipped: any[], simUrl: string, mqttPort?: number, broker: Record<string, unknown> = {}): any[] {
+export function forTest(
+  shipped: any[],
+  simUrl: string,
+  mqttPort?: number,
+  broker: Record<string, unknown> = {},
+): any[] {
   const nodes = shipped.map((n) => {
-    if (n.type === 'ems-partner-config') return simUrl === BUILT_IN ? n : { ...n, simulator: false, baseUrl: simUrl, retries: 0 };
+    if (n.type === 'ems-partner-config')
+      return simUrl === BUILT_IN ? n : { ...n, simulator: false, baseUrl: simUrl, retries: 0 };
     if (n.type === 'mqtt-broker') return { ...n, broker: '127.0.0.1', port: String(mqttPort ?? 1), ...broker };
     return n;
   });
@@ -69,7 +87,9 @@ export function withoutDeployAnnounce(nodes: any[]): any[] {
  */
 export function together(files: string[], simUrl: string, mqttPort?: number): any[] {
   const seen = new Set<string>();
-  return files.flatMap((f) => forTest(readExample(f), simUrl, mqttPort)).filter((n) => !seen.has(n.id) && Boolean(seen.add(n.id)));
+  return files
+    .flatMap((f) => forTest(readExample(f), simUrl, mqttPort))
+    .filter((n) => !seen.has(n.id) && Boolean(seen.add(n.id)));
 }
 
 /** The runtime node named `name` in example `file` (names repeat across examples). */
@@ -91,15 +111,26 @@ export async function loadFlow(modules: unknown[], flow: object[]): Promise<void
   const h = helper as any;
   const own: Record<string, (red: unknown) => unknown> = h._nodeModules;
   const ran = new Set<unknown>();
-  h._nodeModules = Object.fromEntries(Object.entries(own).map(([type, mod]) => [type, (red: unknown) => {
-    if (ran.has(mod)) return undefined;
-    ran.add(mod);
-    return mod(red);
-  }]));
+  h._nodeModules = Object.fromEntries(
+    Object.entries(own).map(([type, mod]) => [
+      type,
+      (red: unknown) => {
+        if (ran.has(mod)) return undefined;
+        ran.add(mod);
+        return mod(red);
+      },
+    ]),
+  );
   try {
     const used = new Set(flow.map((n: any) => n.type));
-    const run = Object.entries(own).filter(([type]) => used.has(type)).map(([, mod]) => mod);
-    await helper.load([...new Set(modules)].filter((m) => !run.includes(m as any)), flow, {});
+    const run = Object.entries(own)
+      .filter(([type]) => used.has(type))
+      .map(([, mod]) => mod);
+    await helper.load(
+      [...new Set(modules)].filter((m) => !run.includes(m as any)),
+      flow,
+      {},
+    );
   } finally {
     h._nodeModules = own;
   }
@@ -120,7 +151,12 @@ export interface LoadedExample {
 export const BUILT_IN = 'built-in';
 
 /** Loads examples/<file>, EMS config on `simUrl`, MQTT broker on 127.0.0.1:`mqttPort`. */
-export async function loadExample(file: string, simUrl: string, mqttPort?: number, edit: (shipped: any[]) => any[] = (x) => x): Promise<LoadedExample> {
+export async function loadExample(
+  file: string,
+  simUrl: string,
+  mqttPort?: number,
+  edit: (shipped: any[]) => any[] = (x) => x,
+): Promise<LoadedExample> {
   const shipped = edit(readExample(file));
   await loadFlow([...NODES, ...CORE_NODES], forTest(shipped, simUrl, mqttPort));
   return loaded(file, shipped);
@@ -132,7 +168,8 @@ export function loaded(file: string, shipped: any[]): LoadedExample {
     const found = shipped.filter((n) => n.name === name);
     if (found.length !== 1) throw new Error(`${file}: ${found.length} nodes named ${JSON.stringify(name)}`);
     const node = helper.getNode(found[0].id);
-    if (!node) throw new Error(`${file}: node ${JSON.stringify(name)} did not start (${path.join(EXAMPLES_DIR, file)})`);
+    if (!node)
+      throw new Error(`${file}: node ${JSON.stringify(name)} did not start (${path.join(EXAMPLES_DIR, file)})`);
     return node;
   };
   return {
@@ -192,9 +229,12 @@ export class TestBroker {
 
   /** Publishes as if from another client (Home Assistant, a price feed). */
   publish(topic: string, payload: string): Promise<void> {
-    return new Promise((resolve, reject) => this.broker.publish(
-      { cmd: 'publish', topic, payload: Buffer.from(payload), qos: 0, retain: false, dup: false },
-      (err?: Error) => (err ? reject(err) : resolve())));
+    return new Promise((resolve, reject) =>
+      this.broker.publish(
+        { cmd: 'publish', topic, payload: Buffer.from(payload), qos: 0, retain: false, dup: false },
+        (err?: Error) => (err ? reject(err) : resolve()),
+      ),
+    );
   }
 
   /** Resolves with the messages published on topics matching `test` once there are `n`. */
@@ -204,7 +244,9 @@ export class TestBroker {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== check);
-        reject(new Error(`timed out waiting for ${n} MQTT messages; got ${found().length}: ${JSON.stringify(found())}`));
+        reject(
+          new Error(`timed out waiting for ${n} MQTT messages; got ${found().length}: ${JSON.stringify(found())}`),
+        );
       }, ms);
       const check = () => {
         if (found().length < n) return;

@@ -17,7 +17,14 @@ export function useCrashWatch(): { readonly events: unknown[] } {
 }
 
 /** Site definitions for parallel runs: copies of a default site with their own references. */
-export function manySites<T extends { siteReference: string; battery: { deviceReference: string }; pv: { deviceReference: string }; meter: { deviceReference: string } }>(base: T, n: number): T[] {
+export function manySites<
+  T extends {
+    siteReference: string;
+    battery: { deviceReference: string };
+    pv: { deviceReference: string };
+    meter: { deviceReference: string };
+  },
+>(base: T, n: number): T[] {
   const ref = (prefix: string, i: number, tag: string) => `${prefix}_${tag}${String(i).padStart(12 - tag.length, '0')}`;
   return Array.from({ length: n }, (_, i) => ({
     ...base,
@@ -40,7 +47,9 @@ export function watchTimers(): { pending(): string[]; stop(): void } {
   const hook = createHook({
     init(id, type) {
       if (type !== 'Timeout') return;
-      const frame = (new Error().stack ?? '').split('\n').find((l) => l.includes('/src/') && !l.includes('/src/simulator/') && !l.includes('node_modules'));
+      const frame = (new Error().stack ?? '')
+        .split('\n')
+        .find((l) => l.includes('/src/') && !l.includes('/src/simulator/') && !l.includes('node_modules'));
       if (frame) live.set(id, frame.trim());
     },
     destroy(id) {

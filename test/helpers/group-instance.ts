@@ -13,7 +13,9 @@ type In =
   | { type: 'input'; node: string; msgs: object[] }
   | { type: 'stop' };
 
-const send = (m: object) => { if (process.connected) process.send!(m); };
+const send = (m: object) => {
+  if (process.connected) process.send!(m);
+};
 const plain = (v: unknown) => JSON.parse(JSON.stringify(v ?? null));
 
 process.on('message', (m: In) => {
@@ -24,8 +26,20 @@ async function handle(m: In): Promise<void> {
   if (m.type === 'load') {
     await new Promise<void>((resolve, reject) => helper.startServer((e?: Error) => (e ? reject(e) : resolve())));
     await helper.load(NODES, m.flow, m.credentials);
-    for (const id of m.watch) helper.getNode(id).on('input', (msg: any) => send({ type: 'out', node: id, msg: plain({ ...msg, error: msg.error && { message: msg.error.message, code: msg.error.code } }) }));
-    for (const id of m.statuses) helper.getNode(id).on('call:status', (c: { args: any[] }) => send({ type: 'status', node: id, status: plain(c.args[0]) }));
+    for (const id of m.watch)
+      helper
+        .getNode(id)
+        .on('input', (msg: any) =>
+          send({
+            type: 'out',
+            node: id,
+            msg: plain({ ...msg, error: msg.error && { message: msg.error.message, code: msg.error.code } }),
+          }),
+        );
+    for (const id of m.statuses)
+      helper
+        .getNode(id)
+        .on('call:status', (c: { args: any[] }) => send({ type: 'status', node: id, status: plain(c.args[0]) }));
     const instances: Record<string, string> = {};
     for (const n of m.flow as any[]) {
       if (n.type !== 'ems-partner-config') continue;

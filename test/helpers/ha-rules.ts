@@ -42,7 +42,13 @@ const ENERGY = ['J', 'kJ', 'MJ', 'GJ', 'mWh', 'Wh', 'kWh', 'MWh', 'GWh', 'TWh', 
 const SENSOR_UNITS: Record<string, string[]> = { battery: ['%'], power: POWER, energy: ENERGY, energy_storage: ENERGY };
 /** sensor/const.py DEVICE_CLASS_STATE_CLASSES, the same device classes; timestamp and enum: none. */
 const SENSOR_STATE_CLASSES: Record<string, string[]> = {
-  battery: ['measurement'], power: ['measurement'], energy: ['total', 'total_increasing'], energy_storage: ['measurement'], timestamp: [], enum: [], date: [],
+  battery: ['measurement'],
+  power: ['measurement'],
+  energy: ['total', 'total_increasing'],
+  energy_storage: ['measurement'],
+  timestamp: [],
+  enum: [],
+  date: [],
 };
 /** sensor/const.py SensorStateClass. */
 const STATE_CLASSES = ['measurement', 'measurement_angle', 'total', 'total_increasing'];
@@ -54,35 +60,98 @@ const NUMBER_UNITS: Record<string, string[]> = { power: POWER, battery: ['%'], e
 /** The keys each component's discovery schema knows (all else is dropped, see above). */
 const COMMON = [
   // mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA and its availability schemas
-  'availability', 'availability_mode', 'availability_template', 'availability_topic', 'payload_available', 'payload_not_available',
-  'device', 'entity_picture', 'origin', 'enabled_by_default', 'entity_category', 'icon', 'json_attributes_topic',
-  'json_attributes_template', 'default_entity_id', 'message_expiry_interval', 'unique_id', 'visible_by_default',
+  'availability',
+  'availability_mode',
+  'availability_template',
+  'availability_topic',
+  'payload_available',
+  'payload_not_available',
+  'device',
+  'entity_picture',
+  'origin',
+  'enabled_by_default',
+  'entity_category',
+  'icon',
+  'json_attributes_topic',
+  'json_attributes_template',
+  'default_entity_id',
+  'message_expiry_interval',
+  'unique_id',
+  'visible_by_default',
   // mqtt/config.py SCHEMA_BASE
-  'qos', 'encoding',
+  'qos',
+  'encoding',
 ];
 const KEYS: Record<string, string[]> = {
   // mqtt/config.py MQTT_RO_SCHEMA; mqtt/sensor.py _PLATFORM_SCHEMA_BASE
-  sensor: ['state_topic', 'value_template', 'device_class', 'expire_after', 'force_update', 'last_reset_value_template', 'name',
-    'options', 'suggested_display_precision', 'state_class', 'unit_of_measurement'],
+  sensor: [
+    'state_topic',
+    'value_template',
+    'device_class',
+    'expire_after',
+    'force_update',
+    'last_reset_value_template',
+    'name',
+    'options',
+    'suggested_display_precision',
+    'state_class',
+    'unit_of_measurement',
+  ],
   // mqtt/config.py MQTT_RW_SCHEMA; mqtt/number.py _PLATFORM_SCHEMA_BASE
-  number: ['command_topic', 'optimistic', 'retain', 'state_topic', 'command_template', 'device_class', 'max', 'min', 'mode', 'name',
-    'payload_reset', 'step', 'unit_of_measurement', 'value_template'],
+  number: [
+    'command_topic',
+    'optimistic',
+    'retain',
+    'state_topic',
+    'command_template',
+    'device_class',
+    'max',
+    'min',
+    'mode',
+    'name',
+    'payload_reset',
+    'step',
+    'unit_of_measurement',
+    'value_template',
+  ],
   // MQTT_RW_SCHEMA; mqtt/select.py PLATFORM_SCHEMA_MODERN
-  select: ['command_topic', 'optimistic', 'retain', 'state_topic', 'command_template', 'name', 'options', 'value_template'],
+  select: [
+    'command_topic',
+    'optimistic',
+    'retain',
+    'state_topic',
+    'command_template',
+    'name',
+    'options',
+    'value_template',
+  ],
   // MQTT_RW_SCHEMA; mqtt/switch.py PLATFORM_SCHEMA
-  switch: ['command_topic', 'optimistic', 'retain', 'state_topic', 'name', 'payload_off', 'payload_on', 'state_off', 'state_on', 'value_template'],
+  switch: [
+    'command_topic',
+    'optimistic',
+    'retain',
+    'state_topic',
+    'name',
+    'payload_off',
+    'payload_on',
+    'state_off',
+    'state_on',
+    'value_template',
+  ],
 };
 
 const str = (v: unknown) => typeof v === 'string' && v.trim() !== '';
 /** The payload when it is an object, else {} (the object rule reports the rest). */
-const obj = (d: Discovery): Record<string, any> => (d.payload && typeof d.payload === 'object' && !Array.isArray(d.payload) ? d.payload : {});
+const obj = (d: Discovery): Record<string, any> =>
+  d.payload && typeof d.payload === 'object' && !Array.isArray(d.payload) ? d.payload : {};
 /** mqtt/util.py valid_subscribe_topic: '+' a whole level, '#' last and after '/'; no NUL. */
 function subscribeTopic(t: unknown): string | undefined {
   if (!str(t) || String(t).includes('\0')) return `${JSON.stringify(t)} is not a topic`;
   const levels = String(t).split('/');
   if (levels.some((l) => l.includes('+') && l !== '+')) return `${t}: "+" must be a whole level`;
   const hash = String(t).indexOf('#');
-  if (hash !== -1 && (hash !== String(t).length - 1 || (hash > 0 && String(t)[hash - 1] !== '/'))) return `${t}: "#" must be last, after "/"`;
+  if (hash !== -1 && (hash !== String(t).length - 1 || (hash > 0 && String(t)[hash - 1] !== '/')))
+    return `${t}: "#" must be last, after "/"`;
   return undefined;
 }
 const componentOf = (d: Discovery) => TOPIC_MATCHER.exec(d.topic.slice(DISCOVERY_PREFIX.length + 1))?.[1] ?? '';
@@ -91,22 +160,31 @@ export const RULES: Rule[] = [
   {
     rule: 'topic <prefix>/<component>/[<node_id>/]<object_id>/config; component \\w+, ids [a-zA-Z0-9_-]+',
     source: 'mqtt/discovery.py TOPIC_MATCHER',
-    check: (d) => (d.topic.startsWith(`${DISCOVERY_PREFIX}/`) && TOPIC_MATCHER.test(d.topic.slice(DISCOVERY_PREFIX.length + 1)) && d.topic.endsWith('/config')
-      ? undefined : `topic ${d.topic} does not match`),
+    check: (d) =>
+      d.topic.startsWith(`${DISCOVERY_PREFIX}/`) &&
+      TOPIC_MATCHER.test(d.topic.slice(DISCOVERY_PREFIX.length + 1)) &&
+      d.topic.endsWith('/config')
+        ? undefined
+        : `topic ${d.topic} does not match`,
   },
   {
     rule: 'the component is one discovery supports',
     source: 'mqtt/const.py SUPPORTED_COMPONENTS (imported by mqtt/discovery.py)',
-    check: (_d, c) => (['sensor', 'number', 'select', 'switch'].includes(c) ? undefined : `component ${c} (the examples use sensor, number, select, switch)`),
+    check: (_d, c) =>
+      ['sensor', 'number', 'select', 'switch'].includes(c)
+        ? undefined
+        : `component ${c} (the examples use sensor, number, select, switch)`,
   },
   {
     rule: 'the payload is a JSON object',
     source: 'mqtt/discovery.py (json_loads; a dict is required)',
-    check: (d) => (d.payload && typeof d.payload === 'object' && !Array.isArray(d.payload) ? undefined : 'not an object'),
+    check: (d) =>
+      d.payload && typeof d.payload === 'object' && !Array.isArray(d.payload) ? undefined : 'not an object',
   },
   {
-    rule: 'every key is one the component\'s discovery schema knows (the rest is dropped silently)',
-    source: 'mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA; mqtt/config.py MQTT_RO_SCHEMA, MQTT_RW_SCHEMA; mqtt/sensor.py, number.py, select.py, switch.py',
+    rule: "every key is one the component's discovery schema knows (the rest is dropped silently)",
+    source:
+      'mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA; mqtt/config.py MQTT_RO_SCHEMA, MQTT_RW_SCHEMA; mqtt/sensor.py, number.py, select.py, switch.py',
     check: (d, c) => {
       const unknown = Object.keys(obj(d)).filter((k) => !COMMON.includes(k) && !(KEYS[c] ?? []).includes(k));
       return unknown.length ? `keys Home Assistant drops: ${unknown.join(', ')}` : undefined;
@@ -114,7 +192,8 @@ export const RULES: Rule[] = [
   },
   {
     rule: 'no object_id (deprecated 2025.10, then removed): default_entity_id instead',
-    source: 'mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA (default_entity_id, no object_id); mqtt/entity.py (the deprecation warning)',
+    source:
+      'mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA (default_entity_id, no object_id); mqtt/entity.py (the deprecation warning)',
     check: (d) => ('object_id' in obj(d) ? 'object_id' : undefined),
   },
   {
@@ -123,7 +202,9 @@ export const RULES: Rule[] = [
     check: (d, c) => {
       const v = d.payload?.default_entity_id;
       if (v === undefined) return undefined;
-      return typeof v === 'string' && VALID_ENTITY_ID.test(v) && v.startsWith(`${c}.`) ? undefined : `default_entity_id ${JSON.stringify(v)}`;
+      return typeof v === 'string' && VALID_ENTITY_ID.test(v) && v.startsWith(`${c}.`)
+        ? undefined
+        : `default_entity_id ${JSON.stringify(v)}`;
     },
   },
   {
@@ -136,20 +217,32 @@ export const RULES: Rule[] = [
     rule: 'number, select, switch: command_topic is required, a publish topic (no + or #)',
     source: 'mqtt/config.py MQTT_RW_SCHEMA (vol.Required(CONF_COMMAND_TOPIC)); mqtt/util.py valid_publish_topic',
     components: ['number', 'select', 'switch'],
-    check: (d) => (str(d.payload?.command_topic) && !/[+#]/.test(d.payload.command_topic) ? undefined : `command_topic ${JSON.stringify(d.payload?.command_topic)}`),
+    check: (d) =>
+      str(d.payload?.command_topic) && !/[+#]/.test(d.payload.command_topic)
+        ? undefined
+        : `command_topic ${JSON.stringify(d.payload?.command_topic)}`,
   },
   {
     rule: 'state_topic, json_attributes_topic: valid subscribe topics',
     source: 'mqtt/util.py valid_subscribe_topic',
-    check: (d) => ['state_topic', 'json_attributes_topic'].filter((k) => k in obj(d)).map((k) => subscribeTopic(obj(d)[k])).find(Boolean),
+    check: (d) =>
+      ['state_topic', 'json_attributes_topic']
+        .filter((k) => k in obj(d))
+        .map((k) => subscribeTopic(obj(d)[k]))
+        .find(Boolean),
   },
   {
     rule: 'unique_id: a string, unique per component (a second entity with it is refused)',
-    source: 'mqtt/schemas.py (unique_id cv.string); helpers/entity_platform.py ("Platform … does not generate unique IDs")',
+    source:
+      'mqtt/schemas.py (unique_id cv.string); helpers/entity_platform.py ("Platform … does not generate unique IDs")',
     check: (d, c, all) => {
       if (!str(d.payload?.unique_id)) return 'no unique_id';
-      const same = all.filter((x) => componentOf(x) === c && x.payload?.unique_id === d.payload.unique_id && x.topic !== d.topic);
-      return same.length ? `unique_id ${d.payload.unique_id} also on ${same.map((x) => x.topic).join(', ')}` : undefined;
+      const same = all.filter(
+        (x) => componentOf(x) === c && x.payload?.unique_id === d.payload.unique_id && x.topic !== d.topic,
+      );
+      return same.length
+        ? `unique_id ${d.payload.unique_id} also on ${same.map((x) => x.topic).join(', ')}`
+        : undefined;
     },
   },
   {
@@ -160,7 +253,9 @@ export const RULES: Rule[] = [
       if (dev === undefined) return 'no device (the examples attach every entity to one)';
       const ids = dev.identifiers === undefined ? [] : [dev.identifiers].flat();
       if (!ids.every(str)) return `identifiers ${JSON.stringify(dev.identifiers)}`;
-      return ids.length || (Array.isArray(dev.connections) && dev.connections.length) ? undefined : 'a device without identifiers or connections';
+      return ids.length || (Array.isArray(dev.connections) && dev.connections.length)
+        ? undefined
+        : 'a device without identifiers or connections';
     },
   },
   {
@@ -170,23 +265,29 @@ export const RULES: Rule[] = [
   },
   {
     rule: 'availability: a list of {topic (required, a subscribe topic), payload_available, payload_not_available}; not with availability_topic; availability_mode all, any or latest. Without any, an entity stays available while Home Assistant is connected',
-    source: 'mqtt/schemas.py _MQTT_AVAILABILITY_LIST_SCHEMA (vol.Exclusive), mqtt/const.py AVAILABILITY_MODES; mqtt/entity.py MqttAvailabilityMixin.available',
+    source:
+      'mqtt/schemas.py _MQTT_AVAILABILITY_LIST_SCHEMA (vol.Exclusive), mqtt/const.py AVAILABILITY_MODES; mqtt/entity.py MqttAvailabilityMixin.available',
     check: (d) => {
       const p = obj(d);
-      if (!Array.isArray(p.availability) || p.availability.length === 0) return 'no availability: the entity would stay available after Node-RED stops';
+      if (!Array.isArray(p.availability) || p.availability.length === 0)
+        return 'no availability: the entity would stay available after Node-RED stops';
       if ('availability_topic' in p) return 'availability and availability_topic';
       for (const a of p.availability) {
         const bad = subscribeTopic(a?.topic);
         if (bad) return `availability: ${bad}`;
-        if (!str(a.payload_available ?? 'online') || !str(a.payload_not_available ?? 'offline')) return 'availability payloads';
+        if (!str(a.payload_available ?? 'online') || !str(a.payload_not_available ?? 'offline'))
+          return 'availability payloads';
       }
-      return p.availability_mode === undefined || ['all', 'any', 'latest'].includes(p.availability_mode) ? undefined : `availability_mode ${p.availability_mode}`;
+      return p.availability_mode === undefined || ['all', 'any', 'latest'].includes(p.availability_mode)
+        ? undefined
+        : `availability_mode ${p.availability_mode}`;
     },
   },
   {
     rule: 'icon: "prefix:name"',
     source: 'helpers/config_validation.py icon',
-    check: (d) => (d.payload?.icon === undefined || String(d.payload.icon).includes(':') ? undefined : `icon ${d.payload.icon}`),
+    check: (d) =>
+      d.payload?.icon === undefined || String(d.payload.icon).includes(':') ? undefined : `icon ${d.payload.icon}`,
   },
   {
     rule: 'sensor options: only with device class enum, not empty, not with state_class or unit_of_measurement',
@@ -218,15 +319,21 @@ export const RULES: Rule[] = [
       const { device_class: dc, state_class: sc } = obj(d);
       if (sc === undefined) return undefined;
       if (!STATE_CLASSES.includes(sc)) return `state class ${sc}`;
-      return dc === undefined || !SENSOR_STATE_CLASSES[dc] || SENSOR_STATE_CLASSES[dc].includes(sc) ? undefined : `state class ${sc} for device class ${dc}`;
+      return dc === undefined || !SENSOR_STATE_CLASSES[dc] || SENSOR_STATE_CLASSES[dc].includes(sc)
+        ? undefined
+        : `state class ${sc} for device class ${dc}`;
     },
   },
   {
     rule: 'sensor: non-numeric device classes (date, enum, timestamp) take no unit and no state class',
-    source: 'sensor/const.py NON_NUMERIC_DEVICE_CLASSES; sensor/__init__.py ("has a unit of measurement … however, it has the non-numeric device class")',
+    source:
+      'sensor/const.py NON_NUMERIC_DEVICE_CLASSES; sensor/__init__.py ("has a unit of measurement … however, it has the non-numeric device class")',
     components: ['sensor'],
-    check: (d) => (NON_NUMERIC.includes(obj(d).device_class) && (obj(d).unit_of_measurement !== undefined || obj(d).state_class !== undefined)
-      ? `unit or state class with device class ${obj(d).device_class}` : undefined),
+    check: (d) =>
+      NON_NUMERIC.includes(obj(d).device_class) &&
+      (obj(d).unit_of_measurement !== undefined || obj(d).state_class !== undefined)
+        ? `unit or state class with device class ${obj(d).device_class}`
+        : undefined,
   },
   {
     rule: 'number: min < max, step >= 0.001, mode auto, box or slider',
@@ -257,10 +364,13 @@ export const RULES: Rule[] = [
   },
   {
     rule: 'options (select, enum sensor) are not Home Assistant\'s own states unknown / unavailable, nor "none" (a select reads it as no option)',
-    source: 'homeassistant/const.py STATE_UNKNOWN, STATE_UNAVAILABLE; mqtt/select.py (payload.lower() == "none" → None)',
+    source:
+      'homeassistant/const.py STATE_UNKNOWN, STATE_UNAVAILABLE; mqtt/select.py (payload.lower() == "none" → None)',
     components: ['select', 'sensor'],
     check: (d) => {
-      const bad = [obj(d).options ?? []].flat().filter((o: unknown) => ['unknown', 'unavailable', 'none'].includes(String(o).toLowerCase()));
+      const bad = [obj(d).options ?? []]
+        .flat()
+        .filter((o: unknown) => ['unknown', 'unavailable', 'none'].includes(String(o).toLowerCase()));
       return bad.length ? `options ${bad.join(', ')}` : undefined;
     },
   },
@@ -283,7 +393,9 @@ export function violations(all: Discovery[]): string[] {
 /** The retained discovery configs among MQTT publishes (the last per topic), parsed. */
 export function discoveries(published: Array<{ topic: string; payload: string; retain: boolean }>): Discovery[] {
   const last = new Map<string, string>();
-  for (const p of published) if (p.retain && p.topic.startsWith(`${DISCOVERY_PREFIX}/`) && p.topic.endsWith('/config')) last.set(p.topic, p.payload);
+  for (const p of published)
+    if (p.retain && p.topic.startsWith(`${DISCOVERY_PREFIX}/`) && p.topic.endsWith('/config'))
+      last.set(p.topic, p.payload);
   return [...last].map(([topic, payload]) => {
     let parsed: unknown;
     try {

@@ -67,21 +67,30 @@ export interface HostileServer {
 /** The forms of a secret a hostile service might send back: raw, URL-encoded, form-encoded, base64, base64url. */
 export function formsOf(secret: string): string[] {
   const b64 = Buffer.from(secret).toString('base64');
-  return [...new Set([
-    secret,
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    b64,
-    b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
-  ])];
+  return [
+    ...new Set([
+      secret,
+      encodeURIComponent(secret),
+      new URLSearchParams({ s: secret }).toString().slice(2),
+      b64,
+      b64.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''),
+    ]),
+  ];
 }
 
-const HTML = '<!DOCTYPE html>\n<html><head><title>Service Unavailable - maintenance</title><style>body{font:14px sans-serif}</style></head>\n'
-  + '<body><h1>We will be back soon</h1><p>Our API is down for maintenance.</p></body></html>\n';
+const HTML =
+  '<!DOCTYPE html>\n<html><head><title>Service Unavailable - maintenance</title><style>body{font:14px sans-serif}</style></head>\n' +
+  '<body><h1>We will be back soon</h1><p>Our API is down for maintenance.</p></body></html>\n';
 
 const CHUNK = Buffer.alloc(64 * 1024, 0x20); // spaces: valid JSON whitespace, never a complete answer
 
-function send(res: http.ServerResponse, status: number, body: string, type = 'application/json', headers: http.OutgoingHttpHeaders = {}): void {
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: string,
+  type = 'application/json',
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
 }
@@ -89,7 +98,9 @@ function send(res: http.ServerResponse, status: number, body: string, type = 'ap
 /** The device reference and the property names of a measurement path. */
 function parts(url: URL): { ref: string; props: string[] } {
   const ref = decodeURIComponent(url.pathname.split('/')[2] ?? 'dvc_a');
-  const props = (url.searchParams.get('properties') ?? url.searchParams.get('property') ?? 'soc').split(',').filter(Boolean);
+  const props = (url.searchParams.get('properties') ?? url.searchParams.get('property') ?? 'soc')
+    .split(',')
+    .filter(Boolean);
   return { ref, props };
 }
 
@@ -98,7 +109,8 @@ function good(method: string, url: URL, body: unknown, bad: boolean): unknown {
   const p = url.pathname;
   const v = (n: number) => (bad ? (n === 65 ? 'NaN' : String(n)) : n);
   if (p === '/devices') return [{ deviceReference: 'dvc_a', properties: { soc: '%', power: 'W' } }];
-  if (p === '/sites') return { sites: [{ siteReference: 'ste_a', name: 'A', devices: [{ deviceReference: 'dvc_a', kind: 'battery' }] }] };
+  if (p === '/sites')
+    return { sites: [{ siteReference: 'ste_a', name: 'A', devices: [{ deviceReference: 'dvc_a', kind: 'battery' }] }] };
   if (/^\/devices\/[^/]+\/measurement$/.test(p)) {
     const { ref, props } = parts(url);
     return { timestamp: Date.now(), property: props[0], value: v(65), unit: '%', reference: ref };
@@ -109,7 +121,10 @@ function good(method: string, url: URL, body: unknown, bad: boolean): unknown {
   }
   if (/^\/devices\/[^/]+\/measurements$/.test(p)) {
     const { ref, props } = parts(url);
-    return { reference: ref, measurements: props.map((k) => ({ timestamp: Date.now(), property: k, value: v(65), unit: '%' })) };
+    return {
+      reference: ref,
+      measurements: props.map((k) => ({ timestamp: Date.now(), property: k, value: v(65), unit: '%' })),
+    };
   }
   if (p.endsWith('/time-series')) {
     const start = Date.parse((body as { range?: { start?: string } })?.range?.start ?? '') || Date.now() - 3_600_000;
@@ -133,7 +148,10 @@ function hugeList(n: number, ref: string): { list: string; map: string } {
     }
     listCache = { n, list: `,"measurements":[${items.join(',')}]}`, map: `,"measurements":{${entries.join(',')}}}` };
   }
-  return { list: `{"reference":${JSON.stringify(ref)}${listCache.list}`, map: `{"reference":${JSON.stringify(ref)}${listCache.map}` };
+  return {
+    list: `{"reference":${JSON.stringify(ref)}${listCache.list}`,
+    map: `{"reference":${JSON.stringify(ref)}${listCache.map}`,
+  };
 }
 
 export async function startHostile(opts: HostileOptions = {}): Promise<HostileServer> {
@@ -176,7 +194,10 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v !== 'string') continue;
       if (k === 'authorization') creds.push(v, v.replace(/^Bearer /, ''));
-      else if (!['host', 'accept', 'user-agent', 'content-type', 'content-length', 'connection', 'accept-encoding'].includes(k)) creds.push(v);
+      else if (
+        !['host', 'accept', 'user-agent', 'content-type', 'content-length', 'connection', 'accept-encoding'].includes(k)
+      )
+        creds.push(v);
     }
     const out = creds.flatMap(formsOf);
     // The whole header block, base64-encoded: the secret sits in it at any byte alignment.
@@ -188,31 +209,55 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
     const url = new URL(req.url ?? '/', 'http://x');
     api.received.push({ method: req.method ?? '', path: url.pathname, headers: req.headers });
     let body: unknown;
-    try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
 
     if (url.pathname === '/oauth/token') {
       const form = new URLSearchParams(text);
       const secret = form.get('client_secret') ?? '';
       if (opts.clientSecret !== undefined && secret === opts.clientSecret) {
         api.tokensIssued++;
-        return send(res, 200, JSON.stringify({ access_token: opts.token ?? 'tok/EN+abc==', token_type: 'Bearer', expires_in: 3600 }));
+        return send(
+          res,
+          200,
+          JSON.stringify({ access_token: opts.token ?? 'tok/EN+abc==', token_type: 'Bearer', expires_in: 3600 }),
+        );
       }
       const forms = formsOf(secret).join(' ');
-      return send(res, 401, JSON.stringify({ error: 'invalid_client', error_description: `wrong secret ${forms}`, requestId: forms }), 'application/json', { 'x-request-id': formsOf(secret)[1] });
+      return send(
+        res,
+        401,
+        JSON.stringify({ error: 'invalid_client', error_description: `wrong secret ${forms}`, requestId: forms }),
+        'application/json',
+        { 'x-request-id': formsOf(secret)[1] },
+      );
     }
 
     const mode = overrides.find(([re]) => re.test(url.pathname))?.[1] ?? api.mode;
     const method = req.method ?? 'GET';
     switch (mode) {
-      case 'ok': return send(res, 200, JSON.stringify(good(method, url, body, false)));
-      case 'nan': return send(res, 200, JSON.stringify(good(method, url, body, true)));
-      case 'empty-object': return send(res, 200, '{}');
-      case 'null': return send(res, 200, 'null');
-      case 'html': return send(res, 200, HTML, 'text/html');
-      case 'html-error': return send(res, 502, HTML, 'text/html');
-      case 'broken-json': return send(res, 200, '{"reference":"dvc_a","measurements":[{"timestamp":17194744', 'application/json');
-      case 'no-content': res.writeHead(204); return void res.end();
-      case 'silent': return;
+      case 'ok':
+        return send(res, 200, JSON.stringify(good(method, url, body, false)));
+      case 'nan':
+        return send(res, 200, JSON.stringify(good(method, url, body, true)));
+      case 'empty-object':
+        return send(res, 200, '{}');
+      case 'null':
+        return send(res, 200, 'null');
+      case 'html':
+        return send(res, 200, HTML, 'text/html');
+      case 'html-error':
+        return send(res, 502, HTML, 'text/html');
+      case 'broken-json':
+        return send(res, 200, '{"reference":"dvc_a","measurements":[{"timestamp":17194744', 'application/json');
+      case 'no-content':
+        res.writeHead(204);
+        return void res.end();
+      case 'silent':
+        return;
       case 'huge': {
         const total = opts.hugeBytes ?? 200 * 1024 * 1024;
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': total });
@@ -252,9 +297,23 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
         const forms = echoForms(req);
         if (method === 'POST' && url.pathname.startsWith('/sites/')) {
           // A steering answer that echoes the request's credentials deep inside.
-          return send(res, 200, JSON.stringify({ ...(body as object), requestId: forms.join(' '), echo: { headers: req.headers, nested: [[forms], { deeper: forms.join('|') }] } }));
+          return send(
+            res,
+            200,
+            JSON.stringify({
+              ...(body as object),
+              requestId: forms.join(' '),
+              echo: { headers: req.headers, nested: [[forms], { deeper: forms.join('|') }] },
+            }),
+          );
         }
-        return send(res, 401, JSON.stringify({ message: `unauthorized: ${forms.join(' ')}`, requestId: forms.join(' ') }), 'application/json', { 'x-request-id': forms.filter((f) => /^[\x21-\x7e]+$/.test(f)).join(',') });
+        return send(
+          res,
+          401,
+          JSON.stringify({ message: `unauthorized: ${forms.join(' ')}`, requestId: forms.join(' ') }),
+          'application/json',
+          { 'x-request-id': forms.filter((f) => /^[\x21-\x7e]+$/.test(f)).join(',') },
+        );
       }
     }
   };
@@ -263,10 +322,16 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
     url: '',
     port: 0,
     mode: opts.mode ?? 'ok',
-    override: (re, mode) => { overrides.push([re, mode]); },
-    clearOverrides: () => { overrides.length = 0; },
+    override: (re, mode) => {
+      overrides.push([re, mode]);
+    },
+    clearOverrides: () => {
+      overrides.length = 0;
+    },
     received: [],
-    get bytesSent() { return bytesSent; },
+    get bytesSent() {
+      return bytesSent;
+    },
     openSockets: () => sockets.size,
     tokensIssued: 0,
     async close() {

@@ -18,7 +18,8 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-const STATEMENT = /^[ \t]*(import|export)\s+(type\s+)?(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?)?\s*from\s*(['"])([^'"\n]+)\3/gm;
+const STATEMENT =
+  /^[ \t]*(import|export)\s+(type\s+)?(?:[\w$]+\s*,?\s*)?(?:\{[^}]*\}|\*(?:\s+as\s+[\w$]+)?)?\s*from\s*(['"])([^'"\n]+)\3/gm;
 const SIDE_EFFECT = /^[ \t]*import\s*(['"])([^'"\n]+)\1/gm;
 const CALL = /(typeof\s+)?\b(require|import)\s*\(\s*(['"])([^'"\n]+)\3\s*\)/g;
 
@@ -46,8 +47,11 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
   const files = abs.map((f) => path.relative(root, f).split(path.sep).join('/'));
   const edges: ImportEdge[] = [];
   abs.forEach((file, i) => {
-    const text = fs.readFileSync(file, 'utf8').split('\n')
-      .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line)).join('\n');
+    const text = fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => !/^\s*(\/\/|\/\*|\*)/.test(line))
+      .join('\n');
     const add = (spec: string, typeOnly: boolean) => {
       if (!spec.startsWith('.')) return;
       const to = resolve(root, file, spec);
@@ -92,16 +96,25 @@ export function circles(files: string[], edges: ImportEdge[]): string[][] {
   const onStack = new Set<string>();
   const found: string[][] = [];
   const visit = (v: string) => {
-    idx.set(v, index); low.set(v, index); index++;
-    stack.push(v); onStack.add(v);
+    idx.set(v, index);
+    low.set(v, index);
+    index++;
+    stack.push(v);
+    onStack.add(v);
     for (const w of next.get(v) ?? []) {
-      if (!idx.has(w)) { visit(w); low.set(v, Math.min(low.get(v)!, low.get(w)!)); }
-      else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
+      if (!idx.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, idx.get(w)!));
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];
       let w: string;
-      do { w = stack.pop()!; onStack.delete(w); comp.push(w); } while (w !== v);
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
       if (comp.length > 1 || (next.get(v) ?? []).includes(v)) found.push(shortestCircle(comp.sort(), next));
     }
   };
@@ -123,7 +136,10 @@ function shortestCircle(comp: string[], next: Map<string, string[]>): string[] {
         for (let at = queue[i]; at !== start; at = from.get(at)!) path.unshift(at);
         return [start, ...path, start];
       }
-      if (!from.has(w)) { from.set(w, queue[i]); queue.push(w); }
+      if (!from.has(w)) {
+        from.set(w, queue[i]);
+        queue.push(w);
+      }
     }
   }
   return comp;

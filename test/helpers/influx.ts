@@ -93,7 +93,9 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
   const t0 = performance.now();
   const p: Spawned = start(bin, ['run', '-config', file], { cwd: dir });
   let exited = false;
-  void p.exited.then(() => { exited = true; });
+  void p.exited.then(() => {
+    exited = true;
+  });
   const stop = async () => {
     await p.stop('SIGTERM', 10_000);
     fs.rmSync(dir, { recursive: true, force: true });
@@ -102,19 +104,27 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
   const deadline = t0 + ms;
   let ready = false;
   while (!ready && !exited && performance.now() < deadline) {
-    ready = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(1000) }).then((r) => r.status === 204, () => false);
+    ready = await fetch(`${url}/ping`, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => r.status === 204,
+      () => false,
+    );
     if (!ready) await new Promise((r) => setTimeout(r, 20));
   }
   if (!ready) {
     await stop();
-    throw new Error(`influxd did not answer /ping with 204 within ${ms} ms (${exited ? 'it exited' : 'still running'}); output:\n${p.output().slice(-3000)}`);
+    throw new Error(
+      `influxd did not answer /ping with 204 within ${ms} ms (${exited ? 'it exited' : 'still running'}); output:\n${p.output().slice(-3000)}`,
+    );
   }
   const startMs = performance.now() - t0;
 
   async function query(q: string, db?: string): Promise<any> {
     const write = /^\s*(CREATE|DROP|DELETE|ALTER|GRANT|REVOKE|KILL)\b/i.test(q);
     const params = new URLSearchParams({ q, epoch: 'ms', ...(db ? { db } : {}) });
-    const res = await fetch(`${url}/query?${params}`, { method: write ? 'POST' : 'GET', signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(`${url}/query?${params}`, {
+      method: write ? 'POST' : 'GET',
+      signal: AbortSignal.timeout(10_000),
+    });
     const body: any = await res.json();
     const err = body.error ?? body.results?.find((r: any) => r.error)?.error;
     if (!res.ok || err) throw new Error(`InfluxDB ${q}: HTTP ${res.status} ${err ?? ''}`);
@@ -133,7 +143,11 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
       return s.values.map((v: any[]) => Object.fromEntries(s.columns.map((c: string, i: number) => [c, v[i]])));
     },
     async write(db, lines) {
-      const res = await fetch(`${url}/write?${new URLSearchParams({ db, precision: 'ms' })}`, { method: 'POST', body: lines, signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(`${url}/write?${new URLSearchParams({ db, precision: 'ms' })}`, {
+        method: 'POST',
+        body: lines,
+        signal: AbortSignal.timeout(10_000),
+      });
       if (res.status !== 204) throw new Error(`InfluxDB write: HTTP ${res.status} ${await res.text()}`);
     },
     output: p.output,
@@ -149,7 +163,9 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
  */
 export async function loadInfluxExample(file: string, simUrl: string, influxPort?: number): Promise<LoadedExample> {
   const shipped = readExample(file);
-  const flow = forTest(shipped, simUrl).map((n) => (n.type === 'influxdb' ? { ...n, hostname: '127.0.0.1', port: String(influxPort ?? 1) } : n));
+  const flow = forTest(shipped, simUrl).map((n) =>
+    n.type === 'influxdb' ? { ...n, hostname: '127.0.0.1', port: String(influxPort ?? 1) } : n,
+  );
   await helper.load([...new Set([...NODES, ...CORE_NODES, ...INFLUX_NODES])], flow, {});
   return loaded(file, shipped);
 }
@@ -163,7 +179,11 @@ export interface Completion {
  * Records when the node with `id` completes a message (calls done(), with or without an
  * error), through Node-RED's onComplete hook; `count(n)` awaits n completions.
  */
-export function completions(id: string): { all: Completion[]; count(n: number, ms?: number): Promise<Completion[]>; remove(): void } {
+export function completions(id: string): {
+  all: Completion[];
+  count(n: number, ms?: number): Promise<Completion[]>;
+  remove(): void;
+} {
   const hooks = (helper as any)._RED.hooks;
   const name = `onComplete.emsInfluxTest${id}`;
   const all: Completion[] = [];

@@ -34,8 +34,23 @@ export function refusalOf(message: string, field: string): string | undefined {
 }
 
 /** The numeric settings of the config node, in the order the runtime checks them. */
-export const CONFIG_KEYS = ['maxBodyMB', 'maxValidity', 'timeout', 'retries', 'concurrency', 'coalesceMs', 'maxPerMinute', 'maxPerDay'] as const satisfies readonly LimitKey[];
+export const CONFIG_KEYS = [
+  'maxBodyMB',
+  'maxValidity',
+  'timeout',
+  'retries',
+  'concurrency',
+  'coalesceMs',
+  'maxPerMinute',
+  'maxPerDay',
+] as const satisfies readonly LimitKey[];
 /** The numeric settings of the site-steer node that are checked at deploy whatever its mode. */
-export const STEER_POWER_KEYS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridLimit', 'pvPeakPower'] as const satisfies readonly LimitKey[];
+export const STEER_POWER_KEYS = [
+  'maxEssPower',
+  'maxCurtailment',
+  'maxGridPower',
+  'maxGridLimit',
+  'pvPeakPower',
+] as const satisfies readonly LimitKey[];
 
 export { LIMITS };

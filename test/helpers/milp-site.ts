@@ -56,30 +56,89 @@ export function milpText(d: RawDay): string {
     const mx = Math.min(xmax, s.pvKW + d.D);
     const cmax = d.gridCharge ? d.C : Math.min(d.C, Math.max(0, s.pvKW - s.loadKW));
     const dmax = d.gridDischarge ? d.D : Math.min(d.D, Math.max(0, s.loadKW - s.pvKW));
-    bounds.push(`0 <= c${k} <= ${num(cmax)}`, `0 <= d${k} <= ${num(dmax)}`, `0 <= u${k} <= ${num(s.pvKW)}`, `0 <= i${k} <= ${num(mi)}`, `0 <= x${k} <= ${num(mx)}`);
+    bounds.push(
+      `0 <= c${k} <= ${num(cmax)}`,
+      `0 <= d${k} <= ${num(dmax)}`,
+      `0 <= u${k} <= ${num(s.pvKW)}`,
+      `0 <= i${k} <= ${num(mi)}`,
+      `0 <= x${k} <= ${num(mx)}`,
+    );
     bins.push(`b${k}`, `g${k}`);
-    rows.push(`cb${k}:${expr([[1, `c${k}`], [-d.C, `b${k}`]])} <= 0`);
-    rows.push(`db${k}:${expr([[1, `d${k}`], [d.D, `b${k}`]])} <= ${num(d.D)}`);
-    rows.push(`ig${k}:${expr([[1, `i${k}`], [-mi, `g${k}`]])} <= 0`);
-    rows.push(`xg${k}:${expr([[1, `x${k}`], [mx, `g${k}`]])} <= ${num(mx)}`);
-    rows.push(`bal${k}:${expr([[-1, `u${k}`], [1, `i${k}`], [1, `d${k}`], [-1, `x${k}`], [-1, `c${k}`]])} = ${num(s.loadKW - s.pvKW)}`);
+    rows.push(
+      `cb${k}:${expr([
+        [1, `c${k}`],
+        [-d.C, `b${k}`],
+      ])} <= 0`,
+    );
+    rows.push(
+      `db${k}:${expr([
+        [1, `d${k}`],
+        [d.D, `b${k}`],
+      ])} <= ${num(d.D)}`,
+    );
+    rows.push(
+      `ig${k}:${expr([
+        [1, `i${k}`],
+        [-mi, `g${k}`],
+      ])} <= 0`,
+    );
+    rows.push(
+      `xg${k}:${expr([
+        [1, `x${k}`],
+        [mx, `g${k}`],
+      ])} <= ${num(mx)}`,
+    );
+    rows.push(
+      `bal${k}:${expr([
+        [-1, `u${k}`],
+        [1, `i${k}`],
+        [1, `d${k}`],
+        [-1, `x${k}`],
+        [-1, `c${k}`],
+      ])} = ${num(s.loadKW - s.pvKW)}`,
+    );
     // e_{k+1} − e_k − dt ηc c + dt/ηd d = 0 (e_0 a constant)
-    const soc: Array<[number, string]> = [[1, `e${k + 1}`], [-s.dt * d.etaC, `c${k}`], [s.dt / d.etaD, `d${k}`]];
+    const soc: Array<[number, string]> = [
+      [1, `e${k + 1}`],
+      [-s.dt * d.etaC, `c${k}`],
+      [s.dt / d.etaD, `d${k}`],
+    ];
     if (k > 0) soc.push([-1, `e${k}`]);
     rows.push(`soc${k}:${expr(soc)} = ${num(k === 0 ? e0 : 0)}`);
     if (d.sellSocMin !== undefined && d.gridDischarge) {
       const dself = Math.min(d.D, Math.max(0, s.loadKW - s.pvKW));
       const S = (d.sellSocMin / 100) * cap;
       bins.push(`y${k}`);
-      rows.push(`sy${k}:${expr([[1, `d${k}`], [-d.D, `y${k}`]])} <= ${num(dself)}`);
-      rows.push(`se${k}:${expr([[1, `e${k + 1}`], [-cap, `y${k}`]])} >= ${num(S - (s.dt * dself) / d.etaD - cap)}`);
+      rows.push(
+        `sy${k}:${expr([
+          [1, `d${k}`],
+          [-d.D, `y${k}`],
+        ])} <= ${num(dself)}`,
+      );
+      rows.push(
+        `se${k}:${expr([
+          [1, `e${k + 1}`],
+          [-cap, `y${k}`],
+        ])} >= ${num(S - (s.dt * dself) / d.etaD - cap)}`,
+      );
     }
-    if (d.peakCost > 0) rows.push(`pk${k}:${expr([[1, `i${k}`], [-1, 'P']])} <= 0`);
+    if (d.peakCost > 0)
+      rows.push(
+        `pk${k}:${expr([
+          [1, `i${k}`],
+          [-1, 'P'],
+        ])} <= 0`,
+      );
     let lb = lo;
     for (const t of d.targets) if (t.boundary === k + 1) lb = Math.max(lb, (t.soc / 100) * cap);
     if (k + 1 === n && d.socEnd !== undefined) lb = Math.max(lb, (d.socEnd / 100) * cap);
     bounds.push(`${num(lb)} <= e${k + 1} <= ${num(hi)}`);
-    obj.push([s.dt * s.pi, `i${k}`], [-s.dt * s.px, `x${k}`], [s.dt * d.cycleCost, `c${k}`], [s.dt * d.cycleCost, `d${k}`]);
+    obj.push(
+      [s.dt * s.pi, `i${k}`],
+      [-s.dt * s.px, `x${k}`],
+      [s.dt * d.cycleCost, `c${k}`],
+      [s.dt * d.cycleCost, `d${k}`],
+    );
   });
   if (d.peakCost > 0) {
     bounds.push(`P >= ${num(d.peakSoFarKW)}`);
@@ -98,7 +157,13 @@ export interface MilpResult {
 /** Solves the day's MILP to a relative gap of 1e-9. */
 export function solveMilp(d: RawDay): MilpResult {
   const e0 = (d.soc / 100) * d.capacityKWh;
-  const res = solver.solve(milpText(d), { mip_rel_gap: 1e-9, mip_abs_gap: 1e-10, primal_feasibility_tolerance: 1e-9, mip_feasibility_tolerance: 1e-9, presolve: 'on' });
+  const res = solver.solve(milpText(d), {
+    mip_rel_gap: 1e-9,
+    mip_abs_gap: 1e-10,
+    primal_feasibility_tolerance: 1e-9,
+    mip_feasibility_tolerance: 1e-9,
+    presolve: 'on',
+  });
   if (res.Status === 'Infeasible') return { status: 'infeasible', cost: NaN };
   if (res.Status !== 'Optimal') throw new Error(`HiGHS: ${res.Status} on seed ${d.seed}`);
   return { status: 'optimal', cost: res.ObjectiveValue + d.endValue * e0 };

@@ -17,7 +17,9 @@ export const nodeRedPath: string = require.resolve(nodeRedDir);
 export const nodeRedVersion: string = require(path.join(nodeRedDir, 'package.json')).version;
 
 /** The @node-red/nodes directory that belongs to that runtime. */
-export const coreNodesDir: string = path.dirname(require.resolve('@node-red/nodes/package.json', { paths: [nodeRedDir] }));
+export const coreNodesDir: string = path.dirname(
+  require.resolve('@node-red/nodes/package.json', { paths: [nodeRedDir] }),
+);
 
 /** A core node module of that runtime, e.g. `coreNode('common/20-inject.js')`. */
 export function coreNode(file: string): unknown {

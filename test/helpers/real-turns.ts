@@ -14,7 +14,14 @@ export async function realTurns(done: () => boolean, what: string, turns = 5_000
 /** True when `p` has not settled after `turns` real turns (the fake clock standing still). */
 export async function stillPending(p: Promise<unknown>, turns = 50): Promise<boolean> {
   let settled = false;
-  p.then(() => { settled = true; }, () => { settled = true; });
+  p.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
   for (let i = 0; i < turns && !settled; i++) await new Promise((r) => setImmediate(r));
   return !settled;
 }

@@ -64,20 +64,46 @@ export function cfg(baseUrl: string, extra: Record<string, unknown> = {}): Recor
  */
 export function siteSteer(site: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const saved = {
-    type: 'ems-site-steer', site, siteType: 'str', mode: 'ess',
-    essValue: 'payload', essValueType: 'msg', essUnit: 'kW',
-    curtailmentValue: '', curtailmentValueType: 'num', curtailmentUnit: 'kW',
-    maximizeGridImport: 'unchanged', gridTargetValue: 'payload', gridTargetValueType: 'msg', gridTargetUnit: 'kW',
-    deadbandValue: '', deadbandUnit: 'kW', validity: 'quarter-hour', duration: 15, renew: false, dryRun: false,
+    type: 'ems-site-steer',
+    site,
+    siteType: 'str',
+    mode: 'ess',
+    essValue: 'payload',
+    essValueType: 'msg',
+    essUnit: 'kW',
+    curtailmentValue: '',
+    curtailmentValueType: 'num',
+    curtailmentUnit: 'kW',
+    maximizeGridImport: 'unchanged',
+    gridTargetValue: 'payload',
+    gridTargetValueType: 'msg',
+    gridTargetUnit: 'kW',
+    deadbandValue: '',
+    deadbandUnit: 'kW',
+    validity: 'quarter-hour',
+    duration: 15,
+    renew: false,
+    dryRun: false,
   };
-  return { ...migrate('ems-site-steer', saved), maxEssPower: '', maxCurtailment: '', maxGridPower: '', maxGridLimit: '', ...extra };
+  return {
+    ...migrate('ems-site-steer', saved),
+    maxEssPower: '',
+    maxCurtailment: '',
+    maxGridPower: '',
+    maxGridLimit: '',
+    ...extra,
+  };
 }
 
 /**
  * A flow on one tab: the node under test (id `n`, wired to `out`), the config node, a helper
  * `out`, a Catch node (scope all) wired to a helper `caught`, and any more nodes.
  */
-export function flow(node: Record<string, unknown>, config: Record<string, unknown>, ...more: Array<Record<string, unknown>>): object[] {
+export function flow(
+  node: Record<string, unknown>,
+  config: Record<string, unknown>,
+  ...more: Array<Record<string, unknown>>
+): object[] {
   // x and y make them flow nodes of the tab (without them Node-RED takes a node for a config node).
   const at = { z: 'tab', x: 100, y: 100 };
   return [
@@ -104,7 +130,12 @@ export class Inbox {
 
   /** Resolves with the first `n` messages once that many arrived; rejects after `ms`. */
   async count(n: number, ms = 10_000, what = 'messages'): Promise<any[]> {
-    await until([this], () => this.msgs.length >= n, ms, () => `${n} ${what}; got ${this.msgs.length}`);
+    await until(
+      [this],
+      () => this.msgs.length >= n,
+      ms,
+      () => `${n} ${what}; got ${this.msgs.length}`,
+    );
     return this.msgs.slice(0, n);
   }
 
@@ -157,8 +188,17 @@ export class StatusLog {
   /** Resolves with the first status from now on that passes `test`. */
   wait(test: (s: any) => boolean, ms = 10_000, what = 'status'): Promise<any> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(this.all.slice(-5))}`)), ms);
-      this.waiters.push({ test, resolve: (s) => { clearTimeout(timer); resolve(s); } });
+      const timer = setTimeout(
+        () => reject(new Error(`timed out waiting for ${what}; saw ${JSON.stringify(this.all.slice(-5))}`)),
+        ms,
+      );
+      this.waiters.push({
+        test,
+        resolve: (s) => {
+          clearTimeout(timer);
+          resolve(s);
+        },
+      });
     });
   }
 }
@@ -190,19 +230,34 @@ export async function loadFlow(nodes: object[], credentials?: Record<string, obj
   const status = new StatusLog(node);
   const send = (msg: Record<string, unknown> = {}) => node.receive(msg);
   return {
-    node, out, caught, status, send,
+    node,
+    out,
+    caught,
+    status,
+    send,
     async ask(msg = {}) {
       const [o, c] = [out.msgs.length, caught.msgs.length];
       send(msg);
-      await until([out, caught], () => out.msgs.length > o || caught.msgs.length > c, 10_000, () => `an output (status ${JSON.stringify(status.all.at(-1))})`);
+      await until(
+        [out, caught],
+        () => out.msgs.length > o || caught.msgs.length > c,
+        10_000,
+        () => `an output (status ${JSON.stringify(status.all.at(-1))})`,
+      );
       if (caught.msgs.length > c) throw new Error(`expected an output, got an error: ${caught.msgs[c].error.message}`);
       return out.msgs[o];
     },
     async fails(msg = {}) {
       const [o, c] = [out.msgs.length, caught.msgs.length];
       send(msg);
-      await until([out, caught], () => out.msgs.length > o || caught.msgs.length > c, 10_000, () => `an error (status ${JSON.stringify(status.all.at(-1))})`);
-      if (out.msgs.length > o) throw new Error(`expected an error, got an output: ${JSON.stringify(out.msgs[o].payload)}`);
+      await until(
+        [out, caught],
+        () => out.msgs.length > o || caught.msgs.length > c,
+        10_000,
+        () => `an error (status ${JSON.stringify(status.all.at(-1))})`,
+      );
+      if (out.msgs.length > o)
+        throw new Error(`expected an error, got an output: ${JSON.stringify(out.msgs[o].payload)}`);
       return caught.msgs[c];
     },
   };
@@ -222,7 +277,10 @@ export async function simGet(s: StartedSimulator, path: string, headers: Record<
 /** Arguments of every call of a Node method (e.g. 'status', 'error', 'warn') made by node `id` so far. */
 export function callsOf(method: string, id: string): any[][] {
   const spy = (helper as any)._NodePrototype[method];
-  return spy.getCalls().filter((c: any) => c.thisValue?.id === id).map((c: any) => c.args);
+  return spy
+    .getCalls()
+    .filter((c: any) => c.thisValue?.id === id)
+    .map((c: any) => c.args);
 }
 
 /**
@@ -232,17 +290,32 @@ export function callsOf(method: string, id: string): any[][] {
  */
 export function trackTimers(): { alive(): string[]; stop(): void } {
   const live = new Map<number, string>();
-  const hook = async_hooks.createHook({
-    init(id, type) {
-      if (type !== 'Timeout') return;
-      const stack = new Error().stack ?? '';
-      if (/\/src\/(nodes|api)\//.test(stack)) live.set(id, stack.split('\n').filter((l) => l.includes('/src/')).slice(0, 3).join(' < '));
+  const hook = async_hooks
+    .createHook({
+      init(id, type) {
+        if (type !== 'Timeout') return;
+        const stack = new Error().stack ?? '';
+        if (/\/src\/(nodes|api)\//.test(stack))
+          live.set(
+            id,
+            stack
+              .split('\n')
+              .filter((l) => l.includes('/src/'))
+              .slice(0, 3)
+              .join(' < '),
+          );
+      },
+      destroy(id) {
+        live.delete(id);
+      },
+    })
+    .enable();
+  return {
+    alive: () => [...live.values()],
+    stop: () => {
+      hook.disable();
     },
-    destroy(id) {
-      live.delete(id);
-    },
-  }).enable();
-  return { alive: () => [...live.values()], stop: () => { hook.disable(); } };
+  };
 }
 
 /** Lets the event loop turn `n` times (for socket closes that follow a destroy). */

@@ -19,7 +19,9 @@ export function findRedisServer(): string | undefined {
 export function redisOrSkip(ctx: Mocha.Context): string {
   const bin = findRedisServer();
   if (!bin) {
-    console.log('      skipped: no redis-server (none on PATH, or REDIS_SERVER names no executable); apt-get install redis-server (.ci/run does it)');
+    console.log(
+      '      skipped: no redis-server (none on PATH, or REDIS_SERVER names no executable); apt-get install redis-server (.ci/run does it)',
+    );
     ctx.skip();
   }
   return bin!;
@@ -42,7 +44,10 @@ function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     let buf = '';
-    const end = (ok: boolean) => { s.destroy(); resolve(ok); };
+    const end = (ok: boolean) => {
+      s.destroy();
+      resolve(ok);
+    };
     s.setTimeout(1000, () => end(false));
     s.once('error', () => end(false));
     s.on('data', (b) => {
@@ -54,16 +59,41 @@ function ping(port: number): Promise<boolean> {
 }
 
 /** `appendonly`: persistence (fsync always), so that restart() brings the data back (as a production group's Redis should). */
-export async function startRedis(bin: string, o: { password?: string; appendonly?: boolean } = {}, ms = 10_000): Promise<StartedRedis> {
+export async function startRedis(
+  bin: string,
+  o: { password?: string; appendonly?: boolean } = {},
+  ms = 10_000,
+): Promise<StartedRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-redis-'));
   const port = await freePort();
-  const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', o.appendonly ? 'yes' : 'no', '--appendfsync', 'always', '--dir', dir,
-    '--daemonize', 'no', '--protected-mode', 'yes', '--loglevel', 'warning', ...(o.password ? ['--requirepass', o.password] : [])];
+  const args = [
+    '--bind',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--save',
+    '',
+    '--appendonly',
+    o.appendonly ? 'yes' : 'no',
+    '--appendfsync',
+    'always',
+    '--dir',
+    dir,
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
+    '--loglevel',
+    'warning',
+    ...(o.password ? ['--requirepass', o.password] : []),
+  ];
   let p: Spawned;
   const launch = async () => {
     p = start(bin, args, { cwd: dir });
     let exited = false;
-    void p.exited.then(() => { exited = true; });
+    void p.exited.then(() => {
+      exited = true;
+    });
     const deadline = performance.now() + ms;
     while (!exited && performance.now() < deadline) {
       if (await ping(port)) return;
@@ -78,7 +108,9 @@ export async function startRedis(bin: string, o: { password?: string; appendonly
     port,
     pid: () => p.child.pid!,
     output: () => p.output(),
-    async kill() { await p.stop('SIGKILL', 1000); },
+    async kill() {
+      await p.stop('SIGKILL', 1000);
+    },
     restart: launch,
     async stop() {
       await p.stop('SIGTERM', 5000);
@@ -92,19 +124,26 @@ export async function startRedis(bin: string, o: { password?: string; appendonly
  * when there is none), stopped after them; and the clients a test opens (`open.push(...)`),
  * closed after each test.
  */
-export function useRedisGroup<C extends { close(): Promise<unknown> }>(): { readonly redis: StartedRedis; readonly open: C[] } {
+export function useRedisGroup<C extends { close(): Promise<unknown> }>(): {
+  readonly redis: StartedRedis;
+  readonly open: C[];
+} {
   let redis: StartedRedis | undefined;
   const open: C[] = [];
   before(async function () {
     redis = await startRedis(redisOrSkip(this));
   });
-  after(async () => { await redis?.stop(); });
+  after(async () => {
+    await redis?.stop();
+  });
   afterEach(async () => {
     await Promise.all(open.map((c) => c.close()));
     open.length = 0;
   });
   return {
-    get redis() { return redis!; },
+    get redis() {
+      return redis!;
+    },
     open,
   };
 }

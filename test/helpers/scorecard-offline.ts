@@ -59,8 +59,12 @@ export function packuments(lockFile: string): Map<string, any> {
     const name: string = e.name ?? key.slice(i + 'node_modules/'.length);
     const doc = out.get(name) ?? { name, 'dist-tags': {}, versions: {} };
     doc.versions[e.version] = {
-      name, version: e.version, license: e.license,
-      dependencies: e.dependencies ?? {}, optionalDependencies: e.optionalDependencies ?? {}, engines: e.engines ?? {},
+      name,
+      version: e.version,
+      license: e.license,
+      dependencies: e.dependencies ?? {},
+      optionalDependencies: e.optionalDependencies ?? {},
+      engines: e.engines ?? {},
     };
     doc['dist-tags'].latest = Object.keys(doc.versions).sort(semver.compare).pop();
     out.set(name, doc);
@@ -74,7 +78,9 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
   docs.set('node-red', {
     name: 'node-red',
     'dist-tags': { latest: NODE_RED_FACTS.latest },
-    versions: { [NODE_RED_FACTS.latest]: { name: 'node-red', version: NODE_RED_FACTS.latest, engines: NODE_RED_FACTS.engines } },
+    versions: {
+      [NODE_RED_FACTS.latest]: { name: 'node-red', version: NODE_RED_FACTS.latest, engines: NODE_RED_FACTS.engines },
+    },
   });
   const requests: string[] = [];
   const unexpected: string[] = [];
@@ -86,7 +92,10 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== 'GET') { unexpected.push(`${req.method} ${raw}`); return send(405, {}); }
+    if (req.method !== 'GET') {
+      unexpected.push(`${req.method} ${raw}`);
+      return send(405, {});
+    }
     if (u.href === CATALOGUE) return send(200, { modules: [] });
     const local = u.host === 'registry.npmjs.org' || u.hostname === '127.0.0.1';
     const doc = local ? docs.get(decodeURIComponent(u.pathname.slice(1))) : undefined;
@@ -103,14 +112,21 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
     url: `http://127.0.0.1:${port}`,
     requests,
     unexpected,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
 /** A copy, in `dest`, of the files `npm pack` would pack from `root` (which must be built). */
 export async function packedCopy(root: string, dest: string): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'],
-    { cwd: root, maxBuffer: 16 << 20, shell: process.platform === 'win32' });
+  const { stdout } = await promisify(execFile)(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+    cwd: root,
+    maxBuffer: 16 << 20,
+    shell: process.platform === 'win32',
+  });
   const files: string[] = JSON.parse(stdout)[0].files.map((f: any) => f.path);
   for (const f of files) {
     fs.mkdirSync(path.dirname(path.join(dest, f)), { recursive: true });
@@ -133,25 +149,48 @@ export function validate(dir: string, served: Served, timeoutMs = 90_000): Promi
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'scorecard-'));
   const card = path.join(out, 'scorecard.json');
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of Object.keys(env)) if (/^(https?_proxy|no_proxy|all_proxy|npm_(config_)?registry)$/i.test(k)) delete env[k];
+  for (const k of Object.keys(env))
+    if (/^(https?_proxy|no_proxy|all_proxy|npm_(config_)?registry)$/i.test(k)) delete env[k];
   Object.assign(env, {
-    HTTPS_PROXY: served.url, https_proxy: served.url, HTTP_PROXY: served.url, http_proxy: served.url,
+    HTTPS_PROXY: served.url,
+    https_proxy: served.url,
+    HTTP_PROXY: served.url,
+    http_proxy: served.url,
     // rc('npm') reads npm_<key> (not npm_config_<key>) and ~/.npmrc: an empty home keeps a user's registry and tokens out.
-    npm_registry: `${served.url}/`, HOME: out, USERPROFILE: out, FORCE_COLOR: '0',
+    npm_registry: `${served.url}/`,
+    HOME: out,
+    USERPROFILE: out,
+    FORCE_COLOR: '0',
   });
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [TOOL, 'validate', '-p', dir, '-o', card],
-      { cwd: out, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [TOOL, 'validate', '-p', dir, '-o', card], {
+      cwd: out,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (b) => { stdout += b; });
-    child.stderr.on('data', (b) => { stderr += b; });
-    const timer = setTimeout(() => { if (child.pid) process.kill(child.pid, 'SIGKILL'); }, timeoutMs);
-    child.once('error', (e) => { clearTimeout(timer); reject(e); });
+    child.stdout.on('data', (b) => {
+      stdout += b;
+    });
+    child.stderr.on('data', (b) => {
+      stderr += b;
+    });
+    const timer = setTimeout(() => {
+      if (child.pid) process.kill(child.pid, 'SIGKILL');
+    }, timeoutMs);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       let scorecard: any;
-      try { scorecard = JSON.parse(fs.readFileSync(card, 'utf8')); } catch { scorecard = undefined; }
+      try {
+        scorecard = JSON.parse(fs.readFileSync(card, 'utf8'));
+      } catch {
+        scorecard = undefined;
+      }
       fs.rmSync(out, { recursive: true, force: true });
       resolve({ code, signal, stdout, stderr, scorecard });
     });
@@ -159,11 +198,19 @@ export function validate(dir: string, served: Served, timeoutMs = 90_000): Promi
 }
 
 /** The tool's lines that report no problem: section titles, the package, a ✅ check, `Complete`. */
-export const QUIET = [/^---Validating (Package|Nodes|Dependencies)---$/, /^@?[\w.-]+(\/[\w.-]+)?@\d+\.\d+\.\d+\S*$/, /^✅ \S/, /^Complete$/];
+export const QUIET = [
+  /^---Validating (Package|Nodes|Dependencies)---$/,
+  /^@?[\w.-]+(\/[\w.-]+)?@\d+\.\d+\.\d+\S*$/,
+  /^✅ \S/,
+  /^Complete$/,
+];
 
 /** Lines of the output that are not in QUIET (warnings, errors, "Unable to parse", lookup failures, ...). */
 export function findings(v: Validation): string[] {
-  return `${v.stdout}\n${v.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split(/\r?\n/).map((l) => l.trim())
+  return `${v.stdout}\n${v.stderr}`
+    .replace(/\x1b\[[0-9;]*m/g, '')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
     .filter((l) => l !== '' && !QUIET.some((re) => re.test(l)));
 }
 
@@ -173,15 +220,23 @@ if (require.main === module) {
     let dir = process.argv[2] ? path.resolve(process.argv[2]) : '';
     const tmp = dir ? '' : fs.mkdtempSync(path.join(os.tmpdir(), 'scorecard-pkg-'));
     try {
-      if (!dir) { dir = tmp; await packedCopy(ROOT, dir); }
+      if (!dir) {
+        dir = tmp;
+        await packedCopy(ROOT, dir);
+      }
       const v = await validate(dir, served);
       process.stdout.write(v.stdout);
       process.stderr.write(v.stderr);
-      console.log(`\n[exit ${v.code}; requests ${served.requests.length}, unexpected ${JSON.stringify(served.unexpected)}]`);
+      console.log(
+        `\n[exit ${v.code}; requests ${served.requests.length}, unexpected ${JSON.stringify(served.unexpected)}]`,
+      );
       console.log(`[scorecard ${JSON.stringify(v.scorecard)}]`);
     } finally {
       await served.close();
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
     }
-  })().catch((e) => { console.error(e); process.exit(1); });
+  })().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

@@ -27,10 +27,18 @@ export function useSimulator(opts: StartOptions = {}, when: { each?: boolean } =
     return current;
   };
   const box: SimBox = {
-    get s() { return running(); },
-    get url() { return running().url; },
-    get port() { return running().port; },
-    get sim(): Simulator { return running().sim; },
+    get s() {
+      return running();
+    },
+    get url() {
+      return running().url;
+    },
+    get port() {
+      return running().port;
+    },
+    get sim(): Simulator {
+      return running().sim;
+    },
     close: () => running().close(),
     async restart(again = opts) {
       await current?.close();
@@ -56,7 +64,10 @@ export function clientFor(target: string | { readonly url: string }, opts: Clien
 }
 
 /** Makes clients on a simulator (or base URL) with `defaults` and closes each after the test that made it. */
-export function useClients(target: string | { readonly url: string }, defaults: ClientOpts = {}): (opts?: ClientOpts) => EmsClient {
+export function useClients(
+  target: string | { readonly url: string },
+  defaults: ClientOpts = {},
+): (opts?: ClientOpts) => EmsClient {
   const made: EmsClient[] = [];
   afterEach(() => {
     for (const c of made.splice(0)) c.close();
@@ -72,7 +83,11 @@ export function useClients(target: string | { readonly url: string }, defaults: 
  * A fresh simulator and a client on it for each test: `ready(sim, client)` gets both before the
  * test; after it the client closes, then the simulator.
  */
-export function useSimulatorAndClient(clientOpts: ClientOpts, ready: (sim: StartedSimulator, client: EmsClient) => void, simOpts: StartOptions = {}): void {
+export function useSimulatorAndClient(
+  clientOpts: ClientOpts,
+  ready: (sim: StartedSimulator, client: EmsClient) => void,
+  simOpts: StartOptions = {},
+): void {
   let sim: StartedSimulator | undefined;
   let client: EmsClient | undefined;
   beforeEach(async () => {

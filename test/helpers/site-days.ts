@@ -86,7 +86,11 @@ export function makeDay(seed: number): RawDay {
     const h = ((t - T0) / 3_600_000 + 5) % 24; // the day starts at 05:00
     const sun = Math.max(0, Math.sin(((h - 6) / 14) * Math.PI));
     const midday = Math.exp(-(((h - 13) / 2.5) ** 2));
-    let spot = 0.08 + 0.05 * Math.sin(((h - 8) / 24) * 2 * Math.PI) + 0.06 * Math.exp(-(((h - 19) / 1.5) ** 2)) + (r() - 0.5) * 0.04;
+    let spot =
+      0.08 +
+      0.05 * Math.sin(((h - 8) / 24) * 2 * Math.PI) +
+      0.06 * Math.exp(-(((h - 19) / 1.5) ** 2)) +
+      (r() - 0.5) * 0.04;
     if (negMidday) spot -= 0.2 * midday;
     const pi = r2(spot + 0.05 + r() * 0.1);
     const px = fit ? tariff : negExport ? r2(spot - 0.02) : r2(Math.min(pi, spot * 0.9));
@@ -115,7 +119,8 @@ export function makeDay(seed: number): RawDay {
     kinds.push('target');
   }
   const exportKind = r();
-  const exportLimitKW = exportKind < 0.15 ? 0 : exportKind < 0.4 ? r2(0.2 + r() * 1.5) : exportKind < 0.55 ? r2(2 + r() * 5) : Infinity;
+  const exportLimitKW =
+    exportKind < 0.15 ? 0 : exportKind < 0.4 ? r2(0.2 + r() * 1.5) : exportKind < 0.55 ? r2(2 + r() * 5) : Infinity;
   if (exportLimitKW === 0) kinds.push('zero export');
   else if (exportLimitKW < 2) kinds.push('tight export');
   const peak = chance(0.35);

@@ -43,7 +43,10 @@ export function start(cmd: string, args: string[], opts: SpawnOptions): Spawned 
     exited,
     waitFor(re, ms) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${re}; output:\n${out.slice(-3000)}`)), ms);
+        const timer = setTimeout(
+          () => finish(new Error(`timed out after ${ms} ms waiting for ${re}; output:\n${out.slice(-3000)}`)),
+          ms,
+        );
         const check = () => {
           const m = re.exec(out);
           if (m) finish(undefined, m);
@@ -62,7 +65,9 @@ export function start(cmd: string, args: string[], opts: SpawnOptions): Spawned 
     async stop(signal = 'SIGTERM', graceMs = 15_000) {
       if (!done && child.pid) {
         process.kill(child.pid, signal);
-        const killer = setTimeout(() => { if (!done && child.pid) process.kill(child.pid, 'SIGKILL'); }, graceMs);
+        const killer = setTimeout(() => {
+          if (!done && child.pid) process.kill(child.pid, 'SIGKILL');
+        }, graceMs);
         const r = await exited;
         clearTimeout(killer);
         return r;
@@ -88,15 +93,22 @@ export function freePort(): Promise<number> {
 export function closed(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => { s.destroy(); resolve(false); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(false);
+    });
     s.once('error', () => resolve(true));
   });
 }
 
 /** A server binary for the tests: the file `process.env[envVar]` names, else `name` on PATH; undefined when that is no executable file. */
 export function findExecutable(name: string, envVar: string): string | undefined {
-  const candidates = process.env[envVar] ? [process.env[envVar]!]
-    : (process.env.PATH ?? '').split(path.delimiter).filter(Boolean).map((d) => path.join(d, name));
+  const candidates = process.env[envVar]
+    ? [process.env[envVar]!]
+    : (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter(Boolean)
+        .map((d) => path.join(d, name));
   return candidates.find((f) => {
     try {
       fs.accessSync(f, fs.constants.X_OK);

@@ -9,7 +9,13 @@ import type { AddressInfo, Socket } from 'node:net';
 
 export const DEV = 'dvc_a';
 export const SITE = 'ste_a';
-export const MEASUREMENT = (property = 'soc') => ({ timestamp: Date.now(), property, value: 42, unit: '%', reference: DEV });
+export const MEASUREMENT = (property = 'soc') => ({
+  timestamp: Date.now(),
+  property,
+  value: 42,
+  unit: '%',
+  reference: DEV,
+});
 
 export interface Hit {
   method: string;
@@ -29,9 +35,18 @@ export interface Stub {
 }
 
 /** Writes an answer: a string as text/plain, anything else as JSON, undefined as an empty body. */
-export function json(res: http.ServerResponse, status: number, body: unknown, headers: http.OutgoingHttpHeaders = {}): void {
+export function json(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: http.OutgoingHttpHeaders = {},
+): void {
   const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-  res.writeHead(status, { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json', 'content-length': Buffer.byteLength(raw), ...headers });
+  res.writeHead(status, {
+    'content-type': typeof body === 'string' ? 'text/plain' : 'application/json',
+    'content-length': Buffer.byteLength(raw),
+    ...headers,
+  });
   res.end(raw);
 }
 
@@ -43,7 +58,12 @@ export async function startStub(handle: Stub['handle'] = (_h, res) => json(res, 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const hit = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const hit = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       stub.hits.push(hit);
       for (const w of waits.filter((x) => stub.hits.length >= x.n)) {
         waits.splice(waits.indexOf(w), 1);
@@ -58,17 +78,22 @@ export async function startStub(handle: Stub['handle'] = (_h, res) => json(res, 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stub.received = (n) => (stub.hits.length >= n ? Promise.resolve() : new Promise((resolve) => waits.push({ n, resolve })));
-  stub.close = () => new Promise((r) => {
-    for (const s of sockets) s.destroy();
-    server.close(() => r());
-  });
+  stub.received = (n) =>
+    stub.hits.length >= n ? Promise.resolve() : new Promise((resolve) => waits.push({ n, resolve }));
+  stub.close = () =>
+    new Promise((r) => {
+      for (const s of sockets) s.destroy();
+      server.close(() => r());
+    });
   return stub;
 }
 
 /** Settles a promise into a value or an error (for asserting on both without unhandled rejections). */
 export async function outcome<T>(p: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  return p.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+  return p.then(
+    (value) => ({ ok: true as const, value }),
+    (error: unknown) => ({ ok: false as const, error }),
+  );
 }
 
 /** Waits a few turns of the event loop (for "is it still pending?" checks of in-process promises only). */

@@ -14,7 +14,11 @@ import { CONFIG_KEYS, SECRET_KEYS } from './config-keys';
 
 /** A refusal of the route itself: nothing was sent anywhere. */
 export class RouteError extends Error {
-  constructor(readonly status: number, readonly error: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'RouteError';
   }
@@ -35,10 +39,19 @@ export function hasConfig(body: unknown): boolean {
 }
 
 /** Refuses anything but an application/json body with 415, before any other check. */
-export function jsonOnly(req: { headers?: Record<string, unknown> }, res: { status(n: number): { json(v: unknown): void } }, next: () => void): void {
-  const type = String(req.headers?.['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+export function jsonOnly(
+  req: { headers?: Record<string, unknown> },
+  res: { status(n: number): { json(v: unknown): void } },
+  next: () => void,
+): void {
+  const type = String(req.headers?.['content-type'] ?? '')
+    .split(';')[0]
+    .trim()
+    .toLowerCase();
   if (type !== 'application/json') {
-    res.status(415).json({ error: 'unsupported media type', message: 'the body must be JSON (content-type: application/json)' });
+    res
+      .status(415)
+      .json({ error: 'unsupported media type', message: 'the body must be JSON (content-type: application/json)' });
     return;
   }
   next();
@@ -46,26 +59,30 @@ export function jsonOnly(req: { headers?: Record<string, unknown> }, res: { stat
 
 /** Checks the shape of a request body: `{server?: string, config?: object}`. */
 export function parseBody(raw: unknown): RouteBody {
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new RouteError(400, 'bad body', 'the body must be a JSON object {server, config}');
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new RouteError(400, 'bad body', 'the body must be a JSON object {server, config}');
   const b = raw as Record<string, unknown>;
   if (b.server !== undefined && b.server !== null && (typeof b.server !== 'string' || b.server.length > 100)) {
     throw new RouteError(400, 'bad server', 'server must be the id of a config node');
   }
   const out: RouteBody = { server: typeof b.server === 'string' && b.server ? b.server : undefined };
   if (b.config == null) return out;
-  if (typeof b.config !== 'object' || Array.isArray(b.config)) throw new RouteError(400, 'bad config', 'config must be an object of config node settings');
+  if (typeof b.config !== 'object' || Array.isArray(b.config))
+    throw new RouteError(400, 'bad config', 'config must be an object of config node settings');
   const c = b.config as Record<string, unknown>;
   const props: Record<string, unknown> = {};
   for (const k of CONFIG_KEYS) {
     const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
     if (v === undefined || v === null) continue;
-    if (!['string', 'number', 'boolean'].includes(typeof v)) throw new RouteError(400, `bad ${k}`, `config.${k} must be a string, number or boolean`);
+    if (!['string', 'number', 'boolean'].includes(typeof v))
+      throw new RouteError(400, `bad ${k}`, `config.${k} must be a string, number or boolean`);
     props[k] = v;
   }
   const typed: ConfigCredentials = {};
   for (const k of SECRET_KEYS) {
     const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
-    if (v !== undefined && v !== null && typeof v !== 'string') throw new RouteError(400, `bad ${k}`, `config.${k} must be a string`);
+    if (v !== undefined && v !== null && typeof v !== 'string')
+      throw new RouteError(400, `bad ${k}`, `config.${k} must be a string`);
     if (typeof v === 'string' && v !== '' && v !== PLACEHOLDER) typed[k] = v;
   }
   out.config = { props: props as ConfigProps, typed };
@@ -84,7 +101,10 @@ export function normalUrl(v: unknown): string {
 }
 
 const authTypeOf = (p: ConfigProps) => String(p.authType || 'none');
-const headerOf = (p: ConfigProps) => String(p.apiKeyHeader || 'x-api-key').trim().toLowerCase();
+const headerOf = (p: ConfigProps) =>
+  String(p.apiKeyHeader || 'x-api-key')
+    .trim()
+    .toLowerCase();
 const verifies = (p: ConfigProps) => !(p.rejectUnauthorized === false || p.rejectUnauthorized === 'false');
 const caText = (p: ConfigProps) => String(p.caCert ?? '').trim();
 
@@ -104,7 +124,8 @@ export function destinationChanges(deployed: ConfigProps, caller: ConfigProps): 
   if (normalUrl(deployed.baseUrl) !== normalUrl(caller.baseUrl)) out.push('baseUrl');
   if (authTypeOf(deployed) !== authTypeOf(caller)) out.push('authType');
   if (authTypeOf(caller) === 'header' && headerOf(deployed) !== headerOf(caller)) out.push('apiKeyHeader');
-  if (authTypeOf(caller) === 'oauth2' && normalUrl(deployed.tokenUrl) !== normalUrl(caller.tokenUrl)) out.push('tokenUrl');
+  if (authTypeOf(caller) === 'oauth2' && normalUrl(deployed.tokenUrl) !== normalUrl(caller.tokenUrl))
+    out.push('tokenUrl');
   if (verifies(deployed) !== verifies(caller)) out.push('rejectUnauthorized');
   if (caText(deployed) !== caText(caller)) out.push('caCert');
   return out;
@@ -160,7 +181,11 @@ const MAX = 120;
 
 /** Text without markup, control characters or line breaks (the paths' placeholder `<site>` is text, kept). */
 function plain(text: string): string {
-  return text.replace(/<(?!site>)[^>]*>/g, ' ').replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  return text
+    .replace(/<(?!site>)[^>]*>/g, ' ')
+    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** A short status code-like reason for a reply's `error` field. */
@@ -185,7 +210,10 @@ export function replyMessage(err: unknown, forms: readonly string[]): string {
     const said = /[<>]/.test(svc) ? '' : plain(redactAll(svc, forms));
     // A message that only repeats the status (e.g. an HTML page's title "404 Not Found") adds nothing.
     const bare = (t: string) => t.toLowerCase().replace(/[^a-z0-9]+/g, '');
-    text = said && ![bare(reason), bare(`${err.status} ${reason}`), String(err.status)].includes(bare(said)) ? `${head}: ${said}` : head;
+    text =
+      said && ![bare(reason), bare(`${err.status} ${reason}`), String(err.status)].includes(bare(said))
+        ? `${head}: ${said}`
+        : head;
   } else {
     text = err instanceof Error ? err.message : String(err);
   }

@@ -15,9 +15,26 @@
  * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
  * short redacted message, never a service's page, and nothing secret.
  */
-import { builtInSimulatorState, type ConfigCredentials, type ConfigProps, createRuntime, isPemText, type Runtime } from '../../runtime';
 import {
-  destinationChanges, hasConfig, jsonOnly, parseBody, redactDeep, replyError, replyMessage, RouteError, sameCaCert, secretForms, secretNeeded,
+  builtInSimulatorState,
+  type ConfigCredentials,
+  type ConfigProps,
+  createRuntime,
+  isPemText,
+  type Runtime,
+} from '../../runtime';
+import {
+  destinationChanges,
+  hasConfig,
+  jsonOnly,
+  parseBody,
+  redactDeep,
+  replyError,
+  replyMessage,
+  RouteError,
+  sameCaCert,
+  secretForms,
+  secretNeeded,
   type RouteBody,
 } from './admin-guard';
 import type { ConfigNode, RED } from '../shared';
@@ -46,14 +63,21 @@ function settingsFor(deployed: ConfigNode | null, config: NonNullable<RouteBody[
   if (need && !typed[need] && stored) {
     const changed = destinationChanges(deployed!.props, props);
     if (changed.length) {
-      throw new RouteError(403, 'stored credentials refused',
-        `the stored ${SECRET_LABEL[need]} is used only with the deployed ${changed.join(', ')}; type it to try these settings`);
+      throw new RouteError(
+        403,
+        'stored credentials refused',
+        `the stored ${SECRET_LABEL[need]} is used only with the deployed ${changed.join(', ')}; type it to try these settings`,
+      );
     }
     creds[need] = stored;
   }
   const ownCa = sameCaCert(deployed?.props, props);
   if (!ownCa && String(props.caCert ?? '').trim() !== '' && !isPemText(props.caCert)) {
-    throw new RouteError(400, 'bad caCert', 'caCert must be PEM text (-----BEGIN CERTIFICATE-----) here; a file path is read only from a deployed config node');
+    throw new RouteError(
+      400,
+      'bad caCert',
+      'caCert must be PEM text (-----BEGIN CERTIFICATE-----) here; a file path is read only from a deployed config node',
+    );
   }
   return { props: { ...props, retries: 0 } as ConfigProps, creds, readFiles: ownCa };
 }
@@ -67,7 +91,8 @@ function formsFor(deployed: ConfigNode | null, body: RouteBody): string[] {
 async function withRuntime<T>(RED: RED, body: RouteBody, fn: (rt: Runtime) => Promise<T>): Promise<T> {
   const deployed = deployedNode(RED, body.server);
   if (!body.config) {
-    if (!deployed) throw new RouteError(502, 'unknown config node', 'unknown config node: deploy it, or send its settings');
+    if (!deployed)
+      throw new RouteError(502, 'unknown config node', 'unknown config node: deploy it, or send its settings');
     return fn(await deployed.runtime());
   }
   const s = settingsFor(deployed, body.config);
@@ -80,17 +105,25 @@ async function withRuntime<T>(RED: RED, body: RouteBody, fn: (rt: Runtime) => Pr
 }
 
 /** Parses the body and runs `fn`; answers with its result, or with `onError`'s reply. Never throws. */
-function handle(RED: RED, req: Req, res: Res, fn: (rt: Runtime) => Promise<unknown>, onError: (err: unknown, msg: { error: string; message: string }) => void): void {
+function handle(
+  RED: RED,
+  req: Req,
+  res: Res,
+  fn: (rt: Runtime) => Promise<unknown>,
+  onError: (err: unknown, msg: { error: string; message: string }) => void,
+): void {
   let body: RouteBody = {};
   let forms: string[] = [];
   new Promise<unknown>((resolve) => {
     body = parseBody(req.body);
     forms = formsFor(deployedNode(RED, body.server), body);
     resolve(withRuntime(RED, body, fn));
-  }).then(
-    (v) => res.json(redactDeep(v, forms)),
-    (err) => onError(err, { error: replyError(err), message: replyMessage(err, forms) }),
-  ).catch(() => undefined); // a reply that cannot be sent (socket gone) must not become an unhandled rejection
+  })
+    .then(
+      (v) => res.json(redactDeep(v, forms)),
+      (err) => onError(err, { error: replyError(err), message: replyMessage(err, forms) }),
+    )
+    .catch(() => undefined); // a reply that cannot be sent (socket gone) must not become an unhandled rejection
 }
 
 export function registerAdminRoutes(RED: RED): void {
@@ -109,10 +142,20 @@ export function registerAdminRoutes(RED: RED): void {
   list('/ems-partner/sites', (rt) => rt.client.listSites());
 
   RED.httpAdmin.post('/ems-partner/test', jsonOnly, write, (req: Req, res: Res) => {
-    handle(RED, req, res, async (rt) => {
-      const devices = await rt.client.listDevices();
-      return { ok: true, message: `connected to ${new URL(rt.baseUrl).host}: ${devices.length} devices`, devices: devices.length };
-    }, (err, msg) => (err instanceof RouteError ? res.status(err.status) : res).json({ ok: false, ...msg }));
+    handle(
+      RED,
+      req,
+      res,
+      async (rt) => {
+        const devices = await rt.client.listDevices();
+        return {
+          ok: true,
+          message: `connected to ${new URL(rt.baseUrl).host}: ${devices.length} devices`,
+          devices: devices.length,
+        };
+      },
+      (err, msg) => (err instanceof RouteError ? res.status(err.status) : res).json({ ok: false, ...msg }),
+    );
   });
 
   // The counts the editor shows next to "Test connection" (after the test's own request) and under the budget settings.
@@ -121,7 +164,12 @@ export function registerAdminRoutes(RED: RED): void {
     const node = typeof id === 'string' && id.length <= 100 ? deployedNode(RED, id) : null;
     const stats = node?.budgetStats?.();
     if (!node || !stats) {
-      res.status(404).json({ error: 'unknown config node', message: 'no deployed ems-partner-config node with this id (or its settings are unusable)' });
+      res
+        .status(404)
+        .json({
+          error: 'unknown config node',
+          message: 'no deployed ems-partner-config node with this id (or its settings are unusable)',
+        });
       return;
     }
     res.json({ id: node.id, name: typeof node.name === 'string' ? node.name : '', ...stats });

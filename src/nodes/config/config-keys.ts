@@ -10,15 +10,41 @@
  * or simulator, authentication, time and size limits, TLS, paths): what the editor sends of a
  * config node being edited, and what its cache of listed devices and sites is keyed by.
  */
-export const CONNECTION_KEYS = ['baseUrl', 'simulator', 'authType', 'apiKeyHeader', 'tokenUrl', 'clientId', 'scope', 'timeout', 'rejectUnauthorized', 'caCert', 'maxBodyMB',
-  'pathDevices', 'pathSites', 'pathCurtailment', 'pathGridLimits'] as const;
+export const CONNECTION_KEYS = [
+  'baseUrl',
+  'simulator',
+  'authType',
+  'apiKeyHeader',
+  'tokenUrl',
+  'clientId',
+  'scope',
+  'timeout',
+  'rejectUnauthorized',
+  'caCert',
+  'maxBodyMB',
+  'pathDevices',
+  'pathSites',
+  'pathCurtailment',
+  'pathGridLimits',
+] as const;
 
 /**
  * The config node's other settings: a request may carry them too (the route builds its
  * runtime from them, with retries 0), but the editor does not send them, as they change
  * nothing a listing or a connection test reads.
  */
-export const OTHER_KEYS = ['name', 'retries', 'concurrency', 'coalesceMs', 'maxValidity', 'percentCurtailment', 'maxPerMinute', 'maxPerDay', 'budgetMode', 'maxWaiting'] as const;
+export const OTHER_KEYS = [
+  'name',
+  'retries',
+  'concurrency',
+  'coalesceMs',
+  'maxValidity',
+  'percentCurtailment',
+  'maxPerMinute',
+  'maxPerDay',
+  'budgetMode',
+  'maxWaiting',
+] as const;
 
 /** Every setting a request's `config` may carry (everything else in it is ignored). */
 export const CONFIG_KEYS = [...CONNECTION_KEYS, ...OTHER_KEYS] as const;

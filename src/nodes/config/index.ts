@@ -10,7 +10,16 @@
  * state does.
  */
 import { registerAdminRoutes } from './admin-routes';
-import { budgets, type BudgetWarning, type ConfigProps, createRuntime, isInsecureRemote, type Runtime, setSimulatorLog, usesSimulator } from '../../runtime';
+import {
+  budgets,
+  type BudgetWarning,
+  type ConfigProps,
+  createRuntime,
+  isInsecureRemote,
+  type Runtime,
+  setSimulatorLog,
+  usesSimulator,
+} from '../../runtime';
 import { type ConfigNode, CREDENTIALS, type RED, upgrade, type UserNode, useSharedTexts } from '../shared';
 
 export = function (RED: RED): void {
@@ -32,7 +41,9 @@ export = function (RED: RED): void {
       node.warn(`baseUrl uses http:// to a remote host: keys and steering travel in clear text. Use https://.`);
     }
 
-    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err), { budgetId: config.id }).then((rt) => {
+    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err), {
+      budgetId: config.id,
+    }).then((rt) => {
       if (closed) {
         void rt.close();
         throw new Error('config node closed');
@@ -68,11 +79,20 @@ export = function (RED: RED): void {
       if (removed) budgets.forget(config.id);
       // Waits for the group to leave (its leases released, bounded by the connection's deadlines, at most 5 s),
       // so the flow deployed next takes the sites over at once instead of after the lease runs out.
-      const bound = (p: Promise<void>) => new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 5000);
-        void p.finally(() => { clearTimeout(t); resolve(); });
-      });
-      ready.then((rt) => bound(rt.close()), () => undefined).finally(() => done());
+      const bound = (p: Promise<void>) =>
+        new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, 5000);
+          void p.finally(() => {
+            clearTimeout(t);
+            resolve();
+          });
+        });
+      ready
+        .then(
+          (rt) => bound(rt.close()),
+          () => undefined,
+        )
+        .finally(() => done());
     });
   }
 

@@ -11,7 +11,17 @@ export const STEPS: readonly Migration[] = [
   // 0.3.0: the paths the specification does not show ('' = the assumed default),
   // and how a % curtailment goes out. A config saved before sent `%` as it is, so it keeps
   // 'send'; a new config node starts at 'convert' (the published type has no %).
-  { version: 3, up: (c) => withDefaults(c, { pathDevices: '', pathSites: '', pathCurtailment: '', pathGridLimits: '', percentCurtailment: 'send' }) },
+  {
+    version: 3,
+    up: (c) =>
+      withDefaults(c, {
+        pathDevices: '',
+        pathSites: '',
+        pathCurtailment: '',
+        pathGridLimits: '',
+        percentCurtailment: 'send',
+      }),
+  },
   // 0.3.0: the request budget: caps per minute and per day (0 = none), and what a
   // read does at a cap (refused, as a new config node starts).
   { version: 4, up: (c) => withDefaults(c, { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }) },

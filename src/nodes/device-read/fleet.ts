@@ -12,7 +12,16 @@
  * Some devices failing: the message is sent AND a Catch node gets one error listing them.
  * All failing: no message, one Catch-able error naming the devices.
  */
-import { FleetAggregator, type Measurement, type MeasurementList, type MeasurementMap, SERVICE, show, validateReference, ValidationError } from '../../protocol';
+import {
+  FleetAggregator,
+  type Measurement,
+  type MeasurementList,
+  type MeasurementMap,
+  SERVICE,
+  show,
+  validateReference,
+  ValidationError,
+} from '../../protocol';
 import { batteryCapacities, FleetReadError, readFleet, reasonOf, type Runtime } from '../../runtime';
 import { copyWith, type NodeMessage } from '../shared';
 
@@ -23,13 +32,22 @@ import { copyWith, type NodeMessage } from '../shared';
  */
 export function fleetList(input: unknown[], field: string): string[] {
   if (input.length > SERVICE.maxFleetDevices) {
-    throw new ValidationError(field, `must name at most ${SERVICE.maxFleetDevices} devices in one fleet read; got ${input.length}`, 'unprocessable');
+    throw new ValidationError(
+      field,
+      `must name at most ${SERVICE.maxFleetDevices} devices in one fleet read; got ${input.length}`,
+      'unprocessable',
+    );
   }
-  if (input.length === 0) throw new ValidationError(field, 'must name at least one device reference; got an empty list');
+  if (input.length === 0)
+    throw new ValidationError(field, 'must name at least one device reference; got an empty list');
   const out = new Set<string>();
   for (let i = 0; i < input.length; i++) {
     const v = input[i];
-    if (typeof v !== 'string') throw new ValidationError(`${field}[${i}]`, `must be a device reference string such as "dvc_WTUv8brR7DnH"; got ${show(v)}`);
+    if (typeof v !== 'string')
+      throw new ValidationError(
+        `${field}[${i}]`,
+        `must be a device reference string such as "dvc_WTUv8brR7DnH"; got ${show(v)}`,
+      );
     out.add(validateReference(v, `${field}[${i}]`));
   }
   return [...out];
@@ -44,7 +62,10 @@ export function ownJson(text: string): string | string[] {
   try {
     v = JSON.parse(text);
   } catch {
-    throw new ValidationError('device', `must be JSON: an array of device references, e.g. ["dvc_a","dvc_b"], or one reference in quotes; got ${show(text)}`);
+    throw new ValidationError(
+      'device',
+      `must be JSON: an array of device references, e.g. ["dvc_a","dvc_b"], or one reference in quotes; got ${show(text)}`,
+    );
   }
   if (Array.isArray(v)) return fleetList(v, 'device');
   return validateReference(v, 'device');
@@ -135,6 +156,7 @@ export async function fleetRead(r: FleetRead): Promise<FleetResult> {
 
 /** Sets a key of a map keyed by device reference (a reference is never "__proto__", but stay safe). */
 function set(o: Record<string, unknown>, key: string, v: unknown): void {
-  if (key === '__proto__') Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
   else o[key] = v;
 }

@@ -4,9 +4,33 @@
  * A list of devices (msg.deviceReference an array, or the device setting a JSON array) is a
  * fleet read: one message for the whole list (fleet.ts).
  */
-import { type Device, limited, LIMITS, type MeasurementListItem, show, validateProperties, validateReference, ValidationError } from '../../protocol';
+import {
+  type Device,
+  limited,
+  LIMITS,
+  type MeasurementListItem,
+  show,
+  validateProperties,
+  validateReference,
+  ValidationError,
+} from '../../protocol';
 import { type PollOutcome, type Runtime } from '../../runtime';
-import { attributed, checkSplit, copyWith, evaluate, fail, flowNode, fmt, maxSplitOf, type Node, type NodeMessage, PollBackoff, type RED, reply, sendAll } from '../shared';
+import {
+  attributed,
+  checkSplit,
+  copyWith,
+  evaluate,
+  fail,
+  flowNode,
+  fmt,
+  maxSplitOf,
+  type Node,
+  type NodeMessage,
+  PollBackoff,
+  type RED,
+  reply,
+  sendAll,
+} from '../shared';
 import { fleetList, fleetRead, ownJson } from './fleet';
 
 interface Props {
@@ -61,9 +85,13 @@ export = function (RED: RED): void {
     }
 
     /** The property names and the field they came from. */
-    function properties(msg: NodeMessage): { props: string[]; field: string } | Promise<{ props: string[]; field: string }> {
-      if (msg.properties !== undefined) return { props: validateProperties(msg.properties, 'msg.properties'), field: 'msg.properties' };
-      if (msg.property !== undefined) return { props: validateProperties(msg.property, 'msg.property'), field: 'msg.property' };
+    function properties(
+      msg: NodeMessage,
+    ): { props: string[]; field: string } | Promise<{ props: string[]; field: string }> {
+      if (msg.properties !== undefined)
+        return { props: validateProperties(msg.properties, 'msg.properties'), field: 'msg.properties' };
+      if (msg.property !== undefined)
+        return { props: validateProperties(msg.property, 'msg.property'), field: 'msg.property' };
       if (ownProperties) return ownProperties;
       if (constant(config.propertiesType)) return (ownProperties = ownList(`${config.properties ?? ''}`));
       return evaluate(RED, node, config.properties ?? '', config.propertiesType, msg).then(ownList);
@@ -73,7 +101,11 @@ export = function (RED: RED): void {
     function ownList(value: unknown): { props: string[]; field: string } {
       let v = value;
       if (typeof v === 'string' && v.trim().startsWith('[')) {
-        try { v = JSON.parse(v); } catch { /* validated below */ }
+        try {
+          v = JSON.parse(v);
+        } catch {
+          /* validated below */
+        }
       }
       return { props: validateProperties(v, 'properties'), field: 'properties' };
     }
@@ -85,7 +117,8 @@ export = function (RED: RED): void {
     /** One read: the messages to send (none when onlyChanges suppresses them); `partial`: some devices of a fleet failed. */
     async function read(msg: NodeMessage, poll = false): Promise<{ msgs: NodeMessage[]; partial?: Error }> {
       const cfg = f.configNode();
-      if (!MODES.includes(mode)) throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
+      if (!MODES.includes(mode))
+        throw new ValidationError('mode', `must be one of ${MODES.join(', ')}; got ${show(mode)}`);
       const rt = known ?? (known = await cfg.runtime());
       // In a group, a poll reads only this instance's share of the devices (rendezvous over the live members).
       const share = poll ? rt.group?.members : undefined;
@@ -110,16 +143,36 @@ export = function (RED: RED): void {
     /** A fleet read: one message for the whole list (fleet.ts). */
     async function fleet(rt: Runtime, msg: NodeMessage, devices: string[], props: string[], field: string) {
       const from = msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device';
-      if (splits) throw new ValidationError('split', `applies to one device: a fleet read (a list in ${from}) answers with one message; turn split off`, 'unprocessable');
-      if (mode === 'single' && props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
-      const r = await fleetRead({ rt, msg, devices, field: from, mode: mode as 'single' | 'map' | 'list', properties: props, signal: f.signal });
+      if (splits)
+        throw new ValidationError(
+          'split',
+          `applies to one device: a fleet read (a list in ${from}) answers with one message; turn split off`,
+          'unprocessable',
+        );
+      if (mode === 'single' && props.length !== 1)
+        throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
+      const r = await fleetRead({
+        rt,
+        msg,
+        devices,
+        field: from,
+        mode: mode as 'single' | 'map' | 'list',
+        properties: props,
+        signal: f.signal,
+      });
       if (!r.partial) status.ok(status.t('fleet', { ok: r.ok, total: r.total }));
       const fresh = changed(`fleet|${devices.join(',')}|${props.join(',')}`, r.msg.payload);
       return { msgs: fresh ? [r.msg] : [], partial: r.partial };
     }
 
     /** A read of one device. */
-    async function readOne(rt: Runtime, msg: NodeMessage, ref: string, props: string[], field: string): Promise<NodeMessage[]> {
+    async function readOne(
+      rt: Runtime,
+      msg: NodeMessage,
+      ref: string,
+      props: string[],
+      field: string,
+    ): Promise<NodeMessage[]> {
       const limit = () => {
         if (maxSplit instanceof Error) throw maxSplit;
         return maxSplit;
@@ -127,15 +180,23 @@ export = function (RED: RED): void {
       // A split of more properties than maxSplit is refused before anything is asked.
       if (splits) checkSplit(props.length, limit(), 'messages (one per property)');
       // A refusal by the service names the field: the properties if it speaks of them, else the device.
-      const pick = (svc: string) => (/propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device');
+      const pick = (svc: string) =>
+        /propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device';
       let items: MeasurementListItem[];
       let out: NodeMessage;
       if (mode === 'single') {
-        if (props.length !== 1) throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
+        if (props.length !== 1)
+          throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
         // Validated above (naming the msg field): the coalescer and the client trust the typed request.
         const m = await attributed(rt.reads.read({ device: ref, shape: 'single', properties: props }, reads), pick);
         items = [m];
-        out = copyWith(msg, { payload: m.value, measurement: m, unit: m.unit, topic: `${ref}/${m.property}`, deviceReference: ref });
+        out = copyWith(msg, {
+          payload: m.value,
+          measurement: m,
+          unit: m.unit,
+          topic: `${ref}/${m.property}`,
+          deviceReference: ref,
+        });
       } else if (mode === 'map') {
         const m = await attributed(rt.reads.read({ device: ref, shape: 'map', properties: props }, reads), pick);
         if (!splits && !config.onlyChanges) {
@@ -152,7 +213,12 @@ export = function (RED: RED): void {
           status.ok(text);
           return [copyWith(msg, { payload, units, deviceReference: ref })];
         }
-        items = Object.entries(m.measurements).map(([property, v]) => ({ property, value: v.value, unit: v.unit, timestamp: Date.now() }));
+        items = Object.entries(m.measurements).map(([property, v]) => ({
+          property,
+          value: v.value,
+          unit: v.unit,
+          timestamp: Date.now(),
+        }));
         const payload: Record<string, number> = {};
         const units: Record<string, string> = {};
         for (const i of items) {
@@ -167,15 +233,24 @@ export = function (RED: RED): void {
       }
       if (splits) checkSplit(items.length, limit());
       status.ok(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', '));
-      if (config.onlyChanges && !changed(`${ref}|${props.join(',')}`, items.map((i) => [i.property, i.value]))) return [];
+      if (
+        config.onlyChanges &&
+        !changed(
+          `${ref}|${props.join(',')}`,
+          items.map((i) => [i.property, i.value]),
+        )
+      )
+        return [];
       if (splits) {
-        return items.map((i) => copyWith(msg, {
-          topic: `${ref}/${i.property}`,
-          payload: i.value,
-          unit: i.unit,
-          measurement: { ...i, reference: ref },
-          deviceReference: ref,
-        }));
+        return items.map((i) =>
+          copyWith(msg, {
+            topic: `${ref}/${i.property}`,
+            payload: i.value,
+            unit: i.unit,
+            measurement: { ...i, reference: ref },
+            deviceReference: ref,
+          }),
+        );
       }
       return [out];
     }
@@ -205,23 +280,30 @@ export = function (RED: RED): void {
       fail(f, undefined, err);
     }
     if (server && interval > 0) {
-      server.runtime().then((rt) => {
-        if (f.signal.aborted) return;
-        const backoff = new PollBackoff(interval * 1000);
-        stopPolling = rt.polls.add(interval * 1000, () => {
-          backoff.started();
-          // Resolves to the turns to wait before the next try (more while backing off).
-          return read({}, true).then(
-            (r) => {
-              backoff.success();
-              if (!f.signal.aborted) sendAll((m) => node.send(m), r.msgs);
-              // Some devices of a fleet failed: the message went out; the error is logged as a failed poll's is.
-              return r.partial && !f.signal.aborted ? pollFailed(backoff, r.partial) : undefined;
-            },
-            (err) => (f.signal.aborted ? undefined : pollFailed(backoff, err)),
-          ).catch((err) => { if (!f.signal.aborted) fail(f, undefined, err, {}); });
-        });
-      }, (err) => fail(f, undefined, err));
+      server.runtime().then(
+        (rt) => {
+          if (f.signal.aborted) return;
+          const backoff = new PollBackoff(interval * 1000);
+          stopPolling = rt.polls.add(interval * 1000, () => {
+            backoff.started();
+            // Resolves to the turns to wait before the next try (more while backing off).
+            return read({}, true)
+              .then(
+                (r) => {
+                  backoff.success();
+                  if (!f.signal.aborted) sendAll((m) => node.send(m), r.msgs);
+                  // Some devices of a fleet failed: the message went out; the error is logged as a failed poll's is.
+                  return r.partial && !f.signal.aborted ? pollFailed(backoff, r.partial) : undefined;
+                },
+                (err) => (f.signal.aborted ? undefined : pollFailed(backoff, err)),
+              )
+              .catch((err) => {
+                if (!f.signal.aborted) fail(f, undefined, err, {});
+              });
+          });
+        },
+        (err) => fail(f, undefined, err),
+      );
     }
 
     /** A failed poll: backs off while the service fails; logs the same error once a minute. */

@@ -35,8 +35,12 @@ export function checkDefaults(config: PlanProps, now = Date.now()): void {
     throw new ValidationError('idle', `must be ${IDLE_MODES.join(' or ')}; got ${JSON.stringify(config.idle)}`);
   }
   const msg = {
-    payload: [{ start: now, end: now + 900_000, price: 0 }], soc: 50,
-    battery: { capacityKWh: isSet(config.capacityKWh) ? undefined : 1, maxChargeKW: isSet(config.maxChargeKW) ? undefined : 1 },
+    payload: [{ start: now, end: now + 900_000, price: 0 }],
+    soc: 50,
+    battery: {
+      capacityKWh: isSet(config.capacityKWh) ? undefined : 1,
+      maxChargeKW: isSet(config.maxChargeKW) ? undefined : 1,
+    },
   };
   const { input, from } = gather(msg, config, now);
   try {
@@ -49,7 +53,11 @@ export function checkDefaults(config: PlanProps, now = Date.now()): void {
 
 /** What each setting's check needs besides itself. */
 const NEEDS: Record<string, string[]> = {
-  socMax: ['socMin'], socEnd: ['socMin', 'socMax'], socTarget: ['socMin', 'socMax', 'socTargetTime'], socTargetTime: ['socTarget'], sellSocMin: ['socMin', 'socMax'],
+  socMax: ['socMin'],
+  socEnd: ['socMin', 'socMax'],
+  socTarget: ['socMin', 'socMax', 'socTargetTime'],
+  socTargetTime: ['socTarget'],
+  sellSocMin: ['socMin', 'socMax'],
 };
 
 /**

@@ -13,7 +13,15 @@
  * quarter hour, on a fresh SOC and on a delivery report that says no or partly, and sends only
  * what changed (`msg.replan` says what). One timer per node, cleared on close.
  */
-import { type BatteryPlanInput, handOn, isSitePlan, planBattery, type PricePlan, scheduleSlots, type SitePlan } from '../../plan';
+import {
+  type BatteryPlanInput,
+  handOn,
+  isSitePlan,
+  planBattery,
+  type PricePlan,
+  scheduleSlots,
+  type SitePlan,
+} from '../../plan';
 import { copyWith, fail, flowNode, fmt, type Node, type NodeMessage, type RED } from '../shared';
 import { chartOf } from './chart';
 import { checkDefaults } from './check';
@@ -21,7 +29,12 @@ import { gather, located, round, socGiven, type Msg, type PlanProps } from './me
 import { Replanner, isDelivery, kindOf, notReplanning, readingOf, type Trigger } from './replan';
 
 /** The status key of each trigger's name. */
-const TRIGGER: Record<Trigger, string> = { input: 'triggerInput', soc: 'triggerSoc', timer: 'triggerTimer', delivery: 'triggerDelivery' };
+const TRIGGER: Record<Trigger, string> = {
+  input: 'triggerInput',
+  soc: 'triggerSoc',
+  timer: 'triggerTimer',
+  delivery: 'triggerDelivery',
+};
 
 export = function (RED: RED): void {
   function EmsPlanNode(this: Node, saved: PlanProps) {
@@ -33,11 +46,19 @@ export = function (RED: RED): void {
 
     /** The slots left to the site (idle: self-consumption, a site plan with forecasts), else undefined: every slot steered. */
     function idleOf(plan: PricePlan | SitePlan): boolean[] | undefined {
-      return leaveIdle && isSitePlan(plan) && plan.slots.some((s) => s.selfConsumption) ? plan.slots.map((s) => s.selfConsumption) : undefined;
+      return leaveIdle && isSitePlan(plan) && plan.slots.some((s) => s.selfConsumption)
+        ? plan.slots.map((s) => s.selfConsumption)
+        : undefined;
     }
 
     /** The messages that hand on `slots` from `first`: the schedule (or `stop`), after a `stop` when the old schedule must not go on. */
-    function handed(base: NodeMessage, slots: ReturnType<typeof scheduleSlots>, idle: boolean[] | undefined, first: number, fields: (index: number[]) => NodeMessage): NodeMessage[] {
+    function handed(
+      base: NodeMessage,
+      slots: ReturnType<typeof scheduleSlots>,
+      idle: boolean[] | undefined,
+      first: number,
+      fields: (index: number[]) => NodeMessage,
+    ): NodeMessage[] {
       const h = handOn(slots, idle, first);
       const out = copyWith(base, { ...fields(h.index), payload: h.payload });
       return h.stopFirst ? [{ topic: base.topic, payload: 'stop' }, out] : [out];
@@ -65,7 +86,9 @@ export = function (RED: RED): void {
     function summary(plan: PricePlan | SitePlan): string {
       const count = plan.slots.length;
       const charged = fmt(round(plan.chargedKWh, 1));
-      return isSitePlan(plan) ? status.t('plannedSite', { count, cost: fmt(plan.cost.total), charged }) : status.t('planned', { count, value: fmt(plan.value), charged });
+      return isSitePlan(plan)
+        ? status.t('plannedSite', { count, cost: fmt(plan.cost.total), charged })
+        : status.t('planned', { count, value: fmt(plan.value), charged });
     }
 
     /** Without re-planning: one plan per message, all its slots. */
@@ -106,16 +129,27 @@ export = function (RED: RED): void {
           if (trigger !== 'input') delete base._msgid; // a message of its own (Node-RED gives it an id)
           const soc = Number((input.battery as Msg).soc);
           out = handed(base, slots, idle, changed[0], (index) => ({
-            plan, chart: chartOf(plan),
+            plan,
+            chart: chartOf(plan),
             replan: {
-              trigger, at: now, soc, socFrom, changed: index.flatMap((k, j) => (changed.includes(k) ? [j] : [])), slots: slots.length,
+              trigger,
+              at: now,
+              soc,
+              socFrom,
+              changed: index.flatMap((k, j) => (changed.includes(k) ? [j] : [])),
+              slots: slots.length,
               ...(idle ? { selfConsumption: idle.filter(Boolean).length } : {}),
             },
           }));
           rp.handed(slots, idle);
         }
         const what = status.t(TRIGGER[trigger]);
-        text = trigger === 'input' ? summary(plan) : changed.length ? status.t('replanned', { trigger: what, changed: changed.length, count: slots.length }) : status.t('unchanged', { trigger: what });
+        text =
+          trigger === 'input'
+            ? summary(plan)
+            : changed.length
+              ? status.t('replanned', { trigger: what, changed: changed.length, count: slots.length })
+              : status.t('unchanged', { trigger: what });
       } catch (err) {
         if (trigger !== 'input' && rp.kept && endedAll(rp.kept, now)) {
           rp.ended();

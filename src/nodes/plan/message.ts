@@ -28,25 +28,82 @@ export type Msg = Rec;
 
 export interface PlanProps {
   name?: string;
-  capacityKWh?: Value; maxChargeKW?: Value; maxDischargeKW?: Value; socMin?: Value; socMax?: Value; efficiency?: Value;
-  socEnd?: Value; priceUnit?: Value; steps?: Value;
+  capacityKWh?: Value;
+  maxChargeKW?: Value;
+  maxDischargeKW?: Value;
+  socMin?: Value;
+  socMax?: Value;
+  efficiency?: Value;
+  socEnd?: Value;
+  priceUnit?: Value;
+  steps?: Value;
   // version 2
-  chargeEfficiency?: Value; dischargeEfficiency?: Value; cycleCost?: Value; endValue?: Value; socTarget?: Value; socTargetTime?: Value;
-  importMultiplier?: Value; importFee?: Value; importVat?: Value; exportMultiplier?: Value; exportFee?: Value; exportVat?: Value;
-  importLimitKW?: Value; exportLimitKW?: Value; peakCost?: Value; replan?: Value;
+  chargeEfficiency?: Value;
+  dischargeEfficiency?: Value;
+  cycleCost?: Value;
+  endValue?: Value;
+  socTarget?: Value;
+  socTargetTime?: Value;
+  importMultiplier?: Value;
+  importFee?: Value;
+  importVat?: Value;
+  exportMultiplier?: Value;
+  exportFee?: Value;
+  exportVat?: Value;
+  importLimitKW?: Value;
+  exportLimitKW?: Value;
+  peakCost?: Value;
+  replan?: Value;
   // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
   idle?: Value;
   // version 4: false = never charge from the grid / never discharge into it
-  gridCharge?: Value; gridDischarge?: Value; sellSocMin?: Value;
+  gridCharge?: Value;
+  gridDischarge?: Value;
+  sellSocMin?: Value;
 }
 
 /** The battery fields a message may set (msg.battery, msg.payload.battery). */
-export const BATTERY_KEYS = ['capacityKWh', 'maxChargeKW', 'maxDischargeKW', 'socMin', 'socMax', 'efficiency', 'soc', 'chargeEfficiency', 'dischargeEfficiency', 'cycleCost', 'socTarget', 'endValue', 'gridCharge', 'gridDischarge', 'sellSocMin'] as const;
+export const BATTERY_KEYS = [
+  'capacityKWh',
+  'maxChargeKW',
+  'maxDischargeKW',
+  'socMin',
+  'socMax',
+  'efficiency',
+  'soc',
+  'chargeEfficiency',
+  'dischargeEfficiency',
+  'cycleCost',
+  'socTarget',
+  'endValue',
+  'gridCharge',
+  'gridDischarge',
+  'sellSocMin',
+] as const;
 /** The fields of an object msg.payload. */
-export const PAYLOAD_KEYS = ['prices', 'battery', 'soc', 'socEnd', 'priceUnit', 'steps', 'currency', 'slotMinutes', 'importFormula', 'exportFormula',
-  'pvForecast', 'loadForecast', 'loadHistory', 'gridImportMax', 'gridExportMax', 'site', 'solver'] as const;
+export const PAYLOAD_KEYS = [
+  'prices',
+  'battery',
+  'soc',
+  'socEnd',
+  'priceUnit',
+  'steps',
+  'currency',
+  'slotMinutes',
+  'importFormula',
+  'exportFormula',
+  'pvForecast',
+  'loadForecast',
+  'loadHistory',
+  'gridImportMax',
+  'gridExportMax',
+  'site',
+  'solver',
+] as const;
 /** The planner fields msg.X may set (before msg.payload.X); the node's settings give socEnd, priceUnit and steps. */
-const MSG_KEYS = PAYLOAD_KEYS.filter((k) => !['prices', 'battery', 'soc', 'site', 'importFormula', 'exportFormula'].includes(k));
+const MSG_KEYS = PAYLOAD_KEYS.filter(
+  (k) => !['prices', 'battery', 'soc', 'site', 'importFormula', 'exportFormula'].includes(k),
+);
 const NODE_PLAN_KEYS = ['socEnd', 'priceUnit', 'steps'];
 /** The node's price formula settings, per formula and key. */
 export const FORMULA_PROPS: Record<string, Record<string, keyof PlanProps>> = {
@@ -55,10 +112,14 @@ export const FORMULA_PROPS: Record<string, Record<string, keyof PlanProps>> = {
 };
 /** The site's limits: the planner's key (W, per kW) and the node's setting (kW) with its factor to the planner's unit. */
 export const SITE_PROPS: Record<string, [keyof PlanProps | undefined, number]> = {
-  importLimitW: ['importLimitKW', 1000], exportLimitW: ['exportLimitKW', 1000], peakCost: ['peakCost', 1], peakSoFarW: [undefined, 1],
+  importLimitW: ['importLimitKW', 1000],
+  exportLimitW: ['exportLimitKW', 1000],
+  peakCost: ['peakCost', 1],
+  peakSoFarW: [undefined, 1],
 };
 
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 export const round = (v: number, d: number) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -71,25 +132,46 @@ function fieldsOf(v: unknown, at: string, keys: readonly string[], form: string)
 }
 
 /** The message fields the node reads (a message carries others, so only a near miss of these is refused). */
-const MSG_READ = ['payload', 'battery', 'soc', 'site', 'chart', 'replan', 'importFormula', 'exportFormula', ...PAYLOAD_KEYS.filter((k) => k !== 'prices')];
+const MSG_READ = [
+  'payload',
+  'battery',
+  'soc',
+  'site',
+  'chart',
+  'replan',
+  'importFormula',
+  'exportFormula',
+  ...PAYLOAD_KEYS.filter((k) => k !== 'prices'),
+];
 
 /** Refuses a message field that is a misspelling of one the node reads (`msg.loadForcast`): it would plan without it. */
 function nearMisses(msg: Msg): void {
   for (const k of Object.keys(msg)) {
-    const known = misspelt(k, MSG_READ.filter((m) => m.length >= 6));
+    const known = misspelt(
+      k,
+      MSG_READ.filter((m) => m.length >= 6),
+    );
     if (known) throw new ValidationError(`msg.${k}`, `is not a field the plan node reads; did you mean msg.${known}?`);
   }
 }
 
 /** Whether an object is a price source's wrapper (power-saver's {priceData}, Tibber's {today, tomorrow} or query answer). */
-export const isFeedObject = (p: unknown): boolean => isObject(p) && (Array.isArray(p.priceData) || Array.isArray(p.today) || Array.isArray(p.tomorrow) || isObject(p.viewer));
+export const isFeedObject = (p: unknown): boolean =>
+  isObject(p) &&
+  (Array.isArray(p.priceData) || Array.isArray(p.today) || Array.isArray(p.tomorrow) || isObject(p.viewer));
 /** Whether a message carries prices (an array, a feed, or an object with prices). */
-export const hasPrices = (msg: Msg): boolean => Array.isArray(msg.payload) || isFeedObject(msg.payload) || (isObject(msg.payload) && 'prices' in msg.payload);
+export const hasPrices = (msg: Msg): boolean =>
+  Array.isArray(msg.payload) || isFeedObject(msg.payload) || (isObject(msg.payload) && 'prices' in msg.payload);
 
 /** Whether a message gives the current SOC (msg.soc, msg.payload.soc, msg.battery.soc, msg.payload.battery.soc). */
 export function socGiven(msg: Msg): boolean {
   const p = isObject(msg.payload) ? msg.payload : {};
-  return [msg.soc, p.soc, isObject(msg.battery) ? msg.battery.soc : undefined, isObject(p.battery) ? p.battery.soc : undefined].some(isSet);
+  return [
+    msg.soc,
+    p.soc,
+    isObject(msg.battery) ? msg.battery.soc : undefined,
+    isObject(p.battery) ? p.battery.soc : undefined,
+  ].some(isSet);
 }
 
 /** A number of kW (or per kW) ≥ 0 of the node's settings, in the planner's unit; refused naming the setting. */
@@ -97,7 +179,11 @@ function nodeAmount(v: unknown, prop: string, factor: number): number {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   if (!(n >= 0) || !Number.isFinite(n)) {
     const what = factor === 1000 ? 'a number of kW ≥ 0 (empty: no limit)' : 'a cost per kW ≥ 0 (empty: none)';
-    throw new ValidationError(prop, `must be ${what}; got ${show(v)}`, typeof v === 'number' ? 'unprocessable' : 'malformed');
+    throw new ValidationError(
+      prop,
+      `must be ${what}; got ${show(v)}`,
+      typeof v === 'number' ? 'unprocessable' : 'malformed',
+    );
   }
   return n * factor;
 }
@@ -105,7 +191,11 @@ function nodeAmount(v: unknown, prop: string, factor: number): number {
 /** "HH:MM" (00:00 to 23:59) as minutes after midnight; refused naming `field`. */
 export function timeOfDay(v: unknown, field: string): number {
   const m = typeof v === 'string' ? /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(v) : null;
-  if (!m) throw new ValidationError(field, `must be a time of day HH:MM within 00:00 and 23:59 (the next one after now); got ${show(v)}`);
+  if (!m)
+    throw new ValidationError(
+      field,
+      `must be a time of day HH:MM within 00:00 and 23:59 (the next one after now); got ${show(v)}`,
+    );
   return +m[1] * 60 + +m[2];
 }
 
@@ -131,7 +221,13 @@ export interface Gathered {
  * the message has none (re-planning: a reading or the plan's), with where it came from; with
  * `socFirst`, before the message's own (a kept message's SOC is old).
  */
-export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: number; from: string }, socFirst = false): Gathered {
+export function gather(
+  msg: Msg,
+  config: PlanProps,
+  now: number,
+  soc?: { value: number; from: string },
+  socFirst = false,
+): Gathered {
   nearMisses(msg);
   const p = msg.payload;
   let prices: unknown;
@@ -145,7 +241,10 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
     prices = body.prices;
     from.prices = 'msg.payload.prices';
   } else {
-    throw new ValidationError('msg.payload', `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(p)}`);
+    throw new ValidationError(
+      'msg.payload',
+      `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(p)}`,
+    );
   }
   const form = `{${BATTERY_KEYS.join(', ')}} (each optional)`;
   const mb = fieldsOf(msg.battery, 'msg.battery', BATTERY_KEYS, form);
@@ -159,30 +258,70 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
   const battery: Rec = {};
   for (const k of BATTERY_KEYS) {
     if (k === 'soc' || k === 'socTarget') continue;
-    const v = pick(`battery.${k}`, [[mb[k], `msg.battery.${k}`], [pb[k], `msg.payload.battery.${k}`], [config[k], k]], k);
+    const v = pick(
+      `battery.${k}`,
+      [
+        [mb[k], `msg.battery.${k}`],
+        [pb[k], `msg.payload.battery.${k}`],
+        [config[k], k],
+      ],
+      k,
+    );
     if (v === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
-      throw new ValidationError(k, `must be given: the node's ${k}, or msg.battery.${k} (a number above 0); got nothing`);
+      throw new ValidationError(
+        k,
+        `must be given: the node's ${k}, or msg.battery.${k} (a number above 0); got nothing`,
+      );
     }
     // gridCharge and gridDischarge only when off: on is the planners' default (prices alone stay with the price-only planner)
-    if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true'))) battery[k] = v;
+    if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true')))
+      battery[k] = v;
   }
-  const target = pick('battery.socTarget', [[mb.socTarget, 'msg.battery.socTarget'], [pb.socTarget, 'msg.payload.battery.socTarget']], 'socTarget');
+  const target = pick(
+    'battery.socTarget',
+    [
+      [mb.socTarget, 'msg.battery.socTarget'],
+      [pb.socTarget, 'msg.payload.battery.socTarget'],
+    ],
+    'socTarget',
+  );
   if (target !== undefined) battery.socTarget = target;
   else if (isSet(config.socTarget) || isSet(config.socTargetTime)) {
-    if (!isSet(config.socTargetTime)) throw new ValidationError('socTargetTime', 'must be given with socTarget: a time of day HH:MM; got nothing');
-    if (!isSet(config.socTarget)) throw new ValidationError('socTarget', 'must be given with socTargetTime: a SOC in % within socMin and socMax; got nothing');
+    if (!isSet(config.socTargetTime))
+      throw new ValidationError('socTargetTime', 'must be given with socTarget: a time of day HH:MM; got nothing');
+    if (!isSet(config.socTarget))
+      throw new ValidationError(
+        'socTarget',
+        'must be given with socTargetTime: a SOC in % within socMin and socMax; got nothing',
+      );
     battery.socTarget = { soc: config.socTarget, time: nextAt(timeOfDay(config.socTargetTime, 'socTargetTime'), now) };
     Object.assign(from, { 'battery.socTarget.soc': 'socTarget', 'battery.socTarget.time': 'socTargetTime' });
   }
-  const socCands: Array<[unknown, string]> = [[msg.soc, 'msg.soc'], [body.soc, 'msg.payload.soc'], [mb.soc, 'msg.battery.soc'], [pb.soc, 'msg.payload.battery.soc']];
+  const socCands: Array<[unknown, string]> = [
+    [msg.soc, 'msg.soc'],
+    [body.soc, 'msg.payload.soc'],
+    [mb.soc, 'msg.battery.soc'],
+    [pb.soc, 'msg.payload.battery.soc'],
+  ];
   if (soc) socCands[socFirst ? 'unshift' : 'push']([soc.value, soc.from]);
   battery.soc = pick('battery.soc', socCands, 'msg.soc');
   if (battery.soc === undefined) {
-    throw new ValidationError('msg.soc', 'must be given: the current SOC in %, within [0, 100] (msg.soc, msg.payload.soc or msg.battery.soc); got nothing');
+    throw new ValidationError(
+      'msg.soc',
+      'must be given: the current SOC in %, within [0, 100] (msg.soc, msg.payload.soc or msg.battery.soc); got nothing',
+    );
   }
   const input: Rec = { prices, battery };
   for (const k of MSG_KEYS) {
-    const v = pick(k, [[msg[k], `msg.${k}`], [body[k], `msg.payload.${k}`], [NODE_PLAN_KEYS.includes(k) ? config[k as keyof PlanProps] : undefined, k]], k);
+    const v = pick(
+      k,
+      [
+        [msg[k], `msg.${k}`],
+        [body[k], `msg.payload.${k}`],
+        [NODE_PLAN_KEYS.includes(k) ? config[k as keyof PlanProps] : undefined, k],
+      ],
+      k,
+    );
     if (v !== undefined) input[k] = v;
   }
   for (const [f, props] of Object.entries(FORMULA_PROPS)) {
@@ -191,15 +330,35 @@ export function gather(msg: Msg, config: PlanProps, now: number, soc?: { value: 
     const bf = fieldsOf(body[f], `msg.payload.${f}`, Object.keys(props), ff);
     const out: Rec = {};
     for (const [k, prop] of Object.entries(props)) {
-      const v = pick(`${f}.${k}`, [[mf[k], `msg.${f}.${k}`], [bf[k], `msg.payload.${f}.${k}`], [config[prop], prop]], prop);
+      const v = pick(
+        `${f}.${k}`,
+        [
+          [mf[k], `msg.${f}.${k}`],
+          [bf[k], `msg.payload.${f}.${k}`],
+          [config[prop], prop],
+        ],
+        prop,
+      );
       if (v !== undefined) out[k] = v;
     }
     if (Object.keys(out).length) input[f] = out;
   }
-  const bs = fieldsOf(body.site, 'msg.payload.site', Object.keys(SITE_PROPS), '{importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}');
+  const bs = fieldsOf(
+    body.site,
+    'msg.payload.site',
+    Object.keys(SITE_PROPS),
+    '{importLimitW?, exportLimitW?, peakCost?, peakSoFarW?}',
+  );
   const site: Rec = {};
   for (const [k, [prop, factor]] of Object.entries(SITE_PROPS)) {
-    const v = pick(`site.${k}`, [[bs[k], `msg.payload.site.${k}`], [prop ? config[prop] : undefined, prop ?? `msg.payload.site.${k}`]], prop ?? `msg.payload.site.${k}`);
+    const v = pick(
+      `site.${k}`,
+      [
+        [bs[k], `msg.payload.site.${k}`],
+        [prop ? config[prop] : undefined, prop ?? `msg.payload.site.${k}`],
+      ],
+      prop ?? `msg.payload.site.${k}`,
+    );
     if (v !== undefined) site[k] = from[`site.${k}`] === prop ? nodeAmount(v, prop!, factor) : v;
   }
   if (Object.keys(site).length) input.site = site;
@@ -216,9 +375,13 @@ function forecasts(input: Rec, from: Record<string, string>, now: number): numbe
   // by the planner, points against INPUTS.seriesPoints by readSeries; more than either is refused.
   for (const k of ['pvForecast', 'loadForecast']) {
     const v = input[k];
-    if (Array.isArray(v) && v.length > INPUTS.seriesPoints) throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
+    if (Array.isArray(v) && v.length > INPUTS.seriesPoints)
+      throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
   }
-  const asPoints = (v: unknown) => Array.isArray(v) ? v.some((x) => isObject(x)) : isObject(v) && (Array.isArray(v.time) || Array.isArray(v.forecasts) || isObject(v.result));
+  const asPoints = (v: unknown) =>
+    Array.isArray(v)
+      ? v.some((x) => isObject(x))
+      : isObject(v) && (Array.isArray(v.time) || Array.isArray(v.forecasts) || isObject(v.result));
   const history = input.loadHistory;
   delete input.loadHistory; // (not the planner's: it becomes loadForecast)
   const fromHistory = isSet(history) && !isSet(input.loadForecast);
@@ -226,7 +389,11 @@ function forecasts(input: Rec, from: Record<string, string>, now: number): numbe
   let slots: FeedSlot[] | undefined;
   try {
     const minutes = isSet(input.slotMinutes) ? Number(input.slotMinutes) : undefined;
-    slots = readPriceFeed(input.prices, 'prices', minutes !== undefined && Number.isInteger(minutes) && minutes > 0 ? minutes : undefined).slots;
+    slots = readPriceFeed(
+      input.prices,
+      'prices',
+      minutes !== undefined && Number.isInteger(minutes) && minutes > 0 ? minutes : undefined,
+    ).slots;
   } catch (err) {
     if (need) throw located(err, from);
     return undefined;
@@ -234,13 +401,18 @@ function forecasts(input: Rec, from: Record<string, string>, now: number): numbe
   if (need) {
     const ahead = slots.map((s) => s.end > now);
     const future = slots.filter((_s, k) => ahead[k]);
-    const fill = (values: number[]) => { let j = 0; return ahead.map((a) => (a ? values[j++] : 0)); };
+    const fill = (values: number[]) => {
+      let j = 0;
+      return ahead.map((a) => (a ? values[j++] : 0));
+    };
     if (future.length) {
       for (const k of ['pvForecast', 'loadForecast']) {
         if (asPoints(input[k])) input[k] = fill(resampleForecast(input[k], future, from[k], 0));
       }
       if (fromHistory) {
-        input.loadForecast = fill(loadForecastFromHistory(history, { slots: future, weeks: 4, field: from.loadHistory }));
+        input.loadForecast = fill(
+          loadForecastFromHistory(history, { slots: future, weeks: 4, field: from.loadHistory }),
+        );
         from.loadForecast = `${from.loadHistory} → loadForecast`;
       }
     }
@@ -249,7 +421,8 @@ function forecasts(input: Rec, from: Record<string, string>, now: number): numbe
 }
 
 /** Planner fields whose refusals name a part (`prices[3].end`, `loadForecast[17]`, `importFormula.vat`), longest first when renamed. */
-const FIELD_RE = /(?<![\w.])(?:prices|pvForecast|loadForecast|gridImportMax|gridExportMax|importFormula|exportFormula|site|battery)(?:\[\d+\]|\.\w+)+/g;
+const FIELD_RE =
+  /(?<![\w.])(?:prices|pvForecast|loadForecast|gridImportMax|gridExportMax|importFormula|exportFormula|site|battery)(?:\[\d+\]|\.\w+)+/g;
 
 /** A planner field (`prices[3].end`, `battery.socMax`, `site.exportLimitW`) as where its value came from. */
 function renamer(from: Record<string, string>): (field: string) => string {

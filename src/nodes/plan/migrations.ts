@@ -11,11 +11,25 @@ export const STEPS: readonly Migration[] = [
   // re-planning (off: one plan per message, all its slots, as before).
   {
     version: 2,
-    up: (c) => withDefaults(c, {
-      chargeEfficiency: '', dischargeEfficiency: '', cycleCost: '', endValue: '', socTarget: '', socTargetTime: '',
-      importMultiplier: '', importFee: '', importVat: '', exportMultiplier: '', exportFee: '', exportVat: '',
-      importLimitKW: '', exportLimitKW: '', peakCost: '', replan: false,
-    }),
+    up: (c) =>
+      withDefaults(c, {
+        chargeEfficiency: '',
+        dischargeEfficiency: '',
+        cycleCost: '',
+        endValue: '',
+        socTarget: '',
+        socTargetTime: '',
+        importMultiplier: '',
+        importFee: '',
+        importVat: '',
+        exportMultiplier: '',
+        exportFee: '',
+        exportVat: '',
+        importLimitKW: '',
+        exportLimitKW: '',
+        peakCost: '',
+        replan: false,
+      }),
   },
   // So that re-planning does not lose against no control: slots whose battery just follows PV
   // and load are left to the site's own control ('self-consumption', a new node's default) or

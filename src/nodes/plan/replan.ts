@@ -17,11 +17,20 @@
  * is sent. No Node-RED here: the node (index.ts) sends; timers are passed (globals by default).
  */
 import { QUARTER_HOUR_MS, show, ValidationError } from '../../protocol';
-import { changedSlots, changeTolerance, type DeliveryReport, deliveryShiftKWh, numberIn, type ScheduleSlot, socAt } from '../../plan';
+import {
+  changedSlots,
+  changeTolerance,
+  type DeliveryReport,
+  deliveryShiftKWh,
+  numberIn,
+  type ScheduleSlot,
+  socAt,
+} from '../../plan';
 import { hasPrices, type Msg } from './message';
 
 type Rec = Record<string, unknown>;
-const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Rec =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 const num = (v: unknown, dflt: number) => (isSet(v) && Number.isFinite(Number(v)) ? Number(v) : dflt);
 
@@ -33,7 +42,8 @@ export interface Timers {
 }
 
 /** A delivery report: topic `delivery` and a payload with `followed`. */
-export const isDelivery = (msg: Msg): boolean => msg.topic === 'delivery' && isObject(msg.payload) && typeof msg.payload.followed === 'string';
+export const isDelivery = (msg: Msg): boolean =>
+  msg.topic === 'delivery' && isObject(msg.payload) && typeof msg.payload.followed === 'string';
 
 /** A SOC reading in a message without prices: [value, field], or undefined. */
 export function readingOf(msg: Msg): [unknown, string] | undefined {
@@ -41,7 +51,11 @@ export function readingOf(msg: Msg): [unknown, string] | undefined {
   if (isSet(msg.soc)) return [msg.soc, 'msg.soc'];
   const topic = typeof msg.topic === 'string' ? msg.topic : '';
   const p = msg.payload;
-  if ((topic === 'soc' || topic.endsWith('/soc')) && (typeof p === 'number' || (typeof p === 'string' && p.trim() !== ''))) return [p, 'msg.payload'];
+  if (
+    (topic === 'soc' || topic.endsWith('/soc')) &&
+    (typeof p === 'number' || (typeof p === 'string' && p.trim() !== ''))
+  )
+    return [p, 'msg.payload'];
   return undefined;
 }
 
@@ -77,7 +91,12 @@ export class Replanner {
   private timerAt?: number;
   private closed = false;
 
-  constructor(private readonly timers: Timers = { set: (fn, ms) => setTimeout(fn, ms), clear: (t) => clearTimeout(t as NodeJS.Timeout) }) {}
+  constructor(
+    private readonly timers: Timers = {
+      set: (fn, ms) => setTimeout(fn, ms),
+      clear: (t) => clearTimeout(t as NodeJS.Timeout),
+    },
+  ) {}
 
   /** Takes a SOC reading (checked: % within [0, 100], refused naming `field`). */
   read(value: unknown, field: string, now: number): number {
@@ -114,7 +133,13 @@ export class Replanner {
   planned(input: Rec, curve: LastPlan['curve'], now: number): void {
     const b = isObject(input.battery) ? input.battery : {};
     const root = Math.sqrt(num(b.efficiency, 0.9));
-    this.last = { at: now, curve, capKWh: num(b.capacityKWh, 0), etaC: num(b.chargeEfficiency, root), etaD: num(b.dischargeEfficiency, root) };
+    this.last = {
+      at: now,
+      curve,
+      capKWh: num(b.capacityKWh, 0),
+      etaC: num(b.chargeEfficiency, root),
+      etaD: num(b.dischargeEfficiency, root),
+    };
     if (this.reading && !this.reading.used) {
       this.reading.used = true;
       this.anchorAt = this.reading.at;
@@ -127,7 +152,12 @@ export class Replanner {
   changed(slots: ScheduleSlot[], input: Rec, idle?: readonly boolean[]): number[] {
     const b = isObject(input.battery) ? input.battery : {};
     const maxKW = Math.max(num(b.maxChargeKW, 0), num(b.maxDischargeKW, num(b.maxChargeKW, 0)));
-    return changedSlots(this.sent, slots, changeTolerance(maxKW), idle || this.sentIdle ? { prev: this.sentIdle, next: idle ?? [] } : undefined);
+    return changedSlots(
+      this.sent,
+      slots,
+      changeTolerance(maxKW),
+      idle || this.sentIdle ? { prev: this.sentIdle, next: idle ?? [] } : undefined,
+    );
   }
 
   /** The plan's slots were handed on (from the first changed one; the ones before it are unchanged). */
@@ -175,5 +205,8 @@ export class Replanner {
 /** A message a node without re-planning cannot use (a SOC reading or a delivery report alone): the refusal that says so. */
 export function notReplanning(msg: Msg): ValidationError {
   const what = isDelivery(msg) ? 'a delivery report (topic delivery)' : 'a SOC reading without prices';
-  return new ValidationError('msg.payload', `is ${what}: the node uses it only with Re-plan on (replan); give prices [{start, end, price}] with msg.soc; got ${show(msg.payload)}`);
+  return new ValidationError(
+    'msg.payload',
+    `is ${what}: the node uses it only with Re-plan on (replan); give prices [{start, end, price}] with msg.soc; got ${show(msg.payload)}`,
+  );
 }

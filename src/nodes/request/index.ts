@@ -31,7 +31,10 @@ interface Props {
 function modeOf(v: unknown): 'request' | 'stats' {
   if (v === undefined || v === null || v === '' || v === 'request') return 'request';
   if (v === 'stats') return 'stats';
-  throw new ValidationError('mode', `must be "request" (default: send msg.method to msg.path) or "stats" (output the config node's request counts and caps); got ${JSON.stringify(v)}`);
+  throw new ValidationError(
+    'mode',
+    `must be "request" (default: send msg.method to msg.path) or "stats" (output the config node's request counts and caps); got ${JSON.stringify(v)}`,
+  );
 }
 
 /** The fields of an answer as they go on a message. */
@@ -56,13 +59,18 @@ export = function (RED: RED): void {
     async function request(msg: NodeMessage): Promise<{ method: string; answer: RawResponse }> {
       const fromMsg = (k: 'method' | 'path') => msg[k] !== undefined && msg[k] !== null && msg[k] !== '';
       const [method, methodField] = fromMsg('method') ? [msg.method, 'msg.method'] : [config.method || 'GET', 'method'];
-      const [path, pathField] = fromMsg('path') ? [msg.path, 'msg.path'] : [config.path || msg.path, config.path ? 'path' : 'msg.path'];
+      const [path, pathField] = fromMsg('path')
+        ? [msg.path, 'msg.path']
+        : [config.path || msg.path, config.path ? 'path' : 'msg.path'];
       const server = f.configNode();
       const m = checkRequestMethod(method, methodField);
       checkRequestPath(path, pathField); // the form, before the runtime is awaited; the client checks it again against the base URL
       const rt = await server.runtime();
       try {
-        const answer = await rt.client.raw(m, path, msg.body, { signal: f.signal, fields: { method: methodField, path: pathField, body: 'msg.body' } });
+        const answer = await rt.client.raw(m, path, msg.body, {
+          signal: f.signal,
+          fields: { method: methodField, path: pathField, body: 'msg.body' },
+        });
         return { method: m, answer };
       } catch (err) {
         // An HTTP error answer: the message that reaches the Catch node carries it too.

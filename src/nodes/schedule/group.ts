@@ -9,7 +9,14 @@
  * Without a group nothing here acts.
  */
 import { createHash } from 'node:crypto';
-import { type LeaderAnswer, type PlayRun, type Runtime, type SchedulePlayer, type SteerGate, type SteeringCommand } from '../../runtime';
+import {
+  type LeaderAnswer,
+  type PlayRun,
+  type Runtime,
+  type SchedulePlayer,
+  type SteerGate,
+  type SteeringCommand,
+} from '../../runtime';
 import type { Status } from '../shared';
 
 const KIND = 'schedule';

@@ -16,7 +16,8 @@ export interface Store {
 export const text = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The node's key and store, as errors name them. */
-export const where = (key: string, store: string | undefined): string => `context key "${key}" of store "${store || 'default'}"`;
+export const where = (key: string, store: string | undefined): string =>
+  `context key "${key}" of store "${store || 'default'}"`;
 
 /** The stored state (undefined when there is none); rejects with the store's error. */
 export function readStored(ctx: Store, store: string | undefined): Promise<unknown> {
@@ -43,13 +44,22 @@ export interface Kept {
  * Keeps `value`, found unreadable for `err`, under unreadKey(now) with the time it was found,
  * why, and the key it came from. Never rejects: a store that refuses says so in `held`.
  */
-export function keepUnread(ctx: Store, store: string | undefined, value: unknown, err: unknown, now: number): Promise<Kept> {
+export function keepUnread(
+  ctx: Store,
+  store: string | undefined,
+  value: unknown,
+  err: unknown,
+  now: number,
+): Promise<Kept> {
   const key = unreadKey(now);
   const from = where(STATE_KEY, store);
   const record = { at: new Date(now).toISOString(), key: STATE_KEY, error: text(err), value };
   return new Promise((resolve) => {
     const done = (e: unknown) => {
-      if (!e) return resolve({ text: `; the value of ${from} is kept as it was under context key "${key}" (found ${record.at}); nothing of it is sent` });
+      if (!e)
+        return resolve({
+          text: `; the value of ${from} is kept as it was under context key "${key}" (found ${record.at}); nothing of it is sent`,
+        });
       const held = `${from} holds a schedule that could not be read, nor kept under "${key}" (${text(e)}); nothing is written over it`;
       resolve({ text: `; ${held}`, held });
     };

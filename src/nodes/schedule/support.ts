@@ -3,8 +3,36 @@
  * of a slot converted to W, the dry-run plan, the state it saves in its context (and reading
  * it back, checked as a new schedule is), and what its status says.
  */
-import { type ApiPaths, formatClock, limited, LIMITS, powerLimitsOf, type PowerLimitKey, MAX_SLOTS, tooLong, parseCurtailmentUnit, parsePowerUnit, parseSetting, type ScheduleSettings, type ScheduleSlot, show, type SiteSummary, splitRun, storedTime, validateReference, ValidationError } from '../../protocol';
-import { commandsOf, type PercentCurtailment, type PlayerState, type PlayRun, requestForCommand, type SentRequest, type SteeringCommand } from '../../runtime';
+import {
+  type ApiPaths,
+  formatClock,
+  limited,
+  LIMITS,
+  powerLimitsOf,
+  type PowerLimitKey,
+  MAX_SLOTS,
+  tooLong,
+  parseCurtailmentUnit,
+  parsePowerUnit,
+  parseSetting,
+  type ScheduleSettings,
+  type ScheduleSlot,
+  show,
+  type SiteSummary,
+  splitRun,
+  storedTime,
+  validateReference,
+  ValidationError,
+} from '../../protocol';
+import {
+  commandsOf,
+  type PercentCurtailment,
+  type PlayerState,
+  type PlayRun,
+  requestForCommand,
+  type SentRequest,
+  type SteeringCommand,
+} from '../../runtime';
 import { convertPercent, describeCommand, type Translate, type VerifySettings, verifySettingsOf } from '../shared';
 
 export interface NodeSettings extends ScheduleSettings {
@@ -36,7 +64,10 @@ export function settingsOf(c: Record<string, unknown>): NodeSettings {
   const power = powerLimitsOf(c);
   const store = c.store === undefined || c.store === null ? '' : c.store;
   if (typeof store !== 'string' || !/^[A-Za-z0-9_]{0,64}$/.test(store.trim())) {
-    throw new ValidationError('store', `must be the name of a context store of the Node-RED settings (letters, digits, _), or empty for the default store; got ${show(c.store)}`);
+    throw new ValidationError(
+      'store',
+      `must be the name of a context store of the Node-RED settings (letters, digits, _), or empty for the default store; got ${show(c.store)}`,
+    );
   }
   return {
     essUnit: parsePowerUnit(c.essUnit || 'kW', 'essUnit'),
@@ -66,7 +97,13 @@ export interface PercentSources {
  * The slots with each `%` curtailment in W of the site's PV power (config node percentCurtailment
  * "convert"); a refusal names the slot (`msg.payload[3].curtailment`). Unchanged with "send".
  */
-export async function convertSlots(slots: ScheduleSlot[], site: string, at: string, s: NodeSettings, pv: PercentSources): Promise<ScheduleSlot[]> {
+export async function convertSlots(
+  slots: ScheduleSlot[],
+  site: string,
+  at: string,
+  s: NodeSettings,
+  pv: PercentSources,
+): Promise<ScheduleSlot[]> {
   if (pv.mode === 'send' || !slots.some((x) => x.setting.productionCurtailment?.unit === '%')) return slots;
   const out: ScheduleSlot[] = [];
   for (const slot of slots) {
@@ -77,7 +114,12 @@ export async function convertSlots(slots: ScheduleSlot[], site: string, at: stri
     }
     const field = `${at}[${slot.index}].curtailment`;
     try {
-      const cmd = await convertPercent({ site, kind: 'curtailment', productionCurtailment: c }, pv.mode, { node: s.pvPeakPower, msg: pv.msg, sites: pv.sites }, { maxCurtailment: s.maxCurtailment });
+      const cmd = await convertPercent(
+        { site, kind: 'curtailment', productionCurtailment: c },
+        pv.mode,
+        { node: s.pvPeakPower, msg: pv.msg, sites: pv.sites },
+        { maxCurtailment: s.maxCurtailment },
+      );
       out.push({ ...slot, setting: { ...slot.setting, productionCurtailment: cmd.productionCurtailment } });
     } catch (e) {
       const v = e as ValidationError;
@@ -96,7 +138,13 @@ export interface PlannedRequest {
 
 /** The requests a schedule would send (dry run): each at its run's start, or now for the run in progress. */
 export function planOf(runs: readonly PlayRun[], now: number, paths?: Partial<ApiPaths>): PlannedRequest[] {
-  return runs.flatMap((r) => commandsOf(r).map((cmd) => ({ at: Math.max(r.start, now), request: requestForCommand(cmd, paths), slots: r.slots.map((x) => x.index) })));
+  return runs.flatMap((r) =>
+    commandsOf(r).map((cmd) => ({
+      at: Math.max(r.start, now),
+      request: requestForCommand(cmd, paths),
+      slots: r.slots.map((x) => x.index),
+    })),
+  );
 }
 
 /** Version of the saved state. */
@@ -116,7 +164,8 @@ export function savedForm(state: PlayerState, now: number): Record<string, unkno
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const whole = (v: unknown, field: string, min = 0): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw new ValidationError(field, `must be a whole number of ${min} or more; got ${show(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min)
+    throw new ValidationError(field, `must be a whole number of ${min} or more; got ${show(v)}`);
   return v;
 };
 
@@ -126,15 +175,22 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
   const start = storedTime(raw.start, `${field}.start`);
   const end = storedTime(raw.end, `${field}.end`);
   if (!(end > start)) throw new ValidationError(`${field}.end`, 'must be after start');
-  if (!Array.isArray(raw.slots) || raw.slots.length === 0) throw new ValidationError(`${field}.slots`, `must list the run's slots; got ${show(raw.slots)}`);
+  if (!Array.isArray(raw.slots) || raw.slots.length === 0)
+    throw new ValidationError(`${field}.slots`, `must list the run's slots; got ${show(raw.slots)}`);
   if (raw.slots.length > MAX_SLOTS) throw tooLong(`${field}.slots`, MAX_SLOTS, raw.slots.length, 'slots');
   const slots = raw.slots.map((x: unknown, i: number) => {
     const o = isObject(x) ? x : {};
-    return { index: whole(o.index, `${field}.slots[${i}].index`), start: storedTime(o.start, `${field}.slots[${i}].start`), end: storedTime(o.end, `${field}.slots[${i}].end`) };
+    return {
+      index: whole(o.index, `${field}.slots[${i}].index`),
+      start: storedTime(o.start, `${field}.slots[${i}].start`),
+      end: storedTime(o.end, `${field}.slots[${i}].end`),
+    };
   });
   return {
     site: validateReference(raw.site, `${field}.site`),
-    start, end, slots,
+    start,
+    end,
+    slots,
     first: whole(raw.first, `${field}.first`),
     last: whole(raw.last, `${field}.last`),
     total: whole(raw.total, `${field}.total`, 1),
@@ -148,13 +204,29 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
  * (field `stored schedule…`) when it cannot be played; a run in force that no longer passes is
  * left out (it is only compared with, never sent again) and handed to `dropped`.
  */
-export function restoreState(raw: unknown, s: ScheduleSettings, maxValidityMs: number, dropped?: (err: unknown) => void): PlayerState {
+export function restoreState(
+  raw: unknown,
+  s: ScheduleSettings,
+  maxValidityMs: number,
+  dropped?: (err: unknown) => void,
+): PlayerState {
   const f = 'stored schedule';
-  if (!isObject(raw)) throw new ValidationError(f, `must be the object this version saves ({v: ${STATE_VERSION}, runs, inForce?, stopped?}); got ${show(raw)}`);
-  if (raw.v !== STATE_VERSION) throw new ValidationError(`${f}.v`, `must be ${STATE_VERSION}, the version this node saves and reads; got ${show(raw.v)}`);
-  if (!Array.isArray(raw.runs)) throw new ValidationError(`${f}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
+  if (!isObject(raw))
+    throw new ValidationError(
+      f,
+      `must be the object this version saves ({v: ${STATE_VERSION}, runs, inForce?, stopped?}); got ${show(raw)}`,
+    );
+  if (raw.v !== STATE_VERSION)
+    throw new ValidationError(
+      `${f}.v`,
+      `must be ${STATE_VERSION}, the version this node saves and reads; got ${show(raw.v)}`,
+    );
+  if (!Array.isArray(raw.runs))
+    throw new ValidationError(`${f}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
   if (raw.runs.length > MAX_SLOTS) throw tooLong(`${f}.runs`, MAX_SLOTS, raw.runs.length, 'runs');
-  const runs = raw.runs.map((r: unknown, i: number) => runOf(r, `${f}.runs[${i}]`, s)).flatMap((r: PlayRun) => splitRun(r, maxValidityMs));
+  const runs = raw.runs
+    .map((r: unknown, i: number) => runOf(r, `${f}.runs[${i}]`, s))
+    .flatMap((r: PlayRun) => splitRun(r, maxValidityMs));
   let inForce: PlayRun | undefined;
   try {
     inForce = raw.inForce === undefined ? undefined : runOf(raw.inForce, `${f}.inForce`, s);
@@ -176,7 +248,8 @@ function asCommand(r: PlayRun): SteeringCommand {
 /** "slot 12/96 · ESS −200 kW until 09:15", or "slots 12–20/96 · …" for a merged run. */
 export function describeRun(r: PlayRun, t: Translate): string {
   const what = describeCommand(asCommand(r), true, t);
-  return r.first === r.last ? t('slot', { slot: r.first + 1, total: r.total, what })
+  return r.first === r.last
+    ? t('slot', { slot: r.first + 1, total: r.total, what })
     : t('slots', { first: r.first + 1, last: r.last + 1, total: r.total, what });
 }
 

@@ -17,7 +17,16 @@
  * node's SharedClock (one timer per node). Nothing here throws or rejects.
  */
 import type { Asked, DeliveryComponent, DeliveryReport } from '../../protocol';
-import { type CheckDevices, componentsOf, DeliveryCheck, type DeliveryCheckHook, type PlayRun, type Runtime, type SharedClock, type SteeringCommand } from '../../runtime';
+import {
+  type CheckDevices,
+  componentsOf,
+  DeliveryCheck,
+  type DeliveryCheckHook,
+  type PlayRun,
+  type Runtime,
+  type SharedClock,
+  type SteeringCommand,
+} from '../../runtime';
 import { endReplaced, MAX_OPEN, type NodeMessage, VerifyCommon, type VerifyDeps, warnNotStarted } from '../shared';
 
 /** Site steer's (VerifyDeps), and the node's one timer. */
@@ -42,8 +51,13 @@ class SlotChain {
   private timer?: unknown;
   private stopped = false;
 
-  constructor(readonly askedKey: string, readonly windows: SlotWindow[], private readonly clock: SharedClock,
-    private readonly open: (w: SlotWindow) => DeliveryCheck, private readonly idle: () => void) {}
+  constructor(
+    readonly askedKey: string,
+    readonly windows: SlotWindow[],
+    private readonly clock: SharedClock,
+    private readonly open: (w: SlotWindow) => DeliveryCheck,
+    private readonly idle: () => void,
+  ) {}
 
   /** The window in progress (its check open). */
   get window(): SlotWindow | undefined {
@@ -70,7 +84,10 @@ class SlotChain {
     this.check = check;
     const next = this.windows[this.i + 1];
     if (next) this.timer = this.clock.setTimeout(() => this.advance(), next.from - this.clock.now());
-    else void check.done.then(() => { if (this.check === check) this.idle(); });
+    else
+      void check.done.then(() => {
+        if (this.check === check) this.idle();
+      });
   }
 
   /** No later window is opened; returns the check in progress (left running). */
@@ -133,7 +150,13 @@ export class ScheduleVerify implements DeliveryCheckHook {
     try {
       const now = this.d.clock.now();
       const { asked, ends } = componentsOf(cmd);
-      const windows = run.slots.filter((s) => s.end > now).map((s) => ({ index: s.index, from: Math.max(s.start, now), until: Math.min(s.end, cmd.validUntil ?? s.end) }));
+      const windows = run.slots
+        .filter((s) => s.end > now)
+        .map((s) => ({
+          index: s.index,
+          from: Math.max(s.start, now),
+          until: Math.min(s.end, cmd.validUntil ?? s.end),
+        }));
       for (const c of ends) {
         const k = `${cmd.site}|${c}`;
         const a = asked.find((x) => x.component === c)?.asked;
@@ -146,14 +169,23 @@ export class ScheduleVerify implements DeliveryCheckHook {
         if (prev) this.chains.delete(k);
         if (!a || windows.length === 0) continue;
         if (this.chains.size >= MAX_OPEN) {
-          if (!this.warned) this.d.node.warn(`delivery check: more than ${MAX_OPEN} components checked at once; further ones are not checked`);
+          if (!this.warned)
+            this.d.node.warn(
+              `delivery check: more than ${MAX_OPEN} components checked at once; further ones are not checked`,
+            );
           this.warned = true;
           kept?.cancel();
           continue;
         }
-        const chain: SlotChain = new SlotChain(keyOf(a), windows, this.d.clock, (win) => this.open(cmd.site, c, a, win), () => {
-          if (this.chains.get(k) === chain) this.chains.delete(k);
-        });
+        const chain: SlotChain = new SlotChain(
+          keyOf(a),
+          windows,
+          this.d.clock,
+          (win) => this.open(cmd.site, c, a, win),
+          () => {
+            if (this.chains.get(k) === chain) this.chains.delete(k);
+          },
+        );
         this.chains.set(k, chain);
         if (kept) chain.start(kept);
         else this.begin(chain, cmd.site, a);
@@ -177,9 +209,15 @@ export class ScheduleVerify implements DeliveryCheckHook {
   private open(site: string, component: DeliveryComponent, asked: Asked, w: SlotWindow): DeliveryCheck {
     // No signal: close() cancels what is open (a listener per check on the node's signal would pile up).
     const label = { index: w.index };
-    const check = new DeliveryCheck({ site, component, asked, from: w.from, until: w.until, devices: this.common.devices.get(site) ?? {} }, this.rt!, {
-      tolerance: this.d.settings.tolerance, clock: this.d.clock, onReport: (r) => this.report(r, label.index),
-    });
+    const check = new DeliveryCheck(
+      { site, component, asked, from: w.from, until: w.until, devices: this.common.devices.get(site) ?? {} },
+      this.rt!,
+      {
+        tolerance: this.d.settings.tolerance,
+        clock: this.d.clock,
+        onReport: (r) => this.report(r, label.index),
+      },
+    );
     this.slotOf.set(check, label);
     return check;
   }

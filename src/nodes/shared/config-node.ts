@@ -19,4 +19,8 @@ export interface ConfigNode extends Node {
   budgetStats?(): BudgetStats | undefined;
 }
 
-export const CREDENTIALS = { apiKey: { type: 'password' }, clientSecret: { type: 'password' }, redisPassword: { type: 'password' } };
+export const CREDENTIALS = {
+  apiKey: { type: 'password' },
+  clientSecret: { type: 'password' },
+  redisPassword: { type: 'password' },
+};

@@ -2,7 +2,13 @@
 import type { Node, NodeMessage, RED } from './red';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata); a failure rejects. */
-export function evaluate(RED: RED, node: Node, value: unknown, type: string | undefined, msg: NodeMessage): Promise<unknown> {
+export function evaluate(
+  RED: RED,
+  node: Node,
+  value: unknown,
+  type: string | undefined,
+  msg: NodeMessage,
+): Promise<unknown> {
   return new Promise((resolve, reject) => {
     try {
       RED.util.evaluateNodeProperty(value, type || 'str', node, msg, (err, v) => (err ? reject(err) : resolve(v)));

@@ -34,7 +34,8 @@ export function keepNoLimit(config: NodeConfig): NodeConfig {
   const out: NodeConfig = { ...config };
   for (const key of POWER_LIMITS) {
     const v = out[key];
-    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || Number(v) === 0) out[key] = 'none';
+    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || Number(v) === 0)
+      out[key] = 'none';
   }
   return out;
 }

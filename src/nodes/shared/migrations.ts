@@ -49,7 +49,8 @@ export function currentVersion(type: string, table: MigrationTable = MIGRATIONS)
 
 /** The version a saved config is at: its `version` (a number or a numeric string), else 1. */
 export function versionOf(config: NodeConfig): number {
-  const v = typeof config.version === 'string' && config.version.trim() !== '' ? Number(config.version) : config.version;
+  const v =
+    typeof config.version === 'string' && config.version.trim() !== '' ? Number(config.version) : config.version;
   return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : 1;
 }
 
@@ -78,7 +79,11 @@ export function migrate<T extends object>(type: string, config: T, table: Migrat
  * for each property whose value changed (e.g. to update the open edit dialog's input).
  * Returns the changed keys (none when it was current).
  */
-export function upgrade(target: object, changed?: (key: string, value: unknown) => void, table: MigrationTable = MIGRATIONS): string[] {
+export function upgrade(
+  target: object,
+  changed?: (key: string, value: unknown) => void,
+  table: MigrationTable = MIGRATIONS,
+): string[] {
   const node = target as NodeConfig;
   if (!node || typeof node.type !== 'string') return [];
   const next = migrate(node.type, node, table);

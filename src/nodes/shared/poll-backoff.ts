@@ -17,12 +17,15 @@ export const MAX_FACTOR = 10;
 export const LOG_EVERY_MS = 60_000;
 
 /** Codes of failures to reach the service at all (connection, DNS, timeout). */
-const UNREACHABLE = /^(ECONN|ETIMEDOUT|EPIPE|EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH|EHOSTDOWN|ERR_SOCKET|ERR_NETWORK|EMS_NETWORK|EMS_ERROR)/;
+const UNREACHABLE =
+  /^(ECONN|ETIMEDOUT|EPIPE|EAI_AGAIN|ENOTFOUND|ENETUNREACH|EHOSTUNREACH|EHOSTDOWN|ERR_SOCKET|ERR_NETWORK|EMS_NETWORK|EMS_ERROR)/;
 
 /** True when the error says the service could not be reached (no answer at all). */
 export function isUnreachable(err: unknown): boolean {
   const e = err as { code?: unknown; status?: unknown } | null;
-  return !!e && typeof e === 'object' && e.status === undefined && typeof e.code === 'string' && UNREACHABLE.test(e.code);
+  return (
+    !!e && typeof e === 'object' && e.status === undefined && typeof e.code === 'string' && UNREACHABLE.test(e.code)
+  );
 }
 
 /**
@@ -96,7 +99,12 @@ export class PollBackoff {
       this.lastLoggedAt = t;
     }
     const nextInTurns = this.factor;
-    return { log, backingOff: this.failures > 0, nextInTurns, nextInMs: Math.max(0, start + nextInTurns * this.intervalMs - t) };
+    return {
+      log,
+      backingOff: this.failures > 0,
+      nextInTurns,
+      nextInMs: Math.max(0, start + nextInTurns * this.intervalMs - t),
+    };
   }
 }
 

@@ -35,12 +35,22 @@ export interface Node {
 export interface RED {
   nodes: {
     createNode(node: object, config: object): void;
-    registerType(type: string, ctor: Function, opts?: { credentials?: Record<string, { type: string }>; settings?: object }): void;
+    registerType(
+      type: string,
+      ctor: Function,
+      opts?: { credentials?: Record<string, { type: string }>; settings?: object },
+    ): void;
     getNode(id: string): unknown;
     getCredentials(id: string): Record<string, string> | undefined;
   };
   util: {
-    evaluateNodeProperty(value: unknown, type: string, node: Node, msg: NodeMessage, cb: (err: Error | null, v: unknown) => void): void;
+    evaluateNodeProperty(
+      value: unknown,
+      type: string,
+      node: Node,
+      msg: NodeMessage,
+      cb: (err: Error | null, v: unknown) => void,
+    ): void;
     cloneMessage<T>(msg: T): T;
   };
   httpAdmin: {

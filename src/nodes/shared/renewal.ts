@@ -113,7 +113,11 @@ export class Renewal {
         this.deps.status('failed');
         // One more try while the current signal still holds; after that the site falls back.
         const retryAt = Math.min(this.now() + 5_000, cmd.validUntil! - 1_000);
-        if (retryAt > this.now()) this.timers.set(cmd.site, this.setTimer(() => this.fire(cmd, validFor), retryAt - this.now()));
+        if (retryAt > this.now())
+          this.timers.set(
+            cmd.site,
+            this.setTimer(() => this.fire(cmd, validFor), retryAt - this.now()),
+          );
       },
     );
   }
@@ -149,7 +153,8 @@ export function describeCommand(cmd: SteeringCommand, until = false, t: Translat
   if (cmd.maximizeGridImport !== undefined) parts.push(t(cmd.maximizeGridImport ? 'maxImportOn' : 'maxImportOff'));
   if (cmd.gridTarget) parts.push(t('gridTarget', { power: minus(cmd.gridTarget.setpoint) }));
   const g = cmd.gridLimits;
-  if (g?.upperLimit && g.lowerLimit) parts.push(t('gridLimits', { lower: minus(g.lowerLimit), upper: minus(g.upperLimit) }));
+  if (g?.upperLimit && g.lowerLimit)
+    parts.push(t('gridLimits', { lower: minus(g.lowerLimit), upper: minus(g.upperLimit) }));
   else if (g?.upperLimit) parts.push(t('gridUpperLimit', { power: minus(g.upperLimit) }));
   else if (g?.lowerLimit) parts.push(t('gridLowerLimit', { power: minus(g.lowerLimit) }));
   if (cmd.kind === 'cancel-grid-target') parts.push(t('cancelGridTarget'));

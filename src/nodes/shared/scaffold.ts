@@ -91,7 +91,7 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
   setMaxListeners(0, closer.signal);
   const uses = options.configNode !== false;
   const id = (props as { server?: string }).server;
-  const server = (uses && id ? RED.nodes.getNode(id) as ConfigNode | null : null) ?? null;
+  const server = (uses && id ? (RED.nodes.getNode(id) as ConfigNode | null) : null) ?? null;
   const user: UserNode = { onConnectionState: (s) => status.connection(s), onBudget: (w) => status.budget(w) };
   if (server) server.register(user);
   else if (uses) status.noServer();
@@ -107,7 +107,9 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
     } catch (err) {
       node.error(err);
     }
-    Promise.resolve(work).catch((err) => node.error(err)).finally(() => done());
+    Promise.resolve(work)
+      .catch((err) => node.error(err))
+      .finally(() => done());
   });
 
   const configNode = (): ConfigNode => {
@@ -118,9 +120,16 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
   const take = (handler: InputHandler, msg: NodeMessage, send: SendFn, done: DoneFn | undefined, release: () => void) =>
     answer(ends, closer.signal, handler, msg, send, done, release);
   return {
-    node, props, status, server, signal: closer.signal, configNode,
+    node,
+    props,
+    status,
+    server,
+    signal: closer.signal,
+    configNode,
     runtime: async () => configNode().runtime(),
-    onClose: (work) => { own = work; },
+    onClose: (work) => {
+      own = work;
+    },
     onInput: (handler, opts = {}) => {
       const turns = opts.ordered ? new Turns() : undefined;
       const limit = waitingLimit(server);
@@ -145,7 +154,14 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
         turns.take((release) => take(handler, msg, out, counted, release));
       });
     },
-    emit: (work, msg = {}) => take(work, msg, (m) => node.send(m), undefined, () => undefined),
+    emit: (work, msg = {}) =>
+      take(
+        work,
+        msg,
+        (m) => node.send(m),
+        undefined,
+        () => undefined,
+      ),
   };
 }
 
@@ -161,8 +177,10 @@ export class WaitingLimitError extends EmsError {
   readonly code = 'EMS_TOO_MANY_WAITING';
   declare readonly field: string;
   constructor(limit: number, configurable: boolean) {
-    super(`message refused: ${limit} messages are waiting in this node already (maxWaiting${configurable ? ' of the config node: raise it there' : ', the default'}); `
-      + 'slow the flow down or raise the limit');
+    super(
+      `message refused: ${limit} messages are waiting in this node already (maxWaiting${configurable ? ' of the config node: raise it there' : ', the default'}); ` +
+        'slow the flow down or raise the limit',
+    );
     this.name = 'WaitingLimitError';
     (this as { field: string }).field = 'maxWaiting';
   }
@@ -185,12 +203,22 @@ function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: Done
   const refused = refusedProperties(msg, INPUTS.maxDepth, INPUTS.maxElements);
   if (refused.length === 0) return false;
   for (const { key, problem } of refused) {
-    msg[key] = problem.kind === 'deep' ? `[refused: nested deeper than ${INPUTS.maxDepth} levels]` : `[refused: an array of ${problem.length} elements]`;
+    msg[key] =
+      problem.kind === 'deep'
+        ? `[refused: nested deeper than ${INPUTS.maxDepth} levels]`
+        : `[refused: an array of ${problem.length} elements]`;
   }
   const { key, problem } = refused[0];
-  const err = problem.kind === 'deep'
-    ? new ValidationError(`msg.${key}`, `is nested deeper than ${INPUTS.maxDepth} levels (objects and arrays; at most ${INPUTS.maxDepth}): refused before any other work`)
-    : new ValidationError(`msg.${key}`, `holds an array of ${problem.length} elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`);
+  const err =
+    problem.kind === 'deep'
+      ? new ValidationError(
+          `msg.${key}`,
+          `is nested deeper than ${INPUTS.maxDepth} levels (objects and arrays; at most ${INPUTS.maxDepth}): refused before any other work`,
+        )
+      : new ValidationError(
+          `msg.${key}`,
+          `holds an array of ${problem.length} elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`,
+        );
   fail(f, done, err, msg);
   return true;
 }
@@ -204,11 +232,12 @@ class Turns {
 
   take(job: (release: () => void) => void): void {
     let released = false;
-    const run = () => job(() => {
-      if (released) return;
-      released = true;
-      this.next();
-    });
+    const run = () =>
+      job(() => {
+        if (released) return;
+        released = true;
+        this.next();
+      });
     if (this.busy) this.waiting.push(run);
     else {
       this.busy = true;
@@ -237,7 +266,15 @@ class Turns {
  * `signal` aborted), then done() or the reply's done(err); a throw, a rejection or a failing
  * send: fail() (red status, done(err)). The turn is released before anything is sent.
  */
-function answer(f: Parameters<typeof fail>[0], signal: AbortSignal, handler: InputHandler, msg: NodeMessage, send: SendFn, done: DoneFn | undefined, release: () => void): void {
+function answer(
+  f: Parameters<typeof fail>[0],
+  signal: AbortSignal,
+  handler: InputHandler,
+  msg: NodeMessage,
+  send: SendFn,
+  done: DoneFn | undefined,
+  release: () => void,
+): void {
   const failed = (err: unknown) => {
     release();
     fail(f, done, err ?? new Error('failed'), msg);

@@ -19,6 +19,10 @@ export function maxSplitOf(v: unknown): number {
 /** Refuses a split into more than `max` messages (nothing is sent), naming maxSplit and the count. */
 export function checkSplit(count: number, max: number, what = 'messages'): void {
   if (count > max) {
-    throw new ValidationError('maxSplit', `exceeded: the read would split into ${count} ${what}; the node's maxSplit is ${max} (raise it up to ${MAX_SPLIT.max}, or choose an output that is not split)`, 'unprocessable');
+    throw new ValidationError(
+      'maxSplit',
+      `exceeded: the read would split into ${count} ${what}; the node's maxSplit is ${max} (raise it up to ${MAX_SPLIT.max}, or choose an output that is not split)`,
+      'unprocessable',
+    );
   }
 }

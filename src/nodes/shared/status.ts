@@ -32,11 +32,16 @@ function englishCatalog(type: string): Record<string, string> {
   if (known) return known;
   let texts: Record<string, string> = {};
   // Next to the compiled nodes (dist/nodes/locales), or the sources' nodes/locales (tsx).
-  for (const dir of [path.join(__dirname, '..', 'locales'), path.join(__dirname, '..', '..', '..', 'nodes', 'locales')]) {
+  for (const dir of [
+    path.join(__dirname, '..', 'locales'),
+    path.join(__dirname, '..', '..', '..', 'nodes', 'locales'),
+  ]) {
     try {
       texts = JSON.parse(fs.readFileSync(path.join(dir, 'en-US', `${type}.json`), 'utf8'))[type]?.status ?? {};
       break;
-    } catch { /* the next place */ }
+    } catch {
+      /* the next place */
+    }
   }
   catalogs.set(type, texts);
   return texts;
@@ -101,14 +106,23 @@ export function useSharedTexts(RED: Pick<RED, '_'>): void {
 }
 
 /** Client error codes with a text of their own (others show their code, e.g. ECONNREFUSED). */
-const CODE_KEY: Record<string, string> = { EMS_BAD_RESPONSE: 'badAnswer', EMS_TOO_LARGE: 'tooLarge', ETIMEDOUT: 'timedOut' };
+const CODE_KEY: Record<string, string> = {
+  EMS_BAD_RESPONSE: 'badAnswer',
+  EMS_TOO_LARGE: 'tooLarge',
+  ETIMEDOUT: 'timedOut',
+};
 
 /** A short reason for a red status ring (at most 40 characters). */
 export function shortReason(err: unknown): string {
   let text: string;
   if (err instanceof ValidationError) text = shared('badField', { field: err.field });
   else if (err instanceof BudgetError) text = shared('budgetReached', { cap: String(err.field ?? '') });
-  else if (err instanceof ApiError) text = err.status ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}` : (CODE_KEY[err.code] ? shared(CODE_KEY[err.code]) : err.code);
+  else if (err instanceof ApiError)
+    text = err.status
+      ? `HTTP ${err.status}${err.serviceMessage ? ` ${err.serviceMessage}` : ''}`
+      : CODE_KEY[err.code]
+        ? shared(CODE_KEY[err.code])
+        : err.code;
   else text = err instanceof Error ? err.message : String(err);
   return cut(text, 40);
 }
@@ -141,7 +155,11 @@ export class Status {
    * @param node the node whose status this is
    * @param t the node type's texts (`translator(RED, type)`)
    */
-  constructor(private readonly node: Pick<Node, 'status'>, readonly t: Translate, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly node: Pick<Node, 'status'>,
+    readonly t: Translate,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   private show(s: NodeStatus | Record<string, never>): void {
     if (this.closed) return;
@@ -278,9 +296,12 @@ export class Status {
   /** Red ring of a failing poller that backs off, e.g. "unreachable, next try in 40 s". */
   backingOff(err: unknown, nextInMs: number): void {
     const code = (err as { code?: unknown } | null)?.code;
-    const reason = isUnreachable(err) ? shared('unreachable')
-      : code === 'EMS_BAD_RESPONSE' ? shared('badAnswer')
-        : code === 'EMS_TOO_LARGE' ? shared('tooLarge')
+    const reason = isUnreachable(err)
+      ? shared('unreachable')
+      : code === 'EMS_BAD_RESPONSE'
+        ? shared('badAnswer')
+        : code === 'EMS_TOO_LARGE'
+          ? shared('tooLarge')
           : shortReason(err).slice(0, 28);
     this.failing(shared('backoff', { reason, wait: seconds(nextInMs) }));
   }
@@ -292,7 +313,12 @@ export class Status {
 
   /** The part of the config node's connection state worth showing; nothing while all is well. */
   connection(s: { state: string; until?: number; reason?: string }): void {
-    if (s.state === 'rate-limited' && s.until) this.show({ fill: 'yellow', shape: 'ring', text: shared('rateLimited', { time: new Date(s.until).toLocaleTimeString() }) });
+    if (s.state === 'rate-limited' && s.until)
+      this.show({
+        fill: 'yellow',
+        shape: 'ring',
+        text: shared('rateLimited', { time: new Date(s.until).toLocaleTimeString() }),
+      });
     else if (s.state === 'error') this.failing(s.reason ?? shared('connectionError'));
   }
 

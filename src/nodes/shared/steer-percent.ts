@@ -6,7 +6,16 @@
  * in GET /sites (the simulator lists it; cached per runtime). Without any, the limit is
  * refused with an error that says what to set. percentCurtailment "send" keeps `unit: "%"`.
  */
-import { accepts, LIMITS, numberOf, percentToWatts, type PowerValue, show, type SiteSummary, ValidationError } from '../../protocol';
+import {
+  accepts,
+  LIMITS,
+  numberOf,
+  percentToWatts,
+  type PowerValue,
+  show,
+  type SiteSummary,
+  ValidationError,
+} from '../../protocol';
 import type { PercentCurtailment, SteeringCommand } from '../../runtime';
 
 /** How long a site list is used before it is read again; a failed read is retried after FAILED_MS. */
@@ -28,19 +37,28 @@ export interface PercentLimits {
   maxCurtailment: number;
 }
 
-const WHAT_TO_SET = 'set pvPeakPower (W) on the node, msg.pvPeakPower (W), or the config node\'s percentCurtailment to "send" (sends unit "%", for a service that accepts it)';
+const WHAT_TO_SET =
+  'set pvPeakPower (W) on the node, msg.pvPeakPower (W), or the config node\'s percentCurtailment to "send" (sends unit "%", for a service that accepts it)';
 
 /**
  * The command with a `%` curtailment converted to W using the site's PV power; the command
  * itself when it has none, or when `mode` is "send".
  */
-export async function convertPercent(cmd: SteeringCommand, mode: PercentCurtailment, pv: PvSources, limits: PercentLimits): Promise<SteeringCommand> {
+export async function convertPercent(
+  cmd: SteeringCommand,
+  mode: PercentCurtailment,
+  pv: PvSources,
+  limits: PercentLimits,
+): Promise<SteeringCommand> {
   const c = cmd.productionCurtailment;
   if (!c || c.unit !== '%' || mode === 'send') return cmd;
   const { watts: peak, from } = await pvPower(cmd.site, pv, c.value);
   const watts = Math.round(percentToWatts(c.value, peak));
   if (limits.maxCurtailment > 0 && watts > limits.maxCurtailment) {
-    throw new ValidationError('curtailment', `must be within the node's limit maxCurtailment = ${limits.maxCurtailment} W; got ${c.value} % = ${watts} W of the site's PV power ${peak} W (${from}); nothing was sent`);
+    throw new ValidationError(
+      'curtailment',
+      `must be within the node's limit maxCurtailment = ${limits.maxCurtailment} W; got ${c.value} % = ${watts} W of the site's PV power ${peak} W (${from}); nothing was sent`,
+    );
   }
   const value: PowerValue = { value: watts, unit: 'W' };
   return { ...cmd, productionCurtailment: value };
@@ -52,7 +70,10 @@ async function pvPower(site: string, pv: PvSources, percent: number): Promise<{ 
   if (pv.msg !== undefined && pv.msg !== null && pv.msg !== '') {
     const n = numberOf(pv.msg);
     if (!(typeof pv.msg === 'number' || typeof pv.msg === 'string') || !accepts(LIMITS.pvPeakPower, n) || !(n > 0)) {
-      throw new ValidationError('msg.pvPeakPower', `must be the site's installed PV power, a number of W greater than 0; got ${show(pv.msg)}; nothing was sent`);
+      throw new ValidationError(
+        'msg.pvPeakPower',
+        `must be the site's installed PV power, a number of W greater than 0; got ${show(pv.msg)}; nothing was sent`,
+      );
     }
     return { watts: n, from: 'msg.pvPeakPower' };
   }
@@ -68,7 +89,11 @@ async function pvPower(site: string, pv: PvSources, percent: number): Promise<{ 
       why = `GET /sites failed: ${e instanceof Error ? e.message : String(e)}`;
     }
   }
-  throw new ValidationError('pvPeakPower', `is needed to send a curtailment of ${percent} % in W (the published curtailment type has no %): ${WHAT_TO_SET}; ${why}; nothing was sent`, 'unprocessable');
+  throw new ValidationError(
+    'pvPeakPower',
+    `is needed to send a curtailment of ${percent} % in W (the published curtailment type has no %): ${WHAT_TO_SET}; ${why}; nothing was sent`,
+    'unprocessable',
+  );
 }
 
 interface Cached {
@@ -83,11 +108,17 @@ const cache = new WeakMap<object, Cached>();
  * The site list of a runtime, read once and shared by its nodes for SITES_TTL_MS (a failed
  * read for FAILED_MS, so a failing service is not asked on every message).
  */
-export function cachedSites(owner: object, read: () => Promise<SiteSummary[]>, now = Date.now()): Promise<SiteSummary[]> {
+export function cachedSites(
+  owner: object,
+  read: () => Promise<SiteSummary[]>,
+  now = Date.now(),
+): Promise<SiteSummary[]> {
   const c = cache.get(owner);
   if (c && now - c.at < (c.ok ? SITES_TTL_MS : FAILED_MS)) return c.list;
   const entry: Cached = { at: now, ok: true, list: read() };
-  entry.list.catch(() => { entry.ok = false; });
+  entry.list.catch(() => {
+    entry.ok = false;
+  });
   cache.set(owner, entry);
   return entry.list;
 }

@@ -5,7 +5,14 @@
  * of the site (a fleet entry's maxPowerW, the node's pvPeakPower). The list is read only when a
  * component needs a rating that is not known otherwise.
  */
-import { checkRatings, type PowerLimitKey, type RatedComponents, ratingNeeded, ratingsOf, type SiteSummary } from '../../protocol';
+import {
+  checkRatings,
+  type PowerLimitKey,
+  type RatedComponents,
+  ratingNeeded,
+  ratingsOf,
+  type SiteSummary,
+} from '../../protocol';
 
 export interface RatingSources {
   /** The service's site list (GET /sites, cached). */
@@ -24,13 +31,20 @@ type Part = Parameters<Parameters<typeof checkRatings>[3]>[0];
  * Refuses (ValidationError) a component beyond the site's rating where its limit is not set,
  * and one whose limit is not set when the site has no rating (naming the property to set).
  */
-export async function checkSiteRatings(c: RatedComponents, rating: readonly PowerLimitKey[], site: string, src: RatingSources, field: (part: Part) => string = (p) => p): Promise<void> {
+export async function checkSiteRatings(
+  c: RatedComponents,
+  rating: readonly PowerLimitKey[],
+  site: string,
+  src: RatingSources,
+  field: (part: Part) => string = (p) => p,
+): Promise<void> {
   if (!ratingNeeded(c, rating)) return;
   // A battery rating the message states is checked against the service's too (the smaller wins), so the list is read.
-  const known = (!c.energyStorageSetting || !rating.includes('maxEssPower'))
-    && (!c.productionCurtailment || !rating.includes('maxCurtailment') || (src.pvW ?? 0) > 0)
-    && (!c.gridTarget || !rating.includes('maxGridPower'))
-    && (!c.gridLimits || !rating.includes('maxGridLimit'));
+  const known =
+    (!c.energyStorageSetting || !rating.includes('maxEssPower')) &&
+    (!c.productionCurtailment || !rating.includes('maxCurtailment') || (src.pvW ?? 0) > 0) &&
+    (!c.gridTarget || !rating.includes('maxGridPower')) &&
+    (!c.gridLimits || !rating.includes('maxGridLimit'));
   let list: SiteSummary[] | undefined;
   let error: unknown;
   if (!known) {
@@ -40,5 +54,10 @@ export async function checkSiteRatings(c: RatedComponents, rating: readonly Powe
       error = e;
     }
   }
-  checkRatings(c, rating, ratingsOf(site, known ? [{ siteReference: site, name: '', devices: [] }] : list, error, src), field);
+  checkRatings(
+    c,
+    rating,
+    ratingsOf(site, known ? [{ siteReference: site, name: '', devices: [] }] : list, error, src),
+    field,
+  );
 }

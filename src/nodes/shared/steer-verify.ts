@@ -10,8 +10,27 @@
  * evaluated with the message that asked (a renewal uses those of the site's last message).
  * A close or redeploy cancels the open windows without a report.
  */
-import { DEFAULT_TOLERANCE, type DeliveryReport, DEVICE_ROLE, type DeviceRole, formatPower, type Limit, limited, LIMITS, show, type Tolerance, ValidationError } from '../../protocol';
-import { type CheckDevices, componentsOf, DeliveryCheck, deliveryNow, type Runtime, type SteeringCommand } from '../../runtime';
+import {
+  DEFAULT_TOLERANCE,
+  type DeliveryReport,
+  DEVICE_ROLE,
+  type DeviceRole,
+  formatPower,
+  type Limit,
+  limited,
+  LIMITS,
+  show,
+  type Tolerance,
+  ValidationError,
+} from '../../protocol';
+import {
+  type CheckDevices,
+  componentsOf,
+  DeliveryCheck,
+  deliveryNow,
+  type Runtime,
+  type SteeringCommand,
+} from '../../runtime';
 import { evaluate } from './evaluate';
 import { cachedSites } from './steer-percent';
 import type { Status } from './status';
@@ -28,14 +47,18 @@ export interface VerifySettings {
 /** The check's settings of a node (a ValidationError naming the property). */
 export function verifySettingsOf(c: Record<string, unknown>): VerifySettings {
   const v = c.verify;
-  if (![undefined, '', true, false, 'true', 'false'].includes(v as never)) throw new ValidationError('verify', `must be true or false; got ${show(v)}`);
+  if (![undefined, '', true, false, 'true', 'false'].includes(v as never))
+    throw new ValidationError('verify', `must be true or false; got ${show(v)}`);
   const on = v === true || v === 'true';
   // The settings count only with verify on (the editor checks them only then); off, a bad one is not used.
   if (!on) return { on, everyMs: 0, tolerance: { ...DEFAULT_TOLERANCE } };
   return {
     on,
     everyMs: limited(c.verifyEvery, row('verifyEvery'), 'verifyEvery') * 60_000,
-    tolerance: { percent: limited(c.tolerance, row('tolerance'), 'tolerance'), minW: limited(c.toleranceMin, row('toleranceMin'), 'toleranceMin') },
+    tolerance: {
+      percent: limited(c.tolerance, row('tolerance'), 'tolerance'),
+      minW: limited(c.toleranceMin, row('toleranceMin'), 'toleranceMin'),
+    },
   };
 }
 
@@ -88,13 +111,21 @@ export class VerifyCommon {
    * evaluated with `msg`, over `base`; one that does not evaluate is '' (a report names the
    * missing device). Remembered as the site's devices.
    */
-  async evaluate(site: string, roles: readonly DeviceRole[], msg: NodeMessage | undefined, base: CheckDevices = {}): Promise<CheckDevices> {
+  async evaluate(
+    site: string,
+    roles: readonly DeviceRole[],
+    msg: NodeMessage | undefined,
+    base: CheckDevices = {},
+  ): Promise<CheckDevices> {
     const out: CheckDevices = { ...base };
     for (const role of roles) {
       const key = `${role}Device`;
       const value = this.d.config[key];
       try {
-        const v = value === undefined || value === '' ? undefined : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
+        const v =
+          value === undefined || value === ''
+            ? undefined
+            : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
         out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
       } catch {
         out[role] = '';
@@ -175,7 +206,12 @@ export class SteerVerify {
     }
   }
 
-  private async start(cmd: SteeringCommand, asked: ReturnType<typeof componentsOf>['asked'], msg: NodeMessage | undefined, acceptedAt: number): Promise<void> {
+  private async start(
+    cmd: SteeringCommand,
+    asked: ReturnType<typeof componentsOf>['asked'],
+    msg: NodeMessage | undefined,
+    acceptedAt: number,
+  ): Promise<void> {
     const roles = [...new Set(asked.map((a) => DEVICE_ROLE[a.component]))];
     const devices = await this.devicesFor(cmd.site, roles, msg);
     const rt = await this.d.runtime();
@@ -185,19 +221,29 @@ export class SteerVerify {
       if (this.d.signal.aborted) return;
       const k = `${cmd.site}|${component}`;
       if (!this.open.has(k) && this.open.size >= MAX_OPEN) {
-        if (!this.warned) this.d.node.warn(`delivery check: more than ${MAX_OPEN} windows open; further ones are not checked`);
+        if (!this.warned)
+          this.d.node.warn(`delivery check: more than ${MAX_OPEN} windows open; further ones are not checked`);
         this.warned = true;
         continue;
       }
       if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.common.pvPower(rt, cmd.site);
       this.endWindow(k, acceptedAt);
       const from = Math.max(acceptedAt, cmd.validFrom ?? acceptedAt);
-      const check = new DeliveryCheck({ site: cmd.site, component, asked: a, from, until: cmd.validUntil!, devices }, rt, {
-        tolerance: settings.tolerance, everyMs: settings.everyMs, signal: this.d.signal, onReport: (r) => this.report(r),
-      });
+      const check = new DeliveryCheck(
+        { site: cmd.site, component, asked: a, from, until: cmd.validUntil!, devices },
+        rt,
+        {
+          tolerance: settings.tolerance,
+          everyMs: settings.everyMs,
+          signal: this.d.signal,
+          onReport: (r) => this.report(r),
+        },
+      );
       this.open.set(k, check);
       opened.push(check.started);
-      void check.done.then(() => { if (this.open.get(k) === check) this.open.delete(k); });
+      void check.done.then(() => {
+        if (this.open.get(k) === check) this.open.delete(k);
+      });
     }
     await Promise.all(opened);
   }

@@ -16,9 +16,37 @@
  *   and the node also reports one Catch-able error (done(err)) listing the failed sites.
  * - Renew renews each site's command as it was sent (a portfolio part is not split again).
  */
-import { type ApiPaths, type FleetSite, parseFleetSites, parseSiteList, type PortfolioSplit, portfolioSplitOf, POWER_FACTOR, type SiteSummary } from '../../protocol';
-import { fleetWindow, isNotSteering, mapBounded, requestForCommand, type Runtime, type SentRequest, type Settled, type SteeringCommand, type SteeringResult } from '../../runtime';
-import { buildCommand, type CommandLimits, liftCommand, type NodeMessage, type NodeValues, type Renewal, type Status, type SteerSettings } from '../shared';
+import {
+  type ApiPaths,
+  type FleetSite,
+  parseFleetSites,
+  parseSiteList,
+  type PortfolioSplit,
+  portfolioSplitOf,
+  POWER_FACTOR,
+  type SiteSummary,
+} from '../../protocol';
+import {
+  fleetWindow,
+  isNotSteering,
+  mapBounded,
+  requestForCommand,
+  type Runtime,
+  type SentRequest,
+  type Settled,
+  type SteeringCommand,
+  type SteeringResult,
+} from '../../runtime';
+import {
+  buildCommand,
+  type CommandLimits,
+  liftCommand,
+  type NodeMessage,
+  type NodeValues,
+  type Renewal,
+  type Status,
+  type SteerSettings,
+} from '../shared';
 import { planPortfolio, portfolioTotal, type PortfolioPlan } from './portfolio';
 import { setMaxListeners } from 'node:events';
 
@@ -34,7 +62,8 @@ export function fleetSettingsOf(c: Record<string, unknown>): FleetSettings {
 
 /** The fleet of a message: msg.sites, else the node's list; undefined when neither is set (one site, as before). */
 export function fleetOf(msg: NodeMessage, fs: FleetSettings): { sites: FleetSite[]; field: string } | undefined {
-  if (msg.sites !== undefined && msg.sites !== null) return { sites: parseFleetSites(msg.sites, 'msg.sites'), field: 'msg.sites' };
+  if (msg.sites !== undefined && msg.sites !== null)
+    return { sites: parseFleetSites(msg.sites, 'msg.sites'), field: 'msg.sites' };
   if (fs.list.length > 0) return { sites: fs.list, field: 'sites' };
   return undefined;
 }
@@ -85,12 +114,18 @@ export interface FleetOutcome {
   error?: Error;
 }
 
-export const isFleetOutcome = (v: unknown): v is FleetOutcome => typeof v === 'object' && v !== null && (v as FleetOutcome)[FLEET] === true;
+export const isFleetOutcome = (v: unknown): v is FleetOutcome =>
+  typeof v === 'object' && v !== null && (v as FleetOutcome)[FLEET] === true;
 
 /** What one site is sent: a command, a stop without request, or a failure known before sending. */
 type Job = { site: string; cmd?: SteeringCommand; stopOnly?: boolean; error?: Error; part?: number; essW?: number };
 
-export async function steerFleet(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted: () => void): Promise<FleetOutcome> {
+export async function steerFleet(
+  d: FleetDeps,
+  msg: NodeMessage,
+  fleet: FleetSite[],
+  submitted: () => void,
+): Promise<FleetOutcome> {
   // The message's own signal, aborted with the node's: its requests (up to the window at once)
   // listen to it instead of piling listeners on the node's signal.
   const ctl = new AbortController();
@@ -105,7 +140,13 @@ export async function steerFleet(d: FleetDeps, msg: NodeMessage, fleet: FleetSit
   }
 }
 
-async function run(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted: () => void, signal: AbortSignal): Promise<FleetOutcome> {
+async function run(
+  d: FleetDeps,
+  msg: NodeMessage,
+  fleet: FleetSite[],
+  submitted: () => void,
+  signal: AbortSignal,
+): Promise<FleetOutcome> {
   const s = d.settings;
   const now = Date.now();
   const stop = msg.payload === 'stop' || msg.stop === true;
@@ -122,48 +163,99 @@ async function run(d: FleetDeps, msg: NodeMessage, fleet: FleetSite[], submitted
     const values = await d.values(msg);
     const { totalW, validity } = portfolioTotal(s, msg.payload, values.ess);
     // Validity (and the node's other checks) once, as for a lone ESS command of 0 W; each site then gets its part.
-    const base = buildCommand({ ...s, mode: 'ess', maxEssPower: 0 }, fleet[0].site, { ...validity, energyStorage: 0 }, { ...values, ess: undefined }, now, d.limits());
+    const base = buildCommand(
+      { ...s, mode: 'ess', maxEssPower: 0 },
+      fleet[0].site,
+      { ...validity, energyStorage: 0 },
+      { ...values, ess: undefined },
+      now,
+      d.limits(),
+    );
     const known = new Map(d.fleet.list.map((f) => [f.site, f]));
     plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, { runtime: d.runtime, sites: d.sites, signal });
-    jobs = plan.parts.map((p) => (p.error ? { site: p.site, error: p.error }
-      : { site: p.site, part: p.partW! / POWER_FACTOR[s.essUnit], essW: p.maxPowerW, cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } } }));
+    jobs = plan.parts.map((p) =>
+      p.error
+        ? { site: p.site, error: p.error }
+        : {
+            site: p.site,
+            part: p.partW! / POWER_FACTOR[s.essUnit],
+            essW: p.maxPowerW,
+            cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } },
+          },
+    );
   } else {
     const base = buildCommand(s, fleet[0].site, msg.payload, await d.values(msg), now, d.limits());
     const known = new Map(d.fleet.list.map((f) => [f.site, f]));
-    jobs = fleet.map(({ site, maxPowerW }) => ({ site, cmd: { ...base, site }, essW: maxPowerW ?? known.get(site)?.maxPowerW }));
+    jobs = fleet.map(({ site, maxPowerW }) => ({
+      site,
+      cmd: { ...base, site },
+      essW: maxPowerW ?? known.get(site)?.maxPowerW,
+    }));
   }
 
   // The next message may go on once every site's command is queued (or failed before it).
   let pending = jobs.length;
-  const tick = () => { if (--pending === 0) submitted(); };
+  const tick = () => {
+    if (--pending === 0) submitted();
+  };
   if (pending === 0) submitted();
   const rt = d.dryRun ? undefined : await d.runtime();
   if (!d.dryRun) d.status.busy(d.status.t('fleetSending', { count: jobs.length }));
   const window = fleetWindow(rt?.client);
   setMaxListeners(2 * window + 64, signal);
-  const settled = await mapBounded(jobs, window, (job) => runJob(d, job, msg, tick, signal), { signal, aborted: () => new Error('not sent: the node was closed or redeployed') });
+  const settled = await mapBounded(jobs, window, (job) => runJob(d, job, msg, tick, signal), {
+    signal,
+    aborted: () => new Error('not sent: the node was closed or redeployed'),
+  });
   return outcome(d, msg, jobs, settled, plan, stop);
 }
 
-async function runJob(d: FleetDeps, job: Job, msg: NodeMessage, tick: () => void, signal: AbortSignal): Promise<FleetResult> {
+async function runJob(
+  d: FleetDeps,
+  job: Job,
+  msg: NodeMessage,
+  tick: () => void,
+  signal: AbortSignal,
+): Promise<FleetResult> {
   let ticked = false;
-  const once = () => { if (!ticked) { ticked = true; tick(); } };
+  const once = () => {
+    if (!ticked) {
+      ticked = true;
+      tick();
+    }
+  };
   let cmd: SteeringCommand | undefined;
   try {
     if (job.error) throw job.error;
     if (job.stopOnly) return { site: job.site, ok: true, response: { stopped: true, renewing: false } };
     cmd = await d.converted(job.cmd!, msg);
-    if (d.dryRun) return { site: job.site, ok: true, request: requestForCommand(cmd, d.paths()), ...(job.part !== undefined ? { part: job.part } : {}) };
+    if (d.dryRun)
+      return {
+        site: job.site,
+        ok: true,
+        request: requestForCommand(cmd, d.paths()),
+        ...(job.part !== undefined ? { part: job.part } : {}),
+      };
     await d.rated(cmd, job.essW);
     const r = await d.send(cmd, once, msg, signal);
-    if (d.renew && cmd.kind !== 'cancel-grid-target' && !(msg.payload === 'stop' || msg.stop === true)) d.renewal.schedule(cmd);
-    return { site: job.site, ok: true, request: r.request, response: r.response, ...(r.merged ? { merged: true as const } : {}), ...(job.part !== undefined ? { part: job.part } : {}) };
+    if (d.renew && cmd.kind !== 'cancel-grid-target' && !(msg.payload === 'stop' || msg.stop === true))
+      d.renewal.schedule(cmd);
+    return {
+      site: job.site,
+      ok: true,
+      request: r.request,
+      response: r.response,
+      ...(r.merged ? { merged: true as const } : {}),
+      ...(job.part !== undefined ? { part: job.part } : {}),
+    };
   } catch (e) {
     // The request the site's result names: built only for a failure (a success names what was sent).
     let request: SentRequest | undefined;
     try {
       if (cmd) request = requestForCommand(cmd, d.paths());
-    } catch { /* a command that makes no request: none to name */ }
+    } catch {
+      /* a command that makes no request: none to name */
+    }
     throw Object.assign(e instanceof Error ? e : new Error(String(e)), { fleetRequest: request, part: job.part });
   } finally {
     once();
@@ -182,13 +274,26 @@ function errorOf(e: Error): FleetResult['error'] {
 /** Most failed sites the Catch error names one by one. */
 export const LISTED = 10;
 
-function outcome(d: FleetDeps, msg: NodeMessage, jobs: Job[], settled: Array<Settled<FleetResult>>, plan: PortfolioPlan | undefined, stop: boolean): FleetOutcome {
+function outcome(
+  d: FleetDeps,
+  msg: NodeMessage,
+  jobs: Job[],
+  settled: Array<Settled<FleetResult>>,
+  plan: PortfolioPlan | undefined,
+  stop: boolean,
+): FleetOutcome {
   const results: FleetResult[] = settled.map((r, i) => {
     if (r.ok) return r.value;
     const x = r.error as Error & { fleetRequest?: SentRequest; part?: number };
     // In a group, a site another instance leads is sent there: no error here.
     const part = x.part;
-    if (isNotSteering(r.error) && r.error.reason !== 'unreachable') return { site: jobs[i].site, ok: false, standby: { leader: r.error.leader }, ...(part !== undefined ? { part } : {}) };
+    if (isNotSteering(r.error) && r.error.reason !== 'unreachable')
+      return {
+        site: jobs[i].site,
+        ok: false,
+        standby: { leader: r.error.leader },
+        ...(part !== undefined ? { part } : {}),
+      };
     const res: FleetResult = { site: jobs[i].site, ok: false, error: errorOf(r.error) };
     if (x.fleetRequest) res.request = x.fleetRequest;
     if (x.part !== undefined) res.part = x.part;
@@ -196,27 +301,50 @@ function outcome(d: FleetDeps, msg: NodeMessage, jobs: Job[], settled: Array<Set
   });
   const failed = results.filter((r) => !r.ok && !r.standby);
   const standby = results.length - failed.length - results.filter((r) => r.ok).length;
-  const summary: Record<string, unknown> = { ok: results.length - failed.length - standby, failed: failed.length, total: results.length };
+  const summary: Record<string, unknown> = {
+    ok: results.length - failed.length - standby,
+    failed: failed.length,
+    total: results.length,
+  };
   if (standby > 0) summary.standby = standby;
   if (plan) {
     const f = POWER_FACTOR[d.settings.essUnit];
-    const acceptedW = results.reduce((a, r, i) => a + (r.ok ? plan!.parts[i].partW ?? 0 : 0), 0);
-    Object.assign(summary, { unit: d.settings.essUnit, asked: plan.askedW / f, allocated: plan.allocatedW / f, accepted: acceptedW / f, shortfall: plan.shortfallW / f });
+    const acceptedW = results.reduce((a, r, i) => a + (r.ok ? (plan!.parts[i].partW ?? 0) : 0), 0);
+    Object.assign(summary, {
+      unit: d.settings.essUnit,
+      asked: plan.askedW / f,
+      allocated: plan.allocatedW / f,
+      accepted: acceptedW / f,
+      shortfall: plan.shortfallW / f,
+    });
   }
   const t = d.status.t;
   const counts = { ok: summary.ok as number, total: results.length, failed: failed.length };
   if (d.dryRun) d.status.dryRun(t('fleetDryRun', counts));
   else if (stop) d.status.ended(t(failed.length ? 'fleetStoppedFailed' : 'fleetStopped', counts));
   else if (failed.length === results.length) d.status.failing(t('fleetFailed', counts));
-  else if (failed.length || plan?.shortfallW) d.status.sentWarning(t(failed.length ? 'fleetSentFailed' : 'fleetShortfall', { ...counts, shortfall: String(summary.shortfall), unit: d.settings.essUnit }));
+  else if (failed.length || plan?.shortfallW)
+    d.status.sentWarning(
+      t(failed.length ? 'fleetSentFailed' : 'fleetShortfall', {
+        ...counts,
+        shortfall: String(summary.shortfall),
+        unit: d.settings.essUnit,
+      }),
+    );
   else d.status.sent(t('fleetSent', counts));
   const out: NodeMessage = { ...msg, payload: { results, summary } };
   if (d.dryRun) out.dryRun = true;
   if (failed.length === 0) return { [FLEET]: true, out };
-  const named = failed.slice(0, LISTED).map((r) => `${r.site} (${r.error!.message})`).join('; ');
+  const named = failed
+    .slice(0, LISTED)
+    .map((r) => `${r.site} (${r.error!.message})`)
+    .join('; ');
   const more = failed.length > LISTED ? `; and ${failed.length - LISTED} more` : '';
-  const err = new FleetError(msg.sites !== undefined ? 'msg.sites' : 'sites', `${failed.length} of ${results.length} sites failed: ${named}${more}; the output message carries every site's result (msg.payload.results)`,
-    { failed: failed.map((r) => ({ site: r.site, error: r.error! })), summary });
+  const err = new FleetError(
+    msg.sites !== undefined ? 'msg.sites' : 'sites',
+    `${failed.length} of ${results.length} sites failed: ${named}${more}; the output message carries every site's result (msg.payload.results)`,
+    { failed: failed.map((r) => ({ site: r.site, error: r.error! })), summary },
+  );
   return { [FLEET]: true, out, error: err };
 }
 
@@ -227,7 +355,14 @@ function outcome(d: FleetDeps, msg: NodeMessage, jobs: Job[], settled: Array<Set
  */
 export class FleetError extends Error {
   readonly code = 'EMS_FLEET_PARTIAL';
-  constructor(readonly field: string, text: string, readonly cause: { failed: Array<{ site: string; error: NonNullable<FleetResult['error']> }>; summary: Record<string, unknown> }) {
+  constructor(
+    readonly field: string,
+    text: string,
+    readonly cause: {
+      failed: Array<{ site: string; error: NonNullable<FleetResult['error']> }>;
+      summary: Record<string, unknown>;
+    },
+  ) {
     super(`${field}: ${text}`);
     this.name = 'FleetError';
   }

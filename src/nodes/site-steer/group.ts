@@ -52,7 +52,12 @@ export class SteerGroup {
   watchOwn(rt: Promise<Runtime>, config: { site?: unknown; siteType?: unknown }, signal: AbortSignal): void {
     const t = config.siteType;
     if (!config.site || (t !== undefined && t !== '' && t !== 'str')) return;
-    rt.then((r) => { if (!signal.aborted) this.attach(r, String(config.site)); }, () => undefined);
+    rt.then(
+      (r) => {
+        if (!signal.aborted) this.attach(r, String(config.site));
+      },
+      () => undefined,
+    );
   }
 
   /**
@@ -61,7 +66,11 @@ export class SteerGroup {
    * leader sends it; the status says so). Redis unreachable: rejects (a Catch-able error, since
    * no instance steers the site then).
    */
-  async standby(rt: Runtime, site: string, copy: (fields: NodeMessage) => NodeMessage): Promise<NodeMessage | undefined> {
+  async standby(
+    rt: Runtime,
+    site: string,
+    copy: (fields: NodeMessage) => NodeMessage,
+  ): Promise<NodeMessage | undefined> {
     try {
       await this.lead(rt, site);
       return undefined;
@@ -84,7 +93,12 @@ export class SteerGroup {
   renewing(cmd: SteeringCommand): void {
     this.o.renewal.schedule(cmd);
     if (!this.gate || !this.o.renew || cmd.validUntil === undefined) return;
-    void this.gate.record(cmd.site, { kind: KIND, id: this.o.id, ends: cmd.validUntil, data: { cmd, sentAt: Date.now() } satisfies Stored });
+    void this.gate.record(cmd.site, {
+      kind: KIND,
+      id: this.o.id,
+      ends: cmd.validUntil,
+      data: { cmd, sentAt: Date.now() } satisfies Stored,
+    });
   }
 
   /** A stop: the group renews nothing more of this node on `site` (a node without renew records nothing). */
@@ -98,7 +112,12 @@ export class SteerGroup {
     const g = this.attach(await runtime, next.site);
     if (!g) return;
     const ttl = Math.max(0, (prev.validUntil ?? 0) - Date.now()) + 60_000;
-    const entry = { kind: KIND, id: this.o.id, ends: next.validUntil ?? Date.now(), data: { cmd: next, sentAt: Date.now() } satisfies Stored };
+    const entry = {
+      kind: KIND,
+      id: this.o.id,
+      ends: next.validUntil ?? Date.now(),
+      data: { cmd: next, sentAt: Date.now() } satisfies Stored,
+    };
     await g.claim(next.site, `renew:${this.o.id}:${prev.validUntil}`, ttl, entry);
   }
 

@@ -8,25 +8,43 @@ import { keepNoLimit, withDefaults, type Migration } from '../shared/migration-s
 export const STEPS: readonly Migration[] = [
   // 0.2.0: grid limit ('' = none, as the panel's default), maximize grid import
   // allowed, what stop does, the PV peak power a 'lift' stop sends ('' = unknown).
-  { version: 2, up: (c) => withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }) },
+  {
+    version: 2,
+    up: (c) =>
+      withDefaults(c, { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' }),
+  },
   // 0.3.0: grid-limits mode (its values, '' = from msg.payload) and its node limit ('' = none).
   {
     version: 3,
-    up: (c) => withDefaults(c, {
-      upperLimitValue: '', upperLimitValueType: 'num', upperLimitUnit: 'kW',
-      lowerLimitValue: '', lowerLimitValueType: 'num', lowerLimitUnit: 'kW',
-      maxGridLimit: '',
-    }),
+    up: (c) =>
+      withDefaults(c, {
+        upperLimitValue: '',
+        upperLimitValueType: 'num',
+        upperLimitUnit: 'kW',
+        lowerLimitValue: '',
+        lowerLimitValueType: 'num',
+        lowerLimitUnit: 'kW',
+        maxGridLimit: '',
+      }),
   },
   // 0.3.0: the delivery check (off), the devices it measures with ('' = none),
   // how often while a signal lasts (0 = only when it ends) and its tolerance (% of the asked
   // power, at least toleranceMin W).
   {
     version: 4,
-    up: (c) => withDefaults(c, {
-      verify: false, batteryDevice: '', batteryDeviceType: 'str', pvDevice: '', pvDeviceType: 'str', meterDevice: '', meterDeviceType: 'str',
-      verifyEvery: 0, tolerance: 10, toleranceMin: 1000,
-    }),
+    up: (c) =>
+      withDefaults(c, {
+        verify: false,
+        batteryDevice: '',
+        batteryDeviceType: 'str',
+        pvDevice: '',
+        pvDeviceType: 'str',
+        meterDevice: '',
+        meterDeviceType: 'str',
+        verifyEvery: 0,
+        tolerance: 10,
+        toleranceMin: 1000,
+      }),
   },
   // 0.3.0: fleets: the node's site list ('' = the one site of `site`, or msg.sites)
   // and how portfolio mode splits the fleet's power (by battery rating).

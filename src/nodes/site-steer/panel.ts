@@ -16,93 +16,181 @@ import type { EditorNode, Validator } from '../../editor/editor';
 
 const T = 'ems-site-steer';
 const VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];
-function t(key: string, opts?: object): string { return (RED.nodes.getType(T) as Required<RedNodeType>)._(T + '.' + key, opts); }
-function E(): Window['EmsPartnerEditor'] { return window.EmsPartnerEditor; }
+function t(key: string, opts?: object): string {
+  return (RED.nodes.getType(T) as Required<RedNodeType>)._(T + '.' + key, opts);
+}
+function E(): Window['EmsPartnerEditor'] {
+  return window.EmsPartnerEditor;
+}
 // The runtime's steering rules (read when used: the panel's scripts load in any order).
-function R(): Window['EmsPartnerSteerRules'] { return window.EmsPartnerSteerRules; }
+function R(): Window['EmsPartnerSteerRules'] {
+  return window.EmsPartnerSteerRules;
+}
 // Validators (label-prefixed; numeric ones, V.limit, from the runtime's table of limits, resources/limits.js).
-const V = E().validators(T), named = V.named, L = E().limits().LIMITS;
-function f(node: EditorNode, name: string): unknown { return E().field(node, name); }
+const V = E().validators(T),
+  named = V.named,
+  L = E().limits().LIMITS;
+function f(node: EditorNode, name: string): unknown {
+  return E().field(node, name);
+}
 /** A setting that is a string when set (a mode, a unit, a TypedInput's type). */
-function s(node: EditorNode, name: string): string | undefined { return f(node, name) as string | undefined; }
+function s(node: EditorNode, name: string): string | undefined {
+  return f(node, name) as string | undefined;
+}
 // Which value rows the node's mode shows: the components the runtime sends in it (protocol/steer-modes.ts).
-function shows(node: EditorNode, row: PanelRow | 'pvPeakPower'): boolean { return R().panelRows(f(node, 'mode')).indexOf(row as PanelRow) >= 0; }
-function limit(node: EditorNode, name: string): number { const n = E().num(f(node, name)); return isFinite(n) && n > 0 ? n : 0; }
+function shows(node: EditorNode, row: PanelRow | 'pvPeakPower'): boolean {
+  return (
+    R()
+      .panelRows(f(node, 'mode'))
+      .indexOf(row as PanelRow) >= 0
+  );
+}
+function limit(node: EditorNode, name: string): number {
+  const n = E().num(f(node, name));
+  return isFinite(n) && n > 0 ? n : 0;
+}
 // The unit lists (protocol/limits.ts): 'power' (W, kW, MW) or 'curtailment' (and %).
-function units(which: 'power' | 'curtailment'): readonly string[] { const M = E().limits(); return which === 'curtailment' ? M.CURTAILMENT_UNITS : M.POWER_UNITS; }
+function units(which: 'power' | 'curtailment'): readonly string[] {
+  const M = E().limits();
+  return which === 'curtailment' ? M.CURTAILMENT_UNITS : M.POWER_UNITS;
+}
 // A unit the API accepts (a flow written by hand or by an older version may hold another one).
 function unitOf(key: string, which: 'power' | 'curtailment'): Validator {
-    return named(key, function (v) { const u = units(which); return v === undefined || u.indexOf(v as string) >= 0 || t('errors.unit', { units: u.join(', ') }); });
+  return named(key, function (v) {
+    const u = units(which);
+    return v === undefined || u.indexOf(v as string) >= 0 || t('errors.unit', { units: u.join(', ') });
+  });
 }
 // A number of the node in its unit, as the runtime takes it: {value, unit} (no unit set: kW).
 function power(node: EditorNode, v: unknown, unitKey: string): PowerValue {
-    const u = s(node, unitKey); return { value: E().num(v), unit: units('power').indexOf(u as string) >= 0 ? u as PowerUnit : 'kW' };
+  const u = s(node, unitKey);
+  return { value: E().num(v), unit: units('power').indexOf(u as string) >= 0 ? (u as PowerUnit) : 'kW' };
 }
 // The node's power limits set as numbers, W (0 = the site's rating or none: known only to the runtime, which reads
 // the site list), as the runtime's checkPowerLimits takes them.
-function powerLimits(node: EditorNode) { return { maxEssPower: limit(node, 'maxEssPower'), maxCurtailment: limit(node, 'maxCurtailment'), maxGridPower: limit(node, 'maxGridPower') }; }
+function powerLimits(node: EditorNode) {
+  return {
+    maxEssPower: limit(node, 'maxEssPower'),
+    maxCurtailment: limit(node, 'maxCurtailment'),
+    maxGridPower: limit(node, 'maxGridPower'),
+  };
+}
 // true, or the runtime's refusal of a value beyond a limit (protocol/steer-modes.ts checkPowerLimits), without
 // the component's name (`field`), the panel's label first.
-function withinLimits(node: EditorNode, field: string, ess?: PowerValue, curt?: CurtailmentValue, grid?: { setpoint: PowerValue; deadband?: PowerValue }): true | string {
-    return E().runtimeCheck(field, function () { R().checkPowerLimits(powerLimits(node), ess, curt, grid); });
+function withinLimits(
+  node: EditorNode,
+  field: string,
+  ess?: PowerValue,
+  curt?: CurtailmentValue,
+  grid?: { setpoint: PowerValue; deadband?: PowerValue },
+): true | string {
+  return E().runtimeCheck(field, function () {
+    R().checkPowerLimits(powerLimits(node), ess, curt, grid);
+  });
 }
 // stop sends "no curtailment" (the PV peak power) in this mode and setting.
-function lifts(node: EditorNode): boolean { return shows(node, 'stopAction') && f(node, 'stopAction') === 'lift'; }
+function lifts(node: EditorNode): boolean {
+  return shows(node, 'stopAction') && f(node, 'stopAction') === 'lift';
+}
 // A checkbox in the form, a saved boolean (or "true"/"false" in a hand-written flow) otherwise; unset = allowed.
-function allowsMaxImport(node: EditorNode): boolean { const v = f(node, 'allowMaximizeGridImport'); return v !== false && v !== 'false'; }
+function allowsMaxImport(node: EditorNode): boolean {
+  const v = f(node, 'allowMaximizeGridImport');
+  return v !== false && v !== 'false';
+}
 // The grid-limits part of the node's settings as the runtime takes it (protocol/grid-limits.ts): its units (one the
 // list lacks counts as kW here; the unit's own validator refuses it), its maxGridLimit, W (0 = none).
 function gridSettings(node: EditorNode): GridLimitSettings {
-    return { upperLimitUnit: power(node, 0, 'upperLimitUnit').unit, lowerLimitUnit: power(node, 0, 'lowerLimitUnit').unit, maxGridLimit: limit(node, 'maxGridLimit') };
+  return {
+    upperLimitUnit: power(node, 0, 'upperLimitUnit').unit,
+    lowerLimitUnit: power(node, 0, 'lowerLimitUnit').unit,
+    maxGridLimit: limit(node, 'maxGridLimit'),
+  };
 }
 const GRID_FIELDS = { upper: 'upperLimit', lower: 'lowerLimit' };
 // The upper limit as the lower one is checked against: a number set in the node that the runtime accepts on its own
 // (else undefined: empty, taken from msg, flow, ..., or refused, which the upper limit's validator says).
 function upperOf(node: EditorNode, settings: GridLimitSettings): unknown {
-    const v = f(node, 'upperLimitValue');
-    if ((f(node, 'upperLimitValueType') || 'num') !== 'num' || v === undefined || String(v).trim() === '') { return undefined; }
-    return E().runtimeCheck('upperLimit', function () { R().parseGridLimits(settings, v, undefined, GRID_FIELDS); }) === true ? v : undefined;
+  const v = f(node, 'upperLimitValue');
+  if ((f(node, 'upperLimitValueType') || 'num') !== 'num' || v === undefined || String(v).trim() === '') {
+    return undefined;
+  }
+  return E().runtimeCheck('upperLimit', function () {
+    R().parseGridLimits(settings, v, undefined, GRID_FIELDS);
+  }) === true
+    ? v
+    : undefined;
 }
 // The validator of a grid limit (upper or lower): a number (or a TypedInput that gives one); a number is checked by the
 // runtime's parseGridLimits (within maxGridLimit; lower not above upper), its refusal in its words.
 function gridLimit(which: 'upper' | 'lower'): Validator {
-    return named(which + 'Limit', function (v, opt) {
-        if (!shows(this, which === 'upper' ? 'upperLimit' : 'lowerLimit') || v === undefined) { return true; }
-        const type = s(this, which + 'LimitValueType') || 'num';
-        if (type !== 'num') { return E().typed(v, type, opt); }
-        if (String(v).trim() === '') { return true; }   // not set: msg.payload.upperLimit / lowerLimit
-        const settings = gridSettings(this), upper = which === 'upper' ? v : upperOf(this, settings);
-        return E().runtimeCheck(which + 'Limit', function () { R().parseGridLimits(settings, upper, which === 'lower' ? v : undefined, GRID_FIELDS); });
+  return named(which + 'Limit', function (v, opt) {
+    if (!shows(this, which === 'upper' ? 'upperLimit' : 'lowerLimit') || v === undefined) {
+      return true;
+    }
+    const type = s(this, which + 'LimitValueType') || 'num';
+    if (type !== 'num') {
+      return E().typed(v, type, opt);
+    }
+    if (String(v).trim() === '') {
+      return true;
+    } // not set: msg.payload.upperLimit / lowerLimit
+    const settings = gridSettings(this),
+      upper = which === 'upper' ? v : upperOf(this, settings);
+    return E().runtimeCheck(which + 'Limit', function () {
+      R().parseGridLimits(settings, upper, which === 'lower' ? v : undefined, GRID_FIELDS);
     });
+  });
 }
 
 // The node's site list (`sites`): the runtime's parseSiteList (protocol/portfolio.ts), its refusal as it words it.
 function siteListRefusal(v: unknown): true | string {
-    return E().runtimeCheck('sites', function () { R().parseSiteList(v, 'sites'); });
+  return E().runtimeCheck('sites', function () {
+    R().parseSiteList(v, 'sites');
+  });
 }
 // A fleet (the node's sites, or portfolio mode with msg.sites) needs no single site.
-function fleet(node: EditorNode): boolean { return String(f(node, 'sites') || '').trim() !== '' || f(node, 'mode') === 'portfolio'; }
+function fleet(node: EditorNode): boolean {
+  return String(f(node, 'sites') || '').trim() !== '' || f(node, 'mode') === 'portfolio';
+}
 
 type Role = 'battery' | 'pv' | 'meter';
 // The delivery check: which device each mode is measured with; the ranges of its settings are
 // rows of the runtime's table of limits (resources/limits.js).
-const DEVICE_MODES: Record<Role, string[]> = { battery: ['ess', 'combined'], pv: ['curtailment', 'combined'], meter: ['grid-target', 'grid-limits', 'combined'] };
-function verifies(node: EditorNode): boolean { const v = f(node, 'verify'); return v === true || v === 'true'; }
-function vrow(key: LimitKey) { return L[key]; }
+const DEVICE_MODES: Record<Role, string[]> = {
+  battery: ['ess', 'combined'],
+  pv: ['curtailment', 'combined'],
+  meter: ['grid-target', 'grid-limits', 'combined'],
+};
+function verifies(node: EditorNode): boolean {
+  const v = f(node, 'verify');
+  return v === true || v === 'true';
+}
+function vrow(key: LimitKey) {
+  return L[key];
+}
 // A setting of the check, checked only with verify on (the runtime uses it only then).
 function verifyLimit(key: LimitKey): Validator {
-    return named(key, function (v) {
-        if (v === undefined || !verifies(this) || String(v).trim() === '') { return true; }
-        const M = E().limits();
-        return M.accepts(vrow(key), E().num(v)) || M.refusal(vrow(key), { words: E().words() });
-    });
+  return named(key, function (v) {
+    if (v === undefined || !verifies(this) || String(v).trim() === '') {
+      return true;
+    }
+    const M = E().limits();
+    return M.accepts(vrow(key), E().num(v)) || M.refusal(vrow(key), { words: E().words() });
+  });
 }
 // A device of the check (battery, pv, meter): empty is allowed (the report then says which one is missing).
 function device(role: Role): Validator {
-    return named(role + 'Device', function (v, opt) {
-        if (v === undefined || !verifies(this) || DEVICE_MODES[role].indexOf(s(this, 'mode') || 'ess') < 0 || String(v).trim() === '') { return true; }
-        return E().typed(v, s(this, role + 'DeviceType') || 'str', opt);
-    });
+  return named(role + 'Device', function (v, opt) {
+    if (
+      v === undefined ||
+      !verifies(this) ||
+      DEVICE_MODES[role].indexOf(s(this, 'mode') || 'ess') < 0 ||
+      String(v).trim() === ''
+    ) {
+      return true;
+    }
+    return E().typed(v, s(this, role + 'DeviceType') || 'str', opt);
+  });
 }
 
 // The definition (defaults, inputs, outputs, icon) is written out in nodes/ems-site-steer.html, where the Flows
@@ -110,127 +198,206 @@ function device(role: Role): Validator {
 // the table of limits (defaults), and the functions of the panel.
 export const LIMITS = L;
 export const validate: Record<string, Validator> = {
-    site: named('site', function (v, opt) {
-        if (fleet(this) && String(v === undefined ? '' : v).trim() === '') { return true; }
-        return E().typed(v, s(this, 'siteType') || 'str', opt);
-    }),
-    // A fleet: every mode applies to each site (src/nodes/site-steer/fleet.ts); '' = the one site above or msg.sites.
-    sites: named('sites', siteListRefusal),
-    portfolioSplit: named('portfolioSplit', function (v) {
-        return E().runtimeCheck('portfolioSplit', function () { R().portfolioSplitOf(v); });
-    }),
-    essValue: named('ess', function (v, opt) {
-        // Empty = not set: the runtime then takes a number in msg.payload (or nothing in mode combined).
-        if (!shows(this, 'ess') || v === undefined || String(v).trim() === '') { return true; }
-        const type = s(this, 'essValueType') || 'msg', r = E().typed(v, type, opt);
-        if (r !== true || type !== 'num') { return r; }
-        return withinLimits(this, 'energyStorage', power(this, v, 'essUnit'));
-    }),
-    essUnit: unitOf('ess', 'power'),
-    curtailmentValue: named('curtailment', function (v, opt) {
-        if (!shows(this, 'curtailment') || v === undefined) { return true; }
-        const type = s(this, 'curtailmentValueType') || 'num';
-        if (type !== 'num') { return E().typed(v, type, opt); }
-        if (String(v).trim() === '') { return true; }   // not set: msg.payload or nothing
-        const n = E().num(v), unit = f(this, 'curtailmentUnit') || 'kW';
-        if (!isFinite(n) || n < 0) { return t('errors.curtailment'); }
-        if (unit === '%') { return n <= 100 || t('errors.percent'); }
-        return withinLimits(this, 'curtailment', undefined, power(this, v, 'curtailmentUnit'));
-    }),
-    curtailmentUnit: unitOf('curtailment', 'curtailment'),
-    maximizeGridImport: named('maximizeGridImport', function (v) {
-        return !shows(this, 'maximizeGridImport') || v !== 'true' || allowsMaxImport(this) || t('errors.maximizeGridImportForbidden');
-    }),
-    gridTargetValue: named('gridTarget', function (v, opt) {
-        if (v === undefined || String(v).trim() === '' || !shows(this, 'gridTarget')) { return true; }
-        const type = s(this, 'gridTargetValueType') || 'msg', r = E().typed(v, type, opt);
-        if (r !== true || type !== 'num') { return r; }
-        return withinLimits(this, 'gridTarget', undefined, undefined, { setpoint: power(this, v, 'gridTargetUnit') });
-    }),
-    gridTargetUnit: unitOf('gridTarget', 'power'),
-    deadbandValue: named('deadband', function (v) {
-        if (!shows(this, 'deadband') || v === undefined || String(v).trim() === '') { return true; }
-        const n = E().num(v);
-        if (!isFinite(n) || n < 0) { return t('errors.deadband'); }
-        return withinLimits(this, 'deadband', undefined, undefined, { setpoint: { value: 0, unit: 'W' }, deadband: power(this, v, 'deadbandUnit') });
-    }),
-    deadbandUnit: unitOf('deadband', 'power'),
-    upperLimitValue: gridLimit('upper'),
-    upperLimitUnit: unitOf('upperLimit', 'power'),
-    lowerLimitValue: gridLimit('lower'),
-    lowerLimitUnit: unitOf('lowerLimit', 'power'),
-    duration: V.limit('duration', { applies: function (node) { return f(node, 'validity') === 'duration'; } }),
-    // The power limits: empty = the site's rating (the default), "none" = off, else W as the table says.
-    maxEssPower: V.limit('maxEssPower', { rating: true }),
-    maxCurtailment: V.limit('maxCurtailment', { rating: true }),
-    maxGridPower: V.limit('maxGridPower', { rating: true }),
-    maxGridLimit: V.limit('maxGridLimit', { rating: true }),
-    stopAction: named('stopAction', function (v) {
-        return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
-    }),
-    pvPeakPower: named('pvPeakPower', function (v) {
-        const n = E().num(v);
-        if (!lifts(this)) { return v === undefined || String(v).trim() === '' || E().limits().accepts(L.pvPeakPower, n) || E().refusal('pvPeakPower'); }
-        if (!isFinite(n) || n <= 0) { return t('errors.pvPeakPower'); }   // the runtime refuses every stop without it
-        // What stop sends: a curtailment of the PV peak power, within maxCurtailment (as the runtime's liftCommand checks it).
-        return withinLimits(this, 'pvPeakPower', undefined, { value: n, unit: 'W' });
-    }),
-    batteryDevice: device('battery'),
-    pvDevice: device('pv'),
-    meterDevice: device('meter'),
-    verifyEvery: verifyLimit('verifyEvery'),
-    tolerance: verifyLimit('tolerance'),
-    toleranceMin: verifyLimit('toleranceMin')
+  site: named('site', function (v, opt) {
+    if (fleet(this) && String(v === undefined ? '' : v).trim() === '') {
+      return true;
+    }
+    return E().typed(v, s(this, 'siteType') || 'str', opt);
+  }),
+  // A fleet: every mode applies to each site (src/nodes/site-steer/fleet.ts); '' = the one site above or msg.sites.
+  sites: named('sites', siteListRefusal),
+  portfolioSplit: named('portfolioSplit', function (v) {
+    return E().runtimeCheck('portfolioSplit', function () {
+      R().portfolioSplitOf(v);
+    });
+  }),
+  essValue: named('ess', function (v, opt) {
+    // Empty = not set: the runtime then takes a number in msg.payload (or nothing in mode combined).
+    if (!shows(this, 'ess') || v === undefined || String(v).trim() === '') {
+      return true;
+    }
+    const type = s(this, 'essValueType') || 'msg',
+      r = E().typed(v, type, opt);
+    if (r !== true || type !== 'num') {
+      return r;
+    }
+    return withinLimits(this, 'energyStorage', power(this, v, 'essUnit'));
+  }),
+  essUnit: unitOf('ess', 'power'),
+  curtailmentValue: named('curtailment', function (v, opt) {
+    if (!shows(this, 'curtailment') || v === undefined) {
+      return true;
+    }
+    const type = s(this, 'curtailmentValueType') || 'num';
+    if (type !== 'num') {
+      return E().typed(v, type, opt);
+    }
+    if (String(v).trim() === '') {
+      return true;
+    } // not set: msg.payload or nothing
+    const n = E().num(v),
+      unit = f(this, 'curtailmentUnit') || 'kW';
+    if (!isFinite(n) || n < 0) {
+      return t('errors.curtailment');
+    }
+    if (unit === '%') {
+      return n <= 100 || t('errors.percent');
+    }
+    return withinLimits(this, 'curtailment', undefined, power(this, v, 'curtailmentUnit'));
+  }),
+  curtailmentUnit: unitOf('curtailment', 'curtailment'),
+  maximizeGridImport: named('maximizeGridImport', function (v) {
+    return (
+      !shows(this, 'maximizeGridImport') ||
+      v !== 'true' ||
+      allowsMaxImport(this) ||
+      t('errors.maximizeGridImportForbidden')
+    );
+  }),
+  gridTargetValue: named('gridTarget', function (v, opt) {
+    if (v === undefined || String(v).trim() === '' || !shows(this, 'gridTarget')) {
+      return true;
+    }
+    const type = s(this, 'gridTargetValueType') || 'msg',
+      r = E().typed(v, type, opt);
+    if (r !== true || type !== 'num') {
+      return r;
+    }
+    return withinLimits(this, 'gridTarget', undefined, undefined, { setpoint: power(this, v, 'gridTargetUnit') });
+  }),
+  gridTargetUnit: unitOf('gridTarget', 'power'),
+  deadbandValue: named('deadband', function (v) {
+    if (!shows(this, 'deadband') || v === undefined || String(v).trim() === '') {
+      return true;
+    }
+    const n = E().num(v);
+    if (!isFinite(n) || n < 0) {
+      return t('errors.deadband');
+    }
+    return withinLimits(this, 'deadband', undefined, undefined, {
+      setpoint: { value: 0, unit: 'W' },
+      deadband: power(this, v, 'deadbandUnit'),
+    });
+  }),
+  deadbandUnit: unitOf('deadband', 'power'),
+  upperLimitValue: gridLimit('upper'),
+  upperLimitUnit: unitOf('upperLimit', 'power'),
+  lowerLimitValue: gridLimit('lower'),
+  lowerLimitUnit: unitOf('lowerLimit', 'power'),
+  duration: V.limit('duration', {
+    applies: function (node) {
+      return f(node, 'validity') === 'duration';
+    },
+  }),
+  // The power limits: empty = the site's rating (the default), "none" = off, else W as the table says.
+  maxEssPower: V.limit('maxEssPower', { rating: true }),
+  maxCurtailment: V.limit('maxCurtailment', { rating: true }),
+  maxGridPower: V.limit('maxGridPower', { rating: true }),
+  maxGridLimit: V.limit('maxGridLimit', { rating: true }),
+  stopAction: named('stopAction', function (v) {
+    return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
+  }),
+  pvPeakPower: named('pvPeakPower', function (v) {
+    const n = E().num(v);
+    if (!lifts(this)) {
+      return (
+        v === undefined ||
+        String(v).trim() === '' ||
+        E().limits().accepts(L.pvPeakPower, n) ||
+        E().refusal('pvPeakPower')
+      );
+    }
+    if (!isFinite(n) || n <= 0) {
+      return t('errors.pvPeakPower');
+    } // the runtime refuses every stop without it
+    // What stop sends: a curtailment of the PV peak power, within maxCurtailment (as the runtime's liftCommand checks it).
+    return withinLimits(this, 'pvPeakPower', undefined, { value: n, unit: 'W' });
+  }),
+  batteryDevice: device('battery'),
+  pvDevice: device('pv'),
+  meterDevice: device('meter'),
+  verifyEvery: verifyLimit('verifyEvery'),
+  tolerance: verifyLimit('tolerance'),
+  toleranceMin: verifyLimit('toleranceMin'),
 };
 export function paletteLabel(this: RedEditorNode): string {
-    const l = this._ ? this._(T + '.paletteLabel') : '';
-    return l && l.indexOf('paletteLabel') < 0 ? l : 'site steer';
+  const l = this._ ? this._(T + '.paletteLabel') : '';
+  return l && l.indexOf('paletteLabel') < 0 ? l : 'site steer';
 }
-export function label(this: RedEditorNode): string { return (this.name as string) || t('paletteLabel') + ' (' + (this.mode || 'ess') + ')'; }
-export function labelStyle(this: RedEditorNode): string { return this.name ? 'node_label_italic' : ''; }
-export function inputLabels(): string { return t('label.inputLabel'); }
-export function outputLabels(i: number): string { return i === 1 ? t('label.outputLabel2') : t('label.outputLabel'); }
+export function label(this: RedEditorNode): string {
+  return (this.name as string) || t('paletteLabel') + ' (' + (this.mode || 'ess') + ')';
+}
+export function labelStyle(this: RedEditorNode): string {
+  return this.name ? 'node_label_italic' : '';
+}
+export function inputLabels(): string {
+  return t('label.inputLabel');
+}
+export function outputLabels(i: number): string {
+  return i === 1 ? t('label.outputLabel2') : t('label.outputLabel');
+}
 export function oneditprepare(this: RedEditorNode): void {
-    window.EmsPartnerEditor.unitSelects(this);   // the W/kW/MW(/%) lists, from protocol/limits.ts
-    window.EmsPartnerEditor.upgradeForm(this, 'node-input-');   // a node of an older version (migrations.js), and its open form
-    $('#node-input-site').typedInput({ default: 'str', types: window.EmsPartnerEditor.REF_TYPES, typeField: '#node-input-siteType' });
-    ['essValue', 'curtailmentValue', 'gridTargetValue', 'upperLimitValue', 'lowerLimitValue'].forEach(function (p) {
-        const dflt = p === 'essValue' || p === 'gridTargetValue' ? 'msg' : 'num';
-        $('#node-input-' + p).typedInput({ default: dflt, types: VALUE_TYPES, typeField: '#node-input-' + p + 'Type' });
-    });
-    E().bounds($('#node-input-duration'), 'duration', { floor: 1 });
+  window.EmsPartnerEditor.unitSelects(this); // the W/kW/MW(/%) lists, from protocol/limits.ts
+  window.EmsPartnerEditor.upgradeForm(this, 'node-input-'); // a node of an older version (migrations.js), and its open form
+  $('#node-input-site').typedInput({
+    default: 'str',
+    types: window.EmsPartnerEditor.REF_TYPES,
+    typeField: '#node-input-siteType',
+  });
+  ['essValue', 'curtailmentValue', 'gridTargetValue', 'upperLimitValue', 'lowerLimitValue'].forEach(function (p) {
+    const dflt = p === 'essValue' || p === 'gridTargetValue' ? 'msg' : 'num';
+    $('#node-input-' + p).typedInput({ default: dflt, types: VALUE_TYPES, typeField: '#node-input-' + p + 'Type' });
+  });
+  E().bounds($('#node-input-duration'), 'duration', { floor: 1 });
 
-    const $mode = $('#node-input-mode'), $validity = $('#node-input-validity'), $stop = $('#node-input-stopAction');
-    if (!$stop.val()) { $stop.val('expire'); }
-    // Every mode's rows (protocol/steer-modes.ts), each shown in the modes that use it.
-    const all = R().STEER_MODES.reduce(function (a: PanelRow[], m) { return a.concat(R().panelRows(m).filter(function (r) { return a.indexOf(r) < 0; })); }, []);
-    function update(): void {
-        const rows = R().panelRows($mode.val());
-        all.forEach(function (r) {
-            $('.node-input-' + r + '-row').toggle(rows.indexOf(r) >= 0);
-        });
-        // PV peak: what stop sends with "lift", and the power a % curtailment is converted with.
-        $('#node-input-pvPeakPower-row').toggle(rows.indexOf('curtailment') >= 0);
-        $('#node-input-duration-row').toggle($validity.val() === 'duration');
-    }
-    const $verify = $('#node-input-verify');
-    (['battery', 'pv', 'meter'] as const).forEach(function (role) {
-        $('#node-input-' + role + 'Device').typedInput({ default: 'str', types: window.EmsPartnerEditor.REF_TYPES, typeField: '#node-input-' + role + 'DeviceType' });
+  const $mode = $('#node-input-mode'),
+    $validity = $('#node-input-validity'),
+    $stop = $('#node-input-stopAction');
+  if (!$stop.val()) {
+    $stop.val('expire');
+  }
+  // Every mode's rows (protocol/steer-modes.ts), each shown in the modes that use it.
+  const all = R().STEER_MODES.reduce(function (a: PanelRow[], m) {
+    return a.concat(
+      R()
+        .panelRows(m)
+        .filter(function (r) {
+          return a.indexOf(r) < 0;
+        }),
+    );
+  }, []);
+  function update(): void {
+    const rows = R().panelRows($mode.val());
+    all.forEach(function (r) {
+      $('.node-input-' + r + '-row').toggle(rows.indexOf(r) >= 0);
     });
-    function verifyRows(): void {
-        const on = $verify.prop('checked'), mode = $mode.val() || 'ess';
-        $('.node-input-verify-row').toggle(on);
-        (['battery', 'pv', 'meter'] as const).forEach(function (role) {
-            $('.node-input-' + role + 'Device-rows').toggle(on && DEVICE_MODES[role].indexOf(mode) >= 0);
-        });
-        $('#node-input-outputs').val(on ? 2 : 1);   // output 2: the delivery reports
-    }
-    $mode.add($validity).add($stop).on('change', update);
-    $mode.add($verify).on('change', verifyRows);
-    update();
-    verifyRows();
-    // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
-    E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
-    // The device pickers list the devices of their kind, of the site when one is typed.
-    E().attachDevicePickers();
+    // PV peak: what stop sends with "lift", and the power a % curtailment is converted with.
+    $('#node-input-pvPeakPower-row').toggle(rows.indexOf('curtailment') >= 0);
+    $('#node-input-duration-row').toggle($validity.val() === 'duration');
+  }
+  const $verify = $('#node-input-verify');
+  (['battery', 'pv', 'meter'] as const).forEach(function (role) {
+    $('#node-input-' + role + 'Device').typedInput({
+      default: 'str',
+      types: window.EmsPartnerEditor.REF_TYPES,
+      typeField: '#node-input-' + role + 'DeviceType',
+    });
+  });
+  function verifyRows(): void {
+    const on = $verify.prop('checked'),
+      mode = $mode.val() || 'ess';
+    $('.node-input-verify-row').toggle(on);
+    (['battery', 'pv', 'meter'] as const).forEach(function (role) {
+      $('.node-input-' + role + 'Device-rows').toggle(on && DEVICE_MODES[role].indexOf(mode) >= 0);
+    });
+    $('#node-input-outputs').val(on ? 2 : 1); // output 2: the delivery reports
+  }
+  $mode.add($validity).add($stop).on('change', update);
+  $mode.add($verify).on('change', verifyRows);
+  update();
+  verifyRows();
+  // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
+  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
+  // The device pickers list the devices of their kind, of the site when one is typed.
+  E().attachDevicePickers();
 }

@@ -10,7 +10,17 @@
  * with kind "battery"), through the shared read coalescer. A site whose weight stays unknown
  * is left out of the split and reported as failed (nothing is sent to it).
  */
-import { type FleetSite, parsePowerValue, type PortfolioSplit, show, type SiteSummary, splitPower, toWatts, ValidationError, weightOf } from '../../protocol';
+import {
+  type FleetSite,
+  parsePowerValue,
+  type PortfolioSplit,
+  show,
+  type SiteSummary,
+  splitPower,
+  toWatts,
+  ValidationError,
+  weightOf,
+} from '../../protocol';
 import { fleetWindow, mapBounded, type Runtime } from '../../runtime';
 import type { SteerSettings } from '../shared';
 
@@ -34,27 +44,42 @@ export interface PortfolioPlan {
 }
 
 const TOTAL_KEYS = ['energyStorage', 'validFrom', 'validUntil', 'duration'];
-const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 
 /**
  * The fleet's total ESS power (W) from msg.payload (a number in the node's unit, or an object
  * with energyStorage and validity fields), or from the node's ESS value; and the payload the
  * validity of every site's command is built from.
  */
-export function portfolioTotal(s: SteerSettings, payload: unknown, nodeValue: unknown): { totalW: number; validity: Record<string, unknown> } {
+export function portfolioTotal(
+  s: SteerSettings,
+  payload: unknown,
+  nodeValue: unknown,
+): { totalW: number; validity: Record<string, unknown> } {
   if (isObject(payload)) {
     for (const k of Object.keys(payload)) {
-      if (!TOTAL_KEYS.includes(k)) throw new ValidationError(/^[A-Za-z_$][\w$]*$/.test(k) ? `msg.payload.${k}` : `msg.payload[${JSON.stringify(k)}]`, `is not a field of a portfolio steer; accepted: ${TOTAL_KEYS.join(', ')} (the fleet's total in energyStorage)`);
+      if (!TOTAL_KEYS.includes(k))
+        throw new ValidationError(
+          /^[A-Za-z_$][\w$]*$/.test(k) ? `msg.payload.${k}` : `msg.payload[${JSON.stringify(k)}]`,
+          `is not a field of a portfolio steer; accepted: ${TOTAL_KEYS.join(', ')} (the fleet's total in energyStorage)`,
+        );
     }
     const { energyStorage, ...validity } = payload;
     if (energyStorage === undefined || energyStorage === null || energyStorage === '') {
-      throw new ValidationError('msg.payload.energyStorage', `is required in mode portfolio: the fleet's total ESS power, a number in ${s.essUnit} or {value, unit}`);
+      throw new ValidationError(
+        'msg.payload.energyStorage',
+        `is required in mode portfolio: the fleet's total ESS power, a number in ${s.essUnit} or {value, unit}`,
+      );
     }
     return { totalW: toWatts(parsePowerValue(energyStorage, 'msg.payload.energyStorage', s.essUnit)), validity };
   }
   const raw = nodeValue !== undefined && nodeValue !== '' && !isObject(nodeValue) ? nodeValue : payload;
   if (raw === undefined || raw === null || raw === '') {
-    throw new ValidationError('msg.payload', `sets nothing: send the fleet's total ESS power, a number in ${s.essUnit} (positive discharges, negative charges)`);
+    throw new ValidationError(
+      'msg.payload',
+      `sets nothing: send the fleet's total ESS power, a number in ${s.essUnit} (positive discharges, negative charges)`,
+    );
   }
   return { totalW: toWatts(parsePowerValue(raw, 'msg.payload', s.essUnit)), validity: {} };
 }
@@ -70,7 +95,14 @@ export interface PlanDeps {
  * Fills in each site's rating and SOC where the message and the node leave them out, then
  * splits `totalW`. `known` maps a site to what the node's own list says about it.
  */
-export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, totalW: number, fleet: FleetSite[], known: Map<string, FleetSite>, d: PlanDeps): Promise<PortfolioPlan> {
+export async function planPortfolio(
+  s: SteerSettings,
+  split: PortfolioSplit,
+  totalW: number,
+  fleet: FleetSite[],
+  known: Map<string, FleetSite>,
+  d: PlanDeps,
+): Promise<PortfolioPlan> {
   const info: PortfolioPart[] = fleet.map((f) => ({
     site: f.site,
     maxPowerW: f.maxPowerW ?? known.get(f.site)?.maxPowerW,
@@ -84,9 +116,13 @@ export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, tot
     if (p.error) return undefined;
     const w = totalW === 0 ? 1 : weightOf(split, totalW, p);
     if (w === undefined) {
-      p.error = new ValidationError(`msg.sites (${p.site})`, split === 'rating'
-        ? 'has no battery rating: give maxPowerW (W) in msg.sites or the node\'s sites, or use a service whose GET /sites lists batteryMaxPower; nothing was sent to it'
-        : 'has no SOC: give soc (%) in msg.sites or the node\'s sites, or a battery device whose soc can be read; nothing was sent to it', 'unprocessable');
+      p.error = new ValidationError(
+        `msg.sites (${p.site})`,
+        split === 'rating'
+          ? "has no battery rating: give maxPowerW (W) in msg.sites or the node's sites, or use a service whose GET /sites lists batteryMaxPower; nothing was sent to it"
+          : "has no SOC: give soc (%) in msg.sites or the node's sites, or a battery device whose soc can be read; nothing was sent to it",
+        'unprocessable',
+      );
     }
     return w;
   });
@@ -95,13 +131,22 @@ export async function planPortfolio(s: SteerSettings, split: PortfolioSplit, tot
     info.forEach((p, i) => {
       if (p.error || p.maxPowerW !== undefined) return;
       weighed[i] = undefined;
-      p.error = new ValidationError('maxEssPower', `is not set, so each site's battery rating bounds its part, and ${p.site} has none (no maxPowerW in msg.sites or the node's sites, and GET /sites lists no batteryMaxPower for it): give maxPowerW, or set maxEssPower to a positive number of W or "none"; nothing was sent to it`, 'unprocessable');
+      p.error = new ValidationError(
+        'maxEssPower',
+        `is not set, so each site's battery rating bounds its part, and ${p.site} has none (no maxPowerW in msg.sites or the node's sites, and GET /sites lists no batteryMaxPower for it): give maxPowerW, or set maxEssPower to a positive number of W or "none"; nothing was sent to it`,
+        'unprocessable',
+      );
     });
   }
   const cap = (p: PortfolioPart) => Math.min(s.maxEssPower > 0 ? s.maxEssPower : Infinity, p.maxPowerW ?? Infinity);
   const inSplit = info.map((p, i) => (p.error ? -1 : i)).filter((i) => i >= 0);
-  const r = splitPower(totalW, inSplit.map((i) => ({ weight: Math.max(0, weighed[i]!), capW: cap(info[i]) })));
-  inSplit.forEach((i, k) => { info[i].partW = r.partsW[k]; });
+  const r = splitPower(
+    totalW,
+    inSplit.map((i) => ({ weight: Math.max(0, weighed[i]!), capW: cap(info[i]) })),
+  );
+  inSplit.forEach((i, k) => {
+    info[i].partW = r.partsW[k];
+  });
   return { parts: info, askedW: totalW, allocatedW: r.allocatedW, shortfallW: r.shortfallW };
 }
 
@@ -120,7 +165,8 @@ async function boundByService(info: PortfolioPart[], d: PlanDeps): Promise<void>
   const listed = new Map(list.map((x) => [x.siteReference, x.batteryMaxPower]));
   for (const p of info) {
     const w = listed.get(p.site);
-    if (typeof w === 'number' && Number.isFinite(w) && w > 0 && (p.maxPowerW === undefined || w < p.maxPowerW)) p.maxPowerW = w;
+    if (typeof w === 'number' && Number.isFinite(w) && w > 0 && (p.maxPowerW === undefined || w < p.maxPowerW))
+      p.maxPowerW = w;
   }
 }
 
@@ -134,23 +180,44 @@ async function fillIn(missing: PortfolioPart[], needSoc: boolean, split: Portfol
   } catch (e) {
     listError = e;
   }
-  const why = (what: string) => `${what}: ${listError ? `GET /sites failed (${listError instanceof Error ? listError.message : String(listError)})` : 'GET /sites does not list the site'}`;
+  const why = (what: string) =>
+    `${what}: ${listError ? `GET /sites failed (${listError instanceof Error ? listError.message : String(listError)})` : 'GET /sites does not list the site'}`;
   for (const p of missing) {
     const l = listed?.get(p.site);
     const w = l?.batteryMaxPower;
     if (p.maxPowerW === undefined && typeof w === 'number' && Number.isFinite(w) && w > 0) p.maxPowerW = w;
-    if (p.maxPowerW === undefined && split === 'rating') p.error = new ValidationError(`msg.sites (${p.site})`, `has no battery rating (maxPowerW) in the message or the node, and ${why('none was found')}; nothing was sent to it`, 'unprocessable');
+    if (p.maxPowerW === undefined && split === 'rating')
+      p.error = new ValidationError(
+        `msg.sites (${p.site})`,
+        `has no battery rating (maxPowerW) in the message or the node, and ${why('none was found')}; nothing was sent to it`,
+        'unprocessable',
+      );
   }
   if (!needSoc) return;
   const reads = missing.filter((p) => p.soc === undefined && !p.error);
-  const results = await mapBounded(reads, fleetWindow(rt.client), async (p) => {
-    const device = listed?.get(p.site)?.devices?.find((x) => x.kind === 'battery')?.deviceReference;
-    if (!device) throw new ValidationError(`msg.sites (${p.site})`, `has no SOC in the message or the node, and no battery device to read it from (${why('no battery')}); nothing was sent to it`, 'unprocessable');
-    const m = await rt.reads.measurement(device, 'soc', { signal: d.signal });
-    const v = m.value;
-    if (typeof v !== 'number' || !(v >= 0 && v <= 100)) throw new ValidationError(`msg.sites (${p.site})`, `battery ${device} answered soc ${show(v)}, not 0..100 %; nothing was sent to it`, 'unprocessable');
-    return v;
-  }, { signal: d.signal });
+  const results = await mapBounded(
+    reads,
+    fleetWindow(rt.client),
+    async (p) => {
+      const device = listed?.get(p.site)?.devices?.find((x) => x.kind === 'battery')?.deviceReference;
+      if (!device)
+        throw new ValidationError(
+          `msg.sites (${p.site})`,
+          `has no SOC in the message or the node, and no battery device to read it from (${why('no battery')}); nothing was sent to it`,
+          'unprocessable',
+        );
+      const m = await rt.reads.measurement(device, 'soc', { signal: d.signal });
+      const v = m.value;
+      if (typeof v !== 'number' || !(v >= 0 && v <= 100))
+        throw new ValidationError(
+          `msg.sites (${p.site})`,
+          `battery ${device} answered soc ${show(v)}, not 0..100 %; nothing was sent to it`,
+          'unprocessable',
+        );
+      return v;
+    },
+    { signal: d.signal },
+  );
   results.forEach((r, i) => {
     if (r.ok) reads[i].soc = r.value;
     else reads[i].error = r.error;

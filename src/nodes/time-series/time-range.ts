@@ -32,7 +32,8 @@ export function resolveRange(s: RangeSettings, now: number, prefix = ''): { star
     case 'absolute': {
       const start = parseTime(s.start, `${prefix}start`);
       const end = s.end === undefined || s.end === '' ? now : parseTime(s.end, `${prefix}end`);
-      if (!(end > start)) throw new ValidationError(`${prefix}end`, `must be after ${prefix}start (${new Date(start).toISOString()})`);
+      if (!(end > start))
+        throw new ValidationError(`${prefix}end`, `must be after ${prefix}start (${new Date(start).toISOString()})`);
       return { start, end };
     }
     case 'last': {

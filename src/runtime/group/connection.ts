@@ -19,7 +19,10 @@ function redisModule(): { createClient: typeof CreateClient } {
     return require('redis') as { createClient: typeof CreateClient };
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') throw e;
-    throw new ValidationError('redisUrl', 'is set, but the redis package (node-redis 6) is not installed: install it where this package is installed (in the Node-RED user directory, e.g. ~/.node-red: npm install redis@6) and restart Node-RED, or leave redisUrl empty for no group');
+    throw new ValidationError(
+      'redisUrl',
+      'is set, but the redis package (node-redis 6) is not installed: install it where this package is installed (in the Node-RED user directory, e.g. ~/.node-red: npm install redis@6) and restart Node-RED, or leave redisUrl empty for no group',
+    );
   }
 }
 
@@ -72,7 +75,8 @@ export class GroupError extends Error {
  */
 export function checkRedisUrl(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== 'string') throw new ValidationError('redisUrl', 'must be a text, e.g. "redis://redis.internal:6379"');
+  if (typeof raw !== 'string')
+    throw new ValidationError('redisUrl', 'must be a text, e.g. "redis://redis.internal:6379"');
   const s = raw.trim();
   if (!s) return undefined;
   let u: URL;
@@ -81,12 +85,20 @@ export function checkRedisUrl(raw: unknown): string | undefined {
   } catch {
     throw new ValidationError('redisUrl', 'must be a URL like "redis://host:6379" or "rediss://host:6380" (TLS)');
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') throw new ValidationError('redisUrl', `must start with redis:// or rediss:// (TLS); got ${JSON.stringify(u.protocol)}`);
+  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+    throw new ValidationError(
+      'redisUrl',
+      `must start with redis:// or rediss:// (TLS); got ${JSON.stringify(u.protocol)}`,
+    );
   if (u.username || u.password || s.includes('@')) {
-    throw new ValidationError('redisUrl', 'must not carry a user or password (they would be saved in clear text in the flow): put the password in the Redis password field');
+    throw new ValidationError(
+      'redisUrl',
+      'must not carry a user or password (they would be saved in clear text in the flow): put the password in the Redis password field',
+    );
   }
   if (!u.hostname) throw new ValidationError('redisUrl', 'needs a host, e.g. "redis://redis.internal:6379"');
-  if (u.pathname && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname)) throw new ValidationError('redisUrl', 'may end in a database number only (e.g. "/2")');
+  if (u.pathname && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname))
+    throw new ValidationError('redisUrl', 'may end in a database number only (e.g. "/2")');
   if (u.search || u.hash) throw new ValidationError('redisUrl', 'takes no query or fragment');
   return s;
 }
@@ -134,7 +146,9 @@ export class GroupConnection {
       if (this.state === 'reachable' || this.state === 'connecting') this.set('unreachable');
     });
     this.client.on('ready', () => this.set('reachable'));
-    this.client.on('reconnecting', () => { if (this.state !== 'closed') this.set('unreachable'); });
+    this.client.on('reconnecting', () => {
+      if (this.state !== 'closed') this.set('unreachable');
+    });
     this.client.on('end', () => this.set('closed'));
     this.client.connect().catch((e: unknown) => {
       this.lastError = this.clean(e);
@@ -186,7 +200,11 @@ export class GroupConnection {
   }
 
   /** A Lua script (EVAL): atomic on the server. */
-  evalScript<T = unknown>(script: string, keys: ReadonlyArray<string>, args: ReadonlyArray<string | number>): Promise<T> {
+  evalScript<T = unknown>(
+    script: string,
+    keys: ReadonlyArray<string>,
+    args: ReadonlyArray<string | number>,
+  ): Promise<T> {
     return this.command<T>(['EVAL', script, String(keys.length), ...keys, ...args.map(String)]);
   }
 

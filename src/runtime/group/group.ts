@@ -6,7 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
-import { GroupConnection, systemGroupClock, type ConnectionOptions, type GroupClock, type Reachability } from './connection';
+import {
+  GroupConnection,
+  systemGroupClock,
+  type ConnectionOptions,
+  type GroupClock,
+  type Reachability,
+} from './connection';
 import { InForceStore } from './in-force';
 import { Leases } from './lease';
 import { Membership } from './membership';
@@ -49,14 +55,26 @@ export class Group {
     this.prefix = `ems:group:${o.groupId}:`;
     this.connection = new GroupConnection(o);
     const leaseMs = o.leaseMs ?? 15_000;
-    this.members = new Membership(this.connection, { instanceId: this.instanceId, key: `${this.prefix}members`, ttlMs: o.heartbeatMs ?? leaseMs, clock });
+    this.members = new Membership(this.connection, {
+      instanceId: this.instanceId,
+      key: `${this.prefix}members`,
+      ttlMs: o.heartbeatMs ?? leaseMs,
+      clock,
+    });
     this.leases = new Leases(this.connection, { instanceId: this.instanceId, prefix: this.prefix, leaseMs, clock });
     this.budget = new SharedBudget(this.connection, {
-      prefix: this.prefix, perMinute: o.perMinute ?? 0, perDay: o.perDay ?? 0, blockSize: o.blockSize, members: () => this.members.members.length, clock,
+      prefix: this.prefix,
+      perMinute: o.perMinute ?? 0,
+      perDay: o.perDay ?? 0,
+      blockSize: o.blockSize,
+      members: () => this.members.members.length,
+      clock,
     });
     this.inForce = new InForceStore(this.connection, { prefix: this.prefix, clock });
     // The first heartbeat once Redis answers, and at once again after it returns.
-    this.connection.onState((s) => { if (s === 'reachable') void this.members.beat(); });
+    this.connection.onState((s) => {
+      if (s === 'reachable') void this.members.beat();
+    });
   }
 
   get reachability(): Reachability {

@@ -55,7 +55,10 @@ export interface InForceOptions {
 }
 
 export class InForceStore {
-  constructor(private readonly conn: GroupConnection, private readonly o: InForceOptions) {}
+  constructor(
+    private readonly conn: GroupConnection,
+    private readonly o: InForceOptions,
+  ) {}
 
   /** Records (or replaces) an entry of `site`. */
   async put<T>(site: string, e: InForceEntry<T>): Promise<void> {
@@ -64,8 +67,11 @@ export class InForceStore {
 
   /** Records an entry only while `leaseValue` holds the site's lease (one round trip); false when it does not. */
   async putLeading<T>(site: string, leaseValue: string, e: InForceEntry<T>): Promise<boolean> {
-    const r = await this.conn.evalScript<number>(PUT_LEADING, [`${this.o.prefix}lease:${site}`, this.hash(site)],
-      [leaseValue, `${e.kind}:${e.id}`, JSON.stringify(e), this.keep(e)]);
+    const r = await this.conn.evalScript<number>(
+      PUT_LEADING,
+      [`${this.o.prefix}lease:${site}`, this.hash(site)],
+      [leaseValue, `${e.kind}:${e.id}`, JSON.stringify(e), this.keep(e)],
+    );
     return r === 1;
   }
 
@@ -106,10 +112,19 @@ export class InForceStore {
    * that failed); another, even a later lease of the same instance, may not. `entry`, when
    * given, is recorded in the same script (what is in force once this slot is sent).
    */
-  async claim(site: string, slot: string, leaseValue: string, ttlMs: number, entry?: InForceEntry): Promise<ClaimResult> {
+  async claim(
+    site: string,
+    slot: string,
+    leaseValue: string,
+    ttlMs: number,
+    entry?: InForceEntry,
+  ): Promise<ClaimResult> {
     const put = entry ? [`${entry.kind}:${entry.id}`, JSON.stringify(entry), this.keep(entry)] : [];
-    const r = await this.conn.evalScript<number>(CLAIM, [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`, this.hash(site)],
-      [leaseValue, Math.max(1000, Math.ceil(ttlMs)), ...put]);
+    const r = await this.conn.evalScript<number>(
+      CLAIM,
+      [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`, this.hash(site)],
+      [leaseValue, Math.max(1000, Math.ceil(ttlMs)), ...put],
+    );
     return r === 1 ? 'claimed' : r === 0 ? 'taken' : 'not-leader';
   }
 

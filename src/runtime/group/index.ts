@@ -3,7 +3,16 @@
  * Redis, membership and the split of keys over the live members, a leader lease per site, the
  * account's budget across the group, and what is in force per site with a claim per slot.
  */
-export { GroupConnection, GroupError, checkRedisUrl, redact, systemGroupClock, type GroupClock, type Reachability, type ConnectionOptions } from './connection';
+export {
+  GroupConnection,
+  GroupError,
+  checkRedisUrl,
+  redact,
+  systemGroupClock,
+  type GroupClock,
+  type Reachability,
+  type ConnectionOptions,
+} from './connection';
 export { Membership, type MembershipOptions } from './membership';
 export { ownerOf, split } from './rendezvous';
 export { Leases, type LeaderAnswer, type LeaseOptions } from './lease';

@@ -80,10 +80,15 @@ export class Leases {
   private readonly listeners = new Set<(site: string, a: LeaderAnswer) => void>();
   private closed = false;
 
-  constructor(private readonly conn: GroupConnection, private readonly o: LeaseOptions) {
+  constructor(
+    private readonly conn: GroupConnection,
+    private readonly o: LeaseOptions,
+  ) {
     this.leaseMs = o.leaseMs;
     // Losing Redis: every site's answer turns to unknown at once (and back when a renewal succeeds).
-    conn.onState(() => { for (const [site, s] of this.sites) this.notify(site, s); });
+    conn.onState(() => {
+      for (const [site, s] of this.sites) this.notify(site, s);
+    });
   }
 
   /** Keeps trying to lead `site` (at once, then every leaseMs/3) until unwatch or close. */
@@ -141,7 +146,9 @@ export class Leases {
   tick(site: string): Promise<LeaderAnswer> {
     const s = this.sites.get(site);
     if (!s || this.closed) return Promise.resolve(this.leader(site));
-    const p = this.attempt(site, s).finally(() => { if (s.inflight === p) s.inflight = undefined; });
+    const p = this.attempt(site, s).finally(() => {
+      if (s.inflight === p) s.inflight = undefined;
+    });
     s.inflight = p;
     return p;
   }
@@ -160,7 +167,11 @@ export class Leases {
         else s.held = undefined;
       }
       if (!s.held) {
-        const [mine, value, pttl] = await this.conn.evalScript<[number, string, number]>(ACQUIRE, [this.key(site), this.fenceKey(site)], [this.o.instanceId, this.leaseMs]);
+        const [mine, value, pttl] = await this.conn.evalScript<[number, string, number]>(
+          ACQUIRE,
+          [this.key(site), this.fenceKey(site)],
+          [this.o.instanceId, this.leaseMs],
+        );
         const p = parse(String(value));
         if (mine === 1) {
           s.held = { value: String(value), token: p.token, until };
@@ -178,9 +189,11 @@ export class Leases {
     // A holder renews every third of the lease; the others try again just after the holder's
     // lease would run out, so a dead leader is replaced right after its lease expires.
     const third = Math.floor(this.leaseMs / 3);
-    const retry = failed ? Math.min(1000, third)
-      : s.held ? third
-      : Math.min(third, Math.max(20, s.other!.until - this.o.clock.now() + 20));
+    const retry = failed
+      ? Math.min(1000, third)
+      : s.held
+        ? third
+        : Math.min(third, Math.max(20, s.other!.until - this.o.clock.now() + 20));
     s.timer = this.o.clock.setTimeout(() => void this.tick(site), retry);
     this.notify(site, s);
     return this.leader(site);

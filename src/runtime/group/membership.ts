@@ -35,7 +35,10 @@ export class Membership {
   /** Time (clock) of the last answered heartbeat. */
   lastBeat?: number;
 
-  constructor(private readonly conn: GroupConnection, private readonly o: MembershipOptions) {
+  constructor(
+    private readonly conn: GroupConnection,
+    private readonly o: MembershipOptions,
+  ) {
     this.ttlMs = o.ttlMs;
   }
 
@@ -51,7 +54,8 @@ export class Membership {
     } catch {
       // Redis away: the last known view stays; the next beat tries again
     }
-    if (!this.closed) this.timer = this.o.clock.setTimeout(() => void this.beat(), Math.max(1, Math.floor(this.ttlMs / 3)));
+    if (!this.closed)
+      this.timer = this.o.clock.setTimeout(() => void this.beat(), Math.max(1, Math.floor(this.ttlMs / 3)));
     return this.view;
   }
 

@@ -89,7 +89,10 @@ export class SharedBudget {
   connectWaitMs = 2500;
   readonly stats: SharedBudgetStats = { spent: 0, refused: 0, reservations: 0, fallback: 0 };
 
-  constructor(private readonly conn: GroupConnection, private readonly o: SharedBudgetOptions) {}
+  constructor(
+    private readonly conn: GroupConnection,
+    private readonly o: SharedBudgetOptions,
+  ) {}
 
   /** Whether there is a cap at all (without one nothing is counted in Redis). */
   get capped(): boolean {
@@ -132,7 +135,8 @@ export class SharedBudget {
     if (this.conn.reachability === 'connecting') await this.conn.ready(this.connectWaitMs).catch(() => undefined);
     for (let i = 0; i < 100; i++) {
       this.expire();
-      if ((this.block?.left ?? 0) > 0 || !this.conn.reachable || this.closed || this.o.clock.now() < this.dryUntil) break;
+      if ((this.block?.left ?? 0) > 0 || !this.conn.reachable || this.closed || this.o.clock.now() < this.dryUntil)
+        break;
       await this.reserve();
       if (this.reserveFailed) break;
     }
@@ -157,7 +161,9 @@ export class SharedBudget {
   /** Reserves a block now unless one is being reserved (one at a time). */
   reserve(): Promise<void> {
     if (this.closed || !this.capped || this.o.clock.now() < this.dryUntil) return Promise.resolve();
-    this.refill ??= this.doReserve().finally(() => { this.refill = undefined; });
+    this.refill ??= this.doReserve().finally(() => {
+      this.refill = undefined;
+    });
     return this.refill;
   }
 
@@ -172,8 +178,13 @@ export class SharedBudget {
     const sentAt = this.o.clock.now();
     try {
       this.stats.reservations++;
-      const [g, minute, msLeft, day] = (await this.conn.evalScript<number[]>(RESERVE, [],
-        [`${this.o.prefix}budget:`, this.size(), this.o.perMinute, this.o.perDay])).map(Number);
+      const [g, minute, msLeft, day] = (
+        await this.conn.evalScript<number[]>(
+          RESERVE,
+          [],
+          [`${this.o.prefix}budget:`, this.size(), this.o.perMinute, this.o.perDay],
+        )
+      ).map(Number);
       const until = sentAt + msLeft;
       // Nothing granted: a cap is spent; asked again when this minute ends, not on every read.
       if (g === 0) this.dryUntil = until;

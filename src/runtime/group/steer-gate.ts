@@ -16,10 +16,18 @@ export type NotSteeringReason = 'standby' | 'unreachable' | 'claimed';
 
 export class NotSteeringError extends GroupError {
   readonly notSteering = true;
-  constructor(readonly site: string, readonly reason: NotSteeringReason, readonly leader?: string) {
-    super(reason === 'standby' ? `not sent by this instance: standby: ${leader} steers ${site}`
-      : reason === 'claimed' ? `not sent by this instance: the group sent this request to ${site} already`
-      : `not sent: Redis unreachable: not steering ${site} (an instance of the group that cannot prove it leads a site sends nothing to it; its signals run out and the site falls back)`);
+  constructor(
+    readonly site: string,
+    readonly reason: NotSteeringReason,
+    readonly leader?: string,
+  ) {
+    super(
+      reason === 'standby'
+        ? `not sent by this instance: standby: ${leader} steers ${site}`
+        : reason === 'claimed'
+          ? `not sent by this instance: the group sent this request to ${site} already`
+          : `not sent: Redis unreachable: not steering ${site} (an instance of the group that cannot prove it leads a site sends nothing to it; its signals run out and the site falls back)`,
+    );
   }
 }
 
@@ -72,7 +80,10 @@ export class SteerGate {
 
   /** Records `entry` as in force on `site`, leading it or not (what every instance received; best effort). */
   async share(site: string, entry: InForceEntry): Promise<boolean> {
-    return this.group.inForce.put(site, entry).then(() => true, () => false);
+    return this.group.inForce.put(site, entry).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** The entries of `kind` and `id` in force on `site` (none when Redis cannot say). */

@@ -28,7 +28,15 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
   const simPort = await freePort();
   const p = start(process.execPath, [DEMO_SCRIPT], {
     cwd: REPO,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', EMS_DEMO_USERDIR: userDir, EMS_SIM_PORT: String(simPort), EMS_MQTT_PORT: '0', TZ: 'UTC' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      EMS_DEMO_USERDIR: userDir,
+      EMS_SIM_PORT: String(simPort),
+      EMS_MQTT_PORT: '0',
+      TZ: 'UTC',
+    },
   });
   async function stop() {
     await p.stop('SIGTERM', 15000);
@@ -37,7 +45,14 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
   try {
     const m = await p.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard/, timeoutMs);
     const mqtt = await p.waitFor(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/, 5000);
-    return { base: m[1], simUrl: `http://127.0.0.1:${simPort}`, mqttPort: Number(mqtt[1]), pid: p.child.pid!, output: p.output, stop };
+    return {
+      base: m[1],
+      simUrl: `http://127.0.0.1:${simPort}`,
+      mqttPort: Number(mqtt[1]),
+      pid: p.child.pid!,
+      output: p.output,
+      stop,
+    };
   } catch (err) {
     await stop();
     throw new Error(`npm start did not get ready: ${(err as Error).message}`);

@@ -12,9 +12,14 @@ export const TYPES = ['ems-device-read', 'ems-time-series', 'ems-site-steer'] as
 /** Loads the editor and waits until the palette shows this package's nodes. */
 export async function openEditor(page: Page, url: string): Promise<void> {
   await page.goto(url);
-  await page.locator('.red-ui-palette-node[data-palette-type="ems-site-steer"]').waitFor({ state: 'attached', timeout: 30000 });
+  await page
+    .locator('.red-ui-palette-node[data-palette-type="ems-site-steer"]')
+    .waitFor({ state: 'attached', timeout: 30000 });
   await page.waitForFunction(() => typeof RED !== 'undefined' && RED.workspaces && RED.workspaces.active());
-  await page.locator('#red-ui-loading').waitFor({ state: 'hidden' }).catch(() => undefined);
+  await page
+    .locator('#red-ui-loading')
+    .waitFor({ state: 'hidden' })
+    .catch(() => undefined);
 }
 
 export function paletteNode(page: Page, type: string): Locator {
@@ -30,7 +35,13 @@ export async function filterPalette(page: Page, text: string): Promise<void> {
 
 /** Ids of the flow nodes (not config nodes) on the canvas. */
 export function nodeIds(page: Page): Promise<string[]> {
-  return page.evaluate(() => { const a: string[] = []; RED.nodes.eachNode((n: { id: string }) => { a.push(n.id); }); return a; });
+  return page.evaluate(() => {
+    const a: string[] = [];
+    RED.nodes.eachNode((n: { id: string }) => {
+      a.push(n.id);
+    });
+    return a;
+  });
 }
 
 /** Drags a node from the palette onto the canvas at (x, y) of the workspace; returns its id. */
@@ -39,7 +50,11 @@ export async function dropNode(page: Page, type: string, x: number, y: number): 
   await paletteNode(page, type).scrollIntoViewIfNeeded();
   await paletteNode(page, type).dragTo(page.locator('#red-ui-workspace-chart'), { targetPosition: { x, y } });
   let added: string[] = [];
-  await until(async () => (added = (await nodeIds(page)).filter((id) => !before.has(id))).length, (n) => n === 1, `a ${type} node on the canvas`);
+  await until(
+    async () => (added = (await nodeIds(page)).filter((id) => !before.has(id))).length,
+    (n) => n === 1,
+    `a ${type} node on the canvas`,
+  );
   return added[0];
 }
 
@@ -53,8 +68,15 @@ export async function openNode(page: Page, id: string): Promise<void> {
   const ok = page.locator('#node-dialog-ok');
   // On a loaded machine the two clicks can land too far apart to count as a double-click (seen
   // once in a full run, right after a tray closed): then open it as the double-click would.
-  if (!(await ok.waitFor({ state: 'visible', timeout: 5000 }).then(() => true, () => false))) {
-    await page.evaluate((nodeId) => { if (!$('#node-dialog-ok').length) RED.editor.edit(RED.nodes.node(nodeId)); }, id);
+  if (
+    !(await ok.waitFor({ state: 'visible', timeout: 5000 }).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    await page.evaluate((nodeId) => {
+      if (!$('#node-dialog-ok').length) RED.editor.edit(RED.nodes.node(nodeId));
+    }, id);
     await ok.waitFor({ state: 'visible' });
   }
   await trayIdle(page);
@@ -62,7 +84,9 @@ export async function openNode(page: Page, id: string): Promise<void> {
 
 /** Waits until no edit tray is sliding in or out. */
 export async function trayIdle(page: Page): Promise<void> {
-  await page.waitForFunction(() => !$('.red-ui-tray').is(':animated') && !$('.red-ui-editor').hasClass('red-ui-tray-animating'));
+  await page.waitForFunction(
+    () => !$('.red-ui-tray').is(':animated') && !$('.red-ui-editor').hasClass('red-ui-tray-animating'),
+  );
 }
 
 /** Cancels every open dialog and edit tray (after a failed test). */
@@ -70,7 +94,11 @@ export async function cancelTrays(page: Page): Promise<void> {
   const dialogCancel = page.locator('#red-ui-clipboard-dialog-cancel:visible');
   if (await dialogCancel.count()) await dialogCancel.click();
   for (let i = 0; i < 5 && (await page.locator('.red-ui-tray').count()) > 0; i++) {
-    await page.locator('#node-config-dialog-cancel, #node-dialog-cancel').first().click({ timeout: 2000 }).catch(() => undefined);
+    await page
+      .locator('#node-config-dialog-cancel, #node-dialog-cancel')
+      .first()
+      .click({ timeout: 2000 })
+      .catch(() => undefined);
     await trayIdle(page);
   }
 }
@@ -105,16 +133,31 @@ export async function chooseType(page: Page, input: string | Locator, label: str
 /** Sets the first property row of an open inject node: msg.payload of the given TypedInput type and value. */
 export async function setInjectPayload(page: Page, typeLabel: string, value: string): Promise<void> {
   const row = page.locator('#node-input-property-container > li').first();
-  assert.equal(await row.locator('.node-input-prop-property-name + .red-ui-typedInput-container input.red-ui-typedInput-input').inputValue(), 'payload');
+  assert.equal(
+    await row
+      .locator('.node-input-prop-property-name + .red-ui-typedInput-container input.red-ui-typedInput-input')
+      .inputValue(),
+    'payload',
+  );
   const value$ = row.locator('.node-input-prop-property-value + .red-ui-typedInput-container');
   await chooseType(page, value$, typeLabel);
   await value$.locator('input.red-ui-typedInput-input').fill(value);
 }
 
 /** Values and labels of a <select>. */
-export function options(page: Page, selector: string): Promise<Array<{ value: string; label: string; selected: boolean }>> {
-  return page.locator(`${selector} option`).evaluateAll((els) => (els as HTMLOptionElement[])
-    .map((o) => ({ value: o.value, label: (o.textContent ?? '').trim(), selected: o.selected })));
+export function options(
+  page: Page,
+  selector: string,
+): Promise<Array<{ value: string; label: string; selected: boolean }>> {
+  return page
+    .locator(`${selector} option`)
+    .evaluateAll((els) =>
+      (els as HTMLOptionElement[]).map((o) => ({
+        value: o.value,
+        label: (o.textContent ?? '').trim(),
+        selected: o.selected,
+      })),
+    );
 }
 
 /**
@@ -134,14 +177,18 @@ export async function deploy(page: Page, opts: { confirm?: boolean } = {}): Prom
     await ask.click();
     await done.waitFor({ state: 'visible' });
   }
-  await until(() => page.evaluate(() => RED.nodes.dirty()), (d) => d === false, 'the workspace to be clean after deploy');
+  await until(
+    () => page.evaluate(() => RED.nodes.dirty()),
+    (d) => d === false,
+    'the workspace to be clean after deploy',
+  );
 }
 
 /** Shows a sidebar tab ('debug', 'help', 'info', 'config'). */
 export async function showSidebar(page: Page, tab: string): Promise<Locator> {
   // With many tabs Node-RED shows them as icon buttons; otherwise as labelled tabs.
   const button = page.locator(`#red-ui-tab-${tab}-link-button`);
-  await (await button.isVisible() ? button : page.locator(`#red-ui-tab-${tab} a.red-ui-tab-label`)).click();
+  await ((await button.isVisible()) ? button : page.locator(`#red-ui-tab-${tab} a.red-ui-tab-label`)).click();
   const content = page.locator('#red-ui-sidebar-content');
   await content.waitFor({ state: 'visible' });
   return content;
@@ -149,7 +196,10 @@ export async function showSidebar(page: Page, tab: string): Promise<Locator> {
 
 /** Drags a wire from the output port of one node to the input port of another. */
 export async function wire(page: Page, fromId: string, toId: string): Promise<void> {
-  const from = await canvasNode(page, fromId).locator('.red-ui-flow-port-output .red-ui-flow-port').first().boundingBox();
+  const from = await canvasNode(page, fromId)
+    .locator('.red-ui-flow-port-output .red-ui-flow-port')
+    .first()
+    .boundingBox();
   const to = await canvasNode(page, toId).locator('.red-ui-flow-port-input .red-ui-flow-port').first().boundingBox();
   if (!from || !to) throw new Error('ports not visible');
   await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
@@ -157,8 +207,12 @@ export async function wire(page: Page, fromId: string, toId: string): Promise<vo
   await page.mouse.move((from.x + to.x) / 2, (from.y + to.y) / 2, { steps: 5 });
   await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 5 });
   await page.mouse.up();
-  await until(() => page.evaluate(([a, b]) => RED.nodes.filterLinks({ source: { id: a }, target: { id: b } }).length, [fromId, toId]),
-    (n) => n === 1, `a wire ${fromId} -> ${toId}`);
+  await until(
+    () =>
+      page.evaluate(([a, b]) => RED.nodes.filterLinks({ source: { id: a }, target: { id: b } }).length, [fromId, toId]),
+    (n) => n === 1,
+    `a wire ${fromId} -> ${toId}`,
+  );
 }
 
 /** Adds a config node from an open flow-node panel (the pencil/plus beside Server); the config tray stays open. */
@@ -173,7 +227,13 @@ export async function openServerAdd(page: Page): Promise<void> {
 
 /** Id of the only config node of this package in the workspace. */
 export async function configId(page: Page): Promise<string> {
-  const ids = await page.evaluate(() => { const a: string[] = []; RED.nodes.eachConfig((c: { id: string; type: string }) => { if (c.type === 'ems-partner-config') a.push(c.id); }); return a; });
+  const ids = await page.evaluate(() => {
+    const a: string[] = [];
+    RED.nodes.eachConfig((c: { id: string; type: string }) => {
+      if (c.type === 'ems-partner-config') a.push(c.id);
+    });
+    return a;
+  });
   if (ids.length !== 1) throw new Error(`expected one ems-partner-config, found ${ids.length}`);
   return ids[0];
 }
@@ -196,14 +256,32 @@ export function nodeProps(page: Page, id: string): Promise<Record<string, unknow
  */
 export async function trayAtRest(page: Page): Promise<void> {
   let last = '';
-  await until(() => page.locator('.red-ui-tray').last().evaluate((e) => {
-    const r = e.getBoundingClientRect();
-    const resting = e.getAnimations().length === 0 && getComputedStyle(e).right === '0px' && r.right <= window.innerWidth;
-    return resting ? `${r.x},${r.y},${r.width},${r.height}` : '';
-  }), (box) => { const still = box !== '' && box === last; last = box; return still; }, 'the edit tray at rest');
+  await until(
+    () =>
+      page
+        .locator('.red-ui-tray')
+        .last()
+        .evaluate((e) => {
+          const r = e.getBoundingClientRect();
+          const resting =
+            e.getAnimations().length === 0 && getComputedStyle(e).right === '0px' && r.right <= window.innerWidth;
+          return resting ? `${r.x},${r.y},${r.width},${r.height}` : '';
+        }),
+    (box) => {
+      const still = box !== '' && box === last;
+      last = box;
+      return still;
+    },
+    'the edit tray at rest',
+  );
 }
 
 /** Waits until Node-RED's notifications ("Successfully deployed", "Imported: …") have gone by themselves. */
 export async function notificationsGone(page: Page, timeoutMs = 20000): Promise<void> {
-  await until(() => page.locator('#red-ui-notifications .red-ui-notification:visible').count(), (n) => n === 0, 'the notifications to go', timeoutMs);
+  await until(
+    () => page.locator('#red-ui-notifications .red-ui-notification:visible').count(),
+    (n) => n === 0,
+    'the notifications to go',
+    timeoutMs,
+  );
 }

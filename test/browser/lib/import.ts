@@ -26,12 +26,20 @@ export function inWorkspace(page: Page, ids: string[]): Promise<boolean[]> {
  * Resolves with 'imported' once every id in `ids` is in the workspace and the nodes are placed,
  * or with 'conflict' when Node-RED showed its conflict notification instead (left open).
  */
-export async function importExample(page: Page, module: string, title: string, ids: string[]): Promise<'imported' | 'conflict'> {
+export async function importExample(
+  page: Page,
+  module: string,
+  title: string,
+  ids: string[],
+): Promise<'imported' | 'conflict'> {
   await page.locator('#red-ui-header-button-sidemenu').click();
   await page.locator('#menu-item-import').click();
   await page.locator('#red-ui-tab-red-ui-clipboard-dialog-import-tab-examples').click();
   const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
-  const label = (text: string) => tree.locator('.red-ui-treeList-label', { has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${escape(text)}$`) }) });
+  const label = (text: string) =>
+    tree.locator('.red-ui-treeList-label', {
+      has: page.locator('.red-ui-treeList-label-text', { hasText: new RegExp(`^${escape(text)}$`) }),
+    });
   const file = label(title);
   // The modules are folders; open this one unless it is open already.
   if (!(await file.isVisible())) await label(module).click();
@@ -50,11 +58,15 @@ export async function importExample(page: Page, module: string, title: string, i
   // An import is one step of the editor's undo history; a refused one is none.
   const depth = await page.evaluate(() => RED.history.depth() as number);
   await page.locator('#red-ui-clipboard-dialog-ok').click();
-  const outcome = await until(async () => {
-    if (await conflictNotification(page).isVisible()) return 'conflict' as const;
-    const added = await page.evaluate((d) => RED.history.depth() > d, depth);
-    return added && (await inWorkspace(page, ids)).every(Boolean) ? 'imported' as const : undefined;
-  }, (o) => o !== undefined, `the import of ${title}`);
+  const outcome = await until(
+    async () => {
+      if (await conflictNotification(page).isVisible()) return 'conflict' as const;
+      const added = await page.evaluate((d) => RED.history.depth() > d, depth);
+      return added && (await inWorkspace(page, ids)).every(Boolean) ? ('imported' as const) : undefined;
+    },
+    (o) => o !== undefined,
+    `the import of ${title}`,
+  );
   if (outcome === 'imported') await place(page, ids);
   return outcome!;
 }
@@ -68,7 +80,11 @@ async function place(page: Page, ids: string[]): Promise<void> {
   const tab = await page.evaluate((ids) => ids.find((id) => RED.nodes.workspace(id)), ids);
   if (tab) {
     await page.evaluate((id) => RED.workspaces.show(id), tab);
-    await until(() => page.evaluate(() => RED.workspaces.active() as string), (active) => active === tab, `the tab ${tab}`);
+    await until(
+      () => page.evaluate(() => RED.workspaces.active() as string),
+      (active) => active === tab,
+      `the tab ${tab}`,
+    );
     return;
   }
   const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
@@ -88,14 +104,30 @@ export async function importKeepingExisting(page: Page, ids: string[]): Promise<
   const note = conflictNotification(page);
   await note.locator('button', { hasText: /^View nodes/ }).click();
   // The notification closes (it fades out): gone before anything else looks for one.
-  await until(() => note.count(), (n) => n === 0, 'the conflict notification to close');
-  const gutters = page.locator('#red-ui-clipboard-dialog-import-conflicts-list .red-ui-clipboard-dialog-import-conflicts-gutter input[type="checkbox"]');
-  await until(() => gutters.count(), (n) => n > 0, 'the list of nodes to import');
-  const unticked = await gutters.evaluateAll((els) => els.filter((e) => !(e as HTMLInputElement).checked).map((e) => e.getAttribute('data-node-id') ?? ''));
+  await until(
+    () => note.count(),
+    (n) => n === 0,
+    'the conflict notification to close',
+  );
+  const gutters = page.locator(
+    '#red-ui-clipboard-dialog-import-conflicts-list .red-ui-clipboard-dialog-import-conflicts-gutter input[type="checkbox"]',
+  );
+  await until(
+    () => gutters.count(),
+    (n) => n > 0,
+    'the list of nodes to import',
+  );
+  const unticked = await gutters.evaluateAll((els) =>
+    els.filter((e) => !(e as HTMLInputElement).checked).map((e) => e.getAttribute('data-node-id') ?? ''),
+  );
   const depth = await page.evaluate(() => RED.history.depth() as number);
   await page.locator('#red-ui-clipboard-dialog-import-conflict').click();
-  await until(async () => (await page.evaluate((d) => RED.history.depth() > d, depth)) && (await inWorkspace(page, ids)).every(Boolean),
-    (done) => done, 'the import of the selected nodes');
+  await until(
+    async () =>
+      (await page.evaluate((d) => RED.history.depth() > d, depth)) && (await inWorkspace(page, ids)).every(Boolean),
+    (done) => done,
+    'the import of the selected nodes',
+  );
   await place(page, ids);
   return unticked;
 }

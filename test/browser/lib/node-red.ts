@@ -28,7 +28,6 @@ export interface NodeRedProcess {
   stop(): Promise<void>;
 }
 
-
 const SETTINGS = `module.exports = {
   uiHost: '127.0.0.1',
   flowFile: 'flows.json',
@@ -44,7 +43,10 @@ const SETTINGS = `module.exports = {
 export function makeUserDir(prefix = 'browser-nr-'): string {
   fs.mkdirSync(TMP, { recursive: true });
   const dir = fs.mkdtempSync(path.join(TMP, prefix));
-  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'ems-partner-browser-test', private: true }, null, 2));
+  fs.writeFileSync(
+    path.join(dir, 'package.json'),
+    JSON.stringify({ name: 'ems-partner-browser-test', private: true }, null, 2),
+  );
   fs.mkdirSync(path.join(dir, 'node_modules', '@ems-partner'), { recursive: true });
   fs.symlinkSync(REPO, path.join(dir, 'node_modules', '@ems-partner', 'node-red'), 'dir');
   fs.writeFileSync(path.join(dir, 'settings.js'), SETTINGS);
@@ -66,7 +68,9 @@ export async function startNodeRed(opts: { timeoutMs?: number } = {}): Promise<N
     env: { ...process.env, EMS_SIM_PORT: String(simPort), TZ: 'UTC' },
   });
   let exited = false;
-  void p.exited.then(() => { exited = true; });
+  void p.exited.then(() => {
+    exited = true;
+  });
   let url: string;
   try {
     url = (await p.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+\/)/, opts.timeoutMs ?? 30000))[1];

@@ -21,26 +21,116 @@ const NAME: [string, string] = ['name', 'name'];
 
 export const PANELS: Record<string, PanelView[]> = {
   'ems-device-read': [
-    { set: { mode: 'map' }, visible: [SERVER, ['mode', 'mode'], ['device', 'device'], ['device-picker', 'pick'], ['properties', 'properties'],
-      ['properties-list', 'available'], ['split', 'split'], ['interval', 'interval'], ['onlyChanges', 'onlyChanges'], NAME] },
-    { set: { mode: 'single' }, visible: [['device', 'device'], ['properties', 'properties']], hidden: ['split'] },
-    { set: { mode: 'devices' }, visible: [SERVER, ['interval', 'interval'], NAME], hidden: ['device', 'properties', 'split'] },
+    {
+      set: { mode: 'map' },
+      visible: [
+        SERVER,
+        ['mode', 'mode'],
+        ['device', 'device'],
+        ['device-picker', 'pick'],
+        ['properties', 'properties'],
+        ['properties-list', 'available'],
+        ['split', 'split'],
+        ['interval', 'interval'],
+        ['onlyChanges', 'onlyChanges'],
+        NAME,
+      ],
+    },
+    {
+      set: { mode: 'single' },
+      visible: [
+        ['device', 'device'],
+        ['properties', 'properties'],
+      ],
+      hidden: ['split'],
+    },
+    {
+      set: { mode: 'devices' },
+      visible: [SERVER, ['interval', 'interval'], NAME],
+      hidden: ['device', 'properties', 'split'],
+    },
   ],
   'ems-time-series': [
-    { set: { range: 'last' }, visible: [SERVER, ['device', 'device'], ['device-picker', 'pick'], ['property', 'property'], ['property-picker', 'pick'],
-      ['range', 'range'], ['last', 'last'], ['lastUnit', 'last'], ['resolution', 'resolution'], ['output', 'output'], NAME], hidden: ['start', 'end'] },
-    { set: { range: 'absolute' }, visible: [['start', 'start'], ['end', 'end']], hidden: ['last'] },
+    {
+      set: { range: 'last' },
+      visible: [
+        SERVER,
+        ['device', 'device'],
+        ['device-picker', 'pick'],
+        ['property', 'property'],
+        ['property-picker', 'pick'],
+        ['range', 'range'],
+        ['last', 'last'],
+        ['lastUnit', 'last'],
+        ['resolution', 'resolution'],
+        ['output', 'output'],
+        NAME,
+      ],
+      hidden: ['start', 'end'],
+    },
+    {
+      set: { range: 'absolute' },
+      visible: [
+        ['start', 'start'],
+        ['end', 'end'],
+      ],
+      hidden: ['last'],
+    },
   ],
   'ems-site-steer': [
-    { set: { mode: 'ess', validity: 'quarter-hour' }, visible: [SERVER, ['site', 'site'], ['site-picker', 'pick'], ['mode', 'mode'], ['essValue', 'ess'],
-      ['essUnit', 'ess'], ['validity', 'validity'], ['maxEssPower', 'maxEssPower'], ['renew', 'renew'], ['dryRun', 'dryRun'], NAME],
-    hidden: ['curtailmentValue', 'maximizeGridImport', 'gridTargetValue', 'deadbandValue', 'duration', 'maxCurtailment'] },
-    { set: { mode: 'curtailment' }, visible: [['curtailmentValue', 'curtailment'], ['curtailmentUnit', 'curtailment'], ['maxCurtailment', 'maxCurtailment']],
-      hidden: ['essValue', 'gridTargetValue'] },
-    { set: { mode: 'combined' }, visible: [['essValue', 'ess'], ['curtailmentValue', 'curtailment'], ['maximizeGridImport', 'maximizeGridImport']],
-      hidden: ['gridTargetValue', 'deadbandValue'] },
-    { set: { mode: 'grid-target', validity: 'duration' }, visible: [['gridTargetValue', 'gridTarget'], ['gridTargetUnit', 'gridTarget'],
-      ['deadbandValue', 'deadband'], ['deadbandUnit', 'deadband'], ['duration', 'duration']], hidden: ['essValue', 'curtailmentValue', 'maximizeGridImport'] },
+    {
+      set: { mode: 'ess', validity: 'quarter-hour' },
+      visible: [
+        SERVER,
+        ['site', 'site'],
+        ['site-picker', 'pick'],
+        ['mode', 'mode'],
+        ['essValue', 'ess'],
+        ['essUnit', 'ess'],
+        ['validity', 'validity'],
+        ['maxEssPower', 'maxEssPower'],
+        ['renew', 'renew'],
+        ['dryRun', 'dryRun'],
+        NAME,
+      ],
+      hidden: [
+        'curtailmentValue',
+        'maximizeGridImport',
+        'gridTargetValue',
+        'deadbandValue',
+        'duration',
+        'maxCurtailment',
+      ],
+    },
+    {
+      set: { mode: 'curtailment' },
+      visible: [
+        ['curtailmentValue', 'curtailment'],
+        ['curtailmentUnit', 'curtailment'],
+        ['maxCurtailment', 'maxCurtailment'],
+      ],
+      hidden: ['essValue', 'gridTargetValue'],
+    },
+    {
+      set: { mode: 'combined' },
+      visible: [
+        ['essValue', 'ess'],
+        ['curtailmentValue', 'curtailment'],
+        ['maximizeGridImport', 'maximizeGridImport'],
+      ],
+      hidden: ['gridTargetValue', 'deadbandValue'],
+    },
+    {
+      set: { mode: 'grid-target', validity: 'duration' },
+      visible: [
+        ['gridTargetValue', 'gridTarget'],
+        ['gridTargetUnit', 'gridTarget'],
+        ['deadbandValue', 'deadband'],
+        ['deadbandUnit', 'deadband'],
+        ['duration', 'duration'],
+      ],
+      hidden: ['essValue', 'curtailmentValue', 'maximizeGridImport'],
+    },
   ],
 };
 
@@ -55,7 +145,8 @@ export function labelFor(page: Page, id: string): Promise<string | null> {
   return page.evaluate((id) => {
     const el = document.getElementById(`node-input-${id}`);
     if (!el) return null;
-    const label = document.querySelector(`label[for="node-input-${id}"]`) ?? el.closest('.form-row')?.querySelector('label');
+    const label =
+      document.querySelector(`label[for="node-input-${id}"]`) ?? el.closest('.form-row')?.querySelector('label');
     return label ? (label as HTMLElement).innerText.trim() : null;
   }, id);
 }

@@ -9,12 +9,15 @@ import type { Locator, Page } from 'playwright-core';
 import { REPO, TMP } from './node-red';
 import { trayAtRest } from './editor';
 
-export const SCREENSHOT_DIR = process.env.EMS_SCREENSHOTS === '1'
-  ? path.join(REPO, 'docs', 'images')
-  : path.join(TMP, 'browser-screenshots');
+export const SCREENSHOT_DIR =
+  process.env.EMS_SCREENSHOTS === '1' ? path.join(REPO, 'docs', 'images') : path.join(TMP, 'browser-screenshots');
 
 /** Saves a PNG of a page or an element as <name>.png; returns its path. */
-export async function screenshot(target: Page | Locator, name: string, opts: { fullPage?: boolean } = {}): Promise<string> {
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  opts: { fullPage?: boolean } = {},
+): Promise<string> {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   // Transient notifications ("Successfully deployed") would cover the top of the picture.
@@ -33,13 +36,23 @@ export async function screenshotTray(page: Page, name: string): Promise<string> 
   const bottom = await tray.locator('.red-ui-tray-body .form-row, .red-ui-tray-body .form-tips').evaluateAll((els) => {
     const content = els[0]?.closest('.red-ui-tray-content') ?? els[0]?.closest('.red-ui-tray-body-wrapper');
     const visible = content ? content.getBoundingClientRect().bottom : Infinity;
-    return Math.max(0, ...els.filter((e) => (e as HTMLElement).offsetParent).map((e) => e.getBoundingClientRect().bottom).filter((b) => b <= visible + 1));
+    return Math.max(
+      0,
+      ...els
+        .filter((e) => (e as HTMLElement).offsetParent)
+        .map((e) => e.getBoundingClientRect().bottom)
+        .filter((b) => b <= visible + 1),
+    );
   });
   if (!box || !bottom) return screenshot(tray, name);
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const file = path.join(SCREENSHOT_DIR, `${name}.png`);
   const height = Math.min(box.height, bottom - box.y + 16);
-  await page.screenshot({ path: file, animations: 'disabled', clip: { x: box.x, y: box.y, width: box.width, height },
-    style: '#red-ui-notifications { display: none !important; }' });
+  await page.screenshot({
+    path: file,
+    animations: 'disabled',
+    clip: { x: box.x, y: box.y, width: box.width, height },
+    style: '#red-ui-notifications { display: none !important; }',
+  });
   return file;
 }

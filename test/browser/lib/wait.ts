@@ -5,7 +5,12 @@
  */
 import { inspect } from 'node:util';
 
-export async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean, what: string, timeoutMs = 15000): Promise<T> {
+export async function until<T>(
+  read: () => Promise<T> | T,
+  ok: (v: T) => boolean,
+  what: string,
+  timeoutMs = 15000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: T | undefined;
   let error: unknown;
@@ -18,7 +23,9 @@ export async function until<T>(read: () => Promise<T> | T, ok: (v: T) => boolean
       error = e;
     }
     if (Date.now() > deadline) {
-      const seen = error ? `error ${error instanceof Error ? error.message : String(error)}` : inspect(last, { depth: 4, breakLength: 120 });
+      const seen = error
+        ? `error ${error instanceof Error ? error.message : String(error)}`
+        : inspect(last, { depth: 4, breakLength: 120 });
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last seen: ${seen}`);
     }
     await new Promise((r) => setTimeout(r, 100));
