@@ -18,7 +18,8 @@ import {
   readSeries,
   resampleForecast,
 } from '../src/plan';
-import { gather, located } from '../src/nodes/plan/message';
+import { located } from '../src/nodes/plan/located';
+import { gather } from '../src/nodes/plan/message';
 import { restoreState } from '../src/nodes/schedule/support';
 import { fleetList } from '../src/nodes/device-read/fleet';
 import { countedReads } from './helpers/counted';

@@ -8,7 +8,9 @@
 import { ValidationError } from '../../protocol/errors';
 import { parsePlanInput } from '../../plan/price-input';
 import { SITE_BATTERY_FIELDS, SITE_FIELDS, parseSiteInput } from '../../plan/site-input';
-import { gather, located, type PlanProps } from './message';
+import type { PlanProps } from './fields';
+import { located } from './located';
+import { gather } from './message';
 
 export { parsePlanInput, parseSiteInput };
 
