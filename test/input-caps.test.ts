@@ -20,7 +20,7 @@ import {
 } from '../src/plan';
 import { located } from '../src/nodes/plan/located';
 import { gather } from '../src/nodes/plan/message';
-import { restoreState } from '../src/nodes/schedule/support';
+import { restoreState } from '../src/nodes/schedule/stored';
 import { fleetList } from '../src/nodes/device-read/fleet';
 import { countedReads } from './helpers/counted';
 
