@@ -55,12 +55,12 @@ export class PlanController {
   private readonly leaveIdle: boolean;
 
   constructor(private readonly flow: FlowNode<PlanProps>) {
-    const config = (this.config = flow.props);
-    this.replanner = config.replan === true || config.replan === 'true' ? new Replanner() : undefined;
-    this.leaveIdle = config.idle === 'self-consumption';
+    this.config = flow.props;
+    this.replanner = this.config.replan === true || this.config.replan === 'true' ? new Replanner() : undefined;
+    this.leaveIdle = this.config.idle === 'self-consumption';
     // The node's own settings are checked once, at deploy (a bad one is reported, and refused again per message that uses it).
     try {
-      checkDefaults(config);
+      checkDefaults(this.config);
     } catch (err) {
       fail(flow, undefined, err);
     }
