@@ -92,14 +92,17 @@ const BARREL_EXCEPTIONS: readonly Exception[] = [
   ),
   ...leaf(
     'src/nodes/plan/message.ts',
-    [
-      'src/protocol/errors.ts',
-      'src/protocol/limits.ts',
-      'src/protocol/units.ts',
-      'src/plan/price-feed.ts',
-      'src/plan/forecast.ts',
-      'src/plan/keys.ts',
-    ],
+    ['src/protocol/errors.ts', 'src/protocol/units.ts', 'src/plan/keys.ts'],
+    `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`,
+  ),
+  ...leaf(
+    'src/nodes/plan/forecasts.ts',
+    ['src/protocol/errors.ts', 'src/protocol/limits.ts', 'src/plan/price-feed.ts', 'src/plan/forecast.ts'],
+    `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`,
+  ),
+  ...leaf(
+    'src/nodes/plan/located.ts',
+    ['src/protocol/errors.ts'],
     `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`,
   ),
   ...['src/plan/price-input.ts', 'src/plan/site-input.ts', 'src/plan/price-feed.ts', 'src/plan/forecast.ts'].flatMap(

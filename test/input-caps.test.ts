@@ -18,8 +18,9 @@ import {
   readSeries,
   resampleForecast,
 } from '../src/plan';
-import { gather, located } from '../src/nodes/plan/message';
-import { restoreState } from '../src/nodes/schedule/support';
+import { located } from '../src/nodes/plan/located';
+import { gather } from '../src/nodes/plan/message';
+import { restoreState } from '../src/nodes/schedule/stored';
 import { fleetList } from '../src/nodes/device-read/fleet';
 import { countedReads } from './helpers/counted';
 

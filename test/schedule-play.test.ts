@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
-import { parseSlots, runsOf, type ScheduleSettings } from '../src/protocol/schedule';
+import { parseSlots, type ScheduleSettings } from '../src/protocol/schedule';
+import { runsOf } from '../src/protocol/schedule-runs';
 import { EmsClient } from '../src/client';
 import { SteeringQueue, type SteeringCommand, type SteeringResult } from '../src/runtime';
 import { SchedulePlayer, commandsOf, type PlayRun, type PlayerState } from '../src/runtime/schedule-player';

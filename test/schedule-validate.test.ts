@@ -6,14 +6,8 @@
 import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol/errors';
 import { MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/time';
-import {
-  MAX_SLOTS,
-  parseSetting,
-  parseSlots,
-  runsOf,
-  settingKey,
-  type ScheduleSettings,
-} from '../src/protocol/schedule';
+import { MAX_SLOTS, parseSetting, parseSlots, type ScheduleSettings } from '../src/protocol/schedule';
+import { runsOf, settingKey } from '../src/protocol/schedule-runs';
 
 const T0 = Date.UTC(2030, 0, 7, 8, 0);
 const S: ScheduleSettings = {

@@ -64,16 +64,8 @@ export {
   type SteerComponent,
   type SteerMode,
 } from './steer-modes';
-export {
-  MAX_SLOTS,
-  parseSetting,
-  parseSlots,
-  runsOf,
-  splitRun,
-  storedTime,
-  type ScheduleSettings,
-  type ScheduleSlot,
-} from './schedule';
+export { MAX_SLOTS, parseSetting, parseSlots, storedTime, type ScheduleSettings, type ScheduleSlot } from './schedule';
+export { runsOf, splitRun } from './schedule-runs';
 export {
   DEFAULT_TOLERANCE,
   DEVICE_ROLE,
@@ -87,5 +79,6 @@ export { FleetAggregator } from './aggregate';
 export * from './paths';
 export * from './endpoints';
 export * from './schedule';
+export * from './schedule-runs';
 export * from './delivery';
 export { parseGridLimits, type GridLimitFields, type GridLimitSettings, type GridLimits } from './grid-limits';

@@ -10,17 +10,9 @@
  * state does.
  */
 import { registerAdminRoutes } from './admin-routes';
-import {
-  budgets,
-  type BudgetWarning,
-  type ConfigProps,
-  createRuntime,
-  isInsecureRemote,
-  type Runtime,
-  setSimulatorLog,
-  usesSimulator,
-} from '../../runtime';
-import { type ConfigNode, CREDENTIALS, type RED, upgrade, type UserNode, useSharedTexts } from '../shared';
+import { ConfigController } from './controller';
+import { type ConfigProps, setSimulatorLog } from '../../runtime';
+import { type ConfigNode, CREDENTIALS, type RED, upgrade, useSharedTexts } from '../shared';
 
 export = function (RED: RED): void {
   useSharedTexts(RED);
@@ -28,72 +20,13 @@ export = function (RED: RED): void {
   function EmsPartnerConfigNode(this: ConfigNode, config: ConfigProps & { id: string }) {
     upgrade(config); // Node-RED hands each node its own copy of the saved config
     RED.nodes.createNode(this, config);
-    const node = this;
-    node.props = config;
-    const users = new Set<UserNode>();
-    let closed = false;
-    let unsubscribe: (() => void) | undefined;
-    let unwarn: (() => void) | undefined;
-    let warning: BudgetWarning | null = null;
-    let runtime: Runtime | undefined;
-
-    if (!usesSimulator(config) && isInsecureRemote(config.baseUrl)) {
-      node.warn(`baseUrl uses http:// to a remote host: keys and steering travel in clear text. Use https://.`);
-    }
-
-    const ready: Promise<Runtime> = createRuntime(config, node.credentials ?? {}, (err) => node.error(err), {
-      budgetId: config.id,
-    }).then((rt) => {
-      if (closed) {
-        void rt.close();
-        throw new Error('config node closed');
-      }
-      runtime = rt;
-      unsubscribe = rt.client.onState((s) => users.forEach((u) => u.onConnectionState(s)));
-      const warn = (w: BudgetWarning | null) => {
-        warning = w;
-        users.forEach((u) => u.onBudget?.(w));
-      };
-      unwarn = rt.budget.onWarning(warn);
-      if (rt.budget.currentWarning) warn(rt.budget.currentWarning);
-      return rt;
-    });
-    // A setting the runtime refuses (e.g. a bad path): reported at deploy, and to each user node when it asks.
-    ready.catch((err) => {
-      if (!closed) node.error(err);
-    });
-
-    node.runtime = () => ready;
-    node.register = (u) => {
-      users.add(u);
-      if (warning) u.onBudget?.(warning);
-    };
-    node.deregister = (u) => users.delete(u);
-    node.budgetStats = () => runtime?.budget.stats();
-
-    node.on('close', (removed, done) => {
-      closed = true;
-      unsubscribe?.();
-      unwarn?.();
-      // Counts and caps survive a redeploy; a removed config node's are forgotten.
-      if (removed) budgets.forget(config.id);
-      // Waits for the group to leave (its leases released, bounded by the connection's deadlines, at most 5 s),
-      // so the flow deployed next takes the sites over at once instead of after the lease runs out.
-      const bound = (p: Promise<void>) =>
-        new Promise<void>((resolve) => {
-          const t = setTimeout(resolve, 5000);
-          void p.finally(() => {
-            clearTimeout(t);
-            resolve();
-          });
-        });
-      ready
-        .then(
-          (rt) => bound(rt.close()),
-          () => undefined,
-        )
-        .finally(() => done());
-    });
+    this.props = config;
+    const controller = new ConfigController(this, config);
+    this.runtime = () => controller.runtime();
+    this.register = (user) => controller.register(user);
+    this.deregister = (user) => controller.deregister(user);
+    this.budgetStats = () => controller.budgetStats();
+    this.on('close', (removed, done) => controller.onClose(removed, done));
   }
 
   RED.nodes.registerType('ems-partner-config', EmsPartnerConfigNode, { credentials: CREDENTIALS });

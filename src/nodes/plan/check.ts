@@ -1,14 +1,16 @@
 /**
  * The `ems-plan` node's settings checked by the planner's own code: at deploy (checkDefaults,
  * a bad setting reported once) and in the editor (checkSetting, per field). The build bundles
- * this file with what it imports (protocol, the planner's input checks, message.ts) into
+ * this file with what it imports (protocol, the planner's input checks, message.ts and located.ts) into
  * resources/plan-input.js (window.EmsPartnerPlanInput), so the panel marks a setting with the
  * words the runtime refuses it with. Pure: no Node-RED; the clock is passed.
  */
 import { ValidationError } from '../../protocol/errors';
 import { parsePlanInput } from '../../plan/price-input';
 import { SITE_BATTERY_FIELDS, SITE_FIELDS, parseSiteInput } from '../../plan/site-input';
-import { gather, located, type PlanProps } from './message';
+import type { PlanProps } from './fields';
+import { located } from './located';
+import { gather } from './message';
 
 export { parsePlanInput, parseSiteInput };
 

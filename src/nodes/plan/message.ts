@@ -1,6 +1,6 @@
 /**
- * What the `ems-plan` node (index.ts) makes of a message: the planner's input from the
- * message and the node's settings, and refusals named where the value came from. Pure (no
+ * What the `ems-plan` node makes of a message: the planner's input from the message and the
+ * node's settings, with where each value came from (located.ts names refusals by it). Pure (no
  * Node-RED, no clock: `now` is passed); it imports only protocol and the planner's input code,
  * so the build serves it (through check.ts) to the editor as resources/plan-input.js.
  *
@@ -14,109 +14,27 @@
  * history becomes the load forecast (same weekday and time, last 4 weeks). A refusal names the
  * field where the value came from (`msg.payload[3].end`, `msg.loadForecast[17]`, `importVat`).
  */
-import { tooLong, ValidationError } from '../../protocol/errors';
-import { INPUTS } from '../../protocol/limits';
+import { ValidationError } from '../../protocol/errors';
 import { show } from '../../protocol/units';
-import { readPriceFeed, type FeedSlot } from '../../plan/price-feed';
-import { loadForecastFromHistory, resampleForecast } from '../../plan/forecast';
 import { misspelt, refuseUnknownKeys } from '../../plan/keys';
+import {
+  BATTERY_KEYS,
+  FORMULA_PROPS,
+  MSG_KEYS,
+  NODE_PLAN_KEYS,
+  PAYLOAD_KEYS,
+  type PlanProps,
+  SITE_PROPS,
+} from './fields';
+import { forecasts } from './forecasts';
 
 type Rec = Record<string, unknown>;
-type Value = string | number | boolean | undefined | null;
 /** A message as this module reads it. */
 export type Msg = Rec;
-
-export interface PlanProps {
-  name?: string;
-  capacityKWh?: Value;
-  maxChargeKW?: Value;
-  maxDischargeKW?: Value;
-  socMin?: Value;
-  socMax?: Value;
-  efficiency?: Value;
-  socEnd?: Value;
-  priceUnit?: Value;
-  steps?: Value;
-  // version 2
-  chargeEfficiency?: Value;
-  dischargeEfficiency?: Value;
-  cycleCost?: Value;
-  endValue?: Value;
-  socTarget?: Value;
-  socTargetTime?: Value;
-  importMultiplier?: Value;
-  importFee?: Value;
-  importVat?: Value;
-  exportMultiplier?: Value;
-  exportFee?: Value;
-  exportVat?: Value;
-  importLimitKW?: Value;
-  exportLimitKW?: Value;
-  peakCost?: Value;
-  replan?: Value;
-  // version 3: slots whose battery just follows PV and load left to the site ('self-consumption') or steered ('steer')
-  idle?: Value;
-  // version 4: false = never charge from the grid / never discharge into it
-  gridCharge?: Value;
-  gridDischarge?: Value;
-  sellSocMin?: Value;
-}
-
-/** The battery fields a message may set (msg.battery, msg.payload.battery). */
-export const BATTERY_KEYS = [
-  'capacityKWh',
-  'maxChargeKW',
-  'maxDischargeKW',
-  'socMin',
-  'socMax',
-  'efficiency',
-  'soc',
-  'chargeEfficiency',
-  'dischargeEfficiency',
-  'cycleCost',
-  'socTarget',
-  'endValue',
-  'gridCharge',
-  'gridDischarge',
-  'sellSocMin',
-] as const;
-/** The fields of an object msg.payload. */
-export const PAYLOAD_KEYS = [
-  'prices',
-  'battery',
-  'soc',
-  'socEnd',
-  'priceUnit',
-  'steps',
-  'currency',
-  'slotMinutes',
-  'importFormula',
-  'exportFormula',
-  'pvForecast',
-  'loadForecast',
-  'loadHistory',
-  'gridImportMax',
-  'gridExportMax',
-  'site',
-  'solver',
-] as const;
-/** The planner fields msg.X may set (before msg.payload.X); the node's settings give socEnd, priceUnit and steps. */
-const MSG_KEYS = PAYLOAD_KEYS.filter(
-  (k) => !['prices', 'battery', 'soc', 'site', 'importFormula', 'exportFormula'].includes(k),
-);
-const NODE_PLAN_KEYS = ['socEnd', 'priceUnit', 'steps'];
-/** The node's price formula settings, per formula and key. */
-export const FORMULA_PROPS: Record<string, Record<string, keyof PlanProps>> = {
-  importFormula: { multiplier: 'importMultiplier', fee: 'importFee', vat: 'importVat' },
-  exportFormula: { multiplier: 'exportMultiplier', fee: 'exportFee', vat: 'exportVat' },
-};
-/** The site's limits: the planner's key (W, per kW) and the node's setting (kW) with its factor to the planner's unit. */
-export const SITE_PROPS: Record<string, [keyof PlanProps | undefined, number]> = {
-  importLimitW: ['importLimitKW', 1000],
-  exportLimitW: ['exportLimitKW', 1000],
-  peakCost: ['peakCost', 1],
-  peakSoFarW: [undefined, 1],
-};
+/** Planner field → where its value came from (`battery.socMax` → `msg.battery.socMax`). */
+type Sources = Record<string, string>;
+/** A candidate value and where it came from. */
+type Candidate = [unknown, string];
 
 const isObject = (v: unknown): v is Rec =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
@@ -211,9 +129,16 @@ export interface Gathered {
   /** The planner's input (without `now`). */
   input: Rec;
   /** Planner field → where its value came from (`battery.socMax` → `msg.battery.socMax`). */
-  from: Record<string, string>;
+  from: Sources;
   /** The end of the last price slot, when the prices could be read. */
   until?: number;
+}
+
+/** The first value that is set among the candidates; records in `from` where it came from. */
+function pick(from: Sources, field: string, cands: Candidate[], fallback: string): unknown {
+  const hit = cands.find(([v]) => isSet(v));
+  from[field] = hit ? hit[1] : fallback;
+  return hit?.[0];
 }
 
 /**
@@ -229,44 +154,77 @@ export function gather(
   socFirst = false,
 ): Gathered {
   nearMisses(msg);
-  const p = msg.payload;
-  let prices: unknown;
-  let body: Rec = {};
-  const from: Record<string, string> = {};
-  if (Array.isArray(p) || isFeedObject(p)) {
-    prices = p;
-    from.prices = 'msg.payload';
-  } else if (isObject(p)) {
-    body = fieldsOf(p, 'msg.payload', PAYLOAD_KEYS, '');
-    prices = body.prices;
-    from.prices = 'msg.payload.prices';
-  } else {
-    throw new ValidationError(
-      'msg.payload',
-      `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(p)}`,
-    );
-  }
+  const from: Sources = {};
+  const { prices, body } = pricesOf(msg.payload, from);
   const form = `{${BATTERY_KEYS.join(', ')}} (each optional)`;
   const mb = fieldsOf(msg.battery, 'msg.battery', BATTERY_KEYS, form);
   const pb = fieldsOf(body.battery, 'msg.payload.battery', BATTERY_KEYS, form);
-  /** The first value that is set among the candidates [value, where]; records where it came from. */
-  const pick = (field: string, cands: Array<[unknown, string]>, fallback: string): unknown => {
-    const hit = cands.find(([v]) => isSet(v));
-    from[field] = hit ? hit[1] : fallback;
-    return hit?.[0];
-  };
-  const battery: Rec = {};
-  for (const k of BATTERY_KEYS) {
-    if (k === 'soc' || k === 'socTarget') continue;
+  const battery = batteryOf(mb, pb, config, from);
+  const target = socTargetOf(mb, pb, config, now, from);
+  if (target !== undefined) battery.socTarget = target;
+  const socCands: Candidate[] = [
+    [msg.soc, 'msg.soc'],
+    [body.soc, 'msg.payload.soc'],
+    [mb.soc, 'msg.battery.soc'],
+    [pb.soc, 'msg.payload.battery.soc'],
+  ];
+  if (soc) socCands[socFirst ? 'unshift' : 'push']([soc.value, soc.from]);
+  battery.soc = pick(from, 'battery.soc', socCands, 'msg.soc');
+  if (battery.soc === undefined) {
+    throw new ValidationError(
+      'msg.soc',
+      'must be given: the current SOC in %, within [0, 100] (msg.soc, msg.payload.soc or msg.battery.soc); got nothing',
+    );
+  }
+  const input: Rec = { prices, battery };
+  for (const k of MSG_KEYS) {
+    const nodeValue = NODE_PLAN_KEYS.includes(k) ? config[k as keyof PlanProps] : undefined;
     const v = pick(
-      `battery.${k}`,
+      from,
+      k,
       [
-        [mb[k], `msg.battery.${k}`],
-        [pb[k], `msg.payload.battery.${k}`],
-        [config[k], k],
+        [msg[k], `msg.${k}`],
+        [body[k], `msg.payload.${k}`],
+        [nodeValue, k],
       ],
       k,
     );
+    if (v !== undefined) input[k] = v;
+  }
+  addFormulas(input, msg, body, config, from);
+  const site = siteOf(body, config, from);
+  if (Object.keys(site).length) input.site = site;
+  return { input, from, until: forecasts(input, from, now) };
+}
+
+/** The prices of msg.payload (an array, a feed, or {prices, …}) and the object payload's other fields. */
+function pricesOf(p: unknown, from: Sources): { prices: unknown; body: Rec } {
+  if (Array.isArray(p) || isFeedObject(p)) {
+    from.prices = 'msg.payload';
+    return { prices: p, body: {} };
+  }
+  if (isObject(p)) {
+    const body = fieldsOf(p, 'msg.payload', PAYLOAD_KEYS, '');
+    from.prices = 'msg.payload.prices';
+    return { prices: body.prices, body };
+  }
+  throw new ValidationError(
+    'msg.payload',
+    `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(p)}`,
+  );
+}
+
+/** The battery's fields but the SOC and its target: msg.battery, msg.payload.battery, then the node's. */
+function batteryOf(mb: Rec, pb: Rec, config: PlanProps, from: Sources): Rec {
+  const battery: Rec = {};
+  for (const k of BATTERY_KEYS) {
+    if (k === 'soc' || k === 'socTarget') continue;
+    const cands: Candidate[] = [
+      [mb[k], `msg.battery.${k}`],
+      [pb[k], `msg.payload.battery.${k}`],
+      [config[k], k],
+    ];
+    const v = pick(from, `battery.${k}`, cands, k);
     if (v === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
       throw new ValidationError(
         k,
@@ -277,72 +235,51 @@ export function gather(
     if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true')))
       battery[k] = v;
   }
-  const target = pick(
-    'battery.socTarget',
-    [
-      [mb.socTarget, 'msg.battery.socTarget'],
-      [pb.socTarget, 'msg.payload.battery.socTarget'],
-    ],
-    'socTarget',
-  );
-  if (target !== undefined) battery.socTarget = target;
-  else if (isSet(config.socTarget) || isSet(config.socTargetTime)) {
-    if (!isSet(config.socTargetTime))
-      throw new ValidationError('socTargetTime', 'must be given with socTarget: a time of day HH:MM; got nothing');
-    if (!isSet(config.socTarget))
-      throw new ValidationError(
-        'socTarget',
-        'must be given with socTargetTime: a SOC in % within socMin and socMax; got nothing',
-      );
-    battery.socTarget = { soc: config.socTarget, time: nextAt(timeOfDay(config.socTargetTime, 'socTargetTime'), now) };
-    Object.assign(from, { 'battery.socTarget.soc': 'socTarget', 'battery.socTarget.time': 'socTargetTime' });
-  }
-  const socCands: Array<[unknown, string]> = [
-    [msg.soc, 'msg.soc'],
-    [body.soc, 'msg.payload.soc'],
-    [mb.soc, 'msg.battery.soc'],
-    [pb.soc, 'msg.payload.battery.soc'],
+  return battery;
+}
+
+/** The SOC target: the message's, else the node's socTarget at the next socTargetTime (both or neither). */
+function socTargetOf(mb: Rec, pb: Rec, config: PlanProps, now: number, from: Sources): unknown {
+  const cands: Candidate[] = [
+    [mb.socTarget, 'msg.battery.socTarget'],
+    [pb.socTarget, 'msg.payload.battery.socTarget'],
   ];
-  if (soc) socCands[socFirst ? 'unshift' : 'push']([soc.value, soc.from]);
-  battery.soc = pick('battery.soc', socCands, 'msg.soc');
-  if (battery.soc === undefined) {
+  const target = pick(from, 'battery.socTarget', cands, 'socTarget');
+  if (target !== undefined) return target;
+  if (!isSet(config.socTarget) && !isSet(config.socTargetTime)) return undefined;
+  if (!isSet(config.socTargetTime))
+    throw new ValidationError('socTargetTime', 'must be given with socTarget: a time of day HH:MM; got nothing');
+  if (!isSet(config.socTarget))
     throw new ValidationError(
-      'msg.soc',
-      'must be given: the current SOC in %, within [0, 100] (msg.soc, msg.payload.soc or msg.battery.soc); got nothing',
+      'socTarget',
+      'must be given with socTargetTime: a SOC in % within socMin and socMax; got nothing',
     );
-  }
-  const input: Rec = { prices, battery };
-  for (const k of MSG_KEYS) {
-    const v = pick(
-      k,
-      [
-        [msg[k], `msg.${k}`],
-        [body[k], `msg.payload.${k}`],
-        [NODE_PLAN_KEYS.includes(k) ? config[k as keyof PlanProps] : undefined, k],
-      ],
-      k,
-    );
-    if (v !== undefined) input[k] = v;
-  }
+  Object.assign(from, { 'battery.socTarget.soc': 'socTarget', 'battery.socTarget.time': 'socTargetTime' });
+  return { soc: config.socTarget, time: nextAt(timeOfDay(config.socTargetTime, 'socTargetTime'), now) };
+}
+
+/** The price formulas (import, export): per key from msg.X, msg.payload.X, then the node's settings. */
+function addFormulas(input: Rec, msg: Msg, body: Rec, config: PlanProps, from: Sources): void {
   for (const [f, props] of Object.entries(FORMULA_PROPS)) {
     const ff = '{multiplier?, fee?, vat?}: price per kWh = (base per kWh × multiplier + fee) × vat';
     const mf = fieldsOf(msg[f], `msg.${f}`, Object.keys(props), ff);
     const bf = fieldsOf(body[f], `msg.payload.${f}`, Object.keys(props), ff);
     const out: Rec = {};
     for (const [k, prop] of Object.entries(props)) {
-      const v = pick(
-        `${f}.${k}`,
-        [
-          [mf[k], `msg.${f}.${k}`],
-          [bf[k], `msg.payload.${f}.${k}`],
-          [config[prop], prop],
-        ],
-        prop,
-      );
+      const cands: Candidate[] = [
+        [mf[k], `msg.${f}.${k}`],
+        [bf[k], `msg.payload.${f}.${k}`],
+        [config[prop], prop],
+      ];
+      const v = pick(from, `${f}.${k}`, cands, prop);
       if (v !== undefined) out[k] = v;
     }
     if (Object.keys(out).length) input[f] = out;
   }
+}
+
+/** The site's limits: msg.payload.site.X (W), then the node's (kW, converted). */
+function siteOf(body: Rec, config: PlanProps, from: Sources): Rec {
   const bs = fieldsOf(
     body.site,
     'msg.payload.site',
@@ -351,95 +288,13 @@ export function gather(
   );
   const site: Rec = {};
   for (const [k, [prop, factor]] of Object.entries(SITE_PROPS)) {
-    const v = pick(
-      `site.${k}`,
-      [
-        [bs[k], `msg.payload.site.${k}`],
-        [prop ? config[prop] : undefined, prop ?? `msg.payload.site.${k}`],
-      ],
-      prop ?? `msg.payload.site.${k}`,
-    );
+    const where = prop ?? `msg.payload.site.${k}`;
+    const cands: Candidate[] = [
+      [bs[k], `msg.payload.site.${k}`],
+      [prop ? config[prop] : undefined, where],
+    ];
+    const v = pick(from, `site.${k}`, cands, where);
     if (v !== undefined) site[k] = from[`site.${k}`] === prop ? nodeAmount(v, prop!, factor) : v;
   }
-  if (Object.keys(site).length) input.site = site;
-  return { input, from, until: forecasts(input, from, now) };
-}
-
-/**
- * Forecasts given as points (and a load history) turned into one value per price slot, in
- * place; returns the end of the last price slot (undefined when the prices cannot be read:
- * the planner then refuses them in its own words). Slots that have ended get 0.
- */
-function forecasts(input: Rec, from: Record<string, string>, now: number): number | undefined {
-  // Counted before asPoints looks at any element: per-slot values are checked against the slots
-  // by the planner, points against INPUTS.seriesPoints by readSeries; more than either is refused.
-  for (const k of ['pvForecast', 'loadForecast']) {
-    const v = input[k];
-    if (Array.isArray(v) && v.length > INPUTS.seriesPoints)
-      throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
-  }
-  const asPoints = (v: unknown) =>
-    Array.isArray(v)
-      ? v.some((x) => isObject(x))
-      : isObject(v) && (Array.isArray(v.time) || Array.isArray(v.forecasts) || isObject(v.result));
-  const history = input.loadHistory;
-  delete input.loadHistory; // (not the planner's: it becomes loadForecast)
-  const fromHistory = isSet(history) && !isSet(input.loadForecast);
-  const need = ['pvForecast', 'loadForecast'].some((k) => asPoints(input[k])) || fromHistory;
-  let slots: FeedSlot[] | undefined;
-  try {
-    const minutes = isSet(input.slotMinutes) ? Number(input.slotMinutes) : undefined;
-    slots = readPriceFeed(
-      input.prices,
-      'prices',
-      minutes !== undefined && Number.isInteger(minutes) && minutes > 0 ? minutes : undefined,
-    ).slots;
-  } catch (err) {
-    if (need) throw located(err, from);
-    return undefined;
-  }
-  if (need) {
-    const ahead = slots.map((s) => s.end > now);
-    const future = slots.filter((_s, k) => ahead[k]);
-    const fill = (values: number[]) => {
-      let j = 0;
-      return ahead.map((a) => (a ? values[j++] : 0));
-    };
-    if (future.length) {
-      for (const k of ['pvForecast', 'loadForecast']) {
-        if (asPoints(input[k])) input[k] = fill(resampleForecast(input[k], future, from[k], 0));
-      }
-      if (fromHistory) {
-        input.loadForecast = fill(
-          loadForecastFromHistory(history, { slots: future, weeks: 4, field: from.loadHistory }),
-        );
-        from.loadForecast = `${from.loadHistory} → loadForecast`;
-      }
-    }
-  }
-  return slots.reduce((m, s) => Math.max(m, s.end), -Infinity);
-}
-
-/** Planner fields whose refusals name a part (`prices[3].end`, `loadForecast[17]`, `importFormula.vat`), longest first when renamed. */
-const FIELD_RE =
-  /(?<![\w.])(?:prices|pvForecast|loadForecast|gridImportMax|gridExportMax|importFormula|exportFormula|site|battery)(?:\[\d+\]|\.\w+)+/g;
-
-/** A planner field (`prices[3].end`, `battery.socMax`, `site.exportLimitW`) as where its value came from. */
-function renamer(from: Record<string, string>): (field: string) => string {
-  return (field) => {
-    let best = '';
-    for (const k of Object.keys(from)) {
-      if ((field === k || field.startsWith(`${k}.`) || field.startsWith(`${k}[`)) && k.length > best.length) best = k;
-    }
-    if (best) return from[best] + field.slice(best.length);
-    return field.replace(/^battery\./, '');
-  };
-}
-
-/** The planner's refusal, its field and the fields it mentions renamed to where the values came from. */
-export function located(err: unknown, from: Record<string, string>): unknown {
-  if (!(err instanceof ValidationError)) return err;
-  const name = renamer(from);
-  const rest = err.message.slice(err.field.length + 1).replace(FIELD_RE, (f) => name(f));
-  return new ValidationError(name(err.field), rest, err.kind);
+  return site;
 }

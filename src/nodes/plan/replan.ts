@@ -14,7 +14,7 @@
  * Only what changed is handed on: the new plan from its first changed slot to its end (ems-schedule
  * replaces a playing schedule from the new one's first slot and drops the old slots after it, so
  * the unchanged slots after a change go along), never a slot that ended. Nothing changed: nothing
- * is sent. No Node-RED here: the node (index.ts) sends; timers are passed (globals by default).
+ * is sent. No Node-RED here: the node (controller.ts) sends; timers are passed (globals by default).
  */
 import { QUARTER_HOUR_MS, show, ValidationError } from '../../protocol';
 import {

@@ -97,28 +97,17 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
   else if (uses) status.noServer();
 
   let own: ((removed: boolean) => unknown) | undefined;
-  node.on('close', (removed, done) => {
+  const common = () => {
     closer.abort();
     server?.deregister(user);
     status.close();
-    let work: unknown;
-    try {
-      work = own?.(removed);
-    } catch (err) {
-      node.error(err);
-    }
-    Promise.resolve(work)
-      .catch((err) => node.error(err))
-      .finally(() => done());
-  });
-
+  };
+  closeWith(node, common, () => own);
   const configNode = (): ConfigNode => {
     if (!server) throw new ValidationError('server', 'must be an ems-partner-config node');
     return server;
   };
   const ends = { node, status };
-  const take = (handler: InputHandler, msg: NodeMessage, send: SendFn, done: DoneFn | undefined, release: () => void) =>
-    answer(ends, closer.signal, handler, msg, send, done, release);
   return {
     node,
     props,
@@ -130,39 +119,60 @@ export function flowNode<P extends object>(RED: RED, node: Node, props: P, optio
     onClose: (work) => {
       own = work;
     },
-    onInput: (handler, opts = {}) => {
-      const turns = opts.ordered ? new Turns() : undefined;
-      const limit = waitingLimit(server);
-      let waiting = 0;
-      node.on('input', (msg: NodeMessage, send: SendFn | undefined, done: DoneFn | undefined) => {
-        if (refusedDeep(ends, msg, done)) return;
-        if (waiting >= limit) {
-          status.dropped(limit);
-          end(ends, done, new WaitingLimitError(limit, !!server), msg);
-          return;
-        }
-        waiting++;
-        let ended = false;
-        // Counts the message out when it ends, whichever way (answer() ends it exactly once).
-        const counted: DoneFn = (err) => {
-          if (!ended) waiting--;
-          ended = true;
-          end(ends, done, err, msg);
-        };
-        const out: SendFn = send ?? ((m) => node.send(m)); // Node-RED before 1.0 passes neither
-        if (!turns) return take(handler, msg, out, counted, () => undefined);
-        turns.take((release) => take(handler, msg, out, counted, release));
-      });
-    },
-    emit: (work, msg = {}) =>
-      take(
-        work,
-        msg,
-        (m) => node.send(m),
-        undefined,
-        () => undefined,
-      ),
+    onInput: (handler, opts = {}) => listenInput(ends, closer.signal, server, handler, opts),
+    emit: (work, msg = {}) => answer(ends, closer.signal, work, msg, (m) => node.send(m), undefined, noRelease),
   };
+}
+
+const noRelease = (): void => undefined;
+
+/** Closing: the common part (`common`), then the node's own close work (`own()`, may return a promise), then done(). */
+function closeWith(node: Node, common: () => void, own: () => ((removed: boolean) => unknown) | undefined): void {
+  node.on('close', (removed, done) => {
+    common();
+    let work: unknown;
+    try {
+      work = own()?.(removed);
+    } catch (err) {
+      node.error(err);
+    }
+    Promise.resolve(work)
+      .catch((err) => node.error(err))
+      .finally(() => done());
+  });
+}
+
+/** The node's input listener: the deep/huge check, the waiting limit, arrival order with `ordered`, then answer(). */
+function listenInput(
+  ends: { node: Node; status: Status },
+  signal: AbortSignal,
+  server: ConfigNode | null,
+  handler: InputHandler,
+  options: InputOptions,
+): void {
+  const { node, status } = ends;
+  const turns = options.ordered ? new Turns() : undefined;
+  const limit = waitingLimit(server);
+  let waiting = 0;
+  node.on('input', (msg: NodeMessage, send: SendFn | undefined, done: DoneFn | undefined) => {
+    if (refusedDeep(ends, msg, done)) return;
+    if (waiting >= limit) {
+      status.dropped(limit);
+      end(ends, done, new WaitingLimitError(limit, !!server), msg);
+      return;
+    }
+    waiting++;
+    let ended = false;
+    // Counts the message out when it ends, whichever way (answer() ends it exactly once).
+    const counted: DoneFn = (err) => {
+      if (!ended) waiting--;
+      ended = true;
+      end(ends, done, err, msg);
+    };
+    const out: SendFn = send ?? ((m) => node.send(m)); // Node-RED before 1.0 passes neither
+    if (!turns) return answer(ends, signal, handler, msg, out, counted, noRelease);
+    turns.take((release) => answer(ends, signal, handler, msg, out, counted, release));
+  });
 }
 
 /** The most messages a node holds at once: its config node's `maxWaiting` (the table's default without one, or for a value the runtime refuses at deploy). */

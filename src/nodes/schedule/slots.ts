@@ -1,0 +1,97 @@
+/**
+ * What the `ems-schedule` node makes of a checked schedule's slots before they play: each `%`
+ * curtailment in W of the site's PV power, and a dry run's plan of the requests it would send.
+ */
+import { type ApiPaths, parseSlots, type ScheduleSlot, type SiteSummary, ValidationError } from '../../protocol';
+import { commandsOf, type PercentCurtailment, type PlayRun, requestForCommand, type SentRequest } from '../../runtime';
+import { checkSiteRatings, convertPercent } from '../shared';
+import type { NodeSettings } from './settings';
+
+/** Where the PV power for a `%` curtailment comes from (as in site steer). */
+export interface PercentSources {
+  mode: PercentCurtailment;
+  msg: unknown;
+  sites?: () => Promise<SiteSummary[]>;
+}
+
+/**
+ * The slots with each `%` curtailment in W of the site's PV power (config node percentCurtailment
+ * "convert"); a refusal names the slot (`msg.payload[3].curtailment`). Unchanged with "send".
+ */
+export async function convertSlots(
+  slots: ScheduleSlot[],
+  site: string,
+  at: string,
+  s: NodeSettings,
+  pv: PercentSources,
+): Promise<ScheduleSlot[]> {
+  if (pv.mode === 'send' || !slots.some((x) => x.setting.productionCurtailment?.unit === '%')) return slots;
+  const out: ScheduleSlot[] = [];
+  for (const slot of slots) {
+    const c = slot.setting.productionCurtailment;
+    if (c?.unit !== '%') {
+      out.push(slot);
+      continue;
+    }
+    const field = `${at}[${slot.index}].curtailment`;
+    try {
+      const cmd = await convertPercent(
+        { site, kind: 'curtailment', productionCurtailment: c },
+        pv.mode,
+        { node: s.pvPeakPower, msg: pv.msg, sites: pv.sites },
+        { maxCurtailment: s.maxCurtailment },
+      );
+      out.push({ ...slot, setting: { ...slot.setting, productionCurtailment: cmd.productionCurtailment } });
+    } catch (e) {
+      const v = e as ValidationError;
+      throw new ValidationError(field, `(${c.value} %) cannot be sent: ${v.message}`, v.kind ?? 'unprocessable');
+    }
+  }
+  return out;
+}
+
+/** One request of a dry run's plan: when it would be sent, what, and for which slots. */
+export interface PlannedRequest {
+  at: number;
+  request: SentRequest;
+  slots: number[];
+}
+
+/** The requests a schedule would send (dry run): each at its run's start, or now for the run in progress. */
+export function planOf(runs: readonly PlayRun[], now: number, paths?: Partial<ApiPaths>): PlannedRequest[] {
+  return runs.flatMap((r) =>
+    commandsOf(r).map((cmd) => ({
+      at: Math.max(r.start, now),
+      request: requestForCommand(cmd, paths),
+      slots: r.slots.map((x) => x.index),
+    })),
+  );
+}
+
+/**
+ * A message's slots (`payload`), checked (protocol/schedule.ts), each `%` curtailment in W, and
+ * (a schedule to play) each within the site's ratings where a limit is not set.
+ */
+export async function checkSlots(
+  payload: unknown,
+  s: NodeSettings,
+  ref: string,
+  now: number,
+  pv: PercentSources & { sites: () => Promise<SiteSummary[]> },
+): Promise<ScheduleSlot[]> {
+  const at = Array.isArray(payload) ? 'msg.payload' : 'msg.payload.slots';
+  const slots = await convertSlots(parseSlots(payload, s, now), ref, at, s, pv);
+  // A limit not set is the site's rating: every slot within it, or nothing of the schedule is
+  // played (a dry run reads nothing: the rating is checked when the schedule is played).
+  for (const slot of s.dryRun ? [] : slots) {
+    await checkSiteRatings(
+      slot.setting,
+      s.rating,
+      ref,
+      { sites: pv.sites, pvW: s.pvPeakPower, pvFrom: "the node's pvPeakPower" },
+      (part) =>
+        `${at}[${slot.index}].${part === 'upperLimit' ? 'gridLimits.upper' : part === 'lowerLimit' ? 'gridLimits.lower' : part}`,
+    );
+  }
+  return slots;
+}
