@@ -194,11 +194,9 @@ async function scenario(verify) {
   const cpu0 = selfCpuMs();
   const wall0 = process.hrtime.bigint();
   for (let i = 0; i < NODES; i++) {
-    red
-      .getNode(`s${i}`)
-      .receive({
-        payload: schedules[i].values.map((v, k) => ({ start: t0 + k * Q, end: t0 + (k + 1) * Q, energyStorage: v })),
-      });
+    red.getNode(`s${i}`).receive({
+      payload: schedules[i].values.map((v, k) => ({ start: t0 + k * Q, end: t0 + (k + 1) * Q, energyStorage: v })),
+    });
   }
   await settle(() => live.size >= NODES); // each node took its schedule: a timer for its first run
   const samples = [];

@@ -539,14 +539,12 @@ describe('delivery check: a device without energy counters', () => {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"unknown property"}');
         return;
       }
-      res
-        .writeHead(200, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({
-            reference: 'dvc_x',
-            measurements: [{ timestamp: now, property: 'power', value: now % 2 ? 4000 : 6000, unit: 'W' }],
-          }),
-        );
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          reference: 'dvc_x',
+          measurements: [{ timestamp: now, property: 'power', value: now % 2 ? 4000 : 6000, unit: 'W' }],
+        }),
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const client = new EmsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });

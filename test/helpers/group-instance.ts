@@ -27,15 +27,13 @@ async function handle(m: In): Promise<void> {
     await new Promise<void>((resolve, reject) => helper.startServer((e?: Error) => (e ? reject(e) : resolve())));
     await helper.load(NODES, m.flow, m.credentials);
     for (const id of m.watch)
-      helper
-        .getNode(id)
-        .on('input', (msg: any) =>
-          send({
-            type: 'out',
-            node: id,
-            msg: plain({ ...msg, error: msg.error && { message: msg.error.message, code: msg.error.code } }),
-          }),
-        );
+      helper.getNode(id).on('input', (msg: any) =>
+        send({
+          type: 'out',
+          node: id,
+          msg: plain({ ...msg, error: msg.error && { message: msg.error.message, code: msg.error.code } }),
+        }),
+      );
     for (const id of m.statuses)
       helper
         .getNode(id)

@@ -164,12 +164,10 @@ export function registerAdminRoutes(RED: RED): void {
     const node = typeof id === 'string' && id.length <= 100 ? deployedNode(RED, id) : null;
     const stats = node?.budgetStats?.();
     if (!node || !stats) {
-      res
-        .status(404)
-        .json({
-          error: 'unknown config node',
-          message: 'no deployed ems-partner-config node with this id (or its settings are unusable)',
-        });
+      res.status(404).json({
+        error: 'unknown config node',
+        message: 'no deployed ems-partner-config node with this id (or its settings are unusable)',
+      });
       return;
     }
     res.json({ id: node.id, name: typeof node.name === 'string' ? node.name : '', ...stats });

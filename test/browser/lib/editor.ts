@@ -149,15 +149,13 @@ export function options(
   page: Page,
   selector: string,
 ): Promise<Array<{ value: string; label: string; selected: boolean }>> {
-  return page
-    .locator(`${selector} option`)
-    .evaluateAll((els) =>
-      (els as HTMLOptionElement[]).map((o) => ({
-        value: o.value,
-        label: (o.textContent ?? '').trim(),
-        selected: o.selected,
-      })),
-    );
+  return page.locator(`${selector} option`).evaluateAll((els) =>
+    (els as HTMLOptionElement[]).map((o) => ({
+      value: o.value,
+      label: (o.textContent ?? '').trim(),
+      selected: o.selected,
+    })),
+  );
 }
 
 /**
