@@ -1,0 +1,169 @@
+#!/usr/bin/env node
+/**
+ * Each node's reference is written once, in docs/nodes/<node>.md; the editor's en-US help is made
+ * from it. `helpFromPage(type, markdown)` turns a page into the help file Node-RED loads, a
+ * `<script type="text/markdown" data-help-name="<type>">` that the editor renders with its own
+ * markdown renderer (the one it uses for node descriptions), so the help looks like every other
+ * node's and no renderer ships with the package. Run as a script, it writes the help of every page
+ * to a folder: `node scripts/build-help.js [out dir]` (default nodes/locales/en-US, where Node-RED
+ * reads the help today).
+ *
+ * What changes between the page and the help:
+ * - the page's title (`#`) goes: the editor shows the node's name; `##` becomes `###` (Node-RED's
+ *   Inputs / Outputs / Details), `###` becomes `####`;
+ * - images go (the sidebar is narrow, and the help must work offline);
+ * - relative links point to the page on GitHub (the sidebar has no docs folder);
+ * - a list of message properties, items written `` - `name` _(type)_: text `` (or `**Label**` for a
+ *   field of the panel; "optional" in the type marks it optional), becomes Node-RED's property list
+ *   (`<dl class="message-properties">`), its text still markdown;
+ * - colons of prose are written `&#58;`: the editor's renderer reads `: name (type) : text` anywhere in
+ *   a line as a property, so prose such as "Range: the last (hours) …: …" would not stay prose.
+ */
+'use strict';
+const fs = require('fs');
+const path = require('path');
+
+const ROOT = path.resolve(__dirname, '..');
+const PAGES = path.join(ROOT, 'docs', 'nodes');
+const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+/** Where relative links of a page point: the page's folder on GitHub. */
+const PAGES_URL = `${PKG.homepage.replace(/#.*$/, '')}/blob/main/docs/nodes/`;
+
+const PROPERTY_ITEM = /^- (`[^`]+`|\*\*[^*]+\*\*) _\(([^)]*)\)_: ?(.*)$/;
+
+const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** A property's name as HTML, without its markdown (the editor sets property names in monospace). */
+const nameHtml = (name) => escapeHtml(name.replace(/^(`|\*\*)(.*)\1$/, '$2'));
+
+/** A run of property items (each with its indented continuation lines) as Node-RED's property list. */
+function propertyList(items) {
+  const out = ['<dl class="message-properties">'];
+  for (const item of items) {
+    const [, name, type, first] = PROPERTY_ITEM.exec(item[0]);
+    const optional = /(^|,\s*)optional$/.test(type);
+    const shownType = type.replace(/,?\s*optional$/, '');
+    const body = [first, ...item.slice(1).map((line) => line.replace(/^ {2}/, ''))].join('\n').trim();
+    out.push(
+      `<dt${optional ? ' class="optional"' : ''}>${nameHtml(name)} <span class="property-type">${escapeHtml(shownType)}</span></dt>`,
+      '<dd>',
+      '',
+      body,
+      '',
+      '</dd>',
+    );
+  }
+  out.push('</dl>');
+  return out;
+}
+
+/**
+ * Every colon of prose as `&#58;` (code spans and link targets keep theirs): the editor's renderer tries its
+ * property-line rule at each colon, and guarding only the colons that match it would unguard earlier ones.
+ */
+function guardColons(line) {
+  let out = '';
+  let inCode = false;
+  let inTarget = false;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index];
+    if (char === '`' && !inTarget) inCode = !inCode;
+    else if (!inCode && char === '(' && line[index - 1] === ']') inTarget = true;
+    else if (inTarget && char === ')') inTarget = false;
+    out += char === ':' && !inCode && !inTarget ? '&#58;' : char;
+  }
+  return out;
+}
+
+/** Whether `line` (followed by `next`) belongs to the property item above it: indented, or a blank line inside it. */
+const continues = (line, next = '') => /^ {2}\S/.test(line) || (line === '' && /^ {2}\S/.test(next));
+
+/** A relative link of a page, as an absolute address on GitHub. */
+function absolute(target) {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(target)) return target;
+  return new URL(target, PAGES_URL + 'x').href;
+}
+
+/**
+ * The en-US help of node type `type` from its page's markdown.
+ * @param {string} type
+ * @param {string} markdown
+ * @param {string} [pageName] the page's file name, for links to its own sections (default `<type>.md`)
+ */
+function helpFromPage(type, markdown, pageName = `${type}.md`) {
+  const lines = markdown.replace(/\r\n/g, '\n').split('\n');
+  const out = [];
+  let fenced = false;
+  for (let index = 0; index < lines.length; index++) {
+    let line = lines[index];
+    if (/^```/.test(line)) fenced = !fenced;
+    if (fenced || /^```/.test(line)) {
+      out.push(line);
+      continue;
+    }
+    if (/^# /.test(line)) continue;
+    if (/^!\[[^\]]*\]\([^)]*\)\s*$/.test(line)) continue;
+    const heading = /^(#{2,5}) (.*)$/.exec(line);
+    if (heading) {
+      out.push(`#${heading[1]} ${heading[2]}`);
+      continue;
+    }
+    if (PROPERTY_ITEM.test(line)) {
+      const items = [];
+      while (index < lines.length && PROPERTY_ITEM.test(lines[index])) {
+        const item = [lines[index++]];
+        while (index < lines.length && continues(lines[index], lines[index + 1])) item.push(lines[index++]);
+        items.push(item);
+      }
+      index--;
+      out.push(...propertyList(items).map((entry) => (entry.startsWith('<') ? entry : rewrite(entry, pageName))));
+      continue;
+    }
+    line = rewrite(line, pageName);
+    out.push(line);
+  }
+  const body = out
+    .join('\n')
+    .replace(/^\n+/, '')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd();
+  if (/<\/script/i.test(body)) throw new Error(`docs/nodes/${pageName}: "</script" would end the help early`);
+  return `<script type="text/markdown" data-help-name="${type}">\n${body}\n</script>\n`;
+}
+
+/** Links made absolute, images dropped, colons guarded: one line of prose. */
+function rewrite(line, pageName) {
+  const linked = line
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
+    .replace(/\]\(([^)\s]+)\)/g, (whole, target) =>
+      target.startsWith('#') ? `](${absolute(pageName + target)})` : `](${absolute(target)})`,
+    );
+  return guardColons(linked);
+}
+
+/** Node types that have a page: docs/nodes/<type>.md. */
+function pageTypes(dir = PAGES) {
+  return fs
+    .readdirSync(dir)
+    .filter((file) => /^ems-[a-z-]+\.md$/.test(file))
+    .map((file) => file.slice(0, -3))
+    .sort();
+}
+
+/** Writes `<out>/<type>.html` for every page; returns the files written. */
+function writeHelp(outDir, dir = PAGES) {
+  fs.mkdirSync(outDir, { recursive: true });
+  return pageTypes(dir).map((type) => {
+    const file = path.join(outDir, `${type}.html`);
+    fs.writeFileSync(file, helpFromPage(type, fs.readFileSync(path.join(dir, `${type}.md`), 'utf8')));
+    return file;
+  });
+}
+
+module.exports = { helpFromPage, pageTypes, writeHelp };
+
+if (require.main === module) {
+  const outDir = path.resolve(ROOT, process.argv[2] || path.join('nodes', 'locales', 'en-US'));
+  const written = writeHelp(outDir);
+  console.log(`help: ${written.length} pages of docs/nodes/ written to ${path.relative(ROOT, outDir) || '.'}`);
+}
