@@ -27,9 +27,25 @@ const text = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The first paragraph and the headings of a node's help, as text. */
+/** Markdown inline marks (code, bold, italics, links) and the help's guarded colons, as the text shown. */
+const plain = (markdown: string) =>
+  markdown
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*]/g, '')
+    .replace(/&#58;/g, ':')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The first paragraph and the headings of a node's help, as text (the en-US help is markdown, made from docs/nodes/). */
 function help(type: string, lang: string): { first: string; headings: string[] } {
   const html = fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.html`), 'utf8');
+  if (/^<script type="text\/markdown"/.test(html)) {
+    const blocks = html.replace(/^<script[^>]*>\n/, '').split(/\n\n+/);
+    return {
+      first: plain(blocks.find((block) => !/^[#<]/.test(block))!),
+      headings: [...html.matchAll(/^### (.*)$/gm)].map((match) => plain(match[1])),
+    };
+  }
   return {
     first: text(/<p>([\s\S]*?)<\/p>/.exec(html)![1]),
     headings: [...html.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map((m) => text(m[1])),
