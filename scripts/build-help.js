@@ -29,32 +29,33 @@ const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))
 /** Where relative links of a page point: the page's folder on GitHub. */
 const PAGES_URL = `${PKG.homepage.replace(/#.*$/, '')}/blob/main/docs/nodes/`;
 
-const PROPERTY_ITEM = /^- (`[^`]+`|\*\*[^*]+\*\*) _\(([^)]*)\)_: ?(.*)$/;
+const PROPERTY_ITEM = /^( *)- (`[^`]+`|\*\*[^*]+\*\*) _\(([^)]*)\)_: ?(.*)$/;
 
 const escapeHtml = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A property's name as HTML, without its markdown (the editor sets property names in monospace). */
 const nameHtml = (name) => escapeHtml(name.replace(/^(`|\*\*)(.*)\1$/, '$2'));
+/** A property's type as HTML; `\<` in the page (so GitHub shows `<`) is a plain `<`. */
+const typeHtml = (type) => escapeHtml(type.replace(/\\(.)/g, '$1'));
 
-/** A run of property items (each with its indented continuation lines) as Node-RED's property list. */
-function propertyList(items) {
+/**
+ * A run of property items (each with its continuation lines, indented two more) as Node-RED's property list,
+ * indented as the items are (inside an output of a numbered list, say).
+ */
+function propertyList(items, pageName) {
+  const indent = PROPERTY_ITEM.exec(items[0][0])[1];
   const out = ['<dl class="message-properties">'];
   for (const item of items) {
-    const [, name, type, first] = PROPERTY_ITEM.exec(item[0]);
+    const [, , name, type, first] = PROPERTY_ITEM.exec(item[0]);
     const optional = /(^|,\s*)optional$/.test(type);
     const shownType = type.replace(/,?\s*optional$/, '');
-    const body = [first, ...item.slice(1).map((line) => line.replace(/^ {2}/, ''))].join('\n').trim();
-    out.push(
-      `<dt${optional ? ' class="optional"' : ''}>${nameHtml(name)} <span class="property-type">${escapeHtml(shownType)}</span></dt>`,
-      '<dd>',
-      '',
-      body,
-      '',
-      '</dd>',
-    );
+    const rest = item.slice(1).map((line) => line.slice(indent.length + 2));
+    const body = rewrite([first, ...rest].join('\n').trim(), pageName);
+    const term = `${nameHtml(name)} <span class="property-type">${typeHtml(shownType)}</span>`;
+    out.push(`<dt${optional ? ' class="optional"' : ''}>${term}</dt>`, '<dd>', '', body, '', '</dd>');
   }
   out.push('</dl>');
-  return out;
+  return out.flatMap((entry) => entry.split('\n')).map((line) => (line === '' ? '' : indent + line));
 }
 
 /**
@@ -75,8 +76,12 @@ function guardColons(line) {
   return out;
 }
 
-/** Whether `line` (followed by `next`) belongs to the property item above it: indented, or a blank line inside it. */
-const continues = (line, next = '') => /^ {2}\S/.test(line) || (line === '' && /^ {2}\S/.test(next));
+/** Whether `line` (followed by `next`) belongs to the property item above it: indented two more, or a blank line inside it. */
+function continues(line, next = '', indent = '') {
+  const inside = (text) =>
+    text.startsWith(indent + '  ') && /\S/.test(text.slice(indent.length + 2, indent.length + 3));
+  return inside(line) || (line === '' && inside(next));
+}
 
 /** A relative link of a page, as an absolute address on GitHub. */
 function absolute(target) {
@@ -108,15 +113,18 @@ function helpFromPage(type, markdown, pageName = `${type}.md`) {
       out.push(`#${heading[1]} ${heading[2]}`);
       continue;
     }
-    if (PROPERTY_ITEM.test(line)) {
+    const property = PROPERTY_ITEM.exec(line);
+    if (property) {
       const items = [];
-      while (index < lines.length && PROPERTY_ITEM.test(lines[index])) {
+      const sameList = (next) => PROPERTY_ITEM.exec(next)?.[1] === property[1];
+      while (index < lines.length && sameList(lines[index])) {
         const item = [lines[index++]];
-        while (index < lines.length && continues(lines[index], lines[index + 1])) item.push(lines[index++]);
+        while (index < lines.length && continues(lines[index], lines[index + 1], property[1]))
+          item.push(lines[index++]);
         items.push(item);
       }
       index--;
-      out.push(...propertyList(items).map((entry) => (entry.startsWith('<') ? entry : rewrite(entry, pageName))));
+      out.push(...propertyList(items, pageName));
       continue;
     }
     line = rewrite(line, pageName);

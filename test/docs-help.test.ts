@@ -110,7 +110,7 @@ describe('docs: each node written once, the help made from it', () => {
     }
   });
 
-  it('the help lists message properties as Node-RED does, drops images, links the pages on GitHub, keeps prose colons from reading as properties', () => {
+  it("the help lists message properties as Node-RED does (an output's too), drops images, links the pages on GitHub, keeps prose colons from reading as properties", () => {
     const page = [
       '# Title `ems-x`',
       '',
@@ -123,6 +123,13 @@ describe('docs: each node written once, the help made from it', () => {
       '- `payload` _(number, optional)_: The value: see [A1](../assumptions.md).',
       '  A second line.',
       '- **Base URL** _(string)_: The service.',
+      '- **Curtail** _(path with \\<site\\>)_: A path.',
+      '',
+      '## Outputs',
+      '',
+      '1. Service response',
+      '',
+      '   - `request` _(object)_: What was sent.',
       '',
       '### Range',
       '',
@@ -135,6 +142,9 @@ describe('docs: each node written once, the help made from it', () => {
     assert.match(help, /<dt class="optional">payload <span class="property-type">number<\/span><\/dt>/);
     assert.match(help, /<dt>Base URL <span class="property-type">string<\/span><\/dt>/);
     assert.match(help, /A second line\./);
+    assert.match(help, /<dt>Curtail <span class="property-type">path with &lt;site&gt;<\/span><\/dt>/);
+    // an output's properties stay inside its item of the numbered list
+    assert.match(help, /^1\. Service response\n\n {3}<dl class="message-properties">\n {3}<dt>request /m);
     assert.match(help, /\(https:\/\/github\.com\/ems-partner\/node-red\/blob\/main\/docs\/assumptions\.md\)/);
     assert.match(help, /^Range&#58; the last \(hours\) up to now&#58; `12:00`\.$/m);
     assert.throws(() => helpFromPage('ems-x', 'a </script> b'), /<\/script/);
