@@ -158,20 +158,16 @@ function pageTypes(dir = PAGES) {
     .sort();
 }
 
-/** Writes `<out>/<type>.html` for every page; returns the files written. */
+/** Writes `<out>/<type>.html` for every page. */
 function writeHelp(outDir, dir = PAGES) {
   fs.mkdirSync(outDir, { recursive: true });
-  return pageTypes(dir).map((type) => {
-    const file = path.join(outDir, `${type}.html`);
-    fs.writeFileSync(file, helpFromPage(type, fs.readFileSync(path.join(dir, `${type}.md`), 'utf8')));
-    return file;
-  });
+  for (const type of pageTypes(dir)) {
+    const page = fs.readFileSync(path.join(dir, `${type}.md`), 'utf8');
+    fs.writeFileSync(path.join(outDir, `${type}.html`), helpFromPage(type, page));
+  }
 }
 
-module.exports = { helpFromPage, pageTypes, writeHelp };
+module.exports = { helpFromPage };
 
-if (require.main === module) {
-  const outDir = path.resolve(ROOT, process.argv[2] || path.join('nodes', 'locales', 'en-US'));
-  const written = writeHelp(outDir);
-  console.log(`help: ${written.length} pages of docs/nodes/ written to ${path.relative(ROOT, outDir) || '.'}`);
-}
+// Silent, as the build's other steps: `npm pack --json` runs the build and its stdout must stay JSON.
+if (require.main === module) writeHelp(path.resolve(ROOT, process.argv[2] || path.join('nodes', 'locales', 'en-US')));
