@@ -50,7 +50,7 @@ function propertyList(items, pageName) {
     const optional = /(^|,\s*)optional$/.test(type);
     const shownType = type.replace(/,?\s*optional$/, '');
     const rest = item.slice(1).map((line) => line.slice(indent.length + 2));
-    const body = rewrite([first, ...rest].join('\n').trim(), pageName);
+    const body = linksOf([first, ...rest].join('\n').trim(), pageName);
     const term = `${nameHtml(name)} <span class="property-type">${typeHtml(shownType)}</span>`;
     out.push(`<dt${optional ? ' class="optional"' : ''}>${term}</dt>`, '<dd>', '', body, '', '</dd>');
   }
@@ -59,19 +59,27 @@ function propertyList(items, pageName) {
 }
 
 /**
- * Every colon of prose as `&#58;` (code spans and link targets keep theirs): the editor's renderer tries its
- * property-line rule at each colon, and guarding only the colons that match it would unguard earlier ones.
+ * Every colon of a paragraph's prose as `&#58;`; code spans (opened and closed by runs of as many backticks, also
+ * across a line break) and link targets keep theirs. The editor's renderer tries its property-line rule at each
+ * colon, and guarding only the colons that match it would unguard earlier ones.
  */
-function guardColons(line) {
+function guardColons(paragraph) {
   let out = '';
-  let inCode = false;
-  let inTarget = false;
-  for (let index = 0; index < line.length; index++) {
-    const char = line[index];
-    if (char === '`' && !inTarget) inCode = !inCode;
-    else if (!inCode && char === '(' && line[index - 1] === ']') inTarget = true;
-    else if (inTarget && char === ')') inTarget = false;
-    out += char === ':' && !inCode && !inTarget ? '&#58;' : char;
+  let index = 0;
+  while (index < paragraph.length) {
+    const char = paragraph[index];
+    let end = index + 1;
+    if (char === '`') {
+      const run = /^`+/.exec(paragraph.slice(index))[0];
+      const closing = new RegExp(`(?<!\`)\`{${run.length}}(?!\`)`, 'g');
+      closing.lastIndex = index + run.length;
+      const close = closing.exec(paragraph);
+      end = close ? close.index + run.length : index + run.length;
+    } else if (char === '(' && paragraph[index - 1] === ']' && paragraph.indexOf(')', index) > 0) {
+      end = paragraph.indexOf(')', index) + 1;
+    }
+    out += char === ':' ? '&#58;' : paragraph.slice(index, end);
+    index = end;
   }
   return out;
 }
@@ -100,7 +108,7 @@ function helpFromPage(type, markdown, pageName = `${type}.md`) {
   const out = [];
   let fenced = false;
   for (let index = 0; index < lines.length; index++) {
-    let line = lines[index];
+    const line = lines[index];
     if (/^```/.test(line)) fenced = !fenced;
     if (fenced || /^```/.test(line)) {
       out.push(line);
@@ -127,10 +135,9 @@ function helpFromPage(type, markdown, pageName = `${type}.md`) {
       out.push(...propertyList(items, pageName));
       continue;
     }
-    line = rewrite(line, pageName);
-    out.push(line);
+    out.push(linksOf(line, pageName));
   }
-  const body = out
+  const body = guardParagraphs(out)
     .join('\n')
     .replace(/^\n+/, '')
     .replace(/\n{3,}/g, '\n\n')
@@ -139,14 +146,34 @@ function helpFromPage(type, markdown, pageName = `${type}.md`) {
   return `<script type="text/markdown" data-help-name="${type}">\n${body}\n</script>\n`;
 }
 
-/** Links made absolute, images dropped, colons guarded: one line of prose. */
-function rewrite(line, pageName) {
-  const linked = line
+/** Links made absolute, images dropped. */
+function linksOf(text, pageName) {
+  return text
     .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\]\(([^)\s]+)\)/g, (whole, target) =>
       target.startsWith('#') ? `](${absolute(pageName + target)})` : `](${absolute(target)})`,
     );
-  return guardColons(linked);
+}
+
+/** The help's lines with the colons of each paragraph guarded; fenced code and HTML lines as they are. */
+function guardParagraphs(lines) {
+  const out = [];
+  let paragraph = [];
+  const flush = () => {
+    if (paragraph.length) out.push(...guardColons(paragraph.join('\n')).split('\n'));
+    paragraph = [];
+  };
+  let fenced = false;
+  for (const line of lines) {
+    const fence = /^\s*```/.test(line);
+    if (fence) fenced = !fenced;
+    if (fence || fenced || line.trim() === '' || /^\s*<\/?d[ltd][ >]/.test(line)) {
+      flush();
+      out.push(line);
+    } else paragraph.push(line);
+  }
+  flush();
+  return out;
 }
 
 /** Node types that have a page: docs/nodes/<type>.md. */

@@ -134,6 +134,9 @@ describe('docs: each node written once, the help made from it', () => {
       '### Range',
       '',
       'Range: the last (hours) up to now: `12:00`.',
+      '',
+      'An error (`split applies to one',
+      'device: …`) and ``a`b: c``: both code.',
     ].join('\n');
     const help = helpFromPage('ems-x', page);
     assert.doesNotMatch(help, /Title|image/);
@@ -147,6 +150,8 @@ describe('docs: each node written once, the help made from it', () => {
     assert.match(help, /^1\. Service response\n\n {3}<dl class="message-properties">\n {3}<dt>request /m);
     assert.match(help, /\(https:\/\/github\.com\/ems-partner\/node-red\/blob\/main\/docs\/assumptions\.md\)/);
     assert.match(help, /^Range&#58; the last \(hours\) up to now&#58; `12:00`\.$/m);
+    // a code span keeps its colons, also across a line break or opened by two backticks
+    assert.match(help, /^An error \(`split applies to one\ndevice: …`\) and ``a`b: c``&#58; both code\.$/m);
     assert.throws(() => helpFromPage('ems-x', 'a </script> b'), /<\/script/);
   });
 
