@@ -16,8 +16,8 @@
  * - a list of message properties, items written `` - `name` _(type)_: text `` (or `**Label**` for a
  *   field of the panel; "optional" in the type marks it optional), becomes Node-RED's property list
  *   (`<dl class="message-properties">`), its text still markdown;
- * - colons of prose are written `&#58;`: the editor's renderer reads `: name (type) : text` anywhere in
- *   a line as a property, so prose such as "Range: the last (hours) …: …" would not stay prose.
+ * - colons of prose (not of code spans or link targets) are written `&#58;`: the editor's renderer reads
+ *   `: name (type) : text` anywhere in a line as a property, so "Range: the last (hours) …: …" would not stay prose.
  */
 'use strict';
 const fs = require('fs');
