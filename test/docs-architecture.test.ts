@@ -30,11 +30,18 @@ describe('docs: architecture and README', () => {
     assert.equal(rows.size, Object.keys(PKG['node-red'].nodes).length);
   });
 
-  it('the README is at most 400 lines, names npm start and npm test, lists the seven nodes and links every page of docs/', () => {
+  it('the README is at most 400 lines, shows npm install, npm start and npm test in its first 40 lines, lists the seven nodes and links every page of docs/', () => {
     const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
     assert.ok(readme.split('\n').length <= 400, `${readme.split('\n').length} lines`);
     assert.match(readme, /npm start/);
     assert.match(readme, /npm test/);
+    const firstScreen = readme.split('\n').slice(0, 40).join('\n');
+    for (const command of ['npm install', 'npm start', 'npm test'])
+      assert.match(
+        firstScreen,
+        new RegExp(`^${command}\\b`, 'm'),
+        `${command} in the first 40 lines, at the start of a line`,
+      );
     for (const type of Object.keys(PKG['node-red'].nodes)) assert.ok(readme.includes(`\`${type}\``), type);
     for (const f of fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')))
       assert.ok(readme.includes(`](docs/${f})`), `docs/${f} linked`);

@@ -182,9 +182,10 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     // Seven nodes with help in two languages, twelve examples, the simulator and the site planner (also bundled for
     // the editor as resources/plan-input.js, 77 KB); 1.67 MB with the site ratings, input caps, waiting bound,
     // clearer errors and their help, the planner's MILP-exact model and the group on Redis (dist/runtime/group and
-    // the nodes' group wiring, about 60 KB). The bound catches a file packed by mistake, not growth of the code;
-    // the bench's own-files figure tracks that.
-    assert.ok(packed.unpackedSize < 1_750_000, `unpacked ${packed.unpackedSize} bytes`);
+    // the nodes' group wiring, about 60 KB); 1.76 MB since the en-US help holds each node's whole reference (made
+    // from docs/nodes/ at build time: 150 KB of help, 56 KB more). The bound catches a file packed by mistake, not
+    // growth of the code; the bench's own-files figure tracks that.
+    assert.ok(packed.unpackedSize < 1_850_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {

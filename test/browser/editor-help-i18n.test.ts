@@ -16,9 +16,10 @@ import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
 import { screenshot, screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
 
-const ALL = ['ems-partner-config', ...TYPES];
+const ALL = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'))['node-red'].nodes);
 const text = (html: string) =>
   html
+    .replace(/<\/?(i|b|code|a|span)\b[^>]*>/g, '')
     .replace(/<[^>]+>/g, ' ')
     .replace(/&quot;/g, '"')
     .replace(/&lt;/g, '<')
@@ -27,9 +28,25 @@ const text = (html: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The first paragraph and the headings of a node's help, as text. */
+/** Markdown inline marks (code, bold, italics, links) and the help's guarded colons, as the text shown. */
+const plain = (markdown: string) =>
+  markdown
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/[`*]/g, '')
+    .replace(/&#58;/g, ':')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The first paragraph and the headings of a node's help, as text (the en-US help is markdown, made from docs/nodes/). */
 function help(type: string, lang: string): { first: string; headings: string[] } {
   const html = fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.html`), 'utf8');
+  if (/^<script type="text\/markdown"/.test(html)) {
+    const blocks = html.replace(/^<script[^>]*>\n/, '').split(/\n\n+/);
+    return {
+      first: plain(blocks.find((block) => !/^[#<]/.test(block))!),
+      headings: [...html.matchAll(/^### (.*)$/gm)].map((match) => plain(match[1])),
+    };
+  }
   return {
     first: text(/<p>([\s\S]*?)<\/p>/.exec(html)![1]),
     headings: [...html.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map((m) => text(m[1])),
@@ -37,7 +54,11 @@ function help(type: string, lang: string): { first: string; headings: string[] }
 }
 
 /** Opens a node type's help from the help sidebar's list of nodes; returns the title and the text shown. */
-async function openHelp(page: Page, type: string, entry: string): Promise<{ title: string; body: string }> {
+async function openHelp(
+  page: Page,
+  type: string,
+  entry: string,
+): Promise<{ title: string; body: string; html: string }> {
   const sidebar = await showSidebar(page, 'help');
   const label = (t: string) =>
     sidebar.locator('.red-ui-sidebar-help-toc .red-ui-treeList-label', { hasText: new RegExp(`^\\s*${t}\\s*$`) });
@@ -50,8 +71,9 @@ async function openHelp(page: Page, type: string, entry: string): Promise<{ titl
     (t) => t.trim() === entry,
     `the help of ${type}`,
   );
-  const body = (await sidebar.locator('.red-ui-help').last().innerText()).replace(/\s+/g, ' ');
-  return { title: (await title.innerText()).trim(), body };
+  const shown = sidebar.locator('.red-ui-help').last();
+  const body = (await shown.innerText()).replace(/\s+/g, ' ');
+  return { title: (await title.innerText()).trim(), body, html: await shown.innerHTML() };
 }
 
 /** A palette entry's label as one line (long labels wrap). */
@@ -93,6 +115,17 @@ describe('browser: help and German', function () {
       const page = s.browser.page;
       const shown = await openHelp(page, type, entryFor(type, 'en-US'));
       assertHelp(shown, type, 'en-US');
+      // the property lists made from the page render as Node-RED's own, an output's inside its numbered port
+      const source = fs.readFileSync(path.join(REPO, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
+      const lists = (html: string) => html.match(/<dl class="message-properties">/g)?.length ?? 0;
+      assert.ok(lists(source) > 0, `${type}: the help lists properties`);
+      assert.equal(lists(shown.html), lists(source), `${type}: every property list is shown as one`);
+      assert.equal(
+        /<ol class="node-ports">/.test(shown.html),
+        /^1\. .*\n\n {3}<dl class="message-properties">/m.test(source),
+        `${type}: outputs as numbered ports`,
+      );
+      assert.doesNotMatch(shown.body, /&#58;/, `${type}: colons shown as colons`);
       if (type === 'ems-site-steer') await screenshot(page.locator('#red-ui-sidebar'), 'help-ems-site-steer');
     });
   }
