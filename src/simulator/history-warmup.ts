@@ -13,7 +13,7 @@
  * Samples are quarter-hourly; the warm-up integrates in steps of WARMUP_STEP_MS.
  */
 import { DAY_MS, MINUTE_MS, QUARTER_HOUR_MS } from './time-units';
-import { COUNTER_FIELDS, F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT } from './fields';
+import { COUNTER_FIELDS, F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT } from './model-quantities';
 import { H_COLS, H_LOAD, History } from './history';
 import { hash01 } from './prng';
 import { BATTERY_DEFAULTS, type SiteDefinition } from './sites';

@@ -7,7 +7,7 @@
  * instantaneous flows at the sample and are not read (a series' power is an interval average
  * derived from the counters).
  */
-import { N_FIELDS } from './fields';
+import { N_FIELDS } from './model-quantities';
 
 /** Internal column: energy consumed by the site's load, Wh (a counter; no device property). */
 export const H_LOAD = N_FIELDS;

@@ -23,7 +23,7 @@ import {
   F_PV_P,
   F_SOC,
   N_FIELDS,
-} from './fields';
+} from './model-quantities';
 import { batteryWindow, dispatch, type Flows } from './dispatch';
 import { History } from './history';
 import { HISTORY_DAYS, computePast } from './history-warmup';

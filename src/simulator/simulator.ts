@@ -24,7 +24,7 @@ import type {
   TimeSeriesResponse,
 } from '../protocol';
 import { Clock } from './clock';
-import { PROPERTY_FIELDS, roundField } from './fields';
+import { PROPERTY_FIELDS, roundField } from './model-quantities';
 import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';
 import { HttpError } from './http-util';
 import { SiteModel } from './model';

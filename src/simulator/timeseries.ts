@@ -26,7 +26,7 @@ import {
   F_PV_OUT,
   F_PV_P,
   roundField,
-} from './fields';
+} from './model-quantities';
 import type { History } from './history';
 
 export { History } from './history';
