@@ -22,7 +22,7 @@ import type { EpochMs } from '../protocol';
 import { parsePlanInput, type Battery, type PlanInput, type PricePlanInput, type PriceSlot } from './price-input';
 
 /** Most grid states one plan may use (moves are kept in an Int16Array: below 32768). */
-export const MAX_STATES = 10_001;
+const MAX_STATES = 10_001;
 /** Relative slack for "a whole number of steps" and "at a limit". */
 const EPS = 1e-9;
 /** Relative difference of two values within which they count as equal (float rounding), so the smaller move wins. */
@@ -107,7 +107,7 @@ function baseLength(slots: PriceSlot[]): number {
  * and 90 % round trip d/c = 10/9, so every ninth step count does); without one, the step that
  * leaves the least of the other move over.
  */
-export function chooseStep(window: number, c: number, d: number, steps: number): number {
+function chooseStep(window: number, c: number, d: number, steps: number): number {
   const base = Math.min(window / steps, c, d);
   let best = base;
   let bestLoss = Infinity;
@@ -181,14 +181,14 @@ export function planGrid(input: PlanInput): PlanGrid {
 }
 
 /** The moves (in steps) state i may make in slot k: [from, to], within power, and towards or within the window. */
-export function moveRange(g: PlanGrid, k: number, i: number): [number, number] {
+function moveRange(g: PlanGrid, k: number, i: number): [number, number] {
   const jLo = i < g.iMin ? i : Math.max(g.iMin, i - g.down[k]);
   const jHi = i > g.iMax ? i : Math.min(g.iMax, i + g.up[k]);
   return [jLo - i, jHi - i];
 }
 
 /** Grid-side energy (kWh, positive = to the grid) of a move of m steps (positive = charge). */
-export function moveEnergy(m: number, step: number, efficiency: number): number {
+function moveEnergy(m: number, step: number, efficiency: number): number {
   const root = Math.sqrt(efficiency);
   return m > 0 ? -(m * step) / root : m < 0 ? -m * step * root : 0;
 }

@@ -59,7 +59,7 @@ export class NoPlan extends Error {
 const DELTA_TOL = 1e-10;
 
 /** The DP over one model, with per-slot caches; `solve` for a cap, `plan` for the forward pass. */
-export class Chain implements PeakChain {
+class Chain implements PeakChain {
   readonly n: number;
   private readonly base: Fn[];
   private readonly capped: SlotModel[];
@@ -295,7 +295,7 @@ export class Chain implements PeakChain {
 }
 
 /** The plan's cost from its runs: Σ dt × slot cost + κ × max(floor, highest import) − endValue × (e_n − e0). */
-export function objectiveOf(m: SiteModel, e: Float64Array, runs: SlotRun[]): number {
+function objectiveOf(m: SiteModel, e: Float64Array, runs: SlotRun[]): number {
   let cost = 0;
   let peak = m.peakFloor;
   runs.forEach((r, k) => {
@@ -322,7 +322,7 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
  * discharging at once would pay) and no least SOC before selling, the never-both rules bind
  * nowhere, so the model is its LP relaxation in (moves, P) together, whose value is convex in P.
  */
-export function convexInCap(m: SiteModel): boolean {
+function convexInCap(m: SiteModel): boolean {
   const { etaC, etaD, wear } = m.battery;
   const eta = etaC * etaD;
   const rho = eta >= 1 - 1e-12 ? Infinity : (wear * (1 + eta)) / (1 - eta);

@@ -21,7 +21,7 @@ export interface AggregateSum {
   devices: number;
 }
 
-export interface SocAggregate {
+interface SocAggregate {
   value: number;
   unit: '%';
   devices: number;

@@ -27,7 +27,7 @@ import type { CurtailmentUnit, PowerUnit, PowerValue } from './types';
 
 export type DeliveryComponent = 'energyStorage' | 'curtailment' | 'gridTarget' | 'gridLimits' | 'maximizeGridImport';
 export type DeviceRole = 'battery' | 'pv' | 'meter';
-export type Followed = 'yes' | 'partly' | 'no' | 'unknown';
+type Followed = 'yes' | 'partly' | 'no' | 'unknown';
 export type DeliverySource = 'energy counters' | 'power';
 
 /** The device each component is measured with. */
@@ -204,7 +204,7 @@ export interface DeliveryReport {
 }
 
 /** The unit a report shows its powers in: the asked unit (grid limits: the upper's, else the lower's). */
-export function reportUnit(asked: Asked): string {
+function reportUnit(asked: Asked): string {
   switch (asked.kind) {
     case 'setpoint':
       return asked.value.unit;
@@ -218,7 +218,7 @@ export function reportUnit(asked: Asked): string {
 }
 
 /** W in a report's unit (`%` of `percentOfW`), rounded to the watt (a tenth of a % for %). */
-export function inUnit(w: number, unit: string, percentOfW?: number): number {
+function inUnit(w: number, unit: string, percentOfW?: number): number {
   if (unit === '%') {
     const p = Math.round(wattsToPercent(w, percentOfW ?? NaN) * 10) / 10;
     return p === 0 ? 0 : p; // no -0
@@ -228,7 +228,7 @@ export function inUnit(w: number, unit: string, percentOfW?: number): number {
 }
 
 /** The `asked` of a report. */
-export function askedOf(asked: Asked, targetW?: number): DeliveryReport['asked'] {
+function askedOf(asked: Asked, targetW?: number): DeliveryReport['asked'] {
   switch (asked.kind) {
     case 'setpoint':
       return { value: asked.value.value, unit: asked.value.unit };

@@ -31,7 +31,7 @@ import type {
 } from './types';
 
 /** The components of a site's steering (spec section 3, vendor notes), in the order bodies carry them. */
-export const STEERING_COMPONENTS = [
+const STEERING_COMPONENTS = [
   'energyStorageSetting',
   'productionCurtailment',
   'maximizeGridImport',
@@ -41,7 +41,7 @@ export const STEERING_COMPONENTS = [
 export type SteeringComponent = (typeof STEERING_COMPONENTS)[number];
 
 /** The value of each component; a gridTarget of null cancels the grid target. */
-export interface SteeringComponentValues {
+interface SteeringComponentValues {
   energyStorageSetting?: PowerValue;
   productionCurtailment?: CurtailmentValue;
   maximizeGridImport?: boolean;
@@ -55,7 +55,7 @@ export interface SteeringComponentValues {
  * a request of one ends the other in force on the site (assumption). Grid limits are a type of
  * their own that coexists with both (assumption: the documentation does not say otherwise).
  */
-export const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
+const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
 export type SteeringType = (typeof STEERING_TYPES)[number];
 
 /** The types a request of each type ends on the site (vendor notes; assumption for the direction). */

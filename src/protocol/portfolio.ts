@@ -29,7 +29,7 @@ export interface FleetSite {
 
 /** How portfolio mode weighs the sites: by battery rating, or by SOC (charge: headroom, discharge: SOC). */
 export type PortfolioSplit = 'rating' | 'soc';
-export const PORTFOLIO_SPLITS: readonly PortfolioSplit[] = ['rating', 'soc'];
+const PORTFOLIO_SPLITS: readonly PortfolioSplit[] = ['rating', 'soc'];
 
 const SITE_KEYS = ['site', 'maxPowerW', 'soc'];
 const FORMS = 'an array of site references ("ste_…") or of {site, maxPowerW?, soc?} objects';

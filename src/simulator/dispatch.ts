@@ -99,7 +99,7 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
  * The grid limits in force, W: the requested ones (grid-limits steering) clamped to the
  * site's contractual limits, the contractual ones where none is requested. upperW >= lowerW.
  */
-export function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
+function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
   const c = contractOf(def);
   const clamp = (v: number | undefined, dflt: number) =>
     v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v));
@@ -122,7 +122,7 @@ export function batteryWindow(def: SiteDefinition): { sqrtEff: number; minWh: nu
  * returns `efficiency` of what went in. Kept within 0 and the capacity (socLimit keeps it
  * within the SOC window; this only absorbs rounding).
  */
-export function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
+function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
   const { sqrtEff } = batteryWindow(def);
   const delta = battW > 0 ? -(battW / sqrtEff) * dtH : -battW * sqrtEff * dtH;
   return Math.min(def.battery.capacityWh, Math.max(0, storedWh + delta));
@@ -134,7 +134,7 @@ export function storedAfter(def: SiteDefinition, storedWh: number, battW: number
  * battery at an edge of its window does nothing in that direction. A battery outside its
  * window (a custom initial SOC) may only move back into it.
  */
-export function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
+function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
   const { sqrtEff, minWh, maxWh } = batteryWindow(def);
   if (batt > 0) {
     const avail = storedWh - minWh;

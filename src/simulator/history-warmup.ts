@@ -19,12 +19,10 @@ import { hash01 } from './prng';
 import { BATTERY_DEFAULTS, type SiteDefinition } from './sites';
 import type { SocTarget, WarmUpModel } from './warmup-model';
 
-export type { SocTarget } from './warmup-model';
-
 /** Days of history the simulator computes before its start (a year and a month). */
 export const HISTORY_DAYS = 400;
 /** Integration step of the warm-up. */
-export const WARMUP_STEP_MS = 5 * MINUTE_MS;
+const WARMUP_STEP_MS = 5 * MINUTE_MS;
 /** Width of the target cone per hour before the start, share of capacity (4 %/h: within 1 % a quarter hour before). */
 const CONE_SHARE_PER_H = 0.04;
 
@@ -42,7 +40,7 @@ export interface Past {
 type ModelFactory = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) => WarmUpModel;
 
 /** The warm-up's seeded start SOC, %, within the SOC window. */
-export function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): number {
+function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): number {
   const lo = def.battery.minSoc ?? BATTERY_DEFAULTS.minSoc;
   const hi = def.battery.maxSoc ?? BATTERY_DEFAULTS.maxSoc;
   return lo + (hi - lo) * hash01(seed, key, 401);

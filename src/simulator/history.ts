@@ -14,7 +14,7 @@ export const H_LOAD = N_FIELDS;
 /** Columns per sample. */
 export const H_COLS = N_FIELDS + 1;
 /** Samples kept per site: three years of quarter hours (warm-up included). Older ones are dropped in blocks. */
-export const MAX_SAMPLES = 3 * 366 * 96;
+const MAX_SAMPLES = 3 * 366 * 96;
 
 export class History {
   private t: Float64Array;

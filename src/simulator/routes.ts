@@ -42,10 +42,8 @@ const validateProperty = protocol.validateProperty;
 const validateProperties = protocol.validateProperties;
 const validateTimeSeriesRequest = protocol.validateTimeSeriesRequest;
 
-export type { RouteContext, RoutedSimulator } from './route-types';
-
 /** A handler returns either a value to serialise or `{ json }` with a pre-serialised body. */
-export type RouteHandler = (ctx: RouteContext) => unknown;
+type RouteHandler = (ctx: RouteContext) => unknown;
 
 export interface Route {
   /** Path pattern, e.g. "/devices/:ref/measurement". */
@@ -230,7 +228,6 @@ function compileSegment(seg: string): Segment {
 
 /** The routes on the default paths. */
 const DEFAULT_ROUTES = buildRoutes();
-export const ROUTES: readonly Route[] = DEFAULT_ROUTES.list;
 
 /** The route (default paths, or `routes`) whose pattern matches the segments, with the `:ref` values; null if none. */
 export function matchRoute(

@@ -97,9 +97,6 @@ export interface DeviceEntry {
   answers: Map<string, { snapshot: number; json: string }>;
 }
 
-/** A steering endpoint of the protocol's table. */
-export type SteeringKind = SteeringEndpoint;
-
 export class Simulator implements RoutedSimulator {
   readonly clock: Clock;
   readonly seed: number;

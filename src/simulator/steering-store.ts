@@ -28,12 +28,7 @@ import type {
 } from '../protocol';
 import { contractOf, type SiteDefinition } from './sites';
 
-export const COMPONENTS = [
-  'energyStorageSetting',
-  'productionCurtailment',
-  'maximizeGridImport',
-  'gridTarget',
-] as const;
+const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 export interface StoredComponent {

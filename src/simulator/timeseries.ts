@@ -45,7 +45,7 @@ const POWER_TERMS: Readonly<Record<number, ReadonlyArray<readonly [number, numbe
 };
 
 /** Average power (W) of a power field over [a, b] (a < b <= now), from its counters. */
-export function averagePowerW(
+function averagePowerW(
   history: History,
   field: number,
   a: number,
