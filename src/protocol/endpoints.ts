@@ -1,14 +1,9 @@
 /**
  * The steering endpoints of the partner API in one table (spec 4.6-4.8, assumption A2, vendor
  * notes): per endpoint its method, its path, the components its body carries, how that body
- * is built and how it is validated. The client sends what this file builds, the steering
- * queue picks endpoints from it, and the simulator routes and validates by it; adding an
- * endpoint is a row here, its validator, and its handler in the simulator.
- *
- * A steering message takes one way: a node (or code) validates a command once
- * (SteeringCommand), the runtime's queue merges commands per component, and each request it
- * sends is built exactly once, by steeringRequestFor(), as a typed SteeringRequest that the
- * client sends as it is.
+ * is built and how it is validated. Each request is built here exactly once, as a typed
+ * SteeringRequest the client sends as it is; the steering queue picks endpoints from the table
+ * and the simulator routes and validates by it (docs/architecture.md, "One steering message").
  */
 import {
   validateActiveSteering,

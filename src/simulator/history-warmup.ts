@@ -2,15 +2,7 @@
  * The past of a site: the same physics as the live state (SiteModel with dispatch, and no
  * steering: self-consumption), run forward over a warm-up of `days` days that ends at the
  * simulator's start. The live state at the start is the site definition's (initial SOC and
- * counters); the warm-up meets it:
- *
- * - SOC: the warm-up starts at a seeded SOC within the window; over its last hours the store
- *   is kept within a cone narrowing to the initial SOC (SocTarget), so it ends there exactly.
- * - Counters: the warm-up counts from 0; its samples get the offsets that make its end equal
- *   the initial counters. Where the initial counters are smaller than the warm-up's energy,
- *   the samples before all counters are >= 0 are left out (the history starts later).
- *
- * Samples are quarter-hourly; the warm-up integrates in steps of WARMUP_STEP_MS.
+ * counters); how the warm-up meets it: above computePast.
  */
 import { DAY_MS, MINUTE_MS, QUARTER_HOUR_MS } from './time-units';
 import { COUNTER_FIELDS, F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT } from './model-quantities';
@@ -33,7 +25,7 @@ export interface Past {
   to: number;
   /** Added to each column of the samples (counters: to meet the initial values). */
   offsets: Float64Array;
-  /** The warm-up's state at the start (fields.ts order, offsets applied): the live state's. */
+  /** The warm-up's state at the start (model-quantities.ts order, offsets applied): the live state's. */
   end: Float64Array;
 }
 
@@ -46,7 +38,17 @@ function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): number 
   return lo + (hi - lo) * hash01(seed, key, 401);
 }
 
-/** Runs the warm-up of a site for the `days` days before `start`. `make` builds the warm-up model (model.ts). */
+/**
+ * Runs the warm-up of a site for the `days` days before `start`. `make` builds the warm-up model (model.ts).
+ *
+ * - SOC: the warm-up starts at a seeded SOC within the window; over its last hours the store
+ *   is kept within a cone narrowing to the initial SOC (SocTarget), so it ends there exactly.
+ * - Counters: the warm-up counts from 0; its samples get the offsets that make its end equal
+ *   the initial counters. Where the initial counters are smaller than the warm-up's energy,
+ *   the samples before all counters are >= 0 are left out (the history starts later).
+ *
+ * Samples are quarter-hourly; the warm-up integrates in steps of WARMUP_STEP_MS.
+ */
 export function computePast(
   def: SiteDefinition,
   seed: number,

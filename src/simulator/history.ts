@@ -1,6 +1,6 @@
 /**
  * Recorded samples of a site's state, in ascending time, in growable Float64 columns: the
- * fields of fields.ts plus the site's consumption counter (H_LOAD, internal). The live model
+ * quantities of model-quantities.ts plus the site's consumption counter (H_LOAD, internal). The live model
  * records one sample at the simulator's start and at every quarter-hour boundary after it;
  * the warm-up (history-warmup.ts) prepends the quarter hours of the past once, lazily.
  * Time series (timeseries.ts) read SOC and the counters; the power columns hold the
