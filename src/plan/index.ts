@@ -14,7 +14,7 @@ export {
   type BatteryInput,
 } from './price-input';
 export { planSite, type SitePlan, type SitePlanSlot } from './site-plan';
-export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from './battery-plan';
+export { planBattery, isSitePlan, type BatteryPlanInput } from './battery-plan';
 export { type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
 export {
   readPriceFeed,
