@@ -4,7 +4,7 @@
  * overhead and fleet polling with --expose-gc), then writes bench/results.json and BENCHMARKS.md.
  * A benchmark that fails or overruns is reported as such; the others still run.
  * `node bench/run-all.js coalescing time-series` runs only those; `--report` only rewrites
- * BENCHMARKS.md from bench/results.json (after editing bench/intro.md or bench/notes.js);
+ * BENCHMARKS.md from bench/results.json (after editing bench/intro.md or bench/method-and-limits.js);
  * `--merge plan plan-week` runs those and replaces their entries in bench/results.json, keeping the others.
  * BENCH_WINDOW_S (default 60) sets fleet polling's CPU windows; the full run takes about 22-26
  * minutes on a quiet 2-core machine, most of it fleet polling's twelve windows.

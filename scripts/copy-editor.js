@@ -70,8 +70,8 @@ const bundles = [
   ['dist/client/request-path.js', 'resources/request-path.js', 'EmsPartnerRequestPath'],
   // the price plan node's checks (src/nodes/plan/check.ts: the planner's input checks and how the node gathers its settings)
   ['dist/nodes/plan/check.js', 'resources/plan-input.js', 'EmsPartnerPlanInput'],
-  // the site steer panel's rules (src/protocol/steer-panel.ts): the site list, each mode's rows, the node's power limits
-  ['dist/protocol/steer-panel.js', 'resources/steer-rules.js', 'EmsPartnerSteerRules'],
+  // the site steer panel's rules (src/protocol/steer-rules.ts): the site list, each mode's rows, the node's power limits
+  ['dist/protocol/steer-rules.js', 'resources/steer-rules.js', 'EmsPartnerSteerRules'],
 ];
 /**
  * The modules an entry (a path from the package's root) needs, entry last: [id relative to `base`

@@ -49,7 +49,7 @@ const steps = [
     ],
   ],
 ];
-if (fs.existsSync(path.join(root, 'knip.json'))) steps.push(['knip', ['--no-progress']]);
+if (fs.existsSync(path.join(root, 'knip.jsonc'))) steps.push(['knip', ['--no-progress']]);
 
 let failed = 0;
 for (const [tool, args] of steps) {

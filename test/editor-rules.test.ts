@@ -1,6 +1,6 @@
 /**
  * The editor checks with the runtime's own rules (issue 19.2): the generated scripts of
- * resources/ (steer-rules.js from src/protocol/steer-panel.ts, config-keys.js from
+ * resources/ (steer-rules.js from src/protocol/steer-rules.ts, config-keys.js from
  * src/nodes/config/config-keys.ts), run with the panels' code (editor.js, site-steer-panel.js)
  * in a plain context, give the site steer panel the runtime's site list, rows per mode and power
  * limits, with the runtime's words, and the config panel the admin routes' list of settings.
@@ -65,7 +65,7 @@ describe("editor: the runtime's rules, generated into resources/", () => {
     const head = read('steer-rules.js').split('\n')[0];
     assert.match(
       head,
-      /^\/\/ Built by scripts\/copy-editor\.js from (dist\/protocol\/[\w-]+\.js, )*dist\/protocol\/steer-panel\.js \(do not edit\)/,
+      /^\/\/ Built by scripts\/copy-editor\.js from (dist\/protocol\/[\w-]+\.js, )*dist\/protocol\/steer-rules\.js \(do not edit\)/,
     );
     assert.match(
       read('config-keys.js').split('\n')[0],

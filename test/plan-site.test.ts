@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ValidationError } from '../src/protocol';
-import { planBattery, planFromPrices, planSite, readPriceFeed, usesSiteModel, type SitePlan } from '../src/plan';
+import { isSitePlan, planBattery, planFromPrices, planSite, readPriceFeed, type SitePlan } from '../src/plan';
 import { mulberry32 } from '../src/simulator/prng';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -610,7 +610,7 @@ describe('planBattery: the price-only planner where the input is the same', () =
       { prices: [...slotsOf([10, 20]), { start: T0 + 5 * H, end: T0 + 6 * H, price: 50 }], battery: battery() },
     ];
     for (const input of inputs) {
-      assert.equal(usesSiteModel(input), false);
+      assert.equal(isSitePlan(planBattery(input)), false);
       assert.equal(JSON.stringify(planBattery(input)), JSON.stringify(planFromPrices(input)));
     }
   });
@@ -651,12 +651,10 @@ describe('planBattery: the price-only planner where the input is the same', () =
       { solver: 'lp' },
     ]) {
       const input: any = { prices: slotsOf([10]), battery: battery(), ...extra };
-      assert.equal(usesSiteModel(input), true, JSON.stringify(extra));
+      assert.equal(isSitePlan(planBattery(input)), true, JSON.stringify(extra));
       assert.equal((planBattery(input) as SitePlan).model, 'site');
     }
-    assert.equal(
-      usesSiteModel({ prices: [{ start: T0, end: T0 + H, importPrice: 2, exportPrice: 1 }], battery: battery() }),
-      true,
-    );
+    const twoPrices = { prices: [{ start: T0, end: T0 + H, importPrice: 2, exportPrice: 1 }], battery: battery() };
+    assert.equal((planBattery(twoPrices) as SitePlan).model, 'site');
   });
 });

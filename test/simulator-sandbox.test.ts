@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { DAY_MS, HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS, toIsoSeconds } from '../src/protocol/time';
-import { F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT, F_SOC } from '../src/simulator/fields';
+import { F_BATT_IN, F_BATT_OUT, F_GRID_IN, F_GRID_OUT, F_PV_OUT, F_SOC } from '../src/simulator/model-quantities';
 import { H_LOAD, type History } from '../src/simulator/history';
 import { HISTORY_DAYS, computePast } from '../src/simulator/history-warmup';
 import { DEFAULT_SITES, Simulator, startSimulator, type SiteDefinition } from '../src/simulator/index';

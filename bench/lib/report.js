@@ -124,7 +124,7 @@ function writeReport(root, run) {
   const dir = path.join(root, 'bench');
   fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(run, null, 2)}\n`);
   const intro = fs.readFileSync(path.join(dir, 'intro.md'), 'utf8');
-  const notes = require(path.join(dir, 'notes.js'));
+  const notes = require(path.join(dir, 'method-and-limits.js'));
   fs.writeFileSync(path.join(root, 'BENCHMARKS.md'), render(run, intro, notes));
 }
 

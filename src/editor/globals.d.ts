@@ -120,7 +120,7 @@ interface Window {
   EmsPartnerConfigKeys: typeof import('../nodes/config/config-keys');
   EmsPartnerPaths?: typeof import('../protocol/paths');
   EmsPartnerRequestPath?: typeof import('../client/request-path');
-  EmsPartnerSteerRules: typeof import('../protocol/steer-panel');
+  EmsPartnerSteerRules: typeof import('../protocol/steer-rules');
   EmsPartnerEditor: typeof import('./editor');
   EmsPartnerSiteSteerPanel: typeof import('../nodes/site-steer/panel');
 }

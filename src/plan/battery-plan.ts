@@ -23,7 +23,7 @@ const set = (v: unknown) => v !== undefined && v !== null && v !== '';
 const PRICE_SLOT_KEYS = new Set(['start', 'end', 'duration', 'price']);
 
 /** Whether an input needs the site planner (any site field, per-slot import/export prices, or solver 'lp'). */
-export function usesSiteModel(input: unknown): boolean {
+function usesSiteModel(input: unknown): boolean {
   if (!isObject(input)) return false;
   if (input.solver === 'lp') return true;
   if (SITE_FIELDS.some((k) => set(input[k]))) return true;

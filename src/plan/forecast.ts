@@ -1,19 +1,8 @@
 /**
  * Forecasts from what a site has, as the site planner takes them: one value in W
  * per price slot. Pure: no I/O, no clock.
- *
- * - loadForecastFromHistory: the site's own load history (for instance grid + PV + battery
- *   power read with the time-series node) averaged over the same weekday and time of the last
- *   weeks (default 4; or the same time of the last days, `days`, for a persistence forecast).
- * - resampleForecast: any source's forecast as points ({start, value}, {x, y}, …, in W) onto the
- *   plan's slots: each slot gets the time-weighted average of what overlaps it.
- *
- * A series is an array of points, each the average over its interval: `{start, end?, value}`,
- * `{x, y}` (the time-series node's points), `{time | timestamp, value}`; or the time-series
- * node's arrays `{time: [...], data: [...]}`; a PV forecast also as Solcast or Forecast.Solar deliver it
- * (sourceSeries). A point without an end lasts until the next one
- * starts; the last lasts as long as the one before it. Times are epoch ms, ISO 8601 or Date.
- * Every refusal names the field and the point (`loadHistory[3].value`) or the slot.
+ * loadForecastFromHistory (the site's own load history) and resampleForecast (any source's
+ * forecast); the forms of a series: above readSeries.
  */
 import { tooLong, ValidationError } from '../protocol/errors';
 import { INPUTS } from '../protocol/limits';
@@ -121,6 +110,13 @@ function readPoint(p: unknown, f: string): { start: number; end?: number; value:
  * A series read into sorted points with intervals. `min`: the least value accepted (0 for
  * power that cannot be negative, -Infinity for any). Refuses an unsorted or overlapping series,
  * and one of more than INPUTS.seriesPoints points by its length, before any point is read.
+ *
+ * A series is an array of points, each the average over its interval: `{start, end?, value}`,
+ * `{x, y}` (the time-series node's points), `{time | timestamp, value}`; or the time-series
+ * node's arrays `{time: [...], data: [...]}`; a PV forecast also as Solcast or Forecast.Solar deliver it
+ * (sourceSeries). A point without an end lasts until the next one
+ * starts; the last lasts as long as the one before it. Times are epoch ms, ISO 8601 or Date.
+ * Every refusal names the field and the point (`loadHistory[3].value`) or the slot.
  */
 export function readSeries(input: unknown, field = 'series', min = -Infinity): SeriesPoint[] {
   const max = INPUTS.seriesPoints;

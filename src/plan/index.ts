@@ -9,20 +9,13 @@ export {
   parsePriceUnit,
   numberIn,
   MAX_PRICE_SLOTS,
-  DEFAULT_STEPS,
   type PricePlanInput,
   type PriceSlotInput,
   type BatteryInput,
 } from './price-input';
 export { planSite, type SitePlan, type SitePlanSlot } from './site-plan';
-export { planBattery, usesSiteModel, isSitePlan, type BatteryPlanInput } from './battery-plan';
-export {
-  parseSiteInput,
-  type SitePlanInput,
-  type SiteBatteryInput,
-  type SiteLimitsInput,
-  type SocTargetInput,
-} from './site-input';
+export { planBattery, isSitePlan, type BatteryPlanInput } from './battery-plan';
+export { type SitePlanInput, type SiteBatteryInput, type SiteLimitsInput, type SocTargetInput } from './site-input';
 export {
   readPriceFeed,
   applyPriceFormula,
@@ -36,7 +29,6 @@ export {
   resampleForecast,
   readSeries,
   type HistoryForecastOptions,
-  type SeriesPoint,
   type ForecastSlots,
 } from './forecast';
 export {
@@ -46,8 +38,6 @@ export {
   deliveryShiftKWh,
   handOn,
   socAt,
-  type HandOn,
   type ScheduleSlot,
   type DeliveryReport,
 } from './replan';
-export { PLANNER_FIELDS, BATTERY_FIELDS, SLOT_FIELDS, misspelt, nearest, refuseUnknownKeys } from './keys';

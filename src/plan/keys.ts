@@ -45,7 +45,7 @@ export const BATTERY_FIELDS = [
 export const SLOT_FIELDS = ['start', 'end', 'duration', 'price', 'importPrice', 'exportPrice', 'value'] as const;
 
 /** Edit distance, case-insensitive (a transposition counts as one). */
-export function distance(a: string, b: string): number {
+function distance(a: string, b: string): number {
   const s = a.toLowerCase();
   const t = b.toLowerCase();
   const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
@@ -63,7 +63,7 @@ export function distance(a: string, b: string): number {
 }
 
 /** The known key nearest to `key`. */
-export function nearest(key: string, known: readonly string[]): string {
+function nearest(key: string, known: readonly string[]): string {
   let best = known[0];
   let bd = Infinity;
   for (const k of known) {

@@ -10,7 +10,7 @@ import type { SlotRun } from './slot-cost';
 const num = (v: number, d: number) => String(Math.round(v * 10 ** d) / 10 ** d);
 
 /** A price per kWh as text: EUR as ct (4.1 ct), ct as ct, other currencies after the number. */
-export function money(p: number, currency?: string): string {
+function money(p: number, currency?: string): string {
   if (!currency || /^(eur|€)$/i.test(currency)) return currency ? `${num(p * 100, 1)} ct` : num(p, 4);
   if (/^(ct|cents?|c)$/i.test(currency)) return `${num(p, 1)} ct`;
   return `${num(p, 4)} ${currency}`;

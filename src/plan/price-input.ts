@@ -13,9 +13,9 @@ import { BATTERY_FIELDS, PLANNER_FIELDS, refuseUnknownKeys } from './keys';
 /** Most price slots one plan takes (ten days of quarter hours; day-ahead markets publish at most two): INPUTS.priceSlots. */
 export const MAX_PRICE_SLOTS = INPUTS.priceSlots;
 /** Bounds and default of `steps`, the least number of SOC grid steps across the SOC window. */
-export const MIN_STEPS = 2;
-export const MAX_STEPS = 2000;
-export const DEFAULT_STEPS = 1000;
+const MIN_STEPS = 2;
+const MAX_STEPS = 2000;
+const DEFAULT_STEPS = 1000;
 
 /** One price slot: `start` and `end` (or `duration` in minutes); `price` per kWh or MWh (`priceUnit`). */
 export interface PriceSlotInput {

@@ -2,27 +2,14 @@
  * Price → battery plan: the battery schedule that maximises arbitrage value (buy low, sell
  * high) over a list of price slots, within the battery's SOC window, power limits and
  * round-trip efficiency. Pure: no I/O, no clock, no Node-RED.
- *
- * Model (the simulator's, src/simulator/model.ts): a slot's power P is grid side (AC),
- * positive = discharge, negative = charge, as the ESS sign of the specification. Charging at
- * P for dt stores |P|·√eff·dt; discharging at P for dt takes P/√eff·dt from the store. The
- * value of a slot is price × energy delivered to the grid (discharged minus charged), so a
- * negative price pays for charging. The site's load and PV are not part of the plan.
- *
- * Method: dynamic programming over a grid of stored energy, O(slots × states) (the best move
- * of every state by sliding-window maxima, as a move's value is linear in its size). The
- * grid's origin is the current SOC (so the start is exact); its step is at most 1/steps of the
- * SOC window and is chosen so that a full-power charge and a full-power discharge over the
- * slots' common length (15 min for 15-minute and hourly slots) are whole numbers of steps
- * where the limits and efficiency allow (see chooseStep). The optimum over that grid is
- * exact: tests compare it with an exhaustive search of every sequence of moves on the grid.
+ * The model and the method: above planFromPrices.
  */
 import { ValidationError, HOUR_MS, MINUTE_MS } from '../protocol';
 import type { EpochMs } from '../protocol';
 import { parsePlanInput, type Battery, type PlanInput, type PricePlanInput, type PriceSlot } from './price-input';
 
 /** Most grid states one plan may use (moves are kept in an Int16Array: below 32768). */
-export const MAX_STATES = 10_001;
+const MAX_STATES = 10_001;
 /** Relative slack for "a whole number of steps" and "at a limit". */
 const EPS = 1e-9;
 /** Relative difference of two values within which they count as equal (float rounding), so the smaller move wins. */
@@ -107,7 +94,7 @@ function baseLength(slots: PriceSlot[]): number {
  * and 90 % round trip d/c = 10/9, so every ninth step count does); without one, the step that
  * leaves the least of the other move over.
  */
-export function chooseStep(window: number, c: number, d: number, steps: number): number {
+function chooseStep(window: number, c: number, d: number, steps: number): number {
   const base = Math.min(window / steps, c, d);
   let best = base;
   let bestLoss = Infinity;
@@ -181,14 +168,14 @@ export function planGrid(input: PlanInput): PlanGrid {
 }
 
 /** The moves (in steps) state i may make in slot k: [from, to], within power, and towards or within the window. */
-export function moveRange(g: PlanGrid, k: number, i: number): [number, number] {
+function moveRange(g: PlanGrid, k: number, i: number): [number, number] {
   const jLo = i < g.iMin ? i : Math.max(g.iMin, i - g.down[k]);
   const jHi = i > g.iMax ? i : Math.min(g.iMax, i + g.up[k]);
   return [jLo - i, jHi - i];
 }
 
 /** Grid-side energy (kWh, positive = to the grid) of a move of m steps (positive = charge). */
-export function moveEnergy(m: number, step: number, efficiency: number): number {
+function moveEnergy(m: number, step: number, efficiency: number): number {
   const root = Math.sqrt(efficiency);
   return m > 0 ? -(m * step) / root : m < 0 ? -m * step * root : 0;
 }
@@ -308,6 +295,20 @@ function snap(e: number, b: Battery, h: number): number {
 /**
  * The plan that maximises Σ price × (discharged − charged energy) over the price slots, within
  * the battery's limits. Throws a ValidationError naming the field for any bad input.
+ *
+ * Model (the simulator's, src/simulator/model.ts): a slot's power P is grid side (AC),
+ * positive = discharge, negative = charge, as the ESS sign of the specification. Charging at
+ * P for dt stores |P|·√eff·dt; discharging at P for dt takes P/√eff·dt from the store. The
+ * value of a slot is price × energy delivered to the grid (discharged minus charged), so a
+ * negative price pays for charging. The site's load and PV are not part of the plan.
+ *
+ * Method: dynamic programming over a grid of stored energy, O(slots × states) (the best move
+ * of every state by sliding-window maxima, as a move's value is linear in its size). The
+ * grid's origin is the current SOC (so the start is exact); its step is at most 1/steps of the
+ * SOC window and is chosen so that a full-power charge and a full-power discharge over the
+ * slots' common length (15 min for 15-minute and hourly slots) are whole numbers of steps
+ * where the limits and efficiency allow (see chooseStep). The optimum over that grid is
+ * exact: tests compare it with an exhaustive search of every sequence of moves on the grid.
  */
 export function planFromPrices(input: PricePlanInput): PricePlan {
   const checked = parsePlanInput(input);

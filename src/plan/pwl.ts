@@ -1,15 +1,9 @@
 /**
  * Continuous piecewise-linear functions of one variable, convex or not, for the site
  * planner's dynamic programme (site-solve.ts). Pure arithmetic, no I/O.
- *
  * A function is its points (x ascending, value), linear between them and +∞ outside
- * [first x, last x]. The infimal convolution (f □ g)(x) = min_y f(x − y) + g(y) of two such
- * functions is exact: each splits into its convex runs (between the points where the slope
- * falls), f = min over its runs, so f □ g = min over pairs of runs of (run □ run); the
- * convolution of two convex runs is their segments merged by slope (the Minkowski sum of the
- * epigraphs), and the lower envelope of those is taken interval by interval, where every one
- * is linear, with the points where two of them cross. No grid, no tolerance but float
- * rounding: it is what makes the planner's optimum the true one.
+ * [first x, last x]. Its infimal convolution (infConv) is exact: that is what makes the
+ * planner's optimum the true one.
  */
 
 /** A growable piecewise-linear function as points. */
@@ -180,7 +174,14 @@ let fv = new Float64Array(16);
 let act = new Int32Array(16);
 let order = new Int32Array(16);
 
-/** out = f □ g (exact; see the head of this file). */
+/**
+ * out = f □ g, the infimal convolution (f □ g)(x) = min_y f(x − y) + g(y), exact: each of f and
+ * g splits into its convex runs (between the points where the slope falls), f = min over its
+ * runs, so f □ g = min over pairs of runs of (run □ run); the convolution of two convex runs is
+ * their segments merged by slope (the Minkowski sum of the epigraphs), and the lower envelope
+ * of those is taken interval by interval, where every one is linear, with the points where two
+ * of them cross. No grid, no tolerance but float rounding.
+ */
 export function infConv(f: Fn, g: Fn, out: Fn): void {
   runs(f, runsF);
   runs(g, runsG);

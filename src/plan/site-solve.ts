@@ -1,25 +1,7 @@
 /**
  * The site planner's solver: the exact optimum of the site model (site-plan.ts states it),
  * whose battery charges or discharges and whose meter imports or exports, never both at once.
- * Pure: no I/O.
- *
- * For a fixed cap P on every slot's import the model is a chain: V_k(e), the least cost from
- * boundary k with e kWh stored, is V_k = V_{k+1} □ Φ̃_k restricted to the SOC bounds at k,
- * where Φ̃_k(y) = dt·F_k(−y/dt) is the slot's cost of a change of stored energy (slot-cost.ts).
- * F_k and so every V_k is continuous and piecewise linear but not convex (a paid import, an
- * export price above the import price); pwl.ts convolves such functions exactly, so V_0(e0) is
- * the optimum for that cap. The forward pass takes, at each boundary, a move that attains
- * V_k(e_k): the sum of two piecewise-linear functions is least at a breakpoint of one of them,
- * so the breakpoints are the candidates, each evaluated exactly.
- *
- * The peak cost adds κ·P with P ≥ every import; P lies between the least feasible cap and the
- * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
- * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
- * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
- * convex, but it does not increase with P: branch and bound over intervals of P, each closed by
- * C(hi) or by a Lagrangian bound (one DP pass with each slot's import dearer above the
- * interval's low end, peak-search.ts proves it), to 1e-6 of the objective (of 1 when smaller) or at most
- * 300 passes. `gap` is the certified distance to the optimum.
+ * Pure: no I/O. The method is written out above solveSite.
  */
 import { Fn, FnStore, infConv, lowerEnvelope, restricted } from './pwl';
 import { minimizeConvex, peakSearch, type PeakChain } from './peak-search';
@@ -59,7 +41,7 @@ export class NoPlan extends Error {
 const DELTA_TOL = 1e-10;
 
 /** The DP over one model, with per-slot caches; `solve` for a cap, `plan` for the forward pass. */
-export class Chain implements PeakChain {
+class Chain implements PeakChain {
   readonly n: number;
   private readonly base: Fn[];
   private readonly capped: SlotModel[];
@@ -295,7 +277,7 @@ export class Chain implements PeakChain {
 }
 
 /** The plan's cost from its runs: Σ dt × slot cost + κ × max(floor, highest import) − endValue × (e_n − e0). */
-export function objectiveOf(m: SiteModel, e: Float64Array, runs: SlotRun[]): number {
+function objectiveOf(m: SiteModel, e: Float64Array, runs: SlotRun[]): number {
   let cost = 0;
   let peak = m.peakFloor;
   runs.forEach((r, k) => {
@@ -322,14 +304,34 @@ function leastCap(chain: Chain, lo: number, hi: number): number {
  * discharging at once would pay) and no least SOC before selling, the never-both rules bind
  * nowhere, so the model is its LP relaxation in (moves, P) together, whose value is convex in P.
  */
-export function convexInCap(m: SiteModel): boolean {
+function convexInCap(m: SiteModel): boolean {
   const { etaC, etaD, wear } = m.battery;
   const eta = etaC * etaD;
   const rho = eta >= 1 - 1e-12 ? Infinity : (wear * (1 + eta)) / (1 - eta);
   return m.sellMin === undefined && m.slots.every((s) => s.px <= s.pi && Math.min(s.px, s.pi) >= -rho);
 }
 
-/** Solves the model; throws NoPlan when it has none. */
+/**
+ * Solves the model; throws NoPlan when it has none.
+ *
+ * For a fixed cap P on every slot's import the model is a chain: V_k(e), the least cost from
+ * boundary k with e kWh stored, is V_k = V_{k+1} □ Φ̃_k restricted to the SOC bounds at k,
+ * where Φ̃_k(y) = dt·F_k(−y/dt) is the slot's cost of a change of stored energy (slot-cost.ts).
+ * F_k and so every V_k is continuous and piecewise linear but not convex (a paid import, an
+ * export price above the import price); pwl.ts convolves such functions exactly, so V_0(e0) is
+ * the optimum for that cap. The forward pass takes, at each boundary, a move that attains
+ * V_k(e_k): the sum of two piecewise-linear functions is least at a breakpoint of one of them,
+ * so the breakpoints are the candidates, each evaluated exactly.
+ *
+ * The peak cost adds κ·P with P ≥ every import; P lies between the least feasible cap and the
+ * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
+ * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
+ * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
+ * convex, but it does not increase with P: branch and bound over intervals of P, each closed by
+ * C(hi) or by a Lagrangian bound (one DP pass with each slot's import dearer above the
+ * interval's low end, peak-search.ts proves it), to 1e-6 of the objective (of 1 when smaller) or at most
+ * 300 passes. `gap` is the certified distance to the optimum.
+ */
 export function solveSite(m: SiteModel): SiteSolution {
   const chain = new Chain(m);
   const why = chain.infeasible(Infinity);

@@ -3,13 +3,7 @@
  * of energy counters per property, and the mean state of charge, weighted by battery
  * capacity where every capacity is known. Pure: no I/O; values are fed in one at a time, so
  * nothing is copied.
- *
- * - Power: every value whose unit is a power unit (W, kW, MW; units.ts), summed per property
- *   name in W, so 5 kW and 300 W make 5300 W.
- * - Energy: every value whose unit is an energy unit (Wh, kWh, MWh), summed per property name in Wh.
- * - SOC: the values of the property `soc` in %: the mean weighted by capacity when each device
- *   that gave one has a known capacity (`weighting: 'capacity'`), else the plain mean
- *   (`weighting: 'mean'`). Values in other units (%, °C, …) are not summed.
+ * What it sums and how: above FleetAggregator.
  */
 import { ENERGY_FACTOR_ANY_CASE, parsePowerUnit, toWatts } from './units';
 import type { PowerUnit } from './types';
@@ -21,7 +15,7 @@ export interface AggregateSum {
   devices: number;
 }
 
-export interface SocAggregate {
+interface SocAggregate {
   value: number;
   unit: '%';
   devices: number;
@@ -63,7 +57,16 @@ export function powerUnit(unit: string): PowerUnit | undefined {
   }
 }
 
-/** Feeds values in; result() gives the aggregate. */
+/**
+ * Feeds values in; result() gives the aggregate.
+ *
+ * - Power: every value whose unit is a power unit (W, kW, MW; units.ts), summed per property
+ *   name in W, so 5 kW and 300 W make 5300 W.
+ * - Energy: every value whose unit is an energy unit (Wh, kWh, MWh), summed per property name in Wh.
+ * - SOC: the values of the property `soc` in %: the mean weighted by capacity when each device
+ *   that gave one has a known capacity (`weighting: 'capacity'`), else the plain mean
+ *   (`weighting: 'mean'`). Values in other units (%, °C, …) are not summed.
+ */
 export class FleetAggregator {
   private readonly power: Record<string, AggregateSum> = {};
   private readonly energy: Record<string, AggregateSum> = {};

@@ -1,25 +1,8 @@
 /**
- * Proof of delivery, pure: the average power of a device over a window from its
- * energy counters, and whether the site followed what was asked. No I/O; the runtime's
- * delivery check (runtime/delivery-check.ts) reads the counters and calls these.
- *
- * Formulas (Δ = end reading − start reading, Wh; Δt in hours):
- * - battery (ESS): (Δproduced − Δconsumed) / Δt, positive = discharge (the ESS sign);
- * - PV: Δproduced / Δt;
- * - grid meter: (Δconsumed − Δproduced) / Δt, positive = import.
- *
- * Verdicts, with the band = max(tolerance % × |asked|, toleranceMin W) (a grid target's
- * deadband widens it):
- * - setpoints (ESS, grid target), deviation = measured − asked:
- *   yes    |deviation| ≤ band;
- *   partly band < |deviation| < |asked| − band: it moved part of the way (or overshot by
- *          less than the asked power); only an asked power above twice the band can be partly;
- *   no     otherwise: it did not move beyond the band, went the other way, or overshot by more.
- * - limits (curtailment: PV ≤ limit; grid limits: lower ≤ grid ≤ upper), deviation = the
- *   distance outside the limit (0 within): yes when it is at most the band (of the bound it
- *   is about), else no. An average either keeps within a limit or not: there is no partly.
- * - maximize grid import has no power to compare with: unknown ("not measurable").
- * Never yes without two readings: a missing reading is unknown, with the reason.
+ * Proof of delivery, pure: the average power of a device over a window from its energy counters
+ * (powerFromCounters), and whether the site followed what was asked (verdict). The runtime's
+ * delivery check (runtime/delivery-check.ts) reads the counters and calls these. Never yes without
+ * two readings: a missing reading is unknown, with the reason.
  */
 import { HOUR_MS } from './time';
 import { POWER_FACTOR, percentToWatts, toWatts, wattsToPercent } from './units';
@@ -27,7 +10,7 @@ import type { CurtailmentUnit, PowerUnit, PowerValue } from './types';
 
 export type DeliveryComponent = 'energyStorage' | 'curtailment' | 'gridTarget' | 'gridLimits' | 'maximizeGridImport';
 export type DeviceRole = 'battery' | 'pv' | 'meter';
-export type Followed = 'yes' | 'partly' | 'no' | 'unknown';
+type Followed = 'yes' | 'partly' | 'no' | 'unknown';
 export type DeliverySource = 'energy counters' | 'power';
 
 /** The device each component is measured with. */
@@ -79,7 +62,11 @@ export type Asked =
   /** Maximize grid import on or off: not measurable. */
   | { kind: 'flag'; value: boolean };
 
-/** The formula of a device's average power, W, from counter differences (Wh) over `hours`. */
+/**
+ * A device's average power, W, from counter differences (Δ = end reading − start reading, Wh) over `hours`:
+ * battery (ESS) (Δproduced − Δconsumed) / Δt, positive = discharge (the ESS sign); PV Δproduced / Δt;
+ * grid meter (Δconsumed − Δproduced) / Δt, positive = import.
+ */
 export function powerFromCounters(role: DeviceRole, dProducedWh: number, dConsumedWh: number, hours: number): number {
   if (role === 'pv') return dProducedWh / hours;
   if (role === 'battery') return (dProducedWh - dConsumedWh) / hours;
@@ -103,7 +90,7 @@ export function averageFromCounters(role: DeviceRole, a: Reading, b: Reading): {
 /** A power value in W (units.ts toWatts). */
 export const watts = toWatts;
 
-/** The band within which a power counts as delivered, W. */
+/** The band within which a power counts as delivered, W: max(tolerance % × |asked|, toleranceMin W). */
 export function bandW(askedW: number, t: Tolerance, floorW = 0): number {
   return Math.max(percentToWatts(t.percent, Math.abs(askedW)), t.minW, floorW);
 }
@@ -119,7 +106,19 @@ export interface Verdict {
   reason?: string;
 }
 
-/** Compares a measured average power (W) with what was asked. */
+/**
+ * Compares a measured average power (W) with what was asked, within the band (bandW; a grid
+ * target's deadband widens it):
+ * - setpoints (ESS, grid target), deviation = measured − asked:
+ *   yes    |deviation| ≤ band;
+ *   partly band < |deviation| < |asked| − band: it moved part of the way (or overshot by
+ *          less than the asked power); only an asked power above twice the band can be partly;
+ *   no     otherwise: it did not move beyond the band, went the other way, or overshot by more.
+ * - limits (curtailment: PV ≤ limit; grid limits: lower ≤ grid ≤ upper), deviation = the
+ *   distance outside the limit (0 within): yes when it is at most the band (of the bound it
+ *   is about), else no. An average either keeps within a limit or not: there is no partly.
+ * - maximize grid import has no power to compare with: unknown ("not measurable").
+ */
 export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_TOLERANCE): Verdict {
   switch (asked.kind) {
     case 'setpoint': {
@@ -204,7 +203,7 @@ export interface DeliveryReport {
 }
 
 /** The unit a report shows its powers in: the asked unit (grid limits: the upper's, else the lower's). */
-export function reportUnit(asked: Asked): string {
+function reportUnit(asked: Asked): string {
   switch (asked.kind) {
     case 'setpoint':
       return asked.value.unit;
@@ -218,7 +217,7 @@ export function reportUnit(asked: Asked): string {
 }
 
 /** W in a report's unit (`%` of `percentOfW`), rounded to the watt (a tenth of a % for %). */
-export function inUnit(w: number, unit: string, percentOfW?: number): number {
+function inUnit(w: number, unit: string, percentOfW?: number): number {
   if (unit === '%') {
     const p = Math.round(wattsToPercent(w, percentOfW ?? NaN) * 10) / 10;
     return p === 0 ? 0 : p; // no -0
@@ -228,7 +227,7 @@ export function inUnit(w: number, unit: string, percentOfW?: number): number {
 }
 
 /** The `asked` of a report. */
-export function askedOf(asked: Asked, targetW?: number): DeliveryReport['asked'] {
+function askedOf(asked: Asked, targetW?: number): DeliveryReport['asked'] {
   switch (asked.kind) {
     case 'setpoint':
       return { value: asked.value.value, unit: asked.value.unit };

@@ -1,14 +1,9 @@
 /**
  * The steering endpoints of the partner API in one table (spec 4.6-4.8, assumption A2, vendor
  * notes): per endpoint its method, its path, the components its body carries, how that body
- * is built and how it is validated. The client sends what this file builds, the steering
- * queue picks endpoints from it, and the simulator routes and validates by it; adding an
- * endpoint is a row here, its validator, and its handler in the simulator.
- *
- * A steering message takes one way: a node (or code) validates a command once
- * (SteeringCommand), the runtime's queue merges commands per component, and each request it
- * sends is built exactly once, by steeringRequestFor(), as a typed SteeringRequest that the
- * client sends as it is.
+ * is built and how it is validated. Each request is built here exactly once, as a typed
+ * SteeringRequest the client sends as it is; the steering queue picks endpoints from the table
+ * and the simulator routes and validates by it (docs/architecture.md, "One steering message").
  */
 import {
   validateActiveSteering,
@@ -31,7 +26,7 @@ import type {
 } from './types';
 
 /** The components of a site's steering (spec section 3, vendor notes), in the order bodies carry them. */
-export const STEERING_COMPONENTS = [
+const STEERING_COMPONENTS = [
   'energyStorageSetting',
   'productionCurtailment',
   'maximizeGridImport',
@@ -41,7 +36,7 @@ export const STEERING_COMPONENTS = [
 export type SteeringComponent = (typeof STEERING_COMPONENTS)[number];
 
 /** The value of each component; a gridTarget of null cancels the grid target. */
-export interface SteeringComponentValues {
+interface SteeringComponentValues {
   energyStorageSetting?: PowerValue;
   productionCurtailment?: CurtailmentValue;
   maximizeGridImport?: boolean;
@@ -55,7 +50,7 @@ export interface SteeringComponentValues {
  * a request of one ends the other in force on the site (assumption). Grid limits are a type of
  * their own that coexists with both (assumption: the documentation does not say otherwise).
  */
-export const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
+const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
 export type SteeringType = (typeof STEERING_TYPES)[number];
 
 /** The types a request of each type ends on the site (vendor notes; assumption for the direction). */

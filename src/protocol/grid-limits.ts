@@ -4,7 +4,7 @@
  * node's unit or {value, unit}. Refused before sending: neither limit set, lowerLimit above
  * upperLimit, a limit beyond the node's maxGridLimit. Pure, leaf imports only: the runtime
  * (src/nodes/shared/steer-grid-limits.ts) and the editor (resources/steer-rules.js, through
- * steer-panel.ts) check with this one rule.
+ * steer-rules.ts) check with this one rule.
  */
 import { ValidationError } from './errors';
 import type { PowerUnit, PowerValue } from './types';

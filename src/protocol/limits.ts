@@ -2,11 +2,8 @@
  * One table of the numeric limits and defaults of every setting, and the one function that
  * words a refusal. The runtime checks settings against it (limit-check.ts: at deploy and per
  * message), and the editor's validators, spinners and defaults read the same table, so the two
- * accept the same values and refuse with the same text.
- *
- * No imports, and nothing but data and small pure functions: `npm run build` wraps the
- * compiled file (dist/protocol/limits.js) into resources/limits.js (scripts/copy-editor.js),
- * which the editor loads as `window.EmsPartnerLimits`.
+ * accept the same values and refuse with the same text. No imports, only data and small pure
+ * functions: `npm run build` wraps it into resources/limits.js, window.EmsPartnerLimits.
  */
 
 /** How refusals name units; the editor may pass a translation (see `Words`). */

@@ -1,17 +1,7 @@
 /**
  * Fleets of `ems-site-steer`, the pure part: the forms a site list takes, and the
  * portfolio split of one ESS power over the sites. No I/O.
- *
- * A site list is msg.sites (an array) or the node's `sites` property (text):
- * - an array of site references, or of `{ site, maxPowerW?, soc? }` objects (maxPowerW: the
- *   battery's power rating in W, more than 0; soc: its state of charge, 0..100 %), or both;
- * - as text: the same array as JSON (starting with `[`), or references separated by commas,
- *   semicolons, spaces or new lines; empty text is no list.
- * At most SERVICE.maxFleetSites sites; a site listed twice is refused, naming both places.
- *
- * The split (splitPower) is proportional to each site's weight, never gives a site more than
- * its cap, hands what a capped site cannot take to the others (water filling), and rounds to
- * whole watts so that the parts sum exactly to the rounded total the fleet can take.
+ * The forms of a site list: above parseFleetSites; the split: above splitPower.
  */
 import { ValidationError } from './errors';
 import { SERVICE } from './limits';
@@ -29,7 +19,7 @@ export interface FleetSite {
 
 /** How portfolio mode weighs the sites: by battery rating, or by SOC (charge: headroom, discharge: SOC). */
 export type PortfolioSplit = 'rating' | 'soc';
-export const PORTFOLIO_SPLITS: readonly PortfolioSplit[] = ['rating', 'soc'];
+const PORTFOLIO_SPLITS: readonly PortfolioSplit[] = ['rating', 'soc'];
 
 const SITE_KEYS = ['site', 'maxPowerW', 'soc'];
 const FORMS = 'an array of site references ("ste_…") or of {site, maxPowerW?, soc?} objects';
@@ -44,6 +34,13 @@ export function portfolioSplitOf(v: unknown, field = 'portfolioSplit'): Portfoli
 /**
  * A site list given as an array (msg.sites), checked: its length (1..SERVICE.maxFleetSites,
  * before anything else), each entry, no site twice. Errors name `field` and the entry's index.
+ *
+ * A site list is msg.sites (an array) or the node's `sites` property (text):
+ * - an array of site references, or of `{ site, maxPowerW?, soc? }` objects (maxPowerW: the
+ *   battery's power rating in W, more than 0; soc: its state of charge, 0..100 %), or both;
+ * - as text: the same array as JSON (starting with `[`), or references separated by commas,
+ *   semicolons, spaces or new lines; empty text is no list.
+ * At most SERVICE.maxFleetSites sites; a site listed twice is refused, naming both places.
  */
 export function parseFleetSites(input: unknown, field: string): FleetSite[] {
   if (!Array.isArray(input)) throw new ValidationError(field, `must be ${FORMS}; got ${show(input)}`);
@@ -161,7 +158,7 @@ export interface Split {
  * Splits `totalW` over the sites in proportion to their weights, each part at most its cap.
  * Parts are whole watts and sum exactly to the total rounded to a watt, or, when the fleet
  * cannot take it (the caps of the sites with weight), to the most it can take: the rest is
- * the shortfall.
+ * the shortfall. What a capped site cannot take goes to the others (water filling).
  */
 export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   if (!Number.isFinite(totalW)) throw new ValidationError('msg.payload', `must be a finite power; got ${show(totalW)}`);

@@ -26,9 +26,6 @@ export interface PowerLimitSettings {
   none: PowerLimitKey[];
 }
 
-/** The forms a power limit accepts, for refusals. */
-export const POWER_LIMIT_FORMS = `a positive number of W, empty for the site's rating (as GET /sites lists it), or "${NO_LIMIT}" for no limit`;
-
 const isNone = (v: unknown) => typeof v === 'string' && v.trim().toLowerCase() === NO_LIMIT;
 const isEmpty = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
@@ -49,7 +46,7 @@ export function powerLimitsOf(c: Record<string, unknown>): PowerLimitSettings {
 }
 
 /** The power limits each steering component is bounded by. */
-export const LIMIT_OF = {
+const LIMIT_OF = {
   energyStorage: 'maxEssPower',
   curtailment: 'maxCurtailment',
   gridTarget: 'maxGridPower',

@@ -1,7 +1,7 @@
 /**
  * The site steer node's modes, the one table of what each mode steers, and the node's power
  * limits, checked. Pure, no I/O: the runtime builds its commands with it
- * (nodes/shared/steer-command.ts), and `npm run build` bundles it (with steer-panel.ts, its
+ * (nodes/shared/steer-command.ts), and `npm run build` bundles it (with steer-rules.ts, its
  * editor entry) into resources/steer-rules.js, so the editor shows each mode's rows and
  * refuses a value beyond a limit with this very code and these very words.
  */

@@ -15,7 +15,7 @@ import {
 /** W per unit of each power unit (limits.ts POWER_UNITS). */
 export const POWER_FACTOR: Readonly<Record<PowerUnit, number>> = Object.freeze({ W: 1, kW: 1e3, MW: 1e6 });
 /** Wh per unit of each energy unit: the power factors of the same prefix. */
-export const ENERGY_FACTOR: Readonly<Record<'Wh' | 'kWh' | 'MWh', number>> = Object.freeze({
+const ENERGY_FACTOR: Readonly<Record<'Wh' | 'kWh' | 'MWh', number>> = Object.freeze({
   Wh: POWER_FACTOR.W,
   kWh: POWER_FACTOR.kW,
   MWh: POWER_FACTOR.MW,

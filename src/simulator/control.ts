@@ -1,15 +1,6 @@
 /**
- * Control endpoints for tests and demos. They need no API key, are never faulted and are
- * not counted in the request log.
- *
- *   GET  /sim/stats   -> { requests, byRoute, byStatus, faults }
- *   GET  /sim/log     -> { entries: LogEntry[] }   (?limit=n: the last n)
- *   GET  /sim/faults  -> current FaultConfig
- *   POST /sim/faults  body: Partial<FaultConfig>, replaces the whole config -> FaultConfig
- *                     { rate500, rate503, rate429, retryAfterSeconds, resetRate, latencyMs: [min, max] }
- *   GET  /sim/clock   -> { now, frozen }
- *   POST /sim/clock   body: { advanceMs } (0 .. 10 years) -> { now }
- *   POST /sim/reset   -> clears steering of every site and the request log -> { reset: true, now }
+ * Control endpoints for tests and demos (handleControl lists them). They need no API key, are
+ * never faulted and are not counted in the request log.
  */
 import { ValidationError, show, DAY_MS } from '../protocol';
 import { HttpError } from './http-util';
@@ -54,7 +45,17 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
   },
 };
 
-/** Handles /sim/<name>; returns the body to send with status 200, or throws an HttpError. */
+/**
+ * Handles /sim/<name>; returns the body to send with status 200, or throws an HttpError:
+ *   GET  /sim/stats   -> { requests, byRoute, byStatus, faults }
+ *   GET  /sim/log     -> { entries: LogEntry[] }   (?limit=n: the last n)
+ *   GET  /sim/faults  -> current FaultConfig
+ *   POST /sim/faults  body: Partial<FaultConfig>, replaces the whole config -> FaultConfig
+ *                     { rate500, rate503, rate429, retryAfterSeconds, resetRate, latencyMs: [min, max] }
+ *   GET  /sim/clock   -> { now, frozen }
+ *   POST /sim/clock   body: { advanceMs } (0 .. 10 years) -> { now }
+ *   POST /sim/reset   -> clears steering of every site and the request log -> { reset: true, now }
+ */
 export function handleControl(
   sim: Simulator,
   method: string,

@@ -2,20 +2,7 @@
  * Dispatch: the power flows of one site at one instant, from its load, its PV potential, the
  * battery's state and the steering that applies (steering-store.ts). Pure: the model
  * (model.ts) calls it for each integration step and for each snapshot.
- *
- * Order (README, assumptions A19, A30-A34):
- * 1. Asset steering or grid target (they exclude each other, the store keeps one type):
- *    maximize grid import (charge at the limit, PV to 0), else the ESS setting, else the
- *    grid target (deadband; PV curtailed when the battery cannot absorb), else
- *    self-consumption; a curtailment caps PV.
- * 2. Device constraints: the battery's power rating, and its SOC window over the step
- *    (a full battery cannot charge, an empty one cannot discharge; round-trip efficiency).
- * 3. Grid limits: the requested limits within the contractual ones (the contractual ones
- *    alone when none is requested). Hard site constraints, they win over step 1 as far as
- *    needed: the battery is adjusted first (within step 2), then PV (curtailed for too much
- *    export, un-curtailed for too much import). Curtailment for a limit is recomputed at every
- *    instant, so PV is un-curtailed as soon as there is room. What the assets cannot do shows
- *    in the grid power.
+ * The order of the rules: above dispatch.
  */
 import { BATTERY_DEFAULTS, contractOf, type SiteDefinition } from './sites';
 import type { ActiveSteering } from './steering-store';
@@ -47,7 +34,23 @@ export interface DispatchInput {
 /** Below this much energy (Wh) a battery counts as at the edge of its SOC window. */
 const EDGE_WH = 1e-6;
 
-/** The flows at an instant, written into `out` (returned). */
+/**
+ * The flows at an instant, written into `out` (returned).
+ *
+ * Order (README, assumptions A19, A30-A34):
+ * 1. Asset steering or grid target (they exclude each other, the store keeps one type):
+ *    maximize grid import (charge at the limit, PV to 0), else the ESS setting, else the
+ *    grid target (deadband; PV curtailed when the battery cannot absorb), else
+ *    self-consumption; a curtailment caps PV.
+ * 2. Device constraints: the battery's power rating, and its SOC window over the step
+ *    (a full battery cannot charge, an empty one cannot discharge; round-trip efficiency).
+ * 3. Grid limits: the requested limits within the contractual ones (the contractual ones
+ *    alone when none is requested). Hard site constraints, they win over step 1 as far as
+ *    needed: the battery is adjusted first (within step 2), then PV (curtailed for too much
+ *    export, un-curtailed for too much import). Curtailment for a limit is recomputed at every
+ *    instant, so PV is un-curtailed as soon as there is room. What the assets cannot do shows
+ *    in the grid power.
+ */
 export function dispatch(i: DispatchInput, out: Flows): Flows {
   const { def, steering: s, dtH } = i;
   const load = i.loadW;
@@ -99,7 +102,7 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
  * The grid limits in force, W: the requested ones (grid-limits steering) clamped to the
  * site's contractual limits, the contractual ones where none is requested. upperW >= lowerW.
  */
-export function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
+function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
   const c = contractOf(def);
   const clamp = (v: number | undefined, dflt: number) =>
     v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v));
@@ -122,7 +125,7 @@ export function batteryWindow(def: SiteDefinition): { sqrtEff: number; minWh: nu
  * returns `efficiency` of what went in. Kept within 0 and the capacity (socLimit keeps it
  * within the SOC window; this only absorbs rounding).
  */
-export function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
+function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
   const { sqrtEff } = batteryWindow(def);
   const delta = battW > 0 ? -(battW / sqrtEff) * dtH : -battW * sqrtEff * dtH;
   return Math.min(def.battery.capacityWh, Math.max(0, storedWh + delta));
@@ -134,7 +137,7 @@ export function storedAfter(def: SiteDefinition, storedWh: number, battW: number
  * battery at an edge of its window does nothing in that direction. A battery outside its
  * window (a custom initial SOC) may only move back into it.
  */
-export function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
+function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
   const { sqrtEff, minWh, maxWh } = batteryWindow(def);
   if (batt > 0) {
     const avail = storedWh - minWh;

@@ -21,7 +21,7 @@ export interface FaultConfig {
   latencyMs: [number, number];
 }
 
-export type FaultKind = 'none' | '500' | '503' | '429' | 'reset';
+type FaultKind = 'none' | '500' | '503' | '429' | 'reset';
 
 export interface FaultDecision {
   kind: FaultKind;

@@ -1,20 +1,20 @@
 /**
  * Recorded samples of a site's state, in ascending time, in growable Float64 columns: the
- * fields of fields.ts plus the site's consumption counter (H_LOAD, internal). The live model
+ * quantities of model-quantities.ts plus the site's consumption counter (H_LOAD, internal). The live model
  * records one sample at the simulator's start and at every quarter-hour boundary after it;
  * the warm-up (history-warmup.ts) prepends the quarter hours of the past once, lazily.
  * Time series (timeseries.ts) read SOC and the counters; the power columns hold the
  * instantaneous flows at the sample and are not read (a series' power is an interval average
  * derived from the counters).
  */
-import { N_FIELDS } from './fields';
+import { N_FIELDS } from './model-quantities';
 
 /** Internal column: energy consumed by the site's load, Wh (a counter; no device property). */
 export const H_LOAD = N_FIELDS;
 /** Columns per sample. */
 export const H_COLS = N_FIELDS + 1;
 /** Samples kept per site: three years of quarter hours (warm-up included). Older ones are dropped in blocks. */
-export const MAX_SAMPLES = 3 * 366 * 96;
+const MAX_SAMPLES = 3 * 366 * 96;
 
 export class History {
   private t: Float64Array;

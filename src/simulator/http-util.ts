@@ -16,7 +16,7 @@ export class HttpError extends Error {
 }
 
 /** Maximum request body (413 beyond). */
-export const BODY_LIMIT = 1024 * 1024;
+const BODY_LIMIT = 1024 * 1024;
 /** Beyond this, the connection is dropped instead of draining the body. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 

@@ -4,11 +4,7 @@
  * a huge jump would need too many steps), split exactly at quarter-hour sample boundaries
  * and at steering changes, so expiries apply at the right instant. At every quarter-hour
  * boundary the exact instantaneous state is recorded for the time series.
- *
- * The battery stores energy with a round-trip efficiency (charging P stores P·√eff, a
- * discharge of P takes P/√eff from the store; its counters count the AC side) and is
- * operated within its SOC window. The history before the start is the same model run
- * forward over a warm-up (history-warmup.ts), computed on the first request that needs it.
+ * The battery and the history before the start: above SiteModel.
  */
 import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from './time-units';
 import type { SiteState } from '../protocol';
@@ -23,7 +19,7 @@ import {
   F_PV_P,
   F_SOC,
   N_FIELDS,
-} from './fields';
+} from './model-quantities';
 import { batteryWindow, dispatch, type Flows } from './dispatch';
 import { History } from './history';
 import { HISTORY_DAYS, computePast } from './history-warmup';
@@ -46,6 +42,12 @@ export interface SiteModelOptions {
   warmUp?: { startSoc: number; target: SocTarget };
 }
 
+/**
+ * The battery stores energy with a round-trip efficiency (charging P stores P·√eff, a
+ * discharge of P takes P/√eff from the store; its counters count the AC side) and is
+ * operated within its SOC window. The history before the start is the same model run
+ * forward over a warm-up (history-warmup.ts), computed on the first request that needs it.
+ */
 export class SiteModel implements WarmUpModel {
   readonly key: number;
   readonly steering: SteeringStore;

@@ -11,13 +11,13 @@ import type { LoadProfile } from './sites';
 import { clearSkyShare, cloudFactor, sinSunElevation, summerness, valueNoise } from './weather';
 
 /** Hour of the UTC day, 0 <= h < 24. */
-export function utcHour(t: number): number {
+function utcHour(t: number): number {
   const m = t % DAY_MS;
   return (m < 0 ? m + DAY_MS : m) / HOUR_MS;
 }
 
 /** Day of the week of the UTC day containing t: 0 Sunday ... 6 Saturday. */
-export function weekday(t: number): number {
+function weekday(t: number): number {
   const d = (Math.floor(t / DAY_MS) + 4) % 7; // 1 January 1970 was a Thursday
   return d < 0 ? d + 7 : d;
 }
@@ -40,7 +40,7 @@ function ramp(h: number, at: number, steep: number): number {
 }
 
 /** Shape of the load over the UTC day, 0-1, by profile and day of the week. */
-export function loadShape(profile: LoadProfile, h: number, dow: number): number {
+function loadShape(profile: LoadProfile, h: number, dow: number): number {
   if (profile === 'commercial') {
     // Business hours 7-19 on weekdays, 8-14 on Saturdays, closed on Sundays; a little night
     // load from cooling and servers.

@@ -1,28 +1,10 @@
 /**
  * The API routes of the simulator and their handlers: each takes the parsed request and
- * returns the response body (status 200) or throws an HttpError / ValidationError.
- *
- * Partner API (spec section 4 and vendor notes):
- *   GET    /devices
- *   GET    /devices/:ref/measurement?property=soc
- *   GET    /devices/:ref/measurements?properties=a,b
- *   GET    /devices/:ref/measurements/map?properties=a,b
- *   POST   /devices/:ref/measurements/time-series
- *   POST   /sites/:ref/steering                 (combined)
- *   POST   /sites/:ref/steering/ess
- *   POST   /sites/:ref/steering/curtailment
- *   POST   /sites/:ref/steering/grid-target
- *   DELETE /sites/:ref/steering/grid-target
- *   POST   /sites/:ref/steering/grid-limits     (vendor notes; path assumed)
- * Simulator-only reads (need the API key like the API):
- *   GET    /sites
- *   GET    /sites/:ref/steering                 (components that apply now)
- *   GET    /sites/:ref/state                    (live power flows)
- *
- * The steering routes come from the protocol's endpoint table (STEERING_ENDPOINTS: method,
- * path, validator) and the handlers in steering-store.ts (STEERING_HANDLERS). The list of
- * devices, the list of sites, curtailment and grid limits are served on the configured paths
- * (SimulatorOptions.paths, protocol/paths.ts) and then not on their defaults.
+ * returns the response body (status 200) or throws an HttpError / ValidationError. The reads
+ * are in TABLE (GET /sites, /sites/:ref/steering and /sites/:ref/state are the simulator's own,
+ * behind the API key like the rest); the steering routes come from the protocol's endpoint table
+ * (STEERING_ENDPOINTS) and steering-store.ts. Configurable paths (protocol/paths.ts) are served
+ * there and then not on their defaults.
  */
 import * as protocol from '../protocol';
 import {
@@ -42,10 +24,8 @@ const validateProperty = protocol.validateProperty;
 const validateProperties = protocol.validateProperties;
 const validateTimeSeriesRequest = protocol.validateTimeSeriesRequest;
 
-export type { RouteContext, RoutedSimulator } from './route-types';
-
 /** A handler returns either a value to serialise or `{ json }` with a pre-serialised body. */
-export type RouteHandler = (ctx: RouteContext) => unknown;
+type RouteHandler = (ctx: RouteContext) => unknown;
 
 export interface Route {
   /** Path pattern, e.g. "/devices/:ref/measurement". */
@@ -230,7 +210,6 @@ function compileSegment(seg: string): Segment {
 
 /** The routes on the default paths. */
 const DEFAULT_ROUTES = buildRoutes();
-export const ROUTES: readonly Route[] = DEFAULT_ROUTES.list;
 
 /** The route (default paths, or `routes`) whose pattern matches the segments, with the `:ref` values; null if none. */
 export function matchRoute(

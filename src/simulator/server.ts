@@ -14,7 +14,7 @@ import { HttpError, parseJsonBody, readBody, sendJson } from './http-util';
 import type { LogEntry } from './request-log';
 import { PreSerialised } from './routes';
 import type { Simulator } from './simulator';
-import { TargetCache, type Target } from './targets';
+import { TargetCache, type Target } from './request-targets';
 
 export interface SimServer {
   server: Server;

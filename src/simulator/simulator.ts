@@ -24,7 +24,7 @@ import type {
   TimeSeriesResponse,
 } from '../protocol';
 import { Clock } from './clock';
-import { PROPERTY_FIELDS, roundField } from './fields';
+import { PROPERTY_FIELDS, roundField } from './model-quantities';
 import { FaultInjector, faultsFromShorthand, type FaultConfig } from './faults';
 import { HttpError } from './http-util';
 import { SiteModel } from './model';
@@ -96,9 +96,6 @@ export interface DeviceEntry {
   /** measureJson's last answer per property, and the model snapshot (SiteModel.snapshotCount) it was made from. */
   answers: Map<string, { snapshot: number; json: string }>;
 }
-
-/** A steering endpoint of the protocol's table. */
-export type SteeringKind = SteeringEndpoint;
 
 export class Simulator implements RoutedSimulator {
   readonly clock: Clock;

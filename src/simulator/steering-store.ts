@@ -4,12 +4,7 @@
  * (vendor notes). Each component has its own slot and validity; a new request for a component
  * replaces that slot only, and components it does not carry keep their values. A component
  * applies while validFrom <= t < validUntil; one with a future validFrom is kept and applies
- * from then (A18).
- *
- * Steering types (vendor notes, protocol DISPLACES): a request of one type ends the stored
- * components of the types it displaces at once, like a replaced slot (A18): asset steering
- * and the grid target end each other; grid limits coexist with both. A cancel sets nothing
- * and ends nothing else.
+ * from then (A18). How steering types displace each other: above SteeringStore.
  */
 import { curtailmentToWatts, toWatts, DISPLACES, STEERING_ENDPOINTS, STEERING_ENDPOINT_NAMES } from '../protocol';
 import type {
@@ -28,12 +23,7 @@ import type {
 } from '../protocol';
 import { contractOf, type SiteDefinition } from './sites';
 
-export const COMPONENTS = [
-  'energyStorageSetting',
-  'productionCurtailment',
-  'maximizeGridImport',
-  'gridTarget',
-] as const;
+const COMPONENTS = ['energyStorageSetting', 'productionCurtailment', 'maximizeGridImport', 'gridTarget'] as const;
 export type ComponentName = (typeof COMPONENTS)[number];
 
 export interface StoredComponent {
@@ -114,6 +104,12 @@ function changeAfter(c: { validFrom: number; validUntil: number } | null, t: num
   return next;
 }
 
+/**
+ * Steering types (vendor notes, protocol DISPLACES): a request of one type ends the stored
+ * components of the types it displaces at once, like a replaced slot (A18): asset steering
+ * and the grid target end each other; grid limits coexist with both. A cancel sets nothing
+ * and ends nothing else.
+ */
 export class SteeringStore {
   private slots: Record<ComponentName, StoredComponent | null> = {
     energyStorageSetting: null,

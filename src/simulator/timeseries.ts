@@ -3,17 +3,7 @@
  * read from a site's History (history.ts): the warm-up's quarter hours before the simulator's
  * start (history-warmup.ts, computed on the first request that reaches before the start) and
  * the recorded quarter hours of the live state after it.
- *
- * - SOC is the value at the point's instant, linear between samples.
- * - Counters are the value at the point's instant, linear between samples (so their
- *   differences are the integral of the powers).
- * - A `power` point is the AVERAGE power over its interval [t, t + resolution), cut at now:
- *   the difference of the device's counters over the interval divided by its length (battery
- *   discharged − charged, grid imported − exported, PV produced). So a counter's difference
- *   over whole intervals equals the energy of the power series over them. A point at now
- *   (an empty interval) is the instantaneous power, as a live reading.
- * - Before the oldest sample the site is at rest: counters and SOC keep the oldest sample's
- *   value, powers are 0.
+ * What a point of each property is: above seriesValues.
  */
 import { HOUR_MS } from './time-units';
 import {
@@ -26,7 +16,7 @@ import {
   F_PV_OUT,
   F_PV_P,
   roundField,
-} from './fields';
+} from './model-quantities';
 import type { History } from './history';
 
 export { History } from './history';
@@ -45,7 +35,7 @@ const POWER_TERMS: Readonly<Record<number, ReadonlyArray<readonly [number, numbe
 };
 
 /** Average power (W) of a power field over [a, b] (a < b <= now), from its counters. */
-export function averagePowerW(
+function averagePowerW(
   history: History,
   field: number,
   a: number,
@@ -64,6 +54,17 @@ export function averagePowerW(
  * `current` is the state at `now` (the model must have been advanced to now); `past` makes
  * the history reach before the simulator's start (called only when a point does);
  * `stepMs` is the resolution (taken from the points' spacing when not given, else 1 h).
+ *
+ * - SOC is the value at the point's instant, linear between samples.
+ * - Counters are the value at the point's instant, linear between samples (so their
+ *   differences are the integral of the powers).
+ * - A `power` point is the AVERAGE power over its interval [t, t + resolution), cut at now:
+ *   the difference of the device's counters over the interval divided by its length (battery
+ *   discharged − charged, grid imported − exported, PV produced). So a counter's difference
+ *   over whole intervals equals the energy of the power series over them. A point at now
+ *   (an empty interval) is the instantaneous power, as a live reading.
+ * - Before the oldest sample the site is at rest: counters and SOC keep the oldest sample's
+ *   value, powers are 0.
  */
 export function seriesValues(
   history: History,

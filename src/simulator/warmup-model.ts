@@ -22,6 +22,6 @@ export interface WarmUpModel {
   readonly gridOutWh: number;
   readonly loadWh: number;
   advanceTo(target: number, minStepMs?: number): void;
-  /** The state in fields.ts order. */
+  /** The state in model-quantities.ts order. */
   snapshot(): Float64Array;
 }

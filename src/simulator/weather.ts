@@ -9,9 +9,9 @@ import { DAY_MS, HOUR_MS, MINUTE_MS } from './time-units';
 import { hash01 } from './prng';
 
 /** Latitude of every simulated site, degrees north. */
-export const SITE_LATITUDE_DEG = 50;
+const SITE_LATITUDE_DEG = 50;
 /** Longitude, degrees east: on the UTC meridian, so UTC is local solar time (± the equation of time). */
-export const SITE_LONGITUDE_DEG = 0;
+const SITE_LONGITUDE_DEG = 0;
 
 const RAD = Math.PI / 180;
 const SIN_LAT = Math.sin(SITE_LATITUDE_DEG * RAD);
@@ -20,7 +20,7 @@ const YEAR_MS = 365.2422 * DAY_MS;
 const Y2000 = Date.UTC(2000, 0, 1);
 
 /** Fractional year, radians (0 on 1 January). */
-export function yearAngle(t: number): number {
+function yearAngle(t: number): number {
   const f = ((t - Y2000) % YEAR_MS) / YEAR_MS;
   return 2 * Math.PI * (f < 0 ? f + 1 : f);
 }
@@ -82,10 +82,10 @@ export function clearSkyShare(sinElev: number): number {
   return 0.88 * Math.pow(sinElev, 0.8) * Math.exp(0.057 - 0.057 / sinElev);
 }
 
-export const CLEAR = 0;
-export const MIXED = 1;
-export const CLOUDY = 2;
-export type DayType = typeof CLEAR | typeof MIXED | typeof CLOUDY;
+const CLEAR = 0;
+const MIXED = 1;
+const CLOUDY = 2;
+type DayType = typeof CLEAR | typeof MIXED | typeof CLOUDY;
 
 /** Cumulative transition probabilities [to clear, to clear or mixed] from each day type, summer and winter. */
 const SUMMER = [
@@ -124,7 +124,7 @@ let cacheType: DayType = CLEAR;
  * sunnier in summer), run from a hashed state CHAIN_DAYS before the day, so it is the same
  * whatever order days are asked in.
  */
-export function dayType(seed: number, key: number, t: number): DayType {
+function dayType(seed: number, key: number, t: number): DayType {
   const day = Math.floor(t / DAY_MS);
   if (day === cacheDay && key === cacheKey && seed === cacheSeed) return cacheType;
   let state = Math.floor(hash01(seed, key, 301, day - CHAIN_DAYS) * 3) as DayType;

@@ -26,7 +26,7 @@ custom node calling tuned axios on that same transport: what Node-RED's message 
 "EmsClient" is the package's client from code (no Node-RED): the like-for-like partner of tuned
 axios, so the two like-for-like goals split the package's cost into its client and its node.
 CPU per read is process.cpuUsage() (user + system) over each alternative's fixed number of reads.
-The request budget (issue 14): the same node on a config node with maxPerMinute and maxPerDay set at
+The request budget: the same node on a config node with maxPerMinute and maxPerDay set at
 their largest (never reached), in the rounds and in 16 more alternating pairs of 1,000 reads; the
 goal takes the client CPU per read with caps / without, summed over the pairs, and gives the
 budget's own cost per attempt timed alone next to it. What the coalescing window costs when nothing
@@ -57,7 +57,7 @@ work (load average about 4 by the end of this benchmark): per-round ratios vary 
 show it); the goals are decided on the median of the per-round ratios.`,
   },
   coalescing: {
-    what: `Today's semantics (src/runtime/coalescer.ts, issue 21.3): a read of a device with no request of
+    what: `The coalescer's rules (src/runtime/coalescer.ts): a read of a device with no request of
 the coalescer in flight goes out at once; reads of a device that arrive while one of its requests
 is in flight wait the window (coalesceMs, default 2 ms) and go out merged; an identical read joins
 the request in flight. The config node's default (coalesceMs 2) against coalesceMs 0 (off), in the
@@ -118,7 +118,7 @@ adapter, no Node-RED, none of the package's code; 0.90-0.99 × in the run before
 undici adapter) at 10.4-11 % of a core. On a machine other processes share, a starved process polls
 late (messages below the expected count) and its CPU share reads low: compare the messages per
 window with the expected count before reading the percentage.`,
-    profile: `The package's own code is not yet at the 7 % of the polling process's busy time the issue asks.
+    profile: `The package's own code is not yet at the goal of 7 % of the polling process's busy time.
 Two CPU profiles of the ems-device-read process (inspector, 200 µs sampling, a 30 s window after 10 s
 of polling; BENCH_CPU_PROFILE=<file> on bench/lib/fleet-child.js), the build before this change and
 this build polling side by side at the same time, each against its own simulator: the process took
@@ -145,8 +145,7 @@ the retry and deadline wrapper, the adapter), none above 7 % on its own.`,
 empty one, 15 times each in back-to-back pairs, until "Started flows"; the start-up goal takes the
 median of the 15 paired differences (single starts vary by several hundred ms on this machine). The admin API confirms the seven node
 sets are loaded. "requireNodeFilesMs" is the time to require the node files (axios loads on first use) in a
-fresh Node.js process, a steadier view of the same cost. The table is the axios dedupe (issue
-18.13): the tarball as it is (axios ^1.19.0) and a repacked copy asking for the old ^1.21.1, each
+fresh Node.js process, a steadier view of the same cost. The table is the axios dedupe: the tarball as it is (axios ^1.19.0) and a repacked copy asking for the old ^1.21.1, each
 installed (npm install --omit=dev, registry reachable) into copies of a user directory that starts
 empty, with axios 1.19.0 pinned (npm install --save-exact axios@1.19.0, as a palette package that
 pins it, like node-red-admin) or with axios 1.19.0 under ^1.19.0; bytesAdded is the installed
@@ -161,9 +160,9 @@ the newest 1.x under either range: no difference.`,
 browser and ESM bundles we never load), undici about 1.6 MB (its fetch, WebSocket and cache code,
 which the package never loads: the transport requires undici's Agent and connector only), form-data,
 mime-db, follow-redirects, the proxy agents and their polyfills another 0.7 MB; the whole install is
-just under the 6 MB goal (5.96 MB in this run, with 1.41 MB of the package's own files). The package's own files were 0.45 MB at issue 7 and are what the
-table above gives now (packageUnpackedKB): seven nodes instead of four (schedule, price plan and raw request, issues 12-13),
-fleets and the request budget (issue 14), each with en-US and de help, the dist .d.ts files of
+just under the 6 MB goal (5.96 MB in this run, with 1.41 MB of the package's own files). The package's own files were 0.45 MB with the first four nodes and are what the
+table above gives now (packageUnpackedKB): seven nodes instead of four (schedule, price plan and raw request),
+fleets and the request budget, each with en-US and de help, the dist .d.ts files of
 the public entry, ten examples and a README that grew with them. The goal was set for four nodes;
 the code an installed Node-RED loads is still measured by the start-up goal. axios costs about 130 ms to require, so the package loads it (and undici,
 and the built-in simulator) only when a config node first needs it: requiring the node files went
@@ -184,12 +183,12 @@ request (last 10,000) and serialises a fresh answer; the bare server sends a fix
 load generator on one core and the server on the other, throughput follows the server's CPU per
 request (given per server). \`BENCH_SIM_CPU_PROF=<dir> node bench/simulator.js\` writes a CPU profile
 of the simulator under this load: about 41 % of its busy time is the kernel's loopback writes
-(\`writev\`, 42 % in the bare server) and the simulator's own code 8.3 % (18.6 % before issue 21.5:
+(\`writev\`, 42 % in the bare server) and the simulator's own code 8.3 % (18.6 % when
 each request split and matched its URL, made three closures and a context object, serialised its
 answer anew and built its request id from pieces; targets are now kept per URL and answers until the
 model changes), with no entry over 1 %. The
 history's first computation includes the JIT's warm-up of the model: side by side on five
-commits back to before issue 18 (same machine, same day) it took 230-365 ms first and 100-250 ms
+earlier commits (same machine, same day) it took 230-365 ms first and 100-250 ms
 after; the 120 ms of earlier runs was not reproduced on this machine.`,
   },
   schedule: {
@@ -223,7 +222,7 @@ the client sends at most concurrency requests at once, so ceil(200 / concurrency
 the floor.`,
   },
   steering: {
-    what: `Steering CPU per site (issue 21.4). 5,000 generated sites (10 kW batteries) in the simulator,
+    what: `Steering CPU per site. 5,000 generated sites (10 kW batteries) in the simulator,
 which runs in a child process; the Node-RED runtime (node-red-node-test-helper, spies removed) in
 the measuring process with one config node (concurrency 6, its defaults otherwise). Alternatives:
 "ems-site-steer", one ESS setpoint per message, each message a different site (msg.site), 16
@@ -262,7 +261,7 @@ the ratings check, the queue) is where a further cut would come from; it was lef
 because the steer node is being changed in parallel (leader checks).`,
   },
   'fleet-read': {
-    what: `Fleet read of 1,000 devices into one message (issue 14). One ems-device-read node, defaults of
+    what: `Fleet read of 1,000 devices into one message. One ems-device-read node, defaults of
 the config node (concurrency 6, coalescing 2 ms); the simulator in a child process (334 sites,
 frozen clock). Requests are the simulator's own count per read. The heap kept by the message is
 measured as the heap after two forced GCs with the message held minus the same once it is
