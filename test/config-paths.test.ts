@@ -16,6 +16,7 @@ import { checkHeaderName, checkRequestMethod, checkRequestPath } from '../src/cl
 import { startCounting, type CountingServer, type Seen } from './helpers/counting-server';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
+import { localeFile, panelFile } from './helpers/node-files';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
@@ -471,15 +472,15 @@ describe('config node: configurable paths and % curtailment', () => {
   });
 
   it('every path key has a config property, a default and a panel field', () => {
-    const html = fs.readFileSync(path.join(ROOT, 'nodes', 'ems-partner-config.html'), 'utf8');
+    const html = fs.readFileSync(panelFile('ems-partner-config'), 'utf8');
     for (const key of PATH_KEYS as PathKey[]) {
       const p = PATH_SETTINGS[key].property;
       assert.match(html, new RegExp(`${p}: \\{ value: '', validate: pathCheck\\('${key}'\\) \\}`), p);
       assert.match(html, new RegExp(`id="node-config-input-${p}"`), p);
       for (const lang of ['en-US', 'de']) {
-        const catalog = JSON.parse(
-          fs.readFileSync(path.join(ROOT, 'nodes', 'locales', lang, 'ems-partner-config.json'), 'utf8'),
-        )['ems-partner-config'];
+        const catalog = JSON.parse(fs.readFileSync(localeFile(lang, 'ems-partner-config', 'json'), 'utf8'))[
+          'ems-partner-config'
+        ];
         assert.equal(typeof catalog.label[p], 'string', `${lang} label ${p}`);
       }
     }

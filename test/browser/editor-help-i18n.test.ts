@@ -15,6 +15,7 @@ import { REPO } from './lib/node-red';
 import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
 import { screenshot, screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
+import { localeFile } from '../helpers/node-files';
 
 const ALL = ['ems-partner-config', ...TYPES];
 const text = (html: string) =>
@@ -29,7 +30,7 @@ const text = (html: string) =>
 
 /** The first paragraph and the headings of a node's help, as text. */
 function help(type: string, lang: string): { first: string; headings: string[] } {
-  const html = fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.html`), 'utf8');
+  const html = fs.readFileSync(localeFile(lang, type, 'html'), 'utf8');
   return {
     first: text(/<p>([\s\S]*?)<\/p>/.exec(html)![1]),
     headings: [...html.matchAll(/<h3>([\s\S]*?)<\/h3>/g)].map((m) => text(m[1])),
