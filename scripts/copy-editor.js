@@ -90,8 +90,13 @@ function collect(entry, base = 'dist') {
   visit(path.join(root, entry));
   return [...out.entries()];
 }
-/** One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the sources. */
-function bundle(modules, global, from) {
+/**
+ * One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the
+ * sources. `lazy`: the modules run when window[global] is first read, not when the script loads. Node-RED loads a
+ * package's <script src> tags in any order, then runs its inline scripts: a panel's code, which reads the other
+ * scripts' globals as it runs, thus runs when its definition (inline) reads it, all the scripts loaded.
+ */
+function bundle(modules, global, from, lazy = false) {
   const entryId = modules[modules.length - 1][0];
   const defs = modules
     .map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`)
@@ -111,7 +116,13 @@ function bundle(modules, global, from) {
     '        });\n' +
     '        return module.exports;\n' +
     '    }\n' +
-    `    window.${global} = load(${JSON.stringify(entryId)});\n` +
+    (lazy
+      ? `    Object.defineProperty(window, ${JSON.stringify(global)}, { configurable: true, enumerable: true, get: function () {\n` +
+        `        var value = load(${JSON.stringify(entryId)});\n` +
+        `        Object.defineProperty(window, ${JSON.stringify(global)}, { value: value, enumerable: true });\n` +
+        '        return value;\n' +
+        '    } });\n'
+      : `    window.${global} = load(${JSON.stringify(entryId)});\n`) +
     '})();\n'
   );
 }
@@ -155,6 +166,7 @@ for (const [from, to, global] of editorBundles) {
       modules,
       global,
       `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`,
+      global !== 'EmsPartnerEditor',
     ),
   );
 }
