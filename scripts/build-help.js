@@ -5,8 +5,8 @@
  * `<script type="text/markdown" data-help-name="<type>">` that the editor renders with its own
  * markdown renderer (the one it uses for node descriptions), so the help looks like every other
  * node's and no renderer ships with the package. Run as a script, it writes the help of every page
- * to a folder: `node scripts/build-help.js [out dir]` (default nodes/locales/en-US, where Node-RED
- * reads the help today).
+ * to a folder: `node scripts/build-help.js [out dir]` (default dist/nodes/locales/en-US, beside the
+ * entry files scripts/assemble-nodes.js writes, where Node-RED reads a node set's help).
  *
  * What changes between the page and the help:
  * - the page's title (`#`) goes: the editor shows the node's name; `##` becomes `###` (Node-RED's
@@ -197,4 +197,4 @@ function writeHelp(outDir, dir = PAGES) {
 module.exports = { helpFromPage };
 
 // Silent, as the build's other steps: `npm pack --json` runs the build and its stdout must stay JSON.
-if (require.main === module) writeHelp(path.resolve(ROOT, process.argv[2] || path.join('nodes', 'locales', 'en-US')));
+if (require.main === module) writeHelp(path.resolve(ROOT, process.argv[2] || path.join('dist', 'nodes', 'locales', 'en-US')));

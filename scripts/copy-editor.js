@@ -1,29 +1,19 @@
 #!/usr/bin/env node
-// Copies the editor files (panels, help and labels, icons) next to the compiled node JavaScript,
-// where Node-RED looks for them: dist/nodes/<type>.html, dist/nodes/locales/, dist/nodes/icons/.
-// Then serves the runtime's own tables to the editor: each compiled module below (it imports
-// nothing) is wrapped into a browser script in resources/ (git-ignored, packed), which sets a
-// global the panels read; modules that import others of dist/ are bundled with them (`bundles`).
-// The editor thus checks and upgrades with the very code the runtime runs. Last, the editor code
-// itself (src/editor/ and the node panels src/nodes/<node>/panel.ts, compiled by tsconfig.editor.json
-// into dist/browser/, DOM types, ES2017) is
-// bundled the same way into resources/editor.js and resources/site-steer-panel.js, and dist/browser/
-// removed (it is not shipped: the package carries the bundles only).
+// Builds what the editor runs. First the files Node-RED loads for each node (scripts/assemble-nodes.js:
+// dist/nodes/<type>.{js,html}, locales/, icons/, from src/nodes/<node>/). Then serves the runtime's own
+// tables to the editor: each compiled module below (it imports nothing) is wrapped into a browser script in
+// resources/ (git-ignored, packed), which sets a global the panels read; modules that import others of dist/
+// are bundled with them (`bundles`). The editor thus checks and upgrades with the very code the runtime runs.
+// Last, the editor code itself (src/editor/ and each node's panel src/nodes/<node>/panel.ts, compiled by
+// tsconfig.editor.json into dist/browser/, DOM types, ES2017) is bundled the same way into resources/editor.js
+// and resources/<node>-panel.js, and dist/browser/ removed (it is not shipped: the package carries the bundles).
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const root = path.resolve(__dirname, '..');
-const out = path.join(root, 'dist', 'nodes');
+const { nodes } = require('./assemble-nodes');
 // Every script in resources/ is built here (none is in git): a fresh clone has no resources/ yet.
 fs.mkdirSync(path.join(root, 'resources'), { recursive: true });
-fs.mkdirSync(out, { recursive: true });
-const copies = [
-  [path.join(root, 'nodes'), out],
-  [path.join(root, 'icons'), path.join(out, 'icons')],
-];
-for (const [from, to] of copies) {
-  if (fs.existsSync(from)) fs.cpSync(from, to, { recursive: true });
-}
 const cli = path.join(root, 'dist', 'simulator', 'cli.js');
 if (fs.existsSync(cli)) fs.chmodSync(cli, 0o755);
 
@@ -100,8 +90,13 @@ function collect(entry, base = 'dist') {
   visit(path.join(root, entry));
   return [...out.entries()];
 }
-/** One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the sources. */
-function bundle(modules, global, from) {
+/**
+ * One browser script of `modules` (collect's), setting window[global] to the last one's exports; `from` names the
+ * sources. `lazy`: the modules run when window[global] is first read, not when the script loads. Node-RED loads a
+ * package's <script src> tags in any order, then runs its inline scripts: a panel's code, which reads the other
+ * scripts' globals as it runs, thus runs when its definition (inline) reads it, all the scripts loaded.
+ */
+function bundle(modules, global, from, lazy = false) {
   const entryId = modules[modules.length - 1][0];
   const defs = modules
     .map(([id, code]) => `    defs[${JSON.stringify(id)}] = function (module, exports, require) {\n${code}\n    };`)
@@ -121,7 +116,13 @@ function bundle(modules, global, from) {
     '        });\n' +
     '        return module.exports;\n' +
     '    }\n' +
-    `    window.${global} = load(${JSON.stringify(entryId)});\n` +
+    (lazy
+      ? `    Object.defineProperty(window, ${JSON.stringify(global)}, { configurable: true, enumerable: true, get: function () {\n` +
+        `        var value = load(${JSON.stringify(entryId)});\n` +
+        `        Object.defineProperty(window, ${JSON.stringify(global)}, { value: value, enumerable: true });\n` +
+        '        return value;\n' +
+        '    } });\n'
+      : `    window.${global} = load(${JSON.stringify(entryId)});\n`) +
     '})();\n'
   );
 }
@@ -137,11 +138,16 @@ for (const [from, to, global] of bundles) {
  * rules only through the globals above (type-only imports), so a bundle that would carry a module from outside
  * src/editor/ and the panels src/nodes/<node>/panel.ts (a copy of a runtime rule) fails the build.
  */
+/** `site-steer` -> `EmsPartnerSiteSteerPanel`: the global a node's panel code sets. */
+const panelGlobal = (folder) =>
+  `EmsPartner${folder.replace(/(^|-)([a-z])/g, (_, __, letter) => letter.toUpperCase())}Panel`;
 const editorBundles = [
   // the shared editor code (field helpers, validators, admin-route calls, pickers): every panel
   ['dist/browser/editor/editor.js', 'resources/editor.js', 'EmsPartnerEditor'],
-  // the site steer panel's validators and form code (src/nodes/site-steer/panel.ts; the definition is in nodes/ems-site-steer.html)
-  ['dist/browser/nodes/site-steer/panel.js', 'resources/site-steer-panel.js', 'EmsPartnerSiteSteerPanel'],
+  // each node's panel code (src/nodes/<node>/panel.ts), which its <type>.html loads and names in its definition
+  ...nodes
+    .filter(([folder]) => fs.existsSync(path.join(root, 'src', 'nodes', folder, 'panel.ts')))
+    .map(([folder]) => [`dist/browser/nodes/${folder}/panel.js`, `resources/${folder}-panel.js`, panelGlobal(folder)]),
 ];
 const browserDir = path.join(root, 'dist', 'browser');
 if (!fs.existsSync(path.join(browserDir, 'editor')))
@@ -149,7 +155,7 @@ if (!fs.existsSync(path.join(browserDir, 'editor')))
 for (const [from, to, global] of editorBundles) {
   const modules = collect(from, 'dist/browser');
   for (const [id] of modules) {
-    if (!id.startsWith('editor/') && !/^nodes\/[a-z-]+\/panel\.js$/.test(id))
+    if (!id.startsWith('editor/') && !/^nodes\/[a-z-]+\/panel(-[a-z-]+)?\.js$/.test(id))
       throw new Error(
         `${from} imports dist/browser/${id}; the editor code reaches the runtime's modules through their scripts in resources/ (window.EmsPartner*), type-only`,
       );
@@ -160,6 +166,7 @@ for (const [from, to, global] of editorBundles) {
       modules,
       global,
       `${modules.map(([id]) => `src/${id.replace(/\.js$/, '.ts')}`).join(', ')}, compiled with tsconfig.editor.json`,
+      global !== 'EmsPartnerEditor',
     ),
   );
 }

@@ -9,10 +9,10 @@
  *   scripts/copy-editor.js bundles for the editor: its bundles follow file requires only, and a
  *   barrel would pull the whole folder, Node modules included, into the browser);
  * - no import circle of any length (type-only imports included);
- * - a node's panel source (src/nodes/<node>/panel.ts) is editor code, compiled by tsconfig.editor.json for
+ * - a node's panel source (src/nodes/<node>/panel.ts, and panel-*.ts beside it) is editor code, compiled by tsconfig.editor.json for
  *   the browser: it imports type-only, from protocol and src/editor, and no module imports it.
  * Folders: src/protocol, src/client, src/runtime, src/plan, src/simulator, each src/nodes/<node>
- * and src/nodes/shared; src/nodes/ems-*.ts (the Node-RED entries) and src/index.ts (the package entry).
+ * and src/nodes/shared; src/index.ts (the package entry). Node-RED's entries are built (scripts/assemble-nodes.js).
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -135,7 +135,7 @@ const FOLDER_EXCEPTIONS: Readonly<Record<string, string>> = {
 const { files, edges } = importGraph(ROOT);
 const resolved = edges.filter((e): e is ImportEdge & { to: string } => e.to !== null);
 /** A node's panel source: editor code in its node's folder (checked by its own rule below, not by the layers). */
-const isPanel = (file: string) => /^src\/nodes\/[a-z-]+\/panel\.ts$/.test(file);
+const isPanel = (file: string) => /^src\/nodes\/[a-z-]+\/panel(-[a-z-]+)?\.ts$/.test(file);
 const cross = resolved.filter((e) => folderOf(e.from) !== folderOf(e.to) && !isPanel(e.from));
 const show = (e: ImportEdge) => `${e.from}: '${e.spec}'${e.typeOnly ? ' (type)' : ''}`;
 const listed = (list: readonly Exception[], e: { from: string; to: string }) =>
@@ -148,8 +148,7 @@ function allowed(from: string, to: string): boolean {
   if (!(a in LAYERS)) return false;
   if (a !== b) return LAYERS[a].includes(b);
   if (a !== 'nodes') return true;
-  // within src/nodes: the entries (src/nodes/ems-*.ts) import a node's folder; a node's folder imports shared
-  if (from === 'src/nodes') return to !== 'src/nodes/shared';
+  // within src/nodes: a node's folder imports shared
   return to === 'src/nodes/shared' && from !== 'src/nodes/shared';
 }
 
@@ -197,11 +196,14 @@ describe('architecture: imports in src/ (issue 19.6)', () => {
     }
   });
 
-  it("a node's panel.ts (editor code) imports type-only, from protocol and src/editor only, and nothing imports it", () => {
+  it("a node's panel.ts (editor code) imports type-only, from protocol and src/editor only, and nothing but its own panel files imports it", () => {
     const panels = files.filter(isPanel);
     assert.ok(panels.includes('src/nodes/site-steer/panel.ts'), 'the site steer panel');
     const wrong = resolved.filter(
-      (e) => isPanel(e.from) && (!e.typeOnly || !['protocol', 'editor'].includes(layerOf(folderOf(e.to)))),
+      (e) =>
+        isPanel(e.from) &&
+        !(isPanel(e.to) && folderOf(e.to) === folderOf(e.from)) &&
+        (!e.typeOnly || !['protocol', 'editor'].includes(layerOf(folderOf(e.to)))),
     );
     assert.deepEqual(
       wrong.map(show),
@@ -209,9 +211,9 @@ describe('architecture: imports in src/ (issue 19.6)', () => {
       "a panel reaches the runtime's rules through window.EmsPartner*, importing their types only",
     );
     assert.deepEqual(
-      resolved.filter((e) => isPanel(e.to)).map(show),
+      resolved.filter((e) => isPanel(e.to) && !(isPanel(e.from) && folderOf(e.from) === folderOf(e.to))).map(show),
       [],
-      'a panel is browser code: no module imports it',
+      'a panel is browser code: no module imports it (but its own panel-*.ts)',
     );
   });
 

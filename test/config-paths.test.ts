@@ -16,6 +16,7 @@ import { checkHeaderName, checkRequestMethod, checkRequestPath } from '../src/cl
 import { startCounting, type CountingServer, type Seen } from './helpers/counting-server';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
+import { localeFile, panelFile } from './helpers/node-files';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
@@ -81,7 +82,7 @@ const INPUTS: unknown[] = [
 
 describe('config node: configurable paths and % curtailment', () => {
   describe('one set of rules for the editor and the runtime', () => {
-    /** The editor's scripts as the browser gets them (paths.js, request-path.js, editor.js), in one context. */
+    /** The editor's scripts as the browser gets them (the runtime's rules, editor.js, the config and request panels), in one context. */
     function editor(): any {
       const window: Record<string, any> = {};
       const ctx = vm.createContext({
@@ -94,7 +95,14 @@ describe('config node: configurable paths and % curtailment', () => {
           },
         },
       });
-      for (const f of ['paths.js', 'request-path.js', 'editor.js']) {
+      for (const f of [
+        'limits.js',
+        'paths.js',
+        'request-path.js',
+        'editor.js',
+        'config-panel.js',
+        'request-panel.js',
+      ]) {
         const file = path.join(ROOT, 'resources', f);
         assert.ok(fs.existsSync(file), `resources/${f} is built (npm run build)`);
         vm.runInContext(fs.readFileSync(file, 'utf8'), ctx, { filename: f });
@@ -116,7 +124,7 @@ describe('config node: configurable paths and % curtailment', () => {
             expected = text.slice(property.length + 1);
           }
           assert.equal(
-            w.EmsPartnerEditor.pathRefusal(key, v === null ? '' : v),
+            w.EmsPartnerConfigPanel.pathRefusal(key, v === null ? '' : v),
             v === null ? true : expected,
             `${key} ${JSON.stringify(v)}`,
           );
@@ -150,14 +158,14 @@ describe('config node: configurable paths and % curtailment', () => {
         '/x?a=//b',
       ].filter((x) => x !== undefined && x !== '')) {
         assert.equal(
-          w.EmsPartnerEditor.requestPathRefusal(v),
+          w.EmsPartnerRequestPanel.requestPathRefusal(v),
           runtime(() => checkRequestPath(v, 'path'), 'path'),
           JSON.stringify(v),
         );
       }
       for (const m of ['GET', 'post', ' Put ', 'PATCH', 'delete', 'TRACE', 'HEAD', 'x', 7]) {
         assert.equal(
-          w.EmsPartnerEditor.requestMethodRefusal(m),
+          w.EmsPartnerRequestPanel.requestMethodRefusal(m),
           runtime(() => checkRequestMethod(m, 'method'), 'method'),
           String(m),
         );
@@ -196,7 +204,7 @@ describe('config node: configurable paths and % curtailment', () => {
         } catch (e) {
           expected = (e as Error).message.slice('apiKeyHeader '.length);
         }
-        assert.equal(w.EmsPartnerEditor.headerNameRefusal(v), expected, JSON.stringify(v));
+        assert.equal(w.EmsPartnerConfigPanel.headerNameRefusal(v), expected, JSON.stringify(v));
         const accepted = ['x-api-key', 'X-API-Key', 'Ocp-Apim-Subscription-Key', 'authorization'].includes(v);
         assert.equal(expected === true, accepted, JSON.stringify(v));
       }
@@ -471,15 +479,15 @@ describe('config node: configurable paths and % curtailment', () => {
   });
 
   it('every path key has a config property, a default and a panel field', () => {
-    const html = fs.readFileSync(path.join(ROOT, 'nodes', 'ems-partner-config.html'), 'utf8');
+    const html = fs.readFileSync(panelFile('ems-partner-config'), 'utf8');
     for (const key of PATH_KEYS as PathKey[]) {
       const p = PATH_SETTINGS[key].property;
       assert.match(html, new RegExp(`${p}: \\{ value: '', validate: pathCheck\\('${key}'\\) \\}`), p);
       assert.match(html, new RegExp(`id="node-config-input-${p}"`), p);
       for (const lang of ['en-US', 'de']) {
-        const catalog = JSON.parse(
-          fs.readFileSync(path.join(ROOT, 'nodes', 'locales', lang, 'ems-partner-config.json'), 'utf8'),
-        )['ems-partner-config'];
+        const catalog = JSON.parse(fs.readFileSync(localeFile(lang, 'ems-partner-config', 'json'), 'utf8'))[
+          'ems-partner-config'
+        ];
         assert.equal(typeof catalog.label[p], 'string', `${lang} label ${p}`);
       }
     }

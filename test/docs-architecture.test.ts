@@ -23,6 +23,22 @@ describe('docs: architecture and README', () => {
     assert.deepEqual(listed, actual);
   });
 
+  it("a node's folder as shown is the code's: every file it names exists, and the build scripts it names", () => {
+    const block = /^src\/nodes\/([a-z-]+)\/\n([\s\S]*?)^```/m.exec(doc);
+    assert.ok(block, "docs/architecture.md shows a node's folder");
+    const names = block[2]
+      .split('\n')
+      .filter((line) => /^ {4}\S/.test(line)) // an entry; a deeper indent continues its description
+      .map((line) => line.trim().split(/\s{2,}/)[0])
+      .flatMap((entry) => entry.split(/,\s*/));
+    assert.ok(names.some((n) => n.endsWith('.html')) && names.some((n) => n.startsWith('locales/de/')), names.join());
+    for (const name of names)
+      assert.ok(fs.existsSync(path.join(ROOT, 'src', 'nodes', block[1], name)), `src/nodes/${block[1]}/${name}`);
+    const scripts = [...doc.matchAll(/`(scripts\/[\w-]+\.js)`/g)].map((m) => m[1]);
+    assert.ok(scripts.includes('scripts/assemble-nodes.js'), "how the build assembles Node-RED's files");
+    for (const script of scripts) assert.ok(fs.existsSync(path.join(ROOT, script)), script);
+  });
+
   it("the migration versions are the code's, for every node of package.json", () => {
     const rows = new Map([...doc.matchAll(/^\| `(ems-[a-z-]+)` \| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
     for (const type of Object.keys(PKG['node-red'].nodes))

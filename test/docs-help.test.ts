@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { localeFile } from './helpers/node-files';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { helpFromPage } = require('../scripts/build-help.js') as {
@@ -83,7 +84,7 @@ describe('docs: each node written once, the help made from it', () => {
 
   it('the built en-US help of every node is the one made from its page', () => {
     for (const type of TYPES) {
-      const built = read(`nodes/locales/en-US/${type}.html`);
+      const built = read(`dist/nodes/locales/en-US/${type}.html`);
       assert.equal(built, helpFromPage(type, read(`docs/nodes/${type}.md`)), `${type}: run npm run build`);
       assert.match(built, new RegExp(`^<script type="text/markdown" data-help-name="${type}">\\n`));
     }
@@ -94,7 +95,7 @@ describe('docs: each node written once, the help made from it', () => {
       const english = markdownHeadings(helpFromPage(type, read(`docs/nodes/${type}.md`)))
         .filter(([level]) => level === 3 || level === 4)
         .map(([level, text]) => `${level} ${text}`);
-      const german = germanSections(read(`nodes/locales/de/${type}.html`));
+      const german = germanSections(fs.readFileSync(localeFile('de', type, 'html'), 'utf8'));
       assert.ok(english.length > 0, `${type}: the English help has sections`);
       assert.equal(german.length, english.length, `${type}: ${english.join(', ')} against ${german.join(', ')}`);
       english.forEach((section, index) => {

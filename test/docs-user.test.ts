@@ -12,6 +12,7 @@ import { DEFAULT_PATHS, PATH_KEYS, PATH_SETTINGS } from '../src/protocol/paths';
 import { BUILT_IN_SITES } from '../src/simulator/index';
 import { exampleFiles, readExample } from './helpers/examples';
 import { useSimulator } from './helpers/sim';
+import { localeFile, nodeTypes } from './helpers/node-files';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const semver: any = require('semver');
@@ -19,7 +20,7 @@ const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const LOCALES = ['en-US', 'de'].flatMap((l) =>
-  fs.readdirSync(path.join(ROOT, 'nodes', 'locales', l)).map((f) => `nodes/locales/${l}/${f}`),
+  nodeTypes().flatMap((type) => ['json', 'html'].map((ext) => path.relative(ROOT, localeFile(l, type, ext as 'json')))),
 );
 const HELP = LOCALES.filter((f) => f.endsWith('.html'));
 const DOCS = ['docs', 'docs/nodes'].flatMap((dir) =>
@@ -86,9 +87,9 @@ describe('user docs: references, connecting, "falls back", no internal notes', (
     );
     for (const f of ['ems-device-read', 'ems-time-series', 'ems-site-steer', 'ems-schedule', 'ems-partner-config']) {
       for (const l of ['en-US', 'de']) {
-        const refs = [...read(`nodes/locales/${l}/${f}.html`).matchAll(/\b(dvc|ste)_[A-Za-z0-9]{12}\b/g)].map(
-          (m) => m[0],
-        );
+        const refs = [
+          ...fs.readFileSync(localeFile(l, f, 'html'), 'utf8').matchAll(/\b(dvc|ste)_[A-Za-z0-9]{12}\b/g),
+        ].map((m) => m[0]);
         assert.ok(refs.length > 0 && refs.every((r) => known.has(r)), `${l}/${f}.html: ${refs.join(', ')}`);
       }
     }
@@ -101,7 +102,9 @@ describe('user docs: references, connecting, "falls back", no internal notes', (
   it("the README has a section on connecting to a real service: base URL, the config node's auth choices, the configurable paths with their defaults, Test connection", () => {
     const section = /\n## Connect to your service\n([\s\S]*?)\n## /.exec(README)?.[1];
     assert.ok(section, 'README § Connect to your service');
-    const labels = JSON.parse(read('nodes/locales/en-US/ems-partner-config.json'))['ems-partner-config'];
+    const labels = JSON.parse(fs.readFileSync(localeFile('en-US', 'ems-partner-config', 'json'), 'utf8'))[
+      'ems-partner-config'
+    ];
     for (const label of [
       labels.label.baseUrl,
       labels.label.test,
@@ -126,7 +129,7 @@ describe('user docs: references, connecting, "falls back", no internal notes', (
   it('"the site falls back" says to what: the EMS\'s own control', () => {
     for (const [where, text] of USER) {
       if (where === 'docs/assumptions.md') continue; // kept as it is (its A27 says "fall back"); the README defines it
-      if (/^nodes\/locales\/de\//.test(where)) {
+      if (/\/locales\/de\//.test(where)) {
         assert.deepEqual(
           found(text, /zurückfällt|fällt\b[^.<]{0,80}\bzurück\b/g),
           [],

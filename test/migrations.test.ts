@@ -16,6 +16,7 @@ import {
   type MigrationTable,
   type NodeConfig,
 } from '../src/nodes/shared/migrations';
+import { panelFile } from './helpers/node-files';
 
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const saved = (type: string) => SAVED.find((n) => n.type === type)!;
@@ -434,7 +435,7 @@ describe('migrations', () => {
     const ROOT = path.join(__dirname, '..');
     const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     const NODES = Object.keys(PKG['node-red'].nodes as Record<string, string>);
-    const html = (type: string) => fs.readFileSync(path.join(ROOT, 'nodes', `${type}.html`), 'utf8');
+    const html = (type: string) => fs.readFileSync(panelFile(type), 'utf8');
     /** The editor's scripts of a panel (type="text/javascript", as Node-RED and the scorecard read them). */
     const inline = (text: string) =>
       [...text.matchAll(/<script type="text\/javascript">([\S\s]*?)<\/script>/g)].map((m) => m[1]);

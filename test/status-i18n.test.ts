@@ -13,6 +13,7 @@ import { startSimulator, type StartedSimulator } from '../src/simulator';
 import { REPO, makeUserDir } from './browser/lib/node-red';
 import { start, type Spawned } from './helpers/spawned';
 import { nodeRedDir } from './helpers/node-red-path';
+import { localeFile } from './helpers/node-files';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const TYPES = [
@@ -25,7 +26,7 @@ const TYPES = [
   'ems-plan',
 ];
 const catalog = (lang: string, type: string) =>
-  JSON.parse(fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.json`), 'utf8'))[type];
+  JSON.parse(fs.readFileSync(localeFile(lang, type, 'json'), 'utf8'))[type];
 const placeholders = (text: string) => (text.match(/__\w+__/g) ?? []).sort();
 
 describe('status texts: catalogs', () => {

@@ -18,6 +18,7 @@ import { translator, type Params } from '../src/nodes/shared/status';
 import { DEFAULT_SITES, type StartedSimulator } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, logged, siteSteer, turns, useRuntime, useSimulator } from './helpers/red';
 import { received, useSimulatorAndClient } from './helpers/sim';
+import { localeFile } from './helpers/node-files';
 
 const COM = DEFAULT_SITES[0];
 const SITE = COM.siteReference;
@@ -469,9 +470,7 @@ describe('site steer: grid limits, pure command building and status texts', () =
 
   it('describes what was sent in en-US and de ("sent …", "gesendet: …"), the same placeholders in both', () => {
     const cat = (lang: string) =>
-      JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'nodes', 'locales', lang, 'ems-site-steer.json'), 'utf8'))[
-        'ems-site-steer'
-      ].status;
+      JSON.parse(fs.readFileSync(localeFile(lang, 'ems-site-steer', 'json'), 'utf8'))['ems-site-steer'].status;
     const de = cat('de');
     const RED = {
       _: (key: string, p?: Params) => {

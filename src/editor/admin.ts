@@ -137,20 +137,6 @@ export function load(what: string, serverId: string, force?: boolean): JQueryPro
     });
   return entry.promise;
 }
-// true when keys would travel in clear text: plain http to a host that is not loopback.
-export function cleartextRisk(url: unknown): boolean {
-  let u: URL;
-  try {
-    u = new URL(String(url || '').trim());
-  } catch (e) {
-    return false;
-  }
-  if (u.protocol !== 'http:') {
-    return false;
-  }
-  const h = u.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return !(h === 'localhost' || /\.localhost$/.test(h) || /^127\./.test(h) || h === '::1');
-}
 export function splitList(v: unknown): string[] {
   return String(v || '')
     .split(',')

@@ -1,18 +1,16 @@
 /**
- * Shared editor code of @ems-partner/node-red (served by Node-RED from the package's
- * resources/ folder, loaded by the config node's panel): the config node's settings as the
- * editor knows them, admin-route calls, pickers, field helpers and validators used by every panel.
- * The panels reach it as window.EmsPartnerEditor: `npm run build` compiles this module
- * (tsconfig.editor.json) and scripts/copy-editor.js wraps it into resources/editor.js.
+ * The editor code two or more node panels share (served by Node-RED from the package's resources/
+ * folder, loaded by the config node's panel): the config node's settings as the editor knows them,
+ * admin-route calls, pickers, labels, field helpers and validators. Each node's own editor code is in
+ * its folder (src/nodes/<node>/panel.ts). The panels reach this as window.EmsPartnerEditor: `npm run build`
+ * compiles it (tsconfig.editor.json) and scripts/copy-editor.js wraps it into resources/editor.js.
  *
  * Numeric settings are checked against the runtime's own table of limits (src/protocol/limits.ts,
  * served as resources/limits.js, window.EmsPartnerLimits), with the refusal text the runtime gives;
- * the config node's paths and the ems-request node's path and method likewise, by the runtime's own
- * code (resources/paths.js and resources/request-path.js, bundled by scripts/copy-editor.js).
- * The pickers are in pickers.ts (bundled with this module).
+ * runtimeCheck gives a panel the runtime's refusal of any of its rules (resources/*.js).
+ * The pickers are in pickers.ts, the labels in labels.ts (bundled with this module).
  */
 import type { LimitKey, Words } from '../protocol/limits';
-import type { PathKey } from '../protocol/paths';
 import { t } from './admin';
 
 export {
@@ -25,11 +23,11 @@ export {
   deployedAsIs,
   load,
   errorText,
-  cleartextRisk,
   splitList,
   type ConfigSettings,
 } from './admin';
 export { attach, attachDevicePickers, ratingHints } from './pickers';
+export { labelStyle, paletteLabelOf, translator } from './labels';
 
 const T = 'ems-partner-config';
 
@@ -173,61 +171,6 @@ export function runtimeCheck(field: string, fn: () => unknown): true | string {
     return refusalText(e, field);
   }
 }
-// A configured path (pathDevices, …) by the runtime's rules (resources/paths.js, from src/protocol/paths.ts):
-// true, or the runtime's refusal. `key`: devices, sites, curtailment or gridLimits. Empty is the default.
-export function pathRefusal(key: PathKey, v: unknown): true | string {
-  const P = window.EmsPartnerPaths;
-  if (!P || v === undefined) {
-    return true;
-  }
-  try {
-    P.validatePath(key, v);
-    return true;
-  } catch (e) {
-    return refusalText(e);
-  }
-}
-// The path and method of a raw request (ems-request) by the runtime's rules (resources/request-path.js,
-// from src/client/request-path.ts): true, or the runtime's refusal. An empty path is allowed (msg.path then).
-export function requestPathRefusal(v: unknown): true | string {
-  const R = window.EmsPartnerRequestPath;
-  if (!R || v === undefined || v === '') {
-    return true;
-  }
-  try {
-    R.checkRequestPath(v, 'path');
-    return true;
-  } catch (e) {
-    return refusalText(e);
-  }
-}
-export function requestMethodRefusal(v: unknown): true | string {
-  const R = window.EmsPartnerRequestPath;
-  if (!R || v === undefined || v === '') {
-    return true;
-  }
-  try {
-    R.checkRequestMethod(v, 'method');
-    return true;
-  } catch (e) {
-    return refusalText(e);
-  }
-}
-// The API key's header name by the runtime's rule (resources/request-path.js, src/client/request-path.ts):
-// true, or the runtime's refusal (not an HTTP token, or a header the transport sets).
-export function headerNameRefusal(v: unknown): true | string {
-  const R = window.EmsPartnerRequestPath;
-  if (!R || v === undefined) {
-    return true;
-  }
-  try {
-    R.checkHeaderName(v, 'apiKeyHeader');
-    return true;
-  } catch (e) {
-    return refusalText(e, 'apiKeyHeader');
-  }
-}
-
 // Validates a TypedInput value that must be set: true or a message.
 export function typed(v: unknown, type?: string, opt?: unknown): boolean | string {
   const s = String(v === undefined || v === null ? '' : v).trim();

@@ -43,6 +43,7 @@ declare const RED: RedEditor;
 interface JQueryPromise<T, R extends unknown[] = unknown[]> {
   done(handler: (value: T) => void): this;
   fail(handler: (...reason: R) => void): this;
+  always(handler: () => void): this;
   then<U>(ok: (value: T) => U, failed?: (...reason: R) => void): JQueryPromise<U, R>;
 }
 
@@ -68,6 +69,8 @@ interface JQueryAjaxSettings {
   dataType?: string;
   data?: string;
   timeout?: number;
+  cache?: boolean;
+  global?: boolean;
 }
 
 /** Node-RED's TypedInput widget. */
@@ -121,6 +124,7 @@ interface Window {
   EmsPartnerPaths?: typeof import('../protocol/paths');
   EmsPartnerRequestPath?: typeof import('../client/request-path');
   EmsPartnerSteerRules: typeof import('../protocol/steer-rules');
+  EmsPartnerPlanInput?: typeof import('../nodes/plan/check');
   EmsPartnerEditor: typeof import('./editor');
   EmsPartnerSiteSteerPanel: typeof import('../nodes/site-steer/panel');
 }

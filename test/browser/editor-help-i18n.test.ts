@@ -15,6 +15,7 @@ import { REPO } from './lib/node-red';
 import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
 import { screenshot, screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
+import { localeFile } from '../helpers/node-files';
 
 const ALL = Object.keys(JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'))['node-red'].nodes);
 const text = (html: string) =>
@@ -39,7 +40,9 @@ const plain = (markdown: string) =>
 
 /** The first paragraph and the headings of a node's help, as text (the en-US help is markdown, made from docs/nodes/). */
 function help(type: string, lang: string): { first: string; headings: string[] } {
-  const html = fs.readFileSync(path.join(REPO, 'nodes', 'locales', lang, `${type}.html`), 'utf8');
+  // the en-US help is built from docs/nodes/<node>.md into dist/ (npm run build); the German is kept in the node's folder
+  const file = lang === 'en-US' ? path.join(REPO, 'dist', 'nodes', 'locales', lang, `${type}.html`) : localeFile(lang, type, 'html');
+  const html = fs.readFileSync(file, 'utf8');
   if (/^<script type="text\/markdown"/.test(html)) {
     const blocks = html.replace(/^<script[^>]*>\n/, '').split(/\n\n+/);
     return {
@@ -116,7 +119,7 @@ describe('browser: help and German', function () {
       const shown = await openHelp(page, type, entryFor(type, 'en-US'));
       assertHelp(shown, type, 'en-US');
       // the property lists made from the page render as Node-RED's own, an output's inside its numbered port
-      const source = fs.readFileSync(path.join(REPO, 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
+      const source = fs.readFileSync(path.join(REPO, 'dist', 'nodes', 'locales', 'en-US', `${type}.html`), 'utf8');
       const lists = (html: string) => html.match(/<dl class="message-properties">/g)?.length ?? 0;
       assert.ok(lists(source) > 0, `${type}: the help lists properties`);
       assert.equal(lists(shown.html), lists(source), `${type}: every property list is shown as one`);

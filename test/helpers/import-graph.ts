@@ -66,8 +66,8 @@ export function importGraph(root: string): { files: string[]; edges: ImportEdge[
 
 /**
  * The folder a file belongs to: src/<room> for protocol, client, runtime, plan and simulator;
- * src/nodes/<node> for each node folder and src/nodes/shared; src/nodes for the Node-RED entry
- * files beside them (ems-*.ts), src for the package entry src/index.ts.
+ * src/nodes/<node> for each node folder and src/nodes/shared (src/nodes holds no file of its own: Node-RED's
+ * entries are built by scripts/assemble-nodes.js), src for the package entry src/index.ts.
  */
 export function folderOf(file: string): string {
   const parts = file.split('/');

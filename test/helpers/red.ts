@@ -28,13 +28,13 @@ export interface TestHelper {
 export const helper: TestHelper = require('node-red-node-test-helper');
 helper.init(nodeRedPath); // NODE_RED_PATH or the devDependency (see node-red-path.ts)
 
-export const configNode = require('../../src/nodes/ems-partner-config');
-export const readNode = require('../../src/nodes/ems-device-read');
-export const seriesNode = require('../../src/nodes/ems-time-series');
-export const steerNode = require('../../src/nodes/ems-site-steer');
-export const requestNode = require('../../src/nodes/ems-request');
-export const scheduleNode = require('../../src/nodes/ems-schedule');
-export const planNode = require('../../src/nodes/ems-plan');
+export const configNode = require('../../src/nodes/config');
+export const readNode = require('../../src/nodes/device-read');
+export const seriesNode = require('../../src/nodes/time-series');
+export const steerNode = require('../../src/nodes/site-steer');
+export const requestNode = require('../../src/nodes/request');
+export const scheduleNode = require('../../src/nodes/schedule');
+export const planNode = require('../../src/nodes/plan');
 export const catchNode = coreNode('common/25-catch.js');
 /** Every module a flow of these tests may use. */
 export const NODES = [configNode, readNode, seriesNode, steerNode, requestNode, scheduleNode, planNode, catchNode];

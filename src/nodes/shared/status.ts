@@ -2,7 +2,7 @@
  * The status of a flow node (HA-websocket's Status, for this package): one object owns the
  * colour, shape, text and time of what a node shows; nodes never build status objects.
  *
- * Texts come from the `status.*` keys of the locale catalogs (nodes/locales/<lang>/<type>.json)
+ * Texts come from the `status.*` keys of the locale catalogs (src/nodes/<node>/locales/<lang>/<type>.json)
  * through Node-RED's RED._, so they follow the runtime's language (settings `lang`, else the
  * environment's). Texts every node shares (requesting, no server configured, connection
  * states, failure reasons) are the config node's `ems-partner-config.status.*` keys. Where
@@ -31,13 +31,13 @@ function englishCatalog(type: string): Record<string, string> {
   const known = catalogs.get(type);
   if (known) return known;
   let texts: Record<string, string> = {};
-  // Next to the compiled nodes (dist/nodes/locales), or the sources' nodes/locales (tsx).
-  for (const dir of [
-    path.join(__dirname, '..', 'locales'),
-    path.join(__dirname, '..', '..', '..', 'nodes', 'locales'),
-  ]) {
+  // Next to the compiled nodes (dist/nodes/locales, assembled by the build), or in the node's folder (tsx).
+  const nodesDir = path.join(__dirname, '..');
+  const folders = fs.existsSync(path.join(nodesDir, 'locales')) ? [] : fs.readdirSync(nodesDir);
+  for (const dir of [nodesDir, ...folders.map((folder) => path.join(nodesDir, folder))]) {
     try {
-      texts = JSON.parse(fs.readFileSync(path.join(dir, 'en-US', `${type}.json`), 'utf8'))[type]?.status ?? {};
+      const file = path.join(dir, 'locales', 'en-US', `${type}.json`);
+      texts = JSON.parse(fs.readFileSync(file, 'utf8'))[type]?.status ?? {};
       break;
     } catch {
       /* the next place */

@@ -1,7 +1,7 @@
 /**
- * The site steer node's editor code (window.EmsPartnerSiteSteerPanel): the validator of each property,
- * the rows each mode shows, the labels, and the form's TypedInputs and pickers. `npm run build` compiles
- * it (tsconfig.editor.json) into resources/site-steer-panel.js, loaded by nodes/ems-site-steer.html (which
+ * The site steer node's editor code (window.EmsPartnerSiteSteerPanel): the validator of each property and
+ * the labels; the form (the rows each mode shows, TypedInputs, pickers) is in panel-form.ts. `npm run build`
+ * compiles it (tsconfig.editor.json) into resources/site-steer-panel.js, loaded by ems-site-steer.html (which
  * holds the node's definition, written out for the Flows library's scorecard, and the form) after the
  * shared editor code (resources/editor.js, resources/limits.js, loaded by the config node's panel).
  * The steering rules are the runtime's own (resources/steer-rules.js, window.EmsPartnerSteerRules,
@@ -13,15 +13,15 @@ import type { GridLimitSettings } from '../../protocol/grid-limits';
 import type { LimitKey } from '../../protocol/limits';
 import type { PanelRow } from '../../protocol/steer-modes';
 import type { EditorNode, Validator } from '../../editor/editor';
+import { DEVICE_MODES, type Role } from './panel-form';
+
+export { oneditprepare } from './panel-form';
 
 const T = 'ems-site-steer';
-const VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];
-function t(key: string, opts?: object): string {
-  return (RED.nodes.getType(T) as Required<RedNodeType>)._(T + '.' + key, opts);
-}
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
+const t = E().translator(T);
 // The runtime's steering rules (read when used: the panel's scripts load in any order).
 function R(): Window['EmsPartnerSteerRules'] {
   return window.EmsPartnerSteerRules;
@@ -153,14 +153,7 @@ function fleet(node: EditorNode): boolean {
   return String(f(node, 'sites') || '').trim() !== '' || f(node, 'mode') === 'portfolio';
 }
 
-type Role = 'battery' | 'pv' | 'meter';
-// The delivery check: which device each mode is measured with; the ranges of its settings are
-// rows of the runtime's table of limits (resources/limits.js).
-const DEVICE_MODES: Record<Role, string[]> = {
-  battery: ['ess', 'combined'],
-  pv: ['curtailment', 'combined'],
-  meter: ['grid-target', 'grid-limits', 'combined'],
-};
+// The delivery check: the ranges of its settings are rows of the runtime's table of limits (resources/limits.js).
 function verifies(node: EditorNode): boolean {
   const v = f(node, 'verify');
   return v === true || v === 'true';
@@ -193,7 +186,7 @@ function device(role: Role): Validator {
   });
 }
 
-// The definition (defaults, inputs, outputs, icon) is written out in nodes/ems-site-steer.html, where the Flows
+// The definition (defaults, inputs, outputs, icon) is written out in ems-site-steer.html, where the Flows
 // library's scorecard reads it; it takes from here the validator of each property, by name,
 // the table of limits (defaults), and the functions of the panel.
 export const LIMITS = L;
@@ -320,84 +313,14 @@ export const validate: Record<string, Validator> = {
   tolerance: verifyLimit('tolerance'),
   toleranceMin: verifyLimit('toleranceMin'),
 };
-export function paletteLabel(this: RedEditorNode): string {
-  const l = this._ ? this._(T + '.paletteLabel') : '';
-  return l && l.indexOf('paletteLabel') < 0 ? l : 'site steer';
-}
+export const paletteLabel = E().paletteLabelOf(T, 'site steer');
+export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
   return (this.name as string) || t('paletteLabel') + ' (' + (this.mode || 'ess') + ')';
-}
-export function labelStyle(this: RedEditorNode): string {
-  return this.name ? 'node_label_italic' : '';
 }
 export function inputLabels(): string {
   return t('label.inputLabel');
 }
 export function outputLabels(i: number): string {
   return i === 1 ? t('label.outputLabel2') : t('label.outputLabel');
-}
-export function oneditprepare(this: RedEditorNode): void {
-  window.EmsPartnerEditor.unitSelects(this); // the W/kW/MW(/%) lists, from protocol/limits.ts
-  window.EmsPartnerEditor.upgradeForm(this, 'node-input-'); // a node of an older version (migrations.js), and its open form
-  $('#node-input-site').typedInput({
-    default: 'str',
-    types: window.EmsPartnerEditor.REF_TYPES,
-    typeField: '#node-input-siteType',
-  });
-  ['essValue', 'curtailmentValue', 'gridTargetValue', 'upperLimitValue', 'lowerLimitValue'].forEach(function (p) {
-    const dflt = p === 'essValue' || p === 'gridTargetValue' ? 'msg' : 'num';
-    $('#node-input-' + p).typedInput({ default: dflt, types: VALUE_TYPES, typeField: '#node-input-' + p + 'Type' });
-  });
-  E().bounds($('#node-input-duration'), 'duration', { floor: 1 });
-
-  const $mode = $('#node-input-mode'),
-    $validity = $('#node-input-validity'),
-    $stop = $('#node-input-stopAction');
-  if (!$stop.val()) {
-    $stop.val('expire');
-  }
-  // Every mode's rows (protocol/steer-modes.ts), each shown in the modes that use it.
-  const all = R().STEER_MODES.reduce(function (a: PanelRow[], m) {
-    return a.concat(
-      R()
-        .panelRows(m)
-        .filter(function (r) {
-          return a.indexOf(r) < 0;
-        }),
-    );
-  }, []);
-  function update(): void {
-    const rows = R().panelRows($mode.val());
-    all.forEach(function (r) {
-      $('.node-input-' + r + '-row').toggle(rows.indexOf(r) >= 0);
-    });
-    // PV peak: what stop sends with "lift", and the power a % curtailment is converted with.
-    $('#node-input-pvPeakPower-row').toggle(rows.indexOf('curtailment') >= 0);
-    $('#node-input-duration-row').toggle($validity.val() === 'duration');
-  }
-  const $verify = $('#node-input-verify');
-  (['battery', 'pv', 'meter'] as const).forEach(function (role) {
-    $('#node-input-' + role + 'Device').typedInput({
-      default: 'str',
-      types: window.EmsPartnerEditor.REF_TYPES,
-      typeField: '#node-input-' + role + 'DeviceType',
-    });
-  });
-  function verifyRows(): void {
-    const on = $verify.prop('checked'),
-      mode = $mode.val() || 'ess';
-    $('.node-input-verify-row').toggle(on);
-    (['battery', 'pv', 'meter'] as const).forEach(function (role) {
-      $('.node-input-' + role + 'Device-rows').toggle(on && DEVICE_MODES[role].indexOf(mode) >= 0);
-    });
-    $('#node-input-outputs').val(on ? 2 : 1); // output 2: the delivery reports
-  }
-  $mode.add($validity).add($stop).on('change', update);
-  $mode.add($verify).on('change', verifyRows);
-  update();
-  verifyRows();
-  // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
-  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
-  // The device pickers list the devices of their kind, of the site when one is typed.
-  E().attachDevicePickers();
 }

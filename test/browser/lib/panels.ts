@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { REPO } from './node-red';
+import { localeFile } from '../../helpers/node-files';
 
 export interface PanelView {
   /** Selects to set first: control id -> option value. */
@@ -136,7 +137,7 @@ export const PANELS: Record<string, PanelView[]> = {
 
 /** A node type's message catalogue for a language ('en-US' or 'de'). */
 export function catalogue(type: string, lang = 'en-US'): Record<string, any> {
-  const file = path.join(REPO, 'nodes', 'locales', lang, `${type}.json`);
+  const file = localeFile(lang, type, 'json');
   return JSON.parse(fs.readFileSync(file, 'utf8'))[type];
 }
 

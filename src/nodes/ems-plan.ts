@@ -1,2 +1,0 @@
-// The Node-RED entry (package.json "node-red".nodes); the node lives in plan/.
-export = require('./plan') as typeof import('./plan');
