@@ -41,7 +41,10 @@ const plain = (markdown: string) =>
 /** The first paragraph and the headings of a node's help, as text (the en-US help is markdown, made from docs/nodes/). */
 function help(type: string, lang: string): { first: string; headings: string[] } {
   // the en-US help is built from docs/nodes/<node>.md into dist/ (npm run build); the German is kept in the node's folder
-  const file = lang === 'en-US' ? path.join(REPO, 'dist', 'nodes', 'locales', lang, `${type}.html`) : localeFile(lang, type, 'html');
+  const file =
+    lang === 'en-US'
+      ? path.join(REPO, 'dist', 'nodes', 'locales', lang, `${type}.html`)
+      : localeFile(lang, type, 'html');
   const html = fs.readFileSync(file, 'utf8');
   if (/^<script type="text\/markdown"/.test(html)) {
     const blocks = html.replace(/^<script[^>]*>\n/, '').split(/\n\n+/);

@@ -21,6 +21,9 @@ export function panelFile(type: string): string {
 
 /** A node type's messages (json) or help (html) in a language. */
 export function localeFile(lang: string, type: string, ext: 'json' | 'html'): string {
+  // the en-US help is built from docs/nodes/<type>.md by `npm run build` (scripts/build-help.js)
+  if (lang === 'en-US' && ext === 'html')
+    return path.join(NODES_DIR, '..', '..', 'dist', 'nodes', 'locales', lang, `${type}.html`);
   return path.join(nodeFolder(type), 'locales', lang, `${type}.${ext}`);
 }
 
