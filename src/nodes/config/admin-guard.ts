@@ -61,29 +61,33 @@ export function jsonOnly(
 export function parseBody(raw: unknown): RouteBody {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw))
     throw new RouteError(400, 'bad body', 'the body must be a JSON object {server, config}');
-  const b = raw as Record<string, unknown>;
-  if (b.server !== undefined && b.server !== null && (typeof b.server !== 'string' || b.server.length > 100)) {
+  const body = raw as Record<string, unknown>;
+  if (
+    body.server !== undefined &&
+    body.server !== null &&
+    (typeof body.server !== 'string' || body.server.length > 100)
+  ) {
     throw new RouteError(400, 'bad server', 'server must be the id of a config node');
   }
-  const out: RouteBody = { server: typeof b.server === 'string' && b.server ? b.server : undefined };
-  if (b.config == null) return out;
-  if (typeof b.config !== 'object' || Array.isArray(b.config))
+  const out: RouteBody = { server: typeof body.server === 'string' && body.server ? body.server : undefined };
+  if (body.config == null) return out;
+  if (typeof body.config !== 'object' || Array.isArray(body.config))
     throw new RouteError(400, 'bad config', 'config must be an object of config node settings');
-  const c = b.config as Record<string, unknown>;
+  const config = body.config as Record<string, unknown>;
   const props: Record<string, unknown> = {};
   for (const k of CONFIG_KEYS) {
-    const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
-    if (v === undefined || v === null) continue;
-    if (!['string', 'number', 'boolean'].includes(typeof v))
+    const value = Object.prototype.hasOwnProperty.call(config, k) ? config[k] : undefined;
+    if (value === undefined || value === null) continue;
+    if (!['string', 'number', 'boolean'].includes(typeof value))
       throw new RouteError(400, `bad ${k}`, `config.${k} must be a string, number or boolean`);
-    props[k] = v;
+    props[k] = value;
   }
   const typed: ConfigCredentials = {};
   for (const k of SECRET_KEYS) {
-    const v = Object.prototype.hasOwnProperty.call(c, k) ? c[k] : undefined;
-    if (v !== undefined && v !== null && typeof v !== 'string')
+    const value = Object.prototype.hasOwnProperty.call(config, k) ? config[k] : undefined;
+    if (value !== undefined && value !== null && typeof value !== 'string')
       throw new RouteError(400, `bad ${k}`, `config.${k} must be a string`);
-    if (typeof v === 'string' && v !== '' && v !== PLACEHOLDER) typed[k] = v;
+    if (typeof value === 'string' && value !== '' && value !== PLACEHOLDER) typed[k] = value;
   }
   out.config = { props: props as ConfigProps, typed };
   return out;
@@ -91,12 +95,12 @@ export function parseBody(raw: unknown): RouteBody {
 
 /** A URL as the client would reach it: scheme, credentials, host and port, path without trailing slashes, query. */
 export function normalUrl(v: unknown): string {
-  const s = String(v ?? '').trim();
+  const text = String(v ?? '').trim();
   try {
-    const u = new URL(s);
-    return `${u.protocol}//${u.username}:${u.password}@${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+    const url = new URL(text);
+    return `${url.protocol}//${url.username}:${url.password}@${url.host}${url.pathname.replace(/\/+$/, '')}${url.search}`;
   } catch {
-    return `unparsed:${s}`;
+    return `unparsed:${text}`;
   }
 }
 
@@ -134,8 +138,8 @@ export function destinationChanges(deployed: ConfigProps, caller: ConfigProps): 
 /** The credential a configuration sends, if any. */
 export function secretNeeded(p: ConfigProps): keyof ConfigCredentials | undefined {
   if (usesSimulator(p)) return undefined;
-  const t = authTypeOf(p);
-  return t === 'header' || t === 'bearer' ? 'apiKey' : t === 'oauth2' ? 'clientSecret' : undefined;
+  const authType = authTypeOf(p);
+  return authType === 'header' || authType === 'bearer' ? 'apiKey' : authType === 'oauth2' ? 'clientSecret' : undefined;
 }
 
 /** Whether a caller's caCert may be given to the runtime as is: empty, PEM text, or the deployed node's own value. */
@@ -183,7 +187,7 @@ const MAX = 120;
 function plain(text: string): string {
   return text
     .replace(/<(?!site>)[^>]*>/g, ' ')
-    .replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ')
+    .replace(/\p{Cc}+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -206,8 +210,8 @@ export function replyMessage(err: unknown, forms: readonly string[]): string {
   if (err instanceof ApiError && err.status) {
     const reason = http.STATUS_CODES[err.status] ?? 'unknown status';
     const head = `${err.request.method} ${err.request.path} failed: HTTP ${err.status} (${reason})`;
-    const svc = err.serviceMessage ?? '';
-    const said = /[<>]/.test(svc) ? '' : plain(redactAll(svc, forms));
+    const serviceText = err.serviceMessage ?? '';
+    const said = /[<>]/.test(serviceText) ? '' : plain(redactAll(serviceText, forms));
     // A message that only repeats the status (e.g. an HTML page's title "404 Not Found") adds nothing.
     const bare = (t: string) => t.toLowerCase().replace(/[^a-z0-9]+/g, '');
     text =

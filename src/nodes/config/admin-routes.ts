@@ -50,8 +50,10 @@ const SECRET_LABEL: Record<keyof ConfigCredentials, string> = { apiKey: 'API key
 /** The running `ems-partner-config` node of an id, or null (another node type is never used). */
 function deployedNode(RED: RED, id: string | undefined): ConfigNode | null {
   if (!id) return null;
-  const n = RED.nodes.getNode(id) as Partial<ConfigNode> | null;
-  return n && n.type === 'ems-partner-config' && typeof n.runtime === 'function' && n.props ? (n as ConfigNode) : null;
+  const node = RED.nodes.getNode(id) as Partial<ConfigNode> | null;
+  return node && node.type === 'ems-partner-config' && typeof node.runtime === 'function' && node.props
+    ? (node as ConfigNode)
+    : null;
 }
 
 /** The settings and credentials for a request with `config`, or a RouteError before anything is sent. */
@@ -84,23 +86,24 @@ function settingsFor(deployed: ConfigNode | null, config: NonNullable<RouteBody[
 
 /** Every form of every secret the request could touch, for redaction of the reply. */
 function formsFor(deployed: ConfigNode | null, body: RouteBody): string[] {
-  const c = deployed?.credentials ?? {};
-  return secretForms([c.apiKey, c.clientSecret, body.config?.typed.apiKey, body.config?.typed.clientSecret]);
+  const stored = deployed?.credentials ?? {};
+  return secretForms([stored.apiKey, stored.clientSecret, body.config?.typed.apiKey, body.config?.typed.clientSecret]);
 }
 
-async function withRuntime<T>(RED: RED, body: RouteBody, fn: (rt: Runtime) => Promise<T>): Promise<T> {
+async function withRuntime<T>(RED: RED, body: RouteBody, fn: (runtime: Runtime) => Promise<T>): Promise<T> {
   const deployed = deployedNode(RED, body.server);
   if (!body.config) {
     if (!deployed)
       throw new RouteError(502, 'unknown config node', 'unknown config node: deploy it, or send its settings');
     return fn(await deployed.runtime());
   }
-  const s = settingsFor(deployed, body.config);
-  const rt = await createRuntime(s.props, s.creds, undefined, { readFiles: s.readFiles });
+  const settings = settingsFor(deployed, body.config);
+  const runtime = await createRuntime(settings.props, settings.creds, undefined, { readFiles: settings.readFiles });
   try {
-    return await fn(rt);
+    return await fn(runtime);
   } finally {
-    rt.close();
+    // Not awaited: the reply does not wait for the teardown, and a runtime's close never rejects.
+    void runtime.close();
   }
 }
 
@@ -109,7 +112,7 @@ function handle(
   RED: RED,
   req: Req,
   res: Res,
-  fn: (rt: Runtime) => Promise<unknown>,
+  fn: (runtime: Runtime) => Promise<unknown>,
   onError: (err: unknown, msg: { error: string; message: string }) => void,
 ): void {
   let body: RouteBody = {};
@@ -134,23 +137,23 @@ export function registerAdminRoutes(RED: RED): void {
   // Unsaved settings need write permission; a deployed node by id needs read.
   const readOrWrite = (req: Req, res: Res, next: () => void) => (hasConfig(req.body) ? write : read)(req, res, next);
 
-  const list = (path: string, fn: (rt: Runtime) => Promise<unknown>) =>
+  const list = (path: string, fn: (runtime: Runtime) => Promise<unknown>) =>
     RED.httpAdmin.post(path, jsonOnly, readOrWrite, (req: Req, res: Res) => {
       handle(RED, req, res, fn, (err, msg) => res.status(err instanceof RouteError ? err.status : 502).json(msg));
     });
-  list('/ems-partner/devices', (rt) => rt.client.listDevices());
-  list('/ems-partner/sites', (rt) => rt.client.listSites());
+  list('/ems-partner/devices', (runtime) => runtime.client.listDevices());
+  list('/ems-partner/sites', (runtime) => runtime.client.listSites());
 
   RED.httpAdmin.post('/ems-partner/test', jsonOnly, write, (req: Req, res: Res) => {
     handle(
       RED,
       req,
       res,
-      async (rt) => {
-        const devices = await rt.client.listDevices();
+      async (runtime) => {
+        const devices = await runtime.client.listDevices();
         return {
           ok: true,
-          message: `connected to ${new URL(rt.baseUrl).host}: ${devices.length} devices`,
+          message: `connected to ${new URL(runtime.baseUrl).host}: ${devices.length} devices`,
           devices: devices.length,
         };
       },

@@ -89,9 +89,9 @@ export class ConfigController {
     }
     this.made = runtime;
     this.unsubscribe = runtime.client.onState((s) => this.users.forEach((u) => u.onConnectionState(s)));
-    const warn = (w: BudgetWarning | null) => {
-      this.warning = w;
-      this.users.forEach((u) => u.onBudget?.(w));
+    const warn = (warning: BudgetWarning | null) => {
+      this.warning = warning;
+      this.users.forEach((user) => user.onBudget?.(warning));
     };
     this.unwarn = runtime.budget.onWarning(warn);
     if (runtime.budget.currentWarning) warn(runtime.budget.currentWarning);

@@ -23,18 +23,18 @@ export function chartOf(plan: PricePlan | SitePlan): PlanChart {
   const power: Points = [];
   const price: Points = [];
   const grid: Points = [];
-  plan.slots.forEach((s, k) => {
+  plan.slots.forEach((slot, k) => {
     const prev = plan.slots[k - 1];
-    if (prev && prev.end !== s.start) {
-      power.push({ x: prev.end, y: 0 }, { x: s.start, y: 0 });
-      if (site) grid.push({ x: prev.end, y: 0 }, { x: s.start, y: 0 });
+    if (prev && prev.end !== slot.start) {
+      power.push({ x: prev.end, y: 0 }, { x: slot.start, y: 0 });
+      if (site) grid.push({ x: prev.end, y: 0 }, { x: slot.start, y: 0 });
     }
-    const kw = round(s.energyStorage.value, 3);
-    power.push({ x: s.start, y: kw }, { x: s.end, y: kw });
-    price.push({ x: s.start, y: s.price }, { x: s.end, y: s.price });
+    const kw = round(slot.energyStorage.value, 3);
+    power.push({ x: slot.start, y: kw }, { x: slot.end, y: kw });
+    price.push({ x: slot.start, y: slot.price }, { x: slot.end, y: slot.price });
     if (site) {
-      const g = round(site.slots[k].gridKW, 3);
-      grid.push({ x: s.start, y: g }, { x: s.end, y: g });
+      const gridKW = round(site.slots[k].gridKW, 3);
+      grid.push({ x: slot.start, y: gridKW }, { x: slot.end, y: gridKW });
     }
   });
   const chart: PlanChart = { soc: plan.soc.map((p) => ({ x: p.time, y: round(p.soc, 2) })), power, price };

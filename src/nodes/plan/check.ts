@@ -23,8 +23,11 @@ export const IDLE_MODES = ['self-consumption', 'steer'];
 
 /** Whether an input uses anything of the site model (the site planner's checks apply too). */
 export function needsSite(input: Rec): boolean {
-  const b = input.battery;
-  return SITE_FIELDS.some((k) => isSet(input[k])) || (isObject(b) && SITE_BATTERY_FIELDS.some((k) => isSet(b[k])));
+  const battery = input.battery;
+  return (
+    SITE_FIELDS.some((k) => isSet(input[k])) ||
+    (isObject(battery) && SITE_BATTERY_FIELDS.some((k) => isSet(battery[k])))
+  );
 }
 
 /**
@@ -68,13 +71,13 @@ const NEEDS: Record<string, string[]> = {
  * mark this one.
  */
 export function checkSetting(config: Rec, key: string, now = Date.now()): true | string {
-  const sub: Rec = {};
-  for (const k of [key, ...(NEEDS[key] ?? [])]) if (isSet(config[k])) sub[k] = config[k];
+  const subset: Rec = {};
+  for (const k of [key, ...(NEEDS[key] ?? [])]) if (isSet(config[k])) subset[k] = config[k];
   // a time of day is checked alone (its SOC may be left for the moment)
-  if (key === 'socTargetTime' && !isSet(sub.socTarget)) sub.socTarget = 50;
-  if (key === 'socTarget' && !isSet(sub.socTargetTime)) sub.socTargetTime = '00:00';
+  if (key === 'socTargetTime' && !isSet(subset.socTarget)) subset.socTarget = 50;
+  if (key === 'socTarget' && !isSet(subset.socTargetTime)) subset.socTargetTime = '00:00';
   try {
-    checkDefaults(sub as PlanProps, now);
+    checkDefaults(subset as PlanProps, now);
     return true;
   } catch (e) {
     if (!(e instanceof ValidationError) || e.field !== key) return true;

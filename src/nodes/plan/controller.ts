@@ -101,9 +101,9 @@ export class PlanController {
     first: number,
     fields: (index: number[]) => NodeMessage,
   ): NodeMessage[] {
-    const h = handOn(slots, idle, first);
-    const out = copyWith(base, { ...fields(h.index), payload: h.payload });
-    return h.stopFirst ? [{ topic: base.topic, payload: 'stop' }, out] : [out];
+    const handing = handOn(slots, idle, first);
+    const out = copyWith(base, { ...fields(handing.index), payload: handing.payload });
+    return handing.stopFirst ? [{ topic: base.topic, payload: 'stop' }, out] : [out];
   }
 
   /** Plans from a message; `soc` (first, with `socFirst`) the SOC the node keeps. */

@@ -22,9 +22,9 @@ export function forecasts(input: Rec, from: Record<string, string>, now: number)
   // Counted before asPoints looks at any element: per-slot values are checked against the slots
   // by the planner, points against INPUTS.seriesPoints by readSeries; more than either is refused.
   for (const k of ['pvForecast', 'loadForecast']) {
-    const v = input[k];
-    if (Array.isArray(v) && v.length > INPUTS.seriesPoints)
-      throw tooLong(from[k], INPUTS.seriesPoints, v.length, 'values (one per price slot, or points)');
+    const values = input[k];
+    if (Array.isArray(values) && values.length > INPUTS.seriesPoints)
+      throw tooLong(from[k], INPUTS.seriesPoints, values.length, 'values (one per price slot, or points)');
   }
   const asPoints = (v: unknown) =>
     Array.isArray(v)
@@ -50,8 +50,8 @@ export function forecasts(input: Rec, from: Record<string, string>, now: number)
     const ahead = slots.map((s) => s.end > now);
     const future = slots.filter((_s, k) => ahead[k]);
     const fill = (values: number[]) => {
-      let j = 0;
-      return ahead.map((a) => (a ? values[j++] : 0));
+      let taken = 0;
+      return ahead.map((a) => (a ? values[taken++] : 0));
     };
     if (future.length) {
       for (const k of ['pvForecast', 'loadForecast']) {

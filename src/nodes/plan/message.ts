@@ -83,19 +83,19 @@ export const hasPrices = (msg: Msg): boolean =>
 
 /** Whether a message gives the current SOC (msg.soc, msg.payload.soc, msg.battery.soc, msg.payload.battery.soc). */
 export function socGiven(msg: Msg): boolean {
-  const p = isObject(msg.payload) ? msg.payload : {};
+  const payload = isObject(msg.payload) ? msg.payload : {};
   return [
     msg.soc,
-    p.soc,
+    payload.soc,
     isObject(msg.battery) ? msg.battery.soc : undefined,
-    isObject(p.battery) ? p.battery.soc : undefined,
+    isObject(payload.battery) ? payload.battery.soc : undefined,
   ].some(isSet);
 }
 
 /** A number of kW (or per kW) ≥ 0 of the node's settings, in the planner's unit; refused naming the setting. */
 function nodeAmount(v: unknown, prop: string, factor: number): number {
-  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
-  if (!(n >= 0) || !Number.isFinite(n)) {
+  const amount = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  if (!(amount >= 0) || !Number.isFinite(amount)) {
     const what = factor === 1000 ? 'a number of kW ≥ 0 (empty: no limit)' : 'a cost per kW ≥ 0 (empty: none)';
     throw new ValidationError(
       prop,
@@ -103,26 +103,26 @@ function nodeAmount(v: unknown, prop: string, factor: number): number {
       typeof v === 'number' ? 'unprocessable' : 'malformed',
     );
   }
-  return n * factor;
+  return amount * factor;
 }
 
 /** "HH:MM" (00:00 to 23:59) as minutes after midnight; refused naming `field`. */
 export function timeOfDay(v: unknown, field: string): number {
-  const m = typeof v === 'string' ? /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(v) : null;
-  if (!m)
+  const match = typeof v === 'string' ? /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(v) : null;
+  if (!match)
     throw new ValidationError(
       field,
       `must be a time of day HH:MM within 00:00 and 23:59 (the next one after now); got ${show(v)}`,
     );
-  return +m[1] * 60 + +m[2];
+  return +match[1] * 60 + +match[2];
 }
 
 /** The next instant after `now` at local time `minutes` after midnight (tomorrow's once today's has passed). */
 export function nextAt(minutes: number, now: number): number {
-  const d = new Date(now);
-  d.setHours(Math.floor(minutes / 60), minutes % 60, 0, 0);
-  if (d.getTime() <= now) d.setDate(d.getDate() + 1);
-  return d.getTime();
+  const date = new Date(now);
+  date.setHours(Math.floor(minutes / 60), minutes % 60, 0, 0);
+  if (date.getTime() <= now) date.setDate(date.getDate() + 1);
+  return date.getTime();
 }
 
 export interface Gathered {
@@ -135,8 +135,8 @@ export interface Gathered {
 }
 
 /** The first value that is set among the candidates; records in `from` where it came from. */
-function pick(from: Sources, field: string, cands: Candidate[], fallback: string): unknown {
-  const hit = cands.find(([v]) => isSet(v));
+function pick(from: Sources, field: string, candidates: Candidate[], fallback: string): unknown {
+  const hit = candidates.find(([v]) => isSet(v));
   from[field] = hit ? hit[1] : fallback;
   return hit?.[0];
 }
@@ -157,19 +157,19 @@ export function gather(
   const from: Sources = {};
   const { prices, body } = pricesOf(msg.payload, from);
   const form = `{${BATTERY_KEYS.join(', ')}} (each optional)`;
-  const mb = fieldsOf(msg.battery, 'msg.battery', BATTERY_KEYS, form);
-  const pb = fieldsOf(body.battery, 'msg.payload.battery', BATTERY_KEYS, form);
-  const battery = batteryOf(mb, pb, config, from);
-  const target = socTargetOf(mb, pb, config, now, from);
+  const msgBattery = fieldsOf(msg.battery, 'msg.battery', BATTERY_KEYS, form);
+  const payloadBattery = fieldsOf(body.battery, 'msg.payload.battery', BATTERY_KEYS, form);
+  const battery = batteryOf(msgBattery, payloadBattery, config, from);
+  const target = socTargetOf(msgBattery, payloadBattery, config, now, from);
   if (target !== undefined) battery.socTarget = target;
-  const socCands: Candidate[] = [
+  const socCandidates: Candidate[] = [
     [msg.soc, 'msg.soc'],
     [body.soc, 'msg.payload.soc'],
-    [mb.soc, 'msg.battery.soc'],
-    [pb.soc, 'msg.payload.battery.soc'],
+    [msgBattery.soc, 'msg.battery.soc'],
+    [payloadBattery.soc, 'msg.payload.battery.soc'],
   ];
-  if (soc) socCands[socFirst ? 'unshift' : 'push']([soc.value, soc.from]);
-  battery.soc = pick(from, 'battery.soc', socCands, 'msg.soc');
+  if (soc) socCandidates[socFirst ? 'unshift' : 'push']([soc.value, soc.from]);
+  battery.soc = pick(from, 'battery.soc', socCandidates, 'msg.soc');
   if (battery.soc === undefined) {
     throw new ValidationError(
       'msg.soc',
@@ -179,7 +179,7 @@ export function gather(
   const input: Rec = { prices, battery };
   for (const k of MSG_KEYS) {
     const nodeValue = NODE_PLAN_KEYS.includes(k) ? config[k as keyof PlanProps] : undefined;
-    const v = pick(
+    const value = pick(
       from,
       k,
       [
@@ -189,7 +189,7 @@ export function gather(
       ],
       k,
     );
-    if (v !== undefined) input[k] = v;
+    if (value !== undefined) input[k] = value;
   }
   addFormulas(input, msg, body, config, from);
   const site = siteOf(body, config, from);
@@ -198,53 +198,53 @@ export function gather(
 }
 
 /** The prices of msg.payload (an array, a feed, or {prices, …}) and the object payload's other fields. */
-function pricesOf(p: unknown, from: Sources): { prices: unknown; body: Rec } {
-  if (Array.isArray(p) || isFeedObject(p)) {
+function pricesOf(payload: unknown, from: Sources): { prices: unknown; body: Rec } {
+  if (Array.isArray(payload) || isFeedObject(payload)) {
     from.prices = 'msg.payload';
-    return { prices: p, body: {} };
+    return { prices: payload, body: {} };
   }
-  if (isObject(p)) {
-    const body = fieldsOf(p, 'msg.payload', PAYLOAD_KEYS, '');
+  if (isObject(payload)) {
+    const body = fieldsOf(payload, 'msg.payload', PAYLOAD_KEYS, '');
     from.prices = 'msg.payload.prices';
     return { prices: body.prices, body };
   }
   throw new ValidationError(
     'msg.payload',
-    `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(p)}`,
+    `must be an array of prices [{start, end or duration, price}], or {prices, battery?, soc?, socEnd?, priceUnit?, pvForecast?, loadForecast?, …} (prices also as a price source's feed); got ${show(payload)}`,
   );
 }
 
 /** The battery's fields but the SOC and its target: msg.battery, msg.payload.battery, then the node's. */
-function batteryOf(mb: Rec, pb: Rec, config: PlanProps, from: Sources): Rec {
+function batteryOf(msgBattery: Rec, payloadBattery: Rec, config: PlanProps, from: Sources): Rec {
   const battery: Rec = {};
   for (const k of BATTERY_KEYS) {
     if (k === 'soc' || k === 'socTarget') continue;
-    const cands: Candidate[] = [
-      [mb[k], `msg.battery.${k}`],
-      [pb[k], `msg.payload.battery.${k}`],
+    const candidates: Candidate[] = [
+      [msgBattery[k], `msg.battery.${k}`],
+      [payloadBattery[k], `msg.payload.battery.${k}`],
       [config[k], k],
     ];
-    const v = pick(from, `battery.${k}`, cands, k);
-    if (v === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
+    const value = pick(from, `battery.${k}`, candidates, k);
+    if (value === undefined && (k === 'capacityKWh' || k === 'maxChargeKW')) {
       throw new ValidationError(
         k,
         `must be given: the node's ${k}, or msg.battery.${k} (a number above 0); got nothing`,
       );
     }
     // gridCharge and gridDischarge only when off: on is the planners' default (prices alone stay with the price-only planner)
-    if (v !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (v === true || v === 'true')))
-      battery[k] = v;
+    if (value !== undefined && !((k === 'gridCharge' || k === 'gridDischarge') && (value === true || value === 'true')))
+      battery[k] = value;
   }
   return battery;
 }
 
 /** The SOC target: the message's, else the node's socTarget at the next socTargetTime (both or neither). */
-function socTargetOf(mb: Rec, pb: Rec, config: PlanProps, now: number, from: Sources): unknown {
-  const cands: Candidate[] = [
-    [mb.socTarget, 'msg.battery.socTarget'],
-    [pb.socTarget, 'msg.payload.battery.socTarget'],
+function socTargetOf(msgBattery: Rec, payloadBattery: Rec, config: PlanProps, now: number, from: Sources): unknown {
+  const candidates: Candidate[] = [
+    [msgBattery.socTarget, 'msg.battery.socTarget'],
+    [payloadBattery.socTarget, 'msg.payload.battery.socTarget'],
   ];
-  const target = pick(from, 'battery.socTarget', cands, 'socTarget');
+  const target = pick(from, 'battery.socTarget', candidates, 'socTarget');
   if (target !== undefined) return target;
   if (!isSet(config.socTarget) && !isSet(config.socTargetTime)) return undefined;
   if (!isSet(config.socTargetTime))
@@ -260,27 +260,27 @@ function socTargetOf(mb: Rec, pb: Rec, config: PlanProps, now: number, from: Sou
 
 /** The price formulas (import, export): per key from msg.X, msg.payload.X, then the node's settings. */
 function addFormulas(input: Rec, msg: Msg, body: Rec, config: PlanProps, from: Sources): void {
-  for (const [f, props] of Object.entries(FORMULA_PROPS)) {
-    const ff = '{multiplier?, fee?, vat?}: price per kWh = (base per kWh × multiplier + fee) × vat';
-    const mf = fieldsOf(msg[f], `msg.${f}`, Object.keys(props), ff);
-    const bf = fieldsOf(body[f], `msg.payload.${f}`, Object.keys(props), ff);
+  for (const [formula, props] of Object.entries(FORMULA_PROPS)) {
+    const form = '{multiplier?, fee?, vat?}: price per kWh = (base per kWh × multiplier + fee) × vat';
+    const msgFormula = fieldsOf(msg[formula], `msg.${formula}`, Object.keys(props), form);
+    const payloadFormula = fieldsOf(body[formula], `msg.payload.${formula}`, Object.keys(props), form);
     const out: Rec = {};
     for (const [k, prop] of Object.entries(props)) {
-      const cands: Candidate[] = [
-        [mf[k], `msg.${f}.${k}`],
-        [bf[k], `msg.payload.${f}.${k}`],
+      const candidates: Candidate[] = [
+        [msgFormula[k], `msg.${formula}.${k}`],
+        [payloadFormula[k], `msg.payload.${formula}.${k}`],
         [config[prop], prop],
       ];
-      const v = pick(from, `${f}.${k}`, cands, prop);
-      if (v !== undefined) out[k] = v;
+      const value = pick(from, `${formula}.${k}`, candidates, prop);
+      if (value !== undefined) out[k] = value;
     }
-    if (Object.keys(out).length) input[f] = out;
+    if (Object.keys(out).length) input[formula] = out;
   }
 }
 
 /** The site's limits: msg.payload.site.X (W), then the node's (kW, converted). */
 function siteOf(body: Rec, config: PlanProps, from: Sources): Rec {
-  const bs = fieldsOf(
+  const payloadSite = fieldsOf(
     body.site,
     'msg.payload.site',
     Object.keys(SITE_PROPS),
@@ -289,12 +289,12 @@ function siteOf(body: Rec, config: PlanProps, from: Sources): Rec {
   const site: Rec = {};
   for (const [k, [prop, factor]] of Object.entries(SITE_PROPS)) {
     const where = prop ?? `msg.payload.site.${k}`;
-    const cands: Candidate[] = [
-      [bs[k], `msg.payload.site.${k}`],
+    const candidates: Candidate[] = [
+      [payloadSite[k], `msg.payload.site.${k}`],
       [prop ? config[prop] : undefined, where],
     ];
-    const v = pick(from, `site.${k}`, cands, where);
-    if (v !== undefined) site[k] = from[`site.${k}`] === prop ? nodeAmount(v, prop!, factor) : v;
+    const value = pick(from, `site.${k}`, candidates, where);
+    if (value !== undefined) site[k] = from[`site.${k}`] === prop ? nodeAmount(value, prop!, factor) : value;
   }
   return site;
 }

@@ -32,7 +32,7 @@ type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
-const num = (v: unknown, dflt: number) => (isSet(v) && Number.isFinite(Number(v)) ? Number(v) : dflt);
+const num = (v: unknown, fallback: number) => (isSet(v) && Number.isFinite(Number(v)) ? Number(v) : fallback);
 
 export type Trigger = 'input' | 'soc' | 'timer' | 'delivery';
 export type MessageKind = 'input' | 'soc' | 'delivery';
@@ -50,12 +50,12 @@ export function readingOf(msg: Msg): [unknown, string] | undefined {
   if (hasPrices(msg) || isDelivery(msg)) return undefined;
   if (isSet(msg.soc)) return [msg.soc, 'msg.soc'];
   const topic = typeof msg.topic === 'string' ? msg.topic : '';
-  const p = msg.payload;
+  const payload = msg.payload;
   if (
     (topic === 'soc' || topic.endsWith('/soc')) &&
-    (typeof p === 'number' || (typeof p === 'string' && p.trim() !== ''))
+    (typeof payload === 'number' || (typeof payload === 'string' && payload.trim() !== ''))
   )
-    return [p, 'msg.payload'];
+    return [payload, 'msg.payload'];
   return undefined;
 }
 
@@ -114,16 +114,16 @@ export class Replanner {
 
   /** The SOC a re-plan starts from, and where it came from; undefined when nothing is known. */
   socFor(now: number): { value: number; from: string } | undefined {
-    const r = this.reading;
-    if (r && !r.used) return { value: r.soc, from: 'reading' };
-    const l = this.last;
-    const planned = l ? socAt(l.curve, now) : undefined;
-    if (l && planned !== undefined) {
-      const shift = deliveryShiftKWh(this.reports, this.anchorAt, now, l.etaC, l.etaD);
-      const soc = Math.min(100, Math.max(0, planned + (l.capKWh > 0 ? (shift / l.capKWh) * 100 : 0)));
+    const reading = this.reading;
+    if (reading && !reading.used) return { value: reading.soc, from: 'reading' };
+    const last = this.last;
+    const planned = last ? socAt(last.curve, now) : undefined;
+    if (last && planned !== undefined) {
+      const shift = deliveryShiftKWh(this.reports, this.anchorAt, now, last.etaC, last.etaD);
+      const soc = Math.min(100, Math.max(0, planned + (last.capKWh > 0 ? (shift / last.capKWh) * 100 : 0)));
       return { value: soc, from: shift !== 0 ? 'plan+delivery' : 'plan' };
     }
-    return r ? { value: r.soc, from: 'reading' } : undefined;
+    return reading ? { value: reading.soc, from: 'reading' } : undefined;
   }
 
   /**
@@ -131,14 +131,14 @@ export class Replanner {
    * for the delivery correction. A plan from a fresh reading anchors the reports' windows there.
    */
   planned(input: Rec, curve: LastPlan['curve'], now: number): void {
-    const b = isObject(input.battery) ? input.battery : {};
-    const root = Math.sqrt(num(b.efficiency, 0.9));
+    const battery = isObject(input.battery) ? input.battery : {};
+    const root = Math.sqrt(num(battery.efficiency, 0.9));
     this.last = {
       at: now,
       curve,
-      capKWh: num(b.capacityKWh, 0),
-      etaC: num(b.chargeEfficiency, root),
-      etaD: num(b.dischargeEfficiency, root),
+      capKWh: num(battery.capacityKWh, 0),
+      etaC: num(battery.chargeEfficiency, root),
+      etaD: num(battery.dischargeEfficiency, root),
     };
     if (this.reading && !this.reading.used) {
       this.reading.used = true;
@@ -150,8 +150,8 @@ export class Replanner {
 
   /** The indices of `slots` that changed against the slots handed on last (all without any); `idle`: the slots left to the site. */
   changed(slots: ScheduleSlot[], input: Rec, idle?: readonly boolean[]): number[] {
-    const b = isObject(input.battery) ? input.battery : {};
-    const maxKW = Math.max(num(b.maxChargeKW, 0), num(b.maxDischargeKW, num(b.maxChargeKW, 0)));
+    const battery = isObject(input.battery) ? input.battery : {};
+    const maxKW = Math.max(num(battery.maxChargeKW, 0), num(battery.maxDischargeKW, num(battery.maxChargeKW, 0)));
     return changedSlots(
       this.sent,
       slots,

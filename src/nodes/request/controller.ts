@@ -28,8 +28,8 @@ function modeOf(v: unknown): 'request' | 'stats' {
 }
 
 /** The fields of an answer as they go on a message. */
-function answerFields(a: RawResponse): NodeMessage {
-  return { payload: a.payload, statusCode: a.statusCode, headers: a.headers };
+function answerFields(answer: RawResponse): NodeMessage {
+  return { payload: answer.payload, statusCode: answer.statusCode, headers: answer.headers };
 }
 
 export class RequestController {
@@ -52,14 +52,14 @@ export class RequestController {
     const { status } = this.flow;
     if (this.config.mode && this.config.mode !== 'request') {
       const payload = await this.stats();
-      const p = payload as { lastMinute: { sent: number }; lastDay: { sent: number } };
-      status.ok(status.t('stats', { minute: p.lastMinute.sent, day: p.lastDay.sent }));
+      const counts = payload as { lastMinute: { sent: number }; lastDay: { sent: number } };
+      status.ok(status.t('stats', { minute: counts.lastMinute.sent, day: counts.lastDay.sent }));
       return copy({ payload });
     }
     status.busy();
-    const r = await this.request(msg);
-    status.ok(status.t('answered', { method: r.method, status: r.answer.statusCode }));
-    return copy(answerFields(r.answer));
+    const result = await this.request(msg);
+    status.ok(status.t('answered', { method: result.method, status: result.answer.statusCode }));
+    return copy(answerFields(result.answer));
   }
 
   private async request(msg: NodeMessage): Promise<{ method: string; answer: RawResponse }> {
@@ -81,8 +81,8 @@ export class RequestController {
       return { method: checked, answer };
     } catch (err) {
       // An HTTP error answer: the message that reaches the Catch node carries it too.
-      const a = rawAnswerOf(err);
-      if (a) Object.assign(msg, answerFields(a));
+      const answer = rawAnswerOf(err);
+      if (answer) Object.assign(msg, answerFields(answer));
       throw err;
     }
   }

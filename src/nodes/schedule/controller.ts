@@ -108,27 +108,29 @@ export class ScheduleController {
   async onInput(msg: NodeMessage, { copy }: InputContext): Promise<NodeMessage | undefined> {
     await this.ready;
     if (this.settingsError) throw this.settingsError;
-    const s = this.settings!;
+    const settings = this.settings!;
     if (msg.payload === 'stop' || msg.stop === true) {
       this.player.stop();
       this.group.stopped();
       this.waitingStatus();
       return undefined;
     }
-    const cfg = this.flow.configNode(); // throws, naming `server`, when there is none
-    const ref = await this.site(msg);
-    if (!s.dryRun) this.runtime = await this.flow.runtime();
+    const configNode = this.flow.configNode(); // throws, naming `server`, when there is none
+    const siteRef = await this.site(msg);
+    if (!settings.dryRun) this.runtime = await this.flow.runtime();
     const maxValidityMs =
-      this.runtime && !s.dryRun ? this.runtime.limits.maxValidityMs : maxValidityMsOf(cfg.props?.maxValidity);
+      this.runtime && !settings.dryRun
+        ? this.runtime.limits.maxValidityMs
+        : maxValidityMsOf(configNode.props?.maxValidity);
     const now = Date.now();
-    const slots = await this.checkedSlots(msg, s, cfg, ref, now);
-    const runs: PlayRun[] = runsOf(slots, maxValidityMs, Date.now()).map((r) => ({
-      ...r,
-      site: ref,
+    const slots = await this.checkedSlots(msg, settings, configNode, siteRef, now);
+    const runs: PlayRun[] = runsOf(slots, maxValidityMs, Date.now()).map((run) => ({
+      ...run,
+      site: siteRef,
       total: slots.length,
     }));
-    if (s.dryRun) return copy(this.dryRun(runs, cfg, ref, now));
-    await this.play(msg, ref, runs, slots[0].start);
+    if (settings.dryRun) return copy(this.dryRun(runs, configNode, siteRef, now));
+    await this.play(msg, siteRef, runs, slots[0].start);
     return undefined;
   }
 
@@ -211,20 +213,20 @@ export class ScheduleController {
   }
 
   /** A request went out: to the delivery check, on output 1, and in the status (with what it ended of another steering type). */
-  private sent(run: PlayRun, cmd: SteeringCommand, r: SteeringResult): void {
+  private sent(run: PlayRun, cmd: SteeringCommand, result: SteeringResult): void {
     const { node, flow } = this;
     const { status } = flow;
-    const t = status.t;
-    this.check.sent(run, cmd, r);
+    const { t } = status;
+    this.check.sent(run, cmd, result);
     if (flow.signal.aborted) return;
-    node.send([{ payload: r.response, request: r.request, slots: slotsOf(run), site: run.site }, null]);
+    node.send([{ payload: result.response, request: result.request, slots: slotsOf(run), site: run.site }, null]);
     const text = describeRun(run, t);
-    if (!r.displaced) return status.sent(text);
-    const ended = r.displaced
+    if (!result.displaced) return status.sent(text);
+    const ended = result.displaced
       .map((d) => `the ${TYPE_NAME[d.type]} this Node-RED had in force until ${formatClock(d.validUntil)}`)
       .join(' and ');
     node.warn(`${text}: the service ends ${ended} (asset steering and grid target cannot be used together)`);
-    const types = new Set(r.displaced.map((d) => t(d.type === 'asset' ? 'assetSteering' : 'gridTargetSteering')));
+    const types = new Set(result.displaced.map((d) => t(d.type === 'asset' ? 'assetSteering' : 'gridTargetSteering')));
     status.sentWarning(t('displacing', { text, other: [...types].join(', ') }));
   }
 
@@ -295,11 +297,11 @@ export class ScheduleController {
   private waitingStatus(): void {
     const { player } = this;
     const { status } = this.flow;
-    const t = status.t;
-    const cur = player.current;
+    const { t } = status;
+    const current = player.current;
     const next = player.pending[0];
-    if (player.wasStopped) status.ended(cur ? t('stoppedUntil', { time: formatClock(cur.end) }) : t('stopped'));
-    else if (cur && (!next || next.start > Date.now())) status.sent(describeRun(cur, t));
+    if (player.wasStopped) status.ended(current ? t('stoppedUntil', { time: formatClock(current.end) }) : t('stopped'));
+    else if (current && (!next || next.start > Date.now())) status.sent(describeRun(current, t));
     else if (next) status.ended(describeNext(next, t));
   }
 
@@ -310,19 +312,19 @@ export class ScheduleController {
   }
 
   /** The message's slots, checked, with the sources of the PV power and the site's ratings (slots.ts). */
-  private checkedSlots(msg: NodeMessage, s: NodeSettings, cfg: ConfigNode, ref: string, now: number) {
+  private checkedSlots(msg: NodeMessage, settings: NodeSettings, configNode: ConfigNode, siteRef: string, now: number) {
     const sites = async () => {
       const runtime = await this.currentRuntime();
       return cachedSites(runtime, () => runtime.client.listSites());
     };
-    const mode = this.runtime ? this.runtime.percentCurtailment : percentCurtailmentOf(cfg.props);
-    return checkSlots(msg.payload, s, ref, now, { mode, msg: msg.pvPeakPower, sites });
+    const mode = this.runtime ? this.runtime.percentCurtailment : percentCurtailmentOf(configNode.props);
+    return checkSlots(msg.payload, settings, siteRef, now, { mode, msg: msg.pvPeakPower, sites });
   }
 
   /** A dry run: the requests the schedule would send, as the output's fields; nothing is sent. */
-  private dryRun(runs: PlayRun[], cfg: ConfigNode, ref: string, now: number): NodeMessage {
+  private dryRun(runs: PlayRun[], configNode: ConfigNode, siteRef: string, now: number): NodeMessage {
     const { status } = this.flow;
-    const plan = planOf(runs, Date.now(), resolvePaths(cfg.props as Record<string, unknown>));
+    const plan = planOf(runs, Date.now(), resolvePaths(configNode.props as Record<string, unknown>));
     status.dryRun(
       status.t('dryRun', {
         count: plan.length,
@@ -330,19 +332,19 @@ export class ScheduleController {
         until: formatClock(runs[runs.length - 1]?.end ?? now),
       }),
     );
-    return { payload: plan, site: ref, dryRun: true };
+    return { payload: plan, site: siteRef, dryRun: true };
   }
 
   /** Plays the schedule: the delivery check's devices, a warning when another node plays on the site, the group told. */
-  private async play(msg: NodeMessage, ref: string, runs: PlayRun[], start: number): Promise<void> {
+  private async play(msg: NodeMessage, siteRef: string, runs: PlayRun[], start: number): Promise<void> {
     const runtime = this.runtime!;
-    await this.verifier?.prepare(ref, msg); // the devices, with this message
-    const other = runningScheduleFor(runtime, ref, Date.now(), this.node);
+    await this.verifier?.prepare(siteRef, msg); // the devices, with this message
+    const other = runningScheduleFor(runtime, siteRef, Date.now(), this.node);
     if (other)
       this.node.warn(
-        `schedule node "${other.name}" also plays a schedule on ${ref} until ${formatClock(other.until)}: their requests replace each other's components`,
+        `schedule node "${other.name}" also plays a schedule on ${siteRef} until ${formatClock(other.until)}: their requests replace each other's components`,
       );
-    this.group.played(runtime, ref, runs); // recorded before its first request is claimed
+    this.group.played(runtime, siteRef, runs); // recorded before its first request is claimed
     this.player.play(runs, start);
     this.waitingStatus();
   }

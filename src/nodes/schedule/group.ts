@@ -34,32 +34,32 @@ export class ScheduleGroup {
   private site?: string;
   private runs: PlayRun[] = [];
 
-  constructor(private readonly o: ScheduleGroupDeps) {}
+  constructor(private readonly deps: ScheduleGroupDeps) {}
 
-  private attach(rt: Runtime): SteerGate | undefined {
-    if (!rt.gate) return undefined;
+  private attach(runtime: Runtime): SteerGate | undefined {
+    if (!runtime.gate) return undefined;
     if (!this.gate) {
-      this.gate = rt.gate;
-      this.off = rt.gate.onChange((s, a) => this.changed(s, a));
+      this.gate = runtime.gate;
+      this.off = runtime.gate.onChange((s, a) => this.changed(s, a));
     }
     return this.gate;
   }
 
   /** A schedule is played on `site` (on each instance that received it): recorded in the group, its site watched. */
-  played(rt: Runtime, site: string, runs: PlayRun[]): void {
-    const g = this.attach(rt);
-    if (!g) return;
+  played(runtime: Runtime, site: string, runs: PlayRun[]): void {
+    const gate = this.attach(runtime);
+    if (!gate) return;
     this.site = site;
     this.runs = runs;
-    g.watch(site);
+    gate.watch(site);
     const ends = runs.reduce((m, r) => Math.max(m, r.end), 0);
-    if (ends > Date.now()) void g.share(site, { kind: KIND, id: this.o.id, ends, data: { runs } });
+    if (ends > Date.now()) void gate.share(site, { kind: KIND, id: this.deps.id, ends, data: { runs } });
   }
 
   /** A schedule resumed from the node's context (deploy, restart): its site watched, its runs kept for a take-over. */
-  resumed(rt: Runtime, runs: PlayRun[], inForce?: PlayRun): void {
+  resumed(runtime: Runtime, runs: PlayRun[], inForce?: PlayRun): void {
     const site = runs[0]?.site ?? inForce?.site;
-    if (!this.attach(rt) || site === undefined) return;
+    if (!this.attach(runtime) || site === undefined) return;
     this.site = site;
     this.runs = inForce ? [inForce, ...runs] : runs;
     this.gate!.watch(site);
@@ -67,41 +67,41 @@ export class ScheduleGroup {
 
   /** The schedule was stopped: the group plays nothing more of it. */
   stopped(): void {
-    if (this.site !== undefined) this.gate?.forget(this.site, KIND, this.o.id);
+    if (this.site !== undefined) this.gate?.forget(this.site, KIND, this.deps.id);
     this.runs = [];
   }
 
   /** Before a request of a run goes out: claimed in the group (rejects when another instance sends it, or none may). */
-  async claim(rt: Runtime, cmd: SteeringCommand): Promise<void> {
-    const g = this.attach(rt);
-    if (!g) return;
-    const key = `sched:${this.o.id}:${createHash('sha256').update(JSON.stringify(cmd)).digest('base64url').slice(0, 22)}`;
-    await g.claim(cmd.site, key, Math.max(0, (cmd.validUntil ?? 0) - Date.now()) + 60_000);
+  async claim(runtime: Runtime, cmd: SteeringCommand): Promise<void> {
+    const gate = this.attach(runtime);
+    if (!gate) return;
+    const key = `sched:${this.deps.id}:${createHash('sha256').update(JSON.stringify(cmd)).digest('base64url').slice(0, 22)}`;
+    await gate.claim(cmd.site, key, Math.max(0, (cmd.validUntil ?? 0) - Date.now()) + 60_000);
   }
 
   close(): void {
     this.off?.();
   }
 
-  private changed(site: string, a: LeaderAnswer): void {
+  private changed(site: string, answer: LeaderAnswer): void {
     if (site !== this.site) return;
-    if (a.kind === 'other') this.o.status.standby(a.instance, site);
-    else if (a.kind === 'unknown' && a.reason === 'unreachable') this.o.status.redisUnreachable();
-    else if (a.kind === 'me') {
-      this.o.status.leading(site);
+    if (answer.kind === 'other') this.deps.status.standby(answer.instance, site);
+    else if (answer.kind === 'unknown' && answer.reason === 'unreachable') this.deps.status.redisUnreachable();
+    else if (answer.kind === 'me') {
+      this.deps.status.leading(site);
       void this.takeOver(site);
     }
   }
 
   /** This instance leads `site` now: the schedule recorded in the group plays from the run in progress. */
   private async takeOver(site: string): Promise<void> {
-    const entries = await this.gate!.entries(site, KIND, this.o.id);
+    const entries = await this.gate!.entries(site, KIND, this.deps.id);
     if (site !== this.site) return;
     const stored = (entries[entries.length - 1]?.data as { runs?: PlayRun[] } | undefined)?.runs;
     const runs = (Array.isArray(stored) ? stored : this.runs).filter((r) => r.end > Date.now());
-    if (runs.length === 0 || this.o.player.wasStopped) return;
+    if (runs.length === 0 || this.deps.player.wasStopped) return;
     // What this player sent itself and still holds is not sent again (a lease kept across a blip of Redis).
-    const inForce = this.o.player.current;
-    this.o.player.resume(inForce ? { runs, inForce } : { runs });
+    const inForce = this.deps.player.current;
+    this.deps.player.resume(inForce ? { runs, inForce } : { runs });
   }
 }

@@ -33,38 +33,38 @@ export interface NodeSettings extends ScheduleSettings {
   none: PowerLimitKey[];
 }
 
-const bool = (v: unknown, dflt: boolean, field: string): boolean => {
-  if (v === undefined || v === '' || v === null) return dflt;
+const bool = (v: unknown, fallback: boolean, field: string): boolean => {
+  if (v === undefined || v === '' || v === null) return fallback;
   if (v === true || v === 'true') return true;
   if (v === false || v === 'false') return false;
   throw new ValidationError(field, `must be true or false; got ${show(v)}`);
 };
 
 /** The node's settings from its properties (each refusal names the property). */
-export function settingsOf(c: Record<string, unknown>): NodeSettings {
-  const num = (key: 'pvPeakPower') => limited(c[key], LIMITS[key], key);
-  const power = powerLimitsOf(c);
-  const store = c.store === undefined || c.store === null ? '' : c.store;
+export function settingsOf(props: Record<string, unknown>): NodeSettings {
+  const limitedNumber = (key: 'pvPeakPower') => limited(props[key], LIMITS[key], key);
+  const power = powerLimitsOf(props);
+  const store = props.store === undefined || props.store === null ? '' : props.store;
   if (typeof store !== 'string' || !/^[A-Za-z0-9_]{0,64}$/.test(store.trim())) {
     throw new ValidationError(
       'store',
-      `must be the name of a context store of the Node-RED settings (letters, digits, _), or empty for the default store; got ${show(c.store)}`,
+      `must be the name of a context store of the Node-RED settings (letters, digits, _), or empty for the default store; got ${show(props.store)}`,
     );
   }
   return {
-    essUnit: parsePowerUnit(c.essUnit || 'kW', 'essUnit'),
-    curtailmentUnit: parseCurtailmentUnit(c.curtailmentUnit || 'kW', 'curtailmentUnit'),
-    gridUnit: parsePowerUnit(c.gridUnit || 'kW', 'gridUnit'),
+    essUnit: parsePowerUnit(props.essUnit || 'kW', 'essUnit'),
+    curtailmentUnit: parseCurtailmentUnit(props.curtailmentUnit || 'kW', 'curtailmentUnit'),
+    gridUnit: parsePowerUnit(props.gridUnit || 'kW', 'gridUnit'),
     ...power.values,
     rating: power.rating,
     none: power.none,
-    allowMaximizeGridImport: bool(c.allowMaximizeGridImport, true, 'allowMaximizeGridImport'),
-    pvPeakPower: num('pvPeakPower'),
+    allowMaximizeGridImport: bool(props.allowMaximizeGridImport, true, 'allowMaximizeGridImport'),
+    pvPeakPower: limitedNumber('pvPeakPower'),
     store: store.trim(),
-    dryRun: bool(c.dryRun, false, 'dryRun'),
-    verify: bool(c.verify, false, 'verify'),
+    dryRun: bool(props.dryRun, false, 'dryRun'),
+    verify: bool(props.verify, false, 'verify'),
     // Per slot: the node has no verifyEvery (a slot's window is checked at its end).
-    check: { ...verifySettingsOf(c), everyMs: 0 },
+    check: { ...verifySettingsOf(props), everyMs: 0 },
   };
 }
 

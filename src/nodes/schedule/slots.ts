@@ -22,29 +22,33 @@ export async function convertSlots(
   slots: ScheduleSlot[],
   site: string,
   at: string,
-  s: NodeSettings,
+  settings: NodeSettings,
   pv: PercentSources,
 ): Promise<ScheduleSlot[]> {
   if (pv.mode === 'send' || !slots.some((x) => x.setting.productionCurtailment?.unit === '%')) return slots;
   const out: ScheduleSlot[] = [];
   for (const slot of slots) {
-    const c = slot.setting.productionCurtailment;
-    if (c?.unit !== '%') {
+    const curtailment = slot.setting.productionCurtailment;
+    if (curtailment?.unit !== '%') {
       out.push(slot);
       continue;
     }
     const field = `${at}[${slot.index}].curtailment`;
     try {
       const cmd = await convertPercent(
-        { site, kind: 'curtailment', productionCurtailment: c },
+        { site, kind: 'curtailment', productionCurtailment: curtailment },
         pv.mode,
-        { node: s.pvPeakPower, msg: pv.msg, sites: pv.sites },
-        { maxCurtailment: s.maxCurtailment },
+        { node: settings.pvPeakPower, msg: pv.msg, sites: pv.sites },
+        { maxCurtailment: settings.maxCurtailment },
       );
       out.push({ ...slot, setting: { ...slot.setting, productionCurtailment: cmd.productionCurtailment } });
     } catch (e) {
-      const v = e as ValidationError;
-      throw new ValidationError(field, `(${c.value} %) cannot be sent: ${v.message}`, v.kind ?? 'unprocessable');
+      const refusal = e as ValidationError;
+      throw new ValidationError(
+        field,
+        `(${curtailment.value} %) cannot be sent: ${refusal.message}`,
+        refusal.kind ?? 'unprocessable',
+      );
     }
   }
   return out;
@@ -59,11 +63,11 @@ export interface PlannedRequest {
 
 /** The requests a schedule would send (dry run): each at its run's start, or now for the run in progress. */
 export function planOf(runs: readonly PlayRun[], now: number, paths?: Partial<ApiPaths>): PlannedRequest[] {
-  return runs.flatMap((r) =>
-    commandsOf(r).map((cmd) => ({
-      at: Math.max(r.start, now),
+  return runs.flatMap((run) =>
+    commandsOf(run).map((cmd) => ({
+      at: Math.max(run.start, now),
       request: requestForCommand(cmd, paths),
-      slots: r.slots.map((x) => x.index),
+      slots: run.slots.map((x) => x.index),
     })),
   );
 }
@@ -74,21 +78,21 @@ export function planOf(runs: readonly PlayRun[], now: number, paths?: Partial<Ap
  */
 export async function checkSlots(
   payload: unknown,
-  s: NodeSettings,
-  ref: string,
+  settings: NodeSettings,
+  siteRef: string,
   now: number,
   pv: PercentSources & { sites: () => Promise<SiteSummary[]> },
 ): Promise<ScheduleSlot[]> {
   const at = Array.isArray(payload) ? 'msg.payload' : 'msg.payload.slots';
-  const slots = await convertSlots(parseSlots(payload, s, now), ref, at, s, pv);
+  const slots = await convertSlots(parseSlots(payload, settings, now), siteRef, at, settings, pv);
   // A limit not set is the site's rating: every slot within it, or nothing of the schedule is
   // played (a dry run reads nothing: the rating is checked when the schedule is played).
-  for (const slot of s.dryRun ? [] : slots) {
+  for (const slot of settings.dryRun ? [] : slots) {
     await checkSiteRatings(
       slot.setting,
-      s.rating,
-      ref,
-      { sites: pv.sites, pvW: s.pvPeakPower, pvFrom: "the node's pvPeakPower" },
+      settings.rating,
+      siteRef,
+      { sites: pv.sites, pvW: settings.pvPeakPower, pvFrom: "the node's pvPeakPower" },
       (part) =>
         `${at}[${slot.index}].${part === 'upperLimit' ? 'gridLimits.upper' : part === 'lowerLimit' ? 'gridLimits.lower' : part}`,
     );

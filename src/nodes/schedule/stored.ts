@@ -41,7 +41,7 @@ const whole = (v: unknown, field: string, min = 0): number => {
 };
 
 /** A saved run read back, checked against the node's current limits. */
-function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
+function runOf(raw: unknown, field: string, settings: ScheduleSettings): PlayRun {
   if (!isObject(raw)) throw new ValidationError(field, `must be a run object; got ${show(raw)}`);
   const start = storedTime(raw.start, `${field}.start`);
   const end = storedTime(raw.end, `${field}.end`);
@@ -50,11 +50,11 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
     throw new ValidationError(`${field}.slots`, `must list the run's slots; got ${show(raw.slots)}`);
   if (raw.slots.length > MAX_SLOTS) throw tooLong(`${field}.slots`, MAX_SLOTS, raw.slots.length, 'slots');
   const slots = raw.slots.map((x: unknown, i: number) => {
-    const o = isObject(x) ? x : {};
+    const slot = isObject(x) ? x : {};
     return {
-      index: whole(o.index, `${field}.slots[${i}].index`),
-      start: storedTime(o.start, `${field}.slots[${i}].start`),
-      end: storedTime(o.end, `${field}.slots[${i}].end`),
+      index: whole(slot.index, `${field}.slots[${i}].index`),
+      start: storedTime(slot.start, `${field}.slots[${i}].start`),
+      end: storedTime(slot.end, `${field}.slots[${i}].end`),
     };
   });
   return {
@@ -65,7 +65,7 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
     first: whole(raw.first, `${field}.first`),
     last: whole(raw.last, `${field}.last`),
     total: whole(raw.total, `${field}.total`, 1),
-    setting: parseSetting(raw.setting, s, `${field}.setting`),
+    setting: parseSetting(raw.setting, settings, `${field}.setting`),
   };
 }
 
@@ -77,30 +77,30 @@ function runOf(raw: unknown, field: string, s: ScheduleSettings): PlayRun {
  */
 export function restoreState(
   raw: unknown,
-  s: ScheduleSettings,
+  settings: ScheduleSettings,
   maxValidityMs: number,
   dropped?: (err: unknown) => void,
 ): PlayerState {
-  const f = 'stored schedule';
+  const field = 'stored schedule';
   if (!isObject(raw))
     throw new ValidationError(
-      f,
+      field,
       `must be the object this version saves ({v: ${STATE_VERSION}, runs, inForce?, stopped?}); got ${show(raw)}`,
     );
   if (raw.v !== STATE_VERSION)
     throw new ValidationError(
-      `${f}.v`,
+      `${field}.v`,
       `must be ${STATE_VERSION}, the version this node saves and reads; got ${show(raw.v)}`,
     );
   if (!Array.isArray(raw.runs))
-    throw new ValidationError(`${f}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
-  if (raw.runs.length > MAX_SLOTS) throw tooLong(`${f}.runs`, MAX_SLOTS, raw.runs.length, 'runs');
+    throw new ValidationError(`${field}.runs`, `must be an array of runs; got ${show(raw.runs)}`);
+  if (raw.runs.length > MAX_SLOTS) throw tooLong(`${field}.runs`, MAX_SLOTS, raw.runs.length, 'runs');
   const runs = raw.runs
-    .map((r: unknown, i: number) => runOf(r, `${f}.runs[${i}]`, s))
+    .map((r: unknown, i: number) => runOf(r, `${field}.runs[${i}]`, settings))
     .flatMap((r: PlayRun) => splitRun(r, maxValidityMs));
   let inForce: PlayRun | undefined;
   try {
-    inForce = raw.inForce === undefined ? undefined : runOf(raw.inForce, `${f}.inForce`, s);
+    inForce = raw.inForce === undefined ? undefined : runOf(raw.inForce, `${field}.inForce`, settings);
   } catch (e) {
     inForce = undefined;
     dropped?.(e);

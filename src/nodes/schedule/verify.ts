@@ -47,7 +47,7 @@ const keyOf = (a: Asked) => JSON.stringify({ ...a, percentOfW: undefined });
 /** The windows of one component of one request: one check at a time, the next opened as the one before ends. */
 class SlotChain {
   check?: DeliveryCheck;
-  private i = -1;
+  private windowIndex = -1;
   private timer?: unknown;
   private stopped = false;
 
@@ -55,34 +55,34 @@ class SlotChain {
     readonly askedKey: string,
     readonly windows: SlotWindow[],
     private readonly clock: SharedClock,
-    private readonly open: (w: SlotWindow) => DeliveryCheck,
+    private readonly open: (slotWindow: SlotWindow) => DeliveryCheck,
     private readonly idle: () => void,
   ) {}
 
   /** The window in progress (its check open). */
   get window(): SlotWindow | undefined {
-    return this.check?.active ? this.windows[this.i] : undefined;
+    return this.check?.active ? this.windows[this.windowIndex] : undefined;
   }
 
   /** Checks from the first window on; `kept`: its check is running already (taken over). */
   start(kept?: DeliveryCheck): void {
     if (this.stopped) return;
     if (!kept) return this.advance();
-    this.i = 0;
+    this.windowIndex = 0;
     this.follow(kept);
   }
 
   private advance(): void {
     this.timer = undefined;
     if (this.stopped) return;
-    this.i++;
-    if (this.i >= this.windows.length) return this.idle();
-    this.follow(this.open(this.windows[this.i]));
+    this.windowIndex++;
+    if (this.windowIndex >= this.windows.length) return this.idle();
+    this.follow(this.open(this.windows[this.windowIndex]));
   }
 
   private follow(check: DeliveryCheck): void {
     this.check = check;
-    const next = this.windows[this.i + 1];
+    const next = this.windows[this.windowIndex + 1];
     if (next) this.timer = this.clock.setTimeout(() => this.advance(), next.from - this.clock.now());
     else
       void check.done.then(() => {
@@ -95,15 +95,15 @@ class SlotChain {
     this.stopped = true;
     if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    const c = this.check;
+    const check = this.check;
     this.check = undefined;
-    return c;
+    return check;
   }
 
   /** A later request replaced the component at `now`: the window in progress reports up to now (endReplaced). */
   end(now: number): void {
-    const c = this.detach();
-    if (c?.active) endReplaced(c, now);
+    const check = this.detach();
+    if (check?.active) endReplaced(check, now);
   }
 
   /** No report (the node closes). */
@@ -122,10 +122,10 @@ export class ScheduleVerify implements DeliveryCheckHook {
   private warned = false;
   private closed = false;
   /** The config node's runtime (known once a chain began: the request went through it). */
-  private rt?: Runtime;
+  private runtime?: Runtime;
 
-  constructor(private readonly d: ScheduleVerifyDeps) {
-    this.common = new VerifyCommon(d);
+  constructor(private readonly deps: ScheduleVerifyDeps) {
+    this.common = new VerifyCommon(deps);
   }
 
   /** Components with a request being checked (tests, diagnostics). */
@@ -146,31 +146,36 @@ export class ScheduleVerify implements DeliveryCheckHook {
 
   /** A request of `run` was accepted (now): ends the windows it replaces, opens one per slot and component. */
   sent(run: PlayRun, cmd: SteeringCommand): void {
-    if (!this.d.settings.on || this.closed || this.d.signal.aborted) return;
+    if (!this.deps.settings.on || this.closed || this.deps.signal.aborted) return;
     try {
-      const now = this.d.clock.now();
+      const now = this.deps.clock.now();
       const { asked, ends } = componentsOf(cmd);
       const windows = run.slots
         .filter((s) => s.end > now)
-        .map((s) => ({
-          index: s.index,
-          from: Math.max(s.start, now),
-          until: Math.min(s.end, cmd.validUntil ?? s.end),
+        .map((slot) => ({
+          index: slot.index,
+          from: Math.max(slot.start, now),
+          until: Math.min(slot.end, cmd.validUntil ?? slot.end),
         }));
-      for (const c of ends) {
-        const k = `${cmd.site}|${c}`;
-        const a = asked.find((x) => x.component === c)?.asked;
-        const prev = this.chains.get(k);
-        const w = prev?.window;
-        const same = a && w && windows[0] && prev!.askedKey === keyOf(a) && w.until === windows[0].until;
+      for (const component of ends) {
+        const key = `${cmd.site}|${component}`;
+        const componentAsked = asked.find((x) => x.component === component)?.asked;
+        const prev = this.chains.get(key);
+        const inProgress = prev?.window;
+        const same =
+          componentAsked &&
+          inProgress &&
+          windows[0] &&
+          prev!.askedKey === keyOf(componentAsked) &&
+          inProgress.until === windows[0].until;
         const kept = same ? prev!.detach() : (prev?.end(now), undefined);
         const label = kept && this.slotOf.get(kept);
         if (label) label.index = windows[0].index;
-        if (prev) this.chains.delete(k);
-        if (!a || windows.length === 0) continue;
+        if (prev) this.chains.delete(key);
+        if (!componentAsked || windows.length === 0) continue;
         if (this.chains.size >= MAX_OPEN) {
           if (!this.warned)
-            this.d.node.warn(
+            this.deps.node.warn(
               `delivery check: more than ${MAX_OPEN} components checked at once; further ones are not checked`,
             );
           this.warned = true;
@@ -178,17 +183,17 @@ export class ScheduleVerify implements DeliveryCheckHook {
           continue;
         }
         const chain: SlotChain = new SlotChain(
-          keyOf(a),
+          keyOf(componentAsked),
           windows,
-          this.d.clock,
-          (win) => this.open(cmd.site, c, a, win),
+          this.deps.clock,
+          (win) => this.open(cmd.site, component, componentAsked, win),
           () => {
-            if (this.chains.get(k) === chain) this.chains.delete(k);
+            if (this.chains.get(key) === chain) this.chains.delete(key);
           },
         );
-        this.chains.set(k, chain);
+        this.chains.set(key, chain);
         if (kept) chain.start(kept);
-        else this.begin(chain, cmd.site, a);
+        else this.begin(chain, cmd.site, componentAsked);
       }
     } catch (e) {
       this.warn(e); // the request went out; its check must not fail it
@@ -196,25 +201,33 @@ export class ScheduleVerify implements DeliveryCheckHook {
   }
 
   /** Starts a chain once its devices (and a `%` curtailment's PV power) are known. */
-  private begin(chain: SlotChain, site: string, a: Asked): void {
-    const p = (async () => {
-      this.rt = await this.d.runtime();
+  private begin(chain: SlotChain, site: string, asked: Asked): void {
+    const started = (async () => {
+      this.runtime = await this.deps.runtime();
       if (!this.common.devices.has(site)) await this.prepare(site);
-      if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.common.pvPower(this.rt, site);
+      if (asked.kind === 'max' && asked.value.unit === '%')
+        asked.percentOfW = await this.common.pvPower(this.runtime, site);
       if (!this.closed) chain.start();
     })().catch((e) => this.warn(e));
-    this.common.track(p);
+    this.common.track(started);
   }
 
-  private open(site: string, component: DeliveryComponent, asked: Asked, w: SlotWindow): DeliveryCheck {
+  private open(site: string, component: DeliveryComponent, asked: Asked, slotWindow: SlotWindow): DeliveryCheck {
     // No signal: close() cancels what is open (a listener per check on the node's signal would pile up).
-    const label = { index: w.index };
+    const label = { index: slotWindow.index };
     const check = new DeliveryCheck(
-      { site, component, asked, from: w.from, until: w.until, devices: this.common.devices.get(site) ?? {} },
-      this.rt!,
       {
-        tolerance: this.d.settings.tolerance,
-        clock: this.d.clock,
+        site,
+        component,
+        asked,
+        from: slotWindow.from,
+        until: slotWindow.until,
+        devices: this.common.devices.get(site) ?? {},
+      },
+      this.runtime!,
+      {
+        tolerance: this.deps.settings.tolerance,
+        clock: this.deps.clock,
         onReport: (r) => this.report(r, label.index),
       },
     );
@@ -222,13 +235,13 @@ export class ScheduleVerify implements DeliveryCheckHook {
     return check;
   }
 
-  private report(r: DeliveryReport, index: number): void {
-    if (this.closed || this.d.signal.aborted) return;
-    this.common.report(r, { slots: [index] });
+  private report(delivery: DeliveryReport, index: number): void {
+    if (this.closed || this.deps.signal.aborted) return;
+    this.common.report(delivery, { slots: [index] });
   }
 
   private warn(e: unknown): void {
-    if (!this.closed) warnNotStarted(this.d.node, e);
+    if (!this.closed) warnNotStarted(this.deps.node, e);
   }
 
   /** Cancels every open window (no report); nothing is checked after this. */

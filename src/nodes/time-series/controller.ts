@@ -63,7 +63,7 @@ interface Read {
 /** The part of the client the unit lookup uses. */
 interface DeviceLister {
   listDevices(
-    o?: object,
+    options?: object,
   ): Promise<Array<{ deviceReference: string; properties: Array<{ name: string; unit: string }> }>>;
 }
 
@@ -114,7 +114,7 @@ export class TimeSeriesController {
     const output = this.config.output ?? 'points';
     if (!OUTPUTS.includes(output))
       throw new ValidationError('output', `must be one of ${OUTPUTS.join(', ')}; got ${show(output)}`);
-    const { device, devField, property } = await this.target(msg);
+    const { device, deviceField, property } = await this.target(msg);
     const resolutionHours = this.resolution(msg);
     const range = await this.range(msg);
     // A split of a range that holds more points than maxSplit is refused before anything is asked
@@ -133,7 +133,7 @@ export class TimeSeriesController {
         { property, start: range.start, end: range.end, resolutionHours },
         { signal: this.flow.signal },
       ),
-      (svc) => (/propert/i.test(svc) ? (msg.property !== undefined ? 'msg.property' : 'property') : devField),
+      (svc) => (/propert/i.test(svc) ? (msg.property !== undefined ? 'msg.property' : 'property') : deviceField),
     );
     if (output === 'split') checkSplit(series.time.length, this.limit());
     const unit = await this.unitOf(runtime.client, device, property);
@@ -141,18 +141,21 @@ export class TimeSeriesController {
   }
 
   /** The device and property to read, from the message or the node's settings. */
-  private async target(msg: NodeMessage): Promise<{ device: string; devField: string; property: string }> {
+  private async target(msg: NodeMessage): Promise<{ device: string; deviceField: string; property: string }> {
     const config = this.config;
-    const [dev, devField] =
+    const [given, deviceField] =
       msg.deviceReference !== undefined
         ? [msg.deviceReference, 'msg.deviceReference']
         : [await this.evaluate(config.device ?? '', config.deviceType, msg), 'device'];
-    const device = validateReference(typeof dev === 'number' && Number.isFinite(dev) ? String(dev) : dev, devField);
+    const device = validateReference(
+      typeof given === 'number' && Number.isFinite(given) ? String(given) : given,
+      deviceField,
+    );
     const property = validateProperty(
       msg.property !== undefined ? msg.property : await this.evaluate(config.property ?? '', config.propertyType, msg),
       msg.property !== undefined ? 'msg.property' : 'property',
     );
-    return { device, devField, property };
+    return { device, deviceField, property };
   }
 
   /** The resolution in hours, from the message or the node (range from the table of limits; a value given empty is refused). */
@@ -171,14 +174,14 @@ export class TimeSeriesController {
         throw new ValidationError('msg.start', 'is required with msg.end: epoch ms, ISO 8601 or Date');
       range = resolveRange({ range: 'absolute', start: msg.start, end: msg.end ?? Date.now() }, Date.now(), 'msg.');
     } else {
-      const needs = (config.range ?? 'last') === 'absolute';
+      const absolute = (config.range ?? 'last') === 'absolute';
       range = resolveRange(
         {
           range: config.range ?? 'last',
           last: config.last ?? 24,
           lastUnit: config.lastUnit,
-          start: needs ? await this.evaluate(config.start ?? '', config.startType, msg) : undefined,
-          end: needs && config.end ? await this.evaluate(config.end, config.endType, msg) : undefined,
+          start: absolute ? await this.evaluate(config.start ?? '', config.startType, msg) : undefined,
+          end: absolute && config.end ? await this.evaluate(config.end, config.endType, msg) : undefined,
         },
         Date.now(),
       );
@@ -213,9 +216,10 @@ export class TimeSeriesController {
     };
     const { time, data } = read.series;
     if (read.output === 'arrays') return [copyWith(msg, { ...common, payload: { time, data } })];
-    const xs = time.map((t) => Date.parse(t));
-    if (read.output === 'points') return [copyWith(msg, { ...common, payload: xs.map((x, i) => ({ x, y: data[i] })) })];
-    return xs.map((x, i) =>
+    const epochMs = time.map((t) => Date.parse(t));
+    if (read.output === 'points')
+      return [copyWith(msg, { ...common, payload: epochMs.map((x, i) => ({ x, y: data[i] })) })];
+    return epochMs.map((x, i) =>
       copyWith(msg, { ...common, topic: `${read.device}/${read.property}`, payload: data[i], timestamp: x }),
     );
   }

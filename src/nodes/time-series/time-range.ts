@@ -15,35 +15,38 @@ export interface RangeSettings {
   end?: unknown;
 }
 
-function localMidnight(t: number, daysBack = 0): number {
-  const d = new Date(t);
-  d.setHours(0, 0, 0, 0);
-  d.setDate(d.getDate() - daysBack);
-  return d.getTime();
+function localMidnight(time: number, daysBack = 0): number {
+  const date = new Date(time);
+  date.setHours(0, 0, 0, 0);
+  date.setDate(date.getDate() - daysBack);
+  return date.getTime();
 }
 
 /** `prefix` goes before the field names in errors ("msg." when the times came from the message). */
-export function resolveRange(s: RangeSettings, now: number, prefix = ''): { start: number; end: number } {
-  switch (s.range) {
+export function resolveRange(settings: RangeSettings, now: number, prefix = ''): { start: number; end: number } {
+  switch (settings.range) {
     case 'today':
       return { start: localMidnight(now), end: now };
     case 'yesterday':
       return { start: localMidnight(now, 1), end: localMidnight(now) };
     case 'absolute': {
-      const start = parseTime(s.start, `${prefix}start`);
-      const end = s.end === undefined || s.end === '' ? now : parseTime(s.end, `${prefix}end`);
+      const start = parseTime(settings.start, `${prefix}start`);
+      const end = settings.end === undefined || settings.end === '' ? now : parseTime(settings.end, `${prefix}end`);
       if (!(end > start))
         throw new ValidationError(`${prefix}end`, `must be after ${prefix}start (${new Date(start).toISOString()})`);
       return { start, end };
     }
     case 'last': {
       // Range and default from the table of limits, by the unit (`lastUnit` other than days counts as hours).
-      const days = s.lastUnit === 'days';
-      const n = limited(s.last, days ? LIMITS.lastDays : LIMITS.lastHours, 'last');
-      const span = n * (days ? DAY_MS : HOUR_MS);
+      const days = settings.lastUnit === 'days';
+      const count = limited(settings.last, days ? LIMITS.lastDays : LIMITS.lastHours, 'last');
+      const span = count * (days ? DAY_MS : HOUR_MS);
       return { start: Math.floor((now - span) / HOUR_MS) * HOUR_MS, end: now };
     }
     default:
-      throw new ValidationError('range', `must be one of last, today, yesterday, absolute; got ${show(s.range)}`);
+      throw new ValidationError(
+        'range',
+        `must be one of last, today, yesterday, absolute; got ${show(settings.range)}`,
+      );
   }
 }

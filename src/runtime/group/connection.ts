@@ -15,7 +15,6 @@ import { ValidationError } from '../../protocol';
  */
 function redisModule(): { createClient: typeof CreateClient } {
   try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require('redis') as { createClient: typeof CreateClient };
   } catch (e) {
     if ((e as NodeJS.ErrnoException)?.code !== 'MODULE_NOT_FOUND') throw e;
@@ -36,9 +35,9 @@ export interface GroupClock {
 export const systemGroupClock: GroupClock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
+    const timer = setTimeout(fn, ms);
+    timer.unref?.();
+    return timer;
   },
   clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),
 };
@@ -77,30 +76,30 @@ export function checkRedisUrl(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'string')
     throw new ValidationError('redisUrl', 'must be a text, e.g. "redis://redis.internal:6379"');
-  const s = raw.trim();
-  if (!s) return undefined;
-  let u: URL;
+  const trimmed = raw.trim();
+  if (!trimmed) return undefined;
+  let url: URL;
   try {
-    u = new URL(s);
+    url = new URL(trimmed);
   } catch {
     throw new ValidationError('redisUrl', 'must be a URL like "redis://host:6379" or "rediss://host:6380" (TLS)');
   }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:')
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
     throw new ValidationError(
       'redisUrl',
-      `must start with redis:// or rediss:// (TLS); got ${JSON.stringify(u.protocol)}`,
+      `must start with redis:// or rediss:// (TLS); got ${JSON.stringify(url.protocol)}`,
     );
-  if (u.username || u.password || s.includes('@')) {
+  if (url.username || url.password || trimmed.includes('@')) {
     throw new ValidationError(
       'redisUrl',
       'must not carry a user or password (they would be saved in clear text in the flow): put the password in the Redis password field',
     );
   }
-  if (!u.hostname) throw new ValidationError('redisUrl', 'needs a host, e.g. "redis://redis.internal:6379"');
-  if (u.pathname && u.pathname !== '/' && !/^\/\d{1,2}$/.test(u.pathname))
+  if (!url.hostname) throw new ValidationError('redisUrl', 'needs a host, e.g. "redis://redis.internal:6379"');
+  if (url.pathname && url.pathname !== '/' && !/^\/\d{1,2}$/.test(url.pathname))
     throw new ValidationError('redisUrl', 'may end in a database number only (e.g. "/2")');
-  if (u.search || u.hash) throw new ValidationError('redisUrl', 'takes no query or fragment');
-  return s;
+  if (url.search || url.hash) throw new ValidationError('redisUrl', 'takes no query or fragment');
+  return trimmed;
 }
 
 /** Removes the password and any URL userinfo from a text. */
@@ -122,22 +121,23 @@ export class GroupConnection {
   /** The last failure, redacted. */
   lastError?: string;
 
-  constructor(o: ConnectionOptions) {
-    const url = checkRedisUrl(o.url);
+  constructor(options: ConnectionOptions) {
+    const url = checkRedisUrl(options.url);
     if (!url) throw new ValidationError('redisUrl', 'is required for a group');
-    this.password = o.password || undefined;
-    const min = o.backoffMinMs ?? 100;
-    const max = o.backoffMaxMs ?? 5000;
+    this.password = options.password || undefined;
+    const backoffMin = options.backoffMinMs ?? 100;
+    const backoffMax = options.backoffMaxMs ?? 5000;
     this.client = redisModule().createClient({
       url,
       password: this.password,
       // RESP3 (HELLO 3, Redis 6 and later): replies keep their types (a hash is a map); fixed here, not left to the client's default
       RESP: 3,
       disableOfflineQueue: true,
-      commandOptions: { timeout: o.commandTimeoutMs ?? 1000 },
+      commandOptions: { timeout: options.commandTimeoutMs ?? 1000 },
       socket: {
-        connectTimeout: o.connectTimeoutMs ?? 2000,
-        reconnectStrategy: (retries) => Math.min(max, min * 2 ** Math.min(retries, 16)) * (0.8 + 0.4 * Math.random()),
+        connectTimeout: options.connectTimeoutMs ?? 2000,
+        reconnectStrategy: (retries) =>
+          Math.min(backoffMax, backoffMin * 2 ** Math.min(retries, 16)) * (0.8 + 0.4 * Math.random()),
       },
     });
     // An 'error' without a listener would throw out of the socket; it is kept, redacted, and never logged.
@@ -178,8 +178,8 @@ export class GroupConnection {
         off();
         reject(new GroupError(`Redis not reachable within ${ms} ms${this.lastError ? `: ${this.lastError}` : ''}`));
       }, ms);
-      const off = this.onState((s) => {
-        if (s !== 'reachable') return;
+      const off = this.onState((state) => {
+        if (state !== 'reachable') return;
         clearTimeout(timer);
         off();
         resolve();
@@ -216,16 +216,16 @@ export class GroupConnection {
   }
 
   private clean(e: unknown): string {
-    const msg = e instanceof Error ? `${e.message}` : String(e);
-    return redact(msg, this.password);
+    const message = e instanceof Error ? `${e.message}` : String(e);
+    return redact(message, this.password);
   }
 
-  private set(s: Reachability): void {
-    if (this.state === s || (this.state === 'closed' && s !== 'closed')) return;
-    this.state = s;
-    for (const l of [...this.listeners]) {
+  private set(next: Reachability): void {
+    if (this.state === next || (this.state === 'closed' && next !== 'closed')) return;
+    this.state = next;
+    for (const listener of [...this.listeners]) {
       try {
-        l(s);
+        listener(next);
       } catch {
         // a listener's failure must not stop the others or reach the socket
       }

@@ -48,32 +48,32 @@ export class Group {
   readonly inForce: InForceStore;
   private closing?: Promise<void>;
 
-  constructor(o: GroupOptions) {
-    const clock = o.clock ?? systemGroupClock;
-    this.instanceId = o.instanceId ?? defaultInstanceId();
+  constructor(options: GroupOptions) {
+    const clock = options.clock ?? systemGroupClock;
+    this.instanceId = options.instanceId ?? defaultInstanceId();
     if (/[|\s]/.test(this.instanceId)) throw new Error('a group instance id has no "|" and no white space');
-    this.prefix = `ems:group:${o.groupId}:`;
-    this.connection = new GroupConnection(o);
-    const leaseMs = o.leaseMs ?? 15_000;
+    this.prefix = `ems:group:${options.groupId}:`;
+    this.connection = new GroupConnection(options);
+    const leaseMs = options.leaseMs ?? 15_000;
     this.members = new Membership(this.connection, {
       instanceId: this.instanceId,
       key: `${this.prefix}members`,
-      ttlMs: o.heartbeatMs ?? leaseMs,
+      ttlMs: options.heartbeatMs ?? leaseMs,
       clock,
     });
     this.leases = new Leases(this.connection, { instanceId: this.instanceId, prefix: this.prefix, leaseMs, clock });
     this.budget = new SharedBudget(this.connection, {
       prefix: this.prefix,
-      perMinute: o.perMinute ?? 0,
-      perDay: o.perDay ?? 0,
-      blockSize: o.blockSize,
+      perMinute: options.perMinute ?? 0,
+      perDay: options.perDay ?? 0,
+      blockSize: options.blockSize,
       members: () => this.members.members.length,
       clock,
     });
     this.inForce = new InForceStore(this.connection, { prefix: this.prefix, clock });
     // The first heartbeat once Redis answers, and at once again after it returns.
-    this.connection.onState((s) => {
-      if (s === 'reachable') void this.members.beat();
+    this.connection.onState((state) => {
+      if (state === 'reachable') void this.members.beat();
     });
   }
 

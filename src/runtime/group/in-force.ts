@@ -56,53 +56,57 @@ export interface InForceOptions {
 
 export class InForceStore {
   constructor(
-    private readonly conn: GroupConnection,
-    private readonly o: InForceOptions,
+    private readonly connection: GroupConnection,
+    private readonly options: InForceOptions,
   ) {}
 
   /** Records (or replaces) an entry of `site`. */
-  async put<T>(site: string, e: InForceEntry<T>): Promise<void> {
-    await this.conn.evalScript(PUT, [this.hash(site)], [`${e.kind}:${e.id}`, JSON.stringify(e), e.ends, this.keep(e)]);
+  async put<T>(site: string, entry: InForceEntry<T>): Promise<void> {
+    await this.connection.evalScript(
+      PUT,
+      [this.hash(site)],
+      [`${entry.kind}:${entry.id}`, JSON.stringify(entry), entry.ends, this.keep(entry)],
+    );
   }
 
   /** Records an entry only while `leaseValue` holds the site's lease (one round trip); false when it does not. */
-  async putLeading<T>(site: string, leaseValue: string, e: InForceEntry<T>): Promise<boolean> {
-    const r = await this.conn.evalScript<number>(
+  async putLeading<T>(site: string, leaseValue: string, entry: InForceEntry<T>): Promise<boolean> {
+    const answer = await this.connection.evalScript<number>(
       PUT_LEADING,
-      [`${this.o.prefix}lease:${site}`, this.hash(site)],
-      [leaseValue, `${e.kind}:${e.id}`, JSON.stringify(e), this.keep(e)],
+      [`${this.options.prefix}lease:${site}`, this.hash(site)],
+      [leaseValue, `${entry.kind}:${entry.id}`, JSON.stringify(entry), this.keep(entry)],
     );
-    return r === 1;
+    return answer === 1;
   }
 
-  private keep(e: InForceEntry): number {
-    return Math.max(60_000, e.ends - this.o.clock.now() + 60_000);
+  private keep(entry: InForceEntry): number {
+    return Math.max(60_000, entry.ends - this.options.clock.now() + 60_000);
   }
 
   /** The entries of `site` not over yet (entries over are dropped from Redis on the way). */
   async list(site: string): Promise<InForceEntry[]> {
     // RESP3 (the connection's protocol): a map, which the client hands out as an object
-    const pairs = Object.entries(await this.conn.command<Record<string, string>>(['HGETALL', this.hash(site)]));
-    const now = this.o.clock.now();
+    const pairs = Object.entries(await this.connection.command<Record<string, string>>(['HGETALL', this.hash(site)]));
+    const now = this.options.clock.now();
     const live: InForceEntry[] = [];
     const over: string[] = [];
     for (const [field, json] of pairs) {
-      let e: InForceEntry | undefined;
+      let entry: InForceEntry | undefined;
       try {
-        e = JSON.parse(json) as InForceEntry;
+        entry = JSON.parse(json) as InForceEntry;
       } catch {
-        e = undefined;
+        entry = undefined;
       }
-      if (e && typeof e.ends === 'number' && e.ends > now) live.push(e);
+      if (entry && typeof entry.ends === 'number' && entry.ends > now) live.push(entry);
       else over.push(field);
     }
-    if (over.length) await this.conn.command(['HDEL', this.hash(site), ...over]).catch(() => undefined);
+    if (over.length) await this.connection.command(['HDEL', this.hash(site), ...over]).catch(() => undefined);
     return live.sort((a, b) => a.ends - b.ends || a.id.localeCompare(b.id));
   }
 
   /** Removes an entry (the schedule was stopped, the renewal ended). */
   async remove(site: string, kind: string, id: string): Promise<void> {
-    await this.conn.command(['HDEL', this.hash(site), `${kind}:${id}`]);
+    await this.connection.command(['HDEL', this.hash(site), `${kind}:${id}`]);
   }
 
   /**
@@ -120,20 +124,22 @@ export class InForceStore {
     entry?: InForceEntry,
   ): Promise<ClaimResult> {
     const put = entry ? [`${entry.kind}:${entry.id}`, JSON.stringify(entry), this.keep(entry)] : [];
-    const r = await this.conn.evalScript<number>(
+    const answer = await this.connection.evalScript<number>(
       CLAIM,
-      [`${this.o.prefix}lease:${site}`, `${this.o.prefix}slot:${site}:${slot}`, this.hash(site)],
+      [`${this.options.prefix}lease:${site}`, `${this.options.prefix}slot:${site}:${slot}`, this.hash(site)],
       [leaseValue, Math.max(1000, Math.ceil(ttlMs)), ...put],
     );
-    return r === 1 ? 'claimed' : r === 0 ? 'taken' : 'not-leader';
+    return answer === 1 ? 'claimed' : answer === 0 ? 'taken' : 'not-leader';
   }
 
   /** The lease value that claimed `slot` of `site`, if any. */
   async claimedBy(site: string, slot: string): Promise<string | undefined> {
-    return (await this.conn.command<string | null>(['GET', `${this.o.prefix}slot:${site}:${slot}`])) ?? undefined;
+    return (
+      (await this.connection.command<string | null>(['GET', `${this.options.prefix}slot:${site}:${slot}`])) ?? undefined
+    );
   }
 
   private hash(site: string): string {
-    return `${this.o.prefix}inforce:${site}`;
+    return `${this.options.prefix}inforce:${site}`;
   }
 }

@@ -69,25 +69,25 @@ interface Site {
   last: string;
 }
 
-const parse = (v: string): { token: number; instance: string } => {
-  const i = v.indexOf('|');
-  return { token: Number(v.slice(0, i)), instance: v.slice(i + 1) };
+const parse = (value: string): { token: number; instance: string } => {
+  const bar = value.indexOf('|');
+  return { token: Number(value.slice(0, bar)), instance: value.slice(bar + 1) };
 };
 
 export class Leases {
   readonly leaseMs: number;
   private readonly sites = new Map<string, Site>();
-  private readonly listeners = new Set<(site: string, a: LeaderAnswer) => void>();
+  private readonly listeners = new Set<(site: string, answer: LeaderAnswer) => void>();
   private closed = false;
 
   constructor(
-    private readonly conn: GroupConnection,
-    private readonly o: LeaseOptions,
+    private readonly connection: GroupConnection,
+    private readonly options: LeaseOptions,
   ) {
-    this.leaseMs = o.leaseMs;
+    this.leaseMs = options.leaseMs;
     // Losing Redis: every site's answer turns to unknown at once (and back when a renewal succeeds).
-    conn.onState(() => {
-      for (const [site, s] of this.sites) this.notify(site, s);
+    connection.onState(() => {
+      for (const [site, state] of this.sites) this.notify(site, state);
     });
   }
 
@@ -100,20 +100,21 @@ export class Leases {
 
   /** Stops watching `site` and releases its lease if held. */
   async unwatch(site: string): Promise<void> {
-    const s = this.sites.get(site);
-    if (!s) return;
+    const state = this.sites.get(site);
+    if (!state) return;
     this.sites.delete(site);
-    if (s.timer !== undefined) this.o.clock.clearTimeout(s.timer);
-    if (s.held) await this.conn.evalScript(RELEASE, [this.key(site)], [s.held.value]).catch(() => undefined);
+    if (state.timer !== undefined) this.options.clock.clearTimeout(state.timer);
+    if (state.held)
+      await this.connection.evalScript(RELEASE, [this.key(site)], [state.held.value]).catch(() => undefined);
   }
 
   /** Who leads `site`, as far as this instance can prove now. */
   leader(site: string): LeaderAnswer {
-    if (!this.conn.reachable) return { kind: 'unknown', reason: 'unreachable' };
-    const s = this.sites.get(site);
-    const now = this.o.clock.now();
-    if (s?.held && now < s.held.until) return { kind: 'me', token: s.held.token, value: s.held.value };
-    if (s?.other && now < s.other.until) return { kind: 'other', instance: s.other.instance };
+    if (!this.connection.reachable) return { kind: 'unknown', reason: 'unreachable' };
+    const state = this.sites.get(site);
+    const now = this.options.clock.now();
+    if (state?.held && now < state.held.until) return { kind: 'me', token: state.held.token, value: state.held.value };
+    if (state?.other && now < state.other.until) return { kind: 'other', instance: state.other.instance };
     return { kind: 'unknown', reason: 'pending' };
   }
 
@@ -123,61 +124,61 @@ export class Leases {
    */
   async ensure(site: string): Promise<LeaderAnswer> {
     this.watch(site);
-    let a = this.leader(site);
-    if (a.kind === 'unknown' && a.reason === 'unreachable' && this.conn.reachability === 'connecting') {
+    let answer = this.leader(site);
+    if (answer.kind === 'unknown' && answer.reason === 'unreachable' && this.connection.reachability === 'connecting') {
       // A group that has not connected yet (just deployed): the message waits for it, bounded,
       // instead of being refused as if Redis were gone; after the wait the answer is what it is.
-      await this.conn.ready(FIRST_CONNECT_WAIT_MS).catch(() => undefined);
-      a = this.leader(site);
+      await this.connection.ready(FIRST_CONNECT_WAIT_MS).catch(() => undefined);
+      answer = this.leader(site);
     }
-    if (a.kind !== 'unknown' || a.reason === 'unreachable') return a;
-    const s = this.sites.get(site);
-    if (!s) return a;
-    return s.inflight ?? this.tick(site);
+    if (answer.kind !== 'unknown' || answer.reason === 'unreachable') return answer;
+    const state = this.sites.get(site);
+    if (!state) return answer;
+    return state.inflight ?? this.tick(site);
   }
 
   /** Calls `fn(site, answer)` when a site's answer changes kind or holder. */
-  onChange(fn: (site: string, a: LeaderAnswer) => void): () => void {
+  onChange(fn: (site: string, answer: LeaderAnswer) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
 
   /** One attempt now: take, renew or learn the holder of `site`. */
   tick(site: string): Promise<LeaderAnswer> {
-    const s = this.sites.get(site);
-    if (!s || this.closed) return Promise.resolve(this.leader(site));
-    const p = this.attempt(site, s).finally(() => {
-      if (s.inflight === p) s.inflight = undefined;
+    const state = this.sites.get(site);
+    if (!state || this.closed) return Promise.resolve(this.leader(site));
+    const pending = this.attempt(site, state).finally(() => {
+      if (state.inflight === pending) state.inflight = undefined;
     });
-    s.inflight = p;
-    return p;
+    state.inflight = pending;
+    return pending;
   }
 
-  private async attempt(site: string, s: Site): Promise<LeaderAnswer> {
-    if (s.timer !== undefined) this.o.clock.clearTimeout(s.timer);
-    s.timer = undefined;
-    const sent = this.o.clock.now();
+  private async attempt(site: string, state: Site): Promise<LeaderAnswer> {
+    if (state.timer !== undefined) this.options.clock.clearTimeout(state.timer);
+    state.timer = undefined;
+    const sent = this.options.clock.now();
     // Counted from before the request went out, less 1 % and 50 ms for clock drift (as Redlock does).
     const until = sent + this.leaseMs - Math.ceil(this.leaseMs * 0.01) - 50;
     let failed = false;
     try {
-      if (s.held) {
-        const ok = await this.conn.evalScript<number>(RENEW, [this.key(site)], [s.held.value, this.leaseMs]);
-        if (ok === 1) s.held.until = until;
-        else s.held = undefined;
+      if (state.held) {
+        const ok = await this.connection.evalScript<number>(RENEW, [this.key(site)], [state.held.value, this.leaseMs]);
+        if (ok === 1) state.held.until = until;
+        else state.held = undefined;
       }
-      if (!s.held) {
-        const [mine, value, pttl] = await this.conn.evalScript<[number, string, number]>(
+      if (!state.held) {
+        const [mine, value, pttl] = await this.connection.evalScript<[number, string, number]>(
           ACQUIRE,
           [this.key(site), this.fenceKey(site)],
-          [this.o.instanceId, this.leaseMs],
+          [this.options.instanceId, this.leaseMs],
         );
-        const p = parse(String(value));
+        const holder = parse(String(value));
         if (mine === 1) {
-          s.held = { value: String(value), token: p.token, until };
-          s.other = undefined;
+          state.held = { value: String(value), token: holder.token, until };
+          state.other = undefined;
         } else {
-          s.other = { instance: p.instance, until: sent + Math.max(0, Number(pttl)) };
+          state.other = { instance: holder.instance, until: sent + Math.max(0, Number(pttl)) };
         }
       }
     } catch {
@@ -185,42 +186,47 @@ export class Leases {
       failed = true;
     }
     // unwatched (or closed) while the answer was on its way: nothing more to do for it
-    if (this.sites.get(site) !== s || this.closed) return this.leader(site);
+    if (this.sites.get(site) !== state || this.closed) return this.leader(site);
     // A holder renews every third of the lease; the others try again just after the holder's
     // lease would run out, so a dead leader is replaced right after its lease expires.
     const third = Math.floor(this.leaseMs / 3);
     const retry = failed
       ? Math.min(1000, third)
-      : s.held
+      : state.held
         ? third
-        : Math.min(third, Math.max(20, s.other!.until - this.o.clock.now() + 20));
-    s.timer = this.o.clock.setTimeout(() => void this.tick(site), retry);
-    this.notify(site, s);
+        : Math.min(third, Math.max(20, state.other!.until - this.options.clock.now() + 20));
+    state.timer = this.options.clock.setTimeout(() => void this.tick(site), retry);
+    this.notify(site, state);
     return this.leader(site);
   }
 
   /** Releases every lease held and stops. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.sites.keys()].map((s) => this.unwatch(s)));
+    await Promise.all([...this.sites.keys()].map((site) => this.unwatch(site)));
   }
 
   private key(site: string): string {
-    return `${this.o.prefix}lease:${site}`;
+    return `${this.options.prefix}lease:${site}`;
   }
 
   private fenceKey(site: string): string {
-    return `${this.o.prefix}fence:${site}`;
+    return `${this.options.prefix}fence:${site}`;
   }
 
-  private notify(site: string, s: Site): void {
-    const a = this.leader(site);
-    const sig = a.kind === 'me' ? `me:${a.token}` : a.kind === 'other' ? `other:${a.instance}` : `unknown:${a.reason}`;
-    if (sig === s.last) return;
-    s.last = sig;
-    for (const l of [...this.listeners]) {
+  private notify(site: string, state: Site): void {
+    const answer = this.leader(site);
+    const signature =
+      answer.kind === 'me'
+        ? `me:${answer.token}`
+        : answer.kind === 'other'
+          ? `other:${answer.instance}`
+          : `unknown:${answer.reason}`;
+    if (signature === state.last) return;
+    state.last = signature;
+    for (const listener of [...this.listeners]) {
       try {
-        l(site, a);
+        listener(site, answer);
       } catch {
         // a listener's failure stays with it
       }

@@ -36,26 +36,30 @@ export class Membership {
   lastBeat?: number;
 
   constructor(
-    private readonly conn: GroupConnection,
-    private readonly o: MembershipOptions,
+    private readonly connection: GroupConnection,
+    private readonly options: MembershipOptions,
   ) {
-    this.ttlMs = o.ttlMs;
+    this.ttlMs = options.ttlMs;
   }
 
   /** One heartbeat now (then one every ttl/3, until close); resolves with the live members (the last known view when Redis is away). */
   async beat(): Promise<readonly string[]> {
     if (this.closed) return this.view;
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
     try {
-      const members = await this.conn.evalScript<string[]>(HEARTBEAT, [this.o.key], [this.o.instanceId, this.ttlMs]);
-      this.lastBeat = this.o.clock.now();
+      const members = await this.connection.evalScript<string[]>(
+        HEARTBEAT,
+        [this.options.key],
+        [this.options.instanceId, this.ttlMs],
+      );
+      this.lastBeat = this.options.clock.now();
       this.update([...members].sort());
     } catch {
       // Redis away: the last known view stays; the next beat tries again
     }
     if (!this.closed)
-      this.timer = this.o.clock.setTimeout(() => void this.beat(), Math.max(1, Math.floor(this.ttlMs / 3)));
+      this.timer = this.options.clock.setTimeout(() => void this.beat(), Math.max(1, Math.floor(this.ttlMs / 3)));
     return this.view;
   }
 
@@ -73,7 +77,7 @@ export class Membership {
   /** The keys of `keys` this instance owns under the current view (all of them before any heartbeat was answered). */
   mine(keys: readonly string[]): string[] {
     if (this.view.length === 0) return [...keys];
-    return keys.filter((k) => ownerOf(k, this.view) === this.o.instanceId);
+    return keys.filter((k) => ownerOf(k, this.view) === this.options.instanceId);
   }
 
   /** The whole split under the current view. */
@@ -84,17 +88,17 @@ export class Membership {
   /** Stops the heartbeats and leaves the set (best effort). */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer !== undefined) this.o.clock.clearTimeout(this.timer);
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    await this.conn.command(['ZREM', this.o.key, this.o.instanceId]).catch(() => undefined);
+    await this.connection.command(['ZREM', this.options.key, this.options.instanceId]).catch(() => undefined);
   }
 
   private update(members: string[]): void {
     if (members.length === this.view.length && members.every((m, i) => m === this.view[i])) return;
     this.view = members;
-    for (const l of [...this.listeners]) {
+    for (const listener of [...this.listeners]) {
       try {
-        l(members);
+        listener(members);
       } catch {
         // a listener's failure stays with it
       }

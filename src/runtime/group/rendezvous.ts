@@ -13,12 +13,12 @@ function weight(member: string, key: string): string {
 /** The owner of `key` among `members` (undefined when there are none). */
 export function ownerOf(key: string, members: readonly string[]): string | undefined {
   let best: string | undefined;
-  let bestW = '';
-  for (const m of members) {
-    const w = weight(m, key);
-    if (w > bestW) {
-      best = m;
-      bestW = w;
+  let bestWeight = '';
+  for (const member of members) {
+    const memberWeight = weight(member, key);
+    if (memberWeight > bestWeight) {
+      best = member;
+      bestWeight = memberWeight;
     }
   }
   return best;
@@ -28,8 +28,8 @@ export function ownerOf(key: string, members: readonly string[]): string | undef
 export function split(keys: readonly string[], members: readonly string[]): Map<string, string[]> {
   const out = new Map<string, string[]>(members.map((m) => [m, []]));
   for (const k of keys) {
-    const o = ownerOf(k, members);
-    if (o !== undefined) out.get(o)!.push(k);
+    const owner = ownerOf(k, members);
+    if (owner !== undefined) out.get(owner)!.push(k);
   }
   return out;
 }

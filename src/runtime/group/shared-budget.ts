@@ -90,26 +90,26 @@ export class SharedBudget {
   readonly stats: SharedBudgetStats = { spent: 0, refused: 0, reservations: 0, fallback: 0 };
 
   constructor(
-    private readonly conn: GroupConnection,
-    private readonly o: SharedBudgetOptions,
+    private readonly connection: GroupConnection,
+    private readonly options: SharedBudgetOptions,
   ) {}
 
   /** Whether there is a cap at all (without one nothing is counted in Redis). */
   get capped(): boolean {
-    return this.o.perMinute > 0 || this.o.perDay > 0;
+    return this.options.perMinute > 0 || this.options.perDay > 0;
   }
 
   /** Spends one request if the block (or, with Redis away, the share) allows; never waits for Redis. */
   take(): boolean {
     if (!this.capped) return this.spend();
     this.expire();
-    const b = this.block;
-    if (b && b.left > 0) {
-      b.left--;
-      if (b.left <= Math.floor(this.size() / 4)) void this.reserve();
+    const block = this.block;
+    if (block && block.left > 0) {
+      block.left--;
+      if (block.left <= Math.floor(this.size() / 4)) void this.reserve();
       return this.spend();
     }
-    if (this.conn.reachable) {
+    if (this.connection.reachable) {
       void this.reserve();
       this.stats.refused++;
       return false;
@@ -132,10 +132,16 @@ export class SharedBudget {
     if (!this.capped) return this.spend();
     // Not connected yet (just deployed): the share of a group not seen yet is unknown, so it
     // waits for the first connection (bounded by its deadline) rather than spend a share.
-    if (this.conn.reachability === 'connecting') await this.conn.ready(this.connectWaitMs).catch(() => undefined);
+    if (this.connection.reachability === 'connecting')
+      await this.connection.ready(this.connectWaitMs).catch(() => undefined);
     for (let i = 0; i < 100; i++) {
       this.expire();
-      if ((this.block?.left ?? 0) > 0 || !this.conn.reachable || this.closed || this.o.clock.now() < this.dryUntil)
+      if (
+        (this.block?.left ?? 0) > 0 ||
+        !this.connection.reachable ||
+        this.closed ||
+        this.options.clock.now() < this.dryUntil
+      )
         break;
       await this.reserve();
       if (this.reserveFailed) break;
@@ -153,14 +159,15 @@ export class SharedBudget {
   async close(): Promise<void> {
     this.closed = true;
     await this.refill?.catch(() => undefined);
-    const b = this.block;
+    const block = this.block;
     this.block = undefined;
-    if (b && b.left > 0) await this.giveBack(b, this.o.clock.now() < b.until).catch(() => undefined);
+    if (block && block.left > 0)
+      await this.giveBack(block, this.options.clock.now() < block.until).catch(() => undefined);
   }
 
   /** Reserves a block now unless one is being reserved (one at a time). */
   reserve(): Promise<void> {
-    if (this.closed || !this.capped || this.o.clock.now() < this.dryUntil) return Promise.resolve();
+    if (this.closed || !this.capped || this.options.clock.now() < this.dryUntil) return Promise.resolve();
     this.refill ??= this.doReserve().finally(() => {
       this.refill = undefined;
     });
@@ -168,36 +175,36 @@ export class SharedBudget {
   }
 
   private size(): number {
-    if (this.o.blockSize) return Math.max(1, Math.floor(this.o.blockSize));
-    const n = Math.max(1, this.o.members());
-    const caps = [this.o.perMinute, this.o.perDay].filter((c) => c > 0);
-    return Math.max(1, Math.min(100, Math.floor(Math.min(...caps) / (4 * n))));
+    if (this.options.blockSize) return Math.max(1, Math.floor(this.options.blockSize));
+    const memberCount = Math.max(1, this.options.members());
+    const caps = [this.options.perMinute, this.options.perDay].filter((c) => c > 0);
+    return Math.max(1, Math.min(100, Math.floor(Math.min(...caps) / (4 * memberCount))));
   }
 
   private async doReserve(): Promise<void> {
-    const sentAt = this.o.clock.now();
+    const sentAt = this.options.clock.now();
     try {
       this.stats.reservations++;
-      const [g, minute, msLeft, day] = (
-        await this.conn.evalScript<number[]>(
+      const [granted, minute, msLeft, day] = (
+        await this.connection.evalScript<number[]>(
           RESERVE,
           [],
-          [`${this.o.prefix}budget:`, this.size(), this.o.perMinute, this.o.perDay],
+          [`${this.options.prefix}budget:`, this.size(), this.options.perMinute, this.options.perDay],
         )
       ).map(Number);
       const until = sentAt + msLeft;
       // Nothing granted: a cap is spent; asked again when this minute ends, not on every read.
-      if (g === 0) this.dryUntil = until;
-      const b = this.block;
+      if (granted === 0) this.dryUntil = until;
+      const block = this.block;
       if (this.closed) {
-        if (g > 0) await this.giveBack({ left: g, minute, day, until }, true);
+        if (granted > 0) await this.giveBack({ left: granted, minute, day, until }, true);
         return;
       }
       this.reserveFailed = false;
-      if (b && b.minute === minute) b.left += g;
+      if (block && block.minute === minute) block.left += granted;
       else {
-        if (b && b.left > 0) await this.giveBack(b, false).catch(() => undefined);
-        this.block = { left: g, minute, day, until };
+        if (block && block.left > 0) await this.giveBack(block, false).catch(() => undefined);
+        this.block = { left: granted, minute, day, until };
       }
     } catch {
       // Redis away: take() spends the fallback share until it is back
@@ -207,30 +214,35 @@ export class SharedBudget {
 
   /** A block whose minute has ended: its unused requests go back to the day. */
   private expire(): void {
-    const b = this.block;
-    if (!b || this.o.clock.now() < b.until) return;
+    const block = this.block;
+    if (!block || this.options.clock.now() < block.until) return;
     this.block = undefined;
-    if (b.left > 0) void this.giveBack(b, false).catch(() => undefined);
+    if (block.left > 0) void this.giveBack(block, false).catch(() => undefined);
   }
 
-  private giveBack(b: Block, minuteToo: boolean): Promise<unknown> {
-    return this.conn.evalScript(RETURN, [], [`${this.o.prefix}budget:`, b.left, minuteToo ? b.minute : '', b.day]);
+  private giveBack(block: Block, minuteToo: boolean): Promise<unknown> {
+    return this.connection.evalScript(
+      RETURN,
+      [],
+      [`${this.options.prefix}budget:`, block.left, minuteToo ? block.minute : '', block.day],
+    );
   }
 
   private withinShare(): boolean {
-    const now = this.o.clock.now();
-    const n = Math.max(1, this.o.members());
+    const now = this.options.clock.now();
+    const memberCount = Math.max(1, this.options.members());
     const minute = Math.floor(now / MINUTE);
     const day = Math.floor(now / DAY);
     if (this.local.minute !== minute) this.local = { ...this.local, minute, inMinute: 0 };
     if (this.local.day !== day) this.local = { ...this.local, day, inDay: 0 };
-    if (this.o.perMinute > 0 && this.local.inMinute >= Math.floor(this.o.perMinute / n)) return false;
-    if (this.o.perDay > 0 && this.local.inDay >= Math.floor(this.o.perDay / n)) return false;
+    if (this.options.perMinute > 0 && this.local.inMinute >= Math.floor(this.options.perMinute / memberCount))
+      return false;
+    if (this.options.perDay > 0 && this.local.inDay >= Math.floor(this.options.perDay / memberCount)) return false;
     return true;
   }
 
   private spend(): true {
-    const now = this.o.clock.now();
+    const now = this.options.clock.now();
     const minute = Math.floor(now / MINUTE);
     const day = Math.floor(now / DAY);
     if (this.local.minute !== minute) this.local = { ...this.local, minute, inMinute: 0 };

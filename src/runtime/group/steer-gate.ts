@@ -58,14 +58,14 @@ export class SteerGate {
    */
   async claim(site: string, key: string, ttlMs: number, entry?: InForceEntry): Promise<void> {
     const value = await this.lead(site);
-    let r: string;
+    let outcome: string;
     try {
-      r = await this.group.inForce.claim(site, key, value, ttlMs, entry);
+      outcome = await this.group.inForce.claim(site, key, value, ttlMs, entry);
     } catch {
       throw new NotSteeringError(site, 'unreachable');
     }
-    if (r === 'claimed') return;
-    if (r === 'taken') throw new NotSteeringError(site, 'claimed');
+    if (outcome === 'claimed') return;
+    if (outcome === 'taken') throw new NotSteeringError(site, 'claimed');
     // The lease was lost on the way: whatever this instance now knows of the holder.
     valueOf(site, this.group.leases.leader(site));
     throw new NotSteeringError(site, 'unreachable');
@@ -73,9 +73,9 @@ export class SteerGate {
 
   /** Records `entry` as in force on `site` while this instance leads it (one round trip); false when it was not recorded. */
   async record(site: string, entry: InForceEntry): Promise<boolean> {
-    const a = this.group.leases.leader(site);
-    if (a.kind !== 'me') return false;
-    return this.group.inForce.putLeading(site, a.value, entry).catch(() => false);
+    const answer = this.group.leases.leader(site);
+    if (answer.kind !== 'me') return false;
+    return this.group.inForce.putLeading(site, answer.value, entry).catch(() => false);
   }
 
   /** Records `entry` as in force on `site`, leading it or not (what every instance received; best effort). */
@@ -101,7 +101,7 @@ export class SteerGate {
   }
 
   /** Calls `fn(site, answer)` when the leader of a watched site changes (this instance taking it, losing it, Redis lost). */
-  onChange(fn: (site: string, a: LeaderAnswer) => void): () => void {
+  onChange(fn: (site: string, answer: LeaderAnswer) => void): () => void {
     return this.group.leases.onChange(fn);
   }
 
@@ -111,8 +111,8 @@ export class SteerGate {
   }
 }
 
-function valueOf(site: string, a: LeaderAnswer): string {
-  if (a.kind === 'me') return a.value;
-  if (a.kind === 'other') throw new NotSteeringError(site, 'standby', a.instance);
+function valueOf(site: string, answer: LeaderAnswer): string {
+  if (answer.kind === 'me') return answer.value;
+  if (answer.kind === 'other') throw new NotSteeringError(site, 'standby', answer.instance);
   throw new NotSteeringError(site, 'unreachable');
 }
