@@ -27,7 +27,7 @@ export class TokenIssuer {
 
   /** Answers a token request: status and JSON body. */
   handle(contentType: string | undefined, text: string): { status: number; body: object } {
-    let form: Record<string, string> = {};
+    let form: Record<string, string>;
     try {
       form = /json/i.test(contentType ?? '') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
     } catch {
