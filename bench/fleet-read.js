@@ -100,35 +100,32 @@ async function main() {
     waiting = undefined;
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const grown = process.memoryUsage().heapUsed - before; // allocated on the way, before any forced GC
-    // Only `holder.msg` refers to the message, so that dropping it below frees it for the heap measurement.
-    const holder = { msg: last };
+    const msg = last;
     last = undefined;
     const requests = (await simRequests(sim.url)) - requests0;
-    const bytes = holder.msg
+    const bytes = msg
       ? Buffer.byteLength(
-          JSON.stringify({
-            payload: holder.msg.payload,
-            units: holder.msg.units,
-            errors: holder.msg.errors,
-            aggregate: holder.msg.aggregate,
-          }),
+          JSON.stringify({ payload: msg.payload, units: msg.units, errors: msg.errors, aggregate: msg.aggregate }),
         )
       : 0;
-    const devices = holder.msg ? Object.keys(holder.msg.payload).length : 0;
-    const failed = holder.msg ? Object.keys(holder.msg.errors).length : n;
-    const agg = holder.msg ? JSON.parse(JSON.stringify(holder.msg.aggregate)) : undefined;
-    // What only the message keeps: the heap with it held, minus the heap once it is dropped.
+    const devices = msg ? Object.keys(msg.payload).length : 0;
+    const failed = msg ? Object.keys(msg.errors).length : n;
+    const agg = msg ? JSON.parse(JSON.stringify(msg.aggregate)) : undefined;
+    // The heap with the message held; the caller measures it again once this call, its only holder, has ended.
     const held = heap();
-    holder.msg = undefined;
-    const kept = held - heap();
-    return { n, ms, grown, kept, bytes, requests, devices, failed, agg };
+    return { n, ms, grown, held, bytes, requests, devices, failed, agg };
   }
 
   await readOnce(1000); // warm-up: sockets, code paths
   await readOnce(100);
+  // What only the message keeps: the heap with it held, minus the heap once it is dropped.
+  const measure = async (n) => {
+    const { held, ...run } = await readOnce(n);
+    return { ...run, kept: held - heap() };
+  };
   // The sizes in turn, REPS rounds, so a drift of the heap spreads over all of them.
   const bySize = Object.fromEntries(SIZES.map((n) => [n, []]));
-  for (let i = 0; i < REPS; i++) for (const n of SIZES) bySize[n].push(await readOnce(n));
+  for (let i = 0; i < REPS; i++) for (const n of SIZES) bySize[n].push(await measure(n));
   const requestsCounted = (await red.getNode('cfg').runtime()).reads.requests;
   await red.stop();
   await sim.stop();
