@@ -65,11 +65,11 @@ function distance(a: string, b: string): number {
 /** The known key nearest to `key`. */
 function nearest(key: string, known: readonly string[]): string {
   let best = known[0];
-  let bd = Infinity;
+  let bestDistance = Infinity;
   for (const k of known) {
-    const dd = distance(key, k);
-    if (dd < bd) {
-      bd = dd;
+    const candidateDistance = distance(key, k);
+    if (candidateDistance < bestDistance) {
+      bestDistance = candidateDistance;
       best = k;
     }
   }

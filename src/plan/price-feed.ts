@@ -157,19 +157,19 @@ function readItem(
   const has = (k: string) => !absent(item[k]);
   if (has('importPrice') || has('exportPrice')) {
     const base = has('price') ? parseNumber(item.price, `${f}.price`) : undefined;
-    const imp = has('importPrice') ? parseNumber(item.importPrice, `${f}.importPrice`) : base;
-    const exp = has('exportPrice') ? parseNumber(item.exportPrice, `${f}.exportPrice`) : base;
-    if (imp === undefined)
+    const importPrice = has('importPrice') ? parseNumber(item.importPrice, `${f}.importPrice`) : base;
+    const exportPrice = has('exportPrice') ? parseNumber(item.exportPrice, `${f}.exportPrice`) : base;
+    if (importPrice === undefined)
       throw new ValidationError(
         `${f}.importPrice`,
         `must be given with exportPrice (or price, meaning both); got nothing`,
       );
-    if (exp === undefined)
+    if (exportPrice === undefined)
       throw new ValidationError(
         `${f}.exportPrice`,
         `must be given with importPrice (or price, meaning both); got nothing`,
       );
-    return { start, end, importBase: imp, exportBase: exp };
+    return { start, end, importBase: importPrice, exportBase: exportPrice };
   }
   const key = has('price') ? 'price' : has('value') ? 'value' : undefined;
   if (!key)

@@ -102,8 +102,8 @@ function chooseStep(window: number, c: number, d: number, steps: number): number
     [c, d],
     [d, c],
   ]) {
-    const m0 = Math.max(1, Math.ceil(a / base - EPS));
-    for (let m = m0; m <= 2 * m0; m++) {
+    const fewestSteps = Math.max(1, Math.ceil(a / base - EPS));
+    for (let m = fewestSteps; m <= 2 * fewestSteps; m++) {
       const step = a / m; // a is exactly m steps
       const loss = (b - Math.floor(b / step + EPS) * step) / b; // the part of b lost to the floor
       if (loss <= EPS) {
@@ -253,20 +253,20 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
     const row = k * size;
     for (let s = 0; s < size; s++) {
       let best = next[s];
-      let bm = 0;
+      let bestMove = 0;
       for (const j of [toCharge[s], toDischarge[s]]) {
         if (j < 0) continue;
         const move = j - s;
         const value = move * (move > 0 ? charge : discharge) + next[j];
         // better by more than rounding, or as good (within rounding) with a smaller move
         const tol = best === -Infinity ? 0 : TIE * (Math.abs(best) + Math.abs(value));
-        if (value > best + tol || (value >= best - tol && Math.abs(move) < Math.abs(bm))) {
+        if (value > best + tol || (value >= best - tol && Math.abs(move) < Math.abs(bestMove))) {
           best = value;
-          bm = move;
+          bestMove = move;
         }
       }
       cur[s] = best;
-      policy[row + s] = bm;
+      policy[row + s] = bestMove;
     }
     [cur, next] = [next, cur];
   }
@@ -288,8 +288,8 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
 
 /** Snaps an energy within EPS of a slot's full-power energy onto it (so full power reads 50, not 49.999…). */
 function snap(e: number, b: Battery, h: number): number {
-  const lim = e > 0 ? b.maxDischargeKW * h : -b.maxChargeKW * h;
-  return Math.abs(e - lim) <= EPS * Math.abs(lim) ? lim : e;
+  const fullPower = e > 0 ? b.maxDischargeKW * h : -b.maxChargeKW * h;
+  return Math.abs(e - fullPower) <= EPS * Math.abs(fullPower) ? fullPower : e;
 }
 
 /**

@@ -295,7 +295,7 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
     let pos = left;
     const span = right - left;
     for (let guard = 0; guard < nAct; guard++) {
-      let nxt = -1;
+      let nextPiece = -1;
       let at = right;
       const here = fu[cur] + ((fv[cur] - fu[cur]) * (pos - left)) / span;
       for (let i = 0; i < nAct; i++) {
@@ -306,12 +306,12 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
         const crossing = d0 <= 0 ? pos : pos + ((right - pos) * d0) / (d0 - d1);
         if (crossing < at) {
           at = crossing;
-          nxt = pieceIndex;
+          nextPiece = pieceIndex;
         }
       }
-      if (nxt < 0) break;
+      if (nextPiece < 0) break;
       if (at > pos) out.push(at, fu[cur] + ((fv[cur] - fu[cur]) * (at - left)) / span);
-      cur = nxt;
+      cur = nextPiece;
       pos = at;
     }
     out.push(right, fv[cur]);

@@ -221,46 +221,46 @@ export function parseSiteInput(input: unknown): SiteInput {
       throw new ValidationError('currency', `must be a short text (EUR, ct, NOK); got ${show(input.currency)}`);
     currency = input.currency;
   }
-  const impF = parsePriceFormula(input.importFormula, 'importFormula');
-  const expF = parsePriceFormula(input.exportFormula, 'exportFormula');
-  const n0 = all.length;
-  const pv = perSlot(input.pvForecast, 'pvForecast', n0, false);
-  const load = perSlot(input.loadForecast, 'loadForecast', n0, false);
-  const imax = perSlot(input.gridImportMax, 'gridImportMax', n0, true);
-  const xmax = perSlot(input.gridExportMax, 'gridExportMax', n0, true);
+  const importFormula = parsePriceFormula(input.importFormula, 'importFormula');
+  const exportFormula = parsePriceFormula(input.exportFormula, 'exportFormula');
+  const priceSlotCount = all.length;
+  const pv = perSlot(input.pvForecast, 'pvForecast', priceSlotCount, false);
+  const load = perSlot(input.loadForecast, 'loadForecast', priceSlotCount, false);
+  const imax = perSlot(input.gridImportMax, 'gridImportMax', priceSlotCount, true);
+  const xmax = perSlot(input.gridExportMax, 'gridExportMax', priceSlotCount, true);
 
-  const bIn = input.battery;
-  if (!isObject(bIn)) {
+  const batteryInput = input.battery;
+  if (!isObject(batteryInput)) {
     throw new ValidationError(
       'battery',
-      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`,
+      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(batteryInput)}`,
     );
   }
-  refuseUnknownKeys(bIn, BATTERY_FIELDS, 'battery', 'a field of battery');
-  const battery = parseBattery(bIn);
-  const br = bIn as Rec;
+  refuseUnknownKeys(batteryInput, BATTERY_FIELDS, 'battery', 'a field of battery');
+  const battery = parseBattery(batteryInput);
+  const batteryFields = batteryInput as Rec;
   const rootEff = Math.sqrt(battery.efficiency);
   const eff = (k: string) =>
-    absent(br[k])
+    absent(batteryFields[k])
       ? rootEff
-      : numberIn(br[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)');
+      : numberIn(batteryFields[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)');
   const etaC = eff('chargeEfficiency');
   const etaD = eff('dischargeEfficiency');
-  const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
-  const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
-  const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
-  const sellSocMin = absent(br.sellSocMin)
+  const wear = nonNegative(batteryFields.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
+  const gridCharge = flag(batteryFields.gridCharge, 'battery.gridCharge');
+  const gridDischarge = flag(batteryFields.gridDischarge, 'battery.gridDischarge');
+  const sellSocMin = absent(batteryFields.sellSocMin)
     ? undefined
     : numberIn(
-        br.sellSocMin,
+        batteryFields.sellSocMin,
         'battery.sellSocMin',
         battery.socMin,
         battery.socMax,
         false,
         `a SOC in % within battery.socMin and battery.socMax [${battery.socMin}, ${battery.socMax}]`,
       );
-  const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
-  const targetsIn = parseTargets(br.socTarget, battery.socMin, battery.socMax);
+  const endValue = nonNegative(batteryFields.endValue, 'battery.endValue', 0, 'a value per kWh stored');
+  const targetsIn = parseTargets(batteryFields.socTarget, battery.socMin, battery.socMax);
 
   let site: Rec = {};
   if (!absent(input.site)) {
@@ -302,8 +302,8 @@ export function parseSiteInput(input: unknown): SiteInput {
       );
   }
   const slots: SlotData[] = keep.map(({ s, k, start }) => {
-    const pi = applyPriceFormula(s.importBase, unit, impF);
-    const px = applyPriceFormula(s.exportBase, unit, expF);
+    const pi = applyPriceFormula(s.importBase, unit, importFormula);
+    const px = applyPriceFormula(s.exportBase, unit, exportFormula);
     if (!Number.isFinite(pi) || !Number.isFinite(px))
       throw new ValidationError(
         `${s.field}.price`,

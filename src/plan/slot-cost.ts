@@ -219,11 +219,11 @@ export class SlotModel {
       cand[5] = this.loInv(this.knee + shift);
       cand[6] = this.loInv(this.knee - s.pv + shift);
     }
-    const nc = kneed ? 7 : 5;
-    sortInto(cand, nc);
+    const candidateCount = kneed ? 7 : 5;
+    sortInto(cand, candidateCount);
     let count = 0;
     xs[count++] = dL;
-    for (let i = 0; i < nc; i++) {
+    for (let i = 0; i < candidateCount; i++) {
       const kink = cand[i];
       if (kink > xs[count - 1] + tol && kink < dR - tol) xs[count++] = kink;
     }
