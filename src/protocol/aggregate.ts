@@ -104,13 +104,13 @@ export class FleetAggregator {
       } else this.socUnweighted++;
       return;
     }
-    const pu = powerUnit(unit);
-    if (pu) {
-      sum(this.power, property, toWatts({ value, unit: pu }), 'W');
+    const powerUnitOf = powerUnit(unit);
+    if (powerUnitOf) {
+      sum(this.power, property, toWatts({ value, unit: powerUnitOf }), 'W');
       return;
     }
-    const ef = energyFactor(unit);
-    if (ef !== undefined) sum(this.energy, property, value * ef, 'Wh');
+    const energyScale = energyFactor(unit);
+    if (energyScale !== undefined) sum(this.energy, property, value * energyScale, 'Wh');
   }
 
   result(): FleetAggregate {

@@ -81,10 +81,10 @@ export function averageFromCounters(role: DeviceRole, a: Reading, b: Reading): {
   }
   const hours = (b.at - a.at) / HOUR_MS;
   if (!(hours > 0)) return { reason: `the readings are not apart in time (${a.at} and ${b.at})` };
-  const dP = b.produced! - a.produced!;
-  const dC = role === 'pv' ? 0 : b.consumed! - a.consumed!;
-  if (dP < 0 || dC < 0) return { reason: 'a counter went backwards (reset or replaced device)' };
-  return { watts: powerFromCounters(role, dP, dC, hours) };
+  const produced = b.produced! - a.produced!;
+  const consumed = role === 'pv' ? 0 : b.consumed! - a.consumed!;
+  if (produced < 0 || consumed < 0) return { reason: 'a counter went backwards (reset or replaced device)' };
+  return { watts: powerFromCounters(role, produced, consumed, hours) };
 }
 
 /** A power value in W (units.ts toWatts). */

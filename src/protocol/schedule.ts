@@ -257,8 +257,8 @@ const slotField =
 export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingField): void {
   const none = '; nothing was sent';
   const ess = c.energyStorageSetting;
-  const curt = c.productionCurtailment;
-  const asset = ess !== undefined || curt !== undefined || c.maximizeGridImport !== undefined;
+  const curtailment = c.productionCurtailment;
+  const asset = ess !== undefined || curtailment !== undefined || c.maximizeGridImport !== undefined;
   if (!asset && !c.gridTarget && !c.gridLimits) {
     throw new ValidationError(
       field('slot'),
@@ -266,7 +266,7 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
     );
   }
   if (asset && c.gridTarget) {
-    const other = ess ? 'energyStorage' : curt ? 'curtailment' : 'maximizeGridImport';
+    const other = ess ? 'energyStorage' : curtailment ? 'curtailment' : 'maximizeGridImport';
     throw new ValidationError(
       field('gridTarget'),
       `cannot be combined with ${other} in one slot: asset steering and grid target end each other on the service (only the last received request counts); use one or the other per slot${none}`,
@@ -279,10 +279,15 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
       `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}${none}`,
     );
   }
-  if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
+  if (
+    curtailment &&
+    curtailment.unit !== '%' &&
+    s.maxCurtailment > 0 &&
+    toWatts(curtailment as PowerValue) > s.maxCurtailment
+  ) {
     throw new ValidationError(
       field('curtailment'),
-      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}${none}`,
+      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curtailment.value} ${curtailment.unit}${none}`,
     );
   }
   if (c.maximizeGridImport === true && !s.allowMaximizeGridImport) {

@@ -65,10 +65,10 @@ export function limitKeysOf(components: readonly string[]): PowerLimitKey[] {
 
 /** The warning of a node that steers without a limit (NO_LIMIT on a limit its mode uses); undefined when none. */
 export function noLimitWarning(none: readonly PowerLimitKey[], used: readonly PowerLimitKey[]): string | undefined {
-  const off = none.filter((k) => used.includes(k));
-  if (off.length === 0) return undefined;
+  const unlimited = none.filter((k) => used.includes(k));
+  if (unlimited.length === 0) return undefined;
   return (
-    `steers without a limit: ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); ` +
+    `steers without a limit: ${unlimited.join(', ')} ${unlimited.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); ` +
     "set each to the most the site may be asked for in W, or leave it empty for the site's rating (GET /sites)"
   );
 }
@@ -203,11 +203,11 @@ export function checkRatings(
     if (Math.abs(toWatts(ess)) > r.essW)
       throw beyond('energyStorage', 'maxEssPower', `battery rating ${r.essW} W, either sign (${r.essFrom})`, ess);
   }
-  const curt = c.productionCurtailment;
-  if (curt && curt.unit !== '%' && rating.includes('maxCurtailment')) {
+  const curtailment = c.productionCurtailment;
+  if (curtailment && curtailment.unit !== '%' && rating.includes('maxCurtailment')) {
     if (r.pvW === undefined) throw unrated('maxCurtailment', r);
-    if (toWatts(curt as PowerValue) > r.pvW)
-      throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curt);
+    if (toWatts(curtailment as PowerValue) > r.pvW)
+      throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curtailment);
   }
   const within = (
     part: Parameters<typeof field>[0],
