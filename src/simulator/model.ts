@@ -159,11 +159,11 @@ export class SiteModel implements WarmUpModel {
    * just enough to stay in it.
    */
   private towardsTarget(t: number, dtH: number, b: number): number {
-    const tg = this.target!;
-    const leftH = Math.max(0, (tg.at - t) / HOUR_MS - dtH);
+    const target = this.target!;
+    const leftH = Math.max(0, (target.at - t) / HOUR_MS - dtH);
     const next = this.storedWh - this.drawWh(b, dtH);
-    const lo = tg.storedWh - tg.rateWhPerH * leftH;
-    const hi = tg.storedWh + tg.rateWhPerH * leftH;
+    const lo = target.storedWh - target.rateWhPerH * leftH;
+    const hi = target.storedWh + target.rateWhPerH * leftH;
     const want = next < lo ? lo : next > hi ? hi : next;
     if (want === next) return b;
     const draw = this.storedWh - want;

@@ -54,8 +54,8 @@ export class TokenIssuer {
   }
 
   valid(token: string): boolean {
-    const exp = this.tokens.get(token);
-    return exp !== undefined && exp > this.clock.now();
+    const expiresAt = this.tokens.get(token);
+    return expiresAt !== undefined && expiresAt > this.clock.now();
   }
 
   /** Invalidates every token (e.g. to test a 401 after a key rotation). */

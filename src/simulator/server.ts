@@ -39,8 +39,8 @@ function errorOf(e: unknown): {
 }
 
 function hasBody(req: IncomingMessage): boolean {
-  const len = req.headers['content-length'];
-  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+  const contentLength = req.headers['content-length'];
+  return (contentLength !== undefined && contentLength !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 /** Whether the request carries the API key (x-api-key or Bearer) or a valid OAuth2 token. */

@@ -249,14 +249,14 @@ export class SteeringStore {
     const out: ActiveSteering = { maximizeGridImport: false };
     const ess = this.active('energyStorageSetting', t);
     if (ess) out.essW = ess.watts;
-    const cur = this.active('productionCurtailment', t);
-    if (cur) out.curtailW = cur.watts;
-    const mgi = this.active('maximizeGridImport', t);
-    if (mgi) out.maximizeGridImport = mgi.value === true;
-    const gt = this.active('gridTarget', t);
-    if (gt) out.gridTarget = { setpointW: gt.watts, deadbandW: gt.deadbandW };
-    const gl = this.activeLimits(t);
-    if (gl) out.gridLimits = { upperW: gl.upperW, lowerW: gl.lowerW };
+    const curtailment = this.active('productionCurtailment', t);
+    if (curtailment) out.curtailW = curtailment.watts;
+    const maximizeImport = this.active('maximizeGridImport', t);
+    if (maximizeImport) out.maximizeGridImport = maximizeImport.value === true;
+    const gridTarget = this.active('gridTarget', t);
+    if (gridTarget) out.gridTarget = { setpointW: gridTarget.watts, deadbandW: gridTarget.deadbandW };
+    const gridLimits = this.activeLimits(t);
+    if (gridLimits) out.gridLimits = { upperW: gridLimits.upperW, lowerW: gridLimits.lowerW };
     return out;
   }
 

@@ -50,7 +50,7 @@ function sunOfDay(day: number): SunDay {
   const s1 = Math.sin(angle);
   const c2 = c1 * c1 - s1 * s1;
   const s2 = 2 * s1 * c1;
-  const decl =
+  const declination =
     0.006918 -
     0.399912 * c1 +
     0.070257 * s1 -
@@ -59,17 +59,23 @@ function sunOfDay(day: number): SunDay {
     0.002697 * Math.cos(3 * angle) +
     0.00148 * Math.sin(3 * angle);
   const eotMin = 229.18 * (0.000075 + 0.001868 * c1 - 0.032077 * s1 - 0.014615 * c2 - 0.040849 * s2);
-  sunDay = { day, sinDecl: Math.sin(decl), cosDecl: Math.cos(decl), eotH: eotMin / 60, summer: summerOfDay(day) };
+  sunDay = {
+    day,
+    sinDecl: Math.sin(declination),
+    cosDecl: Math.cos(declination),
+    eotH: eotMin / 60,
+    summer: summerOfDay(day),
+  };
   return sunDay;
 }
 
 /** Sine of the sun's elevation at instant t (negative at night). */
 export function sinSunElevation(t: number): number {
   const day = Math.floor(t / DAY_MS);
-  const sd = sunOfDay(day);
-  const solarH = (t - day * DAY_MS) / HOUR_MS + SITE_LONGITUDE_DEG / 15 + sd.eotH;
+  const sun = sunOfDay(day);
+  const solarH = (t - day * DAY_MS) / HOUR_MS + SITE_LONGITUDE_DEG / 15 + sun.eotH;
   const hourAngle = (solarH - 12) * 15 * RAD;
-  return SIN_LAT * sd.sinDecl + COS_LAT * sd.cosDecl * Math.cos(hourAngle);
+  return SIN_LAT * sun.sinDecl + COS_LAT * sun.cosDecl * Math.cos(hourAngle);
 }
 
 /**
