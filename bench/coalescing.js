@@ -62,20 +62,20 @@ async function coalescerAlone() {
   const devs = Array.from({ length: LOOP_SITES }, (_, i) => `dvc_${i}`);
   const props = MAP_PROPS.split(',');
   const run = async (windowMs) => {
-    const c = new ReadCoalescer(client, windowMs);
-    const n = 100_000;
-    let i = 0;
+    const coalescer = new ReadCoalescer(client, windowMs);
+    const total = 100_000;
+    let nextRead = 0;
     const t0 = process.cpuUsage();
     await Promise.all(
       Array.from({ length: 64 }, async () => {
-        while (i < n) {
-          const k = i++;
-          await c.read({ device: devs[k % devs.length], shape: 'map', properties: props });
+        while (nextRead < total) {
+          const readIndex = nextRead++;
+          await coalescer.read({ device: devs[readIndex % devs.length], shape: 'map', properties: props });
         }
       }),
     );
-    const u = process.cpuUsage(t0);
-    return (u.user + u.system) / n;
+    const cpu = process.cpuUsage(t0);
+    return (cpu.user + cpu.system) / total;
   };
   const best = { on: Infinity, off: Infinity };
   for (let r = 0; r < 3; r++) {
@@ -95,8 +95,8 @@ async function main() {
     .flatMap((s) => ['battery', 'pv', 'meter'].map((kind) => ({ ref: s[kind].deviceReference, props: PROPS[kind] })))
     .slice(0, DEVICES);
   const reads = Array.from({ length: READS }, (_, i) => {
-    const d = devices[i % DEVICES];
-    return { deviceReference: d.ref, property: d.props[Math.floor(i / DEVICES) % d.props.length] };
+    const device = devices[i % DEVICES];
+    return { deviceReference: device.ref, property: device.props[Math.floor(i / DEVICES) % device.props.length] };
   });
   await red.start();
   const single = (id, server) => ({
@@ -137,26 +137,26 @@ async function main() {
   const pending = new Map();
   red.getNode('sink').on('input', (msg, _s, done) => {
     done();
-    const p = pending.get(msg.seq);
-    if (p) {
+    const waiter = pending.get(msg.seq);
+    if (waiter) {
       pending.delete(msg.seq);
-      p.resolve(msg);
+      waiter.resolve(msg);
     }
   });
   red.getNode('errs').on('input', (msg, _s, done) => {
     done();
-    const p = pending.get(msg.seq);
-    if (p) {
+    const waiter = pending.get(msg.seq);
+    if (waiter) {
       pending.delete(msg.seq);
-      p.reject(new Error(`read ${msg.seq}: ${msg.error && msg.error.message}`));
+      waiter.reject(new Error(`read ${msg.seq}: ${msg.error && msg.error.message}`));
     }
   });
   let seq = 0;
   const send = (node, fields) =>
     new Promise((resolve, reject) => {
-      const s = seq++;
-      pending.set(s, { resolve, reject });
-      node.receive({ seq: s, ...fields });
+      const id = seq++;
+      pending.set(id, { resolve, reject });
+      node.receive({ seq: id, ...fields });
     });
 
   // A. Nothing shared: closed loop over distinct devices.
@@ -176,15 +176,15 @@ async function main() {
         if (global.gc) global.gc();
         const req0 = await simRequests(sim.url);
         const c0 = selfCpuMs();
-        const s = await closedLoop(0, LOOP_READS, inflight, loopTask(name));
+        const seconds = await closedLoop(0, LOOP_READS, inflight, loopTask(name));
         const cpu = selfCpuMs() - c0;
         const st = (loop[`${inflight}/${name}`] ??= { inflight, name, tp: [], cpu: [], requests: 0, reads: 0 });
-        st.tp.push(LOOP_READS / s);
+        st.tp.push(LOOP_READS / seconds);
         st.cpu.push((cpu * 1000) / LOOP_READS);
         st.reads += LOOP_READS;
         st.requests += (await simRequests(sim.url)) - req0;
         if (process.env.BENCH_VERBOSE)
-          process.stderr.write(`coalescing A ${inflight} ${name}: ${round(LOOP_READS / s, 0)} reads/s\n`);
+          process.stderr.write(`coalescing A ${inflight} ${name}: ${round(LOOP_READS / seconds, 0)} reads/s\n`);
       }
     }
   }
@@ -214,16 +214,16 @@ async function main() {
     if (process.env.BENCH_VERBOSE)
       process.stderr.write(`coalescing B round ${r + 1}: ${round(res[ON].ms, 0)} ms / ${round(res[OFF].ms, 0)} ms\n`);
     for (let i = 0; i < READS; i++) {
-      const a = res[ON].answers[i];
-      const b = res[OFF].answers[i];
+      const withCoalescing = res[ON].answers[i];
+      const withoutCoalescing = res[OFF].answers[i];
       const same =
-        a &&
-        b &&
-        a.payload === b.payload &&
-        a.unit === b.unit &&
-        a.topic === b.topic &&
-        JSON.stringify(a.measurement) === JSON.stringify(b.measurement) &&
-        a.measurement.property === reads[i].property;
+        withCoalescing &&
+        withoutCoalescing &&
+        withCoalescing.payload === withoutCoalescing.payload &&
+        withCoalescing.unit === withoutCoalescing.unit &&
+        withCoalescing.topic === withoutCoalescing.topic &&
+        JSON.stringify(withCoalescing.measurement) === JSON.stringify(withoutCoalescing.measurement) &&
+        withCoalescing.measurement.property === reads[i].property;
       if (!same) mismatches++;
     }
     for (const name of loopNames)
@@ -242,17 +242,17 @@ async function main() {
     alternatives[`A. nothing shared, ${st.inflight} reads in flight: ${st.name}`] = loopRow(st);
   const burstRows = {};
   for (const name of loopNames) {
-    const b = bursts[name];
+    const samples = bursts[name];
     burstRows[name] = {
       'ms until the last answer (min / median / max)': mmm(
-        b.map((x) => x.ms),
+        samples.map((x) => x.ms),
         1,
       ),
       'HTTP requests (min / median / max)': mmm(
-        b.map((x) => x.requests),
+        samples.map((x) => x.requests),
         0,
       ),
-      errors: b.reduce((n, x) => n + x.errors, 0),
+      errors: samples.reduce((n, x) => n + x.errors, 0),
     };
   }
   const tpRatio = (inflight) => loop[`${inflight}/${ON}`].tp.map((x, i) => x / loop[`${inflight}/${OFF}`].tp[i]);

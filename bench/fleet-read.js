@@ -17,7 +17,7 @@
 const path = require('node:path');
 const v8 = require('node:v8');
 const vm = require('node:vm');
-const { DIST, guard, machine, median, output, round, simRequests, startServer } = require('./lib/common');
+const { guard, machine, median, output, round, simRequests, startServer } = require('./lib/common');
 const { fleetSites } = require('./lib/fleet-sites');
 const red = require('./lib/red');
 
@@ -100,7 +100,7 @@ async function main() {
     waiting = undefined;
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     const grown = process.memoryUsage().heapUsed - before; // allocated on the way, before any forced GC
-    let msg = last;
+    const msg = last;
     last = undefined;
     const requests = (await simRequests(sim.url)) - requests0;
     const bytes = msg
@@ -111,18 +111,21 @@ async function main() {
     const devices = msg ? Object.keys(msg.payload).length : 0;
     const failed = msg ? Object.keys(msg.errors).length : n;
     const agg = msg ? JSON.parse(JSON.stringify(msg.aggregate)) : undefined;
-    // What only the message keeps: the heap with it held, minus the heap once it is dropped.
+    // The heap with the message held; the caller measures it again once this call, its only holder, has ended.
     const held = heap();
-    msg = undefined;
-    const kept = held - heap();
-    return { n, ms, grown, kept, bytes, requests, devices, failed, agg };
+    return { n, ms, grown, held, bytes, requests, devices, failed, agg };
   }
 
   await readOnce(1000); // warm-up: sockets, code paths
   await readOnce(100);
+  // What only the message keeps: the heap with it held, minus the heap once it is dropped.
+  const measure = async (n) => {
+    const { held, ...run } = await readOnce(n);
+    return { ...run, kept: held - heap() };
+  };
   // The sizes in turn, REPS rounds, so a drift of the heap spreads over all of them.
   const bySize = Object.fromEntries(SIZES.map((n) => [n, []]));
-  for (let i = 0; i < REPS; i++) for (const n of SIZES) bySize[n].push(await readOnce(n));
+  for (let i = 0; i < REPS; i++) for (const n of SIZES) bySize[n].push(await measure(n));
   const requestsCounted = (await red.getNode('cfg').runtime()).reads.requests;
   await red.stop();
   await sim.stop();

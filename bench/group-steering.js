@@ -58,12 +58,12 @@ function redisBinary() {
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
     });
-    s.on('error', reject);
+    server.on('error', reject);
   });
 }
 
@@ -77,11 +77,11 @@ async function startRedis(bin) {
   );
   for (let i = 0; i < 200; i++) {
     const ok = await new Promise((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.end();
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.end();
         resolve(true);
       });
-      s.on('error', () => resolve(false));
+      socket.on('error', () => resolve(false));
     });
     if (ok) break;
     await new Promise((r) => setTimeout(r, 20));

@@ -42,9 +42,9 @@ const { loadW, pvPotentialW } = require(path.join(DIST, 'simulator', 'profiles')
 const { planFromPrices, planSite, loadForecastFromHistory } = require(path.join(DIST, 'plan'));
 
 const MIN = 60_000;
-const Q = 15 * MIN;
-const H = 60 * MIN;
-const DAY = 24 * H;
+const QUARTER = 15 * MIN;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
 const SEED = 1; // the simulator's default seed
 const PRICE_SEED = 20;
 const HOME = DEFAULT_SITES[1];
@@ -64,23 +64,23 @@ const importPrice = (spot) => (spot / 1000 + FEE) * VAT;
  * `negative`: minus a midday dip of 150-250 (a sunny spring week: middays below the feed-in tariff, some below zero after fees).
  */
 function spotPrices(from, days, negative = false) {
-  const r = mulberry32(PRICE_SEED);
+  const random = mulberry32(PRICE_SEED);
   const out = [];
   for (let d = 0; d < days; d++) {
-    const level = 0.8 + 0.4 * r();
-    const shift = (r() - 0.5) * 40;
-    const dip = negative ? 150 + 100 * r() : 0;
+    const level = 0.8 + 0.4 * random();
+    const shift = (random() - 0.5) * 40;
+    const dip = negative ? 150 + 100 * random() : 0;
     for (const s of SAMPLE.slots) {
       const midday = Math.exp(-(((s.offsetMinutes / 60 - 13) / 2) ** 2));
       out.push(
         Math.max(
           negative ? -400 : -80,
-          Math.round((s.price * level + shift + (r() - 0.5) * 20 - dip * midday) * 100) / 100,
+          Math.round((s.price * level + shift + (random() - 0.5) * 20 - dip * midday) * 100) / 100,
         ),
       );
     }
   }
-  return out.map((value, k) => ({ start: from + k * Q, end: from + (k + 1) * Q, value }));
+  return out.map((value, k) => ({ start: from + k * QUARTER, end: from + (k + 1) * QUARTER, value }));
 }
 
 /** Quarter-hour averages (W) of the site's PV potential and load, sampled at each minute as the model integrates them. */
@@ -88,15 +88,15 @@ function actuals(from, quarters) {
   const pv = new Float64Array(quarters);
   const load = new Float64Array(quarters);
   for (let q = 0; q < quarters; q++) {
-    let p = 0;
-    let l = 0;
+    let pvSum = 0;
+    let loadSum = 0;
     for (let m = 0; m < 15; m++) {
-      const t = from + q * Q + m * MIN;
-      p += pvPotentialW(SEED, KEY, HOME.pv.peakW, t);
-      l += loadW(SEED, KEY, HOME.load.profile, HOME.load.minW, HOME.load.maxW, t);
+      const at = from + q * QUARTER + m * MIN;
+      pvSum += pvPotentialW(SEED, KEY, HOME.pv.peakW, at);
+      loadSum += loadW(SEED, KEY, HOME.load.profile, HOME.load.minW, HOME.load.maxW, at);
     }
-    pv[q] = p / 15;
-    load[q] = l / 15;
+    pv[q] = pvSum / 15;
+    load[q] = loadSum / 15;
   }
   return { pv, load };
 }
@@ -110,17 +110,20 @@ function run(T0, prices, setpoint) {
   let imported = 0;
   let exported = 0;
   for (let q = 0; q < prices.length; q++) {
-    const t = T0 + q * Q;
-    const kw = setpoint(t, model, q);
+    const start = T0 + q * QUARTER;
+    const kw = setpoint(start, model, q);
     if (kw !== undefined)
-      model.steering.applyEss({ setting: { value: Math.round(kw * 1000) / 1000, unit: 'kW' }, validUntil: t + Q }, t);
+      model.steering.applyEss(
+        { setting: { value: Math.round(kw * 1000) / 1000, unit: 'kW' }, validUntil: start + QUARTER },
+        start,
+      );
     const [gi, go] = [model.gridInWh, model.gridOutWh];
-    model.advanceTo(t + Q);
-    const i = (model.gridInWh - gi) / 1000;
-    const x = (model.gridOutWh - go) / 1000;
-    imported += i;
-    exported += x;
-    cost += i * importPrice(prices[q].value) - x * FEED_IN;
+    model.advanceTo(start + QUARTER);
+    const importedKWh = (model.gridInWh - gi) / 1000;
+    const exportedKWh = (model.gridOutWh - go) / 1000;
+    imported += importedKWh;
+    exported += exportedKWh;
+    cost += importedKWh * importPrice(prices[q].value) - exportedKWh * FEED_IN;
   }
   const e1 = model.storedWh / 1000;
   return {
@@ -136,7 +139,7 @@ function run(T0, prices, setpoint) {
 /** The prices known at t: today's, and tomorrow's from 14:00 (day-ahead), from t on (the slot in progress included). */
 function known(prices, t) {
   const day = Math.floor(t / DAY) * DAY;
-  const until = day + (t - day >= 14 * H ? 2 : 1) * DAY;
+  const until = day + (t - day >= 14 * HOUR ? 2 : 1) * DAY;
   return prices.filter((p) => p.end > t && p.start < until);
 }
 
@@ -152,24 +155,27 @@ function week(T0, negative = false) {
   const prices = spotPrices(T0, DAYS + 1, negative); // (the day after the week: known from the last day's 14:00)
   const weekPrices = prices.slice(0, DAYS * 96);
   const HIST = 28 * DAY;
-  const past = actuals(T0 - HIST, HIST / Q + DAYS * 96 + 96);
-  const qi = (t) => Math.round((t - (T0 - HIST)) / Q);
+  const past = actuals(T0 - HIST, HIST / QUARTER + DAYS * 96 + 96);
+  const qi = (t) => Math.round((t - (T0 - HIST)) / QUARTER);
   // The site's load history as the time-series node reads it: hourly averages, before the week and during it.
   const loadHistory = [];
-  for (let t = T0 - HIST; t < T0 + (DAYS + 1) * DAY; t += H) {
-    const k = qi(t);
-    loadHistory.push({ x: t, y: (past.load[k] + past.load[k + 1] + past.load[k + 2] + past.load[k + 3]) / 4 });
+  for (let t = T0 - HIST; t < T0 + (DAYS + 1) * DAY; t += HOUR) {
+    const quarter = qi(t);
+    loadHistory.push({
+      x: t,
+      y: (past.load[quarter] + past.load[quarter + 1] + past.load[quarter + 2] + past.load[quarter + 3]) / 4,
+    });
   }
   const socOf = (model) => (model.storedWh / HOME.battery.capacityWh) * 100;
   const timings = [];
 
   // (a) self-consumption
-  const a = run(T0, weekPrices, () => undefined);
+  const selfConsumption = run(T0, weekPrices, () => undefined);
 
   // (b) price-only plan, daily at 14:00 (and at the start), played open loop
   let bPlan;
-  const b = run(T0, weekPrices, (t, model) => {
-    if (t === T0 || t - Math.floor(t / DAY) * DAY === 14 * H) {
+  const priceOnly = run(T0, weekPrices, (t, model) => {
+    if (t === T0 || t - Math.floor(t / DAY) * DAY === 14 * HOUR) {
       const ps = known(prices, t).map((p) => ({ start: p.start, end: p.end, price: p.value }));
       bPlan = planFromPrices({
         prices: ps,
@@ -178,8 +184,8 @@ function week(T0, negative = false) {
         now: t,
       });
     }
-    const s = bPlan.slots.find((x) => x.start <= t && x.end > t);
-    return s ? s.energyStorage.value : 0;
+    const slot = bPlan.slots.find((x) => x.start <= t && x.end > t);
+    return slot ? slot.energyStorage.value : 0;
   });
 
   // (c) perfect foresight over the week
@@ -204,7 +210,7 @@ function week(T0, negative = false) {
       soc: HOME.battery.initialSoc,
     },
   });
-  const c = run(T0, weekPrices, (t, _m, q) =>
+  const foresight = run(T0, weekPrices, (t, _m, q) =>
     cPlan.slots[q].selfConsumption ? undefined : cPlan.slots[q].energyStorage.value,
   );
 
@@ -219,7 +225,7 @@ function week(T0, negative = false) {
       else {
         load = loadForecastFromHistory(loadHistory, { slots, weeks: 4 });
         pv = ps.map((p) => {
-          const back = p.start - DAY >= t - Q ? 2 * DAY : DAY;
+          const back = p.start - DAY >= t - QUARTER ? 2 * DAY : DAY;
           return past.pv[qi(p.start - back)];
         });
       }
@@ -247,18 +253,18 @@ function week(T0, negative = false) {
       if (selfSlots && s0.selfConsumption) return undefined; // left to the site (ems-plan's idle: 'self-consumption')
       return s0.energyStorage.value;
     });
-  const d = mpc(false);
-  const e = mpc(true);
-  const f = mpc(false, false);
-  const g = mpc(false, false, END_VALUE);
+  const replanned = mpc(false);
+  const replannedPerfect = mpc(true);
+  const allSteered = mpc(false, false);
+  const previousExample = mpc(false, false, END_VALUE);
   return {
-    a,
-    b,
-    c,
-    d,
-    e,
-    f,
-    g,
+    a: selfConsumption,
+    b: priceOnly,
+    c: foresight,
+    d: replanned,
+    e: replannedPerfect,
+    f: allSteered,
+    g: previousExample,
     bound: cPlan.cost.total,
     plans: timings.length / 4,
     planMs: timings.sort((x, y) => x - y)[Math.floor(timings.length / 2)],
@@ -289,15 +295,15 @@ function main() {
   for (const [t, w] of weeks) {
     const day = tag(t);
     for (const k of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) {
-      const r = w[k];
+      const result = w[k];
       alternatives[`${day}: ${names[k]}`] = {
-        'cost (EUR)': round(r.cost, 2),
-        'with the end SOC (EUR)': round(r.withEnd, 2),
-        'saved against (a) (EUR)': round(w.a.withEnd - r.withEnd, 2),
-        'import (kWh)': round(r.imported, 1),
-        'export (kWh)': round(r.exported, 1),
-        'battery throughput (kWh)': round(r.throughput, 1),
-        'SOC at the end (%)': round(r.socEnd, 1),
+        'cost (EUR)': round(result.cost, 2),
+        'with the end SOC (EUR)': round(result.withEnd, 2),
+        'saved against (a) (EUR)': round(w.a.withEnd - result.withEnd, 2),
+        'import (kWh)': round(result.imported, 1),
+        'export (kWh)': round(result.exported, 1),
+        'battery throughput (kWh)': round(result.throughput, 1),
+        'SOC at the end (%)': round(result.socEnd, 1),
       };
     }
     alternatives[`${day}: (c) planned objective (bound)`] = { 'with the end SOC (EUR)': round(w.bound, 2) };
@@ -306,7 +312,7 @@ function main() {
   const each = (f) => weeks.map(([t, w]) => `${tag(t)}: ${f(w)}`).join('; ');
   const nov = weeks[1][1];
   const [, w] = weeks[0];
-  const r = {
+  const report = {
     id: 'plan-week',
     title: 'Re-planning over a simulated week: realised cost',
     machine: machine(),
@@ -344,7 +350,7 @@ function main() {
       },
     ],
   };
-  output(r);
+  output(report);
   for (const [name, v] of Object.entries(alternatives)) process.stdout.write(`${name}: ${JSON.stringify(v)}\n`);
   process.exit(0);
 }

@@ -23,7 +23,7 @@ const DIST = process.env.BENCH_DIST ? path.resolve(process.env.BENCH_DIST) : BUI
 const DAYS = Number(process.env.BENCH_PLAN_DAYS) || 20;
 const WEEKS = Number(process.env.BENCH_PLAN_WEEKS) || 2;
 const RUNS = 5;
-const Q = 900_000;
+const QUARTER_MS = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
 
 const { planSite } = require(path.join(DIST, 'plan'));
@@ -31,67 +31,69 @@ const { mulberry32 } = require(path.join(DIST, 'simulator', 'prng'));
 
 /** A random problem of n quarter hours: raw numbers (W, kW, EUR/MWh, EUR/kWh). */
 function problem(seed, n, fit = false) {
-  const r = mulberry32(seed);
-  const pvPeak = 3000 + r() * 9000;
-  const base = 150 + r() * 600;
+  const random = mulberry32(seed);
+  const pvPeak = 3000 + random() * 9000;
+  const base = 150 + random() * 600;
   const spot = [];
   const pv = [];
   const load = [];
   for (let k = 0; k < n; k++) {
-    const h = (k / 4) % 24;
-    const midday = Math.exp(-(((h - 13) / 2.5) ** 2));
+    const hour = (k / 4) % 24;
+    const midday = Math.exp(-(((hour - 13) / 2.5) ** 2));
     spot.push(
       Math.round(
         (90 +
-          60 * Math.sin(((h - 8) / 24) * 2 * Math.PI) +
-          40 * Math.exp(-(((h - 19) / 1.5) ** 2)) -
-          (fit ? 200 + 60 * r() : 120 * r()) * midday +
-          (r() - 0.5) * 40) *
+          60 * Math.sin(((hour - 8) / 24) * 2 * Math.PI) +
+          40 * Math.exp(-(((hour - 19) / 1.5) ** 2)) -
+          (fit ? 200 + 60 * random() : 120 * random()) * midday +
+          (random() - 0.5) * 40) *
           100,
       ) / 100,
     );
-    pv.push(Math.max(0, pvPeak * Math.sin(((h - 6) / 14) * Math.PI)) * (0.5 + 0.5 * r()));
-    load.push(base + (h >= 17 && h < 22 ? 1500 * r() : 0) + (r() < 0.05 ? 3000 * r() : 0));
+    pv.push(Math.max(0, pvPeak * Math.sin(((hour - 6) / 14) * Math.PI)) * (0.5 + 0.5 * random()));
+    load.push(base + (hour >= 17 && hour < 22 ? 1500 * random() : 0) + (random() < 0.05 ? 3000 * random() : 0));
   }
-  const imp = { multiplier: 1, fee: 0.12 + r() * 0.1, vat: 1.19 };
+  const imp = { multiplier: 1, fee: 0.12 + random() * 0.1, vat: 1.19 };
   const exp = fit ? { multiplier: 0, fee: 0.08, vat: 1 } : { multiplier: 0.9, fee: 0, vat: 1 };
-  const capacityKWh = 8 + r() * 20;
+  const capacityKWh = 8 + random() * 20;
   const battery = {
     capacityKWh,
-    maxChargeKW: 3 + r() * 7,
-    maxDischargeKW: 3 + r() * 7,
+    maxChargeKW: 3 + random() * 7,
+    maxDischargeKW: 3 + random() * 7,
     socMin: 10,
     socMax: 95,
     chargeEfficiency: 0.95,
     dischargeEfficiency: 0.95,
     cycleCost: 0.02,
-    soc: 20 + r() * 60,
+    soc: 20 + random() * 60,
     endValue: 0.1,
-    socTarget: { soc: 60, time: T0 + (28 + Math.floor(r() * 8)) * Q },
+    socTarget: { soc: 60, time: T0 + (28 + Math.floor(random() * 8)) * QUARTER_MS },
   };
   return {
-    prices: spot.map((value, k) => ({ start: T0 + k * Q, value })),
+    prices: spot.map((value, k) => ({ start: T0 + k * QUARTER_MS, value })),
     priceUnit: 'EUR/MWh',
     importFormula: imp,
     exportFormula: exp,
     pvForecast: pv,
     loadForecast: load,
-    gridImportMax: load.map((l, k) => (r() < 0.3 ? Math.round(Math.max(0, l - pv[k]) + 3000 + r() * 5000) : null)),
-    gridExportMax: load.map(() => (r() < 0.3 ? Math.round(1000 + r() * 5000) : null)),
-    site: { exportLimitW: 4000 + Math.round(r() * 4000), peakCost: 0.1 + r() * 0.5 },
+    gridImportMax: load.map((l, k) =>
+      random() < 0.3 ? Math.round(Math.max(0, l - pv[k]) + 3000 + random() * 5000) : null,
+    ),
+    gridExportMax: load.map(() => (random() < 0.3 ? Math.round(1000 + random() * 5000) : null)),
+    site: { exportLimitW: 4000 + Math.round(random() * 4000), peakCost: 0.1 + random() * 0.5 },
     battery,
   };
 }
 
 /** The same problem as a MILP in LP text (from the raw numbers; binaries: charge or discharge, import or export per slot). */
 function milpOf(p) {
-  const n = p.prices.length;
+  const slotCount = p.prices.length;
   const dt = 0.25;
-  const b = p.battery;
-  const cap = b.capacityKWh;
-  const e0 = (b.soc / 100) * cap;
+  const battery = p.battery;
+  const cap = battery.capacityKWh;
+  const e0 = (battery.soc / 100) * cap;
   const price = (f, spot) => ((spot / 1000) * f.multiplier + f.fee) * f.vat;
-  const target = Math.round((b.socTarget.time - T0) / Q);
+  const target = Math.round((battery.socTarget.time - T0) / QUARTER_MS);
   const num = (v) => (Number.isInteger(v) ? String(v) : v.toPrecision(15));
   const expr = (terms) =>
     terms
@@ -102,30 +104,33 @@ function milpOf(p) {
   const rows = [];
   const bounds = [];
   const bins = [];
-  for (let k = 0; k < n; k++) {
+  for (let k = 0; k < slotCount; k++) {
     const pv = p.pvForecast[k] / 1000;
     const load = p.loadForecast[k] / 1000;
-    const mi = Math.min((p.gridImportMax[k] ?? Infinity) / 1000, load + b.maxChargeKW);
-    const mx = Math.min(Math.min(p.gridExportMax[k] ?? Infinity, p.site.exportLimitW) / 1000, pv + b.maxDischargeKW);
+    const mi = Math.min((p.gridImportMax[k] ?? Infinity) / 1000, load + battery.maxChargeKW);
+    const mx = Math.min(
+      Math.min(p.gridExportMax[k] ?? Infinity, p.site.exportLimitW) / 1000,
+      pv + battery.maxDischargeKW,
+    );
     bounds.push(
-      `0 <= c${k} <= ${num(b.maxChargeKW)}`,
-      `0 <= d${k} <= ${num(b.maxDischargeKW)}`,
+      `0 <= c${k} <= ${num(battery.maxChargeKW)}`,
+      `0 <= d${k} <= ${num(battery.maxDischargeKW)}`,
       `0 <= u${k} <= ${num(pv)}`,
       `0 <= i${k} <= ${num(mi)}`,
       `0 <= x${k} <= ${num(mx)}`,
     );
-    const lb = Math.max((b.socMin / 100) * cap, k + 1 === target ? (b.socTarget.soc / 100) * cap : 0);
-    bounds.push(`${num(lb)} <= e${k + 1} <= ${num((b.socMax / 100) * cap)}`);
+    const lb = Math.max((battery.socMin / 100) * cap, k + 1 === target ? (battery.socTarget.soc / 100) * cap : 0);
+    bounds.push(`${num(lb)} <= e${k + 1} <= ${num((battery.socMax / 100) * cap)}`);
     bins.push(`zb${k}`, `zg${k}`);
     rows.push(
       `cb${k}:${expr([
         [1, `c${k}`],
-        [-b.maxChargeKW, `zb${k}`],
+        [-battery.maxChargeKW, `zb${k}`],
       ])} <= 0`,
       `db${k}:${expr([
         [1, `d${k}`],
-        [b.maxDischargeKW, `zb${k}`],
-      ])} <= ${num(b.maxDischargeKW)}`,
+        [battery.maxDischargeKW, `zb${k}`],
+      ])} <= ${num(battery.maxDischargeKW)}`,
     );
     rows.push(
       `ig${k}:${expr([
@@ -148,8 +153,8 @@ function milpOf(p) {
     );
     const soc = [
       [1, `e${k + 1}`],
-      [-dt * b.chargeEfficiency, `c${k}`],
-      [dt / b.dischargeEfficiency, `d${k}`],
+      [-dt * battery.chargeEfficiency, `c${k}`],
+      [dt / battery.dischargeEfficiency, `d${k}`],
     ];
     if (k > 0) soc.push([-1, `e${k}`]);
     rows.push(`soc${k}:${expr(soc)} = ${num(k === 0 ? e0 : 0)}`);
@@ -162,20 +167,20 @@ function milpOf(p) {
     obj.push(
       [dt * price(p.importFormula, p.prices[k].value), `i${k}`],
       [-dt * price(p.exportFormula, p.prices[k].value), `x${k}`],
-      [dt * b.cycleCost, `c${k}`],
-      [dt * b.cycleCost, `d${k}`],
+      [dt * battery.cycleCost, `c${k}`],
+      [dt * battery.cycleCost, `d${k}`],
     );
   }
-  obj.push([p.site.peakCost, 'P'], [-b.endValue, `e${n}`]);
+  obj.push([p.site.peakCost, 'P'], [-battery.endValue, `e${slotCount}`]);
   bounds.push('P >= 0');
   const lp = `Minimize\n obj:${expr(obj)}\nSubject To\n ${rows.join('\n ')}\nBounds\n ${bounds.join('\n ')}\nBinary\n ${bins.join(' ')}\nEnd\n`;
-  return { lp, offset: b.endValue * e0 };
+  return { lp, offset: battery.endValue * e0 };
 }
 
 const ms = (f) => {
-  const t = process.hrtime.bigint();
-  const v = f();
-  return { v, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+  const start = process.hrtime.bigint();
+  const value = f();
+  return { v: value, ms: Number(process.hrtime.bigint() - start) / 1e6 };
 };
 
 /** Times every problem of a size: planSite the median of `runs` runs, HiGHS one solve, per problem. */
@@ -185,27 +190,27 @@ function measure(highs, seeds, n, fit = false, runs = RUNS) {
   const passes = [];
   let worst = 0;
   for (const seed of seeds) {
-    const p = problem(seed, n, fit);
-    const { lp, offset } = milpOf(p);
-    const a = [];
-    const b = [];
+    const input = problem(seed, n, fit);
+    const { lp, offset } = milpOf(input);
+    const oursMs = [];
+    const highsMs = [];
     let plan;
-    let z;
+    let optimum;
     // HiGHS once per problem (it takes seconds: its time dwarfs any noise), planSite `runs` times around it
     for (let run = 0; run < runs; run++) {
-      const x = ms(() => planSite(p));
-      a.push(x.ms);
-      plan = x.v;
+      const timed = ms(() => planSite(input));
+      oursMs.push(timed.ms);
+      plan = timed.v;
       if (run !== Math.floor(runs / 2)) continue;
-      const y = ms(() => highs.solve(lp, { mip_rel_gap: 1e-9, mip_abs_gap: 1e-10 }));
-      b.push(y.ms);
-      if (y.v.Status !== 'Optimal') throw new Error(`seed ${seed}: HiGHS status ${y.v.Status}`);
-      z = y.v.ObjectiveValue + offset;
+      const solved = ms(() => highs.solve(lp, { mip_rel_gap: 1e-9, mip_abs_gap: 1e-10 }));
+      highsMs.push(solved.ms);
+      if (solved.v.Status !== 'Optimal') throw new Error(`seed ${seed}: HiGHS status ${solved.v.Status}`);
+      optimum = solved.v.ObjectiveValue + offset;
     }
-    ours.push(median(a));
-    theirs.push(median(b));
+    ours.push(median(oursMs));
+    theirs.push(median(highsMs));
     passes.push(plan.solver.passes);
-    worst = Math.max(worst, Math.abs(plan.cost.total - z) / Math.max(1e-2, Math.abs(z)));
+    worst = Math.max(worst, Math.abs(plan.cost.total - optimum) / Math.max(1e-2, Math.abs(optimum)));
   }
   return { ours, theirs, passes, worst };
 }

@@ -141,12 +141,12 @@ async function run(s, sites, c) {
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 60_000, 'portfolio');
   const sites = fleetSites(SITES);
-  const s = await startSimulator({ sites, faults: { latencyMs: [LATENCY_MS, LATENCY_MS] } });
+  const sim = await startSimulator({ sites, faults: { latencyMs: [LATENCY_MS, LATENCY_MS] } });
   await helper.startServer();
   const runs = [];
-  for (const c of CONCURRENCIES) runs.push(await run(s, sites, c));
+  for (const c of CONCURRENCIES) runs.push(await run(sim, sites, c));
   await helper.stopServer();
-  await s.close();
+  await sim.close();
   const row = (r) => ({
     'round trip (ms, median)': r.rtt,
     [`portfolio of ${SITES}, ratings in msg.sites (ms)`]: r.given.ms,

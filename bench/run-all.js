@@ -57,9 +57,9 @@ function runOne(b) {
       clearTimeout(kill);
       const seconds = round((Date.now() - t0) / 1000, 1);
       try {
-        const r = JSON.parse(fs.readFileSync(out, 'utf8'));
+        const result = JSON.parse(fs.readFileSync(out, 'utf8'));
         fs.rmSync(out, { force: true });
-        resolve({ ...r, seconds });
+        resolve({ ...result, seconds });
       } catch {
         resolve({
           id: b.id,
@@ -82,21 +82,21 @@ async function main() {
   const merge = process.argv[2] === '--merge';
   const only = process.argv.slice(merge ? 3 : 2);
   const t0 = Date.now();
-  const m = machine();
+  const machineInfo = machine();
   const benchmarks = [];
   for (const b of BENCHES.filter((x) => only.length === 0 || only.includes(x.id))) {
     process.stdout.write(`\n== ${b.id} ==\n`);
-    const r = await runOne(b);
-    benchmarks.push(r);
-    for (const g of r.goals || [])
+    const result = await runOne(b);
+    benchmarks.push(result);
+    for (const g of result.goals || [])
       process.stdout.write(`  ${g.met ? 'met    ' : 'NOT met'}  ${g.goal}: ${g.measured}\n`);
-    if (r.error) process.stdout.write(`  FAILED ${r.error}\n`);
-    process.stdout.write(`  (${r.seconds} s)\n`);
+    if (result.error) process.stdout.write(`  FAILED ${result.error}\n`);
+    process.stdout.write(`  (${result.seconds} s)\n`);
   }
   const run = {
     generatedAt: new Date().toISOString(),
     totalSeconds: round((Date.now() - t0) / 1000, 0),
-    machine: m,
+    machine: machineInfo,
     benchmarks,
   };
   if (merge && only.length > 0) {

@@ -26,7 +26,7 @@ const red = require('./lib/red');
 
 const NODES = Number(process.env.BENCH_SCHEDULE_NODES) || 24;
 const SLOTS = 96;
-const Q = 15 * 60_000;
+const QUARTER_MS = 15 * 60_000;
 /** Most real time to wait for what one quarter hour sends. */
 const SETTLE_MS = 15_000;
 const CORE = path.dirname(require.resolve('@node-red/nodes/package.json'));
@@ -45,7 +45,7 @@ function valuesFor(i, t0) {
   const kind = ['plan', 'random runs', 'plan', 'every slot', 'hourly', 'plan', 'random runs', 'flat'][i % 8];
   const rnd = prng(1000 + i);
   const levels = [-10, -7.5, -5, -2.5, 0, 2.5, 5, 7.5, 10];
-  const v = [];
+  const runs = [];
   if (kind === 'plan') {
     const prices = SAMPLE.slots.map((s) => ({ start: t0 + s.offsetMinutes * 60_000, duration: 15, price: s.price }));
     const plan = planFromPrices({
@@ -53,20 +53,20 @@ function valuesFor(i, t0) {
       priceUnit: SAMPLE.unit,
       battery: { capacityKWh: 20, maxChargeKW: 10, socMin: 10, socMax: 90, soc: 10 + ((i * 7) % 80) },
     });
-    for (const s of plan.slots) v.push(Math.round(s.energyStorage.value * 1000) / 1000);
+    for (const s of plan.slots) runs.push(Math.round(s.energyStorage.value * 1000) / 1000);
   } else if (kind === 'random runs') {
-    while (v.length < SLOTS) {
+    while (runs.length < SLOTS) {
       const value = levels[Math.floor(rnd() * levels.length)];
-      for (let n = 1 + Math.floor(rnd() * 12); n > 0 && v.length < SLOTS; n--) v.push(value);
+      for (let n = 1 + Math.floor(rnd() * 12); n > 0 && runs.length < SLOTS; n--) runs.push(value);
     }
   } else if (kind === 'every slot') {
-    for (let k = 0; k < SLOTS; k++) v.push(k % 2 ? 4 : -4 + (k % 4) * 0.5);
+    for (let k = 0; k < SLOTS; k++) runs.push(k % 2 ? 4 : -4 + (k % 4) * 0.5);
   } else if (kind === 'hourly') {
-    for (let k = 0; k < SLOTS; k++) v.push(levels[Math.floor(k / 4) % levels.length]);
+    for (let k = 0; k < SLOTS; k++) runs.push(levels[Math.floor(k / 4) % levels.length]);
   } else {
-    for (let k = 0; k < SLOTS; k++) v.push(-2);
+    for (let k = 0; k < SLOTS; k++) runs.push(-2);
   }
-  return { kind, values: v };
+  return { kind, values: runs };
 }
 
 /** Runs of identical consecutive values: [first, last] slot indices (the changes of setting). */
@@ -78,9 +78,9 @@ function runsOf(values) {
 
 /** Real-time wait (setImmediate is not faked) until `done()` or SETTLE_MS. */
 async function settle(done) {
-  const t = process.hrtime.bigint();
+  const start = process.hrtime.bigint();
   while (!done()) {
-    if (Number(process.hrtime.bigint() - t) / 1e6 > SETTLE_MS) return false;
+    if (Number(process.hrtime.bigint() - start) / 1e6 > SETTLE_MS) return false;
     await new Promise((r) => setImmediate(r));
   }
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r)); // the last callbacks
@@ -181,8 +181,8 @@ async function scenario(verify) {
   const followed = {};
   const kindOf = new Map(sites.map((s, i) => [s.siteReference, schedules[i].kind]));
   red.getNode('reports').on('input', (msg) => {
-    const k = `${kindOf.get(msg.site)}: ${msg.payload.followed}`;
-    followed[k] = (followed[k] || 0) + 1;
+    const key = `${kindOf.get(msg.site)}: ${msg.payload.followed}`;
+    followed[key] = (followed[key] || 0) + 1;
   });
   let firstError;
   red.getNode('errs').on('input', (msg) => {
@@ -195,7 +195,11 @@ async function scenario(verify) {
   const wall0 = process.hrtime.bigint();
   for (let i = 0; i < NODES; i++) {
     red.getNode(`s${i}`).receive({
-      payload: schedules[i].values.map((v, k) => ({ start: t0 + k * Q, end: t0 + (k + 1) * Q, energyStorage: v })),
+      payload: schedules[i].values.map((v, k) => ({
+        start: t0 + k * QUARTER_MS,
+        end: t0 + (k + 1) * QUARTER_MS,
+        energyStorage: v,
+      })),
     });
   }
   await settle(() => live.size >= NODES); // each node took its schedule: a timer for its first run
@@ -204,13 +208,15 @@ async function scenario(verify) {
   sample();
   const pending = [];
   for (let k = 0; k <= SLOTS; k++) {
-    const t = t0 + k * Q;
-    await clock.tickAsync(t - Date.now());
+    const at = t0 + k * QUARTER_MS;
+    await clock.tickAsync(at - Date.now());
     const expectSent = runs.reduce((n, r) => n + r.filter(([first]) => first < k + 1).length, 0);
     const expectReports = verify ? NODES * k : 0;
     const ok = await settle(() => sent.n >= expectSent && reports.n >= expectReports);
     if (!ok)
-      pending.push(`${new Date(t).toISOString()}: ${sent.n}/${expectSent} sent, ${reports.n}/${expectReports} reports`);
+      pending.push(
+        `${new Date(at).toISOString()}: ${sent.n}/${expectSent} sent, ${reports.n}/${expectReports} reports`,
+      );
     if (k < SLOTS) sample();
   }
   const wallS = Number(process.hrtime.bigint() - wall0) / 1e9;
@@ -227,19 +233,19 @@ async function scenario(verify) {
   const byKind = {};
   sites.forEach((s, i) => {
     const mine = log.filter((e) => e.path.includes(`/sites/${s.siteReference}/`));
-    const r = runs[i];
-    if (mine.length > r.length) overRuns += mine.length - r.length;
+    const siteRuns = runs[i];
+    if (mine.length > siteRuns.length) overRuns += mine.length - siteRuns.length;
     mine.forEach((e, j) => {
-      if (r[j] && e.time === t0 + r[j][0] * Q) atStart++;
-      if (r[j] && e.body && e.body.validUntil === t0 + (r[j][1] + 1) * Q) untilEnd++;
+      if (siteRuns[j] && e.time === t0 + siteRuns[j][0] * QUARTER_MS) atStart++;
+      if (siteRuns[j] && e.body && e.body.validUntil === t0 + (siteRuns[j][1] + 1) * QUARTER_MS) untilEnd++;
     });
     const kind = schedules[i].kind;
     byKind[kind] = byKind[kind] || { nodes: 0, changes: 0, requests: 0 };
     byKind[kind].nodes++;
-    byKind[kind].changes += r.length;
+    byKind[kind].changes += siteRuns.length;
     byKind[kind].requests += mine.length;
   });
-  const playing = samples.filter((x) => x.at >= t0 && x.at < t0 + SLOTS * Q);
+  const playing = samples.filter((x) => x.at >= t0 && x.at < t0 + SLOTS * QUARTER_MS);
   const maxLive = Math.max(...samples.map((x) => x.live));
   const exactlyOne = playing.every((x) => x.live === NODES);
 

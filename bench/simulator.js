@@ -72,9 +72,9 @@ function startCannon() {
 function historyCost() {
   const runs = [];
   for (let r = 0; r < 6; r++) {
-    const t = performance.now();
+    const start = performance.now();
     for (const d of DEFAULT_SITES) new SiteModel(d, r + 1, Date.UTC(2026, 2, 10, 6)).past();
-    runs.push(performance.now() - t);
+    runs.push(performance.now() - start);
   }
   const rest = runs.slice(1).sort((a, b) => a - b);
   return { firstMs: round(runs[0], 1), medianMs: round(rest[2], 1) };

@@ -29,21 +29,21 @@ async function main() {
   const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - HOUR_MS;
   const start = end - 365 * 24 * HOUR_MS;
   const spans = splitRange(start, end, HOUR_MS);
-  const q = (s, e) => ({ property, start: s, end: e, resolutionHours: 1 });
+  const request = (s, e) => ({ property, start: s, end: e, resolutionHours: 1 });
 
   const timed = async (fn) => {
     const t0 = process.hrtime.bigint();
-    const r = await fn();
-    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, r };
+    const result = await fn();
+    return { ms: Number(process.hrtime.bigint() - t0) / 1e6, r: result };
   };
-  const parallel = () => client.getTimeSeriesRange(device, q(start, end));
-  const parallelWide = () => wide.getTimeSeriesRange(device, q(start, end));
+  const parallel = () => client.getTimeSeriesRange(device, request(start, end));
+  const parallelWide = () => wide.getTimeSeriesRange(device, request(start, end));
   const sequential = async () => {
     const parts = [];
-    for (const s of spans) parts.push(await client.getTimeSeries(device, q(s.start, s.end)));
+    for (const s of spans) parts.push(await client.getTimeSeries(device, request(s.start, s.end)));
     return mergeSeries(parts, start, end);
   };
-  const single = () => client.getTimeSeries(device, q(spans[0].start, spans[0].end));
+  const single = () => client.getTimeSeries(device, request(spans[0].start, spans[0].end));
 
   const runs = { parallel, parallelWide, sequential };
   for (const run of Object.values(runs)) await run(); // warm-up: connections, JIT, the simulator's baseline
@@ -65,7 +65,7 @@ async function main() {
 
   // The merge alone, on the 13 answers of one fetch.
   const parts = [];
-  for (const s of spans) parts.push(await client.getTimeSeries(device, q(s.start, s.end)));
+  for (const s of spans) parts.push(await client.getTimeSeries(device, request(s.start, s.end)));
   const mergeMs = [];
   for (let i = 0; i < 20; i++) mergeMs.push((await timed(async () => mergeSeries(parts, start, end))).ms);
 

@@ -31,8 +31,8 @@ const folders = new Map();
 for (const [f, s] of Object.entries(summary)) {
   if (f === 'total') continue;
   const rel = path.relative(ROOT, f).split(path.sep).join('/');
-  const m = /^src\/[^/]+(?=\/)/.exec(rel);
-  const key = m ? m[0] : path.dirname(rel);
+  const match = /^src\/[^/]+(?=\/)/.exec(rel);
+  const key = match ? match[0] : path.dirname(rel);
   const acc = folders.get(key) || Object.fromEntries(KEYS.map((k) => [k, { total: 0, covered: 0 }]));
   for (const k of KEYS) {
     acc[k].total += s[k].total;

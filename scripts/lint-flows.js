@@ -32,21 +32,21 @@ function lintExamples() {
     .sort();
   let failed = 0;
   for (const f of files) {
-    const r = spawnSync(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', path.join(EXAMPLES, f)], {
+    const result = spawnSync(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', path.join(EXAMPLES, f)], {
       cwd: root,
       encoding: 'utf8',
     });
     let problems;
     try {
-      problems = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
+      problems = JSON.parse(String(result.stdout).trim().split('\n').at(-1) ?? '');
     } catch {
       problems = undefined;
     }
     if (
-      r.status === 0 &&
+      result.status === 0 &&
       Array.isArray(problems) &&
       problems.length === 0 &&
-      !/Error|at Object\./.test(r.stdout + r.stderr)
+      !/Error|at Object\./.test(result.stdout + result.stderr)
     ) {
       console.log(`nrlint  ok      ${shown(f)}`);
       continue;
@@ -58,7 +58,7 @@ function lintExamples() {
         console.log(
           `        ${p.rule ?? '?'}: ${p.message ?? JSON.stringify(p)}${p.nodes ? ` (nodes ${p.nodes.join(', ')})` : ''}`,
         );
-    else console.log(`        exit ${r.status}\n${r.stdout}${r.stderr}`);
+    else console.log(`        exit ${result.status}\n${result.stdout}${result.stderr}`);
   }
   console.log(`nrlint: ${files.length - failed} of ${files.length} flows with 0 problems`);
   return files.length > 0 && failed === 0;
@@ -67,8 +67,12 @@ function lintExamples() {
 async function scorecard() {
   if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-partner-config.js'))) {
     console.log('lint:flows: dist/ is missing, building once (npm run build)...');
-    const b = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
-    if (b.status !== 0) throw new Error('the build failed');
+    const build = spawnSync('npm', ['run', 'build'], {
+      cwd: root,
+      stdio: 'inherit',
+      shell: process.platform === 'win32',
+    });
+    if (build.status !== 0) throw new Error('the build failed');
   }
   // The offline stand-in is TypeScript, shared with the test suite: loaded through tsx (devDependency).
   const { require: tsxRequire } = require('tsx/cjs/api');
@@ -80,17 +84,21 @@ async function scorecard() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-lint-flows-'));
   try {
     await packedCopy(root, dir);
-    const v = await validate(dir, served);
-    const found = findings(v);
-    const ok = v.code === 0 && /^Complete$/m.test(v.stdout) && found.length === 0 && served.unexpected.length === 0;
+    const validation = await validate(dir, served);
+    const found = findings(validation);
+    const ok =
+      validation.code === 0 &&
+      /^Complete$/m.test(validation.stdout) &&
+      found.length === 0 &&
+      served.unexpected.length === 0;
     console.log(
-      `node-red-dev validate (offline): exit ${v.code}, ${v.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length} checks passed`,
+      `node-red-dev validate (offline): exit ${validation.code}, ${validation.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length} checks passed`,
     );
     if (!ok) {
       for (const l of found) console.log(`        ${l}`);
       for (const u of served.unexpected)
         console.log(`        looked up something the offline stand-in cannot answer: ${u}`);
-      if (v.code !== 0) console.log(`${v.stdout}${v.stderr}`);
+      if (validation.code !== 0) console.log(`${validation.stdout}${validation.stderr}`);
     }
     return ok;
   } finally {

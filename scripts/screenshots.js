@@ -15,13 +15,13 @@ const root = path.resolve(__dirname, '..');
 const images = path.join(root, 'docs', 'images');
 
 function run(cmd, args, env) {
-  const r = spawnSync(cmd, args, {
+  const result = spawnSync(cmd, args, {
     cwd: root,
     stdio: 'inherit',
     env: { ...process.env, ...env },
     shell: process.platform === 'win32',
   });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+  if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
 run('npm', ['run', 'build']);

@@ -55,8 +55,12 @@ try {
 
 if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-partner-config.js'))) {
   console.log('start-demo: dist/ is missing, building once (npm run build)...');
-  const r = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
-  if (r.status !== 0) die('the build failed');
+  const build = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
+  if (build.status !== 0) die('the build failed');
 }
 
 /** Prepares the user directory and copies the demo flow in when it is new or changed. */
@@ -218,8 +222,8 @@ async function main() {
 
   function onLine(line, stream) {
     stream.write(line + '\n');
-    const m = /Server now running at (https?:\/\/\S+?)\/?$/.exec(line);
-    if (m) listen = m[1];
+    const match = /Server now running at (https?:\/\/\S+?)\/?$/.exec(line);
+    if (match) listen = match[1];
     if (/\bStarted flows\b/.test(line)) flowsStarted = true;
     const sim = /\[ems-partner\] built-in simulator at (https?:\/\/[^\s/]+)/.exec(line);
     if (sim && !simUrl) {
@@ -238,10 +242,10 @@ async function main() {
     stream.setEncoding('utf8');
     stream.on('data', (chunk) => {
       buf += chunk;
-      let i;
-      while ((i = buf.indexOf('\n')) >= 0) {
-        onLine(buf.slice(0, i).replace(/\r$/, ''), out);
-        buf = buf.slice(i + 1);
+      let newline;
+      while ((newline = buf.indexOf('\n')) >= 0) {
+        onLine(buf.slice(0, newline).replace(/\r$/, ''), out);
+        buf = buf.slice(newline + 1);
       }
     });
     stream.on('end', () => {

@@ -31,9 +31,9 @@ const SUITES = [
 
 const major = (v) => Number(String(v).replace(/^v/, '').split('.')[0]);
 const atLeast = (v, min) => {
-  const a = String(v).replace(/^v/, '').split('.').map(Number);
-  const b = min.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if ((a[i] || 0) !== (b[i] || 0)) return (a[i] || 0) > (b[i] || 0);
+  const have = String(v).replace(/^v/, '').split('.').map(Number);
+  const want = min.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if ((have[i] || 0) !== (want[i] || 0)) return (have[i] || 0) > (want[i] || 0);
   return true;
 };
 const useOwnNode = atLeast(process.version, '22.9.0');
@@ -63,13 +63,17 @@ function install() {
     fs.writeFileSync(pkg, JSON.stringify({ name: 'ems-partner-nr5-runtime', private: true }, null, 2) + '\n');
   console.log(`test-node-red-5: installing ${want.join(' ')} under ${path.relative(root, prefix)}/ ...`);
   const t0 = Date.now();
-  const r = spawnSync(npm, ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...want], {
-    stdio: 'inherit',
-    cwd: prefix,
-  });
-  if (r.status !== 0) {
+  const result = spawnSync(
+    npm,
+    ['install', '--prefix', prefix, '--no-audit', '--no-fund', '--loglevel=error', ...want],
+    {
+      stdio: 'inherit',
+      cwd: prefix,
+    },
+  );
+  if (result.status !== 0) {
     console.error('test-node-red-5: the install failed (it needs the npm registry once; later runs reuse it)');
-    process.exit(r.status || 1);
+    process.exit(result.status || 1);
   }
   return Date.now() - t0;
 }
@@ -96,7 +100,7 @@ const specs = fs
 console.log(`test-node-red-5: Node-RED ${nodeRedVersion} on Node ${nodeVersion}: ${specs.length} suites`);
 const t1 = Date.now();
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');
-const r = spawnSync(
+const result = spawnSync(
   nodeBin,
   [
     mocha,
@@ -121,4 +125,4 @@ const secs = (ms) => (ms / 1000).toFixed(1);
 console.log(
   `test-node-red-5: ${installMs ? `install ${secs(installMs)} s, ` : 'runtime cached, '}suites ${secs(Date.now() - t1)} s`,
 );
-process.exit(r.status === null ? 1 : r.status);
+process.exit(result.status === null ? 1 : result.status);

@@ -8,12 +8,12 @@ const { makeReference } = require(path.join(DIST, 'simulator', 'prng'));
 function fleetSites(n) {
   const sites = [];
   for (let i = 0; i < n; i++) {
-    const k = `fleet/${i}`;
+    const refKey = `fleet/${i}`;
     sites.push({
-      siteReference: makeReference('ste', k),
+      siteReference: makeReference('ste', refKey),
       name: `Fleet site ${i}`,
       battery: {
-        deviceReference: makeReference('dvc', `${k}/battery`),
+        deviceReference: makeReference('dvc', `${refKey}/battery`),
         name: `Battery ${i}`,
         maxPowerW: 10_000,
         capacityWh: 20_000,
@@ -22,13 +22,13 @@ function fleetSites(n) {
         initialProducedWh: 16_950_000,
       },
       pv: {
-        deviceReference: makeReference('dvc', `${k}/pv`),
+        deviceReference: makeReference('dvc', `${refKey}/pv`),
         name: `PV ${i}`,
         peakW: 10_000,
         initialProducedWh: 150_400_000,
       },
       meter: {
-        deviceReference: makeReference('dvc', `${k}/meter`),
+        deviceReference: makeReference('dvc', `${refKey}/meter`),
         name: `Meter ${i}`,
         initialImportWh: 31_200_000,
         initialExportWh: 110_400_000,

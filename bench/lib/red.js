@@ -52,14 +52,14 @@ async function load(nodes, coreNodes = [], extraModules = []) {
 /** Counts messages arriving at a `helper` node. */
 function counter(id) {
   const node = helper.getNode(id);
-  const c = { n: 0, last: undefined, waiters: [] };
+  const seen = { n: 0, last: undefined, waiters: [] };
   node.on('input', (msg, _send, done) => {
-    c.n++;
-    c.last = msg;
+    seen.n++;
+    seen.last = msg;
     done();
-    if (c.waiters.length) for (const w of c.waiters.splice(0)) w();
+    if (seen.waiters.length) for (const w of seen.waiters.splice(0)) w();
   });
-  return c;
+  return seen;
 }
 
 /**
@@ -71,11 +71,11 @@ function messenger(accepted, failure) {
   const pending = new Map();
   let seq = 0;
   const settle = (msg, ok) => {
-    const p = pending.get(msg.seq);
-    if (!p) return;
+    const waiter = pending.get(msg.seq);
+    if (!waiter) return;
     pending.delete(msg.seq);
-    if (ok && accepted(msg)) p.resolve(msg);
-    else p.reject(new Error(`message ${msg.seq} ${failure(msg)}`));
+    if (ok && accepted(msg)) waiter.resolve(msg);
+    else waiter.reject(new Error(`message ${msg.seq} ${failure(msg)}`));
   };
   helper.getNode('sink').on('input', (msg, _s, done) => {
     settle(msg, true);
@@ -87,9 +87,9 @@ function messenger(accepted, failure) {
   });
   return (id, msg) =>
     new Promise((resolve, reject) => {
-      const i = seq++;
-      pending.set(i, { resolve, reject });
-      helper.getNode(id).receive({ ...msg, seq: i });
+      const seqNo = seq++;
+      pending.set(seqNo, { resolve, reject });
+      helper.getNode(id).receive({ ...msg, seq: seqNo });
     });
 }
 

@@ -31,18 +31,18 @@ function alternativesTable(alts) {
 }
 
 function render(run, intro, notes) {
-  const m = run.machine;
+  const machine = run.machine;
   const out = [intro.trim(), ''];
   out.push('## Machine and run', '');
   out.push(
     table(
       ['', ''],
       [
-        ['CPU', `${m.cpu}, ${m.cores} cores, ${m.memoryGB} GB`],
-        ['OS', m.os],
-        ['Node.js', m.node],
-        ['Node-RED', m.nodeRed],
-        ['Load average at start (1, 5, 15 min)', m.loadAverage.join(', ')],
+        ['CPU', `${machine.cpu}, ${machine.cores} cores, ${machine.memoryGB} GB`],
+        ['OS', machine.os],
+        ['Node.js', machine.node],
+        ['Node-RED', machine.nodeRed],
+        ['Load average at start (1, 5, 15 min)', machine.loadAverage.join(', ')],
         ['Run', `${run.generatedAt}, ${run.totalSeconds} s in all (\`npm run bench\`)`],
       ],
     ),

@@ -37,7 +37,7 @@ async function main() {
   } else {
     const { startSimulator } = require(path.join(DIST, 'simulator'));
     const sites = opts.fleetSites ? fleetSites(opts.fleetSites) : undefined;
-    const s = await startSimulator({
+    const sim = await startSimulator({
       host: '127.0.0.1',
       port: 0,
       seed: 1,
@@ -45,8 +45,8 @@ async function main() {
       latencyMs: opts.latencyMs,
       frozen: !!opts.frozen,
     });
-    url = s.url;
-    close = s.close;
+    url = sim.url;
+    close = sim.close;
   }
   process.stdout.write(`listening on ${url}\n`);
   const stop = () => close().then(() => process.exit(0));

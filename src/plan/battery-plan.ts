@@ -27,17 +27,19 @@ function usesSiteModel(input: unknown): boolean {
   if (!isObject(input)) return false;
   if (input.solver === 'lp') return true;
   if (SITE_FIELDS.some((k) => set(input[k]))) return true;
-  const b = input.battery;
+  const battery = input.battery;
   // gridCharge and gridDischarge true are every planner's default: only false needs the site planner
   if (
-    isObject(b) &&
+    isObject(battery) &&
     SITE_BATTERY_FIELDS.some(
-      (k) => set(b[k]) && !((k === 'gridCharge' || k === 'gridDischarge') && (b[k] === true || b[k] === 'true')),
+      (k) =>
+        set(battery[k]) &&
+        !((k === 'gridCharge' || k === 'gridDischarge') && (battery[k] === true || battery[k] === 'true')),
     )
   )
     return true;
-  const p = input.prices;
-  return Array.isArray(p) && p.some((s) => isObject(s) && (set(s.importPrice) || set(s.exportPrice)));
+  const prices = input.prices;
+  return Array.isArray(prices) && prices.some((s) => isObject(s) && (set(s.importPrice) || set(s.exportPrice)));
 }
 
 /** Whether the prices are the price-only planner's own slots (or anything it refuses in its own words). */
@@ -52,22 +54,23 @@ function ownSlots(prices: unknown): boolean {
  */
 export function planBattery(input: BatteryPlanInput): PricePlan | SitePlan {
   // Too many prices are refused by their count before either planner's choice looks at any of them.
-  const p: unknown = isObject(input) ? input.prices : undefined;
-  if (Array.isArray(p) && p.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, p.length, 'slots');
+  const rawPrices: unknown = isObject(input) ? input.prices : undefined;
+  if (Array.isArray(rawPrices) && rawPrices.length > MAX_PRICE_SLOTS)
+    throw tooLong('prices', MAX_PRICE_SLOTS, rawPrices.length, 'slots');
   // every planner's fields, before routing: a misspelt site field would otherwise route to the price-only planner
   if (isObject(input)) {
     refuseUnknownKeys(input, PLANNER_FIELDS, '', 'a planner field');
     if (isObject(input.battery)) refuseUnknownKeys(input.battery, BATTERY_FIELDS, 'battery', 'a field of battery');
   }
   if (usesSiteModel(input)) return planSite(input as SitePlanInput);
-  const i = input as unknown as Rec;
-  if (!isObject(input) || ownSlots(i.prices)) return planFromPrices(input as PricePlanInput);
-  const feed = readPriceFeed(i.prices);
+  const record = input as unknown as Rec;
+  if (!isObject(input) || ownSlots(record.prices)) return planFromPrices(input as PricePlanInput);
+  const feed = readPriceFeed(record.prices);
   const prices = feed.slots.map((s) => ({ start: s.start, end: s.end, price: s.importBase }));
   return planFromPrices({
     ...(input as PricePlanInput),
     prices,
-    priceUnit: set(i.priceUnit) ? (i.priceUnit as string) : feed.unit,
+    priceUnit: set(record.priceUnit) ? (record.priceUnit as string) : feed.unit,
   });
 }
 

@@ -44,8 +44,8 @@ const FORMS = '{start, end?, value}, {x, y} or {time, value}';
 
 /** Solcast's period ("PT30M", "PT1H"), ms. */
 function periodMs(v: unknown, f: string): number {
-  const m = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?$/.exec(v) : null;
-  const ms = m ? (Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * MINUTE_MS : 0;
+  const match = typeof v === 'string' ? /^PT(?:(\d+)H)?(?:(\d+)M)?$/.exec(v) : null;
+  const ms = match ? (Number(match[1] ?? 0) * 60 + Number(match[2] ?? 0)) * MINUTE_MS : 0;
   if (!(ms > 0))
     throw new ValidationError(f, `must be an ISO 8601 period of minutes or hours (PT30M, PT1H); got ${show(v)}`);
   return ms;
@@ -53,8 +53,10 @@ function periodMs(v: unknown, f: string): number {
 
 /** Forecast.Solar's local "YYYY-MM-DD HH:MM:SS" (no offset: the runtime's time zone), else as parseTime reads it. */
 function localTime(v: string, f: string): number {
-  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(v.trim());
-  return m ? new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0)).getTime() : parseTime(v, f);
+  const match = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(v.trim());
+  return match
+    ? new Date(+match[1], +match[2] - 1, +match[3], +match[4], +match[5], +(match[6] ?? 0)).getTime()
+    : parseTime(v, f);
 }
 
 /**
@@ -68,12 +70,12 @@ function sourceSeries(input: unknown, field: string, max: number): Array<{ p: un
   if (Array.isArray(input.forecasts)) {
     if (input.forecasts.length > max) throw tooLong(`${field}.forecasts`, max, input.forecasts.length, 'points');
     return input.forecasts.map((x, i) => {
-      const f = `${field}.forecasts[${i}]`;
+      const path = `${field}.forecasts[${i}]`;
       if (!isObject(x))
-        throw new ValidationError(f, `must be Solcast's {period_end, period, pv_estimate}; got ${show(x)}`);
-      const end = parseTime(x.period_end, `${f}.period_end`);
-      const kW = parseNumber(x.pv_estimate, `${f}.pv_estimate`);
-      return { p: { start: end - periodMs(x.period, `${f}.period`), end, value: kW * 1000 }, f };
+        throw new ValidationError(path, `must be Solcast's {period_end, period, pv_estimate}; got ${show(x)}`);
+      const end = parseTime(x.period_end, `${path}.period_end`);
+      const kW = parseNumber(x.pv_estimate, `${path}.pv_estimate`);
+      return { p: { start: end - periodMs(x.period, `${path}.period`), end, value: kW * 1000 }, f: path };
     });
   }
   if (isObject(input.result) && isObject(input.result.watts)) {
@@ -82,8 +84,8 @@ function sourceSeries(input: unknown, field: string, max: number): Array<{ p: un
     if (keys.length > max) throw tooLong(`${field}.result.watts`, max, keys.length, 'points');
     return keys
       .map((k) => {
-        const f = `${field}.result.watts["${k}"]`;
-        return { p: { start: localTime(k, f), value: parseNumber(watts[k], f) }, f };
+        const path = `${field}.result.watts["${k}"]`;
+        return { p: { start: localTime(k, path), value: parseNumber(watts[k], path) }, f: path };
       })
       .sort((a, b) => (a.p.start as number) - (b.p.start as number));
   }
@@ -204,10 +206,10 @@ export function averageOver(s: SeriesPoint[], from: number, to: number): number 
   let sum = 0;
   let covered = 0;
   for (let i = firstEndingAfter(s, from); i < s.length && s[i].start < to; i++) {
-    const w = Math.min(to, s[i].end) - Math.max(from, s[i].start);
-    if (w > 0) {
-      sum += w * s[i].value;
-      covered += w;
+    const overlap = Math.min(to, s[i].end) - Math.max(from, s[i].start);
+    if (overlap > 0) {
+      sum += overlap * s[i].value;
+      covered += overlap;
     }
   }
   return covered > 0 ? sum / covered : undefined;
@@ -269,15 +271,15 @@ export function loadForecastFromHistory(history: unknown, opts: HistoryForecastO
   const period = byDays ? DAY_MS : 7 * DAY_MS;
   return slotsOf(opts).map((s, k) => {
     let sum = 0;
-    let n = 0;
+    let counted = 0;
     for (let j = 1; j <= count; j++) {
-      const v = averageOver(series, s.start - j * period, s.end - j * period);
-      if (v !== undefined) {
-        sum += v;
-        n++;
+      const average = averageOver(series, s.start - j * period, s.end - j * period);
+      if (average !== undefined) {
+        sum += average;
+        counted++;
       }
     }
-    if (n === 0) {
+    if (counted === 0) {
       const span = byDays
         ? `the same time on the last ${count} day(s)`
         : `the same weekday and time of the last ${count} week(s)`;
@@ -287,7 +289,7 @@ export function loadForecastFromHistory(history: unknown, opts: HistoryForecastO
         'unprocessable',
       );
     }
-    return sum / n;
+    return sum / counted;
   });
 }
 
@@ -299,14 +301,14 @@ export function loadForecastFromHistory(history: unknown, opts: HistoryForecastO
 export function resampleForecast(points: unknown, slots: ForecastSlots, field = 'forecast', min = 0): number[] {
   const series = readSeries(points, field, min);
   return slotsOf({ slots }).map((s, k) => {
-    const v = averageOver(series, s.start, s.end);
-    if (v === undefined) {
+    const average = averageOver(series, s.start, s.end);
+    if (average === undefined) {
       throw new ValidationError(
         field,
         `must cover every price slot: nothing for slot ${k} (${iso(s.start)} to ${iso(s.end)}); it covers ${iso(series[0].start)} to ${iso(series[series.length - 1].end)}`,
         'unprocessable',
       );
     }
-    return v;
+    return average;
   });
 }

@@ -46,30 +46,30 @@ export const SLOT_FIELDS = ['start', 'end', 'duration', 'price', 'importPrice', 
 
 /** Edit distance, case-insensitive (a transposition counts as one). */
 function distance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  const d: number[][] = Array.from({ length: s.length + 1 }, (_, i) =>
-    Array.from({ length: t.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  const lowerA = a.toLowerCase();
+  const lowerB = b.toLowerCase();
+  const table: number[][] = Array.from({ length: lowerA.length + 1 }, (_, i) =>
+    Array.from({ length: lowerB.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
-  for (let i = 1; i <= s.length; i++) {
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1])
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+  for (let i = 1; i <= lowerA.length; i++) {
+    for (let j = 1; j <= lowerB.length; j++) {
+      const cost = lowerA[i - 1] === lowerB[j - 1] ? 0 : 1;
+      table[i][j] = Math.min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && lowerA[i - 1] === lowerB[j - 2] && lowerA[i - 2] === lowerB[j - 1])
+        table[i][j] = Math.min(table[i][j], table[i - 2][j - 2] + 1);
     }
   }
-  return d[s.length][t.length];
+  return table[lowerA.length][lowerB.length];
 }
 
 /** The known key nearest to `key`. */
 function nearest(key: string, known: readonly string[]): string {
   let best = known[0];
-  let bd = Infinity;
+  let bestDistance = Infinity;
   for (const k of known) {
-    const dd = distance(key, k);
-    if (dd < bd) {
-      bd = dd;
+    const candidateDistance = distance(key, k);
+    if (candidateDistance < bestDistance) {
+      bestDistance = candidateDistance;
       best = k;
     }
   }
@@ -79,8 +79,8 @@ function nearest(key: string, known: readonly string[]): string {
 /** A known key `key` is a likely misspelling of (within 2 edits, or differing in case only), or undefined. */
 export function misspelt(key: string, known: readonly string[]): string | undefined {
   if (known.includes(key)) return undefined;
-  const k = nearest(key, known);
-  return distance(key, k) <= Math.min(2, Math.floor(k.length / 3)) ? k : undefined;
+  const closest = nearest(key, known);
+  return distance(key, closest) <= Math.min(2, Math.floor(closest.length / 3)) ? closest : undefined;
 }
 
 /**

@@ -51,32 +51,36 @@ export function minimizeConvex(
     let lower = Infinity;
     let next = NaN;
     for (const p of [best - 1, best]) {
-      const q = p + 1;
-      if (p < 0 || q >= xs.length) continue;
+      const pointAfter = p + 1;
+      if (p < 0 || pointAfter >= xs.length) continue;
       const left = p >= 1; // the line of (p−1, p), valid right of p
-      const right = q + 1 < xs.length; // the line of (q, q+1), valid left of q
+      const right = pointAfter + 1 < xs.length; // the line of (q, q+1), valid left of q
       let lb: number;
-      let x: number;
+      let probe: number;
       if (left && right) {
         const s1 = (fs[p] - fs[p - 1]) / (xs[p] - xs[p - 1]);
-        const s2 = (fs[q + 1] - fs[q]) / (xs[q + 1] - xs[q]);
-        x = s2 > s1 ? (fs[q] - fs[p] + s1 * xs[p] - s2 * xs[q]) / (s1 - s2) : NaN;
-        if (!(x > xs[p] && x < xs[q])) x = (xs[p] + xs[q]) / 2;
-        lb = Math.min(Math.max(line(p - 1, x), line(q, x)), fs[p], fs[q]);
+        const s2 = (fs[pointAfter + 1] - fs[pointAfter]) / (xs[pointAfter + 1] - xs[pointAfter]);
+        probe = s2 > s1 ? (fs[pointAfter] - fs[p] + s1 * xs[p] - s2 * xs[pointAfter]) / (s1 - s2) : NaN;
+        if (!(probe > xs[p] && probe < xs[pointAfter])) probe = (xs[p] + xs[pointAfter]) / 2;
+        lb = Math.min(Math.max(line(p - 1, probe), line(pointAfter, probe)), fs[p], fs[pointAfter]);
       } else if (right) {
         // the left end: only the line of (q, q+1); when a is the best point it bounds [lo, a] as well
-        lb = Math.min(line(q, best === 0 ? Math.min(xs[p], lo) : xs[p]), line(q, xs[p]), fs[q]);
-        x = xs[p] + (xs[q] - xs[p]) / 8;
+        lb = Math.min(
+          line(pointAfter, best === 0 ? Math.min(xs[p], lo) : xs[p]),
+          line(pointAfter, xs[p]),
+          fs[pointAfter],
+        );
+        probe = xs[p] + (xs[pointAfter] - xs[p]) / 8;
       } else if (left) {
-        lb = Math.min(line(p - 1, xs[q]), fs[p]);
-        x = xs[q] - (xs[q] - xs[p]) / 8;
+        lb = Math.min(line(p - 1, xs[pointAfter]), fs[p]);
+        probe = xs[pointAfter] - (xs[pointAfter] - xs[p]) / 8;
       } else {
         lb = -Infinity;
-        x = (xs[p] + xs[q]) / 2;
+        probe = (xs[p] + xs[pointAfter]) / 2;
       }
       if (lb < lower) {
         lower = lb;
-        next = x;
+        next = probe;
       }
     }
     gap = fs[best] - lower;
@@ -103,18 +107,18 @@ function lineMin(
   fs: Float64Array,
 ): number {
   const toD = (x: number) => (sign * (x - base)) / dt;
-  const a = Math.min(toD(u.lo), toD(u.hi));
-  const b = Math.max(toD(u.lo), toD(u.hi));
-  const lo = Math.max(sm.dL, a);
-  const hi = Math.min(sm.dR, b);
+  const deltaLo = Math.min(toD(u.lo), toD(u.hi));
+  const deltaHi = Math.max(toD(u.lo), toD(u.hi));
+  const lo = Math.max(sm.dL, deltaLo);
+  const hi = Math.min(sm.dR, deltaHi);
   if (!(hi >= lo)) return Infinity;
   const at = (d: number) => dt * sm.cost(d) + u.value(base + sign * dt * d, tolE);
   let best = Math.min(at(lo), at(hi));
-  const m = sm.points(xs, fs, 1e-10);
-  for (let j = 0; j < m; j++) if (xs[j] > lo && xs[j] < hi) best = Math.min(best, at(xs[j]));
+  const pointCount = sm.points(xs, fs, 1e-10);
+  for (let j = 0; j < pointCount; j++) if (xs[j] > lo && xs[j] < hi) best = Math.min(best, at(xs[j]));
   for (let j = 0; j < u.n; j++) {
-    const d = toD(u.xs[j]);
-    if (d > lo && d < hi) best = Math.min(best, at(d));
+    const delta = toD(u.xs[j]);
+    if (delta > lo && delta < hi) best = Math.min(best, at(delta));
   }
   return best;
 }
@@ -151,18 +155,18 @@ class Marginals {
   weights(kappa: number, P: number, e: Float64Array, runs: SlotRun[]): Weights {
     const { chain } = this;
     const { m } = chain;
-    const n = runs.length;
+    const slotCount = runs.length;
     const tight = (k: number) => runs[k].i >= P - 1e-9 * Math.max(1, P);
     let last = -1; // W_k is needed up to the last slot at the cap
-    for (let k = 0; k < n; k++) if (tight(k)) last = k;
+    for (let k = 0; k < slotCount; k++) if (tight(k)) last = k;
     if (last < 0) return NONE;
     // forward values under the cap: W_{k+1} = W_k □ Ψ_k, Ψ_k(y) = Φ̃_k(−y), within the SOC bounds
-    let w = this.w;
+    let forward = this.w;
     let w2 = this.w2;
-    w.reset(1);
-    w.push(m.e0, 0);
+    forward.reset(1);
+    forward.push(m.e0, 0);
     this.fw.clear();
-    this.fw.save(0, w);
+    this.fw.save(0, forward);
     chain.passes++; // a forward pass costs what a backward one does: it counts
     for (let k = 0; k < last; k++) {
       const phi = chain.phiOf(k, P);
@@ -170,22 +174,22 @@ class Marginals {
       const psi = this.psi;
       psi.reset(phi.n);
       for (let j = phi.n - 1; j >= 0; j--) psi.push(-phi.xs[j], phi.fs[j]);
-      infConv(w, psi, w2);
+      infConv(forward, psi, w2);
       if (!w2.clip(m.lb[k + 1], m.ub[k + 1], m.tolE)) return NONE;
-      [w, w2] = [w2, w];
-      this.fw.save(k + 1, w);
+      [forward, w2] = [w2, forward];
+      this.fw.save(k + 1, forward);
     }
-    this.w = w;
+    this.w = forward;
     this.w2 = w2;
     // right of P: what a little more import gains (the better of the two sides taking it);
     // left of P: what a little less costs (the cheaper of the two sides giving it up)
-    const gR = new Float64Array(n);
-    const gL = new Float64Array(n);
+    const gR = new Float64Array(slotCount);
+    const gL = new Float64Array(slotCount);
     let sumR = 0;
     let sumL = 0;
     const eps = 1e-7 * Math.max(1, P);
-    const v = this.view;
-    for (let k = 0; k < n; k++) {
+    const view = this.view;
+    for (let k = 0; k < slotCount; k++) {
       if (!tight(k)) continue;
       const dt = m.slots[k].dt;
       const sm = chain.model(k, P);
@@ -194,31 +198,31 @@ class Marginals {
           chain.model(k, cap);
           return lineMin(sm, dt, u, base, sign, m.tolE, this.xs, this.fs);
         };
-        const h = at(P);
-        const r = (h - at(P + eps)) / eps;
-        const l = (at(P - eps) - h) / eps;
-        return [Number.isFinite(r) ? r : 0, Number.isFinite(l) ? l : Infinity];
+        const atCap = at(P);
+        const gainUp = (atCap - at(P + eps)) / eps;
+        const costDown = (at(P - eps) - atCap) / eps;
+        return [Number.isFinite(gainUp) ? gainUp : 0, Number.isFinite(costDown) ? costDown : Infinity];
       };
-      chain.loadV(k + 1, v);
-      const [rA, lA] = side(v, e[k], 1);
-      this.fw.load(k, v);
-      const [rB, lB] = side(v, e[k + 1], -1);
+      chain.loadV(k + 1, view);
+      const [rA, lA] = side(view, e[k], 1);
+      this.fw.load(k, view);
+      const [rB, lB] = side(view, e[k + 1], -1);
       chain.model(k, P);
-      const r = Math.max(rA, rB);
-      const l = Math.min(lA, lB);
-      if (r > 0) {
-        gR[k] = r;
-        sumR += r;
+      const gain = Math.max(rA, rB);
+      const loss = Math.min(lA, lB);
+      if (gain > 0) {
+        gR[k] = gain;
+        sumR += gain;
       }
-      if (l > 0 && Number.isFinite(l)) {
-        gL[k] = l;
-        sumL += l;
+      if (loss > 0 && Number.isFinite(loss)) {
+        gL[k] = loss;
+        sumL += loss;
       }
     }
     const scaled = (g: Float64Array, sum: number) => {
       if (!(sum > 0)) return null;
-      const f = (kappa * (1 - 1e-12)) / sum;
-      for (let k = 0; k < n; k++) g[k] *= f;
+      const factor = (kappa * (1 - 1e-12)) / sum;
+      for (let k = 0; k < slotCount; k++) g[k] *= factor;
       return g;
     };
     return { mu: scaled(gR, sumR), slope: sumR, muL: scaled(gL, sumL), slopeL: sumL };
@@ -260,14 +264,14 @@ export function peakSearch(
   const marginals = new Marginals(chain);
   const at = (P: number): Weights & { c: number } => {
     if (P >= b) return { c: free, ...NONE };
-    const c = chain.solve(P, true);
-    if (!Number.isFinite(c)) return { c, ...NONE, slope: NaN };
+    const cost = chain.solve(P, true);
+    if (!Number.isFinite(cost)) return { c: cost, ...NONE, slope: NaN };
     const { e, runs } = chain.plan(P);
-    return { c, ...marginals.weights(kappa, P, e, runs) };
+    return { c: cost, ...marginals.weights(kappa, P, e, runs) };
   };
   const lagrange = (lo: number, hi: number, mu: Float64Array) => {
-    const L = Math.max(lo, floor);
-    return kappa * L + chain.solve(hi, false, { at: L, mu });
+    const knee = Math.max(lo, floor);
+    return kappa * knee + chain.solve(hi, false, { at: knee, mu });
   };
   // f under the lines of C's slopes at an interval's ends (a convex C's least on it; with kinks
   // inside the Lagrangian bound falls about as low): when that is below the best value less the
@@ -275,17 +279,18 @@ export function peakSearch(
   const hull = (box: { lo: number; hi: number; clo: number; slo: number; chi: number; shi: number }) => {
     const l1 = (P: number) => box.clo - box.slo * (P - box.lo);
     const l2 = (P: number) => box.chi + box.shi * (box.hi - P);
-    const g = (P: number) => Math.max(l1(P), l2(P)) + kappa * Math.max(P, floor);
-    let v = Math.min(g(box.lo), g(box.hi));
-    const k = box.slo > box.shi ? (box.clo - box.chi + box.slo * box.lo - box.shi * box.hi) / (box.slo - box.shi) : NaN;
-    if (k > box.lo && k < box.hi) v = Math.min(v, g(k));
-    if (floor > box.lo && floor < box.hi) v = Math.min(v, g(floor));
-    return v;
+    const hullAt = (P: number) => Math.max(l1(P), l2(P)) + kappa * Math.max(P, floor);
+    let least = Math.min(hullAt(box.lo), hullAt(box.hi));
+    const cross =
+      box.slo > box.shi ? (box.clo - box.chi + box.slo * box.lo - box.shi * box.hi) / (box.slo - box.shi) : NaN;
+    if (cross > box.lo && cross < box.hi) least = Math.min(least, hullAt(cross));
+    if (floor > box.lo && floor < box.hi) least = Math.min(least, hullAt(floor));
+    return least;
   };
-  const A = at(a);
+  const atLow = at(a);
   const cb = free;
-  let x = phi(b, cb) <= phi(a, A.c) ? b : a;
-  let best = Math.min(phi(a, A.c), phi(b, cb));
+  let bestCap = phi(b, cb) <= phi(a, atLow.c) ? b : a;
+  let best = Math.min(phi(a, atLow.c), phi(b, cb));
   // an interval: C and about −C′ at both ends, its bound, its weights for the Lagrangian bound, whether they were tried
   type Box = {
     lo: number;
@@ -299,20 +304,19 @@ export function peakSearch(
     tried: boolean;
   };
   const boxes: Box[] = [
-    { lo: a, hi: b, clo: A.c, slo: A.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: A.mu, tried: false },
+    { lo: a, hi: b, clo: atLow.c, slo: atLow.slope, chi: cb, shi: 0, bound: phi(a, cb), mu: atLow.mu, tried: false },
   ];
-  // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
-  let tol = relTol * Math.max(1, Math.abs(best));
   let dropped = Infinity;
   let gap = 0;
   while (boxes.length) {
-    let j = 0;
-    for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[j].bound) j = i;
-    const box = boxes[j];
+    let lowest = 0;
+    for (let i = 1; i < boxes.length; i++) if (boxes[i].bound < boxes[lowest].bound) lowest = i;
+    const box = boxes[lowest];
     gap = best - Math.min(box.bound, dropped);
-    tol = relTol * Math.max(1, Math.abs(best));
+    // the tolerance: relTol of the best cost, of 1 (EUR) when it is smaller (it follows the best)
+    const tol = relTol * Math.max(1, Math.abs(best));
     if (gap <= tol || chain.passes - start >= 300 || box.hi - box.lo <= 1e-12 * Math.max(1, b)) break;
-    boxes.splice(j, 1);
+    boxes.splice(lowest, 1);
     if (box.mu && !box.tried && !(hull(box) < best - tol)) {
       const lb = lagrange(box.lo, box.hi, box.mu);
       box.tried = true;
@@ -324,21 +328,29 @@ export function peakSearch(
     }
     // split where the lines of C's slopes at both ends meet (a kink of C there is its own
     // interval's end, so the Lagrangian bound fits both halves), else at the middle
-    const w = box.hi - box.lo;
+    const width = box.hi - box.lo;
     let mid = (box.lo + box.hi) / 2;
     const s1 = -box.slo;
     const s2 = -box.shi;
     if (Number.isFinite(box.clo) && s2 > s1) {
-      const k = (box.chi - box.clo + s1 * box.lo - s2 * box.hi) / (s1 - s2);
-      if (k > box.lo + w / 64 && k < box.hi - w / 64) mid = k;
+      const cross = (box.chi - box.clo + s1 * box.lo - s2 * box.hi) / (s1 - s2);
+      if (cross > box.lo + width / 64 && cross < box.hi - width / 64) mid = cross;
     }
-    const M = at(mid);
-    if (phi(mid, M.c) < best) {
-      best = phi(mid, M.c);
-      x = mid;
+    const atMid = at(mid);
+    if (phi(mid, atMid.c) < best) {
+      best = phi(mid, atMid.c);
+      bestCap = mid;
     }
-    const left = { lo: box.lo, hi: mid, clo: box.clo, slo: box.slo, chi: M.c, shi: M.slopeL, mu: M.muL ?? box.mu };
-    const right = { lo: mid, hi: box.hi, clo: M.c, slo: M.slope, chi: box.chi, shi: box.shi, mu: M.mu };
+    const left = {
+      lo: box.lo,
+      hi: mid,
+      clo: box.clo,
+      slo: box.slo,
+      chi: atMid.c,
+      shi: atMid.slopeL,
+      mu: atMid.muL ?? box.mu,
+    };
+    const right = { lo: mid, hi: box.hi, clo: atMid.c, slo: atMid.slope, chi: box.chi, shi: box.shi, mu: atMid.mu };
     for (const nb of [left, right]) {
       // a half's least is at least its parent's bound
       const bound = Math.max(box.bound, phi(nb.lo, nb.chi));
@@ -347,5 +359,5 @@ export function peakSearch(
     }
     if (!boxes.length) gap = Math.max(0, best - dropped);
   }
-  return { x, gap: Math.max(0, gap), evals: chain.passes - start };
+  return { x: bestCap, gap: Math.max(0, gap), evals: chain.passes - start };
 }

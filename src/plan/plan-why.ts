@@ -31,46 +31,56 @@ export function reasons(inp: SiteInput, runs: SlotRun[], e: Float64Array, cap: n
     runs[j].x > tol ? { p: m.slots[j].px, what: 'export' } : { p: m.slots[j].pi, what: 'import' };
   const pctOf = (kWh: number) => num((kWh / inp.capacityKWh) * 100, 1);
   return runs.map((r, k) => {
-    const s = m.slots[k];
+    const slot = m.slots[k];
     const extra: string[] = [];
     if (r.u > tol) {
       const cause =
-        s.pi < 0 ? `import is paid (${cur(s.pi)})` : s.px < 0 ? `export costs (${cur(s.px)})` : 'export limit';
+        slot.pi < 0
+          ? `import is paid (${cur(slot.pi)})`
+          : slot.px < 0
+            ? `export costs (${cur(slot.px)})`
+            : 'export limit';
       extra.push(`PV curtailed ${kw(r.u)} (${cause})`);
     }
     const tail = extra.length ? `; ${extra.join('; ')}` : '';
     if (charging(k)) {
-      const fromPv = s.pv - s.load - r.u >= r.c - tol;
-      const here = fromPv ? `export would pay ${cur(s.px)}` : `import ${cur(s.pi)}`;
+      const fromPv = slot.pv - slot.load - r.u >= r.c - tol;
+      const here = fromPv ? `export would pay ${cur(slot.px)}` : `import ${cur(slot.pi)}`;
       const head = `charging ${kw(r.c)} ${fromPv ? 'from PV' : 'from the grid'}`;
-      let j = k + 1;
-      while (j < runs.length && !discharging(j)) j++;
+      let nextDischarge = k + 1;
+      while (nextDischarge < runs.length && !discharging(nextDischarge)) nextDischarge++;
       const binding = (b: number) => e[b] <= m.lb[b] + 1e-6 * inp.capacityKWh;
-      const target = inp.targets.find((t) => t.boundary > k && t.boundary <= j && binding(t.boundary));
+      const target = inp.targets.find((t) => t.boundary > k && t.boundary <= nextDischarge && binding(t.boundary));
       if (target) return `${head}: to reach ${target.soc} % by ${formatClock(target.time)} (${target.field})${tail}`;
-      if (j < runs.length) {
-        const w = worth(j);
-        return `${head}: ${here}, below the ${cur(w.p)} ${w.what === 'import' ? 'import it replaces' : 'export it makes'} at ${at(j)}${tail}`;
+      if (nextDischarge < runs.length) {
+        const nextWorth = worth(nextDischarge);
+        return `${head}: ${here}, below the ${cur(nextWorth.p)} ${nextWorth.what === 'import' ? 'import it replaces' : 'export it makes'} at ${at(nextDischarge)}${tail}`;
       }
       if (inp.socEnd !== undefined && e[runs.length] <= m.lb[runs.length] + 1e-6 * inp.capacityKWh)
         return `${head}: to end at socEnd ${inp.socEnd} %${tail}`;
-      if (s.pi < 0 && !fromPv) return `${head}: import is paid (${cur(s.pi)})${tail}`;
+      if (slot.pi < 0 && !fromPv) return `${head}: import is paid (${cur(slot.pi)})${tail}`;
       if (m.endValue > 0)
         return `${head}: ${here}, below the ${cur(m.endValue)} a stored kWh is worth at the end${tail}`;
       return `${head}: ${here}${tail}`;
     }
     if (discharging(k)) {
-      const w = worth(k);
+      const slotWorth = worth(k);
       const head = `discharging ${kw(r.d)}`;
       if (m.peakCost > 0 && Number.isFinite(cap) && r.i >= cap - tol)
         return `${head}: holds import at the ${kw(cap)} peak (peakCost ${cur(m.peakCost)} per kW)${tail}`;
-      if (r.i >= s.imax - tol && s.imax < Infinity) return `${head}: import at its limit (${kw(s.imax)})${tail}`;
-      let j = k - 1;
-      while (j >= 0 && !charging(j)) j--;
-      const gain = w.what === 'import' ? `replaces import at ${cur(w.p)}` : `exports at ${cur(w.p)}`;
-      if (j >= 0) {
-        const paid = m.slots[j].pv - m.slots[j].load - runs[j].u >= runs[j].c - tol ? m.slots[j].px : m.slots[j].pi;
-        if (paid < w.p) return `${head}: ${gain}, above the ${cur(paid)} it was charged at (${at(j)})${tail}`;
+      if (r.i >= slot.imax - tol && slot.imax < Infinity)
+        return `${head}: import at its limit (${kw(slot.imax)})${tail}`;
+      let prevCharge = k - 1;
+      while (prevCharge >= 0 && !charging(prevCharge)) prevCharge--;
+      const gain =
+        slotWorth.what === 'import' ? `replaces import at ${cur(slotWorth.p)}` : `exports at ${cur(slotWorth.p)}`;
+      if (prevCharge >= 0) {
+        const paid =
+          m.slots[prevCharge].pv - m.slots[prevCharge].load - runs[prevCharge].u >= runs[prevCharge].c - tol
+            ? m.slots[prevCharge].px
+            : m.slots[prevCharge].pi;
+        if (paid < slotWorth.p)
+          return `${head}: ${gain}, above the ${cur(paid)} it was charged at (${at(prevCharge)})${tail}`;
       }
       return `${head}: ${gain}, more than the stored energy is worth later (endValue ${cur(m.endValue)})${tail}`;
     }

@@ -48,19 +48,19 @@ const FORMS =
 
 /** `EUR/MWh`, `ct/kWh`, `NOK/kWh`: its energy unit and currency, when the string is one. */
 export function unitOf(input: unknown): { unit: 'kWh' | 'MWh'; currency?: string } | undefined {
-  const m = typeof input === 'string' ? /^\s*(?:([^/]{1,12})\/)?\s*(k|m)wh\s*$/i.exec(input) : null;
-  if (!m) return undefined;
-  return { unit: m[2].toLowerCase() === 'k' ? 'kWh' : 'MWh', currency: m[1]?.trim() || undefined };
+  const match = typeof input === 'string' ? /^\s*(?:([^/]{1,12})\/)?\s*(k|m)wh\s*$/i.exec(input) : null;
+  if (!match) return undefined;
+  return { unit: match[2].toLowerCase() === 'k' ? 'kWh' : 'MWh', currency: match[1]?.trim() || undefined };
 }
 
 /** Nord Pool's local "YYYY-MM-DD HH:mm" (no offset) in the runtime's time zone; anything else as parseTime reads it. */
 function localTime(input: unknown, field: string): number {
-  const m =
+  const match =
     typeof input === 'string' ? /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?$/.exec(input.trim()) : null;
-  if (!m) return parseTime(input, field);
-  const t = new Date(+m[1], +m[2] - 1, +m[3], +m[4], +m[5], +(m[6] ?? 0)).getTime();
-  if (!Number.isFinite(t)) return parseTime(input, field);
-  return t;
+  if (!match) return parseTime(input, field);
+  const time = new Date(+match[1], +match[2] - 1, +match[3], +match[4], +match[5], +(match[6] ?? 0)).getTime();
+  if (!Number.isFinite(time)) return parseTime(input, field);
+  return time;
 }
 
 /**
@@ -112,11 +112,11 @@ function readItem(
   let end: number | undefined;
   if (item.startsAt !== undefined && item.total !== undefined) {
     // Tibber
-    const p = parseNumber(item.total, `${f}.total`);
+    const price = parseNumber(item.total, `${f}.total`);
     return {
       start: parseTime(item.startsAt, `${f}.startsAt`),
-      importBase: p,
-      exportBase: p,
+      importBase: price,
+      exportBase: price,
       currency: typeof item.currency === 'string' ? item.currency : undefined,
     };
   }
@@ -125,9 +125,9 @@ function readItem(
     const key = item.StartTime !== undefined ? 'StartTime' : 'Timestamp';
     const start = localTime(item[key], `${f}.${key}`);
     if (!absent(item.EndTime)) end = localTime(item.EndTime, `${f}.EndTime`);
-    const p = parseNumber(item.Price, `${f}.Price`);
-    const u = unitOf(item.Valuta);
-    return { start, end, importBase: p, exportBase: p, unit: u?.unit, currency: u?.currency };
+    const price = parseNumber(item.Price, `${f}.Price`);
+    const valuta = unitOf(item.Valuta);
+    return { start, end, importBase: price, exportBase: price, unit: valuta?.unit, currency: valuta?.currency };
   }
   if (item.start === undefined)
     throw new ValidationError(
@@ -157,19 +157,19 @@ function readItem(
   const has = (k: string) => !absent(item[k]);
   if (has('importPrice') || has('exportPrice')) {
     const base = has('price') ? parseNumber(item.price, `${f}.price`) : undefined;
-    const imp = has('importPrice') ? parseNumber(item.importPrice, `${f}.importPrice`) : base;
-    const exp = has('exportPrice') ? parseNumber(item.exportPrice, `${f}.exportPrice`) : base;
-    if (imp === undefined)
+    const importPrice = has('importPrice') ? parseNumber(item.importPrice, `${f}.importPrice`) : base;
+    const exportPrice = has('exportPrice') ? parseNumber(item.exportPrice, `${f}.exportPrice`) : base;
+    if (importPrice === undefined)
       throw new ValidationError(
         `${f}.importPrice`,
         `must be given with exportPrice (or price, meaning both); got nothing`,
       );
-    if (exp === undefined)
+    if (exportPrice === undefined)
       throw new ValidationError(
         `${f}.exportPrice`,
         `must be given with importPrice (or price, meaning both); got nothing`,
       );
-    return { start, end, importBase: imp, exportBase: exp };
+    return { start, end, importBase: importPrice, exportBase: exportPrice };
   }
   const key = has('price') ? 'price' : has('value') ? 'value' : undefined;
   if (!key)
@@ -177,8 +177,8 @@ function readItem(
       `${f}.price`,
       `must be given (a finite number: price, or importPrice and exportPrice, or value); got nothing`,
     );
-  const p = parseNumber(item[key], `${f}.${key}`);
-  return { start, end, importBase: p, exportBase: p };
+  const price = parseNumber(item[key], `${f}.${key}`);
+  return { start, end, importBase: price, exportBase: price };
 }
 
 /**

@@ -86,8 +86,8 @@ const absent = (v: unknown) => v === undefined || v === null || v === '';
 /** `kWh` or `MWh`, alone or after a currency (`EUR/MWh`, `ct/kWh`); case is ignored. */
 export function parsePriceUnit(input: unknown, field = 'priceUnit'): 'kWh' | 'MWh' {
   if (absent(input)) return 'kWh';
-  const m = typeof input === 'string' ? /^(?:[^/]{1,12}\/)?\s*(k|m)wh$/i.exec(input.trim()) : null;
-  if (m) return m[1].toLowerCase() === 'k' ? 'kWh' : 'MWh';
+  const match = typeof input === 'string' ? /^(?:[^/]{1,12}\/)?\s*(k|m)wh$/i.exec(input.trim()) : null;
+  if (match) return match[1].toLowerCase() === 'k' ? 'kWh' : 'MWh';
   throw new ValidationError(field, `must be kWh or MWh (alone or after a currency, as in EUR/MWh); got ${show(input)}`);
 }
 
@@ -100,28 +100,31 @@ export function numberIn(
   minOpen = false,
   accepted?: string,
 ): number {
-  const n = parseNumber(input, field);
-  if (minOpen ? n > min && n <= max : n >= min && n <= max) return n;
+  const value = parseNumber(input, field);
+  if (minOpen ? value > min && value <= max : value >= min && value <= max) return value;
   const range =
     accepted ??
     (max === Infinity
       ? `a number ${minOpen ? 'above' : 'at least'} ${min}`
       : `within ${minOpen ? `(${min}` : `[${min}`}, ${max}]`);
-  throw new ValidationError(field, `must be ${range}; got ${n}`, 'unprocessable');
+  throw new ValidationError(field, `must be ${range}; got ${value}`, 'unprocessable');
 }
 
 function parseSlot(input: unknown, i: number): PriceSlot {
-  const f = `prices[${i}]`;
+  const path = `prices[${i}]`;
   if (!isObject(input))
-    throw new ValidationError(f, `must be an object {start, end (or duration in minutes), price}; got ${show(input)}`);
-  refuseUnknownKeys(input, ['start', 'end', 'duration', 'price'], f, 'a field of a price slot');
-  const start = parseTime(input.start, `${f}.start`);
+    throw new ValidationError(
+      path,
+      `must be an object {start, end (or duration in minutes), price}; got ${show(input)}`,
+    );
+  refuseUnknownKeys(input, ['start', 'end', 'duration', 'price'], path, 'a field of a price slot');
+  const start = parseTime(input.start, `${path}.start`);
   let end: number | undefined;
-  if (!absent(input.end)) end = parseTime(input.end, `${f}.end`);
+  if (!absent(input.end)) end = parseTime(input.end, `${path}.end`);
   if (!absent(input.duration)) {
     const minutes = numberIn(
       input.duration,
-      `${f}.duration`,
+      `${path}.duration`,
       0,
       10_080,
       true,
@@ -130,8 +133,8 @@ function parseSlot(input: unknown, i: number): PriceSlot {
     const byDuration = start + Math.round(minutes * MINUTE_MS);
     if (end !== undefined && end !== byDuration) {
       throw new ValidationError(
-        `${f}.duration`,
-        `disagrees with ${f}.end (give one of end and duration); got ${minutes}`,
+        `${path}.duration`,
+        `disagrees with ${path}.end (give one of end and duration); got ${minutes}`,
         'unprocessable',
       );
     }
@@ -139,16 +142,16 @@ function parseSlot(input: unknown, i: number): PriceSlot {
   }
   if (end === undefined)
     throw new ValidationError(
-      `${f}.end`,
+      `${path}.end`,
       'must be given (epoch ms, ISO 8601 string or Date), or duration in minutes; got nothing',
     );
   if (!(end > start))
     throw new ValidationError(
-      `${f}.end`,
-      `must be after ${f}.start; got ${new Date(end).toISOString()} for a start of ${new Date(start).toISOString()}`,
+      `${path}.end`,
+      `must be after ${path}.start; got ${new Date(end).toISOString()} for a start of ${new Date(start).toISOString()}`,
       'unprocessable',
     );
-  return { start, end, price: parseNumber(input.price, `${f}.price`) };
+  return { start, end, price: parseNumber(input.price, `${path}.price`) };
 }
 
 export function parseBattery(input: unknown): Battery {
@@ -214,16 +217,16 @@ export function parsePlanInput(input: unknown): PlanInput {
   if (raw.length > MAX_PRICE_SLOTS) throw tooLong('prices', MAX_PRICE_SLOTS, raw.length, 'slots');
   let slots: PriceSlot[] = [];
   raw.forEach((r, i) => {
-    const s = parseSlot(r, i);
+    const slot = parseSlot(r, i);
     const prev = slots[i - 1];
-    if (prev && s.start < prev.end) {
+    if (prev && slot.start < prev.end) {
       throw new ValidationError(
         `prices[${i}].start`,
-        `must not be before the end of prices[${i - 1}] (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(s.start).toISOString()}`,
+        `must not be before the end of prices[${i - 1}] (${new Date(prev.end).toISOString()}): slots sorted by time, not overlapping; got ${new Date(slot.start).toISOString()}`,
         'unprocessable',
       );
     }
-    slots.push(s);
+    slots.push(slot);
   });
   const priceUnit = parsePriceUnit(input.priceUnit);
   const battery = parseBattery(input.battery);

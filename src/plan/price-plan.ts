@@ -74,15 +74,15 @@ const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
 function baseLength(slots: PriceSlot[]): number {
   const lengths = (slots.length > 1 ? slots.slice(1) : slots).map((s) => s.end - s.start);
   if (lengths.every((d) => d % MINUTE_MS === 0)) {
-    const g = lengths.reduce((a, d) => gcd(a, d / MINUTE_MS), 0);
-    if (g >= 5) return g * MINUTE_MS;
+    const minutes = lengths.reduce((a, d) => gcd(a, d / MINUTE_MS), 0);
+    if (minutes >= 5) return minutes * MINUTE_MS;
   }
   const count = new Map<number, number>();
   let best = lengths[0];
   for (const d of lengths) {
-    const n = (count.get(d) ?? 0) + 1;
-    count.set(d, n);
-    if (n > (count.get(best) ?? 0)) best = d;
+    const seen = (count.get(d) ?? 0) + 1;
+    count.set(d, seen);
+    if (seen > (count.get(best) ?? 0)) best = d;
   }
   return best;
 }
@@ -102,8 +102,8 @@ function chooseStep(window: number, c: number, d: number, steps: number): number
     [c, d],
     [d, c],
   ]) {
-    const m0 = Math.max(1, Math.ceil(a / base - EPS));
-    for (let m = m0; m <= 2 * m0; m++) {
+    const fewestSteps = Math.max(1, Math.ceil(a / base - EPS));
+    for (let m = fewestSteps; m <= 2 * fewestSteps; m++) {
       const step = a / m; // a is exactly m steps
       const loss = (b - Math.floor(b / step + EPS) * step) / b; // the part of b lost to the floor
       if (loss <= EPS) {
@@ -131,34 +131,34 @@ export function planGrid(input: PlanInput): PlanGrid {
   const eMin = (b.socMin / 100) * cap;
   const eMax = (b.socMax / 100) * cap;
   const dt = baseLength(slots) / HOUR_MS;
-  const c = b.maxChargeKW * root * dt;
-  const d = (b.maxDischargeKW / root) * dt;
-  const step = chooseStep(eMax - eMin, c, d, steps);
+  const chargeKWhPerSlot = b.maxChargeKW * root * dt;
+  const dischargeKWhPerSlot = (b.maxDischargeKW / root) * dt;
+  const step = chooseStep(eMax - eMin, chargeKWhPerSlot, dischargeKWhPerSlot, steps);
   const iMin = Math.ceil((eMin - e0) / step - EPS);
   const iMax = Math.floor((eMax - e0) / step + EPS);
   const lo = Math.min(0, iMin);
   const hi = Math.max(0, iMax);
   if (hi - lo + 1 > MAX_STATES) {
-    if ((eMax - eMin) / steps <= Math.min(c, d)) {
+    if ((eMax - eMin) / steps <= Math.min(chargeKWhPerSlot, dischargeKWhPerSlot)) {
       throw new ValidationError(
         'steps',
         `needs ${hi - lo + 1} SOC grid states from battery.soc ${b.soc} %, more than ${MAX_STATES}: give fewer (a whole number within [2, 2000]); got ${steps}`,
         'unprocessable',
       );
     }
-    const field = c <= d ? 'battery.maxChargeKW' : 'battery.maxDischargeKW';
+    const field = chargeKWhPerSlot <= dischargeKWhPerSlot ? 'battery.maxChargeKW' : 'battery.maxDischargeKW';
     throw new ValidationError(
       field,
-      `is too small for the SOC window to plan: a slot of ${Math.round(dt * 60)} min moves less than 1/${MAX_STATES - 1} of capacityKWh × (socMax − socMin) %; got ${c <= d ? b.maxChargeKW : b.maxDischargeKW}`,
+      `is too small for the SOC window to plan: a slot of ${Math.round(dt * 60)} min moves less than 1/${MAX_STATES - 1} of capacityKWh × (socMax − socMin) %; got ${chargeKWhPerSlot <= dischargeKWhPerSlot ? b.maxChargeKW : b.maxDischargeKW}`,
       'unprocessable',
     );
   }
   const up = new Int32Array(slots.length);
   const down = new Int32Array(slots.length);
   slots.forEach((s, k) => {
-    const h = hoursOf(s);
-    up[k] = Math.floor((b.maxChargeKW * root * h) / step + EPS);
-    down[k] = Math.floor(((b.maxDischargeKW / root) * h) / step + EPS);
+    const hours = hoursOf(s);
+    up[k] = Math.floor((b.maxChargeKW * root * hours) / step + EPS);
+    down[k] = Math.floor(((b.maxDischargeKW / root) * hours) / step + EPS);
   });
   const iEnd =
     input.socEnd === undefined
@@ -182,9 +182,9 @@ function moveEnergy(m: number, step: number, efficiency: number): number {
 
 /** The highest SOC (%) reachable by the end, charging at full power from the start. */
 function reachableSoc(g: PlanGrid, b: Battery, n: number): number {
-  let i = 0;
-  for (let k = 0; k < n; k++) i += moveRange(g, k, i)[1];
-  return Math.round((b.soc + (i * g.step * 100) / b.capacityKWh) * 100) / 100;
+  let state = 0;
+  for (let k = 0; k < n; k++) state += moveRange(g, k, state)[1];
+  return Math.round((b.soc + (state * g.step * 100) / b.capacityKWh) * 100) / 100;
 }
 
 /**
@@ -210,9 +210,9 @@ function windowArgMax(
     const from = Math.max(min, s + a);
     const to = Math.min(max, s + b);
     for (; next <= to; next++) {
-      const v = key[next];
-      if (v === -Infinity) continue;
-      while (tail > head && (nearLow ? key[dq[tail - 1]] < v : key[dq[tail - 1]] <= v)) tail--;
+      const value = key[next];
+      if (value === -Infinity) continue;
+      while (tail > head && (nearLow ? key[dq[tail - 1]] < value : key[dq[tail - 1]] <= value)) tail--;
       dq[tail++] = next;
     }
     while (tail > head && dq[head] < from) head++;
@@ -230,10 +230,10 @@ function windowArgMax(
  */
 function solve(input: PlanInput, g: PlanGrid): Int32Array {
   const { slots, battery: b } = input;
-  const n = slots.length;
+  const slotCount = slots.length;
   const size = g.hi - g.lo + 1;
   const perKWh = input.priceUnit === 'MWh' ? 1 / 1000 : 1;
-  const policy = new Int16Array(n * size); // moves, |m| < MAX_STATES
+  const policy = new Int16Array(slotCount * size); // moves, |m| < MAX_STATES
   let next = new Float64Array(size);
   let cur = new Float64Array(size);
   const key = new Float64Array(size);
@@ -241,10 +241,10 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
   const toDischarge = new Int32Array(size);
   const dq = new Int32Array(size);
   for (let s = 0; s < size; s++) next[s] = s + g.lo >= g.iEnd ? 0 : -Infinity;
-  for (let k = n - 1; k >= 0; k--) {
-    const p = slots[k].price * perKWh;
-    const charge = moveEnergy(1, g.step, b.efficiency) * p; // value of one step charged (m = +1)
-    const discharge = -moveEnergy(-1, g.step, b.efficiency) * p; // value of a move m < 0 is m × this
+  for (let k = slotCount - 1; k >= 0; k--) {
+    const price = slots[k].price * perKWh;
+    const charge = moveEnergy(1, g.step, b.efficiency) * price; // value of one step charged (m = +1)
+    const discharge = -moveEnergy(-1, g.step, b.efficiency) * price; // value of a move m < 0 is m × this
     // within power, and towards or within the window: up to iMax charging, down to iMin discharging
     for (let s = 0; s < size; s++) key[s] = next[s] + s * charge;
     windowArgMax(key, 1, g.up[k], 0, g.iMax - g.lo, true, toCharge, dq);
@@ -253,43 +253,43 @@ function solve(input: PlanInput, g: PlanGrid): Int32Array {
     const row = k * size;
     for (let s = 0; s < size; s++) {
       let best = next[s];
-      let bm = 0;
+      let bestMove = 0;
       for (const j of [toCharge[s], toDischarge[s]]) {
         if (j < 0) continue;
-        const m = j - s;
-        const v = m * (m > 0 ? charge : discharge) + next[j];
+        const move = j - s;
+        const value = move * (move > 0 ? charge : discharge) + next[j];
         // better by more than rounding, or as good (within rounding) with a smaller move
-        const tol = best === -Infinity ? 0 : TIE * (Math.abs(best) + Math.abs(v));
-        if (v > best + tol || (v >= best - tol && Math.abs(m) < Math.abs(bm))) {
-          best = v;
-          bm = m;
+        const tol = best === -Infinity ? 0 : TIE * (Math.abs(best) + Math.abs(value));
+        if (value > best + tol || (value >= best - tol && Math.abs(move) < Math.abs(bestMove))) {
+          best = value;
+          bestMove = move;
         }
       }
       cur[s] = best;
-      policy[row + s] = bm;
+      policy[row + s] = bestMove;
     }
     [cur, next] = [next, cur];
   }
   if (next[-g.lo] === -Infinity) {
     throw new ValidationError(
       'socEnd',
-      `cannot be reached by the end of the last slot: at most ${reachableSoc(g, b, n)} % from battery.soc ${b.soc} % at battery.maxChargeKW; got ${input.socEnd}`,
+      `cannot be reached by the end of the last slot: at most ${reachableSoc(g, b, slotCount)} % from battery.soc ${b.soc} % at battery.maxChargeKW; got ${input.socEnd}`,
       'unprocessable',
     );
   }
-  const moves = new Int32Array(n);
-  let i = 0;
-  for (let k = 0; k < n; k++) {
-    moves[k] = policy[k * size + i - g.lo];
-    i += moves[k];
+  const moves = new Int32Array(slotCount);
+  let state = 0;
+  for (let k = 0; k < slotCount; k++) {
+    moves[k] = policy[k * size + state - g.lo];
+    state += moves[k];
   }
   return moves;
 }
 
 /** Snaps an energy within EPS of a slot's full-power energy onto it (so full power reads 50, not 49.999…). */
 function snap(e: number, b: Battery, h: number): number {
-  const lim = e > 0 ? b.maxDischargeKW * h : -b.maxChargeKW * h;
-  return Math.abs(e - lim) <= EPS * Math.abs(lim) ? lim : e;
+  const fullPower = e > 0 ? b.maxDischargeKW * h : -b.maxChargeKW * h;
+  return Math.abs(e - fullPower) <= EPS * Math.abs(fullPower) ? fullPower : e;
 }
 
 /**
@@ -313,36 +313,36 @@ function snap(e: number, b: Battery, h: number): number {
 export function planFromPrices(input: PricePlanInput): PricePlan {
   const checked = parsePlanInput(input);
   const { slots, battery: b } = checked;
-  const g = planGrid(checked);
-  const moves = solve(checked, g);
+  const grid = planGrid(checked);
+  const moves = solve(checked, grid);
   const perKWh = checked.priceUnit === 'MWh' ? 1 / 1000 : 1;
-  const socOf = (i: number) => b.soc + (i * g.step * 100) / b.capacityKWh;
+  const socOf = (i: number) => b.soc + (i * grid.step * 100) / b.capacityKWh;
   const out: PlanSlot[] = [];
   const curve: { time: EpochMs; soc: number }[] = [];
   let value = 0;
   let chargedKWh = 0;
   let dischargedKWh = 0;
-  let i = 0;
+  let state = 0;
   slots.forEach((s, k) => {
-    const h = hoursOf(s);
-    const e = snap(moveEnergy(moves[k], g.step, b.efficiency), b, h);
-    const socStart = socOf(i);
+    const hours = hoursOf(s);
+    const energyKWh = snap(moveEnergy(moves[k], grid.step, b.efficiency), b, hours);
+    const socStart = socOf(state);
     if (k === 0 || slots[k - 1].end !== s.start) curve.push({ time: s.start, soc: socStart });
-    i += moves[k];
-    const socEnd = socOf(i);
+    state += moves[k];
+    const socEnd = socOf(state);
     curve.push({ time: s.end, soc: socEnd });
-    value += s.price * perKWh * e;
-    if (e > 0) dischargedKWh += e;
-    else chargedKWh -= e;
+    value += s.price * perKWh * energyKWh;
+    if (energyKWh > 0) dischargedKWh += energyKWh;
+    else chargedKWh -= energyKWh;
     out.push({
       start: s.start,
       end: s.end,
-      energyStorage: { value: e / h || 0, unit: 'kW' },
+      energyStorage: { value: energyKWh / hours || 0, unit: 'kW' },
       price: s.price,
-      energyKWh: e || 0,
+      energyKWh: energyKWh || 0,
       socStart,
       socEnd,
     });
   });
-  return { slots: out, soc: curve, value, priceUnit: checked.priceUnit, chargedKWh, dischargedKWh, stepKWh: g.step };
+  return { slots: out, soc: curve, value, priceUnit: checked.priceUnit, chargedKWh, dischargedKWh, stepKWh: grid.step };
 }

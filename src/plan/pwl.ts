@@ -29,22 +29,22 @@ export class Fn {
 
   /** Appends a point; one at the last point's x keeps the lower value. */
   push(x: number, f: number): void {
-    const n = this.n;
-    if (n > 0 && x <= this.xs[n - 1]) {
-      if (f < this.fs[n - 1]) this.fs[n - 1] = f;
+    const count = this.n;
+    if (count > 0 && x <= this.xs[count - 1]) {
+      if (f < this.fs[count - 1]) this.fs[count - 1] = f;
       return;
     }
-    if (n === this.xs.length) {
-      const xs = new Float64Array(n * 2);
-      const fs = new Float64Array(n * 2);
+    if (count === this.xs.length) {
+      const xs = new Float64Array(count * 2);
+      const fs = new Float64Array(count * 2);
       xs.set(this.xs);
       fs.set(this.fs);
       this.xs = xs;
       this.fs = fs;
     }
-    this.xs[n] = x;
-    this.fs[n] = f;
-    this.n = n + 1;
+    this.xs[count] = x;
+    this.fs[count] = f;
+    this.n = count + 1;
   }
 
   get lo(): number {
@@ -61,14 +61,14 @@ export class Fn {
     if (n === 0 || x < xs[0] - tol || x > xs[n - 1] + tol) return Infinity;
     if (x <= xs[0]) return fs[0];
     if (x >= xs[n - 1]) return fs[n - 1];
-    let a = 0;
-    let b = n - 1;
-    while (b - a > 1) {
-      const m = (a + b) >> 1;
-      if (xs[m] <= x) a = m;
-      else b = m;
+    let below = 0;
+    let above = n - 1;
+    while (above - below > 1) {
+      const mid = (below + above) >> 1;
+      if (xs[mid] <= x) below = mid;
+      else above = mid;
     }
-    return fs[a] + ((fs[b] - fs[a]) * (x - xs[a])) / (xs[b] - xs[a]);
+    return fs[below] + ((fs[above] - fs[below]) * (x - xs[below])) / (xs[above] - xs[below]);
   }
 
   /**
@@ -88,29 +88,29 @@ export class Fn {
       return true;
     }
     if (first >= lo && last <= hi) return true;
-    const a = Math.max(lo, first);
-    const b = Math.min(hi, last);
-    const fa = this.value(a, 0);
-    const fb = this.value(b, 0);
-    let j = 0;
-    while (j < this.n && xs[j] <= a) j++;
-    let k = this.n - 1;
-    while (k >= 0 && xs[k] >= b) k--;
+    const from = Math.max(lo, first);
+    const to = Math.min(hi, last);
+    const fa = this.value(from, 0);
+    const fb = this.value(to, 0);
+    let firstInside = 0;
+    while (firstInside < this.n && xs[firstInside] <= from) firstInside++;
+    let lastInside = this.n - 1;
+    while (lastInside >= 0 && xs[lastInside] >= to) lastInside--;
     // points strictly inside (a, b) are j .. k; move them to 1 ..
-    let w = 1;
-    if (j !== 1)
-      for (let i = j; i <= k; i++, w++) {
-        xs[w] = xs[i];
-        fs[w] = fs[i];
+    let write = 1;
+    if (firstInside !== 1)
+      for (let i = firstInside; i <= lastInside; i++, write++) {
+        xs[write] = xs[i];
+        fs[write] = fs[i];
       }
-    else w = k + 1;
-    xs[0] = a;
+    else write = lastInside + 1;
+    xs[0] = from;
     fs[0] = fa;
-    if (b > a) {
-      xs[w] = b;
-      fs[w++] = fb;
+    if (to > from) {
+      xs[write] = to;
+      fs[write++] = fb;
     }
-    this.n = w;
+    this.n = write;
     return true;
   }
 
@@ -131,9 +131,9 @@ function runs(f: Fn, out: number[]): number[] {
   out.push(0);
   let prev = -Infinity;
   for (let j = 0; j + 1 < f.n; j++) {
-    const s = (f.fs[j + 1] - f.fs[j]) / (f.xs[j + 1] - f.xs[j]);
-    if (s < prev - KINK * (1 + Math.abs(prev))) out.push(j);
-    prev = s;
+    const slope = (f.fs[j + 1] - f.fs[j]) / (f.xs[j + 1] - f.xs[j]);
+    if (slope < prev - KINK * (1 + Math.abs(prev))) out.push(j);
+    prev = slope;
   }
   out.push(Math.max(0, f.n - 1));
   return out;
@@ -142,24 +142,24 @@ function runs(f: Fn, out: number[]): number[] {
 /** out = the convolution of f's convex run [a0, a1] and g's [b0, b1]: both runs' segments merged by slope. */
 function mergeRuns(f: Fn, a0: number, a1: number, g: Fn, b0: number, b1: number, out: Fn): void {
   out.reset(a1 - a0 + b1 - b0 + 1);
-  let x = f.xs[a0] + g.xs[b0];
-  let v = f.fs[a0] + g.fs[b0];
-  out.push(x, v);
-  let i = a0;
-  let j = b0;
-  while (i < a1 || j < b1) {
-    const sf = i < a1 ? (f.fs[i + 1] - f.fs[i]) / (f.xs[i + 1] - f.xs[i]) : Infinity;
-    const sg = j < b1 ? (g.fs[j + 1] - g.fs[j]) / (g.xs[j + 1] - g.xs[j]) : Infinity;
+  let sumX = f.xs[a0] + g.xs[b0];
+  let sumF = f.fs[a0] + g.fs[b0];
+  out.push(sumX, sumF);
+  let fPoint = a0;
+  let gPoint = b0;
+  while (fPoint < a1 || gPoint < b1) {
+    const sf = fPoint < a1 ? (f.fs[fPoint + 1] - f.fs[fPoint]) / (f.xs[fPoint + 1] - f.xs[fPoint]) : Infinity;
+    const sg = gPoint < b1 ? (g.fs[gPoint + 1] - g.fs[gPoint]) / (g.xs[gPoint + 1] - g.xs[gPoint]) : Infinity;
     if (sf <= sg) {
-      x += f.xs[i + 1] - f.xs[i];
-      v += f.fs[i + 1] - f.fs[i];
-      i++;
+      sumX += f.xs[fPoint + 1] - f.xs[fPoint];
+      sumF += f.fs[fPoint + 1] - f.fs[fPoint];
+      fPoint++;
     } else {
-      x += g.xs[j + 1] - g.xs[j];
-      v += g.fs[j + 1] - g.fs[j];
-      j++;
+      sumX += g.xs[gPoint + 1] - g.xs[gPoint];
+      sumF += g.fs[gPoint + 1] - g.fs[gPoint];
+      gPoint++;
     }
-    out.push(x, v);
+    out.push(sumX, sumF);
   }
 }
 
@@ -229,15 +229,15 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
   }
   for (let t = 0; t < total; t++) {
     let at = -1;
-    let x = Infinity;
+    let smallest = Infinity;
     for (let p = 0; p < count; p++) {
-      const j = ptr[p];
-      if (j < pieces[p].n && !(pieces[p].xs[j] >= x)) {
-        x = pieces[p].xs[j];
+      const point = ptr[p];
+      if (point < pieces[p].n && !(pieces[p].xs[point] >= smallest)) {
+        smallest = pieces[p].xs[point];
         at = p;
       }
     }
-    grid[t] = x;
+    grid[t] = smallest;
     ptr[at]++;
   }
   for (let p = 0; p < count; p++) ptr[p] = 0;
@@ -251,68 +251,70 @@ function envelope(pieces: Fn[], count: number, out: Fn): void {
   }
   // the pieces by first x (insertion sort: a few dozen), entering the active set as the sweep reaches them
   for (let i = 1; i < count; i++) {
-    const o = order[i];
-    const x0 = pieces[o].xs[0];
-    let j = i;
-    for (; j > 0 && pieces[order[j - 1]].xs[0] > x0; j--) order[j] = order[j - 1];
-    order[j] = o;
+    const pieceIndex = order[i];
+    const x0 = pieces[pieceIndex].xs[0];
+    let insertAt = i;
+    for (; insertAt > 0 && pieces[order[insertAt - 1]].xs[0] > x0; insertAt--) order[insertAt] = order[insertAt - 1];
+    order[insertAt] = pieceIndex;
   }
   let next = 0;
   let nAct = 0;
   for (let q = 0; q + 1 < total; q++) {
-    const u = xs[q];
-    const v = xs[q + 1];
-    if (!(v > u)) continue;
-    while (next < count && pieces[order[next]].xs[0] <= u) {
+    const left = xs[q];
+    const right = xs[q + 1];
+    if (!(right > left)) continue;
+    while (next < count && pieces[order[next]].xs[0] <= left) {
       if (pieces[order[next]].n >= 2) act[nAct++] = order[next];
       next++;
     }
     // each active piece that spans [u, v] is linear there (every breakpoint is on the grid); drop the ended ones
     let cur = -1;
-    let w = 0;
+    let kept = 0;
     for (let i = 0; i < nAct; i++) {
-      const p = act[i];
-      const f = pieces[p];
-      const fx = f.xs;
-      if (fx[f.n - 1] < v) {
-        fu[p] = NaN;
+      const pieceIndex = act[i];
+      const piece = pieces[pieceIndex];
+      const fx = piece.xs;
+      if (fx[piece.n - 1] < right) {
+        fu[pieceIndex] = NaN;
         continue;
       }
-      act[w++] = p;
-      let j = ptr[p];
-      while (j + 2 < f.n && fx[j + 1] <= u) j++;
-      ptr[p] = j;
-      const s = (f.fs[j + 1] - f.fs[j]) / (fx[j + 1] - fx[j]);
-      fu[p] = f.fs[j] + s * (u - fx[j]);
-      fv[p] = v >= fx[j + 1] ? f.fs[j + 1] : f.fs[j] + s * (v - fx[j]);
-      if (cur < 0 || fu[p] < fu[cur] || (fu[p] === fu[cur] && fv[p] < fv[cur])) cur = p;
+      act[kept++] = pieceIndex;
+      let segment = ptr[pieceIndex];
+      while (segment + 2 < piece.n && fx[segment + 1] <= left) segment++;
+      ptr[pieceIndex] = segment;
+      const slope = (piece.fs[segment + 1] - piece.fs[segment]) / (fx[segment + 1] - fx[segment]);
+      fu[pieceIndex] = piece.fs[segment] + slope * (left - fx[segment]);
+      fv[pieceIndex] =
+        right >= fx[segment + 1] ? piece.fs[segment + 1] : piece.fs[segment] + slope * (right - fx[segment]);
+      if (cur < 0 || fu[pieceIndex] < fu[cur] || (fu[pieceIndex] === fu[cur] && fv[pieceIndex] < fv[cur]))
+        cur = pieceIndex;
     }
-    nAct = w;
+    nAct = kept;
     if (cur < 0) continue;
-    out.push(u, fu[cur]);
-    let pos = u;
-    const span = v - u;
+    out.push(left, fu[cur]);
+    let pos = left;
+    const span = right - left;
     for (let guard = 0; guard < nAct; guard++) {
-      let nxt = -1;
-      let at = v;
-      const here = fu[cur] + ((fv[cur] - fu[cur]) * (pos - u)) / span;
+      let nextPiece = -1;
+      let at = right;
+      const here = fu[cur] + ((fv[cur] - fu[cur]) * (pos - left)) / span;
       for (let i = 0; i < nAct; i++) {
-        const p = act[i];
-        if (p === cur || !(fv[p] < fv[cur])) continue;
-        const d0 = fu[p] + ((fv[p] - fu[p]) * (pos - u)) / span - here;
-        const d1 = fv[p] - fv[cur];
-        const x = d0 <= 0 ? pos : pos + ((v - pos) * d0) / (d0 - d1);
-        if (x < at) {
-          at = x;
-          nxt = p;
+        const pieceIndex = act[i];
+        if (pieceIndex === cur || !(fv[pieceIndex] < fv[cur])) continue;
+        const d0 = fu[pieceIndex] + ((fv[pieceIndex] - fu[pieceIndex]) * (pos - left)) / span - here;
+        const d1 = fv[pieceIndex] - fv[cur];
+        const crossing = d0 <= 0 ? pos : pos + ((right - pos) * d0) / (d0 - d1);
+        if (crossing < at) {
+          at = crossing;
+          nextPiece = pieceIndex;
         }
       }
-      if (nxt < 0) break;
-      if (at > pos) out.push(at, fu[cur] + ((fv[cur] - fu[cur]) * (at - u)) / span);
-      cur = nxt;
+      if (nextPiece < 0) break;
+      if (at > pos) out.push(at, fu[cur] + ((fv[cur] - fu[cur]) * (at - left)) / span);
+      cur = nextPiece;
       pos = at;
     }
-    out.push(v, fv[cur]);
+    out.push(right, fv[cur]);
   }
   simplify(out);
 }
@@ -322,19 +324,19 @@ function simplify(f: Fn): void {
   const { xs, fs } = f;
   if (f.n < 3) return;
   const width = xs[f.n - 1] - xs[0];
-  let w = 1;
+  let write = 1;
   for (let j = 1; j < f.n; j++) {
     const last = j === f.n - 1;
-    if (!last && xs[j] - xs[w - 1] <= 1e-13 * width) continue;
+    if (!last && xs[j] - xs[write - 1] <= 1e-13 * width) continue;
     if (!last) {
-      const a = w - 1;
-      const interp = fs[a] + ((fs[j + 1] - fs[a]) * (xs[j] - xs[a])) / (xs[j + 1] - xs[a]);
+      const lastKept = write - 1;
+      const interp = fs[lastKept] + ((fs[j + 1] - fs[lastKept]) * (xs[j] - xs[lastKept])) / (xs[j + 1] - xs[lastKept]);
       if (Math.abs(fs[j] - interp) <= 1e-13 * (1 + Math.abs(fs[j]))) continue;
     }
-    xs[w] = xs[j];
-    fs[w++] = fs[j];
+    xs[write] = xs[j];
+    fs[write++] = fs[j];
   }
-  f.n = w;
+  f.n = write;
 }
 
 /** Stored copies of functions (one per boundary of the plan), for the forward pass. */
@@ -353,12 +355,12 @@ export class FnStore {
   save(k: number, p: Fn): void {
     if (this.used + p.n > this.xs.length) {
       const size = Math.max(this.used + p.n, this.xs.length * 2);
-      const x = new Float64Array(size);
-      const f = new Float64Array(size);
-      x.set(this.xs.subarray(0, this.used));
-      f.set(this.fs.subarray(0, this.used));
-      this.xs = x;
-      this.fs = f;
+      const grownXs = new Float64Array(size);
+      const grownFs = new Float64Array(size);
+      grownXs.set(this.xs.subarray(0, this.used));
+      grownFs.set(this.fs.subarray(0, this.used));
+      this.xs = grownXs;
+      this.fs = grownFs;
     }
     const { xs, fs } = this;
     for (let j = 0, o = this.used; j < p.n; j++, o++) {

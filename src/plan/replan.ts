@@ -57,12 +57,12 @@ export function changedSlots(
   const byEnd = new Map(prev.map((s, j) => [s.end, j]));
   const out: number[] = [];
   next.forEach((s, k) => {
-    const j = byEnd.get(s.end);
-    const o = j === undefined ? undefined : prev[j];
-    const moved = !o || (k === 0 ? s.start < o.start : s.start !== o.start);
-    const wasIdle = j !== undefined && idle?.prev?.[j] === true;
+    const prevIndex = byEnd.get(s.end);
+    const old = prevIndex === undefined ? undefined : prev[prevIndex];
+    const moved = !old || (k === 0 ? s.start < old.start : s.start !== old.start);
+    const wasIdle = prevIndex !== undefined && idle?.prev?.[prevIndex] === true;
     const isIdle = idle?.next[k] === true;
-    if (moved || wasIdle !== isIdle || (!isIdle && Math.abs(o!.energyStorage.value - s.energyStorage.value) > tolKW))
+    if (moved || wasIdle !== isIdle || (!isIdle && Math.abs(old!.energyStorage.value - s.energyStorage.value) > tolKW))
       out.push(k);
   });
   return out;
@@ -109,9 +109,12 @@ export function socAt(curve: ReadonlyArray<{ time: number; soc: number }>, t: nu
   if (curve.length === 0) return undefined;
   if (t <= curve[0].time) return curve[0].soc;
   for (let i = 1; i < curve.length; i++) {
-    const a = curve[i - 1];
-    const b = curve[i];
-    if (t <= b.time) return b.time === a.time ? b.soc : a.soc + ((b.soc - a.soc) * (t - a.time)) / (b.time - a.time);
+    const before = curve[i - 1];
+    const after = curve[i];
+    if (t <= after.time)
+      return after.time === before.time
+        ? after.soc
+        : before.soc + ((after.soc - before.soc) * (t - before.time)) / (after.time - before.time);
   }
   return undefined;
 }
@@ -149,11 +152,11 @@ export function deliveryShiftKWh(
     const measured = kwOf(r.measured);
     if (asked === undefined || measured === undefined || typeof r.from !== 'number' || typeof r.until !== 'number')
       continue;
-    const h = (Math.min(r.until, now) - Math.max(r.from, since)) / HOUR_MS;
-    if (!(h > 0)) continue;
+    const hours = (Math.min(r.until, now) - Math.max(r.from, since)) / HOUR_MS;
+    if (!(hours > 0)) continue;
     const dev = measured - asked;
     const charging = asked < 0 || (asked === 0 && dev < 0);
-    shift -= dev * h * (charging ? etaC : 1 / etaD);
+    shift -= dev * hours * (charging ? etaC : 1 / etaD);
   }
   return shift;
 }

@@ -107,19 +107,19 @@ function perSlot(input: unknown, field: string, n: number, nullable: boolean): F
   const what = nullable ? 'a finite number of W ≥ 0, or null for no limit' : 'a finite number of W ≥ 0';
   const one = (v: unknown, f: string): number => {
     if (nullable && (v === null || v === undefined)) return Infinity;
-    let x = NaN;
+    let value = NaN;
     try {
-      if (typeof v === 'number' || typeof v === 'string') x = parseNumber(v, f);
+      if (typeof v === 'number' || typeof v === 'string') value = parseNumber(v, f);
     } catch {
       /* refused below, in this field's words */
     }
-    if (!(x >= 0))
+    if (!(value >= 0))
       throw new ValidationError(
         f,
         `must be ${what}; got ${show(v)}`,
         typeof v === 'number' ? 'unprocessable' : 'malformed',
       );
-    return x;
+    return value;
   };
   if (nullable && !Array.isArray(input)) return out.fill(one(input, field));
   if (!Array.isArray(input))
@@ -158,26 +158,26 @@ function parseTargets(
     throw tooLong('battery.socTarget', INPUTS.socTargets, input.length, 'targets');
   const list = Array.isArray(input) ? input : [input];
   return list.map((t, j) => {
-    const f = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';
+    const path = Array.isArray(input) ? `battery.socTarget[${j}]` : 'battery.socTarget';
     if (!isObject(t))
-      throw new ValidationError(f, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
-    refuseUnknownKeys(t, ['soc', 'time'], f, `a field of ${f}`);
+      throw new ValidationError(path, `must be an object {soc, time}: at least soc % by time; got ${show(t)}`);
+    refuseUnknownKeys(t, ['soc', 'time'], path, `a field of ${path}`);
     if (absent(t.soc))
       throw new ValidationError(
-        `${f}.soc`,
+        `${path}.soc`,
         `must be given: a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]; got nothing`,
       );
     const soc = numberIn(
       t.soc,
-      `${f}.soc`,
+      `${path}.soc`,
       socMin,
       socMax,
       false,
       `a SOC in % within battery.socMin and battery.socMax [${socMin}, ${socMax}]`,
     );
     if (absent(t.time))
-      throw new ValidationError(`${f}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
-    return { soc, time: parseTime(t.time, `${f}.time`), field: f };
+      throw new ValidationError(`${path}.time`, 'must be given (epoch ms, ISO 8601 string or Date); got nothing');
+    return { soc, time: parseTime(t.time, `${path}.time`), field: path };
   });
 }
 
@@ -221,46 +221,46 @@ export function parseSiteInput(input: unknown): SiteInput {
       throw new ValidationError('currency', `must be a short text (EUR, ct, NOK); got ${show(input.currency)}`);
     currency = input.currency;
   }
-  const impF = parsePriceFormula(input.importFormula, 'importFormula');
-  const expF = parsePriceFormula(input.exportFormula, 'exportFormula');
-  const n0 = all.length;
-  const pv = perSlot(input.pvForecast, 'pvForecast', n0, false);
-  const load = perSlot(input.loadForecast, 'loadForecast', n0, false);
-  const imax = perSlot(input.gridImportMax, 'gridImportMax', n0, true);
-  const xmax = perSlot(input.gridExportMax, 'gridExportMax', n0, true);
+  const importFormula = parsePriceFormula(input.importFormula, 'importFormula');
+  const exportFormula = parsePriceFormula(input.exportFormula, 'exportFormula');
+  const priceSlotCount = all.length;
+  const pv = perSlot(input.pvForecast, 'pvForecast', priceSlotCount, false);
+  const load = perSlot(input.loadForecast, 'loadForecast', priceSlotCount, false);
+  const imax = perSlot(input.gridImportMax, 'gridImportMax', priceSlotCount, true);
+  const xmax = perSlot(input.gridExportMax, 'gridExportMax', priceSlotCount, true);
 
-  const bIn = input.battery;
-  if (!isObject(bIn)) {
+  const batteryInput = input.battery;
+  if (!isObject(batteryInput)) {
     throw new ValidationError(
       'battery',
-      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(bIn)}`,
+      `must be an object {capacityKWh, maxChargeKW, maxDischargeKW?, socMin?, socMax?, efficiency?, chargeEfficiency?, dischargeEfficiency?, cycleCost?, socTarget?, endValue?, soc}; got ${show(batteryInput)}`,
     );
   }
-  refuseUnknownKeys(bIn, BATTERY_FIELDS, 'battery', 'a field of battery');
-  const b = parseBattery(bIn);
-  const br = bIn as Rec;
-  const rootEff = Math.sqrt(b.efficiency);
+  refuseUnknownKeys(batteryInput, BATTERY_FIELDS, 'battery', 'a field of battery');
+  const battery = parseBattery(batteryInput);
+  const batteryFields = batteryInput as Rec;
+  const rootEff = Math.sqrt(battery.efficiency);
   const eff = (k: string) =>
-    absent(br[k])
+    absent(batteryFields[k])
       ? rootEff
-      : numberIn(br[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)');
+      : numberIn(batteryFields[k], `battery.${k}`, 0, 1, true, 'an efficiency within (0, 1] (0.95 for 95 %)');
   const etaC = eff('chargeEfficiency');
   const etaD = eff('dischargeEfficiency');
-  const wear = nonNegative(br.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
-  const gridCharge = flag(br.gridCharge, 'battery.gridCharge');
-  const gridDischarge = flag(br.gridDischarge, 'battery.gridDischarge');
-  const sellSocMin = absent(br.sellSocMin)
+  const wear = nonNegative(batteryFields.cycleCost, 'battery.cycleCost', 0, 'a cost per kWh of throughput');
+  const gridCharge = flag(batteryFields.gridCharge, 'battery.gridCharge');
+  const gridDischarge = flag(batteryFields.gridDischarge, 'battery.gridDischarge');
+  const sellSocMin = absent(batteryFields.sellSocMin)
     ? undefined
     : numberIn(
-        br.sellSocMin,
+        batteryFields.sellSocMin,
         'battery.sellSocMin',
-        b.socMin,
-        b.socMax,
+        battery.socMin,
+        battery.socMax,
         false,
-        `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`,
+        `a SOC in % within battery.socMin and battery.socMax [${battery.socMin}, ${battery.socMax}]`,
       );
-  const endValue = nonNegative(br.endValue, 'battery.endValue', 0, 'a value per kWh stored');
-  const targetsIn = parseTargets(br.socTarget, b.socMin, b.socMax);
+  const endValue = nonNegative(batteryFields.endValue, 'battery.endValue', 0, 'a value per kWh stored');
+  const targetsIn = parseTargets(batteryFields.socTarget, battery.socMin, battery.socMax);
 
   let site: Rec = {};
   if (!absent(input.site)) {
@@ -282,10 +282,10 @@ export function parseSiteInput(input: unknown): SiteInput {
     socEnd = numberIn(
       input.socEnd,
       'socEnd',
-      b.socMin,
-      b.socMax,
+      battery.socMin,
+      battery.socMax,
       false,
-      `a SOC in % within battery.socMin and battery.socMax [${b.socMin}, ${b.socMax}]`,
+      `a SOC in % within battery.socMin and battery.socMax [${battery.socMin}, ${battery.socMax}]`,
     );
   }
 
@@ -302,8 +302,8 @@ export function parseSiteInput(input: unknown): SiteInput {
       );
   }
   const slots: SlotData[] = keep.map(({ s, k, start }) => {
-    const pi = applyPriceFormula(s.importBase, unit, impF);
-    const px = applyPriceFormula(s.exportBase, unit, expF);
+    const pi = applyPriceFormula(s.importBase, unit, importFormula);
+    const px = applyPriceFormula(s.exportBase, unit, exportFormula);
     if (!Number.isFinite(pi) || !Number.isFinite(px))
       throw new ValidationError(
         `${s.field}.price`,
@@ -320,29 +320,29 @@ export function parseSiteInput(input: unknown): SiteInput {
       xmax: Math.min(xmax ? xmax[k] : Infinity, siteExport) / 1000,
     };
   });
-  const n = slots.length;
+  const slotCount = slots.length;
   const start = keep.map((x) => x.start);
   const end = keep.map((x) => x.s.end);
 
   // SOC bounds per boundary: the window (or from a SOC outside it, never further out), targets, socEnd
-  const cap = b.capacityKWh;
-  const e0 = (b.soc / 100) * cap;
-  const lb = new Float64Array(n + 1).fill(Math.min((b.socMin / 100) * cap, e0));
-  const ub = new Float64Array(n + 1).fill(Math.max((b.socMax / 100) * cap, e0));
+  const cap = battery.capacityKWh;
+  const e0 = (battery.soc / 100) * cap;
+  const lb = new Float64Array(slotCount + 1).fill(Math.min((battery.socMin / 100) * cap, e0));
+  const ub = new Float64Array(slotCount + 1).fill(Math.max((battery.socMax / 100) * cap, e0));
   const targets: SiteInput['targets'] = [];
   for (const t of targetsIn) {
     if (t.time <= start[0]) continue; // passed
     let boundary = 0;
-    while (boundary < n && end[boundary] <= t.time) boundary++;
+    while (boundary < slotCount && end[boundary] <= t.time) boundary++;
     boundary = Math.max(1, boundary);
     lb[boundary] = Math.max(lb[boundary], (t.soc / 100) * cap);
     targets.push({ ...t, boundary });
   }
-  if (socEnd !== undefined) lb[n] = Math.max(lb[n], (socEnd / 100) * cap);
+  if (socEnd !== undefined) lb[slotCount] = Math.max(lb[slotCount], (socEnd / 100) * cap);
 
   const model: SiteModel = {
     slots,
-    battery: { C: b.maxChargeKW, D: b.maxDischargeKW, etaC, etaD, wear, gridCharge, gridDischarge },
+    battery: { C: battery.maxChargeKW, D: battery.maxDischargeKW, etaC, etaD, wear, gridCharge, gridDischarge },
     e0,
     lb,
     ub,
@@ -359,9 +359,9 @@ export function parseSiteInput(input: unknown): SiteInput {
     index: keep.map((x) => x.k),
     currency,
     capacityKWh: cap,
-    socMin: b.socMin,
-    socMax: b.socMax,
-    soc: b.soc,
+    socMin: battery.socMin,
+    socMax: battery.socMax,
+    soc: battery.soc,
     socEnd,
     targets,
     given: {

@@ -76,27 +76,29 @@ function refusal(inp: SiteInput, why: Infeasible): ValidationError {
   const cap = inp.capacityKWh;
   const socOf = (kWh: number) => pct((kWh / cap) * 100);
   if (why.kind === 'slot') {
-    const k = why.k;
-    const s = m.slots[k];
-    const i = inp.index[k];
-    const supply = `at most ${pct(s.imax)} kW import + ${pct(s.pv)} kW PV + ${pct(m.battery.D)} kW from the battery`;
+    const slotIndex = why.k;
+    const slot = m.slots[slotIndex];
+    const inputIndex = inp.index[slotIndex];
+    const supply = `at most ${pct(slot.imax)} kW import + ${pct(slot.pv)} kW PV + ${pct(m.battery.D)} kW from the battery`;
     if (inp.given.load)
       return new ValidationError(
-        `loadForecast[${i}]`,
-        `cannot be met in that slot: ${supply} (gridImportMax, site.importLimitW, battery.maxDischargeKW); got ${pct(s.load * 1000)}`,
+        `loadForecast[${inputIndex}]`,
+        `cannot be met in that slot: ${supply} (gridImportMax, site.importLimitW, battery.maxDischargeKW); got ${pct(slot.load * 1000)}`,
         'unprocessable',
       );
     return new ValidationError(
-      `gridImportMax[${i}]`,
-      `leaves no plan for that slot (${supply}); got ${pct(s.imax * 1000)}`,
+      `gridImportMax[${inputIndex}]`,
+      `leaves no plan for that slot (${supply}); got ${pct(slot.imax * 1000)}`,
       'unprocessable',
     );
   }
-  const b = why.k;
+  const boundary = why.k;
   const [lo, hi] = why.reach;
-  if (hi < m.lb[b]) {
-    const target = inp.targets.find((t) => t.boundary === b && Math.abs((t.soc / 100) * cap - m.lb[b]) <= 1e-9 * cap);
-    const at = new Date(inp.end[b - 1]).toISOString();
+  if (hi < m.lb[boundary]) {
+    const target = inp.targets.find(
+      (t) => t.boundary === boundary && Math.abs((t.soc / 100) * cap - m.lb[boundary]) <= 1e-9 * cap,
+    );
+    const at = new Date(inp.end[boundary - 1]).toISOString();
     if (target) {
       return new ValidationError(
         `${target.field}.soc`,
@@ -105,9 +107,9 @@ function refusal(inp: SiteInput, why: Infeasible): ValidationError {
       );
     }
     if (
-      b === m.slots.length &&
+      boundary === m.slots.length &&
       inp.socEnd !== undefined &&
-      Math.abs((inp.socEnd / 100) * cap - m.lb[b]) <= 1e-9 * cap
+      Math.abs((inp.socEnd / 100) * cap - m.lb[boundary]) <= 1e-9 * cap
     ) {
       return new ValidationError(
         'socEnd',
@@ -115,35 +117,35 @@ function refusal(inp: SiteInput, why: Infeasible): ValidationError {
         'unprocessable',
       );
     }
-    const i = inp.index[b - 1];
-    const field = inp.given.load ? `loadForecast[${i}]` : 'battery.socMin';
+    const inputIndex = inp.index[boundary - 1];
+    const field = inp.given.load ? `loadForecast[${inputIndex}]` : 'battery.socMin';
     return new ValidationError(
       field,
-      `cannot be covered within the import limits: the battery would have to go below ${socOf(m.lb[b])} % by ${at} (at best ${socOf(hi)} %)`,
+      `cannot be covered within the import limits: the battery would have to go below ${socOf(m.lb[boundary])} % by ${at} (at best ${socOf(hi)} %)`,
       'unprocessable',
     );
   }
   return new ValidationError(
     'battery.socMax',
-    `is exceeded by ${new Date(inp.end[b - 1]).toISOString()} whatever the plan (at least ${socOf(lo)} %)`,
+    `is exceeded by ${new Date(inp.end[boundary - 1]).toISOString()} whatever the plan (at least ${socOf(lo)} %)`,
     'unprocessable',
   );
 }
 
 /** Cost of the idle battery (c = d = 0) over the plan, or null when that is no plan. */
 function idleCost(inp: SiteInput): number | null {
-  const m = inp.model;
-  for (const t of inp.targets) if (m.e0 < m.lb[t.boundary] - m.tolE) return null;
-  if (m.e0 < m.lb[m.slots.length] - m.tolE) return null;
+  const model = inp.model;
+  for (const t of inp.targets) if (model.e0 < model.lb[t.boundary] - model.tolE) return null;
+  if (model.e0 < model.lb[model.slots.length] - model.tolE) return null;
   let cost = 0;
-  let peak = m.peakFloor;
+  let peak = model.peakFloor;
   const run: SlotRun = { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 };
-  for (const s of m.slots) {
-    if (!new SlotModel(s, m.battery).idle(run)) return null;
+  for (const s of model.slots) {
+    if (!new SlotModel(s, model.battery).idle(run)) return null;
     cost += s.dt * run.cost;
     peak = Math.max(peak, run.i);
   }
-  return cost + (m.peakCost > 0 ? m.peakCost * peak : 0);
+  return cost + (model.peakCost > 0 ? model.peakCost * peak : 0);
 }
 
 /** Float noise off a power: within 1e-9 of 0 or of a limit, that value. */
@@ -180,10 +182,10 @@ function clean(v: number, ...limits: number[]): number {
  */
 export function planSite(input: SitePlanInput): SitePlan {
   const inp = parseSiteInput(input);
-  const m = inp.model;
+  const model = inp.model;
   let sol: SiteSolution;
   try {
-    sol = solveSite(m);
+    sol = solveSite(model);
   } catch (err) {
     if (err instanceof NoPlan) throw refusal(inp, err.why);
     throw err;
@@ -195,60 +197,63 @@ export function planSite(input: SitePlanInput): SitePlan {
   const sum = { import: 0, export: 0, wear: 0 };
   let charged = 0;
   let discharged = 0;
-  let peak = m.peakFloor;
+  let peak = model.peakFloor;
   const curve: SitePlan['soc'] = [];
-  const { C, D, etaC, etaD } = m.battery;
+  const { C, D, etaC, etaD } = model.battery;
   const forecasts = inp.given.pv || inp.given.load;
   /** Whether slot k's move of stored energy is self-consumption's (the forecast net load within the power, then the SOC window; a target's raise is a steer). */
   const followsNetLoad = (k: number): boolean => {
-    const s = m.slots[k];
-    const net = Math.min(D, Math.max(-C, s.load - s.pv));
-    const move = Math.min(m.ub[0] - e[k], Math.max(m.lb[0] - e[k], -s.dt * (net < 0 ? net * etaC : net / etaD)));
+    const slot = model.slots[k];
+    const net = Math.min(D, Math.max(-C, slot.load - slot.pv));
+    const move = Math.min(
+      model.ub[0] - e[k],
+      Math.max(model.lb[0] - e[k], -slot.dt * (net < 0 ? net * etaC : net / etaD)),
+    );
     return Math.abs(e[k + 1] - e[k] - move) <= 1e-6 * Math.max(1, cap);
   };
   const slots = runs.map((r, k): SitePlanSlot => {
-    const s = m.slots[k];
-    const h = s.dt;
-    const c = clean(r.c, m.battery.C);
-    const d = clean(r.d, m.battery.D);
-    const i = clean(r.i, s.imax);
-    const x = clean(r.x, s.xmax);
-    const u = clean(r.u, s.pv);
-    sum.import += h * s.pi * i;
-    sum.export += h * s.px * x;
-    sum.wear += h * m.battery.wear * (c + d);
-    charged += h * c;
-    discharged += h * d;
-    peak = Math.max(peak, i);
+    const slot = model.slots[k];
+    const hours = slot.dt;
+    const chargeKW = clean(r.c, model.battery.C);
+    const dischargeKW = clean(r.d, model.battery.D);
+    const importKW = clean(r.i, slot.imax);
+    const exportKW = clean(r.x, slot.xmax);
+    const curtailKW = clean(r.u, slot.pv);
+    sum.import += hours * slot.pi * importKW;
+    sum.export += hours * slot.px * exportKW;
+    sum.wear += hours * model.battery.wear * (chargeKW + dischargeKW);
+    charged += hours * chargeKW;
+    discharged += hours * dischargeKW;
+    peak = Math.max(peak, importKW);
     const start = inp.start[k];
     if (k === 0 || inp.end[k - 1] !== start) curve.push({ time: start, soc: socOf(e[k]) });
     curve.push({ time: inp.end[k], soc: socOf(e[k + 1]) });
-    const net = d - c;
+    const net = dischargeKW - chargeKW;
     return {
       start,
       end: inp.end[k],
       energyStorage: { value: net, unit: 'kW' },
-      price: s.pi,
-      importPrice: s.pi,
-      exportPrice: s.px,
-      energyKWh: net * h,
+      price: slot.pi,
+      importPrice: slot.pi,
+      exportPrice: slot.px,
+      energyKWh: net * hours,
       socStart: socOf(e[k]),
       socEnd: socOf(e[k + 1]),
-      chargeKW: c,
-      dischargeKW: d,
-      gridKW: i - x,
-      importKW: i,
-      exportKW: x,
-      pvKW: s.pv,
-      loadKW: s.load,
-      curtailKW: u,
-      cost: h * (s.pi * i - s.px * x + m.battery.wear * (c + d)),
+      chargeKW: chargeKW,
+      dischargeKW: dischargeKW,
+      gridKW: importKW - exportKW,
+      importKW: importKW,
+      exportKW: exportKW,
+      pvKW: slot.pv,
+      loadKW: slot.load,
+      curtailKW: curtailKW,
+      cost: hours * (slot.pi * importKW - slot.px * exportKW + model.battery.wear * (chargeKW + dischargeKW)),
       why: why[k],
       selfConsumption: forecasts && followsNetLoad(k),
     };
   });
-  const peakCost = m.peakCost > 0 ? m.peakCost * peak : 0;
-  const endValue = m.endValue * (e[e.length - 1] - m.e0);
+  const peakCost = model.peakCost > 0 ? model.peakCost * peak : 0;
+  const endValue = model.endValue * (e[e.length - 1] - model.e0);
   const total = sum.import - sum.export + sum.wear + peakCost - endValue;
   const idle = idleCost(inp);
   return {

@@ -70,16 +70,16 @@ class Chain implements PeakChain {
 
   /** Φ̃(y) = dt·F(−y/dt) of a slot model into `out` (n = 0 when the slot cannot run). */
   private phi(sm: SlotModel, dt: number, out: Fn): Fn {
-    const m = sm.points(this.xs, this.fs, DELTA_TOL);
-    out.reset(m);
-    for (let j = m - 1; j >= 0; j--) out.push(-this.xs[j] * dt, this.fs[j] * dt);
+    const pointCount = sm.points(this.xs, this.fs, DELTA_TOL);
+    out.reset(pointCount);
+    for (let j = pointCount - 1; j >= 0; j--) out.push(-this.xs[j] * dt, this.fs[j] * dt);
     return out;
   }
 
   private phiFor(k: number, cap: number): Fn {
-    const s = this.m.slots[k];
-    if (!(Math.min(s.imax, s.load + this.m.battery.C) > cap)) return this.base[k];
-    return this.phi(this.model(k, cap), s.dt, this.scratch);
+    const slot = this.m.slots[k];
+    if (!(Math.min(slot.imax, slot.load + this.m.battery.C) > cap)) return this.base[k];
+    return this.phi(this.model(k, cap), slot.dt, this.scratch);
   }
 
   /** Φ̃ of slot k under a cap with a knee: import above `at` costs `mu` (per kW, over the slot) more. */
@@ -101,33 +101,33 @@ class Chain implements PeakChain {
   solve(cap: number, keep = false, knee?: { at: number; mu: Float64Array }): number {
     const { m, n } = this;
     this.passes++;
-    let v = this.a;
-    let w = this.b;
+    let valueFn = this.a;
+    let spareFn = this.b;
     if (m.lb[n] > m.ub[n] + m.tolE) return Infinity;
     if (keep) this.store.clear();
-    v.reset(2);
-    v.push(m.lb[n], -m.endValue * (m.lb[n] - m.e0));
-    v.push(m.ub[n], -m.endValue * (m.ub[n] - m.e0));
+    valueFn.reset(2);
+    valueFn.push(m.lb[n], -m.endValue * (m.lb[n] - m.e0));
+    valueFn.push(m.ub[n], -m.endValue * (m.ub[n] - m.e0));
     for (let k = n - 1; k >= 0; k--) {
       const phi = knee && knee.mu[k] > 0 ? this.phiKnee(k, cap, knee.at, knee.mu[k]) : this.phiFor(k, cap);
       if (phi.n === 0) return Infinity;
-      if (keep) this.store.save(k + 1, v);
-      if (!this.sellRule(k, v, phi, w)) infConv(v, phi, w);
-      if (k >= 1 && !w.clip(m.lb[k], m.ub[k], m.tolE)) return Infinity;
-      [v, w] = [w, v];
+      if (keep) this.store.save(k + 1, valueFn);
+      if (!this.sellRule(k, valueFn, phi, spareFn)) infConv(valueFn, phi, spareFn);
+      if (k >= 1 && !spareFn.clip(m.lb[k], m.ub[k], m.tolE)) return Infinity;
+      [valueFn, spareFn] = [spareFn, valueFn];
     }
-    this.a = v;
-    this.b = w;
-    return v.value(m.e0, m.tolE);
+    this.a = valueFn;
+    this.b = spareFn;
+    return valueFn.value(m.e0, m.tolE);
   }
 
   private readonly sellParts = [new Fn(), new Fn(), new Fn(), new Fn(), new Fn()];
 
   /** δ below which slot k's battery sells (discharges beyond the load net of PV), or undefined without the rule there. */
   selfFloor(k: number, sm: SlotModel): number | undefined {
-    const s = this.m.slots[k];
+    const slot = this.m.slots[k];
     if (this.m.sellMin === undefined) return undefined;
-    const floor = sm.loInv(-Math.max(0, s.load - s.pv));
+    const floor = sm.loInv(-Math.max(0, slot.load - slot.pv));
     return sm.dL < floor ? floor : undefined;
   }
 
@@ -137,14 +137,14 @@ class Chain implements PeakChain {
    * at least at sellMin less the load's part). Returns false when the rule does not apply.
    */
   private sellRule(k: number, v: Fn, phi: Fn, w: Fn): boolean {
-    const s = this.m.slots[k];
+    const slot = this.m.slots[k];
     const floor = this.selfFloor(k, this.capped[k]);
     if (floor === undefined) return false;
     const [self, sell, vSell, a, b] = this.sellParts;
-    const y = -floor * s.dt; // Φ's variable: y = −dt·δ
-    restricted(phi, -Infinity, y, self);
-    restricted(phi, y, Infinity, sell);
-    restricted(v, (this.m.sellMin as number) + s.dt * floor, Infinity, vSell);
+    const splitY = -floor * slot.dt; // Φ's variable: y = −dt·δ
+    restricted(phi, -Infinity, splitY, self);
+    restricted(phi, splitY, Infinity, sell);
+    restricted(v, (this.m.sellMin as number) + slot.dt * floor, Infinity, vSell);
     if (self.n === 0) return false;
     infConv(v, self, a);
     if (sell.n === 0 || vSell.n === 0) {
@@ -159,27 +159,27 @@ class Chain implements PeakChain {
   /** The forward pass after solve(cap, true): stored energy and slot runs. */
   plan(cap: number): { e: Float64Array; runs: SlotRun[] } {
     const { m, n } = this;
-    const e = new Float64Array(n + 1);
-    e[0] = m.e0;
+    const stored = new Float64Array(n + 1);
+    stored[0] = m.e0;
     const runs: SlotRun[] = [];
     const { etaC, etaD } = m.battery;
     for (let k = 0; k < n; k++) {
-      const s = m.slots[k];
+      const slot = m.slots[k];
       this.store.load(k + 1, this.view);
       const sm = this.model(k, cap);
-      const delta = this.move(k, sm, e[k]);
+      const delta = this.move(k, sm, stored[k]);
       const run = sm.run(delta, { cost: 0, c: 0, d: 0, u: 0, i: 0, x: 0 });
       runs.push(run);
-      const next = e[k] + s.dt * (etaC * run.c - run.d / etaD);
+      const next = stored[k] + slot.dt * (etaC * run.c - run.d / etaD);
       // a bound met within rounding is the bound (10 %, not 9.999999999999 %)
-      e[k + 1] =
+      stored[k + 1] =
         Math.abs(next - m.lb[k + 1]) <= m.tolE
           ? m.lb[k + 1]
           : Math.abs(next - m.ub[k + 1]) <= m.tolE
             ? m.ub[k + 1]
             : next;
     }
-    return { e, runs };
+    return { e: stored, runs };
   }
 
   /**
@@ -189,34 +189,34 @@ class Chain implements PeakChain {
    * battery where the site's own control would have put it; without PV and load, the smallest.
    */
   private move(k: number, sm: SlotModel, ek: number): number {
-    const s = this.m.slots[k];
+    const slot = this.m.slots[k];
     const { C, D, etaC, etaD } = this.m.battery;
-    const v = this.view;
+    const view = this.view;
     const tolE = this.m.tolE;
-    const lo = Math.max(sm.dL, (v.lo - ek) / s.dt);
-    const hi = Math.max(lo, Math.min(sm.dR, (v.hi - ek) / s.dt));
+    const lo = Math.max(sm.dL, (view.lo - ek) / slot.dt);
+    const hi = Math.max(lo, Math.min(sm.dR, (view.hi - ek) / slot.dt));
     const floor = this.selfFloor(k, sm);
-    const sellFrom = floor === undefined ? -Infinity : (this.m.sellMin as number) + s.dt * floor;
-    const allowed = (d: number) => floor === undefined || d >= floor || ek + s.dt * d >= sellFrom - tolE;
-    const total = (d: number) => (allowed(d) ? s.dt * sm.cost(d) + v.value(ek + s.dt * d, tolE) : Infinity);
+    const sellFrom = floor === undefined ? -Infinity : (this.m.sellMin as number) + slot.dt * floor;
+    const allowed = (d: number) => floor === undefined || d >= floor || ek + slot.dt * d >= sellFrom - tolE;
+    const total = (d: number) => (allowed(d) ? slot.dt * sm.cost(d) + view.value(ek + slot.dt * d, tolE) : Infinity);
     const cands: number[] = [lo, hi];
     if (floor !== undefined) {
-      for (const d of [floor, (sellFrom - ek) / s.dt]) if (d > lo && d < hi) cands.push(d);
+      for (const d of [floor, (sellFrom - ek) / slot.dt]) if (d > lo && d < hi) cands.push(d);
     }
-    const m = sm.points(this.xs, this.fs, DELTA_TOL);
-    for (let j = 0; j < m; j++) if (this.xs[j] > lo && this.xs[j] < hi) cands.push(this.xs[j]);
-    for (let j = 0; j < v.n; j++) {
-      const d = (v.xs[j] - ek) / s.dt;
-      if (d > lo && d < hi) cands.push(d);
+    const pointCount = sm.points(this.xs, this.fs, DELTA_TOL);
+    for (let j = 0; j < pointCount; j++) if (this.xs[j] > lo && this.xs[j] < hi) cands.push(this.xs[j]);
+    for (let j = 0; j < view.n; j++) {
+      const delta = (view.xs[j] - ek) / slot.dt;
+      if (delta > lo && delta < hi) cands.push(delta);
     }
     let best = Infinity;
     const vals = cands.map((d) => {
-      const f = total(d);
-      if (f < best) best = f;
-      return f;
+      const cost = total(d);
+      if (cost < best) best = cost;
+      return cost;
     });
     const tol = 1e-11 * Math.max(1, Math.abs(best));
-    const net = Math.min(D, Math.max(-C, s.load - s.pv)); // grid side, + discharge
+    const net = Math.min(D, Math.max(-C, slot.load - slot.pv)); // grid side, + discharge
     const want = Math.min(hi, Math.max(lo, net < 0 ? -net * etaC : -net / etaD));
     if (total(want) <= best + tol) return want;
     let pick = NaN;
@@ -350,9 +350,9 @@ export function solveSite(m: SiteModel): SiteSolution {
       // a little above the least cap where rounding leaves the DP without room
       for (let eps = 1e-9 * Math.max(1, top); least < top && !Number.isFinite(chain.solve(least)); eps *= 4)
         least = Math.min(top, least + eps);
-      const C = (P: number) => (P >= top ? free : chain.solve(P));
+      const costAt = (P: number) => (P >= top ? free : chain.solve(P));
       const found = convexInCap(m)
-        ? minimizeConvex((P) => C(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
+        ? minimizeConvex((P) => costAt(P) + m.peakCost * Math.max(P, m.peakFloor), least, least, top)
         : peakSearch(chain, m, free, least, top);
       gap = found.gap;
       if (found.x < top) {

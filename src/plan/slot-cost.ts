@@ -46,18 +46,18 @@ const CAND = new Float64Array(8);
 /** Sorts a[0 .. n − 1] in place (a dozen values at most). */
 function sortInto(a: Float64Array, n: number): void {
   for (let i = 1; i < n; i++) {
-    const v = a[i];
-    let j = i;
-    for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
-    a[j] = v;
+    const value = a[i];
+    let insertAt = i;
+    for (; insertAt > 0 && a[insertAt - 1] > value; insertAt--) a[insertAt] = a[insertAt - 1];
+    a[insertAt] = value;
   }
 }
 
 /** Appends where f (linear from f1 at x1 to f2 at x2) changes sign strictly inside (x1, x2); returns the new count. */
 function addCrossing(xs: Float64Array, m: number, x1: number, x2: number, f1: number, f2: number, tol: number): number {
   if (!((f1 > 0 && f2 < 0) || (f1 < 0 && f2 > 0)) || m >= MAX_POINTS) return m;
-  const x = x1 + ((x2 - x1) * f1) / (f1 - f2);
-  if (x > x1 + tol && x < x2 - tol) xs[m++] = x;
+  const crossing = x1 + ((x2 - x1) * f1) / (f1 - f2);
+  if (crossing > x1 + tol && crossing < x2 - tol) xs[m++] = crossing;
   return m;
 }
 
@@ -136,27 +136,27 @@ export class SlotModel {
    */
   grid(beta: number, option = -1): number {
     const { s } = this;
-    const n = s.load - s.pv + beta;
-    const a = Math.max(n, -this.X);
-    const b = Math.max(a, Math.min(n + s.pv, this.I));
-    const ca = this.price(a);
-    const cz = a <= 0 && b >= 0 ? 0 : Infinity;
-    const cb = this.price(b);
+    const netLoad = s.load - s.pv + beta;
+    const gridLow = Math.max(netLoad, -this.X); // a in the comment on the class
+    const gridHigh = Math.max(gridLow, Math.min(netLoad + s.pv, this.I)); // b
+    const ca = this.price(gridLow);
+    const cz = gridLow <= 0 && gridHigh >= 0 ? 0 : Infinity;
+    const cb = this.price(gridHigh);
     const knee = this.knee;
-    const ck = a <= knee && b >= knee ? this.price(knee) : Infinity;
+    const ck = gridLow <= knee && gridHigh >= knee ? this.price(knee) : Infinity;
     if (option === 0) return ca;
     if (option === 1) return cz;
     if (option === 2) return cb;
     if (option === 3) return ck;
     let best = ca;
-    this.g = a;
+    this.g = gridLow;
     if (cz < best) {
       best = cz;
       this.g = 0;
     }
     if (cb < best) {
       best = cb;
-      this.g = b;
+      this.g = gridHigh;
     }
     if (ck < best) {
       best = ck;
@@ -173,17 +173,17 @@ export class SlotModel {
 
   /** The slot run at δ (clamped into the domain). */
   run(delta: number, out: SlotRun): SlotRun {
-    const s = this.s;
-    const d = Math.min(this.dR, Math.max(this.dL, delta));
-    const beta = this.lo(d);
+    const slot = this.s;
+    const clamped = Math.min(this.dR, Math.max(this.dL, delta));
+    const beta = this.lo(clamped);
     this.grid(beta);
-    const g = this.g;
+    const gridKW = this.g;
     out.c = Math.max(0, beta);
     out.d = Math.max(0, -beta);
-    out.u = Math.max(0, Math.min(s.pv, g - (s.load - s.pv + beta)));
-    out.i = Math.max(0, g);
-    out.x = Math.max(0, -g);
-    out.cost = s.pi * out.i - s.px * out.x + this.b.wear * (out.c + out.d);
+    out.u = Math.max(0, Math.min(slot.pv, gridKW - (slot.load - slot.pv + beta)));
+    out.i = Math.max(0, gridKW);
+    out.x = Math.max(0, -gridKW);
+    out.cost = slot.pi * out.i - slot.px * out.x + this.b.wear * (out.c + out.d);
     return out;
   }
 
@@ -219,17 +219,17 @@ export class SlotModel {
       cand[5] = this.loInv(this.knee + shift);
       cand[6] = this.loInv(this.knee - s.pv + shift);
     }
-    const nc = kneed ? 7 : 5;
-    sortInto(cand, nc);
-    let m = 0;
-    xs[m++] = dL;
-    for (let i = 0; i < nc; i++) {
-      const x = cand[i];
-      if (x > xs[m - 1] + tol && x < dR - tol) xs[m++] = x;
+    const candidateCount = kneed ? 7 : 5;
+    sortInto(cand, candidateCount);
+    let count = 0;
+    xs[count++] = dL;
+    for (let i = 0; i < candidateCount; i++) {
+      const kink = cand[i];
+      if (kink > xs[count - 1] + tol && kink < dR - tol) xs[count++] = kink;
     }
-    xs[m++] = dR;
+    xs[count++] = dR;
     // where two options cross between two kinks (each is linear there)
-    const kinks = m;
+    const kinks = count;
     for (let j = 0; j + 1 < kinks; j++) {
       const x1 = xs[j];
       const x2 = xs[j + 1];
@@ -241,20 +241,20 @@ export class SlotModel {
       const a2 = this.grid(b2, 0);
       const c1 = this.grid(b1, 2);
       const c2 = this.grid(b2, 2);
-      m = addCrossing(xs, m, x1, x2, a1 - c1, a2 - c2, tol);
+      count = addCrossing(xs, count, x1, x2, a1 - c1, a2 - c2, tol);
       if (zero) {
-        m = addCrossing(xs, m, x1, x2, a1, a2, tol);
-        m = addCrossing(xs, m, x1, x2, c1, c2, tol);
+        count = addCrossing(xs, count, x1, x2, a1, a2, tol);
+        count = addCrossing(xs, count, x1, x2, c1, c2, tol);
       }
       // the knee option is the constant price(knee) wherever it is open (its range ends at kinks too)
       const k0 = kneed ? this.grid(this.lo((x1 + x2) / 2), 3) : Infinity;
       if (Number.isFinite(k0)) {
-        m = addCrossing(xs, m, x1, x2, a1 - k0, a2 - k0, tol);
-        m = addCrossing(xs, m, x1, x2, c1 - k0, c2 - k0, tol);
+        count = addCrossing(xs, count, x1, x2, a1 - k0, a2 - k0, tol);
+        count = addCrossing(xs, count, x1, x2, c1 - k0, c2 - k0, tol);
       }
     }
-    if (m > kinks) sortInto(xs, m);
-    for (let j = 0; j < m; j++) fs[j] = this.cost(xs[j]);
-    return m;
+    if (count > kinks) sortInto(xs, count);
+    for (let j = 0; j < count; j++) fs[j] = this.cost(xs[j]);
+    return count;
   }
 }

@@ -42,9 +42,9 @@ const POWER_LIKE = /^[kKmM]?[wW]$/;
 
 /** Wh per unit of an energy unit (Wh, kWh, MWh; lenient about case except "mWh"), or undefined. */
 export function energyFactor(unit: string): number | undefined {
-  const u = unit.trim();
-  if (u === 'mWh') return undefined; // milliwatt-hours, not MWh
-  return ENERGY_FACTOR_ANY_CASE[u.toLowerCase()];
+  const trimmed = unit.trim();
+  if (trimmed === 'mWh') return undefined; // milliwatt-hours, not MWh
+  return ENERGY_FACTOR_ANY_CASE[trimmed.toLowerCase()];
 }
 
 /** The power unit of a unit text (units.ts: W, kW, MW, lenient about case, "mW" refused), or undefined. */
@@ -104,13 +104,13 @@ export class FleetAggregator {
       } else this.socUnweighted++;
       return;
     }
-    const pu = powerUnit(unit);
-    if (pu) {
-      sum(this.power, property, toWatts({ value, unit: pu }), 'W');
+    const powerUnitOf = powerUnit(unit);
+    if (powerUnitOf) {
+      sum(this.power, property, toWatts({ value, unit: powerUnitOf }), 'W');
       return;
     }
-    const ef = energyFactor(unit);
-    if (ef !== undefined) sum(this.energy, property, value * ef, 'Wh');
+    const energyScale = energyFactor(unit);
+    if (energyScale !== undefined) sum(this.energy, property, value * energyScale, 'Wh');
   }
 
   result(): FleetAggregate {
@@ -138,10 +138,10 @@ export class FleetAggregator {
 }
 
 function sum(into: Record<string, AggregateSum>, property: string, v: number, unit: 'W' | 'Wh'): void {
-  const s = Object.prototype.hasOwnProperty.call(into, property) ? into[property] : undefined;
-  if (s) {
-    s.value += v;
-    s.devices++;
+  const existing = Object.prototype.hasOwnProperty.call(into, property) ? into[property] : undefined;
+  if (existing) {
+    existing.value += v;
+    existing.devices++;
   } else {
     Object.defineProperty(into, property, {
       value: { value: v, unit, devices: 1 },

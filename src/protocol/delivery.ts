@@ -81,10 +81,10 @@ export function averageFromCounters(role: DeviceRole, a: Reading, b: Reading): {
   }
   const hours = (b.at - a.at) / HOUR_MS;
   if (!(hours > 0)) return { reason: `the readings are not apart in time (${a.at} and ${b.at})` };
-  const dP = b.produced! - a.produced!;
-  const dC = role === 'pv' ? 0 : b.consumed! - a.consumed!;
-  if (dP < 0 || dC < 0) return { reason: 'a counter went backwards (reset or replaced device)' };
-  return { watts: powerFromCounters(role, dP, dC, hours) };
+  const produced = b.produced! - a.produced!;
+  const consumed = role === 'pv' ? 0 : b.consumed! - a.consumed!;
+  if (produced < 0 || consumed < 0) return { reason: 'a counter went backwards (reset or replaced device)' };
+  return { watts: powerFromCounters(role, produced, consumed, hours) };
 }
 
 /** A power value in W (units.ts toWatts). */
@@ -125,8 +125,8 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
       const target = watts(asked.value);
       const band = bandW(target, t, asked.deadbandW ?? 0);
       const dev = measuredW - target;
-      const a = Math.abs(dev);
-      const followed: Followed = a <= band ? 'yes' : a < Math.abs(target) - band ? 'partly' : 'no';
+      const deviation = Math.abs(dev);
+      const followed: Followed = deviation <= band ? 'yes' : deviation < Math.abs(target) - band ? 'partly' : 'no';
       return { followed, targetW: target, deviationW: dev, bandW: band };
     }
     case 'max': {
@@ -219,11 +219,11 @@ function reportUnit(asked: Asked): string {
 /** W in a report's unit (`%` of `percentOfW`), rounded to the watt (a tenth of a % for %). */
 function inUnit(w: number, unit: string, percentOfW?: number): number {
   if (unit === '%') {
-    const p = Math.round(wattsToPercent(w, percentOfW ?? NaN) * 10) / 10;
-    return p === 0 ? 0 : p; // no -0
+    const percent = Math.round(wattsToPercent(w, percentOfW ?? NaN) * 10) / 10;
+    return percent === 0 ? 0 : percent; // no -0
   }
-  const f = POWER_FACTOR[unit as PowerUnit] ?? 1;
-  return Number((Math.round(w) / f).toPrecision(12)) || 0;
+  const factor = POWER_FACTOR[unit as PowerUnit] ?? 1;
+  return Number((Math.round(w) / factor).toPrecision(12)) || 0;
 }
 
 /** The `asked` of a report. */
@@ -260,7 +260,7 @@ export interface ReportInput {
 
 /** An unknown report: no measurement (a failed read, no device, a window too short), with the reason. */
 export function unknownReport(i: ReportInput, reason: string): DeliveryReport {
-  const r: DeliveryReport = {
+  const report: DeliveryReport = {
     site: i.site,
     component: i.component,
     asked: askedOf(i.asked),
@@ -272,8 +272,8 @@ export function unknownReport(i: ReportInput, reason: string): DeliveryReport {
     source: i.source,
     reason,
   };
-  if (i.device) r.device = i.device;
-  return r;
+  if (i.device) report.device = i.device;
+  return report;
 }
 
 /**
@@ -285,38 +285,39 @@ export function measuredReport(
   measuredW: number,
   ends?: { startW: number; endW: number },
 ): DeliveryReport {
-  const v = verdict(i.asked, measuredW, i.tolerance ?? DEFAULT_TOLERANCE);
-  if (i.asked.kind === 'max' && !Number.isFinite(v.targetW)) {
+  const outcome = verdict(i.asked, measuredW, i.tolerance ?? DEFAULT_TOLERANCE);
+  if (i.asked.kind === 'max' && !Number.isFinite(outcome.targetW)) {
     // A % limit without the installed power: the measured power in W, no verdict.
-    return { ...unknownReport(i, v.reason!), measured: { value: inUnit(measuredW, 'W'), unit: 'W' } };
+    return { ...unknownReport(i, outcome.reason!), measured: { value: inUnit(measuredW, 'W'), unit: 'W' } };
   }
   const unit = reportUnit(i.asked);
   const pct = i.asked.kind === 'max' ? i.asked.percentOfW : undefined;
-  const r: DeliveryReport = {
+  const report: DeliveryReport = {
     site: i.site,
     component: i.component,
-    asked: askedOf(i.asked, v.targetW),
+    asked: askedOf(i.asked, outcome.targetW),
     measured: { value: inUnit(measuredW, unit, pct), unit },
     deviation: null,
-    followed: v.followed,
+    followed: outcome.followed,
     from: i.from,
     until: i.until,
     source: i.source,
   };
-  if (v.reason) r.reason = v.reason;
-  if (Number.isFinite(v.deviationW)) {
-    const percent = v.targetW !== 0 ? Math.round((v.deviationW / Math.abs(v.targetW)) * 1000) / 10 || 0 : null;
-    r.deviation = { value: inUnit(v.deviationW, unit, pct), unit, percent };
+  if (outcome.reason) report.reason = outcome.reason;
+  if (Number.isFinite(outcome.deviationW)) {
+    const percent =
+      outcome.targetW !== 0 ? Math.round((outcome.deviationW / Math.abs(outcome.targetW)) * 1000) / 10 || 0 : null;
+    report.deviation = { value: inUnit(outcome.deviationW, unit, pct), unit, percent };
   }
-  if (i.device) r.device = i.device;
-  if (Number.isFinite(v.bandW)) r.tolerance = { value: inUnit(v.bandW, unit, pct), unit };
+  if (i.device) report.device = i.device;
+  if (Number.isFinite(outcome.bandW)) report.tolerance = { value: inUnit(outcome.bandW, unit, pct), unit };
   if (ends && i.asked.kind !== 'flag') {
-    const band = Number.isFinite(v.bandW) ? v.bandW : bandW(0, i.tolerance ?? DEFAULT_TOLERANCE);
+    const band = Number.isFinite(outcome.bandW) ? outcome.bandW : bandW(0, i.tolerance ?? DEFAULT_TOLERANCE);
     const agrees = crossCheck(measuredW, ends.startW, ends.endW, band);
-    r.crossCheck = { start: inUnit(ends.startW, unit, pct), end: inUnit(ends.endW, unit, pct), unit, agrees };
-    if (!agrees && !r.reason)
-      r.reason =
+    report.crossCheck = { start: inUnit(ends.startW, unit, pct), end: inUnit(ends.endW, unit, pct), unit, agrees };
+    if (!agrees && !report.reason)
+      report.reason =
         "the device's power readings at the window's ends do not bracket the counters' average (a varying power can do that; a wrong counter does it every time)";
   }
-  return r;
+  return report;
 }

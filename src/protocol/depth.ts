@@ -14,8 +14,8 @@ function isLevel(v: unknown): v is object {
 /** A plain object whose values are all plain values: one level, found without making a list of them. */
 function isLeafObject(o: object): boolean {
   for (const k in o) {
-    const c = (o as Record<string, unknown>)[k];
-    if (c !== null && typeof c === 'object') return false;
+    const child = (o as Record<string, unknown>)[k];
+    if (child !== null && typeof child === 'object') return false;
   }
   return true;
 }
@@ -63,7 +63,7 @@ export function inputProblem(
     }
     if (size < 0 && isLeafObject(o)) return 1;
     const items = inside(o);
-    let h = 1;
+    let levels = 1;
     path.push(o);
     for (let i = 0; i < items.length; i++) {
       const child = items[i];
@@ -74,11 +74,11 @@ export function inputProblem(
         path.pop();
         return TOO_DEEP;
       }
-      if (below + 1 > h) h = below + 1;
+      if (below + 1 > levels) levels = below + 1;
     }
     path.pop();
-    if (h > 1) heights.set(o, h);
-    return h;
+    if (levels > 1) heights.set(o, levels);
+    return levels;
   };
   if (height(value, maxDepth) <= maxDepth) return undefined;
   return long === undefined ? { kind: 'deep' } : { kind: 'long', length: long };

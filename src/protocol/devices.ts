@@ -9,8 +9,8 @@ import type { Device, DeviceProperty } from './types';
 function listOf(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
   if (body && typeof body === 'object') {
-    const b = body as Record<string, unknown>;
-    for (const key of ['devices', 'data', 'items']) if (Array.isArray(b[key])) return b[key] as unknown[];
+    const record = body as Record<string, unknown>;
+    for (const key of ['devices', 'data', 'items']) if (Array.isArray(record[key])) return record[key] as unknown[];
   }
   throw new Error('Get Devices: expected an array, or one under "devices", "data" or "items"');
 }
@@ -21,9 +21,9 @@ function propertiesOf(raw: unknown): DeviceProperty[] {
     for (const p of raw) {
       if (typeof p === 'string') out.push({ name: p, unit: '' });
       else if (p && typeof p === 'object') {
-        const o = p as Record<string, unknown>;
-        const name = o.name ?? o.property ?? o.key;
-        if (typeof name === 'string') out.push({ name, unit: typeof o.unit === 'string' ? o.unit : '' });
+        const record = p as Record<string, unknown>;
+        const name = record.name ?? record.property ?? record.key;
+        if (typeof name === 'string') out.push({ name, unit: typeof record.unit === 'string' ? record.unit : '' });
       }
     }
     return out;

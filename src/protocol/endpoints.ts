@@ -50,8 +50,7 @@ interface SteeringComponentValues {
  * a request of one ends the other in force on the site (assumption). Grid limits are a type of
  * their own that coexists with both (assumption: the documentation does not say otherwise).
  */
-const STEERING_TYPES = ['asset', 'grid-target', 'grid-limits'] as const;
-export type SteeringType = (typeof STEERING_TYPES)[number];
+export type SteeringType = 'asset' | 'grid-target' | 'grid-limits';
 
 /** The types a request of each type ends on the site (vendor notes; assumption for the direction). */
 export const DISPLACES: Readonly<Record<SteeringType, readonly SteeringType[]>> = Object.freeze({
@@ -113,9 +112,9 @@ function validity(v: SteeringValidity): { validFrom?: number; validUntil: number
 
 /** The keys of `o` that are set, in the order of `keys` (the order bodies carry them). */
 function setOf<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Pick<T, K> {
-  const b = {} as Pick<T, K>;
-  for (const k of keys) if (o[k] !== undefined) b[k] = o[k];
-  return b;
+  const picked = {} as Pick<T, K>;
+  for (const k of keys) if (o[k] !== undefined) picked[k] = o[k];
+  return picked;
 }
 
 /** The steering endpoints. The first POST endpoint that carries a set of components is where they are merged. */
@@ -271,9 +270,9 @@ const covers = (e: SteeringEndpoint, names: readonly SteeringComponent[]) =>
 export function endpointFor(names: readonly SteeringComponent[], from: readonly SteeringEndpoint[]): SteeringEndpoint {
   const own = from[0];
   if (own !== undefined && from.every((f) => f === own) && covers(own, names)) return own;
-  const e = STEERING_ENDPOINT_NAMES.find((n) => STEERING_ENDPOINTS[n].body && covers(n, names));
-  if (!e) throw new TypeError(`no steering endpoint carries ${names.join(' and ')} together`);
-  return e;
+  const carrier = STEERING_ENDPOINT_NAMES.find((n) => STEERING_ENDPOINTS[n].body && covers(n, names));
+  if (!carrier) throw new TypeError(`no steering endpoint carries ${names.join(' and ')} together`);
+  return carrier;
 }
 
 /**
@@ -299,9 +298,9 @@ export function steeringRequestFor(
     parts.map((p) => p.from),
   );
   const build = STEERING_ENDPOINTS[endpoint].body as SteeringEndpointSpec['body'];
-  const c: Record<string, unknown> = {};
-  for (const p of parts) c[p.name] = p.value;
-  return requestOf(endpoint, site, build?.(c as SteeringComponentValues, v), paths);
+  const values: Record<string, unknown> = {};
+  for (const p of parts) values[p.name] = p.value;
+  return requestOf(endpoint, site, build?.(values as SteeringComponentValues, v), paths);
 }
 
 /** The parts of a command: each component it sets (a cancel clears the grid target). */

@@ -21,8 +21,8 @@ export interface SettingOptions {
  * table's refusal, the same text the editor shows.
  */
 export function limited(v: unknown, l: Limit, field: string, o: SettingOptions = {}): number {
-  const n = numberOf(v, o.required ? undefined : l.dflt);
-  if (!accepts(l, n))
+  const value = numberOf(v, o.required ? undefined : l.dflt);
+  if (!accepts(l, value))
     throw new ValidationError(field, `${o.prefix ?? ''}${refusal(l, { unit: o.unit })}; got ${show(v)}`);
-  return n;
+  return value;
 }

@@ -224,22 +224,23 @@ function fill(template: string, values: Record<string, string | number>): string
  * false` leaves the default out (for a value that has none where it is checked).
  */
 export function refusal(l: Limit, o: { words?: Words; unit?: UnitKey; dflt?: boolean } = {}): string {
-  const w = o.words ?? WORDS;
-  const unit = w.units[o.unit ?? l.unit] ?? o.unit ?? l.unit;
+  const words = o.words ?? WORDS;
+  const unit = words.units[o.unit ?? l.unit] ?? o.unit ?? l.unit;
   const list: string[] = [];
   const atLeast = l.max === undefined && !l.minExclusive;
   if (atLeast) list.push(unit);
-  if (l.note) list.push(w.notes[l.note] ?? NOTES[l.note]);
+  if (l.note) list.push(words.notes[l.note] ?? NOTES[l.note]);
   // A note tells what 0 means; when the default is 0 it says all the default would.
-  if (l.dflt !== undefined && o.dflt !== false && !(l.note && l.dflt === 0)) list.push(fill(w.dflt, { value: l.dflt }));
+  if (l.dflt !== undefined && o.dflt !== false && !(l.note && l.dflt === 0))
+    list.push(fill(words.dflt, { value: l.dflt }));
   const values = {
-    a: l.whole ? w.wholeNumber : w.number,
+    a: l.whole ? words.wholeNumber : words.number,
     unit,
     min: l.min,
     max: l.max ?? '',
-    more: list.length ? fill(w.more, { list: list.join('; ') }) : '',
+    more: list.length ? fill(words.more, { list: list.join('; ') }) : '',
   };
-  if (atLeast) return fill(w.atLeast, values);
-  if (!l.minExclusive) return fill(w.range, values);
-  return fill(l.max === undefined ? w.moreThan : w.positiveUpTo, values);
+  if (atLeast) return fill(words.atLeast, values);
+  if (!l.minExclusive) return fill(words.range, values);
+  return fill(l.max === undefined ? words.moreThan : words.positiveUpTo, values);
 }

@@ -53,19 +53,19 @@ export function validatePath(key: PathKey, input: unknown): string {
   if (input === undefined || input === null || input === '') return DEFAULT_PATHS[key];
   const forms = `a path below the base URL starting with "/"${site ? ` with ${SITE_PLACEHOLDER} once` : ''}, e.g. ${DEFAULT_PATHS[key]} (empty: that default)`;
   if (typeof input !== 'string') throw new ValidationError(property, `must be ${forms}; got ${show(input)}`);
-  const p = input.trim();
-  if (p === '') return DEFAULT_PATHS[key];
-  const count = p.split(SITE_PLACEHOLDER).length - 1;
-  const bare = p.split(SITE_PLACEHOLDER).join('x');
+  const path = input.trim();
+  if (path === '') return DEFAULT_PATHS[key];
+  const count = path.split(SITE_PLACEHOLDER).length - 1;
+  const bare = path.split(SITE_PLACEHOLDER).join('x');
   const segments = bare.split('/');
   const bad =
     !PATH_RE.test(bare) ||
     bare.includes('//') ||
     segments.some((s) => s === '.' || s === '..') ||
     (site ? count !== 1 : count !== 0) ||
-    p.length > 512;
+    path.length > 512;
   if (bad) throw new ValidationError(property, `must be ${forms}; got ${show(input)}`);
-  return p;
+  return path;
 }
 
 /** All paths from a config node's properties (pathDevices, ...): defaults where empty. Throws on the first bad one. */

@@ -56,16 +56,16 @@ export function parseFleetSites(input: unknown, field: string): FleetSite[] {
   const seen = new Map<string, number>();
   return input.map((entry, i) => {
     const at = `${field}[${i}]`;
-    const s = entryOf(entry, at);
-    const first = seen.get(s.site);
+    const parsed = entryOf(entry, at);
+    const first = seen.get(parsed.site);
     if (first !== undefined)
       throw new ValidationError(
         at,
-        `repeats site ${s.site} (also ${field}[${first}]); list each site once; nothing was sent`,
+        `repeats site ${parsed.site} (also ${field}[${first}]); list each site once; nothing was sent`,
         'unprocessable',
       );
-    seen.set(s.site, i);
-    return s;
+    seen.set(parsed.site, i);
+    return parsed;
   });
 }
 
@@ -73,32 +73,32 @@ function entryOf(entry: unknown, at: string): FleetSite {
   if (typeof entry === 'string') return { site: validateReference(entry, at) };
   if (entry === null || typeof entry !== 'object' || Array.isArray(entry))
     throw new ValidationError(at, `must be a site reference or {site, maxPowerW?, soc?}; got ${show(entry)}`);
-  const o = entry as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  const record = entry as Record<string, unknown>;
+  for (const k of Object.keys(record)) {
     if (!SITE_KEYS.includes(k))
       throw new ValidationError(
         /^[A-Za-z_$][\w$]*$/.test(k) ? `${at}.${k}` : `${at}[${JSON.stringify(k)}]`,
         `is not a field of a fleet site; accepted: ${SITE_KEYS.join(', ')}`,
       );
   }
-  const out: FleetSite = { site: validateReference(o.site, `${at}.site`) };
-  if (o.maxPowerW !== undefined && o.maxPowerW !== null && o.maxPowerW !== '') {
-    const n = numeric(o.maxPowerW);
-    if (!(n > 0) || !Number.isFinite(n))
+  const out: FleetSite = { site: validateReference(record.site, `${at}.site`) };
+  if (record.maxPowerW !== undefined && record.maxPowerW !== null && record.maxPowerW !== '') {
+    const maxPowerW = numeric(record.maxPowerW);
+    if (!(maxPowerW > 0) || !Number.isFinite(maxPowerW))
       throw new ValidationError(
         `${at}.maxPowerW`,
-        `must be the battery's power rating, a number of W greater than 0; got ${show(o.maxPowerW)}`,
+        `must be the battery's power rating, a number of W greater than 0; got ${show(record.maxPowerW)}`,
       );
-    out.maxPowerW = n;
+    out.maxPowerW = maxPowerW;
   }
-  if (o.soc !== undefined && o.soc !== null && o.soc !== '') {
-    const n = numeric(o.soc);
-    if (!(n >= 0 && n <= 100))
+  if (record.soc !== undefined && record.soc !== null && record.soc !== '') {
+    const soc = numeric(record.soc);
+    if (!(soc >= 0 && soc <= 100))
       throw new ValidationError(
         `${at}.soc`,
-        `must be the battery's state of charge, a number of % from 0 to 100; got ${show(o.soc)}`,
+        `must be the battery's state of charge, a number of % from 0 to 100; got ${show(record.soc)}`,
       );
-    out.soc = n;
+    out.soc = soc;
   }
   return out;
 }
@@ -119,12 +119,12 @@ export function parseSiteList(text: unknown, field = 'sites'): FleetSite[] {
       field,
       `must be text: site references separated by commas or new lines, or a JSON array (${FORMS}); got ${show(text)}`,
     );
-  const s = text.trim();
-  if (s === '') return [];
-  if (s.startsWith('[')) {
+  const trimmed = text.trim();
+  if (trimmed === '') return [];
+  if (trimmed.startsWith('[')) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(s);
+      parsed = JSON.parse(trimmed);
     } catch (e) {
       throw new ValidationError(
         field,
@@ -134,7 +134,7 @@ export function parseSiteList(text: unknown, field = 'sites'): FleetSite[] {
     return parseFleetSites(parsed, field);
   }
   return parseFleetSites(
-    s.split(/[\s,;]+/).filter((r) => r !== ''),
+    trimmed.split(/[\s,;]+/).filter((r) => r !== ''),
     field,
   );
 }
@@ -164,7 +164,7 @@ export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   if (!Number.isFinite(totalW)) throw new ValidationError('msg.payload', `must be a finite power; got ${show(totalW)}`);
   const sign = totalW < 0 ? -1 : 1;
   const asked = Math.abs(totalW);
-  const n = sites.length;
+  const siteCount = sites.length;
   const caps = sites.map((s) =>
     s.weight > 0 && Number.isFinite(s.weight)
       ? Number.isFinite(s.capW)
@@ -174,22 +174,22 @@ export function splitPower(totalW: number, sites: readonly SplitSite[]): Split {
   );
   const room = caps.reduce((a, c) => a + c, 0);
   const target = Math.min(Math.round(asked), room);
-  const shares = new Array<number>(n).fill(0);
+  const shares = new Array<number>(siteCount).fill(0);
   // Water filling: sites in order of cap / weight; a site whose proportional share reaches its cap takes the cap.
-  const order = [...Array(n).keys()]
+  const order = [...Array(siteCount).keys()]
     .filter((i) => caps[i] > 0)
     .sort((a, b) => caps[a] / sites[a].weight - caps[b] / sites[b].weight);
   let remaining = target;
   let weights = order.reduce((a, i) => a + sites[i].weight, 0);
-  let k = 0;
-  for (; k < order.length; k++) {
-    const i = order[k];
-    if (caps[i] / sites[i].weight > remaining / weights) break;
-    shares[i] = caps[i];
-    remaining -= caps[i];
-    weights -= sites[i].weight;
+  let capped = 0;
+  for (; capped < order.length; capped++) {
+    const site = order[capped];
+    if (caps[site] / sites[site].weight > remaining / weights) break;
+    shares[site] = caps[site];
+    remaining -= caps[site];
+    weights -= sites[site].weight;
   }
-  for (let j = k; j < order.length; j++) shares[order[j]] = (remaining * sites[order[j]].weight) / weights;
+  for (let j = capped; j < order.length; j++) shares[order[j]] = (remaining * sites[order[j]].weight) / weights;
   // Whole watts: floor each share, then one more watt to the largest remainders until the sum is the target.
   const parts = shares.map((s) => Math.floor(s + 1e-9));
   let left = target - parts.reduce((a, p) => a + p, 0);

@@ -110,8 +110,8 @@ export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, f
     list = payload.slots;
     at = `${field}.slots`;
     if (isSet(payload.unit)) {
-      const u = parsePowerUnit(payload.unit, `${field}.unit`);
-      units = { essUnit: u, curtailmentUnit: u, gridUnit: u };
+      const unit = parsePowerUnit(payload.unit, `${field}.unit`);
+      units = { essUnit: unit, curtailmentUnit: unit, gridUnit: unit };
     }
   }
   if (!Array.isArray(list)) {
@@ -129,19 +129,19 @@ export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, f
     );
   const slots: ScheduleSlot[] = [];
   for (let i = 0; i < list.length; i++) {
-    const f = `${at}[${i}]`;
-    const slot = parseSlot(list[i], i, f, units, s);
+    const path = `${at}[${i}]`;
+    const slot = parseSlot(list[i], i, path, units, s);
     const prev = slots[i - 1];
     if (prev && slot.start < prev.start) {
       throw new ValidationError(
-        `${f}.start`,
+        `${path}.start`,
         `must not be before the start of ${at}[${i - 1}] (${iso(prev.start)}): slots must be sorted by time; got ${iso(slot.start)}; nothing was sent`,
         'unprocessable',
       );
     }
     if (prev && slot.start < prev.end) {
       throw new ValidationError(
-        `${f}.start`,
+        `${path}.start`,
         `overlaps ${at}[${i - 1}], which ends at ${iso(prev.end)}; got ${iso(slot.start)}; nothing was sent`,
         'unprocessable',
       );
@@ -174,10 +174,10 @@ function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: 
     throw new ValidationError(`${f}.duration`, 'must not be given with end: give end or duration (minutes), not both');
   if (isSet(raw.end)) end = parseTime(raw.end, `${f}.end`);
   else if (isSet(raw.duration)) {
-    const d = typeof raw.duration === 'number' || typeof raw.duration === 'string' ? Number(raw.duration) : NaN;
-    if (!Number.isFinite(d) || d <= 0)
+    const minutes = typeof raw.duration === 'number' || typeof raw.duration === 'string' ? Number(raw.duration) : NaN;
+    if (!Number.isFinite(minutes) || minutes <= 0)
       throw new ValidationError(`${f}.duration`, `must be a positive number of minutes; got ${show(raw.duration)}`);
-    end = start + Math.round(d * MINUTE_MS);
+    end = start + Math.round(minutes * MINUTE_MS);
   } else throw new ValidationError(`${f}.end`, 'is required (epoch ms, ISO 8601 or Date), or duration in minutes');
   if (!(end > start))
     throw new ValidationError(
@@ -209,18 +209,20 @@ function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: 
   } else if (isSet(raw.deadband))
     throw new ValidationError(`${f}.deadband`, 'is used only with gridTarget (the band around its setpoint)');
   if (isSet(raw.gridLimits)) {
-    const g = raw.gridLimits;
-    if (!isObject(g))
+    const gridLimits = raw.gridLimits;
+    if (!isObject(gridLimits))
       throw new ValidationError(
         `${f}.gridLimits`,
-        `must be {upper, lower} (at least one; each a number in the node's grid unit or {value, unit}); got ${show(g)}`,
+        `must be {upper, lower} (at least one; each a number in the node's grid unit or {value, unit}); got ${show(gridLimits)}`,
       );
-    for (const k of Object.keys(g))
+    for (const k of Object.keys(gridLimits))
       if (k !== 'upper' && k !== 'lower')
         throw new ValidationError(sub(`${f}.gridLimits`, k), 'is not a grid limit; accepted: upper, lower');
     setting.gridLimits = {};
-    if (isSet(g.upper)) setting.gridLimits.upperLimit = parsePowerValue(g.upper, `${f}.gridLimits.upper`, u.gridUnit);
-    if (isSet(g.lower)) setting.gridLimits.lowerLimit = parsePowerValue(g.lower, `${f}.gridLimits.lower`, u.gridUnit);
+    if (isSet(gridLimits.upper))
+      setting.gridLimits.upperLimit = parsePowerValue(gridLimits.upper, `${f}.gridLimits.upper`, u.gridUnit);
+    if (isSet(gridLimits.lower))
+      setting.gridLimits.lowerLimit = parsePowerValue(gridLimits.lower, `${f}.gridLimits.lower`, u.gridUnit);
     if (!setting.gridLimits.upperLimit && !setting.gridLimits.lowerLimit)
       throw new ValidationError(`${f}.gridLimits`, 'sets no limit: give upper, lower or both');
   }
@@ -255,8 +257,8 @@ const slotField =
 export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingField): void {
   const none = '; nothing was sent';
   const ess = c.energyStorageSetting;
-  const curt = c.productionCurtailment;
-  const asset = ess !== undefined || curt !== undefined || c.maximizeGridImport !== undefined;
+  const curtailment = c.productionCurtailment;
+  const asset = ess !== undefined || curtailment !== undefined || c.maximizeGridImport !== undefined;
   if (!asset && !c.gridTarget && !c.gridLimits) {
     throw new ValidationError(
       field('slot'),
@@ -264,7 +266,7 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
     );
   }
   if (asset && c.gridTarget) {
-    const other = ess ? 'energyStorage' : curt ? 'curtailment' : 'maximizeGridImport';
+    const other = ess ? 'energyStorage' : curtailment ? 'curtailment' : 'maximizeGridImport';
     throw new ValidationError(
       field('gridTarget'),
       `cannot be combined with ${other} in one slot: asset steering and grid target end each other on the service (only the last received request counts); use one or the other per slot${none}`,
@@ -277,10 +279,15 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
       `must be within the node's limit maxEssPower = ${s.maxEssPower} W (either sign); got ${ess.value} ${ess.unit}${none}`,
     );
   }
-  if (curt && curt.unit !== '%' && s.maxCurtailment > 0 && toWatts(curt as PowerValue) > s.maxCurtailment) {
+  if (
+    curtailment &&
+    curtailment.unit !== '%' &&
+    s.maxCurtailment > 0 &&
+    toWatts(curtailment as PowerValue) > s.maxCurtailment
+  ) {
     throw new ValidationError(
       field('curtailment'),
-      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curt.value} ${curt.unit}${none}`,
+      `must be within the node's limit maxCurtailment = ${s.maxCurtailment} W; got ${curtailment.value} ${curtailment.unit}${none}`,
     );
   }
   if (c.maximizeGridImport === true && !s.allowMaximizeGridImport) {
@@ -290,23 +297,23 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
       'unprocessable',
     );
   }
-  const g = c.gridTarget;
-  if (g && s.maxGridPower > 0 && Math.abs(toWatts(g.setpoint)) > s.maxGridPower) {
+  const gridTarget = c.gridTarget;
+  if (gridTarget && s.maxGridPower > 0 && Math.abs(toWatts(gridTarget.setpoint)) > s.maxGridPower) {
     throw new ValidationError(
       field('gridTarget'),
-      `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${g.setpoint.value} ${g.setpoint.unit}${none}`,
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W (either sign); got ${gridTarget.setpoint.value} ${gridTarget.setpoint.unit}${none}`,
     );
   }
-  if (g?.deadband && s.maxGridPower > 0 && toWatts(g.deadband) > s.maxGridPower) {
+  if (gridTarget?.deadband && s.maxGridPower > 0 && toWatts(gridTarget.deadband) > s.maxGridPower) {
     throw new ValidationError(
       field('deadband'),
-      `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${g.deadband.value} ${g.deadband.unit}${none}`,
+      `must be within the node's limit maxGridPower = ${s.maxGridPower} W; got ${gridTarget.deadband.value} ${gridTarget.deadband.unit}${none}`,
     );
   }
-  const l = c.gridLimits;
+  const gridLimits = c.gridLimits;
   for (const [v, part] of [
-    [l?.upperLimit, 'gridLimits.upper'],
-    [l?.lowerLimit, 'gridLimits.lower'],
+    [gridLimits?.upperLimit, 'gridLimits.upper'],
+    [gridLimits?.lowerLimit, 'gridLimits.lower'],
   ] as const) {
     if (v && s.maxGridLimit > 0 && Math.abs(toWatts(v)) > s.maxGridLimit) {
       throw new ValidationError(
@@ -315,10 +322,14 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
       );
     }
   }
-  if (l?.upperLimit && l.lowerLimit && toWatts(l.lowerLimit) > toWatts(l.upperLimit)) {
+  if (
+    gridLimits?.upperLimit &&
+    gridLimits.lowerLimit &&
+    toWatts(gridLimits.lowerLimit) > toWatts(gridLimits.upperLimit)
+  ) {
     throw new ValidationError(
       field('gridLimits.lower'),
-      `must not be above the upper limit (${l.upperLimit.value} ${l.upperLimit.unit}); got ${l.lowerLimit.value} ${l.lowerLimit.unit}${none}`,
+      `must not be above the upper limit (${gridLimits.upperLimit.value} ${gridLimits.upperLimit.unit}); got ${gridLimits.lowerLimit.value} ${gridLimits.lowerLimit.unit}${none}`,
       'unprocessable',
     );
   }
@@ -327,36 +338,36 @@ export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingFi
 /** A stored setting (the player's saved state) read back: each value `{value, unit}`, checked again. */
 export function parseSetting(raw: unknown, s: ScheduleLimits, field: string): SlotSetting {
   if (!isObject(raw)) throw new ValidationError(field, `must be a setting object; got ${show(raw)}`);
-  const c: SlotSetting = {};
+  const setting: SlotSetting = {};
   if (isSet(raw.energyStorageSetting))
-    c.energyStorageSetting = parsePowerValue(raw.energyStorageSetting, `${field}.energyStorageSetting`);
+    setting.energyStorageSetting = parsePowerValue(raw.energyStorageSetting, `${field}.energyStorageSetting`);
   if (isSet(raw.productionCurtailment))
-    c.productionCurtailment = parseCurtailmentValue(raw.productionCurtailment, `${field}.productionCurtailment`);
+    setting.productionCurtailment = parseCurtailmentValue(raw.productionCurtailment, `${field}.productionCurtailment`);
   if (isSet(raw.maximizeGridImport)) {
     if (typeof raw.maximizeGridImport !== 'boolean')
       throw new ValidationError(`${field}.maximizeGridImport`, 'must be true or false');
-    c.maximizeGridImport = raw.maximizeGridImport;
+    setting.maximizeGridImport = raw.maximizeGridImport;
   }
   if (isObject(raw.gridTarget)) {
-    c.gridTarget = { setpoint: parsePowerValue(raw.gridTarget.setpoint, `${field}.gridTarget.setpoint`) };
+    setting.gridTarget = { setpoint: parsePowerValue(raw.gridTarget.setpoint, `${field}.gridTarget.setpoint`) };
     if (isSet(raw.gridTarget.deadband))
-      c.gridTarget.deadband = parsePowerValue(raw.gridTarget.deadband, `${field}.gridTarget.deadband`);
+      setting.gridTarget.deadband = parsePowerValue(raw.gridTarget.deadband, `${field}.gridTarget.deadband`);
   }
   if (isObject(raw.gridLimits)) {
-    c.gridLimits = {};
+    setting.gridLimits = {};
     if (isSet(raw.gridLimits.upperLimit))
-      c.gridLimits.upperLimit = parsePowerValue(raw.gridLimits.upperLimit, `${field}.gridLimits.upperLimit`);
+      setting.gridLimits.upperLimit = parsePowerValue(raw.gridLimits.upperLimit, `${field}.gridLimits.upperLimit`);
     if (isSet(raw.gridLimits.lowerLimit))
-      c.gridLimits.lowerLimit = parsePowerValue(raw.gridLimits.lowerLimit, `${field}.gridLimits.lowerLimit`);
+      setting.gridLimits.lowerLimit = parsePowerValue(raw.gridLimits.lowerLimit, `${field}.gridLimits.lowerLimit`);
   }
-  checkSetting(c, s, (part) => (part === 'slot' ? field : `${field}.${part}`));
-  return c;
+  checkSetting(setting, s, (part) => (part === 'slot' ? field : `${field}.${part}`));
+  return setting;
 }
 
 /** A whole number of epoch ms from a stored value (the player's saved state). */
 export function storedTime(v: unknown, field: string): number {
-  const n = parseNumber(v, field);
-  if (!Number.isInteger(n) || Math.abs(n) > MAX_DATE_MS)
+  const value = parseNumber(v, field);
+  if (!Number.isInteger(value) || Math.abs(value) > MAX_DATE_MS)
     throw new ValidationError(field, `must be epoch milliseconds; got ${show(v)}`);
-  return n;
+  return value;
 }

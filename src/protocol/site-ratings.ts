@@ -37,10 +37,10 @@ export function powerLimitsOf(c: Record<string, unknown>): PowerLimitSettings {
     none: [],
   };
   for (const key of POWER_LIMIT_KEYS) {
-    const v = c[key];
-    if (isEmpty(v)) out.rating.push(key);
-    else if (isNone(v)) out.none.push(key);
-    else out.values[key] = limited(v, LIMITS[key], key);
+    const value = c[key];
+    if (isEmpty(value)) out.rating.push(key);
+    else if (isNone(value)) out.none.push(key);
+    else out.values[key] = limited(value, LIMITS[key], key);
   }
   return out;
 }
@@ -65,10 +65,10 @@ export function limitKeysOf(components: readonly string[]): PowerLimitKey[] {
 
 /** The warning of a node that steers without a limit (NO_LIMIT on a limit its mode uses); undefined when none. */
 export function noLimitWarning(none: readonly PowerLimitKey[], used: readonly PowerLimitKey[]): string | undefined {
-  const off = none.filter((k) => used.includes(k));
-  if (off.length === 0) return undefined;
+  const unlimited = none.filter((k) => used.includes(k));
+  if (unlimited.length === 0) return undefined;
   return (
-    `steers without a limit: ${off.join(', ')} ${off.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); ` +
+    `steers without a limit: ${unlimited.join(', ')} ${unlimited.length > 1 ? 'are' : 'is'} "${NO_LIMIT}" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); ` +
     "set each to the most the site may be asked for in W, or leave it empty for the site's rating (GET /sites)"
   );
 }
@@ -102,44 +102,44 @@ export function ratingsOf(
   listError: unknown,
   own: { essW?: number; essFrom?: string; pvW?: number; pvFrom?: string } = {},
 ): SiteRatings {
-  const r: SiteRatings = { site };
-  if (positive(own.essW)) [r.essW, r.essFrom] = [own.essW, own.essFrom ?? 'maxPowerW'];
-  if (positive(own.pvW)) [r.pvW, r.pvFrom] = [own.pvW, own.pvFrom ?? 'pvPeakPower'];
+  const ratings: SiteRatings = { site };
+  if (positive(own.essW)) [ratings.essW, ratings.essFrom] = [own.essW, own.essFrom ?? 'maxPowerW'];
+  if (positive(own.pvW)) [ratings.pvW, ratings.pvFrom] = [own.pvW, own.pvFrom ?? 'pvPeakPower'];
   const listed = list?.find((x) => x && x.siteReference === site);
   if (!listed) {
-    r.unlisted = list
+    ratings.unlisted = list
       ? list.length === 0
         ? 'GET /sites lists no site: the service publishes no site list, or an empty one'
         : 'GET /sites does not list the site'
       : `GET /sites failed (${listError instanceof Error ? listError.message : show(listError)})`;
-    return r;
+    return ratings;
   }
   // A rating the message states may lower the service's, never raise it: a message cannot ask a
   // site for more than the service says its battery can take.
-  if (positive(listed.batteryMaxPower) && (r.essW === undefined || listed.batteryMaxPower < r.essW)) {
-    [r.essW, r.essFrom] = [
+  if (positive(listed.batteryMaxPower) && (ratings.essW === undefined || listed.batteryMaxPower < ratings.essW)) {
+    [ratings.essW, ratings.essFrom] = [
       listed.batteryMaxPower,
-      r.essW === undefined
+      ratings.essW === undefined
         ? 'GET /sites batteryMaxPower'
-        : `GET /sites batteryMaxPower, below ${r.essFrom} ${r.essW} W`,
+        : `GET /sites batteryMaxPower, below ${ratings.essFrom} ${ratings.essW} W`,
     ];
   }
-  if (r.pvW === undefined && positive(listed.pvPeakPower))
-    [r.pvW, r.pvFrom] = [listed.pvPeakPower, 'GET /sites pvPeakPower'];
-  const g = listed.gridLimits;
+  if (ratings.pvW === undefined && positive(listed.pvPeakPower))
+    [ratings.pvW, ratings.pvFrom] = [listed.pvPeakPower, 'GET /sites pvPeakPower'];
+  const gridLimits = listed.gridLimits;
   if (
-    g &&
-    typeof g.upper === 'number' &&
-    typeof g.lower === 'number' &&
-    Number.isFinite(g.upper) &&
-    Number.isFinite(g.lower) &&
-    g.upper >= 0 &&
-    g.lower <= 0 &&
-    g.upper - g.lower > 0
+    gridLimits &&
+    typeof gridLimits.upper === 'number' &&
+    typeof gridLimits.lower === 'number' &&
+    Number.isFinite(gridLimits.upper) &&
+    Number.isFinite(gridLimits.lower) &&
+    gridLimits.upper >= 0 &&
+    gridLimits.lower <= 0 &&
+    gridLimits.upper - gridLimits.lower > 0
   ) {
-    r.grid = { upper: g.upper, lower: g.lower };
+    ratings.grid = { upper: gridLimits.upper, lower: gridLimits.lower };
   }
-  return r;
+  return ratings;
 }
 
 /** What a command or a schedule slot sets (SteeringCommand's and SlotSetting's fields). */
@@ -203,11 +203,11 @@ export function checkRatings(
     if (Math.abs(toWatts(ess)) > r.essW)
       throw beyond('energyStorage', 'maxEssPower', `battery rating ${r.essW} W, either sign (${r.essFrom})`, ess);
   }
-  const curt = c.productionCurtailment;
-  if (curt && curt.unit !== '%' && rating.includes('maxCurtailment')) {
+  const curtailment = c.productionCurtailment;
+  if (curtailment && curtailment.unit !== '%' && rating.includes('maxCurtailment')) {
     if (r.pvW === undefined) throw unrated('maxCurtailment', r);
-    if (toWatts(curt as PowerValue) > r.pvW)
-      throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curt);
+    if (toWatts(curtailment as PowerValue) > r.pvW)
+      throw beyond('curtailment', 'maxCurtailment', `PV power ${r.pvW} W (${r.pvFrom})`, curtailment);
   }
   const within = (
     part: Parameters<typeof field>[0],
@@ -215,8 +215,8 @@ export function checkRatings(
     v: PowerValue | undefined,
     g: { upper: number; lower: number },
   ) => {
-    const w = v && toWatts(v);
-    if (v && (w! > g.upper || w! < g.lower))
+    const watts = v && toWatts(v);
+    if (v && (watts! > g.upper || watts! < g.lower))
       throw beyond(
         part,
         key,
@@ -227,10 +227,15 @@ export function checkRatings(
   if (c.gridTarget && rating.includes('maxGridPower')) {
     if (!r.grid) throw unrated('maxGridPower', r);
     within('gridTarget', 'maxGridPower', c.gridTarget.setpoint, r.grid);
-    const d = c.gridTarget.deadband;
+    const deadband = c.gridTarget.deadband;
     const widest = Math.max(r.grid.upper, -r.grid.lower);
-    if (d && toWatts(d) > widest)
-      throw beyond('deadband', 'maxGridPower', `grid connection, at most ${widest} W (GET /sites gridLimits)`, d);
+    if (deadband && toWatts(deadband) > widest)
+      throw beyond(
+        'deadband',
+        'maxGridPower',
+        `grid connection, at most ${widest} W (GET /sites gridLimits)`,
+        deadband,
+      );
   }
   if (c.gridLimits && rating.includes('maxGridLimit')) {
     if (!r.grid) throw unrated('maxGridLimit', r);

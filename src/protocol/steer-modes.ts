@@ -43,10 +43,10 @@ export type PanelRow = Exclude<SteerComponent, 'energyStorage'> | 'ess' | 'stopA
  * does to it); `portfolioSplit` in mode portfolio (how the fleet's power is split).
  */
 export function panelRows(mode: unknown): PanelRow[] {
-  const m: SteerMode = STEER_MODES.includes(mode as SteerMode) ? (mode as SteerMode) : 'ess';
-  const rows: PanelRow[] = MODE_COMPONENTS[m].map((c) => (c === 'energyStorage' ? 'ess' : c));
+  const steerMode: SteerMode = STEER_MODES.includes(mode as SteerMode) ? (mode as SteerMode) : 'ess';
+  const rows: PanelRow[] = MODE_COMPONENTS[steerMode].map((c) => (c === 'energyStorage' ? 'ess' : c));
   if (rows.includes('curtailment')) rows.push('stopAction');
-  if (m === 'portfolio') rows.push('portfolioSplit');
+  if (steerMode === 'portfolio') rows.push('portfolioSplit');
   return rows;
 }
 

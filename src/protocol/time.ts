@@ -24,17 +24,19 @@ const ISO_RE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?)?(Z|[+-]
  */
 export function parseTime(input: unknown, field: string): EpochMs {
   if (input instanceof Date) {
-    const t = input.getTime();
-    if (Number.isFinite(t)) return t;
+    const ms = input.getTime();
+    if (Number.isFinite(ms)) return ms;
   } else if (typeof input === 'number') {
     if (Number.isFinite(input) && Math.abs(input) < MAX_DATE_MS) return Math.trunc(input);
   } else if (typeof input === 'string') {
-    const s = input.trim();
-    if (/^\d{10,14}$/.test(s)) return Number(s);
-    if (ISO_RE.test(s)) {
-      const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(s) && s.length > 10;
-      const t = Date.parse(hasZone ? s : s.length === 10 ? `${s}T00:00:00Z` : `${s.replace(' ', 'T')}Z`);
-      if (Number.isFinite(t)) return t;
+    const trimmed = input.trim();
+    if (/^\d{10,14}$/.test(trimmed)) return Number(trimmed);
+    if (ISO_RE.test(trimmed)) {
+      const hasZone = /(Z|[+-]\d{2}:?\d{2})$/i.test(trimmed) && trimmed.length > 10;
+      const ms = Date.parse(
+        hasZone ? trimmed : trimmed.length === 10 ? `${trimmed}T00:00:00Z` : `${trimmed.replace(' ', 'T')}Z`,
+      );
+      if (Number.isFinite(ms)) return ms;
     }
   }
   throw new ValidationError(field, `must be epoch milliseconds, an ISO 8601 string or a Date; got ${show(input)}`);
@@ -66,9 +68,9 @@ export function checkFuture(validUntil: number, now: number): void {
 /** "24 h", "90 min", "1 h 30 min": a limit in words. */
 export function formatSpan(ms: number): string {
   const min = Math.round(ms / MINUTE_MS);
-  const h = Math.floor(min / 60);
-  const m = min % 60;
-  return h === 0 ? `${m} min` : m === 0 ? `${h} h` : `${h} h ${m} min`;
+  const hours = Math.floor(min / 60);
+  const minutes = min % 60;
+  return hours === 0 ? `${minutes} min` : minutes === 0 ? `${hours} h` : `${hours} h ${minutes} min`;
 }
 
 /**
@@ -112,8 +114,8 @@ export function toIsoSeconds(t: EpochMs): string {
     isoDay = day;
     isoDayPrefix = iso.slice(0, 11);
   }
-  const s = Math.floor((t - day * DAY_MS) / 1000);
-  return `${isoDayPrefix}${TWO_DIGITS[Math.floor(s / 3600)]}:${TWO_DIGITS[Math.floor(s / 60) % 60]}:${TWO_DIGITS[s % 60]}Z`;
+  const secondOfDay = Math.floor((t - day * DAY_MS) / 1000);
+  return `${isoDayPrefix}${TWO_DIGITS[Math.floor(secondOfDay / 3600)]}:${TWO_DIGITS[Math.floor(secondOfDay / 60) % 60]}:${TWO_DIGITS[secondOfDay % 60]}Z`;
 }
 
 /** The UTC day parseIsoTime parsed last: its "YYYY-MM-DDT" prefix and epoch ms. */
@@ -121,8 +123,8 @@ let parsedDayPrefix = '\u0000'; // matches no string until the first day is pars
 let parsedDayMs = Number.NaN;
 
 const digit = (s: string, i: number): number => {
-  const d = s.charCodeAt(i) - 48;
-  return d >= 0 && d <= 9 ? d : Number.NaN;
+  const value = s.charCodeAt(i) - 48;
+  return value >= 0 && value <= 9 ? value : Number.NaN;
 };
 
 /**
@@ -147,11 +149,11 @@ export function parseIsoTime(s: string): number {
     parsedDayPrefix = prefix;
     parsedDayMs = ms;
   }
-  const h = digit(s, 11) * 10 + digit(s, 12);
-  const m = digit(s, 14) * 10 + digit(s, 15);
+  const hours = digit(s, 11) * 10 + digit(s, 12);
+  const minutes = digit(s, 14) * 10 + digit(s, 15);
   const sec = digit(s, 17) * 10 + digit(s, 18);
-  if (!(h < 24 && m < 60 && sec < 60)) return Date.parse(s);
-  return parsedDayMs + h * HOUR_MS + m * 60_000 + sec * 1000;
+  if (!(hours < 24 && minutes < 60 && sec < 60)) return Date.parse(s);
+  return parsedDayMs + hours * HOUR_MS + minutes * 60_000 + sec * 1000;
 }
 
 /** The end of the quarter hour that contains `now` (UTC-aligned; equal to the next boundary). */
@@ -197,8 +199,8 @@ export function formatClock(t: EpochMs): string {
   // Time zone offsets and their changes fall on whole minutes, so one epoch minute is one HH:MM.
   const minute = Math.floor(t / 60_000);
   if (minute === clockMinute) return clockText;
-  const d = new Date(t);
-  const text = `${String(d.getHours()).padStart(2, '0')}:${String(d.getMinutes()).padStart(2, '0')}`;
+  const date = new Date(t);
+  const text = `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
   if (Number.isFinite(minute)) {
     clockMinute = minute;
     clockText = text;

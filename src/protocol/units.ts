@@ -44,10 +44,10 @@ export function wattsToPercent(w: number, ofW: number): number {
  */
 export function parsePowerUnit(input: unknown, field: string): PowerUnit {
   if (typeof input === 'string') {
-    const s = input.trim();
-    if ((POWER_UNITS as readonly string[]).includes(s)) return s as PowerUnit;
-    if (s !== 'mW') {
-      const lower = s.toLowerCase();
+    const trimmed = input.trim();
+    if ((POWER_UNITS as readonly string[]).includes(trimmed)) return trimmed as PowerUnit;
+    if (trimmed !== 'mW') {
+      const lower = trimmed.toLowerCase();
       if (lower === 'w') return 'W';
       if (lower === 'kw') return 'kW';
       if (lower === 'mw') return 'MW';
@@ -80,19 +80,19 @@ export function curtailmentToWatts(v: CurtailmentValue, installedW?: number): nu
 
 /** A finite number, from a number or a numeric string; anything else is refused naming the field. */
 export function parseNumber(input: unknown, field: string): number {
-  let n: number | undefined;
-  if (typeof input === 'number') n = input;
+  let value: number | undefined;
+  if (typeof input === 'number') value = input;
   else if (
     typeof input === 'string' &&
     input.trim() !== '' &&
     /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(input.trim())
   ) {
-    n = Number(input.trim());
+    value = Number(input.trim());
   }
-  if (n === undefined || !Number.isFinite(n)) {
+  if (value === undefined || !Number.isFinite(value)) {
     throw new ValidationError(field, `must be a finite number (or numeric string); got ${show(input)}`);
   }
-  return n;
+  return value;
 }
 
 /**
@@ -100,8 +100,8 @@ export function parseNumber(input: unknown, field: string): number {
  */
 export function parsePowerValue(input: unknown, field: string, defaultUnit?: PowerUnit): PowerValue {
   if (input !== null && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Date)) {
-    const o = input as Record<string, unknown>;
-    return { value: parseNumber(o.value, `${field}.value`), unit: parsePowerUnit(o.unit, `${field}.unit`) };
+    const record = input as Record<string, unknown>;
+    return { value: parseNumber(record.value, `${field}.value`), unit: parsePowerUnit(record.unit, `${field}.unit`) };
   }
   if (defaultUnit === undefined) {
     throw new ValidationError(field, `must be {value: number, unit: ${POWER_UNITS.join('|')}}; got ${show(input)}`);
@@ -113,8 +113,11 @@ export function parsePowerValue(input: unknown, field: string, defaultUnit?: Pow
 export function parseCurtailmentValue(input: unknown, field: string, defaultUnit?: CurtailmentUnit): CurtailmentValue {
   let out: CurtailmentValue;
   if (input !== null && typeof input === 'object' && !Array.isArray(input) && !(input instanceof Date)) {
-    const o = input as Record<string, unknown>;
-    out = { value: parseNumber(o.value, `${field}.value`), unit: parseCurtailmentUnit(o.unit, `${field}.unit`) };
+    const record = input as Record<string, unknown>;
+    out = {
+      value: parseNumber(record.value, `${field}.value`),
+      unit: parseCurtailmentUnit(record.unit, `${field}.unit`),
+    };
   } else if (defaultUnit === undefined) {
     throw new ValidationError(
       field,

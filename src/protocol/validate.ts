@@ -31,25 +31,25 @@ const PROPERTY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** A device or site reference: a non-empty string safe to put in a path (never "." or ".."). */
 export function validateReference(input: unknown, field: string): string {
-  const s = typeof input === 'string' ? input.trim() : input;
-  if (typeof s !== 'string' || !REFERENCE_RE.test(s)) {
+  const trimmed = typeof input === 'string' ? input.trim() : input;
+  if (typeof trimmed !== 'string' || !REFERENCE_RE.test(trimmed)) {
     throw new ValidationError(
       field,
       `must be a reference such as "dvc_WTUv8brR7DnH" or "ste_6snE1E3xQLLg" (letters, digits, _ . : -, starting with a letter or digit); got ${show(input)}`,
     );
   }
-  return s;
+  return trimmed;
 }
 
 export function validateProperty(input: unknown, field: string): string {
-  const s = typeof input === 'string' ? input.trim() : input;
-  if (typeof s !== 'string' || !PROPERTY_RE.test(s)) {
+  const trimmed = typeof input === 'string' ? input.trim() : input;
+  if (typeof trimmed !== 'string' || !PROPERTY_RE.test(trimmed)) {
     throw new ValidationError(
       field,
       `must be a property name such as "soc" or "totalEnergyConsumed"; got ${show(input)}`,
     );
   }
-  return s;
+  return trimmed;
 }
 
 /** Most property names one request may carry (keeps every URL short: 100 names of at most 64 characters). */
@@ -70,9 +70,9 @@ export function validateProperties(input: unknown, field: string): string[] {
   } else if (typeof input === 'string') {
     // 100 names of at most 64 characters, with separators and blanks: far below this length.
     if (input.length > MAX_PROPERTIES * 80) {
-      const n = input.split(',', MAX_PROPERTIES * 10 + 1).length;
-      if (n > MAX_PROPERTIES)
-        throw tooMany(field, n > MAX_PROPERTIES * 10 ? `more than ${MAX_PROPERTIES * 10}` : `${n}`);
+      const count = input.split(',', MAX_PROPERTIES * 10 + 1).length;
+      if (count > MAX_PROPERTIES)
+        throw tooMany(field, count > MAX_PROPERTIES * 10 ? `more than ${MAX_PROPERTIES * 10}` : `${count}`);
     }
     parts = input
       .split(',')
@@ -145,20 +145,20 @@ const STEERING_FIELDS = [
 
 /** Body of the combined steering endpoint. Components that are absent stay absent. */
 export function validateActiveSteering(input: unknown, now?: number): ActiveSteeringRequest {
-  const o = plainObject(input, 'body');
-  for (const k of Object.keys(o)) {
+  const body = plainObject(input, 'body');
+  for (const k of Object.keys(body)) {
     if (!STEERING_FIELDS.includes(k))
       throw new ValidationError(k, `is not a field of a steering request; accepted: ${STEERING_FIELDS.join(', ')}`);
   }
   const out: Partial<ActiveSteeringRequest> = {};
-  if (o.energyStorageSetting !== undefined)
-    out.energyStorageSetting = parsePowerValue(o.energyStorageSetting, 'energyStorageSetting');
-  if (o.productionCurtailment !== undefined)
-    out.productionCurtailment = parseCurtailmentValue(o.productionCurtailment, 'productionCurtailment');
-  if (o.maximizeGridImport !== undefined) {
-    if (typeof o.maximizeGridImport !== 'boolean')
-      throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(o.maximizeGridImport)}`);
-    out.maximizeGridImport = o.maximizeGridImport;
+  if (body.energyStorageSetting !== undefined)
+    out.energyStorageSetting = parsePowerValue(body.energyStorageSetting, 'energyStorageSetting');
+  if (body.productionCurtailment !== undefined)
+    out.productionCurtailment = parseCurtailmentValue(body.productionCurtailment, 'productionCurtailment');
+  if (body.maximizeGridImport !== undefined) {
+    if (typeof body.maximizeGridImport !== 'boolean')
+      throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(body.maximizeGridImport)}`);
+    out.maximizeGridImport = body.maximizeGridImport;
   }
   if (
     out.energyStorageSetting === undefined &&
@@ -170,7 +170,7 @@ export function validateActiveSteering(input: unknown, now?: number): ActiveStee
       'must set at least one of energyStorageSetting, productionCurtailment, maximizeGridImport',
     );
   }
-  return { ...out, ...validateValidity(o, now) } as ActiveSteeringRequest;
+  return { ...out, ...validateValidity(body, now) } as ActiveSteeringRequest;
 }
 
 function settingRequest<T>(
@@ -178,13 +178,13 @@ function settingRequest<T>(
   now: number | undefined,
   parse: (v: unknown) => T,
 ): { setting: T; validFrom?: number; validUntil: number } {
-  const o = plainObject(input, 'body');
-  for (const k of Object.keys(o)) {
+  const body = plainObject(input, 'body');
+  for (const k of Object.keys(body)) {
     if (!['setting', 'validFrom', 'validUntil'].includes(k))
       throw new ValidationError(k, 'is not a field of this request; accepted: setting, validFrom, validUntil');
   }
-  if (o.setting === undefined) throw new ValidationError('setting', 'is required: {value: number, unit}');
-  return { setting: parse(o.setting), ...validateValidity(o, now) };
+  if (body.setting === undefined) throw new ValidationError('setting', 'is required: {value: number, unit}');
+  return { setting: parse(body.setting), ...validateValidity(body, now) };
 }
 
 export function validateEssRequest(input: unknown, now?: number): EssSteeringRequest {
@@ -196,18 +196,21 @@ export function validateCurtailmentRequest(input: unknown, now?: number): Curtai
 }
 
 export function validateGridTargetRequest(input: unknown, now?: number): GridTargetRequest {
-  const o = plainObject(input, 'body');
-  for (const k of Object.keys(o)) {
+  const body = plainObject(input, 'body');
+  for (const k of Object.keys(body)) {
     if (!['setpoint', 'deadband', 'validFrom', 'validUntil'].includes(k))
       throw new ValidationError(
         k,
         'is not a field of a grid-target request; accepted: setpoint, deadband, validFrom, validUntil',
       );
   }
-  if (o.setpoint === undefined) throw new ValidationError('setpoint', 'is required: {value: number, unit: W|kW|MW}');
-  const out: GridTargetRequest = { setpoint: parsePowerValue(o.setpoint, 'setpoint'), ...validateValidity(o, now) };
-  if (o.deadband !== undefined) {
-    out.deadband = parsePowerValue(o.deadband, 'deadband');
+  if (body.setpoint === undefined) throw new ValidationError('setpoint', 'is required: {value: number, unit: W|kW|MW}');
+  const out: GridTargetRequest = {
+    setpoint: parsePowerValue(body.setpoint, 'setpoint'),
+    ...validateValidity(body, now),
+  };
+  if (body.deadband !== undefined) {
+    out.deadband = parsePowerValue(body.deadband, 'deadband');
     if (out.deadband.value < 0)
       throw new ValidationError('deadband.value', `must be 0 or more; got ${out.deadband.value}`);
   }
@@ -216,8 +219,8 @@ export function validateGridTargetRequest(input: unknown, now?: number): GridTar
 
 /** Body of grid-limits steering: at least one limit, and lowerLimit not above upperLimit. */
 export function validateGridLimitsRequest(input: unknown, now?: number): GridLimitsRequest {
-  const o = plainObject(input, 'body');
-  for (const k of Object.keys(o)) {
+  const body = plainObject(input, 'body');
+  for (const k of Object.keys(body)) {
     if (!['upperLimit', 'lowerLimit', 'validFrom', 'validUntil'].includes(k))
       throw new ValidationError(
         k,
@@ -225,8 +228,10 @@ export function validateGridLimitsRequest(input: unknown, now?: number): GridLim
       );
   }
   const out: Partial<GridLimitsRequest> = {};
-  if (o.upperLimit !== undefined && o.upperLimit !== null) out.upperLimit = parsePowerValue(o.upperLimit, 'upperLimit');
-  if (o.lowerLimit !== undefined && o.lowerLimit !== null) out.lowerLimit = parsePowerValue(o.lowerLimit, 'lowerLimit');
+  if (body.upperLimit !== undefined && body.upperLimit !== null)
+    out.upperLimit = parsePowerValue(body.upperLimit, 'upperLimit');
+  if (body.lowerLimit !== undefined && body.lowerLimit !== null)
+    out.lowerLimit = parsePowerValue(body.lowerLimit, 'lowerLimit');
   if (!out.upperLimit && !out.lowerLimit) {
     throw new ValidationError(
       'body',
@@ -240,7 +245,7 @@ export function validateGridLimitsRequest(input: unknown, now?: number): GridLim
       'unprocessable',
     );
   }
-  return { ...out, ...validateValidity(o, now) } as GridLimitsRequest;
+  return { ...out, ...validateValidity(body, now) } as GridLimitsRequest;
 }
 
 /**
@@ -248,12 +253,12 @@ export function validateGridLimitsRequest(input: unknown, now?: number): GridLim
  * normalised to ISO 8601 UTC. Enforces one property and at most 30 days (spec 4.5, 8).
  */
 export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
-  const o = plainObject(input, 'body');
-  if (Array.isArray(o.property) || (typeof o.property === 'string' && o.property.includes(','))) {
+  const body = plainObject(input, 'body');
+  if (Array.isArray(body.property) || (typeof body.property === 'string' && body.property.includes(','))) {
     throw new ValidationError('property', 'must be exactly one property per time-series request', 'unprocessable');
   }
-  const property = validateProperty(o.property, 'property');
-  const range = plainObject(o.range, 'range');
+  const property = validateProperty(body.property, 'property');
+  const range = plainObject(body.range, 'range');
   if (range.type !== 'absolute') throw new ValidationError('range.type', `must be "absolute"; got ${show(range.type)}`);
   const start = parseTime(range.start, 'range.start');
   const end = parseTime(range.end, 'range.end');
@@ -265,7 +270,7 @@ export function validateTimeSeriesRequest(input: unknown): TimeSeriesRequest {
       'unprocessable',
     );
   }
-  const res = plainObject(o.resolution, 'resolution');
+  const res = plainObject(body.resolution, 'resolution');
   if (res.unit !== 'h') throw new ValidationError('resolution.unit', `must be "h"; got ${show(res.unit)}`);
   const value = res.value;
   if (typeof value !== 'number' || !accepts(LIMITS.resolution, value)) {

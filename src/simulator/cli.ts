@@ -37,10 +37,10 @@ class UsageError extends Error {}
 
 function num(v: string | undefined, name: string, check: (n: number) => boolean, what: string): number | undefined {
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || !check(n))
+  const value = Number(v);
+  if (v.trim() === '' || !Number.isFinite(value) || !check(value))
     throw new UsageError(`--${name} must be ${what}; got ${JSON.stringify(v)}`);
-  return n;
+  return value;
 }
 
 export function parseCli(argv: string[]): { help: true } | { help: false; opts: StartOptions } {
@@ -86,11 +86,11 @@ export function parseCli(argv: string[]): { help: true } | { help: false; opts: 
   const paths: Partial<ApiPaths> = {};
   for (const key of PATH_KEYS) {
     const flag = `path-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    const v = str(flag);
-    if (v === undefined) continue;
-    if (v.trim() === '') throw new UsageError(`--${flag} must not be empty`);
+    const value = str(flag);
+    if (value === undefined) continue;
+    if (value.trim() === '') throw new UsageError(`--${flag} must not be empty`);
     try {
-      paths[key] = validatePath(key, v);
+      paths[key] = validatePath(key, value);
     } catch (e) {
       throw new UsageError(`--${flag} ${(e as Error).message.replace(/^\S+ /, '')}`);
     }

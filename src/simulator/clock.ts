@@ -32,8 +32,8 @@ export class Clock {
 
   /** Current simulated time, epoch ms (integer, monotonic). */
   now(): number {
-    const t = this.frozen ? this.fixed : Date.now() + this.offset;
-    if (t > this.last) this.last = t;
+    const now = this.frozen ? this.fixed : Date.now() + this.offset;
+    if (now > this.last) this.last = now;
     return this.last;
   }
 

@@ -26,8 +26,8 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
   clock: {
     GET: (sim) => ({ now: sim.clock.now(), frozen: sim.clock.frozen }),
     POST: (sim, body) => {
-      const o = (body ?? {}) as Record<string, unknown>;
-      const ms = typeof o === 'object' && !Array.isArray(o) ? o.advanceMs : undefined;
+      const record = (body ?? {}) as Record<string, unknown>;
+      const ms = typeof record === 'object' && !Array.isArray(record) ? record.advanceMs : undefined;
       if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > MAX_ADVANCE_MS) {
         throw new ValidationError(
           'advanceMs',

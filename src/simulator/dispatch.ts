@@ -103,39 +103,31 @@ export function dispatch(i: DispatchInput, out: Flows): Flows {
  * site's contractual limits, the contractual ones where none is requested. upperW >= lowerW.
  */
 function gridLimitsIn(def: SiteDefinition, s: ActiveSteering): { upperW: number; lowerW: number } {
-  const c = contractOf(def);
+  const contract = contractOf(def);
   const clamp = (v: number | undefined, dflt: number) =>
-    v === undefined ? dflt : Math.min(c.maxImportW, Math.max(-c.maxExportW, v));
-  return { upperW: clamp(s.gridLimits?.upperW, c.maxImportW), lowerW: clamp(s.gridLimits?.lowerW, -c.maxExportW) };
+    v === undefined ? dflt : Math.min(contract.maxImportW, Math.max(-contract.maxExportW, v));
+  return {
+    upperW: clamp(s.gridLimits?.upperW, contract.maxImportW),
+    lowerW: clamp(s.gridLimits?.lowerW, -contract.maxExportW),
+  };
 }
 
 /** The battery's round-trip efficiency and SOC window as stored energy, Wh. */
 export function batteryWindow(def: SiteDefinition): { sqrtEff: number; minWh: number; maxWh: number } {
-  const b = def.battery;
+  const battery = def.battery;
   return {
-    sqrtEff: Math.sqrt(b.efficiency ?? BATTERY_DEFAULTS.efficiency),
-    minWh: ((b.minSoc ?? BATTERY_DEFAULTS.minSoc) / 100) * b.capacityWh,
-    maxWh: ((b.maxSoc ?? BATTERY_DEFAULTS.maxSoc) / 100) * b.capacityWh,
+    sqrtEff: Math.sqrt(battery.efficiency ?? BATTERY_DEFAULTS.efficiency),
+    minWh: ((battery.minSoc ?? BATTERY_DEFAULTS.minSoc) / 100) * battery.capacityWh,
+    maxWh: ((battery.maxSoc ?? BATTERY_DEFAULTS.maxSoc) / 100) * battery.capacityWh,
   };
 }
 
 /**
- * The stored energy after `dtH` hours at battery power `battW` (AC side; positive
- * discharges): charging stores |P|·√eff·dt, discharging removes P/√eff·dt, so a full cycle
- * returns `efficiency` of what went in. Kept within 0 and the capacity (socLimit keeps it
- * within the SOC window; this only absorbs rounding).
- */
-function storedAfter(def: SiteDefinition, storedWh: number, battW: number, dtH: number): number {
-  const { sqrtEff } = batteryWindow(def);
-  const delta = battW > 0 ? -(battW / sqrtEff) * dtH : -battW * sqrtEff * dtH;
-  return Math.min(def.battery.capacityWh, Math.max(0, storedWh + delta));
-}
-
-/**
- * Battery power `batt` limited by the SOC window over a step of `dtH` hours (storedAfter's
- * efficiency): no discharge below minSoc, no charge above maxSoc. For an instant (dtH 0) a
- * battery at an edge of its window does nothing in that direction. A battery outside its
- * window (a custom initial SOC) may only move back into it.
+ * Battery power `batt` limited by the SOC window over a step of `dtH` hours (AC side; positive
+ * discharges; charging stores |P|·√eff·dt, discharging removes P/√eff·dt): no discharge below
+ * minSoc, no charge above maxSoc. For an instant (dtH 0) a battery at an edge of its window does
+ * nothing in that direction. A battery outside its window (a custom initial SOC) may only move
+ * back into it.
  */
 function socLimit(def: SiteDefinition, storedWh: number, batt: number, dtH: number): number {
   const { sqrtEff, minWh, maxWh } = batteryWindow(def);

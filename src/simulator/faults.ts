@@ -66,30 +66,30 @@ export function normaliseFaults(input: unknown): FaultConfig {
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new ValidationError('body', `must be a fault config object; got ${show(input)}`);
   }
-  const o = input as Record<string, unknown>;
+  const record = input as Record<string, unknown>;
   const known = ['rate500', 'rate503', 'rate429', 'retryAfterSeconds', 'resetRate', 'latencyMs'];
-  for (const k of Object.keys(o)) {
+  for (const k of Object.keys(record)) {
     if (!known.includes(k)) throw new ValidationError(k, `is not a fault setting; accepted: ${known.join(', ')}`);
   }
   const out = defaultFaults();
-  if (o.rate500 !== undefined) out.rate500 = rate(o.rate500, 'rate500');
-  if (o.rate503 !== undefined) out.rate503 = rate(o.rate503, 'rate503');
-  if (o.rate429 !== undefined) out.rate429 = rate(o.rate429, 'rate429');
-  if (o.resetRate !== undefined) out.resetRate = rate(o.resetRate, 'resetRate');
-  if (o.retryAfterSeconds !== undefined)
-    out.retryAfterSeconds = Math.round(nonNegative(o.retryAfterSeconds, 'retryAfterSeconds', 86_400));
-  if (o.latencyMs !== undefined) {
-    const l = o.latencyMs;
-    if (typeof l === 'number') {
-      const v = nonNegative(l, 'latencyMs', 60_000);
-      out.latencyMs = [v, v];
-    } else if (Array.isArray(l) && l.length === 2) {
-      const min = nonNegative(l[0], 'latencyMs[0]', 60_000);
-      const max = nonNegative(l[1], 'latencyMs[1]', 60_000);
+  if (record.rate500 !== undefined) out.rate500 = rate(record.rate500, 'rate500');
+  if (record.rate503 !== undefined) out.rate503 = rate(record.rate503, 'rate503');
+  if (record.rate429 !== undefined) out.rate429 = rate(record.rate429, 'rate429');
+  if (record.resetRate !== undefined) out.resetRate = rate(record.resetRate, 'resetRate');
+  if (record.retryAfterSeconds !== undefined)
+    out.retryAfterSeconds = Math.round(nonNegative(record.retryAfterSeconds, 'retryAfterSeconds', 86_400));
+  if (record.latencyMs !== undefined) {
+    const latency = record.latencyMs;
+    if (typeof latency === 'number') {
+      const ms = nonNegative(latency, 'latencyMs', 60_000);
+      out.latencyMs = [ms, ms];
+    } else if (Array.isArray(latency) && latency.length === 2) {
+      const min = nonNegative(latency[0], 'latencyMs[0]', 60_000);
+      const max = nonNegative(latency[1], 'latencyMs[1]', 60_000);
       if (max < min) throw new ValidationError('latencyMs', 'must be [min, max] with min <= max');
       out.latencyMs = [min, max];
     } else {
-      throw new ValidationError('latencyMs', `must be [min, max] in ms or one number; got ${show(l)}`);
+      throw new ValidationError('latencyMs', `must be [min, max] in ms or one number; got ${show(latency)}`);
     }
   }
   return out;
@@ -113,25 +113,25 @@ export class FaultInjector {
   /** Replaces the whole config (missing fields: no faults). Throws a ValidationError if invalid. */
   set(cfg: Partial<FaultConfig>): FaultConfig {
     this.cfg = normaliseFaults(cfg);
-    const c = this.cfg;
-    this.active = c.rate500 + c.rate503 + c.rate429 + c.resetRate > 0 || c.latencyMs[1] > 0;
+    const faults = this.cfg;
+    this.active = faults.rate500 + faults.rate503 + faults.rate429 + faults.resetRate > 0 || faults.latencyMs[1] > 0;
     return this.config;
   }
 
   /** Decides the fate of one request. One draw for the fault, one for the latency if any. */
   decide(): FaultDecision {
-    const c = this.cfg;
+    const faults = this.cfg;
     let kind: FaultKind = 'none';
-    if (c.rate500 + c.rate503 + c.rate429 + c.resetRate > 0) {
-      const u = this.next();
-      let edge = c.rate500;
-      if (u < edge) kind = '500';
-      else if (u < (edge += c.rate503)) kind = '503';
-      else if (u < (edge += c.rate429)) kind = '429';
-      else if (u < (edge += c.resetRate)) kind = 'reset';
+    if (faults.rate500 + faults.rate503 + faults.rate429 + faults.resetRate > 0) {
+      const draw = this.next();
+      let edge = faults.rate500;
+      if (draw < edge) kind = '500';
+      else if (draw < (edge += faults.rate503)) kind = '503';
+      else if (draw < (edge += faults.rate429)) kind = '429';
+      else if (draw < edge + faults.resetRate) kind = 'reset';
     }
     let delayMs = 0;
-    const [min, max] = c.latencyMs;
+    const [min, max] = faults.latencyMs;
     if (max > 0) delayMs = min + Math.floor(this.next() * (max - min + 1));
     if (delayMs > max) delayMs = max;
     return { kind, delayMs };

@@ -57,31 +57,31 @@ export function computePast(
   days: number,
   make: ModelFactory,
 ): Past {
-  const b = def.battery;
+  const battery = def.battery;
   const t0 = Math.floor(start / QUARTER_HOUR_MS) * QUARTER_HOUR_MS - days * DAY_MS;
   const rateWhPerH = Math.min(
-    CONE_SHARE_PER_H * b.capacityWh,
-    0.5 * b.maxPowerW * Math.sqrt(b.efficiency ?? BATTERY_DEFAULTS.efficiency),
+    CONE_SHARE_PER_H * battery.capacityWh,
+    0.5 * battery.maxPowerW * Math.sqrt(battery.efficiency ?? BATTERY_DEFAULTS.efficiency),
   );
-  const target: SocTarget = { at: start, storedWh: (b.initialSoc / 100) * b.capacityWh, rateWhPerH };
-  const m = make(def, seed, t0, warmUpStartSoc(def, seed, key), target);
-  m.advanceTo(start, WARMUP_STEP_MS);
-  const h = m.history;
+  const target: SocTarget = { at: start, storedWh: (battery.initialSoc / 100) * battery.capacityWh, rateWhPerH };
+  const model = make(def, seed, t0, warmUpStartSoc(def, seed, key), target);
+  model.advanceTo(start, WARMUP_STEP_MS);
+  const recorded = model.history;
   const offsets = new Float64Array(H_COLS);
   const initial: Array<[number, number, number]> = [
-    [F_BATT_IN, b.initialConsumedWh, m.battInWh],
-    [F_BATT_OUT, b.initialProducedWh, m.battOutWh],
-    [F_PV_OUT, def.pv.initialProducedWh, m.pvOutWh],
-    [F_GRID_IN, def.meter.initialImportWh, m.gridInWh],
-    [F_GRID_OUT, def.meter.initialExportWh, m.gridOutWh],
+    [F_BATT_IN, battery.initialConsumedWh, model.battInWh],
+    [F_BATT_OUT, battery.initialProducedWh, model.battOutWh],
+    [F_PV_OUT, def.pv.initialProducedWh, model.pvOutWh],
+    [F_GRID_IN, def.meter.initialImportWh, model.gridInWh],
+    [F_GRID_OUT, def.meter.initialExportWh, model.gridOutWh],
   ];
   for (const [col, atStart, counted] of initial) offsets[col] = atStart - counted;
-  offsets[H_LOAD] = -m.loadWh; // the live load counter starts at 0
-  let to = h.length;
-  while (to > 0 && h.time(to - 1) >= start) to--;
+  offsets[H_LOAD] = -model.loadWh; // the live load counter starts at 0
+  let to = recorded.length;
+  while (to > 0 && recorded.time(to - 1) >= start) to--;
   let from = 0;
-  const negative = (i: number) => [...COUNTER_FIELDS].some((col) => h.value(col, i) + offsets[col] < 0);
+  const negative = (i: number) => [...COUNTER_FIELDS].some((col) => recorded.value(col, i) + offsets[col] < 0);
   while (from < to && negative(from)) from++;
-  const end = Float64Array.from(m.snapshot(), (v, col) => v + offsets[col]);
-  return { history: h, from, to, offsets, end };
+  const end = Float64Array.from(model.snapshot(), (v, col) => v + offsets[col]);
+  return { history: recorded, from, to, offsets, end };
 }

@@ -50,27 +50,27 @@ export class History {
 
   private grow(min: number): void {
     const cap = Math.max(min, this.t.length * 2);
-    const t = new Float64Array(cap);
-    t.set(this.t.subarray(0, this.n));
-    this.t = t;
+    const times = new Float64Array(cap);
+    times.set(this.t.subarray(0, this.n));
+    this.t = times;
     this.c = this.c.map((col) => {
-      const x = new Float64Array(cap);
-      x.set(col.subarray(0, this.n));
-      return x;
+      const grown = new Float64Array(cap);
+      grown.set(col.subarray(0, this.n));
+      return grown;
     });
   }
 
   /** Appends a sample (`v` has N_FIELDS values; `loadWh` the load counter); replaces one at the same instant. */
   record(t: number, v: ArrayLike<number>, loadWh: number): void {
-    let i = this.n;
-    if (i > 0 && this.t[i - 1] === t) i--;
+    let row = this.n;
+    if (row > 0 && this.t[row - 1] === t) row--;
     else {
-      if (i >= this.t.length) this.grow(i + 1);
+      if (row >= this.t.length) this.grow(row + 1);
       this.n++;
     }
-    this.t[i] = t;
-    for (let f = 0; f < N_FIELDS; f++) this.c[f][i] = v[f];
-    this.c[H_LOAD][i] = loadWh;
+    this.t[row] = t;
+    for (let f = 0; f < N_FIELDS; f++) this.c[f][row] = v[f];
+    this.c[H_LOAD][row] = loadWh;
     if (this.n > MAX_SAMPLES) this.dropOldest(Math.floor(MAX_SAMPLES / 10));
   }
 
@@ -86,21 +86,21 @@ export class History {
    * samples, adding `offsets[col]` to each of their columns.
    */
   prepend(past: History, from: number, to: number, offsets: ArrayLike<number>): void {
-    const k = Math.max(0, Math.min(to, past.n) - from);
-    const total = Math.min(MAX_SAMPLES, k + this.n);
+    const available = Math.max(0, Math.min(to, past.n) - from);
+    const total = Math.min(MAX_SAMPLES, available + this.n);
     const keep = total - this.n; // the newest `keep` samples of the past fit
-    const skip = from + (k - keep);
-    const t = new Float64Array(Math.max(total, 96));
-    t.set(past.t.subarray(skip, skip + keep), 0);
-    t.set(this.t.subarray(0, this.n), keep);
-    this.t = t;
+    const skip = from + (available - keep);
+    const times = new Float64Array(Math.max(total, 96));
+    times.set(past.t.subarray(skip, skip + keep), 0);
+    times.set(this.t.subarray(0, this.n), keep);
+    this.t = times;
     this.c = this.c.map((col, ci) => {
-      const x = new Float64Array(t.length);
+      const column = new Float64Array(times.length);
       const src = past.c[ci];
       const off = offsets[ci];
-      for (let i = 0; i < keep; i++) x[i] = src[skip + i] + off;
-      x.set(col.subarray(0, this.n), keep);
-      return x;
+      for (let i = 0; i < keep; i++) column[i] = src[skip + i] + off;
+      column.set(col.subarray(0, this.n), keep);
+      return column;
     });
     this.n = total;
     this.pastLoaded = true;
@@ -123,14 +123,19 @@ export class History {
    * from the last sample to `current` at `now` after it (t <= now).
    */
   at(col: number, t: number, now: number, current: number): number {
-    const n = this.n;
-    if (n === 0 || t === now) return current;
-    const c = this.c[col];
-    if (t <= this.t[0]) return c[0];
-    const last = this.t[n - 1];
-    if (t >= last) return now > last ? c[n - 1] + ((current - c[n - 1]) * (t - last)) / (now - last) : c[n - 1];
-    const j = this.indexAtOrBefore(t);
-    const ta = this.t[j];
-    return t === ta ? c[j] : c[j] + ((c[j + 1] - c[j]) * (t - ta)) / (this.t[j + 1] - ta);
+    const count = this.n;
+    if (count === 0 || t === now) return current;
+    const values = this.c[col];
+    if (t <= this.t[0]) return values[0];
+    const last = this.t[count - 1];
+    if (t >= last)
+      return now > last
+        ? values[count - 1] + ((current - values[count - 1]) * (t - last)) / (now - last)
+        : values[count - 1];
+    const before = this.indexAtOrBefore(t);
+    const ta = this.t[before];
+    return t === ta
+      ? values[before]
+      : values[before] + ((values[before + 1] - values[before]) * (t - ta)) / (this.t[before + 1] - ta);
   }
 }

@@ -85,17 +85,17 @@ export function parseJsonBody(text: string): unknown {
 
 /** Splits "/a/b?x=1" into decoded path segments (empty ones dropped) and the raw query string. */
 export function splitUrl(url: string): { segments: string[]; query: string } {
-  const q = url.indexOf('?');
-  const end = q === -1 ? url.length : q;
+  const queryAt = url.indexOf('?');
+  const end = queryAt === -1 ? url.length : queryAt;
   const segments: string[] = [];
-  let i = 0;
-  while (i < end) {
-    let slash = url.indexOf('/', i);
+  let pos = 0;
+  while (pos < end) {
+    let slash = url.indexOf('/', pos);
     if (slash === -1 || slash > end) slash = end;
-    if (slash > i) segments.push(segment(url.slice(i, slash)));
-    i = slash + 1;
+    if (slash > pos) segments.push(segment(url.slice(pos, slash)));
+    pos = slash + 1;
   }
-  return { segments, query: q === -1 ? '' : url.slice(q + 1) };
+  return { segments, query: queryAt === -1 ? '' : url.slice(queryAt + 1) };
 }
 
 function segment(part: string): string {

@@ -31,6 +31,6 @@ export const PROPERTY_FIELDS: Readonly<Record<DeviceKind, Readonly<Record<string
 export function roundField(field: number, v: number): number {
   if (field === F_SOC) return Math.round(v * 100) / 100;
   if (COUNTER_FIELDS.has(field)) return Math.round(v * 10) / 10;
-  const r = Math.round(v);
-  return r === 0 ? 0 : r; // no -0 in JSON consumers' eyes
+  const rounded = Math.round(v);
+  return rounded === 0 ? 0 : rounded; // no -0 in JSON consumers' eyes
 }

@@ -84,23 +84,23 @@ export class SiteModel implements WarmUpModel {
     startTime: number,
     opts: SiteModelOptions = {},
   ) {
-    const b = def.battery;
+    const battery = def.battery;
     this.key = hashString(def.siteReference);
     this.steering = new SteeringStore(def.pv.peakW);
     this.startTime = startTime;
     this.t = startTime;
     ({ minWh: this.minWh, maxWh: this.maxWh, sqrtEff: this.sqrtEff } = batteryWindow(def));
-    const w = opts.warmUp;
-    this.target = w?.target;
-    this.historyDays = w ? 0 : (opts.historyDays ?? HISTORY_DAYS);
-    this.storedWh = ((w ? w.startSoc : b.initialSoc) / 100) * b.capacityWh;
-    this.battInWh = w ? 0 : b.initialConsumedWh;
-    this.battOutWh = w ? 0 : b.initialProducedWh;
-    this.pvOutWh = w ? 0 : def.pv.initialProducedWh;
-    this.gridInWh = w ? 0 : def.meter.initialImportWh;
-    this.gridOutWh = w ? 0 : def.meter.initialExportWh;
-    this.history = new History(w ? Math.ceil((w.target.at - startTime) / QUARTER_HOUR_MS) + 2 : 96);
-    if (w || this.historyDays <= 0) this.history.pastLoaded = true;
+    const warmUp = opts.warmUp;
+    this.target = warmUp?.target;
+    this.historyDays = warmUp ? 0 : (opts.historyDays ?? HISTORY_DAYS);
+    this.storedWh = ((warmUp ? warmUp.startSoc : battery.initialSoc) / 100) * battery.capacityWh;
+    this.battInWh = warmUp ? 0 : battery.initialConsumedWh;
+    this.battOutWh = warmUp ? 0 : battery.initialProducedWh;
+    this.pvOutWh = warmUp ? 0 : def.pv.initialProducedWh;
+    this.gridInWh = warmUp ? 0 : def.meter.initialImportWh;
+    this.gridOutWh = warmUp ? 0 : def.meter.initialExportWh;
+    this.history = new History(warmUp ? Math.ceil((warmUp.target.at - startTime) / QUARTER_HOUR_MS) + 2 : 96);
+    if (warmUp || this.historyDays <= 0) this.history.pastLoaded = true;
     this.history.record(startTime, this.snapshot(), this.loadWh);
   }
 
@@ -130,21 +130,21 @@ export class SiteModel implements WarmUpModel {
    * onto its target in its last hours. The grid takes what the battery does not.
    */
   private flowsAt(t: number, dtH: number): Flows {
-    const f = this.dispatch(t, dtH);
-    let b = f.battW;
+    const flows = this.dispatch(t, dtH);
+    let battW = flows.battW;
     const stored = this.storedWh;
     if (dtH > 0) {
-      if (b > 0) b = Math.min(b, Math.max(0, ((stored - this.minWh) * this.sqrtEff) / dtH));
-      else if (b < 0) b = Math.max(b, -Math.max(0, (this.maxWh - stored) / (this.sqrtEff * dtH)));
-      if (this.target) b = this.towardsTarget(t, dtH, b);
-    } else if ((b > 0 && stored <= this.minWh + EPS_WH) || (b < 0 && stored >= this.maxWh - EPS_WH)) {
-      b = 0;
+      if (battW > 0) battW = Math.min(battW, Math.max(0, ((stored - this.minWh) * this.sqrtEff) / dtH));
+      else if (battW < 0) battW = Math.max(battW, -Math.max(0, (this.maxWh - stored) / (this.sqrtEff * dtH)));
+      if (this.target) battW = this.towardsTarget(t, dtH, battW);
+    } else if ((battW > 0 && stored <= this.minWh + EPS_WH) || (battW < 0 && stored >= this.maxWh - EPS_WH)) {
+      battW = 0;
     }
-    if (b !== f.battW) {
-      f.battW = b;
-      f.gridW = f.loadW - f.pvW - b;
+    if (battW !== flows.battW) {
+      flows.battW = battW;
+      flows.gridW = flows.loadW - flows.pvW - battW;
     }
-    return f;
+    return flows;
   }
 
   /** Energy taken from the store (Wh, negative when stored) by battery power `b` over `dtH`. */
@@ -159,17 +159,17 @@ export class SiteModel implements WarmUpModel {
    * just enough to stay in it.
    */
   private towardsTarget(t: number, dtH: number, b: number): number {
-    const tg = this.target!;
-    const leftH = Math.max(0, (tg.at - t) / HOUR_MS - dtH);
+    const target = this.target!;
+    const leftH = Math.max(0, (target.at - t) / HOUR_MS - dtH);
     const next = this.storedWh - this.drawWh(b, dtH);
-    const lo = tg.storedWh - tg.rateWhPerH * leftH;
-    const hi = tg.storedWh + tg.rateWhPerH * leftH;
+    const lo = target.storedWh - target.rateWhPerH * leftH;
+    const hi = target.storedWh + target.rateWhPerH * leftH;
     const want = next < lo ? lo : next > hi ? hi : next;
     if (want === next) return b;
     const draw = this.storedWh - want;
     const maxP = this.def.battery.maxPowerW;
-    const p = draw > 0 ? (draw * this.sqrtEff) / dtH : draw / (this.sqrtEff * dtH);
-    return Math.min(maxP, Math.max(-maxP, p));
+    const powerW = draw > 0 ? (draw * this.sqrtEff) / dtH : draw / (this.sqrtEff * dtH);
+    return Math.min(maxP, Math.max(-maxP, powerW));
   }
 
   /** Integrates the state up to `target` (no-op if it is not after the current instant). */
@@ -177,22 +177,22 @@ export class SiteModel implements WarmUpModel {
     if (!(target > this.t)) return;
     const stepMax = Math.max(minStepMs, Math.ceil((target - this.t) / MAX_STEPS));
     while (this.t < target) {
-      const t = this.t;
+      const stepStart = this.t;
       const next = Math.min(
         target,
-        t + stepMax,
-        (Math.floor(t / QUARTER_HOUR_MS) + 1) * QUARTER_HOUR_MS,
-        this.steering.nextChange(t),
+        stepStart + stepMax,
+        (Math.floor(stepStart / QUARTER_HOUR_MS) + 1) * QUARTER_HOUR_MS,
+        this.steering.nextChange(stepStart),
       );
-      const dtH = (next - t) / HOUR_MS;
-      const f = this.flowsAt(t, dtH);
-      this.storedWh -= this.drawWh(f.battW, dtH);
-      if (f.battW > 0) this.battOutWh += f.battW * dtH;
-      else this.battInWh -= f.battW * dtH;
-      this.pvOutWh += f.pvW * dtH;
-      if (f.gridW > 0) this.gridInWh += f.gridW * dtH;
-      else this.gridOutWh -= f.gridW * dtH;
-      this.loadWh += f.loadW * dtH;
+      const dtH = (next - stepStart) / HOUR_MS;
+      const flows = this.flowsAt(stepStart, dtH);
+      this.storedWh -= this.drawWh(flows.battW, dtH);
+      if (flows.battW > 0) this.battOutWh += flows.battW * dtH;
+      else this.battInWh -= flows.battW * dtH;
+      this.pvOutWh += flows.pvW * dtH;
+      if (flows.gridW > 0) this.gridInWh += flows.gridW * dtH;
+      else this.gridOutWh -= flows.gridW * dtH;
+      this.loadWh += flows.loadW * dtH;
       this.t = next;
       if (next % QUARTER_HOUR_MS === 0) this.history.record(next, this.snapshot(), this.loadWh);
     }
@@ -201,22 +201,22 @@ export class SiteModel implements WarmUpModel {
   /** All fields at the model's current instant (cached until time or steering changes). */
   snapshot(): Float64Array {
     if (this.snapT === this.t && this.snapVersion === this.steering.version) return this.snap;
-    const f = this.flowsAt(this.t, 0);
-    const v = this.snap;
-    v[F_SOC] = Math.min(100, Math.max(0, (this.storedWh / this.def.battery.capacityWh) * 100));
-    v[F_BATT_P] = f.battW;
-    v[F_BATT_IN] = this.battInWh;
-    v[F_BATT_OUT] = this.battOutWh;
-    v[F_PV_P] = f.pvW;
-    v[F_PV_OUT] = this.pvOutWh;
-    v[F_GRID_P] = f.gridW;
-    v[F_GRID_IN] = this.gridInWh;
-    v[F_GRID_OUT] = this.gridOutWh;
+    const flows = this.flowsAt(this.t, 0);
+    const snap = this.snap;
+    snap[F_SOC] = Math.min(100, Math.max(0, (this.storedWh / this.def.battery.capacityWh) * 100));
+    snap[F_BATT_P] = flows.battW;
+    snap[F_BATT_IN] = this.battInWh;
+    snap[F_BATT_OUT] = this.battOutWh;
+    snap[F_PV_P] = flows.pvW;
+    snap[F_PV_OUT] = this.pvOutWh;
+    snap[F_GRID_P] = flows.gridW;
+    snap[F_GRID_IN] = this.gridInWh;
+    snap[F_GRID_OUT] = this.gridOutWh;
     this.snapT = this.t;
     this.snapVersion = this.steering.version;
     this.snapshotCount++;
-    this.lastLoadW = f.loadW;
-    return v;
+    this.lastLoadW = flows.loadW;
+    return snap;
   }
 
   /**
@@ -224,29 +224,29 @@ export class SiteModel implements WarmUpModel {
    * once, on the first call, and put in front of the recorded samples. Returns the history.
    */
   past(): History {
-    const h = this.history;
-    if (h.pastLoaded) return h;
-    h.pastLoaded = true;
-    if (h.firstTime !== this.startTime) return h; // the oldest samples were dropped: the past is gone
+    const recorded = this.history;
+    if (recorded.pastLoaded) return recorded;
+    recorded.pastLoaded = true;
+    if (recorded.firstTime !== this.startTime) return recorded; // the oldest samples were dropped: the past is gone
     const make = (def: SiteDefinition, seed: number, t0: number, startSoc: number, target: SocTarget) =>
       new SiteModel(def, seed, t0, { warmUp: { startSoc, target } });
-    const p = computePast(this.def, this.seed, this.key, this.startTime, this.historyDays, make);
-    h.prepend(p.history, p.from, p.to, p.offsets);
-    return h;
+    const computed = computePast(this.def, this.seed, this.key, this.startTime, this.historyDays, make);
+    recorded.prepend(computed.history, computed.from, computed.to, computed.offsets);
+    return recorded;
   }
 
   /** Live flows at the model's current instant (GET /sites/{ref}/state). */
   siteState(): SiteState {
-    const v = this.snapshot();
-    const r = (x: number) => Math.round(x) || 0;
+    const snap = this.snapshot();
+    const whole = (x: number) => Math.round(x) || 0;
     return {
       siteReference: this.def.siteReference,
       timestamp: this.t,
-      pvW: r(v[F_PV_P]),
-      loadW: r(this.lastLoadW),
-      batteryW: r(v[F_BATT_P]),
-      gridW: r(v[F_GRID_P]),
-      soc: Math.round(v[F_SOC] * 100) / 100,
+      pvW: whole(snap[F_PV_P]),
+      loadW: whole(this.lastLoadW),
+      batteryW: whole(snap[F_BATT_P]),
+      gridW: whole(snap[F_GRID_P]),
+      soc: Math.round(snap[F_SOC] * 100) / 100,
     };
   }
 }

@@ -27,7 +27,7 @@ export class TokenIssuer {
 
   /** Answers a token request: status and JSON body. */
   handle(contentType: string | undefined, text: string): { status: number; body: object } {
-    let form: Record<string, string> = {};
+    let form: Record<string, string>;
     try {
       form = /json/i.test(contentType ?? '') ? JSON.parse(text) : Object.fromEntries(new URLSearchParams(text));
     } catch {
@@ -54,8 +54,8 @@ export class TokenIssuer {
   }
 
   valid(token: string): boolean {
-    const exp = this.tokens.get(token);
-    return exp !== undefined && exp > this.clock.now();
+    const expiresAt = this.tokens.get(token);
+    return expiresAt !== undefined && expiresAt > this.clock.now();
   }
 
   /** Invalidates every token (e.g. to test a 401 after a key rotation). */

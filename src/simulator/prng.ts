@@ -6,13 +6,13 @@
 
 /** mulberry32: a small, fast 32-bit PRNG. Returns a function giving floats in [0, 1). */
 export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
+  let state = seed >>> 0;
   return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    state = (state + 0x6d2b79f5) >>> 0;
+    let mixed = state;
+    mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
+    mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -28,11 +28,11 @@ function fmix(h: number): number {
 
 /** A 32-bit hash of up to four integers (each taken modulo 2^32). */
 export function hash32(a: number, b: number, c = 0, d = 0): number {
-  let h = fmix((a | 0) ^ 0x9e3779b9);
-  h = fmix(h ^ Math.imul(b | 0, 0xcc9e2d51));
-  h = fmix(h ^ Math.imul(c | 0, 0x1b873593));
-  h = fmix(h ^ Math.imul(d | 0, 0xe6546b64));
-  return h;
+  let hash = fmix((a | 0) ^ 0x9e3779b9);
+  hash = fmix(hash ^ Math.imul(b | 0, 0xcc9e2d51));
+  hash = fmix(hash ^ Math.imul(c | 0, 0x1b873593));
+  hash = fmix(hash ^ Math.imul(d | 0, 0xe6546b64));
+  return hash;
 }
 
 /** A float in [0, 1) from up to four integers. */
@@ -42,12 +42,12 @@ export function hash01(a: number, b: number, c = 0, d = 0): number {
 
 /** FNV-1a hash of a string, 32 bits. */
 export function hashString(s: string): number {
-  let h = 0x811c9dc5;
+  let hash = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    hash ^= s.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
   }
-  return h >>> 0;
+  return hash >>> 0;
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -80,29 +80,29 @@ export function requestIds(seed: number): (n: number) => string {
   return (n) => {
     const h1 = fmix(h0 ^ Math.imul(n | 0, 0xcc9e2d51));
     // hash32's last step mixes d = 0: fmix(h ^ Math.imul(0, k)) = fmix(h).
-    const a = fmix(fmix(h1 ^ cHi));
-    const b = fmix(fmix(h1 ^ cLo));
+    const hiWord = fmix(fmix(h1 ^ cHi));
+    const loWord = fmix(fmix(h1 ^ cLo));
     return String.fromCharCode(
       114,
       101,
       113,
       95, // "req_"
-      HEX[a >>> 28],
-      HEX[(a >>> 24) & 15],
-      HEX[(a >>> 20) & 15],
-      HEX[(a >>> 16) & 15],
-      HEX[(a >>> 12) & 15],
-      HEX[(a >>> 8) & 15],
-      HEX[(a >>> 4) & 15],
-      HEX[a & 15],
-      HEX[b >>> 28],
-      HEX[(b >>> 24) & 15],
-      HEX[(b >>> 20) & 15],
-      HEX[(b >>> 16) & 15],
-      HEX[(b >>> 12) & 15],
-      HEX[(b >>> 8) & 15],
-      HEX[(b >>> 4) & 15],
-      HEX[b & 15],
+      HEX[hiWord >>> 28],
+      HEX[(hiWord >>> 24) & 15],
+      HEX[(hiWord >>> 20) & 15],
+      HEX[(hiWord >>> 16) & 15],
+      HEX[(hiWord >>> 12) & 15],
+      HEX[(hiWord >>> 8) & 15],
+      HEX[(hiWord >>> 4) & 15],
+      HEX[hiWord & 15],
+      HEX[loWord >>> 28],
+      HEX[(loWord >>> 24) & 15],
+      HEX[(loWord >>> 20) & 15],
+      HEX[(loWord >>> 16) & 15],
+      HEX[(loWord >>> 12) & 15],
+      HEX[(loWord >>> 8) & 15],
+      HEX[(loWord >>> 4) & 15],
+      HEX[loWord & 15],
     );
   };
 }

@@ -12,14 +12,14 @@ import { clearSkyShare, cloudFactor, sinSunElevation, summerness, valueNoise } f
 
 /** Hour of the UTC day, 0 <= h < 24. */
 function utcHour(t: number): number {
-  const m = t % DAY_MS;
-  return (m < 0 ? m + DAY_MS : m) / HOUR_MS;
+  const msOfDay = t % DAY_MS;
+  return (msOfDay < 0 ? msOfDay + DAY_MS : msOfDay) / HOUR_MS;
 }
 
 /** Day of the week of the UTC day containing t: 0 Sunday ... 6 Saturday. */
 function weekday(t: number): number {
-  const d = (Math.floor(t / DAY_MS) + 4) % 7; // 1 January 1970 was a Thursday
-  return d < 0 ? d + 7 : d;
+  const day = (Math.floor(t / DAY_MS) + 4) % 7; // 1 January 1970 was a Thursday
+  return day < 0 ? day + 7 : day;
 }
 
 /** PV power available at instant t, W (before curtailment). */
@@ -31,8 +31,8 @@ export function pvPotentialW(seed: number, key: number, peakW: number, t: number
 }
 
 function bump(h: number, centre: number, width: number): number {
-  const d = (h - centre) / width;
-  return Math.exp(-d * d);
+  const offset = (h - centre) / width;
+  return Math.exp(-offset * offset);
 }
 
 function ramp(h: number, at: number, steep: number): number {
@@ -62,6 +62,6 @@ export function loadW(seed: number, key: number, profile: LoadProfile, minW: num
   const season = profile === 'residential' ? 1.1 - 0.2 * summerness(t) : 0.97 + 0.06 * summerness(t);
   const level = season * (0.92 + 0.16 * hash01(seed, key, 202, day));
   const noise = valueNoise(seed, key, 201, t, QUARTER_HOUR_MS) - 0.5;
-  const s = Math.min(1, Math.max(0, loadShape(profile, utcHour(t), weekday(t)) * level + 0.12 * noise));
-  return minW + (maxW - minW) * s;
+  const shape = Math.min(1, Math.max(0, loadShape(profile, utcHour(t), weekday(t)) * level + 0.12 * noise));
+  return minW + (maxW - minW) * shape;
 }

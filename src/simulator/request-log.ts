@@ -38,9 +38,9 @@ interface Count {
 }
 
 function countOf<K>(counts: Map<K, Count>, key: K): Count {
-  let c = counts.get(key);
-  if (c === undefined) counts.set(key, (c = { n: 0 }));
-  return c;
+  let count = counts.get(key);
+  if (count === undefined) counts.set(key, (count = { n: 0 }));
+  return count;
 }
 
 /** A body column's value for "no body" (a logged body may be any JSON value). */
@@ -73,14 +73,14 @@ export class RequestLog {
 
   /** Logs the entry as it is now (later changes to the object are not seen). */
   add(e: LogEntry): void {
-    const i = (this.head + this.size) % LOG_CAPACITY;
-    this.methods[i] = e.method;
-    this.paths[i] = e.path;
-    this.routes[i] = e.route;
-    this.times[i] = e.time;
-    this.statuses[i] = e.status;
-    this.requestIds[i] = e.requestId;
-    this.bodies[i] = 'body' in e ? e.body : NO_BODY;
+    const slot = (this.head + this.size) % LOG_CAPACITY;
+    this.methods[slot] = e.method;
+    this.paths[slot] = e.path;
+    this.routes[slot] = e.route;
+    this.times[slot] = e.time;
+    this.statuses[slot] = e.status;
+    this.requestIds[slot] = e.requestId;
+    this.bodies[slot] = 'body' in e ? e.body : NO_BODY;
     if (this.size < LOG_CAPACITY) this.size++;
     else this.head = (this.head + 1) % LOG_CAPACITY;
     this.requests++;
@@ -104,18 +104,18 @@ export class RequestLog {
   entries(): LogEntry[] {
     const out: LogEntry[] = [];
     for (let k = 0; k < this.size; k++) {
-      const i = (this.head + k) % LOG_CAPACITY;
-      const e: LogEntry = {
-        method: this.methods[i],
-        path: this.paths[i],
-        route: this.routes[i],
-        time: this.times[i],
-        status: this.statuses[i],
-        requestId: this.requestIds[i],
+      const slot = (this.head + k) % LOG_CAPACITY;
+      const entry: LogEntry = {
+        method: this.methods[slot],
+        path: this.paths[slot],
+        route: this.routes[slot],
+        time: this.times[slot],
+        status: this.statuses[slot],
+        requestId: this.requestIds[slot],
       };
-      const body = this.bodies[i];
-      if (body !== NO_BODY) e.body = body;
-      out.push(e);
+      const body = this.bodies[slot];
+      if (body !== NO_BODY) entry.body = body;
+      out.push(entry);
     }
     return out;
   }

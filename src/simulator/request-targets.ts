@@ -34,12 +34,12 @@ export class TargetCache {
     const kept = this.targets.get(url);
     if (kept !== undefined) return kept;
     const { segments, query } = splitUrl(url);
-    const m = this.routes.match(segments);
+    const match = this.routes.match(segments);
     const target: Target = Object.freeze({
       url,
       segments: Object.freeze(segments),
       query,
-      match: m && Object.freeze({ route: m.route, params: Object.freeze(m.params) }),
+      match: match && Object.freeze({ route: match.route, params: Object.freeze(match.params) }),
     });
     if (url.length <= MAX_URL_LENGTH) {
       if (this.targets.size >= MAX_TARGETS) this.targets.clear();

@@ -47,26 +47,26 @@ export class PreSerialised {
 function queryParam(query: string, name: string): string | null {
   if (query === '') return null;
   if (query.includes('%') || query.includes('+')) return new URLSearchParams(query).get(name);
-  const n = query.length;
-  let i = query.charCodeAt(0) === 63 ? 1 : 0; // a leading "?" is not part of the first name
-  while (i < n) {
-    let amp = query.indexOf('&', i);
-    if (amp === -1) amp = n;
-    if (query.startsWith(name, i)) {
-      const after = i + name.length;
+  const queryLength = query.length;
+  let pos = query.charCodeAt(0) === 63 ? 1 : 0; // a leading "?" is not part of the first name
+  while (pos < queryLength) {
+    let amp = query.indexOf('&', pos);
+    if (amp === -1) amp = queryLength;
+    if (query.startsWith(name, pos)) {
+      const after = pos + name.length;
       if (after === amp) return '';
       if (after < amp && query.charCodeAt(after) === 61) return query.slice(after + 1, amp); // "="
     }
-    i = amp + 1;
+    pos = amp + 1;
   }
   return null;
 }
 
 function requiredQuery(query: string, name: string, example: string): string {
-  const v = queryParam(query, name);
-  if (v === null || v.trim() === '')
+  const value = queryParam(query, name);
+  if (value === null || value.trim() === '')
     throw new HttpError(400, `query parameter ${name} is required, e.g. ?${name}=${example}`);
-  return v;
+  return value;
 }
 
 /** The query string the single-measurement route last read, and its property: a poller sends the same one again. */
@@ -105,8 +105,8 @@ const TABLE: Array<[string, Record<string, RouteHandler>]> = [
     {
       GET: ({ sim, params, query }) => {
         const props = validateProperties(requiredQuery(query, 'properties', 'soc,totalEnergyConsumed'), 'properties');
-        const r = sim.measureMany(params[0], props);
-        return { reference: r.reference, measurements: r.items };
+        const result = sim.measureMany(params[0], props);
+        return { reference: result.reference, measurements: result.items };
       },
     },
   ],
@@ -115,10 +115,10 @@ const TABLE: Array<[string, Record<string, RouteHandler>]> = [
     {
       GET: ({ sim, params, query }) => {
         const props = validateProperties(requiredQuery(query, 'properties', 'soc,totalEnergyConsumed'), 'properties');
-        const r = sim.measureMany(params[0], props);
+        const result = sim.measureMany(params[0], props);
         const measurements: Record<string, { value: number; unit: string }> = {};
-        for (const m of r.items) measurements[m.property] = { value: m.value, unit: m.unit };
-        return { reference: r.reference, measurements };
+        for (const m of result.items) measurements[m.property] = { value: m.value, unit: m.unit };
+        return { reference: result.reference, measurements };
       },
     },
   ],
@@ -187,13 +187,18 @@ export function buildRoutes(paths: Readonly<ApiPaths> = DEFAULT_PATHS): Routes {
         if (segs.length !== segments.length) continue;
         const params: string[] = [];
         for (let i = 0; i < segs.length; i++) {
-          const p = segs[i];
-          const s = segments[i];
-          if (typeof p === 'string') {
-            if (p !== s) continue outer;
+          const pattern = segs[i];
+          const segment = segments[i];
+          if (typeof pattern === 'string') {
+            if (pattern !== segment) continue outer;
           } else {
-            if (s.length <= p.pre.length + p.post.length || !s.startsWith(p.pre) || !s.endsWith(p.post)) continue outer;
-            params.push(s.slice(p.pre.length, s.length - p.post.length));
+            if (
+              segment.length <= pattern.pre.length + pattern.post.length ||
+              !segment.startsWith(pattern.pre) ||
+              !segment.endsWith(pattern.post)
+            )
+              continue outer;
+            params.push(segment.slice(pattern.pre.length, segment.length - pattern.post.length));
           }
         }
         return { route, params };

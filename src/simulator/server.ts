@@ -39,8 +39,8 @@ function errorOf(e: unknown): {
 }
 
 function hasBody(req: IncomingMessage): boolean {
-  const len = req.headers['content-length'];
-  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
+  const contentLength = req.headers['content-length'];
+  return (contentLength !== undefined && contentLength !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
 /** Whether the request carries the API key (x-api-key or Bearer) or a valid OAuth2 token. */
@@ -96,11 +96,13 @@ export function createSimServer(sim: Simulator): SimServer {
       }
     };
     if (!hasBody(req)) return run('');
-    readBody(req).then((b) =>
-      b.ok
-        ? run(b.text)
-        : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' }),
-    );
+    readBody(req)
+      .then((b) =>
+        b.ok
+          ? run(b.text)
+          : sendJson(res, 413, errorJson('request body exceeds 1 MB', requestId), requestId, { connection: 'close' }),
+      )
+      .catch((e) => sendJson(res, 500, errorJson(`internal error: ${(e as Error).message}`, requestId), requestId));
   }
 
   /**
@@ -171,8 +173,8 @@ export function createSimServer(sim: Simulator): SimServer {
         segments[0] === 'oauth' &&
         segments[1] === 'token'
       ) {
-        const r = sim.oauth.handle(req.headers['content-type'], text ?? '');
-        return respond(res, entry, r.status, JSON.stringify(r.body), undefined, holdUntil);
+        const reply = sim.oauth.handle(req.headers['content-type'], text ?? '');
+        return respond(res, entry, reply.status, JSON.stringify(reply.body), undefined, holdUntil);
       }
       if (!authorised(req, sim)) {
         return fail(

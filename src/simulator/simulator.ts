@@ -77,7 +77,7 @@ function checkPaths(paths: Partial<ApiPaths> | undefined): ApiPaths {
     try {
       out[key] = validatePath(key, paths?.[key]);
     } catch (e) {
-      throw new TypeError(`paths.${key}: ${(e as Error).message}`);
+      throw new TypeError(`paths.${key}: ${(e as Error).message}`, { cause: e });
     }
     if (out[key].includes(':ref'))
       throw new TypeError(
@@ -139,7 +139,7 @@ export class Simulator implements RoutedSimulator {
     for (const def of this.sites) {
       const model = new SiteModel(def, this.seed, start);
       this.models.set(def.siteReference, model);
-      const c = contractOf(def);
+      const contract = contractOf(def);
       const summary: SiteSummary = {
         siteReference: def.siteReference,
         name: def.name,
@@ -147,28 +147,28 @@ export class Simulator implements RoutedSimulator {
         pvPeakPower: def.pv.peakW,
         batteryMaxPower: def.battery.maxPowerW,
         batteryCapacity: def.battery.capacityWh,
-        gridLimits: { upper: c.maxImportW, lower: -c.maxExportW || 0 },
+        gridLimits: { upper: contract.maxImportW, lower: -contract.maxExportW || 0 },
       };
       for (const kind of ['battery', 'pv', 'meter'] as const) {
-        const d = def[kind];
+        const deviceDef = def[kind];
         const units: Record<string, string> = {};
         for (const p of PROPERTY_UNITS[kind]) units[p.name] = p.unit;
-        this.devices.set(d.deviceReference, {
-          deviceReference: d.deviceReference,
-          name: d.name,
+        this.devices.set(deviceDef.deviceReference, {
+          deviceReference: deviceDef.deviceReference,
+          name: deviceDef.name,
           kind,
           model,
           units,
           answers: new Map(),
         });
         devices.push({
-          deviceReference: d.deviceReference,
-          name: d.name,
+          deviceReference: deviceDef.deviceReference,
+          name: deviceDef.name,
           kind,
           siteReference: def.siteReference,
           properties: PROPERTY_UNITS[kind].map((p) => ({ ...p })),
         });
-        summary.devices.push({ deviceReference: d.deviceReference, kind });
+        summary.devices.push({ deviceReference: deviceDef.deviceReference, kind });
       }
       summaries.push(summary);
     }
@@ -190,42 +190,42 @@ export class Simulator implements RoutedSimulator {
 
   /** The site's model, advanced to now. 404 if unknown. */
   site(ref: string): SiteModel {
-    const m = this.models.get(ref);
-    if (!m) throw new HttpError(404, `unknown site ${JSON.stringify(ref.slice(0, 64))}`);
-    m.advanceTo(this.clock.now());
-    return m;
+    const model = this.models.get(ref);
+    if (!model) throw new HttpError(404, `unknown site ${JSON.stringify(ref.slice(0, 64))}`);
+    model.advanceTo(this.clock.now());
+    return model;
   }
 
   /** The device, its model advanced to now. 404 if unknown. */
   device(ref: string): DeviceEntry {
-    const d = this.devices.get(ref);
-    if (!d) throw new HttpError(404, `unknown device ${JSON.stringify(ref.slice(0, 64))}`);
-    d.model.advanceTo(this.clock.now());
-    return d;
+    const entry = this.devices.get(ref);
+    if (!entry) throw new HttpError(404, `unknown device ${JSON.stringify(ref.slice(0, 64))}`);
+    entry.model.advanceTo(this.clock.now());
+    return entry;
   }
 
   private field(d: DeviceEntry, property: string): number {
-    const f = PROPERTY_FIELDS[d.kind][property];
-    if (f === undefined) {
+    const column = PROPERTY_FIELDS[d.kind][property];
+    if (column === undefined) {
       throw new HttpError(
         404,
         `device ${d.deviceReference} has no property ${JSON.stringify(property.slice(0, 64))}; available: ${Object.keys(d.units).join(', ')}`,
       );
     }
-    return f;
+    return column;
   }
 
   // ------------------------------------------------------------- measurements
 
   measure(ref: string, property: string): Measurement {
-    const d = this.device(ref);
-    const f = this.field(d, property);
+    const entry = this.device(ref);
+    const column = this.field(entry, property);
     return {
-      timestamp: d.model.t,
+      timestamp: entry.model.t,
       property,
-      value: roundField(f, d.model.snapshot()[f]),
-      unit: d.units[property],
-      reference: d.deviceReference,
+      value: roundField(column, entry.model.snapshot()[column]),
+      unit: entry.units[property],
+      reference: entry.deviceReference,
     };
   }
 
@@ -235,54 +235,62 @@ export class Simulator implements RoutedSimulator {
    * clock, do not serialise it again.
    */
   measureJson(ref: string, property: string): string {
-    const d = this.device(ref);
-    const f = this.field(d, property);
-    const v = d.model.snapshot();
-    const snapshot = d.model.snapshotCount;
-    const kept = d.answers.get(property);
+    const entry = this.device(ref);
+    const column = this.field(entry, property);
+    const values = entry.model.snapshot();
+    const snapshot = entry.model.snapshotCount;
+    const kept = entry.answers.get(property);
     if (kept !== undefined && kept.snapshot === snapshot) return kept.json;
-    const m: Measurement = {
-      timestamp: d.model.t,
+    const measurement: Measurement = {
+      timestamp: entry.model.t,
       property,
-      value: roundField(f, v[f]),
-      unit: d.units[property],
-      reference: d.deviceReference,
+      value: roundField(column, values[column]),
+      unit: entry.units[property],
+      reference: entry.deviceReference,
     };
-    const json = JSON.stringify(m);
+    const json = JSON.stringify(measurement);
     if (kept !== undefined) {
       kept.snapshot = snapshot;
       kept.json = json;
     } else {
-      d.answers.set(property, { snapshot, json });
+      entry.answers.set(property, { snapshot, json });
     }
     return json;
   }
 
   /** Several properties at now; every name must exist (404 otherwise). */
   measureMany(ref: string, properties: string[]): { reference: string; items: MeasurementListItem[] } {
-    const d = this.device(ref);
-    const fields = properties.map((p) => this.field(d, p));
-    const v = d.model.snapshot();
+    const entry = this.device(ref);
+    const fields = properties.map((p) => this.field(entry, p));
+    const values = entry.model.snapshot();
     const items = properties.map((p, i) => ({
-      timestamp: d.model.t,
+      timestamp: entry.model.t,
       property: p,
-      value: roundField(fields[i], v[fields[i]]),
-      unit: d.units[p],
+      value: roundField(fields[i], values[fields[i]]),
+      unit: entry.units[p],
     }));
-    return { reference: d.deviceReference, items };
+    return { reference: entry.deviceReference, items };
   }
 
   /** Points at start + k * resolution, start inclusive, end exclusive, none after now. */
   timeSeries(ref: string, req: TimeSeriesRequest): TimeSeriesResponse {
-    const d = this.device(ref);
-    const f = this.field(d, req.property);
-    const now = d.model.t;
+    const entry = this.device(ref);
+    const column = this.field(entry, req.property);
+    const now = entry.model.t;
     const start = Date.parse(req.range.start);
     const end = Date.parse(req.range.end);
     const step = req.resolution.value * HOUR_MS;
     const points: number[] = [];
     for (let t = start; t < end && t <= now; t += step) points.push(t);
-    const data = seriesValues(d.model.history, () => d.model.past(), f, points, now, d.model.snapshot(), step);
+    const data = seriesValues(
+      entry.model.history,
+      () => entry.model.past(),
+      column,
+      points,
+      now,
+      entry.model.snapshot(),
+      step,
+    );
     return { time: points.map(toIsoSeconds), data };
   }
 
@@ -295,22 +303,22 @@ export class Simulator implements RoutedSimulator {
    * handler applies it. Returns the answer's fields (without the requestId).
    */
   steer<E extends SteeringEndpoint>(siteRef: string, endpoint: E, body: SteeringBodies[E]): object {
-    const m = this.site(siteRef);
+    const model = this.site(siteRef);
     const spec = STEERING_ENDPOINTS[endpoint];
-    if (spec.method === 'POST' && DISPLACES[spec.type].length > 0) m.steering.displace(spec.type);
-    return STEERING_HANDLERS[endpoint](m.steering, body, m.t, m.def);
+    if (spec.method === 'POST' && DISPLACES[spec.type].length > 0) model.steering.displace(spec.type);
+    return STEERING_HANDLERS[endpoint](model.steering, body, model.t, model.def);
   }
 
   cancelGridTarget(siteRef: string): boolean {
-    const m = this.site(siteRef);
-    return m.steering.cancelGridTarget(m.t);
+    const model = this.site(siteRef);
+    return model.steering.cancelGridTarget(model.t);
   }
 
   // ------------------------------------------------------- programmatic API
 
   steeringState(siteRef: string): SteeringState {
-    const m = this.site(siteRef);
-    return m.steering.state(siteRef, m.t);
+    const model = this.site(siteRef);
+    return model.steering.state(siteRef, model.t);
   }
 
   siteState(siteRef: string): SiteState {

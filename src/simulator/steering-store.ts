@@ -151,7 +151,7 @@ export class SteeringStore {
 
   /** Grid target (vendor notes): replaces only the grid target. */
   applyGridTarget(req: GridTargetRequest, now: number): void {
-    const c: StoredComponent = {
+    const component: StoredComponent = {
       value: req.setpoint.value,
       unit: req.setpoint.unit,
       validFrom: req.validFrom ?? now,
@@ -159,15 +159,15 @@ export class SteeringStore {
       watts: toWatts(req.setpoint),
       deadbandW: req.deadband ? toWatts(req.deadband) : 0,
     };
-    if (req.deadband) c.deadband = { ...req.deadband };
-    this.put('gridTarget', c);
+    if (req.deadband) component.deadband = { ...req.deadband };
+    this.put('gridTarget', component);
   }
 
   /** Cancels the grid target. True when one was stored and had not expired yet. */
   cancelGridTarget(now: number): boolean {
-    const c = this.slots.gridTarget;
-    const cancelled = c !== null && c.validUntil > now;
-    if (c !== null) this.put('gridTarget', null);
+    const stored = this.slots.gridTarget;
+    const cancelled = stored !== null && stored.validUntil > now;
+    if (stored !== null) this.put('gridTarget', null);
     return cancelled;
   }
 
@@ -177,12 +177,12 @@ export class SteeringStore {
    * contractual limits: a limit outside them is not followed beyond them.
    */
   applyGridLimits(req: GridLimitsRequest, now: number, site: SiteDefinition): void {
-    const c = contractOf(site);
-    const clamp = (w: number) => Math.min(c.maxImportW, Math.max(-c.maxExportW, w));
+    const contract = contractOf(site);
+    const clamp = (w: number) => Math.min(contract.maxImportW, Math.max(-contract.maxExportW, w));
     const requested: StoredGridLimits['requested'] = {};
     const stored: StoredGridLimits = {
       requested,
-      inForce: { upperW: c.maxImportW, lowerW: -c.maxExportW },
+      inForce: { upperW: contract.maxImportW, lowerW: -contract.maxExportW },
       validFrom: req.validFrom ?? now,
       validUntil: req.validUntil,
     };
@@ -240,8 +240,8 @@ export class SteeringStore {
 
   /** The component if it applies at t. */
   active(name: ComponentName, t: number): StoredComponent | null {
-    const c = this.slots[name];
-    return c !== null && c.validFrom <= t && t < c.validUntil ? c : null;
+    const stored = this.slots[name];
+    return stored !== null && stored.validFrom <= t && t < stored.validUntil ? stored : null;
   }
 
   /** What applies at t, in W. */
@@ -249,21 +249,21 @@ export class SteeringStore {
     const out: ActiveSteering = { maximizeGridImport: false };
     const ess = this.active('energyStorageSetting', t);
     if (ess) out.essW = ess.watts;
-    const cur = this.active('productionCurtailment', t);
-    if (cur) out.curtailW = cur.watts;
-    const mgi = this.active('maximizeGridImport', t);
-    if (mgi) out.maximizeGridImport = mgi.value === true;
-    const gt = this.active('gridTarget', t);
-    if (gt) out.gridTarget = { setpointW: gt.watts, deadbandW: gt.deadbandW };
-    const gl = this.activeLimits(t);
-    if (gl) out.gridLimits = { upperW: gl.upperW, lowerW: gl.lowerW };
+    const curtailment = this.active('productionCurtailment', t);
+    if (curtailment) out.curtailW = curtailment.watts;
+    const maximizeImport = this.active('maximizeGridImport', t);
+    if (maximizeImport) out.maximizeGridImport = maximizeImport.value === true;
+    const gridTarget = this.active('gridTarget', t);
+    if (gridTarget) out.gridTarget = { setpointW: gridTarget.watts, deadbandW: gridTarget.deadbandW };
+    const gridLimits = this.activeLimits(t);
+    if (gridLimits) out.gridLimits = { upperW: gridLimits.upperW, lowerW: gridLimits.lowerW };
     return out;
   }
 
   /** The grid limits if they apply at t. */
   activeLimits(t: number): StoredGridLimits | null {
-    const l = this.limits;
-    return l !== null && l.validFrom <= t && t < l.validUntil ? l : null;
+    const limits = this.limits;
+    return limits !== null && limits.validFrom <= t && t < limits.validUntil ? limits : null;
   }
 
   /** The first instant after t at which the set of applying components changes (Infinity if none). */
@@ -276,13 +276,13 @@ export class SteeringStore {
   /** GET /sites/{ref}/steering: only the components that apply now. */
   state(siteReference: string, now: number): SteeringState {
     const view = (name: ComponentName): ComponentState<never> | null => {
-      const c = this.active(name, now);
-      if (!c) return null;
-      const out: Record<string, unknown> = { value: c.value };
-      if (c.unit !== undefined) out.unit = c.unit;
-      out.validFrom = c.validFrom;
-      out.validUntil = c.validUntil;
-      if (c.deadband) out.deadband = { ...c.deadband };
+      const component = this.active(name, now);
+      if (!component) return null;
+      const out: Record<string, unknown> = { value: component.value };
+      if (component.unit !== undefined) out.unit = component.unit;
+      out.validFrom = component.validFrom;
+      out.validUntil = component.validUntil;
+      if (component.deadband) out.deadband = { ...component.deadband };
       return out as unknown as ComponentState<never>;
     };
     return {
@@ -299,16 +299,16 @@ export class SteeringStore {
 
   /** The grid limits that apply now: in force (W) and as requested. */
   private limitsView(now: number): SteeringState['components']['gridLimits'] {
-    const l = this.activeLimits(now);
-    if (!l) return null;
+    const limits = this.activeLimits(now);
+    if (!limits) return null;
     const requested: StoredGridLimits['requested'] = {};
-    if (l.requested.upperLimit) requested.upperLimit = { ...l.requested.upperLimit };
-    if (l.requested.lowerLimit) requested.lowerLimit = { ...l.requested.lowerLimit };
+    if (limits.requested.upperLimit) requested.upperLimit = { ...limits.requested.upperLimit };
+    if (limits.requested.lowerLimit) requested.lowerLimit = { ...limits.requested.lowerLimit };
     return {
-      upperW: l.inForce.upperW,
-      lowerW: l.inForce.lowerW,
-      validFrom: l.validFrom,
-      validUntil: l.validUntil,
+      upperW: limits.inForce.upperW,
+      lowerW: limits.inForce.lowerW,
+      validFrom: limits.validFrom,
+      validUntil: limits.validUntil,
       requested,
     } as NonNullable<SteeringState['components']['gridLimits']>;
   }

@@ -81,12 +81,12 @@ export function seriesValues(
   const step = stepMs ?? (points.length > 1 ? points[1] - points[0] : HOUR_MS);
   const isPower = POWER_TERMS[field] !== undefined;
   for (let i = 0; i < points.length; i++) {
-    const p = points[i];
+    const at = points[i];
     if (!isPower) {
-      out[i] = history.at(field, p, now, current[field]);
+      out[i] = history.at(field, at, now, current[field]);
     } else {
-      const q = Math.min(p + step, now);
-      out[i] = q > p ? averagePowerW(history, field, p, q, now, current) : current[field];
+      const until = Math.min(at + step, now);
+      out[i] = until > at ? averagePowerW(history, field, at, until, now, current) : current[field];
     }
   }
   for (let i = 0; i < out.length; i++) out[i] = roundField(field, out[i]);

@@ -21,8 +21,8 @@ const Y2000 = Date.UTC(2000, 0, 1);
 
 /** Fractional year, radians (0 on 1 January). */
 function yearAngle(t: number): number {
-  const f = ((t - Y2000) % YEAR_MS) / YEAR_MS;
-  return 2 * Math.PI * (f < 0 ? f + 1 : f);
+  const fraction = ((t - Y2000) % YEAR_MS) / YEAR_MS;
+  return 2 * Math.PI * (fraction < 0 ? fraction + 1 : fraction);
 }
 
 const SOLSTICE_ANGLE = yearAngle(Date.UTC(2000, 5, 21));
@@ -45,31 +45,37 @@ let sunDay: SunDay = { day: NaN, sinDecl: 0, cosDecl: 1, eotH: 0, summer: 0 };
 /** The day's sun parameters (NOAA's series for declination and equation of time), cached for the last day asked. */
 function sunOfDay(day: number): SunDay {
   if (sunDay.day === day) return sunDay;
-  const g = yearAngle(day * DAY_MS + DAY_MS / 2);
-  const c1 = Math.cos(g);
-  const s1 = Math.sin(g);
+  const angle = yearAngle(day * DAY_MS + DAY_MS / 2);
+  const c1 = Math.cos(angle);
+  const s1 = Math.sin(angle);
   const c2 = c1 * c1 - s1 * s1;
   const s2 = 2 * s1 * c1;
-  const decl =
+  const declination =
     0.006918 -
     0.399912 * c1 +
     0.070257 * s1 -
     0.006758 * c2 +
     0.000907 * s2 -
-    0.002697 * Math.cos(3 * g) +
-    0.00148 * Math.sin(3 * g);
+    0.002697 * Math.cos(3 * angle) +
+    0.00148 * Math.sin(3 * angle);
   const eotMin = 229.18 * (0.000075 + 0.001868 * c1 - 0.032077 * s1 - 0.014615 * c2 - 0.040849 * s2);
-  sunDay = { day, sinDecl: Math.sin(decl), cosDecl: Math.cos(decl), eotH: eotMin / 60, summer: summerOfDay(day) };
+  sunDay = {
+    day,
+    sinDecl: Math.sin(declination),
+    cosDecl: Math.cos(declination),
+    eotH: eotMin / 60,
+    summer: summerOfDay(day),
+  };
   return sunDay;
 }
 
 /** Sine of the sun's elevation at instant t (negative at night). */
 export function sinSunElevation(t: number): number {
   const day = Math.floor(t / DAY_MS);
-  const sd = sunOfDay(day);
-  const solarH = (t - day * DAY_MS) / HOUR_MS + SITE_LONGITUDE_DEG / 15 + sd.eotH;
+  const sun = sunOfDay(day);
+  const solarH = (t - day * DAY_MS) / HOUR_MS + SITE_LONGITUDE_DEG / 15 + sun.eotH;
   const hourAngle = (solarH - 12) * 15 * RAD;
-  return SIN_LAT * sd.sinDecl + COS_LAT * sd.cosDecl * Math.cos(hourAngle);
+  return SIN_LAT * sun.sinDecl + COS_LAT * sun.cosDecl * Math.cos(hourAngle);
 }
 
 /**
@@ -107,10 +113,10 @@ export function summerness(t: number): number {
 }
 
 function transition(from: number, u: number, s: number): DayType {
-  const a = SUMMER[from];
-  const b = WINTER[from];
-  if (u < s * a[0] + (1 - s) * b[0]) return CLEAR;
-  if (u < s * a[1] + (1 - s) * b[1]) return MIXED;
+  const summer = SUMMER[from];
+  const winter = WINTER[from];
+  if (u < s * summer[0] + (1 - s) * winter[0]) return CLEAR;
+  if (u < s * summer[1] + (1 - s) * winter[1]) return MIXED;
   return CLOUDY;
 }
 
@@ -139,12 +145,12 @@ function dayType(seed: number, key: number, t: number): DayType {
 
 /** Linearly interpolated noise in [0, 1) with knots every `knotMs`. */
 export function valueNoise(seed: number, key: number, channel: number, t: number, knotMs: number): number {
-  const x = t / knotMs;
-  const k = Math.floor(x);
-  const f = x - k;
-  const a = hash01(seed, key, channel, k);
-  const b = hash01(seed, key, channel, k + 1);
-  return a + (b - a) * f;
+  const knots = t / knotMs;
+  const knot = Math.floor(knots);
+  const fraction = knots - knot;
+  const atKnot = hash01(seed, key, channel, knot);
+  const atNextKnot = hash01(seed, key, channel, knot + 1);
+  return atKnot + (atNextKnot - atKnot) * fraction;
 }
 
 /**
@@ -156,7 +162,8 @@ export function cloudFactor(seed: number, key: number, t: number): number {
   const type = dayType(seed, key, t);
   if (type === CLEAR) return 0.9 + 0.1 * valueNoise(seed, key, 303, t, 2 * HOUR_MS);
   if (type === CLOUDY) return 0.2 + 0.2 * valueNoise(seed, key, 304, t, HOUR_MS);
-  const c = 0.65 * valueNoise(seed, key, 305, t, 20 * MINUTE_MS) + 0.35 * valueNoise(seed, key, 306, t, 2 * HOUR_MS);
-  const cover = 1 / (1 + Math.exp(-(c - 0.5) * 12));
+  const cloudNoise =
+    0.65 * valueNoise(seed, key, 305, t, 20 * MINUTE_MS) + 0.35 * valueNoise(seed, key, 306, t, 2 * HOUR_MS);
+  const cover = 1 / (1 + Math.exp(-(cloudNoise - 0.5) * 12));
   return 1 - 0.72 * cover;
 }
