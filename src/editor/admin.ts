@@ -4,7 +4,7 @@
  * with a cache per list, server and configuration, and the one line of text of a failure.
  */
 
-const T = 'ems-partner-config';
+const CONFIG_TYPE = 'ems-partner-config';
 
 // The settings the editor sends and the credentials: the admin routes' own lists (resources/config-keys.js,
 // built from src/nodes/config/config-keys.ts), read when used (the scripts of a panel load in any order).
@@ -13,8 +13,8 @@ export function keys(): Window['EmsPartnerConfigKeys'] {
 }
 
 export function t(key: string, opts?: object): string {
-  const def = RED.nodes.getType(T);
-  return def && def._ ? def._(T + '.' + key, opts) : key;
+  const def = RED.nodes.getType(CONFIG_TYPE);
+  return def && def._ ? def._(CONFIG_TYPE + '.' + key, opts) : key;
 }
 export function isSecret(v: unknown): v is string {
   return typeof v === 'string' && v !== '' && v !== '__PWRD__';
@@ -26,24 +26,24 @@ export type ConfigSettings = Record<string, unknown>;
 // What the editor knows of a config node, deployed or not. Secrets only when typed in this session:
 // stored ones never reach the browser, the runtime then uses the deployed node's credentials.
 export function configOf(serverId: string): ConfigSettings | undefined {
-  const n = RED.nodes.node(serverId);
-  if (!n) {
+  const configNode = RED.nodes.node(serverId);
+  if (!configNode) {
     return undefined;
   }
-  const c: ConfigSettings = {};
+  const settings: ConfigSettings = {};
   keys().CONNECTION_KEYS.forEach(function (k) {
-    c[k] = n[k];
+    settings[k] = configNode[k];
   });
-  if (c.timeout !== undefined) {
-    c.timeout = Number(c.timeout);
+  if (settings.timeout !== undefined) {
+    settings.timeout = Number(settings.timeout);
   } // the editor saves form values as strings
-  const cr = n.credentials || {};
+  const credentials = configNode.credentials || {};
   keys().SECRET_KEYS.forEach(function (k) {
-    if (isSecret(cr[k])) {
-      c[k] = cr[k];
+    if (isSecret(credentials[k])) {
+      settings[k] = credentials[k];
     }
   });
-  return c;
+  return settings;
 }
 // The body is always JSON: the runtime refuses anything else. `config` only for unsaved settings.
 export function post(what: string, serverId: string, config?: ConfigSettings): JQueryXHR {
@@ -62,8 +62,8 @@ export function post(what: string, serverId: string, config?: ConfigSettings): J
 }
 // Deployed as the editor shows it: the runtime uses it by id alone (read permission), its secrets stay put.
 export function deployedAsIs(serverId: string): boolean {
-  const n = RED.nodes.node(serverId);
-  return !!n && !n.changed;
+  const configNode = RED.nodes.node(serverId);
+  return !!configNode && !configNode.changed;
 }
 // By id when deployed as is (with the settings, `config()`, if the runtime does not know the id); else with the settings.
 export function ask(
@@ -74,34 +74,34 @@ export function ask(
   if (!deployedAsIs(serverId)) {
     return post(what, serverId, config());
   }
-  const d = $.Deferred<unknown, JQueryAjaxFailure>(); // (not .then: it would pass on only the first argument of a failure)
+  const deferred = $.Deferred<unknown, JQueryAjaxFailure>(); // (not .then: it would pass on only the first argument of a failure)
   post(what, serverId)
-    .done(d.resolve)
+    .done(deferred.resolve)
     .fail(function (xhr, status, err) {
-      if (xhr && xhr.responseJSON && xhr.responseJSON.error === 'unknown config node') {
-        post(what, serverId, config()).done(d.resolve).fail(d.reject);
+      if (xhr !== undefined && xhr !== null && xhr.responseJSON && xhr.responseJSON.error === 'unknown config node') {
+        post(what, serverId, config()).done(deferred.resolve).fail(deferred.reject);
       } else {
-        d.reject(xhr, status, err);
+        deferred.reject(xhr, status, err);
       }
     });
-  return d.promise();
+  return deferred.promise();
 }
 // One line of text for a failed request: the runtime's message, or the HTTP status (never an HTML page).
 export function errorText(xhr: JQueryXHR | undefined, status?: string, err?: string): string {
-  const j = xhr && xhr.responseJSON;
-  let m: unknown = j && (j.message || j.error);
+  const answer = xhr && xhr.responseJSON;
+  let message: unknown = answer && (answer.message || answer.error);
   if (xhr && xhr.status === 0 && status !== 'timeout') {
-    m = t('picker.unreachable');
+    message = t('picker.unreachable');
   }
-  if (!m && xhr && xhr.status >= 400) {
-    m = 'HTTP ' + xhr.status + (xhr.statusText && xhr.statusText !== 'error' ? ' (' + xhr.statusText + ')' : '');
+  if (!message && xhr && xhr.status >= 400) {
+    message = 'HTTP ' + xhr.status + (xhr.statusText && xhr.statusText !== 'error' ? ' (' + xhr.statusText + ')' : '');
   }
   // (<site>: the paths' placeholder, text)
-  const s = String(m || err || status || 'error')
+  const text = String(message || err || status || 'error')
     .replace(/<(?!site>)[^>]*>/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
-  return s.length > 200 ? s.slice(0, 199) + '\u2026' : s;
+  return text.length > 200 ? text.slice(0, 199) + '\u2026' : text;
 }
 
 const TTL = 60000;
@@ -119,21 +119,21 @@ export function load(what: string, serverId: string, force?: boolean): JQueryPro
   if (hit && !force && (hit.pending || Date.now() - hit.at < TTL)) {
     return hit.promise;
   }
-  const d = $.Deferred<unknown[], [string]>();
-  const entry: CacheEntry = (cache[key] = { at: Date.now(), pending: true, promise: d.promise() });
+  const deferred = $.Deferred<unknown[], [string]>();
+  const entry: CacheEntry = (cache[key] = { at: Date.now(), pending: true, promise: deferred.promise() });
   ask(what, serverId, function () {
     return config;
   })
     .done(function (list) {
       entry.pending = false;
       entry.at = Date.now();
-      d.resolve(Array.isArray(list) ? list : []);
+      deferred.resolve(Array.isArray(list) ? list : []);
     })
     .fail(function (xhr, status, err) {
       if (cache[key] === entry) {
         delete cache[key];
       }
-      d.reject(errorText(xhr, status, err));
+      deferred.reject(errorText(xhr, status, err));
     });
   return entry.promise;
 }

@@ -29,7 +29,7 @@ export {
 export { attach, attachDevicePickers, ratingHints } from './pickers';
 export { labelStyle, paletteLabelOf, translator } from './labels';
 
-const T = 'ems-partner-config';
+const CONFIG_TYPE = 'ems-partner-config';
 
 /** A node's saved settings (or, where a form field exists, its form value); `this` of a validator. */
 export type EditorNode = Record<string, unknown>;
@@ -45,8 +45,8 @@ export function field(node: EditorNode, name: string, prefix?: string): unknown 
   return $el.attr('type') === 'checkbox' ? $el.prop('checked') : $el.val();
 }
 export function num(v: unknown): number {
-  const s = String(v === undefined || v === null ? '' : v).trim();
-  return s === '' ? NaN : Number(s);
+  const text = String(v === undefined || v === null ? '' : v).trim();
+  return text === '' ? NaN : Number(text);
 }
 // The runtime's table of limits (resources/limits.js, built from src/protocol/limits.ts).
 export function limits(): Window['EmsPartnerLimits'] {
@@ -55,39 +55,43 @@ export function limits(): Window['EmsPartnerLimits'] {
 // The words of a refusal: the runtime's (English), each replaced by the config node's catalogue
 // entry under "limits" when it has one (a translation); the catalogue need not have any.
 export function words(): Words {
-  const L = limits(),
-    w = $.extend(true, {}, L.WORDS) as Record<string, string | Record<string, string>>;
+  const table = limits(),
+    catalogue = $.extend(true, {}, table.WORDS) as Record<string, string | Record<string, string>>;
   function tr(path: string, v: string): string {
-    const k = 'limits.' + path,
-      r = t(k);
-    return typeof r === 'string' && r !== k && r.indexOf(T + '.' + k) < 0 ? r : v;
+    const entryKey = 'limits.' + path,
+      translated = t(entryKey);
+    return typeof translated === 'string' &&
+      translated !== entryKey &&
+      translated.indexOf(CONFIG_TYPE + '.' + entryKey) < 0
+      ? translated
+      : v;
   }
-  Object.keys(w).forEach(function (k) {
-    const e = w[k];
-    if (typeof e === 'string') {
-      w[k] = tr(k, e);
+  Object.keys(catalogue).forEach(function (k) {
+    const entry = catalogue[k];
+    if (typeof entry === 'string') {
+      catalogue[k] = tr(k, entry);
       return;
     }
-    Object.keys(e).forEach(function (j) {
-      e[j] = tr(k + '.' + j, e[j]);
+    Object.keys(entry).forEach(function (j) {
+      entry[j] = tr(k + '.' + j, entry[j]);
     });
   });
-  return w as unknown as Words;
+  return catalogue as unknown as Words;
 }
 // The refusal of a value outside the table's entry `key`, as the runtime words it (in the editor's language when translated).
 export function refusal(key: LimitKey): string {
-  const L = limits();
-  return L.refusal(L.LIMITS[key], { words: words() });
+  const table = limits();
+  return table.refusal(table.LIMITS[key], { words: words() });
 }
 // Wraps a validator of node type `type` so its message starts with the field's label, as Node-RED's own validators do.
 export function named(type: string, label: string, fn: Validator): Validator {
   return function (v, opt) {
-    const r = fn.call(this, v, opt);
-    if (typeof r !== 'string') {
-      return r;
+    const result = fn.call(this, v, opt);
+    if (typeof result !== 'string') {
+      return result;
     }
     const def = RED.nodes.getType(type);
-    return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + r;
+    return (def && def._ ? def._(type + '.label.' + label) : label) + ': ' + result;
   };
 }
 /**
@@ -116,20 +120,20 @@ export function limit(type: string, key: LimitKey | ((node: EditorNode) => Limit
     if (opts.rating && String(v).trim().toLowerCase() === limits().NO_LIMIT) {
       return true;
     }
-    const k = typeof key === 'function' ? key(this) : key,
-      L = limits();
-    return L.accepts(L.LIMITS[k], num(v)) || refusal(k);
+    const limitKey = typeof key === 'function' ? key(this) : key,
+      table = limits();
+    return table.accepts(table.LIMITS[limitKey], num(v)) || refusal(limitKey);
   });
 }
 // min, max and step of a number input, or of a jQuery spinner, from the table (an excluded minimum:
 // the spinner stops at `o.floor`; smaller values can still be typed).
 export function bounds($el: JQuery, key: LimitKey, o?: { floor?: number }): JQuery {
-  const l = limits().LIMITS[key] as import('../protocol/limits').Limit,
-    min = l.minExclusive ? o && o.floor : l.min;
+  const row = limits().LIMITS[key] as import('../protocol/limits').Limit,
+    min = row.minExclusive ? o && o.floor : row.min;
   if ($el.attr('type') === 'number') {
-    $el.attr({ min: min, max: l.max, step: l.whole ? 1 : 'any' });
+    $el.attr({ min: min, max: row.max, step: row.whole ? 1 : 'any' });
   } else {
-    $el.spinner({ min: min, max: l.max });
+    $el.spinner({ min: min, max: row.max });
   }
   return $el;
 }
@@ -152,15 +156,15 @@ export function validators(type: string): {
 // puts its label first, so the field's name goes when it is `field` (or any, without `field`); a part of it
 // (sites[2].soc) stays. What the runtime adds after sending nothing ("; nothing was sent") goes too.
 export function refusalText(e: unknown, field?: string): string {
-  const x = e as { message?: string; field?: string } | undefined;
-  let m = String((x && x.message) || e);
-  const f = x && x.field;
-  if (f !== undefined && m.indexOf(f + ' ') === 0 && (!field || f === field)) {
-    m = m.slice(f.length + 1);
+  const error = e as { message?: string; field?: string } | undefined;
+  let message = String((error && error.message) || e);
+  const errorField = error && error.field;
+  if (errorField !== undefined && message.indexOf(errorField + ' ') === 0 && (!field || errorField === field)) {
+    message = message.slice(errorField.length + 1);
   } else if (!field) {
-    m = m.replace(/^\S+ /, '');
+    message = message.replace(/^\S+ /, '');
   }
-  return m.replace(/; nothing was sent$/, '');
+  return message.replace(/; nothing was sent$/, '');
 }
 // true, or the runtime's refusal of `fn()` for the field `field` (see refusalText).
 export function runtimeCheck(field: string, fn: () => unknown): true | string {
@@ -173,21 +177,21 @@ export function runtimeCheck(field: string, fn: () => unknown): true | string {
 }
 // Validates a TypedInput value that must be set: true or a message.
 export function typed(v: unknown, type?: string, opt?: unknown): boolean | string {
-  const s = String(v === undefined || v === null ? '' : v).trim();
-  if (/^\$\{[^}]+\}$/.test(s)) {
+  const text = String(v === undefined || v === null ? '' : v).trim();
+  if (/^\$\{[^}]+\}$/.test(text)) {
     return true;
   }
-  if (s === '') {
+  if (text === '') {
     return t('errors.required');
   }
   if (type === 'num') {
-    return isFinite(num(s)) || t('errors.number');
+    return isFinite(num(text)) || t('errors.number');
   }
   if (type === 'str' || type === 'env' || !type) {
     return true;
   }
-  const r = RED.utils.validateTypedProperty ? RED.utils.validateTypedProperty(s, type, opt) : true; // added in Node-RED 3.1.x
-  return r === true || (typeof r === 'string' ? r : t('errors.invalid'));
+  const result = RED.utils.validateTypedProperty ? RED.utils.validateTypedProperty(text, type, opt) : true; // added in Node-RED 3.1.x
+  return result === true || (typeof result === 'string' ? result : t('errors.invalid'));
 }
 
 // Flows saved by an older version are upgraded with the runtime's own table (resources/migrations.js):
@@ -195,21 +199,21 @@ export function typed(v: unknown, type?: string, opt?: unknown): boolean | strin
 // open form then shows the upgraded values (upgradeForm, from each panel's oneditprepare).
 // Every type with migration steps (one table: migrations.ts).
 RED.events.on('nodes:add', function (n) {
-  const M = window.EmsPartnerMigrations;
-  if (M && Object.prototype.hasOwnProperty.call(M.MIGRATIONS, n.type)) {
+  const migrations = window.EmsPartnerMigrations;
+  if (migrations && Object.prototype.hasOwnProperty.call(migrations.MIGRATIONS, n.type)) {
     try {
-      M.upgrade(n.__node__ || n);
+      migrations.upgrade(n.__node__ || n);
     } catch (e) {
       /* a locked flow */
     }
   }
 });
 export function upgradeForm(node: RedEditorNode, prefix: string): void {
-  const M = window.EmsPartnerMigrations;
-  if (!M) {
+  const migrations = window.EmsPartnerMigrations;
+  if (!migrations) {
     return;
   }
-  M.upgrade(node.__node__ || node, function (k, v) {
+  migrations.upgrade(node.__node__ || node, function (k, v) {
     const $el = $('#' + prefix + k);
     if ($el.is(':checkbox')) {
       $el.prop('checked', v === true || v === 'true');
@@ -227,19 +231,19 @@ export const REF_TYPES = ['str', 'msg', 'flow', 'global', 'env'];
  * the options existed); a node without one keeps the first option.
  */
 export function unitSelects(node: EditorNode): void {
-  const L = limits(),
-    lists: Record<string, readonly string[]> = { power: L.POWER_UNITS, curtailment: L.CURTAILMENT_UNITS };
+  const table = limits(),
+    lists: Record<string, readonly string[]> = { power: table.POWER_UNITS, curtailment: table.CURTAILMENT_UNITS };
   $('select[data-ems-units]').each(function () {
-    const $s = $(this),
-      list = lists[$s.attr('data-ems-units') as string] || [],
-      v = node[this.id.replace(/^node-input-/, '')];
-    $s.empty();
+    const $select = $(this),
+      list = lists[$select.attr('data-ems-units') as string] || [],
+      saved = node[this.id.replace(/^node-input-/, '')];
+    $select.empty();
     list.forEach(function (u) {
-      $s.append($('<option></option>').val(u).text(u));
+      $select.append($('<option></option>').val(u).text(u));
     });
     // A value the list lacks (a hand-written flow) stays unselected, so the panel marks it invalid.
-    if (v !== undefined && v !== null && v !== '') {
-      $s.val(v);
+    if (saved !== undefined && saved !== null && saved !== '') {
+      $select.val(saved);
     }
   });
 }

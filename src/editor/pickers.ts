@@ -67,210 +67,267 @@ function propLabel(p: Prop): string {
   return p.unit ? p.name + ' (' + p.unit + ')' : p.name;
 }
 
+interface PickerState {
+  items: ListItem[] | null;
+  error: string | null;
+  loading: boolean;
+  seq: number;
+  server?: string;
+}
+/** One attached picker: its options, the elements it reads and writes, and what it has loaded. */
+interface PickerContext {
+  o: PickerOptions;
+  refKey: 'siteReference' | 'deviceReference';
+  $server: JQuery;
+  $ref: JQuery;
+  $prop: JQuery;
+  $list: JQuery;
+  state: PickerState;
+}
+
+function serverIdOf(ctx: PickerContext): string {
+  const selected = ctx.$server.val();
+  return selected && selected !== '_ADD_' ? selected : '';
+}
+function isStr($el: JQuery): boolean {
+  return $el.length > 0 && $el.typedInput('type') === 'str';
+}
+// The properties the listed devices have (those of `ref` only, when set), each once.
+function propsFor(ctx: PickerContext, ref: string): Prop[] {
+  const seen: Record<string, boolean> = {},
+    out: Prop[] = [];
+  (ctx.state.items || []).forEach(function (d) {
+    if (ref && d[ctx.refKey] !== ref) {
+      return;
+    }
+    (d.properties || []).forEach(function (p) {
+      const name = typeof p === 'string' ? p : p && p.name;
+      if (name && !seen[name]) {
+        seen[name] = true;
+        out.push({ name: name, unit: (p as { unit?: string }) && (p as { unit?: string }).unit });
+      }
+    });
+  });
+  return out;
+}
+// The checkboxes of a property list: the listed properties, then the selected ones the list lacks.
+function renderPropList(ctx: PickerContext, available: Prop[], value: string, listed: boolean): void {
+  const selected = splitList(value),
+    names = available.map(function (p) {
+      return p.name;
+    });
+  ctx.$list.empty();
+  available
+    .concat(
+      selected
+        .filter(function (n) {
+          return names.indexOf(n) < 0;
+        })
+        .map(function (n) {
+          return { name: n, missing: true };
+        }),
+    )
+    .forEach(function (p) {
+      const $label = $('<label>').appendTo(ctx.$list);
+      $('<input type="checkbox">')
+        .val(p.name)
+        .prop('checked', selected.indexOf(p.name) >= 0)
+        .appendTo($label);
+      $('<span>')
+        .text(p.missing && listed ? p.name + ' ' + t('picker.notListed') : propLabel(p))
+        .appendTo($label);
+    });
+  if (!ctx.$list.children().length) {
+    $('<span class="form-tips">').text(t('picker.noProperties')).appendTo(ctx.$list);
+  }
+}
+function renderProps(ctx: PickerContext, ref: string, note: string): void {
+  const available = propsFor(ctx, ref),
+    listed = ctx.state.items !== null,
+    value = String(ctx.$prop.typedInput('value') || '');
+  if (ctx.o.multi) {
+    renderPropList(ctx, available, value, listed);
+    return;
+  }
+  fill(
+    $('#node-input-' + ctx.o.prop + '-picker'),
+    available.map(function (p) {
+      return { value: p.name, label: propLabel(p) };
+    }),
+    value.trim(),
+    note || t('picker.choose.property'),
+    listed,
+  );
+}
+// The status line (message) and what the pickers themselves show when there is nothing to choose (note).
+function statusOf(ctx: PickerContext): { message: string; note: string } {
+  const state = ctx.state,
+    list = ctx.o.list,
+    err = { error: state.error },
+    message = !serverIdOf(ctx)
+      ? t('picker.noServer')
+      : state.loading
+        ? t('picker.loading')
+        : state.error
+          ? t('picker.failed.' + list, err)
+          : state.items && !state.items.length
+            ? t('picker.empty.' + list)
+            : '';
+  return { message: message, note: state.error ? t('picker.failedShort.' + list, err) : message };
+}
+function renderRefPicker(ctx: PickerContext, current: string, note: string): void {
+  const options = ctx.o,
+    refKey = ctx.refKey;
+  fill(
+    $('#node-input-' + options.ref + '-picker'),
+    (ctx.state.items || [])
+      .filter(function (it) {
+        return !options.filter || options.filter(it);
+      })
+      .map(function (it) {
+        const label = it[refKey] + (it.name ? ' \u2014 ' + it.name : '') + (it.kind ? ' (' + it.kind + ')' : '');
+        return { value: it[refKey], label: label };
+      }),
+    current,
+    note || t('picker.choose.' + options.list),
+    ctx.state.items !== null,
+  );
+}
+function render(ctx: PickerContext): void {
+  const options = ctx.o,
+    state = ctx.state,
+    refStr = isStr(ctx.$ref),
+    current = refStr ? String(ctx.$ref.typedInput('value') || '').trim() : '',
+    status = statusOf(ctx);
+  $('#node-input-' + options.ref + '-picker-row').toggle(refStr);
+  if (refStr) {
+    renderRefPicker(ctx, current, status.note);
+  }
+  const propStr = !!options.prop && isStr(ctx.$prop);
+  if (options.prop) {
+    $('#node-input-' + options.prop + '-picker-row').toggle(propStr);
+    if (propStr) {
+      renderProps(ctx, refStr ? current : '', state.items && state.items.length ? '' : status.note);
+    }
+  }
+  $('#node-input-' + options.ref + '-status')
+    .text(status.message)
+    .toggle(!!status.message && (refStr || propStr))
+    .toggleClass('ems-partner-error', !!state.error);
+  if (options.onRender) {
+    options.onRender(state.items);
+  }
+}
+// Loads the list again; an answer to an older request (another server chosen since) is dropped.
+function refresh(ctx: PickerContext, force: boolean): void {
+  const state = ctx.state,
+    id = serverIdOf(ctx),
+    seq = ++state.seq;
+  state.server = id;
+  state.items = null;
+  state.error = null;
+  state.loading = !!id;
+  render(ctx);
+  if (!id) {
+    return;
+  }
+  load(ctx.o.list, id, force).then(
+    function (list) {
+      if (seq === state.seq) {
+        state.items = list as ListItem[];
+        state.loading = false;
+        render(ctx);
+      }
+    },
+    function (msg) {
+      if (seq === state.seq) {
+        state.error = msg;
+        state.loading = false;
+        render(ctx);
+      }
+    },
+  );
+}
+function watch($el: JQuery, onChange: () => void): void {
+  // TypedInput: changes and keys on the element, typing ('input') inside its container
+  $el.on('change keyup paste', onChange);
+  $el.next('.red-ui-typedInput-container').on('input', onChange);
+}
+function pick($input: JQuery, onChange: () => void): (this: HTMLElement) => void {
+  // choosing from a picker writes the TypedInput, typing stays possible
+  return function () {
+    const chosen = $(this).val();
+    if (chosen) {
+      $input.typedInput('value', chosen);
+    }
+    onChange();
+  };
+}
+// A property checkbox (un)ticked: the property field lists the ticked ones (only one where o.single() says so).
+function toggleProp(ctx: PickerContext, checkbox: HTMLInputElement): void {
+  const name = checkbox.value;
+  let selected = splitList(ctx.$prop.typedInput('value')).filter(function (n) {
+    return n !== name;
+  });
+  if (checkbox.checked) {
+    selected = ctx.o.single && ctx.o.single() ? [name] : selected.concat([name]);
+  }
+  ctx.$prop.typedInput('value', selected.join(','));
+  render(ctx);
+}
+function wireEvents(ctx: PickerContext): void {
+  const options = ctx.o,
+    rerender = function () {
+      render(ctx);
+    };
+  ctx.$server.on('change', function () {
+    if (serverIdOf(ctx) !== ctx.state.server) {
+      refresh(ctx, false);
+    }
+  });
+  watch(ctx.$ref, rerender);
+  watch(ctx.$prop, rerender);
+  $('#node-input-' + options.ref + '-picker').on('change', pick(ctx.$ref, rerender));
+  if (options.prop && !options.multi) {
+    $('#node-input-' + options.prop + '-picker').on('change', pick(ctx.$prop, rerender));
+  }
+  ctx.$list.on<HTMLInputElement>('change', 'input[type="checkbox"]', function () {
+    toggleProp(ctx, this);
+  });
+  $('#node-input-' + options.ref + '-refresh, #node-input-' + (options.prop || options.ref) + '-refresh').on(
+    'click',
+    function (event) {
+      event.preventDefault();
+      refresh(ctx, true);
+    },
+  );
+}
+
 // Wires the pickers of a flow node's edit panel, by element ids derived from property names:
 // #node-input-<ref>-picker(-row), #node-input-<ref>-refresh, #node-input-<ref>-status and, for the
 // property field, #node-input-<prop>-picker (select, o.multi false) or #node-input-<prop>-list (checkboxes).
 // o: { list: 'devices'|'sites', ref: 'device'|'site', prop?: 'properties'|'property', multi?, single?: fn, onRender?: fn,
 //      filter?: fn(item) -> false to leave an item out of the reference picker (e.g. another site's devices) }
 export function attach(o: PickerOptions): Picker {
-  const refKey = o.list === 'sites' ? 'siteReference' : 'deviceReference';
-  const $server = $('#node-input-server');
-  const $ref = $('#node-input-' + o.ref);
-  const $prop = o.prop ? $('#node-input-' + o.prop) : $();
-  const $list = o.prop ? $('#node-input-' + o.prop + '-list') : $();
-  const state: { items: ListItem[] | null; error: string | null; loading: boolean; seq: number; server?: string } = {
-    items: null,
-    error: null,
-    loading: false,
-    seq: 0,
+  const ctx: PickerContext = {
+    o: o,
+    refKey: o.list === 'sites' ? 'siteReference' : 'deviceReference',
+    $server: $('#node-input-server'),
+    $ref: $('#node-input-' + o.ref),
+    $prop: o.prop ? $('#node-input-' + o.prop) : $(),
+    $list: o.prop ? $('#node-input-' + o.prop + '-list') : $(),
+    state: { items: null, error: null, loading: false, seq: 0 },
   };
-
-  function serverId(): string {
-    const s = $server.val();
-    return s && s !== '_ADD_' ? s : '';
-  }
-  function isStr($el: JQuery): boolean {
-    return $el.length > 0 && $el.typedInput('type') === 'str';
-  }
-  function propsFor(ref: string): Prop[] {
-    const seen: Record<string, boolean> = {},
-      out: Prop[] = [];
-    (state.items || []).forEach(function (d) {
-      if (ref && d[refKey] !== ref) {
-        return;
-      }
-      (d.properties || []).forEach(function (p) {
-        const name = typeof p === 'string' ? p : p && p.name;
-        if (name && !seen[name]) {
-          seen[name] = true;
-          out.push({ name: name, unit: (p as { unit?: string }) && (p as { unit?: string }).unit });
-        }
-      });
-    });
-    return out;
-  }
-  function renderProps(ref: string, note: string): void {
-    const avail = propsFor(ref),
-      listed = state.items !== null,
-      value = String($prop.typedInput('value') || '');
-    if (!o.multi) {
-      fill(
-        $('#node-input-' + o.prop + '-picker'),
-        avail.map(function (p) {
-          return { value: p.name, label: propLabel(p) };
-        }),
-        value.trim(),
-        note || t('picker.choose.property'),
-        listed,
-      );
-      return;
-    }
-    const sel = splitList(value),
-      names = avail.map(function (p) {
-        return p.name;
-      });
-    $list.empty();
-    avail
-      .concat(
-        sel
-          .filter(function (n) {
-            return names.indexOf(n) < 0;
-          })
-          .map(function (n) {
-            return { name: n, missing: true };
-          }),
-      )
-      .forEach(function (p) {
-        const $l = $('<label>').appendTo($list);
-        $('<input type="checkbox">')
-          .val(p.name)
-          .prop('checked', sel.indexOf(p.name) >= 0)
-          .appendTo($l);
-        $('<span>')
-          .text(p.missing && listed ? p.name + ' ' + t('picker.notListed') : propLabel(p))
-          .appendTo($l);
-      });
-    if (!$list.children().length) {
-      $('<span class="form-tips">').text(t('picker.noProperties')).appendTo($list);
-    }
-  }
-  function render(): void {
-    const refStr = isStr($ref),
-      cur = refStr ? String($ref.typedInput('value') || '').trim() : '';
-    const err = { error: state.error },
-      msg = !serverId()
-        ? t('picker.noServer')
-        : state.loading
-          ? t('picker.loading')
-          : state.error
-            ? t('picker.failed.' + o.list, err)
-            : state.items && !state.items.length
-              ? t('picker.empty.' + o.list)
-              : '';
-    const note = state.error ? t('picker.failedShort.' + o.list, err) : msg; // shown in the pickers themselves
-    $('#node-input-' + o.ref + '-picker-row').toggle(refStr);
-    if (refStr) {
-      fill(
-        $('#node-input-' + o.ref + '-picker'),
-        (state.items || [])
-          .filter(function (it) {
-            return !o.filter || o.filter(it);
-          })
-          .map(function (it) {
-            const label = it[refKey] + (it.name ? ' \u2014 ' + it.name : '') + (it.kind ? ' (' + it.kind + ')' : '');
-            return { value: it[refKey], label: label };
-          }),
-        cur,
-        note || t('picker.choose.' + o.list),
-        state.items !== null,
-      );
-    }
-    const propStr = !!o.prop && isStr($prop);
-    if (o.prop) {
-      $('#node-input-' + o.prop + '-picker-row').toggle(propStr);
-      if (propStr) {
-        renderProps(refStr ? cur : '', state.items && state.items.length ? '' : note);
-      }
-    }
-    $('#node-input-' + o.ref + '-status')
-      .text(msg)
-      .toggle(!!msg && (refStr || propStr))
-      .toggleClass('ems-partner-error', !!state.error);
-    if (o.onRender) {
-      o.onRender(state.items);
-    }
-  }
-  function refresh(force: boolean): void {
-    const id = serverId(),
-      seq = ++state.seq;
-    state.server = id;
-    state.items = null;
-    state.error = null;
-    state.loading = !!id;
-    render();
-    if (!id) {
-      return;
-    }
-    load(o.list, id, force).then(
-      function (list) {
-        if (seq === state.seq) {
-          state.items = list as ListItem[];
-          state.loading = false;
-          render();
-        }
-      },
-      function (msg) {
-        if (seq === state.seq) {
-          state.error = msg;
-          state.loading = false;
-          render();
-        }
-      },
-    );
-  }
-  function watch($el: JQuery): void {
-    // TypedInput: changes and keys on the element, typing ('input') inside its container
-    $el.on('change keyup paste', render);
-    $el.next('.red-ui-typedInput-container').on('input', render);
-  }
-  $server.on('change', function () {
-    if (serverId() !== state.server) {
-      refresh(false);
-    }
-  });
-  watch($ref);
-  watch($prop);
-  function pick($input: JQuery): (this: HTMLElement) => void {
-    // choosing from a picker writes the TypedInput, typing stays possible
-    return function () {
-      const v = $(this).val();
-      if (v) {
-        $input.typedInput('value', v);
-      }
-      render();
-    };
-  }
-  $('#node-input-' + o.ref + '-picker').on('change', pick($ref));
-  if (o.prop && !o.multi) {
-    $('#node-input-' + o.prop + '-picker').on('change', pick($prop));
-  }
-  $list.on<HTMLInputElement>('change', 'input[type="checkbox"]', function () {
-    const name = this.value;
-    let sel = splitList($prop.typedInput('value')).filter(function (n) {
-      return n !== name;
-    });
-    if (this.checked) {
-      sel = o.single && o.single() ? [name] : sel.concat([name]);
-    }
-    $prop.typedInput('value', sel.join(','));
-    render();
-  });
-  $('#node-input-' + o.ref + '-refresh, #node-input-' + (o.prop || o.ref) + '-refresh').on('click', function (e) {
-    e.preventDefault();
-    refresh(true);
-  });
-  refresh(false);
-  return { render: render, refresh: refresh };
+  wireEvents(ctx);
+  refresh(ctx, false);
+  return {
+    render: function () {
+      render(ctx);
+    },
+    refresh: function (force) {
+      refresh(ctx, force);
+    },
+  };
 }
 
 // A steering panel's power limits (site steer, schedule) show what an empty limit means for the site chosen:
@@ -278,23 +335,23 @@ export function attach(o: PickerOptions): Picker {
 // the node will refuse to steer until a limit is set. The onRender of the site picker: attach({..., onRender: ratingHints(T)}).
 export function ratingHints(type: string): (items: ListItem[] | null) => void {
   function tr(key: string, opts?: object): string {
-    const d = RED.nodes.getType(type);
-    return d && d._ ? d._(type + '.placeholder.' + key, opts) : key;
+    const def = RED.nodes.getType(type);
+    return def && def._ ? def._(type + '.placeholder.' + key, opts) : key;
   }
   const num = (v: unknown): v is number => typeof v === 'number' && isFinite(v) && v > 0;
   return function (items) {
-    const $s = $('#node-input-site'),
-      site = $s.typedInput('type') === 'str' ? String($s.typedInput('value') || '').trim() : '';
+    const $site = $('#node-input-site'),
+      site = $site.typedInput('type') === 'str' ? String($site.typedInput('value') || '').trim() : '';
     const item =
       site && items
         ? items.filter(function (it) {
             return it.siteReference === site;
           })[0]
         : undefined;
-    const g = item && (item.gridLimits as { upper?: unknown; lower?: unknown } | undefined);
+    const limits = item && (item.gridLimits as { upper?: unknown; lower?: unknown } | undefined);
     const grid =
-      g && typeof g.upper === 'number' && typeof g.lower === 'number'
-        ? g.lower + ' \u2026 ' + g.upper + ' W'
+      limits && typeof limits.upper === 'number' && typeof limits.lower === 'number'
+        ? limits.lower + ' \u2026 ' + limits.upper + ' W'
         : undefined;
     const rated: Record<string, string | undefined> = {
       maxEssPower: item && num(item.batteryMaxPower) ? '\u00b1' + item.batteryMaxPower + ' W' : undefined,
@@ -303,10 +360,10 @@ export function ratingHints(type: string): (items: ListItem[] | null) => void {
       maxGridLimit: grid,
     };
     Object.keys(rated).forEach(function (k) {
-      const v = rated[k];
+      const rating = rated[k];
       $('#node-input-' + k).attr(
         'placeholder',
-        !site || !items ? tr('siteRating') : v ? tr('ratingOf', { value: v }) : tr('noRating'),
+        !site || !items ? tr('siteRating') : rating ? tr('ratingOf', { value: rating }) : tr('noRating'),
       );
     });
   };
@@ -316,8 +373,8 @@ export function ratingHints(type: string): (items: ListItem[] | null) => void {
 // the devices of its kind on the site typed in #node-input-site (all of them where the list says neither).
 export function attachDevicePickers(): Picker[] {
   function siteRef(): string {
-    const $s = $('#node-input-site');
-    return $s.typedInput('type') === 'str' ? String($s.typedInput('value') || '').trim() : '';
+    const $site = $('#node-input-site');
+    return $site.typedInput('type') === 'str' ? String($site.typedInput('value') || '').trim() : '';
   }
   const pickers = ['battery', 'pv', 'meter'].map(function (role) {
     return attach({

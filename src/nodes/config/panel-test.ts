@@ -5,7 +5,7 @@
  */
 import type { ConfigSettings } from '../../editor/editor';
 
-const T = 'ems-partner-config';
+const NODE_TYPE = 'ems-partner-config';
 const PREFIX = 'node-config-input';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
@@ -34,7 +34,7 @@ function formConfig(node: RedEditorNode): ConfigSettings {
 }
 // No secret typed, every setting as saved (a missing one counts as its default).
 function formAsSaved(node: RedEditorNode): boolean {
-  const defaults = (RED.nodes.getType(T) as { defaults: Record<string, { value: unknown }> }).defaults;
+  const defaults = (RED.nodes.getType(NODE_TYPE) as { defaults: Record<string, { value: unknown }> }).defaults;
   const text = (value: unknown) => String(value === undefined || value === null ? '' : value);
   const noSecret = E()
     .keys()
@@ -56,12 +56,12 @@ interface TestAnswer {
   devices?: number;
 }
 function resultText(answer: TestAnswer | undefined): string {
-  const t = E().t;
+  const i18n = E().t;
   const ok = !!(answer && answer.ok);
   // Success in the editor's language; a failure as the runtime words it (it names the cause).
-  let text = ok ? t('test.ok') : t('test.failed', { error: (answer && answer.message) || '' });
+  let text = ok ? i18n('test.ok') : i18n('test.failed', { error: (answer && answer.message) || '' });
   if (ok && typeof answer!.devices === 'number') {
-    text += ' (' + t('test.devices', { n: answer!.devices }) + ')';
+    text += ' (' + i18n('test.devices', { n: answer!.devices }) + ')';
   }
   return text;
 }

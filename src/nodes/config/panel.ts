@@ -9,13 +9,13 @@ import type { EditorNode, Validator } from '../../editor/editor';
 import type { PathKey } from '../../protocol/paths';
 import { attachTest } from './panel-test';
 
-const T = 'ems-partner-config';
+const NODE_TYPE = 'ems-partner-config';
 const PREFIX = 'node-config-input';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().t;
-const V = E().validators(T);
+const i18n = E().t;
+const fieldRules = E().validators(NODE_TYPE);
 export const LIMITS = E().limits().LIMITS;
 const NUMBERS = [
   'timeout',
@@ -74,37 +74,37 @@ export function cleartextRisk(url: unknown): boolean {
   return !(host === 'localhost' || /\.localhost$/.test(host) || /^127\./.test(host) || host === '::1');
 }
 function pathCheck(key: PathKey): Validator {
-  return V.named(paths().PATH_SETTINGS[key].property, function (value) {
+  return fieldRules.named(paths().PATH_SETTINGS[key].property, function (value) {
     return pathRefusal(key, value);
   });
 }
 function withAuth(authType: string, label: string, check: (value: unknown) => boolean | string): Validator {
-  return V.named(label, function (value) {
+  return fieldRules.named(label, function (value) {
     return !remote(this) || cfield(this, 'authType') !== authType || check(value);
   });
 }
 
 export const validate: Record<string, Validator> = {
-  baseUrl: V.named('baseUrl', function (value) {
-    return !remote(this) || /^https?:\/\/[^\s/?#]+/i.test(String(value || '').trim()) || t('errors.baseUrl');
+  baseUrl: fieldRules.named('baseUrl', function (value) {
+    return !remote(this) || /^https?:\/\/[^\s/?#]+/i.test(String(value || '').trim()) || i18n('errors.baseUrl');
   }),
   apiKeyHeader: withAuth('header', 'apiKeyHeader', function (value) {
-    return String(value || '') === '' ? t('errors.apiKeyHeader') : headerNameRefusal(value);
+    return String(value || '') === '' ? i18n('errors.apiKeyHeader') : headerNameRefusal(value);
   }),
   tokenUrl: withAuth('oauth2', 'tokenUrl', function (value) {
-    return /^https?:\/\/\S+$/i.test(String(value || '').trim()) || t('errors.tokenUrl');
+    return /^https?:\/\/\S+$/i.test(String(value || '').trim()) || i18n('errors.tokenUrl');
   }),
   clientId: withAuth('oauth2', 'clientId', function (value) {
-    return String(value || '').trim() !== '' || t('errors.clientId');
+    return String(value || '').trim() !== '' || i18n('errors.clientId');
   }),
   // The group's Redis (runtime/group/connection.ts checkRedisUrl): '' = no group; no user or password in the URL.
-  redisUrl: V.named('redisUrl', function (value) {
+  redisUrl: fieldRules.named('redisUrl', function (value) {
     const url = String(value || '').trim();
-    return url === '' || /^rediss?:\/\/[^\s@/?#]+(\/\d{1,2})?\/?$/i.test(url) || t('errors.redisUrl');
+    return url === '' || /^rediss?:\/\/[^\s@/?#]+(\/\d{1,2})?\/?$/i.test(url) || i18n('errors.redisUrl');
   }),
 };
 NUMBERS.forEach(function (key) {
-  validate[key] = V.limit(key);
+  validate[key] = fieldRules.limit(key);
 });
 paths().PATH_KEYS.forEach(function (key) {
   validate[paths().PATH_SETTINGS[key].property] = pathCheck(key);
@@ -115,12 +115,12 @@ export function label(this: RedEditorNode): string {
     return this.name as string;
   }
   if (this.simulator) {
-    return t('label.builtIn');
+    return i18n('label.builtIn');
   }
   try {
     return new URL(this.baseUrl as string).host || (this.baseUrl as string);
   } catch {
-    return (this.baseUrl as string) || T;
+    return (this.baseUrl as string) || NODE_TYPE;
   }
 }
 
@@ -170,7 +170,8 @@ function showSimulator(): void {
   $.ajax({ url: 'ems-partner/simulator', type: 'GET', dataType: 'json', timeout: 10000 }).then(
     function (answer) {
       const sim = answer as { running?: boolean; url?: string } | undefined;
-      const text = sim && sim.running && sim.url ? t('simulator.url', { url: sim.url }) : t('simulator.notRunning');
+      const text =
+        sim && sim.running && sim.url ? i18n('simulator.url', { url: sim.url }) : i18n('simulator.notRunning');
       $('#node-config-simulator-url').text(text);
     },
     function () {
@@ -192,7 +193,7 @@ function budgetText(stats: BudgetStats | undefined): string {
   if (!stats || !stats.lastMinute) {
     return '';
   }
-  return t('budget.counts', {
+  return i18n('budget.counts', {
     minute: stats.lastMinute.sent,
     hour: stats.lastHour.sent,
     day: stats.lastDay.sent,
@@ -219,7 +220,7 @@ function showBudget(node: RedEditorNode, afterTest: boolean): void {
       }
     },
     function () {
-      $('#node-config-budget-counts').text(t('budget.notDeployed'));
+      $('#node-config-budget-counts').text(i18n('budget.notDeployed'));
       if (afterTest) {
         $('#node-config-test-budget').text('').toggle(false); // no empty box before a deploy
       }
@@ -239,9 +240,8 @@ export function oneditprepare(this: RedEditorNode): void {
   showEndpoints(this);
   showSimulator();
   showBudget(this, false);
-  const node = this;
-  attachTest(this, function () {
+  attachTest(this, () => {
     showSimulator();
-    showBudget(node, true);
+    showBudget(this, true);
   });
 }

@@ -5,12 +5,12 @@
  */
 import type { EditorNode, Validator } from '../../editor/editor';
 
-const T = 'ems-device-read';
+const NODE_TYPE = 'ems-device-read';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
-const V = E().validators(T);
+const i18n = E().translator(NODE_TYPE);
+const fieldRules = E().validators(NODE_TYPE);
 export const LIMITS = E().limits().LIMITS;
 
 function mode(node: EditorNode): unknown {
@@ -37,25 +37,25 @@ function fleet(value: unknown): true | string {
   const max = E().limits().SERVICE.maxFleetDevices;
   const refs = parsed(value);
   if (typeof refs === 'string') {
-    return refs.trim() !== '' || t('errors.deviceJson');
+    return refs.trim() !== '' || i18n('errors.deviceJson');
   }
   if (!Array.isArray(refs) || refs.length === 0) {
-    return t('errors.deviceJson');
+    return i18n('errors.deviceJson');
   }
   if (refs.length > max) {
-    return t('errors.fleetSize', { max: max });
+    return i18n('errors.fleetSize', { max: max });
   }
-  return refs.every(filled) || t('errors.deviceJson');
+  return refs.every(filled) || i18n('errors.deviceJson');
 }
 // JSON properties: one name in quotes or a list of them; mode single reads one.
 function jsonProperties(node: EditorNode, value: unknown): true | string {
   const props = parsed(value);
   const ok = filled(props) || (Array.isArray(props) && props.length > 0 && props.every(filled));
   if (!ok) {
-    return t('errors.propertiesJson');
+    return i18n('errors.propertiesJson');
   }
   return (
-    mode(node) !== 'single' || typeof props === 'string' || (props as unknown[]).length === 1 || t('errors.single')
+    mode(node) !== 'single' || typeof props === 'string' || (props as unknown[]).length === 1 || i18n('errors.single')
   );
 }
 // maxSplit counts only for a split read (mode map or list).
@@ -66,14 +66,14 @@ function splits(node: EditorNode): boolean {
 }
 
 export const validate: Record<string, Validator> = {
-  device: V.named('device', function (value, opt) {
+  device: fieldRules.named('device', function (value, opt) {
     if (mode(this) === 'devices') {
       return true;
     }
     const type = typeOf(this, 'device');
     return type === 'json' ? fleet(value) : E().typed(value, type, opt);
   }),
-  properties: V.named('properties', function (value, opt) {
+  properties: fieldRules.named('properties', function (value, opt) {
     if (mode(this) === 'devices' || value === undefined) {
       return true;
     }
@@ -85,30 +85,30 @@ export const validate: Record<string, Validator> = {
     if (typed !== true) {
       return typed;
     }
-    return type !== 'str' || mode(this) !== 'single' || !several(value) || t('errors.single');
+    return type !== 'str' || mode(this) !== 'single' || !several(value) || i18n('errors.single');
   }),
-  maxSplit: V.limit('maxSplit', { applies: splits, empty: true }),
-  interval: V.limit('interval'),
+  maxSplit: fieldRules.limit('maxSplit', { applies: splits, empty: true }),
+  interval: fieldRules.limit('interval'),
 };
-export const paletteLabel = E().paletteLabelOf(T, 'device read');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'device read');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
   if (this.name) {
     return this.name as string;
   }
   if (this.mode === 'devices') {
-    return t('label.devicesLabel');
+    return i18n('label.devicesLabel');
   }
   if ((this.deviceType || 'str') === 'str' && this.device) {
     return this.device + ((this.propertiesType || 'str') === 'str' && this.properties ? ' ' + this.properties : '');
   }
-  return t('paletteLabel');
+  return i18n('paletteLabel');
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(this: RedEditorNode): string {
-  return t('mode.' + (this.mode || 'map'));
+  return i18n('mode.' + (this.mode || 'map'));
 }
 export function oneditprepare(this: RedEditorNode): void {
   E().upgradeForm(this, 'node-input-'); // a node of an older version (migrations.js), and its open form

@@ -6,12 +6,12 @@
  */
 import type { Validator } from '../../editor/editor';
 
-const T = 'ems-plan';
+const NODE_TYPE = 'ems-plan';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
-const named = E().validators(T).named;
+const i18n = E().translator(NODE_TYPE);
+const named = E().validators(NODE_TYPE).named;
 
 /** The settings a check reads: each setting is checked with the ones it needs (src/nodes/plan/check.ts). */
 const KEYS = [
@@ -76,16 +76,16 @@ export const validate: Record<string, Validator> = {};
 KEYS.forEach(function (key) {
   validate[key] = check(key);
 });
-export const paletteLabel = E().paletteLabelOf(T, 'price plan');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'price plan');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
-  return (this.name as string) || t('paletteLabel');
+  return (this.name as string) || i18n('paletteLabel');
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(): string {
-  return t('label.outputLabel');
+  return i18n('label.outputLabel');
 }
 export function oneditprepare(this: RedEditorNode): void {
   // A unit after a currency (EUR/MWh, from a flow or an import) is kept as it is: shown as an option of its own.

@@ -5,12 +5,12 @@
  */
 import type { Validator } from '../../editor/editor';
 
-const T = 'ems-request';
+const NODE_TYPE = 'ems-request';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
-const named = E().validators(T).named;
+const i18n = E().translator(NODE_TYPE);
+const named = E().validators(NODE_TYPE).named;
 
 /** The path of a raw request: true, or the runtime's refusal. An empty path is allowed (msg.path then). */
 export function requestPathRefusal(value: unknown): true | string {
@@ -37,19 +37,19 @@ export const validate: Record<string, Validator> = {
   method: named('method', requestMethodRefusal),
   path: named('path', requestPathRefusal),
 };
-export const paletteLabel = E().paletteLabelOf(T, 'raw request');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'raw request');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
   if (this.name) {
     return this.name as string;
   }
-  return this.path ? (this.method || 'GET') + ' ' + this.path : t('paletteLabel');
+  return this.path ? (this.method || 'GET') + ' ' + this.path : i18n('paletteLabel');
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(): string {
-  return t('label.outputLabel');
+  return i18n('label.outputLabel');
 }
 export function oneditprepare(this: RedEditorNode): void {
   if (!this.method) {

@@ -5,19 +5,21 @@
  */
 import type { EditorNode, Validator } from '../../editor/editor';
 
-const T = 'ems-schedule';
+const NODE_TYPE = 'ems-schedule';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
-const V = E().validators(T);
+const i18n = E().translator(NODE_TYPE);
+const fieldRules = E().validators(NODE_TYPE);
 
 function typeOf(node: EditorNode, name: string): string {
   return (E().field(node, name + 'Type') as string) || 'str';
 }
 function unitOf(key: string, units: readonly string[]): Validator {
-  return V.named(key, function (value) {
-    return value === undefined || units.indexOf(value as string) >= 0 || t('errors.unit', { units: units.join(', ') });
+  return fieldRules.named(key, function (value) {
+    return (
+      value === undefined || units.indexOf(value as string) >= 0 || i18n('errors.unit', { units: units.join(', ') })
+    );
   });
 }
 function verifies(node: EditorNode): boolean {
@@ -26,7 +28,7 @@ function verifies(node: EditorNode): boolean {
 }
 // A device of the delivery check: empty is allowed (a report then says which one is missing).
 function device(role: 'battery' | 'pv' | 'meter'): Validator {
-  return V.named(role + 'Device', function (value, opt) {
+  return fieldRules.named(role + 'Device', function (value, opt) {
     if (value === undefined || !verifies(this) || String(value).trim() === '') {
       return true;
     }
@@ -34,32 +36,32 @@ function device(role: 'battery' | 'pv' | 'meter'): Validator {
   });
 }
 function range(key: string, min: number, max?: number): Validator {
-  return V.named(key, function (value) {
+  return fieldRules.named(key, function (value) {
     if (value === undefined || String(value).trim() === '' || !verifies(this)) {
       return true;
     }
-    const n = E().num(value);
+    const amount = E().num(value);
     return (
-      (isFinite(n) && n >= min && (max === undefined || n <= max)) ||
-      t('errors.range', { min: min, max: max === undefined ? '∞' : max })
+      (isFinite(amount) && amount >= min && (max === undefined || amount <= max)) ||
+      i18n('errors.range', { min: min, max: max === undefined ? '∞' : max })
     );
   });
 }
 
 export const validate: Record<string, Validator> = {
-  site: V.named('site', function (value, opt) {
+  site: fieldRules.named('site', function (value, opt) {
     return E().typed(value, typeOf(this, 'site'), opt);
   }),
   essUnit: unitOf('essUnit', ['W', 'kW', 'MW']),
   curtailmentUnit: unitOf('curtailmentUnit', ['W', 'kW', 'MW', '%']),
   gridUnit: unitOf('gridUnit', ['W', 'kW', 'MW']),
-  maxEssPower: V.limit('maxEssPower', { rating: true }),
-  maxCurtailment: V.limit('maxCurtailment', { rating: true }),
-  maxGridPower: V.limit('maxGridPower', { rating: true }),
-  maxGridLimit: V.limit('maxGridLimit', { rating: true }),
-  pvPeakPower: V.limit('pvPeakPower', { empty: true }),
-  store: V.named('store', function (value) {
-    return value === undefined || /^[A-Za-z0-9_]{0,64}$/.test(String(value).trim()) || t('errors.store');
+  maxEssPower: fieldRules.limit('maxEssPower', { rating: true }),
+  maxCurtailment: fieldRules.limit('maxCurtailment', { rating: true }),
+  maxGridPower: fieldRules.limit('maxGridPower', { rating: true }),
+  maxGridLimit: fieldRules.limit('maxGridLimit', { rating: true }),
+  pvPeakPower: fieldRules.limit('pvPeakPower', { empty: true }),
+  store: fieldRules.named('store', function (value) {
+    return value === undefined || /^[A-Za-z0-9_]{0,64}$/.test(String(value).trim()) || i18n('errors.store');
   }),
   batteryDevice: device('battery'),
   pvDevice: device('pv'),
@@ -67,16 +69,16 @@ export const validate: Record<string, Validator> = {
   tolerance: range('tolerance', 0, 100),
   toleranceMin: range('toleranceMin', 0),
 };
-export const paletteLabel = E().paletteLabelOf(T, 'schedule');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'schedule');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
-  return (this.name as string) || t('paletteLabel');
+  return (this.name as string) || i18n('paletteLabel');
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(index: number): string {
-  return t(index === 0 ? 'label.outputLabel' : 'label.reportLabel');
+  return i18n(index === 0 ? 'label.outputLabel' : 'label.reportLabel');
 }
 export function oneditprepare(this: RedEditorNode): void {
   E().unitSelects(this); // the W/kW/MW(/%) lists, from protocol/limits.ts
@@ -97,7 +99,7 @@ export function oneditprepare(this: RedEditorNode): void {
   $verify.on('change', update);
   update();
   // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
-  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
+  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(NODE_TYPE) });
   // The device pickers list the devices of their kind, of the site when one is typed (as in site steer).
   E().attachDevicePickers();
 }

@@ -5,7 +5,7 @@
  */
 import type { PanelRow } from '../../protocol/steer-modes';
 
-const T = 'ems-site-steer';
+const NODE_TYPE = 'ems-site-steer';
 const VALUE_TYPES = ['num', 'msg', 'flow', 'global', 'env', 'jsonata'];
 const ROLES = ['battery', 'pv', 'meter'] as const;
 export type Role = (typeof ROLES)[number];
@@ -91,7 +91,7 @@ export function oneditprepare(this: RedEditorNode): void {
   update();
   verifyRows();
   // The limits' placeholders say what an empty one is for the site chosen: its rating, or none listed.
-  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(T) });
+  E().attach({ list: 'sites', ref: 'site', onRender: E().ratingHints(NODE_TYPE) });
   // The device pickers list the devices of their kind, of the site when one is typed.
   E().attachDevicePickers();
 }

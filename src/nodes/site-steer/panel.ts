@@ -17,19 +17,19 @@ import { DEVICE_MODES, type Role } from './panel-form';
 
 export { oneditprepare } from './panel-form';
 
-const T = 'ems-site-steer';
+const NODE_TYPE = 'ems-site-steer';
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
+const i18n = E().translator(NODE_TYPE);
 // The runtime's steering rules (read when used: the panel's scripts load in any order).
 function R(): Window['EmsPartnerSteerRules'] {
   return window.EmsPartnerSteerRules;
 }
-// Validators (label-prefixed; numeric ones, V.limit, from the runtime's table of limits, resources/limits.js).
-const V = E().validators(T),
-  named = V.named,
-  L = E().limits().LIMITS;
+// Validators (label-prefixed; numeric ones, fieldRules.limit, from the runtime's table of limits, resources/limits.js).
+const fieldRules = E().validators(NODE_TYPE),
+  named = fieldRules.named,
+  limitTable = E().limits().LIMITS;
 function f(node: EditorNode, name: string): unknown {
   return E().field(node, name);
 }
@@ -46,25 +46,25 @@ function shows(node: EditorNode, row: PanelRow | 'pvPeakPower'): boolean {
   );
 }
 function limit(node: EditorNode, name: string): number {
-  const n = E().num(f(node, name));
-  return isFinite(n) && n > 0 ? n : 0;
+  const amount = E().num(f(node, name));
+  return isFinite(amount) && amount > 0 ? amount : 0;
 }
 // The unit lists (protocol/limits.ts): 'power' (W, kW, MW) or 'curtailment' (and %).
 function units(which: 'power' | 'curtailment'): readonly string[] {
-  const M = E().limits();
-  return which === 'curtailment' ? M.CURTAILMENT_UNITS : M.POWER_UNITS;
+  const table = E().limits();
+  return which === 'curtailment' ? table.CURTAILMENT_UNITS : table.POWER_UNITS;
 }
 // A unit the API accepts (a flow written by hand or by an older version may hold another one).
 function unitOf(key: string, which: 'power' | 'curtailment'): Validator {
   return named(key, function (v) {
-    const u = units(which);
-    return v === undefined || u.indexOf(v as string) >= 0 || t('errors.unit', { units: u.join(', ') });
+    const accepted = units(which);
+    return v === undefined || accepted.indexOf(v as string) >= 0 || i18n('errors.unit', { units: accepted.join(', ') });
   });
 }
 // A number of the node in its unit, as the runtime takes it: {value, unit} (no unit set: kW).
 function power(node: EditorNode, v: unknown, unitKey: string): PowerValue {
-  const u = s(node, unitKey);
-  return { value: E().num(v), unit: units('power').indexOf(u as string) >= 0 ? (u as PowerUnit) : 'kW' };
+  const unit = s(node, unitKey);
+  return { value: E().num(v), unit: units('power').indexOf(unit as string) >= 0 ? (unit as PowerUnit) : 'kW' };
 }
 // The node's power limits set as numbers, W (0 = the site's rating or none: known only to the runtime, which reads
 // the site list), as the runtime's checkPowerLimits takes them.
@@ -94,8 +94,8 @@ function lifts(node: EditorNode): boolean {
 }
 // A checkbox in the form, a saved boolean (or "true"/"false" in a hand-written flow) otherwise; unset = allowed.
 function allowsMaxImport(node: EditorNode): boolean {
-  const v = f(node, 'allowMaximizeGridImport');
-  return v !== false && v !== 'false';
+  const allowed = f(node, 'allowMaximizeGridImport');
+  return allowed !== false && allowed !== 'false';
 }
 // The grid-limits part of the node's settings as the runtime takes it (protocol/grid-limits.ts): its units (one the
 // list lacks counts as kW here; the unit's own validator refuses it), its maxGridLimit, W (0 = none).
@@ -110,14 +110,14 @@ const GRID_FIELDS = { upper: 'upperLimit', lower: 'lowerLimit' };
 // The upper limit as the lower one is checked against: a number set in the node that the runtime accepts on its own
 // (else undefined: empty, taken from msg, flow, ..., or refused, which the upper limit's validator says).
 function upperOf(node: EditorNode, settings: GridLimitSettings): unknown {
-  const v = f(node, 'upperLimitValue');
-  if ((f(node, 'upperLimitValueType') || 'num') !== 'num' || v === undefined || String(v).trim() === '') {
+  const upper = f(node, 'upperLimitValue');
+  if ((f(node, 'upperLimitValueType') || 'num') !== 'num' || upper === undefined || String(upper).trim() === '') {
     return undefined;
   }
   return E().runtimeCheck('upperLimit', function () {
-    R().parseGridLimits(settings, v, undefined, GRID_FIELDS);
+    R().parseGridLimits(settings, upper, undefined, GRID_FIELDS);
   }) === true
-    ? v
+    ? upper
     : undefined;
 }
 // The validator of a grid limit (upper or lower): a number (or a TypedInput that gives one); a number is checked by the
@@ -155,11 +155,11 @@ function fleet(node: EditorNode): boolean {
 
 // The delivery check: the ranges of its settings are rows of the runtime's table of limits (resources/limits.js).
 function verifies(node: EditorNode): boolean {
-  const v = f(node, 'verify');
-  return v === true || v === 'true';
+  const verify = f(node, 'verify');
+  return verify === true || verify === 'true';
 }
 function vrow(key: LimitKey) {
-  return L[key];
+  return limitTable[key];
 }
 // A setting of the check, checked only with verify on (the runtime uses it only then).
 function verifyLimit(key: LimitKey): Validator {
@@ -167,8 +167,8 @@ function verifyLimit(key: LimitKey): Validator {
     if (v === undefined || !verifies(this) || String(v).trim() === '') {
       return true;
     }
-    const M = E().limits();
-    return M.accepts(vrow(key), E().num(v)) || M.refusal(vrow(key), { words: E().words() });
+    const table = E().limits();
+    return table.accepts(vrow(key), E().num(v)) || table.refusal(vrow(key), { words: E().words() });
   });
 }
 // A device of the check (battery, pv, meter): empty is allowed (the report then says which one is missing).
@@ -189,7 +189,7 @@ function device(role: Role): Validator {
 // The definition (defaults, inputs, outputs, icon) is written out in ems-site-steer.html, where the Flows
 // library's scorecard reads it; it takes from here the validator of each property, by name,
 // the table of limits (defaults), and the functions of the panel.
-export const LIMITS = L;
+export const LIMITS = limitTable;
 export const validate: Record<string, Validator> = {
   site: named('site', function (v, opt) {
     if (fleet(this) && String(v === undefined ? '' : v).trim() === '') {
@@ -210,9 +210,9 @@ export const validate: Record<string, Validator> = {
       return true;
     }
     const type = s(this, 'essValueType') || 'msg',
-      r = E().typed(v, type, opt);
-    if (r !== true || type !== 'num') {
-      return r;
+      typedCheck = E().typed(v, type, opt);
+    if (typedCheck !== true || type !== 'num') {
+      return typedCheck;
     }
     return withinLimits(this, 'energyStorage', power(this, v, 'essUnit'));
   }),
@@ -228,13 +228,13 @@ export const validate: Record<string, Validator> = {
     if (String(v).trim() === '') {
       return true;
     } // not set: msg.payload or nothing
-    const n = E().num(v),
+    const amount = E().num(v),
       unit = f(this, 'curtailmentUnit') || 'kW';
-    if (!isFinite(n) || n < 0) {
-      return t('errors.curtailment');
+    if (!isFinite(amount) || amount < 0) {
+      return i18n('errors.curtailment');
     }
     if (unit === '%') {
-      return n <= 100 || t('errors.percent');
+      return amount <= 100 || i18n('errors.percent');
     }
     return withinLimits(this, 'curtailment', undefined, power(this, v, 'curtailmentUnit'));
   }),
@@ -244,7 +244,7 @@ export const validate: Record<string, Validator> = {
       !shows(this, 'maximizeGridImport') ||
       v !== 'true' ||
       allowsMaxImport(this) ||
-      t('errors.maximizeGridImportForbidden')
+      i18n('errors.maximizeGridImportForbidden')
     );
   }),
   gridTargetValue: named('gridTarget', function (v, opt) {
@@ -252,9 +252,9 @@ export const validate: Record<string, Validator> = {
       return true;
     }
     const type = s(this, 'gridTargetValueType') || 'msg',
-      r = E().typed(v, type, opt);
-    if (r !== true || type !== 'num') {
-      return r;
+      typedCheck = E().typed(v, type, opt);
+    if (typedCheck !== true || type !== 'num') {
+      return typedCheck;
     }
     return withinLimits(this, 'gridTarget', undefined, undefined, { setpoint: power(this, v, 'gridTargetUnit') });
   }),
@@ -263,9 +263,9 @@ export const validate: Record<string, Validator> = {
     if (!shows(this, 'deadband') || v === undefined || String(v).trim() === '') {
       return true;
     }
-    const n = E().num(v);
-    if (!isFinite(n) || n < 0) {
-      return t('errors.deadband');
+    const amount = E().num(v);
+    if (!isFinite(amount) || amount < 0) {
+      return i18n('errors.deadband');
     }
     return withinLimits(this, 'deadband', undefined, undefined, {
       setpoint: { value: 0, unit: 'W' },
@@ -277,34 +277,34 @@ export const validate: Record<string, Validator> = {
   upperLimitUnit: unitOf('upperLimit', 'power'),
   lowerLimitValue: gridLimit('lower'),
   lowerLimitUnit: unitOf('lowerLimit', 'power'),
-  duration: V.limit('duration', {
+  duration: fieldRules.limit('duration', {
     applies: function (node) {
       return f(node, 'validity') === 'duration';
     },
   }),
   // The power limits: empty = the site's rating (the default), "none" = off, else W as the table says.
-  maxEssPower: V.limit('maxEssPower', { rating: true }),
-  maxCurtailment: V.limit('maxCurtailment', { rating: true }),
-  maxGridPower: V.limit('maxGridPower', { rating: true }),
-  maxGridLimit: V.limit('maxGridLimit', { rating: true }),
+  maxEssPower: fieldRules.limit('maxEssPower', { rating: true }),
+  maxCurtailment: fieldRules.limit('maxCurtailment', { rating: true }),
+  maxGridPower: fieldRules.limit('maxGridPower', { rating: true }),
+  maxGridLimit: fieldRules.limit('maxGridLimit', { rating: true }),
   stopAction: named('stopAction', function (v) {
-    return v === undefined || v === '' || v === 'expire' || v === 'lift' || t('errors.stopAction');
+    return v === undefined || v === '' || v === 'expire' || v === 'lift' || i18n('errors.stopAction');
   }),
   pvPeakPower: named('pvPeakPower', function (v) {
-    const n = E().num(v);
+    const amount = E().num(v);
     if (!lifts(this)) {
       return (
         v === undefined ||
         String(v).trim() === '' ||
-        E().limits().accepts(L.pvPeakPower, n) ||
+        E().limits().accepts(limitTable.pvPeakPower, amount) ||
         E().refusal('pvPeakPower')
       );
     }
-    if (!isFinite(n) || n <= 0) {
-      return t('errors.pvPeakPower');
+    if (!isFinite(amount) || amount <= 0) {
+      return i18n('errors.pvPeakPower');
     } // the runtime refuses every stop without it
     // What stop sends: a curtailment of the PV peak power, within maxCurtailment (as the runtime's liftCommand checks it).
-    return withinLimits(this, 'pvPeakPower', undefined, { value: n, unit: 'W' });
+    return withinLimits(this, 'pvPeakPower', undefined, { value: amount, unit: 'W' });
   }),
   batteryDevice: device('battery'),
   pvDevice: device('pv'),
@@ -313,14 +313,14 @@ export const validate: Record<string, Validator> = {
   tolerance: verifyLimit('tolerance'),
   toleranceMin: verifyLimit('toleranceMin'),
 };
-export const paletteLabel = E().paletteLabelOf(T, 'site steer');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'site steer');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
-  return (this.name as string) || t('paletteLabel') + ' (' + (this.mode || 'ess') + ')';
+  return (this.name as string) || i18n('paletteLabel') + ' (' + (this.mode || 'ess') + ')';
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(i: number): string {
-  return i === 1 ? t('label.outputLabel2') : t('label.outputLabel');
+  return i === 1 ? i18n('label.outputLabel2') : i18n('label.outputLabel');
 }

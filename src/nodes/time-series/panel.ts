@@ -6,13 +6,13 @@
 import type { EditorNode, Validator } from '../../editor/editor';
 import type { LimitKey } from '../../protocol/limits';
 
-const T = 'ems-time-series';
+const NODE_TYPE = 'ems-time-series';
 const TIME_TYPES = ['str', 'num', 'msg', 'flow', 'global', 'env'];
 function E(): Window['EmsPartnerEditor'] {
   return window.EmsPartnerEditor;
 }
-const t = E().translator(T);
-const V = E().validators(T);
+const i18n = E().translator(NODE_TYPE);
+const fieldRules = E().validators(NODE_TYPE);
 export const LIMITS = E().limits().LIMITS;
 
 function range(node: EditorNode): unknown {
@@ -44,13 +44,13 @@ function timeValidator(which: 'start' | 'end'): Validator {
       return typed;
     }
     if ((type === 'str' || type === 'num') && !isFinite(literalTime(value, type))) {
-      return t('errors.time');
+      return i18n('errors.time');
     }
     if (which === 'end') {
       const start = literalTime(E().field(this, 'start'), typeOf(this, 'start'));
       const end = literalTime(value, type);
       if (isFinite(start) && isFinite(end) && end <= start) {
-        return t('errors.endBeforeStart');
+        return i18n('errors.endBeforeStart');
       }
     }
     return true;
@@ -58,34 +58,34 @@ function timeValidator(which: 'start' | 'end'): Validator {
 }
 
 export const validate: Record<string, Validator> = {
-  device: V.named('device', function (value, opt) {
+  device: fieldRules.named('device', function (value, opt) {
     return E().typed(value, typeOf(this, 'device'), opt);
   }),
-  property: V.named('property', function (value, opt) {
+  property: fieldRules.named('property', function (value, opt) {
     const type = typeOf(this, 'property');
     if (value === undefined) {
       return true;
     }
     const typed = E().typed(value, type, opt);
-    return typed !== true ? typed : type !== 'str' || String(value).indexOf(',') < 0 || t('errors.oneProperty');
+    return typed !== true ? typed : type !== 'str' || String(value).indexOf(',') < 0 || i18n('errors.oneProperty');
   }),
-  last: V.limit(lastKey, {
+  last: fieldRules.limit(lastKey, {
     label: 'last',
     applies: function (node) {
       return range(node) === 'last';
     },
   }),
-  start: V.named('start', timeValidator('start')),
-  end: V.named('end', timeValidator('end')),
-  resolution: V.limit('resolution'),
-  maxSplit: V.limit('maxSplit', {
+  start: fieldRules.named('start', timeValidator('start')),
+  end: fieldRules.named('end', timeValidator('end')),
+  resolution: fieldRules.limit('resolution'),
+  maxSplit: fieldRules.limit('maxSplit', {
     empty: true,
     applies: function (node) {
       return (E().field(node, 'output') || 'points') === 'split';
     },
   }),
 };
-export const paletteLabel = E().paletteLabelOf(T, 'time series');
+export const paletteLabel = E().paletteLabelOf(NODE_TYPE, 'time series');
 export const labelStyle = E().labelStyle;
 export function label(this: RedEditorNode): string {
   if (this.name) {
@@ -94,13 +94,13 @@ export function label(this: RedEditorNode): string {
   if ((this.deviceType || 'str') === 'str' && this.device) {
     return this.device + ((this.propertyType || 'str') === 'str' && this.property ? ' ' + this.property : '');
   }
-  return t('paletteLabel');
+  return i18n('paletteLabel');
 }
 export function inputLabels(): string {
-  return t('label.inputLabel');
+  return i18n('label.inputLabel');
 }
 export function outputLabels(this: RedEditorNode): string {
-  return t('output.' + (this.output || 'points'));
+  return i18n('output.' + (this.output || 'points'));
 }
 export function oneditprepare(this: RedEditorNode): void {
   E().upgradeForm(this, 'node-input-'); // a node of an older version (migrations.js), and its open form
