@@ -13,20 +13,20 @@
  * quarter hour, on a fresh SOC and on a delivery report that says no or partly, and sends only
  * what changed (`msg.replan` says what). One timer per node, cleared on close.
  */
-import {
-  type BatteryPlanInput,
-  handOn,
-  isSitePlan,
-  planBattery,
-  type PricePlan,
-  scheduleSlots,
-  type SitePlan,
-} from '../../plan';
-import { copyWith, fail, flowNode, fmt, type Node, type NodeMessage, type RED } from '../shared';
+import type { BatteryPlanInput, PricePlan, SitePlan } from '../../plan';
+import { copyWith, fail, flowNode, fmt, lazyFunctions, type Node, type NodeMessage, type RED } from '../shared';
 import { chartOf } from './chart';
 import { checkDefaults } from './check';
 import { gather, located, round, socGiven, type Msg, type PlanProps } from './message';
 import { Replanner, isDelivery, kindOf, notReplanning, readingOf, type Trigger } from './replan';
+
+// The planner (a dozen modules) loads on the node's first plan, not while Node-RED starts.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const planner = lazyFunctions(() => require('../../plan') as typeof import('../../plan'));
+const handOn = planner('handOn');
+const isSitePlan = planner('isSitePlan');
+const planBattery = planner('planBattery');
+const scheduleSlots = planner('scheduleSlots');
 
 /** The status key of each trigger's name. */
 const TRIGGER: Record<Trigger, string> = {
