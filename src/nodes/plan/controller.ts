@@ -5,19 +5,19 @@
  * partly, the quarter-hour timer) plans again and sends only what changed. Synchronous: each
  * message is answered (or refused) before the next one is taken.
  */
-import {
-  type BatteryPlanInput,
-  handOn,
-  isSitePlan,
-  planBattery,
-  type PricePlan,
-  scheduleSlots,
-  type SitePlan,
-} from '../../plan';
-import { copyWith, fail, type FlowNode, fmt, type NodeMessage } from '../shared';
+import type { BatteryPlanInput, PricePlan, SitePlan } from '../../plan';
+import { copyWith, fail, type FlowNode, fmt, lazyFunctions, type NodeMessage } from '../shared';
 import { chartOf } from './chart';
 import { checkDefaults } from './check';
 import { located } from './located';
+
+// The planner (a dozen modules) loads on the node's first plan, not while Node-RED starts.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const planner = lazyFunctions(() => require('../../plan') as typeof import('../../plan'));
+const handOn = planner('handOn');
+const isSitePlan = planner('isSitePlan');
+const planBattery = planner('planBattery');
+const scheduleSlots = planner('scheduleSlots');
 import type { PlanProps } from './fields';
 import { gather, round, socGiven, type Msg } from './message';
 import { Replanner, isDelivery, kindOf, notReplanning, readingOf, type Trigger } from './replan';

@@ -17,16 +17,18 @@
  * is sent. No Node-RED here: the node (controller.ts) sends; timers are passed (globals by default).
  */
 import { QUARTER_HOUR_MS, show, ValidationError } from '../../protocol';
-import {
-  changedSlots,
-  changeTolerance,
-  type DeliveryReport,
-  deliveryShiftKWh,
-  numberIn,
-  type ScheduleSlot,
-  socAt,
-} from '../../plan';
+import type { DeliveryReport, ScheduleSlot } from '../../plan';
+import { lazyFunctions } from '../shared';
 import { hasPrices, type Msg } from './message';
+
+// The planner loads on the first re-plan, not while Node-RED starts.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const planner = lazyFunctions(() => require('../../plan') as typeof import('../../plan'));
+const changedSlots = planner('changedSlots');
+const changeTolerance = planner('changeTolerance');
+const deliveryShiftKWh = planner('deliveryShiftKWh');
+const numberIn = planner('numberIn');
+const socAt = planner('socAt');
 
 type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec =>

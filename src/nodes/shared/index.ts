@@ -19,3 +19,4 @@ export * from './steer-percent';
 export * from './steer-verify';
 export * from './renewal';
 export * from './steer-ratings';
+export * from './lazy';
