@@ -37,6 +37,13 @@ export class Limiter {
     return this.waitingCount;
   }
 
+  /** Takes a slot when one is free now (then `release` it); false: none is. */
+  tryAcquire(): boolean {
+    if (this.active >= this.limit) return false;
+    this.active++;
+    return true;
+  }
+
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     if (this.active < this.limit) {

@@ -1,0 +1,18 @@
+/** What the client carries on each request through axios' config: its kind, and the state of its retries. */
+import type { InternalAxiosRequestConfig } from 'axios';
+import type { RequestKind } from './attempts';
+
+/** Extra per-request settings carried through axios' config. */
+export interface EmsRequestMeta {
+  kind: RequestKind;
+  /** For steering: no retry is scheduled that would start after this time. */
+  validUntil?: number;
+  /** The delay chosen for the next retry (set by the retry condition). */
+  nextDelay?: number;
+}
+
+export type MetaConfig = InternalAxiosRequestConfig & {
+  ems?: EmsRequestMeta;
+  emsAuthRetried?: boolean;
+  'axios-retry'?: { retryCount?: number };
+};
