@@ -348,14 +348,14 @@ export class EmsClient {
       );
     const signal = this.signalFor(o?.signal);
     // A promise chain, not an async function: one reaction per request.
-    return this.transport.axios
-      .request<T>({ method, url: path, signal, ems: { ...meta }, ...extra } as AxiosRequestConfig)
-      .then(
-        (res) => (shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data),
-        (err: unknown) => {
-          throw toApiError(err, method, path, this.errorContext);
-        },
-      );
+    const config: AxiosRequestConfig & { ems: EmsRequestMeta } = { method, url: path, signal, ems: { ...meta } };
+    if (extra) Object.assign(config, extra);
+    return this.transport.axios.request<T>(config).then(
+      (res) => (shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data),
+      (err: unknown) => {
+        throw toApiError(err, method, path, this.errorContext);
+      },
+    );
   }
 
   private signalFor(s: AbortSignal | undefined): AbortSignal {

@@ -4,7 +4,7 @@
  */
 import type { AxiosError, AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib } from './http-lib';
-import { onAbort } from './abort-hub';
+import { joinAbort, leaveAbort } from './abort-hub';
 
 /**
  * The abort signal of one attempt, in the form axios takes (its GenericAbortSignal: `aborted`,
@@ -14,6 +14,8 @@ import { onAbort } from './abort-hub';
  */
 class AttemptSignal {
   aborted = false;
+  /** Its place among the waiters of the caller's signal (abort-hub.ts). */
+  abortSlot = -1;
   timedOut = false;
   private listeners: Array<(event: { type: string }) => void> = [];
 
@@ -34,6 +36,11 @@ class AttemptSignal {
     this.listeners = [];
     // An abort event, as an AbortSignal's listeners get it (axios then fails the attempt as cancelled).
     for (const fn of fns) fn({ type: 'abort' });
+  }
+
+  /** The caller's signal aborted (abort-hub.ts calls this). */
+  notifyAbort(): void {
+    this.abort(false);
   }
 
   /** The attempt settled: nothing is kept (axios' listener holds its request). */
@@ -72,7 +79,7 @@ export function withDeadline(
   const timer = setTimeout(onDeadline, ms, attempt);
   // Through the hub (abort-hub.ts): the caller's signal (a node's, shared by all its reads) keeps
   // one listener instead of gaining and losing one per attempt.
-  const off = outer ? onAbort(outer, () => attempt.abort(false)) : undefined;
+  const hub = outer ? joinAbort(outer, attempt) : undefined;
   const hadSignal = Object.prototype.hasOwnProperty.call(config, 'signal');
   let pending: Promise<AxiosResponse>;
   try {
@@ -84,7 +91,7 @@ export function withDeadline(
   }
   const settled = () => {
     clearTimeout(timer);
-    off?.();
+    if (hub) leaveAbort(hub, attempt);
     attempt.dispose();
   };
   // A promise chain, not an async function: one reaction per attempt.

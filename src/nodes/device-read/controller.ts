@@ -66,6 +66,8 @@ export class DeviceReadController {
   private runtime: Runtime | undefined;
   private stopPolling: (() => void) | undefined;
   private backoff: PollBackoff | undefined;
+  /** The node closed (its signal aborted): nothing more is sent. */
+  private closed = false;
   private readonly send: SendFn = (m) => this.f.node.send(m);
 
   constructor(
@@ -106,6 +108,7 @@ export class DeviceReadController {
   }
 
   onClose(): void {
+    this.closed = true;
     this.stopPolling?.();
   }
 
@@ -250,23 +253,26 @@ export class DeviceReadController {
 
   /** One poll; resolves to the turns to wait before the next try (more while backing off). */
   private poll(): Promise<PollOutcome | undefined> {
-    const backoff = this.backoff!;
-    backoff.started();
-    return this.read({}, true)
-      .then(
-        (r) => this.polled(r),
-        (err) => (this.f.signal.aborted ? undefined : this.pollFailed(err)),
-      )
-      .catch((err) => {
-        if (!this.f.signal.aborted) fail(this.f, undefined, err, {});
-        return undefined;
-      });
+    this.backoff!.started();
+    return this.read({}, true).then(
+      (r) => this.guarded(() => this.polled(r)),
+      (err) => this.guarded(() => (this.f.signal.aborted ? undefined : this.pollFailed(err))),
+    );
+  }
+
+  /** A poll's handling, which must not reject (the scheduler's turn): a throw in it is reported. */
+  private guarded(work: () => PollOutcome | undefined): PollOutcome | undefined {
+    try {
+      return work();
+    } catch (err) {
+      if (!this.f.signal.aborted) fail(this.f, undefined, err, {});
+      return undefined;
+    }
   }
 
   private polled(r: ReadOutcome): PollOutcome | undefined {
     this.backoff!.success();
-    const f = this.f;
-    if (f.signal.aborted) return undefined;
+    if (this.closed) return undefined;
     sendAll(this.send, r.msgs);
     // Some devices of a fleet failed: the message went out; the error is logged as a failed poll's is.
     return r.partial ? this.pollFailed(r.partial) : undefined;
