@@ -50,6 +50,7 @@ import { checkNoControl } from './request-path';
 import { CANCEL, DEVICES, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape } from './responses';
 import { mapLimit } from './limiter';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
+import { RequestMeta } from './request-meta';
 import { type CallOptions, type ClientOptions, DEFAULT_MAX_BODY_BYTES, pathSettings } from './client-options';
 import { mergeSeries, spansOf, toTimeSeriesRequest, type TimeSeriesQuery } from './time-series';
 
@@ -348,7 +349,12 @@ export class EmsClient {
       );
     const signal = this.signalFor(o?.signal);
     // A promise chain, not an async function: one reaction per request.
-    const config: AxiosRequestConfig & { ems: EmsRequestMeta } = { method, url: path, signal, ems: { ...meta } };
+    const config: AxiosRequestConfig & { ems: EmsRequestMeta } = {
+      method,
+      url: path,
+      signal,
+      ems: new RequestMeta(meta.kind, meta.validUntil),
+    };
     if (extra) Object.assign(config, extra);
     return this.transport.axios.request<T>(config).then(
       (res) => (shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data),

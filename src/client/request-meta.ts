@@ -11,6 +11,20 @@ export interface EmsRequestMeta {
   nextDelay?: number;
 }
 
+/**
+ * A request's meta as its axios config carries it: an instance of a class, not a plain object,
+ * so axios' mergeConfig passes it on as it is instead of deep-copying it for every request
+ * (and for every retry, which then shares it: nextDelay is set and read within one failure).
+ */
+export class RequestMeta implements EmsRequestMeta {
+  nextDelay?: number;
+
+  constructor(
+    readonly kind: RequestKind,
+    readonly validUntil?: number,
+  ) {}
+}
+
 export type MetaConfig = InternalAxiosRequestConfig & {
   ems?: EmsRequestMeta;
   emsAuthRetried?: boolean;
