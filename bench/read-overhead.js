@@ -47,40 +47,15 @@ const {
 const { fleetDevices } = require('./lib/fleet-sites');
 const red = require('./lib/red');
 const { tunedAxios, tunedAxiosUndici } = require('./lib/tuned-axios');
+const { budgetAlone } = require('./lib/budget-alone');
+const { CONCURRENCY, loadReadFlow, PROPS } = require('./lib/read-flow');
 
 const ROUNDS = 3;
 const PER_ROUND = Number(process.env.BENCH_READS_PER_ROUND) || 5000;
 const INFLIGHT = 64;
-const CONCURRENCY = 6;
-const PROPS = 'soc,power,totalEnergyConsumed';
 const SITES = 334;
 const BUDGET_PAIRS = Number(process.env.BENCH_BUDGET_PAIRS) || 16;
 const BUDGET_READS = 1000;
-
-/** CPU ns per attempt of the request budget alone (before + after), without caps and with caps never reached. */
-function budgetAlone() {
-  const { Budget } = require(require('node:path').join(require('./lib/common').DIST, 'runtime', 'budget.js'));
-  const attempt = { kind: 'read', method: 'GET', url: '/devices/d/measurements/map?properties=soc', retry: false };
-  const time = (caps) => {
-    const b = new Budget();
-    b.configure(caps);
-    let best = Infinity;
-    for (let r = 0; r < 5; r++) {
-      const t0 = process.cpuUsage();
-      for (let i = 0; i < 100_000; i++) {
-        b.before({ ...attempt });
-        b.after(attempt, 'ok');
-      }
-      const d = process.cpuUsage(t0);
-      best = Math.min(best, ((d.user + d.system) * 1000) / 100_000);
-    }
-    return best;
-  };
-  return {
-    noCapsNs: time({ maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' }),
-    capsNs: time({ maxPerMinute: 1_000_000, maxPerDay: 100_000_000, budgetMode: 'refuse' }),
-  };
-}
 
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 240_000, 'read-overhead');
@@ -93,98 +68,7 @@ async function main() {
   const { EmsClient } = require(require('./lib/common').DIST);
   const client = new EmsClient({ baseUrl: sim.url, auth: { type: 'none' }, concurrency: CONCURRENCY });
   const propList = PROPS.split(',');
-  const minimalNode = (RED) =>
-    RED.nodes.registerType('bench-axios', function BenchAxios(config) {
-      RED.nodes.createNode(this, config);
-      this.on('input', (msg, send, done) => {
-        tunedU.get(`/devices/${msg.deviceReference}/measurements/map?properties=${PROPS}`).then((r) => {
-          msg.payload = r.data;
-          send(msg);
-          done();
-        }, done);
-      });
-    });
-  await red.start();
-  await red.load(
-    [
-      {
-        id: 'cfg',
-        type: 'ems-partner-config',
-        baseUrl: sim.url,
-        simulator: false,
-        authType: 'none',
-        concurrency: CONCURRENCY,
-      },
-      {
-        id: 'cfgCap',
-        type: 'ems-partner-config',
-        baseUrl: sim.url,
-        simulator: false,
-        authType: 'none',
-        concurrency: CONCURRENCY,
-        maxPerMinute: 1_000_000,
-        maxPerDay: 100_000_000,
-      },
-      {
-        id: 'ours',
-        type: 'ems-device-read',
-        server: 'cfg',
-        mode: 'map',
-        device: '',
-        deviceType: 'str',
-        properties: PROPS,
-        propertiesType: 'str',
-        wires: [['sink']],
-      },
-      {
-        id: 'oursCap',
-        type: 'ems-device-read',
-        server: 'cfgCap',
-        mode: 'map',
-        device: '',
-        deviceType: 'str',
-        properties: PROPS,
-        propertiesType: 'str',
-        wires: [['sink']],
-      },
-      {
-        id: 'chg',
-        type: 'change',
-        wires: [['req']],
-        rules: [
-          {
-            t: 'set',
-            p: 'url',
-            pt: 'msg',
-            to: `"${sim.url}/devices/" & deviceReference & "/measurements/map?properties=${PROPS}"`,
-            tot: 'jsonata',
-          },
-        ],
-      },
-      {
-        id: 'req',
-        type: 'http request',
-        method: 'GET',
-        ret: 'txt',
-        paytoqs: 'ignore',
-        url: '',
-        persist: true,
-        tls: '',
-        proxy: '',
-        authType: '',
-        senderr: false,
-        headers: [],
-        wires: [['js']],
-      },
-      { id: 'js', type: 'json', property: 'payload', action: '', pretty: false, wires: [['sink']] },
-      { id: 'minimal', type: 'bench-axios', wires: [['sink']] },
-      { id: 'catch', type: 'catch', scope: null, uncaught: false, wires: [['errs']] },
-      { id: 'sink', type: 'helper' },
-      { id: 'errs', type: 'helper' },
-    ],
-    ['change', 'httpRequest', 'json'],
-    [minimalNode],
-  );
+  await loadReadFlow(sim.url, tunedU);
 
   // Each fed message carries `seq`; its answer (or its error, via catch) settles it.
   const pending = new Map();

@@ -26,6 +26,7 @@ const BENCHES = [
   { id: 'coalescing', file: 'coalescing.js', budgetS: 270, node: ['--expose-gc'] },
   { id: 'time-series', file: 'time-series.js', budgetS: 90 },
   { id: 'fleet-polling', file: 'fleet-polling.js', budgetS: 12 * (WINDOW_S + WARMUP_S + 40) + 60 },
+  { id: 'fleet-profile', file: 'fleet-profile.js', budgetS: 330 },
   { id: 'footprint', file: 'footprint.js', budgetS: 240 },
   { id: 'simulator', file: 'simulator.js', budgetS: 150 },
   { id: 'schedule', file: 'schedule.js', budgetS: 60 },

@@ -14,9 +14,20 @@
  * after its last use.
  */
 
-interface Hub {
+/**
+ * A waiter on the hot path (an attempt): told through its `notifyAbort` method, and kept in an
+ * array at `abortSlot` (its place, kept by the hub), so joining and leaving cost no closure and no hashing.
+ */
+export interface SlotWaiter {
+  notifyAbort(): void;
+  abortSlot: number;
+}
+
+/** One signal's watch, shared by its waiters (opaque outside this file). */
+export interface Hub {
   signal: AbortSignal;
   waiters: Set<() => void>;
+  slots: SlotWaiter[];
   listener: () => void;
   /** In `idle` (no waiter since it was put there, as far as the last sweep saw). */
   idle: boolean;
@@ -37,25 +48,65 @@ let lastSweep = Date.now();
  * first). Returns the function that removes it; call it once the wait is over.
  */
 export function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  const h = hubOf(signal);
+  h.waiters.add(fn);
+  return () => {
+    h.waiters.delete(fn);
+    leftWaiter(h);
+  };
+}
+
+/**
+ * As onAbort, for a waiter on the hot path: the hub it joined is returned instead of a closure;
+ * `leaveAbort(hub, waiter)` ends the wait.
+ */
+export function joinAbort(signal: AbortSignal, waiter: SlotWaiter): Hub {
+  const h = hubOf(signal);
+  waiter.abortSlot = h.slots.length;
+  h.slots.push(waiter);
+  return h;
+}
+
+/** Ends a wait begun with joinAbort (once). */
+export function leaveAbort(h: Hub, waiter: SlotWaiter): void {
+  const slots = h.slots;
+  const i = waiter.abortSlot;
+  if (slots[i] !== waiter) return; // the signal aborted: the hub let its waiters go
+  const last = slots.pop()!;
+  if (last !== waiter) {
+    slots[i] = last;
+    last.abortSlot = i;
+  }
+  leftWaiter(h);
+}
+
+/** The hub of `signal` (made on first use), found in use. */
+function hubOf(signal: AbortSignal): Hub {
   const now = Date.now();
   if (now - lastSweep >= SWEEP_MS || now < lastSweep) sweep(now);
   let hub = hubs.get(signal);
   if (!hub) hub = watch(signal);
   hub.marked = false;
-  hub.waiters.add(fn);
-  const h = hub;
-  return () => {
-    const w = h.waiters;
-    w.delete(fn);
-    if (w.size === 0 && !h.idle) {
-      h.idle = true;
-      idle.add(h);
-    }
-  };
+  return hub;
+}
+
+/** A waiter left: a hub with none left is put among the idle ones. */
+function leftWaiter(h: Hub): void {
+  if (h.waiters.size === 0 && h.slots.length === 0 && !h.idle) {
+    h.idle = true;
+    idle.add(h);
+  }
 }
 
 function watch(signal: AbortSignal): Hub {
-  const hub: Hub = { signal, waiters: new Set(), listener: () => fire(hub), idle: false, marked: false };
+  const hub: Hub = {
+    signal,
+    waiters: new Set(),
+    slots: [],
+    listener: () => fire(hub),
+    idle: false,
+    marked: false,
+  };
   hubs.set(signal, hub);
   signal.addEventListener('abort', hub.listener, { once: true });
   return hub;
@@ -65,6 +116,8 @@ function fire(hub: Hub): void {
   hubs.delete(hub.signal);
   idle.delete(hub);
   // A waiter that throws must not keep the others from hearing of the abort.
+  const slots = hub.slots;
+  hub.slots = [];
   for (const w of [...hub.waiters]) {
     try {
       w();
@@ -73,13 +126,20 @@ function fire(hub: Hub): void {
     }
   }
   hub.waiters.clear();
+  for (const w of slots) {
+    try {
+      w.notifyAbort();
+    } catch {
+      /* the waiter's own failure; the rest still run */
+    }
+  }
 }
 
 /** Removes the listeners idle through a whole period; marks the ones idle now. */
 function sweep(now: number): void {
   lastSweep = now;
   for (const hub of idle) {
-    if (hub.waiters.size > 0) {
+    if (hub.waiters.size > 0 || hub.slots.length > 0) {
       hub.idle = false;
       idle.delete(hub);
     } else if (hub.marked) {

@@ -7,21 +7,9 @@
  * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
  */
 import {
-  PATH_KEYS,
-  PATH_SETTINGS,
   pathSegment,
   resolvePaths,
-  LIMITS,
-  SERVICE,
-  accepts,
-  refusal,
-  HOUR_MS,
   checkFuture,
-  parseIsoTime,
-  parseTime,
-  splitRange,
-  toIsoSeconds,
-  validateProperty,
   validateReadRequest,
   validateReference,
   validateTimeSeriesRequest,
@@ -48,95 +36,40 @@ import type {
   ReadShape,
   SiteSummary,
   SteeringResponse,
-  TimeInput,
   TimeSeriesRequest,
   TimeSeriesResponse,
 } from '../protocol';
-import { setMaxListeners } from 'node:events';
 import type { AxiosRequestConfig } from 'axios';
 import { ApiError, apiError, Redactor, ValidationError } from './errors';
 import { hostPortOf, toApiError, type ErrorContext } from './error-map';
 import { sendRaw, type RawOptions, type RawResponse } from './raw';
-import { checkAuth, secretsOf, type AuthConfig } from './auth';
+import { checkAuth, secretsOf } from './auth';
+import { readTarget } from './read-paths';
+import { Closer } from './closer';
 import { checkNoControl } from './request-path';
-import {
-  CANCEL,
-  DEVICES,
-  MEASUREMENT,
-  MEASUREMENT_LIST,
-  MEASUREMENT_MAP,
-  readResponse,
-  SITES,
-  STEERING,
-  TIME_SERIES,
-  type ResponseShape,
-} from './responses';
+import { CANCEL, DEVICES, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape } from './responses';
 import { mapLimit } from './limiter';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
-import type { AttemptHook } from './attempts';
-import type { HttpAdapterName } from './http-pool';
+import { RequestMeta } from './request-meta';
+import { type CallOptions, type ClientOptions, DEFAULT_MAX_BODY_BYTES, pathSettings } from './client-options';
+import { mergeSeries, spansOf, toTimeSeriesRequest, type TimeSeriesQuery } from './time-series';
 
-export interface ClientOptions {
-  baseUrl: string;
-  auth?: AuthConfig;
-  /** Wall-clock time per attempt, ms (default 10000): connecting, waiting and reading the whole body. */
-  timeoutMs?: number;
-  /** Retries after the first attempt (default 3). */
-  retries?: number;
-  /** Requests in flight at once (default 6). */
-  concurrency?: number;
-  rejectUnauthorized?: boolean;
-  /** Extra CA certificates, PEM. */
-  ca?: string;
-  /** First backoff step, ms (default 250); doubles per retry up to retryMaxMs (default 8000). */
-  retryBaseMs?: number;
-  retryMaxMs?: number;
-  /** Largest response body accepted, bytes (default 10 MB). */
-  maxBodyBytes?: number;
-  /** The paths the specification does not show (protocol/paths.ts); unset ones are the defaults. */
-  paths?: Partial<ApiPaths>;
-  /** Sees every attempt before and after it is sent (the runtime's request budget; attempts.ts). */
-  attempts?: AttemptHook;
-  /** The transport under axios: 'undici' (default) or axios' own 'http' adapter on Node's http. */
-  adapter?: HttpAdapterName;
-}
-
-/** Paths keyed as the config node's properties (pathDevices, ...), for resolvePaths. */
-function pathSettings(paths: Partial<ApiPaths> | undefined): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const key of PATH_KEYS) o[PATH_SETTINGS[key].property] = paths?.[key];
-  return o;
-}
-
-export interface CallOptions {
-  signal?: AbortSignal;
-}
-
-export interface TimeSeriesQuery {
-  property: string;
-  start: TimeInput;
-  end: TimeInput;
-  /** Hours between points (default 1). */
-  resolutionHours?: number;
-}
+export { DEFAULT_MAX_BODY_BYTES, type CallOptions, type ClientOptions };
+export { MAX_SPANS, mergeSeries, toTimeSeriesRequest, type TimeSeriesQuery } from './time-series';
 
 /** Called with each change of the connection state. */
 export type Listener = (s: ConnectionState) => void;
 
-/** At most this many 30-day requests for one time series (about 5 years). */
-export const MAX_SPANS = SERVICE.maxSpans;
-
-/** Default largest response body: 10 MB. */
-export const DEFAULT_MAX_BODY_BYTES = 10 * 1024 * 1024;
-
 export { hostPortOf };
 export type { RawOptions, RawResponse };
 
+/** Reads carry no per-request meta; request() copies it for each request. */
+const READ_META: EmsRequestMeta = { kind: 'read' };
+
 export class EmsClient {
   readonly transport: Transport;
-  private readonly closer = new AbortController();
-  /** The client's signal combined with each caller signal, made once per caller signal. */
-  private readonly combined = new WeakMap<AbortSignal, AbortSignal>();
+  /** Aborts every request of the client when it closes. */
+  private readonly closer = new Closer();
   private readonly listeners = new Set<Listener>();
   /** Masks every form of the client's secrets (and of the OAuth2 access tokens it fetched). */
   readonly redactor: Redactor;
@@ -155,8 +88,6 @@ export class EmsClient {
     if (typeof opts.baseUrl !== 'string' || !/^https?:\/\/[^\s/]+/i.test(opts.baseUrl) || !URL.canParse(opts.baseUrl)) {
       throw new ValidationError('baseUrl', 'must be an http:// or https:// URL, e.g. "https://api.example.com/v1"');
     }
-    // Every waiting request listens on this one signal: many listeners are expected, not a leak.
-    setMaxListeners(0, this.closer.signal);
     const auth = opts.auth ?? { type: 'none' };
     checkAuth(auth);
     this.redactor = new Redactor(secretsOf(auth));
@@ -228,20 +159,19 @@ export class EmsClient {
    * uses it; code should call the public methods above.
    */
   read<S extends ReadShape>(req: ReadRequest<S>, o?: CallOptions): Promise<ReadAnswers[S]> {
-    const r = READS[req.shape];
-    let path: string;
+    let target;
     try {
-      path = `/devices/${pathSegment(req.device, 'deviceReference')}${r.path}`;
+      target = readTarget(req);
     } catch (e) {
       return Promise.reject(e);
     }
     return this.request(
       'GET',
-      path,
+      target.path,
       READ_META,
       o,
-      { url: `${path}${r.query}${encList(req.properties)}` },
-      r.shape as ResponseShape<ReadAnswers[S]>,
+      { url: target.url },
+      target.shape as ResponseShape<ReadAnswers[S]>,
     );
   }
 
@@ -269,21 +199,9 @@ export class EmsClient {
    */
   async getTimeSeriesRange(device: string, q: TimeSeriesQuery, o?: CallOptions): Promise<TimeSeriesResponse> {
     const ref = validateReference(device, 'deviceReference');
-    const property = validateProperty(q.property, 'property');
-    const res = resolutionOf(q.resolutionHours);
-    // The API takes whole seconds: round up, so a start with milliseconds keeps its first point.
-    const start = Math.ceil(parseTime(q.start, 'start') / 1000) * 1000;
-    const end = Math.ceil(parseTime(q.end, 'end') / 1000) * 1000;
-    if (!(end > start)) throw new ValidationError('end', `must be after start (${toIsoSeconds(start)})`);
-    const spans = splitRange(start, end, res * HOUR_MS);
-    if (spans.length > MAX_SPANS) {
-      throw new ValidationError(
-        'range',
-        `must span at most ${MAX_SPANS} requests of ${SERVICE.maxSpanDays} days (about 5 years); got ${((end - start) / 86_400_000).toFixed(0)} days`,
-      );
-    }
+    const { property, resolutionHours, start, end, spans } = spansOf(q);
     const parts = await mapLimit(spans, this.concurrency, (s) =>
-      this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours: res }, o),
+      this.getTimeSeries(ref, { property, start: s.start, end: s.end, resolutionHours }, o),
     );
     return mergeSeries(parts, start, end);
   }
@@ -413,7 +331,7 @@ export class EmsClient {
    * Sends one request (with the transport's retries) and maps failures to ApiError. With a
    * `shape`, the answer is checked against it (EMS_BAD_RESPONSE when it does not fit).
    */
-  async request<T>(
+  request<T>(
     method: string,
     path: string,
     meta: EmsRequestMeta,
@@ -422,41 +340,32 @@ export class EmsClient {
     shape?: ResponseShape<T>,
   ): Promise<T> {
     if (this.closed)
-      throw apiError({
-        code: 'EMS_CLOSED',
-        message: `${method} ${path} not sent: client closed`,
-        request: { method, path },
-      });
+      return Promise.reject(
+        apiError({
+          code: 'EMS_CLOSED',
+          message: `${method} ${path} not sent: client closed`,
+          request: { method, path },
+        }),
+      );
     const signal = this.signalFor(o?.signal);
-    let res;
-    try {
-      res = await this.transport.axios.request<T>({
-        method,
-        url: path,
-        signal,
-        ems: { ...meta },
-        ...extra,
-      } as AxiosRequestConfig);
-    } catch (err) {
-      throw toApiError(err, method, path, this.errorContext);
-    }
-    return shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data;
+    // A promise chain, not an async function: one reaction per request.
+    const config: AxiosRequestConfig & { ems: EmsRequestMeta } = {
+      method,
+      url: path,
+      signal,
+      ems: new RequestMeta(meta.kind, meta.validUntil),
+    };
+    if (extra) Object.assign(config, extra);
+    return this.transport.axios.request<T>(config).then(
+      (res) => (shape ? readResponse(shape, res.status, res.data, method, path, this.redactor) : res.data),
+      (err: unknown) => {
+        throw toApiError(err, method, path, this.errorContext);
+      },
+    );
   }
 
-  /**
-   * The client's signal combined with a caller's, made once per caller signal: an
-   * AbortSignal.any() per request leaks on Node 20 (about 100 bytes per call kept by each
-   * long-lived source signal, e.g. a polling node's).
-   */
   private signalFor(s: AbortSignal | undefined): AbortSignal {
-    if (!s || s === this.closer.signal) return this.closer.signal;
-    let c = this.combined.get(s);
-    if (!c) {
-      c = AbortSignal.any([this.closer.signal, s]);
-      setMaxListeners(0, c); // one listener per request in flight is expected
-      this.combined.set(s, c);
-    }
-    return c;
+    return this.closer.joined(s);
   }
 
   private setState(s: ConnectionState): void {
@@ -471,62 +380,4 @@ export class EmsClient {
       }
     }
   }
-}
-
-function enc(ref: string): string {
-  return encodeURIComponent(ref);
-}
-
-/** The read endpoints by shape: path after the device, query parameter, answer shape. */
-const READS: Record<ReadShape, { path: string; query: string; shape: ResponseShape<unknown> }> = {
-  single: { path: '/measurement', query: '?property=', shape: MEASUREMENT },
-  map: { path: '/measurements/map', query: '?properties=', shape: MEASUREMENT_MAP },
-  list: { path: '/measurements', query: '?properties=', shape: MEASUREMENT_LIST },
-};
-/** Reads carry no per-request meta; request() copies it for each request. */
-const READ_META: EmsRequestMeta = { kind: 'read' };
-
-/** Property names, each URL-encoded, comma-separated. */
-function encList(props: readonly string[]): string {
-  let s = enc(props[0] ?? '');
-  for (let i = 1; i < props.length; i++) s += `,${enc(props[i])}`;
-  return s;
-}
-
-/** Hours between points: a number within LIMITS.resolution (its default when not given). */
-function resolutionOf(h: unknown): number {
-  if (h === undefined) return LIMITS.resolution.dflt;
-  if (typeof h !== 'number' || !accepts(LIMITS.resolution, h))
-    throw new ValidationError('resolution', `${refusal(LIMITS.resolution)}; got ${String(h)}`);
-  return h;
-}
-
-export function toTimeSeriesRequest(q: TimeSeriesQuery): TimeSeriesRequest {
-  return {
-    property: q.property,
-    range: {
-      type: 'absolute',
-      start: toIsoSeconds(parseTime(q.start, 'start')),
-      end: toIsoSeconds(parseTime(q.end, 'end')),
-    },
-    resolution: { value: resolutionOf(q.resolutionHours), unit: 'h' },
-  };
-}
-
-/** Concatenates span responses in order, keeping only points in [start, end) and dropping repeats at seams. */
-export function mergeSeries(parts: TimeSeriesResponse[], start: number, end: number): TimeSeriesResponse {
-  const time: string[] = [];
-  const data: number[] = [];
-  let last = Number.NEGATIVE_INFINITY;
-  for (const p of parts) {
-    const n = Math.min(p.time?.length ?? 0, p.data?.length ?? 0);
-    for (let i = 0; i < n; i++) {
-      const t = parseIsoTime(p.time[i]);
-      if (!(t > last) || t < start || t >= end) continue;
-      last = t;
-      time.push(p.time[i]);
-      data.push(p.data[i]);
-    }
-  }
-  return { time, data };
 }

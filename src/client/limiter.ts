@@ -7,15 +7,26 @@
  * or a client is shared by all its requests, so a long queue does not pile listeners on it,
  * and a polling node's signal is not subscribed and unsubscribed again for each poll).
  */
-import { onAbort } from './abort-hub';
+import { type Hub, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
 
-interface Waiter {
-  grant: () => void;
-  reject: (e: unknown) => void;
-  /** Ends the waiter's watch of its signal (abort-hub.ts). */
-  off?: () => void;
+/** One waiting acquire; it watches its signal through the abort hub with no closure of its own. */
+class Waiter implements SlotWaiter {
   /** Set when the waiter left the queue (granted or aborted); it is then skipped. */
-  done: boolean;
+  done = false;
+  abortSlot = -1;
+  /** The hub of its signal while it watches it (abort-hub.ts). */
+  hub?: Hub;
+
+  constructor(
+    readonly grant: () => void,
+    readonly reject: (e: unknown) => void,
+    readonly signal: AbortSignal | undefined,
+    private readonly onAborted: (w: Waiter) => void,
+  ) {}
+
+  notifyAbort(): void {
+    this.onAborted(this);
+  }
 }
 
 export class Limiter {
@@ -24,6 +35,7 @@ export class Limiter {
   private queue: Waiter[] = [];
   private head = 0;
   private waitingCount = 0;
+  private readonly onAborted = (w: Waiter): void => this.aborted(w);
 
   constructor(private limit: number) {
     if (!(limit >= 1)) this.limit = 1;
@@ -37,6 +49,13 @@ export class Limiter {
     return this.waitingCount;
   }
 
+  /** Takes a slot when one is free now (then `release` it); false: none is. */
+  tryAcquire(): boolean {
+    if (this.active >= this.limit) return false;
+    this.active++;
+    return true;
+  }
+
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     if (this.active < this.limit) {
@@ -44,10 +63,10 @@ export class Limiter {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { grant: resolve, reject, done: false };
+      const w = new Waiter(resolve, reject, signal, this.onAborted);
       this.queue.push(w);
       this.waitingCount++;
-      if (signal) w.off = onAbort(signal, () => this.aborted(w, signal));
+      if (signal) w.hub = joinAbort(signal, w);
     });
   }
 
@@ -78,15 +97,15 @@ export class Limiter {
   private leave(w: Waiter): void {
     w.done = true;
     this.waitingCount--;
-    w.off?.();
+    if (w.hub) leaveAbort(w.hub, w);
   }
 
   /** The waiter's signal aborted while it waited: it leaves the queue with the signal's reason. */
-  private aborted(w: Waiter, signal: AbortSignal): void {
+  private aborted(w: Waiter): void {
     if (w.done) return;
     w.done = true;
     this.waitingCount--;
-    w.reject(signal.reason ?? new Error('aborted'));
+    w.reject(w.signal?.reason ?? new Error('aborted'));
     this.compact();
   }
 

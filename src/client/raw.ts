@@ -12,7 +12,7 @@ import { isAxiosError } from './http-lib';
 import { apiError, MAX_NESTING, oneLine, ValidationError, type Redactor } from './errors';
 import { toApiError, type ErrorContext } from './error-map';
 import { checkRequestMethod, requestUrl, type RequestMethod } from './request-path';
-import type { EmsRequestMeta } from './transport';
+import { type EmsRequestMeta, RequestMeta } from './request-meta';
 
 /** The answer of a raw request, as the ems-request node puts it on a message. */
 export interface RawResponse {
@@ -216,7 +216,7 @@ export async function sendRaw(
   }
   if (ctx.closed)
     throw apiError({ code: 'EMS_CLOSED', message: `${m} ${request.path} not sent: client closed`, request });
-  const meta: EmsRequestMeta = { kind: m === 'GET' ? 'read' : 'steer' };
+  const meta: EmsRequestMeta = new RequestMeta(m === 'GET' ? 'read' : 'steer');
   const config = {
     method: m,
     url: p,

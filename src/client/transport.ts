@@ -16,20 +16,17 @@
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
-import { onAbort } from './abort-hub';
+import { withDeadline } from './deadline';
+import { isRetryable } from './retry-policy';
+import type { MetaConfig } from './request-meta';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
 import type { Redactor } from './errors';
-import type { Attempt, AttemptHook, RequestKind } from './attempts';
-import { createHttpPool, type HttpAdapterName, type HttpPool } from './http-pool';
+import type { Attempt, AttemptHook } from './attempts';
 
-/** Extra per-request settings carried through axios' config. */
-export interface EmsRequestMeta {
-  kind: RequestKind;
-  /** For steering: no retry is scheduled that would start after this time. */
-  validUntil?: number;
-  /** The delay chosen for the next retry (set by the retry condition). */
-  nextDelay?: number;
-}
+export { withDeadline } from './deadline';
+export type { EmsRequestMeta, MetaConfig } from './request-meta';
+export { isRetryable, isTransientNetworkError } from './retry-policy';
+import { createHttpPool, type HttpAdapterName, type HttpPool } from './http-pool';
 
 export interface TransportOptions {
   baseUrl: string;
@@ -55,45 +52,6 @@ export interface TransportOptions {
 
 export type ConnectionState =
   { state: 'ok' } | { state: 'rate-limited'; until: number } | { state: 'error'; reason: string };
-
-type MetaConfig = InternalAxiosRequestConfig & {
-  ems?: EmsRequestMeta;
-  emsAuthRetried?: boolean;
-  'axios-retry'?: { retryCount?: number };
-};
-
-const RETRYABLE_CODES = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ETIMEDOUT',
-  'ECONNABORTED',
-  'EPIPE',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'ERR_SOCKET_CONNECTION_TIMEOUT',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'ERR_NETWORK',
-]);
-
-export function isTransientNetworkError(err: AxiosError): boolean {
-  if (isCancel(err) || err.response) return false;
-  return RETRYABLE_CODES.has(err.code ?? '') || /socket hang up|timeout/i.test(err.message);
-}
-
-/** Whether a failed attempt may be retried, by kind of request (see the policy above). */
-export function isRetryable(err: AxiosError): boolean {
-  const meta = (err.config as MetaConfig | undefined)?.ems;
-  if (isCancel(err) || !meta) return false;
-  const status = err.response?.status;
-  if (meta.kind === 'steer') {
-    if (status !== undefined && status !== 429 && status !== 503) return false;
-    if (status === undefined && !isTransientNetworkError(err)) return false;
-    return true;
-  }
-  if (status === undefined) return isTransientNetworkError(err);
-  return status === 429 || status >= 500;
-}
 
 export class Transport {
   readonly axios: AxiosInstance;
@@ -206,51 +164,83 @@ export class Transport {
    * one attempt, which ends by its wall-clock deadline at the latest.
    */
   private wrapAdapter(inner: AxiosAdapter): AxiosAdapter {
-    const hook = this.opts.hook;
-    return async (config) => {
+    // Promise chains, not async functions: a read passes here once per attempt, and each await
+    // would cost it a promise and a turn of the microtask queue.
+    return (config) => {
+      const hook = this.opts.hook;
       const signal = config.signal as AbortSignal | undefined;
       // Admitted on arrival: one the hook could not let go in time is refused now, not after
       // waiting for a slot (that wait has no bound of its own).
       const a = hook ? attemptOf(config as MetaConfig) : undefined;
-      if (a && hook!.admit) {
-        try {
-          hook!.admit(a);
-        } catch (err) {
-          maskRefusal(err, this.opts.redactor);
+      try {
+        if (a && hook!.admit) hook!.admit(a);
+      } catch (err) {
+        maskRefusal(err, this.opts.redactor);
+        return Promise.reject(err);
+      }
+      const paused = this.pausedUntil > Date.now();
+      // A free slot and nothing to wait for: the attempt starts now.
+      if (!paused && !signal?.aborted && this.limiter.tryAcquire()) return this.inSlot(inner, config, a);
+      const slot = paused
+        ? this.waitPause(signal).then(() => this.limiter.acquire(signal))
+        : this.limiter.acquire(signal);
+      return slot.then(
+        () => this.inSlot(inner, config, a),
+        (err: unknown) => {
+          if (a) hook!.release?.(a);
           throw err;
-        }
-      }
-      try {
-        if (this.pausedUntil > Date.now()) await this.waitPause(signal);
-        await this.limiter.acquire(signal);
-      } catch (err) {
-        if (a) hook!.release?.(a);
-        throw err;
-      }
-      // The hook's decision comes in the slot, just before sending: a refused or aborted wait sends nothing.
-      let attempt: Attempt | undefined;
-      try {
-        if (a) {
-          const wait = hook!.before(a);
-          if (wait) await wait;
-          attempt = a;
-        }
-        const res = await withDeadline(inner, config, this.opts.timeoutMs);
-        this.opts.onState({ state: 'ok' });
-        if (attempt) hook!.after(attempt, 'ok');
-        return res;
-      } catch (err) {
-        if (!hook || attempt) {
-          this.observeFailure(err as AxiosError);
-          if (attempt) hook!.after(attempt, (err as AxiosError)?.response?.status === 429 ? '429' : 'failure');
-        } else {
-          maskRefusal(err, this.opts.redactor); // refused by the hook: its text names the path, which could hold a secret
-        }
-        throw err;
-      } finally {
-        this.limiter.release();
-      }
+        },
+      );
     };
+  }
+
+  /**
+   * One attempt in its concurrency slot (released however it ends). The hook's decision comes
+   * here, just before sending: a refused or aborted wait sends nothing.
+   */
+  private inSlot(inner: AxiosAdapter, config: InternalAxiosRequestConfig, a: Attempt | undefined) {
+    const hook = this.opts.hook;
+    let attempt: Attempt | undefined;
+    const failed = (err: unknown): never => {
+      if (!hook || attempt) {
+        this.observeFailure(err as AxiosError);
+        if (attempt) hook!.after(attempt, (err as AxiosError)?.response?.status === 429 ? '429' : 'failure');
+      } else {
+        maskRefusal(err, this.opts.redactor); // refused by the hook: its text names the path, which could hold a secret
+      }
+      throw err;
+    };
+    const send = (): Promise<AxiosResponse> => {
+      attempt = a;
+      return withDeadline(inner, config, this.opts.timeoutMs);
+    };
+    let pending: Promise<AxiosResponse>;
+    try {
+      const wait = a ? hook!.before(a) : undefined;
+      pending = wait ? wait.then(send) : send();
+    } catch (err) {
+      pending = Promise.reject(err);
+    }
+    return pending.then(
+      (res) => {
+        try {
+          this.opts.onState({ state: 'ok' });
+          if (attempt) hook!.after(attempt, 'ok');
+          return res;
+        } catch (err) {
+          return failed(err);
+        } finally {
+          this.limiter.release();
+        }
+      },
+      (err: unknown) => {
+        try {
+          return failed(err);
+        } finally {
+          this.limiter.release();
+        }
+      },
+    );
   }
 
   private observeFailure(err: AxiosError): void {
@@ -315,105 +305,4 @@ function attemptOf(config: MetaConfig): Attempt {
     validUntil: meta?.validUntil,
     signal: config.signal as AbortSignal | undefined,
   };
-}
-
-/**
- * The abort signal of one attempt, in the form axios takes (its GenericAbortSignal: `aborted`,
- * add/removeEventListener): it aborts at the attempt's wall-clock deadline, or when the caller's
- * signal aborts. A plain object: an
- * AbortController per attempt, with its EventTarget, costs several µs of every read.
- */
-class AttemptSignal {
-  aborted = false;
-  timedOut = false;
-  private listeners: Array<(event: { type: string }) => void> = [];
-
-  addEventListener(_type: string, fn: (event: { type: string }) => void): void {
-    this.listeners.push(fn);
-  }
-
-  removeEventListener(_type: string, fn: (event: { type: string }) => void): void {
-    const i = this.listeners.indexOf(fn);
-    if (i >= 0) this.listeners.splice(i, 1);
-  }
-
-  abort(timedOut: boolean): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.timedOut = timedOut;
-    const fns = this.listeners;
-    this.listeners = [];
-    // An abort event, as an AbortSignal's listeners get it (axios then fails the attempt as cancelled).
-    for (const fn of fns) fn({ type: 'abort' });
-  }
-
-  /** The attempt settled: nothing is kept (axios' listener holds its request). */
-  dispose(): void {
-    this.listeners = [];
-  }
-}
-
-function onDeadline(attempt: AttemptSignal): void {
-  attempt.abort(true);
-}
-
-/**
- * Runs one attempt through `inner` with a wall-clock deadline: an abort timer of `ms` (so a
- * body that drips or never ends cannot outlive it), joined with the caller's signal. When the
- * deadline fires the attempt fails as a timeout (ETIMEDOUT, retryable as any timeout), not as
- * a cancel. The timer and the listener are removed when the attempt settles; the caller's
- * config (its signal, the retry state) is what the response or error carries on.
- *
- * The adapter gets the caller's config itself (a copy of axios' merged config costs about
- * 4 µs), with the attempt's signal in place only while the adapter starts: axios' HTTP adapter
- * subscribes to config.signal synchronously as it starts, so the signal is put back before
- * anything else can see the config.
- */
-export async function withDeadline(
-  inner: AxiosAdapter,
-  config: InternalAxiosRequestConfig,
-  ms: number,
-): Promise<AxiosResponse> {
-  const outer = config.signal as AbortSignal | undefined;
-  // Never started with a signal that aborted already (e.g. while the attempt hook made it wait):
-  // axios' HTTP adapter rejects such a request as cancelled but still sends it.
-  if (outer?.aborted) throw new (httpLib().axios.CanceledError)(undefined, config);
-  if (!(ms > 0)) return inner(config);
-  const attempt = new AttemptSignal();
-  const timer = setTimeout(onDeadline, ms, attempt);
-  // Through the hub (abort-hub.ts): the caller's signal (a node's, shared by all its reads) keeps
-  // one listener instead of gaining and losing one per attempt.
-  const off = outer ? onAbort(outer, () => attempt.abort(false)) : undefined;
-  const hadSignal = Object.prototype.hasOwnProperty.call(config, 'signal');
-  let pending: Promise<AxiosResponse>;
-  try {
-    config.signal = attempt;
-    pending = inner(config);
-  } catch (err) {
-    pending = Promise.reject(err);
-  } finally {
-    if (hadSignal) config.signal = outer;
-    else delete config.signal;
-  }
-  try {
-    const res = await pending;
-    res.config = config;
-    return res;
-  } catch (err) {
-    if (attempt.timedOut) {
-      const { AxiosError } = httpLib().axios;
-      throw new AxiosError(
-        `timeout of ${ms}ms exceeded (wall-clock)`,
-        'ETIMEDOUT',
-        config,
-        (err as AxiosError)?.request,
-      );
-    }
-    if (err && typeof err === 'object') (err as { config?: unknown }).config = config;
-    throw err;
-  } finally {
-    clearTimeout(timer);
-    off?.();
-    attempt.dispose();
-  }
 }

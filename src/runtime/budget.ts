@@ -20,19 +20,11 @@
  *
  * Budgets live in a registry keyed by the config node's id (budget-registry.ts).
  */
-import {
-  apiError,
-  attemptPath,
-  type Attempt,
-  type AttemptHook,
-  type AttemptOutcome,
-  type BudgetRefusal,
-} from '../client';
+import { type Attempt, type AttemptHook, type AttemptOutcome, type BudgetRefusal } from '../client';
 import { isoOrRaw } from '../protocol';
 import { FAILED, LIMITED, REFUSED, RETRIED, Ring, SENT } from './budget-ring';
 import {
   QUEUE_MAX_WAIT_MS,
-  WARN_PERCENT,
   type BudgetCap,
   type BudgetCaps,
   type BudgetStats,
@@ -40,6 +32,8 @@ import {
 } from './budget-caps';
 import { Turns, type CapRing, type Turn } from './budget-turns';
 import { groupRefusal, type SharedDraw } from './budget-group';
+import { refusal, type RefusalReason } from './budget-refusal';
+import { BudgetWarnings } from './budget-warning';
 
 export * from './budget-caps';
 export type { SharedDraw } from './budget-group';
@@ -55,7 +49,6 @@ interface Waiter {
   onAbort?: () => void;
 }
 
-const CAPS: readonly BudgetCap[] = ['maxPerDay', 'maxPerMinute'];
 const NO_CAPS: BudgetCaps = { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' };
 
 export class Budget implements AttemptHook {
@@ -67,9 +60,7 @@ export class Budget implements AttemptHook {
   private readonly since: number;
   private waiters: Waiter[] = [];
   private timer?: ReturnType<typeof setTimeout>;
-  private warning: BudgetWarning | null = null;
-  private warnTimer?: ReturnType<typeof setTimeout>;
-  private readonly listeners = new Set<(w: BudgetWarning | null) => void>();
+  private readonly warnings = new BudgetWarnings((cap) => this.percent(cap));
   private readonly turns = new Turns(
     () => this.capRings(),
     () => this.totals[SENT],
@@ -85,7 +76,7 @@ export class Budget implements AttemptHook {
   configure(caps: BudgetCaps): void {
     this.caps = { ...caps };
     this.turns.invalidate();
-    this.checkWarning();
+    this.warnings.check();
     this.drain();
   }
 
@@ -149,7 +140,7 @@ export class Budget implements AttemptHook {
       if (admitted && this.waiters.length === 0) this.turns.sentFirst();
       else this.turns.invalidate();
       this.sent(a, t);
-      this.checkWarning();
+      this.warnings.check();
       return undefined;
     }
     if (a.retry || this.caps.budgetMode === 'refuse') {
@@ -185,7 +176,7 @@ export class Budget implements AttemptHook {
       },
       since: isoOrRaw(this.since),
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
-      warning: this.warning && { ...this.warning },
+      warning: this.warnings.current,
       queued: this.waiters.length + this.turns.admitted.size,
       at: isoOrRaw(t),
     };
@@ -193,25 +184,19 @@ export class Budget implements AttemptHook {
 
   /** The warning in force (80 % of a cap or more), or null. */
   get currentWarning(): BudgetWarning | null {
-    return this.warning && { ...this.warning };
+    return this.warnings.current;
   }
 
   /** Warning changes (at 80 % of a cap and in steps of 5 above; null when it ends). Returns an unsubscribe. */
   onWarning(fn: (w: BudgetWarning | null) => void): () => void {
-    this.listeners.add(fn);
-    this.checkWarning(true);
-    return () => {
-      this.listeners.delete(fn);
-      if (this.listeners.size === 0) this.stopWarnTimer();
-    };
+    return this.warnings.subscribe(fn);
   }
 
   /** Ends the timers and refuses what waits (the config node was removed). */
   close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.stopWarnTimer();
-    this.listeners.clear();
+    this.warnings.close();
     this.turns.clear();
     const t = this.now();
     for (const w of this.waiters.splice(0)) this.settle(w, this.refuse(w.a, this.overFor(t), t, 'closed'));
@@ -303,33 +288,9 @@ export class Budget implements AttemptHook {
   // ------------------------------------------------------------------ refusing and waiting
 
   /** The error of a refusal; `ahead`: requests waiting ahead of it (a refusal on arrival names them and when its turn would come). */
-  private refuse(
-    a: Attempt,
-    o: Over,
-    t: number,
-    why: 'refuse' | 'retry' | 'queue-bound' | 'valid-until' | 'closed',
-    ahead = 0,
-  ): Error {
+  private refuse(a: Attempt, o: Over, t: number, why: RefusalReason, ahead = 0): Error {
     this.count(REFUSED, t);
-    const what = `${a.retry ? 'retry of ' : ''}${a.method} ${attemptPath(a.url)}`;
-    const window = o.cap === 'maxPerDay' ? '24 h' : '60 s';
-    const waiting = ahead > 0 ? ` and ${ahead} waiting ahead of it` : '';
-    const head = `${what} not sent: request budget ${o.cap} reached (${o.count} of ${o.limit} requests in the last ${window}${waiting})`;
-    const frees = ahead > 0 ? `its turn would come at ${isoOrRaw(o.freesAt)}` : `frees at ${isoOrRaw(o.freesAt)}`;
-    const tail = {
-      refuse: `${frees} (budgetMode "refuse")`,
-      retry: `${frees}; a retry is not made when it would break a cap`,
-      'queue-bound': `${frees}, later than budgetMode "queue" waits (${QUEUE_MAX_WAIT_MS / 60_000} minutes)`,
-      'valid-until': `${frees}; the signal's validUntil ${isoOrRaw(a.validUntil ?? NaN)} comes first, and nothing is sent after it`,
-      closed: 'the config node was removed while it waited',
-    }[why];
-    return apiError({
-      code: 'EMS_BUDGET',
-      field: o.cap,
-      budget: { ...o },
-      request: { method: a.method, path: attemptPath(a.url) },
-      message: `${head}; ${tail}`,
-    });
+    return refusal(a, o, why, ahead);
   }
 
   private enqueue(a: Attempt, t: number, over: Over | undefined): Promise<void> {
@@ -402,47 +363,6 @@ export class Budget implements AttemptHook {
       this.timer = setTimeout(() => this.drain(), Math.max(1, wake - t));
       break;
     }
-    this.checkWarning();
-  }
-
-  // ------------------------------------------------------------------ the warning
-
-  private checkWarning(fromTimer = false): void {
-    let w: BudgetWarning | null = null;
-    for (const cap of CAPS) {
-      const p = this.percent(cap);
-      if (p === null || p < WARN_PERCENT) continue;
-      const level = Math.min(100, Math.floor(p / 5) * 5);
-      if (!w || level > w.percent) w = { cap, percent: level };
-    }
-    const prev = this.warning;
-    const same = w?.cap === prev?.cap && w?.percent === prev?.percent;
-    if (same && !fromTimer) return;
-    this.warning = w;
-    this.stopWarnTimer();
-    // While a warning holds, it is looked at again as the window slides (the cap's bucket size).
-    if (w && this.listeners.size > 0) {
-      this.warnTimer = setTimeout(
-        () => {
-          this.warnTimer = undefined;
-          this.checkWarning(true);
-        },
-        w.cap === 'maxPerMinute' ? 1000 : 60_000,
-      );
-      this.warnTimer.unref?.();
-    }
-    if (same) return;
-    for (const fn of this.listeners) {
-      try {
-        fn(w && { ...w });
-      } catch {
-        /* a listener's failure must not break a request */
-      }
-    }
-  }
-
-  private stopWarnTimer(): void {
-    if (this.warnTimer) clearTimeout(this.warnTimer);
-    this.warnTimer = undefined;
+    this.warnings.check();
   }
 }

@@ -111,7 +111,8 @@ export class ReadCoalescer {
     const same = this.open.get(k);
     if (same) return this.join(same, req, o);
     // No peer: nothing to merge with, so no wait.
-    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.direct(req, o, k);
+    // (No identical read is open under `k`: looked up above.)
+    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.send(req, o, k);
     return new Promise<Answer>((resolve, reject) => {
       let b = this.batches.get(ref);
       if (!b) {

@@ -1,0 +1,28 @@
+/** The read endpoints of the API: the path and query of a read of one device, and the shape of its answer. */
+import { pathSegment, type ReadRequest, type ReadShape } from '../protocol';
+import { MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, type ResponseShape } from './responses';
+
+function enc(ref: string): string {
+  return encodeURIComponent(ref);
+}
+
+/** The read endpoints by shape: path after the device, query parameter, answer shape. */
+const READS: Record<ReadShape, { path: string; query: string; shape: ResponseShape<unknown> }> = {
+  single: { path: '/measurement', query: '?property=', shape: MEASUREMENT },
+  map: { path: '/measurements/map', query: '?properties=', shape: MEASUREMENT_MAP },
+  list: { path: '/measurements', query: '?properties=', shape: MEASUREMENT_LIST },
+};
+
+/** Property names, each URL-encoded, comma-separated. */
+function encList(props: readonly string[]): string {
+  let s = enc(props[0] ?? '');
+  for (let i = 1; i < props.length; i++) s += `,${enc(props[i])}`;
+  return s;
+}
+
+/** A read's path (as errors name it), its URL below the base URL (with the query), and its answer's shape. */
+export function readTarget(req: ReadRequest<ReadShape>): { path: string; url: string; shape: ResponseShape<unknown> } {
+  const r = READS[req.shape];
+  const path = `/devices/${pathSegment(req.device, 'deviceReference')}${r.path}`;
+  return { path, url: `${path}${r.query}${encList(req.properties)}`, shape: r.shape };
+}

@@ -1,0 +1,222 @@
+/**
+ * One request's exchange with undici (its dispatch handler interface) for the undici adapter:
+ * the answer's status and headers as Node's http parses them, the body collected, decoded
+ * (gzip, deflate, br) and bounded by maxContentLength on the decoded bytes, abort through the
+ * request's signal, and the errors axios' http adapter raises.
+ */
+import zlib from 'node:zlib';
+import type { Transform } from 'node:stream';
+import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
+import { httpLib } from './http-lib';
+import { undiciError } from './undici-errors';
+
+const ZLIB_OPTIONS = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+const BROTLI_OPTIONS = {
+  flush: zlib.constants.BROTLI_OPERATION_FLUSH,
+  finishFlush: zlib.constants.BROTLI_OPERATION_FLUSH,
+};
+/** Answer headers Node's http keeps once (the first), as axios' http adapter sees them. */
+const SINGLE = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/** The request as errors and answers carry it (axios' http adapter gives its ClientRequest). */
+export interface AdapterRequest {
+  method: string;
+  path: string;
+  host: string;
+  protocol: string;
+}
+
+export type Config = InternalAxiosRequestConfig & {
+  allowAbsoluteUrls?: boolean;
+  responseEncoding?: BufferEncoding;
+  decompress?: boolean;
+};
+
+/** Answer headers from undici's raw list, as Node's http parses them. */
+function headersOf(raw: Buffer[]): Record<string, string | string[]> {
+  const h: Record<string, string | string[]> = {};
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toString('latin1').toLowerCase();
+    const value = raw[i + 1].toString('latin1');
+    const had = h[name];
+    if (had === undefined) h[name] = name === 'set-cookie' ? [value] : value;
+    else if (name === 'set-cookie') (had as string[]).push(value);
+    else if (!SINGLE.has(name)) h[name] = `${had as string}, ${value}`;
+  }
+  return h;
+}
+
+/** One request's handler (undici's dispatch handler interface): collects, decodes and bounds the answer. */
+export class Exchange {
+  private abortFn?: (err?: Error) => void;
+  private settled = false;
+  private response?: AxiosResponse;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private decoder?: Transform;
+  private firstDeflate = false;
+  private readonly limit: number;
+  private readonly signal: InternalAxiosRequestConfig['signal'];
+  private readonly onAbort = (): void => this.cancel();
+
+  constructor(
+    private readonly config: Config,
+    private readonly request: AdapterRequest,
+    private readonly resolve: (r: AxiosResponse) => void,
+    private readonly reject: (e: unknown) => void,
+  ) {
+    const max = config.maxContentLength;
+    this.limit = typeof max === 'number' && max > -1 ? max : Infinity;
+    this.signal = config.signal;
+    // Subscribed at once: the attempt's deadline signal is on the config only while the adapter starts.
+    this.signal?.addEventListener?.('abort', this.onAbort);
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.settled) abort();
+    else this.abortFn = abort;
+  }
+
+  onHeaders(status: number, raw: Buffer[], resume: () => void, statusText: string): boolean {
+    if (status < 200) return true; // 1xx (103 Early Hints): the answer is still to come
+    const headers = headersOf(raw);
+    const config = this.config;
+    this.response = {
+      status,
+      statusText,
+      headers,
+      config,
+      request: this.request,
+      data: undefined,
+    } as unknown as AxiosResponse;
+    const encoding = headers['content-encoding'];
+    if (encoding !== undefined && config.decompress !== false) {
+      if (config.method === 'head' || status === 204) delete headers['content-encoding'];
+      else this.decodeWith(String(encoding).toLowerCase(), headers, resume);
+    }
+    if (!this.decoder) {
+      const length = Number(headers['content-length']);
+      if (length > this.limit) this.tooLarge();
+    }
+    return true;
+  }
+
+  private decodeWith(encoding: string, headers: Record<string, unknown>, resume: () => void): void {
+    if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'compress' || encoding === 'x-compress')
+      this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
+    else if (encoding === 'deflate') this.firstDeflate = true;
+    else if (encoding === 'br') this.decoder = zlib.createBrotliDecompress(BROTLI_OPTIONS);
+    else return;
+    delete headers['content-encoding'];
+    if (this.firstDeflate) this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
+    const d = this.decoder!;
+    d.on('data', (chunk: Buffer) => this.collect(chunk));
+    d.on('error', (err: Error) =>
+      this.fail(httpLib().axios.AxiosError.from(err, undefined, this.config, this.request, this.response)),
+    );
+    d.on('end', () => this.finish());
+    d.on('drain', resume);
+  }
+
+  // After fail() has aborted the exchange undici calls nothing but onError: no guards below.
+  onData(chunk: Buffer): boolean {
+    const d = this.decoder;
+    if (!d) {
+      this.collect(chunk);
+      return true;
+    }
+    if (this.firstDeflate && chunk.length > 0) {
+      this.firstDeflate = false;
+      // Deflate without a zlib header (some servers send raw deflate): add one, as axios does.
+      if (chunk[0] !== 120) d.write(Buffer.from([120, 156]));
+    }
+    // Backpressure: undici pauses reading until the decoder drains.
+    return d.write(chunk);
+  }
+
+  onComplete(): void {
+    if (this.decoder) this.decoder.end();
+    else this.finish();
+  }
+
+  onError(err: Error): void {
+    this.fail(undiciError(err, this.config, this.request, this.response));
+  }
+
+  private collect(chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.length;
+    if (this.size > this.limit) return this.tooLarge();
+    this.chunks.push(chunk);
+  }
+
+  private tooLarge(): void {
+    const { AxiosError } = httpLib().axios;
+    this.fail(
+      new AxiosError(
+        `maxContentLength size of ${this.config.maxContentLength} exceeded`,
+        AxiosError.ERR_BAD_RESPONSE,
+        this.config,
+        this.request,
+      ),
+    );
+  }
+
+  private finish(): void {
+    const res = this.response!;
+    const buf = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const config = this.config;
+    if (config.responseType === 'arraybuffer') res.data = buf;
+    else {
+      const enc = config.responseEncoding;
+      let text = buf.toString(enc);
+      if ((!enc || enc === 'utf8') && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      res.data = text;
+    }
+    this.done();
+    const valid = config.validateStatus;
+    if (!res.status || !valid || valid(res.status)) return this.resolve(res);
+    const { AxiosError } = httpLib().axios;
+    const code = res.status >= 400 && res.status < 500 ? AxiosError.ERR_BAD_REQUEST : AxiosError.ERR_BAD_RESPONSE;
+    this.reject(new AxiosError(`Request failed with status code ${res.status}`, code, config, this.request, res));
+  }
+
+  /** Aborted by the caller or the attempt's deadline. */
+  private cancel(): void {
+    this.fail(new (httpLib().axios.CanceledError)(undefined, this.config, this.request));
+  }
+
+  private fail(err: unknown): void {
+    if (this.settled) return;
+    this.done();
+    // Ends the exchange (undici destroys the connection of an unfinished one); its error is ours already.
+    this.abortFn?.();
+    this.decoder?.destroy();
+    this.reject(err);
+  }
+
+  private done(): void {
+    this.settled = true;
+    this.chunks = [];
+    this.signal?.removeEventListener?.('abort', this.onAbort);
+  }
+}
