@@ -2,7 +2,7 @@
  * `ems-site-steer`: turns messages into steering requests for a site, a fleet of sites or a
  * portfolio. This file wires the node into Node-RED; what it does is controller.ts.
  */
-import { flowNode, type Node, type RED, type SteerVerify } from '../shared';
+import { flowNode, type Node, type RED } from '../shared';
 import { SiteSteerController } from './controller';
 import type { SteerProps } from './sender';
 
@@ -10,7 +10,6 @@ export = function (RED: RED): void {
   function EmsSiteSteerNode(this: Node, saved: SteerProps) {
     const f = flowNode(RED, this, saved);
     const controller = new SiteSteerController(RED, f);
-    (f.node as Node & { delivery?: SteerVerify }).delivery = controller.verifier; // tests and diagnostics
     f.onInput((msg, ctx) => controller.onInput(msg, ctx), { ordered: true });
     f.onClose(() => controller.onClose());
   }
