@@ -25,6 +25,7 @@ import {
   type Published,
 } from './helpers/examples';
 import { discoveries, violations } from './helpers/ha-rules';
+import { matches } from './helpers/mqtt-topics';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { NODES, callsOf, helper, logged, turns, useRuntime } from './helpers/red';
 
@@ -39,17 +40,6 @@ const AVAILABILITY = `${BASE}/availability`;
 const BRIDGE = 'ems/node-red/availability';
 const SHIPPED = readExample(EX10);
 const STEER = SHIPPED.find((n) => n.type === 'ems-site-steer');
-
-/** Whether an MQTT topic filter (with + and #) matches a topic. */
-function matches(filter: string, topic: string): boolean {
-  const f = filter.split('/');
-  const t = topic.split('/');
-  for (let i = 0; i < f.length; i++) {
-    if (f[i] === '#') return true;
-    if (i >= t.length || (f[i] !== '+' && f[i] !== t[i])) return false;
-  }
-  return f.length === t.length;
-}
 
 describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
