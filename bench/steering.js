@@ -289,9 +289,9 @@ async function main() {
     },
     goals: [
       {
-        goal: "steering CPU per site <= a read's: ems-site-steer / ems-device-read <= 1 (median of rounds)",
+        goal: 'one-site steering CPU per message <= 1.1 x a read: ems-site-steer / ems-device-read <= 1.1 (median of rounds)',
         measured: `${mmm(steerVsRead)} (${mmm(us('ems-site-steer'), 0)} µs against ${mmm(us('ems-device-read'), 0)} µs)`,
-        met: median(steerVsRead) <= 1,
+        met: median(steerVsRead) <= 1.1,
       },
       {
         goal: "portfolio CPU per site <= a read's (median of rounds)",

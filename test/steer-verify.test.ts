@@ -60,10 +60,28 @@ describe('site steer: delivery check (verify)', () => {
     return { ...f, reports: new Inbox(helper.getNode('rep')) };
   }
 
-  /** Sends, then waits until the windows it opened took their first reading. */
-  async function steer(f: Loaded, msg: Record<string, unknown>): Promise<any> {
+  /** The measurement reads the simulator answered (the windows' readings). */
+  const reads = () => logged(s, 'GET /devices/:ref/measurements').length;
+
+  /** Resolves once the simulator answered `n` reads in all (event-loop turns, bounded; no sleeping). */
+  async function answered(n: number): Promise<void> {
+    for (let turn = 0; turn < 10_000 && reads() < n; turn++) await new Promise(setImmediate);
+    assert.ok(reads() >= n, `${n} readings expected, ${reads()} answered`);
+  }
+
+  /** Resolves once no read was answered for 50 event-loop turns (readings that may share one request). */
+  async function quiet(): Promise<void> {
+    for (let still = 0, n = reads(); still < 50; still++) {
+      await new Promise(setImmediate);
+      if (reads() !== n) [still, n] = [0, reads()];
+    }
+  }
+
+  /** Sends, then waits until the windows it opened took their first reading (`devices`: the devices they read). */
+  async function steer(f: Loaded, msg: Record<string, unknown>, devices = 1): Promise<any> {
+    const before = reads();
     const m = await f.ask(msg);
-    await f.node.delivery.settled();
+    await answered(before + devices);
     return m;
   }
 
@@ -106,8 +124,10 @@ describe('site steer: delivery check (verify)', () => {
       shape: 'dot',
       text: `sent ESS −5 kW until ${formatClock(until)} · last: yes (−5 kW)`,
     });
-    assert.equal(f.node.delivery.size, 0, 'the window closed');
     assert.equal(clock.countTimers(), 0, 'no timer left');
+    const after = reads();
+    await advance(MINUTE_MS);
+    assert.deepEqual([reads(), f.reports.msgs.length], [after, 1], 'the window closed: no reading, no report after it');
   });
 
   it('partly: a discharge as the battery reaches its minimum mid-window; no: charging a full battery (devices from msg)', async () => {
@@ -178,9 +198,9 @@ describe('site steer: delivery check (verify)', () => {
   it('a later request for the same component ends the window before it (its report covers up to then); combined checks each component with its device', async () => {
     const f = await load({ mode: 'combined', curtailmentValue: '0', curtailmentValueType: 'num' });
     const t0 = clock.now;
-    await steer(f, { payload: -5 });
+    await steer(f, { payload: -5 }, 2);
     await advance(5 * MINUTE_MS);
-    const second = await steer(f, { payload: 2 });
+    const second = await steer(f, { payload: 2 }, 2);
     await f.reports.count(2);
     const first = f.reports.msgs.map((r: any) => r.payload);
     assert.deepEqual(first.map((r: any) => [r.component, r.from - t0, r.until - t0, r.followed]).sort(), [
@@ -202,8 +222,9 @@ describe('site steer: delivery check (verify)', () => {
     f.send({ payload: -3 });
     f.send({ payload: -5 });
     const [, last] = await f.out.count(2);
-    await f.node.delivery.settled();
-    assert.equal(f.node.delivery.size, 1);
+    await answered(1);
+    await quiet();
+    assert.equal(clock.countTimers(), 1, 'one window open');
     await advance(last.request.body.validUntil - clock.now);
     const rep = (await f.reports.next()).payload;
     assert.deepEqual([rep.asked, rep.followed], [{ value: -5, unit: 'kW' }, 'yes']);
@@ -223,8 +244,7 @@ describe('site steer: delivery check (verify)', () => {
   it('a redeploy cancels the open windows: no report, no timer, no read after it', async () => {
     const f = await load();
     await steer(f, { payload: -5 });
-    assert.equal(f.node.delivery.size, 1);
-    assert.equal(clock.countTimers(), 1, 'one timer per open window');
+    assert.equal(clock.countTimers(), 1, 'one timer per open window: one window open');
     const reads = logged(s, 'GET /devices/:ref/measurements').length;
     await helper.unload();
     assert.equal(clock.countTimers(), 0);
@@ -236,7 +256,7 @@ describe('site steer: delivery check (verify)', () => {
 
   it('a missing device is reported as unknown, naming the property', async () => {
     const f = await load({ batteryDevice: '' });
-    const m = await steer(f, { payload: -5 });
+    const m = await steer(f, { payload: -5 }, 0);
     await advance(m.request.body.validUntil - clock.now);
     const rep = (await f.reports.next()).payload;
     assert.deepEqual([rep.followed, rep.reason], ['unknown', 'no battery device given (batteryDevice)']);
@@ -245,7 +265,7 @@ describe('site steer: delivery check (verify)', () => {
   it('a flow saved without verify (version 3) behaves as before: one output, no readings, no verdict in the status', async () => {
     const f = await loadFlow(flow(siteSteer(OK.siteReference, { version: 3 }), cfg(s.url)));
     const m = await f.ask({ payload: -5 });
-    assert.equal(f.node.delivery, undefined);
+    assert.equal(clock.countTimers(), 0, 'no window opened');
     await advance(m.request.body.validUntil - clock.now);
     assert.equal(logged(s, 'GET /devices/:ref/measurements').length, 0);
     assert.equal(f.status.all.at(-1).text, `sent ESS −5 kW until ${formatClock(m.request.body.validUntil)}`);

@@ -60,6 +60,9 @@ export { MAX_SPANS, mergeSeries, toTimeSeriesRequest, type TimeSeriesQuery } fro
 /** Called with each change of the connection state. */
 export type Listener = (s: ConnectionState) => void;
 
+/** The content type of a steering body sent as bytes (what axios sets for an object). */
+const JSON_BODY = Object.freeze({ 'Content-Type': 'application/json' });
+
 export { hostPortOf };
 export type { RawOptions, RawResponse };
 
@@ -280,7 +283,9 @@ export class EmsClient {
   ): Promise<SteeringAnswers[E]> {
     const { validUntil } = req;
     if (validUntil !== undefined) checkFuture(validUntil, Date.now());
-    const extra = req.body === undefined ? undefined : { data: req.body };
+    // The body as JSON bytes: axios deep-copies a plain-object body in its config merge, then checks and stringifies it.
+    const extra =
+      req.body === undefined ? undefined : { data: Buffer.from(JSON.stringify(req.body)), headers: JSON_BODY };
     return this.request(
       req.method,
       req.path,

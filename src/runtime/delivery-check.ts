@@ -5,31 +5,18 @@
  * by the site steer node (nodes/steer-verify.ts) and the schedule node.
  *
  * - One timer at a time per check, on an injected clock (fake timers drive it in tests;
- *   setDeliveryClock sets the default); nothing throws from a timer or a read.
+ *   setDeliveryClock sets the default: delivery-clock.ts); nothing throws from a timer or a read.
  * - Reads go through the runtime's read coalescer (a window's end and the next window's start
  *   on the same device share one request). A device is asked for its counters and its
  *   `power`; one that refuses that (400/404/422) is asked for the counters alone, then for
- *   `power` alone; what worked is remembered per device.
+ *   `power` alone; what worked is remembered per device (delivery-readings.ts).
  * - `everyMs` cuts the window into parts of that length, one report each; `end()` ends the
  *   window early (a later request replaced the setting) with a report up to now; `cancel()`
  *   and the signal stop it without a report (a node that closes cannot send one).
  * - A failed read, a missing device, a window under MIN_WINDOW_MS or readings without
  *   counters and power give `followed: "unknown"` with the reason; never "yes" without data.
  */
-import { ApiError } from '../client';
-import {
-  validateReference,
-  COUNTERS,
-  CONSUMED,
-  DEVICE_ROLE,
-  PRODUCED,
-  averageFromCounters,
-  measuredReport,
-  unknownReport,
-  watts,
-  ENERGY_FACTOR_ANY_CASE,
-  POWER_FACTOR_ANY_CASE,
-} from '../protocol';
+import { validateReference, DEVICE_ROLE, averageFromCounters, measuredReport, unknownReport, watts } from '../protocol';
 import type {
   Asked,
   DeliveryComponent,
@@ -40,48 +27,20 @@ import type {
   ReportInput,
   Tolerance,
   SteeringCommand,
-  MeasurementList,
 } from '../protocol';
 import type { ReadCoalescer } from './coalescer';
+import { deliveryClock, type CheckClock } from './delivery-clock';
+import { readCounters, readingOf } from './delivery-readings';
+
+export { deliveryClock, deliveryNow, setDeliveryClock, systemClock, type CheckClock } from './delivery-clock';
+export { readingOf } from './delivery-readings';
 
 export type { DeliveryReport, Asked, Tolerance, DeliveryComponent } from '../protocol';
-
-/** Time and timers of the checks (a @sinonjs/fake-timers clock fits: `{ now: () => c.now, setTimeout: c.setTimeout, clearTimeout: c.clearTimeout }`). */
-export interface CheckClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(t: unknown): void;
-}
-
-export const systemClock: CheckClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),
-};
-
-let defaultClock: CheckClock = systemClock;
-
-/** The clock of checks that are given none (tests; undefined: the system clock again). */
-export function setDeliveryClock(c?: CheckClock): void {
-  defaultClock = c ?? systemClock;
-}
-
-/** The clock of checks that are given none (a schedule node multiplexes its one timer on it: runtime/shared-clock.ts). */
-export function deliveryClock(): CheckClock {
-  return defaultClock;
-}
-
-/** The default clock's time (what `from` is compared with when a check is given no clock). */
-export function deliveryNow(): number {
-  return defaultClock.now();
-}
 
 /** A window shorter than this (between the readings' timestamps) is not judged. */
 export const MIN_WINDOW_MS = 60_000;
 /** setTimeout's longest delay; longer waits are chained. */
 const MAX_TIMER_MS = 2_000_000_000;
-/** Devices whose readable properties are remembered per runtime. */
-const MAX_MEMO = 1000;
 
 /** The devices to measure with: the site's battery (ESS), PV (curtailment) and grid meter (grid target, grid limits). */
 export interface CheckDevices {
@@ -114,34 +73,6 @@ export interface CheckRuntime {
 
 type Taken = { ok: true; reading: Reading } | { ok: false; reason: string };
 
-const memo = new WeakMap<object, Map<string, string[]>>();
-
-/** Factors by the unit in lower case (units.ts); a value without a unit is taken as Wh or W. */
-const ENERGY: Readonly<Record<string, number>> = { ...ENERGY_FACTOR_ANY_CASE, '': 1 };
-const POWER: Readonly<Record<string, number>> = { ...POWER_FACTOR_ANY_CASE, '': 1 };
-
-/** A reading from a list answer: counters in Wh, power in W, the instant from the timestamps (else `localAt`). */
-export function readingOf(answer: MeasurementList, localAt: number): Reading {
-  const r: Reading = { at: NaN };
-  let at = -Infinity;
-  let powerAt = NaN;
-  for (const m of answer?.measurements ?? []) {
-    if (!m || typeof m.value !== 'number' || !Number.isFinite(m.value)) continue;
-    const unit = String(m.unit ?? '').toLowerCase();
-    const ts = typeof m.timestamp === 'number' && Number.isFinite(m.timestamp) ? m.timestamp : NaN;
-    if ((m.property === PRODUCED || m.property === CONSUMED) && ENERGY[unit] !== undefined) {
-      r[m.property === PRODUCED ? 'produced' : 'consumed'] = m.value * ENERGY[unit];
-      if (ts > at) at = ts;
-    } else if (m.property === 'power' && POWER[unit] !== undefined) {
-      r.power = m.value * POWER[unit];
-      powerAt = ts;
-    }
-  }
-  r.at = Number.isFinite(at) ? at : Number.isFinite(powerAt) ? powerAt : localAt;
-  return r;
-}
-
-const refused = (e: unknown) => e instanceof ApiError && [400, 404, 422].includes(e.status ?? 0);
 const text = (e: unknown) => (e instanceof Error ? e.message : String(e)).slice(0, 300);
 
 export class DeliveryCheck {
@@ -173,7 +104,7 @@ export class DeliveryCheck {
     private readonly rt: CheckRuntime,
     private readonly opts: CheckOptions = {},
   ) {
-    this.clock = opts.clock ?? defaultClock;
+    this.clock = opts.clock ?? deliveryClock();
     this.done = new Promise((resolve) => {
       this.resolveDone = resolve;
     });
@@ -344,30 +275,10 @@ export class DeliveryCheck {
   private take(): Promise<Taken> {
     if (this.deviceError) return Promise.resolve({ ok: false, reason: this.deviceError });
     const localAt = this.clock.now();
-    return this.read(this.device!).then(
+    return readCounters(this.rt.reads, this.device!, this.role, this.ctl.signal).then(
       (answer) => ({ ok: true, reading: readingOf(answer, localAt) }) as Taken,
       (e) => ({ ok: false, reason: text(e) }) as Taken,
     );
-  }
-
-  private async read(device: string): Promise<MeasurementList> {
-    let known = memo.get(this.rt.reads);
-    if (!known) memo.set(this.rt.reads, (known = new Map()));
-    const remembered = known.get(device);
-    const tries = remembered ? [remembered] : [[...COUNTERS[this.role], 'power'], [...COUNTERS[this.role]], ['power']];
-    let err: unknown;
-    for (const properties of tries) {
-      try {
-        const answer = await this.rt.reads.read({ device, shape: 'list', properties }, { signal: this.ctl.signal });
-        if (known.size >= MAX_MEMO) known.clear();
-        known.set(device, properties);
-        return answer;
-      } catch (e) {
-        err = e;
-        if (!refused(e) || this.ctl.signal.aborted) break;
-      }
-    }
-    throw err;
   }
 }
 

@@ -15,68 +15,26 @@
  *   config node's maxValidity; nothing is sent.
  */
 import {
-  accepts,
   checkMaxValidity,
-  powerLimitsOf,
-  type PowerLimitKey,
   checkPowerLimits,
-  type CurtailmentUnit,
-  type CurtailmentValue,
-  limited,
-  LIMITS,
   MINUTE_MS,
-  numberOf,
-  parseCurtailmentUnit,
   parseCurtailmentValue,
   parseOptionalTime,
-  parsePowerUnit,
   parsePowerValue,
   parseTime,
-  type PowerUnit,
-  type PowerValue,
   quarterHourValidUntil,
   show,
   type SteerMode,
-  STEER_MODES,
   MODE_COMPONENTS,
   validateValidity,
   ValidationError,
 } from '../../protocol';
 import type { SteeringCommand } from '../../runtime';
 import { parseGridLimits } from './steer-grid-limits';
+import type { SteerSettings } from './steer-settings';
 
-/** The modes and what each sends: protocol/steer-modes.ts (the editor's rows come from the same table). */
-export type { SteerMode };
-
-export interface SteerSettings {
-  mode: SteerMode;
-  essUnit: PowerUnit;
-  curtailmentUnit: CurtailmentUnit;
-  gridTargetUnit: PowerUnit;
-  deadbandUnit: PowerUnit;
-  upperLimitUnit: PowerUnit;
-  lowerLimitUnit: PowerUnit;
-  maximizeGridImport: 'unchanged' | 'true' | 'false' | 'msg';
-  validity: 'duration' | 'quarter-hour' | 'msg';
-  duration: number;
-  /** The node's own power limits, W (0 = not a number: the site's rating, or none; see `rating`, `none`). */
-  maxEssPower: number;
-  maxCurtailment: number;
-  /** Bound of |grid setpoint| and of the deadband, W. */
-  maxGridPower: number;
-  /** Bound of |upperLimit| and |lowerLimit| in mode grid-limits, W. */
-  maxGridLimit: number;
-  /** The power limits not set: each is the site's rating (GET /sites), checked before sending. */
-  rating: PowerLimitKey[];
-  /** The power limits turned off ("none", a flow saved before limits were on by default). */
-  none: PowerLimitKey[];
-  /** false: maximizeGridImport: true is refused, wherever it comes from. */
-  allowMaximizeGridImport: boolean;
-  /** What stop does in modes curtailment and combined: let the last limit expire, or lift it. */
-  stopAction: 'expire' | 'lift';
-  /** The site's PV peak power, W (0 = unknown): the "no curtailment" value of a lift. */
-  pvPeakPower: number;
-}
+// A command is built from these settings: they are found here too.
+export { maxValidityMsOf, settingsOf, type SteerMode, type SteerSettings } from './steer-settings';
 
 /** Limits of the config node that a command must obey. */
 export interface CommandLimits {
@@ -124,61 +82,6 @@ const API_KEYS = [
   'validUntil',
 ];
 
-export function settingsOf(c: Record<string, unknown>): SteerSettings {
-  const mode = (c.mode ?? 'ess') as SteerMode;
-  if (!STEER_MODES.includes(mode))
-    throw new ValidationError('mode', `must be one of ${STEER_MODES.join(', ')}; got ${show(c.mode)}`);
-  // The numeric settings: range and default from the table of limits (protocol/limits.ts), as the editor checks them.
-  const num = (key: 'pvPeakPower') => limited(c[key], LIMITS[key], key);
-  const power = powerLimitsOf(c);
-  const validity = (c.validity ?? 'quarter-hour') as SteerSettings['validity'];
-  if (!['duration', 'quarter-hour', 'msg'].includes(validity))
-    throw new ValidationError('validity', `must be one of duration, quarter-hour, msg; got ${show(c.validity)}`);
-  const mgi = (c.maximizeGridImport ?? 'unchanged') as SteerSettings['maximizeGridImport'];
-  if (!['unchanged', 'true', 'false', 'msg'].includes(mgi))
-    throw new ValidationError(
-      'maximizeGridImport',
-      `must be one of unchanged, true, false, msg; got ${show(c.maximizeGridImport)}`,
-    );
-  // The duration counts only with validity 'duration' (the editor checks it only then); otherwise a bad one is not used.
-  const given = numberOf(c.duration, LIMITS.duration.dflt);
-  const duration =
-    validity === 'duration'
-      ? limited(c.duration, LIMITS.duration, 'duration')
-      : accepts(LIMITS.duration, given)
-        ? given
-        : LIMITS.duration.dflt;
-  const allow = c.allowMaximizeGridImport;
-  if (![undefined, '', true, false, 'true', 'false'].includes(allow as never))
-    throw new ValidationError('allowMaximizeGridImport', `must be true or false; got ${show(allow)}`);
-  const stopAction = (c.stopAction || 'expire') as SteerSettings['stopAction'];
-  if (!['expire', 'lift'].includes(stopAction))
-    throw new ValidationError('stopAction', `must be one of expire, lift; got ${show(c.stopAction)}`);
-  return {
-    mode,
-    essUnit: parsePowerUnit(c.essUnit ?? 'kW', 'essUnit'),
-    curtailmentUnit: parseCurtailmentUnit(c.curtailmentUnit ?? 'kW', 'curtailmentUnit'),
-    gridTargetUnit: parsePowerUnit(c.gridTargetUnit ?? 'kW', 'gridTargetUnit'),
-    deadbandUnit: parsePowerUnit(c.deadbandUnit ?? 'kW', 'deadbandUnit'),
-    upperLimitUnit: parsePowerUnit(c.upperLimitUnit || 'kW', 'upperLimitUnit'),
-    lowerLimitUnit: parsePowerUnit(c.lowerLimitUnit || 'kW', 'lowerLimitUnit'),
-    maximizeGridImport: mgi,
-    validity,
-    duration,
-    ...power.values,
-    rating: power.rating,
-    none: power.none,
-    allowMaximizeGridImport: allow !== false && allow !== 'false',
-    stopAction,
-    pvPeakPower: num('pvPeakPower'),
-  };
-}
-
-/** The config node's maxValidity (minutes; range and default: LIMITS.maxValidity) in ms, as the runtime reads it. */
-export function maxValidityMsOf(v: unknown): number {
-  return limited(v, LIMITS.maxValidity, 'maxValidity', { prefix: '(config node) ' }) * MINUTE_MS;
-}
-
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
@@ -192,97 +95,144 @@ export function buildCommand(
   limits: CommandLimits = {},
 ): SteeringCommand {
   const obj = isObject(payload) ? payload : undefined;
-  const apiShape =
-    obj &&
-    Object.keys(obj).some((k) => ['energyStorageSetting', 'productionCurtailment', 'setting', 'setpoint'].includes(k));
-  const allowed = apiShape ? API_KEYS : OBJECT_KEYS;
-  if (obj) {
-    for (const k of Object.keys(obj)) {
-      if (!allowed.includes(k))
-        throw new ValidationError(
-          /^[A-Za-z_$][\w$]*$/.test(k) ? `msg.payload.${k}` : `msg.payload[${JSON.stringify(k)}]`,
-          `is not a steering field; accepted: ${OBJECT_KEYS.join(', ')} (or the API's own fields)`,
-        );
-    }
+  const apiShape = !!obj && Object.keys(obj).some((k) => API_MAIN_KEYS.includes(k));
+  if (obj) checkPayloadKeys(obj, apiShape ? API_KEYS : OBJECT_KEYS);
+  const given = apiShape ? givenInApiShape(s, obj!, values) : givenByNode(s, obj, payload, values);
+  checkModeComponents(s, given);
+  const cmd = commandOf(s, site, given, obj);
+  // The node's power limits (protocol/steer-modes.ts: the editor checks with the same code).
+  checkPowerLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
+  Object.assign(cmd, validity(s, obj, values, now, limits.maxValidityMs));
+  return cmd;
+}
+
+/** The components a message gives (not yet parsed), and the field maximizeGridImport came from. */
+interface Given {
+  energyStorage: unknown;
+  curtailment: unknown;
+  gridTarget: unknown;
+  deadband: unknown;
+  upperLimit: unknown;
+  lowerLimit: unknown;
+  maximizeGridImport: unknown;
+  mgiField: string;
+}
+
+/** The keys of a body in the API's own shape: one of them makes the payload one. */
+const API_MAIN_KEYS = ['energyStorageSetting', 'productionCurtailment', 'setting', 'setpoint'];
+
+function checkPayloadKeys(obj: Record<string, unknown>, allowed: string[]): void {
+  for (const k of Object.keys(obj)) {
+    if (!allowed.includes(k))
+      throw new ValidationError(
+        /^[A-Za-z_$][\w$]*$/.test(k) ? `msg.payload.${k}` : `msg.payload[${JSON.stringify(k)}]`,
+        `is not a steering field; accepted: ${OBJECT_KEYS.join(', ')} (or the API's own fields)`,
+      );
   }
-  // The components, each from the payload object first, then from the node's TypedInput.
+}
+
+/** A body in the API's own shape: its fields as they are (`setting` is the body of mode ess or curtailment). */
+function givenInApiShape(s: SteerSettings, obj: Record<string, unknown>, values: NodeValues): Given {
+  if (obj.setting !== undefined && s.mode !== 'ess' && s.mode !== 'curtailment')
+    throw new ValidationError(
+      'msg.payload.setting',
+      `is the body of mode ess or curtailment; this node is in mode ${s.mode}`,
+    );
+  return withNodeMgi(
+    s,
+    {
+      energyStorage: obj.energyStorageSetting ?? (s.mode === 'ess' ? obj.setting : undefined),
+      curtailment: obj.productionCurtailment ?? (s.mode === 'curtailment' ? obj.setting : undefined),
+      gridTarget: obj.setpoint,
+      deadband: obj.deadband,
+      upperLimit: obj.upperLimit,
+      lowerLimit: obj.lowerLimit,
+      maximizeGridImport: obj.maximizeGridImport,
+      mgiField: 'msg.payload.maximizeGridImport',
+    },
+    values,
+  );
+}
+
+/** Each component from the payload object first, then from the node's TypedInput (a number payload: the mode's main value). */
+function givenByNode(
+  s: SteerSettings,
+  obj: Record<string, unknown> | undefined,
+  payload: unknown,
+  values: NodeValues,
+): Given {
   const pick = (key: string, nodeValue: unknown) =>
     obj && obj[key] !== undefined ? obj[key] : isObject(nodeValue) ? undefined : nodeValue;
-  let ess: unknown, curt: unknown, grid: unknown, dead: unknown, mgi: unknown, upper: unknown, lower: unknown;
-  let mgiField = 'msg.payload.maximizeGridImport';
-  if (apiShape) {
-    ess = obj!.energyStorageSetting ?? (s.mode === 'ess' ? obj!.setting : undefined);
-    curt = obj!.productionCurtailment ?? (s.mode === 'curtailment' ? obj!.setting : undefined);
-    grid = obj!.setpoint;
-    dead = obj!.deadband;
-    [upper, lower] = [obj!.upperLimit, obj!.lowerLimit];
-    mgi = obj!.maximizeGridImport;
-    if (obj!.setting !== undefined && s.mode !== 'ess' && s.mode !== 'curtailment')
-      throw new ValidationError(
-        'msg.payload.setting',
-        `is the body of mode ess or curtailment; this node is in mode ${s.mode}`,
-      );
-  } else {
-    const main = obj ? undefined : payload;
-    ess = pick('energyStorage', values.ess ?? (s.mode === 'ess' || s.mode === 'combined' ? main : undefined));
-    curt = pick('curtailment', values.curtailment ?? (s.mode === 'curtailment' ? main : undefined));
-    grid = pick('gridTarget', values.gridTarget ?? (s.mode === 'grid-target' ? main : undefined));
-    dead = pick('deadband', values.deadband);
-    [upper, lower] = [pick('upperLimit', values.upperLimit), pick('lowerLimit', values.lowerLimit)];
-    mgi = obj?.maximizeGridImport;
-  }
-  if (mgi === undefined && s.mode === 'combined') {
-    mgiField = s.maximizeGridImport === 'msg' ? 'msg.maximizeGridImport' : 'maximizeGridImport';
-    if (s.maximizeGridImport === 'true') mgi = true;
-    else if (s.maximizeGridImport === 'false') mgi = false;
-    else if (s.maximizeGridImport === 'msg') mgi = values.msgMaximizeGridImport;
-  }
-  const given: Record<string, unknown> = {
-    energyStorage: ess,
-    curtailment: curt,
-    gridTarget: grid,
-    deadband: dead,
-    upperLimit: upper,
-    lowerLimit: lower,
-    maximizeGridImport: mgi,
-  };
-  for (const [k, v] of Object.entries(given)) {
-    if (isSet(v) && !(MODE_COMPONENTS[s.mode] as readonly string[]).includes(k))
+  const main = obj ? undefined : payload;
+  return withNodeMgi(
+    s,
+    {
+      energyStorage: pick(
+        'energyStorage',
+        values.ess ?? (s.mode === 'ess' || s.mode === 'combined' ? main : undefined),
+      ),
+      curtailment: pick('curtailment', values.curtailment ?? (s.mode === 'curtailment' ? main : undefined)),
+      gridTarget: pick('gridTarget', values.gridTarget ?? (s.mode === 'grid-target' ? main : undefined)),
+      deadband: pick('deadband', values.deadband),
+      upperLimit: pick('upperLimit', values.upperLimit),
+      lowerLimit: pick('lowerLimit', values.lowerLimit),
+      maximizeGridImport: obj?.maximizeGridImport,
+      mgiField: 'msg.payload.maximizeGridImport',
+    },
+    values,
+  );
+}
+
+/** In mode combined, maximizeGridImport the payload does not set comes from the node's setting (or msg.maximizeGridImport). */
+function withNodeMgi(s: SteerSettings, g: Given, values: NodeValues): Given {
+  if (g.maximizeGridImport !== undefined || s.mode !== 'combined') return g;
+  g.mgiField = s.maximizeGridImport === 'msg' ? 'msg.maximizeGridImport' : 'maximizeGridImport';
+  if (s.maximizeGridImport === 'true') g.maximizeGridImport = true;
+  else if (s.maximizeGridImport === 'false') g.maximizeGridImport = false;
+  else if (s.maximizeGridImport === 'msg') g.maximizeGridImport = values.msgMaximizeGridImport;
+  return g;
+}
+
+const GIVEN_KEYS = [
+  'energyStorage',
+  'curtailment',
+  'gridTarget',
+  'deadband',
+  'upperLimit',
+  'lowerLimit',
+  'maximizeGridImport',
+] as const;
+
+/** Refuses a component the node's mode does not send. */
+function checkModeComponents(s: SteerSettings, g: Given): void {
+  for (const k of GIVEN_KEYS) {
+    if (isSet(g[k]) && !(MODE_COMPONENTS[s.mode] as readonly string[]).includes(k))
       throw new ValidationError(
         k,
         `is not used in mode ${s.mode}; use mode combined (energy storage, curtailment, maximize grid import), grid-target or grid-limits`,
       );
   }
+}
 
+/** The command of the given components, each parsed in its unit; refuses one that sets nothing. */
+function commandOf(
+  s: SteerSettings,
+  site: string,
+  g: Given,
+  obj: Record<string, unknown> | undefined,
+): SteeringCommand {
   const cmd: SteeringCommand = { site, kind: s.mode === 'portfolio' ? 'ess' : s.mode };
-  if (isSet(ess)) cmd.energyStorageSetting = parsePowerValue(ess, 'energyStorage', s.essUnit);
-  if (isSet(curt)) cmd.productionCurtailment = parseCurtailmentValue(curt, 'curtailment', s.curtailmentUnit);
-  if (isSet(mgi)) {
-    if (typeof mgi !== 'boolean')
-      throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(mgi)}`);
-    if (mgi && !s.allowMaximizeGridImport)
-      throw new ValidationError(
-        mgiField,
-        'is true, but this node forbids maximize grid import (allowMaximizeGridImport is off); nothing was sent',
-        'unprocessable',
-      );
-    cmd.maximizeGridImport = mgi;
-  }
-  if (s.mode === 'grid-target') {
-    if (!isSet(grid))
-      throw new ValidationError(
-        'gridTarget',
-        "is required in mode grid-target: a number in the node's unit or {value, unit}",
-      );
-    cmd.gridTarget = { setpoint: parsePowerValue(grid, 'gridTarget', s.gridTargetUnit) };
-    if (isSet(dead)) {
-      cmd.gridTarget.deadband = parsePowerValue(dead, 'deadband', s.deadbandUnit);
-      if (cmd.gridTarget.deadband.value < 0) throw new ValidationError('deadband', 'must be 0 or more');
-    }
-  }
+  if (isSet(g.energyStorage)) cmd.energyStorageSetting = parsePowerValue(g.energyStorage, 'energyStorage', s.essUnit);
+  if (isSet(g.curtailment))
+    cmd.productionCurtailment = parseCurtailmentValue(g.curtailment, 'curtailment', s.curtailmentUnit);
+  if (isSet(g.maximizeGridImport)) cmd.maximizeGridImport = maximizeGridImportOf(s, g);
+  if (s.mode === 'grid-target') cmd.gridTarget = gridTargetOf(s, g);
   if (s.mode === 'grid-limits') {
     const from = (k: string) => (obj && obj[k] !== undefined ? `msg.payload.${k}` : k);
-    cmd.gridLimits = parseGridLimits(s, upper, lower, { upper: from('upperLimit'), lower: from('lowerLimit') });
+    cmd.gridLimits = parseGridLimits(s, g.upperLimit, g.lowerLimit, {
+      upper: from('upperLimit'),
+      lower: from('lowerLimit'),
+    });
   }
   if (
     !cmd.energyStorageSetting &&
@@ -296,10 +246,36 @@ export function buildCommand(
       `sets nothing: send a number (the ${mainName(s.mode)} in ${mainUnit(s)}) or an object with ${MODE_COMPONENTS[s.mode].join(', ')}`,
     );
   }
-  // The node's power limits (protocol/steer-modes.ts: the editor checks with the same code).
-  checkPowerLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
-  Object.assign(cmd, validity(s, obj, values, now, limits.maxValidityMs));
   return cmd;
+}
+
+function maximizeGridImportOf(s: SteerSettings, g: Given): boolean {
+  const mgi = g.maximizeGridImport;
+  if (typeof mgi !== 'boolean')
+    throw new ValidationError('maximizeGridImport', `must be true or false; got ${show(mgi)}`);
+  if (mgi && !s.allowMaximizeGridImport)
+    throw new ValidationError(
+      g.mgiField,
+      'is true, but this node forbids maximize grid import (allowMaximizeGridImport is off); nothing was sent',
+      'unprocessable',
+    );
+  return mgi;
+}
+
+function gridTargetOf(s: SteerSettings, g: Given): NonNullable<SteeringCommand['gridTarget']> {
+  if (!isSet(g.gridTarget))
+    throw new ValidationError(
+      'gridTarget',
+      "is required in mode grid-target: a number in the node's unit or {value, unit}",
+    );
+  const target: NonNullable<SteeringCommand['gridTarget']> = {
+    setpoint: parsePowerValue(g.gridTarget, 'gridTarget', s.gridTargetUnit),
+  };
+  if (isSet(g.deadband)) {
+    target.deadband = parsePowerValue(g.deadband, 'deadband', s.deadbandUnit);
+    if (target.deadband.value < 0) throw new ValidationError('deadband', 'must be 0 or more');
+  }
+  return target;
 }
 
 function validity(

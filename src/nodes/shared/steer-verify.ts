@@ -178,16 +178,6 @@ export class SteerVerify {
     this.common = new VerifyCommon(d);
   }
 
-  /** Windows open, for tests and diagnostics. */
-  get size(): number {
-    return this.open.size;
-  }
-
-  /** Resolves once every window opened so far has taken its first reading (tests). */
-  async settled(): Promise<void> {
-    await this.common.settled();
-  }
-
   /**
    * A request the service accepted: ends the windows of its components (now) and opens new
    * ones. Never rejects, never throws.
@@ -200,7 +190,7 @@ export class SteerVerify {
       const { asked, ends } = componentsOf(cmd);
       for (const c of ends) this.endWindow(`${cmd.site}|${c}`, now);
       if (asked.length === 0 || cmd.validUntil === undefined) return;
-      this.common.track(this.start(cmd, asked, msg, now).catch(warn));
+      void this.start(cmd, asked, msg, now).catch(warn);
     } catch (e) {
       warn(e); // the request went out; its check must not fail the message
     }

@@ -28,12 +28,10 @@ import {
 } from '../../protocol';
 import {
   fleetWindow,
-  isNotSteering,
   mapBounded,
   requestForCommand,
   type Runtime,
   type SentRequest,
-  type Settled,
   type SteeringCommand,
   type SteeringResult,
 } from '../../runtime';
@@ -48,6 +46,7 @@ import {
   type SteerSettings,
 } from '../shared';
 import { planPortfolio, portfolioTotal, type PortfolioPlan } from './portfolio';
+import { outcome, type FleetOutcome, type FleetResult } from './fleet-outcome';
 import { setMaxListeners } from 'node:events';
 
 export interface FleetSettings {
@@ -90,33 +89,6 @@ export interface FleetDeps {
   curtailedUntil(ref: string): number | undefined;
 }
 
-/** One entry of msg.payload.results. */
-export interface FleetResult {
-  site: string;
-  ok: boolean;
-  request?: SentRequest;
-  response?: unknown;
-  error?: { message: string; code?: string; field?: string; status?: number };
-  merged?: true;
-  /** Portfolio: the site's part, in the node's unit. */
-  part?: number;
-  /** In a group: another instance leads the site and sends its request (not a failure). */
-  standby?: { leader?: string };
-}
-
-/** What a fleet message ends with: its output, and the error listing the failed sites (if any). */
-const FLEET: unique symbol = Symbol('fleet outcome');
-
-export interface FleetOutcome {
-  /** A private brand: a message of the single-site path can never look like a fleet outcome. */
-  [FLEET]: true;
-  out: NodeMessage;
-  error?: Error;
-}
-
-export const isFleetOutcome = (v: unknown): v is FleetOutcome =>
-  typeof v === 'object' && v !== null && (v as FleetOutcome)[FLEET] === true;
-
 /** What one site is sent: a command, a stop without request, or a failure known before sending. */
 type Job = { site: string; cmd?: SteeringCommand; stopOnly?: boolean; error?: Error; part?: number; essW?: number };
 
@@ -147,52 +119,8 @@ async function run(
   submitted: () => void,
   signal: AbortSignal,
 ): Promise<FleetOutcome> {
-  const s = d.settings;
-  const now = Date.now();
   const stop = msg.payload === 'stop' || msg.stop === true;
-  let plan: PortfolioPlan | undefined;
-  let jobs: Job[];
-  if (stop) {
-    jobs = fleet.map(({ site }) => {
-      d.renewal.stop(site);
-      if (s.mode === 'grid-target') return { site, cmd: { site, kind: 'cancel-grid-target' } };
-      if (d.lifts(site)) return { site, cmd: liftCommand(s, site, d.curtailedUntil(site), now, d.limits()) };
-      return { site, stopOnly: true };
-    });
-  } else if (s.mode === 'portfolio') {
-    const values = await d.values(msg);
-    const { totalW, validity } = portfolioTotal(s, msg.payload, values.ess);
-    // Validity (and the node's other checks) once, as for a lone ESS command of 0 W; each site then gets its part.
-    const base = buildCommand(
-      { ...s, mode: 'ess', maxEssPower: 0 },
-      fleet[0].site,
-      { ...validity, energyStorage: 0 },
-      { ...values, ess: undefined },
-      now,
-      d.limits(),
-    );
-    const known = new Map(d.fleet.list.map((f) => [f.site, f]));
-    plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, { runtime: d.runtime, sites: d.sites, signal });
-    jobs = plan.parts.map((p) =>
-      p.error
-        ? { site: p.site, error: p.error }
-        : {
-            site: p.site,
-            part: p.partW! / POWER_FACTOR[s.essUnit],
-            essW: p.maxPowerW,
-            cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' } },
-          },
-    );
-  } else {
-    const base = buildCommand(s, fleet[0].site, msg.payload, await d.values(msg), now, d.limits());
-    const known = new Map(d.fleet.list.map((f) => [f.site, f]));
-    jobs = fleet.map(({ site, maxPowerW }) => ({
-      site,
-      cmd: { ...base, site },
-      essW: maxPowerW ?? known.get(site)?.maxPowerW,
-    }));
-  }
-
+  const { jobs, plan } = await jobsOf(d, msg, fleet, stop, signal);
   // The next message may go on once every site's command is queued (or failed before it).
   let pending = jobs.length;
   const tick = () => {
@@ -208,6 +136,77 @@ async function run(
     aborted: () => new Error('not sent: the node was closed or redeployed'),
   });
   return outcome(d, msg, jobs, settled, plan, stop);
+}
+
+/** What each site of the message is sent: a stop, a portfolio part, or the node's command. */
+async function jobsOf(
+  d: FleetDeps,
+  msg: NodeMessage,
+  fleet: FleetSite[],
+  stop: boolean,
+  signal: AbortSignal,
+): Promise<{ jobs: Job[]; plan?: PortfolioPlan }> {
+  const now = Date.now();
+  if (stop) return { jobs: stopJobs(d, fleet, now) };
+  if (d.settings.mode === 'portfolio') return portfolioJobs(d, msg, fleet, now, signal);
+  const base = buildCommand(d.settings, fleet[0].site, msg.payload, await d.values(msg), now, d.limits());
+  const known = new Map(d.fleet.list.map((f) => [f.site, f]));
+  const jobs = fleet.map(({ site, maxPowerW }) => ({
+    site,
+    cmd: { ...base, site },
+    essW: maxPowerW ?? known.get(site)?.maxPowerW,
+  }));
+  return { jobs };
+}
+
+/** A stop per site: its renewal ends; a cancel in mode grid-target, a lift where stop lifts, else nothing to send. */
+function stopJobs(d: FleetDeps, fleet: FleetSite[], now: number): Job[] {
+  const s = d.settings;
+  return fleet.map(({ site }) => {
+    d.renewal.stop(site);
+    if (s.mode === 'grid-target') return { site, cmd: { site, kind: 'cancel-grid-target' } };
+    if (d.lifts(site)) return { site, cmd: liftCommand(s, site, d.curtailedUntil(site), now, d.limits()) };
+    return { site, stopOnly: true };
+  });
+}
+
+/** Mode portfolio: the message's power split over the sites, each site's part an ESS command. */
+async function portfolioJobs(
+  d: FleetDeps,
+  msg: NodeMessage,
+  fleet: FleetSite[],
+  now: number,
+  signal: AbortSignal,
+): Promise<{ jobs: Job[]; plan: PortfolioPlan }> {
+  const s = d.settings;
+  const values = await d.values(msg);
+  const { totalW, validity } = portfolioTotal(s, msg.payload, values.ess);
+  // Validity (and the node's other checks) once, as for a lone ESS command of 0 W; each site then gets its part.
+  const base = buildCommand(
+    { ...s, mode: 'ess', maxEssPower: 0 },
+    fleet[0].site,
+    { ...validity, energyStorage: 0 },
+    { ...values, ess: undefined },
+    now,
+    d.limits(),
+  );
+  const known = new Map(d.fleet.list.map((f) => [f.site, f]));
+  const plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, {
+    runtime: d.runtime,
+    sites: d.sites,
+    signal,
+  });
+  const jobs = plan.parts.map((p) =>
+    p.error
+      ? { site: p.site, error: p.error }
+      : {
+          site: p.site,
+          part: p.partW! / POWER_FACTOR[s.essUnit],
+          essW: p.maxPowerW,
+          cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' as const } },
+        },
+  );
+  return { jobs, plan };
 }
 
 async function runJob(
@@ -259,111 +258,5 @@ async function runJob(
     throw Object.assign(e instanceof Error ? e : new Error(String(e)), { fleetRequest: request, part: job.part });
   } finally {
     once();
-  }
-}
-
-function errorOf(e: Error): FleetResult['error'] {
-  const x = e as Error & { code?: unknown; field?: unknown; status?: unknown };
-  const out: FleetResult['error'] = { message: e.message };
-  if (typeof x.code === 'string') out.code = x.code;
-  if (typeof x.field === 'string') out.field = x.field;
-  if (typeof x.status === 'number') out.status = x.status;
-  return out;
-}
-
-/** Most failed sites the Catch error names one by one. */
-export const LISTED = 10;
-
-function outcome(
-  d: FleetDeps,
-  msg: NodeMessage,
-  jobs: Job[],
-  settled: Array<Settled<FleetResult>>,
-  plan: PortfolioPlan | undefined,
-  stop: boolean,
-): FleetOutcome {
-  const results: FleetResult[] = settled.map((r, i) => {
-    if (r.ok) return r.value;
-    const x = r.error as Error & { fleetRequest?: SentRequest; part?: number };
-    // In a group, a site another instance leads is sent there: no error here.
-    const part = x.part;
-    if (isNotSteering(r.error) && r.error.reason !== 'unreachable')
-      return {
-        site: jobs[i].site,
-        ok: false,
-        standby: { leader: r.error.leader },
-        ...(part !== undefined ? { part } : {}),
-      };
-    const res: FleetResult = { site: jobs[i].site, ok: false, error: errorOf(r.error) };
-    if (x.fleetRequest) res.request = x.fleetRequest;
-    if (x.part !== undefined) res.part = x.part;
-    return res;
-  });
-  const failed = results.filter((r) => !r.ok && !r.standby);
-  const standby = results.length - failed.length - results.filter((r) => r.ok).length;
-  const summary: Record<string, unknown> = {
-    ok: results.length - failed.length - standby,
-    failed: failed.length,
-    total: results.length,
-  };
-  if (standby > 0) summary.standby = standby;
-  if (plan) {
-    const f = POWER_FACTOR[d.settings.essUnit];
-    const acceptedW = results.reduce((a, r, i) => a + (r.ok ? (plan!.parts[i].partW ?? 0) : 0), 0);
-    Object.assign(summary, {
-      unit: d.settings.essUnit,
-      asked: plan.askedW / f,
-      allocated: plan.allocatedW / f,
-      accepted: acceptedW / f,
-      shortfall: plan.shortfallW / f,
-    });
-  }
-  const t = d.status.t;
-  const counts = { ok: summary.ok as number, total: results.length, failed: failed.length };
-  if (d.dryRun) d.status.dryRun(t('fleetDryRun', counts));
-  else if (stop) d.status.ended(t(failed.length ? 'fleetStoppedFailed' : 'fleetStopped', counts));
-  else if (failed.length === results.length) d.status.failing(t('fleetFailed', counts));
-  else if (failed.length || plan?.shortfallW)
-    d.status.sentWarning(
-      t(failed.length ? 'fleetSentFailed' : 'fleetShortfall', {
-        ...counts,
-        shortfall: String(summary.shortfall),
-        unit: d.settings.essUnit,
-      }),
-    );
-  else d.status.sent(t('fleetSent', counts));
-  const out: NodeMessage = { ...msg, payload: { results, summary } };
-  if (d.dryRun) out.dryRun = true;
-  if (failed.length === 0) return { [FLEET]: true, out };
-  const named = failed
-    .slice(0, LISTED)
-    .map((r) => `${r.site} (${r.error!.message})`)
-    .join('; ');
-  const more = failed.length > LISTED ? `; and ${failed.length - LISTED} more` : '';
-  const err = new FleetError(
-    msg.sites !== undefined ? 'msg.sites' : 'sites',
-    `${failed.length} of ${results.length} sites failed: ${named}${more}; the output message carries every site's result (msg.payload.results)`,
-    { failed: failed.map((r) => ({ site: r.site, error: r.error! })), summary },
-  );
-  return { [FLEET]: true, out, error: err };
-}
-
-/**
- * The one Catch-able error of a fleet message with failed sites: names the list's field and
- * the failed sites; `cause` (which Node-RED copies into the Catch node's msg.error) holds
- * every failed site and its error, and the summary.
- */
-export class FleetError extends Error {
-  readonly code = 'EMS_FLEET_PARTIAL';
-  constructor(
-    readonly field: string,
-    text: string,
-    readonly cause: {
-      failed: Array<{ site: string; error: NonNullable<FleetResult['error']> }>;
-      summary: Record<string, unknown>;
-    },
-  ) {
-    super(`${field}: ${text}`);
-    this.name = 'FleetError';
   }
 }
