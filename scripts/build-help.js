@@ -197,4 +197,5 @@ function writeHelp(outDir, dir = PAGES) {
 module.exports = { helpFromPage };
 
 // Silent, as the build's other steps: `npm pack --json` runs the build and its stdout must stay JSON.
-if (require.main === module) writeHelp(path.resolve(ROOT, process.argv[2] || path.join('dist', 'nodes', 'locales', 'en-US')));
+if (require.main === module)
+  writeHelp(path.resolve(ROOT, process.argv[2] || path.join('dist', 'nodes', 'locales', 'en-US')));

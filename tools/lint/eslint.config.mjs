@@ -57,7 +57,7 @@ export default tseslint.config(
   },
   {
     basePath: root,
-    files: ['**/*.js', '**/*.cjs', '**/*.mjs'],
+    files: ['**/*.js', '**/*.cjs'],
     extends: [js.configs.recommended],
     languageOptions: {
       sourceType: 'commonjs',
@@ -89,6 +89,7 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', ...ONE_LETTER],
     },
   },
+  { basePath: root, files: ['**/*.mjs'], extends: [js.configs.recommended], languageOptions: { sourceType: 'module' } },
   // Sizes a reader can hold: no file over 400 lines; in the node adapters no function over 60.
   { files: ['**/*.ts', '**/*.js', '**/*.mjs'], rules: { 'max-lines': ['error', { max: 400 }] } },
   { files: ['src/nodes/**/*.ts'], rules: { 'max-lines-per-function': ['error', { max: 60 }] } },

@@ -12,7 +12,6 @@ import { checkDefaults } from './check';
 import { located } from './located';
 
 // The planner (a dozen modules) loads on the node's first plan, not while Node-RED starts.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const planner = lazyFunctions(() => require('../../plan') as typeof import('../../plan'));
 const handOn = planner('handOn');
 const isSitePlan = planner('isSitePlan');

@@ -22,7 +22,6 @@ import { lazyFunctions } from '../shared';
 import { hasPrices, type Msg } from './message';
 
 // The planner loads on the first re-plan, not while Node-RED starts.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const planner = lazyFunctions(() => require('../../plan') as typeof import('../../plan'));
 const changedSlots = planner('changedSlots');
 const changeTolerance = planner('changeTolerance');
