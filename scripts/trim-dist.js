@@ -8,8 +8,8 @@
 //    template literal is left alone. Each file is checked: esbuild's whitespace-free print of the
 //    file must be the same before and after, or the file is kept as tsc wrote it.
 //  - dist/nodes/locales/*/*.json (labels and messages, read with JSON.parse): printed without indentation.
-//  - resources/*.js (the scripts the editor loads in the browser): minified (whitespace and local
-//    names; function and class names kept), their first line (which says how the file is built) kept.
+//  - resources/*.js (the scripts the editor loads in the browser): whitespace removed, names kept (shortened
+//    local names broke the panels' pickers in the editor), their first line (how the file is built) kept.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -104,7 +104,7 @@ for (const file of filesOf(path.join(root, 'resources'), '.js')) {
   const firstLine = code.startsWith('//') ? code.slice(0, code.indexOf('\n') + 1) : '';
   const small = esbuild.transformSync(code, {
     minifyWhitespace: true,
-    minifyIdentifiers: true,
+    minifyIdentifiers: false,
     keepNames: true,
     target: 'esnext',
     loader: 'js',
