@@ -183,8 +183,8 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     // build trims it (scripts/trim-dist.js: declarations of the public entry only, tabs for tsc's indentation,
     // compact message catalogues, minified editor scripts); it was 1.69 MB untrimmed. With axios and undici the
     // install must stay under 6 MB, which leaves the package about 1.52 MB. The bound catches a file packed by
-    // mistake or a trim step lost (the en-US help, built from docs/nodes/, adds about 56 KB); the bench's own-files figure tracks growth of the code.
-    assert.ok(packed.unpackedSize < 1_620_000, `unpacked ${packed.unpackedSize} bytes`);
+    // mistake or a trim step lost (the en-US help, built from docs/nodes/, adds about 56 KB, and the editor scripts keep their names: 1.64 MB); the bench's own-files figure tracks growth of the code.
+    assert.ok(packed.unpackedSize < 1_700_000, `unpacked ${packed.unpackedSize} bytes`);
   });
 
   it('installs from the tarball with its runtime dependencies only', () => {
