@@ -109,15 +109,9 @@ function readPoint(p: unknown, f: string): { start: number; end?: number; value:
 }
 
 /**
- * A series read into sorted points with intervals. `min`: the least value accepted (0 for
- * power that cannot be negative, -Infinity for any). Refuses an unsorted or overlapping series,
- * and one of more than INPUTS.seriesPoints points by its length, before any point is read.
- *
- * A series is an array of points, each the average over its interval: `{start, end?, value}`,
- * `{x, y}` (the time-series node's points), `{time | timestamp, value}`; or the time-series
- * node's arrays `{time: [...], data: [...]}`; a PV forecast also as Solcast or Forecast.Solar deliver it
- * (sourceSeries). A point without an end lasts until the next one
- * starts; the last lasts as long as the one before it. Times are epoch ms, ISO 8601 or Date.
+ * A series read into sorted points with intervals (the forms: docs/planner.md, "Inputs"). `min`: the least
+ * value accepted (0 for power that cannot be negative, -Infinity for any). Refuses an unsorted or overlapping
+ * series, and one of more than INPUTS.seriesPoints points by its length, before any point is read.
  * Every refusal names the field and the point (`loadHistory[3].value`) or the slot.
  */
 export function readSeries(input: unknown, field = 'series', min = -Infinity): SeriesPoint[] {

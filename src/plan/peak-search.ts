@@ -142,15 +142,10 @@ class Marginals {
   }
 
   /**
-   * Weights for the bound of peakSearch from the plan at cap P (e, runs; after solve(P, true)):
-   * each slot whose import meets the cap gets its marginal value of the cap, the more of what a
-   * little more import gains with the rest of the plan after it free (from the value function
-   * V_{k+1}) and with the rest before it free (from the forward values W_k, the least cost of
-   * reaching each stored energy at boundary k), scaled to sum to κ. Any weights ≥ 0 summing to
-   * at most κ give a valid bound; these make it tight where the plan's structure holds across an
-   * interval of the cap (C is linear there and each slot pays what the cap is worth to it). The
-   * least SOC before selling is left out of W (weights only). `slope`: their sum (about −C′
-   * right of P); mu null when no slot gains.
+   * Weights for the bound of peakSearch from the plan at cap P (e, runs; after solve(P, true)): each slot
+   * whose import meets the cap gets its marginal value of the cap, scaled to sum to κ (docs/planner.md,
+   * "The peak level"). Any weights ≥ 0 summing to at most κ give a valid bound; these make it tight.
+   * `slope`: their sum (about −C′ right of P); mu null when no slot gains.
    */
   weights(kappa: number, P: number, e: Float64Array, runs: SlotRun[]): Weights {
     const { chain } = this;
@@ -230,24 +225,10 @@ class Marginals {
 }
 
 /**
- * The cap of least f(P) = C(P) + κ·max(P, floor) over [a, b] when C need not be convex (C
- * nonincreasing, +∞ where the DP finds no plan; C(b) = free), by branch and bound on intervals
- * of P with two lower bounds:
- *
- * - monotone: C(P) ≥ C(hi) for P ≤ hi, so f ≥ C(hi) + κ·max(lo, floor) on [lo, hi];
- * - a Lagrangian bound: with L = max(lo, floor) and any μ ≥ 0 with Σμ_k ≤ κ, for P in [lo, hi]
- *   and a plan with every import i_k ≤ P, κ·max(P, floor) = κ·L + κ·(P − L)⁺ ≥ κ·L +
- *   Σ μ_k·(i_k − L)⁺ (each (i_k − L)⁺ ≤ (P − L)⁺ and Σμ_k ≤ κ), and i_k ≤ P ≤ hi; so
- *   f ≥ κ·L + the least over plans with imports ≤ hi of cost + Σ μ_k·(i_k − L)⁺. That least is
- *   one exact DP pass (each slot's import dearer by μ_k above L: a knee in its price, still a
- *   piecewise-linear slot cost), whatever the never-both rules do to convexity. μ: the
- *   marginal values of the cap at the split that made the interval, from the interval's side
- *   (Marginals.weights); only the bound's strength depends on them, never its validity.
- *
- * Where C is linear across an interval with a slope steeper than −κ, neither bound alone
- * closes it: the monotone bound needs intervals of width tol/κ, the Lagrangian one closes it in
- * one pass. The gap is the best value less the least bound of every interval left open or
- * dropped: the certified distance to the optimum. At most 300 DP passes.
+ * The cap of least f(P) = C(P) + κ·max(P, floor) over [a, b] when C need not be convex (C nonincreasing,
+ * +∞ where the DP finds no plan), by branch and bound on intervals of P closed by a monotone bound or a
+ * Lagrangian one (one DP pass with each slot's import dearer above the interval's low end). Why both bounds
+ * are valid, and the gap it certifies: docs/planner.md, "The peak level". At most 300 DP passes.
  */
 export function peakSearch(
   chain: PeakChain,

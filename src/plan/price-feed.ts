@@ -182,19 +182,9 @@ function readItem(
 }
 
 /**
- * Reads a price feed into sorted, non-overlapping slots (gaps allowed). With `slotMinutes`,
- * longer slots are split into slots of that length (each slot's length must be a multiple).
- *
- * Accepted, as an array or wrapped as the sources wrap them:
- * - this package's slots: {start, end or duration, price} or {…, importPrice, exportPrice};
- * - {start, value} (ENTSO-E day-ahead flows, node-red-contrib-power-saver's priceData items),
- *   end optional;
- * - node-red-contrib-power-saver's {priceData: [...]} (ps-receive-price's output);
- * - Tibber: [{startsAt, total, energy, tax, currency}], {today, tomorrow}, or the whole
- *   query answer {viewer: {homes: [{currentSubscription: {priceInfo: {today, tomorrow}}}]}};
- *   `total` is the price (per kWh, taxes included), `currency` its currency;
- * - Nord Pool (node-red-contrib-nordpool-api): [{StartTime, EndTime, Price, Valuta}], with
- *   Valuta the unit ("EUR/MWh") and times "YYYY-MM-DD HH:mm" in the runtime's local time.
+ * Reads a price feed into sorted, non-overlapping slots (gaps allowed); with `slotMinutes`, longer slots are
+ * split into slots of that length. Accepts this package's slots, {start, value} (ENTSO-E, power-saver),
+ * power-saver's {priceData}, Tibber and Nord Pool answers (the forms: docs/planner.md, "Inputs").
  * A slot without an end ends where the next starts; the last lasts as long as the one before.
  */
 export function readPriceFeed(input: unknown, field = 'prices', slotMinutes?: number): PriceFeed {

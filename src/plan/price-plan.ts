@@ -293,22 +293,10 @@ function snap(e: number, b: Battery, h: number): number {
 }
 
 /**
- * The plan that maximises Σ price × (discharged − charged energy) over the price slots, within
- * the battery's limits. Throws a ValidationError naming the field for any bad input.
- *
- * Model (the simulator's, src/simulator/model.ts): a slot's power P is grid side (AC),
- * positive = discharge, negative = charge, as the ESS sign of the specification. Charging at
- * P for dt stores |P|·√eff·dt; discharging at P for dt takes P/√eff·dt from the store. The
- * value of a slot is price × energy delivered to the grid (discharged minus charged), so a
- * negative price pays for charging. The site's load and PV are not part of the plan.
- *
- * Method: dynamic programming over a grid of stored energy, O(slots × states) (the best move
- * of every state by sliding-window maxima, as a move's value is linear in its size). The
- * grid's origin is the current SOC (so the start is exact); its step is at most 1/steps of the
- * SOC window and is chosen so that a full-power charge and a full-power discharge over the
- * slots' common length (15 min for 15-minute and hourly slots) are whole numbers of steps
- * where the limits and efficiency allow (see chooseStep). The optimum over that grid is
- * exact: tests compare it with an exhaustive search of every sequence of moves on the grid.
+ * The plan that maximises Σ price × (discharged − charged energy) over the price slots, within the
+ * battery's limits; P is grid side, positive = discharge. Dynamic programming over a grid of stored energy
+ * whose origin is the current SOC, exact on that grid (model and method: docs/planner.md, "Prices alone").
+ * Throws a ValidationError naming the field for any bad input.
  */
 export function planFromPrices(input: PricePlanInput): PricePlan {
   const checked = parsePlanInput(input);

@@ -156,29 +156,10 @@ function clean(v: number, ...limits: number[]): number {
 }
 
 /**
- * The model, per slot k of dt_k hours (powers in kW, averages over the slot, grid side): a
- * real battery and a real meter:
- *   the battery charges c_k ∈ [0, maxChargeKW] or discharges d_k ∈ [0, maxDischargeKW], never
- *   both in one slot (the ems-schedule node sends one net power per slot);
- *   PV used pv_k − u_k, curtailment u_k ∈ [0, pv_k] (free: the site may always curtail);
- *   the meter imports i_k ∈ [0, min(gridImportMax_k, site.importLimitW)] or exports x_k
- *   likewise, never both;
- *   energy balance pv_k − u_k + i_k + d_k = load_k + x_k + c_k;
- *   stored energy e_{k+1} = e_k + dt_k·(ηc·c_k − d_k/ηd), e_0 from battery.soc, and
- *   min(socMin, soc) ≤ e ≤ max(socMax, soc) at every boundary (a SOC outside the window may
- *   stay where it is but not go further out), at least each socTarget at its boundary and
- *   socEnd at the end;
- *   peak P ≥ i_k for every k and P ≥ site.peakSoFarW.
- * Cost (minimised): Σ dt_k·(importPrice_k·i_k − exportPrice_k·x_k + cycleCost·(c_k + d_k))
- *   + peakCost·P − endValue·(e_n − e_0). Any prices plan: an export price above the import
- * price (a fixed feed-in tariff over a cheap or negative midday), a negative export price (PV
- * is curtailed rather than paid to export), a negative import price.
- * The two never-both rules make it a mixed-integer problem, not an LP: the solver finds the
- * optimum by exact dynamic programming over stored energy on piecewise-linear value functions
- * that need not be convex (no SOC grid), and branch and bound over the peak level.
- *
- * planSite: the plan of least cost for the site, within every limit. Throws a ValidationError
- * naming the field for any bad input, and for limits no plan can keep.
+ * The plan of least cost for the site, within every limit: a real battery (charge or discharge, never both
+ * in a slot) and a real meter (import or export, never both), PV curtailment, SOC window and targets, and a
+ * peak-import cost. The model and why the solver is exact: docs/planner.md, "A whole site".
+ * Throws a ValidationError naming the field for any bad input, and for limits no plan can keep.
  */
 export function planSite(input: SitePlanInput): SitePlan {
   const inp = parseSiteInput(input);

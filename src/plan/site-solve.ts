@@ -312,25 +312,10 @@ function convexInCap(m: SiteModel): boolean {
 }
 
 /**
- * Solves the model; throws NoPlan when it has none.
- *
- * For a fixed cap P on every slot's import the model is a chain: V_k(e), the least cost from
- * boundary k with e kWh stored, is V_k = V_{k+1} □ Φ̃_k restricted to the SOC bounds at k,
- * where Φ̃_k(y) = dt·F_k(−y/dt) is the slot's cost of a change of stored energy (slot-cost.ts).
- * F_k and so every V_k is continuous and piecewise linear but not convex (a paid import, an
- * export price above the import price); pwl.ts convolves such functions exactly, so V_0(e0) is
- * the optimum for that cap. The forward pass takes, at each boundary, a move that attains
- * V_k(e_k): the sum of two piecewise-linear functions is least at a breakpoint of one of them,
- * so the breakpoints are the candidates, each evaluated exactly.
- *
- * The peak cost adds κ·P with P ≥ every import; P lies between the least feasible cap and the
- * highest import of the plan without a cap (peak-search.ts). Where the never-both rules bind
- * nowhere (convexInCap) the model is its LP relaxation and C(P), the optimum under cap P, is
- * convex: cutting planes find the best cap to a certified 1e-10. Elsewhere C(P) need not be
- * convex, but it does not increase with P: branch and bound over intervals of P, each closed by
- * C(hi) or by a Lagrangian bound (one DP pass with each slot's import dearer above the
- * interval's low end, peak-search.ts proves it), to 1e-6 of the objective (of 1 when smaller) or at most
- * 300 passes. `gap` is the certified distance to the optimum.
+ * Solves the model; throws NoPlan when it has none. For one cap on the imports the model is a chain of exact
+ * piecewise-linear value functions (pwl.ts); the cap itself is found by cutting planes where the never-both
+ * rules bind nowhere, else by branch and bound (peak-search.ts). Why it is exact: docs/planner.md, "The chain
+ * for one cap" and "The peak level". `gap` is the certified distance to the optimum.
  */
 export function solveSite(m: SiteModel): SiteSolution {
   const chain = new Chain(m);

@@ -62,22 +62,9 @@ function addCrossing(xs: Float64Array, m: number, x1: number, x2: number, f1: nu
 }
 
 /**
- * The slot's cost as a function of δ, for one import cap.
- *
- * The slot (all kW, prices per kWh): the battery charges c ∈ [0, C] or discharges
- * d ∈ [0, D], never both, so δ fixes it: c = δ/ηc when δ ≥ 0, d = −ηd·δ when δ < 0; its grid
- * side power is β = c − d. PV used pv − u with curtailment u ∈ [0, pv]. The meter imports
- * i ∈ [0, I] or exports x ∈ [0, X], never both: its power g = i − x, and the balance is
- * g = load − pv + u + β. Cost pi·i − px·x + w·(c + d): any export price, above the import
- * price or below zero, is a cost the meter can run at (a meter cannot buy and sell at once).
- *
- * F(δ) is piecewise linear, not convex in general (a paid import, an export price above the
- * import price). With n = load − pv + β, the meter's g lies in [a, b], a = max(n, −X) (no
- * curtailment beyond the export limit) and b = min(n + pv, I) (all PV curtailed that import
- * can replace); its cost c(g) has one kink, at 0, so the least is at a, at b or at 0 (when
- * 0 lies in [a, b]). Each of those three options is linear in δ between the points where
- * a, b, β or the option's range has a kink, so F is exact when evaluated at those points
- * and where two options cross between them.
+ * The slot's cost F(δ) as a function of δ, the change of stored energy, for one import cap: piecewise
+ * linear, not convex in general; exact at the kinks of the three meter options (at a, at b, at 0) and where
+ * two options cross. The derivation: docs/planner.md, "One slot's cost".
  */
 export class SlotModel {
   /** The import and export limits in force (kW, finite). */
