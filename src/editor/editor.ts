@@ -1,14 +1,9 @@
 /**
- * The editor code two or more node panels share (served by Node-RED from the package's resources/
- * folder, loaded by the config node's panel): the config node's settings as the editor knows them,
- * admin-route calls, pickers, labels, field helpers and validators. Each node's own editor code is in
- * its folder (src/nodes/<node>/panel.ts). The panels reach this as window.EmsPartnerEditor: `npm run build`
- * compiles it (tsconfig.editor.json) and scripts/copy-editor.js wraps it into resources/editor.js.
- *
- * Numeric settings are checked against the runtime's own table of limits (src/protocol/limits.ts,
- * served as resources/limits.js, window.EmsPartnerLimits), with the refusal text the runtime gives;
- * runtimeCheck gives a panel the runtime's refusal of any of its rules (resources/*.js).
- * The pickers are in pickers.ts, the labels in labels.ts (bundled with this module).
+ * The editor code two or more node panels share, as window.EmsPartnerEditor (compiled by tsconfig.editor.json,
+ * wrapped by scripts/copy-editor.js into resources/editor.js, loaded by the config node's panel): the config
+ * node's settings as the editor knows them, admin-route calls, field helpers and validators checked against
+ * the runtime's own table of limits (window.EmsPartnerLimits), with the runtime's refusal texts. Pickers and
+ * labels are in pickers.ts and labels.ts; each node's own panel code is in its folder.
  */
 import type { LimitKey, Words } from '../protocol/limits';
 import { t } from './admin';

@@ -35,21 +35,12 @@ export interface DispatchInput {
 const EDGE_WH = 1e-6;
 
 /**
- * The flows at an instant, written into `out` (returned).
- *
- * Order (README, assumptions A19, A30-A34):
- * 1. Asset steering or grid target (they exclude each other, the store keeps one type):
- *    maximize grid import (charge at the limit, PV to 0), else the ESS setting, else the
- *    grid target (deadband; PV curtailed when the battery cannot absorb), else
- *    self-consumption; a curtailment caps PV.
- * 2. Device constraints: the battery's power rating, and its SOC window over the step
- *    (a full battery cannot charge, an empty one cannot discharge; round-trip efficiency).
- * 3. Grid limits: the requested limits within the contractual ones (the contractual ones
- *    alone when none is requested). Hard site constraints, they win over step 1 as far as
- *    needed: the battery is adjusted first (within step 2), then PV (curtailed for too much
- *    export, un-curtailed for too much import). Curtailment for a limit is recomputed at every
- *    instant, so PV is un-curtailed as soon as there is room. What the assets cannot do shows
- *    in the grid power.
+ * The flows at an instant, written into `out` (returned). Order (README, assumptions A19, A30-A34):
+ * 1. asset steering or grid target (they exclude each other), else self-consumption; a curtailment caps PV;
+ * 2. device constraints: the battery's power rating and its SOC window over the step;
+ * 3. grid limits (requested within contractual ones), hard constraints that win over step 1 as far as
+ *    needed: the battery first, then PV (curtailed for too much export, un-curtailed for too much import),
+ *    recomputed every instant. What the assets cannot do shows in the grid power.
  */
 export function dispatch(i: DispatchInput, out: Flows): Flows {
   const { def, steering: s, dtH } = i;

@@ -50,21 +50,12 @@ function averagePowerW(
 }
 
 /**
- * Values of `field` at ascending `points` (all <= now), rounded like live readings.
- * `current` is the state at `now` (the model must have been advanced to now); `past` makes
- * the history reach before the simulator's start (called only when a point does);
- * `stepMs` is the resolution (taken from the points' spacing when not given, else 1 h).
- *
- * - SOC is the value at the point's instant, linear between samples.
- * - Counters are the value at the point's instant, linear between samples (so their
- *   differences are the integral of the powers).
- * - A `power` point is the AVERAGE power over its interval [t, t + resolution), cut at now:
- *   the difference of the device's counters over the interval divided by its length (battery
- *   discharged − charged, grid imported − exported, PV produced). So a counter's difference
- *   over whole intervals equals the energy of the power series over them. A point at now
- *   (an empty interval) is the instantaneous power, as a live reading.
- * - Before the oldest sample the site is at rest: counters and SOC keep the oldest sample's
- *   value, powers are 0.
+ * Values of `field` at ascending `points` (all <= now), rounded like live readings. `current` is the state at
+ * `now`; `past` makes the history reach before the simulator's start; `stepMs` is the resolution (from the
+ * points' spacing when not given, else 1 h). SOC and counters are values at the instant, linear between
+ * samples; a `power` point is the AVERAGE over [t, t + resolution) cut at now (the counters' difference over
+ * its length, so counters and power series agree; a point at now is the live reading). Before the oldest
+ * sample the site is at rest.
  */
 export function seriesValues(
   history: History,

@@ -1,17 +1,7 @@
 /**
- * `ems-plan` ("price plan"): the battery planner (src/plan, planBattery) as a node. Prices alone
- * go to the price-only planner, as before byte for byte; anything of the site model (import and
- * export prices or formulas, PV and load forecasts, grid limits, efficiencies, wear, a SOC target,
- * an end value, a peak cost: from the message or the node's settings) to the site planner. Pure:
- * no config node (the scaffold's `configNode: false`: no `server`), no I/O. A message of
- * prices and the current SOC becomes ONE message: `payload` the plan's slots as `ems-schedule`
- * takes them, `plan` the whole plan, `chart` series for a Dashboard 2 chart. `now` is the clock:
- * slots that ended are dropped, the one in progress starts now. Where each setting comes from:
- * message.ts; how a refusal names it: located.ts. What the node does per message: controller.ts.
- *
- * With `replan` on (replan.ts) the node keeps the last prices and plans again at each
- * quarter hour, on a fresh SOC and on a delivery report that says no or partly, and sends only
- * what changed (`msg.replan` says what). One timer per node, cleared on close.
+ * `ems-plan` ("price plan"): the battery planner (src/plan, planBattery) as a node, wiring only: no config
+ * node, no I/O. What it does per message is in controller.ts, where each setting comes from in message.ts,
+ * re-planning in replan.ts; what users see: docs/nodes/ems-plan.md.
  */
 import { flowNode, type Node, type RED } from '../shared';
 import { PlanController } from './controller';

@@ -1,18 +1,9 @@
 /**
- * What the `ems-plan` node makes of a message: the planner's input from the message and the
- * node's settings, with where each value came from (located.ts names refusals by it). Pure (no
- * Node-RED, no clock: `now` is passed); it imports only protocol and the planner's input code,
- * so the build serves it (through check.ts) to the editor as resources/plan-input.js.
- *
- * Each setting comes from the message first, then the node: `msg.X`, then `msg.payload.X`,
- * then the node's X (socEnd, priceUnit, steps; the price formulas per key, from the node's
- * importFee …); the battery's from `msg.battery.X`, then `msg.payload.battery.X`, then the
- * node's; the site's limits from `msg.payload.site.X` (W), then the node's (kW; `msg.site` is
- * the schedule's site reference); the current SOC from `msg.soc`, `msg.payload.soc`,
- * `msg.battery.soc`, `msg.payload.battery.soc` (or, re-planning, the SOC the node keeps). A
- * forecast given as points ({start, value} in W) is resampled onto the price slots, and a load
- * history becomes the load forecast (same weekday and time, last 4 weeks). A refusal names the
- * field where the value came from (`msg.payload[3].end`, `msg.loadForecast[17]`, `importVat`).
+ * What the `ems-plan` node makes of a message: the planner's input from the message and the node's settings,
+ * with where each value came from, so a refusal names that field (`msg.payload[3].end`, `importVat`;
+ * located.ts). Each setting comes from `msg.X`, then `msg.payload.X`, then the node's (the order per key:
+ * docs/nodes/ems-plan.md). Pure (no Node-RED, no clock: `now` is passed), importing only protocol and the
+ * planner's input code, so the build serves it (through check.ts) to the editor as resources/plan-input.js.
  */
 import { ValidationError } from '../../protocol/errors';
 import { show } from '../../protocol/units';

@@ -1,20 +1,10 @@
 /**
- * Re-planning in the `ems-plan` node (model-predictive control): what the node keeps
- * between messages and what it decides on each trigger. With `replan` on, the node keeps the
- * last message that carried prices (with its forecasts and settings) and plans again from it:
- * - at each quarter hour (one timer per node, armed while the kept prices reach ahead);
- * - on a fresh SOC: a message without prices whose topic is `soc` or ends in `/soc` (what
- *   device read sends) with the SOC as payload, or one with `msg.soc`;
- * - on a delivery report (topic `delivery`, as ems-schedule's and site steer's output 2) that
- *   says `no` or `partly` (other verdicts are kept, for the SOC, and plan nothing);
- * - on new prices.
- * The SOC of a re-plan: a reading that came after the last plan; else the SOC the last plan
- * expects now, moved by what the delivery reports no plan has taken yet measured (over their
- * windows after the last reading); else the last reading.
- * Only what changed is handed on: the new plan from its first changed slot to its end (ems-schedule
- * replaces a playing schedule from the new one's first slot and drops the old slots after it, so
- * the unchanged slots after a change go along), never a slot that ended. Nothing changed: nothing
- * is sent. No Node-RED here: the node (controller.ts) sends; timers are passed (globals by default).
+ * Re-planning in the `ems-plan` node (model-predictive control): what the node keeps between messages (the
+ * last message with prices) and what it decides on each trigger: a quarter hour, a fresh SOC, a delivery
+ * report saying `no` or `partly`, new prices. The SOC of a re-plan: a reading newer than the last plan; else
+ * what the last plan expects now, moved by the delivery reports since; else the last reading. Only what
+ * changed is handed on, from the first changed slot, never a slot that ended (the triggers and forms in
+ * users' words: docs/nodes/ems-plan.md). No Node-RED here: controller.ts sends; timers are passed.
  */
 import { QUARTER_HOUR_MS, show, ValidationError } from '../../protocol';
 import type { DeliveryReport, ScheduleSlot } from '../../plan';

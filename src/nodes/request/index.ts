@@ -1,16 +1,8 @@
 /**
- * `ems-request`: a raw request to an endpoint the package does not wrap yet, through the
- * config node's client (its authentication, retries, limits and redaction; EmsClient.raw).
- * `msg.method`, `msg.path` and `msg.body` say what to send; the node's `method` and `path`
- * are the defaults when the message does not set them. The path is relative to the base URL:
- * a form that could leave it is refused before anything is sent (client/request-path.ts).
- *
- * A 2xx answer is the output (payload, statusCode, selected headers). Any other answer, and
- * every failure, ends the message in one Catch-able error; for an HTTP answer the message that
- * reaches the Catch node also carries its statusCode, headers and payload.
- *
- * Mode `stats` sends nothing: any input gives msg.payload = the config node's request
- * budget, its counts per last minute, hour and day and its caps (runtime/budget.ts), for a dashboard.
+ * `ems-request`: a raw request to an endpoint the package does not wrap yet, through the config node's client
+ * (its authentication, retries, limits and redaction; EmsClient.raw). Wiring only: controller.ts sends, and a
+ * path that could leave the base URL is refused before anything is sent (client/request-path.ts). Mode
+ * `stats` answers the config node's request budget instead. What users see: docs/nodes/ems-request.md.
  */
 import { flowNode, type Node, type RED } from '../shared';
 import { RequestController, type RequestProps } from './controller';
