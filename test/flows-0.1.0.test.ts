@@ -125,35 +125,35 @@ describe('flows saved by 0.1.0', () => {
   });
 
   it('device read (map, list + split) and time series (points, split) answer as in 0.1.0', async () => {
-    const f = await load();
-    const [map] = await f.ask('f010read000000001', {});
+    const deployed = await load();
+    const [map] = await deployed.ask('f010read000000001', {});
     assert.deepEqual(Object.keys(map.payload), ['soc', 'totalEnergyConsumed']);
     assert.equal(typeof map.payload.soc, 'number');
     assert.deepEqual(map.units, { soc: '%', totalEnergyConsumed: 'Wh' });
-    const split = await f.ask('f010read000000002', {}, 3);
+    const split = await deployed.ask('f010read000000002', {}, 3);
     assert.deepEqual(
       split.map((m) => m.topic),
       ['soc', 'totalEnergyConsumed', 'totalEnergyProduced'].map((p) => `dvc_aIcgt4KDesKb/${p}`),
     );
-    const [points] = await f.ask('f010series0000001', {});
+    const [points] = await deployed.ask('f010series0000001', {});
     // `last` starts on a whole hour and ends now: 24 h give 25 hourly points (the hour in progress too).
     assert.equal(points.payload.length, 25);
     assert.ok(points.payload.every((p: any) => typeof p.x === 'number' && typeof p.y === 'number'));
-    const hours = await f.ask('f010series0000002', {}, 49);
+    const hours = await deployed.ask('f010series0000002', {}, 49);
     assert.equal(hours[0].timestamp, points.payload[0].x - 24 * 3_600_000);
     assert.ok(hours.every((m, i) => i === 0 || m.timestamp - hours[i - 1].timestamp === 3_600_000));
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
   it('site steer (ess, combined with limits, grid target dry run) sends what 0.1.0 sent', async () => {
-    const f = await load();
+    const deployed = await load();
     const before = Date.now();
-    const [ess] = await f.ask('f010steer00000001', { payload: -50 });
+    const [ess] = await deployed.ask('f010steer00000001', { payload: -50 });
     assert.equal(ess.request.path, `/sites/${SITE}/steering/ess`);
     assert.deepEqual(ess.request.body.setting, { value: -50, unit: 'kW' });
     assert.equal(ess.request.body.validUntil % QUARTER_HOUR_MS, 0);
 
-    const [comb] = await f.ask('f010steer00000002', { payload: 20 });
+    const [comb] = await deployed.ask('f010steer00000002', { payload: 20 });
     assert.equal(comb.request.path, `/sites/${SITE}/steering`);
     const { validUntil, ...rest } = comb.request.body;
     assert.deepEqual(rest, {
@@ -167,7 +167,7 @@ describe('flows saved by 0.1.0', () => {
       [ess.request.body, comb.request.body],
     );
 
-    const [dry] = await f.ask('f010steer00000003', { payload: 10 });
+    const [dry] = await deployed.ask('f010steer00000003', { payload: 10 });
     assert.equal(dry.dryRun, true);
     assert.equal(dry.request.path, `/sites/${SITE}/steering/grid-target`);
     assert.deepEqual(dry.request.body.setpoint, { value: 10, unit: 'kW' });
@@ -175,14 +175,14 @@ describe('flows saved by 0.1.0', () => {
     assert.equal(logged(sim.s, /grid-target/).length, 0);
 
     // Over the combined node's maxEssPower (100 kW) is refused, as in 0.1.0.
-    const errs = f.caught.msgs.length;
+    const errs = deployed.caught.msgs.length;
     helper.getNode('f010steer00000002').receive({ payload: 150 });
-    await f.caught.count(errs + 1);
-    assert.match(f.caught.msgs[errs].error.message, /maxEssPower/);
+    await deployed.caught.count(errs + 1);
+    assert.match(deployed.caught.msgs[errs].error.message, /maxEssPower/);
   });
 
   it('each site steer that steers without a limit (one the mode uses was 0 or not set) warns once at deploy, naming it; the one with its limits set does not', async () => {
-    const f = await load();
+    const deployed = await load();
     const warned = (id: string) =>
       callsOf('warn', id)
         .map((a) => String(a[0]))
@@ -199,23 +199,23 @@ describe('flows saved by 0.1.0', () => {
     for (const id of ['f010steer00000001', 'f010steer00000002', 'f010steer00000003'])
       assert.equal(warned(id).length, 1, id);
     // Once at deploy, not per message: steering goes on as in 0.1.0.
-    await f.ask('f010steer00000001', { payload: -50 });
-    await f.ask('f010steer00000001', { payload: 2000 });
+    await deployed.ask('f010steer00000001', { payload: -50 });
+    await deployed.ask('f010steer00000001', { payload: 2000 });
     assert.equal(warned('f010steer00000001').length, 1);
   });
 
   it('site steer stop with the defaults added since (stopAction expire) stops without sending, as in 0.1.0', async () => {
-    const f = await load();
-    await f.ask('f010steer00000002', { payload: 20 });
+    const deployed = await load();
+    await deployed.ask('f010steer00000002', { payload: 20 });
     const sent = logged(sim.s, /^POST \/sites\/:ref\/steering/).length;
-    const [stop] = await f.ask('f010steer00000002', { payload: 'stop' });
+    const [stop] = await deployed.ask('f010steer00000002', { payload: 'stop' });
     assert.deepEqual(stop.payload, { stopped: true, renewing: false });
     assert.equal(logged(sim.s, /^POST \/sites\/:ref\/steering/).length, sent, 'nothing sent on stop');
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
   it('next to it, a price plan node saved before version 2 (as example 09 shipped it) gets the new settings empty, re-planning off, every slot steered (idle: steer, version 3), and plans exactly as before', async () => {
-    // ems-plan came after 0.1.0 (issue 13, version 1); version 2 (issue 20) adds the site model's settings and re-planning, version 3 the idle choice (steer, as before), version 4 grid charge and discharge (on, as before).
+    // ems-plan came after 0.1.0 (version 1); version 2 adds the site model's settings and re-planning, version 3 the idle choice (steer, as before), version 4 grid charge and discharge (on, as before).
     const v1 = {
       id: 'f010plan000000001',
       type: 'ems-plan',
@@ -234,7 +234,7 @@ describe('flows saved by 0.1.0', () => {
       y: 500,
       wires: [[]],
     };
-    const f = await load([v1]);
+    const deployed = await load([v1]);
     const props = helper.getNode(v1.id).props;
     const added = {
       chargeEfficiency: '',
@@ -266,7 +266,7 @@ describe('flows saved by 0.1.0', () => {
       end: t0 + (k + 1) * HOUR_MS,
       price,
     }));
-    const [m] = await f.ask(v1.id, { payload: prices, soc: 50 });
+    const [m] = await deployed.ask(v1.id, { payload: prices, soc: 50 });
     const battery = {
       capacityKWh: 20,
       maxChargeKW: 10,
@@ -281,6 +281,6 @@ describe('flows saved by 0.1.0', () => {
     assert.equal(m.payload.length, 5);
     assert.equal(m.replan, undefined, 'no re-planning');
     assert.deepEqual(Object.keys(m.chart).sort(), ['power', 'price', 'soc']);
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 });

@@ -27,18 +27,17 @@ import {
 import { makeReference } from '../src/simulator/prng';
 import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/redis';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const LEASE_MS = 1500;
 const SLOT_MS = 4000;
 const [S1, S2, S3] = BUILT_IN_SITES.map((s) => s.siteReference);
 /** Sites enough for 300 devices (battery, PV and meter each): the built-in ones and generated ones. */
 const FLEET: SiteDefinition[] = Array.from({ length: 100 - BUILT_IN_SITES.length }, (_, i) => {
-  const k = `group/${i}`;
+  const key = `group/${i}`;
   return {
-    siteReference: makeReference('ste', k),
+    siteReference: makeReference('ste', key),
     name: `Fleet site ${i}`,
     battery: {
-      deviceReference: makeReference('dvc', `${k}/battery`),
+      deviceReference: makeReference('dvc', `${key}/battery`),
       name: `Battery ${i}`,
       maxPowerW: 10_000,
       capacityWh: 20_000,
@@ -46,9 +45,9 @@ const FLEET: SiteDefinition[] = Array.from({ length: 100 - BUILT_IN_SITES.length
       initialConsumedWh: 0,
       initialProducedWh: 0,
     },
-    pv: { deviceReference: makeReference('dvc', `${k}/pv`), name: `PV ${i}`, peakW: 10_000, initialProducedWh: 0 },
+    pv: { deviceReference: makeReference('dvc', `${key}/pv`), name: `PV ${i}`, peakW: 10_000, initialProducedWh: 0 },
     meter: {
-      deviceReference: makeReference('dvc', `${k}/meter`),
+      deviceReference: makeReference('dvc', `${key}/meter`),
       name: `Meter ${i}`,
       initialImportWh: 0,
       initialExportWh: 0,
@@ -239,9 +238,9 @@ class Instance {
     if (this.dead) return;
     const gone = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
     this.child.send({ type: 'stop' });
-    const t = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
     await gone;
-    clearTimeout(t);
+    clearTimeout(timer);
   }
 }
 

@@ -10,13 +10,13 @@ import { until, useRedisGroup } from './helpers/redis';
 
 /** The real clock, shifted by `offset` (tests move it to the next minute). */
 function shiftedClock(): GroupClock & { offset: number } {
-  const c = {
+  const shifted = {
     offset: 0,
-    now: () => Date.now() + c.offset,
+    now: () => Date.now() + shifted.offset,
     setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
     clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
   };
-  return c;
+  return shifted;
 }
 
 describe('group: the budget across the group (redis-server)', function () {
@@ -46,9 +46,9 @@ describe('group: the budget across the group (redis-server)', function () {
     const before = gs.map((g) => g.connection.commands);
     const granted = await Promise.all(
       gs.map(async (g) => {
-        let n = 0;
-        for (let i = 0; i < 100; i++) if (await g.budget.acquire()) n++;
-        return n;
+        let count = 0;
+        for (let i = 0; i < 100; i++) if (await g.budget.acquire()) count++;
+        return count;
       }),
     );
     assert.equal(
@@ -95,9 +95,9 @@ describe('group: the budget across the group (redis-server)', function () {
     await until(() => gs.every((g) => !g.connection.reachable), 3000, 'unreachable');
     const spent = () =>
       gs.map((g) => {
-        let n = 0;
-        for (let i = 0; i < 100; i++) if (g.budget.take()) n++;
-        return n;
+        let count = 0;
+        for (let i = 0; i < 100; i++) if (g.budget.take()) count++;
+        return count;
       });
     clock.offset = 60_000 - (Date.now() % 60_000) + 1000; // the start of a local minute: one window for the whole count
     const first = spent();

@@ -34,20 +34,20 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
   useRuntime();
 
   it('a config node saved without redisUrl (version 4) makes no group and still reads', async () => {
-    const f = await loadFlow(nodes(config({ version: 4 })));
+    const deployed = await loadFlow(nodes(config({ version: 4 })));
     const rt = await helper.getNode('cfg').runtime();
     assert.equal(rt.group, undefined);
     assert.equal(helper.getNode('cfg').props.redisUrl, '', 'the migration added it, empty');
-    assert.ok(Array.isArray((await f.ask()).payload));
+    assert.ok(Array.isArray((await deployed.ask()).payload));
   });
 
   it('a Redis that does not answer: the flow deploys and reads, the group says unreachable, and a redeploy closes it at once', async () => {
     const dead = `redis://127.0.0.1:${await freePort()}`;
-    const f = await loadFlow(nodes(config({ redisUrl: dead })), { cfg: { redisPassword: PASSWORD } });
+    const deployed = await loadFlow(nodes(config({ redisUrl: dead })), { cfg: { redisPassword: PASSWORD } });
     const rt = await helper.getNode('cfg').runtime();
     await until(() => rt.group.reachability === 'unreachable', 3000, 'unreachable');
     assert.deepEqual(rt.group.leases.leader('any-site'), { kind: 'unknown', reason: 'unreachable' });
-    assert.ok(Array.isArray((await f.ask()).payload), 'reads go on');
+    assert.ok(Array.isArray((await deployed.ask()).payload), 'reads go on');
     await helper.unload();
     await until(() => rt.group.reachability === 'closed', 1000, 'closed');
     assert.doesNotMatch(String(rt.group.connection.lastError), new RegExp(PASSWORD));
@@ -61,7 +61,7 @@ describe('group: the config node (redisUrl, redisPassword)', function () {
     try {
       assert.equal(rt.group, undefined);
     } finally {
-      rt.close();
+      await rt.close();
     }
   });
 

@@ -12,67 +12,78 @@ import { until, useRedisGroup } from './helpers/redis';
 describe('group: events and edges (redis-server)', function () {
   const env = useRedisGroup<Group>();
   const group = async (id: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-    const g = new Group({ url: env.redis.url, groupId: 'cfgE', instanceId: id, leaseMs: 1500, heartbeatMs: 600, ...o });
-    env.open.push(g);
-    await g.connection.ready();
-    return g;
+    const member = new Group({
+      url: env.redis.url,
+      groupId: 'cfgE',
+      instanceId: id,
+      leaseMs: 1500,
+      heartbeatMs: 600,
+      ...o,
+    });
+    env.open.push(member);
+    await member.connection.ready();
+    return member;
   };
 
   it('lease changes reach every listener, even past one that throws; a lease taken away under its holder turns to "other"', async () => {
-    const g = await group('e1');
+    const member = await group('e1');
     const heard: string[] = [];
-    g.leases.onChange(() => {
+    member.leases.onChange(() => {
       throw new Error('a broken listener');
     });
-    const off = g.leases.onChange((site, a) =>
+    const off = member.leases.onChange((site, a) =>
       heard.push(`${site} ${a.kind}${a.kind === 'other' ? ` ${a.instance}` : ''}`),
     );
-    g.leases.watch('site-X');
-    g.leases.watch('site-X'); // once is enough
-    await until(() => g.leases.leader('site-X').kind === 'me', 3000, 'leads');
+    member.leases.watch('site-X');
+    member.leases.watch('site-X'); // once is enough
+    await until(() => member.leases.leader('site-X').kind === 'me', 3000, 'leads');
     // an operator (or a bug elsewhere) hands the lease to another instance
-    await g.connection.command(['SET', `${g.prefix}lease:site-X`, '9|intruder', 'PX', '60000']);
-    assert.deepEqual(await g.leases.tick('site-X'), { kind: 'other', instance: 'intruder' });
+    await member.connection.command(['SET', `${member.prefix}lease:site-X`, '9|intruder', 'PX', '60000']);
+    assert.deepEqual(await member.leases.tick('site-X'), { kind: 'other', instance: 'intruder' });
     assert.deepEqual(heard, ['site-X me', 'site-X other intruder']);
     off();
-    await g.leases.unwatch('site-X');
-    await g.leases.unwatch('site-X');
-    assert.deepEqual(await g.leases.tick('site-X'), { kind: 'unknown', reason: 'pending' }, 'not watched any more');
+    await member.leases.unwatch('site-X');
+    await member.leases.unwatch('site-X');
+    assert.deepEqual(
+      await member.leases.tick('site-X'),
+      { kind: 'unknown', reason: 'pending' },
+      'not watched any more',
+    );
     assert.equal(heard.length, 2);
   });
 
   it('member changes reach the listeners; the split under the view covers every key once', async () => {
-    const a = await group('m1');
+    const memberA = await group('m1');
     const views: string[][] = [];
-    a.members.onChange(() => {
+    memberA.members.onChange(() => {
       throw new Error('a broken listener');
     });
-    a.members.onChange((m) => views.push([...m]));
-    await until(async () => (await a.members.beat()).includes('m1'), 3000, 'a member');
-    const b = await group('m2');
-    await until(async () => (await b.members.beat()).length === 2, 3000, 'two members');
-    await a.members.beat();
+    memberA.members.onChange((m) => views.push([...m]));
+    await until(async () => (await memberA.members.beat()).includes('m1'), 3000, 'a member');
+    const memberB = await group('m2');
+    await until(async () => (await memberB.members.beat()).length === 2, 3000, 'two members');
+    await memberA.members.beat();
     assert.deepEqual(views.at(-1), ['m1', 'm2']);
     const keys = Array.from({ length: 50 }, (_, i) => `k${i}`);
-    const parts = a.members.split(keys);
+    const parts = memberA.members.split(keys);
     assert.deepEqual([...parts.keys()], ['m1', 'm2']);
     assert.deepEqual([...parts.values()].flat().sort(), [...keys].sort());
-    assert.deepEqual(a.members.mine(keys), parts.get('m1'));
-    await b.close();
-    assert.deepEqual(await a.members.beat(), ['m1'], 'b left on close');
+    assert.deepEqual(memberA.members.mine(keys), parts.get('m1'));
+    await memberB.close();
+    assert.deepEqual(await memberA.members.beat(), ['m1'], 'b left on close');
   });
 
   it('claims name their holder; an entry Redis holds in an unreadable form is dropped', async () => {
-    const g = await group('c1');
-    g.leases.watch('site-Y');
-    await until(() => g.leases.leader('site-Y').kind === 'me', 3000, 'leads');
-    const a = g.leases.leader('site-Y') as Extract<LeaderAnswer, { kind: 'me' }>;
-    assert.equal(await g.inForce.claimedBy('site-Y', 's1'), undefined);
-    assert.equal(await g.inForce.claim('site-Y', 's1', a.value, 10), 'claimed');
-    assert.equal(await g.inForce.claimedBy('site-Y', 's1'), a.value);
-    await g.connection.command(['HSET', `${g.prefix}inforce:site-Y`, 'schedule:bad', '{not json']);
-    assert.deepEqual(await g.inForce.list('site-Y'), []);
-    assert.equal(await g.connection.command(['HLEN', `${g.prefix}inforce:site-Y`]), 0);
+    const member = await group('c1');
+    member.leases.watch('site-Y');
+    await until(() => member.leases.leader('site-Y').kind === 'me', 3000, 'leads');
+    const leadership = member.leases.leader('site-Y') as Extract<LeaderAnswer, { kind: 'me' }>;
+    assert.equal(await member.inForce.claimedBy('site-Y', 's1'), undefined);
+    assert.equal(await member.inForce.claim('site-Y', 's1', leadership.value, 10), 'claimed');
+    assert.equal(await member.inForce.claimedBy('site-Y', 's1'), leadership.value);
+    await member.connection.command(['HSET', `${member.prefix}inforce:site-Y`, 'schedule:bad', '{not json']);
+    assert.deepEqual(await member.inForce.list('site-Y'), []);
+    assert.equal(await member.connection.command(['HLEN', `${member.prefix}inforce:site-Y`]), 0);
   });
 
   it('a block whose minute ended gives its unused requests back to the day; a reservation in flight at close is given back too', async () => {
@@ -82,76 +93,76 @@ describe('group: events and edges (redis-server)', function () {
       setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
       clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
     };
-    const g = await group('budget1', { perMinute: 0, perDay: 1000, blockSize: 10, clock, groupId: 'cfgE2' });
-    assert.equal(await g.budget.acquire(), true);
-    assert.equal(g.budget.held, 9);
+    const member = await group('budget1', { perMinute: 0, perDay: 1000, blockSize: 10, clock, groupId: 'cfgE2' });
+    assert.equal(await member.budget.acquire(), true);
+    assert.equal(member.budget.held, 9);
     const day = async () =>
       Number(
-        await g.connection.command([
+        await member.connection.command([
           'GET',
-          (await g.connection.command<string[]>(['KEYS', `${g.prefix}budget:d:*`]))[0],
+          (await member.connection.command<string[]>(['KEYS', `${member.prefix}budget:d:*`]))[0],
         ]),
       );
     assert.equal(await day(), 10);
     offset += 61_000; // past the end of the block's minute
-    assert.equal(g.budget.held, 0);
+    assert.equal(member.budget.held, 0);
     await until(async () => (await day()) === 1, 2000, 'the 9 unused back to the day');
-    const pending = g.budget.reserve();
-    const closing = g.close();
+    const pending = member.budget.reserve();
+    const closing = member.close();
     await pending;
     await closing;
     const probe = await group('probe', { groupId: 'cfgE2' });
-    const left = await probe.connection.command<string[]>(['KEYS', `${g.prefix}budget:d:*`]);
+    const left = await probe.connection.command<string[]>(['KEYS', `${member.prefix}budget:d:*`]);
     assert.equal(Number(await probe.connection.command(['GET', left[0]])), 1, 'only the one request spent counts');
   });
 
   it('without caps nothing is counted in Redis and every request may go', async () => {
-    const g = await group('free', { groupId: 'cfgE3' });
-    const before = g.connection.commands;
-    for (let i = 0; i < 20; i++) assert.equal(g.budget.take(), true);
-    assert.equal(await g.budget.acquire(), true);
-    assert.equal(g.connection.commands, before);
-    assert.equal(g.budget.stats.spent, 21);
+    const member = await group('free', { groupId: 'cfgE3' });
+    const before = member.connection.commands;
+    for (let i = 0; i < 20; i++) assert.equal(member.budget.take(), true);
+    assert.equal(await member.budget.acquire(), true);
+    assert.equal(member.connection.commands, before);
+    assert.equal(member.budget.stats.spent, 21);
   });
 
   it('a reservation while the connection is gone fails quietly (nothing held); an instance id of its own by default, none with "|"', async () => {
-    const g = await group('gone', { groupId: 'cfgE4', perMinute: 10 });
-    await g.connection.close();
-    await g.budget.reserve();
-    assert.equal(g.budget.held, 0);
-    const d = new Group({ url: env.redis.url, groupId: 'cfgE4' });
-    env.open.push(d);
-    assert.match(d.instanceId, /^\S+-\d+-[0-9a-f]{6}$/);
-    assert.equal(d.leases.leaseMs, 15_000, 'the default lease');
+    const member = await group('gone', { groupId: 'cfgE4', perMinute: 10 });
+    await member.connection.close();
+    await member.budget.reserve();
+    assert.equal(member.budget.held, 0);
+    const byDefault = new Group({ url: env.redis.url, groupId: 'cfgE4' });
+    env.open.push(byDefault);
+    assert.match(byDefault.instanceId, /^\S+-\d+-[0-9a-f]{6}$/);
+    assert.equal(byDefault.leases.leaseMs, 15_000, 'the default lease');
     assert.throws(() => new Group({ url: env.redis.url, groupId: 'x', instanceId: 'a|b' }), /no "\|"/);
   });
 
   it('a Redis that never answers: ready() gives up with a GroupError, listeners that throw do no harm, close twice is fine', async () => {
-    const c = new GroupConnection({
+    const connection = new GroupConnection({
       url: `redis://127.0.0.1:${await freePort()}`,
       backoffMaxMs: 100,
       connectTimeoutMs: 200,
     });
-    c.onState(() => {
+    connection.onState(() => {
       throw new Error('a broken listener');
     });
     await assert.rejects(
-      c.ready(300),
+      connection.ready(300),
       (e: Error) => e instanceof GroupError && /not reachable within 300 ms/.test(e.message),
     );
-    await c.close();
-    await c.close();
-    assert.equal(c.reachability, 'closed');
-    await assert.rejects(c.command(['PING']), /closed/);
+    await connection.close();
+    await connection.close();
+    assert.equal(connection.reachability, 'closed');
+    await assert.rejects(connection.command(['PING']), /closed/);
     // a group that never reached Redis: no members known, so each instance keeps all its devices (none skipped)
-    const g = new Group({
+    const member = new Group({
       url: `redis://127.0.0.1:${await freePort()}`,
       groupId: 'cfgE5',
       instanceId: 'alone',
       backoffMaxMs: 100,
     });
-    env.open.push(g);
-    assert.deepEqual(g.members.mine(['d1', 'd2']), ['d1', 'd2']);
-    assert.deepEqual(g.members.split(['d1']), new Map());
+    env.open.push(member);
+    assert.deepEqual(member.members.mine(['d1', 'd2']), ['d1', 'd2']);
+    assert.deepEqual(member.members.split(['d1']), new Map());
   });
 });

@@ -85,12 +85,17 @@ describe('group: leader leases and slot claims (redis-server)', function () {
     const claimAll = async (alive: Group[], slot: number) => {
       await Promise.all(
         alive.map(async (g) => {
-          const a = g.leases.leader('site-D');
+          const leadership = g.leases.leader('site-D');
           // a non-leader tries with a made-up lease value: refused
-          const value = a.kind === 'me' ? a.value : `1|${g.instanceId}`;
-          const r = await g.inForce.claim('site-D', `2026-11-27T00:${String(slot).padStart(3, '0')}`, value, 60_000);
-          if (r === 'claimed') claims.set(slot, [...(claims.get(slot) ?? []), g.instanceId]);
-          if (a.kind !== 'me') assert.equal(r, 'not-leader');
+          const value = leadership.kind === 'me' ? leadership.value : `1|${g.instanceId}`;
+          const outcome = await g.inForce.claim(
+            'site-D',
+            `2026-11-27T00:${String(slot).padStart(3, '0')}`,
+            value,
+            60_000,
+          );
+          if (outcome === 'claimed') claims.set(slot, [...(claims.get(slot) ?? []), g.instanceId]);
+          if (leadership.kind !== 'me') assert.equal(outcome, 'not-leader');
         }),
       );
     };
@@ -99,8 +104,8 @@ describe('group: leader leases and slot claims (redis-server)', function () {
       if (slot === 40) {
         const old = leaders(alive, 'site-D')[0];
         // it claimed slot 40 just before it died
-        const a = old.leases.leader('site-D') as Extract<LeaderAnswer, { kind: 'me' }>;
-        assert.equal(await old.inForce.claim('site-D', '2026-11-27T00:040', a.value, 60_000), 'claimed');
+        const leadership = old.leases.leader('site-D') as Extract<LeaderAnswer, { kind: 'me' }>;
+        assert.equal(await old.inForce.claim('site-D', '2026-11-27T00:040', leadership.value, 60_000), 'claimed');
         claims.set(40, [old.instanceId]);
         await old.connection.close();
         alive = alive.filter((g) => g !== old);
@@ -119,15 +124,15 @@ describe('group: leader leases and slot claims (redis-server)', function () {
       setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
       clearTimeout: (t: unknown) => clearTimeout(t as NodeJS.Timeout),
     };
-    const g = new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
-    env.open.push(g);
-    await g.connection.ready();
-    g.leases.watch('site-F');
-    await until(() => g.leases.leader('site-F').kind === 'me', 3000, 'leads');
-    const first = g.leases.leader('site-F') as Extract<LeaderAnswer, { kind: 'me' }>;
+    const member = new Group({ url: env.redis.url, groupId: 'cfgL', instanceId: 'clocked', leaseMs: 60_000, clock });
+    env.open.push(member);
+    await member.connection.ready();
+    member.leases.watch('site-F');
+    await until(() => member.leases.leader('site-F').kind === 'me', 3000, 'leads');
+    const first = member.leases.leader('site-F') as Extract<LeaderAnswer, { kind: 'me' }>;
     offset += 60_000; // the renewals did not happen in time (as seen by this instance's clock)
-    assert.deepEqual(g.leases.leader('site-F'), { kind: 'unknown', reason: 'pending' });
-    assert.deepEqual(await g.leases.tick('site-F'), first, 'renewed: the same lease, the same fencing token');
+    assert.deepEqual(member.leases.leader('site-F'), { kind: 'unknown', reason: 'pending' });
+    assert.deepEqual(await member.leases.tick('site-F'), first, 'renewed: the same lease, the same fencing token');
   });
 
   it('what is in force per site survives the leader: the next one reads it; entries over are dropped', async () => {

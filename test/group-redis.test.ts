@@ -75,7 +75,7 @@ describe('group: redisUrl, connection, membership, split', () => {
     let redis: StartedRedis;
     const open: Group[] = [];
     const group = (id: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-      const g = new Group({
+      const member = new Group({
         url: redis.url,
         groupId: 'cfg1',
         instanceId: id,
@@ -83,8 +83,8 @@ describe('group: redisUrl, connection, membership, split', () => {
         backoffMaxMs: 200,
         ...o,
       });
-      open.push(g);
-      return g;
+      open.push(member);
+      return member;
     };
 
     before(async function () {
@@ -98,9 +98,9 @@ describe('group: redisUrl, connection, membership, split', () => {
     });
 
     it('connects with the password from the credentials; a wrong one fails without showing it', async () => {
-      const g = group('ok', { password: 'pa55-w0rd-xyz' });
-      await g.connection.ready();
-      assert.equal(await g.connection.command(['PING']), 'PONG');
+      const member = group('ok', { password: 'pa55-w0rd-xyz' });
+      await member.connection.ready();
+      assert.equal(await member.connection.command(['PING']), 'PONG');
       const bad = new GroupConnection({ url: redis.url, password: 'wrong-s3cret-value', backoffMaxMs: 200 });
       try {
         await until(() => bad.lastError !== undefined, 3000, 'an auth error');
@@ -116,16 +116,16 @@ describe('group: redisUrl, connection, membership, split', () => {
     });
 
     it('unreachable at once when Redis dies (commands fail fast, nothing queued), reachable again when it returns', async () => {
-      const g = group('r1', { password: 'pa55-w0rd-xyz' });
-      await g.connection.ready();
+      const member = group('r1', { password: 'pa55-w0rd-xyz' });
+      await member.connection.ready();
       const states: string[] = [];
-      g.connection.onState((s) => states.push(s));
+      member.connection.onState((s) => states.push(s));
       await redis.kill();
-      await until(() => g.reachability === 'unreachable', 3000, 'unreachable');
-      await assert.rejects(g.connection.command(['PING']), /Redis unreachable/);
+      await until(() => member.reachability === 'unreachable', 3000, 'unreachable');
+      await assert.rejects(member.connection.command(['PING']), /Redis unreachable/);
       await redis.restart();
-      await until(() => g.reachability === 'reachable', 5000, 'reachable again');
-      assert.equal(await g.connection.command(['PING']), 'PONG');
+      await until(() => member.reachability === 'reachable', 5000, 'reachable again');
+      assert.equal(await member.connection.command(['PING']), 'PONG');
       assert.deepEqual(states.filter((s, i) => s !== states[i - 1]).slice(0, 2), ['unreachable', 'reachable']);
     });
 

@@ -13,12 +13,11 @@ import { redisOrSkip, startRedis, until, type StartedRedis } from './helpers/red
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { Group } from '../src/runtime/group';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SITE = DEFAULT_SITES[0].siteReference;
 
 /** Counts the commands a group sends, leaving out the background ones (heartbeats, lease renewals). */
 function countCommands(rt: any): { count(): number; reset(): void } {
-  let n = 0;
+  let count = 0;
   const conn = rt.group.connection;
   const orig = conn.command.bind(conn);
   conn.command = (args: string[]) => {
@@ -26,13 +25,13 @@ function countCommands(rt: any): { count(): number; reset(): void } {
     const background =
       script.includes('ZADD') ||
       (script.includes("redis.call('PEXPIRE', KEYS[1], ARGV[2]) end") && !script.includes('INCR'));
-    if (!background) n++;
+    if (!background) count++;
     return orig(args);
   };
   return {
-    count: () => n,
+    count: () => count,
     reset: () => {
-      n = 0;
+      count = 0;
     },
   };
 }
@@ -65,36 +64,36 @@ describe('group: round trips per steering message and per read (redis-server)', 
       deviceType: 'str',
       wires: [['out']],
     };
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(siteSteer(SITE), cfg(sim.url, { redisUrl: redis.url, maxPerMinute: 6000 }), renewing, reads),
     );
     const rt = await helper.getNode('cfg').runtime();
     await rt.group.connection.ready();
     await until(() => rt.group.leases.leader(SITE).kind === 'me', 5000, 'leads the site (watched from deploy)');
-    const c = countCommands(rt);
+    const commands = countCommands(rt);
     const r0 = rt.group.budget.stats.reservations;
-    const n0 = f.out.msgs.length;
+    const n0 = deployed.out.msgs.length;
     for (let i = 0; i < 200; i++) helper.getNode('reads').receive({});
-    await until(() => f.out.msgs.length >= n0 + 200, 20_000, '200 reads');
+    await until(() => deployed.out.msgs.length >= n0 + 200, 20_000, '200 reads');
     const reservations = rt.group.budget.stats.reservations - r0;
     assert.ok(reservations <= 3, `200 reads: ${reservations} reservations (blocks of 100)`);
-    assert.ok(c.count() <= 3, `200 reads: ${c.count()} round trips`);
+    assert.ok(commands.count() <= 3, `200 reads: ${commands.count()} round trips`);
 
-    c.reset();
-    const out = await f.ask({ payload: 5 });
+    commands.reset();
+    const out = await deployed.ask({ payload: 5 });
     assert.ok(out.request, 'sent');
-    assert.equal(c.count(), 0, 'a message to a site it leads: no round trip');
+    assert.equal(commands.count(), 0, 'a message to a site it leads: no round trip');
 
-    c.reset();
+    commands.reset();
     const posts = () => sim.sim.log.entries().filter((e) => e.method === 'POST').length;
     const p0 = posts();
     helper.getNode('r').receive({ payload: 4 });
     await until(() => posts() === p0 + 1, 5000, 'sent');
-    await until(() => c.count() === 1, 5000, 'recorded');
-    c.reset();
+    await until(() => commands.count() === 1, 5000, 'recorded');
+    commands.reset();
     // validity 3 s, renewed 2 s before its end
     await until(() => posts() === p0 + 2, 5000, 'renewed');
-    assert.equal(c.count(), 1, 'a renewal: one round trip (its claim)');
+    assert.equal(commands.count(), 1, 'a renewal: one round trip (its claim)');
   });
 
   it('a fleet message: the sites it leads are sent, a site another instance leads is answered standby, without an error', async () => {
@@ -104,9 +103,9 @@ describe('group: round trips per steering message and per read (redis-server)', 
       await other.connection.ready();
       other.leases.watch(B);
       await until(() => other.leases.leader(B).kind === 'me', 5000, 'the other instance leads B');
-      const f = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.url, { redisUrl: redis.url })));
+      const deployed = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.url, { redisUrl: redis.url })));
       const before = sim.sim.log.entries().filter((e) => e.method === 'POST').length;
-      const out = await f.ask({ payload: 2, sites: [A, B] });
+      const out = await deployed.ask({ payload: 2, sites: [A, B] });
       const posts = sim.sim.log
         .entries()
         .filter((e) => e.method === 'POST')
@@ -123,7 +122,7 @@ describe('group: round trips per steering message and per read (redis-server)', 
         { ok: false, standby: { leader: 'other-instance' }, error: undefined },
       );
       assert.deepEqual(out.payload.summary, { ok: 1, failed: 0, total: 2, standby: 1 });
-      assert.equal(f.caught.msgs.length, 0, 'no error');
+      assert.equal(deployed.caught.msgs.length, 0, 'no error');
     } finally {
       await other.close();
     }

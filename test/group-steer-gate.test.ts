@@ -18,24 +18,24 @@ const attempt = (): Attempt => ({ method: 'GET', url: '/devices', retry: false }
 describe('group: the steering gate and the budget drawn from the group (redis-server)', function () {
   const env = useRedisGroup<Group>();
   const group = async (id: string, groupId: string, o: Partial<ConstructorParameters<typeof Group>[0]> = {}) => {
-    const g = new Group({ url: env.redis.url, groupId, instanceId: id, leaseMs: 1500, ...o });
-    env.open.push(g);
-    await g.connection.ready();
-    return g;
+    const member = new Group({ url: env.redis.url, groupId, instanceId: id, leaseMs: 1500, ...o });
+    env.open.push(member);
+    await member.connection.ready();
+    return member;
   };
 
   it('lead: this instance, or standby naming the leader, or unreachable; at most one round trip', async () => {
-    const a = new SteerGate(await group('ga', 'gate1'));
-    const b = new SteerGate(await group('gb', 'gate1'));
-    const c0 = a.group.connection.commands;
-    const value = await a.lead('site-1');
+    const gateA = new SteerGate(await group('ga', 'gate1'));
+    const gateB = new SteerGate(await group('gb', 'gate1'));
+    const c0 = gateA.group.connection.commands;
+    const value = await gateA.lead('site-1');
     assert.match(value, /\|ga$/);
-    assert.equal(a.group.connection.commands - c0, 1, 'the first: one round trip');
-    const c1 = a.group.connection.commands;
-    assert.equal(await a.lead('site-1'), value);
-    assert.equal(a.group.connection.commands - c1, 0, 'then none');
+    assert.equal(gateA.group.connection.commands - c0, 1, 'the first: one round trip');
+    const c1 = gateA.group.connection.commands;
+    assert.equal(await gateA.lead('site-1'), value);
+    assert.equal(gateA.group.connection.commands - c1, 0, 'then none');
     await assert.rejects(
-      b.lead('site-1'),
+      gateB.lead('site-1'),
       (e: unknown) =>
         isNotSteering(e) &&
         e.reason === 'standby' &&
@@ -58,55 +58,58 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
   });
 
   it('claims: once in the group; a retry under the same lease; not by the standby; a record only while leading', async () => {
-    const a = new SteerGate(await group('ca', 'gate2'));
-    const b = new SteerGate(await group('cb', 'gate2'));
-    await a.lead('site-2');
+    const gateA = new SteerGate(await group('ca', 'gate2'));
+    const gateB = new SteerGate(await group('cb', 'gate2'));
+    await gateA.lead('site-2');
     const entry = { kind: 'renewal', id: 'n1', ends: Date.now() + 60_000, data: { x: 1 } };
-    await a.claim('site-2', 'k1', 10_000, entry);
-    await a.claim('site-2', 'k1', 10_000); // the same holder again (a send that failed, retried)
+    await gateA.claim('site-2', 'k1', 10_000, entry);
+    await gateA.claim('site-2', 'k1', 10_000); // the same holder again (a send that failed, retried)
     assert.deepEqual(
-      (await a.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
+      (await gateA.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
       [{ x: 1 }],
       'recorded with the claim',
     );
-    await assert.rejects(b.claim('site-2', 'k1', 10_000), (e: unknown) => isNotSteering(e) && e.reason === 'standby');
-    assert.equal(await b.record('site-2', { ...entry, data: { x: 2 } }), false, 'not the leader: not recorded');
-    assert.equal(await a.record('site-2', { ...entry, data: { x: 3 } }), true);
+    await assert.rejects(
+      gateB.claim('site-2', 'k1', 10_000),
+      (e: unknown) => isNotSteering(e) && e.reason === 'standby',
+    );
+    assert.equal(await gateB.record('site-2', { ...entry, data: { x: 2 } }), false, 'not the leader: not recorded');
+    assert.equal(await gateA.record('site-2', { ...entry, data: { x: 3 } }), true);
     assert.deepEqual(
-      (await b.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
+      (await gateB.entries('site-2', 'renewal', 'n1')).map((e) => e.data),
       [{ x: 3 }],
     );
     assert.equal(
-      await b.share('site-2', { kind: 'schedule', id: 'n2', ends: Date.now() + 60_000, data: { runs: [] } }),
+      await gateB.share('site-2', { kind: 'schedule', id: 'n2', ends: Date.now() + 60_000, data: { runs: [] } }),
       true,
       'shared by anyone',
     );
-    b.forget('site-2', 'schedule', 'n2');
-    await until(async () => (await a.entries('site-2', 'schedule', 'n2')).length === 0, 2000, 'forgotten');
+    gateB.forget('site-2', 'schedule', 'n2');
+    await until(async () => (await gateA.entries('site-2', 'schedule', 'n2')).length === 0, 2000, 'forgotten');
     // The leader goes; b leads with a later lease: the slot a claimed is not claimed again.
-    await a.group.close();
-    await until(async () => (await b.group.leases.tick('site-2')).kind === 'me', 5000, 'b leads');
+    await gateA.group.close();
+    await until(async () => (await gateB.group.leases.tick('site-2')).kind === 'me', 5000, 'b leads');
     await assert.rejects(
-      b.claim('site-2', 'k1', 10_000),
+      gateB.claim('site-2', 'k1', 10_000),
       (e: unknown) =>
         isNotSteering(e) && e.reason === 'claimed' && /sent this request to site-2 already/.test(e.message),
     );
-    await b.claim('site-2', 'k2', 10_000);
+    await gateB.claim('site-2', 'k2', 10_000);
     // Its lease taken away under it: the claim says not the leader.
-    await b.group.connection.command(['SET', `${b.group.prefix}lease:site-2`, '1|intruder', 'PX', '60000']);
-    await assert.rejects(b.claim('site-2', 'k3', 10_000), (e: unknown) => isNotSteering(e));
+    await gateB.group.connection.command(['SET', `${gateB.group.prefix}lease:site-2`, '1|intruder', 'PX', '60000']);
+    await assert.rejects(gateB.claim('site-2', 'k3', 10_000), (e: unknown) => isNotSteering(e));
   });
 
   it('the budget draws each attempt from the group: 30 under a cap of 20 a minute, 20 go and 10 are refused naming the cap of the group', async () => {
-    const g = await group('ba', `gate3-${Date.now()}`, { perMinute: 20, perDay: 0 });
-    await g.members.beat();
+    const member = await group('ba', `gate3-${Date.now()}`, { perMinute: 20, perDay: 0 });
+    await member.members.beat();
     // The group counts calendar minutes of Redis's clock: not at the end of one.
-    const [sec, us] = (await g.connection.command<string[]>(['TIME'])).map(Number);
+    const [sec, us] = (await member.connection.command<string[]>(['TIME'])).map(Number);
     const left = 60_000 - ((sec * 1000 + Math.floor(us / 1000)) % 60_000);
     if (left < 3000) await new Promise((r) => setTimeout(r, left + 50));
     const budget = new Budget();
     budget.configure({ maxPerMinute: 20, maxPerDay: 0, budgetMode: 'queue' });
-    budget.share(g.budget);
+    budget.share(member.budget);
     const results = await Promise.allSettled(
       Array.from({ length: 30 }, () => Promise.resolve(budget.before(attempt()))),
     );
@@ -122,7 +125,7 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
     // A later runtime's share stays when the earlier one stops drawing.
     const other = { held: 0, take: () => false, acquire: async () => false };
     budget.share(other);
-    budget.unshare(g.budget);
+    budget.unshare(member.budget);
     await assert.rejects(Promise.resolve(budget.before(attempt())), /of the group reached/);
     budget.unshare(other);
     budget.configure({ maxPerMinute: 0, maxPerDay: 5, budgetMode: 'refuse' });
@@ -136,7 +139,7 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
 
   it('a read before the first connection waits for it; Redis that never answers: the share decides after the wait', async () => {
     const port = await freePort();
-    const g = new Group({
+    const member = new Group({
       url: `redis://127.0.0.1:${port}`,
       groupId: 'gate4',
       instanceId: 'wa',
@@ -145,10 +148,10 @@ describe('group: the steering gate and the budget drawn from the group (redis-se
       connectTimeoutMs: 300,
       backoffMaxMs: 100,
     });
-    env.open.push(g);
-    g.budget.connectWaitMs = 200;
-    assert.equal(await g.budget.acquire(), true, 'no member known: the whole cap is the share');
-    assert.equal(g.budget.stats.fallback, 1);
+    env.open.push(member);
+    member.budget.connectWaitMs = 200;
+    assert.equal(await member.budget.acquire(), true, 'no member known: the whole cap is the share');
+    assert.equal(member.budget.stats.fallback, 1);
   });
 
   it('the lease time is 15 s unless EMS_GROUP_LEASE_MS (300 to 60000) says otherwise', () => {

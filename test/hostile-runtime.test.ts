@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 1, 2, 4 and 7 in a running Node-RED: a config node (simulator off) on a
+ * The hostile service in a running Node-RED: a config node (simulator off) on a
  * hostile service that answers {}, null, HTML, broken JSON, 204, "NaN", an endless, a 200 MB
  * or a dripping body. Node-RED keeps running (no unhandled rejection, no uncaught exception),
  * every message ends in exactly one Catch-able error (or, for a steering answer without a
@@ -15,7 +15,6 @@ import { delivered, watchOwnTimers, watchPushes } from './helpers/barrier';
 import { idleTurns, realTurns } from './helpers/real-turns';
 import FakeTimers from '@sinonjs/fake-timers';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const DEV = 'dvc_a';
 const at = { z: 'tab', x: 100, y: 100 };
 
@@ -86,12 +85,12 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
   afterEach(() => {
     timers.stop();
   });
-  let h: HostileServer;
+  let hostile: HostileServer;
   before(async () => {
-    h = await startHostile({ dripMs: 1000, trickleMs: 5 });
+    hostile = await startHostile({ dripMs: 1000, trickleMs: 5 });
   });
   after(async () => {
-    await h?.close();
+    await hostile?.close();
   });
 
   it('every message ends in exactly one Catch-able error, Node-RED keeps running, the heap comes back', async () => {
@@ -101,7 +100,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       {
         id: 'cfg',
         type: 'ems-partner-config',
-        baseUrl: h.url,
+        baseUrl: hostile.url,
         simulator: false,
         authType: 'none',
         retries: 0,
@@ -186,12 +185,12 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
 
     /** One round in a mode: the three reads together (merged by the coalescer), then a lone read, the series and a steer. */
     const round = async (mode: HostileMode) => {
-      h.mode = mode;
+      hostile.mode = mode;
       const sent: Array<{ seq: number; node: string }> = [];
       const send = (node: string, msg: Record<string, unknown> = {}) => {
-        const m = { ...msg, seq: ++seq, mode };
-        sent.push({ seq: m.seq, node });
-        helper.getNode(node).receive(m);
+        const message = { ...msg, seq: ++seq, mode };
+        sent.push({ seq: message.seq, node });
+        helper.getNode(node).receive(message);
       };
       for (const id of ['single', 'map', 'list']) send(id);
       await until(
@@ -245,7 +244,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
     for (let i = 0; i < 2; i++) for (const mode of MODES) await round(mode);
     // The admin route (read permission) on the same hostile answers: an error reply, no crash.
     for (const mode of ['html', 'huge', 'drip', 'null'] as HostileMode[]) {
-      h.mode = mode;
+      hostile.mode = mode;
       const res = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' });
       assert.ok(res.status >= 400, `admin route in ${mode}: ${res.status}`);
       assert.doesNotMatch(JSON.stringify(res.body), /<html|<title/i, 'no raw page relayed');
@@ -259,7 +258,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
     gc();
     const grown = (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024;
     console.log(
-      `      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${h.received.length} requests received`,
+      `      heap after 2 x ${MODES.length} hostile rounds: ${grown >= 0 ? '+' : ''}${grown.toFixed(1)} MB; ${hostile.received.length} requests received`,
     );
     assert.ok(grown < 20, `heap grew by ${grown.toFixed(1)} MB`);
     assert.deepEqual(crashes.events, [], 'no unhandled rejection or uncaught exception');
@@ -268,16 +267,16 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
 
   it('six dripping reads hold every slot for one deadline at most: a steering command goes out after it', async () => {
     let clock: ReturnType<typeof FakeTimers.install> | undefined;
-    h.mode = 'drip';
-    h.override(/^\/sites\//, 'ok');
-    const log = watchPushes(h.received);
+    hostile.mode = 'drip';
+    hostile.override(/^\/sites\//, 'ok');
+    const log = watchPushes(hostile.received);
     try {
       await helper.load(NODES, [
         { id: 'tab', type: 'tab', label: 'drip' },
         {
           id: 'cfg',
           type: 'ems-partner-config',
-          baseUrl: h.url,
+          baseUrl: hostile.url,
           simulator: false,
           authType: 'none',
           retries: 0,
@@ -319,11 +318,11 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
       // The attempts' deadlines on a fake clock (Node-RED delivers with setImmediate; the drip's bytes come in real time).
       clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'], now: 0 });
       // Six devices, so the coalescer cannot merge them: six requests, six slots.
-      const before = h.received.length;
+      const before = hostile.received.length;
       for (let i = 1; i <= 6; i++) helper.getNode('read').receive({ seq: i, deviceReference: `dvc_${i}` });
       // The server got all six: each holds its slot until its 300 ms deadline (the drip sends nothing before 1 s).
       await realTurns(
-        () => h.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6,
+        () => hostile.received.slice(before).filter((r) => r.path.endsWith('/measurement')).length >= 6,
         'six reads at the server',
       );
       const rt = await helper.getNode('cfg').runtime();
@@ -355,7 +354,7 @@ describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function 
     } finally {
       clock?.uninstall();
       log.restore();
-      h.clearOverrides();
+      hostile.clearOverrides();
     }
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 5: a hostile service echoes every credential it receives (API key, bearer
+ * A hostile service echoes every credential it receives (API key, bearer
  * token, OAuth2 client secret, the OAuth2 access token it issued) raw, URL-encoded,
  * form-encoded and base64-encoded, in error messages, requestIds (body and x-request-id) and
  * deep inside steering answers. None of those forms may reach an error, a message, the log,
@@ -12,7 +12,6 @@ import { helper, NODES, Inbox, until, useRuntime, callsOf } from './helpers/red'
 import { useCrashWatch } from './helpers/faults';
 import { formsOf, startHostile, type HostileServer } from './helpers/hostile-server';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 // Characters that make every encoding differ from the raw text: space, / + = & ~ ! * ( ).
 const API_KEY = 'K3y/SECRET+ab c=12&x~';
 const BEARER = 'Be4rer/T0ken+xyz==';
@@ -52,8 +51,8 @@ const AUTHS = (h: HostileServer): Record<string, AuthConfig> => ({
 
 describe('secret forms (defect 5)', () => {
   it('masks raw, URL-encoded, form-encoded and base64 forms, also inside a longer base64 text', () => {
-    const r = new Redactor([CLIENT_SECRET]);
-    for (const f of formsOf(CLIENT_SECRET)) assert.equal(r.text(`x ${f} y`), 'x *** y', f);
+    const redactor = new Redactor([CLIENT_SECRET]);
+    for (const f of formsOf(CLIENT_SECRET)) assert.equal(redactor.text(`x ${f} y`), 'x *** y', f);
     assert.ok(
       secretForms(CLIENT_SECRET).includes(
         encodeURIComponent(CLIENT_SECRET).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
@@ -61,22 +60,22 @@ describe('secret forms (defect 5)', () => {
     );
     for (const prefix of ['', 'a', 'ab', 'abc', '{"x-api-key":"']) {
       const b64 = Buffer.from(`${prefix}${CLIENT_SECRET}"}`).toString('base64');
-      const masked = r.text(b64);
+      const masked = redactor.text(b64);
       assert.notEqual(masked, b64, `found at alignment of ${JSON.stringify(prefix)}`);
       assert.deepEqual(leaks(masked), []);
     }
-    r.add(TOKEN);
-    assert.equal(r.text(`Bearer ${TOKEN}`), 'Bearer ***');
+    redactor.add(TOKEN);
+    assert.equal(redactor.text(`Bearer ${TOKEN}`), 'Bearer ***');
     const body = { requestId: TOKEN, deep: [{ x: [encodeURIComponent(TOKEN)] }], n: 1 };
-    assert.deepEqual(r.deep(body), { requestId: '***', deep: [{ x: ['***'] }], n: 1 });
+    assert.deepEqual(redactor.deep(body), { requestId: '***', deep: [{ x: ['***'] }], n: 1 });
   });
 
   it('masks before cutting a text to size, so no secret is shown in part', () => {
-    const r = new Redactor([API_KEY]);
+    const redactor = new Redactor([API_KEY]);
     const part = API_KEY.slice(0, 6);
     for (const pad of [110, 115, 190, 195]) {
-      const field = serviceMessageOf({ message: `${'x'.repeat(pad)}${API_KEY}` }, (t) => r.text(t)) ?? '';
-      const text = serviceMessageOf(`${'x'.repeat(pad)}${API_KEY}`, (t) => r.text(t)) ?? '';
+      const field = serviceMessageOf({ message: `${'x'.repeat(pad)}${API_KEY}` }, (t) => redactor.text(t)) ?? '';
+      const text = serviceMessageOf(`${'x'.repeat(pad)}${API_KEY}`, (t) => redactor.text(t)) ?? '';
       assert.ok(!field.includes(part) && !text.includes(part), `${field} / ${text}`);
     }
     for (const pad of [30, 35]) {
@@ -88,7 +87,7 @@ describe('secret forms (defect 5)', () => {
         reference: 'dvc_a',
       };
       assert.throws(
-        () => readResponse(MEASUREMENT, 200, bad, 'GET', '/x', r),
+        () => readResponse(MEASUREMENT, 200, bad, 'GET', '/x', redactor),
         (e: unknown) => {
           assert.ok(e instanceof ApiError && e.code === 'EMS_BAD_RESPONSE', String(e));
           assert.ok(!e.message.includes(part), e.message);
@@ -102,30 +101,30 @@ describe('secret forms (defect 5)', () => {
 
 describe('hostile service echoing credentials: the client (defect 5)', function () {
   this.timeout(30_000);
-  let h: HostileServer;
+  let hostile: HostileServer;
   before(async () => {
-    h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
+    hostile = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
   });
   after(async () => {
-    await h.close();
+    await hostile.close();
   });
 
   it('no form of any secret in errors, requestIds, service messages or steering answers', async () => {
     let errors = 0;
     let answers = 0;
-    for (const [name, auth] of Object.entries(AUTHS(h))) {
-      const c = new EmsClient({ baseUrl: h.url, auth, retries: 0 });
+    for (const [name, auth] of Object.entries(AUTHS(hostile))) {
+      const client = new EmsClient({ baseUrl: hostile.url, auth, retries: 0 });
       const calls = [
-        () => c.getMeasurement('dvc_a', 'soc'),
-        () => c.listDevices(),
-        () => c.steerEss('ste_a', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+        () => client.getMeasurement('dvc_a', 'soc'),
+        () => client.listDevices(),
+        () => client.steerEss('ste_a', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       ];
       for (const call of calls) {
         try {
-          const a = await call();
+          const answer = await call();
           answers++;
-          assert.deepEqual(leaks(JSON.stringify(a)), [], `${name}: answer`);
-          assert.match(JSON.stringify(a), /\*\*\*/, `${name}: the echo is kept, masked`);
+          assert.deepEqual(leaks(JSON.stringify(answer)), [], `${name}: answer`);
+          assert.match(JSON.stringify(answer), /\*\*\*/, `${name}: the echo is kept, masked`);
         } catch (e) {
           errors++;
           assert.ok(e instanceof ApiError, String(e));
@@ -140,12 +139,12 @@ describe('hostile service echoing credentials: the client (defect 5)', function 
           assert.deepEqual(leaks(text), [], `${name}: ${text.slice(0, 300)}`);
         }
       }
-      c.close();
+      client.close();
     }
     assert.equal(answers, 3, 'steering answered 200 for header, bearer and oauth2');
     assert.equal(errors, 9);
-    assert.ok(h.tokensIssued >= 1, 'the access token was fetched (and then echoed)');
-    assert.ok(h.received.some((r) => r.headers.authorization === `Bearer ${TOKEN}`));
+    assert.ok(hostile.tokensIssued >= 1, 'the access token was fetched (and then echoed)');
+    assert.ok(hostile.received.some((r) => r.headers.authorization === `Bearer ${TOKEN}`));
   });
 });
 
@@ -153,12 +152,12 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
   this.timeout(60_000);
   useRuntime();
   const crashes = useCrashWatch();
-  let h: HostileServer;
+  let hostile: HostileServer;
   before(async () => {
-    h = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
+    hostile = await startHostile({ mode: 'echo', clientSecret: CLIENT_SECRET, token: TOKEN });
   });
   after(async () => {
-    await h.close();
+    await hostile.close();
   });
 
   it('no form of any secret in done(err), the log, statuses, messages, exported flows or admin replies', async () => {
@@ -166,30 +165,30 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
       {
         id: 'h',
         type: 'ems-partner-config',
-        baseUrl: h.url,
+        baseUrl: hostile.url,
         simulator: false,
         authType: 'header',
         apiKeyHeader: 'x-api-key',
         retries: 0,
       },
-      { id: 'b', type: 'ems-partner-config', baseUrl: h.url, simulator: false, authType: 'bearer', retries: 0 },
+      { id: 'b', type: 'ems-partner-config', baseUrl: hostile.url, simulator: false, authType: 'bearer', retries: 0 },
       {
         id: 'o',
         type: 'ems-partner-config',
-        baseUrl: h.url,
+        baseUrl: hostile.url,
         simulator: false,
         authType: 'oauth2',
-        tokenUrl: `${h.url}/oauth/token`,
+        tokenUrl: `${hostile.url}/oauth/token`,
         clientId: 'partner',
         retries: 0,
       },
       {
         id: 'w',
         type: 'ems-partner-config',
-        baseUrl: h.url,
+        baseUrl: hostile.url,
         simulator: false,
         authType: 'oauth2',
-        tokenUrl: `${h.url}/oauth/token`,
+        tokenUrl: `${hostile.url}/oauth/token`,
         clientId: 'partner',
         retries: 0,
       },
@@ -278,7 +277,7 @@ describe('hostile service echoing credentials: Node-RED (defect 5)', function ()
     ].join('\n');
     assert.deepEqual(leaks(everything), []);
     assert.match(JSON.stringify(out.msgs.map((m) => m.payload)), /\*\*\*/, 'steering answers keep their echo, masked');
-    assert.ok(h.tokensIssued >= 1);
+    assert.ok(hostile.tokensIssued >= 1);
     assert.deepEqual(crashes.events, []);
   });
 });

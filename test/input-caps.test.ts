@@ -24,7 +24,6 @@ import { restoreState } from '../src/nodes/schedule/stored';
 import { fleetList } from '../src/nodes/device-read/fleet';
 import { countedReads } from './helpers/counted';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const N = 1_000_000;
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
@@ -72,58 +71,68 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
   });
 
   describe('price plan', () => {
-    const P = INPUTS.priceSlots;
+    const priceCap = INPUTS.priceSlots;
     it('prices: planBattery, the price-only planner and the site planner', () => {
-      refusedUnread(slot, (l) => planBattery({ prices: l, battery } as any), 'prices', P);
-      refusedUnread(slot, (l) => planBattery({ prices: l, battery, solver: 'lp' } as any), 'prices', P);
-      refusedUnread(slot, (l) => planFromPrices({ prices: l, battery } as any), 'prices', P);
-      refusedUnread(slot, (l) => planSite({ prices: l, battery } as any), 'prices', P);
+      refusedUnread(slot, (l) => planBattery({ prices: l, battery } as any), 'prices', priceCap);
+      refusedUnread(slot, (l) => planBattery({ prices: l, battery, solver: 'lp' } as any), 'prices', priceCap);
+      refusedUnread(slot, (l) => planFromPrices({ prices: l, battery } as any), 'prices', priceCap);
+      refusedUnread(slot, (l) => planSite({ prices: l, battery } as any), 'prices', priceCap);
     });
 
     it("price feeds: an array, power saver's {priceData}, Tibber's {today, tomorrow} and its query answer", () => {
-      refusedUnread(slot, (l) => readPriceFeed(l), 'prices', P);
-      refusedUnread(slot, (l) => readPriceFeed({ priceData: l }), 'prices.priceData', P);
-      refusedUnread(slot, (l) => readPriceFeed({ today: l, tomorrow: [] }), 'prices', P);
-      refusedUnread(slot, (l) => readPriceFeed({ today: [], tomorrow: l }), 'prices', P);
+      refusedUnread(slot, (l) => readPriceFeed(l), 'prices', priceCap);
+      refusedUnread(slot, (l) => readPriceFeed({ priceData: l }), 'prices.priceData', priceCap);
+      refusedUnread(slot, (l) => readPriceFeed({ today: l, tomorrow: [] }), 'prices', priceCap);
+      refusedUnread(slot, (l) => readPriceFeed({ today: [], tomorrow: l }), 'prices', priceCap);
       const tibber = (l: unknown[]) => ({ viewer: { homes: [{ currentSubscription: { priceInfo: { today: l } } }] } });
-      refusedUnread(slot, (l) => readPriceFeed(tibber(l)), 'prices.viewer.homes[0].currentSubscription.priceInfo', P);
-      refusedUnread(slot, (l) => planSite({ prices: { priceData: l }, battery } as any), 'prices.priceData', P);
+      refusedUnread(
+        slot,
+        (l) => readPriceFeed(tibber(l)),
+        'prices.viewer.homes[0].currentSubscription.priceInfo',
+        priceCap,
+      );
+      refusedUnread(slot, (l) => planSite({ prices: { priceData: l }, battery } as any), 'prices.priceData', priceCap);
     });
 
     it("the node's message: prices, pvForecast, loadForecast and loadHistory (points or the time-series node's arrays)", () => {
       const config = { capacityKWh: '10', maxChargeKW: '5' };
       const node = (msg: Record<string, unknown>) => {
         // as the node plans (index.ts planFrom): the planner's refusal renamed to where the value came from
-        const g = gather({ soc: 50, ...msg }, config, T0);
+        const gathered = gather({ soc: 50, ...msg }, config, T0);
         try {
-          return planBattery({ ...g.input, now: T0 } as any);
+          return planBattery({ ...gathered.input, now: T0 } as any);
         } catch (e) {
-          throw located(e, g.from);
+          throw located(e, gathered.from);
         }
       };
-      refusedUnread(slot, (l) => node({ payload: l }), 'msg.payload', P);
-      refusedUnread(slot, (l) => node({ payload: { prices: l } }), 'msg.payload.prices', P);
-      refusedUnread(slot, (l) => node({ payload: { priceData: l } }), 'msg.payload.priceData', P);
-      const S = INPUTS.seriesPoints;
-      refusedUnread(500, (l) => node({ payload: prices(4), pvForecast: l }), 'msg.pvForecast', S);
+      refusedUnread(slot, (l) => node({ payload: l }), 'msg.payload', priceCap);
+      refusedUnread(slot, (l) => node({ payload: { prices: l } }), 'msg.payload.prices', priceCap);
+      refusedUnread(slot, (l) => node({ payload: { priceData: l } }), 'msg.payload.priceData', priceCap);
+      const seriesCap = INPUTS.seriesPoints;
+      refusedUnread(500, (l) => node({ payload: prices(4), pvForecast: l }), 'msg.pvForecast', seriesCap);
       refusedUnread(
         { start: T0, value: 1 },
         (l) => node({ payload: prices(4), loadForecast: l }),
         'msg.loadForecast',
-        S,
+        seriesCap,
       );
       refusedUnread(
         { start: T0, value: 1 },
         (l) => node({ payload: { prices: prices(4), pvForecast: l } }),
         'msg.payload.pvForecast',
-        S,
+        seriesCap,
       );
-      refusedUnread({ start: T0, value: 1 }, (l) => node({ payload: prices(4), loadHistory: l }), 'msg.loadHistory', S);
+      refusedUnread(
+        { start: T0, value: 1 },
+        (l) => node({ payload: prices(4), loadHistory: l }),
+        'msg.loadHistory',
+        seriesCap,
+      );
       refusedUnread(
         T0,
         (l) => node({ payload: prices(4), loadHistory: { time: l, data: l } }),
         'msg.loadHistory.time',
-        S,
+        seriesCap,
       );
     });
 
@@ -141,30 +150,38 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
     });
 
     it('forecasts and series: points, slots to forecast', () => {
-      const S = INPUTS.seriesPoints;
-      refusedUnread({ x: T0, y: 1 }, (l) => readSeries(l, 'history'), 'history', S);
-      refusedUnread({ start: T0, value: 1 }, (l) => resampleForecast(l, prices(4), 'pv'), 'pv', S);
+      const seriesCap = INPUTS.seriesPoints;
+      refusedUnread({ x: T0, y: 1 }, (l) => readSeries(l, 'history'), 'history', seriesCap);
+      refusedUnread({ start: T0, value: 1 }, (l) => resampleForecast(l, prices(4), 'pv'), 'pv', seriesCap);
       refusedUnread(
         { period_end: T0, period: 'PT30M', pv_estimate: 1 },
         (l) => resampleForecast({ forecasts: l }, prices(4), 'pv'),
         'pv.forecasts',
-        S,
+        seriesCap,
       );
-      refusedUnread({ start: T0, value: 1 }, (l) => loadForecastFromHistory(l, { slots: prices(4) }), 'history', S);
+      refusedUnread(
+        { start: T0, value: 1 },
+        (l) => loadForecastFromHistory(l, { slots: prices(4) }),
+        'history',
+        seriesCap,
+      );
       // Forecast.Solar's map: its keys are listed (an object cannot be counted otherwise) but no value is read.
       let valueReads = 0;
-      const watts = new Proxy(Object.fromEntries(Array.from({ length: S + 1 }, (_, k) => [`2026-06-01 ${k}`, 1])), {
-        get: (t, k, r) => {
-          valueReads++;
-          return Reflect.get(t, k, r);
+      const watts = new Proxy(
+        Object.fromEntries(Array.from({ length: seriesCap + 1 }, (_, k) => [`2026-06-01 ${k}`, 1])),
+        {
+          get: (t, k, r) => {
+            valueReads++;
+            return Reflect.get(t, k, r);
+          },
         },
-      });
+      );
       assert.throws(
         () => resampleForecast({ result: { watts } }, prices(4), 'pv'),
         (e: unknown) =>
           e instanceof ValidationError &&
           e.field === 'pv.result.watts' &&
-          new RegExp(`at most ${S}\\b.*got ${S + 1}`).test(e.message),
+          new RegExp(`at most ${seriesCap}\\b.*got ${seriesCap + 1}`).test(e.message),
       );
       assert.equal(valueReads, 0, 'no value of the map read');
       refusedUnread(

@@ -1,5 +1,5 @@
 /**
- * Issue 11, one table of limits (src/protocol/limits.ts): a config node, and each node, set
+ * One table of limits (src/protocol/limits.ts): a config node, and each node, set
  * to each limit the editor allows deploys and works; a value just outside is refused by the
  * runtime with "<field> <the table's refusal>; got <value>" (the editor shows the same refusal
  * after the field's label: test/browser/editor-limits.test.ts). The table the editor loads
@@ -47,8 +47,8 @@ function pointsOf(msg: any, resHours: number): void {
   const end = Date.parse(msg.range.end);
   assert.ok(end > start, JSON.stringify(msg.range));
   const step = resHours * HOUR_MS;
-  const n = Math.ceil((end - start) / step);
-  assert.equal(msg.payload.length, n, `${n} points of ${resHours} h in ${msg.range.start} to ${msg.range.end}`);
+  const count = Math.ceil((end - start) / step);
+  assert.equal(msg.payload.length, count, `${count} points of ${resHours} h in ${msg.range.start} to ${msg.range.end}`);
   msg.payload.forEach((p: { x: number; y: number }, i: number) => {
     assert.deepEqual(Object.keys(p), ['x', 'y']);
     assert.equal(p.x, start + i * step, `point ${i} at its step`);
@@ -88,9 +88,9 @@ const deployErrors = () => callsOf('error', 'n').map((a) => String((a[0] as Erro
 
 /** The one Catch-able error of a message, and that nothing was output. */
 async function refusedWith(f: Loaded, msg: Record<string, unknown>, expected: string): Promise<void> {
-  const e = await f.fails(msg);
+  const caught = await f.fails(msg);
   // (Node-RED gives a Catch node the error as text: its name, then its message.)
-  assert.equal(e.error.message, `ValidationError: ${expected}`);
+  assert.equal(caught.error.message, `ValidationError: ${expected}`);
 }
 
 describe('one table of limits: the runtime', () => {
@@ -116,7 +116,7 @@ describe('one table of limits: the runtime', () => {
     assert.equal(refusal(LIMITS.duration), 'must be more than 0 minutes (default 15)');
     assert.equal(refusal(LIMITS.lastDays), 'must be a positive number of days, at most 1830 (default 24)');
     assert.equal(refusal(LIMITS.resolution, { dflt: false }), 'must be a whole number of hours from 1 to 720');
-    // The ranges that deploy, where the editor of 0.1.0 allowed others (issue 11).
+    // The ranges that deploy, where the editor of 0.1.0 allowed others.
     assert.deepEqual(
       [LIMITS.timeout, LIMITS.retries, LIMITS.concurrency, LIMITS.coalesceMs].map((l) => [l.min, l.max]),
       [
@@ -138,13 +138,13 @@ describe('one table of limits: the runtime', () => {
     assert.ok(fs.existsSync(file), 'resources/limits.js is built (npm run build)');
     const window: Record<string, any> = {};
     vm.runInNewContext(fs.readFileSync(file, 'utf8'), { window });
-    const L = window.EmsPartnerLimits;
-    assert.deepEqual(JSON.parse(JSON.stringify(L.LIMITS)), JSON.parse(JSON.stringify(LIMITS)));
-    assert.deepEqual(JSON.parse(JSON.stringify(L.WORDS)), JSON.parse(JSON.stringify(WORDS)));
+    const limits = window.EmsPartnerLimits;
+    assert.deepEqual(JSON.parse(JSON.stringify(limits.LIMITS)), JSON.parse(JSON.stringify(LIMITS)));
+    assert.deepEqual(JSON.parse(JSON.stringify(limits.WORDS)), JSON.parse(JSON.stringify(WORDS)));
     for (const [key, l] of Object.entries(LIMITS)) {
-      assert.equal(L.refusal(l), refusal(l), key);
+      assert.equal(limits.refusal(l), refusal(l), key);
       for (const v of [...atLimits(l), ...outside(l)])
-        assert.equal(L.accepts(l, Number(v)), accepts(l, Number(v)), `${key} ${v}`);
+        assert.equal(limits.accepts(l, Number(v)), accepts(l, Number(v)), `${key} ${v}`);
     }
   });
 
@@ -153,61 +153,61 @@ describe('one table of limits: the runtime', () => {
     useRuntime();
 
     for (const key of CONFIG_KEYS) {
-      const l: Limit = LIMITS[key];
-      it(`config node ${key}: ${atLimits(l).join(' and ')} deploy and read; ${outside(l).join(', ')} are refused with the table's message`, async () => {
-        for (const v of atLimits(l)) {
-          const f = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
+      const limit: Limit = LIMITS[key];
+      it(`config node ${key}: ${atLimits(limit).join(' and ')} deploy and read; ${outside(limit).join(', ')} are refused with the table's message`, async () => {
+        for (const v of atLimits(limit)) {
+          const deployed = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
           await helper.getNode('cfg').runtime();
           // (A 100 ms timeout deploys; a read is not asked of it, so a busy machine cannot fail this test.)
           if (!(key === 'timeout' && Number(v) < 1000))
-            assert.equal(typeof (await f.ask()).payload.soc, 'number', `${key} ${v}`);
+            assert.equal(typeof (await deployed.ask()).payload.soc, 'number', `${key} ${v}`);
         }
-        for (const v of outside(l)) {
-          const expected = runtimeMessage(key, refusal(l), v);
-          const f = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
+        for (const v of outside(limit)) {
+          const expected = runtimeMessage(key, refusal(limit), v);
+          const deployed = await loadFlow(flow(read(), cfg(sim.s.url, { [key]: v })));
           await assert.rejects(helper.getNode('cfg').runtime(), (e: Error) => e.message === expected);
-          await refusedWith(f, {}, expected);
+          await refusedWith(deployed, {}, expected);
         }
       });
     }
 
     it(`maxSplit: ${atLimits(LIMITS.maxSplit).join(' and ')} deploy and split; ${outside(LIMITS.maxSplit).join(', ')} are refused at deploy and per read`, async () => {
       for (const v of atLimits(LIMITS.maxSplit)) {
-        const f = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
+        const deployed = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
         assert.deepEqual(deployErrors(), []);
-        assert.equal((await f.ask()).topic, `${BAT}/soc`);
+        assert.equal((await deployed.ask()).topic, `${BAT}/soc`);
       }
       for (const v of outside(LIMITS.maxSplit)) {
         const expected = runtimeMessage('maxSplit', refusal(LIMITS.maxSplit), v);
-        const f = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
+        const deployed = await loadFlow(flow(read({ split: true, maxSplit: v }), cfg(sim.s.url)));
         assert.deepEqual(deployErrors(), [expected]);
-        await refusedWith(f, {}, expected);
+        await refusedWith(deployed, {}, expected);
       }
     });
 
     it(`interval: ${atLimits(LIMITS.interval).join(' and ')} deploy; ${outside(LIMITS.interval).join(', ')} are refused at deploy (the node still reads on input)`, async () => {
       for (const v of atLimits(LIMITS.interval)) {
-        const f = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
-        assert.equal(typeof (await f.ask()).payload.soc, 'number');
+        const deployed = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
+        assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
         assert.deepEqual(deployErrors(), []);
       }
       for (const v of outside(LIMITS.interval)) {
-        const f = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
+        const deployed = await loadFlow(flow(read({ interval: v }), cfg(sim.s.url)));
         assert.deepEqual(deployErrors(), [runtimeMessage('interval', refusal(LIMITS.interval), v)]);
-        assert.equal(typeof (await f.ask()).payload.soc, 'number');
+        assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
       }
     });
 
     it(`resolution: ${atLimits(LIMITS.resolution).join(' and ')} read; ${outside(LIMITS.resolution).join(', ')} are refused per read (node and msg.resolution)`, async () => {
       for (const v of atLimits(LIMITS.resolution)) {
-        const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
-        pointsOf(await f.ask(), Number(v));
+        const deployed = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
+        pointsOf(await deployed.ask(), Number(v));
       }
       for (const v of outside(LIMITS.resolution)) {
-        const f = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
-        await refusedWith(f, {}, runtimeMessage('resolution', refusal(LIMITS.resolution), v));
+        const deployed = await loadFlow(flow(series({ resolution: v }), cfg(sim.s.url)));
+        await refusedWith(deployed, {}, runtimeMessage('resolution', refusal(LIMITS.resolution), v));
         await refusedWith(
-          f,
+          deployed,
           { resolution: Number(v) },
           runtimeMessage('msg.resolution', refusal(LIMITS.resolution), Number(v)),
         );
@@ -218,23 +218,23 @@ describe('one table of limits: the runtime', () => {
       ['lastHours', 'hours'],
       ['lastDays', 'days'],
     ] as const) {
-      const l: Limit = LIMITS[key];
-      it(`last in ${unit}: ${atLimits(l).join(' and ')} read; ${outside(l).join(', ')} are refused per read`, async () => {
-        for (const v of atLimits(l)) {
-          const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
-          const m = await f.ask();
-          pointsOf(m, 720);
-          const span = Date.parse(m.range.end) - Date.parse(m.range.start);
+      const limit: Limit = LIMITS[key];
+      it(`last in ${unit}: ${atLimits(limit).join(' and ')} read; ${outside(limit).join(', ')} are refused per read`, async () => {
+        for (const v of atLimits(limit)) {
+          const deployed = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
+          const reply = await deployed.ask();
+          pointsOf(reply, 720);
+          const span = Date.parse(reply.range.end) - Date.parse(reply.range.start);
           // The range is `last` back from now, aligned down to a whole hour (so up to 1 h more).
           assert.ok(
             span >= Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS &&
               span < Number(v) * (unit === 'days' ? 24 : 1) * HOUR_MS + HOUR_MS,
-            `last ${v} ${unit}: ${m.range.start} to ${m.range.end}`,
+            `last ${v} ${unit}: ${reply.range.start} to ${reply.range.end}`,
           );
         }
-        for (const v of outside(l)) {
-          const f = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
-          await refusedWith(f, {}, runtimeMessage('last', refusal(l), v));
+        for (const v of outside(limit)) {
+          const deployed = await loadFlow(flow(series({ last: v, lastUnit: unit }), cfg(sim.s.url)));
+          await refusedWith(deployed, {}, runtimeMessage('last', refusal(limit), v));
         }
       });
     }
@@ -245,15 +245,15 @@ describe('one table of limits: the runtime', () => {
         await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url, { maxValidity: longest })));
         assert.deepEqual(deployErrors(), []);
       }
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(steer({ validity: 'duration', duration: longest }), cfg(sim.s.url, { maxValidity: longest })),
       );
-      assert.equal((await f.ask({ payload: 1 })).request.body.setting.value, 1);
+      assert.equal((await deployed.ask({ payload: 1 })).request.body.setting.value, 1);
       for (const v of outside(LIMITS.duration)) {
         const expected = runtimeMessage('duration', refusal(LIMITS.duration), v);
-        const g = await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url)));
+        const outsideFlow = await loadFlow(flow(steer({ validity: 'duration', duration: v }), cfg(sim.s.url)));
         assert.deepEqual(deployErrors(), [expected]);
-        await refusedWith(g, { payload: 1 }, expected);
+        await refusedWith(outsideFlow, { payload: 1 }, expected);
         // Not used with another validity (the editor does not check it then either).
         await loadFlow(flow(steer({ validity: 'quarter-hour', duration: v }), cfg(sim.s.url)));
         assert.deepEqual(deployErrors(), []);
@@ -261,24 +261,24 @@ describe('one table of limits: the runtime', () => {
     });
 
     for (const key of STEER_POWER_KEYS) {
-      const l: Limit = LIMITS[key];
-      it(`site steer ${key}: ${atLimits(l).join(' and ')} deploy; ${outside(l).join(', ')} is refused at deploy and per message`, async () => {
+      const limit: Limit = LIMITS[key];
+      it(`site steer ${key}: ${atLimits(limit).join(' and ')} deploy; ${outside(limit).join(', ')} is refused at deploy and per message`, async () => {
         // A node of the current version (a flow saved before it had 0 = no limit: migrated to "none").
         const node = (v: string) => steer({ [key]: v, version: currentVersion('ems-site-steer') });
-        for (const v of atLimits(l)) {
-          const f = await loadFlow(flow(node(v), cfg(sim.s.url)));
+        for (const v of atLimits(limit)) {
+          const deployed = await loadFlow(flow(node(v), cfg(sim.s.url)));
           assert.deepEqual(deployErrors(), []);
           // (0 kW: within an ESS limit of 0.001 W too.)
           assert.equal(
-            (await f.ask({ payload: key === 'pvPeakPower' ? 1 : 0 })).request.body.setting.value,
+            (await deployed.ask({ payload: key === 'pvPeakPower' ? 1 : 0 })).request.body.setting.value,
             key === 'pvPeakPower' ? 1 : 0,
           );
         }
-        for (const v of outside(l)) {
-          const expected = runtimeMessage(key, refusal(l), v);
-          const f = await loadFlow(flow(node(v), cfg(sim.s.url)));
+        for (const v of outside(limit)) {
+          const expected = runtimeMessage(key, refusal(limit), v);
+          const deployed = await loadFlow(flow(node(v), cfg(sim.s.url)));
           assert.deepEqual(deployErrors(), [expected]);
-          await refusedWith(f, { payload: 1 }, expected);
+          await refusedWith(deployed, { payload: 1 }, expected);
         }
       });
     }

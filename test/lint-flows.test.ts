@@ -23,8 +23,8 @@ function lintFlows(...args: string[]) {
     https_proxy: 'http://127.0.0.1:9',
     http_proxy: 'http://127.0.0.1:9',
   };
-  const r = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 150_000 });
-  return { code: r.status, out: `${r.stdout}${r.stderr}` };
+  const result = spawnSync(process.execPath, [SCRIPT, ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 150_000 });
+  return { code: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
 describe('npm run lint:flows: nrlint over each example and node-red-dev validate, offline', function () {
@@ -37,16 +37,16 @@ describe('npm run lint:flows: nrlint over each example and node-red-dev validate
 
   it('lints every example with 0 problems and runs the scorecard to the end with only passed checks: exit 0', () => {
     assert.ok(fs.existsSync(path.join(ROOT, 'dist', 'nodes', 'ems-site-steer.html')), 'dist/ is built');
-    const r = lintFlows();
-    assert.equal(r.code, 0, r.out);
+    const result = lintFlows();
+    assert.equal(result.code, 0, result.out);
     for (const f of exampleFiles())
-      assert.match(r.out, new RegExp(`nrlint  ok      examples/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
+      assert.match(result.out, new RegExp(`nrlint  ok      examples/${f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
     assert.match(
-      r.out,
+      result.out,
       new RegExp(`nrlint: ${exampleFiles().length} of ${exampleFiles().length} flows with 0 problems`),
     );
-    assert.match(r.out, /node-red-dev validate \(offline\): exit 0, \d+ checks passed/);
-    assert.match(r.out, /lint:flows: ok$/m);
+    assert.match(result.out, /node-red-dev validate \(offline\): exit 0, \d+ checks passed/);
+    assert.match(result.out, /lint:flows: ok$/m);
   });
 
   it('fails (exit 1) and names the flow and the rule when a flow has a problem', () => {
@@ -61,10 +61,10 @@ describe('npm run lint:flows: nrlint over each example and node-red-dev validate
           ),
         ),
       );
-      const r = lintFlows(dir);
-      assert.equal(r.code, 1, r.out);
-      assert.match(r.out, /nrlint  FAILED  .*bad\.json\n {8}no-unnamed-functions: /);
-      assert.match(r.out, /lint:flows: problems found/);
+      const result = lintFlows(dir);
+      assert.equal(result.code, 1, result.out);
+      assert.match(result.out, /nrlint {2}FAILED {2}.*bad\.json\n {8}no-unnamed-functions: /);
+      assert.match(result.out, /lint:flows: problems found/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -21,7 +21,7 @@ import { panelFile } from './helpers/node-files';
 const SAVED: NodeConfig[] = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const saved = (type: string) => SAVED.find((n) => n.type === type)!;
 
-/** What version 2 (issue 10) adds to a 0.1.0 config of each type. */
+/** What version 2 adds to a 0.1.0 config of each type. */
 const V2: Record<string, NodeConfig> = {
   'ems-partner-config': { maxBodyMB: 10, maxValidity: 1440 },
   'ems-device-read': { maxSplit: 1000 },
@@ -29,7 +29,7 @@ const V2: Record<string, NodeConfig> = {
   'ems-site-steer': { maxGridPower: '', allowMaximizeGridImport: true, stopAction: 'expire', pvPeakPower: '' },
 };
 
-/** What version 3 (issue 12) adds: paths and the % curtailment choice (a saved config kept sending %), grid limits. */
+/** What version 3 adds: paths and the % curtailment choice (a saved config kept sending %), grid limits. */
 const V3: Record<string, NodeConfig> = {
   'ems-partner-config': {
     pathDevices: '',
@@ -49,7 +49,7 @@ const V3: Record<string, NodeConfig> = {
   },
 };
 
-/** What version 4 (issue 13) adds to site steer: the delivery check. */
+/** What version 4 adds to site steer: the delivery check. */
 const V4: Record<string, NodeConfig> = {
   'ems-site-steer': {
     verify: false,
@@ -65,7 +65,7 @@ const V4: Record<string, NodeConfig> = {
   },
 };
 
-/** What version 4 (config node) and 5 (site steer) add in issue 14: the request budget, fleets. */
+/** What version 4 (config node) and 5 (site steer) add: the request budget, fleets. */
 const V4B: Record<string, NodeConfig> = {
   'ems-partner-config': { maxPerMinute: 0, maxPerDay: 0, budgetMode: 'refuse' },
 };
@@ -93,8 +93,8 @@ const CURRENT = (type: string) =>
   V6[type] ? 6 : V5[type] || V5B[type] ? 5 : V4[type] || V4B[type] ? 4 : V3[type] ? 3 : 2;
 
 /**
- * ems-plan came after 0.1.0 (version 1, issue 13; example 09 shipped it without a version);
- * version 2 (issue 20) adds the site model's settings, empty (the planner's defaults), and
+ * ems-plan came after 0.1.0 (version 1; example 09 shipped it without a version);
+ * version 2 adds the site model's settings, empty (the planner's defaults), and
  * re-planning, off: a node saved before plans as it did. Version 3 adds `idle`, 'steer' for a
  * saved node (every slot steered, as before; a new node's default is 'self-consumption').
  */
@@ -348,8 +348,8 @@ describe('migrations', () => {
   });
 
   it('a node type the table does not know is returned as it is', () => {
-    const n = { type: 'inject', version: 1 };
-    assert.equal(migrate('inject', n), n);
+    const inject = { type: 'inject', version: 1 };
+    assert.equal(migrate('inject', inject), inject);
   });
 
   describe('a later version (synthetic v7: site steer `duration` becomes a test-only `durationMin`)', () => {
@@ -441,13 +441,13 @@ describe('migrations', () => {
       [...text.matchAll(/<script type="text\/javascript">([\S\s]*?)<\/script>/g)].map((m) => m[1]);
     /** A stand-in for everything a panel's definition may touch at registration besides the table (jQuery, the shared editor code). */
     function stub(): unknown {
-      const p: unknown = new Proxy(
+      const proxy: unknown = new Proxy(
         function () {
           /* stub */
         },
-        { get: (_t, k) => (k === Symbol.toPrimitive ? () => '' : p), apply: () => p },
+        { get: (_t, k) => (k === Symbol.toPrimitive ? () => '' : proxy), apply: () => proxy },
       );
-      return p;
+      return proxy;
     }
     /** Runs resources/migrations.js, then a panel's scripts, as the editor does; the `defaults` each registers. */
     function registered(type: string): Record<string, { value: unknown }> {

@@ -62,9 +62,9 @@ const steer = (extra: Record<string, unknown> = {}) => ({
 /** Sends each bad message, expecting one error naming the field and no output; then a good one. */
 async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
   for (const [name, msg, field] of cases) {
-    const e = await f.fails(typeof msg === 'function' ? msg() : msg);
-    assert.match(e.error.message, field, `${name}: ${e.error.message}`);
-    assert.equal(e.error.source.id, 'n');
+    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
+    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
+    assert.equal(caught.error.source.id, 'n');
     assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
   }
   const ok = await f.ask(good);
@@ -78,9 +78,9 @@ describe('nodes: bad input', () => {
   useRuntime();
 
   it('ems-device-read: message fields', async () => {
-    const f = await loadFlow(flow(read(), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read(), cfg(sim.s.url)));
     const ok = await check(
-      f,
+      deployed,
       [
         ['reference with a space', { deviceReference: 'bad ref' }, /msg\.deviceReference must be a reference/],
         ['reference object', { deviceReference: { id: 1 } }, /msg\.deviceReference .*got an object/],
@@ -98,9 +98,9 @@ describe('nodes: bad input', () => {
   });
 
   it('ems-device-read: single mode takes one property (the error names where the list came from)', async () => {
-    const f = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
     await check(
-      f,
+      deployed,
       [
         [
           'two in msg.properties',
@@ -131,18 +131,18 @@ describe('nodes: bad input', () => {
   }
 
   it('ems-device-read: a bad interval is reported and the node still reads on input', async () => {
-    const f = await loadFlow(flow(read({ interval: 'often' }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read({ interval: 'often' }), cfg(sim.s.url)));
     const errors = callsOf('error', 'n');
     assert.equal(errors.length, 1);
     assert.match(String(errors[0][0]), /interval must be a number of seconds/);
-    assert.equal(typeof (await f.ask()).payload.soc, 'number');
+    assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
   });
 
   it('ems-time-series: message fields', async () => {
     const end = Date.now() - 3_600_000;
-    const f = await loadFlow(flow(series(), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(series(), cfg(sim.s.url)));
     const ok = await check(
-      f,
+      deployed,
       [
         ['reference array', { deviceReference: ['a'] }, /msg\.deviceReference must be a reference/],
         ['two properties', { property: 'soc,power' }, /msg\.property must be a property name/],
@@ -189,10 +189,10 @@ describe('nodes: bad input', () => {
   }
 
   it('ems-site-steer: message fields (ess mode); nothing is sent for a refused message', async () => {
-    const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(steer(), cfg(sim.s.url)));
     const received = sim.s.sim.requestsReceived;
     const ok = await check(
-      f,
+      deployed,
       [
         ['site with a space', { payload: 1, site: 'bad site' }, /msg\.site must be a reference/],
         ['site number', { payload: 1, site: { ref: 1 } }, /msg\.site/],
@@ -243,11 +243,11 @@ describe('nodes: bad input', () => {
   });
 
   it('ems-site-steer: message fields (combined, curtailment in %, maximizeGridImport from msg)', async () => {
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(steer({ mode: 'combined', curtailmentUnit: '%', maximizeGridImport: 'msg' }), cfg(sim.s.url)),
     );
     await check(
-      f,
+      deployed,
       [
         ['curtailment negative', { payload: { curtailment: -5 } }, /curtailment\.value must be 0 or more/],
         [
@@ -273,9 +273,9 @@ describe('nodes: bad input', () => {
   });
 
   it('ems-site-steer: message fields (grid-target, validity msg)', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'grid-target', validity: 'msg' }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(steer({ mode: 'grid-target', validity: 'msg' }), cfg(sim.s.url)));
     await check(
-      f,
+      deployed,
       [
         ['no validUntil', { payload: 5 }, /validUntil is required when validity is "msg"/],
         ['no setpoint', { payload: { deadband: 5, duration: 5 } }, /gridTarget is required in mode grid-target/],
@@ -334,15 +334,17 @@ describe('nodes: bad input', () => {
     goodNode: Record<string, unknown>,
     msg: Record<string, unknown> = {},
   ): Promise<void> {
-    const f = await loadFlow(flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }));
+    const deployed = await loadFlow(
+      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
+    );
     for (let i = 0; i < 2; i++) {
-      const e = await f.fails(msg);
-      assert.match(e.error.message, field);
+      const caught = await deployed.fails(msg);
+      assert.match(caught.error.message, field);
     }
-    const p = f.out.next();
+    const nextOut = deployed.out.next();
     helper.getNode('good').receive(msg);
-    await p;
-    assert.equal(f.caught.msgs.length, 2);
-    assert.equal(f.out.msgs.length, 1);
+    await nextOut;
+    assert.equal(deployed.caught.msgs.length, 2);
+    assert.equal(deployed.out.msgs.length, 1);
   }
 });

@@ -62,20 +62,20 @@ describe('nodes: ems-partner-config', () => {
   describe('built-in simulator', () => {
     useRuntime();
     it('simulator: true reads and steers with no URL and no key', async () => {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           read({ mode: 'devices' }),
           { id: 'cfg', type: 'ems-partner-config', simulator: true, baseUrl: '', authType: 'header' },
           { id: 's', ...steer(), server: 'cfg', wires: [['out']] },
         ),
       );
-      const devices = await f.ask();
+      const devices = await deployed.ask();
       assert.ok(devices.payload.some((d: { deviceReference: string }) => d.deviceReference === BAT));
-      const p = f.out.next();
+      const nextOut = deployed.out.next();
       helper.getNode('s').receive({ payload: -1 });
-      const m = await p;
-      assert.match(m.payload.requestId, /^req_[0-9a-f]{16}$/);
-      assert.equal(m.request.path, `/sites/${COM.siteReference}/steering/ess`);
+      const reply = await nextOut;
+      assert.match(reply.payload.requestId, /^req_[0-9a-f]{16}$/);
+      assert.equal(reply.request.path, `/sites/${COM.siteReference}/steering/ess`);
       const res = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
       assert.equal(res.body.ok, true);
       // The built-in simulator: the default sites and the steering examples' own, three devices each.
@@ -101,7 +101,7 @@ describe('nodes: ems-partner-config', () => {
     const creds = { cfg: { apiKey: KEY } };
 
     it('the key reaches the client and never a message, status, error or log', async () => {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           read(),
           secure(),
@@ -110,40 +110,43 @@ describe('nodes: ems-partner-config', () => {
         ),
         creds,
       );
-      const a = await f.ask();
-      assert.equal(typeof a.payload.soc, 'number');
+      const reply = await deployed.ask();
+      assert.equal(typeof reply.payload.soc, 'number');
       const via = (id: string, msg: object) => {
-        const [o, c] = [f.out.msgs.length, f.caught.msgs.length];
+        const [o, c] = [deployed.out.msgs.length, deployed.caught.msgs.length];
         helper.getNode(id).receive(msg);
         return { o, c };
       };
       via('ts', {});
-      await f.out.count(2);
+      await deployed.out.count(2);
       via('st', { payload: 5 });
-      const [, , s] = await f.out.count(3);
+      const [, , s] = await deployed.out.count(3);
       assert.match(s.payload.requestId, /^req_/);
       // Failures: an unknown device (404 from the service) and a refused input.
-      await f.fails({ deviceReference: 'dvc_nosuchdevice' });
+      await deployed.fails({ deviceReference: 'dvc_nosuchdevice' });
       via('st', { payload: 'lots' });
-      await f.caught.count(2);
+      await deployed.caught.count(2);
       const res = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' });
       assert.equal(res.status, 200);
-      const all = everything(['n', 'ts', 'st', 'cfg'], [f.out.msgs, f.caught.msgs, res.body, res.text]);
+      const all = everything(['n', 'ts', 'st', 'cfg'], [deployed.out.msgs, deployed.caught.msgs, res.body, res.text]);
       assert.ok(all.includes('dvc_nosuchdevice'), 'the check looks at the errors');
       assert.ok(!all.includes(KEY), 'the key leaked');
       assert.ok(!all.includes('SECRET'));
     });
 
     it('a wrong key gives a 401 error without the key, and the nodes show it', async () => {
-      const f = await loadFlow(flow(read(), secure(), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] }), {
-        cfg: { apiKey: 'k-WRONG-456' },
-      });
+      const deployed = await loadFlow(
+        flow(read(), secure(), { id: 'ts', ...series(), server: 'cfg', wires: [['out']] }),
+        {
+          cfg: { apiKey: 'k-WRONG-456' },
+        },
+      );
       const ts = new StatusLog(helper.getNode('ts'));
       const shown = ts.wait((s) => s.fill === 'red', 5_000, 'connection state on the other node');
-      const e = await f.fails();
-      assert.match(e.error.message, /HTTP 401/);
+      const caught = await deployed.fails();
+      assert.match(caught.error.message, /HTTP 401/);
       assert.match((await shown).text, /HTTP 401: check credentials/);
-      const all = everything(['n', 'ts', 'cfg'], [f.caught.msgs]);
+      const all = everything(['n', 'ts', 'cfg'], [deployed.caught.msgs]);
       assert.ok(!all.includes('k-WRONG-456') && !all.includes(KEY));
       const test = await helper.request().post('/ems-partner/test').send({ server: 'cfg' });
       assert.equal(test.body.ok, false);
@@ -152,9 +155,9 @@ describe('nodes: ems-partner-config', () => {
     });
 
     it('a missing key is a configuration error naming apiKey, on every message', async () => {
-      const f = await loadFlow(flow(read(), secure()));
+      const deployed = await loadFlow(flow(read(), secure()));
       const received = sim.s.sim.requestsReceived;
-      for (let i = 0; i < 2; i++) assert.match((await f.fails()).error.message, /apiKey is required/);
+      for (let i = 0; i < 2; i++) assert.match((await deployed.fails()).error.message, /apiKey is required/);
       assert.equal(sim.s.sim.requestsReceived, received);
     });
 
@@ -189,10 +192,10 @@ describe('nodes: ems-partner-config', () => {
         ],
       ];
       for (const [props, key, expected] of cases) {
-        const f = await loadFlow(flow(read(), cfg(sim.s.url, { authType: 'header', ...props })), {
+        const headerFlow = await loadFlow(flow(read(), cfg(sim.s.url, { authType: 'header', ...props })), {
           cfg: { apiKey: key },
         });
-        const failed = (await f.fails()).error;
+        const failed = (await headerFlow.fails()).error;
         assert.match(failed.message, expected);
         const test = await helper
           .request()
@@ -214,9 +217,9 @@ describe('nodes: ems-partner-config', () => {
         [`${sim.s.url}\r\n`, `${sim.s.url.length + 1} of ${sim.s.url.length + 2}`],
         [`\n${sim.s.url}`, `1 of ${sim.s.url.length + 1}`],
       ]) {
-        const f = await loadFlow(flow(read(), cfg(baseUrl)));
+        const deployed = await loadFlow(flow(read(), cfg(baseUrl)));
         const expected = new RegExp(`baseUrl holds a line break \\(character ${at}\\); it is refused, not removed`);
-        assert.match((await f.fails()).error.message, expected);
+        assert.match((await deployed.fails()).error.message, expected);
         const test = await helper
           .request()
           .post('/ems-partner/test')
@@ -329,7 +332,7 @@ describe('nodes: ems-partner-config', () => {
     });
 
     it('a 429 shows as rate limited on every node that uses the config', async () => {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           read(),
           cfg(sim.s.url),
@@ -342,8 +345,8 @@ describe('nodes: ems-partner-config', () => {
         s.wait((x) => /^rate limited until /.test(x.text ?? ''), 5_000, 'rate limited'),
       );
       sim.s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
-      const e = await f.fails();
-      assert.match(e.error.message, /HTTP 429/);
+      const caught = await deployed.fails();
+      assert.match(caught.error.message, /HTTP 429/);
       for (const s of await Promise.all(limited)) assert.equal(s.fill, 'yellow');
     });
 
@@ -351,7 +354,7 @@ describe('nodes: ems-partner-config', () => {
       const sockets = resources().TCPSocketWrap ?? 0;
       const timers = trackTimers();
       try {
-        const f = await loadFlow(
+        const deployed = await loadFlow(
           flow(read({ interval: 0.05 }), cfg(sim.s.url), {
             id: 'st',
             ...steer({ validity: 'duration', duration: 1, renew: true }),
@@ -359,10 +362,10 @@ describe('nodes: ems-partner-config', () => {
             wires: [['out']],
           }),
         );
-        await f.out.count(2);
-        const p = f.out.next();
+        await deployed.out.count(2);
+        const nextOut = deployed.out.next();
         helper.getNode('st').receive({ payload: 2 });
-        await p;
+        await nextOut;
         assert.ok(
           timers.alive().some((s) => s.includes('poll-scheduler')),
           'the poll timer runs',
@@ -387,7 +390,7 @@ describe('nodes: ems-partner-config', () => {
     });
 
     it('a node with no config node reports it on input and closes at once', async () => {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           steer({ server: 'missing' }),
           cfg(sim.s.url),
@@ -395,11 +398,11 @@ describe('nodes: ems-partner-config', () => {
           { id: 't2', ...series(), server: 'missing', wires: [['out']] },
         ),
       );
-      assert.match((await f.fails({ payload: 1 })).error.message, /server must be an ems-partner-config node/);
+      assert.match((await deployed.fails({ payload: 1 })).error.message, /server must be an ems-partner-config node/);
       for (const id of ['r2', 't2']) {
-        const p = f.caught.next();
+        const nextCaught = deployed.caught.next();
         helper.getNode(id).receive({});
-        assert.match((await p).error.message, /server must be an ems-partner-config node/);
+        assert.match((await nextCaught).error.message, /server must be an ems-partner-config node/);
       }
       // Node-RED waits 15 s for a close that never calls done, then goes on: the unload must end
       // long before that, and the verdict is awaited here (not asserted later from a timer).

@@ -25,19 +25,19 @@ describe('nodes: ems-device-read', () => {
   const now = (ref: string, prop: string) => sim.s.sim.measure(ref, prop);
 
   it('single: payload is the number, msg.measurement the whole measurement, topic <ref>/<prop>', async () => {
-    const f = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
-    const m = await f.ask({ foo: 'kept', topic: 'replaced' });
+    const deployed = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
+    const reply = await deployed.ask({ foo: 'kept', topic: 'replaced' });
     const expected = now(BAT, 'soc');
-    assert.equal(m.payload, expected.value);
-    assert.equal(typeof m.payload, 'number');
-    assert.deepEqual(m.measurement, expected);
-    assert.deepEqual(Object.keys(m.measurement).sort(), ['property', 'reference', 'timestamp', 'unit', 'value']);
-    assert.equal(m.unit, '%');
-    assert.equal(m.topic, `${BAT}/soc`);
-    assert.equal(m.deviceReference, BAT);
-    assert.equal(m.foo, 'kept');
-    assert.match(f.status.all.at(-1).text, /^soc \d+(\.\d+)? % · \d\d:\d\d$/);
-    assert.equal(f.status.all.at(-1).fill, 'green');
+    assert.equal(reply.payload, expected.value);
+    assert.equal(typeof reply.payload, 'number');
+    assert.deepEqual(reply.measurement, expected);
+    assert.deepEqual(Object.keys(reply.measurement).sort(), ['property', 'reference', 'timestamp', 'unit', 'value']);
+    assert.equal(reply.unit, '%');
+    assert.equal(reply.topic, `${BAT}/soc`);
+    assert.equal(reply.deviceReference, BAT);
+    assert.equal(reply.foo, 'kept');
+    assert.match(deployed.status.all.at(-1).text, /^soc \d+(\.\d+)? % · \d\d:\d\d$/);
+    assert.equal(deployed.status.all.at(-1).fill, 'green');
     assert.equal(
       logged(sim.s, 'GET /devices/:ref/measurement').at(-1)!.path,
       `/devices/${BAT}/measurement?property=soc`,
@@ -45,23 +45,25 @@ describe('nodes: ems-device-read', () => {
   });
 
   it('map: payload {prop: value}, msg.units {prop: unit}, on the map endpoint', async () => {
-    const f = await loadFlow(flow(read({ mode: 'map', properties: 'soc,totalEnergyConsumed' }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read({ mode: 'map', properties: 'soc,totalEnergyConsumed' }), cfg(sim.s.url)));
     const before = logged(sim.s, 'GET /devices/:ref/measurements/map').length;
-    const m = await f.ask({ foo: 1 });
-    assert.deepEqual(m.payload, {
+    const reply = await deployed.ask({ foo: 1 });
+    assert.deepEqual(reply.payload, {
       soc: now(BAT, 'soc').value,
       totalEnergyConsumed: now(BAT, 'totalEnergyConsumed').value,
     });
-    assert.deepEqual(m.units, { soc: '%', totalEnergyConsumed: 'Wh' });
-    assert.equal(m.deviceReference, BAT);
-    assert.equal(m.foo, 1);
+    assert.deepEqual(reply.units, { soc: '%', totalEnergyConsumed: 'Wh' });
+    assert.equal(reply.deviceReference, BAT);
+    assert.equal(reply.foo, 1);
     assert.equal(logged(sim.s, 'GET /devices/:ref/measurements/map').length, before + 1);
   });
 
   it('list: payload [{timestamp, property, value, unit}] in the order asked', async () => {
-    const f = await loadFlow(flow(read({ mode: 'list', properties: 'totalEnergyProduced,soc' }), cfg(sim.s.url)));
-    const m = await f.ask({ foo: 2 });
-    assert.deepEqual(m.payload, [
+    const deployed = await loadFlow(
+      flow(read({ mode: 'list', properties: 'totalEnergyProduced,soc' }), cfg(sim.s.url)),
+    );
+    const reply = await deployed.ask({ foo: 2 });
+    assert.deepEqual(reply.payload, [
       {
         timestamp: sim.s.sim.clock.now(),
         property: 'totalEnergyProduced',
@@ -70,15 +72,15 @@ describe('nodes: ems-device-read', () => {
       },
       { timestamp: sim.s.sim.clock.now(), property: 'soc', value: now(BAT, 'soc').value, unit: '%' },
     ]);
-    assert.equal(m.deviceReference, BAT);
-    assert.equal(m.foo, 2);
+    assert.equal(reply.deviceReference, BAT);
+    assert.equal(reply.foo, 2);
   });
 
   it('devices: payload is the normalised device list', async () => {
-    const f = await loadFlow(flow(read({ mode: 'devices', device: '', properties: '' }), cfg(sim.s.url)));
-    const m = await f.ask({ foo: 3 });
-    assert.equal(m.payload.length, 6);
-    const bat = m.payload.find((d: { deviceReference: string }) => d.deviceReference === BAT);
+    const deployed = await loadFlow(flow(read({ mode: 'devices', device: '', properties: '' }), cfg(sim.s.url)));
+    const reply = await deployed.ask({ foo: 3 });
+    assert.equal(reply.payload.length, 6);
+    const bat = reply.payload.find((d: { deviceReference: string }) => d.deviceReference === BAT);
     assert.equal(bat.kind, 'battery');
     assert.equal(bat.name, COM.battery.name);
     assert.deepEqual(bat.properties, [
@@ -87,22 +89,22 @@ describe('nodes: ems-device-read', () => {
       { name: 'totalEnergyConsumed', unit: 'Wh' },
       { name: 'totalEnergyProduced', unit: 'Wh' },
     ]);
-    for (const d of m.payload)
+    for (const d of reply.payload)
       assert.deepEqual(
         Object.keys(d).filter((k) => !['deviceReference', 'name', 'kind', 'properties', 'siteReference'].includes(k)),
         [],
       );
-    assert.equal(m.foo, 3);
-    assert.match(f.status.all.at(-1).text, /^6 devices · /);
+    assert.equal(reply.foo, 3);
+    assert.match(deployed.status.all.at(-1).text, /^6 devices · /);
   });
 
   for (const mode of ['map', 'list'] as const) {
     it(`split (${mode}): one message per property with topic, payload value, msg.measurement`, async () => {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(read({ mode, properties: 'soc,power,totalEnergyConsumed', split: true }), cfg(sim.s.url)),
       );
-      f.send({ foo: mode });
-      const msgs = await f.out.count(3);
+      deployed.send({ foo: mode });
+      const msgs = await deployed.out.count(3);
       assert.deepEqual(
         msgs.map((m) => m.topic),
         [`${BAT}/soc`, `${BAT}/power`, `${BAT}/totalEnergyConsumed`],
@@ -121,50 +123,50 @@ describe('nodes: ems-device-read', () => {
         assert.equal(m.foo, mode);
       }
       // Exactly the split set: a later message's output is the next one.
-      const next = await f.ask({ properties: 'soc' });
+      const next = await deployed.ask({ properties: 'soc' });
       assert.equal(next.topic, `${BAT}/soc`);
-      assert.equal(f.out.msgs.length, 4);
-      assert.equal(f.caught.msgs.length, 0);
+      assert.equal(deployed.out.msgs.length, 4);
+      assert.equal(deployed.caught.msgs.length, 0);
     });
   }
 
   it('overrides: msg.deviceReference, msg.property, msg.properties (array and csv)', async () => {
-    const f = await loadFlow(flow(read({ mode: 'map' }), cfg(sim.s.url)));
-    const a = await f.ask({ deviceReference: HOME.battery.deviceReference });
-    assert.equal(a.deviceReference, HOME.battery.deviceReference);
-    assert.deepEqual(a.payload, { soc: now(HOME.battery.deviceReference, 'soc').value });
+    const deployed = await loadFlow(flow(read({ mode: 'map' }), cfg(sim.s.url)));
+    const byDevice = await deployed.ask({ deviceReference: HOME.battery.deviceReference });
+    assert.equal(byDevice.deviceReference, HOME.battery.deviceReference);
+    assert.deepEqual(byDevice.payload, { soc: now(HOME.battery.deviceReference, 'soc').value });
     assert.equal(
       logged(sim.s, 'GET /devices/:ref/measurements/map').at(-1)!.path,
       `/devices/${HOME.battery.deviceReference}/measurements/map?properties=soc`,
     );
 
-    const b = await f.ask({ property: 'power' });
-    assert.deepEqual(Object.keys(b.payload), ['power']);
-    assert.deepEqual(b.units, { power: 'W' });
+    const byProperty = await deployed.ask({ property: 'power' });
+    assert.deepEqual(Object.keys(byProperty.payload), ['power']);
+    assert.deepEqual(byProperty.units, { power: 'W' });
 
-    const c = await f.ask({ properties: ['totalEnergyProduced', 'soc'] });
-    assert.deepEqual(Object.keys(c.payload), ['totalEnergyProduced', 'soc']);
+    const byProperties = await deployed.ask({ properties: ['totalEnergyProduced', 'soc'] });
+    assert.deepEqual(Object.keys(byProperties.payload), ['totalEnergyProduced', 'soc']);
 
     // msg.properties wins over msg.property.
-    const d = await f.ask({
+    const both = await deployed.ask({
       properties: ' power , totalEnergyConsumed ',
       deviceReference: COM.meter.deviceReference,
       property: 'soc',
     });
-    assert.deepEqual(d.units, { power: 'W', totalEnergyConsumed: 'Wh' });
-    assert.equal(d.deviceReference, COM.meter.deviceReference);
-    assert.equal(f.caught.msgs.length, 0);
+    assert.deepEqual(both.units, { power: 'W', totalEnergyConsumed: 'Wh' });
+    assert.equal(both.deviceReference, COM.meter.deviceReference);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
   it('overrides in mode single: msg.property picks the property, msg.deviceReference the device', async () => {
-    const f = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
-    const m = await f.ask({ property: 'power', deviceReference: PV });
-    assert.equal(m.topic, `${PV}/power`);
-    assert.equal(m.payload, now(PV, 'power').value);
-    assert.ok(m.payload > 0, 'PV produces at noon in June');
-    assert.equal(m.unit, 'W');
-    const n = await f.ask({ properties: ['totalEnergyProduced'] });
-    assert.equal(n.topic, `${BAT}/totalEnergyProduced`);
+    const deployed = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
+    const reply = await deployed.ask({ property: 'power', deviceReference: PV });
+    assert.equal(reply.topic, `${PV}/power`);
+    assert.equal(reply.payload, now(PV, 'power').value);
+    assert.ok(reply.payload > 0, 'PV produces at noon in June');
+    assert.equal(reply.unit, 'W');
+    const mapReply = await deployed.ask({ properties: ['totalEnergyProduced'] });
+    assert.equal(mapReply.topic, `${BAT}/totalEnergyProduced`);
   });
 
   describe('device as TypedInput', () => {
@@ -187,98 +189,102 @@ describe('nodes: ems-device-read', () => {
     });
     for (const [type, value, prepare, msg] of cases) {
       it(`reads the device from ${type}`, async () => {
-        const f = await loadFlow(
+        const deployed = await loadFlow(
           flow(read({ mode: 'single', device: value, deviceType: type, properties: 'power' }), cfg(sim.s.url)),
         );
-        prepare(f.node);
-        const m = await f.ask(msg);
-        assert.equal(m.deviceReference, HOME.pv.deviceReference);
-        assert.equal(m.topic, `${HOME.pv.deviceReference}/power`);
-        assert.equal(m.payload, now(HOME.pv.deviceReference, 'power').value);
+        prepare(deployed.node);
+        const reply = await deployed.ask(msg);
+        assert.equal(reply.deviceReference, HOME.pv.deviceReference);
+        assert.equal(reply.topic, `${HOME.pv.deviceReference}/power`);
+        assert.equal(reply.payload, now(HOME.pv.deviceReference, 'power').value);
       });
     }
   });
 
   it('properties as TypedInput json (an array) and msg', async () => {
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(read({ mode: 'map', properties: '["soc","power"]', propertiesType: 'json' }), cfg(sim.s.url)),
     );
-    assert.deepEqual(Object.keys((await f.ask()).payload), ['soc', 'power']);
-    const g = await loadFlow(flow(read({ mode: 'map', properties: 'props', propertiesType: 'msg' }), cfg(sim.s.url)));
-    assert.deepEqual(Object.keys((await g.ask({ props: 'totalEnergyConsumed' })).payload), ['totalEnergyConsumed']);
+    assert.deepEqual(Object.keys((await deployed.ask()).payload), ['soc', 'power']);
+    const fromMsg = await loadFlow(
+      flow(read({ mode: 'map', properties: 'props', propertiesType: 'msg' }), cfg(sim.s.url)),
+    );
+    assert.deepEqual(Object.keys((await fromMsg.ask({ props: 'totalEnergyConsumed' })).payload), [
+      'totalEnergyConsumed',
+    ]);
   });
 
   it('polls every `interval` seconds without input, each poll one message', async () => {
-    const f = await loadFlow(flow(read({ mode: 'single', interval: 0.05 }), cfg(sim.s.url)));
-    const msgs = await f.out.count(3);
+    const deployed = await loadFlow(flow(read({ mode: 'single', interval: 0.05 }), cfg(sim.s.url)));
+    const msgs = await deployed.out.count(3);
     for (const m of msgs) {
       assert.equal(m.payload, now(BAT, 'soc').value);
       assert.equal(m.topic, `${BAT}/soc`);
       assert.equal(m.deviceReference, BAT);
     }
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
-  // Issue 10 (defect 13): the same poll error is logged once a minute, not on every poll.
+  // The same poll error is logged once a minute, not on every poll.
   it('a failing poll gives a Catch-able error (there is no input message) and polling goes on', async () => {
     const route = 'GET /devices/:ref/measurements/map';
     const before = logged(sim.s, route).length;
-    const f = await loadFlow(flow(read({ device: 'dvc_nosuchdevice', interval: 0.05 }), cfg(sim.s.url)));
-    const [a] = await f.caught.count(1);
+    const deployed = await loadFlow(flow(read({ device: 'dvc_nosuchdevice', interval: 0.05 }), cfg(sim.s.url)));
+    const [a] = await deployed.caught.count(1);
     assert.match(a.error.message, /HTTP 404 unknown device "dvc_nosuchdevice"/);
     assert.equal(a.error.source.id, 'n');
     // Three more polls (a 404 is the node's own fault: no backoff, one red status each) ...
     const red = (s: { fill?: string; text?: string }) => s.fill === 'red' && /^HTTP 404/.test(s.text ?? '');
-    await f.status.count(red, 3, f.status.all.length);
+    await deployed.status.count(red, 3, deployed.status.all.length);
     assert.ok(logged(sim.s, route).length >= before + 4, 'polling goes on');
     // ... and the same error is not logged again within the minute.
-    assert.equal(f.caught.msgs.length, 1);
-    assert.equal(f.out.msgs.length, 0);
-    assert.match(f.status.all.at(-1).text, /^HTTP 404/);
+    assert.equal(deployed.caught.msgs.length, 1);
+    assert.equal(deployed.out.msgs.length, 0);
+    assert.match(deployed.status.all.at(-1).text, /^HTTP 404/);
   });
 
   it('onlyChanges: polls that read the same values send nothing; a change sends one message', async () => {
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(
         read({ device: PV, mode: 'map', properties: 'power,totalEnergyProduced', interval: 0.05, onlyChanges: true }),
         cfg(sim.s.url),
       ),
     );
-    const [first] = await f.out.count(1);
+    const [first] = await deployed.out.count(1);
     assert.deepEqual(first.payload, {
       power: now(PV, 'power').value,
       totalEnergyProduced: now(PV, 'totalEnergyProduced').value,
     });
     // Three more polls (each shows a green status) with the clock frozen: no message.
     const green = (s: { fill?: string }) => s.fill === 'green';
-    await f.status.count(green, 3, f.status.all.length);
-    assert.equal(f.out.msgs.length, 1);
+    await deployed.status.count(green, 3, deployed.status.all.length);
+    assert.equal(deployed.out.msgs.length, 1);
     assert.ok(logged(sim.s, 'GET /devices/:ref/measurements/map').length >= 4);
     sim.s.sim.clock.advance(HOUR_MS);
-    const [, second] = await f.out.count(2);
+    const [, second] = await deployed.out.count(2);
     assert.ok(second.payload.totalEnergyProduced > first.payload.totalEnergyProduced, 'an hour of PV production');
     assert.deepEqual(second.payload, {
       power: now(PV, 'power').value,
       totalEnergyProduced: now(PV, 'totalEnergyProduced').value,
     });
-    await f.status.count(green, 3, f.status.all.length);
-    assert.equal(f.out.msgs.length, 2);
-    assert.equal(f.caught.msgs.length, 0);
+    await deployed.status.count(green, 3, deployed.status.all.length);
+    assert.equal(deployed.out.msgs.length, 2);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
   it('onlyChanges on input: an unchanged read completes the message without output', async () => {
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(read({ device: PV, properties: 'totalEnergyProduced', mode: 'single', onlyChanges: true }), cfg(sim.s.url)),
     );
-    await f.ask();
-    const statuses = f.status.all.length;
-    f.send({ again: true });
-    await f.status.count((s) => s.fill === 'green', 1, statuses);
-    assert.equal(f.out.msgs.length, 1);
+    await deployed.ask();
+    const statuses = deployed.status.all.length;
+    deployed.send({ again: true });
+    await deployed.status.count((s) => s.fill === 'green', 1, statuses);
+    assert.equal(deployed.out.msgs.length, 1);
     sim.s.sim.clock.advance(HOUR_MS);
-    const changed = await f.ask({ again: 2 });
+    const changed = await deployed.ask({ again: 2 });
     assert.equal(changed.again, 2);
     assert.equal(changed.payload, now(PV, 'totalEnergyProduced').value);
-    assert.ok(changed.payload > f.out.msgs[0].payload);
+    assert.ok(changed.payload > deployed.out.msgs[0].payload);
   });
 });

@@ -15,7 +15,6 @@ import { callsOf, cfg, helper, NODES, siteSteer, turns, useRuntime, useSimulator
 import { scheduleNode } from './helpers/schedule';
 import { countedReads } from './helpers/counted';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /** As long as a message's array may be (INPUTS.maxElements; longer: refused by every node before any work, deep-input.test.ts), longer than every node's own cap. */
 const N = 100_000;
 const H = 3_600_000;
@@ -66,41 +65,46 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
   useRuntime();
 
   it('price plan: prices as msg.payload, msg.payload.prices or a feed; pvForecast, loadForecast, loadHistory', async () => {
-    const n = await load({ type: 'ems-plan', capacityKWh: '10', maxChargeKW: '5', priceUnit: 'kWh' });
+    const deployed = await load({ type: 'ems-plan', capacityKWh: '10', maxChargeKW: '5', priceUnit: 'kWh' });
     const slot = prices(1)[0];
-    await refused(n, slot, (l) => ({ payload: l, soc: 50 }), /^msg\.payload must have at most 960 slots; got 100000$/);
     await refused(
-      n,
+      deployed,
+      slot,
+      (l) => ({ payload: l, soc: 50 }),
+      /^msg\.payload must have at most 960 slots; got 100000$/,
+    );
+    await refused(
+      deployed,
       slot,
       (l) => ({ payload: { prices: l }, soc: 50 }),
       /^msg\.payload\.prices must have at most 960 slots; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       slot,
       (l) => ({ payload: { priceData: l }, soc: 50 }),
       /^msg\.payload\.priceData must have at most 960 slots; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       1000,
       (l) => ({ payload: prices(4), pvForecast: l, soc: 50 }),
       /^msg\.pvForecast must have at most 50400 values .*; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       1000,
       (l) => ({ payload: prices(4), loadForecast: l, soc: 50 }),
       /^msg\.loadForecast must have at most 50400 values .*; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       { start: T0, value: 1 },
       (l) => ({ payload: prices(4), loadHistory: l, soc: 50 }),
       /^msg\.loadHistory must have at most 50400 points; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       1000,
       (l) => ({ payload: prices(4), gridImportMax: l, soc: 50 }),
       /^msg\.gridImportMax must have one value per price slot: 4; got 100000$/,
@@ -108,16 +112,16 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
   });
 
   it('schedule: msg.payload and msg.payload.slots', async () => {
-    const n = await load(scheduleNode({ wires: [['out'], ['out']] }), cfg(sim.s.url));
+    const deployed = await load(scheduleNode({ wires: [['out'], ['out']] }), cfg(sim.s.url));
     const one = { start: T0, end: T0 + H, energyStorage: 1 };
     await refused(
-      n,
+      deployed,
       one,
       (l) => ({ payload: l }),
       /^msg\.payload must have at most 2000 slots; got 100000; nothing was sent$/,
     );
     await refused(
-      n,
+      deployed,
       one,
       (l) => ({ payload: { slots: l } }),
       /^msg\.payload\.slots must have at most 2000 slots; got 100000; nothing was sent$/,
@@ -125,17 +129,17 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
   });
 
   it('site steer: msg.sites (a fleet, and a portfolio)', async () => {
-    let n = await load(siteSteer(SITE), cfg(sim.s.url));
+    let deployed = await load(siteSteer(SITE), cfg(sim.s.url));
     await refused(
-      n,
+      deployed,
       SITE,
       (l) => ({ payload: 1, sites: l }),
       /^msg\.sites lists 100000 sites; one message steers at most 5000 /,
     );
     await helper.unload();
-    n = await load(siteSteer(SITE, { mode: 'portfolio' }), cfg(sim.s.url));
+    deployed = await load(siteSteer(SITE, { mode: 'portfolio' }), cfg(sim.s.url));
     await refused(
-      n,
+      deployed,
       { site: SITE, maxPowerW: 1000 },
       (l) => ({ payload: 1, sites: l }),
       /^msg\.sites lists 100000 sites; one message steers at most 5000 /,
@@ -143,7 +147,7 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
   });
 
   it('device read: msg.deviceReference and msg.properties', async () => {
-    const n = await load(
+    const deployed = await load(
       {
         type: 'ems-device-read',
         device: DEFAULT_SITES[0].battery.deviceReference,
@@ -155,13 +159,13 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
       cfg(sim.s.url),
     );
     await refused(
-      n,
+      deployed,
       'dvc_a',
       (l) => ({ deviceReference: l }),
       /^msg\.deviceReference must name at most 5000 devices in one fleet read; got 100000$/,
     );
     await refused(
-      n,
+      deployed,
       'soc',
       (l) => ({ properties: l }),
       /^msg\.properties must name at most 100 properties per request; got 100000$/,

@@ -1,5 +1,5 @@
 /**
- * Issue 20.6 as the node: `ems-plan` with Re-plan on (model-predictive control) in a real
+ * Re-planning as the node does it: `ems-plan` with Re-plan on (model-predictive control) in a real
  * Node-RED runtime. The node keeps the last prices and forecasts and plans again at each quarter
  * hour (one timer per node, cleared on close), on a fresh SOC (device read's `<device>/soc`, topic
  * `soc`, msg.soc) and at once on a delivery report that says no or partly; it hands on only what
@@ -11,7 +11,6 @@ import { DAY_MS, HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../src/protocol/tim
 import { loadFlow, turns, useRuntime, type Loaded } from './helpers/red';
 import { useFakeClock, type InstalledClock } from './helpers/clock';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
 /** 16 quarter hours from T0: cheap, dear, cheap, dear (per kWh), with a load of 1 kW and PV at midday. */
 const PRICES = [0.3, 0.3, 0.1, 0.1, 0.12, 0.45, 0.5, 0.4, 0.11, 0.09, 0.2, 0.35, 0.48, 0.3, 0.22, 0.18].map(
@@ -78,14 +77,14 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     await turns();
   }
   async function start(extra: Record<string, unknown> = {}): Promise<{ f: Loaded; first: any }> {
-    const f = await loadFlow(planFlow(planNode(extra)));
-    const first = await f.ask({
+    const deployed = await loadFlow(planFlow(planNode(extra)));
+    const first = await deployed.ask({
       payload: { prices: PRICES, loadForecast: LOAD },
       soc: 50,
       site: 'ste_mine',
       topic: 'tomorrow',
     });
-    return { f, first };
+    return { f: deployed, first };
   }
   /** A message's payload: from its first slot on, each slot the plan's (schedule shape), none ended. */
   function checkHanded(m: any, now: number): void {
@@ -150,9 +149,9 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
       soc: 50,
     });
     assert.equal(clock.countTimers() - timers0, 1);
-    const n = f.node;
+    const node = f.node;
     await new Promise<void>((resolve) => {
-      n.close(false).then(resolve);
+      node.close(false).then(resolve);
     });
     assert.equal(clock.countTimers() - timers0, 0, 'closed: no timer left');
   });
@@ -161,15 +160,15 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     const { f, first } = await start();
     await moveTo(T0 + 12 * MINUTE_MS);
     const planned = first.plan.soc[1].soc; // at the end of slot 0
-    const m = await f.ask({ topic: 'dvc_battery/soc', payload: 20, measurement: { property: 'soc' } });
-    assert.equal(m.replan.trigger, 'soc');
-    assert.equal(m.replan.socFrom, 'reading');
-    assert.equal(m.replan.soc, 20);
-    assert.equal(m.plan.soc[0].soc, 20);
-    assert.equal(m.topic, 'tomorrow', "the kept message's fields (topic, site) go along");
-    assert.equal(m.site, 'ste_mine');
-    assert.notEqual(m._msgid, first._msgid, 'a message of its own');
-    checkHanded(m, Date.now());
+    const reply = await f.ask({ topic: 'dvc_battery/soc', payload: 20, measurement: { property: 'soc' } });
+    assert.equal(reply.replan.trigger, 'soc');
+    assert.equal(reply.replan.socFrom, 'reading');
+    assert.equal(reply.replan.soc, 20);
+    assert.equal(reply.plan.soc[0].soc, 20);
+    assert.equal(reply.topic, 'tomorrow', "the kept message's fields (topic, site) go along");
+    assert.equal(reply.site, 'ste_mine');
+    assert.notEqual(reply._msgid, first._msgid, 'a message of its own');
+    checkHanded(reply, Date.now());
     assert.ok(planned > 20);
     assert.match(f.status.all.at(-1).text, /^re-plan \(SOC\): \d+ of 16 slots changed/);
     // msg.soc and topic soc work too; the same SOC again: nothing changed
@@ -204,7 +203,7 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
     // The battery delivered 3 kW less than asked over slot 0 (asked to discharge, or to charge).
     const asked = slot0.energyStorage.value;
     const measured = asked > 0 ? asked - 3 : asked + 3; // less discharged, or less charged (or, idle, 3 kW discharged)
-    const m = await f.ask({
+    const reply = await f.ask({
       topic: 'delivery',
       payload: {
         followed: 'partly',
@@ -214,33 +213,36 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
         until: slot0.end,
       },
     });
-    assert.equal(m.replan.trigger, 'delivery');
-    assert.equal(m.replan.socFrom, 'plan+delivery');
-    const h = (slot0.end - slot0.start) / HOUR_MS;
-    const shift = (asked > 0 ? 3 / Math.sqrt(0.9) : asked < 0 ? -3 * Math.sqrt(0.9) : -3 / Math.sqrt(0.9)) * h; // kWh in the store against the plan
+    assert.equal(reply.replan.trigger, 'delivery');
+    assert.equal(reply.replan.socFrom, 'plan+delivery');
+    const slotHours = (slot0.end - slot0.start) / HOUR_MS;
+    const shift = (asked > 0 ? 3 / Math.sqrt(0.9) : asked < 0 ? -3 * Math.sqrt(0.9) : -3 / Math.sqrt(0.9)) * slotHours; // kWh in the store against the plan
     assert.ok(
-      Math.abs(m.replan.soc - (slot0.socEnd + shift * 10)) < 1e-6,
-      `${m.replan.soc} vs ${slot0.socEnd} + ${shift * 10}`,
+      Math.abs(reply.replan.soc - (slot0.socEnd + shift * 10)) < 1e-6,
+      `${reply.replan.soc} vs ${slot0.socEnd} + ${shift * 10}`,
     );
-    checkHanded(m, Date.now());
+    checkHanded(reply, Date.now());
   });
 
   it('a SOC before any prices waits; prices without a SOC then plan from that reading', async () => {
-    const f = await loadFlow(planFlow(planNode()));
-    f.send({ topic: 'soc', payload: 64 });
-    await f.status.count((s: any) => /^SOC 64 % · waiting for prices/.test(s.text), 1);
-    const m = await f.ask({ payload: { prices: PRICES, loadForecast: LOAD } });
-    assert.equal(m.replan.soc, 64);
-    assert.equal(m.replan.socFrom, 'reading');
+    const deployed = await loadFlow(planFlow(planNode()));
+    deployed.send({ topic: 'soc', payload: 64 });
+    await deployed.status.count((s: any) => /^SOC 64 % · waiting for prices/.test(s.text), 1);
+    const reply = await deployed.ask({ payload: { prices: PRICES, loadForecast: LOAD } });
+    assert.equal(reply.replan.soc, 64);
+    assert.equal(reply.replan.socFrom, 'reading');
   });
 
   it('prices before any SOC are kept (no error); the first SOC reading plans them', async () => {
-    const f = await loadFlow(planFlow(planNode()));
-    f.send({ payload: { prices: PRICES, loadForecast: LOAD } });
-    await f.status.count((s: any) => /^prices kept · waiting for a SOC/.test(s.text), 1);
-    assert.equal(f.caught.msgs.length, 0);
-    const m = await f.ask({ topic: 'dvc_battery/soc', payload: 33 });
-    assert.deepEqual([m.replan.trigger, m.replan.soc, m.replan.socFrom, m.payload.length], ['soc', 33, 'reading', 16]);
+    const deployed = await loadFlow(planFlow(planNode()));
+    deployed.send({ payload: { prices: PRICES, loadForecast: LOAD } });
+    await deployed.status.count((s: any) => /^prices kept · waiting for a SOC/.test(s.text), 1);
+    assert.equal(deployed.caught.msgs.length, 0);
+    const reply = await deployed.ask({ topic: 'dvc_battery/soc', payload: 33 });
+    assert.deepEqual(
+      [reply.replan.trigger, reply.replan.soc, reply.replan.socFrom, reply.payload.length],
+      ['soc', 33, 'reading', 16],
+    );
   });
 
   it('when the kept prices have all ended the plan ends quietly: no error, no timer, until new prices come', async () => {
@@ -256,8 +258,8 @@ describe('nodes: ems-plan re-planning (issue 20.6)', () => {
 
   it('a bad SOC reading is refused naming its field; the kept plan goes on', async () => {
     const { f } = await start();
-    const c = await f.fails({ topic: 'dvc_battery/soc', payload: 140 });
-    assert.match(c.error.message, /^ValidationError: msg\.payload must be within \[0, 100\]; got 140/);
+    const caught = await f.fails({ topic: 'dvc_battery/soc', payload: 140 });
+    assert.match(caught.error.message, /^ValidationError: msg\.payload must be within \[0, 100\]; got 140/);
     const c2 = await f.fails({ soc: 'full' });
     assert.match(c2.error.message, /^ValidationError: msg\.soc must be a finite number/);
     await moveTo(T0 + QUARTER_HOUR_MS);

@@ -1,5 +1,5 @@
 /**
- * Issue 13, part 3 as a node: `ems-plan` ("price plan") in a real Node-RED runtime
+ * The price plan as a node: `ems-plan` ("price plan") in a real Node-RED runtime
  * (node-red-node-test-helper). The sample day of 96 quarter-hour prices becomes a plan whose
  * slots `ems-schedule` takes (a dry run on the simulator); message overrides and node
  * defaults; every refusal a Catch-able error naming the field, with no output; the status; the
@@ -14,7 +14,6 @@ import { callsOf, cfg, flow, loadFlow, turns, useRuntime, type Loaded } from './
 import { useFakeClock, type InstalledClock } from './helpers/clock';
 import { scheduleNode } from './helpers/schedule';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SAMPLE = JSON.parse(fs.readFileSync(path.join(__dirname, 'fixtures', 'prices-sample-day.json'), 'utf8'));
 /** Midnight (UTC) a day or two ahead: the sample day's start. */
 const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / (24 * HOUR_MS)) * 24 * HOUR_MS;
@@ -70,12 +69,12 @@ describe('nodes: ems-plan (price plan)', () => {
 
   describe('a plan from the sample day', () => {
     it('96 quarter hours: one message with the slots as payload, the whole plan and chart series; the status says what was planned', async () => {
-      const f = await load();
-      const m = await f.ask({ payload: day(), soc: 50, topic: 'tomorrow' });
-      assert.equal(m.topic, 'tomorrow', 'the message is passed on');
-      assert.equal(m.payload.length, 96);
-      assert.equal(m.payload, m.plan.slots, 'payload = plan.slots');
-      assert.deepEqual(Object.keys(m.plan).sort(), [
+      const deployed = await load();
+      const reply = await deployed.ask({ payload: day(), soc: 50, topic: 'tomorrow' });
+      assert.equal(reply.topic, 'tomorrow', 'the message is passed on');
+      assert.equal(reply.payload.length, 96);
+      assert.equal(reply.payload, reply.plan.slots, 'payload = plan.slots');
+      assert.deepEqual(Object.keys(reply.plan).sort(), [
         'chargedKWh',
         'dischargedKWh',
         'priceUnit',
@@ -84,10 +83,10 @@ describe('nodes: ems-plan (price plan)', () => {
         'stepKWh',
         'value',
       ]);
-      assert.equal(m.plan.priceUnit, 'MWh');
-      assert.equal(m.payload[0].start, T0);
-      assert.equal(m.payload[95].end, T0 + 24 * HOUR_MS);
-      for (const s of m.payload) {
+      assert.equal(reply.plan.priceUnit, 'MWh');
+      assert.equal(reply.payload[0].start, T0);
+      assert.equal(reply.payload[95].end, T0 + 24 * HOUR_MS);
+      for (const s of reply.payload) {
         assert.deepEqual(Object.keys(s).sort(), [
           'end',
           'energyKWh',
@@ -102,8 +101,9 @@ describe('nodes: ems-plan (price plan)', () => {
         assert.ok(s.socStart >= 5 - 1e-6 && s.socEnd <= 95 + 1e-6, "within the node's SOC window");
       }
       // Negative prices around midday: it charges there; the evening peak: it discharges.
-      const at = (hh: number, mm: number) => m.payload.find((s: any) => s.start === T0 + hh * HOUR_MS + mm * MINUTE_MS);
-      const negative = m.payload.filter((s: any) => s.price < 0);
+      const at = (hh: number, mm: number) =>
+        reply.payload.find((s: any) => s.start === T0 + hh * HOUR_MS + mm * MINUTE_MS);
+      const negative = reply.payload.filter((s: any) => s.price < 0);
       assert.ok(
         negative.length > 0 && negative.every((s: any) => s.energyStorage.value <= 0),
         'no discharge at negative prices',
@@ -113,27 +113,27 @@ describe('nodes: ems-plan (price plan)', () => {
         'charges while paid to',
       );
       assert.ok(
-        m.payload.some((s: any) => s.energyStorage.value > 0 && s.start >= T0 + 17 * HOUR_MS),
+        reply.payload.some((s: any) => s.energyStorage.value > 0 && s.start >= T0 + 17 * HOUR_MS),
         'discharges in the evening',
       );
       assert.ok(at(0, 0));
-      assert.ok(m.plan.value > 0, `value ${m.plan.value}`);
-      assert.ok(m.plan.chargedKWh > 0 && m.plan.dischargedKWh > 0);
-      assert.equal(f.status.all.at(-1).fill, 'green');
-      const value = Math.round(m.plan.value * 100) / 100;
-      const charged = Math.round(m.plan.chargedKWh * 10) / 10;
+      assert.ok(reply.plan.value > 0, `value ${reply.plan.value}`);
+      assert.ok(reply.plan.chargedKWh > 0 && reply.plan.dischargedKWh > 0);
+      assert.equal(deployed.status.all.at(-1).fill, 'green');
+      const value = Math.round(reply.plan.value * 100) / 100;
+      const charged = Math.round(reply.plan.chargedKWh * 10) / 10;
       assert.equal(
-        f.status.all.at(-1).text,
+        deployed.status.all.at(-1).text,
         `plan: 96 slots · value ${value} · charge ${charged} kWh · ${formatClock(T0 - HOUR_MS)}`,
       );
-      assert.equal(f.caught.msgs.length, 0);
+      assert.equal(deployed.caught.msgs.length, 0);
     });
 
     it("ems-plan → ems-schedule (dry run on the simulator): the schedule takes the plan's slots as they are, and its plan of requests covers every slot", async () => {
       const sim: StartedSimulator = await startSimulator({ port: 0 });
       try {
         const site = DEFAULT_SITES[0];
-        const f = await loadFlow([
+        const deployed = await loadFlow([
           ...flow(
             planNode({
               capacityKWh: site.battery.capacityWh / 1000,
@@ -150,9 +150,9 @@ describe('nodes: ems-plan (price plan)', () => {
             ...scheduleNode({ server: 'cfg', dryRun: true, wires: [['out'], []] }),
           },
         ]);
-        f.send({ payload: day(), soc: site.battery.initialSoc });
-        const [dry] = await f.out.count(1);
-        assert.equal(f.caught.msgs.length, 0, JSON.stringify(f.caught.msgs[0]?.error));
+        deployed.send({ payload: day(), soc: site.battery.initialSoc });
+        const [dry] = await deployed.out.count(1);
+        assert.equal(deployed.caught.msgs.length, 0, JSON.stringify(deployed.caught.msgs[0]?.error));
         assert.equal(dry.dryRun, true);
         assert.equal(dry.site, site.siteReference);
         const requests: any[] = dry.payload;
@@ -179,12 +179,12 @@ describe('nodes: ems-plan (price plan)', () => {
 
     it('slots that ended are dropped and the one in progress starts now', async () => {
       clock.setSystemTime(T0 + 20 * MINUTE_MS);
-      const f = await load();
-      const m = await f.ask({ payload: day(), soc: 50 });
-      assert.equal(m.payload.length, 95);
-      assert.equal(m.payload[0].start, T0 + 20 * MINUTE_MS);
-      assert.equal(m.payload[0].end, T0 + 30 * MINUTE_MS);
-      assert.equal(m.plan.soc[0].time, T0 + 20 * MINUTE_MS);
+      const deployed = await load();
+      const reply = await deployed.ask({ payload: day(), soc: 50 });
+      assert.equal(reply.payload.length, 95);
+      assert.equal(reply.payload[0].start, T0 + 20 * MINUTE_MS);
+      assert.equal(reply.payload[0].end, T0 + 30 * MINUTE_MS);
+      assert.equal(reply.plan.soc[0].time, T0 + 20 * MINUTE_MS);
     });
   });
 
@@ -192,7 +192,7 @@ describe('nodes: ems-plan (price plan)', () => {
     const prices = () => hours([100, 10, 300, 10, 300, 100]);
 
     it('node defaults: capacity, power, SOC window, efficiency, price unit', async () => {
-      const f = await load({
+      const deployed = await load({
         capacityKWh: 20,
         maxChargeKW: 5,
         maxDischargeKW: 10,
@@ -200,34 +200,36 @@ describe('nodes: ems-plan (price plan)', () => {
         socMax: 90,
         priceUnit: 'kWh',
       });
-      const m = await f.ask({ payload: quarters([100, 10, 300, 10, 300, 100]), soc: 50 });
-      assert.equal(m.plan.priceUnit, 'kWh');
-      assert.ok(m.payload.every((s: any) => s.energyStorage.value >= -5 - 1e-9 && s.energyStorage.value <= 10 + 1e-9));
+      const reply = await deployed.ask({ payload: quarters([100, 10, 300, 10, 300, 100]), soc: 50 });
+      assert.equal(reply.plan.priceUnit, 'kWh');
       assert.ok(
-        m.payload.some((s: any) => Math.abs(s.energyStorage.value - 10) < 1e-9),
+        reply.payload.every((s: any) => s.energyStorage.value >= -5 - 1e-9 && s.energyStorage.value <= 10 + 1e-9),
+      );
+      assert.ok(
+        reply.payload.some((s: any) => Math.abs(s.energyStorage.value - 10) < 1e-9),
         "discharges at the node's maxDischargeKW",
       );
       assert.ok(
-        m.plan.soc.every((p: any) => p.soc >= 10 - 1e-6 && p.soc <= 90 + 1e-6),
+        reply.plan.soc.every((p: any) => p.soc >= 10 - 1e-6 && p.soc <= 90 + 1e-6),
         "within the node's window",
       );
       assert.ok(
-        m.plan.soc.some((p: any) => p.soc < 10 + 0.5),
+        reply.plan.soc.some((p: any) => p.soc < 10 + 0.5),
         'uses the window down to socMin',
       );
     });
 
     it("msg.battery overrides the node's battery; msg.payload.battery too, below msg.battery", async () => {
-      const f = await load();
-      const m = await f.ask({
+      const deployed = await load();
+      const reply = await deployed.ask({
         payload: { prices: prices(), battery: { maxChargeKW: 2, capacityKWh: 40 } },
         battery: { maxChargeKW: 4, soc: 10 },
       });
-      const kw = m.payload.map((s: any) => s.energyStorage.value);
+      const kw = reply.payload.map((s: any) => s.energyStorage.value);
       assert.equal(Math.min(...kw), -4, 'msg.battery.maxChargeKW over msg.payload.battery');
       assert.equal(Math.max(...kw), 4, 'maxDischargeKW = maxChargeKW');
       // 40 kWh (msg.payload.battery, not the node's 100): an hour at 4 kW stores 4·√0.9 kWh = 9.49 % of it.
-      const full = m.payload.find((s: any) => s.energyStorage.value === -4);
+      const full = reply.payload.find((s: any) => s.energyStorage.value === -4);
       assert.ok(
         Math.abs(full.socEnd - full.socStart - ((4 * Math.sqrt(0.9)) / 40) * 100) < 1e-6,
         `${full.socStart} → ${full.socEnd}`,
@@ -235,8 +237,8 @@ describe('nodes: ems-plan (price plan)', () => {
     });
 
     it('the current SOC: msg.soc, then msg.payload.soc, then msg.battery.soc, then msg.payload.battery.soc', async () => {
-      const f = await load();
-      const first = async (msg: Record<string, unknown>) => (await f.ask(msg)).plan.soc[0].soc;
+      const deployed = await load();
+      const first = async (msg: Record<string, unknown>) => (await deployed.ask(msg)).plan.soc[0].soc;
       const body = (o: Record<string, unknown>) => ({ prices: prices(), ...o });
       assert.equal(
         await first({ payload: body({ soc: 20, battery: { soc: 40 } }), soc: 80, battery: { soc: 30 } }),
@@ -249,12 +251,12 @@ describe('nodes: ems-plan (price plan)', () => {
     });
 
     it("socEnd, priceUnit and steps: msg.X, then msg.payload.X, then the node's", async () => {
-      const f = await load({ socEnd: 30, priceUnit: 'kWh' });
+      const deployed = await load({ socEnd: 30, priceUnit: 'kWh' });
       const endOf = (m: any) => m.plan.soc.at(-1).soc;
-      const byNode = await f.ask({ payload: prices(), soc: 50 });
+      const byNode = await deployed.ask({ payload: prices(), soc: 50 });
       assert.ok(endOf(byNode) >= 30 - 1, `node socEnd: ${endOf(byNode)}`);
       assert.equal(byNode.plan.priceUnit, 'kWh');
-      const byPayload = await f.ask({
+      const byPayload = await deployed.ask({
         payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh', steps: 10 },
       });
       assert.ok(endOf(byPayload) >= 80 - 1, `msg.payload.socEnd: ${endOf(byPayload)}`);
@@ -263,7 +265,7 @@ describe('nodes: ems-plan (price plan)', () => {
         byPayload.plan.stepKWh > 4 && byPayload.plan.stepKWh <= 9 + 1e-9,
         `steps 10: a coarse grid (${byPayload.plan.stepKWh} kWh)`,
       );
-      const byMsg = await f.ask({
+      const byMsg = await deployed.ask({
         payload: { prices: prices(), soc: 50, socEnd: 80, priceUnit: 'EUR/MWh' },
         socEnd: 60,
         priceUnit: 'kWh',
@@ -271,8 +273,8 @@ describe('nodes: ems-plan (price plan)', () => {
       assert.ok(endOf(byMsg) >= 60 - 1 && endOf(byMsg) < 80 - 1, `msg.socEnd: ${endOf(byMsg)}`);
       assert.equal(byMsg.plan.priceUnit, 'kWh');
       // The value is in the prices' currency per priceUnit: the same plan per MWh is worth 1/1000.
-      const kwh = await f.ask({ payload: prices(), soc: 50, socEnd: 50 });
-      const mwh = await f.ask({ payload: prices(), soc: 50, socEnd: 50, priceUnit: 'MWh' });
+      const kwh = await deployed.ask({ payload: prices(), soc: 50, socEnd: 50 });
+      const mwh = await deployed.ask({ payload: prices(), soc: 50, socEnd: 50, priceUnit: 'MWh' });
       assert.deepEqual(
         mwh.payload.map((s: any) => s.energyStorage.value),
         kwh.payload.map((s: any) => s.energyStorage.value),
@@ -417,33 +419,33 @@ describe('nodes: ems-plan (price plan)', () => {
     ];
     for (const [name, node, msg, field, text] of cases) {
       it(`${name}: ${field}`, async () => {
-        const f = await load(node);
-        const c = await f.fails(msg);
-        assert.equal(c.error.source.id, 'n');
-        assert.ok(c.error.message.startsWith(`ValidationError: ${field} `), c.error.message);
-        assert.match(c.error.message, text);
-        assert.deepEqual(c.payload, msg.payload, 'the Catch node gets the message');
+        const deployed = await load(node);
+        const caught = await deployed.fails(msg);
+        assert.equal(caught.error.source.id, 'n');
+        assert.ok(caught.error.message.startsWith(`ValidationError: ${field} `), caught.error.message);
+        assert.match(caught.error.message, text);
+        assert.deepEqual(caught.payload, msg.payload, 'the Catch node gets the message');
         await turns();
-        assert.equal(f.out.msgs.length, 0, 'nothing output');
-        const s = f.status.all.at(-1);
-        assert.equal(s.fill, 'red');
-        assert.equal(s.text, `bad ${field}`.length > 40 ? `${`bad ${field}`.slice(0, 39)}…` : `bad ${field}`);
+        assert.equal(deployed.out.msgs.length, 0, 'nothing output');
+        const status = deployed.status.all.at(-1);
+        assert.equal(status.fill, 'red');
+        assert.equal(status.text, `bad ${field}`.length > 40 ? `${`bad ${field}`.slice(0, 39)}…` : `bad ${field}`);
       });
     }
 
     it('a bad setting of the node is reported at deploy, naming it; messages that use it are refused, those that override it are planned', async () => {
-      const f = await load({ socMin: '20', socMax: '10' });
+      const deployed = await load({ socMin: '20', socMax: '10' });
       const atDeploy = callsOf('error', 'n');
       assert.equal(atDeploy.length, 1);
       assert.match(
         String(atDeploy[0][0].message ?? atDeploy[0][0]),
         /^socMax must be above socMin \(20 %\), within \(socMin, 100\]; got 10/,
       );
-      const c = await f.fails({ payload: prices(), soc: 50 });
-      assert.match(c.error.message, /^ValidationError: socMax must be above socMin/);
-      const m = await f.ask({ payload: prices(), soc: 50, battery: { socMax: 90 } });
-      assert.equal(m.payload.length, 4);
-      assert.equal(f.caught.msgs.length, 1);
+      const caught = await deployed.fails({ payload: prices(), soc: 50 });
+      assert.match(caught.error.message, /^ValidationError: socMax must be above socMin/);
+      const reply = await deployed.ask({ payload: prices(), soc: 50, battery: { socMax: 90 } });
+      assert.equal(reply.payload.length, 4);
+      assert.equal(deployed.caught.msgs.length, 1);
     });
 
     it('a node whose capacity and power come from the message deploys without an error', async () => {
@@ -454,19 +456,19 @@ describe('nodes: ems-plan (price plan)', () => {
 
   describe('chart series', () => {
     it("soc, power and price as {x, y} points: SOC at each point of the curve, power and price as steps (a point at each slot's start and end)", async () => {
-      const f = await load();
-      const m = await f.ask({ payload: day(), soc: 50 });
-      assert.deepEqual(Object.keys(m.chart).sort(), ['power', 'price', 'soc']);
-      const { soc, power, price } = m.chart;
+      const deployed = await load();
+      const reply = await deployed.ask({ payload: day(), soc: 50 });
+      assert.deepEqual(Object.keys(reply.chart).sort(), ['power', 'price', 'soc']);
+      const { soc, power, price } = reply.chart;
       assert.equal(soc.length, 97);
       soc.forEach((p: any, i: number) => {
         assert.deepEqual(Object.keys(p), ['x', 'y']);
-        assert.equal(p.x, m.plan.soc[i].time);
-        assert.ok(Math.abs(p.y - m.plan.soc[i].soc) <= 0.005);
+        assert.equal(p.x, reply.plan.soc[i].time);
+        assert.ok(Math.abs(p.y - reply.plan.soc[i].soc) <= 0.005);
       });
       assert.equal(power.length, 192);
       assert.equal(price.length, 192);
-      m.payload.forEach((s: any, k: number) => {
+      reply.payload.forEach((s: any, k: number) => {
         assert.deepEqual(power.slice(2 * k, 2 * k + 2), [
           { x: s.start, y: Math.round(s.energyStorage.value * 1000) / 1000 },
           { x: s.end, y: Math.round(s.energyStorage.value * 1000) / 1000 },
@@ -481,28 +483,28 @@ describe('nodes: ems-plan (price plan)', () => {
     });
 
     it('a gap between price slots: power 0 across it, the SOC curve restarts at the next slot', async () => {
-      const f = await load();
+      const deployed = await load();
       const prices = [...hours([300, 10]), ...hours([300, 10], T0 + 3 * HOUR_MS)];
-      const m = await f.ask({ payload: prices, soc: 50 });
-      assert.equal(m.payload.length, 4);
-      assert.equal(m.chart.power.length, 10);
-      assert.deepEqual(m.chart.power.slice(4, 6), [
+      const reply = await deployed.ask({ payload: prices, soc: 50 });
+      assert.equal(reply.payload.length, 4);
+      assert.equal(reply.chart.power.length, 10);
+      assert.deepEqual(reply.chart.power.slice(4, 6), [
         { x: T0 + 2 * HOUR_MS, y: 0 },
         { x: T0 + 3 * HOUR_MS, y: 0 },
       ]);
-      assert.equal(m.chart.soc.length, 6);
+      assert.equal(reply.chart.soc.length, 6);
       assert.deepEqual(
-        m.chart.soc.map((p: any) => p.x),
+        reply.chart.soc.map((p: any) => p.x),
         [T0, T0 + HOUR_MS, T0 + 2 * HOUR_MS, T0 + 3 * HOUR_MS, T0 + 4 * HOUR_MS, T0 + 5 * HOUR_MS],
       );
-      assert.equal(m.chart.price.length, 8);
+      assert.equal(reply.chart.price.length, 8);
     });
   });
 
   it('status texts come from the catalog, and the node has no server (no "no server configured")', async () => {
-    const f: Loaded = await load();
-    assert.ok(!f.status.all.some((s: any) => s.fill === 'red'), JSON.stringify(f.status.all));
-    await f.ask({ payload: quarters([1, 2]), soc: 50 });
-    assert.match(f.status.all.at(-1).text, /^plan: 2 slots · value -?[\d.]+ · charge [\d.]+ kWh · \d\d:\d\d$/);
+    const deployed: Loaded = await load();
+    assert.ok(!deployed.status.all.some((s: any) => s.fill === 'red'), JSON.stringify(deployed.status.all));
+    await deployed.ask({ payload: quarters([1, 2]), soc: 50 });
+    assert.match(deployed.status.all.at(-1).text, /^plan: 2 slots · value -?[\d.]+ · charge [\d.]+ kWh · \d\d:\d\d$/);
   });
 });

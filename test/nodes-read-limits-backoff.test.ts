@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 13 on a polling ems-device-read: against a dead port it backs off (tries
+ * Backoff on a polling ems-device-read: against a dead port it backs off (tries
  * 2, 4, 8, then every 10 intervals apart), logs the same error once (not on every poll), shows
  * the backoff in its status, and is back at its interval as soon as the service answers again.
  *
@@ -30,12 +30,12 @@ async function deadPort(): Promise<number> {
 function gaps(events: string[]): number[] {
   const out: number[] = [];
   let seen = -1;
-  let w = 0;
+  let waits = 0;
   for (const e of events.slice(Math.max(0, events.indexOf('J')))) {
-    if (e === 'W') w++;
+    if (e === 'W') waits++;
     else if (e === 'A') {
-      if (seen >= 0) out.push(w - seen);
-      seen = w;
+      if (seen >= 0) out.push(waits - seen);
+      seen = waits;
     }
   }
   return out;
@@ -55,7 +55,7 @@ describe('nodes: polling backoff against a dead port', function () {
     const port = await deadPort();
     const timers = trackTimers();
     try {
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           {
             type: 'ems-device-read',
@@ -85,8 +85,8 @@ describe('nodes: polling backoff against a dead port', function () {
       const failed = (s: { text?: string }) => /^unreachable, next try in [\d.]+ s$/.test(s.text ?? '');
 
       // Down: wait for the tries until two gaps of 10 turns were seen.
-      await f.status.count(failed, 1);
-      while (gaps(events).filter((g) => g === 10).length < 2) await f.status.wait(failed);
+      await deployed.status.count(failed, 1);
+      while (gaps(events).filter((g) => g === 10).length < 2) await deployed.status.wait(failed);
       const down = gaps(events);
       // 2, 4, 8, 10, 10, ... (or a tail of it, should the first tries come before the witness joined).
       assert.ok([2, 4, 8, 10].includes(down[0]) && down.length >= 3, `gaps ${down.join(', ')}`);
@@ -94,7 +94,7 @@ describe('nodes: polling backoff against a dead port', function () {
         down,
         down.map((_, i) => Math.min(10, down[0] * 2 ** i)),
       );
-      const st = f.status.all.filter(failed);
+      const st = deployed.status.all.filter(failed);
       assert.ok(st.every((s) => s.fill === 'red' && s.shape === 'ring'));
       assert.match(st.at(-1).text, /^unreachable, next try in 0\.[45] s$/, 'the last wait is 10 intervals (0.5 s)');
 
@@ -104,18 +104,18 @@ describe('nodes: polling backoff against a dead port', function () {
       const errors = callsOf('error', 'n');
       assert.equal(errors.length, 1, `${errors.length} errors logged for ${tries} failed tries`);
       assert.match(String(errors[0][0]), new RegExp(`ECONNREFUSED`));
-      assert.equal(f.caught.msgs.length, 1);
-      assert.equal(f.out.msgs.length, 0);
+      assert.equal(deployed.caught.msgs.length, 1);
+      assert.equal(deployed.out.msgs.length, 0);
 
       // The service comes back on that port: the next try reads, and then every turn does.
       sim = await startSimulator({ port });
       const mark = events.length;
-      await f.out.count(6);
+      await deployed.out.count(6);
       const up = gaps(events.slice(mark));
       assert.ok(up.length >= 5, `gaps after recovery ${up.join(', ')}`);
       assert.deepEqual(up.slice(0, 5), [1, 1, 1, 1, 1]);
-      assert.equal(f.out.msgs[0].deviceReference, BAT);
-      assert.equal(f.status.all.at(-1).fill, 'green');
+      assert.equal(deployed.out.msgs[0].deviceReference, BAT);
+      assert.equal(deployed.status.all.at(-1).fill, 'green');
       assert.equal(callsOf('error', 'n').length, 1, 'no further error');
 
       // Shutdown leaves no timer of the package.
@@ -141,7 +141,7 @@ describe('nodes: polling backoff against a dead port', function () {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-      const f = await loadFlow(
+      const deployed = await loadFlow(
         flow(
           {
             type: 'ems-device-read',
@@ -156,25 +156,25 @@ describe('nodes: polling backoff against a dead port', function () {
         ),
       );
       const waiting = (re: RegExp) => (s: { text?: string }) => re.test(s.text ?? '');
-      await f.status.count(waiting(/^HTTP 503 maintenance, next try in [\d.]+ s$/), 3);
+      await deployed.status.count(waiting(/^HTTP 503 maintenance, next try in [\d.]+ s$/), 3);
       assert.equal(callsOf('error', 'n').length, 1);
       answer = (res) => {
         res.writeHead(200, { 'content-type': 'text/html' });
         res.end('<html>maintenance</html>');
       };
-      await f.status.count(waiting(/^bad answer, next try in [\d.]+ s$/), 2, f.status.all.length);
+      await deployed.status.count(waiting(/^bad answer, next try in [\d.]+ s$/), 2, deployed.status.all.length);
       answer = (res) => {
         res.writeHead(404, { 'content-type': 'application/json' });
         res.end('{"message":"unknown device"}');
       };
-      await f.status.count(waiting(/^HTTP 404 unknown device$/), 2, f.status.all.length);
+      await deployed.status.count(waiting(/^HTTP 404 unknown device$/), 2, deployed.status.all.length);
       const logged = callsOf('error', 'n').map((a) => String(a[0]));
       assert.equal(logged.length, 3, logged.join('\n'));
       assert.match(logged[0], /HTTP 503 maintenance/);
       assert.match(logged[1], /answered 200 with an HTML page/);
       assert.match(logged[2], /HTTP 404 unknown device/);
-      assert.equal(f.caught.msgs.length, 3);
-      assert.equal(f.out.msgs.length, 0);
+      assert.equal(deployed.caught.msgs.length, 3);
+      assert.equal(deployed.out.msgs.length, 0);
       assert.deepEqual(crashes.events, []);
     } finally {
       server.closeAllConnections();

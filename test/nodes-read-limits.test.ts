@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 7 and 8 on the read nodes: a split sends at most `maxSplit` messages
+ * Limits on the read nodes: a split sends at most `maxSplit` messages
  * (beyond it, one Catch-able error naming maxSplit and the count, and nothing sent), and an
  * answer of the wrong shape ends the message in one Catch-able error, never in a message
  * without payload or with topic "<ref>/undefined".
@@ -44,9 +44,9 @@ const series = (extra: Record<string, unknown> = {}) => ({
 /** Sends `msg`, expects one error matching `re`, and checks that nothing was sent and the status is red. */
 async function refused(f: Loaded, msg: Record<string, unknown>, re: RegExp): Promise<void> {
   const [o, c] = [f.out.msgs.length, f.caught.msgs.length];
-  const e = await f.fails(msg);
-  assert.match(e.error.message, re);
-  assert.equal(e.error.source.id, 'n');
+  const caught = await f.fails(msg);
+  assert.match(caught.error.message, re);
+  assert.equal(caught.error.source.id, 'n');
   assert.equal(f.status.all.at(-1).fill, 'red');
   assert.equal(f.out.msgs.length, o, 'nothing sent');
   assert.equal(f.caught.msgs.length, c + 1, 'exactly one error');
@@ -57,68 +57,68 @@ describe('nodes: read limits (maxSplit)', () => {
   useRuntime();
 
   it('device read: a split of more properties than maxSplit is one error naming maxSplit and the count; nothing asked, nothing sent', async () => {
-    const f = await loadFlow(flow(read({ maxSplit: 2 }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read({ maxSplit: 2 }), cfg(sim.s.url)));
     const asked = logged(sim.s, MAP).length;
     await refused(
-      f,
+      deployed,
       { foo: 1 },
       /maxSplit exceeded: the read would split into 3 messages \(one per property\); the node's maxSplit is 2/,
     );
     await refused(
-      f,
+      deployed,
       { properties: ['soc', 'power', 'totalEnergyProduced'] },
       /would split into 3 messages .*maxSplit is 2/,
     );
     assert.equal(logged(sim.s, MAP).length, asked, 'refused before the request');
     // Within the limit the split goes out as before.
-    f.send({ properties: 'soc,power' });
-    const msgs = await f.out.count(2);
+    deployed.send({ properties: 'soc,power' });
+    const msgs = await deployed.out.count(2);
     assert.deepEqual(
       msgs.map((m) => m.topic),
       [`${BAT}/soc`, `${BAT}/power`],
     );
-    assert.equal(f.caught.msgs.length, 2);
+    assert.equal(deployed.caught.msgs.length, 2);
   });
 
   it('device read: maxSplit counts messages of a split only (map without split, and single, are one message)', async () => {
-    const f = await loadFlow(flow(read({ maxSplit: 1, split: false }), cfg(sim.s.url)));
-    const m = await f.ask();
-    assert.deepEqual(Object.keys(m.payload), ['soc', 'power', 'totalEnergyConsumed']);
-    const g = await loadFlow(flow(read({ mode: 'list', properties: 'soc,power', maxSplit: 2 }), cfg(sim.s.url)));
-    g.send();
-    assert.equal((await g.out.count(2)).length, 2);
+    const deployed = await loadFlow(flow(read({ maxSplit: 1, split: false }), cfg(sim.s.url)));
+    const reply = await deployed.ask();
+    assert.deepEqual(Object.keys(reply.payload), ['soc', 'power', 'totalEnergyConsumed']);
+    const listFlow = await loadFlow(flow(read({ mode: 'list', properties: 'soc,power', maxSplit: 2 }), cfg(sim.s.url)));
+    listFlow.send();
+    assert.equal((await listFlow.out.count(2)).length, 2);
   });
 
   it('time series: a 3-day hourly split with maxSplit 10 is one error; nothing asked, nothing sent', async () => {
-    const f = await loadFlow(flow(series({ maxSplit: 10 }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(series({ maxSplit: 10 }), cfg(sim.s.url)));
     const asked = logged(sim.s, TS).length;
     await refused(
-      f,
+      deployed,
       {},
       /maxSplit exceeded: the read would split into (72|73) messages \(one per point\); the node's maxSplit is 10/,
     );
     assert.equal(logged(sim.s, TS).length, asked, 'refused before the request');
     // points and arrays are one message each: no cap.
     for (const output of ['points', 'arrays']) {
-      const g = await loadFlow(flow(series({ maxSplit: 10, output }), cfg(sim.s.url)));
-      const m = await g.ask();
-      const n = output === 'points' ? m.payload.length : m.payload.time.length;
-      assert.ok(n >= 72, `${output}: ${n} points in one message`);
+      const seriesFlow = await loadFlow(flow(series({ maxSplit: 10, output }), cfg(sim.s.url)));
+      const reply = await seriesFlow.ask();
+      const points = output === 'points' ? reply.payload.length : reply.payload.time.length;
+      assert.ok(points >= 72, `${output}: ${points} points in one message`);
     }
   });
 
   it('time series: the default maxSplit is 1000 (a flow saved without it); 42 days hourly is refused, 41 days split', async () => {
     const end = Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 2 * HOUR_MS;
-    const f = await loadFlow(flow(series(), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(series(), cfg(sim.s.url)));
     await refused(
-      f,
+      deployed,
       { start: end - 42 * DAY_MS, end },
       /would split into 1008 messages \(one per point\); the node's maxSplit is 1000/,
     );
-    f.send({ start: end - 41 * DAY_MS, end });
-    const msgs = await f.out.count(984);
+    deployed.send({ start: end - 41 * DAY_MS, end });
+    const msgs = await deployed.out.count(984);
     assert.equal(msgs.at(-1).timestamp, end - HOUR_MS);
-    assert.equal(f.caught.msgs.length, 1);
+    assert.equal(deployed.caught.msgs.length, 1);
   });
 
   for (const [what, node] of [
@@ -126,18 +126,18 @@ describe('nodes: read limits (maxSplit)', () => {
     ['time series', series({ maxSplit: '1e6' })],
   ] as Array<[string, Record<string, unknown>]>) {
     it(`${what}: a bad maxSplit is reported at deploy, and each split read is refused naming it`, async () => {
-      const f = await loadFlow(flow(node, cfg(sim.s.url)));
+      const deployed = await loadFlow(flow(node, cfg(sim.s.url)));
       const errors = callsOf('error', 'n');
       assert.equal(errors.length, 1);
       assert.match(String(errors[0][0]), /maxSplit must be a whole number of messages from 1 to 100000/);
-      await refused(f, {}, /maxSplit must be a whole number of messages from 1 to 100000 \(default 1000\)/);
+      await refused(deployed, {}, /maxSplit must be a whole number of messages from 1 to 100000 \(default 1000\)/);
     });
   }
 
   it('a bad maxSplit on a node that does not split is not reported', async () => {
-    const f = await loadFlow(flow(read({ split: false, maxSplit: 'lots' }), cfg(sim.s.url)));
+    const deployed = await loadFlow(flow(read({ split: false, maxSplit: 'lots' }), cfg(sim.s.url)));
     assert.equal(callsOf('error', 'n').length, 0);
-    assert.equal(typeof (await f.ask()).payload.soc, 'number');
+    assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
   });
 });
 
@@ -175,7 +175,7 @@ const json =
   };
 
 describe('nodes: read limits against a hostile service', () => {
-  const h = useHostile();
+  const hostile = useHostile();
   useRuntime();
   const crashes = useCrashWatch();
 
@@ -186,9 +186,11 @@ describe('nodes: read limits against a hostile service', () => {
       value: i,
       unit: 'W',
     }));
-    h.answer = json({ reference: 'dvc_a', measurements: items });
-    const f = await loadFlow(flow(read({ device: 'dvc_a', mode: 'list', properties: 'soc,power' }), cfg(h.url)));
-    await refused(f, {}, /would split into 100000 messages; the node's maxSplit is 1000/);
+    hostile.answer = json({ reference: 'dvc_a', measurements: items });
+    const deployed = await loadFlow(
+      flow(read({ device: 'dvc_a', mode: 'list', properties: 'soc,power' }), cfg(hostile.url)),
+    );
+    await refused(deployed, {}, /would split into 100000 messages; the node's maxSplit is 1000/);
     assert.deepEqual(crashes.events, []);
   });
 
@@ -225,16 +227,18 @@ describe('nodes: read limits against a hostile service', () => {
       ['list', 'no measurements', json({ reference: 'dvc_a' })],
     ];
     for (const [mode, what, answer] of cases) {
-      h.answer = answer;
+      hostile.answer = answer;
       for (const split of [false, true]) {
         if (mode === 'single' && split) continue;
-        const f = await loadFlow(flow(read({ device: 'dvc_a', mode, properties: 'soc', split }), cfg(h.url)));
-        const e = await f.fails({});
-        assert.match(e.error.message, /answered/, `${mode} ${what}: ${e.error.message}`);
-        assert.equal(e.error.code, 'EMS_BAD_RESPONSE', `${mode} ${what}`);
-        assert.equal(f.status.all.at(-1).fill, 'red');
-        assert.equal(f.out.msgs.length, 0, `${mode} ${what}: nothing sent`);
-        assert.equal(f.caught.msgs.length, 1, `${mode} ${what}: one error`);
+        const deployed = await loadFlow(
+          flow(read({ device: 'dvc_a', mode, properties: 'soc', split }), cfg(hostile.url)),
+        );
+        const caught = await deployed.fails({});
+        assert.match(caught.error.message, /answered/, `${mode} ${what}: ${caught.error.message}`);
+        assert.equal(caught.error.code, 'EMS_BAD_RESPONSE', `${mode} ${what}`);
+        assert.equal(deployed.status.all.at(-1).fill, 'red');
+        assert.equal(deployed.out.msgs.length, 0, `${mode} ${what}: nothing sent`);
+        assert.equal(deployed.caught.msgs.length, 1, `${mode} ${what}: one error`);
       }
     }
     assert.deepEqual(crashes.events, []);
@@ -247,11 +251,11 @@ describe('nodes: read limits against a hostile service', () => {
       { data: [1] },
       'null',
     ]) {
-      h.answer = json(body);
-      const f = await loadFlow(flow(series({ device: 'dvc_a', output: 'points' }), cfg(h.url)));
-      const e = await f.fails({});
-      assert.equal(e.error.code, 'EMS_BAD_RESPONSE', JSON.stringify(body));
-      assert.equal(f.out.msgs.length, 0);
+      hostile.answer = json(body);
+      const deployed = await loadFlow(flow(series({ device: 'dvc_a', output: 'points' }), cfg(hostile.url)));
+      const caught = await deployed.fails({});
+      assert.equal(caught.error.code, 'EMS_BAD_RESPONSE', JSON.stringify(body));
+      assert.equal(deployed.out.msgs.length, 0);
     }
     assert.deepEqual(crashes.events, []);
   });

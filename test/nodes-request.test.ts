@@ -1,5 +1,5 @@
 /**
- * Issue 12, raw requests: the `ems-request` node sends msg.method, msg.path and msg.body through
+ * Raw requests: the `ems-request` node sends msg.method, msg.path and msg.body through
  * the config node's client. Round trips on the simulator and on a counting server; every
  * refused form of msg.path (and a bad method, a GET body, a body over maxBodyMB) ends in one
  * Catch-able error naming the field and the accepted form, with NOTHING sent (counted at the
@@ -15,12 +15,8 @@ import { checkRequestPath, requestPathProblem, requestUrl } from '../src/client/
 import { EmsClient } from '../src/client/client';
 import { formsOf } from './helpers/hostile-server';
 import { startCounting, type CountingServer } from './helpers/counting-server';
-import { NODES, callsOf, cfg, flow, loadFlow, useRuntime, useSimulator, type Loaded } from './helpers/red';
+import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator, type Loaded } from './helpers/red';
 
-// The node module under test (test/helpers/red.ts lists the package's other nodes).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const SITE = DEFAULT_SITES[0].siteReference;
 const req = (extra: Record<string, unknown> = {}) => ({ type: 'ems-request', ...extra });
@@ -29,14 +25,14 @@ const FORM =
 
 /** Sends msg and expects one Catch-able error naming `field`, the accepted form and `reason`; returns the Catch message. */
 async function refused(f: Loaded, msg: Record<string, unknown>, field: string, reason: string | RegExp): Promise<any> {
-  const c = await f.fails(msg);
-  const text: string = c.error.message;
+  const caught = await f.fails(msg);
+  const text: string = caught.error.message;
   assert.ok(text.startsWith(`ValidationError: ${field} `), text);
   if (field.endsWith('path')) assert.ok(text.includes(FORM), text);
   if (typeof reason === 'string') assert.ok(text.endsWith(reason), `${text}\n  should end with: ${reason}`);
   else assert.match(text, reason);
-  assert.equal(c.statusCode, undefined, 'no answer: nothing was sent');
-  return c;
+  assert.equal(caught.statusCode, undefined, 'no answer: nothing was sent');
+  return caught;
 }
 
 describe('ems-request: raw requests through the config node', () => {
@@ -45,32 +41,34 @@ describe('ems-request: raw requests through the config node', () => {
     useRuntime();
 
     it('GET round trip: payload (parsed JSON), statusCode, selected headers; the simulator logs the one request', async () => {
-      const f = await loadFlow(flow(req(), cfg(sim.s.url)));
+      const deployed = await loadFlow(flow(req(), cfg(sim.s.url)));
       const before = sim.s.sim.requestLog.length;
-      const m = await f.ask({
+      const reply = await deployed.ask({
         method: 'get',
         path: `/devices/${BAT}/measurements/map?properties=soc,power`,
         topic: 't',
       });
-      assert.equal(m.statusCode, 200);
-      assert.equal(m.topic, 't', 'the message is passed on');
-      assert.equal(typeof m.payload.measurements.soc.value, 'number');
-      assert.match(m.headers['content-type'], /application\/json/);
+      assert.equal(reply.statusCode, 200);
+      assert.equal(reply.topic, 't', 'the message is passed on');
+      assert.equal(typeof reply.payload.measurements.soc.value, 'number');
+      assert.match(reply.headers['content-type'], /application\/json/);
       const log = sim.s.sim.requestLog.slice(before);
       assert.deepEqual(
         log.map((e) => `${e.method} ${e.path}`),
         [`GET /devices/${BAT}/measurements/map?properties=soc,power`],
       );
-      assert.match(f.status.all.at(-1).text, /^GET 200 · \d\d:\d\d/);
+      assert.match(deployed.status.all.at(-1).text, /^GET 200 · \d\d:\d\d/);
     });
 
     it('POST round trip: a steering body as JSON reaches the simulator and its answer comes back', async () => {
-      const f = await loadFlow(flow(req({ method: 'POST', path: `/sites/${SITE}/steering/ess` }), cfg(sim.s.url)));
+      const deployed = await loadFlow(
+        flow(req({ method: 'POST', path: `/sites/${SITE}/steering/ess` }), cfg(sim.s.url)),
+      );
       const before = sim.s.sim.requestLog.length;
       const body = { setting: { value: -5, unit: 'kW' }, validUntil: Date.now() + 15 * 60_000 };
-      const m = await f.ask({ body });
-      assert.ok(m.statusCode >= 200 && m.statusCode < 300, String(m.statusCode));
-      assert.equal(typeof m.payload, 'object');
+      const reply = await deployed.ask({ body });
+      assert.ok(reply.statusCode >= 200 && reply.statusCode < 300, String(reply.statusCode));
+      assert.equal(typeof reply.payload, 'object');
       const log = sim.s.sim.requestLog.slice(before);
       assert.equal(log.length, 1);
       assert.equal(log[0].method, 'POST');
@@ -78,28 +76,28 @@ describe('ems-request: raw requests through the config node', () => {
     });
 
     it("a 404 is a Catch-able error; the Catch message carries statusCode, headers and the service's answer; no output", async () => {
-      const f = await loadFlow(flow(req(), cfg(sim.s.url)));
-      const c = await f.fails({ path: '/devices/dvc_NOPE/measurement?property=soc' });
-      assert.equal(c.statusCode, 404);
+      const deployed = await loadFlow(flow(req(), cfg(sim.s.url)));
+      const caught = await deployed.fails({ path: '/devices/dvc_NOPE/measurement?property=soc' });
+      assert.equal(caught.statusCode, 404);
       assert.match(
-        c.error.message,
+        caught.error.message,
         /^NotFoundError: GET \/devices\/dvc_NOPE\/measurement\?property=soc failed: HTTP 404/,
       );
-      assert.equal(typeof c.payload, 'object');
-      assert.match(c.headers['content-type'], /json/);
-      assert.equal(f.out.msgs.length, 0);
-      assert.equal(f.status.all.at(-1).fill, 'red');
+      assert.equal(typeof caught.payload, 'object');
+      assert.match(caught.headers['content-type'], /json/);
+      assert.equal(deployed.out.msgs.length, 0);
+      assert.equal(deployed.status.all.at(-1).fill, 'red');
     });
 
     it("the node's method and path are the defaults; msg.method and msg.path override them", async () => {
-      const f = await loadFlow(flow(req({ method: 'GET', path: '/devices' }), cfg(sim.s.url)));
+      const deployed = await loadFlow(flow(req({ method: 'GET', path: '/devices' }), cfg(sim.s.url)));
       const before = sim.s.sim.requestLog.length;
-      const devices = (await f.ask({})).payload;
+      const devices = (await deployed.ask({})).payload;
       assert.ok(Array.isArray(devices.devices ?? devices));
-      const m = await f.ask({ path: '/sites' });
-      assert.ok(Array.isArray(m.payload.sites ?? m.payload));
+      const reply = await deployed.ask({ path: '/sites' });
+      assert.ok(Array.isArray(reply.payload.sites ?? reply.payload));
       await refused(
-        f,
+        deployed,
         { method: 'TRACE' },
         'msg.method',
         'must be one of GET, POST, PUT, PATCH, DELETE (any case); got "TRACE"',
@@ -112,18 +110,18 @@ describe('ems-request: raw requests through the config node', () => {
 
     it('a bad node path or method is reported at deploy, and each message using it is refused (nothing sent)', async () => {
       const before = sim.s.sim.requestLog.length;
-      const f = await loadFlow(flow(req({ method: 'TRACE', path: '//evil.example/x' }), cfg(sim.s.url)));
+      const deployed = await loadFlow(flow(req({ method: 'TRACE', path: '//evil.example/x' }), cfg(sim.s.url)));
       const deploy = callsOf('error', 'n').map((a) => String(a[0]?.message ?? a[0]));
       assert.deepEqual(deploy, ['method must be one of GET, POST, PUT, PATCH, DELETE (any case); got "TRACE"']);
-      await refused(f, { method: 'GET' }, 'path', '"//evil.example/x": a scheme-relative URL ("//host")');
-      await refused(f, {}, 'method', /got "TRACE"$/);
+      await refused(deployed, { method: 'GET' }, 'path', '"//evil.example/x": a scheme-relative URL ("//host")');
+      await refused(deployed, {}, 'method', /got "TRACE"$/);
       assert.equal(sim.s.sim.requestLog.length, before);
     });
 
     it('no path anywhere: refused, naming msg.path', async () => {
-      const f = await loadFlow(flow(req(), cfg(sim.s.url)));
+      const deployed = await loadFlow(flow(req(), cfg(sim.s.url)));
       const before = sim.s.sim.requestLog.length;
-      await refused(f, { payload: 1 }, 'msg.path', 'got nothing: not set');
+      await refused(deployed, { payload: 1 }, 'msg.path', 'got nothing: not set');
       assert.equal(sim.s.sim.requestLog.length, before);
     });
   });
@@ -139,16 +137,16 @@ describe('ems-request: raw requests through the config node', () => {
     useRuntime();
     /** The node on the counting server below /v1; `check` runs the refusals, then nothing may have reached the server. */
     async function nothingSent(check: (f: Loaded) => Promise<void>): Promise<void> {
-      const f = await loadFlow(flow(req(), cfg(`${srv.url}/v1`)));
+      const deployed = await loadFlow(flow(req(), cfg(`${srv.url}/v1`)));
       srv.requests.length = 0;
-      await check(f);
+      await check(deployed);
       assert.deepEqual(
         srv.requests.map((r) => r.url),
         [],
         'nothing reached the server',
       );
       // The same node still sends a good path (to the counting server, below /v1).
-      assert.equal((await f.ask({ path: '/devices' })).payload.url, '/v1/devices');
+      assert.equal((await deployed.ask({ path: '/devices' })).payload.url, '/v1/devices');
     }
     const host = () => srv.url.replace(/^http:\/\//, '');
 
@@ -253,28 +251,28 @@ describe('ems-request: raw requests through the config node', () => {
       }));
 
     it('a body with GET, a body that is not JSON, a body over maxBodyMB', async () => {
-      const f = await loadFlow(flow(req(), cfg(srv.url, { maxBodyMB: 1 })));
+      const deployed = await loadFlow(flow(req(), cfg(srv.url, { maxBodyMB: 1 })));
       srv.requests.length = 0;
-      await refused(f, { path: '/x', body: { a: 1 } }, 'msg.body', /must not be set for GET/);
+      await refused(deployed, { path: '/x', body: { a: 1 } }, 'msg.body', /must not be set for GET/);
       const circular: any = { a: 1 };
       circular.self = circular;
       await refused(
-        f,
+        deployed,
         { method: 'POST', path: '/x', body: circular },
         'msg.body',
         /must be JSON .*cannot be sent as JSON/,
       );
-      const c = await f.fails({ method: 'POST', path: '/x', body: { blob: 'x'.repeat(1024 * 1024) } });
+      const caught = await deployed.fails({ method: 'POST', path: '/x', body: { blob: 'x'.repeat(1024 * 1024) } });
       assert.equal(
-        c.error.message,
+        caught.error.message,
         'BadResponseError: POST /x request body is over the limit of 1 MB (maxBodyMB); not sent',
       );
-      assert.equal(c.error.code, 'EMS_TOO_LARGE');
+      assert.equal(caught.error.code, 'EMS_TOO_LARGE');
       assert.deepEqual(srv.requests, []);
     });
 
     it("paths that only look like another host stay on the base URL's origin and below its path", async () => {
-      const f = await loadFlow(flow(req(), cfg(`${srv.url}/v1`)));
+      const deployed = await loadFlow(flow(req(), cfg(`${srv.url}/v1`)));
       srv.requests.length = 0;
       for (const p of [
         '/@evil.example/x',
@@ -282,7 +280,7 @@ describe('ems-request: raw requests through the config node', () => {
         '/%40evil.example',
         '/x?next=//evil.example/&u=http://evil.example',
       ]) {
-        assert.equal((await f.ask({ path: p })).payload.url, `/v1${p}`, p);
+        assert.equal((await deployed.ask({ path: p })).payload.url, `/v1${p}`, p);
       }
       assert.equal(srv.requests.length, 4);
       // Joined as the client joins it; the URL a parser reads stays on the origin, below /v1.
@@ -346,15 +344,15 @@ describe('ems-request: raw requests through the config node', () => {
     for (const [name, auth, secret] of cases) {
       it(`auth by ${name}: sent to the service, never echoed in msg.headers, the message, the status or an error`, async () => {
         srv.answer = echoAll(200);
-        const f = await loadFlow(flow(req(), cfg(srv.url, auth)), { cfg: { apiKey: secret } });
+        const deployed = await loadFlow(flow(req(), cfg(srv.url, auth)), { cfg: { apiKey: secret } });
         srv.requests.length = 0;
-        const m = await f.ask({ path: '/anything' });
+        const reply = await deployed.ask({ path: '/anything' });
         const sent = srv.requests[0].headers;
         assert.ok(
           Object.values(sent).some((v) => typeof v === 'string' && v.includes(secret)),
           'the credential went to the service',
         );
-        assert.deepEqual(Object.keys(m.headers).sort(), [
+        assert.deepEqual(Object.keys(reply.headers).sort(), [
           'content-length',
           'content-type',
           'date',
@@ -362,28 +360,30 @@ describe('ems-request: raw requests through the config node', () => {
           'retry-after',
           'x-request-id',
         ]);
-        assert.equal(m.headers['x-request-id'], 'req-***');
-        assert.equal(m.payload.message, 'bad key ***');
-        assert.equal(m.payload['***'].length > 0, true, 'an echoed key as a JSON key is masked too');
-        assertClean(m, secret);
+        assert.equal(reply.headers['x-request-id'], 'req-***');
+        assert.equal(reply.payload.message, 'bad key ***');
+        assert.equal(reply.payload['***'].length > 0, true, 'an echoed key as a JSON key is masked too');
+        assertClean(reply, secret);
 
         srv.answer = echoAll(401);
-        const c = await f.fails({ path: '/anything' });
-        assert.equal(c.statusCode, 401);
+        const caught = await deployed.fails({ path: '/anything' });
+        assert.equal(caught.statusCode, 401);
         assert.match(
-          c.error.message,
+          caught.error.message,
           /^AuthenticationError: GET \/anything failed: HTTP 401 bad key \*\*\* \(requestId rid-\*\*\*\)$/,
         );
         assert.ok(
-          !('set-cookie' in c.headers) && !('www-authenticate' in c.headers) && !('authorization' in c.headers),
+          !('set-cookie' in caught.headers) &&
+            !('www-authenticate' in caught.headers) &&
+            !('authorization' in caught.headers),
         );
-        assertClean([c, f.status.all, callsOf('error', 'n'), callsOf('warn', 'n')], secret);
+        assertClean([caught, deployed.status.all, callsOf('error', 'n'), callsOf('warn', 'n')], secret);
         srv.answer = (r) => ({ body: { url: r.url } });
       });
     }
 
     it('an answer that is not JSON gives its text; JSON gives objects whatever its content-type; no body gives ""', async () => {
-      const f = await loadFlow(flow(req(), cfg(srv.url)));
+      const deployed = await loadFlow(flow(req(), cfg(srv.url)));
       srv.answer = (r) =>
         r.url === '/csv'
           ? { body: 'a;b\n1;2\n', headers: { 'content-type': 'text/csv' } }
@@ -394,22 +394,22 @@ describe('ems-request: raw requests through the config node', () => {
               : r.url === '/broken'
                 ? { body: '{"a":', headers: { 'content-type': 'application/json' } }
                 : { status: 204 };
-      assert.equal((await f.ask({ path: '/csv' })).payload, 'a;b\n1;2\n');
-      assert.equal((await f.ask({ path: '/html' })).payload, '<html><body>hi</body></html>');
-      assert.deepEqual((await f.ask({ path: '/jsontext' })).payload, { a: [1, 2] });
-      assert.equal((await f.ask({ path: '/broken' })).payload, '{"a":');
-      const empty = await f.ask({ method: 'DELETE', path: '/thing' });
+      assert.equal((await deployed.ask({ path: '/csv' })).payload, 'a;b\n1;2\n');
+      assert.equal((await deployed.ask({ path: '/html' })).payload, '<html><body>hi</body></html>');
+      assert.deepEqual((await deployed.ask({ path: '/jsontext' })).payload, { a: [1, 2] });
+      assert.equal((await deployed.ask({ path: '/broken' })).payload, '{"a":');
+      const empty = await deployed.ask({ method: 'DELETE', path: '/thing' });
       assert.deepEqual([empty.statusCode, empty.payload], [204, '']);
       srv.answer = (r) => ({ body: { url: r.url } });
     });
 
     it('a text, Buffer or JSON body goes with its content-type; PUT and PATCH are sent upper-case', async () => {
-      const f = await loadFlow(flow(req(), cfg(srv.url)));
+      const deployed = await loadFlow(flow(req(), cfg(srv.url)));
       srv.requests.length = 0;
       srv.answer = (r) => ({ body: { url: r.url } });
-      await f.ask({ method: 'put', path: '/a', body: 'plain text' });
-      await f.ask({ method: 'Patch', path: '/b', body: Buffer.from([1, 2, 3]) });
-      await f.ask({ method: 'post', path: '/c', body: [1, { x: true }] });
+      await deployed.ask({ method: 'put', path: '/a', body: 'plain text' });
+      await deployed.ask({ method: 'Patch', path: '/b', body: Buffer.from([1, 2, 3]) });
+      await deployed.ask({ method: 'post', path: '/c', body: [1, { x: true }] });
       assert.deepEqual(
         srv.requests.map((r) => [r.method, r.url, String(r.headers['content-type']).split(';')[0], r.body]),
         [
@@ -421,25 +421,25 @@ describe('ems-request: raw requests through the config node', () => {
     });
 
     it("an answer over maxBodyMB fails with EMS_TOO_LARGE (the client's limit); the node stays usable", async () => {
-      const f = await loadFlow(flow(req(), cfg(srv.url, { maxBodyMB: 1 })));
+      const deployed = await loadFlow(flow(req(), cfg(srv.url, { maxBodyMB: 1 })));
       srv.answer = (r) => (r.url === '/big' ? { body: 'x'.repeat(1024 * 1024 + 10) } : { body: { ok: true } });
-      const c = await f.fails({ path: '/big' });
-      assert.equal(c.error.message, 'BadResponseError: GET /big answer is over the limit of 1 MB (maxBodyMB)');
-      assert.equal(c.error.code, 'EMS_TOO_LARGE');
-      assert.deepEqual((await f.ask({ path: '/small' })).payload, { ok: true });
+      const caught = await deployed.fails({ path: '/big' });
+      assert.equal(caught.error.message, 'BadResponseError: GET /big answer is over the limit of 1 MB (maxBodyMB)');
+      assert.equal(caught.error.code, 'EMS_TOO_LARGE');
+      assert.deepEqual((await deployed.ask({ path: '/small' })).payload, { ok: true });
       srv.answer = (r) => ({ body: { url: r.url } });
     });
 
     it('a redirect is not followed (credentials never go to its target): a Catch-able error with statusCode and location', async () => {
       const other = await startCounting();
       try {
-        const f = await loadFlow(flow(req(), cfg(srv.url, { authType: 'header' })), {
+        const deployed = await loadFlow(flow(req(), cfg(srv.url, { authType: 'header' })), {
           cfg: { apiKey: 'k-REDIRECT-1' },
         });
         srv.answer = () => ({ status: 302, headers: { location: `${other.url}/steal` }, body: '' });
-        const c = await f.fails({ path: '/moved' });
-        assert.equal(c.statusCode, 302);
-        assert.equal(c.headers.location, `${other.url}/steal`);
+        const caught = await deployed.fails({ path: '/moved' });
+        assert.equal(caught.statusCode, 302);
+        assert.equal(caught.headers.location, `${other.url}/steal`);
         assert.deepEqual(other.requests, [], 'nothing reached the redirect target');
       } finally {
         await other.close();
@@ -448,18 +448,20 @@ describe('ems-request: raw requests through the config node', () => {
     });
 
     it('a GET is retried on 503 like any read; a POST on 503 too, never on 500', async () => {
-      const f = await loadFlow(flow(req(), cfg(srv.url, { retries: 2 })));
-      let n = 0;
+      const deployed = await loadFlow(flow(req(), cfg(srv.url, { retries: 2 })));
+      let count = 0;
       srv.answer = () =>
-        ++n === 1 ? { status: 503, headers: { 'retry-after': '0' }, body: { message: 'busy' } } : { body: { n } };
+        ++count === 1
+          ? { status: 503, headers: { 'retry-after': '0' }, body: { message: 'busy' } }
+          : { body: { n: count } };
       srv.requests.length = 0;
-      assert.deepEqual((await f.ask({ path: '/r' })).payload, { n: 2 });
-      n = 0;
-      assert.deepEqual((await f.ask({ method: 'POST', path: '/r', body: {} })).payload, { n: 2 });
+      assert.deepEqual((await deployed.ask({ path: '/r' })).payload, { n: 2 });
+      count = 0;
+      assert.deepEqual((await deployed.ask({ method: 'POST', path: '/r', body: {} })).payload, { n: 2 });
       srv.answer = () => ({ status: 500, body: { message: 'broken' } });
       srv.requests.length = 0;
-      const c = await f.fails({ method: 'POST', path: '/r', body: {} });
-      assert.equal(c.statusCode, 500);
+      const caught = await deployed.fails({ method: 'POST', path: '/r', body: {} });
+      assert.equal(caught.statusCode, 500);
       assert.equal(srv.requests.length, 1, 'a POST is not retried on 500');
       srv.answer = (r) => ({ body: { url: r.url } });
     });
@@ -491,14 +493,14 @@ describe('ems-request: raw requests through the config node', () => {
     });
 
     it('answers: keys and values masked, every encoding; JSON nested deeper than 64 levels stays text; headers selected', () => {
-      const r = new Redactor(['s3cr3t-KEY/+=']);
+      const redactor = new Redactor(['s3cr3t-KEY/+=']);
       const deep = `${'['.repeat(70)}1${']'.repeat(70)}`;
-      assert.equal(answerPayload(deep, r), deep);
+      assert.equal(answerPayload(deep, redactor), deep);
       // (JSON may escape "/" as "\/": the text does not hold the secret, the parsed value does.)
       const json = `{"s3cr3t-KEY/+=":1,"a":["x s3cr3t-KEY/+= y","${Buffer.from('s3cr3t-KEY/+=').toString('base64')}"],"u":"s3cr3t-KEY\\/+="}`;
-      const p = answerPayload(json, r) as any;
-      assert.deepEqual(p, { '***': 1, a: ['x *** y', '***'], u: '***' });
-      const h = selectHeaders(
+      const payload = answerPayload(json, redactor) as any;
+      assert.deepEqual(payload, { '***': 1, a: ['x *** y', '***'], u: '***' });
+      const headers = selectHeaders(
         {
           'Content-Type': 'application/json',
           'X-Api-Key': 's',
@@ -507,11 +509,11 @@ describe('ems-request: raw requests through the config node', () => {
           'X-My-Key': 'v',
           'x-request-id': 'id s3cr3t-KEY/+=',
         },
-        r,
+        redactor,
         'x-request-id',
       );
       assert.deepEqual(
-        h,
+        headers,
         { 'content-type': 'application/json' },
         'the configured key header is never relayed, even one named like a listed header',
       );

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the `ems-schedule` node in a real Node-RED runtime (node-red-node-test-helper),
+ * The `ems-schedule` node in a real Node-RED runtime (node-red-node-test-helper),
  * sending to the simulator on 127.0.0.1:0. Time is @sinonjs/fake-timers, installed for Date,
  * setTimeout and clearTimeout: the node's one timer, Node-RED's and the simulator's clock all
  * follow it, so a day of slots passes in no time. Each step fires the node's timer and waits
@@ -15,7 +15,6 @@ import { callsOf, cfg, flow, helper, Inbox, loadFlow, siteSteer, turns, useRunti
 import { scheduleNode } from './helpers/schedule';
 import { runningScheduleFor } from '../src/runtime/schedules';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SITE = DEFAULT_SITES[0].siteReference;
 const HOME = DEFAULT_SITES[1].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
@@ -46,10 +45,10 @@ describe('nodes: ems-schedule', () => {
     extra: Record<string, unknown> = {},
     config: Record<string, unknown> = {},
   ): Promise<Loaded & { reports: Inbox }> {
-    const f = await loadFlow(
+    const deployed = await loadFlow(
       flow(scheduleNode(extra), cfg(sim.url, config), { id: 'reports', type: 'helper', wires: [] }),
     );
-    return { ...f, reports: new Inbox(helper.getNode('reports')) };
+    return { ...deployed, reports: new Inbox(helper.getNode('reports')) };
   }
   /** Sends a schedule and waits until the node took it (its status says what it does next). */
   async function accept(f: Loaded, msg: Record<string, unknown>): Promise<any> {
@@ -89,55 +88,55 @@ describe('nodes: ems-schedule', () => {
   it('a 96-slot day: each run at its start, valid until its end, one request per change of setting, one timer; outputs and status', async () => {
     const values = Array.from({ length: 96 }, (_, i) => [-200, -200, -100, 0, 150, 150][Math.floor(i / 4) % 6]);
     const changes = values.filter((v, i) => i === 0 || values[i - 1] !== v).length;
-    const f = await load();
-    const shown = await accept(f, { payload: values.map((v, i) => q(i, { energyStorage: v })), topic: 'day' });
+    const deployed = await load();
+    const shown = await accept(deployed, { payload: values.map((v, i) => q(i, { energyStorage: v })), topic: 'day' });
     assert.equal(shown.text, `waiting: slot 1/96 at ${formatClock(T0)}`);
     assert.equal(log().length, 0, "nothing before the first slot's start");
-    for (let k = 0; k < changes; k++) await step(f);
-    assert.equal(f.out.msgs.length, changes);
+    for (let k = 0; k < changes; k++) await step(deployed);
+    assert.equal(deployed.out.msgs.length, changes);
     const entries = log();
     assert.equal(entries.length, changes, 'one request per change of setting');
     for (const [k, e] of entries.entries()) {
-      const m = f.out.msgs[k];
-      const first = m.slots[0];
-      const last = m.slots[m.slots.length - 1];
+      const sent = deployed.out.msgs[k];
+      const first = sent.slots[0];
+      const last = sent.slots[sent.slots.length - 1];
       assert.equal(e.time, T0 + first * QUARTER_HOUR_MS, `request ${k} at its first slot's start`);
       assert.equal(
         body(e).validUntil,
         T0 + (last + 1) * QUARTER_HOUR_MS,
         `request ${k} valid until its last slot's end`,
       );
-      assert.ok(m.slots.every((i: number) => values[i] === values[first]));
+      assert.ok(sent.slots.every((i: number) => values[i] === values[first]));
       assert.notEqual(values[last + 1], values[first], 'merged up to the change');
-      assert.deepEqual(m.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: body(e) });
-      assert.equal(m.payload.requestId, e.requestId);
-      assert.equal(m.site, SITE);
+      assert.deepEqual(sent.request, { method: 'POST', path: `/sites/${SITE}/steering/ess`, body: body(e) });
+      assert.equal(sent.payload.requestId, e.requestId);
+      assert.equal(sent.site, SITE);
     }
-    const lastMsg = f.out.msgs.at(-1);
-    const statusText = f.status.all.filter((s) => /^slot/.test(s.text)).at(-1).text;
+    const lastMsg = deployed.out.msgs.at(-1);
+    const statusText = deployed.status.all.filter((s) => /^slot/.test(s.text)).at(-1).text;
     const endAt = T0 + (lastMsg.slots.at(-1) + 1) * QUARTER_HOUR_MS;
     assert.equal(
       statusText,
       `slots ${lastMsg.slots[0] + 1}–${lastMsg.slots.at(-1) + 1}/96 · ESS ${String(values[95]).replace('-', '−')} kW until ${formatClock(endAt)}`,
     );
     assert.ok(
-      f.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`),
+      deployed.status.all.some((s) => s.text === `slots 1–8/96 · ESS −200 kW until ${formatClock(T0 + 2 * 3_600_000)}`),
     );
     // The last request runs out: done, no timer left, nothing on output 2 (verify off).
-    await runOut(f);
+    await runOut(deployed);
     assert.equal(packageTimers(clock), 0);
-    assert.equal(f.reports.msgs.length, 0);
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(deployed.reports.msgs.length, 0);
+    assert.equal(deployed.caught.msgs.length, 0);
   });
 
   it('the slot in progress goes out at once; msg.site overrides the site', async () => {
     clock.tick(2 * MINUTE_MS + 20 * MINUTE_MS);
-    const f = await load();
-    f.send({
+    const deployed = await load();
+    deployed.send({
       payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })],
       site: HOME,
     });
-    const [m] = await f.out.count(1);
+    const [m] = await deployed.out.count(1);
     assert.equal(log().length, 1);
     assert.equal(log()[0].time, T0 + 20 * MINUTE_MS);
     assert.deepEqual(m.request, {
@@ -147,22 +146,24 @@ describe('nodes: ems-schedule', () => {
     });
     assert.deepEqual(m.slots, [1]);
     await turns();
-    assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
+    assert.equal(deployed.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
   });
 
   // The turn of slot 2 comes `left` ms before its end: its timer fires late (the machine slept).
   async function lateTurn(left: number): Promise<Loaded> {
-    const f = await load();
-    await accept(f, { payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })] });
-    await step(f); // slot 1, at T0
+    const deployed = await load();
+    await accept(deployed, {
+      payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })],
+    });
+    await step(deployed); // slot 1, at T0
     // Date jumps without the timer firing: the timer of slot 2 (due in 15 min) then fires at
     // T0 + 30 min − left.
     clock.setSystemTime(T0 + QUARTER_HOUR_MS - left);
-    return f;
+    return deployed;
   }
 
   it('a run whose turn comes less than 1 s before its end (here exactly 1 s) is not sent: skipped, warned, shown; the next goes out at its start', async () => {
-    const f = await lateTurn(1_000);
+    const deployed = await lateTurn(1_000);
     await nextPackageTimer(clock);
     await turns();
     assert.equal(clock.now, T0 + 2 * QUARTER_HOUR_MS - 1_000);
@@ -171,7 +172,7 @@ describe('nodes: ems-schedule', () => {
       [1],
       'nothing POSTed for slot 2',
     );
-    assert.equal(f.out.msgs.length, 1);
+    assert.equal(deployed.out.msgs.length, 1);
     const warned = callsOf('warn', 'n')
       .map((a) => String(a[0]))
       .filter((w) => /not sent/.test(w));
@@ -182,9 +183,9 @@ describe('nodes: ems-schedule', () => {
         `not sent: its turn came at ${new Date(T0 + 2 * QUARTER_HOUR_MS - 1_000).toISOString()}, less than 1 s before its end \\(${new Date(T0 + 2 * QUARTER_HOUR_MS).toISOString()}\\)$`,
       ),
     );
-    assert.equal(f.status.all.at(-1).text, 'slot 2/3 not sent (late)');
-    assert.equal(f.caught.msgs.length, 0, 'a late turn is no error');
-    await step(f); // slot 3 at its start, 1 s later
+    assert.equal(deployed.status.all.at(-1).text, 'slot 2/3 not sent (late)');
+    assert.equal(deployed.caught.msgs.length, 0, 'a late turn is no error');
+    await step(deployed); // slot 3 at its start, 1 s later
     assert.deepEqual(
       log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
       [
@@ -195,16 +196,16 @@ describe('nodes: ems-schedule', () => {
   });
 
   it('a run whose turn comes 1001 ms before its end is still sent, valid until its end', async () => {
-    const f = await lateTurn(1_001);
+    const deployed = await lateTurn(1_001);
     await nextPackageTimer(clock);
     await turns();
     // A skip is decided (and shown) at once; a send is answered later.
     assert.deepEqual(
-      f.status.all.filter((x) => /not sent/.test(x.text ?? '')),
+      deployed.status.all.filter((x) => /not sent/.test(x.text ?? '')),
       [],
     );
-    await f.out.count(2);
-    assert.equal(f.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
+    await deployed.out.count(2);
+    assert.equal(deployed.status.all.at(-1).text, `slot 2/3 · ESS 2 kW until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`);
     assert.deepEqual(
       log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
       [
@@ -219,8 +220,8 @@ describe('nodes: ems-schedule', () => {
   });
 
   it('refusals name the slot and the field, send nothing, and leave the playing schedule as it is', async () => {
-    const f = await load({ maxEssPower: 200_000 });
-    await accept(f, { payload: [q(0, { energyStorage: -150 }), q(1, { energyStorage: -100 })] });
+    const deployed = await load({ maxEssPower: 200_000 });
+    await accept(deployed, { payload: [q(0, { energyStorage: -150 }), q(1, { energyStorage: -100 })] });
     const bad: Array<[unknown, RegExp]> = [
       [
         [
@@ -258,28 +259,28 @@ describe('nodes: ems-schedule', () => {
       ['go', /^ValidationError: msg\.payload must be an array of slots/],
     ];
     for (const [payload, re] of bad) {
-      const err = await f.fails({ payload });
+      const err = await deployed.fails({ payload });
       assert.match(err.error.message, re);
     }
-    assert.match(f.status.all.at(-1).text, /^bad msg\.payload/);
+    assert.match(deployed.status.all.at(-1).text, /^bad msg\.payload/);
     assert.equal(log().length, 0, 'nothing sent');
     // The accepted schedule still plays: slot 0 at its start.
-    await step(f);
+    await step(deployed);
     assert.deepEqual(body(log()[0]).setting, { value: -150, unit: 'kW' });
   });
 
   it('replace: the new schedule takes over from its first slot; the old request in force is cut there', async () => {
-    const f = await load();
-    await accept(f, {
+    const deployed = await load();
+    await accept(deployed, {
       payload: [...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })],
     });
-    await step(f);
+    await step(deployed);
     clock.tick(30 * MINUTE_MS);
-    f.send({ payload: [q(4, { energyStorage: -50 }), q(5, { energyStorage: -50 })] });
-    const [, cut] = await f.out.count(2);
+    deployed.send({ payload: [q(4, { energyStorage: -50 }), q(5, { energyStorage: -50 })] });
+    const [, cut] = await deployed.out.count(2);
     assert.deepEqual(cut.request.body, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 3_600_000 });
     assert.deepEqual(cut.slots, [0, 1, 2, 3]);
-    await step(f);
+    await step(deployed);
     assert.deepEqual(
       log().map((e) => [e.time, body(e).setting.value, body(e).validUntil]),
       [
@@ -288,16 +289,16 @@ describe('nodes: ems-schedule', () => {
         [T0 + 3_600_000, -50, T0 + 90 * MINUTE_MS],
       ],
     );
-    await runOut(f);
+    await runOut(deployed);
     assert.equal(log().length, 3, "the old schedule's later slots are never sent");
   });
 
   it('stop: nothing more is sent, no timer is left; the status says when the slot in force runs out', async () => {
-    const f = await load();
-    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
-    await step(f);
-    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
-    f.send({ payload: 'stop' });
+    const deployed = await load();
+    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await step(deployed);
+    const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
+    deployed.send({ payload: 'stop' });
     assert.equal((await stopped).text, `stopped; the last request runs out at ${formatClock(T0 + QUARTER_HOUR_MS)}`);
     assert.equal(packageTimers(clock), 0);
     clock.tick(3_600_000);
@@ -308,11 +309,11 @@ describe('nodes: ems-schedule', () => {
 
   it('redeploy mid-schedule: resumes at the slot in progress, sends nothing twice, the next slot at its start', async () => {
     const nodes = flow(scheduleNode(), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
-    const f = await loadFlow(nodes);
-    await accept(f, {
+    const deployed = await loadFlow(nodes);
+    await accept(deployed, {
       payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })],
     });
-    await step(f);
+    await step(deployed);
     clock.tick(5 * MINUTE_MS);
     const statuses = callsOf('status', 'n').length;
     await helper.setFlows(nodes, 'full');
@@ -333,15 +334,15 @@ describe('nodes: ems-schedule', () => {
   });
 
   it("the runtime knows which schedule plays on which site until when (for site steer's warning); a second schedule node on the site warns", async () => {
-    const f = await loadFlow([
+    const deployed = await loadFlow([
       ...flow(scheduleNode({ name: 'day plan' }), cfg(sim.url)),
       { id: 'n2', type: 'ems-schedule', z: 'tab', x: 100, y: 200, server: 'cfg', ...scheduleNode(), wires: [[], []] },
     ]);
     const rt = await helper.getNode('cfg').runtime();
-    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
     const running = runningScheduleFor(rt, SITE);
     assert.deepEqual(
-      { name: running?.name, until: running?.until, owner: running?.owner === f.node },
+      { name: running?.name, until: running?.until, owner: running?.owner === deployed.node },
       { name: 'day plan', until: T0 + 2 * QUARTER_HOUR_MS, owner: true },
     );
     assert.equal(runningScheduleFor(rt, HOME), undefined);
@@ -357,8 +358,8 @@ describe('nodes: ems-schedule', () => {
         `^schedule node "day plan" also plays a schedule on ${SITE} until ${formatClock(T0 + 2 * QUARTER_HOUR_MS)}`,
       ),
     );
-    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
-    f.send({ payload: 'stop' });
+    const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
+    deployed.send({ payload: 'stop' });
     await stopped;
     assert.equal(runningScheduleFor(rt, SITE)?.name, 'n2', 'the other node still plays (its id: no name)');
   });
@@ -398,9 +399,9 @@ describe('nodes: ems-schedule', () => {
         await new Promise((r) => setImmediate(r));
       assert.match(callsOf('status', id).at(-1)?.[0]?.text ?? '', /^sent /, `${id} sent`);
     }
-    let f = await loadFlow(nodes);
-    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
-    await step(f);
+    let deployed = await loadFlow(nodes);
+    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await step(deployed);
     await steerNow('s1', -5);
     await steerNow('s2', -5);
     assert.deepEqual(warnings('s1'), [
@@ -408,34 +409,34 @@ describe('nodes: ems-schedule', () => {
     ]);
     assert.deepEqual(warnings('s2'), [], 'another site: no warning');
     // Stopped: no warning.
-    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
-    f.send({ payload: 'stop' });
+    const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
+    deployed.send({ payload: 'stop' });
     await stopped;
     await steerNow('s1', -4);
     assert.equal(warnings('s1').length, 1, 'the schedule was stopped');
     // A schedule waiting for its first slot warns; once it played to its end (done), no warning
     // (the calls recorded start again with the new flow).
-    f = await loadFlow(nodes);
-    await accept(f, { payload: [q(4, { energyStorage: -200 })] });
+    deployed = await loadFlow(nodes);
+    await accept(deployed, { payload: [q(4, { energyStorage: -200 })] });
     await steerNow('s1', -3);
     assert.equal(warnings('s1').length, 1, 'waiting: warns');
     assert.match(
       warnings('s1')[0],
       new RegExp(`^schedule "day plan" plays on ${SITE} until ${formatClock(T0 + 5 * QUARTER_HOUR_MS)}:`),
     );
-    await step(f); // slot 4's start: sent
-    await runOut(f); // its end: done
+    await step(deployed); // slot 4's start: sent
+    await runOut(deployed); // its end: done
     await steerNow('s1', -2);
     assert.equal(warnings('s1').length, 1, 'the schedule is done');
   });
 
   it('redeploy after stop: the node stays stopped', async () => {
     const nodes = flow(scheduleNode(), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
-    const f = await loadFlow(nodes);
-    await accept(f, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
-    await step(f);
-    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
-    f.send({ payload: 'stop' });
+    const deployed = await loadFlow(nodes);
+    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await step(deployed);
+    const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
+    deployed.send({ payload: 'stop' });
     await stopped;
     const statuses = callsOf('status', 'n').length;
     await helper.setFlows(nodes, 'full');
@@ -451,8 +452,8 @@ describe('nodes: ems-schedule', () => {
 
   it('dry run: outputs the plan of requests, each with its send time, and sends nothing', async () => {
     clock.tick(2 * MINUTE_MS + 5 * MINUTE_MS);
-    const f = await load({ dryRun: true });
-    const m = await f.ask({
+    const deployed = await load({ dryRun: true });
+    const reply = await deployed.ask({
       payload: {
         slots: [
           q(0, { energyStorage: -100 }),
@@ -462,8 +463,8 @@ describe('nodes: ems-schedule', () => {
         unit: 'kW',
       },
     });
-    assert.equal(m.dryRun, true);
-    assert.deepEqual(m.payload, [
+    assert.equal(reply.dryRun, true);
+    assert.deepEqual(reply.payload, [
       {
         at: T0 + 5 * MINUTE_MS,
         request: {
@@ -493,7 +494,7 @@ describe('nodes: ems-schedule', () => {
       },
     ]);
     assert.equal(
-      f.status.all.at(-1).text,
+      deployed.status.all.at(-1).text,
       `dry run: 3 requests, ${formatClock(T0 + 5 * MINUTE_MS)}–${formatClock(T0 + 3 * QUARTER_HOUR_MS)}`,
     );
     assert.equal(packageTimers(clock), 0);
@@ -501,13 +502,13 @@ describe('nodes: ems-schedule', () => {
   });
 
   it("a % curtailment is sent in W of the site's PV power (GET /sites), and refused naming the slot without it", async () => {
-    const f = await load({ curtailmentUnit: '%' }, { percentCurtailment: 'convert' });
-    await accept(f, { payload: [q(0, { curtailment: 50 })] });
-    await step(f);
+    const deployed = await load({ curtailmentUnit: '%' }, { percentCurtailment: 'convert' });
+    await accept(deployed, { payload: [q(0, { curtailment: 50 })] });
+    await step(deployed);
     const peak = DEFAULT_SITES[0].pv.peakW;
     assert.deepEqual(body(log()[0]).productionCurtailment, { value: Math.round(peak / 2), unit: 'W' });
-    const g = await load({ curtailmentUnit: '%', site: 'ste_unknown' }, { percentCurtailment: 'convert' });
-    const err = await g.fails({ payload: [q(1, { energyStorage: 1 }), q(2, { curtailment: 40 })] });
+    const unknownSite = await load({ curtailmentUnit: '%', site: 'ste_unknown' }, { percentCurtailment: 'convert' });
+    const err = await unknownSite.fails({ payload: [q(1, { energyStorage: 1 }), q(2, { curtailment: 40 })] });
     assert.match(
       err.error.message,
       /^ValidationError: msg\.payload\[1\]\.curtailment \(40 %\) cannot be sent: pvPeakPower is needed/,
@@ -524,14 +525,14 @@ describe('nodes: ems-schedule', () => {
   });
 
   it('no server: a schedule is refused naming server; stop still ends the message', async () => {
-    const f = await loadFlow(flow(scheduleNode({ server: '' }), cfg(sim.url)));
+    const deployed = await loadFlow(flow(scheduleNode({ server: '' }), cfg(sim.url)));
     assert.match(
-      (await f.fails({ payload: [q(0, { energyStorage: 1 })] })).error.message,
+      (await deployed.fails({ payload: [q(0, { energyStorage: 1 })] })).error.message,
       /^ValidationError: server must be an ems-partner-config node/,
     );
-    const before = f.caught.msgs.length;
-    f.send({ payload: 'stop' });
-    await f.status.wait((s) => s.text === 'stopped');
-    assert.equal(f.caught.msgs.length, before);
+    const before = deployed.caught.msgs.length;
+    deployed.send({ payload: 'stop' });
+    await deployed.status.wait((s) => s.text === 'stopped');
+    assert.equal(deployed.caught.msgs.length, before);
   });
 });

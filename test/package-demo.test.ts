@@ -13,7 +13,6 @@ import { DEFAULT_SITES } from '../src/simulator/index';
 import { DashboardClient } from './helpers/dashboard-client';
 import { closed, freePort, start, type Spawned } from './helpers/spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 const DEMO = JSON.parse(fs.readFileSync(path.join(ROOT, 'demo', 'flow.json'), 'utf8')) as any[];
 const COM = DEFAULT_SITES[0];
@@ -24,8 +23,8 @@ const byLabel = (type: string, re: RegExp) => {
 };
 /** A widget of a site's group, by label. */
 const widgetOf = (group: RegExp, type: string, label: RegExp) => {
-  const g = DEMO.find((n) => n.type === 'ui-group' && group.test(n.name)).id;
-  const found = DEMO.filter((n) => n.group === g && n.type === type && label.test(n.label ?? n.title));
+  const groupId = DEMO.find((n) => n.type === 'ui-group' && group.test(n.name)).id;
+  const found = DEMO.filter((n) => n.group === groupId && n.type === type && label.test(n.label ?? n.title));
   assert.equal(found.length, 1);
   return found[0].id as string;
 };
@@ -67,8 +66,8 @@ describe('npm start: the demo', function () {
     };
     delete env.NODE_RED_PATH;
     demo = start(process.execPath, [path.join(ROOT, 'scripts', 'start-demo.js')], { cwd: ROOT, env });
-    const m = await demo.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard\n/, 45_000);
-    base = m[1];
+    const match = await demo.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard\n/, 45_000);
+    base = match[1];
     client = new DashboardClient(base);
     await client.connect();
   });
@@ -169,13 +168,18 @@ describe('npm start: the demo', function () {
     const t0 = Date.now();
     await client.emit('widget-action', byLabel('ui-button', /Stop/), { payload: 'stop' });
     await said(/^ESS 0 kW, PV limit 100 %, max import off until /);
-    const s = await steering();
+    const components = await steering();
     assert.deepEqual(
-      [s.energyStorageSetting.value, s.productionCurtailment.value, s.maximizeGridImport.value],
+      [
+        components.energyStorageSetting.value,
+        components.productionCurtailment.value,
+        components.maximizeGridImport.value,
+      ],
       [0, 100, false],
     );
     assert.ok(
-      s.energyStorageSetting.validUntil <= Date.now() + 5_000 && s.energyStorageSetting.validUntil >= t0 + 5_000,
+      components.energyStorageSetting.validUntil <= Date.now() + 5_000 &&
+        components.energyStorageSetting.validUntil >= t0 + 5_000,
       'neutral for 5 s only',
     );
   });
@@ -187,18 +191,18 @@ describe('npm start: the demo', function () {
     await client.emit('widget-change', byLabel('ui-slider', /^Battery kW/), -200);
     await inForce(/^ESS -200 kW until \d\d:\d\d$/);
     // Another flow (example 08's button) sends grid limits: export at least 100 kW, for 5 minutes.
-    const r = await fetch(`${simUrl}/sites/${COM.siteReference}/steering/grid-limits`, {
+    const response = await fetch(`${simUrl}/sites/${COM.siteReference}/steering/grid-limits`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ upperLimit: { value: -100, unit: 'kW' }, validUntil: Date.now() + 5 * 60_000 }),
     });
-    assert.equal(r.status, 200, await r.text());
+    assert.equal(response.status, 200, await response.text());
     // The slider still says -200 kW; the dashboard says what is in force on the site: both, and that the limits win.
     await inForce(
       /^ESS -200 kW until \d\d:\d\d · grid limits -800 kW … -100 kW \(\+ import, − export; they win over ESS\) until \d\d:\d\d$/,
     );
-    const s = await sim(`/sites/${COM.siteReference}/state`);
-    assert.ok(s.gridW <= -100_000 + 1, `the limits hold: grid ${s.gridW} W`);
+    const state = await sim(`/sites/${COM.siteReference}/state`);
+    assert.ok(state.gridW <= -100_000 + 1, `the limits hold: grid ${state.gridW} W`);
     await client.emit('widget-action', byLabel('ui-button', /Stop/), { payload: 'stop' });
     await inForce(
       /^ESS 0 kW until \d\d:\d\d · PV limit 100 % until \d\d:\d\d · max import off until \d\d:\d\d · grid limits /,
@@ -209,8 +213,8 @@ describe('npm start: the demo', function () {
     await client.close();
     const mqttPort = Number(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(demo.output())![1]);
     assert.equal(await closed(mqttPort), false, 'the broker runs until then');
-    const r = await demo.stop('SIGINT');
-    assert.equal(r.code, 0);
+    const exit = await demo.stop('SIGINT');
+    assert.equal(exit.code, 0);
     assert.match(demo.output(), /Stopped flows/);
     assert.ok(await closed(Number(new URL(base).port)), 'Node-RED port closed');
     assert.ok(await closed(Number(new URL(simUrl).port)), 'simulator port closed');

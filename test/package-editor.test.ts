@@ -9,7 +9,6 @@ import path from 'node:path';
 import { exampleFiles, readExample } from './helpers/examples';
 import { start, type Spawned } from './helpers/spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 declare const RED: any;
 

@@ -20,7 +20,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -31,8 +30,8 @@ const PROBE_SCRIPTS = Object.fromEntries(INSTALL_TIME.map((s) => [s, 'node -e 0'
 /** The directory of package `name` as Node resolves it from `from` (nested node_modules first). */
 function findPackage(from: string, name: string): string {
   for (let d = from; ; d = path.dirname(d)) {
-    const p = path.join(d, 'node_modules', name);
-    if (fs.existsSync(path.join(p, 'package.json'))) return p;
+    const installed = path.join(d, 'node_modules', name);
+    if (fs.existsSync(path.join(installed, 'package.json'))) return installed;
     if (d === ROOT || path.dirname(d) === d) throw new Error(`${name} (needed by ${from}) is not installed`);
   }
 }
@@ -60,10 +59,10 @@ function listFiles(dir: string, base = dir): string[] {
   return fs
     .readdirSync(dir, { withFileTypes: true })
     .flatMap((e) => {
-      const p = path.join(dir, e.name);
+      const entryPath = path.join(dir, e.name);
       return e.isDirectory()
-        ? listFiles(p, base)
-        : [`${path.relative(base, p).split(path.sep).join('/')} ${fs.statSync(p).size}`];
+        ? listFiles(entryPath, base)
+        : [`${path.relative(base, entryPath).split(path.sep).join('/')} ${fs.statSync(entryPath).size}`];
     })
     .sort();
 }

@@ -12,7 +12,6 @@ import { promisify } from 'node:util';
 import { nodeRedDir, nodeRedVersion } from './helpers/node-red-path';
 import { freePort, start, type Spawned } from './helpers/spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -23,7 +22,6 @@ const EXAMPLES = fs
   .sort();
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** Node-RED's own WebSocket library (its editor channel /comms runs on it). */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const WebSocket = require(require.resolve('ws', { paths: [nodeRedDir] }));
 
 interface Comms {
@@ -49,14 +47,14 @@ async function openComms(base: string): Promise<Comms> {
   const until = <T>(test: () => T | undefined, ms: number, what: () => string) =>
     new Promise<T>((resolve, reject) => {
       const check = () => {
-        let v: T | undefined;
+        let value: T | undefined;
         try {
-          v = test();
+          value = test();
         } catch (e) {
           finish(e as Error);
           return;
         }
-        if (v !== undefined) finish(undefined, v);
+        if (value !== undefined) finish(undefined, value);
       };
       const timer = setTimeout(() => finish(new Error(`timed out after ${ms} ms waiting for ${what()}`)), ms);
       const onClose = () => finish(new Error(`/comms closed while waiting for ${what()}`));
@@ -108,9 +106,9 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
   let base = '';
   let simUrl = '';
   const get = async (p: string) => {
-    const r = await fetch(base + p, { headers: { accept: 'application/json', 'Node-RED-API-Version': 'v1' } });
-    assert.equal(r.status, 200, `GET ${p}`);
-    return r.json() as Promise<any>;
+    const response = await fetch(base + p, { headers: { accept: 'application/json', 'Node-RED-API-Version': 'v1' } });
+    assert.equal(response.status, 200, `GET ${p}`);
+    return response.json() as Promise<any>;
   };
 
   before(async () => {
@@ -230,12 +228,12 @@ describe(`package: npm pack, install into a fresh user directory, Node-RED ${nod
     assert.ok(reads.length > 0 && debugs.every(Boolean), 'every read of the example is wired to a debug node');
     const comms = await openComms(base); // before the deploy: no debug message can be missed
     try {
-      const r = await fetch(`${base}/flows`, {
+      const response = await fetch(`${base}/flows`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'Node-RED-Deployment-Type': 'full' },
         body: JSON.stringify([{ id: tab, type: 'tab', label: 'example' }, ...example]),
       });
-      assert.equal(r.status, 204);
+      assert.equal(response.status, 204);
       // The inject fires a second after the deploy: the battery (single and map, the second
       // coalesced if the first is still in flight), the meter (list) and the device list are read from the built-in simulator.
       // Once each read's answer reached its debug node, every request has been answered (and logged).

@@ -12,9 +12,9 @@ const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1, 10);
 const slots = Array.from({ length: 4 }, (_, k) => ({ start: T0 + k * Q, end: T0 + (k + 1) * Q }));
 const local = (t: number) => {
-  const d = new Date(t);
-  const p = (v: number) => String(v).padStart(2, '0');
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:00`;
+  const date = new Date(t);
+  const pad = (v: number) => String(v).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:00`;
 };
 
 describe('plan: PV forecasts as their sources deliver them', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 20.6-7, the pure parts: forecasts from a site's own history (same weekday and time over
+ * Forecasts and re-planning, the pure parts: forecasts from a site's own history (same weekday and time over
  * the last weeks, or the last days) and any source's points resampled onto price slots
  * (src/plan/forecast.ts); the re-planning helpers (src/plan/replan.ts): the slots that changed,
  * the SOC a plan expects at an instant, the delivery reports' correction of it.
@@ -34,11 +34,11 @@ const hourly = (from: number, hours: number, value: (t: number) => number) =>
 
 describe('plan: forecasts from history and from any source', () => {
   it('readSeries: {x, y}, {start, value}, {time, value}, {timestamp, value} and {time: [], data: []}; a point without an end lasts until the next one', () => {
-    const a = readSeries([
+    const series = readSeries([
       { x: 0, y: 1 },
       { x: 10, y: 2 },
     ]);
-    assert.deepEqual(a, [
+    assert.deepEqual(series, [
       { start: 0, end: 10, value: 1 },
       { start: 10, end: 20, value: 2 },
     ]);
@@ -109,15 +109,15 @@ describe('plan: forecasts from history and from any source', () => {
   });
 
   it('averageOver: time-weighted over the overlap; undefined where nothing overlaps', () => {
-    const s = readSeries([
+    const series = readSeries([
       { start: 0, end: 10, value: 1 },
       { start: 10, end: 20, value: 3 },
       { start: 30, end: 40, value: 10 },
     ]);
-    assert.equal(averageOver(s, 5, 15), 2);
-    assert.equal(averageOver(s, 0, 40), (10 * 1 + 10 * 3 + 10 * 10) / 30, 'a gap counts as no data, not as 0');
-    assert.equal(averageOver(s, 20, 30), undefined);
-    assert.equal(averageOver(s, 45, 50), undefined);
+    assert.equal(averageOver(series, 5, 15), 2);
+    assert.equal(averageOver(series, 0, 40), (10 * 1 + 10 * 3 + 10 * 10) / 30, 'a gap counts as no data, not as 0');
+    assert.equal(averageOver(series, 20, 30), undefined);
+    assert.equal(averageOver(series, 45, 50), undefined);
   });
 
   it('loadForecastFromHistory: per slot, the mean of the same weekday and time over the last 4 weeks (hourly history onto quarter hours)', () => {
@@ -125,11 +125,11 @@ describe('plan: forecasts from history and from any source', () => {
     const base = (t: number) => 500 + 100 * new Date(t).getUTCDay() + 10 * new Date(t).getUTCHours();
     const from = T0 - 5 * WEEK;
     const history = hourly(from, 5 * 7 * 24, (t) => base(t) + 100 * Math.ceil((T0 - t) / WEEK));
-    const f = loadForecastFromHistory(history, { start: T0 + 13 * HOUR_MS, slots: 8, slotMinutes: 15 });
-    assert.equal(f.length, 8);
-    f.forEach((v, k) => {
-      const t = T0 + 13 * HOUR_MS + k * QUARTER_HOUR_MS;
-      assert.equal(v, base(t) + 250, `slot ${k}`);
+    const forecast = loadForecastFromHistory(history, { start: T0 + 13 * HOUR_MS, slots: 8, slotMinutes: 15 });
+    assert.equal(forecast.length, 8);
+    forecast.forEach((v, k) => {
+      const slotStart = T0 + 13 * HOUR_MS + k * QUARTER_HOUR_MS;
+      assert.equal(v, base(slotStart) + 250, `slot ${k}`);
     });
     // weeks: 1 takes last week alone; days: 1 the day before (a Sunday for Monday).
     assert.equal(loadForecastFromHistory(history, { start: T0, slots: 1, weeks: 1 })[0], base(T0) + 100);
@@ -229,14 +229,14 @@ describe('plan: re-planning helpers', () => {
   });
 
   it("deliveryShiftKWh: measured − asked over the window since the plan, through the asked direction's efficiency", () => {
-    const h = HOUR_MS;
+    const hour = HOUR_MS;
     // asked to discharge 4 kW for an hour, measured 1 kW: 3 kWh not taken out, 3/0.95 kWh more in the store
     assert.ok(
       Math.abs(
         deliveryShiftKWh(
-          [{ asked: { value: 4, unit: 'kW' }, measured: { value: 1000, unit: 'W' }, from: 0, until: h }],
+          [{ asked: { value: 4, unit: 'kW' }, measured: { value: 1000, unit: 'W' }, from: 0, until: hour }],
           0,
-          h,
+          hour,
           0.9,
           0.95,
         ) -
@@ -247,9 +247,9 @@ describe('plan: re-planning helpers', () => {
     assert.ok(
       Math.abs(
         deliveryShiftKWh(
-          [{ asked: { value: -4, unit: 'kW' }, measured: { value: -1, unit: 'kW' }, from: 0, until: h }],
-          h / 2,
-          h,
+          [{ asked: { value: -4, unit: 'kW' }, measured: { value: -1, unit: 'kW' }, from: 0, until: hour }],
+          hour / 2,
+          hour,
           0.9,
           0.95,
         ) +
@@ -258,9 +258,9 @@ describe('plan: re-planning helpers', () => {
     );
     assert.equal(
       deliveryShiftKWh(
-        [{ asked: { value: -4, unit: 'kW' }, measured: null, from: 0, until: h, followed: 'unknown' }],
+        [{ asked: { value: -4, unit: 'kW' }, measured: null, from: 0, until: hour, followed: 'unknown' }],
         0,
-        h,
+        hour,
         0.9,
         0.95,
       ),

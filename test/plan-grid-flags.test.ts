@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { planBattery, planSite, type SitePlan } from '../src/plan';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
 const prices = (imp: number[], exp: number) =>

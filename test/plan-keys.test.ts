@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { planBattery, planFromPrices, planSite } from '../src/plan';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
 const slots = (n: number) =>

@@ -18,7 +18,6 @@ import { ValidationError } from '../src/protocol';
 import { planSite, type SitePlan } from '../src/plan';
 import { mulberry32 } from '../src/simulator/prng';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
 
@@ -51,56 +50,58 @@ interface Day {
 }
 
 function randomDay(seed: number, n = 96, negative = false): Day {
-  const r = mulberry32(seed);
-  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  const pvPeak = r() * 12000;
-  const cloud = 0.3 + r() * 0.7;
-  const base = 150 + r() * 600;
+  const random = mulberry32(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+  const pvPeak = random() * 12000;
+  const cloud = 0.3 + random() * 0.7;
+  const base = 150 + random() * 600;
   const spot: number[] = [];
   const pv: number[] = [];
   const load: number[] = [];
   for (let k = 0; k < n; k++) {
-    const h = (k / 4) % 24;
-    const midday = Math.exp(-(((h - 13) / 2.5) ** 2));
+    const hourOfDay = (k / 4) % 24;
+    const midday = Math.exp(-(((hourOfDay - 13) / 2.5) ** 2));
     spot.push(
       Math.round(
         (90 +
-          60 * Math.sin(((h - 8) / 24) * 2 * Math.PI) +
-          40 * Math.exp(-(((h - 19) / 1.5) ** 2)) -
-          (negative ? 220 : 120 * r()) * midday +
-          (r() - 0.5) * 40) *
+          60 * Math.sin(((hourOfDay - 8) / 24) * 2 * Math.PI) +
+          40 * Math.exp(-(((hourOfDay - 19) / 1.5) ** 2)) -
+          (negative ? 220 : 120 * random()) * midday +
+          (random() - 0.5) * 40) *
           100,
       ) / 100,
     );
-    pv.push(Math.max(0, pvPeak * Math.sin(((h - 6) / 14) * Math.PI)) * (cloud + (1 - cloud) * r()));
-    load.push(base + (h >= 17 && h < 22 ? 1500 * r() : 0) + (r() < 0.05 ? 3000 * r() : 0));
+    pv.push(Math.max(0, pvPeak * Math.sin(((hourOfDay - 6) / 14) * Math.PI)) * (cloud + (1 - cloud) * random()));
+    load.push(
+      base + (hourOfDay >= 17 && hourOfDay < 22 ? 1500 * random() : 0) + (random() < 0.05 ? 3000 * random() : 0),
+    );
   }
-  const imp = { multiplier: pick([1, 1.02]), fee: 0.1 + r() * 0.15, vat: pick([1, 1.19, 1.25]) };
-  const exp = { multiplier: pick([1, 0.9]), fee: -r() * 0.02, vat: 1 };
-  const imax = load.map((l, k) => (r() < 0.3 ? Math.round(Math.max(0, l - pv[k]) + 500 + r() * 6000) : null));
-  const xmax = load.map(() => (r() < 0.3 ? Math.round(r() * 6000) : null));
-  const capacityKWh = 5 + r() * 25;
-  const socMin = Math.floor(r() * 20);
-  const socMax = 80 + Math.floor(r() * 21);
-  const soc = r() < 0.15 ? r() * 100 : socMin + r() * (socMax - socMin);
+  const imp = { multiplier: pick([1, 1.02]), fee: 0.1 + random() * 0.15, vat: pick([1, 1.19, 1.25]) };
+  const exp = { multiplier: pick([1, 0.9]), fee: -random() * 0.02, vat: 1 };
+  const imax = load.map((l, k) => (random() < 0.3 ? Math.round(Math.max(0, l - pv[k]) + 500 + random() * 6000) : null));
+  const xmax = load.map(() => (random() < 0.3 ? Math.round(random() * 6000) : null));
+  const capacityKWh = 5 + random() * 25;
+  const socMin = Math.floor(random() * 20);
+  const socMax = 80 + Math.floor(random() * 21);
+  const soc = random() < 0.15 ? random() * 100 : socMin + random() * (socMax - socMin);
   const bat = {
     capacityKWh,
-    maxChargeKW: 2 + r() * 10,
-    maxDischargeKW: 2 + r() * 10,
+    maxChargeKW: 2 + random() * 10,
+    maxDischargeKW: 2 + random() * 10,
     socMin,
     socMax,
-    chargeEfficiency: 0.9 + r() * 0.1,
-    dischargeEfficiency: 0.9 + r() * 0.1,
-    cycleCost: r() * 0.05,
+    chargeEfficiency: 0.9 + random() * 0.1,
+    dischargeEfficiency: 0.9 + random() * 0.1,
+    cycleCost: random() * 0.05,
     soc,
-    endValue: r() * 0.2,
-    target: { soc: socMin + r() * (socMax - socMin) * 0.8, boundary: 1 + Math.floor(r() * n) },
+    endValue: random() * 0.2,
+    target: { soc: socMin + random() * (socMax - socMin) * 0.8, boundary: 1 + Math.floor(random() * n) },
   };
   const site = {
-    exportLimitW: 2000 + Math.round(r() * 8000),
-    peakCost: 0.05 + r() * 1.5,
-    ...(r() < 0.3 ? { importLimitW: 8000 + Math.round(r() * 8000) } : {}),
-    ...(r() < 0.3 ? { peakSoFarW: Math.round(r() * 3000) } : {}),
+    exportLimitW: 2000 + Math.round(random() * 8000),
+    peakCost: 0.05 + random() * 1.5,
+    ...(random() < 0.3 ? { importLimitW: 8000 + Math.round(random() * 8000) } : {}),
+    ...(random() < 0.3 ? { peakSoFarW: Math.round(random() * 3000) } : {}),
   };
   if (seed % 10 === 0) Object.assign(bat, { chargeEfficiency: 1, dischargeEfficiency: 1 }); // lossless: no loss to take energy into
   return {
@@ -114,8 +115,8 @@ function randomDay(seed: number, n = 96, negative = false): Day {
     xmax,
     site,
     bat,
-    socEnd: r() < 0.4 ? socMin + r() * (socMax - socMin) * 0.5 : undefined,
-    feed: r() < 0.4 ? 'entsoe' : 'slots',
+    socEnd: random() < 0.4 ? socMin + random() * (socMax - socMin) * 0.5 : undefined,
+    feed: random() < 0.4 ? 'entsoe' : 'slots',
   };
 }
 
@@ -161,8 +162,8 @@ function inputOf(d: Day): any {
 
 /** The price per kWh (EUR) of slot k: (spot/1000 × multiplier + fee) × vat. */
 function priceOf(d: Day, k: number, dir: 'imp' | 'exp'): number {
-  const f = d[dir];
-  return ((d.spot[k] / 1000) * f.multiplier + f.fee) * f.vat;
+  const tariff = d[dir];
+  return ((d.spot[k] / 1000) * tariff.multiplier + tariff.fee) * tariff.vat;
 }
 
 /** The same day as GLPK's LP (in EUR; ×100 for the ct days), built from the raw numbers; `mip`: no charge and discharge at once. */
@@ -278,35 +279,40 @@ function violation(d: Day, plan: SitePlan): number {
   const { bat } = d;
   const cap = bat.capacityKWh;
   let worst = 0;
-  const v = (x: number) => {
+  const note = (x: number) => {
     worst = Math.max(worst, x);
   };
   let soc = bat.soc;
   plan.slots.forEach((s, k) => {
     const imax = Math.min(d.imax[k] ?? Infinity, d.site.importLimitW ?? Infinity) / 1000;
     const xmax = Math.min(d.xmax[k] ?? Infinity, d.site.exportLimitW) / 1000;
-    for (const x of [s.chargeKW, s.dischargeKW, s.importKW, s.exportKW, s.curtailKW]) v(-x);
-    v(s.chargeKW - bat.maxChargeKW);
-    v(s.dischargeKW - bat.maxDischargeKW);
-    v(s.importKW - imax);
-    v(s.exportKW - xmax);
-    v(s.curtailKW - d.pv[k] / 1000);
-    v(Math.abs(d.pv[k] / 1000 - s.curtailKW + s.importKW + s.dischargeKW - d.load[k] / 1000 - s.exportKW - s.chargeKW));
-    v(Math.abs(s.energyStorage.value - (s.dischargeKW - s.chargeKW)));
-    v(Math.abs(s.socStart - soc));
+    for (const x of [s.chargeKW, s.dischargeKW, s.importKW, s.exportKW, s.curtailKW]) note(-x);
+    note(s.chargeKW - bat.maxChargeKW);
+    note(s.dischargeKW - bat.maxDischargeKW);
+    note(s.importKW - imax);
+    note(s.exportKW - xmax);
+    note(s.curtailKW - d.pv[k] / 1000);
+    note(
+      Math.abs(d.pv[k] / 1000 - s.curtailKW + s.importKW + s.dischargeKW - d.load[k] / 1000 - s.exportKW - s.chargeKW),
+    );
+    note(Math.abs(s.energyStorage.value - (s.dischargeKW - s.chargeKW)));
+    note(Math.abs(s.socStart - soc));
     const stored = 0.25 * (bat.chargeEfficiency * s.chargeKW - s.dischargeKW / bat.dischargeEfficiency);
-    v(Math.abs(((s.socEnd - s.socStart) / 100) * cap - stored));
-    v(Math.min(bat.socMin, bat.soc) - s.socEnd);
-    v(s.socEnd - Math.max(bat.socMax, bat.soc));
-    if (k + 1 === bat.target.boundary) v(bat.target.soc - s.socEnd);
+    note(Math.abs(((s.socEnd - s.socStart) / 100) * cap - stored));
+    note(Math.min(bat.socMin, bat.soc) - s.socEnd);
+    note(s.socEnd - Math.max(bat.socMax, bat.soc));
+    if (k + 1 === bat.target.boundary) note(bat.target.soc - s.socEnd);
     soc = s.socEnd;
   });
-  if (d.socEnd !== undefined) v(d.socEnd - soc);
-  const c = plan.cost;
-  v(Math.abs(c.import - c.export + c.wear + c.peak - c.endValue - c.total) / Math.max(1, Math.abs(c.total)));
-  v(
-    Math.abs(plan.slots.reduce((a, s) => a + s.cost, 0) - (c.import - c.export + c.wear)) /
-      Math.max(1, Math.abs(c.total)),
+  if (d.socEnd !== undefined) note(d.socEnd - soc);
+  const cost = plan.cost;
+  note(
+    Math.abs(cost.import - cost.export + cost.wear + cost.peak - cost.endValue - cost.total) /
+      Math.max(1, Math.abs(cost.total)),
+  );
+  note(
+    Math.abs(plan.slots.reduce((a, s) => a + s.cost, 0) - (cost.import - cost.export + cost.wear)) /
+      Math.max(1, Math.abs(cost.total)),
   );
   return worst;
 }
@@ -322,20 +328,20 @@ function compare(d: Day): { rel: number | null; plan?: SitePlan; ms: number; z?:
   const res = glpk.solve(lp, { msglev: glpk.GLP_MSG_OFF });
   const feasible = res.result.status === glpk.GLP_OPT;
   let plan: SitePlan | undefined;
-  const t = performance.now();
+  const startedAt = performance.now();
   try {
     plan = planSite(inputOf(d));
   } catch (err) {
     assert.ok(err instanceof ValidationError, String(err));
     assert.ok(!feasible, `the planner refuses (${(err as Error).message}) but GLPK finds ${res.result.z}`);
-    return { rel: null, ms: performance.now() - t };
+    return { rel: null, ms: performance.now() - startedAt };
   }
-  const ms = performance.now() - t;
+  const ms = performance.now() - startedAt;
   assert.ok(feasible, `GLPK finds no plan (status ${res.result.status}) but the planner does`);
-  const z = res.result.z + offset;
+  const objective = res.result.z + offset;
   const viol = violation(d, plan);
   assert.ok(viol <= 1e-7, `constraint violated by ${viol}`);
-  return { rel: Math.abs(plan.cost.total - z) / Math.max(Math.abs(z), 1e-2), plan, ms, z };
+  return { rel: Math.abs(plan.cost.total - objective) / Math.max(Math.abs(objective), 1e-2), plan, ms, z: objective };
 }
 
 describe('site planner: the exact LP optimum, against GLPK', function () {
@@ -348,8 +354,8 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     let peaked = 0;
     let curtailed = 0;
     for (let seed = 1; seed <= 206; seed++) {
-      const d = randomDay(seed);
-      const { rel, plan, z } = compare(d);
+      const day = randomDay(seed);
+      const { rel, plan, z } = compare(day);
       if (rel === null || !plan || z === undefined) continue;
       planned++;
       worst = Math.max(worst, rel);
@@ -383,10 +389,10 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     let slots = 0;
     const refused: string[] = [];
     for (let seed = 1; seed <= 60; seed++) {
-      const d = randomDay(seed);
+      const day = randomDay(seed);
       let plan: SitePlan;
       try {
-        plan = planSite(inputOf(d));
+        plan = planSite(inputOf(day));
       } catch (e) {
         refused.push(`seed ${seed}: ${String(e)}`);
         continue;
@@ -413,22 +419,22 @@ describe('site planner: the exact LP optimum, against GLPK', function () {
     let equal = 0;
     const refused: string[] = [];
     for (let seed = 500; seed < 512; seed++) {
-      const d = randomDay(seed, 96, true);
-      d.imax = d.imax.map(() => null);
+      const day = randomDay(seed, 96, true);
+      day.imax = day.imax.map(() => null);
       if (seed % 2 === 0) {
         // spot prices as they are both ways, no wear: the LP may take grid energy into losses
-        d.imp = { multiplier: 1, fee: 0, vat: 1 };
-        d.exp = d.imp;
-        Object.assign(d.bat, { cycleCost: 0, capacityKWh: 4, chargeEfficiency: 0.95, dischargeEfficiency: 0.95 });
+        day.imp = { multiplier: 1, fee: 0, vat: 1 };
+        day.exp = day.imp;
+        Object.assign(day.bat, { cycleCost: 0, capacityKWh: 4, chargeEfficiency: 0.95, dischargeEfficiency: 0.95 });
       }
       let plan: SitePlan;
       try {
-        plan = planSite(inputOf(d));
+        plan = planSite(inputOf(day));
       } catch (e) {
         refused.push(`seed ${seed}: ${String(e)}`);
         continue;
       }
-      const { lp, offset } = lpOf(glpk, d, true);
+      const { lp, offset } = lpOf(glpk, day, true);
       const res = glpk.solve(lp, { msglev: glpk.GLP_MSG_OFF, mipgap: 0, tmlim: 20 });
       if (res.result.status !== glpk.GLP_OPT) {
         refused.push(`seed ${seed}: GLPK status ${res.result.status}`);

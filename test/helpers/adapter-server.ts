@@ -39,7 +39,7 @@ export const tlsFile = (f: string): string => fs.readFileSync(path.join(tlsDir, 
 export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer> {
   const sockets = new Set<Socket>();
   const waits: Array<{ n: number; resolve: () => void }> = [];
-  const s = {
+  const testServer = {
     hits: [] as Hit[],
     connections: 0,
     handle: (_h: Hit, res: http.ServerResponse) => void res.end('{}'),
@@ -55,31 +55,32 @@ export async function startServer(o: { tls?: boolean } = {}): Promise<TestServer
         body: Buffer.concat(chunks),
         at: Date.now(),
       };
-      s.hits.push(hit);
-      for (const w of waits.filter((x) => s.hits.length >= x.n)) {
+      testServer.hits.push(hit);
+      for (const w of waits.filter((x) => testServer.hits.length >= x.n)) {
         waits.splice(waits.indexOf(w), 1);
         w.resolve();
       }
-      s.handle(hit, res, req);
+      testServer.handle(hit, res, req);
     });
   };
   const server = o.tls
     ? https.createServer({ key: tlsFile('server-key.pem'), cert: tlsFile('server.pem') }, onRequest)
     : http.createServer(onRequest);
   server.on(o.tls ? 'secureConnection' : 'connection', (sock: Socket) => {
-    s.connections++;
+    testServer.connections++;
     sockets.add(sock);
     sock.on('close', () => sockets.delete(sock));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  s.url = `${o.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  s.received = (n) => (s.hits.length >= n ? Promise.resolve() : new Promise((resolve) => waits.push({ n, resolve })));
-  s.close = () =>
+  testServer.url = `${o.tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  testServer.received = (n) =>
+    testServer.hits.length >= n ? Promise.resolve() : new Promise((resolve) => waits.push({ n, resolve }));
+  testServer.close = () =>
     new Promise((r) => {
       for (const sock of sockets) sock.destroy();
       server.close(() => r());
     });
-  return s;
+  return testServer;
 }
 
 /** Writes a JSON answer (or text for a string, bytes for a Buffer). */

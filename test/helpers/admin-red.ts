@@ -10,7 +10,6 @@ import { nodeRedDir } from './node-red-path';
 import { start, type Spawned } from './spawned';
 
 const ROOT = path.resolve(__dirname, '..', '..');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const bcrypt = require('bcryptjs');
 
 export interface AdminRedOptions {
@@ -80,7 +79,7 @@ export async function startAdminRed(name: string, opts: AdminRedOptions): Promis
     const base = (await red.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+)\//, 60_000))[1];
     await red.waitFor(/Started flows/, 30_000);
     const token = async (username: string) => {
-      const r = await fetch(`${base}/admin/auth/token`, {
+      const response = await fetch(`${base}/admin/auth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -91,8 +90,8 @@ export async function startAdminRed(name: string, opts: AdminRedOptions): Promis
           password: 'pw',
         }).toString(),
       });
-      assert.equal(r.status, 200, `token for ${username}: ${r.status} ${await r.clone().text()}`);
-      return ((await r.json()) as { access_token: string }).access_token;
+      assert.equal(response.status, 200, `token for ${username}: ${response.status} ${await response.clone().text()}`);
+      return ((await response.json()) as { access_token: string }).access_token;
     };
     return { red, dir, base, token, stop };
   } catch (err) {

@@ -15,8 +15,6 @@
 import { createHook } from 'node:async_hooks';
 import { until, type Inbox } from './red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /** The property that marks a sentinel message. */
 export const SENTINEL = '_barrierSentinel';
 
@@ -66,9 +64,9 @@ export function watchPushes<T>(log: T[]): PushWatch {
   const hadOwn = Object.prototype.hasOwnProperty.call(log, 'push');
   const push = log.push;
   log.push = function (this: T[], ...items: T[]): number {
-    const n = push.apply(this, items);
+    const length = push.apply(this, items);
     for (const l of [...listeners]) l();
-    return n;
+    return length;
   };
   return {
     until(test, what, ms = 10_000) {

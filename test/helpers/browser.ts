@@ -26,8 +26,8 @@ export interface DemoSession {
 /** After a failed test: cancels the trays and dialogs it left open on `page`. */
 function cancelAfterFailure(page: () => Page | undefined): void {
   afterEach(async function () {
-    const p = page();
-    if (this.currentTest?.state === 'failed' && p) await cancelTrays(p).catch(() => undefined);
+    const current = page();
+    if (this.currentTest?.state === 'failed' && current) await cancelTrays(current).catch(() => undefined);
   });
 }
 
@@ -39,9 +39,9 @@ function cancelAfterFailure(page: () => Page | undefined): void {
 export function useEditor(ready: (s: Session) => void | Promise<void>): void {
   let page: Page | undefined;
   before(async function () {
-    const s = await freshEditor();
-    page = s.browser.page;
-    await ready(s);
+    const session = await freshEditor();
+    page = session.browser.page;
+    await ready(session);
   });
   cancelAfterFailure(() => page);
 }
@@ -75,18 +75,18 @@ export function colourPixels(page: Page, selector: string, rgb: readonly number[
     .evaluate(
       (c, rgb) => {
         const canvas = c as HTMLCanvasElement;
-        const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
-        let n = 0;
-        for (let i = 0; i < d.length; i += 4) {
+        const pixels = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+        let count = 0;
+        for (let i = 0; i < pixels.length; i += 4) {
           if (
-            d[i + 3] > 200 &&
-            Math.abs(d[i] - rgb[0]) < 40 &&
-            Math.abs(d[i + 1] - rgb[1]) < 40 &&
-            Math.abs(d[i + 2] - rgb[2]) < 40
+            pixels[i + 3] > 200 &&
+            Math.abs(pixels[i] - rgb[0]) < 40 &&
+            Math.abs(pixels[i + 1] - rgb[1]) < 40 &&
+            Math.abs(pixels[i + 2] - rgb[2]) < 40
           )
-            n++;
+            count++;
         }
-        return n;
+        return count;
       },
       [...rgb],
     );

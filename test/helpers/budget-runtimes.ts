@@ -11,20 +11,20 @@ import { useSimulator } from './sim';
 export function useBudgetRuntimes(budgetId: string, now: number) {
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const runtimes: Runtime[] = [];
-  afterEach(() => {
-    for (const rt of runtimes.splice(0)) rt.close();
+  afterEach(async () => {
+    for (const rt of runtimes.splice(0)) await rt.close();
     clock?.uninstall();
     clock = undefined;
   });
-  const s = useSimulator({}, { each: true }); // (closed after the runtimes and the clock above)
+  const sim = useSimulator({}, { each: true }); // (closed after the runtimes and the clock above)
   return {
-    s,
+    s: sim,
     /** The fake clock once `fake()` installed it. */
     get clock() {
       return clock;
     },
     runtime: async (props: Record<string, unknown>, registry = new BudgetRegistry(), id = budgetId) => {
-      const rt = await createRuntime({ baseUrl: s.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, {
+      const rt = await createRuntime({ baseUrl: sim.url, retries: 0, coalesceMs: 0, ...props }, {}, undefined, {
         budgetId: id,
         budgets: registry,
       });
@@ -33,9 +33,9 @@ export function useBudgetRuntimes(budgetId: string, now: number) {
     },
     /** Fake Date and timers, and a simulator that follows them. */
     fake: async () => {
-      await s.close();
+      await sim.close();
       clock = FakeTimers.install({ now, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-      await s.restart();
+      await sim.restart();
     },
   };
 }

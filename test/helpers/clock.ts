@@ -23,9 +23,9 @@ export function useFakeClock(
 
 /** A fake clock's timers, whatever the version of @sinonjs/fake-timers keeps them in. */
 function timersOf(clock: InstalledClock): Array<{ func?: { name?: string }; callAt: number; id: number }> {
-  const t = (clock as unknown as { timers?: Map<number, never> | Record<string, never> }).timers;
-  if (!t) return [];
-  return t instanceof Map ? [...t.values()] : Object.values(t);
+  const store = (clock as unknown as { timers?: Map<number, never> | Record<string, never> }).timers;
+  if (!store) return [];
+  return store instanceof Map ? [...store.values()] : Object.values(store);
 }
 
 /**

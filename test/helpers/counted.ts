@@ -3,8 +3,6 @@
  * lists): the proof that code refused it by its length alone is the count, not a time.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /** A `length`-element array (each element `item`) that counts every read of an element. */
 export function countedReads(length: number, item: unknown): { list: any[]; reads: () => number } {
   let reads = 0;

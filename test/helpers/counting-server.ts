@@ -52,23 +52,27 @@ export function startCounting(answer: (req: Seen) => Answer = echo): Promise<Cou
         body: Buffer.concat(chunks).toString('utf8'),
       };
       api.requests.push(seen);
-      let a: Answer;
+      let answer: Answer;
       try {
-        a = api.answer(seen);
+        answer = api.answer(seen);
       } catch (e) {
-        a = { status: 500, body: { message: String(e) } };
+        answer = { status: 500, body: { message: String(e) } };
       }
       const raw =
-        a.body === undefined
+        answer.body === undefined
           ? ''
-          : typeof a.body === 'string' || Buffer.isBuffer(a.body)
-            ? a.body
-            : JSON.stringify(a.body);
+          : typeof answer.body === 'string' || Buffer.isBuffer(answer.body)
+            ? answer.body
+            : JSON.stringify(answer.body);
       const type =
-        typeof a.body === 'string' || Buffer.isBuffer(a.body) || a.body === undefined
+        typeof answer.body === 'string' || Buffer.isBuffer(answer.body) || answer.body === undefined
           ? 'text/plain'
           : 'application/json';
-      res.writeHead(a.status ?? 200, { 'content-type': type, 'content-length': Buffer.byteLength(raw), ...a.headers });
+      res.writeHead(answer.status ?? 200, {
+        'content-type': type,
+        'content-length': Buffer.byteLength(raw),
+        ...answer.headers,
+      });
       res.end(raw);
     });
   });

@@ -5,7 +5,6 @@
  * and awaits the events the server sends (`msg-input:<id>`, `widget-load:<id>`).
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export class DashboardClient {
   private sid = '';
   private readonly events: Array<[string, ...any[]]> = [];
@@ -28,13 +27,13 @@ export class DashboardClient {
   }
 
   private async post(packet: string): Promise<void> {
-    const r = await fetch(this.url(), {
+    const response = await fetch(this.url(), {
       method: 'POST',
       body: packet,
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
     });
-    if (!r.ok) throw new Error(`socket.io POST ${r.status}`);
-    await r.text();
+    if (!response.ok) throw new Error(`socket.io POST ${response.status}`);
+    await response.text();
   }
 
   /** Long-polls until closed, answering pings and recording events. */

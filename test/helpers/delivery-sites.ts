@@ -1,5 +1,5 @@
 /**
- * Simulated sites for the delivery-check tests (issue 13): a 20 kWh / 10 kW battery at a
+ * Simulated sites for the delivery-check tests: a 20 kWh / 10 kW battery at a
  * chosen SOC, no PV unless asked, a constant 1 kW load and wide grid limits, so what the site
  * delivers does not depend on the time of day the tests run at.
  */

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { CORE_NODES, forTest, loadFlow, readExample, type LoadedExample } from './examples';
 import { helper, Inbox, NODES, StatusLog } from './red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const DASHBOARD_DIR = path.dirname(require.resolve('@flowfuse/node-red-dashboard/package.json'));
 const DASHBOARD_TYPES: Record<string, string> = require('@flowfuse/node-red-dashboard/package.json')['node-red'].nodes;
 

@@ -12,7 +12,6 @@ import { BUILT_IN_SITES, type SiteDefinition } from '../../src/simulator/index';
 import { coreNode } from './node-red-path';
 import { helper, Inbox, NODES, StatusLog } from './red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
 
 /** Core node modules the examples use, from the runtime under test. */
@@ -108,10 +107,10 @@ export function nodeIn(file: string, name: string): any {
  * not use is loaded from `modules`, so a later deploy may add such nodes).
  */
 export async function loadFlow(modules: unknown[], flow: object[]): Promise<void> {
-  const h = helper as any;
-  const own: Record<string, (red: unknown) => unknown> = h._nodeModules;
+  const testHelper = helper as any;
+  const own: Record<string, (red: unknown) => unknown> = testHelper._nodeModules;
   const ran = new Set<unknown>();
-  h._nodeModules = Object.fromEntries(
+  testHelper._nodeModules = Object.fromEntries(
     Object.entries(own).map(([type, mod]) => [
       type,
       (red: unknown) => {
@@ -132,7 +131,7 @@ export async function loadFlow(modules: unknown[], flow: object[]): Promise<void
       {},
     );
   } finally {
-    h._nodeModules = own;
+    testHelper._nodeModules = own;
   }
 }
 

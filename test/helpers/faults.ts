@@ -41,7 +41,6 @@ export function manySites<
  * those still pending: after a node closes there must be none.
  */
 export function watchTimers(): { pending(): string[]; stop(): void } {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createHook } = require('node:async_hooks') as typeof import('node:async_hooks');
   const live = new Map<number, string>();
   const hook = createHook({

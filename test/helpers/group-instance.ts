@@ -7,7 +7,6 @@
  */
 import { helper, NODES } from './red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type In =
   | { type: 'load'; flow: object[]; credentials: Record<string, object>; watch: string[]; statuses: string[] }
   | { type: 'input'; node: string; msgs: object[] }

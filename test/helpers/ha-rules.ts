@@ -1,6 +1,6 @@
 /**
  * Home Assistant's rules for an MQTT discovery message, as its source states them (read in the
- * home-assistant/core repository for issue 18, not recalled): one row per rule, citing the file
+ * home-assistant/core repository, not recalled): one row per rule, citing the file
  * (and the constant or function) it comes from: mqtt/, sensor/, number/ are under
  * homeassistant/components/, helpers/ under homeassistant/, core.py and const.py homeassistant/'s. `violations(all)` checks every retained config
  * an example published against every row that applies to its component.
@@ -10,7 +10,6 @@
  * removed key is lost without a word, so the known keys are a rule of their own here.
  */
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface Discovery {
   topic: string;
   /** The parsed payload (a JSON object). */
@@ -200,11 +199,11 @@ export const RULES: Rule[] = [
     rule: 'default_entity_id is <component>.<object id>, a valid entity id',
     source: 'homeassistant/core.py VALID_ENTITY_ID; mqtt/entity.py (default_entity_id "<component>.<object_id>")',
     check: (d, c) => {
-      const v = d.payload?.default_entity_id;
-      if (v === undefined) return undefined;
-      return typeof v === 'string' && VALID_ENTITY_ID.test(v) && v.startsWith(`${c}.`)
+      const entityId = d.payload?.default_entity_id;
+      if (entityId === undefined) return undefined;
+      return typeof entityId === 'string' && VALID_ENTITY_ID.test(entityId) && entityId.startsWith(`${c}.`)
         ? undefined
-        : `default_entity_id ${JSON.stringify(v)}`;
+        : `default_entity_id ${JSON.stringify(entityId)}`;
     },
   },
   {
@@ -268,19 +267,19 @@ export const RULES: Rule[] = [
     source:
       'mqtt/schemas.py _MQTT_AVAILABILITY_LIST_SCHEMA (vol.Exclusive), mqtt/const.py AVAILABILITY_MODES; mqtt/entity.py MqttAvailabilityMixin.available',
     check: (d) => {
-      const p = obj(d);
-      if (!Array.isArray(p.availability) || p.availability.length === 0)
+      const payload = obj(d);
+      if (!Array.isArray(payload.availability) || payload.availability.length === 0)
         return 'no availability: the entity would stay available after Node-RED stops';
-      if ('availability_topic' in p) return 'availability and availability_topic';
-      for (const a of p.availability) {
+      if ('availability_topic' in payload) return 'availability and availability_topic';
+      for (const a of payload.availability) {
         const bad = subscribeTopic(a?.topic);
         if (bad) return `availability: ${bad}`;
         if (!str(a.payload_available ?? 'online') || !str(a.payload_not_available ?? 'offline'))
           return 'availability payloads';
       }
-      return p.availability_mode === undefined || ['all', 'any', 'latest'].includes(p.availability_mode)
+      return payload.availability_mode === undefined || ['all', 'any', 'latest'].includes(payload.availability_mode)
         ? undefined
-        : `availability_mode ${p.availability_mode}`;
+        : `availability_mode ${payload.availability_mode}`;
     },
   },
   {
@@ -294,11 +293,12 @@ export const RULES: Rule[] = [
     source: 'mqtt/sensor.py validate_sensor_state_and_device_class_config',
     components: ['sensor'],
     check: (d) => {
-      const p = obj(d);
-      if (p.options === undefined) return p.device_class === 'enum' ? 'device class enum without options' : undefined;
-      if (!Array.isArray(p.options) || p.options.length === 0) return 'empty options';
-      if (p.state_class || p.unit_of_measurement) return 'options with state_class or unit_of_measurement';
-      return p.device_class === 'enum' ? undefined : `options with device class ${p.device_class}`;
+      const payload = obj(d);
+      if (payload.options === undefined)
+        return payload.device_class === 'enum' ? 'device class enum without options' : undefined;
+      if (!Array.isArray(payload.options) || payload.options.length === 0) return 'empty options';
+      if (payload.state_class || payload.unit_of_measurement) return 'options with state_class or unit_of_measurement';
+      return payload.device_class === 'enum' ? undefined : `options with device class ${payload.device_class}`;
     },
   },
   {
@@ -380,10 +380,10 @@ export const RULES: Rule[] = [
 export function violations(all: Discovery[]): string[] {
   const out: string[] = [];
   for (const d of all) {
-    const c = componentOf(d);
+    const component = componentOf(d);
     for (const r of RULES) {
-      if (r.components && !r.components.includes(c)) continue;
-      const bad = r.check(d, c, all);
+      if (r.components && !r.components.includes(component)) continue;
+      const bad = r.check(d, component, all);
       if (bad) out.push(`${d.topic}: ${bad} (${r.source})`);
     }
   }

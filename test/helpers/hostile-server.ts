@@ -106,32 +106,32 @@ function parts(url: URL): { ref: string; props: string[] } {
 
 /** A well-formed answer for the path (bad = numbers as strings). */
 function good(method: string, url: URL, body: unknown, bad: boolean): unknown {
-  const p = url.pathname;
-  const v = (n: number) => (bad ? (n === 65 ? 'NaN' : String(n)) : n);
-  if (p === '/devices') return [{ deviceReference: 'dvc_a', properties: { soc: '%', power: 'W' } }];
-  if (p === '/sites')
+  const route = url.pathname;
+  const value = (n: number) => (bad ? (n === 65 ? 'NaN' : String(n)) : n);
+  if (route === '/devices') return [{ deviceReference: 'dvc_a', properties: { soc: '%', power: 'W' } }];
+  if (route === '/sites')
     return { sites: [{ siteReference: 'ste_a', name: 'A', devices: [{ deviceReference: 'dvc_a', kind: 'battery' }] }] };
-  if (/^\/devices\/[^/]+\/measurement$/.test(p)) {
+  if (/^\/devices\/[^/]+\/measurement$/.test(route)) {
     const { ref, props } = parts(url);
-    return { timestamp: Date.now(), property: props[0], value: v(65), unit: '%', reference: ref };
+    return { timestamp: Date.now(), property: props[0], value: value(65), unit: '%', reference: ref };
   }
-  if (/^\/devices\/[^/]+\/measurements\/map$/.test(p)) {
+  if (/^\/devices\/[^/]+\/measurements\/map$/.test(route)) {
     const { ref, props } = parts(url);
-    return { reference: ref, measurements: Object.fromEntries(props.map((k) => [k, { value: v(65), unit: '%' }])) };
+    return { reference: ref, measurements: Object.fromEntries(props.map((k) => [k, { value: value(65), unit: '%' }])) };
   }
-  if (/^\/devices\/[^/]+\/measurements$/.test(p)) {
+  if (/^\/devices\/[^/]+\/measurements$/.test(route)) {
     const { ref, props } = parts(url);
     return {
       reference: ref,
-      measurements: props.map((k) => ({ timestamp: Date.now(), property: k, value: v(65), unit: '%' })),
+      measurements: props.map((k) => ({ timestamp: Date.now(), property: k, value: value(65), unit: '%' })),
     };
   }
-  if (p.endsWith('/time-series')) {
+  if (route.endsWith('/time-series')) {
     const start = Date.parse((body as { range?: { start?: string } })?.range?.start ?? '') || Date.now() - 3_600_000;
-    return { time: [new Date(start).toISOString().replace(/\.\d{3}Z$/, 'Z')], data: [v(65)] };
+    return { time: [new Date(start).toISOString().replace(/\.\d{3}Z$/, 'Z')], data: [value(65)] };
   }
   if (method === 'DELETE') return { requestId: 'req_1', cancelled: true };
-  if (p.startsWith('/sites/')) return { ...(body as object), requestId: 'req_1' };
+  if (route.startsWith('/sites/')) return { ...(body as object), requestId: 'req_1' };
   return { message: 'not found' };
 }
 
@@ -161,16 +161,16 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
   let bytesSent = 0;
 
   const every = (res: http.ServerResponse, ms: number, fn: () => boolean) => {
-    const t = setInterval(() => {
+    const timer = setInterval(() => {
       if (res.destroyed || !fn()) {
-        clearInterval(t);
-        timers.delete(t);
+        clearInterval(timer);
+        timers.delete(timer);
       }
     }, ms);
-    timers.add(t);
+    timers.add(timer);
     res.on('close', () => {
-      clearInterval(t);
-      timers.delete(t);
+      clearInterval(timer);
+      timers.delete(timer);
     });
   };
 
@@ -179,10 +179,10 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
     let left = total;
     const pump = () => {
       while (left > 0 && !res.destroyed) {
-        const n = Math.min(CHUNK.length, left);
-        left -= n;
-        bytesSent += n;
-        if (!res.write(n === CHUNK.length ? CHUNK : CHUNK.subarray(0, n))) return void res.once('drain', pump);
+        const size = Math.min(CHUNK.length, left);
+        left -= size;
+        bytesSent += size;
+        if (!res.write(size === CHUNK.length ? CHUNK : CHUNK.subarray(0, size))) return void res.once('drain', pump);
       }
       if (!res.destroyed) res.end();
     };
@@ -279,10 +279,10 @@ export async function startHostile(opts: HostileOptions = {}): Promise<HostileSe
       case 'drip': {
         res.writeHead(200, { 'content-type': 'application/json' });
         const text = JSON.stringify(good(method, url, body, false));
-        let i = 0;
+        let position = 0;
         return every(res, opts.dripMs ?? 1000, () => {
           bytesSent++;
-          res.write(text[i++] ?? ' ');
+          res.write(text[position++] ?? ' ');
           return true;
         });
       }

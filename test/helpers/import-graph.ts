@@ -26,9 +26,9 @@ const CALL = /(typeof\s+)?\b(require|import)\s*\(\s*(['"])([^'"\n]+)\3\s*\)/g;
 function listTs(dir: string): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...listTs(p));
-    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(p);
+    const entryPath = path.join(dir, e.name);
+    if (e.isDirectory()) out.push(...listTs(entryPath));
+    else if (e.name.endsWith('.ts') && !e.name.endsWith('.d.ts')) out.push(entryPath);
   }
   return out;
 }
@@ -109,12 +109,12 @@ export function circles(files: string[], edges: ImportEdge[]): string[][] {
     }
     if (low.get(v) === idx.get(v)) {
       const comp: string[] = [];
-      let w: string;
+      let member: string;
       do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        comp.push(w);
-      } while (w !== v);
+        member = stack.pop()!;
+        onStack.delete(member);
+        comp.push(member);
+      } while (member !== v);
       if (comp.length > 1 || (next.get(v) ?? []).includes(v)) found.push(shortestCircle(comp.sort(), next));
     }
   };

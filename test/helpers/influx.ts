@@ -13,8 +13,6 @@ import { CORE_NODES, forTest, loaded, readExample, type LoadedExample } from './
 import { helper, NODES } from './red';
 import { findExecutable, freePort, start, type Spawned } from './spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 /** node-red-contrib-influxdb (a devDependency): the `influxdb` config node and `influxdb out`. */
 export const INFLUX_NODES: unknown[] = [require('node-red-contrib-influxdb')];
 
@@ -91,13 +89,13 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
   fs.writeFileSync(file, config(dir, httpPort, rpcPort));
   const url = `http://127.0.0.1:${httpPort}`;
   const t0 = performance.now();
-  const p: Spawned = start(bin, ['run', '-config', file], { cwd: dir });
+  const server: Spawned = start(bin, ['run', '-config', file], { cwd: dir });
   let exited = false;
-  void p.exited.then(() => {
+  void server.exited.then(() => {
     exited = true;
   });
   const stop = async () => {
-    await p.stop('SIGTERM', 10_000);
+    await server.stop('SIGTERM', 10_000);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   // Bounded in count and time: at most `ms`, one /ping every 20 ms.
@@ -113,7 +111,7 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
   if (!ready) {
     await stop();
     throw new Error(
-      `influxd did not answer /ping with 204 within ${ms} ms (${exited ? 'it exited' : 'still running'}); output:\n${p.output().slice(-3000)}`,
+      `influxd did not answer /ping with 204 within ${ms} ms (${exited ? 'it exited' : 'still running'}); output:\n${server.output().slice(-3000)}`,
     );
   }
   const startMs = performance.now() - t0;
@@ -138,9 +136,11 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
     version: influxdVersion(bin),
     query,
     async rows(q, db) {
-      const s = (await query(q, db)).results?.[0]?.series?.[0];
-      if (!s) return [];
-      return s.values.map((v: any[]) => Object.fromEntries(s.columns.map((c: string, i: number) => [c, v[i]])));
+      const series = (await query(q, db)).results?.[0]?.series?.[0];
+      if (!series) return [];
+      return series.values.map((v: any[]) =>
+        Object.fromEntries(series.columns.map((c: string, i: number) => [c, v[i]])),
+      );
     },
     async write(db, lines) {
       const res = await fetch(`${url}/write?${new URLSearchParams({ db, precision: 'ms' })}`, {
@@ -150,8 +150,8 @@ export async function startInflux(bin: string, ms = 20_000): Promise<StartedInfl
       });
       if (res.status !== 204) throw new Error(`InfluxDB write: HTTP ${res.status} ${await res.text()}`);
     },
-    output: p.output,
-    pid: p.child.pid!,
+    output: server.output,
+    pid: server.child.pid!,
     stop,
   };
 }

@@ -18,11 +18,9 @@
  */
 import type { RawDay } from './site-days';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 let solver: any;
 
 export async function loadHighs(): Promise<void> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (!solver) solver = await require('highs')();
 }
 
@@ -40,7 +38,7 @@ function expr(terms: Array<[number, string]>): string {
 
 /** The day's LP text. */
 export function milpText(d: RawDay): string {
-  const n = d.slots.length;
+  const slotCount = d.slots.length;
   const cap = d.capacityKWh;
   const e0 = (d.soc / 100) * cap;
   const obj: Array<[number, string]> = [];
@@ -107,7 +105,7 @@ export function milpText(d: RawDay): string {
     rows.push(`soc${k}:${expr(soc)} = ${num(k === 0 ? e0 : 0)}`);
     if (d.sellSocMin !== undefined && d.gridDischarge) {
       const dself = Math.min(d.D, Math.max(0, s.loadKW - s.pvKW));
-      const S = (d.sellSocMin / 100) * cap;
+      const sellFloor = (d.sellSocMin / 100) * cap;
       bins.push(`y${k}`);
       rows.push(
         `sy${k}:${expr([
@@ -119,7 +117,7 @@ export function milpText(d: RawDay): string {
         `se${k}:${expr([
           [1, `e${k + 1}`],
           [-cap, `y${k}`],
-        ])} >= ${num(S - (s.dt * dself) / d.etaD - cap)}`,
+        ])} >= ${num(sellFloor - (s.dt * dself) / d.etaD - cap)}`,
       );
     }
     if (d.peakCost > 0)
@@ -131,7 +129,7 @@ export function milpText(d: RawDay): string {
       );
     let lb = lo;
     for (const t of d.targets) if (t.boundary === k + 1) lb = Math.max(lb, (t.soc / 100) * cap);
-    if (k + 1 === n && d.socEnd !== undefined) lb = Math.max(lb, (d.socEnd / 100) * cap);
+    if (k + 1 === slotCount && d.socEnd !== undefined) lb = Math.max(lb, (d.socEnd / 100) * cap);
     bounds.push(`${num(lb)} <= e${k + 1} <= ${num(hi)}`);
     obj.push(
       [s.dt * s.pi, `i${k}`],
@@ -144,7 +142,7 @@ export function milpText(d: RawDay): string {
     bounds.push(`P >= ${num(d.peakSoFarKW)}`);
     obj.push([d.peakCost, 'P']);
   }
-  obj.push([-d.endValue, `e${n}`]);
+  obj.push([-d.endValue, `e${slotCount}`]);
   return `Minimize\n obj:${expr(obj)}\nSubject To\n ${rows.join('\n ')}\nBounds\n ${bounds.join('\n ')}\nBinary\n ${bins.join(' ')}\nEnd\n`;
 }
 

@@ -10,7 +10,6 @@ import { migrate } from '../../src/nodes/shared/migrations';
 
 export { useSimulator } from './sim';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface TestHelper {
   init(runtimePath: string, settings?: object): void;
   load(nodes: unknown[], flow: object[], credentials?: Record<string, object>): Promise<void>;
@@ -173,9 +172,9 @@ export class StatusLog {
   private waiters: Array<{ test: (s: any) => boolean; resolve: (s: any) => void }> = [];
   constructor(node: any) {
     node.on('call:status', (call: { args: any[] }) => {
-      const s = call.args[0];
-      this.all.push(s);
-      this.waiters = this.waiters.filter((w) => (w.test(s) ? (w.resolve(s), false) : true));
+      const status = call.args[0];
+      this.all.push(status);
+      this.waiters = this.waiters.filter((w) => (w.test(status) ? (w.resolve(status), false) : true));
     });
   }
 

@@ -42,19 +42,19 @@ export interface StartedRedis {
 
 function ping(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
+    const socket = net.connect(port, '127.0.0.1');
     let buf = '';
     const end = (ok: boolean) => {
-      s.destroy();
+      socket.destroy();
       resolve(ok);
     };
-    s.setTimeout(1000, () => end(false));
-    s.once('error', () => end(false));
-    s.on('data', (b) => {
+    socket.setTimeout(1000, () => end(false));
+    socket.once('error', () => end(false));
+    socket.on('data', (b) => {
       buf += b.toString();
       if (/\r\n/.test(buf)) end(/^\+PONG|^-NOAUTH/.test(buf));
     });
-    s.once('connect', () => s.write('PING\r\n'));
+    socket.once('connect', () => socket.write('PING\r\n'));
   });
 }
 
@@ -87,11 +87,11 @@ export async function startRedis(
     'warning',
     ...(o.password ? ['--requirepass', o.password] : []),
   ];
-  let p: Spawned;
+  let server: Spawned;
   const launch = async () => {
-    p = start(bin, args, { cwd: dir });
+    server = start(bin, args, { cwd: dir });
     let exited = false;
-    void p.exited.then(() => {
+    void server.exited.then(() => {
       exited = true;
     });
     const deadline = performance.now() + ms;
@@ -99,21 +99,21 @@ export async function startRedis(
       if (await ping(port)) return;
       await new Promise((r) => setTimeout(r, 20));
     }
-    await p.stop('SIGKILL', 1000);
-    throw new Error(`redis-server did not answer PING within ${ms} ms; output:\n${p.output().slice(-3000)}`);
+    await server.stop('SIGKILL', 1000);
+    throw new Error(`redis-server did not answer PING within ${ms} ms; output:\n${server.output().slice(-3000)}`);
   };
   await launch();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    pid: () => p.child.pid!,
-    output: () => p.output(),
+    pid: () => server.child.pid!,
+    output: () => server.output(),
     async kill() {
-      await p.stop('SIGKILL', 1000);
+      await server.stop('SIGKILL', 1000);
     },
     restart: launch,
     async stop() {
-      await p.stop('SIGTERM', 5000);
+      await server.stop('SIGTERM', 5000);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

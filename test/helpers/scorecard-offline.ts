@@ -24,9 +24,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const semver: any = require('semver');
 const ROOT = path.resolve(__dirname, '..', '..');
 const TOOL = path.join(ROOT, 'node_modules', 'node-red-dev', 'bin', 'run');
@@ -54,9 +53,9 @@ export function packuments(lockFile: string): Map<string, any> {
   const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
   const out = new Map<string, any>();
   for (const [key, e] of Object.entries<any>(lock.packages ?? {})) {
-    const i = key.lastIndexOf('node_modules/');
-    if (i < 0 || e.link || !e.version) continue;
-    const name: string = e.name ?? key.slice(i + 'node_modules/'.length);
+    const at = key.lastIndexOf('node_modules/');
+    if (at < 0 || e.link || !e.version) continue;
+    const name: string = e.name ?? key.slice(at + 'node_modules/'.length);
     const doc = out.get(name) ?? { name, 'dist-tags': {}, versions: {} };
     doc.versions[e.version] = {
       name,
@@ -87,7 +86,7 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
   const server = http.createServer((req, res) => {
     const raw = req.url ?? '/';
     requests.push(raw);
-    const u = new URL(raw, 'http://127.0.0.1');
+    const url = new URL(raw, 'http://127.0.0.1');
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
@@ -96,9 +95,9 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
       unexpected.push(`${req.method} ${raw}`);
       return send(405, {});
     }
-    if (u.href === CATALOGUE) return send(200, { modules: [] });
-    const local = u.host === 'registry.npmjs.org' || u.hostname === '127.0.0.1';
-    const doc = local ? docs.get(decodeURIComponent(u.pathname.slice(1))) : undefined;
+    if (url.href === CATALOGUE) return send(200, { modules: [] });
+    const local = url.host === 'registry.npmjs.org' || url.hostname === '127.0.0.1';
+    const doc = local ? docs.get(decodeURIComponent(url.pathname.slice(1))) : undefined;
     if (doc) return send(200, doc);
     unexpected.push(raw);
     return send(404, { error: 'not found' });
@@ -207,8 +206,7 @@ export const QUIET = [
 
 /** Lines of the output that are not in QUIET (warnings, errors, "Unable to parse", lookup failures, ...). */
 export function findings(v: Validation): string[] {
-  return `${v.stdout}\n${v.stderr}`
-    .replace(/\x1b\[[0-9;]*m/g, '')
+  return stripVTControlCharacters(`${v.stdout}\n${v.stderr}`)
     .split(/\r?\n/)
     .map((l) => l.trim())
     .filter((l) => l !== '' && !QUIET.some((re) => re.test(l)));
@@ -224,13 +222,13 @@ if (require.main === module) {
         dir = tmp;
         await packedCopy(ROOT, dir);
       }
-      const v = await validate(dir, served);
-      process.stdout.write(v.stdout);
-      process.stderr.write(v.stderr);
+      const result = await validate(dir, served);
+      process.stdout.write(result.stdout);
+      process.stderr.write(result.stderr);
       console.log(
-        `\n[exit ${v.code}; requests ${served.requests.length}, unexpected ${JSON.stringify(served.unexpected)}]`,
+        `\n[exit ${result.code}; requests ${served.requests.length}, unexpected ${JSON.stringify(served.unexpected)}]`,
       );
-      console.log(`[scorecard ${JSON.stringify(v.scorecard)}]`);
+      console.log(`[scorecard ${JSON.stringify(result.scorecard)}]`);
     } finally {
       await served.close();
       if (tmp) fs.rmSync(tmp, { recursive: true, force: true });

@@ -2,7 +2,6 @@
  * One HTTP call to a simulator: `body` as JSON (or a raw string, to send malformed JSON),
  * extra headers; answers status, headers and the body parsed as JSON (or the text).
  */
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export interface Reply {
   status: number;
   headers: Headers;

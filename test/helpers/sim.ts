@@ -73,9 +73,9 @@ export function useClients(
     for (const c of made.splice(0)) c.close();
   });
   return (opts = {}) => {
-    const c = clientFor(target, { ...defaults, ...opts });
-    made.push(c);
-    return c;
+    const client = clientFor(target, { ...defaults, ...opts });
+    made.push(client);
+    return client;
   };
 }
 
@@ -103,8 +103,10 @@ export function useSimulatorAndClient(
 
 /** What the simulator received for an answer: method, path and (when sent) the body, found by requestId; it answered 200. */
 export function received(s: StartedSimulator, requestId: string): { method: string; path: string; body?: unknown } {
-  const e = s.sim.requestLog.find((x) => x.requestId === requestId);
-  if (!e) throw new Error(`the simulator did not log request ${requestId}`);
-  if (e.status !== 200) throw new Error(`request ${requestId} got ${e.status}, not 200`);
-  return e.body === undefined ? { method: e.method, path: e.path } : { method: e.method, path: e.path, body: e.body };
+  const entry = s.sim.requestLog.find((x) => x.requestId === requestId);
+  if (!entry) throw new Error(`the simulator did not log request ${requestId}`);
+  if (entry.status !== 200) throw new Error(`request ${requestId} got ${entry.status}, not 200`);
+  return entry.body === undefined
+    ? { method: entry.method, path: entry.path }
+    : { method: entry.method, path: entry.path, body: entry.body };
 }

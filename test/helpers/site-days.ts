@@ -9,14 +9,14 @@
 
 /** xorshift32, seeded: independent of the simulator's PRNG. */
 export function rng(seed: number): () => number {
-  let s = (seed * 2654435761) >>> 0 || 1;
+  let state = (seed * 2654435761) >>> 0 || 1;
   return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 4294967296;
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 4294967296;
   };
 }
 
@@ -64,8 +64,8 @@ const T0 = Date.UTC(2026, 2, 14, 23);
 const r2 = (v: number) => Math.round(v * 1e4) / 1e4;
 
 export function makeDay(seed: number): RawDay {
-  const r = rng(seed);
-  const chance = (p: number) => r() < p;
+  const random = rng(seed);
+  const chance = (p: number) => random() < p;
   const kinds: string[] = [];
   const negMidday = chance(0.45);
   const fit = chance(0.45); // a fixed feed-in tariff: above the import price on cheap slots
@@ -73,54 +73,63 @@ export function makeDay(seed: number): RawDay {
   if (negMidday) kinds.push('negative midday');
   if (fit) kinds.push('feed-in tariff');
   if (negExport) kinds.push('negative export');
-  const tariff = 0.06 + r() * 0.08;
-  const pvPeak = chance(0.85) ? 2 + r() * 9 : 0;
-  const base = 0.2 + r() * 0.6;
+  const tariff = 0.06 + random() * 0.08;
+  const pvPeak = chance(0.85) ? 2 + random() * 9 : 0;
+  const base = 0.2 + random() * 0.6;
   const slots: RawSlot[] = [];
-  let t = T0;
-  const hours = 12 + Math.floor(r() * 13);
+  let slotStart = T0;
+  const hours = 12 + Math.floor(random() * 13);
   const endT = T0 + hours * 3_600_000;
-  while (t < endT) {
-    const minutes = [15, 15, 30, 60][Math.floor(r() * 4)];
+  while (slotStart < endT) {
+    const minutes = [15, 15, 30, 60][Math.floor(random() * 4)];
     const dt = minutes / 60;
-    const h = ((t - T0) / 3_600_000 + 5) % 24; // the day starts at 05:00
-    const sun = Math.max(0, Math.sin(((h - 6) / 14) * Math.PI));
-    const midday = Math.exp(-(((h - 13) / 2.5) ** 2));
+    const hourOfDay = ((slotStart - T0) / 3_600_000 + 5) % 24; // the day starts at 05:00
+    const sun = Math.max(0, Math.sin(((hourOfDay - 6) / 14) * Math.PI));
+    const midday = Math.exp(-(((hourOfDay - 13) / 2.5) ** 2));
     let spot =
       0.08 +
-      0.05 * Math.sin(((h - 8) / 24) * 2 * Math.PI) +
-      0.06 * Math.exp(-(((h - 19) / 1.5) ** 2)) +
-      (r() - 0.5) * 0.04;
+      0.05 * Math.sin(((hourOfDay - 8) / 24) * 2 * Math.PI) +
+      0.06 * Math.exp(-(((hourOfDay - 19) / 1.5) ** 2)) +
+      (random() - 0.5) * 0.04;
     if (negMidday) spot -= 0.2 * midday;
-    const pi = r2(spot + 0.05 + r() * 0.1);
+    const pi = r2(spot + 0.05 + random() * 0.1);
     const px = fit ? tariff : negExport ? r2(spot - 0.02) : r2(Math.min(pi, spot * 0.9));
     slots.push({
-      start: t,
+      start: slotStart,
       dt,
       pi,
       px,
-      pvKW: r2(pvPeak * sun * (0.4 + 0.6 * r())),
-      loadKW: r2(base + (h >= 17 && h < 22 ? 1.5 * r() : 0) + (chance(0.05) ? 3 * r() : 0)),
-      imaxKW: chance(0.15) ? r2(4 + r() * 6) : Infinity,
+      pvKW: r2(pvPeak * sun * (0.4 + 0.6 * random())),
+      loadKW: r2(base + (hourOfDay >= 17 && hourOfDay < 22 ? 1.5 * random() : 0) + (chance(0.05) ? 3 * random() : 0)),
+      imaxKW: chance(0.15) ? r2(4 + random() * 6) : Infinity,
     });
-    t += minutes * 60_000;
+    slotStart += minutes * 60_000;
   }
   if (new Set(slots.map((s) => s.dt)).size > 1) kinds.push('mixed slots');
-  const n = slots.length;
-  const capacityKWh = r2(4 + r() * 16);
-  const socMin = Math.floor(r() * 20);
-  const socMax = 85 + Math.floor(r() * 16);
+  const slotCount = slots.length;
+  const capacityKWh = r2(4 + random() * 16);
+  const socMin = Math.floor(random() * 20);
+  const socMax = 85 + Math.floor(random() * 16);
   const outside = chance(0.08);
-  const soc = r2(outside ? r() * 100 : socMin + r() * (socMax - socMin));
+  const soc = r2(outside ? random() * 100 : socMin + random() * (socMax - socMin));
   const lossless = chance(0.06);
   const targets: RawDay['targets'] = [];
   if (chance(0.35)) {
-    targets.push({ soc: r2(socMin + r() * (socMax - socMin) * 0.8), boundary: 1 + Math.floor(r() * n) });
+    targets.push({
+      soc: r2(socMin + random() * (socMax - socMin) * 0.8),
+      boundary: 1 + Math.floor(random() * slotCount),
+    });
     kinds.push('target');
   }
-  const exportKind = r();
+  const exportKind = random();
   const exportLimitKW =
-    exportKind < 0.15 ? 0 : exportKind < 0.4 ? r2(0.2 + r() * 1.5) : exportKind < 0.55 ? r2(2 + r() * 5) : Infinity;
+    exportKind < 0.15
+      ? 0
+      : exportKind < 0.4
+        ? r2(0.2 + random() * 1.5)
+        : exportKind < 0.55
+          ? r2(2 + random() * 5)
+          : Infinity;
   if (exportLimitKW === 0) kinds.push('zero export');
   else if (exportLimitKW < 2) kinds.push('tight export');
   const peak = chance(0.35);
@@ -130,21 +139,21 @@ export function makeDay(seed: number): RawDay {
     kinds,
     slots,
     capacityKWh,
-    C: r2(1 + r() * 5),
-    D: r2(1 + r() * 5),
-    etaC: lossless ? 1 : r2(0.88 + r() * 0.11),
-    etaD: lossless ? 1 : r2(0.88 + r() * 0.11),
+    C: r2(1 + random() * 5),
+    D: r2(1 + random() * 5),
+    etaC: lossless ? 1 : r2(0.88 + random() * 0.11),
+    etaD: lossless ? 1 : r2(0.88 + random() * 0.11),
     socMin,
     socMax,
     soc,
-    cycleCost: chance(0.6) ? r2(r() * 0.05) : 0,
-    endValue: chance(0.5) ? r2(r() * 0.2) : 0,
+    cycleCost: chance(0.6) ? r2(random() * 0.05) : 0,
+    endValue: chance(0.5) ? r2(random() * 0.2) : 0,
     targets,
-    socEnd: chance(0.3) ? r2(socMin + r() * (socMax - socMin) * 0.6) : undefined,
+    socEnd: chance(0.3) ? r2(socMin + random() * (socMax - socMin) * 0.6) : undefined,
     exportLimitKW,
-    importLimitKW: chance(0.15) ? r2(5 + r() * 8) : Infinity,
-    peakCost: peak ? r2(0.05 + r() * 0.6) : 0,
-    peakSoFarKW: peak && chance(0.6) ? r2(r() * 4) : 0,
+    importLimitKW: chance(0.15) ? r2(5 + random() * 8) : Infinity,
+    peakCost: peak ? r2(0.05 + random() * 0.6) : 0,
+    peakSoFarKW: peak && chance(0.6) ? r2(random() * 4) : 0,
     gridCharge: true,
     gridDischarge: true,
   };
@@ -154,7 +163,7 @@ export function makeDay(seed: number): RawDay {
   if (!day.gridCharge) kinds.push('no grid charge');
   if (!day.gridDischarge) kinds.push('no grid discharge');
   if (day.gridDischarge && chance(0.2)) {
-    day.sellSocMin = r2(socMin + r() * (socMax - socMin));
+    day.sellSocMin = r2(socMin + random() * (socMax - socMin));
     kinds.push('least SOC before selling');
   }
   if (day.cycleCost > 0) kinds.push('cycle cost');
@@ -166,19 +175,19 @@ export function makeDay(seed: number): RawDay {
 
 /** The day as the planner's input (W for site powers, price slots per kWh). */
 export function plannerInput(d: RawDay): Record<string, unknown> {
-  const w = (kW: number) => Math.round(kW * 1e7) / 1e4;
+  const watts = (kW: number) => Math.round(kW * 1e7) / 1e4;
   const end = (k: number) => d.slots[k].start + d.slots[k].dt * 3_600_000;
   return {
     prices: d.slots.map((s, k) => ({ start: s.start, end: end(k), importPrice: s.pi, exportPrice: s.px })),
     priceUnit: 'kWh',
     currency: 'EUR',
-    pvForecast: d.slots.map((s) => w(s.pvKW)),
-    loadForecast: d.slots.map((s) => w(s.loadKW)),
-    gridImportMax: d.slots.map((s) => (s.imaxKW === Infinity ? null : w(s.imaxKW))),
+    pvForecast: d.slots.map((s) => watts(s.pvKW)),
+    loadForecast: d.slots.map((s) => watts(s.loadKW)),
+    gridImportMax: d.slots.map((s) => (s.imaxKW === Infinity ? null : watts(s.imaxKW))),
     site: {
-      ...(d.exportLimitKW < Infinity ? { exportLimitW: w(d.exportLimitKW) } : {}),
-      ...(d.importLimitKW < Infinity ? { importLimitW: w(d.importLimitKW) } : {}),
-      ...(d.peakCost > 0 ? { peakCost: d.peakCost, peakSoFarW: w(d.peakSoFarKW) } : {}),
+      ...(d.exportLimitKW < Infinity ? { exportLimitW: watts(d.exportLimitKW) } : {}),
+      ...(d.importLimitKW < Infinity ? { importLimitW: watts(d.importLimitKW) } : {}),
+      ...(d.peakCost > 0 ? { peakCost: d.peakCost, peakSoFarW: watts(d.peakSoFarKW) } : {}),
     },
     battery: {
       capacityKWh: d.capacityKWh,

@@ -48,8 +48,8 @@ export function start(cmd: string, args: string[], opts: SpawnOptions): Spawned 
           ms,
         );
         const check = () => {
-          const m = re.exec(out);
-          if (m) finish(undefined, m);
+          const match = re.exec(out);
+          if (match) finish(undefined, match);
           else if (done) finish(new Error(`process exited while waiting for ${re}; output:\n${out.slice(-3000)}`));
         };
         function finish(err?: Error, m?: RegExpExecArray) {
@@ -68,9 +68,9 @@ export function start(cmd: string, args: string[], opts: SpawnOptions): Spawned 
         const killer = setTimeout(() => {
           if (!done && child.pid) process.kill(child.pid, 'SIGKILL');
         }, graceMs);
-        const r = await exited;
+        const result = await exited;
         clearTimeout(killer);
-        return r;
+        return result;
       }
       return exited;
     },
@@ -92,12 +92,12 @@ export function freePort(): Promise<number> {
 /** True when nothing accepts connections on 127.0.0.1:port any more. */
 export function closed(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = net.connect(port, '127.0.0.1');
-    s.once('connect', () => {
-      s.destroy();
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
       resolve(false);
     });
-    s.once('error', () => resolve(true));
+    socket.once('error', () => resolve(true));
   });
 }
 
