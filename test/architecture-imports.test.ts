@@ -143,11 +143,11 @@ const listed = (list: readonly Exception[], e: { from: string; to: string }) =>
 
 /** Whether `from` may import `to` (both folders), by the layers and the rules within src/nodes. */
 function allowed(from: string, to: string): boolean {
-  const a = layerOf(from);
-  const b = layerOf(to);
-  if (!(a in LAYERS)) return false;
-  if (a !== b) return LAYERS[a].includes(b);
-  if (a !== 'nodes') return true;
+  const fromLayer = layerOf(from);
+  const toLayer = layerOf(to);
+  if (!(fromLayer in LAYERS)) return false;
+  if (fromLayer !== toLayer) return LAYERS[fromLayer].includes(toLayer);
+  if (fromLayer !== 'nodes') return true;
   // within src/nodes: a node's folder imports shared
   return to === 'src/nodes/shared' && from !== 'src/nodes/shared';
 }

@@ -14,7 +14,6 @@ import { CORE_NODES, useBroker, exampleFile, loadFlow, together } from './helper
 import { RULES, violations, type Discovery } from './helpers/ha-rules';
 import { NODES, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /** The MQTT client Node-RED's own MQTT nodes use (a dependency of node-red, not of this package). */
 const mqttLib = require(require.resolve('mqtt', { paths: [path.dirname(require.resolve('node-red/package.json'))] }));
 

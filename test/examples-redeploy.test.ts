@@ -23,7 +23,6 @@ import {
 import { discoveries, violations } from './helpers/ha-rules';
 import { NODES, helper, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const isConfig = (p: Published) => p.topic.startsWith('homeassistant/') && p.retain;
 /** A deploy of `flow` as the editor's "Modified nodes" does it (the runtime's setFlows, type "nodes"). */
 const deployModified = (flow: object[]) => (helper as any)._redNodes.setFlows(flow, {}, 'nodes');

@@ -27,7 +27,6 @@ import { discoveries, violations } from './helpers/ha-rules';
 import { INFLUX_NODES } from './helpers/influx';
 import { Inbox, NODES, StatusLog, callsOf, helper, logged, until, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type SteeringComponents = SteeringState['components'];
 const site = (name: string) => builtInSite(name).siteReference;
 const S = {
@@ -63,11 +62,11 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
     const box = new Inbox({ on: () => undefined });
     const steer = sim.sim.steer.bind(sim.sim);
     sim.sim.steer = ((...args: Parameters<typeof steer>) => {
-      const r = steer(...args);
+      const result = steer(...args);
       setImmediate(() => {
         for (const fn of [...box.listeners]) fn();
       });
-      return r;
+      return result;
     }) as typeof steer;
     return until([box], done, ms, what).finally(() => {
       sim.sim.steer = steer;
