@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 3: the editor's admin routes never send a deployed config node's stored
+ * The editor's admin routes never send a deployed config node's stored
  * credentials anywhere else. In a real Node-RED with adminAuth, a read-only user (and a user
  * who may write but did not type the secret) tries each exfiltration of the probe: a foreign
  * baseUrl, a foreign header name, bearer instead of header to a foreign URL, a foreign OAuth2

@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (issue 19.6, docs/architecture.md), read from the files as text
+ * The import rules of src/ (docs/architecture.md), read from the files as text
  * (test/helpers/import-graph.ts; TypeScript 7 has no compiler API):
  * - layers: protocol imports nothing of ours; client only protocol; runtime only protocol and
  *   client; plan and simulator only protocol; nodes anything below; in src/nodes a node's folder

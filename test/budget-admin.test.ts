@@ -1,5 +1,5 @@
 /**
- * The request budget on the admin route (issue 14), in a real Node-RED with httpAdminRoot and
+ * The request budget on the admin route, in a real Node-RED with httpAdminRoot and
  * adminAuth: `GET ems-partner/stats/:id` answers a user with read permission with the deployed
  * config node's counts and caps (the counts match the simulator's request log; no form of the
  * key in the reply), refuses a request without a token and a user without that permission,

@@ -1,5 +1,5 @@
 /**
- * The request budget in Node-RED (issue 14): `ems-request` in mode `stats` outputs the config
+ * The request budget in Node-RED: `ems-request` in mode `stats` outputs the config
  * node's counts and caps (no secret in them); every flow node on the config node shows a
  * warning at 80 % of a cap, in the runtime's texts; a request at a cap ends in one Catch-able
  * error naming the cap; counts survive a redeploy of the flow and are forgotten when the config

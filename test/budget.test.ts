@@ -1,5 +1,5 @@
 /**
- * The request budget of a config node (src/runtime/budget.ts, issue 14), on the client and the
+ * The request budget of a config node (src/runtime/budget.ts), on the client and the
  * runtime against the simulator on 127.0.0.1:0: counts exact against the simulator's request
  * log, refuse and queue at a cap, retries stopping at a cap, steering in queue mode never sent
  * after its validUntil, and budgets that survive a redeploy (same registry) but not a new

@@ -1,5 +1,5 @@
 /**
- * The read coalescer merges only what is concurrent (issue 21.3): a read of a device with no
+ * The read coalescer merges only what is concurrent: a read of a device with no
  * request of the coalescer in flight goes out at once, whatever the window; reads that arrive
  * while one is in flight wait the window and share one request. Time is the fake clock's
  * (only setTimeout is faked, so I/O runs): a read that waited for the window would never end.

@@ -1,5 +1,5 @@
 /**
- * Issue 12, configurable paths and `percentCurtailment` of the config node: each of the four
+ * Configurable paths and `percentCurtailment` of the config node: each of the four
  * paths takes effect (devices: device read and the admin pickers; sites: the admin pickers and
  * the client; curtailment: the site-steer node and the client; grid limits: the client), on a
  * counting server that answers only the configured paths below its base path. A bad path is
@@ -371,7 +371,7 @@ describe('config node: configurable paths and % curtailment', () => {
         [['/base/inv/sites', KEY]],
       );
       assert.ok(!JSON.stringify(res.body).includes(KEY));
-      // A base URL elsewhere is still refused, whatever the paths (issue 10).
+      // A base URL elsewhere is still refused, whatever the paths: the key stays with the deployed base URL.
       const elsewhere = await helper
         .request()
         .post('/ems-partner/devices')

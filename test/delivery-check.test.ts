@@ -1,5 +1,5 @@
 /**
- * The delivery check (issue 13): the pure formulas and verdicts (src/protocol/delivery.ts),
+ * The delivery check: the pure formulas and verdicts (src/protocol/delivery.ts),
  * and the runtime's check (src/runtime/delivery-check.ts) against the simulator with a frozen
  * clock, driven by a @sinonjs/fake-timers clock advanced in step with the simulator's.
  */

@@ -1,5 +1,5 @@
 /**
- * The site steer panel checks its grid limits with the runtime's rule (issue 19.2): the generated
+ * The site steer panel checks its grid limits with the runtime's rule: the generated
  * resources/site-steer-panel.js (from src/nodes/site-steer/panel.ts) with resources/steer-rules.js
  * (which carries src/protocol/grid-limits.ts) refuses a limit beyond maxGridLimit, a lower limit
  * above the upper one and a limit that is no number as parseGridLimits does, in its words.

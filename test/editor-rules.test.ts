@@ -1,5 +1,5 @@
 /**
- * The editor checks with the runtime's own rules (issue 19.2): the generated scripts of
+ * The editor checks with the runtime's own rules: the generated scripts of
  * resources/ (steer-rules.js from src/protocol/steer-rules.ts, config-keys.js from
  * src/nodes/config/config-keys.ts), run with the panels' code (editor.js, site-steer-panel.js)
  * in a plain context, give the site steer panel the runtime's site list, rows per mode and power

@@ -1,5 +1,5 @@
 /**
- * Every error code the source uses, driven through apiError() (issue 18.1): the list is read
+ * Every error code the source uses, driven through apiError(): the list is read
  * from the source itself, so a new code cannot be missed. apiError() must answer a typed
  * ApiError for each of them (it once called itself for EMS_EMPTY, EMS_AUTH, EMS_ERROR and
  * EMS_MISSING and overflowed the stack), the class the table names, and keep code and message.

@@ -1,5 +1,5 @@
 /**
- * Every error class, produced by a real failure (issue 18.2): the simulator on 127.0.0.1 where
+ * Every error class, produced by a real failure: the simulator on 127.0.0.1 where
  * it can make the fault, a closed port or a small node:http stub where it cannot. Each test
  * names the path the user takes to the error; among them the OAuth2 token endpoint that cannot
  * be reached, which once overflowed the stack instead of answering an AuthenticationError.

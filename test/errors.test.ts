@@ -1,5 +1,5 @@
 /**
- * The error classes (issue 11): one base (EmsError), ValidationError for refused input, and an
+ * The error classes: one base (EmsError), ValidationError for refused input, and an
  * ApiError subclass per kind of failure, chosen by apiError() from the status, else the code.
  * Each class has its own name (as openai-node and ky do), so a Catch node shows e.g. "RateLimitError: …".
  */

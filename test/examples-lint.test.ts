@@ -1,5 +1,5 @@
 /**
- * Issue 18 (5, 6): every shipped example lints with nrlint (1.2.0, the devDependency) and its
+ * Every shipped example lints with nrlint (1.2.0, the devDependency) and its
  * default rules with 0 problems: `nrlint -c .nrlintrc.js <example>`, where .nrlintrc.js is what
  * `nrlint --init` writes (every rule on). Without its tab node nrlint threw on every example.
  * And every node of this package is saved at its type's current version: the versions and the

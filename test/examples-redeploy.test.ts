@@ -1,5 +1,5 @@
 /**
- * Issue 18 (8): the Home Assistant discovery configs of examples 03, 04 and 10 appear after a
+ * The Home Assistant discovery configs of examples 03, 04 and 10 appear after a
  * deploy of modified nodes, not only after a (re)start. They announce on deploy (an inject) and
  * whenever their MQTT in node turns connected (a Status node watches it: every connect of the
  * shared broker node):

@@ -1,5 +1,5 @@
 /**
- * Example 12 (issue 20.6-7), loaded into the Node-RED runtime (node-red-node-test-helper) with
+ * Example 12, loaded into the Node-RED runtime (node-red-node-test-helper) with
  * its dashboard, on a simulator on 127.0.0.1:0 whose clock follows @sinonjs/fake-timers (Date,
  * setTimeout, clearTimeout): the inject nodes, the plan node's quarter-hour timer, the schedule and
  * the simulator all move with it, so a quarter hour passes in no time; nothing sleeps.

@@ -1,5 +1,5 @@
 /**
- * Issue 18 (7, 8, 11): all ten examples imported into one Node-RED (node-red-node-test-helper),
+ * All ten examples imported into one Node-RED (node-red-node-test-helper),
  * as the README invites, on one simulator (127.0.0.1, port 0, the built-in simulator's sites)
  * and one aedes broker. Every example that steers is set going at once (its buttons, its MQTT
  * commands); each steering example's site receives its own steering and nothing else, no error
@@ -74,7 +74,7 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
   }
 
   it('steer each its own site; no error anywhere; one broker connection; Home Assistant devices of their own', async () => {
-    // The ten examples of issue 18 (01-10).
+    // The examples numbered 01 to 10.
     const files = exampleFiles().filter((f) => /^(0[1-9]|10) /.test(f));
     assert.equal(files.length, 10);
     const flow = together(files, sim.url, mqtt.port);

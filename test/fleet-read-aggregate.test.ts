@@ -1,5 +1,5 @@
 /**
- * Issue 14, fleet read: the aggregate (protocol/aggregate.ts: sums of power and energy per
+ * Fleet read: the aggregate (protocol/aggregate.ts: sums of power and energy per
  * property in W and Wh whatever the units, the SOC mean weighted by capacity or plain) and the
  * bounded fan-out of runtime/fleet-read.ts (at most so many reads in flight, every device ends).
  */

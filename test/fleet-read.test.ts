@@ -1,5 +1,5 @@
 /**
- * Issue 14, fleet read in ems-device-read: a list of device references read into ONE message
+ * Fleet read in ems-device-read: a list of device references read into ONE message
  * (payload device -> values, errors per failed device, the aggregate), one request per device,
  * a partial failure sent AND reported to Catch, refusals before anything is sent, a polled list.
  */

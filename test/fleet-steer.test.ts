@@ -1,5 +1,5 @@
 /**
- * Fleet steering of ems-site-steer (issue 14) on a simulator with 20 sites: every mode applied
+ * Fleet steering of ems-site-steer on a simulator with 20 sites: every mode applied
  * to each site in one message, one output with a result per site, partial failure (output
  * plus one Catch-able error listing the failed site), portfolio split by rating and by SOC,
  * limits, shortfall, refusals before anything is sent.

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14 (request budget): the config panel's budget settings take their ranges from
+ * Browser, the request budget: the config panel's budget settings take their ranges from
  * the table of limits; before deploy the panel says the counts come with a deploy; after it the
  * panel shows the deployed node's counts (GET ems-partner/stats/:id), and Test connection shows
  * them next to its result, with the test's own request counted. The raw request panel hides

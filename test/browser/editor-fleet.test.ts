@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14 (fleets): the site steer panel's Sites field (`sites`) takes a list of
+ * Browser, fleets: the site steer panel's Sites field (`sites`) takes a list of
  * references or a JSON array of {site, maxPowerW, soc}; a site twice or bad JSON marks the field
  * and says why; mode portfolio shows the split (rating / soc); a fleet needs no single site. The
  * portfolio node deploys and, in a dry run, splits a total over the listed sites. The runtime

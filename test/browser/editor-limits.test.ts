@@ -1,5 +1,5 @@
 /**
- * Browser, issue 11 (one table of limits): a flow with every numeric setting at each limit the
+ * Browser, one table of limits: a flow with every numeric setting at each limit the
  * editor allows, and just outside it, is deployed to a real Node-RED. The runtime refuses
  * exactly the values outside (its log names the field: "<field> <refusal>; got <value>"); the
  * editor, loading the same flow, marks exactly those invalid, and its message is the field's

@@ -56,7 +56,7 @@ const ADDED: Record<string, Record<string, unknown>> = {
     portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default; 6 for the config node: redisUrl). */
+/** The version each type is at now; its migrations (src/nodes/<node>/migrations.ts) bring a flow saved earlier up to it. */
 const VERSION: Record<string, number> = {
   'ems-partner-config': 6,
   'ems-device-read': 2,

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 13: the `ems-plan` node ("price plan") in the editor: in the palette with its
+ * Browser: the `ems-plan` node ("price plan") in the editor: in the palette with its
  * icon; its panel shows every setting with its default; a value the planner refuses is marked,
  * with the planner's own words (src/plan/price-input.ts, the same text the runtime logs at
  * deploy); a price unit after a currency (EUR/MWh) is kept. Needs `npm run build`.

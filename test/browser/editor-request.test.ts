@@ -1,5 +1,5 @@
 /**
- * Browser, issue 12: the config node's "Endpoints" section (collapsed unless a setting differs
+ * Browser: the config node's "Endpoints" section (collapsed unless a setting differs
  * from its default; the defaults as placeholders; a bad path marked with the runtime's own
  * message) and the `ems-request` node's panel (in the palette with its icon; method GET by
  * default; a path that could leave the base URL marked with the runtime's message). A flow

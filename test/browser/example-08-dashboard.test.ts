@@ -1,5 +1,5 @@
 /**
- * Browser, issue 12 "tried as a new user would": `npm start` (the demo flow and its dashboard
+ * Browser, "tried as a new user would": `npm start` (the demo flow and its dashboard
  * on the built-in simulator), then example 08 imported through Menu ▸ Import ▸ Examples and
  * deployed next to the demo. The example's button "Commercial: export at least 100 kW"
  * (`{upperLimit: -100}` kW), pressed on the canvas, sends grid limits; the simulator holds

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 13 "tried as a new user would": `npm start` (the demo flow and its dashboard on
+ * Browser, "tried as a new user would": `npm start` (the demo flow and its dashboard on
  * the built-in simulator), then example 09 imported through Menu ▸ Import ▸ Examples and
  * deployed next to the demo. Its inject button plans the sample day of prices for the battery of
  * its own site, Home (example 09) (the price plan node), the schedule node plays the plan there

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14: example 10 ("Home Assistant - steer the battery") imported through Menu ▸
+ * Browser: example 10 ("Home Assistant - steer the battery") imported through Menu ▸
  * Import ▸ Examples, its MQTT broker node pointed at an in-process aedes broker (as npm start
  * tells a user to set the port), deployed. The flow announces its Home Assistant entities, the
  * device read's status shows the SOC, a command from "Home Assistant" (ems/<site>/ess_power/set)
