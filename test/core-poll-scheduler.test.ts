@@ -59,12 +59,12 @@ describe('core: PollScheduler', () => {
     scheduler = new PollScheduler();
     const order: number[] = [];
     const tick: number[] = [];
-    const batch = batches();
+    const tickCounter = batches();
     const reached = whenever(() => order.length >= 80);
     for (let i = 0; i < 40; i++)
       scheduler.add(1000, () => {
         order.push(i);
-        tick.push(batch.mark());
+        tick.push(tickCounter.mark());
         reached.onPoll();
       });
     await reached.done;
@@ -84,11 +84,11 @@ describe('core: PollScheduler', () => {
   it('gives few pollers a tick of their own (interval / n apart)', async () => {
     scheduler = new PollScheduler();
     const tick: number[] = [];
-    const batch = batches();
+    const tickCounter = batches();
     const reached = whenever(() => tick.length >= 3);
     for (let i = 0; i < 3; i++)
       scheduler.add(600, () => {
-        tick.push(batch.mark());
+        tick.push(tickCounter.mark());
         reached.onPoll();
       });
     await reached.done;

@@ -159,8 +159,8 @@ describe('delivery: formulas and verdicts (pure)', () => {
     );
     assert.deepEqual(gridReport.asked, { value: -100, unit: 'kW', lower: -200, upper: -100 });
     assert.deepEqual(gridReport.deviation, { value: 50, unit: 'kW', percent: 50 });
-    const unknown = unknownReport(input, 'end reading failed: HTTP 500');
-    assert.deepEqual(unknown, {
+    const notMeasured = unknownReport(input, 'end reading failed: HTTP 500');
+    assert.deepEqual(notMeasured, {
       site: 'ste_x',
       component: 'energyStorage',
       asked: { value: -50, unit: 'kW' },

@@ -36,11 +36,11 @@ export async function filterPalette(page: Page, text: string): Promise<void> {
 /** Ids of the flow nodes (not config nodes) on the canvas. */
 export function nodeIds(page: Page): Promise<string[]> {
   return page.evaluate(() => {
-    const lines: string[] = [];
+    const ids: string[] = [];
     RED.nodes.eachNode((n: { id: string }) => {
-      lines.push(n.id);
+      ids.push(n.id);
     });
-    return lines;
+    return ids;
   });
 }
 
@@ -226,11 +226,11 @@ export async function openServerAdd(page: Page): Promise<void> {
 /** Id of the only config node of this package in the workspace. */
 export async function configId(page: Page): Promise<string> {
   const ids = await page.evaluate(() => {
-    const lines: string[] = [];
+    const found: string[] = [];
     RED.nodes.eachConfig((c: { id: string; type: string }) => {
-      if (c.type === 'ems-partner-config') lines.push(c.id);
+      if (c.type === 'ems-partner-config') found.push(c.id);
     });
-    return lines;
+    return found;
   });
   if (ids.length !== 1) throw new Error(`expected one ems-partner-config, found ${ids.length}`);
   return ids[0];
