@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 3: the editor's admin routes never send a deployed config node's stored
+ * The editor's admin routes never send a deployed config node's stored
  * credentials anywhere else. In a real Node-RED with adminAuth, a read-only user (and a user
  * who may write but did not type the secret) tries each exfiltration of the probe: a foreign
  * baseUrl, a foreign header name, bearer instead of header to a foreign URL, a foreign OAuth2
@@ -77,12 +77,12 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
   const token = (username: string) => nr.token(username);
   /** POSTs JSON to an admin route; returns status and parsed body (the text is kept for the leak check). */
   const post = async (route: string, body: object, bearer?: string) => {
-    const r = await fetch(`${nr.base}/admin/ems-partner/${route}`, {
+    const response = await fetch(`${nr.base}/admin/ems-partner/${route}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(bearer && { authorization: `Bearer ${bearer}` }) },
       body: JSON.stringify(body),
     });
-    const text = await r.text();
+    const text = await response.text();
     replies.push(text);
     let json: any;
     try {
@@ -90,7 +90,7 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
     } catch {
       json = undefined;
     }
-    return { status: r.status, json, text };
+    return { status: response.status, json, text };
   };
 
   before(async () => {
@@ -274,11 +274,11 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
       10_000,
     );
     assert.equal(nr.red.output().split('[ems-partner] built-in simulator at').length - 1, 1, 'logged once');
-    const r = await fetch(`${nr.base}/admin/ems-partner/simulator`, {
+    const response = await fetch(`${nr.base}/admin/ems-partner/simulator`, {
       headers: { authorization: `Bearer ${await token('viewer')}` },
     });
-    assert.equal(r.status, 200);
-    assert.deepEqual(await r.json(), { running: true, url: line[1] });
+    assert.equal(response.status, 200);
+    assert.deepEqual(await response.json(), { running: true, url: line[1] });
     assert.equal((await fetch(`${nr.base}/admin/ems-partner/simulator`)).status, 401);
     const state = await fetch(`${line[1]}/sites/${DEFAULT_SITES[0].siteReference}/state`);
     assert.equal(state.status, 200, 'the URL serves a site state');
@@ -317,13 +317,13 @@ describe('admin routes: stored credentials never go anywhere else (real Node-RED
       }).toString();
       for (const route of ['devices', 'sites', 'test']) {
         for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
-          const r = await fetch(`${open.base}/admin/ems-partner/${route}`, {
+          const response = await fetch(`${open.base}/admin/ems-partner/${route}`, {
             method: 'POST',
             headers: { 'content-type': type },
             body: form,
           });
-          assert.equal(r.status, 415, `${route} ${type}`);
-          assert.deepEqual(await r.json(), {
+          assert.equal(response.status, 415, `${route} ${type}`);
+          assert.deepEqual(await response.json(), {
             error: 'unsupported media type',
             message: 'the body must be JSON (content-type: application/json)',
           });

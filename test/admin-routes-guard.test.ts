@@ -94,7 +94,7 @@ describe('admin guard: where stored credentials may go', () => {
 
 describe('admin guard: request bodies', () => {
   it('takes known settings of plain types; a placeholder or empty secret is not a typed one', () => {
-    const b = parseBody({
+    const body = parseBody({
       server: 'cfg',
       config: {
         baseUrl: 'https://x.test',
@@ -106,8 +106,8 @@ describe('admin guard: request bodies', () => {
         __proto__: { polluted: 1 },
       },
     });
-    assert.equal(b.server, 'cfg');
-    assert.deepEqual(b.config, { props: { baseUrl: 'https://x.test', timeout: 5, simulator: false }, typed: {} });
+    assert.equal(body.server, 'cfg');
+    assert.deepEqual(body.config, { props: { baseUrl: 'https://x.test', timeout: 5, simulator: false }, typed: {} });
     assert.deepEqual(parseBody({ config: { apiKey: 'mine' } }).config?.typed, { apiKey: 'mine' });
     assert.deepEqual(parseBody({ server: 'cfg' }), { server: 'cfg' });
     assert.equal(hasConfig({ server: 'cfg', config: {} }), true);
@@ -179,9 +179,9 @@ describe('admin guard: reply messages', () => {
   it('a plain service message is kept, redacted in every form, on one line of at most 120 characters', () => {
     const echoed = `bad key ${KEY} / ${encodeURIComponent(KEY)} / ${Buffer.from(KEY).toString('base64')}\n${'x'.repeat(300)}`;
     const err = new ApiError({ code: 'HTTP_401', status: 401, serviceMessage: echoed, request, message: 'irrelevant' });
-    const m = replyMessage(err, forms);
-    assert.ok(m.startsWith('GET /devices failed: HTTP 401 (Unauthorized): bad key *** / *** / ***'), m);
-    assert.ok(m.length <= 120 && !m.includes('\n'), m);
+    const message = replyMessage(err, forms);
+    assert.ok(message.startsWith('GET /devices failed: HTTP 401 (Unauthorized): bad key *** / *** / ***'), message);
+    assert.ok(message.length <= 120 && !message.includes('\n'), message);
     const other = replyMessage(new Error(`connect to 127.0.0.1:9 failed\n<b>${KEY}</b>`), forms);
     assert.equal(other, 'connect to 127.0.0.1:9 failed ***');
     assert.equal(replyMessage(new ValidationError('apiKey', 'is required'), forms), 'apiKey is required');

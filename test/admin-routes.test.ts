@@ -41,27 +41,27 @@ describe('admin routes under httpAdminRoot and adminAuth (real Node-RED)', funct
   });
 
   it('refuses a request without a token', async () => {
-    const r = await post('devices', { server: 'c0ffee0000000001' });
-    assert.equal(r.status, 401);
+    const response = await post('devices', { server: 'c0ffee0000000001' });
+    assert.equal(response.status, 401);
   });
 
   it('lists devices and sites under /admin for a user who may read', async () => {
-    const t = await token('viewer');
-    const devices = await post('devices', { server: 'c0ffee0000000001' }, t);
+    const viewerToken = await token('viewer');
+    const devices = await post('devices', { server: 'c0ffee0000000001' }, viewerToken);
     assert.equal(devices.status, 200);
     const list = (await devices.json()) as Array<{ deviceReference: string; properties: unknown[] }>;
     // The built-in simulator: the default sites and the steering examples' own, three devices each.
     assert.equal(list.length, 3 * BUILT_IN_SITES.length);
     assert.ok(list.every((d) => /^dvc_/.test(d.deviceReference) && d.properties.length > 0));
-    const sites = (await (await post('sites', { server: 'c0ffee0000000001' }, t)).json()) as unknown[];
+    const sites = (await (await post('sites', { server: 'c0ffee0000000001' }, viewerToken)).json()) as unknown[];
     assert.equal(sites.length, BUILT_IN_SITES.length);
   });
 
   it('keeps "test connection" to users who may write', async () => {
     assert.ok([401, 403].includes((await post('test', { server: 'c0ffee0000000001' }, await token('viewer'))).status));
-    const r = await post('test', { server: 'c0ffee0000000001' }, await token('admin'));
-    assert.equal(r.status, 200);
-    assert.deepEqual(((await r.json()) as { ok: boolean }).ok, true);
+    const response = await post('test', { server: 'c0ffee0000000001' }, await token('admin'));
+    assert.equal(response.status, 200);
+    assert.deepEqual(((await response.json()) as { ok: boolean }).ok, true);
   });
 
   it('warns in the log that a remote http:// base URL sends keys in clear text', () => {

@@ -1,5 +1,5 @@
 /**
- * The import rules of src/ (issue 19.6, docs/architecture.md), read from the files as text
+ * The import rules of src/ (docs/architecture.md), read from the files as text
  * (test/helpers/import-graph.ts; TypeScript 7 has no compiler API):
  * - layers: protocol imports nothing of ours; client only protocol; runtime only protocol and
  *   client; plan and simulator only protocol; nodes anything below; in src/nodes a node's folder
@@ -143,11 +143,11 @@ const listed = (list: readonly Exception[], e: { from: string; to: string }) =>
 
 /** Whether `from` may import `to` (both folders), by the layers and the rules within src/nodes. */
 function allowed(from: string, to: string): boolean {
-  const a = layerOf(from);
-  const b = layerOf(to);
-  if (!(a in LAYERS)) return false;
-  if (a !== b) return LAYERS[a].includes(b);
-  if (a !== 'nodes') return true;
+  const fromLayer = layerOf(from);
+  const toLayer = layerOf(to);
+  if (!(fromLayer in LAYERS)) return false;
+  if (fromLayer !== toLayer) return LAYERS[fromLayer].includes(toLayer);
+  if (fromLayer !== 'nodes') return true;
   // within src/nodes: a node's folder imports shared
   return to === 'src/nodes/shared' && from !== 'src/nodes/shared';
 }

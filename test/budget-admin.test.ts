@@ -1,5 +1,5 @@
 /**
- * The request budget on the admin route (issue 14), in a real Node-RED with httpAdminRoot and
+ * The request budget on the admin route, in a real Node-RED with httpAdminRoot and
  * adminAuth: `GET ems-partner/stats/:id` answers a user with read permission with the deployed
  * config node's counts and caps (the counts match the simulator's request log; no form of the
  * key in the reply), refuses a request without a token and a user without that permission,
@@ -55,18 +55,18 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
     const viewer = await token('viewer');
     for (let i = 0; i < 3; i++) assert.equal((await post('devices', { server: ID }, viewer)).status, 200);
     assert.equal((await post('test', { server: ID }, await token('admin'))).status, 200);
-    const r = await get(`stats/${ID}`, viewer);
-    assert.equal(r.status, 200);
-    const text = await r.text();
-    const b = JSON.parse(text);
+    const response = await get(`stats/${ID}`, viewer);
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const body = JSON.parse(text);
     const logged = sim.sim.requestLog.length;
     assert.equal(logged, 4);
-    assert.equal(b.id, ID);
-    assert.equal(b.name, 'capped');
-    assert.deepEqual(b.caps, { maxPerMinute: 100, maxPerDay: 1000, budgetMode: 'refuse' });
+    assert.equal(body.id, ID);
+    assert.equal(body.name, 'capped');
+    assert.deepEqual(body.caps, { maxPerMinute: 100, maxPerDay: 1000, budgetMode: 'refuse' });
     for (const w of ['lastMinute', 'lastHour', 'lastDay', 'total'])
-      assert.deepEqual(b[w], { sent: logged, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
-    assert.deepEqual(b.usage, { maxPerMinute: 4, maxPerDay: 0 });
+      assert.deepEqual(body[w], { sent: logged, retried: 0, rateLimited: 0, failed: 0, refused: 0 }, w);
+    assert.deepEqual(body.usage, { maxPerMinute: 4, maxPerDay: 0 });
     for (const form of formsOf(KEY)) assert.ok(!text.includes(form), `no form of the key (${form})`);
     assert.ok(!/apiKey|credentials|x-api-key/i.test(text), text);
   });
@@ -79,9 +79,9 @@ describe('request budget on the admin route (real Node-RED, adminAuth)', functio
       200,
       'the token itself is good',
     );
-    const r = await get(`stats/${ID}`, flowsOnly);
-    assert.ok([401, 403].includes(r.status), String(r.status));
-    assert.ok(!(await r.text()).includes('"lastMinute"'));
+    const response = await get(`stats/${ID}`, flowsOnly);
+    assert.ok([401, 403].includes(response.status), String(response.status));
+    assert.ok(!(await response.text()).includes('"lastMinute"'));
     const unknown = await get('stats/nope', await token('viewer'));
     assert.equal(unknown.status, 404);
     assert.deepEqual(Object.keys(await unknown.json()).sort(), ['error', 'message']);

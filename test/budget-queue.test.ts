@@ -21,8 +21,8 @@ interface Outcome {
 
 describe('request budget: queue mode keeps its bound from arrival', function () {
   this.timeout(30_000);
-  const b = useBudgetRuntimes('cfg-queue', T0);
-  const { s, runtime, fake } = b;
+  const runtimes = useBudgetRuntimes('cfg-queue', T0);
+  const { s, runtime, fake } = runtimes;
   /** The device index of each read the simulator received, in the order received. */
   const sentIndices = () => s.sim.requestLog.map((e) => Number(/dvc_burst(\d+)/.exec(e.path)?.[1]));
 
@@ -47,11 +47,11 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
       (i) => outcomes[i] && !outcomes[i]!.ok && outcomes[i]!.error instanceof BudgetError,
     );
     assert.deepEqual(failed, range(100, 2000), 'reads 100..1999 refused at once, no clock tick');
-    const e = outcomes[1999]!.error as BudgetError;
-    assert.equal(e.code, 'EMS_BUDGET');
-    assert.equal(e.field, 'maxPerDay');
+    const budgetError = outcomes[1999]!.error as BudgetError;
+    assert.equal(budgetError.code, 'EMS_BUDGET');
+    assert.equal(budgetError.field, 'maxPerDay');
     assert.match(
-      e.message,
+      budgetError.message,
       /^GET \/devices\/dvc_burst1999\/measurement not sent: request budget maxPerDay reached \(\d+ of 100 requests in the last 24 h and \d+ waiting ahead of it\); its turn would come at 2026-11-24T12:0\d:00\.000Z, later than budgetMode "queue" waits \(10 minutes\)$/,
     );
     assert.equal(outcomes.filter((o) => o === undefined).length, 80, 'the other 80 wait, neither sent nor failed');
@@ -64,7 +64,7 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
     assert.deepEqual({ sent: st.total.sent, refused: st.total.refused }, { sent: 20, refused: 1900 });
     // Then 20 a minute, in the order they arrived (the minute's window frees 61 s after its first).
     for (let batch = 1; batch < 5; batch++) {
-      await b.clock!.tickAsync(61_000);
+      await runtimes.clock!.tickAsync(61_000);
       await Promise.all(reads.slice(20 * batch, 20 * batch + 20));
       const sent = sentIndices();
       assert.equal(sent.length, 20 * (batch + 1), `batch ${batch}`);
@@ -99,14 +99,14 @@ describe('request budget: queue mode keeps its bound from arrival', function () 
     await read(0);
     const waiting = range(1, 10).map(read);
     // Nine wait (the 9th goes at 9 × 61 s, within 10 minutes); the 10th could only go at 10 × 61 s.
-    const r = await read(10);
-    assert.ok(r instanceof BudgetError, String(r));
+    const result = await read(10);
+    assert.ok(result instanceof BudgetError, String(result));
     assert.match(
-      r.message,
+      result.message,
       /maxPerMinute reached \(1 of 1 requests in the last 60 s and 9 waiting ahead of it\); its turn would come at 2026-11-23T12:10:10\.000Z, later than budgetMode "queue" waits \(10 minutes\)$/,
     );
     for (const w of waiting) {
-      await b.clock!.tickAsync(61_000);
+      await runtimes.clock!.tickAsync(61_000);
       assert.equal(await w, 'sent');
     }
     assert.deepEqual(
@@ -127,38 +127,38 @@ describe('request budget: turns on arrival (injected clock)', () => {
 
   it('a request that ends before its slot gives its turn back; refuse mode and retries are not held on arrival', () => {
     let now = T0;
-    const b = new Budget(() => now);
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    const budget = new Budget(() => now);
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
     const first = attempt();
-    b.admit(first);
-    assert.equal(b.before(first), undefined, 'room: it goes');
+    budget.admit(first);
+    assert.equal(budget.before(first), undefined, 'room: it goes');
     const queued = range(0, 9).map(() => attempt());
-    for (const a of queued) b.admit(a);
-    assert.throws(() => b.admit(attempt()), BudgetError, 'the 10th in line would go after 10 minutes');
-    b.release(queued[8]);
+    for (const a of queued) budget.admit(a);
+    assert.throws(() => budget.admit(attempt()), BudgetError, 'the 10th in line would go after 10 minutes');
+    budget.release(queued[8]);
     const late = attempt();
-    b.admit(late);
+    budget.admit(late);
     assert.equal(late.admittedAt, T0);
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'refuse' }));
-    assert.doesNotThrow(() => b.admit(attempt()), 'refuse mode decides in the slot');
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    assert.doesNotThrow(() => b.admit(attempt({ retry: true })), 'a retry is decided in its slot');
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'refuse' }));
+    assert.doesNotThrow(() => budget.admit(attempt()), 'refuse mode decides in the slot');
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    assert.doesNotThrow(() => budget.admit(attempt({ retry: true })), 'a retry is decided in its slot');
     now += 1;
-    assert.throws(() => b.admit(attempt()), /and 9 waiting ahead of it/);
-    b.close();
+    assert.throws(() => budget.admit(attempt()), /and 9 waiting ahead of it/);
+    budget.close();
   });
 
   it('steering is refused on arrival when its turn comes at or after its validUntil', () => {
-    const b = new Budget(() => T0);
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    const budget = new Budget(() => T0);
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
     const first = attempt();
-    b.admit(first);
-    b.before(first);
-    b.admit(attempt());
+    budget.admit(first);
+    void budget.before(first); // room in the minute and nobody waiting: it goes at once, no promise
+    budget.admit(attempt());
     assert.throws(
-      () => b.admit(attempt({ kind: 'steer', method: 'POST', validUntil: T0 + 100_000 })),
+      () => budget.admit(attempt({ kind: 'steer', method: 'POST', validUntil: T0 + 100_000 })),
       /its turn would come at 2026-11-23T12:02:02\.000Z; the signal's validUntil 2026-11-23T12:01:40\.000Z comes first/,
     );
-    b.close();
+    budget.close();
   });
 });

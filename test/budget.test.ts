@@ -1,5 +1,5 @@
 /**
- * The request budget of a config node (src/runtime/budget.ts, issue 14), on the client and the
+ * The request budget of a config node (src/runtime/budget.ts), on the client and the
  * runtime against the simulator on 127.0.0.1:0: counts exact against the simulator's request
  * log, refuse and queue at a cap, retries stopping at a cap, steering in queue mode never sent
  * after its validUntil, and budgets that survive a redeploy (same registry) but not a new
@@ -21,8 +21,8 @@ const MIN = 60_000;
 
 /** What a budget's counts are, by window, in one object. */
 function windows(b: Budget) {
-  const s = b.stats();
-  return { minute: s.lastMinute, hour: s.lastHour, day: s.lastDay, total: s.total };
+  const stats = b.stats();
+  return { minute: stats.lastMinute, hour: stats.lastHour, day: stats.lastDay, total: stats.total };
 }
 
 /** Awaits a promise's settling while the fake clock stands still (a few loop turns). */
@@ -43,36 +43,38 @@ describe('request budget: counting (injected clock)', () => {
 
   it('counts sent, retried, 429s and failures per last minute, hour and day, and forgets each window in time', () => {
     let now = Date.UTC(2026, 10, 23, 12, 0, 0);
-    const b = new Budget(() => now);
-    b.configure(budgetCaps({}));
+    const budget = new Budget(() => now);
+    budget.configure(budgetCaps({}));
+    // Without a queue, before() counts the attempt or throws at once: it returns no promise here.
     for (let i = 0; i < 5; i++) {
-      const a = attempt(i >= 3);
-      b.before(a);
-      b.after(a, i === 1 ? '429' : i === 2 ? 'failure' : 'ok');
+      const request = attempt(i >= 3);
+      void budget.before(request);
+      budget.after(request, i === 1 ? '429' : i === 2 ? 'failure' : 'ok');
     }
-    const c = { sent: 5, retried: 2, rateLimited: 1, failed: 1, refused: 0 };
-    assert.deepEqual(windows(b), { minute: c, hour: c, day: c, total: c });
+    const counts = { sent: 5, retried: 2, rateLimited: 1, failed: 1, refused: 0 };
+    assert.deepEqual(windows(budget), { minute: counts, hour: counts, day: counts, total: counts });
     now += 62_000;
-    assert.deepEqual(windows(b).minute, { sent: 0, retried: 0, rateLimited: 0, failed: 0, refused: 0 });
-    assert.deepEqual(windows(b).hour, c);
+    assert.deepEqual(windows(budget).minute, { sent: 0, retried: 0, rateLimited: 0, failed: 0, refused: 0 });
+    assert.deepEqual(windows(budget).hour, counts);
     now += 60 * MIN;
-    assert.equal(windows(b).hour.sent, 0);
-    assert.deepEqual(windows(b).day, c);
+    assert.equal(windows(budget).hour.sent, 0);
+    assert.deepEqual(windows(budget).day, counts);
     now += 24 * 60 * MIN;
-    assert.equal(windows(b).day.sent, 0);
-    assert.deepEqual(windows(b).total, c, 'the total since counting began stays');
+    assert.equal(windows(budget).day.sent, 0);
+    assert.deepEqual(windows(budget).total, counts, 'the total since counting began stays');
   });
 
   it('caps hold in every sliding window: maxPerMinute frees 60-61 s after the oldest attempt', () => {
     let now = Date.UTC(2026, 10, 23, 12, 0, 0, 500);
-    const b = new Budget(() => now);
-    b.configure(budgetCaps({ maxPerMinute: 2 }));
-    b.before(attempt());
+    const budget = new Budget(() => now);
+    budget.configure(budgetCaps({ maxPerMinute: 2 }));
+    // Without a queue, before() counts the attempt or throws at once: it returns no promise here.
+    void budget.before(attempt());
     now += 30_000;
-    b.before(attempt());
+    void budget.before(attempt());
     const refused = (() => {
       try {
-        b.before(attempt());
+        void budget.before(attempt());
       } catch (e) {
         return e;
       }
@@ -89,10 +91,10 @@ describe('request budget: counting (injected clock)', () => {
       /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(2 of 2 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z/,
     );
     now = Date.UTC(2026, 10, 23, 12, 1, 0, 999);
-    assert.throws(() => b.before(attempt()), BudgetError, 'still within 60 s of the first (to the second)');
+    assert.throws(() => budget.before(attempt()), BudgetError, 'still within 60 s of the first (to the second)');
     now = Date.UTC(2026, 10, 23, 12, 1, 1);
-    assert.doesNotThrow(() => b.before(attempt()));
-    assert.equal(b.stats().total.refused, 2);
+    assert.doesNotThrow(() => budget.before(attempt()));
+    assert.equal(budget.stats().total.refused, 2);
   });
 
   it('refuses settings out of the limits table, naming the setting', () => {
@@ -111,20 +113,21 @@ describe('request budget: counting (injected clock)', () => {
 
   it('warns from 80 % of a cap, in steps of 5, and ends the warning when the window frees', () => {
     let now = Date.UTC(2026, 10, 23, 12, 0, 0);
-    const b = new Budget(() => now);
-    b.configure(budgetCaps({ maxPerDay: 20 }));
+    const budget = new Budget(() => now);
+    budget.configure(budgetCaps({ maxPerDay: 20 }));
     const seen: unknown[] = [];
-    const off = b.onWarning((w) => seen.push(w));
-    for (let i = 0; i < 15; i++) b.before(attempt());
+    const off = budget.onWarning((w) => seen.push(w));
+    // Without a queue, before() counts the attempt or throws at once: it returns no promise here.
+    for (let i = 0; i < 15; i++) void budget.before(attempt());
     assert.deepEqual(seen, []);
-    b.before(attempt());
+    void budget.before(attempt());
     assert.deepEqual(seen, [{ cap: 'maxPerDay', percent: 80 }]);
-    b.before(attempt());
-    b.before(attempt());
+    void budget.before(attempt());
+    void budget.before(attempt());
     assert.deepEqual(seen.at(-1), { cap: 'maxPerDay', percent: 90 });
-    assert.deepEqual(b.stats().usage, { maxPerMinute: null, maxPerDay: 90 });
+    assert.deepEqual(budget.stats().usage, { maxPerMinute: null, maxPerDay: 90 });
     now += 24 * 60 * MIN + MIN;
-    b.configure(budgetCaps({ maxPerDay: 20 })); // looked at again (a redeploy, or the warning's timer)
+    budget.configure(budgetCaps({ maxPerDay: 20 })); // looked at again (a redeploy, or the warning's timer)
     assert.equal(seen.at(-1), null);
     off();
   });
@@ -132,8 +135,8 @@ describe('request budget: counting (injected clock)', () => {
 
 describe('request budget: against the simulator', function () {
   this.timeout(20_000);
-  const b = useBudgetRuntimes('cfg-budget', Date.UTC(2026, 10, 23, 12, 0, 0));
-  const { s, runtime, fake } = b;
+  const runtimes = useBudgetRuntimes('cfg-budget', Date.UTC(2026, 10, 23, 12, 0, 0));
+  const { s, runtime, fake } = runtimes;
   const log = () => s.sim.requestLog;
   const read = (rt: Runtime, device = DEVICE) => rt.client.getMeasurement(device, 'soc');
 
@@ -167,18 +170,18 @@ describe('request budget: against the simulator', function () {
     await fake();
     const rt = await runtime({ maxPerMinute: 3 });
     for (let i = 0; i < 3; i++) await read(rt);
-    const r = await settled(read(rt));
-    assert.equal(r.ok, false);
-    const e = r.error as BudgetError;
-    assert.ok(e instanceof BudgetError && e instanceof ApiError);
-    assert.equal(e.code, 'EMS_BUDGET');
-    assert.equal(e.field, 'maxPerMinute');
+    const result = await settled(read(rt));
+    assert.equal(result.ok, false);
+    const error = result.error as BudgetError;
+    assert.ok(error instanceof BudgetError && error instanceof ApiError);
+    assert.equal(error.code, 'EMS_BUDGET');
+    assert.equal(error.field, 'maxPerMinute');
     assert.match(
-      e.message,
+      error.message,
       /^GET \/devices\/dvc_\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 requests in the last 60 s\); frees at 2026-11-23T12:01:01\.000Z \(budgetMode "refuse"\)$/,
     );
     assert.equal(log().length, 3);
-    await b.clock!.tickAsync(61_000);
+    await runtimes.clock!.tickAsync(61_000);
     await read(rt);
     assert.equal(log().length, 4);
     assert.deepEqual(
@@ -196,20 +199,20 @@ describe('request budget: against the simulator', function () {
     const waiting = read(rt).then(() => {
       done = true;
     });
-    await b.clock!.tickAsync(30_000);
+    await runtimes.clock!.tickAsync(30_000);
     assert.equal(done, false);
     assert.equal(log().length, 2, 'nothing sent while it waits');
     assert.equal(rt.budget.stats().queued, 1);
-    await b.clock!.tickAsync(31_000);
+    await runtimes.clock!.tickAsync(31_000);
     await waiting;
     assert.equal(log().length, 3);
     await read(rt);
     // maxPerDay 4 is reached: it would free in about 24 h, more than the queue waits.
-    const r = await settled(read(rt));
-    assert.ok(r.error instanceof BudgetError);
-    assert.equal(r.error.field, 'maxPerDay');
+    const result = await settled(read(rt));
+    assert.ok(result.error instanceof BudgetError);
+    assert.equal(result.error.field, 'maxPerDay');
     assert.match(
-      r.error.message,
+      result.error.message,
       /maxPerDay reached \(4 of 4 requests in the last 24 h\); frees at 2026-11-24T12:01:00\.000Z, later than budgetMode "queue" waits \(10 minutes\)/,
     );
     assert.equal(log().length, 4);
@@ -220,15 +223,16 @@ describe('request budget: against the simulator', function () {
     await fake();
     const rt = await runtime({ maxPerMinute: 1, budgetMode: 'queue' });
     await read(rt);
-    const p = settled(read(rt));
-    await b.clock!.tickAsync(1000);
-    rt.close();
-    const r = await p;
-    assert.equal(r.ok, false);
-    assert.ok(r.error instanceof AbortedError, String(r.error));
+    const pending = settled(read(rt));
+    await runtimes.clock!.tickAsync(1000);
+    const closing = rt.close();
+    const result = await pending;
+    await closing;
+    assert.equal(result.ok, false);
+    assert.ok(result.error instanceof AbortedError, String(result.error));
     assert.equal(rt.budget.stats().queued, 0);
-    assert.equal(packageTimers(b.clock!), 0);
-    await b.clock!.tickAsync(120_000);
+    assert.equal(packageTimers(runtimes.clock!), 0);
+    await runtimes.clock!.tickAsync(120_000);
     assert.equal(log().length, 1);
   });
 
@@ -240,12 +244,12 @@ describe('request budget: against the simulator', function () {
       budget.configure(budgetCaps({ maxPerMinute: 3, budgetMode }));
       const client = clientFor(s, { retries: 5, retryBaseMs: 1, retryMaxMs: 2, attempts: budget });
       try {
-        const r = await settled(client.getMeasurement(DEVICE, 'soc'));
-        const e = r.error as BudgetError;
-        assert.ok(e instanceof BudgetError, String(e));
-        assert.equal(e.field, 'maxPerMinute');
+        const result = await settled(client.getMeasurement(DEVICE, 'soc'));
+        const error = result.error as BudgetError;
+        assert.ok(error instanceof BudgetError, String(error));
+        assert.equal(error.field, 'maxPerMinute');
         assert.match(
-          e.message,
+          error.message,
           /^retry of GET \/devices\/\w+\/measurement not sent: request budget maxPerMinute reached \(3 of 3 .*a retry is not made when it would break a cap$/,
         );
         assert.equal(log().length, 3, `${budgetMode}: three attempts sent, the fourth not`);
@@ -272,15 +276,15 @@ describe('request budget: against the simulator', function () {
     // A read waits first; a signal valid 90 s queues behind it. At t0 + 61 s the read goes and the
     // window is full again until t0 + 122 s, after the signal's end: it is refused then, never sent.
     const r1 = settled(read(rt));
-    await b.clock!.tickAsync(1);
+    await runtimes.clock!.tickAsync(1);
     const s2 = settled(steer(t0 + 90_000));
     const s3 = settled(steer(t0 + 10 * MIN));
-    await b.clock!.tickAsync(61_000);
+    await runtimes.clock!.tickAsync(61_000);
     assert.equal((await r1).ok, true);
     const late = await s2;
     assert.ok(late.error instanceof BudgetError, String(late.error));
     assert.match(late.error.message, /validUntil 2026-11-23T12:01:30\.000Z comes first/);
-    await b.clock!.tickAsync(61_000);
+    await runtimes.clock!.tickAsync(61_000);
     assert.equal((await s3).ok, true);
     const steering = log().filter((e) => e.method === 'POST');
     assert.equal(steering.length, 2);
@@ -296,12 +300,12 @@ describe('request budget: against the simulator', function () {
     const client = clientFor(s, { retries: 0, auth: { type: 'header', apiKey: key }, attempts: budget });
     try {
       await settled(client.raw('GET', `/echo/${key}?token=${key}`));
-      const r = await settled(client.raw('GET', `/echo/${key}/again?token=${key}`));
-      const e = r.error as BudgetError;
-      assert.ok(e instanceof BudgetError, String(e));
-      assert.match(e.message, /^GET \/echo\/\*\*\*\/again not sent: request budget maxPerMinute reached/);
-      assert.equal(e.request.path, '/echo/***/again');
-      assert.ok(!JSON.stringify({ ...e, message: e.message }).includes(key));
+      const result = await settled(client.raw('GET', `/echo/${key}/again?token=${key}`));
+      const error = result.error as BudgetError;
+      assert.ok(error instanceof BudgetError, String(error));
+      assert.match(error.message, /^GET \/echo\/\*\*\*\/again not sent: request budget maxPerMinute reached/);
+      assert.equal(error.request.path, '/echo/***/again');
+      assert.ok(!JSON.stringify({ ...error, message: error.message }).includes(key));
       assert.equal(log().length, 1);
     } finally {
       client.close();
@@ -313,7 +317,7 @@ describe('request budget: against the simulator', function () {
     const first = await runtime({ maxPerMinute: 100 }, registry, 'cfg-x');
     await read(first);
     await read(first);
-    first.close();
+    await first.close();
     const second = await runtime({ maxPerMinute: 50, maxPerDay: 1000, budgetMode: 'queue' }, registry, 'cfg-x');
     assert.equal(second.budget, first.budget);
     const st = second.budget.stats();

@@ -13,22 +13,22 @@ describe('abort hub: one listener per signal, kept while in use', () => {
   it('a signal waiting again within a sweep period keeps its one listener (not added and removed per wait)', async () => {
     const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() });
     try {
-      const l = new Limiter(1);
-      await l.acquire();
+      const limiter = new Limiter(1);
+      await limiter.acquire();
       const ctl = new AbortController();
       for (let i = 0; i < 4; i++) {
-        const p = l.acquire(ctl.signal);
-        l.release();
-        await p;
+        const pending = limiter.acquire(ctl.signal);
+        limiter.release();
+        await pending;
         clock.tick(SWEEP_MS / 2);
       }
       assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
-      const waiting = l.acquire(ctl.signal);
+      const waiting = limiter.acquire(ctl.signal);
       ctl.abort(new Error('closed'));
       await assert.rejects(waiting, /closed/);
       assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
-      assert.deepEqual([l.inFlight, l.queued], [1, 0]);
-      l.release();
+      assert.deepEqual([limiter.inFlight, limiter.queued], [1, 0]);
+      limiter.release();
     } finally {
       clock.uninstall();
     }

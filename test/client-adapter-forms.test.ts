@@ -100,9 +100,15 @@ for (const adapter of ADAPTERS) {
       await ax.post('/h', 'abc', {
         headers: { 'accept-encoding': 'identity', 'user-agent': 'me', 'x-list': ['1', '2'], 'x-gone': false as never },
       });
-      const h = server.hits[0].headers;
+      const headers = server.hits[0].headers;
       assert.deepEqual(
-        [h['accept-encoding'], h['user-agent'], h['x-list'], h['content-length'], h['x-gone']],
+        [
+          headers['accept-encoding'],
+          headers['user-agent'],
+          headers['x-list'],
+          headers['content-length'],
+          headers['x-gone'],
+        ],
         ['identity', 'me', '1, 2', '3', undefined],
       );
     });
@@ -171,13 +177,13 @@ for (const adapter of ADAPTERS) {
 describe('client transport (undici adapter): what it refuses, its errors, its parts', () => {
   it('refuses response streams and progress callbacks (ERR_NOT_SUPPORT), sending nothing', async () => {
     const server = await startServer();
-    const c = new EmsClient({ baseUrl: server.url, retries: 0 });
+    const client = new EmsClient({ baseUrl: server.url, retries: 0 });
     for (const extra of [{ responseType: 'stream' as const }, { onDownloadProgress: () => undefined }]) {
-      const e = await failure(c.transport.axios.get('/x', extra));
-      assert.equal(e.code, 'ERR_NOT_SUPPORT');
+      const error = await failure(client.transport.axios.get('/x', extra));
+      assert.equal(error.code, 'ERR_NOT_SUPPORT');
     }
     assert.equal(server.hits.length, 0);
-    c.close();
+    client.close();
     await server.close();
   });
 
@@ -185,8 +191,8 @@ describe('client transport (undici adapter): what it refuses, its errors, its pa
     const config = {} as never;
     const err = (code: string, cause?: unknown) => Object.assign(new Error(`undici ${code}`), { code, cause });
     const seen = (e: unknown, response?: unknown) => {
-      const a = undiciError(e, config, {}, response as never);
-      return [a.code, a.message];
+      const translated = undiciError(e, config, {}, response as never);
+      return [translated.code, translated.message];
     };
     assert.deepEqual(seen(err('UND_ERR_SOCKET', { code: 'EPIPE' })), ['EPIPE', 'undici UND_ERR_SOCKET']);
     assert.deepEqual(seen(err('UND_ERR_SOCKET', { code: 'weird code' })), ['ECONNRESET', 'socket hang up']);

@@ -58,10 +58,10 @@ for (const adapter of ADAPTERS) {
     it('an abort ends a request in flight; an aborted signal sends nothing', async () => {
       server.handle = () => undefined;
       const ac = new AbortController();
-      const p = client.raw('GET', '/held', undefined, { signal: ac.signal });
+      const pending = client.raw('GET', '/held', undefined, { signal: ac.signal });
       await server.received(1);
       ac.abort();
-      await assert.rejects(p, (e: unknown) => e instanceof AbortedError && e.code === 'EMS_ABORTED');
+      await assert.rejects(pending, (e: unknown) => e instanceof AbortedError && e.code === 'EMS_ABORTED');
       const pre = new AbortController();
       pre.abort();
       await assert.rejects(
@@ -163,7 +163,7 @@ for (const adapter of ADAPTERS) {
     });
 
     it('the pool still serves after destroyed attempts (timeouts, aborts, bodies over the limit, resets)', async () => {
-      const c = new EmsClient({
+      const emsClient = new EmsClient({
         baseUrl: server.url,
         retries: 0,
         timeoutMs: 200,
@@ -184,12 +184,12 @@ for (const adapter of ADAPTERS) {
       try {
         for (let round = 0; round < 2; round++) {
           const ac = new AbortController();
-          const aborted = c.raw('GET', '/silent', undefined, { signal: ac.signal });
+          const aborted = emsClient.raw('GET', '/silent', undefined, { signal: ac.signal });
           const failures = await Promise.allSettled([
-            c.raw('GET', '/silent'),
-            c.raw('GET', '/drip'),
-            c.raw('GET', '/big'),
-            c.raw('GET', '/reset'),
+            emsClient.raw('GET', '/silent'),
+            emsClient.raw('GET', '/drip'),
+            emsClient.raw('GET', '/big'),
+            emsClient.raw('GET', '/reset'),
             aborted,
             Promise.resolve().then(() => ac.abort()),
           ]);
@@ -201,10 +201,10 @@ for (const adapter of ADAPTERS) {
       } finally {
         drips.forEach(clearInterval);
       }
-      const answers = await Promise.all(Array.from({ length: 6 }, () => c.raw('GET', '/ok')));
+      const answers = await Promise.all(Array.from({ length: 6 }, () => emsClient.raw('GET', '/ok')));
       assert.ok(answers.every((a) => (a.payload as { ok: boolean }).ok));
-      assert.equal(c.transport.limiter.inFlight, 0);
-      c.close();
+      assert.equal(emsClient.transport.limiter.inFlight, 0);
+      emsClient.close();
     });
   });
 
@@ -217,14 +217,14 @@ for (const adapter of ADAPTERS) {
     after(() => server.close());
 
     it('refuses a certificate it cannot verify, with the TLS code', async () => {
-      const c = new EmsClient({ baseUrl: server.url, retries: 0, adapter });
+      const client = new EmsClient({ baseUrl: server.url, retries: 0, adapter });
       await assert.rejects(
-        c.raw('GET', '/x'),
+        client.raw('GET', '/x'),
         (e: unknown) =>
           e instanceof NetworkError &&
           /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message),
       );
-      c.close();
+      client.close();
     });
 
     it('trusts a custom CA, and skips verification only when told to', async () => {

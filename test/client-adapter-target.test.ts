@@ -55,14 +55,14 @@ describe('undici adapter: the target of a request', () => {
         const full = fullPathOf(base, p, undefined);
         let want: unknown;
         try {
-          const u = new URL(full);
+          const url = new URL(full);
           want = {
-            origin: u.origin,
-            host: u.host,
-            protocol: u.protocol,
-            path: u.pathname + u.search,
-            username: u.username,
-            password: u.password,
+            origin: url.origin,
+            host: url.host,
+            protocol: url.protocol,
+            path: url.pathname + url.search,
+            username: url.username,
+            password: url.password,
           };
         } catch (e) {
           assert.throws(() => targetOf(full, base), { name: (e as Error).name }, `${base} + ${p}`);

@@ -127,11 +127,11 @@ for (const adapter of ADAPTERS) {
       const saved = { HTTP_PROXY: process.env.HTTP_PROXY, http_proxy: process.env.http_proxy };
       process.env.HTTP_PROXY = process.env.http_proxy = `http://127.0.0.1:${dead}`;
       try {
-        const c = new EmsClient({ baseUrl: server.url, retries: 0, adapter });
+        const emsClient = new EmsClient({ baseUrl: server.url, retries: 0, adapter });
         server.handle = (_h, res) => send(res, 200, { via: 'direct' });
-        assert.deepEqual((await c.transport.axios.get('/x')).data, { via: 'direct' });
+        assert.deepEqual((await emsClient.transport.axios.get('/x')).data, { via: 'direct' });
         assert.equal(server.hits[0].url, '/x', 'the origin form, not a proxy request');
-        c.close();
+        emsClient.close();
       } finally {
         for (const [k, v] of Object.entries(saved)) {
           if (v === undefined) delete process.env[k];
@@ -141,10 +141,10 @@ for (const adapter of ADAPTERS) {
     });
 
     it('keeps connections alive: at most `concurrency` per origin', async () => {
-      const c = new EmsClient({ baseUrl: server.url, retries: 0, concurrency: 3, adapter });
+      const emsClient = new EmsClient({ baseUrl: server.url, retries: 0, concurrency: 3, adapter });
       const held: Array<() => void> = [];
       server.handle = (_h, res) => held.push(() => send(res, 200, {}));
-      const all = Promise.all(Array.from({ length: 12 }, () => c.raw('GET', '/x')));
+      const all = Promise.all(Array.from({ length: 12 }, () => emsClient.raw('GET', '/x')));
       await server.received(3);
       while (server.hits.length < 12) {
         held.splice(0).forEach((f) => f());
@@ -155,10 +155,10 @@ for (const adapter of ADAPTERS) {
       assert.ok(server.connections >= 1 && server.connections <= 3, `${server.connections} connections`);
       const before = server.connections;
       server.handle = (_h, res) => send(res, 200, {});
-      for (let i = 0; i < 5; i++) await c.raw('GET', '/y');
+      for (let i = 0; i < 5; i++) await emsClient.raw('GET', '/y');
       assert.equal(server.connections, before, 'sequential requests reuse the kept connections');
       // The pool alone (without the transport's concurrency slots) opens no more either.
-      const bare = httpLib().axios.create({ baseURL: server.url, adapter: c.transport.pool.adapter });
+      const bare = httpLib().axios.create({ baseURL: server.url, adapter: emsClient.transport.pool.adapter });
       const count = server.hits.length;
       server.handle = (_h, res) => held.push(() => send(res, 200, {}));
       const burst = Promise.all(Array.from({ length: 9 }, () => bare.get('/z')));
@@ -169,20 +169,20 @@ for (const adapter of ADAPTERS) {
       held.splice(0).forEach((f) => f());
       await burst;
       assert.equal(server.connections, before);
-      c.close();
+      emsClient.close();
     });
 
     it('a refused connection and a dropped one fail as NetworkErrors with the codes users see', async () => {
       const port = await closedPort();
-      const c = new EmsClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 0, adapter });
+      const emsClient = new EmsClient({ baseUrl: `http://127.0.0.1:${port}`, retries: 0, adapter });
       await assert.rejects(
-        c.raw('GET', '/x'),
+        emsClient.raw('GET', '/x'),
         (e: unknown) =>
           e instanceof NetworkError &&
           e.code === 'ECONNREFUSED' &&
           e.message === `GET /x connection to 127.0.0.1:${port} failed (ECONNREFUSED)`,
       );
-      c.close();
+      emsClient.close();
       server.handle = (_h, _res, req) => req.socket.destroy();
       await assert.rejects(
         client.raw('GET', '/x'),
@@ -216,32 +216,32 @@ for (const adapter of ADAPTERS) {
     afterEach(() => server.close());
 
     it('retries a read after a dropped connection and a 503, waiting out Retry-After', async () => {
-      const c = new EmsClient({ baseUrl: server.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, adapter });
+      const client = new EmsClient({ baseUrl: server.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, adapter });
       server.handle = (h, res, req) => {
-        const n = server.hits.length;
-        if (n === 1) req.socket.destroy();
-        else if (n === 2) send(res, 503, { message: 'busy' }, { 'retry-after': '1' });
+        const hitsBefore = server.hits.length;
+        if (hitsBefore === 1) req.socket.destroy();
+        else if (hitsBefore === 2) send(res, 503, { message: 'busy' }, { 'retry-after': '1' });
         else send(res, 200, { ok: h.url });
       };
-      const res = await c.raw('GET', '/x');
+      const res = await client.raw('GET', '/x');
       assert.deepEqual(res.payload, { ok: '/x' });
       assert.equal(server.hits.length, 3);
       assert.ok(server.hits[2].at - server.hits[1].at >= 900, 'the retry waited for Retry-After (1 s)');
-      c.close();
+      client.close();
     });
 
     it('never retries a steering POST on a 500, nor any request on a 4xx', async () => {
-      const c = new EmsClient({ baseUrl: server.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, adapter });
+      const client = new EmsClient({ baseUrl: server.url, retries: 3, retryBaseMs: 1, retryMaxMs: 2, adapter });
       server.handle = (_h, res) => send(res, 500, { message: 'boom' });
-      await assert.rejects(c.raw('POST', '/steer', { a: 1 }), (e: unknown) => e instanceof ServerError);
+      await assert.rejects(client.raw('POST', '/steer', { a: 1 }), (e: unknown) => e instanceof ServerError);
       assert.equal(server.hits.length, 1, 'POST sent once');
       server.handle = (_h, res) => send(res, 400, { message: 'bad' });
-      await assert.rejects(c.raw('GET', '/x'), (e: unknown) => e instanceof ApiError && e.status === 400);
+      await assert.rejects(client.raw('GET', '/x'), (e: unknown) => e instanceof ApiError && e.status === 400);
       assert.equal(server.hits.length, 2, 'the 400 was not retried');
       server.handle = (_h, res) => send(res, 500, { message: 'boom' });
-      await assert.rejects(c.raw('GET', '/x'));
+      await assert.rejects(client.raw('GET', '/x'));
       assert.equal(server.hits.length, 6, 'a read is retried on a 500 (1 + 3 retries)');
-      c.close();
+      client.close();
     });
 
     it('fetches an OAuth2 token through the same transport and sends it as bearer', async () => {
@@ -249,19 +249,23 @@ for (const adapter of ADAPTERS) {
         if (h.url === '/token') send(res, 200, { access_token: 'tok-1', expires_in: 3600 });
         else send(res, 200, { auth: h.headers.authorization });
       };
-      const c = new EmsClient({
+      const client = new EmsClient({
         baseUrl: server.url,
         adapter,
         auth: { type: 'oauth2', tokenUrl: `${server.url}/token`, clientId: 'id', clientSecret: 'sec' },
       });
-      assert.deepEqual((await c.raw('GET', '/x')).payload, { auth: 'Bearer ***' }, 'the token is masked in answers');
+      assert.deepEqual(
+        (await client.raw('GET', '/x')).payload,
+        { auth: 'Bearer ***' },
+        'the token is masked in answers',
+      );
       const token = server.hits[0];
       assert.deepEqual(
         [token.method, token.headers['content-type'], token.body.toString()],
         ['POST', 'application/x-www-form-urlencoded', 'grant_type=client_credentials&client_id=id&client_secret=sec'],
       );
       assert.equal(server.hits[1].headers.authorization, 'Bearer tok-1');
-      c.close();
+      client.close();
     });
   });
 }

@@ -56,9 +56,9 @@ describe('client: authentication and base URL checked as a client is made', () =
       'proxy-authorization',
       'TE',
     ]) {
-      const e = refusal(base, { type: 'header', apiKey: SECRET, header });
-      assert.equal(e.field, 'apiKeyHeader');
-      assert.ok(e.message.startsWith(`apiKeyHeader ${JSON.stringify(header)} `), e.message);
+      const refused = refusal(base, { type: 'header', apiKey: SECRET, header });
+      assert.equal(refused.field, 'apiKeyHeader');
+      assert.ok(refused.message.startsWith(`apiKeyHeader ${JSON.stringify(header)} `), refused.message);
     }
     for (const header of ['x-api-key', 'Ocp-Apim-Subscription-Key', 'authorization', '', undefined])
       new EmsClient({ baseUrl: base, auth: { type: 'header', apiKey: SECRET, header } }).close();

@@ -18,10 +18,10 @@ const KEY = 'k3y-s3cret-redirect';
 const T0 = Date.UTC(2026, 10, 23, 12, 0, 0);
 
 async function failure(p: Promise<unknown>): Promise<ApiError> {
-  const r = await outcome(p);
-  assert.ok(!r.ok, 'expected a failure');
-  assert.ok(r.error instanceof ApiError, String(r.error));
-  return r.error;
+  const result = await outcome(p);
+  assert.ok(!result.ok, 'expected a failure');
+  assert.ok(result.error instanceof ApiError, String(result.error));
+  return result.error;
 }
 
 describe('client: errors that say what happened', function () {
@@ -30,7 +30,7 @@ describe('client: errors that say what happened', function () {
   const clients: EmsClient[] = [];
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
   const client = (o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {}) => {
-    const c = new EmsClient({
+    const emsClient = new EmsClient({
       baseUrl: stub.url,
       retries: 3,
       retryBaseMs: 1,
@@ -39,8 +39,8 @@ describe('client: errors that say what happened', function () {
       auth: { type: 'header', apiKey: KEY },
       ...o,
     });
-    clients.push(c);
-    return c;
+    clients.push(emsClient);
+    return emsClient;
   };
   beforeEach(async () => {
     stub = await startStub();
@@ -55,11 +55,11 @@ describe('client: errors that say what happened', function () {
   it('a 3xx says it was a redirect, not followed, and where it pointed: without its query, secrets masked; same code', async () => {
     stub.handle = (_h, res) =>
       json(res, 302, 'Found', { location: `https://elsewhere.example/${KEY}/login?token=${KEY}&next=/x#top` });
-    const e = await failure(client().getMeasurement(DEV, 'soc'));
-    assert.equal(e.code, 'HTTP_302');
-    assert.equal(e.status, 302);
+    const error = await failure(client().getMeasurement(DEV, 'soc'));
+    assert.equal(error.code, 'HTTP_302');
+    assert.equal(error.status, 302);
     assert.equal(
-      e.message,
+      error.message,
       `GET /devices/${DEV}/measurement failed: HTTP 302, a redirect to https://elsewhere.example/***/login?…, not followed (redirects are never followed: set the URL to where the service answers)`,
     );
     assert.equal(stub.hits.length, 1, 'not retried, not followed');
@@ -102,14 +102,14 @@ describe('client: errors that say what happened', function () {
     clock = FakeTimers.install({ now: T0, toFake: ['Date'] });
     stub.handle = (h, res) =>
       h.url === '/token' ? json(res, 401, { error: 'invalid_client' }) : json(res, 200, MEASUREMENT());
-    const c = client({
+    const emsClient = client({
       auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'id', clientSecret: 'cl1ent-s3cret' },
     });
     const host = new URL(stub.url).host;
-    const first = await failure(c.getMeasurement(DEV, 'soc'));
+    const first = await failure(emsClient.getMeasurement(DEV, 'soc'));
     assert.equal(first.message, `OAuth2 token request to ${host}/token failed: 401 invalid_client`);
     clock.setSystemTime(T0 + 400);
-    const again = await failure(c.getMeasurement(DEV, 'soc'));
+    const again = await failure(emsClient.getMeasurement(DEV, 'soc'));
     assert.ok(again instanceof AuthenticationError && again.code === 'EMS_AUTH' && again.status === 401);
     assert.equal(
       again.message,
@@ -117,11 +117,11 @@ describe('client: errors that say what happened', function () {
     );
     assert.equal(stub.hits.filter((h) => h.url === '/token').length, 1, 'no token request in the cool-down');
     clock.setSystemTime(T0 + 1000);
-    const second = await failure(c.getMeasurement(DEV, 'soc'));
+    const second = await failure(emsClient.getMeasurement(DEV, 'soc'));
     assert.equal(second.message, first.message, 'a new try after the cool-down, failing afresh');
     assert.equal(stub.hits.filter((h) => h.url === '/token').length, 2);
     assert.match(
-      (await failure(c.getMeasurement(DEV, 'soc'))).message,
+      (await failure(emsClient.getMeasurement(DEV, 'soc'))).message,
       /\(2026-11-23T12:00:01\.000Z, 2 failed in a row\): none is made before 2026-11-23T12:00:03\.000Z \(in 2 s\)$/,
     );
   });
@@ -151,11 +151,11 @@ describe('client: errors that say what happened', function () {
       });
       await new Promise<void>((r) => raw.listen(0, '127.0.0.1', r));
       try {
-        const c = client({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, adapter });
-        const e = await failure(c.getMeasurement(DEV, 'soc'));
-        assert.ok(e instanceof BadResponseError, String(e));
-        assert.equal(e.code, 'EMS_BAD_RESPONSE');
-        assert.match(e.message, expected);
+        const emsClient = client({ baseUrl: `http://127.0.0.1:${(raw.address() as AddressInfo).port}`, adapter });
+        const error = await failure(emsClient.getMeasurement(DEV, 'soc'));
+        assert.ok(error instanceof BadResponseError, String(error));
+        assert.equal(error.code, 'EMS_BAD_RESPONSE');
+        assert.match(error.message, expected);
         assert.equal(hits, 1, 'not retried');
       } finally {
         await new Promise<void>((r) => raw.close(() => r()));
@@ -163,7 +163,7 @@ describe('client: errors that say what happened', function () {
     });
 
   it('a device list of lists (or of bare values) is refused like a site list, not read as an empty list', async () => {
-    const c = client();
+    const emsClient = client();
     const answers: Array<[unknown, RegExp]> = [
       [
         [[{ deviceReference: 'dvc_a', properties: ['soc'] }]],
@@ -175,11 +175,11 @@ describe('client: errors that say what happened', function () {
     ];
     for (const [body, expected] of answers) {
       stub.handle = (_h, res) => json(res, 200, body);
-      const e = await failure(c.listDevices());
-      assert.equal(e.code, 'EMS_BAD_RESPONSE');
-      assert.match(e.message, expected);
+      const error = await failure(emsClient.listDevices());
+      assert.equal(error.code, 'EMS_BAD_RESPONSE');
+      assert.match(error.message, expected);
     }
     stub.handle = (_h, res) => json(res, 200, { devices: [] });
-    assert.deepEqual(await c.listDevices(), [], 'an empty list is still a list');
+    assert.deepEqual(await emsClient.listDevices(), [], 'an empty list is still a list');
   });
 });

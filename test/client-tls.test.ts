@@ -30,26 +30,26 @@ describe('client: TLS', () => {
   });
 
   it('refuses a certificate it cannot verify', async () => {
-    const c = new EmsClient({ baseUrl: url, retries: 0 });
+    const client = new EmsClient({ baseUrl: url, retries: 0 });
     await assert.rejects(
-      c.listDevices(),
+      client.listDevices(),
       (e: unknown) =>
         e instanceof ApiError &&
         /connection to 127\.0\.0\.1:\d+ failed \((SELF_SIGNED|UNABLE_TO_VERIFY|DEPTH_ZERO)/.test(e.message),
     );
-    c.close();
+    client.close();
   });
 
   it('trusts a custom CA', async () => {
-    const c = new EmsClient({ baseUrl: url, ca: read('ca.pem') });
-    assert.equal((await c.listDevices())[0].deviceReference, 'dvc_19RnB3Lyjv2T');
-    c.close();
+    const client = new EmsClient({ baseUrl: url, ca: read('ca.pem') });
+    assert.equal((await client.listDevices())[0].deviceReference, 'dvc_19RnB3Lyjv2T');
+    client.close();
   });
 
   it('skips verification only when told to', async () => {
-    const c = new EmsClient({ baseUrl: url, rejectUnauthorized: false });
-    assert.equal((await c.listDevices()).length, 1);
-    c.close();
+    const client = new EmsClient({ baseUrl: url, rejectUnauthorized: false });
+    assert.equal((await client.listDevices()).length, 1);
+    client.close();
   });
 
   it('knows which base URLs would send keys in clear text', () => {

@@ -9,17 +9,17 @@ const [COM, HOME] = DEFAULT_SITES;
 const BAT = COM.battery.deviceReference;
 
 describe('client: device data against the simulator', () => {
-  const s = useSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
-  let c: EmsClient;
+  const sim = useSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
+  let client: EmsClient;
   before(() => {
-    c = clientFor(s);
+    client = clientFor(sim);
   });
   after(() => {
-    c.close();
+    client.close();
   });
 
   it('lists devices, normalised, with properties and units', async () => {
-    const devices = await c.listDevices();
+    const devices = await client.listDevices();
     assert.equal(devices.length, 6);
     const bat = devices.find((d) => d.deviceReference === BAT)!;
     assert.deepEqual(
@@ -30,19 +30,19 @@ describe('client: device data against the simulator', () => {
   });
 
   it('reads a single measurement in the shape of spec 2.2', async () => {
-    const m = await c.getMeasurement(BAT, 'soc');
-    assert.deepEqual(Object.keys(m).sort(), ['property', 'reference', 'timestamp', 'unit', 'value']);
-    assert.equal(m.reference, BAT);
-    assert.equal(m.unit, '%');
-    assert.equal(typeof m.timestamp, 'number');
+    const measurement = await client.getMeasurement(BAT, 'soc');
+    assert.deepEqual(Object.keys(measurement).sort(), ['property', 'reference', 'timestamp', 'unit', 'value']);
+    assert.equal(measurement.reference, BAT);
+    assert.equal(measurement.unit, '%');
+    assert.equal(typeof measurement.timestamp, 'number');
   });
 
   it('reads several measurements as a map and as a list (spec 2.3, 2.4)', async () => {
-    const map = await c.getMeasurementsMap(BAT, ['soc', 'totalEnergyConsumed']);
+    const map = await client.getMeasurementsMap(BAT, ['soc', 'totalEnergyConsumed']);
     assert.equal(map.reference, BAT);
     assert.deepEqual(Object.keys(map.measurements).sort(), ['soc', 'totalEnergyConsumed']);
     assert.equal(map.measurements.totalEnergyConsumed.unit, 'Wh');
-    const list = await c.getMeasurementsList(BAT, 'soc,totalEnergyProduced');
+    const list = await client.getMeasurementsList(BAT, 'soc,totalEnergyProduced');
     assert.deepEqual(
       list.measurements.map((m) => m.property),
       ['soc', 'totalEnergyProduced'],
@@ -52,47 +52,50 @@ describe('client: device data against the simulator', () => {
 
   it('reads a time series and splits a 95-day range into 4 requests, one point per hour', async () => {
     const end = Date.UTC(2026, 5, 1, 0);
-    const one = await c.getTimeSeries(BAT, { property: 'soc', start: end - DAY_MS, end, resolutionHours: 1 });
+    const one = await client.getTimeSeries(BAT, { property: 'soc', start: end - DAY_MS, end, resolutionHours: 1 });
     assert.equal(one.time.length, 24);
     assert.equal(one.time.length, one.data.length);
-    s.sim.clearLog();
-    const r = await c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 95 * DAY_MS, end });
-    assert.equal(s.sim.requestLog.filter((e) => e.route.includes('time-series')).length, 4);
-    assert.equal(r.time.length, 95 * 24);
-    const ts = r.time.map(Date.parse);
+    sim.sim.clearLog();
+    const series = await client.getTimeSeriesRange(BAT, { property: 'soc', start: end - 95 * DAY_MS, end });
+    assert.equal(sim.sim.requestLog.filter((e) => e.route.includes('time-series')).length, 4);
+    assert.equal(series.time.length, 95 * 24);
+    const ts = series.time.map(Date.parse);
     assert.equal(new Set(ts).size, ts.length);
     for (let i = 1; i < ts.length; i++) assert.equal(ts[i] - ts[i - 1], HOUR_MS);
   });
 
   it('validates before sending: nothing reaches the service', async () => {
-    const before = s.sim.requestsReceived;
+    const before = sim.sim.requestsReceived;
     await assert.rejects(
-      c.getMeasurement('../x', 'soc'),
+      client.getMeasurement('../x', 'soc'),
       (e: unknown) => e instanceof ValidationError && e.field === 'deviceReference',
     );
     await assert.rejects(
-      c.getTimeSeries(BAT, { property: 'soc', start: 0, end: 31 * DAY_MS }),
+      client.getTimeSeries(BAT, { property: 'soc', start: 0, end: 31 * DAY_MS }),
       /range must span at most 30 days/,
     );
     await assert.rejects(
-      c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'GW' as never }, validUntil: Date.now() + 60_000 }),
+      client.steerEss(COM.siteReference, {
+        setting: { value: 1, unit: 'GW' as never },
+        validUntil: Date.now() + 60_000,
+      }),
       /setting.unit must be one of W, kW, MW; got "GW"/,
     );
-    assert.equal(s.sim.requestsReceived, before);
+    assert.equal(sim.sim.requestsReceived, before);
   });
 
   it('refuses a time series of more than 62 spans (about 5 years) before sending', async () => {
-    const before = s.sim.requestsReceived;
+    const before = sim.sim.requestsReceived;
     const end = Date.UTC(2026, 5, 1);
     await assert.rejects(
-      c.getTimeSeriesRange(BAT, { property: 'soc', start: end - 62 * 30 * DAY_MS - HOUR_MS, end }),
+      client.getTimeSeriesRange(BAT, { property: 'soc', start: end - 62 * 30 * DAY_MS - HOUR_MS, end }),
       (e: unknown) => e instanceof ValidationError && e.field === 'range' && /at most 62 requests/.test(e.message),
     );
-    assert.equal(s.sim.requestsReceived, before);
+    assert.equal(sim.sim.requestsReceived, before);
   });
 
   it('maps service errors to ApiError with status, message, request and requestId', async () => {
-    await assert.rejects(c.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => {
+    await assert.rejects(client.getMeasurement('dvc_unknown00000', 'soc'), (e: unknown) => {
       assert.ok(e instanceof ApiError);
       assert.equal(e.status, 404);
       assert.deepEqual(e.request, { method: 'GET', path: '/devices/dvc_unknown00000/measurement' });
@@ -101,7 +104,7 @@ describe('client: device data against the simulator', () => {
       return true;
     });
     await assert.rejects(
-      c.steerEss('ste_unknown00000', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      client.steerEss('ste_unknown00000', { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       (e: unknown) => e instanceof ApiError && e.status === 404,
     );
     // The service's own 422 and 400, sent past the client's validation on purpose.
@@ -111,11 +114,11 @@ describe('client: device data against the simulator', () => {
       resolution: { value: 1, unit: 'h' },
     };
     await assert.rejects(
-      c.request('POST', `/devices/${BAT}/measurements/time-series`, { kind: 'read' }, undefined, { data: ts }),
+      client.request('POST', `/devices/${BAT}/measurements/time-series`, { kind: 'read' }, undefined, { data: ts }),
       (e: unknown) => e instanceof ApiError && e.status === 422 && /30 days/.test(e.serviceMessage ?? ''),
     );
     await assert.rejects(
-      c.request('POST', `/sites/${COM.siteReference}/steering`, { kind: 'steer' }, undefined, {
+      client.request('POST', `/sites/${COM.siteReference}/steering`, { kind: 'steer' }, undefined, {
         data: '{"oops',
         headers: { 'content-type': 'application/json' },
       }),
@@ -124,7 +127,7 @@ describe('client: device data against the simulator', () => {
   });
 
   it("lists the simulator's sites", async () => {
-    const sites = await c.listSites();
+    const sites = await client.listSites();
     assert.deepEqual(
       sites.map((x) => x.siteReference),
       [COM.siteReference, HOME.siteReference],
@@ -133,26 +136,26 @@ describe('client: device data against the simulator', () => {
 });
 
 describe('client: steering against the simulator', () => {
-  const s = useSimulator({}, { each: true });
-  let c: EmsClient;
+  const sim = useSimulator({}, { each: true });
+  let client: EmsClient;
   beforeEach(() => {
-    c = clientFor(s);
+    client = clientFor(sim);
   });
   afterEach(() => {
-    c.close();
+    client.close();
   });
 
   it('reproduces the worked example of spec section 3', async () => {
     const validUntil = Date.now() + 15 * 60_000;
-    const r1 = await c.steer(COM.siteReference, {
+    const r1 = await client.steer(COM.siteReference, {
       energyStorageSetting: { value: 100, unit: 'kW' },
       productionCurtailment: { value: 300, unit: 'kW' },
       maximizeGridImport: false,
       validUntil,
     });
     assert.match(r1.requestId, /^req_/);
-    await c.steerEss(COM.siteReference, { setting: { value: 300, unit: 'kW' }, validUntil });
-    const st = (await axios.get(`${s.url}/sites/${COM.siteReference}/steering`)).data;
+    await client.steerEss(COM.siteReference, { setting: { value: 300, unit: 'kW' }, validUntil });
+    const st = (await axios.get(`${sim.url}/sites/${COM.siteReference}/steering`)).data;
     assert.equal(st.components.energyStorageSetting.value, 300);
     assert.equal(st.components.energyStorageSetting.unit, 'kW');
     assert.equal(st.components.productionCurtailment.value, 300);
@@ -161,190 +164,199 @@ describe('client: steering against the simulator', () => {
   });
 
   it('sends only the components the caller set (partial update)', async () => {
-    await c.steer(COM.siteReference, {
+    await client.steer(COM.siteReference, {
       productionCurtailment: { value: 50, unit: '%' },
       validUntil: Date.now() + 60_000,
     });
-    const body = s.sim.requestLog.at(-1)!.body as Record<string, unknown>;
+    const body = sim.sim.requestLog.at(-1)!.body as Record<string, unknown>;
     assert.deepEqual(Object.keys(body).sort(), ['productionCurtailment', 'validUntil']);
   });
 
   it('echoes curtailment-only and grid-target requests, and cancels a grid target', async () => {
     const validUntil = Date.now() + 60_000;
-    const cu = await c.steerCurtailment(HOME.siteReference, { setting: { value: 4, unit: 'kW' }, validUntil });
+    const cu = await client.steerCurtailment(HOME.siteReference, { setting: { value: 4, unit: 'kW' }, validUntil });
     assert.deepEqual(cu.setting, { value: 4, unit: 'kW' });
-    const gt = await c.steerGridTarget(HOME.siteReference, {
+    const gt = await client.steerGridTarget(HOME.siteReference, {
       setpoint: { value: 0, unit: 'W' },
       deadband: { value: 200, unit: 'W' },
       validUntil,
     });
     assert.deepEqual(gt.deadband, { value: 200, unit: 'W' });
-    assert.ok(s.sim.steeringState(HOME.siteReference).components.gridTarget);
-    const del = await c.cancelGridTarget(HOME.siteReference);
+    assert.ok(sim.sim.steeringState(HOME.siteReference).components.gridTarget);
+    const del = await client.cancelGridTarget(HOME.siteReference);
     assert.equal(del.cancelled, true);
-    assert.equal(s.sim.steeringState(HOME.siteReference).components.gridTarget, null);
+    assert.equal(sim.sim.steeringState(HOME.siteReference).components.gridTarget, null);
   });
 });
 
 describe('client: retries, timeouts and aborts', () => {
-  const s = useSimulator({}, { each: true });
-  const client = useClients(s);
+  const sim = useSimulator({}, { each: true });
+  const client = useClients(sim);
   const fast = { retryBaseMs: 5, retryMaxMs: 20 };
 
   it('retries reads on 5xx up to `retries`, then fails with the last error', async () => {
-    const c = client({ retries: 2, ...fast });
-    s.sim.setFaults({ rate500: 1 });
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 500);
-    assert.equal(s.sim.requestsReceived, 3);
-    c.close();
+    const emsClient = client({ retries: 2, ...fast });
+    sim.sim.setFaults({ rate500: 1 });
+    await assert.rejects(
+      emsClient.getMeasurement(BAT, 'soc'),
+      (e: unknown) => e instanceof ApiError && e.status === 500,
+    );
+    assert.equal(sim.sim.requestsReceived, 3);
+    emsClient.close();
   });
 
   it('retries reads on 429 honouring Retry-After and on connection resets', async () => {
-    const c = client({ retries: 3, ...fast });
-    s.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
+    const emsClient = client({ retries: 3, ...fast });
+    sim.sim.setFaults({ rate429: 1, retryAfterSeconds: 0 });
     await assert.rejects(
-      c.getMeasurement(BAT, 'soc'),
+      emsClient.getMeasurement(BAT, 'soc'),
       (e: unknown) => e instanceof ApiError && e.status === 429 && e.retryAfter === 0,
     );
-    assert.equal(s.sim.requestsReceived, 4);
-    s.sim.clearLog();
-    s.sim.setFaults({ resetRate: 1 });
+    assert.equal(sim.sim.requestsReceived, 4);
+    sim.sim.clearLog();
+    sim.sim.setFaults({ resetRate: 1 });
     await assert.rejects(
-      c.getMeasurement(BAT, 'soc'),
+      emsClient.getMeasurement(BAT, 'soc'),
       (e: unknown) => e instanceof ApiError && /connection to 127\.0\.0\.1:\d+ failed \(ECONNRESET\)/.test(e.message),
     );
-    assert.equal(s.sim.requestLog.length, 4);
-    c.close();
+    assert.equal(sim.sim.requestLog.length, 4);
+    emsClient.close();
   });
 
   it('after a 429, pauses every request of the client until Retry-After, and says so', async () => {
-    const c = client({ retries: 0 });
+    const emsClient = client({ retries: 0 });
     const states: string[] = [];
-    c.onState((st) => states.push(st.state));
-    s.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), (e: unknown) => e instanceof ApiError && e.status === 429);
-    const limitedAt = s.sim.requestLog.at(-1)!.time;
-    assert.ok(c.transport.rateLimitedUntil > Date.now(), 'the shared pause is in force');
+    emsClient.onState((st) => states.push(st.state));
+    sim.sim.setFaults({ rate429: 1, retryAfterSeconds: 1 });
+    await assert.rejects(
+      emsClient.getMeasurement(BAT, 'soc'),
+      (e: unknown) => e instanceof ApiError && e.status === 429,
+    );
+    const limitedAt = sim.sim.requestLog.at(-1)!.time;
+    assert.ok(emsClient.transport.rateLimitedUntil > Date.now(), 'the shared pause is in force');
     assert.deepEqual(states, ['rate-limited']);
-    s.sim.setFaults({});
+    sim.sim.setFaults({});
     // Another request, as another node would send it: it waits out the pause, then goes through.
-    await c.getMeasurementsMap(HOME.battery.deviceReference, 'soc');
-    assert.ok(s.sim.requestLog.at(-1)!.time >= limitedAt + 1000, 'not sent before Retry-After elapsed');
+    await emsClient.getMeasurementsMap(HOME.battery.deviceReference, 'soc');
+    assert.ok(sim.sim.requestLog.at(-1)!.time >= limitedAt + 1000, 'not sent before Retry-After elapsed');
     assert.deepEqual(states, ['rate-limited', 'ok']);
-    c.close();
+    emsClient.close();
   });
 
   it('never retries other 4xx', async () => {
-    const c = client({ retries: 3, ...fast });
+    const emsClient = client({ retries: 3, ...fast });
     await assert.rejects(
-      c.getMeasurement('dvc_unknown00000', 'soc'),
+      emsClient.getMeasurement('dvc_unknown00000', 'soc'),
       (e: unknown) => e instanceof ApiError && e.status === 404,
     );
-    assert.equal(s.sim.requestsReceived, 1);
-    c.close();
+    assert.equal(sim.sim.requestsReceived, 1);
+    emsClient.close();
   });
 
   it('retries steering on 503 but not on 500, and never past validUntil', async () => {
-    const c = client({ retries: 2, ...fast });
+    const emsClient = client({ retries: 2, ...fast });
     const body = () => ({ setting: { value: 1, unit: 'kW' as const }, validUntil: Date.now() + 60_000 });
-    s.sim.setFaults({ rate500: 1 });
+    sim.sim.setFaults({ rate500: 1 });
     await assert.rejects(
-      c.steerEss(COM.siteReference, body()),
+      emsClient.steerEss(COM.siteReference, body()),
       (e: unknown) => e instanceof ApiError && e.status === 500,
     );
-    assert.equal(s.sim.requestsReceived, 1);
-    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 0 });
+    assert.equal(sim.sim.requestsReceived, 1);
+    sim.sim.setFaults({ rate503: 1, retryAfterSeconds: 0 });
     await assert.rejects(
-      c.steerEss(COM.siteReference, body()),
+      emsClient.steerEss(COM.siteReference, body()),
       (e: unknown) => e instanceof ApiError && e.status === 503,
     );
-    assert.equal(s.sim.requestsReceived, 4);
+    assert.equal(sim.sim.requestsReceived, 4);
     // Retry-After 5 s but the signal ends in 2 s: no retry is scheduled.
-    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 5 });
+    sim.sim.setFaults({ rate503: 1, retryAfterSeconds: 5 });
     await assert.rejects(
-      c.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 2_000 }),
+      emsClient.steerEss(COM.siteReference, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 2_000 }),
       (e: unknown) => e instanceof ApiError && e.status === 503,
     );
-    assert.equal(s.sim.requestsReceived, 5);
-    c.close();
+    assert.equal(sim.sim.requestsReceived, 5);
+    emsClient.close();
   });
 
   it('times out each attempt and reports it', async () => {
-    const c = client({ retries: 1, timeoutMs: 100, ...fast });
-    s.sim.setFaults({ latencyMs: [400, 400] });
+    const emsClient = client({ retries: 1, timeoutMs: 100, ...fast });
+    sim.sim.setFaults({ latencyMs: [400, 400] });
     await assert.rejects(
-      c.getMeasurement(BAT, 'soc'),
+      emsClient.getMeasurement(BAT, 'soc'),
       (e: unknown) => e instanceof ApiError && /timed out/.test(e.message),
     );
-    c.close();
+    emsClient.close();
   });
 
   it('aborts a call on its signal and every call on close()', async () => {
-    const c = client({ retries: 0 });
-    s.sim.setFaults({ latencyMs: [300, 300] });
+    const emsClient = client({ retries: 0 });
+    sim.sim.setFaults({ latencyMs: [300, 300] });
     const ctl = new AbortController();
-    const p = c.getMeasurement(BAT, 'soc', { signal: ctl.signal });
+    const pending = emsClient.getMeasurement(BAT, 'soc', { signal: ctl.signal });
     ctl.abort();
-    await assert.rejects(p, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
-    const q = c.getMeasurementsMap(BAT, 'soc');
-    c.close();
-    await assert.rejects(q, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
-    await assert.rejects(c.listDevices(), (e: unknown) => e instanceof ApiError && e.code === 'EMS_CLOSED');
+    await assert.rejects(pending, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+    const pendingMap = emsClient.getMeasurementsMap(BAT, 'soc');
+    emsClient.close();
+    await assert.rejects(pendingMap, (e: unknown) => e instanceof ApiError && e.code === 'EMS_ABORTED');
+    await assert.rejects(emsClient.listDevices(), (e: unknown) => e instanceof ApiError && e.code === 'EMS_CLOSED');
   });
 
   it('bounds the requests in flight by `concurrency`', async () => {
-    const c = client({ concurrency: 3 });
-    s.sim.setFaults({ latencyMs: [30, 30] });
+    const emsClient = client({ concurrency: 3 });
+    sim.sim.setFaults({ latencyMs: [30, 30] });
     let max = 0;
     const probe = setInterval(() => {
-      max = Math.max(max, c.transport.limiter.inFlight);
+      max = Math.max(max, emsClient.transport.limiter.inFlight);
     }, 2);
-    await Promise.all(Array.from({ length: 20 }, () => c.getMeasurement(BAT, 'soc')));
+    await Promise.all(Array.from({ length: 20 }, () => emsClient.getMeasurement(BAT, 'soc')));
     clearInterval(probe);
     assert.ok(max <= 3 && max >= 1, `max in flight ${max}`);
-    c.close();
+    emsClient.close();
   });
 });
 
 describe('client: authentication strategies', () => {
   const KEY = 'k-SECRET-api-key-123';
   const SECRET = 'cs-SECRET-client-456';
-  const s = useSimulator({ apiKey: KEY, oauth: { clientId: 'partner', clientSecret: SECRET, tokenTtlSeconds: 3600 } });
-  const client = useClients(s);
+  const sim = useSimulator({
+    apiKey: KEY,
+    oauth: { clientId: 'partner', clientSecret: SECRET, tokenTtlSeconds: 3600 },
+  });
+  const client = useClients(sim);
 
   it('sends the API key in a header, or as a bearer token', async () => {
-    const h = client({ auth: { type: 'header', apiKey: KEY } });
-    const b = client({ auth: { type: 'bearer', token: KEY } });
-    assert.equal((await h.getMeasurement(BAT, 'soc')).property, 'soc');
-    assert.equal((await b.getMeasurement(BAT, 'soc')).property, 'soc');
-    h.close();
-    b.close();
+    const headerClient = client({ auth: { type: 'header', apiKey: KEY } });
+    const bearerClient = client({ auth: { type: 'bearer', token: KEY } });
+    assert.equal((await headerClient.getMeasurement(BAT, 'soc')).property, 'soc');
+    assert.equal((await bearerClient.getMeasurement(BAT, 'soc')).property, 'soc');
+    headerClient.close();
+    bearerClient.close();
   });
 
   it('answers 401 without credentials', async () => {
-    const n = client();
-    await assert.rejects(n.listDevices(), (e: unknown) => e instanceof ApiError && e.status === 401);
-    n.close();
+    const anonymous = client();
+    await assert.rejects(anonymous.listDevices(), (e: unknown) => e instanceof ApiError && e.status === 401);
+    anonymous.close();
   });
 
   it('OAuth2: one token fetch for concurrent requests, refreshed once on a 401', async () => {
-    const c = client({
-      auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
+    const emsClient = client({
+      auth: { type: 'oauth2', tokenUrl: `${sim.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
     });
-    const issued = s.sim.oauth!.issued;
-    await Promise.all(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
-    assert.equal(s.sim.oauth!.issued - issued, 1);
-    assert.equal(c.transport.tokens!.fetchCount, 1);
-    s.sim.oauth!.revokeAll();
-    await c.getMeasurement(BAT, 'soc');
-    assert.equal(c.transport.tokens!.fetchCount, 2);
-    c.close();
+    const issued = sim.sim.oauth!.issued;
+    await Promise.all(Array.from({ length: 10 }, () => emsClient.getMeasurement(BAT, 'soc')));
+    assert.equal(sim.sim.oauth!.issued - issued, 1);
+    assert.equal(emsClient.transport.tokens!.fetchCount, 1);
+    sim.sim.oauth!.revokeAll();
+    await emsClient.getMeasurement(BAT, 'soc');
+    assert.equal(emsClient.transport.tokens!.fetchCount, 2);
+    emsClient.close();
   });
 
   it('OAuth2: refreshes before expiry', async () => {
     let now = 1_000_000;
     const src = new OAuth2TokenSource(
-      { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
+      { type: 'oauth2', tokenUrl: `${sim.url}/oauth/token`, clientId: 'partner', clientSecret: SECRET },
       axios.create(),
       () => [SECRET],
       () => now,
@@ -359,10 +371,15 @@ describe('client: authentication strategies', () => {
   });
 
   it('OAuth2: a wrong secret is reported clearly, once, without a retry storm', async () => {
-    const c = client({
-      auth: { type: 'oauth2', tokenUrl: `${s.url}/oauth/token`, clientId: 'partner', clientSecret: 'wrong-secret-789' },
+    const emsClient = client({
+      auth: {
+        type: 'oauth2',
+        tokenUrl: `${sim.url}/oauth/token`,
+        clientId: 'partner',
+        clientSecret: 'wrong-secret-789',
+      },
     });
-    const results = await Promise.allSettled(Array.from({ length: 10 }, () => c.getMeasurement(BAT, 'soc')));
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => emsClient.getMeasurement(BAT, 'soc')));
     assert.ok(
       results.every(
         (r) =>
@@ -372,14 +389,14 @@ describe('client: authentication strategies', () => {
           ),
       ),
     );
-    assert.equal(c.transport.tokens!.fetchCount, 1);
-    await assert.rejects(c.getMeasurement(BAT, 'soc'), /OAuth2 token request/);
-    assert.equal(c.transport.tokens!.fetchCount, 1, 'cooled down: no new token request');
-    c.close();
+    assert.equal(emsClient.transport.tokens!.fetchCount, 1);
+    await assert.rejects(emsClient.getMeasurement(BAT, 'soc'), /OAuth2 token request/);
+    assert.equal(emsClient.transport.tokens!.fetchCount, 1, 'cooled down: no new token request');
+    emsClient.close();
   });
 
   it('never puts a key, token or secret into an error', async () => {
-    s.sim.setFaults({ rate500: 0.5, rate429: 0.2, retryAfterSeconds: 0 });
+    sim.sim.setFaults({ rate500: 0.5, rate429: 0.2, retryAfterSeconds: 0 });
     const clients = [
       client({ retries: 1, retryBaseMs: 1, auth: { type: 'header', apiKey: 'wrong-' + KEY } }),
       client({ retries: 1, retryBaseMs: 1, auth: { type: 'bearer', token: 'wrong-' + KEY } }),
@@ -388,7 +405,7 @@ describe('client: authentication strategies', () => {
         retryBaseMs: 1,
         auth: {
           type: 'oauth2',
-          tokenUrl: `${s.url}/oauth/token`,
+          tokenUrl: `${sim.url}/oauth/token`,
           clientId: 'partner',
           clientSecret: 'wrong-' + SECRET,
         },
@@ -418,7 +435,7 @@ describe('client: authentication strategies', () => {
       }
       c.close();
     }
-    s.sim.setFaults({});
+    sim.sim.setFaults({});
     assert.equal(errors, 12);
   });
 });

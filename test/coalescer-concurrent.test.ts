@@ -1,5 +1,5 @@
 /**
- * The read coalescer merges only what is concurrent (issue 21.3): a read of a device with no
+ * The read coalescer merges only what is concurrent: a read of a device with no
  * request of the coalescer in flight goes out at once, whatever the window; reads that arrive
  * while one is in flight wait the window and share one request. Time is the fake clock's
  * (only setTimeout is faked, so I/O runs): a read that waited for the window would never end.
@@ -16,35 +16,35 @@ const PV = DEFAULT_SITES[0].pv.deviceReference;
 const WINDOW = 60_000;
 
 describe('read coalescer: only concurrent reads wait', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let client: EmsClient;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path}`);
+  const paths = () => simulator.sim.requestLog.map((e) => `${e.method} ${e.path}`);
   beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    simulator = await startSimulator();
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
   });
   afterEach(async () => {
     clock?.uninstall();
     clock = undefined;
-    c.close();
-    await s.close();
+    client.close();
+    await simulator.close();
   });
 
   it('lone reads, one after another, go out at once: no window timer, one request each', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     for (const p of ['soc', 'power', 'soc']) {
-      const r = reads.measurement(BAT, p);
+      const reading = reads.measurement(BAT, p);
       assert.equal(packageTimers(clock), 0, 'no window timer for a read without a peer');
-      assert.equal((await r).property, p);
+      assert.equal((await reading).property, p);
     }
     assert.equal(reads.requests, 3);
     reads.close();
   });
 
   it('reads of other devices are not peers: each goes out at once', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     const [a, b] = await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(PV, 'power')]);
     assert.deepEqual([a.reference, b.reference], [BAT, PV]);
@@ -53,9 +53,9 @@ describe('read coalescer: only concurrent reads wait', () => {
   });
 
   it('reads concurrent with one in flight wait the window, then go as one list request', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
-    s.sim.clearLog();
+    simulator.sim.clearLog();
     const lead = reads.measurement(BAT, 'soc');
     const rest = [
       reads.measurement(BAT, 'power'),
@@ -78,9 +78,9 @@ describe('read coalescer: only concurrent reads wait', () => {
   });
 
   it('an identical read joins the request in flight: one request, the same answer', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
-    s.sim.clearLog();
+    simulator.sim.clearLog();
     const [a, b] = await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'soc')]);
     assert.deepEqual(a, b);
     assert.equal(packageTimers(clock), 0, 'no window: the second joined the first');
@@ -89,27 +89,27 @@ describe('read coalescer: only concurrent reads wait', () => {
   });
 
   it("a joined read is not ended by the first caller's abort (it goes out alone), and its own abort ends only its wait", async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
-    s.sim.setFaults({ latencyMs: [100, 100] });
-    s.sim.clearLog();
+    const reads = new ReadCoalescer(client, WINDOW);
+    simulator.sim.setFaults({ latencyMs: [100, 100] });
+    simulator.sim.clearLog();
     const first = new AbortController();
-    const a = reads.measurement(BAT, 'soc', { signal: first.signal });
-    const b = reads.measurement(BAT, 'soc');
+    const abortedRead = reads.measurement(BAT, 'soc', { signal: first.signal });
+    const joinedRead = reads.measurement(BAT, 'soc');
     first.abort();
-    await assert.rejects(a);
-    assert.equal((await b).property, 'soc', 'the joined read got an answer of its own');
+    await assert.rejects(abortedRead);
+    assert.equal((await joinedRead).property, 'soc', 'the joined read got an answer of its own');
     assert.equal(paths().length, 1, 'the aborted request never reached the simulator; the joined one did');
     const mine = new AbortController();
-    const x = reads.measurement(BAT, 'power');
-    const y = reads.measurement(BAT, 'power', { signal: mine.signal });
+    const firstPower = reads.measurement(BAT, 'power');
+    const minePower = reads.measurement(BAT, 'power', { signal: mine.signal });
     mine.abort(new Error('mine'));
-    await assert.rejects(y, /mine/);
-    assert.equal((await x).property, 'power', 'the request in flight goes on for the first caller');
+    await assert.rejects(minePower, /mine/);
+    assert.equal((await firstPower).property, 'power', 'the request in flight goes on for the first caller');
     reads.close();
   });
 
   it('a window of 0 is off: concurrent reads each go out alone', async () => {
-    const reads = new ReadCoalescer(c, 0);
+    const reads = new ReadCoalescer(client, 0);
     await Promise.all([reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'soc'), reads.measurement(BAT, 'power')]);
     assert.equal(reads.requests, 3);
     reads.close();

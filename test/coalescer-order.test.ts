@@ -14,25 +14,25 @@ const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const WINDOW = 60_000;
 
 describe('read coalescer: properties in another order are another read', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let client: EmsClient;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path}`);
+  const paths = () => simulator.sim.requestLog.map((e) => `${e.method} ${e.path}`);
   const order = (l: { measurements: Array<{ property: string }> }) => l.measurements.map((m) => m.property);
   beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
-    s.sim.clearLog();
+    simulator = await startSimulator();
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
+    simulator.sim.clearLog();
   });
   afterEach(async () => {
     clock?.uninstall();
     clock = undefined;
-    c.close();
-    await s.close();
+    client.close();
+    await simulator.close();
   });
 
   it('[soc, power] in flight, then [power, soc]: not joined, each list in its own order', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     const first = reads.list(BAT, ['soc', 'power']);
     const second = reads.list(BAT, ['power', 'soc']);
@@ -48,14 +48,14 @@ describe('read coalescer: properties in another order are another read', () => {
   });
 
   it('[soc, power] and [power, soc] in one window: one merged request, each answer in its own order', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     const lead = reads.measurement(BAT, 'totalEnergyConsumed');
-    const a = reads.list(BAT, ['soc', 'power']);
-    const b = reads.list(BAT, ['power', 'soc']);
+    const socFirst = reads.list(BAT, ['soc', 'power']);
+    const powerFirst = reads.list(BAT, ['power', 'soc']);
     await lead;
     await clock.tickAsync(WINDOW);
-    const [la, lb] = await Promise.all([a, b]);
+    const [la, lb] = await Promise.all([socFirst, powerFirst]);
     assert.deepEqual(order(la), ['soc', 'power']);
     assert.deepEqual(order(lb), ['power', 'soc']);
     // The same values: one answer fanned out, not two requests at two times.
@@ -66,7 +66,7 @@ describe('read coalescer: properties in another order are another read', () => {
   });
 
   it('map reads [soc, power] and [power, soc] at once: each map keeps its own key order', async () => {
-    const reads = new ReadCoalescer(c, WINDOW);
+    const reads = new ReadCoalescer(client, WINDOW);
     clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     const first = reads.map(BAT, ['soc', 'power']);
     const second = reads.map(BAT, ['power', 'soc']);

@@ -1,5 +1,5 @@
 /**
- * Issue 12, configurable paths and `percentCurtailment` of the config node: each of the four
+ * Configurable paths and `percentCurtailment` of the config node: each of the four
  * paths takes effect (devices: device read and the admin pickers; sites: the admin pickers and
  * the client; curtailment: the site-steer node and the client; grid limits: the client), on a
  * counting server that answers only the configured paths below its base path. A bad path is
@@ -18,7 +18,6 @@ import { DEFAULT_SITES } from '../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
 import { localeFile, panelFile } from './helpers/node-files';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 const SITE = 'ste_a';
 const PATHS = {
@@ -111,7 +110,7 @@ describe('config node: configurable paths and % curtailment', () => {
     }
 
     it("each path: the editor accepts what the runtime accepts and refuses with the runtime's message", () => {
-      const w = editor();
+      const win = editor();
       for (const key of PATH_KEYS) {
         const property = PATH_SETTINGS[key].property;
         for (const v of INPUTS) {
@@ -124,21 +123,21 @@ describe('config node: configurable paths and % curtailment', () => {
             expected = text.slice(property.length + 1);
           }
           assert.equal(
-            w.EmsPartnerConfigPanel.pathRefusal(key, v === null ? '' : v),
+            win.EmsPartnerConfigPanel.pathRefusal(key, v === null ? '' : v),
             v === null ? true : expected,
             `${key} ${JSON.stringify(v)}`,
           );
         }
       }
       assert.deepEqual(
-        JSON.parse(JSON.stringify(w.EmsPartnerPaths.DEFAULT_PATHS)),
+        JSON.parse(JSON.stringify(win.EmsPartnerPaths.DEFAULT_PATHS)),
         DEFAULT_PATHS,
         'the placeholders are the defaults',
       );
     });
 
     it("the ems-request node's path and method: the editor's refusals are the runtime's", () => {
-      const w = editor();
+      const win = editor();
       const runtime = (fn: () => unknown, field: string): true | string => {
         try {
           fn();
@@ -158,21 +157,21 @@ describe('config node: configurable paths and % curtailment', () => {
         '/x?a=//b',
       ].filter((x) => x !== undefined && x !== '')) {
         assert.equal(
-          w.EmsPartnerRequestPanel.requestPathRefusal(v),
+          win.EmsPartnerRequestPanel.requestPathRefusal(v),
           runtime(() => checkRequestPath(v, 'path'), 'path'),
           JSON.stringify(v),
         );
       }
       for (const m of ['GET', 'post', ' Put ', 'PATCH', 'delete', 'TRACE', 'HEAD', 'x', 7]) {
         assert.equal(
-          w.EmsPartnerRequestPanel.requestMethodRefusal(m),
+          win.EmsPartnerRequestPanel.requestMethodRefusal(m),
           runtime(() => checkRequestMethod(m, 'method'), 'method'),
           String(m),
         );
       }
     });
     it("the API key's header name: the editor's refusals are the runtime's (an HTTP token, not a header the transport sets)", () => {
-      const w = editor();
+      const win = editor();
       const inputs = [
         'x-api-key',
         'X-API-Key',
@@ -204,7 +203,7 @@ describe('config node: configurable paths and % curtailment', () => {
         } catch (e) {
           expected = (e as Error).message.slice('apiKeyHeader '.length);
         }
-        assert.equal(w.EmsPartnerConfigPanel.headerNameRefusal(v), expected, JSON.stringify(v));
+        assert.equal(win.EmsPartnerConfigPanel.headerNameRefusal(v), expected, JSON.stringify(v));
         const accepted = ['x-api-key', 'X-API-Key', 'Ocp-Apim-Subscription-Key', 'authorization'].includes(v);
         assert.equal(expected === true, accepted, JSON.stringify(v));
       }
@@ -227,9 +226,9 @@ describe('config node: configurable paths and % curtailment', () => {
     const config = (extra: Record<string, unknown> = {}) => cfg(`${srv.url}/base`, { ...PATHS, ...extra });
 
     it('pathDevices: device read (devices mode) and the admin device picker, deployed and unsaved, list from it', async () => {
-      const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config()));
+      const loaded = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config()));
       assert.deepEqual(
-        (await f.ask()).payload.map((d: any) => d.deviceReference),
+        (await loaded.ask()).payload.map((d: any) => d.deviceReference),
         ['dvc_a'],
       );
       const byId = await helper.request().post('/ems-partner/devices').send({ server: 'cfg' }).expect(200);
@@ -279,7 +278,7 @@ describe('config node: configurable paths and % curtailment', () => {
     });
 
     it('pathCurtailment: the site-steer node (curtailment mode) and client.steerCurtailment post to it, the site filled in', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(
           siteSteer(SITE, {
             mode: 'curtailment',
@@ -291,8 +290,8 @@ describe('config node: configurable paths and % curtailment', () => {
           config(),
         ),
       );
-      const m = await f.ask({});
-      assert.equal(m.request.path, `/ctl/${SITE}/curtail`);
+      const reply = await loaded.ask({});
+      assert.equal(reply.request.path, `/ctl/${SITE}/curtail`);
       const rt = await helper.getNode('cfg').runtime();
       const body = { setting: { value: 40, unit: 'kW' as const }, validUntil: Date.now() + 600_000 };
       assert.equal((await rt.client.steerCurtailment(SITE, body)).requestId, 'req_1');
@@ -334,16 +333,18 @@ describe('config node: configurable paths and % curtailment', () => {
     ];
     for (const [property, value, message] of BAD) {
       it(`a bad ${property}: the config node reports it at deploy, a node using it fails with it, nothing is sent`, async () => {
-        const f = await loadFlow(flow({ type: 'ems-device-read', mode: 'devices' }, config({ [property]: value })));
+        const loaded = await loadFlow(
+          flow({ type: 'ems-device-read', mode: 'devices' }, config({ [property]: value })),
+        );
         await assert.rejects(helper.getNode('cfg').runtime(), (e: Error) => e.message === message);
         assert.deepEqual(
           callsOf('error', 'cfg').map((a) => String(a[0]?.message ?? a[0])),
           [message],
         );
-        const c = await f.fails({});
-        assert.equal(c.error.message, `ValidationError: ${message}`);
+        const failure = await loaded.fails({});
+        assert.equal(failure.error.message, `ValidationError: ${message}`);
         assert.deepEqual(srv.requests, [], 'nothing sent');
-        assert.match(f.status.all.at(-1).text, new RegExp(`bad ${property}`));
+        assert.match(loaded.status.all.at(-1).text, new RegExp(`bad ${property}`));
         const picker = await helper
           .request()
           .post('/ems-partner/devices')
@@ -370,7 +371,7 @@ describe('config node: configurable paths and % curtailment', () => {
         [['/base/inv/sites', KEY]],
       );
       assert.ok(!JSON.stringify(res.body).includes(KEY));
-      // A base URL elsewhere is still refused, whatever the paths (issue 10).
+      // A base URL elsewhere is still refused, whatever the paths: the key stays with the deployed base URL.
       const elsewhere = await helper
         .request()
         .post('/ems-partner/devices')
@@ -401,7 +402,7 @@ describe('config node: configurable paths and % curtailment', () => {
       sim.s.sim.requestLog.slice(from).map((e) => `${e.method} ${e.path.split('?')[0]} ${e.status}`);
 
     it('each of the four paths takes effect; the defaults are not asked', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow({ type: 'ems-device-read', mode: 'devices' }, config(), {
           id: 'st',
           ...siteSteer(COM, {
@@ -416,8 +417,8 @@ describe('config node: configurable paths and % curtailment', () => {
         }),
       );
       const from = sim.s.sim.requestLog.length;
-      assert.equal((await f.ask()).payload.length, 6);
-      const steered = f.out.next();
+      assert.equal((await loaded.ask()).payload.length, 6);
+      const steered = loaded.out.next();
       helper.getNode('st').receive({});
       assert.equal((await steered).request.path, `/v2/sites/${COM}/pv-limit`);
       const sites = await helper.request().post('/ems-partner/sites').send({ server: 'cfg' }).expect(200);
@@ -469,26 +470,26 @@ describe('config node: configurable paths and % curtailment', () => {
   describe('with the built-in simulator', () => {
     useRuntime();
     it('configured paths are checked but the built-in simulator is asked on its own (default) paths', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow({ type: 'ems-device-read', mode: 'devices' }, { ...cfg('', { simulator: true }), ...PATHS }),
       );
       const rt = await helper.getNode('cfg').runtime();
       assert.deepEqual(rt.paths, DEFAULT_PATHS);
-      assert.ok((await f.ask()).payload.length > 0, 'the simulator lists its devices');
+      assert.ok((await loaded.ask()).payload.length > 0, 'the simulator lists its devices');
     });
   });
 
   it('every path key has a config property, a default and a panel field', () => {
     const html = fs.readFileSync(panelFile('ems-partner-config'), 'utf8');
     for (const key of PATH_KEYS as PathKey[]) {
-      const p = PATH_SETTINGS[key].property;
-      assert.match(html, new RegExp(`${p}: \\{ value: '', validate: pathCheck\\('${key}'\\) \\}`), p);
-      assert.match(html, new RegExp(`id="node-config-input-${p}"`), p);
+      const property = PATH_SETTINGS[key].property;
+      assert.match(html, new RegExp(`${property}: \\{ value: '', validate: pathCheck\\('${key}'\\) \\}`), property);
+      assert.match(html, new RegExp(`id="node-config-input-${property}"`), property);
       for (const lang of ['en-US', 'de']) {
         const catalog = JSON.parse(fs.readFileSync(localeFile(lang, 'ems-partner-config', 'json'), 'utf8'))[
           'ems-partner-config'
         ];
-        assert.equal(typeof catalog.label[p], 'string', `${lang} label ${p}`);
+        assert.equal(typeof catalog.label[property], 'string', `${lang} label ${property}`);
       }
     }
     assert.match(html, /percentCurtailment: \{ value: 'convert' \}/);

@@ -32,43 +32,43 @@ function whenever(test: () => boolean, ms = 10_000): { onPoll: () => void; done:
 
 /** Counts the timer ticks that runs happen in: runs of one tick are synchronous, one batch. */
 function batches() {
-  let n = 0;
+  let count = 0;
   let open = false;
   return {
     mark(): number {
       if (!open) {
-        n++;
+        count++;
         open = true;
         queueMicrotask(() => {
           open = false;
         });
       }
-      return n;
+      return count;
     },
     get count() {
-      return n;
+      return count;
     },
   };
 }
 
 describe('core: PollScheduler', () => {
-  let s: PollScheduler | undefined;
-  afterEach(() => s?.stop());
+  let scheduler: PollScheduler | undefined;
+  afterEach(() => scheduler?.stop());
 
   it('with 40 pollers of 1 s, starts them in a few slots (of 250 ms) over the interval, each once per turn', async () => {
-    s = new PollScheduler();
+    scheduler = new PollScheduler();
     const order: number[] = [];
     const tick: number[] = [];
-    const b = batches();
-    const w = whenever(() => order.length >= 80);
+    const tickCounter = batches();
+    const reached = whenever(() => order.length >= 80);
     for (let i = 0; i < 40; i++)
-      s.add(1000, () => {
+      scheduler.add(1000, () => {
         order.push(i);
-        tick.push(b.mark());
-        w.onPoll();
+        tick.push(tickCounter.mark());
+        reached.onPoll();
       });
-    await w.done;
-    s.stop();
+    await reached.done;
+    scheduler.stop();
     // Every poller once in the first 40 runs, in the order they were added, then again in that order.
     const added = Array.from({ length: 40 }, (_, i) => i);
     assert.deepEqual(
@@ -82,38 +82,38 @@ describe('core: PollScheduler', () => {
   });
 
   it('gives few pollers a tick of their own (interval / n apart)', async () => {
-    s = new PollScheduler();
+    scheduler = new PollScheduler();
     const tick: number[] = [];
-    const b = batches();
-    const w = whenever(() => tick.length >= 3);
+    const tickCounter = batches();
+    const reached = whenever(() => tick.length >= 3);
     for (let i = 0; i < 3; i++)
-      s.add(600, () => {
-        tick.push(b.mark());
-        w.onPoll();
+      scheduler.add(600, () => {
+        tick.push(tickCounter.mark());
+        reached.onPoll();
       });
-    await w.done;
+    await reached.done;
     assert.deepEqual(tick, [1, 2, 3]);
   });
   it('skips a poller whose previous run is still going, and reports a throwing one', async () => {
     const errors: unknown[] = [];
-    s = new PollScheduler((e) => errors.push(e));
+    scheduler = new PollScheduler((e) => errors.push(e));
     let started = 0;
     let release!: () => void;
     const hanging = new Promise<void>((r) => {
       release = r;
     });
-    const w = whenever(() => errors.length >= 3);
-    s.add(100, () => {
+    const reached = whenever(() => errors.length >= 3);
+    scheduler.add(100, () => {
       started++;
       return hanging;
     });
-    s.add(100, () => {
-      w.onPoll();
+    scheduler.add(100, () => {
+      reached.onPoll();
       throw new Error('poll failed');
     });
     // The throwing poller is reported after its run; the check runs on the next poll.
-    s.add(100, () => w.onPoll());
-    await w.done;
+    scheduler.add(100, () => reached.onPoll());
+    await reached.done;
     assert.equal(started, 1, 'the hanging poll was not started again');
     assert.match(String(errors[0]), /poll failed/);
     release();
@@ -134,14 +134,14 @@ describe('core: PollScheduler', () => {
       });
 
     it('a poller that fails runs at 2, 4, 8 then every 10 intervals, back to 1 on success; logs once a minute; stop leaves no timer', async () => {
-      const I = 5_000;
+      const intervalMs = 5_000;
       const t0 = Date.now();
       let up = false;
       const attempts: number[] = [];
       const logged: number[] = [];
-      const backoff = new PollBackoff(I, () => Date.now());
-      s = new PollScheduler();
-      const remove = s.add(I, () => {
+      const backoff = new PollBackoff(intervalMs, () => Date.now());
+      scheduler = new PollScheduler();
+      const remove = scheduler.add(intervalMs, () => {
         backoff.started();
         attempts.push(Date.now() - t0);
         return (up ? Promise.resolve() : Promise.reject(refused())).then(
@@ -150,15 +150,15 @@ describe('core: PollScheduler', () => {
             return undefined;
           },
           (err) => {
-            const a = backoff.failure(err);
-            if (a.log) logged.push(Date.now() - t0);
-            return { nextInTurns: a.nextInTurns };
+            const delay = backoff.failure(err);
+            if (delay.log) logged.push(Date.now() - t0);
+            return { nextInTurns: delay.nextInTurns };
           },
         );
       });
       await clock.tickAsync(300_000);
       // First run after 50 ms, then gaps of 2, 4, 8, 10, 10, ... intervals.
-      const gaps = attempts.slice(1).map((t, i) => (t - attempts[i]) / I);
+      const gaps = attempts.slice(1).map((t, i) => (t - attempts[i]) / intervalMs);
       assert.equal(attempts[0], 50);
       assert.deepEqual(gaps.slice(0, 7), [2, 4, 8, 10, 10, 10, 10]);
       // Same error: logged at the first failure, then only when a minute has passed since.
@@ -169,13 +169,13 @@ describe('core: PollScheduler', () => {
       assert.deepEqual(logged, [50, 70_050, 170_050, 270_050]);
       // The service comes back: the next try succeeds, and the poller is back at the interval.
       up = true;
-      const n = attempts.length;
-      await clock.tickAsync(10 * I);
-      await clock.tickAsync(5 * I);
-      const after = attempts.slice(n);
+      const attemptsBefore = attempts.length;
+      await clock.tickAsync(10 * intervalMs);
+      await clock.tickAsync(5 * intervalMs);
+      const after = attempts.slice(attemptsBefore);
       assert.ok(after.length >= 6, `${after.length} tries after recovery`);
       assert.deepEqual(
-        after.slice(1).map((t, i) => (t - after[i]) / I),
+        after.slice(1).map((t, i) => (t - after[i]) / intervalMs),
         Array(after.length - 1).fill(1),
       );
       remove();
@@ -183,13 +183,13 @@ describe('core: PollScheduler', () => {
     });
 
     it('a new error text is logged at once; an own-settings error does not back off', async () => {
-      const I = 1_000;
-      const b = new PollBackoff(I, () => Date.now());
-      const first = b.failure(refused());
+      const intervalMs = 1_000;
+      const backoff = new PollBackoff(intervalMs, () => Date.now());
+      const first = backoff.failure(refused());
       assert.deepEqual([first.log, first.backingOff, first.nextInTurns], [true, true, 2]);
-      const same = b.failure(refused());
+      const same = backoff.failure(refused());
       assert.deepEqual([same.log, same.nextInTurns], [false, 4]);
-      const other = b.failure(
+      const other = backoff.failure(
         new ApiError({
           code: 'HTTP_503',
           status: 503,
@@ -199,7 +199,7 @@ describe('core: PollScheduler', () => {
       );
       assert.deepEqual([other.log, other.nextInTurns], [true, 8]);
       // Only the request id differs: the same error.
-      const again = b.failure(
+      const again = backoff.failure(
         new ApiError({
           code: 'HTTP_503',
           status: 503,
@@ -209,8 +209,8 @@ describe('core: PollScheduler', () => {
       );
       assert.deepEqual([again.log, again.nextInTurns], [false, 10]);
       await clock.tickAsync(60_000);
-      assert.equal(b.failure(refused()).log, true, 'a different text than the last logged one');
-      const own = b.failure(new ValidationError('device', 'must be a reference'));
+      assert.equal(backoff.failure(refused()).log, true, 'a different text than the last logged one');
+      const own = backoff.failure(new ValidationError('device', 'must be a reference'));
       assert.deepEqual([own.log, own.backingOff, own.nextInTurns], [true, false, 1]);
     });
   });

@@ -61,13 +61,13 @@ describe('units', () => {
 
 describe('time', () => {
   it('accepts epoch ms, ISO strings (read as UTC without offset) and Dates', () => {
-    const t = Date.UTC(2026, 10, 22, 10, 15);
-    assert.equal(parseTime(t, 'x'), t);
-    assert.equal(parseTime('2026-11-22T10:15:00Z', 'x'), t);
-    assert.equal(parseTime('2026-11-22T11:15:00+01:00', 'x'), t);
-    assert.equal(parseTime('2026-11-22T10:15:00', 'x'), t);
-    assert.equal(parseTime(new Date(t), 'x'), t);
-    assert.equal(parseTime(String(t), 'x'), t);
+    const time = Date.UTC(2026, 10, 22, 10, 15);
+    assert.equal(parseTime(time, 'x'), time);
+    assert.equal(parseTime('2026-11-22T10:15:00Z', 'x'), time);
+    assert.equal(parseTime('2026-11-22T11:15:00+01:00', 'x'), time);
+    assert.equal(parseTime('2026-11-22T10:15:00', 'x'), time);
+    assert.equal(parseTime(new Date(time), 'x'), time);
+    assert.equal(parseTime(String(time), 'x'), time);
     assert.throws(
       () => parseTime('tomorrow', 'validUntil'),
       /validUntil must be epoch milliseconds, an ISO 8601 string or a Date/,
@@ -106,9 +106,9 @@ describe('time', () => {
     const end = Date.parse('2026-11-01T01:00:00Z');
     const spans = checkSpans(start, end, HOUR_MS);
     const points = spans.flatMap((s) => {
-      const p = [];
-      for (let t = s.start; t < s.end; t += HOUR_MS) p.push(t);
-      return p;
+      const hours = [];
+      for (let t = s.start; t < s.end; t += HOUR_MS) hours.push(t);
+      return hours;
     });
     assert.equal(points.length, (end - start) / HOUR_MS);
     assert.equal(new Set(points).size, points.length);

@@ -76,13 +76,13 @@ describe('Get Devices normalisation', () => {
 describe('validation', () => {
   const now = Date.UTC(2026, 10, 22, 10, 0);
   it('keeps omitted components omitted, and never adds maximizeGridImport', () => {
-    const b = validateActiveSteering(
+    const body = validateActiveSteering(
       { energyStorageSetting: { value: -50, unit: 'kw' }, validUntil: now + 900_000 },
       now,
     );
-    assert.deepEqual(b, { energyStorageSetting: { value: -50, unit: 'kW' }, validUntil: now + 900_000 });
-    assert.equal('maximizeGridImport' in b, false);
-    assert.equal('productionCurtailment' in b, false);
+    assert.deepEqual(body, { energyStorageSetting: { value: -50, unit: 'kW' }, validUntil: now + 900_000 });
+    assert.equal('maximizeGridImport' in body, false);
+    assert.equal('productionCurtailment' in body, false);
   });
   it('refuses validUntil not after validFrom, and in the past', () => {
     assert.throws(
@@ -183,8 +183,14 @@ describe('errors', () => {
     const page = '<!DOCTYPE html><html><head><title>502 Bad &amp; Gateway</title></head><body><h1>x</h1></body></html>';
     assert.equal(serviceMessageOf(page), '502 Bad & Gateway');
     const untitled = `<html><body><h1>Down</h1>\n<p>${'for maintenance '.repeat(20)}</p></body></html>`;
-    const m = serviceMessageOf(untitled) ?? '';
-    assert.ok(m.startsWith('Down for maintenance') && m.length <= 120 && !m.includes('<') && !m.includes('\n'), m);
+    const message = serviceMessageOf(untitled) ?? '';
+    assert.ok(
+      message.startsWith('Down for maintenance') &&
+        message.length <= 120 &&
+        !message.includes('<') &&
+        !message.includes('\n'),
+      message,
+    );
     assert.equal(serviceMessageOf(`  plain\ntext ${'x'.repeat(500)}`)?.length, 120);
     assert.equal(serviceMessageOf({ message: `a\nb ${'y'.repeat(1000)}` })?.length, 200);
   });

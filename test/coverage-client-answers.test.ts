@@ -25,14 +25,14 @@ const M = { timestamp: 1, property: 'soc', value: 1, unit: '%', reference: DEV }
 describe('client coverage: answers of the wrong shape name the field and what it held', function () {
   this.timeout(20_000);
   let stub: Stub;
-  let c: EmsClient;
+  let client: EmsClient;
   let body: unknown;
   before(async () => {
     stub = await startStub((_h, res) => json(res, 200, body));
-    c = new EmsClient({ baseUrl: stub.url, retries: 0, auth: { type: 'header', apiKey: 'k3y-s3cret-value' } });
+    client = new EmsClient({ baseUrl: stub.url, retries: 0, auth: { type: 'header', apiKey: 'k3y-s3cret-value' } });
   });
   after(async () => {
-    c.close();
+    client.close();
     await stub.close();
   });
 
@@ -140,7 +140,7 @@ describe('client coverage: answers of the wrong shape name the field and what it
   for (const t of CASES) {
     it(`${t.endpoint} answering ${JSON.stringify(t.body).slice(0, 60)}: "${t.says}"`, async () => {
       body = t.body;
-      await assert.rejects(t.call(c), (e) => {
+      await assert.rejects(t.call(client), (e) => {
         assert.ok(e instanceof BadResponseError, String(e));
         assert.equal(e.code, 'EMS_BAD_RESPONSE');
         assert.ok(e.message.startsWith(`${t.endpoint} answered 200 `), e.message);
@@ -156,7 +156,7 @@ describe('client coverage: answers of the wrong shape name the field and what it
     for (let i = 0; i < 70; i++) deep = { inner: deep };
     body = deep;
     await assert.rejects(
-      c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      client.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       (e) =>
         e instanceof BadResponseError &&
         /with a body it could not read \(nested deeper than 64 levels\)/.test(e.message),
@@ -167,20 +167,20 @@ describe('client coverage: answers of the wrong shape name the field and what it
 describe("client coverage: the service's message from error bodies of every kind", function () {
   this.timeout(20_000);
   let stub: Stub;
-  let c: EmsClient;
+  let client: EmsClient;
   let answer: { status: number; body: unknown };
   before(async () => {
     stub = await startStub((_h, res) => json(res, answer.status, answer.body));
-    c = new EmsClient({ baseUrl: stub.url, retries: 0 });
+    client = new EmsClient({ baseUrl: stub.url, retries: 0 });
   });
   after(async () => {
-    c.close();
+    client.close();
     await stub.close();
   });
   const messageOf = async (status: number, b: unknown): Promise<ApiError> => {
     answer = { status, body: b };
     try {
-      await c.getMeasurement(DEV, 'soc');
+      await client.getMeasurement(DEV, 'soc');
     } catch (e) {
       assert.ok(e instanceof ApiError, String(e));
       return e;
@@ -224,9 +224,9 @@ describe("client coverage: the service's message from error bodies of every kind
   });
 
   it('a long text body gives its first 120 characters, on one line', async () => {
-    const e = await messageOf(500, `${'x'.repeat(100)}\n\t${'y'.repeat(100)}`);
-    assert.equal(e.serviceMessage, `${'x'.repeat(100)} ${'y'.repeat(18)}…`);
-    assert.equal(e.serviceMessage!.length, 120);
+    const message = await messageOf(500, `${'x'.repeat(100)}\n\t${'y'.repeat(100)}`);
+    assert.equal(message.serviceMessage, `${'x'.repeat(100)} ${'y'.repeat(18)}…`);
+    assert.equal(message.serviceMessage!.length, 120);
   });
 
   it('serviceMessageOf: nothing from no body or a body without any message field', () => {
@@ -239,24 +239,24 @@ describe("client coverage: the service's message from error bodies of every kind
 
 describe('client coverage: redaction and raw requests with hostile bodies and headers', () => {
   it('a redactor keeps at most 8 learnt secrets (the oldest go); one learnt twice is kept once', () => {
-    const r = new Redactor(['configured-secret']);
-    for (let i = 1; i <= 9; i++) r.add(`access-token-${i}`);
-    r.add('access-token-9');
-    r.add(undefined);
-    assert.equal(r.secrets.length, 9, 'the configured one and the last 8');
+    const redactor = new Redactor(['configured-secret']);
+    for (let i = 1; i <= 9; i++) redactor.add(`access-token-${i}`);
+    redactor.add('access-token-9');
+    redactor.add(undefined);
+    assert.equal(redactor.secrets.length, 9, 'the configured one and the last 8');
     assert.equal(
-      r.text('access-token-1 access-token-2 access-token-9 configured-secret'),
+      redactor.text('access-token-1 access-token-2 access-token-9 configured-secret'),
       'access-token-1 *** *** ***',
     );
   });
 
   it('a redactor walks parsed answers: strings masked at any depth, other values kept; past 64 levels it refuses', () => {
-    const r = new Redactor(['top-s3cret']);
-    const v = r.deep({ a: ['x top-s3cret', 7, null, true], b: { c: 'top-s3cret' }, n: 0 });
-    assert.deepEqual(v, { a: ['x ***', 7, null, true], b: { c: '***' }, n: 0 });
+    const redactor = new Redactor(['top-s3cret']);
+    const redacted = redactor.deep({ a: ['x top-s3cret', 7, null, true], b: { c: 'top-s3cret' }, n: 0 });
+    assert.deepEqual(redacted, { a: ['x ***', 7, null, true], b: { c: '***' }, n: 0 });
     let deep: unknown = [];
     for (let i = 0; i < 70; i++) deep = [deep];
-    assert.throws(() => r.deep(deep), RangeError);
+    assert.throws(() => redactor.deep(deep), RangeError);
     assert.equal(new Redactor().deep(deep), deep, 'no secret: nothing to walk');
   });
 
@@ -284,7 +284,7 @@ describe('client coverage: redaction and raw requests with hostile bodies and he
           'msg.payload',
         ),
       refused(/\(not serialisable\)$/),
-    ); // eslint-disable-line no-throw-literal
+    );
     assert.throws(() => requestBody(() => 1, 'POST', 'msg.payload'), refused(/got a function$/));
     assert.deepEqual(requestBody(Buffer.from('ab'), 'PATCH', 'msg.payload'), {
       data: Buffer.from('ab'),
@@ -294,13 +294,13 @@ describe('client coverage: redaction and raw requests with hostile bodies and he
   });
 
   it('answer payloads: nothing is "", blank text stays text, bytes are text, a JSON key holding a secret is masked', () => {
-    const r = new Redactor(['k3y-s3cret-value']);
-    assert.equal(answerPayload(undefined, r), '');
-    assert.equal(answerPayload(null, r), '');
-    assert.equal(answerPayload('  \n', r), '  \n');
-    assert.deepEqual(answerPayload(Buffer.from('{"a":1}'), r), { a: 1 });
-    assert.equal(answerPayload(12, r), 12);
-    assert.deepEqual(answerPayload('{"k3y-s3cret-value":"k3y-s3cret-value","ok":["x"]}', r), {
+    const redactor = new Redactor(['k3y-s3cret-value']);
+    assert.equal(answerPayload(undefined, redactor), '');
+    assert.equal(answerPayload(null, redactor), '');
+    assert.equal(answerPayload('  \n', redactor), '  \n');
+    assert.deepEqual(answerPayload(Buffer.from('{"a":1}'), redactor), { a: 1 });
+    assert.equal(answerPayload(12, redactor), 12);
+    assert.deepEqual(answerPayload('{"k3y-s3cret-value":"k3y-s3cret-value","ok":["x"]}', redactor), {
       '***': '***',
       ok: ['x'],
     });
@@ -308,15 +308,15 @@ describe('client coverage: redaction and raw requests with hostile bodies and he
     // Echoed JSON-escaped, the secret is not in the text as it is; parsed, it is a key (and a value).
     const escaped = '{"\\u006b3y-s3cret-value":"k3y-s3cret-\\u0076alue","n":1}';
     assert.ok(!escaped.includes('k3y-s3cret-value'));
-    assert.deepEqual(answerPayload(escaped, r), { '***': '***', n: 1 });
+    assert.deepEqual(answerPayload(escaped, redactor), { '***': '***', n: 1 });
     let deep = '1';
     for (let i = 0; i < 70; i++) deep = `[${deep}]`;
-    assert.equal(answerPayload(deep, r), deep, 'too deep to walk: kept as text');
+    assert.equal(answerPayload(deep, redactor), deep, 'too deep to walk: kept as text');
   });
 
   it('answer headers: only the selected ones, joined when repeated, never the key header or credentials', () => {
-    const r = new Redactor(['k3y-s3cret-value']);
-    const h = selectHeaders(
+    const redactor = new Redactor(['k3y-s3cret-value']);
+    const headers = selectHeaders(
       {
         'X-Request-Id': ['a', 'b'],
         'content-length': 12,
@@ -326,12 +326,12 @@ describe('client coverage: redaction and raw requests with hostile bodies and he
         link: 'k3y-s3cret-value',
         'x-other': 'no',
       },
-      r,
+      redactor,
       'x-my-key',
     );
-    assert.deepEqual(h, { 'x-request-id': 'a, b', 'content-length': '12', link: '***' });
-    assert.deepEqual(selectHeaders(undefined, r), {});
-    assert.deepEqual(selectHeaders({ toJSON: () => ({ date: 'today' }) }, r), { date: 'today' });
+    assert.deepEqual(headers, { 'x-request-id': 'a, b', 'content-length': '12', link: '***' });
+    assert.deepEqual(selectHeaders(undefined, redactor), {});
+    assert.deepEqual(selectHeaders({ toJSON: () => ({ date: 'today' }) }, redactor), { date: 'today' });
     assert.equal(rawAnswerOf('a string'), undefined);
     assert.equal(rawAnswerOf(null), undefined);
   });

@@ -28,10 +28,10 @@ import { DEV, MEASUREMENT, SITE, json, outcome, startStub, type Stub } from './h
 describe('client coverage: what errors name', function () {
   this.timeout(20_000);
   let stub: Stub;
-  let c: EmsClient;
+  let client: EmsClient;
   beforeEach(async () => {
     stub = await startStub();
-    c = new EmsClient({
+    client = new EmsClient({
       baseUrl: stub.url,
       retries: 0,
       timeoutMs: 5_000,
@@ -39,13 +39,13 @@ describe('client coverage: what errors name', function () {
     });
   });
   afterEach(async () => {
-    c.close();
+    client.close();
     await stub.close();
   });
 
   it('the requestId of an error answer comes from the x-request-id header when the body has none (masked, on one line)', async () => {
     stub.handle = (_h, res) => json(res, 503, 'down for maintenance', { 'x-request-id': 'hdr-77 k3y-s3cret-value' });
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => {
+    await assert.rejects(client.getMeasurement(DEV, 'soc'), (e) => {
       assert.ok(e instanceof ServerError, String(e));
       assert.equal(e.requestId, 'hdr-77 ***');
       assert.equal(e.serviceMessage, 'down for maintenance');
@@ -59,7 +59,7 @@ describe('client coverage: what errors name', function () {
 
   it('an empty x-request-id and an empty body give no requestId and no service message', async () => {
     stub.handle = (_h, res) => json(res, 500, undefined, { 'x-request-id': '' });
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => {
+    await assert.rejects(client.getMeasurement(DEV, 'soc'), (e) => {
       assert.ok(e instanceof ServerError);
       assert.equal(e.requestId, undefined);
       assert.equal(e.serviceMessage, undefined);
@@ -78,8 +78,8 @@ describe('client coverage: what errors name', function () {
   it("a connection that fails names host:port (the scheme's default port), never the path or its query", async () => {
     const port = await new Promise<number>((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as AddressInfo).port;
-        srv.close(() => resolve(p));
+        const boundPort = (srv.address() as AddressInfo).port;
+        srv.close(() => resolve(boundPort));
       });
     });
     const dead = new EmsClient({ baseUrl: `http://127.0.0.1:${port}/v1`, retries: 0 });
@@ -111,13 +111,13 @@ describe('client coverage: what errors name', function () {
 describe("client coverage: the client's own checks", function () {
   this.timeout(20_000);
   let stub: Stub;
-  let c: EmsClient;
+  let client: EmsClient;
   beforeEach(async () => {
     stub = await startStub();
-    c = new EmsClient({ baseUrl: stub.url, retries: 0, timeoutMs: 5_000 });
+    client = new EmsClient({ baseUrl: stub.url, retries: 0, timeoutMs: 5_000 });
   });
   afterEach(async () => {
-    c.close();
+    client.close();
     await stub.close();
   });
 
@@ -137,14 +137,14 @@ describe("client coverage: the client's own checks", function () {
       range: { type: 'absolute' as const, start: '2026-01-01T00:00:00Z', end: '2026-01-02T00:00:00Z' },
       resolution: { value: 1, unit: 'h' as const },
     };
-    assert.deepEqual(await c.getTimeSeries(DEV, req), { time: ['2026-01-01T00:00:00Z'], data: [1.5] });
+    assert.deepEqual(await client.getTimeSeries(DEV, req), { time: ['2026-01-01T00:00:00Z'], data: [1.5] });
     assert.deepEqual(JSON.parse(stub.hits[0].body), req);
   });
 
   it('getTimeSeriesRange refuses an end not after the start and a resolution out of range, naming the field; nothing sent', async () => {
-    const t = Date.UTC(2026, 0, 1);
+    const time = Date.UTC(2026, 0, 1);
     await assert.rejects(
-      c.getTimeSeriesRange(DEV, { property: 'soc', start: t, end: t }),
+      client.getTimeSeriesRange(DEV, { property: 'soc', start: time, end: time }),
       (e) =>
         e instanceof ValidationError &&
         e.field === 'end' &&
@@ -152,7 +152,12 @@ describe("client coverage: the client's own checks", function () {
     );
     for (const r of [0, 'x', Number.NaN]) {
       await assert.rejects(
-        c.getTimeSeriesRange(DEV, { property: 'soc', start: t, end: t + 86_400_000, resolutionHours: r as number }),
+        client.getTimeSeriesRange(DEV, {
+          property: 'soc',
+          start: time,
+          end: time + 86_400_000,
+          resolutionHours: r as number,
+        }),
         (e) => e instanceof ValidationError && e.field === 'resolution',
       );
     }
@@ -170,16 +175,16 @@ describe("client coverage: the client's own checks", function () {
       }) as never;
     const past = Date.now() - 1000;
     await assert.rejects(
-      c.sendSteering(req(past)),
+      client.sendSteering(req(past)),
       (e) =>
         e instanceof ValidationError && e.field === 'validUntil' && e.message.includes(new Date(past).toISOString()),
     );
     await assert.rejects(
-      c.sendSteering(req(Number.NaN)),
+      client.sendSteering(req(Number.NaN)),
       (e) => e instanceof ValidationError && e.field === 'validUntil' && /got NaN/.test(e.message),
     );
     await assert.rejects(
-      c.sendSteering(req(-9e15)),
+      client.sendSteering(req(-9e15)),
       (e) => e instanceof ValidationError && /got -9000000000000000/.test(e.message),
     );
     assert.equal(stub.hits.length, 0);
@@ -187,14 +192,14 @@ describe("client coverage: the client's own checks", function () {
 
   it('listSites: a 405 gives [] (the service has no such path); a 500 is an error', async () => {
     stub.handle = (_h, res) => json(res, 405, { message: 'method not allowed' });
-    assert.deepEqual(await c.listSites(), []);
+    assert.deepEqual(await client.listSites(), []);
     stub.handle = (_h, res) => json(res, 500, { message: 'boom' });
-    await assert.rejects(c.listSites(), (e) => e instanceof ServerError && e.serviceMessage === 'boom');
+    await assert.rejects(client.listSites(), (e) => e instanceof ServerError && e.serviceMessage === 'boom');
   });
 
   it('request() without a shape returns the answer unchecked', async () => {
     stub.handle = (_h, res) => json(res, 200, { anything: [1, 2] });
-    assert.deepEqual(await c.request('GET', '/whatever', { kind: 'read' }), { anything: [1, 2] });
+    assert.deepEqual(await client.request('GET', '/whatever', { kind: 'read' }), { anything: [1, 2] });
   });
 
   it('mergeSeries keeps points in [start, end) once, in order, and skips parts without arrays', () => {
@@ -263,9 +268,9 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
   it('sends the scope; a token without expires_in is kept (one fetch for several requests) and used as Bearer', async () => {
     stub.handle = (h, res) =>
       h.url === '/token' ? json(res, 200, { access_token: 'tok-1' }) : json(res, 200, MEASUREMENT());
-    const c = client({ scope: 'read steer' });
-    await c.getMeasurement(DEV, 'soc');
-    await c.getMeasurement(DEV, 'soc');
+    const emsClient = client({ scope: 'read steer' });
+    await emsClient.getMeasurement(DEV, 'soc');
+    await emsClient.getMeasurement(DEV, 'soc');
     assert.equal(tokenHits().length, 1);
     const form = new URLSearchParams(tokenHits()[0].body);
     assert.deepEqual(Object.fromEntries(form), {
@@ -282,18 +287,18 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
 
   it('a token endpoint that fails with an empty body: EMS_AUTH naming its status; callers in the cool-down get the same failure, said to be repeated, nothing sent', async () => {
     stub.handle = (h, res) => (h.url === '/token' ? json(res, 500, undefined) : json(res, 200, MEASUREMENT()));
-    const c = client();
-    const first = await outcome(c.getMeasurement(DEV, 'soc'));
+    const emsClient = client();
+    const first = await outcome(emsClient.getMeasurement(DEV, 'soc'));
     assert.ok(!first.ok && first.error instanceof AuthenticationError, String(!first.ok && first.error));
-    const e = first.error as AuthenticationError;
-    assert.equal(e.code, 'EMS_AUTH');
-    assert.equal(e.status, 500);
-    assert.equal(e.message, `OAuth2 token request to 127.0.0.1:${new URL(stub.url).port}/token failed: HTTP 500`);
-    const second = await outcome(c.getMeasurement(DEV, 'soc'));
+    const error = first.error as AuthenticationError;
+    assert.equal(error.code, 'EMS_AUTH');
+    assert.equal(error.status, 500);
+    assert.equal(error.message, `OAuth2 token request to 127.0.0.1:${new URL(stub.url).port}/token failed: HTTP 500`);
+    const second = await outcome(emsClient.getMeasurement(DEV, 'soc'));
     assert.ok(!second.ok && second.error instanceof AuthenticationError, 'the same failure, from the cool-down');
     const again = second.error as AuthenticationError;
-    assert.deepEqual([again.code, again.status], [e.code, e.status]);
-    assert.ok(again.message.startsWith(`${e.message}; repeated from the last token request (`), again.message);
+    assert.deepEqual([again.code, again.status], [error.code, error.status]);
+    assert.ok(again.message.startsWith(`${error.message}; repeated from the last token request (`), again.message);
     assert.equal(tokenHits().length, 1);
     assert.equal(apiHits().length, 0);
   });
@@ -301,17 +306,17 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
   it('a token answer over maxBodyBytes: EMS_AUTH "answer too large"', async () => {
     stub.handle = (h, res) =>
       h.url === '/token' ? json(res, 200, { access_token: 't', pad: 'x'.repeat(8192) }) : json(res, 200, MEASUREMENT());
-    const c = client({}, { maxBodyBytes: 1024 });
+    const emsClient = client({}, { maxBodyBytes: 1024 });
     await assert.rejects(
-      c.getMeasurement(DEV, 'soc'),
+      emsClient.getMeasurement(DEV, 'soc'),
       (e) => e instanceof AuthenticationError && /failed: answer too large$/.test(e.message),
     );
     assert.equal(apiHits().length, 0);
   });
 
   it('a token URL that cannot be parsed is named "(invalid URL)"; the secret never shows', async () => {
-    const c = client({ tokenUrl: 'not a url cl1ent-s3cret' });
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => {
+    const emsClient = client({ tokenUrl: 'not a url cl1ent-s3cret' });
+    await assert.rejects(emsClient.getMeasurement(DEV, 'soc'), (e) => {
       assert.ok(e instanceof AuthenticationError, String(e));
       assert.match(e.message, /^OAuth2 token request to \(invalid URL\) failed: /);
       assert.doesNotMatch(e.message, /s3cret/);
@@ -328,14 +333,17 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
       else if (h.url === '/token') json(res, 200, { access_token: 'tok-2', expires_in: 600 });
       else json(res, 200, MEASUREMENT());
     };
-    const c = client();
+    const emsClient = client();
     const ctl = new AbortController();
-    const p = outcome(c.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
+    const pending = outcome(emsClient.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
     await stub.received(1);
     ctl.abort();
-    const r = await p;
-    assert.ok(!r.ok && r.error instanceof AbortedError && r.error.code === 'EMS_ABORTED', String(!r.ok && r.error));
-    assert.equal((await c.getMeasurement(DEV, 'soc')).value, 42, 'no cool-down after an abort');
+    const result = await pending;
+    assert.ok(
+      !result.ok && result.error instanceof AbortedError && result.error.code === 'EMS_ABORTED',
+      String(!result.ok && result.error),
+    );
+    assert.equal((await emsClient.getMeasurement(DEV, 'soc')).value, 42, 'no cool-down after an abort');
     assert.equal(tokenHits().length, 2);
     assert.deepEqual(
       apiHits().map((h) => h.headers.authorization),

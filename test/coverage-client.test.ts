@@ -11,7 +11,6 @@ import {
   AbortedError,
   BadResponseError,
   BudgetError,
-  EmsClient,
   Limiter,
   NetworkError,
   RateLimitError,
@@ -33,39 +32,39 @@ import { DEV, MEASUREMENT, SITE, json, outcome, startStub, turns, type Stub } fr
 describe('client coverage: the limiter under aborts, caps and long queues', () => {
   it('a limit below 1 is taken as 1: a second holder waits until the first releases', async () => {
     for (const limit of [0, -3, Number.NaN]) {
-      const l = new Limiter(limit);
-      await l.acquire();
+      const limiter = new Limiter(limit);
+      await limiter.acquire();
       let second = false;
-      const p = l.acquire().then(() => {
+      const pending = limiter.acquire().then(() => {
         second = true;
       });
       await turns(2);
       assert.equal(second, false, `limit ${limit}: the second waits`);
-      assert.deepEqual([l.inFlight, l.queued], [1, 1]);
-      l.release();
-      await p;
+      assert.deepEqual([limiter.inFlight, limiter.queued], [1, 1]);
+      limiter.release();
+      await pending;
       assert.equal(second, true);
-      assert.deepEqual([l.inFlight, l.queued], [1, 0], 'the slot passed straight on');
-      l.release();
-      assert.equal(l.inFlight, 0);
-      l.release(); // one release too many never goes below zero
-      assert.equal(l.inFlight, 0);
+      assert.deepEqual([limiter.inFlight, limiter.queued], [1, 0], 'the slot passed straight on');
+      limiter.release();
+      assert.equal(limiter.inFlight, 0);
+      limiter.release(); // one release too many never goes below zero
+      assert.equal(limiter.inFlight, 0);
     }
   });
 
   it('an aborted signal is refused at once with its reason and takes no slot, even with slots free', async () => {
-    const l = new Limiter(2);
+    const limiter = new Limiter(2);
     const reason = new Error('node closed');
-    await assert.rejects(l.acquire(AbortSignal.abort(reason)), (e) => e === reason);
+    await assert.rejects(limiter.acquire(AbortSignal.abort(reason)), (e) => e === reason);
     const bare = new AbortController();
     bare.abort();
-    await assert.rejects(l.acquire(bare.signal), { name: 'AbortError' });
-    assert.equal(l.inFlight, 0);
+    await assert.rejects(limiter.acquire(bare.signal), { name: 'AbortError' });
+    assert.equal(limiter.inFlight, 0);
   });
 
   it('waiters whose signal aborts leave the queue with its reason; the slot then passes over them to the next; one listener per signal', async () => {
-    const l = new Limiter(1);
-    await l.acquire();
+    const limiter = new Limiter(1);
+    await limiter.acquire();
     const node = new AbortController();
     const order: string[] = [];
     const track = (name: string, p: Promise<void>) =>
@@ -74,12 +73,12 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
         (e: Error) => order.push(`${name} ${e.message}`),
       );
     const all = [
-      track('a', l.acquire(node.signal)),
-      track('b', l.acquire(node.signal)),
-      track('c', l.acquire()),
-      track('d', l.acquire(node.signal)),
+      track('a', limiter.acquire(node.signal)),
+      track('b', limiter.acquire(node.signal)),
+      track('c', limiter.acquire()),
+      track('d', limiter.acquire(node.signal)),
     ];
-    assert.equal(l.queued, 4);
+    assert.equal(limiter.queued, 4);
     assert.equal(
       getEventListeners(node.signal, 'abort').length,
       1,
@@ -88,26 +87,26 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
     node.abort(new Error('aborted by the node'));
     await turns(2);
     assert.deepEqual(order, ['a aborted by the node', 'b aborted by the node', 'd aborted by the node']);
-    assert.equal(l.queued, 1);
+    assert.equal(limiter.queued, 1);
     assert.equal(getEventListeners(node.signal, 'abort').length, 0);
-    l.release(); // skips a, b (aborted) and grants c
+    limiter.release(); // skips a, b (aborted) and grants c
     await Promise.all(all);
     assert.deepEqual(order.at(-1), 'c granted');
-    assert.deepEqual([l.inFlight, l.queued], [1, 0]);
-    l.release(); // d aborted too: nothing left to grant
-    assert.equal(l.inFlight, 0);
+    assert.deepEqual([limiter.inFlight, limiter.queued], [1, 0]);
+    limiter.release(); // d aborted too: nothing left to grant
+    assert.equal(limiter.inFlight, 0);
   });
 
   it("a waiter granted the slot leaves its signal's watch; the signal aborting later changes nothing; an idle signal loses its listener after a sweep period", async () => {
     const clock = FakeTimers.install({ toFake: ['Date'], now: Date.now() });
     try {
-      const l = new Limiter(1);
-      await l.acquire();
+      const limiter = new Limiter(1);
+      await limiter.acquire();
       const ctl = new AbortController();
-      const p = l.acquire(ctl.signal);
+      const acquired = limiter.acquire(ctl.signal);
       assert.equal(getEventListeners(ctl.signal, 'abort').length, 1);
-      l.release();
-      await p;
+      limiter.release();
+      await acquired;
       // The one listener stays while the signal may wait again soon (a polling node's, every few seconds)...
       assert.ok(getEventListeners(ctl.signal, 'abort').length <= 1);
       // ...and goes once the signal had no waiter through a whole sweep period (checked as other waiters arrive).
@@ -117,30 +116,30 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
       }
       assert.equal(getEventListeners(ctl.signal, 'abort').length, 0);
       ctl.abort();
-      assert.deepEqual([l.inFlight, l.queued], [1, 0]);
-      l.release();
+      assert.deepEqual([limiter.inFlight, limiter.queued], [1, 0]);
+      limiter.release();
     } finally {
       clock.uninstall();
     }
   });
 
   it('3000 waiters, every seventh aborted, are served in order through the queue compaction', async () => {
-    const l = new Limiter(1);
-    await l.acquire();
+    const limiter = new Limiter(1);
+    await limiter.acquire();
     const gone = new AbortController();
     const granted: number[] = [];
     const rejected: number[] = [];
     const all = Array.from({ length: 3000 }, (_, i) =>
-      l.acquire(i % 7 === 3 ? gone.signal : undefined).then(
+      limiter.acquire(i % 7 === 3 ? gone.signal : undefined).then(
         () => {
           granted.push(i);
-          l.release();
+          limiter.release();
         },
         () => rejected.push(i),
       ),
     );
     gone.abort();
-    l.release();
+    limiter.release();
     await Promise.all(all);
     const expected = Array.from({ length: 3000 }, (_, i) => i);
     assert.deepEqual(
@@ -152,18 +151,18 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
       rejected,
       expected.filter((i) => i % 7 === 3),
     );
-    assert.deepEqual([l.inFlight, l.queued], [0, 0]);
+    assert.deepEqual([limiter.inFlight, limiter.queued], [0, 0]);
   });
 
   it('run() frees the slot when the work throws, and waits for a slot like acquire()', async () => {
-    const l = new Limiter(1);
+    const limiter = new Limiter(1);
     await assert.rejects(
-      l.run(async () => {
+      limiter.run(async () => {
         throw new Error('work failed');
       }),
       /work failed/,
     );
-    assert.equal(l.inFlight, 0);
+    assert.equal(limiter.inFlight, 0);
     let inside = 0;
     let most = 0;
     const work = async () => {
@@ -173,15 +172,15 @@ describe('client coverage: the limiter under aborts, caps and long queues', () =
       inside--;
       return inside;
     };
-    await Promise.all([l.run(work), l.run(work), l.run(work)]);
+    await Promise.all([limiter.run(work), limiter.run(work), limiter.run(work)]);
     assert.equal(most, 1);
     const ctl = new AbortController();
-    await l.acquire();
-    const waiting = l.run(work, ctl.signal);
+    await limiter.acquire();
+    const waiting = limiter.run(work, ctl.signal);
     ctl.abort(new Error('gone'));
     await assert.rejects(waiting, /gone/);
-    l.release();
-    assert.equal(l.inFlight, 0);
+    limiter.release();
+    assert.equal(limiter.inFlight, 0);
   });
 
   it('mapLimit keeps the input order with a limit of 0 (taken as 1) and of more than the items; an empty list gives []', async () => {
@@ -236,30 +235,30 @@ describe('client coverage: the transport against a stub', function () {
       } else json(res, 200, MEASUREMENT(new URL(h.url, stub.url).searchParams.get('property') ?? 'soc'));
     };
     const states: ConnectionState[] = [];
-    const c = client();
-    c.onState((s) => states.push(s));
+    const emsClient = client();
+    emsClient.onState((s) => states.push(s));
     await assert.rejects(
-      c.getMeasurement(DEV, 'soc'),
+      emsClient.getMeasurement(DEV, 'soc'),
       (e) => e instanceof RateLimitError && e.status === 429 && e.retryAfter === undefined,
     );
     const t0 = Date.now();
-    assert.equal(c.transport.rateLimitedUntil, t0 + 1000, 'a pause of 1 s when the service names none');
+    assert.equal(emsClient.transport.rateLimitedUntil, t0 + 1000, 'a pause of 1 s when the service names none');
     assert.deepEqual(states, [{ state: 'rate-limited', until: t0 + 1000 }]);
 
     const ctl = new AbortController();
-    const aborted = outcome(c.getMeasurement(DEV, 'power', { signal: ctl.signal }));
-    const later = c.getMeasurement(DEV, 'energy');
+    const aborted = outcome(emsClient.getMeasurement(DEV, 'power', { signal: ctl.signal }));
+    const later = emsClient.getMeasurement(DEV, 'energy');
     await turns();
     ctl.abort(); // a plain abort: its reason is an AbortError
-    const a = await aborted;
-    assert.ok(!a.ok && a.error instanceof AbortedError, String(!a.ok && a.error));
-    assert.equal((a.error as AbortedError).code, 'EMS_ABORTED');
-    assert.equal((a.error as AbortedError).message, `GET /devices/${DEV}/measurement aborted`);
+    const abortError = await aborted;
+    assert.ok(!abortError.ok && abortError.error instanceof AbortedError, String(!abortError.ok && abortError.error));
+    assert.equal((abortError.error as AbortedError).code, 'EMS_ABORTED');
+    assert.equal((abortError.error as AbortedError).message, `GET /devices/${DEV}/measurement aborted`);
     assert.equal(stub.hits.length, 1, 'nothing sent while paused');
 
     await clock.tickAsync(1000);
     assert.equal((await later).property, 'energy');
-    assert.equal(c.transport.rateLimitedUntil, 0, 'the pause is over');
+    assert.equal(emsClient.transport.rateLimitedUntil, 0, 'the pause is over');
     assert.deepEqual(
       stub.hits.map((h) => h.url),
       [`/devices/${DEV}/measurement?property=soc`, `/devices/${DEV}/measurement?property=energy`],
@@ -270,36 +269,39 @@ describe('client coverage: the transport against a stub', function () {
 
   it('a 429 with "Retry-After: 0" sets no pause', async () => {
     stub.handle = (_h, res) => json(res, 429, { message: 'again' }, { 'retry-after': '0' });
-    const c = client();
-    await assert.rejects(c.getMeasurement(DEV, 'soc'), (e) => e instanceof RateLimitError && e.retryAfter === 0);
-    assert.equal(c.transport.rateLimitedUntil, 0);
+    const emsClient = client();
+    await assert.rejects(
+      emsClient.getMeasurement(DEV, 'soc'),
+      (e) => e instanceof RateLimitError && e.retryAfter === 0,
+    );
+    assert.equal(emsClient.transport.rateLimitedUntil, 0);
   });
 
   it('a listener that throws does not break the request nor keep other listeners from being told; an unsubscribed one is not told', async () => {
     stub.handle = (_h, res) => json(res, 503, '');
-    const c = client();
+    const emsClient = client();
     const told: string[] = [];
-    c.onState(() => {
+    emsClient.onState(() => {
       throw new Error('listener bug');
     });
-    const off = c.onState((s) => told.push(`off ${s.state}`));
-    c.onState((s) => told.push(s.state === 'error' ? `error ${s.reason}` : s.state));
+    const off = emsClient.onState((s) => told.push(`off ${s.state}`));
+    emsClient.onState((s) => told.push(s.state === 'error' ? `error ${s.reason}` : s.state));
     off();
     await assert.rejects(
-      c.getMeasurement(DEV, 'soc'),
+      emsClient.getMeasurement(DEV, 'soc'),
       (e) => e instanceof ServerError && e.message === `GET /devices/${DEV}/measurement failed: HTTP 503`,
     );
     assert.deepEqual(told, ['error HTTP 503']);
-    assert.equal(c.state.state, 'error');
+    assert.equal(emsClient.state.state, 'error');
   });
 
   it('an answer over maxBodyBytes is EMS_TOO_LARGE, says "answer too large" in the state and is not retried (read or steering)', async () => {
     stub.handle = (_h, res) => json(res, 200, { ...MEASUREMENT(), pad: 'x'.repeat(4096) });
-    const c = client({ maxBodyBytes: 1024, retries: 3, retryBaseMs: 1, retryMaxMs: 1 });
+    const emsClient = client({ maxBodyBytes: 1024, retries: 3, retryBaseMs: 1, retryMaxMs: 1 });
     const states: ConnectionState[] = [];
-    c.onState((s) => states.push(s));
+    emsClient.onState((s) => states.push(s));
     await assert.rejects(
-      c.getMeasurement(DEV, 'soc'),
+      emsClient.getMeasurement(DEV, 'soc'),
       (e) =>
         e instanceof BadResponseError &&
         e.code === 'EMS_TOO_LARGE' &&
@@ -307,18 +309,18 @@ describe('client coverage: the transport against a stub', function () {
     );
     assert.deepEqual(states, [{ state: 'error', reason: 'answer too large' }]);
     await assert.rejects(
-      c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      emsClient.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
     );
     assert.equal(stub.hits.length, 2, 'one attempt each: a body over the limit is not retried');
   });
 
   it('a request body over maxBodyBytes is refused before sending: EMS_TOO_LARGE naming the request body', async () => {
-    const c = client({ maxBodyBytes: 40, retries: 3 });
+    const emsClient = client({ maxBodyBytes: 40, retries: 3 });
     const states: ConnectionState[] = [];
-    c.onState((s) => states.push(s));
+    emsClient.onState((s) => states.push(s));
     await assert.rejects(
-      c.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
+      emsClient.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       (e) => {
         assert.ok(e instanceof BadResponseError, String(e));
         assert.equal(e.code, 'EMS_TOO_LARGE');
@@ -331,14 +333,17 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('a steering request whose connection is reset is retried (transient), and the retry is what counts', async () => {
-    let n = 0;
+    let count = 0;
     stub.handle = (h, res) => {
-      if (n++ === 0) res.socket?.destroy();
+      if (count++ === 0) res.socket?.destroy();
       else json(res, 200, { ...JSON.parse(h.body), requestId: 'req_2' });
     };
-    const c = client({ retries: 2, retryBaseMs: 1, retryMaxMs: 2 });
-    const r = await c.steerEss(SITE, { setting: { value: 2, unit: 'kW' }, validUntil: Date.now() + 600_000 });
-    assert.equal(r.requestId, 'req_2');
+    const emsClient = client({ retries: 2, retryBaseMs: 1, retryMaxMs: 2 });
+    const result = await emsClient.steerEss(SITE, {
+      setting: { value: 2, unit: 'kW' },
+      validUntil: Date.now() + 600_000,
+    });
+    assert.equal(result.requestId, 'req_2');
     assert.equal(stub.hits.length, 2);
     assert.equal(stub.hits[0].body, stub.hits[1].body, 'the same body sent again');
   });
@@ -346,18 +351,18 @@ describe('client coverage: the transport against a stub', function () {
   it('an attempt hook that rejects with a non-Error refuses the request: EMS_ERROR, nothing sent, no "after"', async () => {
     const seen: string[] = [];
     const hook: AttemptHook = {
-      before: () => Promise.reject('budget says no'), // eslint-disable-line prefer-promise-reject-errors
+      before: () => Promise.reject('budget says no'),
       after: (_a, o) => seen.push(o),
     };
-    const c = client({ attempts: hook });
+    const emsClient = client({ attempts: hook });
     await assert.rejects(
-      c.getMeasurement(DEV, 'soc'),
+      emsClient.getMeasurement(DEV, 'soc'),
       (e) =>
         e instanceof NetworkError && e.code === 'EMS_ERROR' && e.message === `GET /devices/${DEV}/measurement failed`,
     );
     assert.deepEqual(seen, []);
     assert.equal(stub.hits.length, 0);
-    assert.equal(c.transport.limiter.inFlight, 0, 'the slot was freed');
+    assert.equal(emsClient.transport.limiter.inFlight, 0, 'the slot was freed');
   });
 
   it('a caller that aborts while the attempt hook makes it wait is not sent when the hook lets it go; the hook is told "failure"', async () => {
@@ -372,15 +377,18 @@ describe('client coverage: the transport against a stub', function () {
           : undefined,
       after: (a, o) => seen.push([a, o]),
     };
-    const c = client({ attempts: hook });
+    const emsClient = client({ attempts: hook });
     const ctl = new AbortController();
-    const p = outcome(c.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
+    const pending = outcome(emsClient.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
     await turns();
     ctl.abort(new Error('node closed'));
     release(); // the hook ignores the abort and lets the attempt go
-    const r = await p;
-    assert.ok(!r.ok && r.error instanceof AbortedError && r.error.code === 'EMS_ABORTED', String(!r.ok && r.error));
-    await c.getMeasurement(DEV, 'power');
+    const result = await pending;
+    assert.ok(
+      !result.ok && result.error instanceof AbortedError && result.error.code === 'EMS_ABORTED',
+      String(!result.ok && result.error),
+    );
+    await emsClient.getMeasurement(DEV, 'power');
     assert.deepEqual(
       stub.hits.map((h) => h.url),
       [`/devices/${DEV}/measurement?property=power`],
@@ -393,17 +401,17 @@ describe('client coverage: the transport against a stub', function () {
         `GET /devices/${DEV}/measurement?property=power read false ok`,
       ],
     );
-    assert.equal(c.transport.limiter.inFlight, 0);
+    assert.equal(emsClient.transport.limiter.inFlight, 0);
   });
 
   it('a budget refusal of a long path names it without its query, cut to 200 characters', async () => {
     stub.handle = (_h, res) => json(res, 200, { ok: true });
     const budget = new Budget();
     budget.configure(budgetCaps({ maxPerMinute: 1 }));
-    const c = client({ attempts: budget });
+    const emsClient = client({ attempts: budget });
     const path = `/${'a'.repeat(300)}?token=s3cret`;
-    assert.equal((await c.raw('GET', path)).statusCode, 200);
-    await assert.rejects(c.raw('GET', path), (e) => {
+    assert.equal((await emsClient.raw('GET', path)).statusCode, 200);
+    await assert.rejects(emsClient.raw('GET', path), (e) => {
       assert.ok(e instanceof BudgetError, String(e));
       assert.equal(e.request.path, `/${'a'.repeat(198)}…`);
       assert.doesNotMatch(e.message, /s3cret/);
@@ -413,8 +421,8 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('a timeout of 0 sets no deadline: the request still completes', async () => {
-    const c = client({ timeoutMs: 0 });
-    assert.equal((await c.getMeasurement(DEV, 'soc')).value, 42);
+    const emsClient = client({ timeoutMs: 0 });
+    assert.equal((await emsClient.getMeasurement(DEV, 'soc')).value, 42);
   });
 });
 
@@ -438,14 +446,14 @@ describe('client coverage: the wall-clock deadline of one attempt', () => {
   it('a request without a signal still gets the deadline, and its config is left without one', async () => {
     const seen: unknown[] = [];
     const config = { url: '/x', headers: {} } as never;
-    const p = withDeadline(hanging(seen), config, 50).then(
+    const pending = withDeadline(hanging(seen), config, 50).then(
       () => assert.fail('no answer expected'),
       (e: { code?: string; message: string }) => e,
     );
     await clock.tickAsync(50);
-    const e = await p;
-    assert.equal(e.code, 'ETIMEDOUT');
-    assert.equal(e.message, 'timeout of 50ms exceeded (wall-clock)');
+    const settledError = await pending;
+    assert.equal(settledError.code, 'ETIMEDOUT');
+    assert.equal(settledError.message, 'timeout of 50ms exceeded (wall-clock)');
     assert.equal(seen.length, 1);
     assert.ok(seen[0], "the adapter got the attempt's signal");
     assert.equal(Object.prototype.hasOwnProperty.call(config, 'signal'), false);
@@ -456,9 +464,9 @@ describe('client coverage: the wall-clock deadline of one attempt', () => {
     const seen: unknown[] = [];
     const ctl = new AbortController();
     const config = { url: '/x', headers: {}, signal: ctl.signal } as never;
-    const p = withDeadline(hanging(seen), config, 50).catch((e: { code?: string }) => e.code);
+    const pendingCode = withDeadline(hanging(seen), config, 50).catch((e: { code?: string }) => e.code);
     ctl.abort();
-    assert.equal(await p, 'ERR_CANCELED');
+    assert.equal(await pendingCode, 'ERR_CANCELED');
     assert.equal((config as { signal: unknown }).signal, ctl.signal, "the caller's signal put back");
     await assert.rejects(
       withDeadline(hanging(seen), { url: '/y', headers: {}, signal: AbortSignal.abort() } as never, 50),

@@ -139,47 +139,47 @@ describe('runtime coverage: delivery checks at their edges', () => {
   it('a check given an aborted signal ends at once: no read, no report, no timer', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq(), rt, {
+    const check = new DeliveryCheck(essReq(), rt, {
       clock: checkClock(clock),
       signal: AbortSignal.abort(),
       onReport: (r) => reports.push(r),
     });
-    const r = await c.done;
-    assert.equal(r.followed, 'unknown');
-    assert.equal(r.reason, 'cancelled before the window ended');
-    await c.started;
-    assert.deepEqual([asked.length, reports.length, clock.countTimers(), c.active], [0, 0, 0, false]);
+    const report = await check.done;
+    assert.equal(report.followed, 'unknown');
+    assert.equal(report.reason, 'cancelled before the window ended');
+    await check.started;
+    assert.deepEqual([asked.length, reports.length, clock.countTimers(), check.active], [0, 0, 0, false]);
   });
 
   it('a device reference that is not one: "unknown" naming the device field and why, no read', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ devices: { battery: 'not a reference!' } }), rt, {
+    const check = new DeliveryCheck(essReq({ devices: { battery: 'not a reference!' } }), rt, {
       clock: checkClock(clock),
       onReport: (r) => reports.push(r),
     });
     await clock.tickAsync(15 * MIN);
-    const r = await c.done;
-    assert.equal(r.followed, 'unknown');
-    assert.match(r.reason!, /batteryDevice/);
+    const report = await check.done;
+    assert.equal(report.followed, 'unknown');
+    assert.match(report.reason!, /batteryDevice/);
     assert.equal(asked.length, 0);
-    assert.deepEqual(reports, [r]);
+    assert.deepEqual(reports, [report]);
   });
 
   it('ended before its window began: "replaced before its start", no read; end() and cancel() after that change nothing', async () => {
     const { asked, rt } = fakeReads(clock, async () => counters(T0, 0, 0));
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ from: T0 + 5 * MIN, until: T0 + 20 * MIN }), rt, {
+    const check = new DeliveryCheck(essReq({ from: T0 + 5 * MIN, until: T0 + 20 * MIN }), rt, {
       clock: checkClock(clock),
       onReport: (r) => reports.push(r),
     });
     assert.equal(clock.countTimers(), 1);
-    c.end();
-    const r = await c.done;
-    assert.equal(r.reason, 'replaced before its start');
-    c.end();
-    c.cancel();
-    assert.equal(await c.done, r);
+    check.end();
+    const report = await check.done;
+    assert.equal(report.reason, 'replaced before its start');
+    check.end();
+    check.cancel();
+    assert.equal(await check.done, report);
     await clock.tickAsync(30 * MIN);
     assert.deepEqual(
       [asked.length, reports.length, clock.countTimers()],
@@ -192,7 +192,7 @@ describe('runtime coverage: delivery checks at their edges', () => {
     const from = T0 + 30 * 24 * 60 * MIN;
     const { asked, rt } = fakeReads(clock, async (r) => counters(clock.now, r.properties.length, 0));
     const cc = checkClock(clock);
-    const c = new DeliveryCheck(essReq({ from, until: from + 15 * MIN }), rt, { clock: cc });
+    const check = new DeliveryCheck(essReq({ from, until: from + 15 * MIN }), rt, { clock: cc });
     assert.deepEqual(cc.sets, [2_000_000_000]);
     await clock.tickAsync(2_000_000_000);
     assert.equal(asked.length, 0);
@@ -203,15 +203,15 @@ describe('runtime coverage: delivery checks at their edges', () => {
       asked.map((a) => a.at),
       [from],
     );
-    c.cancel();
-    assert.equal((await c.done).reason, 'cancelled before the window ended');
+    check.cancel();
+    assert.equal((await check.done).reason, 'cancelled before the window ended');
   });
 
   it('a listener that throws does not end the check: every part is still reported, the last resolves done', async () => {
-    let n = 0;
-    const { rt } = fakeReads(clock, async () => counters(clock.now, 0, n++ * 0.25));
+    let count = 0;
+    const { rt } = fakeReads(clock, async () => counters(clock.now, 0, count++ * 0.25));
     let calls = 0;
-    const c = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
+    const check = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
       clock: checkClock(clock),
       everyMs: 15 * MIN,
       onReport: () => {
@@ -219,14 +219,14 @@ describe('runtime coverage: delivery checks at their edges', () => {
         throw new Error('listener bug');
       },
     });
-    await c.started;
+    await check.started;
     await clock.tickAsync(15 * MIN);
     await turns();
     await clock.tickAsync(15 * MIN);
-    const r = await c.done;
+    const report = await check.done;
     assert.equal(calls, 2);
-    assert.equal(r.from, T0 + 15 * MIN);
-    assert.equal(r.measured?.value, -1, 'charging 1 kW in each quarter hour');
+    assert.equal(report.from, T0 + 15 * MIN);
+    assert.equal(report.measured?.value, -1, 'charging 1 kW in each quarter hour');
   });
 
   it("cancelled while a part's end reading is under way: that part is not reported, done says cancelled", async () => {
@@ -239,29 +239,29 @@ describe('runtime coverage: delivery checks at their edges', () => {
         : Promise.resolve(counters(clock.now, r.properties.length, 0)),
     );
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
+    const check = new DeliveryCheck(essReq({ until: T0 + 30 * MIN }), rt, {
       clock: checkClock(clock),
       everyMs: 15 * MIN,
       onReport: (r) => reports.push(r),
     });
-    await c.started;
+    await check.started;
     await clock.tickAsync(15 * MIN);
     assert.equal(asked.length, 2, 'the end reading of the first part was asked');
-    c.cancel('node closed');
+    check.cancel('node closed');
     hold!(counters(clock.now, 3, 0));
     await turns();
-    const r = await c.done;
-    assert.equal(r.reason, 'node closed');
+    const report = await check.done;
+    assert.equal(report.reason, 'node closed');
     assert.deepEqual(reports, []);
     assert.equal(clock.countTimers(), 0);
   });
 
   it('a read that fails with a non-Error: the report says which reading failed and what it was', async () => {
-    const { rt } = fakeReads(clock, () => Promise.reject('socket gone')); // eslint-disable-line prefer-promise-reject-errors
-    const c = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock) });
+    const { rt } = fakeReads(clock, () => Promise.reject('socket gone'));
+    const check = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock) });
     await clock.tickAsync(15 * MIN);
-    const r = await c.done;
-    assert.equal(r.reason, 'start reading failed: socket gone');
+    const report = await check.done;
+    assert.equal(report.reason, 'start reading failed: socket gone');
   });
 
   it('counters without a unit it knows and no power: "unknown" with the reason, never a verdict without data', async () => {
@@ -273,11 +273,11 @@ describe('runtime coverage: delivery checks at their edges', () => {
           measurements: [{ timestamp: clock.now, property: 'totalEnergyProduced', value: 1, unit: 'BTU' }],
         }) as MeasurementList,
     );
-    const c = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock) });
+    const check = new DeliveryCheck(essReq(), rt, { clock: checkClock(clock) });
     await clock.tickAsync(15 * MIN);
-    const r = await c.done;
-    assert.equal(r.followed, 'unknown');
-    assert.match(r.reason!, /totalEnergyProduced and totalEnergyConsumed/);
+    const report = await check.done;
+    assert.equal(report.followed, 'unknown');
+    assert.match(report.reason!, /totalEnergyProduced and totalEnergyConsumed/);
   });
 
   it('the properties each device answers are remembered for at most 1000 devices; past that, they are learnt again', async () => {
@@ -293,9 +293,9 @@ describe('runtime coverage: delivery checks at their edges', () => {
       return counters(clock.now, 0, 0);
     });
     const checkOne = async (device: string) => {
-      const c = new DeliveryCheck(essReq({ devices: { battery: device } }), rt, { clock: checkClock(clock) });
-      await c.started;
-      c.cancel();
+      const check = new DeliveryCheck(essReq({ devices: { battery: device } }), rt, { clock: checkClock(clock) });
+      await check.started;
+      check.cancel();
     };
     await checkOne('dvc_first');
     assert.equal(asked.length, 2, 'refused with power, then counters alone');
@@ -320,8 +320,8 @@ describe('runtime coverage: building a runtime from config-node settings that ar
   before(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-cov-'));
   });
-  after(() => {
-    for (const rt of runtimes.splice(0)) rt.close();
+  after(async () => {
+    await Promise.all(runtimes.splice(0).map((rt) => rt.close()));
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -381,12 +381,14 @@ describe('runtime coverage: building a runtime from config-node settings that ar
     const pem = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
     const file = path.join(dir, 'ca.pem');
     fs.writeFileSync(file, pem);
-    const a = await createRuntime({ baseUrl: 'https://127.0.0.1:9', caCert: ` ${file} ` }, {});
-    runtimes.push(a);
-    const b = await createRuntime({ baseUrl: 'https://127.0.0.1:9', caCert: pem }, {}, undefined, { readFiles: false });
-    runtimes.push(b);
-    assert.notEqual(a.budget, b.budget, 'each its own budget');
-    assert.equal(a.budget.stats().total.sent, 0);
+    const fromFile = await createRuntime({ baseUrl: 'https://127.0.0.1:9', caCert: ` ${file} ` }, {});
+    runtimes.push(fromFile);
+    const fromPem = await createRuntime({ baseUrl: 'https://127.0.0.1:9', caCert: pem }, {}, undefined, {
+      readFiles: false,
+    });
+    runtimes.push(fromPem);
+    assert.notEqual(fromFile.budget, fromPem.budget, 'each its own budget');
+    assert.equal(fromFile.budget.stats().total.sent, 0);
   });
 });
 
@@ -397,7 +399,6 @@ describe('runtime coverage: the built-in simulator that fails to start', functio
     const id = require.resolve('../src/runtime/builtin-simulator');
     const cached = require.cache[id];
     delete require.cache[id];
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const fresh = require('../src/runtime/builtin-simulator') as typeof import('../src/runtime/builtin-simulator');
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));

@@ -36,13 +36,13 @@ const read = (o: Partial<Attempt> = {}): Attempt => ({
 describe("runtime coverage: the request budget's queue at its edges", () => {
   const crashes = useCrashWatch();
   let clock: ReturnType<typeof FakeTimers.install>;
-  let b: Budget;
+  let budget: Budget;
   beforeEach(() => {
     clock = FakeTimers.install({ now: T0, toFake: ['Date', 'setTimeout', 'clearTimeout'] });
-    b = new Budget(() => clock.now);
+    budget = new Budget(() => clock.now);
   });
   afterEach(() => {
-    b.close();
+    budget.close();
     clock.uninstall();
     assert.deepEqual(crashes.events, []);
   });
@@ -71,37 +71,37 @@ describe("runtime coverage: the request budget's queue at its edges", () => {
   });
 
   it('an attempt whose signal aborted already is not queued nor counted; one aborted while it waits leaves the queue', async () => {
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    b.before(read());
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    await budget.before(read());
     await assert.rejects(
-      Promise.resolve(b.before(read({ signal: AbortSignal.abort(new Error('node closed')) }))),
+      Promise.resolve(budget.before(read({ signal: AbortSignal.abort(new Error('node closed')) }))),
       /node closed/,
     );
     const ctl = new AbortController();
-    const w = track(() => b.before(read({ signal: ctl.signal })));
-    const next = track(() => b.before(read()));
+    const waiting = track(() => budget.before(read({ signal: ctl.signal })));
+    const next = track(() => budget.before(read()));
     await turns();
-    assert.equal(b.stats().queued, 2);
+    assert.equal(budget.stats().queued, 2);
     ctl.abort(new Error('redeployed'));
     await turns();
-    assert.equal(w.v, 'redeployed');
-    assert.equal(b.stats().queued, 1);
+    assert.equal(waiting.v, 'redeployed');
+    assert.equal(budget.stats().queued, 1);
     await clock.tickAsync(61_000);
     assert.equal(next.v, 'sent', 'the one behind it went when the minute freed');
-    assert.deepEqual([b.stats().total.sent, b.stats().total.refused], [2, 0]);
+    assert.deepEqual([budget.stats().total.sent, budget.stats().total.refused], [2, 0]);
   });
 
   it('a retry does not wait behind queued attempts while there is room; at the cap it is refused, never queued', async () => {
-    b.configure(budgetCaps({ maxPerMinute: 2, budgetMode: 'queue' }));
-    b.before(read());
-    b.before(read());
-    const queued = track(() => b.before(read()));
+    budget.configure(budgetCaps({ maxPerMinute: 2, budgetMode: 'queue' }));
+    await budget.before(read());
+    await budget.before(read());
+    const queued = track(() => budget.before(read()));
     await turns();
     clock.setSystemTime(T0 + 61_000); // the minute freed; the queue's timer has not run yet
-    assert.equal(b.before(read({ retry: true })), undefined, 'a retry goes at once beside the queue');
-    assert.equal(b.before(read({ retry: true })), undefined);
+    assert.equal(budget.before(read({ retry: true })), undefined, 'a retry goes at once beside the queue');
+    assert.equal(budget.before(read({ retry: true })), undefined);
     assert.throws(
-      () => b.before(read({ retry: true })),
+      () => budget.before(read({ retry: true })),
       (e) =>
         e instanceof BudgetError &&
         /^retry of GET \/devices\/d\/measurement not sent/.test(e.message) &&
@@ -110,65 +110,65 @@ describe("runtime coverage: the request budget's queue at its edges", () => {
     assert.equal(queued.v, 'waiting');
     await clock.tickAsync(130_000);
     assert.equal(queued.v, 'sent');
-    assert.deepEqual([b.stats().total.retried, b.stats().total.refused], [2, 1]);
+    assert.deepEqual([budget.stats().total.retried, budget.stats().total.refused], [2, 1]);
   });
 
   it('lifting the caps lets every waiting attempt go at once', async () => {
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    b.before(read());
-    const waiting = [track(() => b.before(read())), track(() => b.before(read()))];
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    await budget.before(read());
+    const waiting = [track(() => budget.before(read())), track(() => budget.before(read()))];
     await turns();
     assert.deepEqual(
       waiting.map((w) => w.v),
       ['waiting', 'waiting'],
     );
-    b.configure(budgetCaps({}));
+    budget.configure(budgetCaps({}));
     await turns();
     assert.deepEqual(
       waiting.map((w) => w.v),
       ['sent', 'sent'],
     );
-    assert.deepEqual([b.stats().queued, clock.countTimers()], [0, 0]);
+    assert.deepEqual([budget.stats().queued, clock.countTimers()], [0, 0]);
   });
 
   it('behind others, a steering attempt is refused when its validUntil comes, a read when its 10 minutes of queueing pass; each says why', async () => {
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    b.before(read());
-    const reads = Array.from({ length: 12 }, () => track(() => b.before(read())));
-    const s = track(() => b.before(steer(T0 + 100_000)));
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    await budget.before(read());
+    const reads = Array.from({ length: 12 }, () => track(() => budget.before(read())));
+    const steering = track(() => budget.before(steer(T0 + 100_000)));
     await clock.tickAsync(100_000);
     assert.deepEqual(
       reads.slice(0, 2).map((r) => r.v),
       ['sent', 'waiting'],
     );
     assert.match(
-      s.v,
+      steering.v,
       /^POST \/sites\/s\/steering\/ess not sent: request budget maxPerMinute reached \(1 of 1 requests in the last 60 s\)/,
     );
     assert.match(
-      s.v,
+      steering.v,
       /the signal's validUntil 2026-06-01T12:01:40(\.000)?Z comes first, and nothing is sent after it$/,
     );
     await clock.tickAsync(QUEUE_MAX_WAIT_MS);
-    const v = reads.map((r) => r.v);
-    assert.deepEqual(v.slice(0, 9), Array(9).fill('sent'), 'one a minute (and a second) for nine minutes');
-    for (const late of v.slice(9)) assert.match(late, /later than budgetMode "queue" waits \(10 minutes\)$/);
-    assert.equal(b.stats().queued, 0);
+    const values = reads.map((r) => r.v);
+    assert.deepEqual(values.slice(0, 9), Array(9).fill('sent'), 'one a minute (and a second) for nine minutes');
+    for (const late of values.slice(9)) assert.match(late, /later than budgetMode "queue" waits \(10 minutes\)$/);
+    assert.equal(budget.stats().queued, 0);
   });
 
   it('a cap lowered while attempts wait refuses at once those the window would free too late', async () => {
-    b.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    b.before(read());
-    const r = track(() => b.before(read()));
-    const s = track(() => b.before(steer(T0 + 5 * MIN)));
+    budget.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
+    await budget.before(read());
+    const readTracked = track(() => budget.before(read()));
+    const steerTracked = track(() => budget.before(steer(T0 + 5 * MIN)));
     await turns();
-    b.configure(budgetCaps({ maxPerMinute: 1, maxPerDay: 1, budgetMode: 'queue' }));
+    budget.configure(budgetCaps({ maxPerMinute: 1, maxPerDay: 1, budgetMode: 'queue' }));
     await turns();
     assert.match(
-      r.v,
+      readTracked.v,
       /request budget maxPerDay reached \(1 of 1 requests in the last 24 h\).*later than budgetMode "queue" waits/,
     );
-    assert.match(s.v, /request budget maxPerDay reached.*the signal's validUntil .* comes first/);
+    assert.match(steerTracked.v, /request budget maxPerDay reached.*the signal's validUntil .* comes first/);
     assert.equal(clock.countTimers(), 0);
   });
 
@@ -176,8 +176,8 @@ describe("runtime coverage: the request budget's queue at its edges", () => {
     const reg = new BudgetRegistry(() => clock.now);
     const rb = reg.budget('cfg');
     rb.configure(budgetCaps({ maxPerMinute: 1, budgetMode: 'queue' }));
-    rb.before(read());
-    const w = track(() => rb.before(read()));
+    await rb.before(read());
+    const waiting = track(() => rb.before(read()));
     await turns();
     assert.equal(clock.countTimers(), 1);
     reg.forget('nope');
@@ -186,7 +186,7 @@ describe("runtime coverage: the request budget's queue at its edges", () => {
     reg.forget('cfg');
     await turns();
     assert.match(
-      w.v,
+      waiting.v,
       /^GET \/devices\/d\/measurement not sent: request budget maxPerMinute reached \(0 of 1 requests in the last 60 s\); the config node was removed while it waited$/,
     );
     assert.equal(clock.countTimers(), 0, 'no timer left');
@@ -194,17 +194,18 @@ describe("runtime coverage: the request budget's queue at its edges", () => {
   });
 
   it('a warning listener that throws does not break counting; without a warning the current one is null', () => {
-    b.configure(budgetCaps({ maxPerMinute: 10 }));
-    assert.equal(b.currentWarning, null);
+    budget.configure(budgetCaps({ maxPerMinute: 10 }));
+    assert.equal(budget.currentWarning, null);
     const seen: unknown[] = [];
-    b.onWarning(() => {
+    budget.onWarning(() => {
       throw new Error('listener bug');
     });
-    b.onWarning((w) => seen.push(w));
-    for (let i = 0; i < 8; i++) b.before(read());
-    assert.deepEqual(b.currentWarning, { cap: 'maxPerMinute', percent: 80 });
+    budget.onWarning((w) => seen.push(w));
+    // Under the cap before() counts each attempt at once: it returns no promise here.
+    for (let i = 0; i < 8; i++) void budget.before(read());
+    assert.deepEqual(budget.currentWarning, { cap: 'maxPerMinute', percent: 80 });
     assert.deepEqual(seen.at(-1), { cap: 'maxPerMinute', percent: 80 });
-    assert.equal(b.stats().total.sent, 8);
+    assert.equal(budget.stats().total.sent, 8);
   });
 });
 
@@ -232,13 +233,13 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
 
   it('a command without validUntil, or that sets nothing, is refused; nothing is sent', async () => {
     const { client, sent } = fakeSteeringClient();
-    const q = new SteeringQueue(client);
+    const queue = new SteeringQueue(client);
     await assert.rejects(
-      q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1) }),
+      queue.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1) }),
       (e) => e instanceof ValidationError && e.field === 'validUntil' && /is required/.test(e.message),
     );
     await assert.rejects(
-      q.submit({ site: 's', kind: 'ess', validUntil: until() }),
+      queue.submit({ site: 's', kind: 'ess', validUntil: until() }),
       (e) => e instanceof EmptyRequestError && e.code === 'EMS_EMPTY',
     );
     assert.throws(
@@ -282,30 +283,33 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
 
   it("dropOwner drops only that owner's queued components, describing each; the others still go out; queued() counts per site", async () => {
     const { client, sent } = fakeSteeringClient();
-    const q = new SteeringQueue(client);
-    const a = {};
-    const b = {};
-    const v = until();
-    const busy = q.submit({ site: 's1', kind: 'ess', energyStorageSetting: kW(1), validUntil: v }, { owner: a }); // in flight
+    const queue = new SteeringQueue(client);
+    const ownerA = {};
+    const ownerB = {};
+    const validUntil = until();
+    const busy = queue.submit(
+      { site: 's1', kind: 'ess', energyStorageSetting: kW(1), validUntil: validUntil },
+      { owner: ownerA },
+    ); // in flight
     const dropped = [
-      q
-        .submit({ site: 's1', kind: 'combined', maximizeGridImport: true, validUntil: v }, { owner: a })
+      queue
+        .submit({ site: 's1', kind: 'combined', maximizeGridImport: true, validUntil: validUntil }, { owner: ownerA })
         .catch((e: ApiError) => e),
-      q.submit({ site: 's1', kind: 'cancel-grid-target' }, { owner: a }).catch((e: ApiError) => e),
-      q
-        .submit({ site: 's2', kind: 'ess', energyStorageSetting: kW(2), validUntil: v }, { owner: a })
+      queue.submit({ site: 's1', kind: 'cancel-grid-target' }, { owner: ownerA }).catch((e: ApiError) => e),
+      queue
+        .submit({ site: 's2', kind: 'ess', energyStorageSetting: kW(2), validUntil: validUntil }, { owner: ownerA })
         .catch((e: ApiError) => e),
     ];
-    const kept = q.submit(
-      { site: 's1', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: v },
-      { owner: b },
+    const kept = queue.submit(
+      { site: 's1', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: validUntil },
+      { owner: ownerB },
     );
     assert.deepEqual(
-      [q.queued(), q.queued('s1'), q.queued('s2')],
+      [queue.queued(), queue.queued('s1'), queue.queued('s2')],
       [2, 2, 0],
       "s2 went out at once; s1 waits with two components (b's grid target replaced a's cancel)",
     );
-    const desc = q.dropOwner(a, 'redeployed');
+    const desc = queue.dropOwner(ownerA, 'redeployed');
     assert.deepEqual(desc.sort(), ['s1 maximizeGridImport=true']);
     const gone = await dropped[0];
     assert.ok(
@@ -315,7 +319,7 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
       String(gone),
     );
     // The cancel was merged with b's grid target (later wins): it stays, b's setpoint replaced it.
-    assert.deepEqual([q.queued('s1')], [1]);
+    assert.deepEqual([queue.queued('s1')], [1]);
     sent[0].resolve({ requestId: 'r1' });
     sent.find((x) => x.req.site === 's2')?.resolve({ requestId: 'r2' });
     await busy;
@@ -329,30 +333,33 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
 
   it('dropOwner describes a queued grid target by its setpoint and a cancel as "cancel"', async () => {
     const { client, sent } = fakeSteeringClient();
-    const q = new SteeringQueue(client);
-    const o = {};
-    void q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() }); // in flight
-    const g = q
-      .submit({ site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: until() }, { owner: o })
+    const queue = new SteeringQueue(client);
+    const owner = {};
+    void queue.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() }); // in flight
+    const gridTarget = queue
+      .submit(
+        { site: 's', kind: 'grid-target', gridTarget: { setpoint: kW(-3) }, validUntil: until() },
+        { owner: owner },
+      )
       .catch(() => 'dropped');
-    const c = q.submit({ site: 't', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
-    const cancel = q.submit({ site: 't', kind: 'cancel-grid-target' }, { owner: o }).catch(() => 'dropped');
-    assert.deepEqual(q.dropOwner(o).sort(), ['s gridTarget=-3 kW', 't gridTarget=cancel']);
-    assert.deepEqual(await Promise.all([g, cancel]), ['dropped', 'dropped']);
+    const inFlight = queue.submit({ site: 't', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
+    const cancel = queue.submit({ site: 't', kind: 'cancel-grid-target' }, { owner: owner }).catch(() => 'dropped');
+    assert.deepEqual(queue.dropOwner(owner).sort(), ['s gridTarget=-3 kW', 't gridTarget=cancel']);
+    assert.deepEqual(await Promise.all([gridTarget, cancel]), ['dropped', 'dropped']);
     for (const x of sent) x.resolve({});
-    await c;
+    await inFlight;
   });
 
   it('a command whose components go in two requests resolves once both went out; a failure of either rejects it with that error', async () => {
     const { client, sent } = fakeSteeringClient();
-    const q = new SteeringQueue(client);
-    const v = until();
-    const both = q.submit({
+    const queue = new SteeringQueue(client);
+    const validUntil = until();
+    const both = queue.submit({
       site: 's',
       kind: 'combined',
       energyStorageSetting: kW(1),
       gridTarget: { setpoint: kW(2) },
-      validUntil: v,
+      validUntil: validUntil,
     });
     let settled = false;
     void both.then(
@@ -378,10 +385,10 @@ describe('runtime coverage: the steering queue refusing, dropping and aborting',
 
   it('a queued group whose every caller aborted goes to the client already aborted (the client then sends nothing)', async () => {
     const { client, sent } = fakeSteeringClient();
-    const q = new SteeringQueue(client);
-    const first = q.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
+    const queue = new SteeringQueue(client);
+    const first = queue.submit({ site: 's', kind: 'ess', energyStorageSetting: kW(1), validUntil: until() });
     const ctl = new AbortController();
-    const later = q
+    const later = queue
       .submit({ site: 's', kind: 'ess', energyStorageSetting: kW(2), validUntil: until() }, { signal: ctl.signal })
       .catch((e: Error) => e.message);
     ctl.abort();
@@ -410,7 +417,7 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
         most = Math.max(most, inside);
         await turns(1);
         inside--;
-        if (x === 2) throw 'two'; // eslint-disable-line no-throw-literal
+        if (x === 2) throw 'two';
         if (x === 3) ctl.abort();
         return x;
       },
@@ -433,12 +440,11 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
       clearTimeout: (t) => base.clearTimeout(t as never),
     });
     const ran: string[] = [];
-    let second: unknown;
     sc.setTimeout(() => {
       ran.push('a');
       sc.clearTimeout(second);
     }, Number.NaN);
-    second = sc.setTimeout(() => ran.push('b'), 0);
+    const second = sc.setTimeout(() => ran.push('b'), 0);
     sc.setTimeout(() => ran.push('c'), Number.POSITIVE_INFINITY);
     assert.equal(sc.size, 3);
     base.tick(0);
@@ -512,10 +518,10 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
     try {
       const errors: string[] = [];
       const ps = new PollScheduler((e) => errors.push((e as Error).message));
-      let n = 0;
+      let count = 0;
       ps.add(100, () => {
-        n++;
-        throw new Error(`sync ${n}`);
+        count++;
+        throw new Error(`sync ${count}`);
       });
       let release!: () => void;
       let slow = 0;
@@ -526,7 +532,7 @@ describe('runtime coverage: the bounded fan-out, the shared clock and the poll s
         });
       });
       await clock.tickAsync(350);
-      assert.ok(n >= 3, `thrower ran every turn (${n})`);
+      assert.ok(count >= 3, `thrower ran every turn (${count})`);
       assert.equal(slow, 1, 'the slow one was skipped while it ran');
       assert.deepEqual(errors.slice(0, 2), ['sync 1', 'sync 2']);
       release();

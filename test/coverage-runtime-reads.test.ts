@@ -62,16 +62,16 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const c = new EmsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });
+    const client = new EmsClient({ baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, retries: 0 });
     try {
-      const reads = new ReadCoalescer(c, 50);
+      const reads = new ReadCoalescer(client, 50);
       await assert.rejects(reads.read({ device: 'dvc_a', shape: 'bogus' as 'single', properties: ['soc'] }), TypeError);
       // Were the device still counted in flight, this read would wait for the (fake, never ticked) window.
-      const m = await reads.read({ device: 'dvc_a', shape: 'single', properties: ['soc'] });
-      assert.equal(m.value, 50);
+      const reading = await reads.read({ device: 'dvc_a', shape: 'single', properties: ['soc'] });
+      assert.equal(reading.value, 50);
       assert.equal(clock.countTimers(), 0, 'no window was opened');
     } finally {
-      c.close();
+      client.close();
       await new Promise((r) => server.close(r));
     }
   });
@@ -107,17 +107,20 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const node = new AbortController();
     const other = new AbortController();
-    const b = reads
+    const powerRead = reads
       .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal })
       .catch((e: Error) => e);
-    const c = reads.read({ device: 'd', shape: 'map', properties: ['energy', 'soc'] }, { signal: other.signal });
-    const d = reads
+    const otherRead = reads.read(
+      { device: 'd', shape: 'map', properties: ['energy', 'soc'] },
+      { signal: other.signal },
+    );
+    const socRead = reads
       .read({ device: 'd', shape: 'list', properties: ['soc'] }, { signal: node.signal })
       .catch((e: Error) => e);
     node.abort(new Error('node closed'));
     await clock.tickAsync(5);
-    assert.equal(((await b) as Error).message, 'node closed');
-    assert.equal(((await d) as Error).message, 'node closed');
+    assert.equal(((await powerRead) as Error).message, 'node closed');
+    assert.equal(((await socRead) as Error).message, 'node closed');
     assert.equal(calls.length, 2);
     assert.deepEqual(
       calls[1].req,
@@ -129,17 +132,17 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
       reference: 'd',
       measurements: { energy: { value: 1, unit: 'Wh' }, soc: { value: 2, unit: '%' } },
     });
-    assert.equal((await c).measurements.soc.value, 2);
+    assert.equal((await otherRead).measurements.soc.value, 2);
 
     // Every read of the next window aborted: nothing is sent for them.
-    const x = new AbortController();
+    const aborter = new AbortController();
     const e1 = reads
-      .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: x.signal })
+      .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: aborter.signal })
       .catch((e: Error) => e.message);
     const e2 = reads
-      .read({ device: 'd', shape: 'single', properties: ['energy'] }, { signal: x.signal })
+      .read({ device: 'd', shape: 'single', properties: ['energy'] }, { signal: aborter.signal })
       .catch((e: Error) => e.message);
-    x.abort(new Error('gone'));
+    aborter.abort(new Error('gone'));
     await clock.tickAsync(5);
     assert.deepEqual(await Promise.all([e1, e2]), ['gone', 'gone']);
     assert.equal(calls.length, 2, 'nothing more sent');
@@ -152,15 +155,15 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const ctl = new AbortController();
-    const b = reads.read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: ctl.signal });
-    const c = reads.read({ device: 'd', shape: 'single', properties: ['energy'] });
+    const powerRead = reads.read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: ctl.signal });
+    const energyRead = reads.read({ device: 'd', shape: 'single', properties: ['energy'] });
     await clock.tickAsync(5);
     assert.equal(calls.length, 2);
     assert.deepEqual(calls[1].req, { device: 'd', shape: 'list', properties: ['power', 'energy'] });
     assert.equal(calls[1].signal, undefined, 'no signal: some caller cannot abort');
     ctl.abort(new Error('first caller gone'));
     calls[1].resolve(list('d', ['power', 'energy']));
-    assert.deepEqual([(await b).value, (await c).value], [1, 2]);
+    assert.deepEqual([(await powerRead).value, (await energyRead).value], [1, 2]);
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
     await first;
   });
@@ -170,16 +173,16 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const node = new AbortController();
-    const b = reads
+    const powerRead = reads
       .read({ device: 'd', shape: 'single', properties: ['power'] }, { signal: node.signal })
       .catch((e: Error) => e.message);
-    const c = reads
+    const energyRead = reads
       .read({ device: 'd', shape: 'map', properties: ['energy'] }, { signal: node.signal })
       .catch((e: Error) => e.message);
     await clock.tickAsync(5);
     assert.equal(calls[1].signal, node.signal, "the node's signal, no new controller");
     node.abort(new Error('redeployed'));
-    assert.deepEqual(await Promise.all([b, c]), ['redeployed', 'redeployed']);
+    assert.deepEqual(await Promise.all([powerRead, energyRead]), ['redeployed', 'redeployed']);
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
     await first;
   });
@@ -190,8 +193,8 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const waiting = reads.read({ device: 'd', shape: 'single', properties: ['power'] }).catch((e: ApiError) => e);
     reads.close();
-    const e = await waiting;
-    assert.ok(e instanceof ApiError && e.code === 'EMS_CLOSED', String(e));
+    const error = await waiting;
+    assert.ok(error instanceof ApiError && error.code === 'EMS_CLOSED', String(error));
     assert.equal(clock.countTimers(), 0);
     const late = reads.read({ device: 'd', shape: 'single', properties: ['energy'] });
     assert.equal(calls.length, 2, 'sent at once, no window');
@@ -206,12 +209,12 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
     const p1 = reads.read({ device: 'd', shape: 'single', properties: ['power'] });
     const p2 = reads.read({ device: 'd', shape: 'single', properties: ['power'] });
-    const e = reads.read({ device: 'd', shape: 'list', properties: ['energy'] }).catch((err: ApiError) => err);
+    const failure = reads.read({ device: 'd', shape: 'list', properties: ['energy'] }).catch((err: ApiError) => err);
     await clock.tickAsync(5);
     assert.deepEqual(calls[1].req, { device: 'd', shape: 'list', properties: ['power', 'energy'] });
     calls[1].resolve(list('d', ['power'])); // energy left out
     assert.deepEqual([(await p1).value, (await p2).value], [1, 1]);
-    const err = await e;
+    const err = await failure;
     assert.ok(
       err instanceof ApiError &&
         err.code === 'EMS_MISSING' &&
@@ -226,15 +229,15 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const { client, calls } = fakeClient();
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'list', properties: ['soc', 'power'] });
-    const a = reads.read({ device: 'd', shape: 'map', properties: ['energy'] });
-    const b = reads.read({ device: 'd', shape: 'map', properties: ['energy'] });
+    const firstRead = reads.read({ device: 'd', shape: 'map', properties: ['energy'] });
+    const secondRead = reads.read({ device: 'd', shape: 'map', properties: ['energy'] });
     await clock.tickAsync(5);
     assert.equal(calls.length, 2);
     assert.deepEqual(calls[1].req, { device: 'd', shape: 'map', properties: ['energy'] });
     const answer = { reference: 'd', measurements: { energy: { value: 5, unit: 'Wh' } } };
     calls[1].resolve(answer);
-    assert.equal(await a, answer);
-    assert.equal(await b, answer);
+    assert.equal(await firstRead, answer);
+    assert.equal(await secondRead, answer);
     calls[0].resolve(list('d', ['soc', 'power']));
     await first;
   });
@@ -243,11 +246,15 @@ describe('runtime coverage: the read coalescer with malformed requests, aborts i
     const { client, calls } = fakeClient();
     const reads = new ReadCoalescer(client, 5);
     const first = reads.read({ device: 'd', shape: 'single', properties: ['soc'] });
-    const x = reads.read({ device: 'd', shape: 'single', properties: ['power'] }).catch((err: ApiError) => err.code);
-    const y = reads.read({ device: 'd', shape: 'list', properties: ['energy'] }).catch((err: ApiError) => err.code);
+    const powerCode = reads
+      .read({ device: 'd', shape: 'single', properties: ['power'] })
+      .catch((err: ApiError) => err.code);
+    const energyCode = reads
+      .read({ device: 'd', shape: 'list', properties: ['energy'] })
+      .catch((err: ApiError) => err.code);
     await clock.tickAsync(5);
     calls[1].resolve({ reference: 'd', measurements: null });
-    assert.deepEqual(await Promise.all([x, y]), ['EMS_BAD_RESPONSE', 'EMS_BAD_RESPONSE']);
+    assert.deepEqual(await Promise.all([powerCode, energyCode]), ['EMS_BAD_RESPONSE', 'EMS_BAD_RESPONSE']);
     calls[0].resolve({ timestamp: 1, property: 'soc', value: 1, unit: '%', reference: 'd' });
     await first;
   });

@@ -71,14 +71,14 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
     assert.equal(out.failed, 7);
     const failed = Object.fromEntries(devices.map((d, i) => [d, (out.errors[i] as Error).message]));
     const reasons = Object.fromEntries(devices.map((d, i) => [d, reasonOf(out.errors[i])]));
-    const e = new FleetReadError('msg.deviceReference', 7, failed, reasons, out.errors);
-    assert.equal(e.code, 'EMS_FLEET_FAILED');
-    assert.equal(e.status, undefined);
+    const error = new FleetReadError('msg.deviceReference', 7, failed, reasons, out.errors);
+    assert.equal(error.code, 'EMS_FLEET_FAILED');
+    assert.equal(error.status, undefined);
     assert.equal(
-      e.message,
+      error.message,
       'all 7 devices failed (msg.deviceReference): dvc_0 (reset), dvc_1 (HTTP 404 unknown dvc_1), dvc_2 (HTTP 404 unknown dvc_2), dvc_3 (HTTP 404 unknown dvc_3), dvc_4 (HTTP 404 unknown dvc_4), and 2 more',
     );
-    assert.equal((e as { field?: string }).field, 'msg.deviceReference');
+    assert.equal((error as { field?: string }).field, 'msg.deviceReference');
     const same = new FleetReadError('f', 2, { a: 'x', b: 'x' }, { a: 'HTTP 503', b: 'HTTP 503' }, [
       apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }),
       apiError({ code: 'HTTP_503', status: 503, message: 'x', request: req }),
@@ -99,11 +99,11 @@ describe('runtime coverage: fleet reads, their errors and battery capacities', (
 
   it('an aborted fleet read ends every device with the abort; no device is left without an outcome', async () => {
     const ctl = new AbortController();
-    let n = 0;
+    let count = 0;
     const reads = {
       read: (r: ReadRequest, o: { signal?: AbortSignal }) => {
-        n++;
-        if (n === 2) ctl.abort(new Error('node closed'));
+        count++;
+        if (count === 2) ctl.abort(new Error('node closed'));
         return o.signal?.aborted ? Promise.reject(o.signal.reason) : Promise.resolve({ value: r.device });
       },
     } as unknown as ReadCoalescer;
@@ -217,11 +217,11 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     const events: string[] = [];
     let mode: 'throw' | 'string' | 'ok' = 'throw';
     const sent: SteeringCommand[] = [];
-    const p = new SchedulePlayer({
+    const player = new SchedulePlayer({
       submit: (cmd) => {
         sent.push(cmd);
         if (mode === 'throw') throw new Error('queue closed');
-        if (mode === 'string') return Promise.reject('refused'); // eslint-disable-line prefer-promise-reject-errors
+        if (mode === 'string') return Promise.reject('refused');
         return Promise.resolve({ sent: true } as unknown as SteeringResult);
       },
       now: () => clock.now,
@@ -229,19 +229,19 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       failed: (r, _c, err) => events.push(`failed ${r.first}: ${err.constructor.name} ${err.message}`),
       sent: (r) => events.push(`sent ${r.first}`),
     });
-    p.play([run(0, ess(1), 2)]);
+    player.play([run(0, ess(1), 2)]);
     await turns();
     mode = 'string';
-    p.play([run(0, ess(1), 2)]);
+    player.play([run(0, ess(1), 2)]);
     await turns();
-    assert.equal(p.state().inForce, undefined);
+    assert.equal(player.state().inForce, undefined);
     mode = 'ok';
-    p.play([run(0, ess(1), 2)]);
+    player.play([run(0, ess(1), 2)]);
     await turns();
     assert.deepEqual(events, ['failed 0: Error queue closed', 'failed 0: Error refused', 'sent 0']);
     assert.equal(sent.length, 3, 'sent again each time it failed');
-    assert.equal(p.state().inForce?.first, 0);
-    await p.close();
+    assert.equal(player.state().inForce?.first, 0);
+    await player.close();
   });
 
   it('callbacks that throw do not stop the player: the next run still goes out at its start', async () => {
@@ -249,7 +249,7 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     const boom = () => {
       throw new Error('node bug');
     };
-    const p = new SchedulePlayer({
+    const player = new SchedulePlayer({
       submit: (cmd) => {
         sent.push(cmd.validUntil!);
         return Promise.resolve({} as SteeringResult);
@@ -261,19 +261,19 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       done: boom,
       skipped: boom,
     });
-    p.play([run(0, ess(1)), run(1, ess(2))]);
+    player.play([run(0, ess(1)), run(1, ess(2))]);
     await turns();
     await clock.tickAsync(Q);
     await turns();
     await clock.tickAsync(Q);
     assert.deepEqual(sent, [T0 + Q, T0 + 2 * Q]);
-    assert.equal(p.active, false, 'done, though done() threw');
+    assert.equal(player.active, false, 'done, though done() threw');
   });
 
   it('close() waits for the requests under way; play() and resume() after it do nothing', async () => {
     let settle!: () => void;
     const submits: SteeringCommand[] = [];
-    const p = new SchedulePlayer({
+    const player = new SchedulePlayer({
       submit: (cmd) => {
         submits.push(cmd);
         return new Promise((r) => {
@@ -283,9 +283,9 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       now: () => clock.now,
       timers: clock,
     });
-    p.play([run(0, ess(1)), run(1, ess(2))]);
+    player.play([run(0, ess(1)), run(1, ess(2))]);
     let closed = false;
-    const closing = p.close().then(() => {
+    const closing = player.close().then(() => {
       closed = true;
     });
     await turns();
@@ -293,16 +293,16 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     assert.equal(clock.countTimers(), 0, 'no timer after close');
     settle();
     await closing;
-    p.play([run(2, ess(3))]);
-    assert.equal(p.resume({ runs: [run(3, ess(4))] }), 0);
+    player.play([run(2, ess(3))]);
+    assert.equal(player.resume({ runs: [run(3, ess(4))] }), 0);
     await clock.tickAsync(4 * Q);
     assert.equal(submits.length, 1);
-    assert.equal(await p.close().then(() => 'closed'), 'closed', 'nothing under way: at once');
+    assert.equal(await player.close().then(() => 'closed'), 'closed', 'nothing under way: at once');
   });
 
   it('a run whose turn comes less than 1 s before its end is skipped, saying so', async () => {
     const events: string[] = [];
-    const p = new SchedulePlayer({
+    const player = new SchedulePlayer({
       submit: () => Promise.resolve({} as SteeringResult),
       now: () => clock.now,
       // A timer that fires late: the run's start passed by the time it runs.
@@ -312,7 +312,7 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       },
       skipped: (_r, reason) => events.push(reason),
     });
-    p.play([run(1, ess(1))]);
+    player.play([run(1, ess(1))]);
     await clock.tickAsync(2 * Q);
     assert.equal(events.length, 1);
     assert.match(events[0], /less than 1 s before its end/);
@@ -320,52 +320,52 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
 
   it('resuming a state whose run in force ended and nothing left: not playing, the state saved as is; resuming a stopped one plays nothing', () => {
     const saved: PlayerState[] = [];
-    const p = new SchedulePlayer({
+    const player = new SchedulePlayer({
       submit: () => Promise.resolve({} as SteeringResult),
       now: () => clock.now,
       timers: clock,
       changed: (s) => saved.push(s),
     });
     const ended = { ...run(-2, ess(1)) };
-    assert.equal(p.resume({ runs: [], inForce: ended }), 0);
-    assert.equal(p.active, false);
-    assert.equal(p.current, undefined);
+    assert.equal(player.resume({ runs: [], inForce: ended }), 0);
+    assert.equal(player.active, false);
+    assert.equal(player.current, undefined);
     assert.deepEqual(saved.at(-1), { runs: [], inForce: ended });
-    assert.equal(p.resume({ runs: [run(1, ess(2))], inForce: run(0, ess(1)), stopped: true }), 0);
-    assert.equal(p.active, false);
-    assert.equal(p.wasStopped, true);
+    assert.equal(player.resume({ runs: [run(1, ess(2))], inForce: run(0, ess(1)), stopped: true }), 0);
+    assert.equal(player.active, false);
+    assert.equal(player.wasStopped, true);
     assert.equal(clock.countTimers(), 0);
   });
 
   it('without injected timers it uses the real ones, and stop() leaves none of its own pending', async () => {
-    const w = watchTimers();
+    const timers = watchTimers();
     try {
-      const p = new SchedulePlayer({ submit: () => Promise.resolve({} as SteeringResult), now: () => T0 - Q });
-      p.play([run(0, ess(1))]);
-      assert.equal(p.nextAt, T0, "armed for the run's start");
+      const player = new SchedulePlayer({ submit: () => Promise.resolve({} as SteeringResult), now: () => T0 - Q });
+      player.play([run(0, ess(1))]);
+      assert.equal(player.nextAt, T0, "armed for the run's start");
       assert.ok(
-        w.pending().some((f) => f.includes('schedule-player')),
-        w.pending().join('\n'),
+        timers.pending().some((f) => f.includes('schedule-player')),
+        timers.pending().join('\n'),
       );
-      assert.equal(p.stop(), true);
-      assert.equal(p.nextAt, undefined);
+      assert.equal(player.stop(), true);
+      assert.equal(player.nextAt, undefined);
       await turns();
       assert.deepEqual(
-        w.pending().filter((f) => f.includes('schedule-player')),
+        timers.pending().filter((f) => f.includes('schedule-player')),
         [],
       );
-      assert.equal(p.stop(), false, 'stopping again: nothing was playing');
+      assert.equal(player.stop(), false, 'stopping again: nothing was playing');
     } finally {
-      w.stop();
+      timers.stop();
     }
   });
   it('playing an empty schedule drops what was to come (the request in force runs out); with the system clock and timers', async () => {
-    const w = watchTimers();
+    const timers = watchTimers();
     try {
       const base = Date.now();
       const submits: SteeringCommand[] = [];
       const events: string[] = [];
-      const p = new SchedulePlayer({
+      const player = new SchedulePlayer({
         submit: (cmd) => {
           submits.push(cmd);
           return Promise.resolve({} as SteeringResult);
@@ -373,18 +373,18 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
         done: () => events.push('done'),
       });
       const soon: PlayRun = { ...run(0, ess(1)), start: base + 3_600_000, end: base + 3_600_000 + Q };
-      p.play([soon]);
-      assert.equal(p.nextAt, soon.start);
-      p.play([]);
-      assert.deepEqual([p.pending.length, p.nextAt, p.active, submits.length], [0, undefined, false, 0]);
+      player.play([soon]);
+      assert.equal(player.nextAt, soon.start);
+      player.play([]);
+      assert.deepEqual([player.pending.length, player.nextAt, player.active, submits.length], [0, undefined, false, 0]);
       assert.deepEqual(events, ['done']);
       await turns();
       assert.deepEqual(
-        w.pending().filter((f) => f.includes('schedule-player')),
+        timers.pending().filter((f) => f.includes('schedule-player')),
         [],
       );
     } finally {
-      w.stop();
+      timers.stop();
     }
   });
 });

@@ -11,16 +11,14 @@ import { DEFAULT_SITES } from '../src/simulator';
 import { cfg, flow, helper, loadFlow, siteSteer, useRuntime, useSimulator } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-
 const SITE = DEFAULT_SITES[0].siteReference;
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 
 /** `levels` nested objects (or arrays) around 1. */
 function nested(levels: number, array = false): unknown {
-  let v: unknown = 1;
-  for (let i = 0; i < levels; i++) v = array ? [v] : { a: v };
-  return v;
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = array ? [value] : { a: value };
+  return value;
 }
 
 describe('deep input: the depth of a value', () => {
@@ -40,19 +38,19 @@ describe('deep input: the depth of a value', () => {
   });
 
   it('a reference back to an object that contains it adds no level (Node-RED copies it as a reference)', () => {
-    const o: any = { a: { b: {} } };
-    o.a.b.c = o;
-    assert.equal(nestedDeeperThan(o, 3), false);
-    assert.equal(nestedDeeperThan(o, 2), true);
-    o.a.deep = nested(100);
-    assert.equal(nestedDeeperThan(o, 64), true);
+    const tree: any = { a: { b: {} } };
+    tree.a.b.c = tree;
+    assert.equal(nestedDeeperThan(tree, 3), false);
+    assert.equal(nestedDeeperThan(tree, 2), true);
+    tree.a.deep = nested(100);
+    assert.equal(nestedDeeperThan(tree, 64), true);
   });
 
   it('an object referred to many times is walked once: 60 levels of two references each end (2^60 paths)', () => {
-    let v: unknown = 1;
-    for (let i = 0; i < 60; i++) v = { left: v, right: v };
-    assert.equal(nestedDeeperThan(v, 64), false);
-    assert.equal(nestedDeeperThan({ x: [v, { y: v }] }, 61), true);
+    let value: unknown = 1;
+    for (let i = 0; i < 60; i++) value = { left: value, right: value };
+    assert.equal(nestedDeeperThan(value, 64), false);
+    assert.equal(nestedDeeperThan({ x: [value, { y: value }] }, 61), true);
   });
 
   it('an array, Map or Set of more elements than allowed is found by its size, at any depth, before any element is read', () => {
@@ -154,20 +152,20 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
   for (const [type, node, props] of NODES) {
     for (const prop of props) {
       it(`${type}: a 100,000-level-deep msg.${prop} fails with an error naming it; the Catch node gets the message with the property replaced; nothing is sent`, async () => {
-        const f = await loadFlow(flow(node, cfg(sim.s.url)));
+        const loaded = await loadFlow(flow(node, cfg(sim.s.url)));
         const before = sim.s.sim.requestsReceived;
-        const e = await f.fails({ [prop]: nested(100_000), topic: 'kept' });
-        assert.match(e.error.message, new RegExp(`msg\\.${prop} is nested deeper than 64 levels`));
-        assert.ok(e.error.message.length < 200, 'the error does not carry the value');
-        assert.equal(e[prop], '[refused: nested deeper than 64 levels]');
-        assert.equal(e.topic, 'kept', 'the other properties stay');
-        assert.equal(f.status.all.at(-1).fill, 'red');
-        assert.equal(f.out.msgs.length, 0);
+        const failure = await loaded.fails({ [prop]: nested(100_000), topic: 'kept' });
+        assert.match(failure.error.message, new RegExp(`msg\\.${prop} is nested deeper than 64 levels`));
+        assert.ok(failure.error.message.length < 200, 'the error does not carry the value');
+        assert.equal(failure[prop], '[refused: nested deeper than 64 levels]');
+        assert.equal(failure.topic, 'kept', 'the other properties stay');
+        assert.equal(loaded.status.all.at(-1).fill, 'red');
+        assert.equal(loaded.out.msgs.length, 0);
         assert.equal(sim.s.sim.requestsReceived, before, 'refused before any request');
         // Node-RED runs on: a second one (an array this time) is refused the same way.
-        const again = await f.fails({ [prop]: nested(100_000, true) });
+        const again = await loaded.fails({ [prop]: nested(100_000, true) });
         assert.match(again.error.message, /nested deeper than 64 levels/);
-        assert.equal(f.caught.msgs.length, 2);
+        assert.equal(loaded.caught.msgs.length, 2);
         assert.ok(helper.getNode('n'));
       });
     }
@@ -175,7 +173,7 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
 
   for (const [type, node] of NODES) {
     it(`${type}: a msg.payload array of 1,000,000 elements fails at once naming its length and the limit, none of its elements read; the Catch node gets the message with it replaced`, async () => {
-      const f = await loadFlow(flow(node, cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(node, cfg(sim.s.url)));
       const before = sim.s.sim.requestsReceived;
       let reads = 0;
       const huge = new Proxy(new Array(1_000_000).fill({ start: 0, price: 1 }), {
@@ -184,21 +182,21 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
           return Reflect.get(t, k, r);
         },
       });
-      const e = await f.fails({ payload: huge, topic: 'kept' });
+      const failure = await loaded.fails({ payload: huge, topic: 'kept' });
       assert.equal(
-        e.error.message,
+        failure.error.message,
         `ValidationError: msg.payload holds an array of 1000000 elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`,
       );
       assert.equal(reads, 0, 'no element read');
-      assert.equal(e.payload, '[refused: an array of 1000000 elements]');
-      assert.equal(e.topic, 'kept');
-      assert.equal(f.out.msgs.length, 0);
+      assert.equal(failure.payload, '[refused: an array of 1000000 elements]');
+      assert.equal(failure.topic, 'kept');
+      assert.equal(loaded.out.msgs.length, 0);
       assert.equal(sim.s.sim.requestsReceived, before, 'refused before any request');
     });
   }
 
   it('a message 64 levels deep is taken as before (device read answers it)', async () => {
-    const f = await loadFlow(
+    const loaded = await loadFlow(
       flow(
         {
           type: 'ems-device-read',
@@ -211,7 +209,7 @@ describe('deep input: every node refuses it, and Node-RED survives', () => {
         cfg(sim.s.url),
       ),
     );
-    const ok = await f.ask({ extra: nested(64) });
+    const ok = await loaded.ask({ extra: nested(64) });
     assert.equal(typeof ok.payload.soc, 'number');
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The delivery check (issue 13): the pure formulas and verdicts (src/protocol/delivery.ts),
+ * The delivery check: the pure formulas and verdicts (src/protocol/delivery.ts),
  * and the runtime's check (src/runtime/delivery-check.ts) against the simulator with a frozen
  * clock, driven by a @sinonjs/fake-timers clock advanced in step with the simulator's.
  */
@@ -45,8 +45,8 @@ describe('delivery: formulas and verdicts (pure)', () => {
   });
 
   it('averageFromCounters: from two readings; missing counters, no time between them or a counter going backwards give a reason', () => {
-    const a = { at: 0, produced: 1000, consumed: 500 };
-    assert.deepEqual(averageFromCounters('battery', a, { at: 15 * MINUTE_MS, produced: 3500, consumed: 500 }), {
+    const start = { at: 0, produced: 1000, consumed: 500 };
+    assert.deepEqual(averageFromCounters('battery', start, { at: 15 * MINUTE_MS, produced: 3500, consumed: 500 }), {
       watts: 10_000,
     });
     assert.deepEqual(averageFromCounters('pv', { at: 0, produced: 10 }, { at: 30 * MINUTE_MS, produced: 1010 }), {
@@ -57,9 +57,9 @@ describe('delivery: formulas and verdicts (pure)', () => {
         .reason,
       /totalEnergyProduced and totalEnergyConsumed/,
     );
-    assert.match((averageFromCounters('meter', a, { ...a }) as { reason: string }).reason, /not apart in time/);
+    assert.match((averageFromCounters('meter', start, { ...start }) as { reason: string }).reason, /not apart in time/);
     assert.match(
-      (averageFromCounters('meter', a, { at: 60_000, produced: 900, consumed: 600 }) as { reason: string }).reason,
+      (averageFromCounters('meter', start, { at: 60_000, produced: 900, consumed: 600 }) as { reason: string }).reason,
       /backwards/,
     );
   });
@@ -74,20 +74,20 @@ describe('delivery: formulas and verdicts (pure)', () => {
   });
 
   it('setpoints: yes within the band, partly when it moved part of the way, no when it did not move, went the other way or overshot by more than asked', () => {
-    const v = (asked: number, measuredW: number) => verdict(setpoint(asked), measuredW).followed;
-    assert.equal(v(-50, -46_000), 'yes');
-    assert.equal(v(-50, -32_000), 'partly');
-    assert.equal(v(-50, -60_000), 'partly', 'overshoot by less than asked');
-    assert.equal(v(-50, -3000), 'no', 'barely moved: |dev| 47 kW ≥ 50 − 5 kW');
-    assert.equal(v(-50, 10_000), 'no', 'wrong direction');
-    assert.equal(v(-50, -120_000), 'no', 'overshoot by more than asked');
-    assert.equal(v(10, 3800), 'partly', 'battery emptied mid-window');
-    assert.equal(v(-5, 0), 'no', 'a full battery that cannot charge');
-    assert.equal(v(0, 900), 'yes', 'idle within 1 kW');
-    assert.equal(v(0, 1500), 'no', 'an asked 0 cannot be partly');
-    assert.equal(v(1.5, 600), 'yes', 'a small ask: the 1 kW floor');
-    const d = verdict(setpoint(-50), -32_000);
-    assert.deepEqual([d.targetW, d.deviationW, d.bandW], [-50_000, 18_000, 5000]);
+    const followed = (asked: number, measuredW: number) => verdict(setpoint(asked), measuredW).followed;
+    assert.equal(followed(-50, -46_000), 'yes');
+    assert.equal(followed(-50, -32_000), 'partly');
+    assert.equal(followed(-50, -60_000), 'partly', 'overshoot by less than asked');
+    assert.equal(followed(-50, -3000), 'no', 'barely moved: |dev| 47 kW ≥ 50 − 5 kW');
+    assert.equal(followed(-50, 10_000), 'no', 'wrong direction');
+    assert.equal(followed(-50, -120_000), 'no', 'overshoot by more than asked');
+    assert.equal(followed(10, 3800), 'partly', 'battery emptied mid-window');
+    assert.equal(followed(-5, 0), 'no', 'a full battery that cannot charge');
+    assert.equal(followed(0, 900), 'yes', 'idle within 1 kW');
+    assert.equal(followed(0, 1500), 'no', 'an asked 0 cannot be partly');
+    assert.equal(followed(1.5, 600), 'yes', 'a small ask: the 1 kW floor');
+    const judged = verdict(setpoint(-50), -32_000);
+    assert.deepEqual([judged.targetW, judged.deviationW, judged.bandW], [-50_000, 18_000, 5000]);
   });
 
   it('limits: curtailment PV ≤ limit, grid limits lower ≤ grid ≤ upper; deviation = distance outside; yes or no (no partly)', () => {
@@ -115,13 +115,13 @@ describe('delivery: formulas and verdicts (pure)', () => {
   });
 
   it('maximize grid import is not measurable: unknown with the reason', () => {
-    const v = verdict({ kind: 'flag', value: true }, 20_000);
-    assert.equal(v.followed, 'unknown');
-    assert.match(v.reason!, /not measurable/);
+    const flagVerdict = verdict({ kind: 'flag', value: true }, 20_000);
+    assert.equal(flagVerdict.followed, 'unknown');
+    assert.match(flagVerdict.reason!, /not measurable/);
   });
 
   it('reports: powers in the asked unit, deviation with percent, the band, the cross-check; unknown carries no measurement', () => {
-    const i = {
+    const input = {
       site: 'ste_x',
       component: 'energyStorage' as const,
       asked: setpoint(-50),
@@ -130,8 +130,8 @@ describe('delivery: formulas and verdicts (pure)', () => {
       source: 'energy counters' as const,
       device: 'dvc_b',
     };
-    const r = measuredReport(i, -32_040.4, { startW: -50_000, endW: -10_000 });
-    assert.deepEqual(r, {
+    const report = measuredReport(input, -32_040.4, { startW: -50_000, endW: -10_000 });
+    assert.deepEqual(report, {
       site: 'ste_x',
       component: 'energyStorage',
       asked: { value: -50, unit: 'kW' },
@@ -145,18 +145,22 @@ describe('delivery: formulas and verdicts (pure)', () => {
       tolerance: { value: 5, unit: 'kW' },
       crossCheck: { start: -50, end: -10, unit: 'kW', agrees: true },
     });
-    const off = measuredReport(i, -32_000, { startW: 0, endW: 0 });
+    const off = measuredReport(input, -32_000, { startW: 0, endW: 0 });
     assert.equal(off.crossCheck!.agrees, false);
     assert.match(off.reason!, /do not bracket/);
     assert.equal(crossCheck(5, 0, 10, 0), true);
-    const g = measuredReport(
-      { ...i, component: 'gridLimits', asked: { kind: 'range', upper: kW(-100), lower: { value: -0.2, unit: 'MW' } } },
+    const gridReport = measuredReport(
+      {
+        ...input,
+        component: 'gridLimits',
+        asked: { kind: 'range', upper: kW(-100), lower: { value: -0.2, unit: 'MW' } },
+      },
       -50_000,
     );
-    assert.deepEqual(g.asked, { value: -100, unit: 'kW', lower: -200, upper: -100 });
-    assert.deepEqual(g.deviation, { value: 50, unit: 'kW', percent: 50 });
-    const u = unknownReport(i, 'end reading failed: HTTP 500');
-    assert.deepEqual(u, {
+    assert.deepEqual(gridReport.asked, { value: -100, unit: 'kW', lower: -200, upper: -100 });
+    assert.deepEqual(gridReport.deviation, { value: 50, unit: 'kW', percent: 50 });
+    const notMeasured = unknownReport(input, 'end reading failed: HTTP 500');
+    assert.deepEqual(notMeasured, {
       site: 'ste_x',
       component: 'energyStorage',
       asked: { value: -50, unit: 'kW' },
@@ -169,12 +173,12 @@ describe('delivery: formulas and verdicts (pure)', () => {
       reason: 'end reading failed: HTTP 500',
       device: 'dvc_b',
     });
-    const zero = measuredReport({ ...i, asked: setpoint(0) }, 300);
+    const zero = measuredReport({ ...input, asked: setpoint(0) }, 300);
     assert.equal(zero.deviation!.percent, null, 'no percent of 0');
   });
 
   it('componentsOf: one asked item per component of a command; a cancel ends the grid target', () => {
-    const c = componentsOf({
+    const components = componentsOf({
       site: 's',
       kind: 'combined',
       energyStorageSetting: kW(5),
@@ -183,25 +187,25 @@ describe('delivery: formulas and verdicts (pure)', () => {
       validUntil: 1,
     });
     assert.deepEqual(
-      c.asked.map((a) => [a.component, a.asked.kind]),
+      components.asked.map((a) => [a.component, a.asked.kind]),
       [
         ['energyStorage', 'setpoint'],
         ['curtailment', 'max'],
         ['maximizeGridImport', 'flag'],
       ],
     );
-    const g = componentsOf({
+    const gridComponents = componentsOf({
       site: 's',
       kind: 'grid-target',
       gridTarget: { setpoint: kW(3), deadband: kW(1) },
       validUntil: 1,
     });
-    assert.deepEqual(g.asked[0].asked, { kind: 'setpoint', value: kW(3), deadbandW: 1000 });
+    assert.deepEqual(gridComponents.asked[0].asked, { kind: 'setpoint', value: kW(3), deadbandW: 1000 });
     assert.deepEqual(componentsOf({ site: 's', kind: 'cancel-grid-target' }), { asked: [], ends: ['gridTarget'] });
   });
 
   it("readingOf: counters in Wh (kWh, MWh converted), power in W, the instant from the counters' timestamps", () => {
-    const r = readingOf(
+    const reading = readingOf(
       {
         reference: 'd',
         measurements: [
@@ -212,7 +216,7 @@ describe('delivery: formulas and verdicts (pure)', () => {
       },
       100,
     );
-    assert.deepEqual(r, { at: 7, produced: 2000, consumed: 300, power: 1500 });
+    assert.deepEqual(reading, { at: 7, produced: 2000, consumed: 300, power: 1500 });
     assert.deepEqual(
       readingOf({ reference: 'd', measurements: [{ timestamp: 3, property: 'power', value: 1, unit: 'W' }] }, 100),
       { at: 3, power: 1 },
@@ -230,7 +234,7 @@ describe('delivery: formulas and verdicts (pure)', () => {
 
 describe('delivery check against the simulator (frozen clock, fake timers)', () => {
   const SITES = DELIVERY_SITES;
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   let client: EmsClient;
   let reads: ReadCoalescer;
   let clock: FakeTimers.Clock;
@@ -238,8 +242,8 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
 
   beforeEach(async () => {
     const t0 = Date.now();
-    s = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: Object.values(SITES) });
-    client = new EmsClient({ baseUrl: s.url, retries: 0 });
+    simulator = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: Object.values(SITES) });
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
     reads = new ReadCoalescer(client, 2);
     clock = FakeTimers.createClock(t0);
     cc = {
@@ -251,12 +255,12 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
   afterEach(async () => {
     reads.close();
     client.close();
-    await s.close();
+    await simulator.close();
   });
 
   /** Moves both clocks by `ms` and runs the timers due (the readings they start are awaited by the caller). */
   async function advance(ms: number): Promise<void> {
-    s.sim.clock.advance(ms);
+    simulator.sim.clock.advance(ms);
     await clock.tickAsync(ms);
   }
 
@@ -265,9 +269,9 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     req: ConstructorParameters<typeof DeliveryCheck>[0],
     opts: ConstructorParameters<typeof DeliveryCheck>[2] = {},
   ): Promise<DeliveryCheck> {
-    const c = new DeliveryCheck(req, { reads }, { clock: cc, ...opts });
-    await c.started;
-    return c;
+    const deliveryCheck = new DeliveryCheck(req, { reads }, { clock: cc, ...opts });
+    await deliveryCheck.started;
+    return deliveryCheck;
   }
 
   /** Steers ESS on a test site (through the simulator's API) and checks it over `minutes`. */
@@ -275,7 +279,7 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     const until = clock.now + minutes * MINUTE_MS;
     await client.steerEss(site.siteReference, { setting: kW(kw), validUntil: until });
     const reports: DeliveryReport[] = [];
-    const c = new DeliveryCheck(
+    const deliveryCheck = new DeliveryCheck(
       {
         site: site.siteReference,
         component: 'energyStorage',
@@ -287,43 +291,43 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
       { reads },
       { clock: cc, onReport: (r) => reports.push(r), ...opts },
     );
-    await c.started;
-    return { c, reports, until };
+    await deliveryCheck.started;
+    return { c: deliveryCheck, reports, until };
   }
 
   it("yes: ESS charge −5 kW within the battery's means; the report covers the window by the readings' timestamps", async () => {
     const t0 = clock.now;
     const { c, reports } = await essCheck(SITES.ok, -5);
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.deepEqual(reports, [r]);
-    assert.equal(r.followed, 'yes');
-    assert.equal(r.source, 'energy counters');
-    assert.deepEqual(r.asked, { value: -5, unit: 'kW' });
-    assert.ok(Math.abs((r.measured!.value as number) + 5) < 0.01, `measured ${r.measured!.value}`);
-    assert.deepEqual([r.from, r.until], [t0, t0 + 15 * MINUTE_MS]);
-    assert.equal(r.device, SITES.ok.battery.deviceReference);
+    const report = await c.done;
+    assert.deepEqual(reports, [report]);
+    assert.equal(report.followed, 'yes');
+    assert.equal(report.source, 'energy counters');
+    assert.deepEqual(report.asked, { value: -5, unit: 'kW' });
+    assert.ok(Math.abs((report.measured!.value as number) + 5) < 0.01, `measured ${report.measured!.value}`);
+    assert.deepEqual([report.from, report.until], [t0, t0 + 15 * MINUTE_MS]);
+    assert.equal(report.device, SITES.ok.battery.deviceReference);
     // At validUntil the signal has ended: the battery is back to self-consumption (1 kW load, no PV).
-    assert.deepEqual(r.crossCheck, { start: -5, end: 1, unit: 'kW', agrees: true });
+    assert.deepEqual(report.crossCheck, { start: -5, end: 1, unit: 'kW', agrees: true });
   });
 
   it('partly: a 10 kW discharge as the battery reaches its minimum SOC mid-window', async () => {
     const { c } = await essCheck(SITES.low, 10);
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.equal(r.followed, 'partly');
+    const report = await c.done;
+    assert.equal(report.followed, 'partly');
     // 1 kWh above the minimum, √0.9 of it delivered: about 3.8 kW over 15 minutes.
-    assert.ok(r.measured!.value > 3.5 && r.measured!.value < 4.1, `measured ${r.measured!.value}`);
-    assert.equal(r.crossCheck!.end, 0, 'empty at the end');
+    assert.ok(report.measured!.value > 3.5 && report.measured!.value < 4.1, `measured ${report.measured!.value}`);
+    assert.equal(report.crossCheck!.end, 0, 'empty at the end');
   });
 
   it('no: charging a full battery', async () => {
     const { c } = await essCheck(SITES.full, -5);
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.equal(r.followed, 'no');
-    assert.equal(r.measured!.value, 0);
-    assert.deepEqual(r.deviation, { value: 5, unit: 'kW', percent: 100 });
+    const report = await c.done;
+    assert.equal(report.followed, 'no');
+    assert.equal(report.measured!.value, 0);
+    assert.deepEqual(report.deviation, { value: 5, unit: 'kW', percent: 100 });
   });
 
   it('grid limits and grid target on the meter; curtailment on the PV; maximize grid import is reported as not measurable', async () => {
@@ -372,43 +376,43 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     assert.match(m.reason!, /not measurable/);
     assert.ok(m.measured, 'the grid power is given all the same');
 
-    const t = clock.now;
-    await client.steerGridTarget(site.siteReference, { setpoint: kW(3), validUntil: t + 15 * MINUTE_MS });
-    const g = await started({
+    const startedAt = clock.now;
+    await client.steerGridTarget(site.siteReference, { setpoint: kW(3), validUntil: startedAt + 15 * MINUTE_MS });
+    const gridCheck = await started({
       site: site.siteReference,
       component: 'gridTarget',
       asked: setpoint(3),
-      from: t,
-      until: t + 15 * MINUTE_MS,
+      from: startedAt,
+      until: startedAt + 15 * MINUTE_MS,
       devices,
     });
     await advance(15 * MINUTE_MS);
-    const gr = await g.done;
+    const gr = await gridCheck.done;
     assert.equal(gr.followed, 'yes');
     assert.ok(Math.abs(gr.measured!.value - 3) < 0.01, `grid ${gr.measured!.value} kW`);
   });
 
   it('unknown: a failed end reading (the service answers 500) says so, never yes', async () => {
     const { c } = await essCheck(SITES.ok, -5);
-    s.sim.setFaults({ rate500: 1 });
+    simulator.sim.setFaults({ rate500: 1 });
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.equal(r.followed, 'unknown');
-    assert.match(r.reason!, /^end reading failed: .*500/);
-    assert.equal(r.measured, null);
+    const report = await c.done;
+    assert.equal(report.followed, 'unknown');
+    assert.match(report.reason!, /^end reading failed: .*500/);
+    assert.equal(report.measured, null);
   });
 
   it('unknown: a stopped service, a missing device, an unknown device, a window under a minute', async () => {
     const { c } = await essCheck(SITES.ok, -5);
-    await s.close();
+    await simulator.close();
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.equal(r.followed, 'unknown');
-    assert.match(r.reason!, /^end reading failed: /);
-    s = await startSimulator({ port: 0, frozen: true, startTime: clock.now, sites: Object.values(SITES) });
+    const report = await c.done;
+    assert.equal(report.followed, 'unknown');
+    assert.match(report.reason!, /^end reading failed: /);
+    simulator = await startSimulator({ port: 0, frozen: true, startTime: clock.now, sites: Object.values(SITES) });
     client.close();
     reads.close();
-    client = new EmsClient({ baseUrl: s.url, retries: 0 });
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
     reads = new ReadCoalescer(client, 2);
     const base = {
       site: SITES.ok.siteReference,
@@ -456,12 +460,12 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
     const { c, reports } = await essCheck(SITES.ok, -5);
     await advance(5 * MINUTE_MS);
     c.end();
-    const r = await c.done;
-    assert.deepEqual([r.from - t0, r.until - t0, r.followed], [0, 5 * MINUTE_MS, 'yes']);
+    const report = await c.done;
+    assert.deepEqual([report.from - t0, report.until - t0, report.followed], [0, 5 * MINUTE_MS, 'yes']);
     assert.equal(reports.length, 1);
     const ac = new AbortController();
     const seen: DeliveryReport[] = [];
-    const k = new DeliveryCheck(
+    const secondCheck = new DeliveryCheck(
       {
         site: SITES.ok.siteReference,
         component: 'energyStorage',
@@ -474,7 +478,7 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
       { clock: cc, signal: ac.signal, onReport: (x) => seen.push(x) },
     );
     ac.abort();
-    const kr = await k.done;
+    const kr = await secondCheck.done;
     assert.equal(kr.followed, 'unknown');
     assert.match(kr.reason!, /cancelled/);
     await advance(20 * MINUTE_MS);
@@ -485,7 +489,7 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
   it("a finished check stops listening on the signal it was given (a node's signal outlives many checks)", async () => {
     const ac = new AbortController();
     for (let i = 0; i < 12; i++) {
-      const c = new DeliveryCheck(
+      const deliveryCheck = new DeliveryCheck(
         {
           site: SITES.ok.siteReference,
           component: 'energyStorage',
@@ -497,9 +501,9 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
         { reads },
         { clock: cc, signal: ac.signal },
       );
-      await c.started;
-      c.end();
-      await c.done;
+      await deliveryCheck.started;
+      deliveryCheck.end();
+      await deliveryCheck.done;
     }
     await Promise.resolve();
     assert.equal(getEventListeners(ac.signal, 'abort').length, 0);
@@ -507,7 +511,7 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
 
   it('a window that starts later is read when it starts', async () => {
     const from = clock.now + 10 * MINUTE_MS;
-    const c = new DeliveryCheck(
+    const deliveryCheck = new DeliveryCheck(
       {
         site: SITES.ok.siteReference,
         component: 'energyStorage',
@@ -520,11 +524,11 @@ describe('delivery check against the simulator (frozen clock, fake timers)', () 
       { clock: cc },
     );
     await advance(10 * MINUTE_MS);
-    await c.started;
+    await deliveryCheck.started;
     await advance(15 * MINUTE_MS);
-    const r = await c.done;
-    assert.deepEqual([r.from, r.until], [from, from + 15 * MINUTE_MS]);
-    assert.notEqual(r.followed, 'unknown');
+    const report = await deliveryCheck.done;
+    assert.deepEqual([report.from, report.until], [from, from + 15 * MINUTE_MS]);
+    assert.notEqual(report.followed, 'unknown');
   });
 });
 
@@ -556,7 +560,7 @@ describe('delivery check: a device without energy counters', () => {
       clearTimeout: (t) => clock.clearTimeout(t as FakeTimers.TimerId),
     };
     try {
-      const c = new DeliveryCheck(
+      const deliveryCheck = new DeliveryCheck(
         {
           site: 'ste_x',
           component: 'energyStorage',
@@ -568,14 +572,14 @@ describe('delivery check: a device without energy counters', () => {
         { reads },
         { clock: cc },
       );
-      await c.started;
+      await deliveryCheck.started;
       now += 15 * MINUTE_MS + 1;
       await clock.tickAsync(15 * MINUTE_MS);
-      const r = await c.done;
-      assert.equal(r.source, 'power');
-      assert.equal(r.followed, 'yes');
-      assert.equal(r.measured!.value, 5, 'the mean of 6 kW and 4 kW');
-      assert.match(r.reason!, /from the device's power at the window's ends/);
+      const report = await deliveryCheck.done;
+      assert.equal(report.source, 'power');
+      assert.equal(report.followed, 'yes');
+      assert.equal(report.measured!.value, 5, 'the mean of 6 kW and 4 kW');
+      assert.match(report.reason!, /from the device's power at the window's ends/);
       assert.deepEqual(
         asked,
         ['totalEnergyProduced,totalEnergyConsumed,power', 'totalEnergyProduced,totalEnergyConsumed', 'power', 'power'],

@@ -1,5 +1,5 @@
 /**
- * docs/architecture.md says what the code is (issue 19.7): its folder list is src/'s folders,
+ * docs/architecture.md says what the code is: its folder list is src/'s folders,
  * and its table of migration versions is the code's (src/nodes/shared/migrations.ts). The README
  * stays one screen and a bit (at most 400 lines) and links every page of docs/.
  */

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { localeFile } from './helpers/node-files';
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 const { helpFromPage } = require('../scripts/build-help.js') as {
   helpFromPage: (type: string, markdown: string) => string;
 };

@@ -14,7 +14,6 @@ import { exampleFiles, readExample } from './helpers/examples';
 import { useSimulator } from './helpers/sim';
 import { localeFile, nodeTypes } from './helpers/node-files';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const semver: any = require('semver');
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
@@ -22,7 +21,6 @@ const read = (rel: string) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const LOCALES = ['en-US', 'de'].flatMap((l) =>
   nodeTypes().flatMap((type) => ['json', 'html'].map((ext) => path.relative(ROOT, localeFile(l, type, ext as 'json')))),
 );
-const HELP = LOCALES.filter((f) => f.endsWith('.html'));
 const DOCS = ['docs', 'docs/nodes'].flatMap((dir) =>
   fs
     .readdirSync(path.join(ROOT, dir))
@@ -69,9 +67,9 @@ describe('user docs: references, connecting, "falls back", no internal notes', (
       const url = ref.startsWith('dvc_')
         ? `${sim.url}/devices/${ref}/measurement?property=power`
         : `${sim.url}/sites/${ref}/state`;
-      const r = await fetch(url);
-      await r.arrayBuffer();
-      if (r.status !== 200) bad.push(`${ref} (${where}): HTTP ${r.status}`);
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.status !== 200) bad.push(`${ref} (${where}): HTTP ${response.status}`);
     }
     assert.deepEqual(bad, []);
   });

@@ -1,5 +1,5 @@
 /**
- * The site steer panel checks its grid limits with the runtime's rule (issue 19.2): the generated
+ * The site steer panel checks its grid limits with the runtime's rule: the generated
  * resources/site-steer-panel.js (from src/nodes/site-steer/panel.ts) with resources/steer-rules.js
  * (which carries src/protocol/grid-limits.ts) refuses a limit beyond maxGridLimit, a lower limit
  * above the upper one and a limit that is no number as parseGridLimits does, in its words.
@@ -11,7 +11,6 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { parseGridLimits, type GridLimitSettings } from '../src/protocol';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const RESOURCES = path.join(__dirname, '..', 'resources');
 const T = 'ems-site-steer';
 
@@ -44,14 +43,14 @@ function refused(label: string, field: string, fn: () => unknown): string {
   try {
     fn();
   } catch (e) {
-    const m = (e as Error).message.replace(/; nothing was sent$/, '');
-    return `${T}.label.${label}: ${m.startsWith(`${field} `) ? m.slice(field.length + 1) : m}`;
+    const message = (e as Error).message.replace(/; nothing was sent$/, '');
+    return `${T}.label.${label}: ${message.startsWith(`${field} `) ? message.slice(field.length + 1) : message}`;
   }
   throw new Error('the runtime accepts it');
 }
 
 describe("editor: the site steer panel's grid limits are the runtime's rule (protocol/grid-limits.ts)", () => {
-  const P = editor().EmsPartnerSiteSteerPanel;
+  const Panel = editor().EmsPartnerSiteSteerPanel;
   const node = (extra: Record<string, unknown>) => ({
     mode: 'grid-limits',
     upperLimitValueType: 'num',
@@ -61,9 +60,9 @@ describe("editor: the site steer panel's grid limits are the runtime's rule (pro
     maxGridLimit: '',
     ...extra,
   });
-  const check = (prop: string, n: Record<string, unknown>) => P.validate[prop].call(n, n[prop], {});
+  const check = (prop: string, n: Record<string, unknown>) => Panel.validate[prop].call(n, n[prop], {});
   const FIELDS = { upper: 'upperLimit', lower: 'lowerLimit' };
-  const S = (o: Partial<GridLimitSettings> = {}): GridLimitSettings => ({
+  const settings = (o: Partial<GridLimitSettings> = {}): GridLimitSettings => ({
     upperLimitUnit: 'kW',
     lowerLimitUnit: 'kW',
     maxGridLimit: 0,
@@ -99,37 +98,46 @@ describe("editor: the site steer panel's grid limits are the runtime's rule (pro
   });
 
   it("beyond maxGridLimit (either sign, any unit): the runtime's refusal", () => {
-    const n = node({ upperLimitValue: '6', lowerLimitValue: '-0.006', lowerLimitUnit: 'MW', maxGridLimit: '5000' });
+    const steerNode = node({
+      upperLimitValue: '6',
+      lowerLimitValue: '-0.006',
+      lowerLimitUnit: 'MW',
+      maxGridLimit: '5000',
+    });
     assert.equal(
-      check('upperLimitValue', n),
-      refused('upperLimit', 'upperLimit', () => parseGridLimits(S({ maxGridLimit: 5000 }), '6', undefined, FIELDS)),
+      check('upperLimitValue', steerNode),
+      refused('upperLimit', 'upperLimit', () =>
+        parseGridLimits(settings({ maxGridLimit: 5000 }), '6', undefined, FIELDS),
+      ),
     );
     assert.match(
-      check('upperLimitValue', n),
+      check('upperLimitValue', steerNode),
       /^ems-site-steer\.label\.upperLimit: must be within the node's limit maxGridLimit = 5000 W \(either sign\); got 6 kW$/,
     );
     assert.equal(
-      check('lowerLimitValue', n),
+      check('lowerLimitValue', steerNode),
       refused('lowerLimit', 'lowerLimit', () =>
-        parseGridLimits(S({ maxGridLimit: 5000, lowerLimitUnit: 'MW' }), undefined, '-0.006', FIELDS),
+        parseGridLimits(settings({ maxGridLimit: 5000, lowerLimitUnit: 'MW' }), undefined, '-0.006', FIELDS),
       ),
     );
   });
 
   it("a lower limit above the upper one (in W, across units): the runtime's refusal, on the lower limit only", () => {
-    const n = node({ upperLimitValue: '1', lowerLimitValue: '1001', lowerLimitUnit: 'W' });
-    assert.equal(check('upperLimitValue', n), true);
+    const steerNode = node({ upperLimitValue: '1', lowerLimitValue: '1001', lowerLimitUnit: 'W' });
+    assert.equal(check('upperLimitValue', steerNode), true);
     assert.equal(
-      check('lowerLimitValue', n),
-      refused('lowerLimit', 'lowerLimit', () => parseGridLimits(S({ lowerLimitUnit: 'W' }), '1', '1001', FIELDS)),
+      check('lowerLimitValue', steerNode),
+      refused('lowerLimit', 'lowerLimit', () =>
+        parseGridLimits(settings({ lowerLimitUnit: 'W' }), '1', '1001', FIELDS),
+      ),
     );
-    assert.match(check('lowerLimitValue', n), /must not be above upperLimit \(1 kW\); got 1001 W$/);
+    assert.match(check('lowerLimitValue', steerNode), /must not be above upperLimit \(1 kW\); got 1001 W$/);
     // An upper limit the runtime refuses is its own validator's concern: the lower one is then checked alone.
     const bad = node({ upperLimitValue: 'abc', lowerLimitValue: '3' });
     assert.equal(check('lowerLimitValue', bad), true);
     assert.equal(
       check('upperLimitValue', bad),
-      refused('upperLimit', 'upperLimit', () => parseGridLimits(S(), 'abc', undefined, FIELDS)),
+      refused('upperLimit', 'upperLimit', () => parseGridLimits(settings(), 'abc', undefined, FIELDS)),
     );
   });
 });

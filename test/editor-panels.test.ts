@@ -10,7 +10,6 @@ import path from 'node:path';
 import vm from 'node:vm';
 import { nodeFolder, nodeTypes, panelFile } from './helpers/node-files';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const RESOURCES = path.join(__dirname, '..', 'resources');
 /** The resources/ scripts a panel's definition names, panel scripts first (the order a slow editor.js gives). */
 const SCRIPTS = fs

@@ -1,5 +1,5 @@
 /**
- * The editor checks with the runtime's own rules (issue 19.2): the generated scripts of
+ * The editor checks with the runtime's own rules: the generated scripts of
  * resources/ (steer-rules.js from src/protocol/steer-rules.ts, config-keys.js from
  * src/nodes/config/config-keys.ts), run with the panels' code (editor.js, site-steer-panel.js)
  * in a plain context, give the site steer panel the runtime's site list, rows per mode and power
@@ -15,7 +15,6 @@ import { buildCommand, liftCommand, settingsOf } from '../src/nodes/shared/steer
 import { parseBody } from '../src/nodes/config/admin-guard';
 import { CONFIG_KEYS, CONNECTION_KEYS, OTHER_KEYS, SECRET_KEYS } from '../src/nodes/config/config-keys';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const RESOURCES = path.join(__dirname, '..', 'resources');
 const read = (f: string) => fs.readFileSync(path.join(RESOURCES, f), 'utf8');
 const T = 'ems-site-steer';
@@ -49,16 +48,16 @@ function runtimeWords(fn: () => unknown, field?: string): string {
   try {
     fn();
   } catch (e) {
-    const m = (e as Error).message.replace(/; nothing was sent$/, '');
-    return field && m.startsWith(`${field} `) ? m.slice(field.length + 1) : m;
+    const message = (e as Error).message.replace(/; nothing was sent$/, '');
+    return field && message.startsWith(`${field} `) ? message.slice(field.length + 1) : message;
   }
   throw new Error('the runtime accepts it');
 }
 
 describe("editor: the runtime's rules, generated into resources/", () => {
   const ctx = editor();
-  const P = ctx.EmsPartnerSiteSteerPanel;
-  const check = (prop: string, node: Record<string, unknown>, v: unknown) => P.validate[prop].call(node, v, {});
+  const Panel = ctx.EmsPartnerSiteSteerPanel;
+  const check = (prop: string, node: Record<string, unknown>, v: unknown) => Panel.validate[prop].call(node, v, {});
   const label = (key: string) => `${T}.label.${key}`;
 
   it('steer-rules.js and config-keys.js say they are generated, from protocol modules and the config keys only', () => {

@@ -1,5 +1,5 @@
 /**
- * Every error code the source uses, driven through apiError() (issue 18.1): the list is read
+ * Every error code the source uses, driven through apiError(): the list is read
  * from the source itself, so a new code cannot be missed. apiError() must answer a typed
  * ApiError for each of them (it once called itself for EMS_EMPTY, EMS_AUTH, EMS_ERROR and
  * EMS_MISSING and overflowed the stack), the class the table names, and keep code and message.
@@ -21,8 +21,8 @@ const SRC = path.resolve(__dirname, '..', 'src');
 
 function sources(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
-    const p = path.join(dir, e.name);
-    return e.isDirectory() ? sources(p) : e.name.endsWith('.ts') ? [p] : [];
+    const file = path.join(dir, e.name);
+    return e.isDirectory() ? sources(file) : e.name.endsWith('.ts') ? [file] : [];
   });
 }
 
@@ -78,15 +78,15 @@ describe('error codes: every code the source uses, through apiError()', () => {
   it('every code literal of the source makes a typed ApiError, with and without a status, and never recurses', () => {
     for (const code of all) {
       for (const status of [undefined, 401, 404, 429, 500]) {
-        const e = apiError({ code, status, message: `m ${code}`, request: req });
-        assert.ok(e instanceof ApiError, code);
-        assert.equal(e.code, code);
-        assert.equal(e.message, `m ${code}`);
-        assert.equal(e.status, status);
-        assert.equal(e.name, e.constructor.name, 'each class its own name');
+        const error = apiError({ code, status, message: `m ${code}`, request: req });
+        assert.ok(error instanceof ApiError, code);
+        assert.equal(error.code, code);
+        assert.equal(error.message, `m ${code}`);
+        assert.equal(error.status, status);
+        assert.equal(error.name, error.constructor.name, 'each class its own name');
         if (status === undefined) {
           const cls = ERROR_CODE_CLASSES[code] ?? NetworkError;
-          assert.equal(e.constructor, cls, `${code} -> ${cls.name}, got ${e.constructor.name}`);
+          assert.equal(error.constructor, cls, `${code} -> ${cls.name}, got ${error.constructor.name}`);
         }
       }
     }

@@ -1,5 +1,5 @@
 /**
- * Every error class, produced by a real failure (issue 18.2): the simulator on 127.0.0.1 where
+ * Every error class, produced by a real failure: the simulator on 127.0.0.1 where
  * it can make the fault, a closed port or a small node:http stub where it cannot. Each test
  * names the path the user takes to the error; among them the OAuth2 token endpoint that cannot
  * be reached, which once overflowed the stack instead of answering an AuthenticationError.
@@ -70,10 +70,10 @@ async function caught(p: Promise<unknown>): Promise<ApiError> {
 
 describe('error classes produced by real failures', () => {
   const crashes = useCrashWatch();
-  const s = useSimulator({ apiKey: 'key-123456' });
-  const client = useClients(s, { retries: 0 });
+  const sim = useSimulator({ apiKey: 'key-123456' });
+  const client = useClients(sim, { retries: 0 });
   afterEach(() => {
-    s.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] });
+    sim.sim.setFaults({ rate500: 0, rate429: 0, latencyMs: [0, 0] });
   });
   after(() => {
     assert.deepEqual(crashes.events, []);
@@ -82,7 +82,7 @@ describe('error classes produced by real failures', () => {
 
   it('AuthenticationError (EMS_AUTH): the OAuth2 token endpoint cannot be reached', async () => {
     const port = await closedPort();
-    const c = client({
+    const emsClient = client({
       auth: {
         type: 'oauth2',
         tokenUrl: `http://127.0.0.1:${port}/oauth/token`,
@@ -90,30 +90,30 @@ describe('error classes produced by real failures', () => {
         clientSecret: 'secret-xyz-987',
       },
     });
-    const e = await caught(c.getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof AuthenticationError, String(e));
-    assert.equal(e.code, 'EMS_AUTH');
-    assert.match(e.message, /^OAuth2 token request to .*oauth\/token failed: ECONNREFUSED$/);
-    assert.doesNotMatch(e.message, /secret-xyz-987/);
+    const error = await caught(emsClient.getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof AuthenticationError, String(error));
+    assert.equal(error.code, 'EMS_AUTH');
+    assert.match(error.message, /^OAuth2 token request to .*oauth\/token failed: ECONNREFUSED$/);
+    assert.doesNotMatch(error.message, /secret-xyz-987/);
   });
 
   it('AuthenticationError (HTTP_401): no API key', async () => {
-    const e = await caught(client().getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof AuthenticationError && e.status === 401, String(e));
+    const error = await caught(client().getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof AuthenticationError && error.status === 401, String(error));
   });
 
   it('NotFoundError (HTTP_404): an unknown device', async () => {
-    const e = await caught(client({ auth }).getMeasurement('dvc_nosuchdevice1', 'soc'));
-    assert.ok(e instanceof NotFoundError && e.code === 'HTTP_404', String(e));
+    const error = await caught(client({ auth }).getMeasurement('dvc_nosuchdevice1', 'soc'));
+    assert.ok(error instanceof NotFoundError && error.code === 'HTTP_404', String(error));
   });
 
   it('RateLimitError (HTTP_429) and ServerError (HTTP_500): faults of the simulator', async () => {
-    s.sim.setFaults({ rate429: 1 });
-    const r = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
-    assert.ok(r instanceof RateLimitError && r.status === 429, String(r));
-    s.sim.setFaults({ rate429: 0, rate500: 1 });
-    const e = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof ServerError && e.status === 500, String(e));
+    sim.sim.setFaults({ rate429: 1 });
+    const error = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof RateLimitError && error.status === 429, String(error));
+    sim.sim.setFaults({ rate429: 0, rate500: 1 });
+    const failure = await caught(client({ auth }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(failure instanceof ServerError && failure.status === 500, String(failure));
   });
 
   it('RefusedError (HTTP_400) and HttpError (another status): a stub service', async () => {
@@ -122,10 +122,10 @@ describe('error classes produced by real failures', () => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'no' }));
     });
     try {
-      const e = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'soc'));
-      assert.ok(e instanceof RefusedError && e.status === 400, String(e));
-      const h = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'power'));
-      assert.ok(h instanceof HttpError && h.constructor === HttpError, String(h));
+      const error = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'soc'));
+      assert.ok(error instanceof RefusedError && error.status === 400, String(error));
+      const powerError = await caught(client({ baseUrl: svc.url }).getMeasurement(BATTERY, 'power'));
+      assert.ok(powerError instanceof HttpError && powerError.constructor === HttpError, String(powerError));
     } finally {
       await svc.close();
     }
@@ -133,12 +133,12 @@ describe('error classes produced by real failures', () => {
 
   it('NetworkError (ECONNREFUSED): nothing listens', async () => {
     const port = await closedPort();
-    const e = await caught(client({ baseUrl: `http://127.0.0.1:${port}` }).getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof NetworkError && e.code === 'ECONNREFUSED', String(e));
+    const error = await caught(client({ baseUrl: `http://127.0.0.1:${port}` }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof NetworkError && error.code === 'ECONNREFUSED', String(error));
   });
 
   it('NetworkError (EMS_ERROR): a failure that is not an HTTP one (an attempt hook that throws)', async () => {
-    const c = client({
+    const emsClient = client({
       auth,
       attempts: {
         before() {
@@ -147,25 +147,25 @@ describe('error classes produced by real failures', () => {
         after() {},
       },
     });
-    const e = await caught(c.getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof NetworkError && e.code === 'EMS_ERROR', `${e.constructor.name} ${e.code}`);
+    const error = await caught(emsClient.getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof NetworkError && error.code === 'EMS_ERROR', `${error.constructor.name} ${error.code}`);
   });
 
   it('TimeoutError: the simulator answers later than the deadline', async () => {
-    s.sim.setFaults({ latencyMs: [500, 500] });
-    const e = await caught(client({ auth, timeoutMs: 50 }).getMeasurement(BATTERY, 'soc'));
-    assert.ok(e instanceof TimeoutError, String(e));
+    sim.sim.setFaults({ latencyMs: [500, 500] });
+    const error = await caught(client({ auth, timeoutMs: 50 }).getMeasurement(BATTERY, 'soc'));
+    assert.ok(error instanceof TimeoutError, String(error));
   });
 
   it('AbortedError (EMS_ABORTED, EMS_CLOSED): the caller aborts; the client is closed', async () => {
     const ac = new AbortController();
     ac.abort();
-    const a = await caught(client({ auth }).getMeasurement(BATTERY, 'soc', { signal: ac.signal }));
-    assert.ok(a instanceof AbortedError && a.code === 'EMS_ABORTED', String(a));
-    const c = client({ auth });
-    c.close();
-    const b = await caught(c.getMeasurement(BATTERY, 'soc'));
-    assert.ok(b instanceof AbortedError && b.code === 'EMS_CLOSED', String(b));
+    const abortedError = await caught(client({ auth }).getMeasurement(BATTERY, 'soc', { signal: ac.signal }));
+    assert.ok(abortedError instanceof AbortedError && abortedError.code === 'EMS_ABORTED', String(abortedError));
+    const emsClient = client({ auth });
+    emsClient.close();
+    const laterError = await caught(emsClient.getMeasurement(BATTERY, 'soc'));
+    assert.ok(laterError instanceof AbortedError && laterError.code === 'EMS_CLOSED', String(laterError));
   });
 
   it('BadResponseError (EMS_BAD_RESPONSE, EMS_TOO_LARGE, EMS_MISSING): answers of the wrong shape, too big, or without a property', async () => {
@@ -177,10 +177,10 @@ describe('error classes produced by real failures', () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><title>maintenance</title></html>');
     });
     try {
-      const c = client({ baseUrl: svc.url, maxBodyBytes: 1024 });
-      const bad = await caught(c.getMeasurement(BATTERY, 'soc'));
+      const emsClient = client({ baseUrl: svc.url, maxBodyBytes: 1024 });
+      const bad = await caught(emsClient.getMeasurement(BATTERY, 'soc'));
       assert.ok(bad instanceof BadResponseError && bad.code === 'EMS_BAD_RESPONSE', String(bad));
-      const big = await caught(c.getMeasurement(BATTERY, 'power'));
+      const big = await caught(emsClient.getMeasurement(BATTERY, 'power'));
       assert.ok(big instanceof BadResponseError && big.code === 'EMS_TOO_LARGE', String(big));
     } finally {
       await svc.close();
@@ -212,9 +212,9 @@ describe('error classes produced by real failures', () => {
       assert.equal((await first).value, 50);
       assert.deepEqual(lists, ['power,temperature'], 'one merged list request for the two concurrent reads');
       assert.equal(power.status, 'fulfilled');
-      const m = (missing as PromiseRejectedResult).reason;
-      assert.ok(m instanceof BadResponseError && m.code === 'EMS_MISSING', String(m));
-      assert.match(m.message, /no value for property "temperature"/);
+      const reason = (missing as PromiseRejectedResult).reason;
+      assert.ok(reason instanceof BadResponseError && reason.code === 'EMS_MISSING', String(reason));
+      assert.match(reason.message, /no value for property "temperature"/);
     } finally {
       release();
       await svc2.close();
@@ -222,28 +222,28 @@ describe('error classes produced by real failures', () => {
   });
 
   it('EmptyRequestError (EMS_EMPTY) and DroppedError (EMS_DROPPED): the steering queue', async () => {
-    const q = new SteeringQueue(client({ auth }));
-    const empty = await caught(q.submit({ site: SITE, kind: 'combined', validUntil: until() }));
+    const queue = new SteeringQueue(client({ auth }));
+    const empty = await caught(queue.submit({ site: SITE, kind: 'combined', validUntil: until() }));
     assert.ok(empty instanceof EmptyRequestError && empty.code === 'EMS_EMPTY', String(empty));
-    s.sim.setFaults({ latencyMs: [100, 100] });
-    const first = q.submit(
+    sim.sim.setFaults({ latencyMs: [100, 100] });
+    const first = queue.submit(
       { site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() },
       { owner: 'a' },
     );
-    const queued = q.submit(
+    const queued = queue.submit(
       { site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() },
       { owner: 'b' },
     );
-    assert.deepEqual(q.dropOwner('b', 'node closed'), [`${SITE} energyStorageSetting=2 kW`]);
+    assert.deepEqual(queue.dropOwner('b', 'node closed'), [`${SITE} energyStorageSetting=2 kW`]);
     const [, d] = await Promise.allSettled([first, queued]);
     const dropped = (d as PromiseRejectedResult).reason;
     assert.ok(dropped instanceof DroppedError && dropped.code === 'EMS_DROPPED', String(dropped));
   });
 
   it('ValidationError (EMS_VALIDATION): a device reference the protocol refuses, nothing sent', async () => {
-    const before = s.sim.requestsReceived;
-    const e = await caught(client({ auth }).getMeasurement('../etc', 'soc'));
-    assert.ok(e instanceof ValidationError && e.code === 'EMS_VALIDATION', String(e));
-    assert.equal(s.sim.requestsReceived, before);
+    const before = sim.sim.requestsReceived;
+    const error = await caught(client({ auth }).getMeasurement('../etc', 'soc'));
+    assert.ok(error instanceof ValidationError && error.code === 'EMS_VALIDATION', String(error));
+    assert.equal(sim.sim.requestsReceived, before);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The error classes (issue 11): one base (EmsError), ValidationError for refused input, and an
+ * The error classes: one base (EmsError), ValidationError for refused input, and an
  * ApiError subclass per kind of failure, chosen by apiError() from the status, else the code.
  * Each class has its own name (as openai-node and ky do), so a Catch node shows e.g. "RateLimitError: …".
  */
@@ -29,7 +29,7 @@ const make = (o: { status?: number; code?: string }) =>
 
 describe('error classes', () => {
   it('apiError picks the subclass by status', () => {
-    const cases: Array<[number, Function]> = [
+    const cases: Array<[number, abstract new (...args: never[]) => Error]> = [
       [429, RateLimitError],
       [401, AuthenticationError],
       [403, AuthenticationError],
@@ -42,16 +42,18 @@ describe('error classes', () => {
       [302, HttpError],
     ];
     for (const [status, cls] of cases) {
-      const e = make({ status });
-      assert.ok(e instanceof cls, `${status} -> ${cls.name}`);
-      assert.ok(e instanceof HttpError && e instanceof ApiError && e instanceof EmsError && e instanceof Error);
-      assert.equal(e.status, status);
-      assert.equal(e.code, `HTTP_${status}`);
+      const error = make({ status });
+      assert.ok(error instanceof cls, `${status} -> ${cls.name}`);
+      assert.ok(
+        error instanceof HttpError && error instanceof ApiError && error instanceof EmsError && error instanceof Error,
+      );
+      assert.equal(error.status, status);
+      assert.equal(error.code, `HTTP_${status}`);
     }
   });
 
   it('apiError picks the subclass by code when there is no status', () => {
-    const cases: Array<[string, Function]> = [
+    const cases: Array<[string, abstract new (...args: never[]) => Error]> = [
       ['ECONNREFUSED', NetworkError],
       ['ECONNRESET', NetworkError],
       ['ENOTFOUND', NetworkError],
@@ -64,15 +66,15 @@ describe('error classes', () => {
       ['EMS_TOO_LARGE', BadResponseError],
     ];
     for (const [code, cls] of cases) {
-      const e = make({ code });
-      assert.ok(e instanceof cls, `${code} -> ${cls.name}`);
-      assert.ok(!(e instanceof HttpError));
-      assert.equal(e.code, code);
+      const error = make({ code });
+      assert.ok(error instanceof cls, `${code} -> ${cls.name}`);
+      assert.ok(!(error instanceof HttpError));
+      assert.equal(error.code, code);
     }
   });
 
   it('keeps the message and code; the name is the class', () => {
-    const e = apiError({
+    const error = apiError({
       message: 'GET /devices failed: HTTP 429',
       code: 'HTTP_429',
       request: req,
@@ -80,12 +82,12 @@ describe('error classes', () => {
       retryAfter: 2,
       requestId: 'r1',
     });
-    assert.equal(String(e), 'RateLimitError: GET /devices failed: HTTP 429');
-    assert.deepEqual([e.code, e.retryAfter, e.requestId, e.request], ['HTTP_429', 2, 'r1', req]);
-    const v = new ValidationError('msg.payload', 'must be a number');
-    assert.ok(v instanceof EmsError);
-    assert.equal(String(v), 'ValidationError: msg.payload must be a number');
-    assert.deepEqual([v.code, v.field], ['EMS_VALIDATION', 'msg.payload']);
+    assert.equal(String(error), 'RateLimitError: GET /devices failed: HTTP 429');
+    assert.deepEqual([error.code, error.retryAfter, error.requestId, error.request], ['HTTP_429', 2, 'r1', req]);
+    const validationError = new ValidationError('msg.payload', 'must be a number');
+    assert.ok(validationError instanceof EmsError);
+    assert.equal(String(validationError), 'ValidationError: msg.payload must be a number');
+    assert.deepEqual([validationError.code, validationError.field], ['EMS_VALIDATION', 'msg.payload']);
   });
 
   it('the public entry is curated (issue 19.5): the client, the error classes, types, units, validators, the planner and the simulator; not the runtime nor internal helpers', () => {

@@ -13,7 +13,6 @@ import { DEFAULT_SITES } from '../src/simulator/index';
 import { readExample } from './helpers/examples';
 import { closed, start, type Spawned } from './helpers/spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 const SCRIPT = path.join(ROOT, 'scripts', 'start-demo.js');
 const EX03 = '03 Publish to MQTT with Home Assistant discovery.json';
@@ -167,8 +166,8 @@ describe('npm start: the MQTT broker for examples 03-05 and 10', function () {
   });
 
   it('SIGTERM stops Node-RED and the broker', async () => {
-    const r = await demo.stop('SIGTERM');
-    assert.equal(r.code, 0);
+    const exit = await demo.stop('SIGTERM');
+    assert.equal(exit.code, 0);
     assert.match(demo.output(), /start-demo: stopped Node-RED and the MQTT broker/);
     assert.ok(await closed(port), 'broker port closed');
     assert.ok(await closed(Number(new URL(base).port)), 'Node-RED port closed');
@@ -194,12 +193,12 @@ describe("npm start: the MQTT broker's port", function () {
   it('when the port asked for is in use, takes the next free one and says so', async () => {
     const wanted = (taken.address() as net.AddressInfo).port;
     demo = startDemo(userDir, String(wanted));
-    const m = await demo.waitFor(
+    const match = await demo.waitFor(
       /MQTT broker listening on mqtt:\/\/127\.0\.0\.1:(\d+) \(port (\d+) is in use\)/,
       20_000,
     );
-    const got = Number(m[1]);
-    assert.equal(Number(m[2]), wanted);
+    const got = Number(match[1]);
+    assert.equal(Number(match[2]), wanted);
     assert.notEqual(got, wanted);
     await demo.waitFor(
       new RegExp(
@@ -213,8 +212,8 @@ describe("npm start: the MQTT broker's port", function () {
 
   it('refuses an EMS_MQTT_PORT that is not a port number, before starting anything', async () => {
     const bad = startDemo(userDir, 'mqtt');
-    const r = await bad.exited;
-    assert.equal(r.code, 1);
+    const exit = await bad.exited;
+    assert.equal(exit.code, 1);
     assert.match(bad.output(), /EMS_MQTT_PORT must be a port number \(0 = any free port\); got "mqtt"/);
     assert.doesNotMatch(bad.output(), /Node-RED/);
   });

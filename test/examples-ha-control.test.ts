@@ -29,7 +29,6 @@ import { matches } from './helpers/mqtt-topics';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { NODES, callsOf, helper, logged, turns, useRuntime } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const EX10 = '10 Home Assistant - steer the battery.json';
 const HOME = builtInSite('Home (example 10)');
 const SITE = HOME.siteReference;
@@ -44,14 +43,14 @@ const STEER = SHIPPED.find((n) => n.type === 'ems-site-steer');
 describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersion}`, function () {
   this.timeout(30_000);
   const mqtt = useBroker();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   let clock: ReturnType<typeof FakeTimers.install>;
 
   useRuntime(); // its afterEach (unload) runs before the one below: the flow closes on the fake clock
   beforeEach(async () => {
     mqtt.published.length = 0;
     const t0 = Date.now();
-    s = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: [...BUILT_IN_SITES] });
+    simulator = await startSimulator({ port: 0, frozen: true, startTime: t0, sites: [...BUILT_IN_SITES] });
     // Only the intervals are fake (the injects' repeat); the delivery check's timers run on the same clock.
     clock = FakeTimers.install({ now: t0, toFake: ['setInterval', 'clearInterval'], shouldClearNativeTimers: true });
     setDeliveryClock({
@@ -63,7 +62,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
   afterEach(async () => {
     setDeliveryClock();
     clock.uninstall();
-    await s.close();
+    await simulator.close();
   });
 
   const on = (topic: string) => (p: Published) => p.topic === topic;
@@ -81,7 +80,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     const subscribed = mqtt.subscribed(`${BASE}/+/set`);
     await loadFlow(
       [...NODES, ...CORE_NODES],
-      forTest(withoutDeployAnnounce(SHIPPED), s.url, mqtt.port, { keepalive: '0' }),
+      forTest(withoutDeployAnnounce(SHIPPED), simulator.url, mqtt.port, { keepalive: '0' }),
     );
     await subscribed;
     await mqtt.await((p) => p.topic.startsWith('homeassistant/'), 6);
@@ -99,12 +98,13 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     return { node, fire: (name, msg = {}) => node(name).receive(msg) };
   }
 
-  const steeringPosts = () => logged(s, /^POST \/sites\/:\w+\/steering/).length;
+  const steeringPosts = () => logged(simulator, /^POST \/sites\/:\w+\/steering/).length;
   /** The delivery check's readings of the battery answered by the simulator (its energy counters). */
   const checkReads = () =>
-    logged(s, 'GET /devices/:ref/measurements').filter((e) => e.path.includes(BAT) && e.path.includes('totalEnergy'))
-      .length;
-  const components = () => s.sim.steeringState(SITE).components;
+    logged(simulator, 'GET /devices/:ref/measurements').filter(
+      (e) => e.path.includes(BAT) && e.path.includes('totalEnergy'),
+    ).length;
+  const components = () => simulator.sim.steeringState(SITE).components;
   /** Publishes a command as Home Assistant does and awaits the `n`-th message on `topic`. */
   async function command(entity: string, payload: string, topic: string, n: number): Promise<Published> {
     await mqtt.publish(`${BASE}/${entity}/set`, payload);
@@ -218,7 +218,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
 
     // The number: −5 kW charges, for 15 minutes (the node's duration); "sent until" is that validUntil.
     await command('ess_power', '-5', `${BASE}/ess_power/state`, 1);
-    let ess = components().energyStorageSetting!;
+    const ess = components().energyStorageSetting!;
     assert.deepEqual([ess.value, ess.unit], [-5, 'kW']);
     assert.ok(
       ess.validUntil >= t0 + 15 * MINUTE_MS && ess.validUntil <= Date.now() + 15 * MINUTE_MS,
@@ -247,7 +247,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(components().maximizeGridImport!.value, true);
     assert.equal(await state('maximize_import', 5), 'ON');
     assert.equal(components().energyStorageSetting!.value, -5);
-    const onBody = logged(s, /steering/).at(-1)!.body as any;
+    const onBody = logged(simulator, /steering/).at(-1)!.body as any;
     assert.deepEqual(Object.keys(onBody).sort(), ['maximizeGridImport', 'validUntil']);
     await command('maximize_import', 'OFF', `${BASE}/maximize_import/state`, 6);
     assert.equal(components().maximizeGridImport!.value, false);
@@ -307,7 +307,7 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.equal(steeringPosts(), 1);
 
     // 5 minutes: the hold sends −5 kW again (a later validUntil); that ends the first window: its verdict.
-    s.sim.clock.advance(5 * MINUTE_MS);
+    simulator.sim.clock.advance(5 * MINUTE_MS);
     await clock.tickAsync(5 * MINUTE_MS);
     const [verdict] = await mqtt.await(on(`${BASE}/delivery`));
     assert.equal(verdict.payload, 'yes');
@@ -345,13 +345,13 @@ describe(`example 10: Home Assistant two-way control on Node-RED ${nodeRedVersio
     assert.deepEqual([birth.payload, birth.retain], ['online', true]);
     // The first read (1 s after the start): the state of charge, and the site online.
     const [soc] = await mqtt.await(on(`${BASE}/soc`));
-    assert.equal(Number(soc.payload), s.sim.measure(BAT, 'soc').value);
+    assert.equal(Number(soc.payload), simulator.sim.measure(BAT, 'soc').value);
     const [online] = await mqtt.await((p) => p.topic === AVAILABILITY && p.payload === 'online');
     assert.equal(online.retain, true);
     assert.ok(ex.node('every minute'));
 
     // The service is gone: the next read (one minute on) fails, and the site goes offline.
-    await s.close();
+    await simulator.close();
     await clock.tickAsync(MINUTE_MS);
     const [offline] = await mqtt.await((p) => p.topic === AVAILABILITY && p.payload === 'offline');
     assert.equal(offline.retain, true);

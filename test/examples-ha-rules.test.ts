@@ -1,5 +1,5 @@
 /**
- * Issue 18 (12): every Home Assistant discovery config the examples publish, checked against Home
+ * Every Home Assistant discovery config the examples publish, checked against Home
  * Assistant's rules for its component (test/helpers/ha-rules.ts: one row per rule, each citing the
  * home-assistant/core file it comes from). The configs are not read from the JSON files: examples
  * 03, 04 and 10 run together in Node-RED on an aedes broker and the simulator, and what the broker
@@ -14,7 +14,6 @@ import { CORE_NODES, useBroker, exampleFile, loadFlow, together } from './helper
 import { RULES, violations, type Discovery } from './helpers/ha-rules';
 import { NODES, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 /** The MQTT client Node-RED's own MQTT nodes use (a dependency of node-red, not of this package). */
 const mqttLib = require(require.resolve('mqtt', { paths: [path.dirname(require.resolve('node-red/package.json'))] }));
 

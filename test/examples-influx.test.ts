@@ -7,14 +7,12 @@
  * so and skips (.ci/run installs the package; a local run may not have it).
  */
 import assert from 'node:assert/strict';
-import { HOUR_MS } from '../src/protocol/time';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { completions, findInfluxd, loadInfluxExample, startInflux, type StartedInflux } from './helpers/influx';
 import { nodeRedVersion } from './helpers/node-red-path';
 import { helper, logged, useRuntime, useSimulator } from './helpers/red';
 import { closed } from './helpers/spawned';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const FILE = '02 Time series to a chart and a database.json';
 const METER = DEFAULT_SITES[1].meter.deviceReference;
 const PROPERTY = 'totalEnergyConsumed';
@@ -71,9 +69,9 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
 
   it("02 writes one point per hour of 90 days: measurement ems, tags device and property, fields value and unit, the series' times and values", async () => {
     const before = logged(sim.s, 'POST /devices/:ref/measurements/time-series').length;
-    const c = await run();
-    assert.equal(c.error, undefined, `the write failed: ${c.error}`);
-    const want = reference(c.msg.range);
+    const result = await run();
+    assert.equal(result.error, undefined, `the write failed: ${result.error}`);
+    const want = reference(result.msg.range);
     assert.ok(want.time.length > 90 * 24 && want.time.length <= 90 * 24 + 2, `${want.time.length} points`);
     assert.ok(
       logged(sim.s, 'POST /devices/:ref/measurements/time-series').length - before >= 3,
@@ -158,9 +156,9 @@ describe(`examples: 02 into a real InfluxDB 1.x on Node-RED ${nodeRedVersion}`, 
 
   it("02 reports a database InfluxDB does not have as the write's error (create it first, as the comment says)", async () => {
     await influx!.query(`DROP DATABASE ${DB}`);
-    const c = await run();
-    assert.ok(c.error, 'the influxdb out node ends the message with an error');
-    assert.match(String((c.error as Error).message ?? c.error), /database not found/);
+    const result = await run();
+    assert.ok(result.error, 'the influxdb out node ends the message with an error');
+    assert.match(String((result.error as Error).message ?? result.error), /database not found/);
   });
 
   it('stops InfluxDB: its process gone, nothing listening on its port', async () => {

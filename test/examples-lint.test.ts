@@ -1,5 +1,5 @@
 /**
- * Issue 18 (5, 6): every shipped example lints with nrlint (1.2.0, the devDependency) and its
+ * Every shipped example lints with nrlint (1.2.0, the devDependency) and its
  * default rules with 0 problems: `nrlint -c .nrlintrc.js <example>`, where .nrlintrc.js is what
  * `nrlint --init` writes (every rule on). Without its tab node nrlint threw on every example.
  * And every node of this package is saved at its type's current version: the versions and the
@@ -15,7 +15,6 @@ import { promisify } from 'node:util';
 import { MIGRATIONS, currentVersion, migrate, versionOf } from '../src/nodes/shared/migrations';
 import { EXAMPLES_DIR, exampleFiles, readExample } from './helpers/examples';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..');
 const NRLINT = path.join(ROOT, 'node_modules', 'nrlint', 'bin', 'nrlint.js');
@@ -32,14 +31,14 @@ const OURS = [
 
 /** nrlint's JSON report of a flow file, and whatever it wrote to stderr. */
 async function nrlint(file: string): Promise<{ problems: any[]; stderr: string; stdout: string }> {
-  const r = await run(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', file], { cwd: ROOT }).catch((e) => e);
-  let problems: any[] = [];
+  const result = await run(process.execPath, [NRLINT, '-c', CONFIG, '-f', 'json', file], { cwd: ROOT }).catch((e) => e);
+  let problems: any[];
   try {
-    problems = JSON.parse(String(r.stdout).trim().split('\n').at(-1) ?? '');
+    problems = JSON.parse(String(result.stdout).trim().split('\n').at(-1) ?? '');
   } catch {
-    problems = [{ message: `no JSON report: ${r.stdout}` }];
+    problems = [{ message: `no JSON report: ${result.stdout}` }];
   }
-  return { problems, stderr: String(r.stderr), stdout: String(r.stdout) };
+  return { problems, stderr: String(result.stderr), stdout: String(result.stdout) };
 }
 
 describe('examples: nrlint', function () {
@@ -68,9 +67,9 @@ describe('examples: nrlint', function () {
 
   for (const file of exampleFiles()) {
     it(`${file}: 0 problems, nothing thrown`, async () => {
-      const r = await nrlint(path.join(EXAMPLES_DIR, file));
-      assert.deepEqual(r.problems, []);
-      assert.doesNotMatch(r.stdout + r.stderr, /Error|at Object\./, 'no rule threw');
+      const result = await nrlint(path.join(EXAMPLES_DIR, file));
+      assert.deepEqual(result.problems, []);
+      assert.doesNotMatch(result.stdout + result.stderr, /Error|at Object\./, 'no rule threw');
     });
   }
 

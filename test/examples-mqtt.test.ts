@@ -13,7 +13,6 @@ import { builtInSite, loadExample, useBroker, withoutDeployAnnounce, type Publis
 import { discoveries, violations } from './helpers/ha-rules';
 import { helper, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const HOME = DEFAULT_SITES[1];
 const BAT = HOME.battery.deviceReference;
 const BRIDGE = 'ems/node-red/availability';
@@ -98,12 +97,12 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
       pv: { ...HOME.pv, deviceReference: `dvc_pv_${key}` },
       meter: { ...HOME.meter, deviceReference: `dvc_meter_${key}` },
     });
-    const s = await startSimulator({ port: 0, frozen: true, sites: [site(odd, 'odd'), site(other, 'other')] });
+    const simulator = await startSimulator({ port: 0, frozen: true, sites: [site(odd, 'odd'), site(other, 'other')] });
     try {
       const topics: string[] = [];
       for (const ref of [odd, other]) {
         mqtt.published.length = 0;
-        await loadExample(EX03, s.url, mqtt.port, (nodes) =>
+        await loadExample(EX03, simulator.url, mqtt.port, (nodes) =>
           withoutDeployAnnounce(JSON.parse(JSON.stringify(nodes).split(BAT).join(ref))),
         );
         const configs = await mqtt.await(isConfig, 4);
@@ -122,7 +121,7 @@ describe(`examples: MQTT (03, 04, 05) on Node-RED ${nodeRedVersion}`, function (
       }
       assert.equal(new Set(topics).size, 8, `two references, four sensors each, eight topics: ${topics}`);
     } finally {
-      await s.close();
+      await simulator.close();
     }
   });
 

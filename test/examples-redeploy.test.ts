@@ -1,5 +1,5 @@
 /**
- * Issue 18 (8): the Home Assistant discovery configs of examples 03, 04 and 10 appear after a
+ * The Home Assistant discovery configs of examples 03, 04 and 10 appear after a
  * deploy of modified nodes, not only after a (re)start. They announce on deploy (an inject) and
  * whenever their MQTT in node turns connected (a Status node watches it: every connect of the
  * shared broker node):
@@ -23,7 +23,6 @@ import {
 import { discoveries, violations } from './helpers/ha-rules';
 import { NODES, helper, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const isConfig = (p: Published) => p.topic.startsWith('homeassistant/') && p.retain;
 /** A deploy of `flow` as the editor's "Modified nodes" does it (the runtime's setFlows, type "nodes"). */
 const deployModified = (flow: object[]) => (helper as any)._redNodes.setFlows(flow, {}, 'nodes');

@@ -1,5 +1,5 @@
 /**
- * Example 12 (issue 20.6-7), loaded into the Node-RED runtime (node-red-node-test-helper) with
+ * Example 12, loaded into the Node-RED runtime (node-red-node-test-helper) with
  * its dashboard, on a simulator on 127.0.0.1:0 whose clock follows @sinonjs/fake-timers (Date,
  * setTimeout, clearTimeout): the inject nodes, the plan node's quarter-hour timer, the schedule and
  * the simulator all move with it, so a quarter hour passes in no time; nothing sleeps.
@@ -18,17 +18,16 @@ import { CORE_NODES, builtInSite, forTest, loadFlow, readExample } from './helpe
 import { dashboardData, dashboardModules } from './helpers/examples-dashboard';
 import { Inbox, NODES, helper, turns, until, useRuntime } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const FILE = '12 Re-planning - prices and forecasts to a schedule.json';
 const EX = readExample(FILE);
 const HOME = builtInSite('Home (example 12)');
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 /** Local 10:03 two days ahead of real time: prices for today and tomorrow, every validUntil in the future. */
 const NOW = (() => {
-  const d = new Date();
-  d.setDate(d.getDate() + 2);
-  d.setHours(10, 3, 0, 0);
-  return d.getTime();
+  const date = new Date();
+  date.setDate(date.getDate() + 2);
+  date.setHours(10, 3, 0, 0);
+  return date.getTime();
 })();
 const one = (test: (n: any) => boolean, what: string) => {
   const found = EX.filter(test);
@@ -124,7 +123,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
   });
 
   it('plans the site from 28 days of its own history and a PV forecast, plays it, re-plans on a delivery report and hands on only what changed', async () => {
-    const s = await start();
+    const started = await start();
     const handed = new Inbox(helper.getNode(schedule.id));
     const socPoints = new Inbox(helper.getNode(socChart.id));
     const gridPoints = new Inbox(helper.getNode(gridChart.id));
@@ -136,19 +135,19 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     // Slots whose battery just follows PV and load are left to the site (idle: self-consumption): the payload has
     // the others; when slot 0 is left to the site a stop goes first, and a plan with nothing to steer is a stop.
     const first = handed.msgs.find((m: any) => m.plan);
-    const p = first.plan;
-    const steered = p.slots.filter((x: any) => !x.selfConsumption);
+    const firstPlan = first.plan;
+    const steered = firstPlan.slots.filter((x: any) => !x.selfConsumption);
     assert.ok(
-      p.slots.some((x: any) => x.selfConsumption),
+      firstPlan.slots.some((x: any) => x.selfConsumption),
       'some slots are self-consumption',
     );
-    assert.equal(first.replan.selfConsumption, p.slots.length - steered.length);
+    assert.equal(first.replan.selfConsumption, firstPlan.slots.length - steered.length);
     if (handed.msgs[0] !== first) assert.equal(handed.msgs[0].payload, 'stop');
-    assert.equal(p.model, 'site');
+    assert.equal(firstPlan.model, 'site');
     assert.deepEqual([first.replan.trigger, first.replan.socFrom], ['input', 'reading']);
-    assert.equal(first.replan.soc, s.sim.measure(HOME.battery.deviceReference, 'soc').value, 'from the SOC read');
+    assert.equal(first.replan.soc, started.sim.measure(HOME.battery.deviceReference, 'soc').value, 'from the SOC read');
     // Today from now and all of tomorrow, every steered slot handed on, the first from now.
-    assert.ok(p.slots[0].start >= NOW && p.slots[0].start < NOW + 5000);
+    assert.ok(firstPlan.slots[0].start >= NOW && firstPlan.slots[0].start < NOW + 5000);
     if (steered.length === 0) assert.equal(first.payload, 'stop');
     else
       assert.deepEqual(
@@ -158,7 +157,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     const midnight = new Date(NOW);
     midnight.setHours(0, 0, 0, 0);
     midnight.setDate(midnight.getDate() + 2);
-    assert.equal(p.slots.at(-1).end, midnight.getTime());
+    assert.equal(firstPlan.slots.at(-1).end, midnight.getTime());
     // The load forecast from the history (500-3000 W at Home), the PV forecast from yesterday's PV (10 kWp).
     // The load history: grid + PV + battery of each of the last 28 days' hours, the site's own load.
     const history = inputs.msgs.find((m: any) => m.payload?.loadHistory)?.payload.loadHistory;
@@ -167,22 +166,22 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
       "the Home site's load, 500-3000 W",
     );
     assert.ok(
-      p.slots.every((x: any) => x.loadKW >= 0.5 - 1e-6 && x.loadKW <= 3 + 1e-6),
+      firstPlan.slots.every((x: any) => x.loadKW >= 0.5 - 1e-6 && x.loadKW <= 3 + 1e-6),
       "load within the Home site's range",
     );
     assert.ok(
-      p.slots.some((x: any) => x.pvKW > 0.1) && p.slots.some((x: any) => x.pvKW === 0),
-      `PV by day, none at night: ${JSON.stringify(p.slots.map((x: any) => x.pvKW))}`,
+      firstPlan.slots.some((x: any) => x.pvKW > 0.1) && firstPlan.slots.some((x: any) => x.pvKW === 0),
+      `PV by day, none at night: ${JSON.stringify(firstPlan.slots.map((x: any) => x.pvKW))}`,
     );
     assert.ok(
-      p.slots.every((x: any) => x.importKW <= 17 + 1e-9 && x.exportKW <= 7 + 1e-9),
+      firstPlan.slots.every((x: any) => x.importKW <= 17 + 1e-9 && x.exportKW <= 7 + 1e-9),
       'the grid limits',
     );
     // The schedule plays the slot in progress at once, on the Home site, when it is steered; else nothing.
     await moveTo(Date.now() + 100);
-    const sent = s.sim.requestLog.filter((e) => steerRoute.test(e.route));
-    assert.equal(sent.length, p.slots[0].selfConsumption ? 0 : 1, JSON.stringify(sent.map((e) => e.body)));
-    if (!p.slots[0].selfConsumption) {
+    const sent = started.sim.requestLog.filter((e) => steerRoute.test(e.route));
+    assert.equal(sent.length, firstPlan.slots[0].selfConsumption ? 0 : 1, JSON.stringify(sent.map((e) => e.body)));
+    if (!firstPlan.slots[0].selfConsumption) {
       assert.equal(sent[0].path, `/sites/${HOME.siteReference}/steering/ess`);
       assert.deepEqual((sent[0].body as any).setting, first.payload[0].energyStorage);
     }
@@ -196,7 +195,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
 
     // The battery did not deliver slot 0 (a report that says no, as the schedule's check sends it): the plan goes
     // on from the SOC it expected moved by what was missing, and hands on the changed part only, none of it past.
-    const slot0 = p.slots[0];
+    const slot0 = firstPlan.slots[0];
     await moveTo(NOW + 6 * MINUTE_MS);
     const report = {
       followed: 'no',
@@ -236,7 +235,7 @@ describe(`examples: 12 re-planning on Node-RED ${nodeRedVersion}`, function () {
     }
     await moveTo(slot0.end + 1000);
     assert.ok(
-      s.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => (e.body as any).validUntil > e.time),
+      started.sim.requestLog.filter((e) => steerRoute.test(e.route)).every((e) => (e.body as any).validUntil > e.time),
       'every request ends after it is sent',
     );
     assert.deepEqual(

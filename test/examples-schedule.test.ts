@@ -19,7 +19,6 @@ import { builtInSite, loadExample, readExample } from './helpers/examples';
 import { dashboardData, loadDashboardExample } from './helpers/examples-dashboard';
 import { Inbox, turns, useRuntime } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 const PLAN_FILE = '09 Price plan - charge cheap, sell dear.json';
 const SAMPLE = require('./fixtures/prices-sample-day.json');
@@ -27,17 +26,17 @@ const SAMPLE = require('./fixtures/prices-sample-day.json');
 const NO_WINDOW = { coalesceMs: 0 };
 /** Local midnight two days ahead of real time: every request's validUntil is in the future for real clocks too. */
 const DAY = (() => {
-  const d = new Date();
-  d.setHours(0, 0, 0, 0);
-  d.setDate(d.getDate() + 2);
-  return d.getTime();
+  const date = new Date();
+  date.setHours(0, 0, 0, 0);
+  date.setDate(date.getDate() + 2);
+  return date.getTime();
 })();
 /** Epoch ms of HH:MM local time on DAY (+ days). */
 const at = (h: number, m = 0, days = 0) => {
-  const d = new Date(DAY);
-  d.setDate(d.getDate() + days);
-  d.setHours(h, m, 0, 0);
-  return d.getTime();
+  const date = new Date(DAY);
+  date.setDate(date.getDate() + days);
+  date.setHours(h, m, 0, 0);
+  return date.getTime();
 };
 
 /** Example 06's function node, run outside Node-RED with its clock at `now`. */
@@ -110,8 +109,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
     });
 
     it('deployed in the evening: waits for 01:00, then charges at 5 kW in 15-minute requests, each sent at its start, none after 05:00', async () => {
-      const s = await startAt(at(22, 30, -1));
-      const ex = await loadExample(NIGHT, s.url);
+      const simulator = await startAt(at(22, 30, -1));
+      const ex = await loadExample(NIGHT, simulator.url);
       const sent = ex.inbox('sent');
       const status = ex.status(SCHEDULE);
       const fn = ex.status("tonight's window");
@@ -126,15 +125,18 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       for (let k = 0; k < 16; k++) {
         await moveTo(at(1) + k * QUARTER_HOUR_MS);
         const msg = (await sent.count(k + 1))[k];
-        const e = requests()[k];
-        assert.equal(e.time, at(1) + k * QUARTER_HOUR_MS, `request ${k} at its start`);
-        assert.equal(e.path, `/sites/${HOME.siteReference}/steering/ess`);
-        assert.deepEqual(e.body, { setting: { value: -5, unit: 'kW' }, validUntil: at(1) + (k + 1) * QUARTER_HOUR_MS });
-        assert.deepEqual(msg.request.body, e.body);
+        const request = requests()[k];
+        assert.equal(request.time, at(1) + k * QUARTER_HOUR_MS, `request ${k} at its start`);
+        assert.equal(request.path, `/sites/${HOME.siteReference}/steering/ess`);
+        assert.deepEqual(request.body, {
+          setting: { value: -5, unit: 'kW' },
+          validUntil: at(1) + (k + 1) * QUARTER_HOUR_MS,
+        });
+        assert.deepEqual(msg.request.body, request.body);
         assert.deepEqual(msg.slots, [0]);
       }
       assert.equal(status.all.filter((x) => /^slot 1\/1 · ESS −5 kW until /.test(x.text)).length, 16);
-      const setting = s.sim.steeringState(HOME.siteReference).components.energyStorageSetting!;
+      const setting = simulator.sim.steeringState(HOME.siteReference).components.energyStorageSetting!;
       assert.deepEqual([setting.value, setting.unit, setting.validUntil], [-5, 'kW', at(5)]);
 
       await moveTo(at(5));
@@ -145,8 +147,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
     });
 
     it('deployed inside the window (02:07): the 15 minutes in progress go out at once, the rest at each quarter hour', async () => {
-      const s = await startAt(at(2, 7));
-      const ex = await loadExample(NIGHT, s.url);
+      const simulator = await startAt(at(2, 7));
+      const ex = await loadExample(NIGHT, simulator.url);
       const sent = ex.inbox('sent');
       const fn = ex.status("tonight's window");
       await moveTo(at(2, 7) + 1000);
@@ -178,8 +180,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
     });
 
     it('a bad window is an error naming the fields; more than the 10 kW limit is refused by the schedule node naming the slot; nothing is sent', async () => {
-      const s = await startAt(at(23, 10, -1));
-      const ex = await loadExample(NIGHT, s.url);
+      const simulator = await startAt(at(23, 10, -1));
+      const ex = await loadExample(NIGHT, simulator.url);
       const errors = ex.inbox('errors');
       ex.fire("tonight's window", { payload: { start: '1am', end: '05:00', powerKw: 5 } });
       const [bad] = await errors.count(1);
@@ -196,7 +198,7 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       assert.equal(over.error.source.name, SCHEDULE);
       await turns(20);
       assert.equal(requests().length, 0);
-      assert.equal(s.sim.steeringState(HOME.siteReference).components.energyStorageSetting, null);
+      assert.equal(simulator.sim.steeringState(HOME.siteReference).components.energyStorageSetting, null);
     });
   });
   describe('09 price plan', () => {
@@ -223,8 +225,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
         'the sample of test/fixtures',
       );
       assert.equal(sample.slots.length, 96);
-      const s = await startAt(at(12, 40));
-      const { sites } = (await (await fetch(`${s.url}/sites`)).json()) as any;
+      const simulator = await startAt(at(12, 40));
+      const { sites } = (await (await fetch(`${simulator.url}/sites`)).json()) as any;
       const home = sites.find((x: any) => x.siteReference === HOME.siteReference);
       assert.deepEqual(
         [planNode.maxChargeKW, planNode.maxDischargeKW, planNode.capacityKWh],
@@ -239,8 +241,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
 
     it("on deploy: plans from the battery's SOC (charges at the negative midday prices, discharges in the peaks), charts it, and plays the slot in progress at once", async () => {
       const now = at(12, 40);
-      const s = await startAt(now);
-      const ex = await loadDashboardExample(PLAN_FILE, s.url, NO_WINDOW);
+      const simulator = await startAt(now);
+      const ex = await loadDashboardExample(PLAN_FILE, simulator.url, NO_WINDOW);
       const planned = new Inbox(ex.byId(schedule.id));
       const sent = ex.inbox('sent');
       const texts = new Inbox(ex.byId(summary.id));
@@ -249,7 +251,7 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
       await moveTo(now + 2000); // the inject fires once, 2 s after the deploy
       const [m] = await planned.count(1);
       const plan = m.plan;
-      const soc = s.sim.measure(HOME.battery.deviceReference, 'soc').value;
+      const soc = simulator.sim.measure(HOME.battery.deviceReference, 'soc').value;
       assert.equal(plan.slots[0].socStart, soc, 'planned from the SOC read');
 
       // Today from now (the slot in progress starts now) and all of tomorrow, quarter hours.
@@ -335,8 +337,8 @@ describe(`examples: schedules (06, 09) on Node-RED ${nodeRedVersion}`, function 
 
     it('once a slot ends, its delivery report reaches the dashboard table: slot, time, asked, measured, followed', async () => {
       const now = at(12, 40);
-      const s = await startAt(now);
-      const ex = await loadDashboardExample(PLAN_FILE, s.url, NO_WINDOW);
+      const simulator = await startAt(now);
+      const ex = await loadDashboardExample(PLAN_FILE, simulator.url, NO_WINDOW);
       const planned = new Inbox(ex.byId(schedule.id));
       const rows = new Inbox(ex.byId(table.id));
       const sent = ex.inbox('sent');

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { MINUTE_MS, quarterHourValidUntil } from '../src/protocol/time';
 import { BUILT_IN_SITES, DEFAULT_SITES } from '../src/simulator/index';
 import { nodeRedVersion } from './helpers/node-red-path';
-import { builtInSite, loadExample, readExample } from './helpers/examples';
+import { builtInSite, loadExample } from './helpers/examples';
 import { logged, turns, useRuntime, useSimulator } from './helpers/red';
 
 /** Example 07's sites: its own Commercial site (the % limit) and its own Home (the export limit). */
@@ -48,19 +48,19 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
       ex.fire('Commercial: limit PV to 60 %');
       const [msg] = await sent.count(1);
       assert.equal(msg.request.path, `/sites/${COM.siteReference}/steering/curtailment`);
-      const c = commercial().productionCurtailment!;
+      const curtailment = commercial().productionCurtailment!;
       assert.deepEqual(
-        [c.value, c.unit],
+        [curtailment.value, curtailment.unit],
         [0.6 * COM.pv.peakW, 'W'],
         'the published type has no %: 60 % of the PV peak, in W',
       );
-      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(c.validUntil));
+      assert.ok([t0, Date.now()].map((t) => quarterHourValidUntil(t)).includes(curtailment.validUntil));
 
       ex.fire('Commercial: stop (lift the limit)');
       await sent.count(2);
       const lifted = commercial().productionCurtailment!;
       assert.deepEqual([lifted.value, lifted.unit], [COM.pv.peakW, 'W'], 'the installed PV power: no curtailment');
-      assert.equal(lifted.validUntil, c.validUntil, 'until the signal in force would have ended, not longer');
+      assert.equal(lifted.validUntil, curtailment.validUntil, 'until the signal in force would have ended, not longer');
       assert.equal(steering().productionCurtailment, null, 'the Home site is not touched');
     });
 
@@ -90,9 +90,12 @@ describe(`examples: steering (07) on Node-RED ${nodeRedVersion}`, function () {
       const expectedKw = Math.round(Math.max(0, (pvW + gridW) / 1000 + 3) * 10) / 10;
       assert.equal(msg.pvW, pvW);
       assert.equal(msg.gridW, gridW);
-      const c = steering().productionCurtailment!;
-      assert.deepEqual([c.value, c.unit], [expectedKw, 'kW']);
-      assert.ok(c.validUntil - t0 >= 5 * MINUTE_MS && c.validUntil - Date.now() <= 5 * MINUTE_MS, 'valid 5 minutes');
+      const curtailment = steering().productionCurtailment!;
+      assert.deepEqual([curtailment.value, curtailment.unit], [expectedKw, 'kW']);
+      assert.ok(
+        curtailment.validUntil - t0 >= 5 * MINUTE_MS && curtailment.validUntil - Date.now() <= 5 * MINUTE_MS,
+        'valid 5 minutes',
+      );
       assert.equal(msg.request.path, `/sites/${SITE}/steering/curtailment`);
       assert.equal(commercial().productionCurtailment, null, 'the Commercial site is not touched');
     });

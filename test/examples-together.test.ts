@@ -1,5 +1,5 @@
 /**
- * Issue 18 (7, 8, 11): all ten examples imported into one Node-RED (node-red-node-test-helper),
+ * All ten examples imported into one Node-RED (node-red-node-test-helper),
  * as the README invites, on one simulator (127.0.0.1, port 0, the built-in simulator's sites)
  * and one aedes broker. Every example that steers is set going at once (its buttons, its MQTT
  * commands); each steering example's site receives its own steering and nothing else, no error
@@ -27,7 +27,6 @@ import { discoveries, violations } from './helpers/ha-rules';
 import { INFLUX_NODES } from './helpers/influx';
 import { Inbox, NODES, StatusLog, callsOf, helper, logged, until, useRuntime, useSimulator } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type SteeringComponents = SteeringState['components'];
 const site = (name: string) => builtInSite(name).siteReference;
 const S = {
@@ -63,11 +62,11 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
     const box = new Inbox({ on: () => undefined });
     const steer = sim.sim.steer.bind(sim.sim);
     sim.sim.steer = ((...args: Parameters<typeof steer>) => {
-      const r = steer(...args);
+      const result = steer(...args);
       setImmediate(() => {
         for (const fn of [...box.listeners]) fn();
       });
-      return r;
+      return result;
     }) as typeof steer;
     return until([box], done, ms, what).finally(() => {
       sim.sim.steer = steer;
@@ -75,7 +74,7 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
   }
 
   it('steer each its own site; no error anywhere; one broker connection; Home Assistant devices of their own', async () => {
-    // The ten examples of issue 18 (01-10).
+    // The examples numbered 01 to 10.
     const files = exampleFiles().filter((f) => /^(0[1-9]|10) /.test(f));
     assert.equal(files.length, 10);
     const flow = together(files, sim.url, mqtt.port);

@@ -1,5 +1,5 @@
 /**
- * Fleet steering of ems-site-steer (issue 14) on a simulator with 20 sites: every mode applied
+ * Fleet steering of ems-site-steer on a simulator with 20 sites: every mode applied
  * to each site in one message, one output with a result per site, partial failure (output
  * plus one Catch-able error listing the failed site), portfolio split by rating and by SOC,
  * limits, shortfall, refusals before anything is sent.
@@ -14,12 +14,12 @@ import { cfg, flow, loadFlow, logged, siteSteer, useRuntime, useSimulator } from
 
 /** A site with a battery of `kw` kW at `soc` %, no PV, a small constant load. */
 function site(i: number, kw: number, soc = 50): SiteDefinition {
-  const n = `fleet/${i}`;
+  const name = `fleet/${i}`;
   return {
-    siteReference: makeReference('ste', n),
+    siteReference: makeReference('ste', name),
     name: `fleet ${i}`,
     battery: {
-      deviceReference: makeReference('dvc', `${n}/b`),
+      deviceReference: makeReference('dvc', `${name}/b`),
       name: 'battery',
       maxPowerW: kw * 1000,
       capacityWh: kw * 2000,
@@ -27,9 +27,9 @@ function site(i: number, kw: number, soc = 50): SiteDefinition {
       initialConsumedWh: 1_000_000,
       initialProducedWh: 900_000,
     },
-    pv: { deviceReference: makeReference('dvc', `${n}/p`), name: 'pv', peakW: 10_000, initialProducedWh: 5_000_000 },
+    pv: { deviceReference: makeReference('dvc', `${name}/p`), name: 'pv', peakW: 10_000, initialProducedWh: 5_000_000 },
     meter: {
-      deviceReference: makeReference('dvc', `${n}/m`),
+      deviceReference: makeReference('dvc', `${name}/m`),
       name: 'meter',
       initialImportWh: 3_000_000,
       initialExportWh: 2_000_000,
@@ -59,11 +59,11 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
 
   it('ess to 20 sites, one unknown: one output with 19 successes and the failure, and one Catch error naming that site', async () => {
     // (A limit set: the service's 404 for the unknown site, not the refusal of a site without a rating.)
-    const f = await loadFlow(flow(siteSteer('', { siteType: 'str', maxEssPower: 500_000 }), cfg(sim.s.url)));
+    const loaded = await loadFlow(flow(siteSteer('', { siteType: 'str', maxEssPower: 500_000 }), cfg(sim.s.url)));
     const sites = [...REFS.slice(0, 19), UNKNOWN];
-    f.send({ payload: -3, sites, topic: 'kept' });
-    const [out] = await f.out.count(1);
-    const [caught] = await f.caught.count(1);
+    loaded.send({ payload: -3, sites, topic: 'kept' });
+    const [out] = await loaded.out.count(1);
+    const [caught] = await loaded.caught.count(1);
     assert.equal(out.topic, 'kept');
     assert.deepEqual(out.payload.summary, { ok: 19, failed: 1, total: 20 });
     assert.deepEqual(
@@ -93,10 +93,10 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       caught.error.cause.failed.map((x: { site: string }) => x.site),
       [UNKNOWN],
     );
-    assert.equal(f.caught.msgs.length, 1);
-    assert.equal(f.out.msgs.length, 1);
-    assert.match(f.status.all.at(-1).text, /^sent to 19 of 20 sites, 1 failed$/);
-    assert.equal(f.status.all.at(-1).fill, 'yellow');
+    assert.equal(loaded.caught.msgs.length, 1);
+    assert.equal(loaded.out.msgs.length, 1);
+    assert.match(loaded.status.all.at(-1).text, /^sent to 19 of 20 sites, 1 failed$/);
+    assert.equal(loaded.status.all.at(-1).fill, 'yellow');
   });
 
   it("the node's sites (text) apply every mode to each site: curtailment, combined, grid-target and its stop, grid-limits", async () => {
@@ -108,34 +108,36 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       [{ mode: 'grid-limits', upperLimitValue: '8', lowerLimitValue: '-4' }, null, 'grid-limits'],
     ];
     for (const [extra, payload, path] of cases) {
-      const f = await loadFlow(flow(siteSteer('', { sites: list, ...extra }), cfg(sim.s.url)));
-      const m = await f.ask({ payload });
-      assert.deepEqual(m.payload.summary, { ok: 3, failed: 0, total: 3 }, String(extra.mode));
-      m.payload.results.forEach((r: { site: string; request: { path: string } }, i: number) => {
+      const loaded = await loadFlow(flow(siteSteer('', { sites: list, ...extra }), cfg(sim.s.url)));
+      const reply = await loaded.ask({ payload });
+      assert.deepEqual(reply.payload.summary, { ok: 3, failed: 0, total: 3 }, String(extra.mode));
+      reply.payload.results.forEach((r: { site: string; request: { path: string } }, i: number) => {
         assert.equal(r.site, REFS[i]);
         assert.equal(r.request.path, `/sites/${REFS[i]}/steering${path ? `/${path}` : ''}`);
       });
-      assert.match(f.status.all.at(-1).text, /^sent to 3 of 3 sites$/);
+      assert.match(loaded.status.all.at(-1).text, /^sent to 3 of 3 sites$/);
     }
     const state = sim.s.sim.steeringState(REFS[2]).components;
     assert.equal(state.gridTarget!.value, 1.5);
     // Stop in mode grid-target cancels the grid target of each site.
-    const g = await loadFlow(flow(siteSteer('', { sites: list, mode: 'grid-target' }), cfg(sim.s.url)));
-    const stopped = await g.ask({ payload: 'stop' });
+    const gridTargets = await loadFlow(flow(siteSteer('', { sites: list, mode: 'grid-target' }), cfg(sim.s.url)));
+    const stopped = await gridTargets.ask({ payload: 'stop' });
     assert.deepEqual(
       stopped.payload.results.map((r: { request: { method: string } }) => r.request.method),
       ['DELETE', 'DELETE', 'DELETE'],
     );
     assert.equal(sim.s.sim.steeringState(REFS[2]).components.gridTarget, null);
-    assert.match(g.status.all.at(-1).text, /^stopped 3 sites$/);
+    assert.match(gridTargets.status.all.at(-1).text, /^stopped 3 sites$/);
   });
 
   it("msg.sites overrides the node's sites; dry run outputs each site's request and sends nothing", async () => {
-    const f = await loadFlow(flow(siteSteer('', { sites: REFS.slice(0, 5).join(','), dryRun: true }), cfg(sim.s.url)));
-    const m = await f.ask({ payload: 7, sites: [REFS[7], { site: REFS[8] }] });
-    assert.equal(m.dryRun, true);
+    const loaded = await loadFlow(
+      flow(siteSteer('', { sites: REFS.slice(0, 5).join(','), dryRun: true }), cfg(sim.s.url)),
+    );
+    const reply = await loaded.ask({ payload: 7, sites: [REFS[7], { site: REFS[8] }] });
+    assert.equal(reply.dryRun, true);
     assert.deepEqual(
-      m.payload.results.map((r: { site: string; ok: boolean; request: { body: { setting: unknown } } }) => [
+      reply.payload.results.map((r: { site: string; ok: boolean; request: { body: { setting: unknown } } }) => [
         r.site,
         r.ok,
         r.request.body.setting,
@@ -146,13 +148,13 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       ],
     );
     assert.equal(steers().length, 0);
-    assert.equal(f.status.all.at(-1).text, 'dry run: 2 sites');
+    assert.equal(loaded.status.all.at(-1).text, 'dry run: 2 sites');
   });
 
   it('portfolio by rating (GET /sites): parts in proportion to the batteries, summing to the total; summary asked / allocated', async () => {
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: REFS.join('\n') }), cfg(sim.s.url)));
-    const m = await f.ask({ payload: 125 }); // kW; the fleet's ratings sum to 250 kW: each site half its rating
-    const parts = m.payload.results.map(
+    const loaded = await loadFlow(flow(siteSteer('', { mode: 'portfolio', sites: REFS.join('\n') }), cfg(sim.s.url)));
+    const reply = await loaded.ask({ payload: 125 }); // kW; the fleet's ratings sum to 250 kW: each site half its rating
+    const parts = reply.payload.results.map(
       (r: { request: { body: { setting: { value: number; unit: string } } } }) => r.request.body.setting,
     );
     assert.ok(parts.every((p: { unit: string }) => p.unit === 'W'));
@@ -160,7 +162,7 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       parts.map((p: { value: number }) => p.value),
       SITES.map((s) => s.battery.maxPowerW / 2),
     );
-    assert.deepEqual(m.payload.summary, {
+    assert.deepEqual(reply.payload.summary, {
       ok: 20,
       failed: 0,
       total: 20,
@@ -170,12 +172,12 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       accepted: 125,
       shortfall: 0,
     });
-    assert.equal(m.payload.results[0].part, 2.5);
+    assert.equal(reply.payload.results[0].part, 2.5);
     assert.equal(ess(REFS[3])!.value, 10_000);
     assert.equal(logged(sim.s, 'GET /sites').length, 1, 'the site list is read once');
     assert.equal(steers().length, 20);
     // Within 1 W for an uneven total.
-    const odd = await f.ask({ payload: -33.3333 });
+    const odd = await loaded.ask({ payload: -33.3333 });
     assert.ok(
       Math.abs(
         sum(
@@ -188,15 +190,15 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   });
 
   it("portfolio: the node's maxEssPower caps each part and the rest goes to the others; beyond the fleet: shortfall", async () => {
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', maxEssPower: 8000 }), cfg(sim.s.url)));
+    const loaded = await loadFlow(flow(siteSteer('', { mode: 'portfolio', maxEssPower: 8000 }), cfg(sim.s.url)));
     const four = REFS.slice(0, 4); // 5, 10, 15, 20 kW, capped at 8 kW
     // By rating 5:10:15:20 the 20 kW site would take 8.8 kW; it takes 8 kW and the others share the rest 5:10:15.
-    const m = await f.ask({ payload: 22, sites: four });
-    const parts = m.payload.results.map(
+    const reply = await loaded.ask({ payload: 22, sites: four });
+    const parts = reply.payload.results.map(
       (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
     );
     assert.deepEqual(parts, [2333, 4667, 7000, 8000]);
-    const short = await f.ask({ payload: 40, sites: four });
+    const short = await loaded.ask({ payload: 40, sites: four });
     assert.deepEqual(
       short.payload.results.map(
         (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
@@ -213,30 +215,34 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       accepted: 29,
       shortfall: 11,
     });
-    assert.match(f.status.all.at(-1).text, /^sent to 4 of 4 sites, short by 11 kW$/);
+    assert.match(loaded.status.all.at(-1).text, /^sent to 4 of 4 sites, short by 11 kW$/);
   });
 
   it("portfolio by SOC: discharge by SOC, charge by headroom; msg.sites values first, else the battery's soc read", async () => {
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)));
+    const loaded = await loadFlow(flow(siteSteer('', { mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)));
     const sites = [
       { site: REFS[0], soc: 20 },
       { site: REFS[1], soc: 60 },
     ];
-    const d = await f.ask({ payload: 4, sites });
+    const discharge = await loaded.ask({ payload: 4, sites });
     assert.deepEqual(
-      d.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value),
+      discharge.payload.results.map(
+        (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+      ),
       [1000, 3000],
     );
-    const c = await f.ask({ payload: -4, sites });
+    const charge = await loaded.ask({ payload: -4, sites });
     assert.deepEqual(
-      c.payload.results.map((r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value),
+      charge.payload.results.map(
+        (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
+      ),
       [-2667, -1333],
       'headroom 80 % : 40 %',
     );
     // Without soc in the message: read from each battery device (SITES[4]: 26 %, SITES[8]: 42 %, both 5 kW).
     const reads = logged(sim.s, 'GET /devices/:ref/measurement').length;
-    const r = await f.ask({ payload: 2, sites: [REFS[4], REFS[8]] });
-    const [a, b] = r.payload.results.map(
+    const reply = await loaded.ask({ payload: 2, sites: [REFS[4], REFS[8]] });
+    const [a, b] = reply.payload.results.map(
       (x: { request: { body: { setting: { value: number } } } }) => x.request.body.setting.value,
     );
     assert.equal(a + b, 2000);
@@ -245,10 +251,10 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   });
 
   it('portfolio: a site without a rating is left out and reported; the others share the total', async () => {
-    const f = await loadFlow(flow(siteSteer('', { mode: 'portfolio' }), cfg(sim.s.url)));
-    f.send({ payload: 10, sites: [REFS[0], UNKNOWN, REFS[1]] });
-    const [out] = await f.out.count(1);
-    const [caught] = await f.caught.count(1);
+    const loaded = await loadFlow(flow(siteSteer('', { mode: 'portfolio' }), cfg(sim.s.url)));
+    loaded.send({ payload: 10, sites: [REFS[0], UNKNOWN, REFS[1]] });
+    const [out] = await loaded.out.count(1);
+    const [caught] = await loaded.caught.count(1);
     assert.deepEqual(
       out.payload.results.map((r: { ok: boolean }) => r.ok),
       [true, false, true],
@@ -264,40 +270,40 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   });
 
   it('refused before anything is sent: more than maxFleetSites, a site twice, a bad entry (the error names the field)', async () => {
-    const f = await loadFlow(flow(siteSteer('', {}), cfg(sim.s.url)));
+    const loaded = await loadFlow(flow(siteSteer('', {}), cfg(sim.s.url)));
     const many = Array.from({ length: SERVICE.maxFleetSites + 1 }, (_, i) => `ste_${i}`);
-    const e1 = await f.fails({ payload: 1, sites: many });
+    const e1 = await loaded.fails({ payload: 1, sites: many });
     assert.match(
       e1.error.message,
       new RegExp(
         `msg\\.sites lists ${SERVICE.maxFleetSites + 1} sites; one message steers at most ${SERVICE.maxFleetSites}`,
       ),
     );
-    const e2 = await f.fails({ payload: 1, sites: [REFS[0], REFS[1], REFS[0]] });
+    const e2 = await loaded.fails({ payload: 1, sites: [REFS[0], REFS[1], REFS[0]] });
     assert.match(e2.error.message, /msg\.sites\[2\] repeats site/);
-    const e3 = await f.fails({ payload: 1, sites: [REFS[0], 5] });
+    const e3 = await loaded.fails({ payload: 1, sites: [REFS[0], 5] });
     assert.match(e3.error.message, /msg\.sites\[1\] must be a site reference/);
-    const e4 = await f.fails({ payload: 1, sites: 'ste_a' });
+    const e4 = await loaded.fails({ payload: 1, sites: 'ste_a' });
     assert.match(e4.error.message, /msg\.sites must be an array/);
     assert.equal(steers().length, 0);
-    assert.equal(f.out.msgs.length, 0);
+    assert.equal(loaded.out.msgs.length, 0);
     // A bad node list is refused at deploy, naming `sites`.
-    const g = await loadFlow(flow(siteSteer('', { sites: 'ste_a, ste_a' }), cfg(sim.s.url)));
-    const e5 = await g.fails({ payload: 1 });
+    const badList = await loadFlow(flow(siteSteer('', { sites: 'ste_a, ste_a' }), cfg(sim.s.url)));
+    const e5 = await badList.fails({ payload: 1 });
     assert.match(e5.error.message, /^ValidationError: sites\[1\] repeats site ste_a/);
   });
 
   it("a value beyond the node's limit is refused for the whole fleet (nothing sent); all sites failing still gives the output and one error", async () => {
-    const f = await loadFlow(flow(siteSteer('', { maxEssPower: 1000 }), cfg(sim.s.url)));
-    const e = await f.fails({ payload: 2, sites: REFS.slice(0, 3) });
-    assert.match(e.error.message, /energyStorage must be within the node's limit maxEssPower = 1000 W/);
+    const loaded = await loadFlow(flow(siteSteer('', { maxEssPower: 1000 }), cfg(sim.s.url)));
+    const failure = await loaded.fails({ payload: 2, sites: REFS.slice(0, 3) });
+    assert.match(failure.error.message, /energyStorage must be within the node's limit maxEssPower = 1000 W/);
     assert.equal(steers().length, 0);
-    f.send({ payload: 1, sites: ['ste_NoSuchA', 'ste_NoSuchB'] });
-    const [out] = await f.out.count(1);
-    const caught = (await f.caught.count(2))[1];
+    loaded.send({ payload: 1, sites: ['ste_NoSuchA', 'ste_NoSuchB'] });
+    const [out] = await loaded.out.count(1);
+    const caught = (await loaded.caught.count(2))[1];
     assert.deepEqual(out.payload.summary, { ok: 0, failed: 2, total: 2 });
     assert.match(caught.error.message, /2 of 2 sites failed: ste_NoSuchA .*; ste_NoSuchB/);
-    assert.equal(f.status.all.at(-1).text, 'all 2 sites failed');
+    assert.equal(loaded.status.all.at(-1).text, 'all 2 sites failed');
   });
 
   it("renew renews each site's part as it was sent (no new split); stop ends every site's renewal", async function () {
@@ -309,7 +315,7 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       { site: REFS[0], maxPowerW: 1000 },
       { site: REFS[1], maxPowerW: 3000 },
     ]);
-    const f = await loadFlow(
+    const loaded = await loadFlow(
       flow(
         siteSteer('', { mode: 'portfolio', sites: list, validity: 'duration', duration: 1, renew: true }),
         cfg(sim.s.url),
@@ -317,9 +323,9 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
     );
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
-      const m = await f.ask({ payload: 2 });
+      const reply = await loaded.ask({ payload: 2 });
       assert.deepEqual(
-        m.payload.results.map(
+        reply.payload.results.map(
           (r: { request: { body: { setting: { value: number } } } }) => r.request.body.setting.value,
         ),
         [500, 1500],
@@ -327,10 +333,10 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
       );
       assert.equal(packageTimers(clock), 2, 'one renewal pending per site');
       const bySite = (ref: string) => steers().filter((e) => e.path.includes(ref));
-      const shown = f.status.all.length;
+      const shown = loaded.status.all.length;
       await clock.tickAsync(48_000); // the renewals' time: both go out (real requests)
       // Each renewal shows "(renewed)" once answered, and re-arms in the same step.
-      await f.status.count((x) => /\(renewed\)$/.test(x.text ?? ''), 2, shown, 5_000);
+      await loaded.status.count((x) => /\(renewed\)$/.test(x.text ?? ''), 2, shown, 5_000);
       assert.equal(bySite(REFS[0]).length, 2, 'one renewal of the first site');
       assert.equal(bySite(REFS[1]).length, 2, 'one renewal of the second site');
       assert.deepEqual(
@@ -346,7 +352,7 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
         [1500, 1500],
       );
       assert.equal(packageTimers(clock), 2, 'the chain goes on: a renewal pending per site again');
-      const stopped = await f.ask({ payload: 'stop' });
+      const stopped = await loaded.ask({ payload: 'stop' });
       assert.deepEqual(
         stopped.payload.results.map((r: { response: unknown }) => r.response),
         [
@@ -367,11 +373,11 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   });
 
   it("portfolio without a list steers the node's one site (or msg.site) as a fleet of one, within its rating", async () => {
-    const f = await loadFlow(flow(siteSteer(REFS[1], { mode: 'portfolio' }), cfg(sim.s.url)));
-    const m = await f.ask({ payload: 50 });
-    assert.equal(m.payload.results.length, 1);
-    assert.deepEqual(m.payload.results[0].request.body.setting, { value: 10_000, unit: 'W' });
-    assert.deepEqual(m.payload.summary, {
+    const loaded = await loadFlow(flow(siteSteer(REFS[1], { mode: 'portfolio' }), cfg(sim.s.url)));
+    const reply = await loaded.ask({ payload: 50 });
+    assert.equal(reply.payload.results.length, 1);
+    assert.deepEqual(reply.payload.results[0].request.body.setting, { value: 10_000, unit: 'W' });
+    assert.deepEqual(reply.payload.summary, {
       ok: 1,
       failed: 0,
       total: 1,
@@ -384,11 +390,11 @@ describe('fleet steer: ems-site-steer with msg.sites / sites (20 simulator sites
   });
 
   it('a single site behaves as before, whatever the message carries (msg.fleet is not taken for a fleet outcome)', async () => {
-    const f = await loadFlow(flow(siteSteer(REFS[2]), cfg(sim.s.url)));
-    const m = await f.ask({ payload: 1, fleet: true });
-    assert.equal(m.site, REFS[2]);
-    assert.equal(m.fleet, true);
-    assert.deepEqual(m.request.body.setting, { value: 1, unit: 'kW' });
-    assert.match(m.payload.requestId, /^req_/);
+    const loaded = await loadFlow(flow(siteSteer(REFS[2]), cfg(sim.s.url)));
+    const reply = await loaded.ask({ payload: 1, fleet: true });
+    assert.equal(reply.site, REFS[2]);
+    assert.equal(reply.fleet, true);
+    assert.deepEqual(reply.request.body.setting, { value: 1, unit: 'kW' });
+    assert.match(reply.payload.requestId, /^req_/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14 (request budget): the config panel's budget settings take their ranges from
+ * Browser, the request budget: the config panel's budget settings take their ranges from
  * the table of limits; before deploy the panel says the counts come with a deploy; after it the
  * panel shows the deployed node's counts (GET ems-partner/stats/:id), and Test connection shows
  * them next to its result, with the test's own request counted. The raw request panel hides
@@ -30,13 +30,13 @@ const texts = catalogue('ems-partner-config');
 
 describe('browser: request budget in the config panel', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   let requestId: string;
   let injectId: string;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -78,7 +78,7 @@ describe('browser: request budget in the config panel', function () {
     await deploy(page);
     const id = await configId(page);
     const stats = async () =>
-      (await (await page.request.get(new URL(`ems-partner/stats/${id}`, s.nr.url).href)).json()) as {
+      (await (await page.request.get(new URL(`ems-partner/stats/${id}`, editorSession.nr.url).href)).json()) as {
         lastMinute: { sent: number };
         caps: { maxPerMinute: number; maxPerDay: number };
       };
@@ -122,7 +122,7 @@ describe('browser: request budget in the config panel', function () {
     await pictureOfBudget(page, 'config-budget');
     await closeTray(page, 'cancel');
     await closeTray(page, 'cancel');
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });
 
@@ -136,18 +136,21 @@ async function pictureOfBudget(page: Page, name: string): Promise<string> {
   // The test row just below the top of the tray's scrolling body (not under its tab bar), the
   // counts under the budget settings above its bottom (not under the footer).
   const view = await page.locator('#node-config-test-connection').evaluate((e) => {
-    let p = e.parentElement;
-    while (p && !(p.scrollHeight > p.clientHeight && /auto|scroll/.test(getComputedStyle(p).overflowY)))
-      p = p.parentElement;
-    if (!p) throw new Error('no scrolling body');
+    let ancestor = e.parentElement;
+    while (
+      ancestor &&
+      !(ancestor.scrollHeight > ancestor.clientHeight && /auto|scroll/.test(getComputedStyle(ancestor).overflowY))
+    )
+      ancestor = ancestor.parentElement;
+    if (!ancestor) throw new Error('no scrolling body');
     const counts = document.getElementById('node-config-budget-counts')!;
-    p.scrollTop += e.getBoundingClientRect().top - p.getBoundingClientRect().top - 16;
-    const over = counts.getBoundingClientRect().bottom + 14 - p.getBoundingClientRect().bottom;
-    if (over > 0) p.scrollTop += over;
-    const r = p.getBoundingClientRect();
+    ancestor.scrollTop += e.getBoundingClientRect().top - ancestor.getBoundingClientRect().top - 16;
+    const over = counts.getBoundingClientRect().bottom + 14 - ancestor.getBoundingClientRect().bottom;
+    if (over > 0) ancestor.scrollTop += over;
+    const rect = ancestor.getBoundingClientRect();
     return {
-      top: Math.max(r.top, e.getBoundingClientRect().top - 10),
-      bottom: Math.min(r.bottom, counts.getBoundingClientRect().bottom + 12),
+      top: Math.max(rect.top, e.getBoundingClientRect().top - 10),
+      bottom: Math.min(rect.bottom, counts.getBoundingClientRect().bottom + 12),
     };
   });
   const box = (await tray.boundingBox())!;

@@ -19,12 +19,12 @@ const CHART_COLOUR = [0x00, 0x95, 0xff]; // the chart's first series colour in d
 describe('browser: the npm start dashboard', function () {
   this.timeout(120000);
   let demo: Demo | undefined;
-  let b: BrowserSession | undefined;
+  let browser: BrowserSession | undefined;
   let flow: Array<Record<string, any>> = [];
   /** The id of the widget of a type in a dashboard group, by the group's name. */
   const widget = (type: string, group?: string) => {
-    const g = group && flow.find((n) => n.type === 'ui-group' && n.name === group)?.id;
-    const found = flow.filter((n) => n.type === type && (!group || n.group === g));
+    const groupId = group && flow.find((n) => n.type === 'ui-group' && n.name === group)?.id;
+    const found = flow.filter((n) => n.type === type && (!group || n.group === groupId));
     assert.equal(found.length, 1, `one ${type}${group ? ` in ${group}` : ''} in demo/flow.json`);
     return found[0].id as string;
   };
@@ -39,13 +39,13 @@ describe('browser: the npm start dashboard', function () {
   useDemo(
     (d) => {
       demo = d.demo;
-      b = d.browser;
+      browser = d.browser;
     },
     { editor: false },
   );
 
   it("renders both batteries' SOC and the 7-day chart with data from the simulator", async function () {
-    const page = b!.page;
+    const page = browser!.page;
     const chartId = widget('ui-chart');
     // The points the server sends to the chart widget, as the page receives them: the stored
     // messages when the page loads (one per point), then new messages (an array of points, or one).
@@ -53,9 +53,9 @@ describe('browser: the npm start dashboard', function () {
     // way: polling answers hold several packets separated by \x1e.
     let points = 0;
     const packet = (p: string) => {
-      const m = /^42(\[.*\])$/s.exec(p);
-      if (!m) return;
-      const [event, data] = JSON.parse(m[1]) as [string, unknown];
+      const match = /^42(\[.*\])$/s.exec(p);
+      if (!match) return;
+      const [event, data] = JSON.parse(match[1]) as [string, unknown];
       if (event === `widget-load:${chartId}` && Array.isArray(data)) points = Math.max(points, data.length);
       const payload = (data as { payload?: unknown } | null)?.payload;
       if (event === `msg-input:${chartId}`)
@@ -87,14 +87,14 @@ describe('browser: the npm start dashboard', function () {
         return { text, shown: Number(/(\d+(?:\.\d+)?)%/.exec(text)?.[1]), sim: sim.value };
       };
       // Until the first poll arrives the gauge stands at 0 %; then it shows the simulator's SOC (polled every 5 s).
-      const r = await until(
+      const reading = await until(
         soc,
         (x) => Math.abs(x.shown - x.sim) < 1,
         `the gauge of ${site.name} to show the simulator's SOC`,
         30000,
       );
-      assert.match(r.text, /^Battery SOC /);
-      assert.ok(r.sim > 0 && r.sim <= 100);
+      assert.match(reading.text, /^Battery SOC /);
+      assert.ok(reading.sim > 0 && reading.sim <= 100);
     }
 
     const chart = `#nrdb-ui-widget-${chartId}`;
@@ -123,7 +123,7 @@ describe('browser: the npm start dashboard', function () {
     // That is the widget's own first-paint race, not a page error of ours.
     const firstPaint = /^console: Error: <rect> attribute (width|height): A negative value is not valid/;
     assert.deepEqual(
-      b!.errors.filter((e) => !firstPaint.test(e)),
+      browser!.errors.filter((e) => !firstPaint.test(e)),
       [],
     );
   });

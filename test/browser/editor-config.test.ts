@@ -53,12 +53,12 @@ function assertNoSecrets(json: string, where: string) {
 
 describe('browser: config node secrets', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   let readId: string;
 
   useEditor(async (session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
     BASE_URL = `https://127.0.0.1:${await freePort()}/partner/v1`;
   });
@@ -123,11 +123,11 @@ describe('browser: config node secrets', function () {
     assertNoSecrets(after.file, 'the exported file after deploy');
 
     // The deployed flow and the credentials route give the browser a placeholder, never the key.
-    const flows = await (await page.request.get(new URL('flows', s.nr.url).href)).text();
+    const flows = await (await page.request.get(new URL('flows', editorSession.nr.url).href)).text();
     assert.ok(!flows.includes(KEY) && !flows.includes(SECRET), 'GET /flows has no secret');
     const cid = await configId(page);
     const creds = await (
-      await page.request.get(new URL(`credentials/ems-partner-config/${cid}`, s.nr.url).href)
+      await page.request.get(new URL(`credentials/ems-partner-config/${cid}`, editorSession.nr.url).href)
     ).json();
     assert.deepEqual(creds, { has_apiKey: true, has_clientSecret: true, has_redisPassword: false });
     // Reopened with the pencil beside Server, the key field holds no key.
@@ -140,15 +140,15 @@ describe('browser: config node secrets', function () {
     await closeTray(page, 'cancel');
     await closeTray(page, 'cancel');
     const onDisk = fs
-      .readdirSync(s.nr.userDir)
+      .readdirSync(editorSession.nr.userDir)
       .filter((f) => f.startsWith('flows'))
-      .map((f) => fs.readFileSync(`${s.nr.userDir}/${f}`, 'utf8'))
+      .map((f) => fs.readFileSync(`${editorSession.nr.userDir}/${f}`, 'utf8'))
       .join('\n');
     assert.ok(
       onDisk.length > 0 && !onDisk.includes(KEY) && !onDisk.includes(SECRET),
       'flows files on disk hold no secret in clear',
     );
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it('Test connection: the stored key stays with its URL; an HTML 404 shows as its status, not the page', async function () {
@@ -199,6 +199,6 @@ describe('browser: config node secrets', function () {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
     }
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14 (fleets): the site steer panel's Sites field (`sites`) takes a list of
+ * Browser, fleets: the site steer panel's Sites field (`sites`) takes a list of
  * references or a JSON array of {site, maxPowerW, soc}; a site twice or bad JSON marks the field
  * and says why; mode portfolio shows the split (rating / soc); a fleet needs no single site. The
  * portfolio node deploys and, in a dry run, splits a total over the listed sites. The runtime
@@ -33,7 +33,6 @@ import { catalogue, controlVisible } from './lib/panels';
 import { screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const STEER = catalogue('ems-site-steer');
 const READ = catalogue('ems-device-read');
 const [commercial, home] = DEFAULT_SITES;
@@ -46,11 +45,11 @@ const errorsOf = (page: Page, id: string) =>
 /** The tooltip Node-RED gives an invalid field (its validator's message), as a hover shows it; null when it has none. */
 const tooltip = (page: Page, id: string) =>
   page.evaluate((id) => {
-    const t = $(`#${id}`).data('tooltip');
-    if (!t) return null;
-    t.open(true);
-    const text = $(t.element).text().trim();
-    t.close(true);
+    const tip = $(`#${id}`).data('tooltip');
+    if (!tip) return null;
+    tip.open(true);
+    const text = $(tip.element).text().trim();
+    tip.close(true);
     return text;
   }, id);
 /**
@@ -97,11 +96,11 @@ const editorReason = (text: string) =>
 
 describe('browser: fleets in the site steer and device read panels', function () {
   this.timeout(60000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -239,7 +238,7 @@ describe('browser: fleets in the site steer and device read panels', function ()
     await closeTray(page, 'ok');
     await wire(page, inject, steer);
     await deploy(page); // throws if Node-RED asked to confirm (a node not properly configured)
-    const flows = (await (await page.request.get(new URL('flows', s.nr.url).href)).json()) as any[];
+    const flows = (await (await page.request.get(new URL('flows', editorSession.nr.url).href)).json()) as any[];
     const deployed = flows.find((n) => n.id === steer);
     assert.deepEqual([deployed.mode, deployed.portfolioSplit, deployed.sites], ['portfolio', 'rating', FLEET_JSON]);
     // 102 kW over 500 kW + 10 kW of ratings (the split itself: test/portfolio-split.test.ts); nothing sent (dry run).
@@ -253,13 +252,13 @@ describe('browser: fleets in the site steer and device read panels', function ()
       await until(status, (t) => t !== '', "the portfolio node's status"),
       tr(STEER.status.fleetDryRun, { total: 2 }),
     );
-    assert.doesNotMatch(s.nr.log(), new RegExp(`\\[error\\] \\[ems-site-steer:${steer}\\]`));
-    assert.deepEqual(s.browser.errors, []);
+    assert.doesNotMatch(editorSession.nr.log(), new RegExp(`\\[error\\] \\[ems-site-steer:${steer}\\]`));
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it('a flow with a bad site list: the runtime refuses it at deploy, the editor marks the same node', async function () {
     const bad = { twice: 'ste_a, ste_b, ste_a', json: '[{"site": "ste_a"},', empty: '[]' };
-    await setFlows(s.nr, [
+    await setFlows(editorSession.nr, [
       { id: 'tab', type: 'tab', label: 'fleet' },
       { id: 'cfg', type: 'ems-partner-config', simulator: true, version: 4 },
       ...Object.entries(bad).map(([k, v], i) => ({
@@ -305,12 +304,12 @@ describe('browser: fleets in the site steer and device read panels', function ()
     for (const [k, v] of Object.entries(bad)) {
       const refusal = runtimeRefusal(v);
       await until(
-        () => s.nr.log(),
+        () => editorSession.nr.log(),
         (l) => l.includes(`[ems-site-steer:steer-${k}]`) && l.includes(refusal),
         `the runtime's refusal of ${k}: ${refusal}`,
       );
     }
-    assert.doesNotMatch(s.nr.log(), /\[ems-site-steer:steer-ok\]/);
+    assert.doesNotMatch(editorSession.nr.log(), /\[ems-site-steer:steer-ok\]/);
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.nodes?.node?.('steer-ok'));
     for (const [k, v] of Object.entries(bad))
@@ -320,7 +319,7 @@ describe('browser: fleets in the site steer and device read panels', function ()
   });
 
   it('device read: device as a JSON list is a fleet read; a list that is not one is marked', async function () {
-    await setFlows(s.nr, []);
+    await setFlows(editorSession.nr, []);
     await page.reload();
     await page.waitForFunction(() => typeof RED !== 'undefined' && RED.workspaces?.active());
     const id = await dropNode(page, 'ems-device-read', 320, 120);
@@ -369,7 +368,7 @@ describe('browser: fleets in the site steer and device read panels', function ()
     const saved = await nodeProps(page, id);
     assert.deepEqual([saved.device, saved.deviceType, saved.valid], [JSON.stringify(refs), 'json', true]);
     await deploy(page);
-    assert.doesNotMatch(s.nr.log(), new RegExp(`\\[error\\] \\[ems-device-read:${id}\\]`));
-    assert.deepEqual(s.browser.errors, []);
+    assert.doesNotMatch(editorSession.nr.log(), new RegExp(`\\[error\\] \\[ems-device-read:${id}\\]`));
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

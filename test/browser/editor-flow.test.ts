@@ -43,12 +43,12 @@ const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-e
 
 describe('browser: a steering flow built in the editor', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   const id: Record<string, string> = {};
 
   const ess = () =>
-    getJson<Steering>(`${s.nr.simUrl}/sites/${site.siteReference}/steering`).then(
+    getJson<Steering>(`${editorSession.nr.simUrl}/sites/${site.siteReference}/steering`).then(
       (r) => r.components.energyStorageSetting,
     );
   const status = (node: string) =>
@@ -62,7 +62,7 @@ describe('browser: a steering flow built in the editor', function () {
   }
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -257,7 +257,7 @@ describe('browser: a steering flow built in the editor', function () {
     await screenshot(page, 'flow-bad-message');
 
     // Still running: the good inject steers again and the status is green.
-    assert.equal(s.nr.alive(), true);
+    assert.equal(editorSession.nr.alive(), true);
     await inject(id.inject);
     await until(
       () => status(id.steer),
@@ -270,7 +270,7 @@ describe('browser: a steering flow built in the editor', function () {
       'the response in the debug sidebar',
     );
     assert.equal((await ess())?.value, 5);
-    assert.doesNotMatch(s.nr.log(), /Uncaught|unhandled|TypeError/i);
-    assert.deepEqual(s.browser.errors, []);
+    assert.doesNotMatch(editorSession.nr.log(), /Uncaught|unhandled|TypeError/i);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

@@ -92,22 +92,22 @@ function entryFor(type: string, lang: string): string {
 }
 
 function assertHelp(shown: { body: string }, type: string, lang: string) {
-  const h = help(type, lang);
+  const helpText = help(type, lang);
   assert.ok(
-    shown.body.includes(h.first),
-    `${lang} help of ${type} shows its first paragraph "${h.first}"; got "${shown.body.slice(0, 200)}"`,
+    shown.body.includes(helpText.first),
+    `${lang} help of ${type} shows its first paragraph "${helpText.first}"; got "${shown.body.slice(0, 200)}"`,
   );
-  for (const heading of h.headings)
+  for (const heading of helpText.headings)
     assert.ok(shown.body.includes(heading), `${lang} help of ${type} shows the heading ${heading}`);
 }
 
 describe('browser: help and German', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let de: BrowserSession | undefined;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
   });
   after(async function () {
     await de?.close();
@@ -118,7 +118,7 @@ describe('browser: help and German', function () {
 
   for (const type of ALL) {
     it(`the help sidebar shows the help of ${type}`, async function () {
-      const page = s.browser.page;
+      const page = editorSession.browser.page;
       const shown = await openHelp(page, type, entryFor(type, 'en-US'));
       assertHelp(shown, type, 'en-US');
       // the property lists made from the page render as Node-RED's own, an output's inside its numbered port
@@ -178,6 +178,6 @@ describe('browser: help and German', function () {
     assert.equal(help('ems-site-steer', 'de').headings[0], 'Eingänge');
     await screenshot(page.locator('#red-ui-sidebar'), 'help-ems-site-steer-de');
     assert.deepEqual(de.errors, []);
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

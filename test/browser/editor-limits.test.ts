@@ -1,5 +1,5 @@
 /**
- * Browser, issue 11 (one table of limits): a flow with every numeric setting at each limit the
+ * Browser, one table of limits: a flow with every numeric setting at each limit the
  * editor allows, and just outside it, is deployed to a real Node-RED. The runtime refuses
  * exactly the values outside (its log names the field: "<field> <refusal>; got <value>"); the
  * editor, loading the same flow, marks exactly those invalid, and its message is the field's
@@ -127,12 +127,14 @@ const label = (c: Case, lang = 'en-US') => catalogue(c.type, lang).label[c.prop]
 /** The words of a refusal in a language: the config node's catalogue entries under "limits", the runtime's English where it has none. */
 function wordsOf(lang: string): Words {
   const given = (catalogue(CONFIG, lang).limits ?? {}) as Record<string, any>;
-  const w = JSON.parse(JSON.stringify(WORDS)) as Record<string, any>;
-  for (const k of Object.keys(w)) {
-    if (typeof w[k] === 'string') w[k] = typeof given[k] === 'string' ? given[k] : w[k];
-    else for (const j of Object.keys(w[k])) w[k][j] = typeof given[k]?.[j] === 'string' ? given[k][j] : w[k][j];
+  const words = JSON.parse(JSON.stringify(WORDS)) as Record<string, any>;
+  for (const k of Object.keys(words)) {
+    if (typeof words[k] === 'string') words[k] = typeof given[k] === 'string' ? given[k] : words[k];
+    else
+      for (const j of Object.keys(words[k]))
+        words[k][j] = typeof given[k]?.[j] === 'string' ? given[k][j] : words[k][j];
   }
-  return w as Words;
+  return words as Words;
 }
 const hasError = (l: Locator) => l.evaluate((e) => e.classList.contains('input-error'));
 
@@ -142,8 +144,8 @@ function buildFlow(): {
   bad: Array<{ id: string; c: Case; v: string }>;
   ok: Array<{ id: string; c: Case; v: string }>;
 } {
-  let n = 0;
-  const at = () => ({ z: 'tab', x: 120 + (n % 6) * 200, y: 40 + Math.floor(n++ / 6) * 40 });
+  let counter = 0;
+  const at = () => ({ z: 'tab', x: 120 + (counter % 6) * 200, y: 40 + Math.floor(counter++ / 6) * 40 });
   const flow: object[] = [
     { id: 'tab', type: 'tab', label: 'limits' },
     { id: 'cfg', type: CONFIG, simulator: true },
@@ -151,10 +153,10 @@ function buildFlow(): {
   const bad: Array<{ id: string; c: Case; v: string }> = [];
   const ok: Array<{ id: string; c: Case; v: string }> = [];
   for (const c of CASES) {
-    const l: Limit = LIMITS[c.key];
+    const limit: Limit = LIMITS[c.key];
     for (const [list, prefix, values] of [
-      [bad, 'bad', outside(l)],
-      [ok, 'ok', atLimits(l)],
+      [bad, 'bad', outside(limit)],
+      [ok, 'ok', atLimits(limit)],
     ] as const) {
       values.forEach((v, i) => {
         const id = `${prefix}-${c.key}-${i}`;
@@ -200,31 +202,31 @@ function runtimeErrors(log: string): Map<string, string[]> {
 
 describe('editor: one table of limits, the same refusal as the runtime', function () {
   this.timeout(180_000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   const { flow, bad, ok } = buildFlow();
   let errors: Map<string, string[]>;
   let de: BrowserSession | undefined;
 
   useEditor(async (session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
-    const from = s.nr.log().length;
-    await setFlows(s.nr, flow);
+    const from = editorSession.nr.log().length;
+    await setFlows(editorSession.nr, flow);
     // The node that reports a case: the reader of a config node, else the node itself.
     const reporter = (id: string, c: Case) => (c.type === CONFIG ? `reader-${id}` : id);
     errors = await until(
-      () => runtimeErrors(s.nr.log().slice(from)),
+      () => runtimeErrors(editorSession.nr.log().slice(from)),
       (e) => bad.every((b) => e.has(reporter(b.id, b.c))),
       'the runtime to refuse every value just outside',
       30_000,
     );
     for (const b of bad) errors.set(b.id, errors.get(reporter(b.id, b.c))!);
-    await openEditor(page, s.nr.url);
+    await openEditor(page, editorSession.nr.url);
   });
   after(async function () {
     await de?.close();
-    if (s) await setFlows(s.nr, []);
+    if (editorSession) await setFlows(editorSession.nr, []);
   });
 
   it("the runtime refuses exactly the values just outside, each with the table's refusal", async () => {
@@ -235,7 +237,7 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
         `${b.id} = ${b.v}`,
       );
     }
-    const log = runtimeErrors(s.nr.log());
+    const log = runtimeErrors(editorSession.nr.log());
     for (const o of ok) assert.equal(log.get(o.id), undefined, `${o.id} = ${o.v} is accepted`);
   });
 
@@ -244,8 +246,8 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
       (ids) =>
         Object.fromEntries(
           ids.map((id) => {
-            const n = RED.nodes.node(id);
-            return [id, { valid: n.valid, errors: n.validationErrors ?? [] }];
+            const node = RED.nodes.node(id);
+            return [id, { valid: node.valid, errors: node.validationErrors ?? [] }];
           }),
         ),
       [...bad, ...ok].map((x) => x.id),
@@ -256,7 +258,7 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
       assert.deepEqual(shown[b.id], { valid: false, errors: [`${label(b.c)}: ${text}`] }, `${b.id} = ${b.v}`);
     }
     for (const o of ok) assert.deepEqual(shown[o.id], { valid: true, errors: [] }, `${o.id} = ${o.v}`);
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   /** Opens a node's edit tray (as a double-click on it does). */
@@ -269,11 +271,11 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
   /** Types each value into a field of the open panel: marked exactly when outside, and the tooltip shows the runtime's text. */
   async function typeValues(prefix: string, c: Case): Promise<void> {
     const input = page.locator(`#${prefix}-${c.prop}`);
-    const l: Limit = LIMITS[c.key];
-    for (const v of [...outside(l), ...atLimits(l)]) {
+    const limit: Limit = LIMITS[c.key];
+    for (const v of [...outside(limit), ...atLimits(limit)]) {
       await input.fill(v);
       await input.press('Tab');
-      const refused = outside(l).includes(v);
+      const refused = outside(limit).includes(v);
       assert.equal(await hasError(input), refused, `${c.key} "${v}" ${refused ? 'is' : 'is not'} marked`);
       if (!refused) continue;
       // The tooltip opens on the mouse entering the field (tried again if the tray was still moving).
@@ -315,12 +317,12 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
       await typeValues('node-input', c);
       await closeTray(page, 'cancel');
     }
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it("in a German browser: the same nodes invalid, the same refusal in the catalogue's words (English where it has none)", async () => {
     de = await launch('de-DE');
-    await openEditor(de.page, s.nr.url);
+    await openEditor(de.page, editorSession.nr.url);
     const shown = await de.page.evaluate(
       (ids) => Object.fromEntries(ids.map((id) => [id, RED.nodes.node(id).validationErrors ?? []])),
       bad.map((b) => b.id),

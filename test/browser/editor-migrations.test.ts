@@ -13,7 +13,6 @@ import { closeTray, nodeProps, openEditor, openNode } from './lib/editor';
 import { setFlows, REPO } from './lib/node-red';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SAVED: any[] = JSON.parse(fs.readFileSync(path.join(REPO, 'test', 'fixtures', 'flows-0.1.0.json'), 'utf8'));
 const ADDED: Record<string, Record<string, unknown>> = {
   'ems-partner-config': {
@@ -57,7 +56,7 @@ const ADDED: Record<string, Record<string, unknown>> = {
     portfolioSplit: 'rating',
   },
 };
-/** The version each type is at now (issue 10: 2; issue 12: 3 for the config node and site steer; issue 13: 4 for site steer; issue 14: 4 for the config node, 5 for site steer; 5 for the config node: maxWaiting; 6 for site steer: limits on by default; 6 for the config node: redisUrl). */
+/** The version each type is at now; its migrations (src/nodes/<node>/migrations.ts) bring a flow saved earlier up to it. */
 const VERSION: Record<string, number> = {
   'ems-partner-config': 6,
   'ems-device-read': 2,
@@ -84,29 +83,29 @@ async function assertUpgraded(page: Page, idOf: (id: string) => string): Promise
 
 describe('editor: migrations of flows saved by 0.1.0', function () {
   this.timeout(120_000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
   it("serves the runtime's table to the editor", async () => {
-    const v = await page.evaluate(() => {
-      const M = (window as any).EmsPartnerMigrations;
+    const value = await page.evaluate(() => {
+      const migrations = (window as any).EmsPartnerMigrations;
       return (
-        M &&
+        migrations &&
         ['ems-partner-config', 'ems-device-read', 'ems-time-series', 'ems-site-steer'].map((t: string) =>
-          M.currentVersion(t),
+          migrations.currentVersion(t),
         )
       );
     });
-    assert.deepEqual(v, [6, 2, 2, 6]);
+    assert.deepEqual(value, [6, 2, 2, 6]);
   });
 
   it('a deployed 0.1.0 flow is upgraded as the editor loads it; the dialog shows the defaults', async () => {
-    await setFlows(s.nr, SAVED);
-    await openEditor(page, s.nr.url);
+    await setFlows(editorSession.nr, SAVED);
+    await openEditor(page, editorSession.nr.url);
     await until(
       () => page.evaluate((id) => !!RED.nodes.node(id), 'f010steer00000001'),
       Boolean,
@@ -121,8 +120,8 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
   });
 
   it('an imported 0.1.0 flow is upgraded (new ids)', async () => {
-    await setFlows(s.nr, []);
-    await openEditor(page, s.nr.url);
+    await setFlows(editorSession.nr, []);
+    await openEditor(page, editorSession.nr.url);
     const imported: any[] = await page.evaluate((flow) => {
       const before = new Set<string>();
       const each = (fn: (n: any) => void) => {
@@ -136,9 +135,9 @@ describe('editor: migrations of flows saved by 0.1.0', function () {
       const out: any[] = [];
       each((n: any) => {
         if (before.has(n.id) || !/^ems-/.test(n.type)) return;
-        const o: Record<string, unknown> = { id: n.id, type: n.type };
-        for (const k of Object.keys(n._def.defaults)) o[k] = n[k];
-        out.push(o);
+        const saved: Record<string, unknown> = { id: n.id, type: n.type };
+        for (const k of Object.keys(n._def.defaults)) saved[k] = n[k];
+        out.push(saved);
       });
       return out;
     }, SAVED);

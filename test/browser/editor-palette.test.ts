@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { useEditor, type Session } from '../helpers/browser';
-import { TYPES, closeTray, dropNode, filterPalette, openNode, options, paletteNode } from './lib/editor';
+import { TYPES, closeTray, dropNode, openNode, options, paletteNode } from './lib/editor';
 import { PANELS, catalogue, controlVisible, labelFor } from './lib/panels';
 import { screenshot, screenshotTray } from './lib/screenshots';
 
@@ -19,11 +19,11 @@ const SHOWN: Record<string, Record<string, string>> = {
 
 describe('browser: palette and edit panels', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -49,11 +49,11 @@ describe('browser: palette and edit panels', function () {
       ],
     );
     for (const n of shown) {
-      const m = /url\("?([^")]+)"?\)/.exec(n.icon);
-      assert.ok(m, `${n.type} has an icon: ${n.icon}`);
-      assert.equal(m[1], `icons/@ems-partner/node-red/${n.type}.svg`);
-      const res = await page.request.get(new URL(m[1], s.nr.url).href);
-      assert.equal(res.status(), 200, `${m[1]} is served`);
+      const match = /url\("?([^")]+)"?\)/.exec(n.icon);
+      assert.ok(match, `${n.type} has an icon: ${n.icon}`);
+      assert.equal(match[1], `icons/@ems-partner/node-red/${n.type}.svg`);
+      const res = await page.request.get(new URL(match[1], editorSession.nr.url).href);
+      assert.equal(res.status(), 200, `${match[1]} is served`);
       assert.match(res.headers()['content-type'] ?? '', /image\/svg\+xml/);
       assert.match(await res.text(), /<svg[\s>]/);
     }
@@ -119,6 +119,6 @@ describe('browser: palette and edit panels', function () {
     // The default unit is kW, and the dropdown shows it.
     assert.equal(await page.locator('#node-input-gridTargetUnit').inputValue(), 'kW');
     await closeTray(page, 'cancel');
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

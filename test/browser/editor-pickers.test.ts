@@ -54,11 +54,11 @@ function propertyBoxes(page: Page) {
 
 describe('browser: pickers on the built-in simulator', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -83,7 +83,7 @@ describe('browser: pickers on the built-in simulator', function () {
     assert.equal(await result.innerText(), `${test.ok} (${test.devices.replace('__n__', String(DEVICES.length))})`);
     assert.equal(await result.getAttribute('class'), 'ems-partner-ok');
     // The built-in simulator's address, for GET /sites/<site>/state in a browser or curl.
-    const simText = catalogue('ems-partner-config').simulator.url.replace('__url__', s.nr.simUrl);
+    const simText = catalogue('ems-partner-config').simulator.url.replace('__url__', editorSession.nr.simUrl);
     await until(
       () => page.locator('#node-config-simulator-url').innerText(),
       (t) => t === simText,
@@ -216,15 +216,15 @@ describe('browser: pickers on the built-in simulator', function () {
     assert.equal(again.length, BUILT_IN_SITES.length + 2);
     await trayIdle(page);
     await closeTray(page, 'cancel');
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it('once deployed, the pickers and Test connection ask by id alone (JSON); edited settings go along', async function () {
     const cid = await configId(page);
     const sent: Array<{ route: string; type?: string; body: unknown }> = [];
     const record = (r: Request) => {
-      const m = /\/ems-partner\/(devices|sites|test)$/.exec(r.url());
-      if (m) sent.push({ route: m[1], type: r.headers()['content-type'], body: r.postDataJSON() });
+      const match = /\/ems-partner\/(devices|sites|test)$/.exec(r.url());
+      if (match) sent.push({ route: match[1], type: r.headers()['content-type'], body: r.postDataJSON() });
     };
     page.on('request', record);
     try {
@@ -294,6 +294,6 @@ describe('browser: pickers on the built-in simulator', function () {
     } finally {
       page.off('request', record);
     }
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 13: the `ems-plan` node ("price plan") in the editor: in the palette with its
+ * Browser: the `ems-plan` node ("price plan") in the editor: in the palette with its
  * icon; its panel shows every setting with its default; a value the planner refuses is marked,
  * with the planner's own words (src/plan/price-input.ts, the same text the runtime logs at
  * deploy); a price unit after a currency (EUR/MWh) is kept. Needs `npm run build`.
@@ -15,7 +15,6 @@ import { setFlows } from './lib/node-red';
 import { catalogue, labelFor } from './lib/panels';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 declare const RED: any;
 const T = 'ems-plan';
 const labels = catalogue(T).label;
@@ -37,11 +36,11 @@ function plannerSays(battery: Record<string, unknown>, extra: Record<string, unk
 
 describe('browser: the price plan node', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -121,11 +120,11 @@ describe('browser: the price plan node', function () {
         `${labels.socEnd}: ${plannerSays({ socMin: '5', socMax: '90' }, { socEnd: '99' })}`,
       ].sort(),
     );
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it("a flow's bad setting: the editor marks it with the words the runtime logs at deploy; a price unit after a currency is kept", async () => {
-    await setFlows(s.nr, [
+    await setFlows(editorSession.nr, [
       { id: 'tab', type: 'tab', label: 'plan' },
       {
         id: 'p1',
@@ -148,11 +147,11 @@ describe('browser: the price plan node', function () {
     const words = plannerSays({ socMin: '20', socMax: '10' });
     assert.deepEqual(shown, [`${labels.socMax}: ${words}`]);
     await until(
-      async () => s.nr.log(),
+      async () => editorSession.nr.log(),
       (l) => /socMax must be above socMin/.test(l),
       "the runtime's refusal in the log",
     );
-    assert.ok(s.nr.log().includes(`socMax ${words}`), 'the same words');
+    assert.ok(editorSession.nr.log().includes(`socMax ${words}`), 'the same words');
     await page.evaluate(() => RED.editor.edit(RED.nodes.node('p1')));
     await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
     await trayIdle(page);
@@ -160,11 +159,11 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-socMax').fill('90');
     await closeTray(page, 'ok');
     const saved = await page.evaluate(() => {
-      const n = RED.nodes.node('p1');
-      return { priceUnit: n.priceUnit, valid: n.valid };
+      const node = RED.nodes.node('p1');
+      return { priceUnit: node.priceUnit, valid: node.valid };
     });
     assert.deepEqual(saved, { priceUnit: 'EUR/MWh', valid: true });
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 
   it("versions 2 to 4: the site model's settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime's words", async () => {
@@ -230,14 +229,14 @@ describe('browser: the price plan node', function () {
     await page.locator('#node-input-replan').check();
     await closeTray(page, 'ok');
     const node = await page.evaluate((nodeId) => {
-      const n = RED.nodes.node(nodeId);
+      const editorNode = RED.nodes.node(nodeId);
       return {
-        errors: n.validationErrors ?? [],
-        replan: n.replan,
-        idle: n.idle,
-        gridCharge: n.gridCharge,
-        gridDischarge: n.gridDischarge,
-        version: n.version,
+        errors: editorNode.validationErrors ?? [],
+        replan: editorNode.replan,
+        idle: editorNode.idle,
+        gridCharge: editorNode.gridCharge,
+        gridDischarge: editorNode.gridDischarge,
+        version: editorNode.version,
       };
     }, id);
     assert.deepEqual(
@@ -258,6 +257,6 @@ describe('browser: the price plan node', function () {
         `${labels.socTarget}: ${words({ socMin: '5', socMax: '95', socTarget: '99', socTargetTime: '07:00' }, 'socTarget')}`,
       ].sort(),
     );
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

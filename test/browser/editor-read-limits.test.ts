@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 8 in the editor: the device read and time series panels have a maxSplit
+ * In the editor, the device read and time series panels have a maxSplit
  * field, shown only when the output is split, defaulting to 1000, and marked invalid outside
  * the runtime's range (a whole number from 1 to 100000). Needs `npm run build` (npm test does).
  */

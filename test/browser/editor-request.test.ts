@@ -1,5 +1,5 @@
 /**
- * Browser, issue 12: the config node's "Endpoints" section (collapsed unless a setting differs
+ * Browser: the config node's "Endpoints" section (collapsed unless a setting differs
  * from its default; the defaults as placeholders; a bad path marked with the runtime's own
  * message) and the `ems-request` node's panel (in the palette with its icon; method GET by
  * default; a path that could leave the base URL marked with the runtime's message). A flow
@@ -17,7 +17,6 @@ import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
 import { screenshotTray } from './lib/screenshots';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const CONFIG = 'ems-partner-config';
 const configLabels = catalogue(CONFIG).label;
 const requestLabels = catalogue('ems-request').label;
@@ -34,11 +33,11 @@ function refusal(fn: () => unknown, field: string): string {
 
 describe('browser: config node endpoints and the ems-request node', function () {
   this.timeout(120000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
 
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
 
@@ -75,7 +74,7 @@ describe('browser: config node endpoints and the ems-request node', function () 
   });
 
   it("Endpoints: collapsed by default, the defaults as placeholders, a bad path marked with the runtime's message; opens by itself when set", async () => {
-    await setFlows(s.nr, [
+    await setFlows(editorSession.nr, [
       { id: 'tab', type: 'tab', label: 'paths' },
       { id: 'cfg-ok', type: CONFIG, simulator: true, version: 3, percentCurtailment: 'convert' },
       {
@@ -117,12 +116,12 @@ describe('browser: config node endpoints and the ems-request node', function () 
     ]);
     // The runtime refused the same value at deploy, with the same words.
     await until(
-      async () => s.nr.log(),
+      async () => editorSession.nr.log(),
       (l) => /pathCurtailment must be /.test(l),
       "the runtime's refusal in the log",
     );
     assert.ok(
-      s.nr
+      editorSession.nr
         .log()
         .includes(
           `pathCurtailment ${refusal(() => validatePath('curtailment', '/sites/x/curtail'), 'pathCurtailment')}`,
@@ -170,6 +169,6 @@ describe('browser: config node endpoints and the ems-request node', function () 
       await closeTray(page, 'cancel');
       assert.ok(cfg);
     }
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

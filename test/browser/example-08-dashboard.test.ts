@@ -1,5 +1,5 @@
 /**
- * Browser, issue 12 "tried as a new user would": `npm start` (the demo flow and its dashboard
+ * Browser, "tried as a new user would": `npm start` (the demo flow and its dashboard
  * on the built-in simulator), then example 08 imported through Menu ▸ Import ▸ Examples and
  * deployed next to the demo. The example's button "Commercial: export at least 100 kW"
  * (`{upperLimit: -100}` kW), pressed on the canvas, sends grid limits; the simulator holds
@@ -24,7 +24,6 @@ import { REPO, getJson } from './lib/node-red';
 import { screenshot, screenshotTray } from './lib/screenshots';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const MODULE = '@ems-partner/node-red';
 const FILE = '08 Grid limits - hold the grid power within bounds.json';
 const EXAMPLE = readExample(FILE);
@@ -44,24 +43,24 @@ function exampleNode(name: string): any {
 
 /** The id of the demo's ui-text with this label in a dashboard group, by the group's name. */
 function demoText(group: string, label: string): string {
-  const g = DEMO.find((n) => n.type === 'ui-group' && n.name === group)?.id;
-  const found = DEMO.filter((n) => n.type === 'ui-text' && n.group === g && n.label === label);
+  const groupId = DEMO.find((n) => n.type === 'ui-group' && n.name === group)?.id;
+  const found = DEMO.filter((n) => n.type === 'ui-text' && n.group === groupId && n.label === label);
   assert.equal(found.length, 1, `one "${label}" text in the ${group} group of demo/flow.json`);
   return found[0].id;
 }
 
 /** A dashboard text "123.4 kW export" / "5 kW import" / "0 kW" as signed W (+ import, − export). */
 function gridShown(text: string): number | undefined {
-  const m = /(-?[\d,]+(?:\.\d+)?) kW\s*(import|export)?\s*$/.exec(text.trim());
-  if (!m) return undefined;
-  const kw = Number(m[1].replace(/,/g, ''));
-  return (m[2] === 'export' ? -kw : kw) * 1000;
+  const match = /(-?[\d,]+(?:\.\d+)?) kW\s*(import|export)?\s*$/.exec(text.trim());
+  if (!match) return undefined;
+  const kw = Number(match[1].replace(/,/g, ''));
+  return (match[2] === 'export' ? -kw : kw) * 1000;
 }
 
 describe("browser: example 08 imported into npm start holds the Commercial site's grid power within the limits", function () {
   this.timeout(180000);
   let demo: Demo | undefined;
-  let b: BrowserSession | undefined;
+  let browser: BrowserSession | undefined;
   let page: Page;
   const button = exampleNode('Commercial: export at least 100 kW');
   const steer = exampleNode('Commercial grid limits (5 min)');
@@ -81,7 +80,7 @@ describe("browser: example 08 imported into npm start holds the Commercial site'
   });
   useDemo((d) => {
     demo = d.demo;
-    b = d.browser;
+    browser = d.browser;
     page = d.page;
   });
 
@@ -124,24 +123,24 @@ describe("browser: example 08 imported into npm start holds the Commercial site'
     assert.match(sent, /^sent grid ≤ [−-]100 kW until \d\d:\d\d$/);
 
     // The physics holds the site at or below −100 kW (W are rounded in the state).
-    const s = await until(
+    const held = await until(
       state,
       (x) => x.gridW <= UPPER_W + 1,
       "the Commercial site's grid power at or below -100 kW",
       20000,
     );
     assert.ok(
-      Math.abs(s.loadW - s.pvW - s.batteryW - s.gridW) <= 2,
-      `load - PV - battery = grid (${JSON.stringify(s)})`,
+      Math.abs(held.loadW - held.pvW - held.batteryW - held.gridW) <= 2,
+      `load - PV - battery = grid (${JSON.stringify(held)})`,
     );
     // Storage first: where the PV alone cannot make the export, the battery supplies the rest.
-    if (s.pvW < s.loadW - UPPER_W)
+    if (held.pvW < held.loadW - UPPER_W)
       assert.ok(
-        s.batteryW >= s.loadW - s.pvW - UPPER_W - 2,
-        `the battery discharges for the export (${JSON.stringify(s)})`,
+        held.batteryW >= held.loadW - held.pvW - UPPER_W - 2,
+        `the battery discharges for the export (${JSON.stringify(held)})`,
       );
     console.log(
-      `    (Commercial site with the limits: load ${kw(s.loadW)}, PV ${kw(s.pvW)}, battery ${kw(s.batteryW)} (+ discharges), grid ${kw(s.gridW)}, SOC ${s.soc} %)`,
+      `    (Commercial site with the limits: load ${kw(held.loadW)}, PV ${kw(held.pvW)}, battery ${kw(held.batteryW)} (+ discharges), grid ${kw(held.gridW)}, SOC ${held.soc} %)`,
     );
 
     // The example's own check (grid meter every 10 s against the limits sent) turns green.
@@ -151,8 +150,8 @@ describe("browser: example 08 imported into npm start holds the Commercial site'
       'the "within the limits?" status',
       30000,
     );
-    const m = /^grid (-\d+) kW within – … -100 kW$/.exec(checked);
-    assert.ok(m && Number(m[1]) <= -100, `status "${checked}"`);
+    const match = /^grid (-\d+) kW within – … -100 kW$/.exec(checked);
+    assert.ok(match && Number(match[1]) <= -100, `status "${checked}"`);
     assert.equal(
       await canvasNode(page, check.id).locator('.red-ui-flow-node-status').getAttribute('class'),
       'red-ui-flow-node-status red-ui-flow-node-status-dot-green',
@@ -264,7 +263,7 @@ describe("browser: example 08 imported into npm start holds the Commercial site'
     // Dashboard 2's gauge may draw once before its box has a size (see dashboard.test.ts).
     const firstPaint = /^console: Error: <rect> attribute (width|height): A negative value is not valid/;
     assert.deepEqual(
-      b!.errors.filter((e) => !firstPaint.test(e)),
+      browser!.errors.filter((e) => !firstPaint.test(e)),
       [],
     );
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
@@ -273,8 +272,8 @@ describe("browser: example 08 imported into npm start holds the Commercial site'
 
 /** A dashboard text "345.7 kW (discharging)" as signed W (+ discharges, − charges). */
 function batteryShown(text: string): number | undefined {
-  const m = /^(-?[\d,]+(?:\.\d+)?) kW \(/.exec(text.trim());
-  return m ? Number(m[1].replace(/,/g, '')) * 1000 : undefined;
+  const match = /^(-?[\d,]+(?:\.\d+)?) kW \(/.exec(text.trim());
+  return match ? Number(match[1].replace(/,/g, '')) * 1000 : undefined;
 }
 
 function kw(w: number): string {

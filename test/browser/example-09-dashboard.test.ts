@@ -1,5 +1,5 @@
 /**
- * Browser, issue 13 "tried as a new user would": `npm start` (the demo flow and its dashboard on
+ * Browser, "tried as a new user would": `npm start` (the demo flow and its dashboard on
  * the built-in simulator), then example 09 imported through Menu ▸ Import ▸ Examples and
  * deployed next to the demo. Its inject button plans the sample day of prices for the battery of
  * its own site, Home (example 09) (the price plan node), the schedule node plays the plan there
@@ -25,7 +25,6 @@ import { REPO, getJson } from './lib/node-red';
 import { screenshot } from './lib/screenshots';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const MODULE = '@ems-partner/node-red';
 const FILE = '09 Price plan - charge cheap, sell dear.json';
 const EXAMPLE = readExample(FILE);
@@ -57,7 +56,7 @@ const page09 = one((n) => n.type === 'ui-page', 'ui-page');
 describe('browser: example 09 imported into npm start plans the sample day, plays it on its own site and charts it', function () {
   this.timeout(180000 + REPORT_WAIT_MS);
   let demo: Demo | undefined;
-  let b: BrowserSession | undefined;
+  let browser: BrowserSession | undefined;
   let page: Page;
   let sentAt = 0;
   const steering = () => getJson<SteeringState>(`${demo!.simUrl}/sites/${HOME.siteReference}/steering`);
@@ -72,7 +71,7 @@ describe('browser: example 09 imported into npm start plans the sample day, play
   });
   useDemo((d) => {
     demo = d.demo;
-    b = d.browser;
+    browser = d.browser;
     page = d.page;
   });
 
@@ -193,7 +192,7 @@ describe('browser: example 09 imported into npm start plans the sample day, play
     }
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'dashboard-price-plan', { fullPage: true });
-    assert.deepEqual(b!.errors, []);
+    assert.deepEqual(browser!.errors, []);
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Browser, issue 14: example 10 ("Home Assistant - steer the battery") imported through Menu ▸
+ * Browser: example 10 ("Home Assistant - steer the battery") imported through Menu ▸
  * Import ▸ Examples, its MQTT broker node pointed at an in-process aedes broker (as npm start
  * tells a user to set the port), deployed. The flow announces its Home Assistant entities, the
  * device read's status shows the SOC, a command from "Home Assistant" (ems/<site>/ess_power/set)
@@ -21,7 +21,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const MODULE = '@ems-partner/node-red';
 const FILE = '10 Home Assistant - steer the battery.json';
 const EXAMPLE = readExample(FILE);
@@ -40,7 +39,7 @@ const mqttNodes = EXAMPLE.filter((n) => n.type === 'mqtt in' || n.type === 'mqtt
 
 describe('browser: example 10 (Home Assistant steers the battery) imported, deployed and commanded over MQTT', function () {
   this.timeout(60000);
-  let s: Session;
+  let editorSession: Session;
   let page: Page;
   const broker = new TestBroker();
   const status = (id: string) =>
@@ -56,7 +55,7 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     await broker.start();
   });
   useEditor((session) => {
-    s = session;
+    editorSession = session;
     page = session.browser.page;
   });
   after(async function () {
@@ -67,9 +66,9 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
         RED.menu.setSelected('menu-item-sidebar', true);
       })
       .catch(() => undefined);
-    if (s) {
-      await setFlows(s.nr, []); // disconnects the MQTT nodes before the broker goes
-      await fetch(`${s.nr.simUrl}/sim/reset`, { method: 'POST' }).catch(() => undefined);
+    if (editorSession) {
+      await setFlows(editorSession.nr, []); // disconnects the MQTT nodes before the broker goes
+      await fetch(`${editorSession.nr.simUrl}/sim/reset`, { method: 'POST' }).catch(() => undefined);
     }
     await broker.stop();
   });
@@ -86,10 +85,10 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     // What npm start says when its broker is not on 1883: set the port in the broker node.
     await page.evaluate(
       ([id, port]) => {
-        const c = RED.nodes.node(id);
-        c.broker = '127.0.0.1';
-        c.port = String(port);
-        c.changed = true;
+        const node = RED.nodes.node(id);
+        node.broker = '127.0.0.1';
+        node.port = String(port);
+        node.changed = true;
         RED.nodes.dirty(true);
       },
       [brokerNode.id, broker.port] as const,
@@ -98,10 +97,10 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     await page.evaluate(
       (ids) => {
         for (const id of ids) {
-          const n = RED.nodes.node(id);
-          if (n && n.x !== undefined) {
-            n.x += 60;
-            n.dirty = true;
+          const node = RED.nodes.node(id);
+          if (node && node.x !== undefined) {
+            node.x += 60;
+            node.dirty = true;
           }
         }
         RED.nodes.dirty(true);
@@ -111,7 +110,7 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     );
     const subscribed = broker.subscribed(`ems/${HOME.siteReference}/+/set`);
     await deploy(page);
-    const deployed = new Set((await getJson<any[]>(new URL('flows', s.nr.url))).map((n) => n.id));
+    const deployed = new Set((await getJson<any[]>(new URL('flows', editorSession.nr.url))).map((n) => n.id));
     for (const n of EXAMPLE) assert.ok(deployed.has(n.id), `${n.name || n.type} (${n.id}) deployed`);
     await subscribed;
     for (const n of mqttNodes) {
@@ -153,7 +152,7 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
       (t) => t.startsWith('sent'),
       "the site steer node's status",
     );
-    const state = await getJson<SteeringState>(`${s.nr.simUrl}/sites/${HOME.siteReference}/steering`);
+    const state = await getJson<SteeringState>(`${editorSession.nr.simUrl}/sites/${HOME.siteReference}/steering`);
     const ess = state.components.energyStorageSetting!;
     assert.deepEqual([ess.value, ess.unit], [3, 'kW']);
     assert.equal(sent, `sent ESS 3 kW until ${new Date(ess.validUntil).toISOString().slice(11, 16)}`); // Node-RED runs in UTC here
@@ -179,7 +178,7 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
           ).length,
       );
     assert.equal(red, 0, 'no red status');
-    assert.doesNotMatch(s.nr.log(), /Uncaught|unhandled/i);
+    assert.doesNotMatch(editorSession.nr.log(), /Uncaught|unhandled/i);
 
     // The picture: the whole flow at zoom 1, palette and sidebar hidden, nothing selected.
     await page.setViewportSize({ width: 1600, height: 900 });
@@ -190,14 +189,14 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
     });
     const fits = async () => {
       const flow = await page.evaluate(() => {
-        const r = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map((e) =>
-          e.getBoundingClientRect(),
-        );
+        const groupBoxes = Array.from(
+          document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group'),
+        ).map((e) => e.getBoundingClientRect());
         return {
-          left: Math.min(...r.map((b) => b.left)),
-          top: Math.min(...r.map((b) => b.top)),
-          right: Math.max(...r.map((b) => b.right)),
-          bottom: Math.max(...r.map((b) => b.bottom)),
+          left: Math.min(...groupBoxes.map((b) => b.left)),
+          top: Math.min(...groupBoxes.map((b) => b.top)),
+          right: Math.max(...groupBoxes.map((b) => b.right)),
+          bottom: Math.max(...groupBoxes.map((b) => b.bottom)),
         };
       });
       const chart = (await page.locator('#red-ui-workspace-chart').boundingBox())!;
@@ -234,11 +233,11 @@ describe('browser: example 10 (Home Assistant steers the battery) imported, depl
       "the site steer node's refusal on its status",
     );
     assert.equal(
-      (await getJson<SteeringState>(`${s.nr.simUrl}/sites/${HOME.siteReference}/steering`)).components
+      (await getJson<SteeringState>(`${editorSession.nr.simUrl}/sites/${HOME.siteReference}/steering`)).components
         .energyStorageSetting!.value,
       3,
     );
 
-    assert.deepEqual(s.browser.errors, []);
+    assert.deepEqual(editorSession.browser.errors, []);
   });
 });

@@ -22,7 +22,6 @@ import { conflictNotification, importExample, importKeepingExisting, inWorkspace
 import { REPO, getJson } from './lib/node-red';
 import { until } from './lib/wait';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const MODULE = '@ems-partner/node-red';
 const DEMO = JSON.parse(fs.readFileSync(path.join(REPO, 'demo', 'flow.json'), 'utf8')) as any[];
 const titleOf = (file: string) => file.replace(/\.json$/, '');
@@ -34,13 +33,13 @@ const SHARED = /^e3a5c0f1b2d400a\d$/;
 describe("browser: importing every example into npm start's Node-RED", function () {
   this.timeout(180000);
   let demo: Demo | undefined;
-  let b: BrowserSession | undefined;
+  let browser: BrowserSession | undefined;
   let page: Page;
   const files = exampleFiles();
 
   useDemo((d) => {
     demo = d.demo;
-    b = d.browser;
+    browser = d.browser;
     page = d.page;
   });
 
@@ -78,11 +77,11 @@ describe("browser: importing every example into npm start's Node-RED", function 
     assert.equal(
       await page.evaluate(
         (id) => {
-          let n = 0;
+          let count = 0;
           RED.nodes.eachConfig((c: any) => {
-            if (c.id === id) n++;
+            if (c.id === id) count++;
           });
-          return n;
+          return count;
         },
         [...imported][0],
       ),
@@ -91,11 +90,11 @@ describe("browser: importing every example into npm start's Node-RED", function 
     );
     // Each example on a tab of its own, the demo's tab still there: 1 + one per example.
     const tabs = await page.evaluate(() => {
-      const a: string[] = [];
+      const lines: string[] = [];
       RED.nodes.eachWorkspace((w: { id: string }) => {
-        a.push(w.id);
+        lines.push(w.id);
       });
-      return a;
+      return lines;
     });
     assert.equal(tabs.length, 1 + files.length, `tabs ${tabs}`);
   });
@@ -118,11 +117,11 @@ describe("browser: importing every example into npm start's Node-RED", function 
       'the conflict notification to close',
     );
     const tabs = await page.evaluate(() => {
-      let n = 0;
+      let count = 0;
       RED.nodes.eachWorkspace(() => {
-        n++;
+        count++;
       });
-      return n;
+      return count;
     });
     assert.equal(tabs, 1 + files.length, 'nothing imported');
   });
@@ -157,6 +156,6 @@ describe("browser: importing every example into npm start's Node-RED", function 
       assert.equal(p.ui, demoBase, `page ${p.name} on the demo's dashboard`);
     for (const n of DEMO) assert.ok(deployed.has(n.id), `demo: ${n.id} still deployed`);
     assert.doesNotMatch(demo!.output(), /Uncaught|unhandled/i);
-    assert.deepEqual(b!.errors, []);
+    assert.deepEqual(browser!.errors, []);
   });
 });

@@ -25,8 +25,8 @@ export async function chromiumPath(): Promise<string> {
   if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
   for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (fs.existsSync(p)) return p;
   const mod = require('@sparticuz/chromium');
-  const C = mod.default ?? mod;
-  return C.executablePath();
+  const sparticuz = mod.default ?? mod;
+  return sparticuz.executablePath();
 }
 
 export interface BrowserSession {

@@ -26,7 +26,7 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
   fs.mkdirSync(TMP, { recursive: true });
   const userDir = fs.mkdtempSync(path.join(TMP, 'browser-demo-'));
   const simPort = await freePort();
-  const p = start(process.execPath, [DEMO_SCRIPT], {
+  const child = start(process.execPath, [DEMO_SCRIPT], {
     cwd: REPO,
     env: {
       ...process.env,
@@ -39,22 +39,22 @@ export async function startDemo(timeoutMs = 60000): Promise<Demo> {
     },
   });
   async function stop() {
-    await p.stop('SIGTERM', 15000);
+    await child.stop('SIGTERM', 15000);
     if (!process.env.EMS_KEEP_TMP) fs.rmSync(userDir, { recursive: true, force: true });
   }
   try {
-    const m = await p.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard/, timeoutMs);
-    const mqtt = await p.waitFor(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/, 5000);
+    const match = await child.waitFor(/Dashboard: (http:\/\/127\.0\.0\.1:\d+)\/dashboard/, timeoutMs);
+    const mqtt = await child.waitFor(/MQTT broker: mqtt:\/\/127\.0\.0\.1:(\d+)/, 5000);
     return {
-      base: m[1],
+      base: match[1],
       simUrl: `http://127.0.0.1:${simPort}`,
       mqttPort: Number(mqtt[1]),
-      pid: p.child.pid!,
-      output: p.output,
+      pid: child.child.pid!,
+      output: child.output,
       stop,
     };
   } catch (err) {
     await stop();
-    throw new Error(`npm start did not get ready: ${(err as Error).message}`);
+    throw new Error(`npm start did not get ready: ${(err as Error).message}`, { cause: err });
   }
 }

@@ -36,11 +36,11 @@ export async function filterPalette(page: Page, text: string): Promise<void> {
 /** Ids of the flow nodes (not config nodes) on the canvas. */
 export function nodeIds(page: Page): Promise<string[]> {
   return page.evaluate(() => {
-    const a: string[] = [];
+    const ids: string[] = [];
     RED.nodes.eachNode((n: { id: string }) => {
-      a.push(n.id);
+      ids.push(n.id);
     });
-    return a;
+    return ids;
   });
 }
 
@@ -226,11 +226,11 @@ export async function openServerAdd(page: Page): Promise<void> {
 /** Id of the only config node of this package in the workspace. */
 export async function configId(page: Page): Promise<string> {
   const ids = await page.evaluate(() => {
-    const a: string[] = [];
+    const found: string[] = [];
     RED.nodes.eachConfig((c: { id: string; type: string }) => {
-      if (c.type === 'ems-partner-config') a.push(c.id);
+      if (c.type === 'ems-partner-config') found.push(c.id);
     });
-    return a;
+    return found;
   });
   if (ids.length !== 1) throw new Error(`expected one ems-partner-config, found ${ids.length}`);
   return ids[0];
@@ -239,10 +239,10 @@ export async function configId(page: Page): Promise<string> {
 /** The saved properties of a node in the editor. */
 export function nodeProps(page: Page, id: string): Promise<Record<string, unknown>> {
   return page.evaluate((id) => {
-    const n = RED.nodes.node(id);
-    const o: Record<string, unknown> = { valid: n.valid };
-    for (const k of Object.keys(n._def.defaults)) o[k] = n[k];
-    return o;
+    const node = RED.nodes.node(id);
+    const state: Record<string, unknown> = { valid: node.valid };
+    for (const k of Object.keys(node._def.defaults)) state[k] = node[k];
+    return state;
   }, id);
 }
 
@@ -260,10 +260,10 @@ export async function trayAtRest(page: Page): Promise<void> {
         .locator('.red-ui-tray')
         .last()
         .evaluate((e) => {
-          const r = e.getBoundingClientRect();
+          const rect = e.getBoundingClientRect();
           const resting =
-            e.getAnimations().length === 0 && getComputedStyle(e).right === '0px' && r.right <= window.innerWidth;
-          return resting ? `${r.x},${r.y},${r.width},${r.height}` : '';
+            e.getAnimations().length === 0 && getComputedStyle(e).right === '0px' && rect.right <= window.innerWidth;
+          return resting ? `${rect.x},${rect.y},${rect.width},${rect.height}` : '';
         }),
     (box) => {
       const still = box !== '' && box === last;

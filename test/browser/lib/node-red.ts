@@ -63,30 +63,30 @@ export async function startNodeRed(opts: { timeoutMs?: number } = {}): Promise<N
   const userDir = makeUserDir();
   const simPort = await freePort();
   const red = require.resolve('node-red/red.js', { paths: [REPO] });
-  const p = start(process.execPath, [red, '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], {
+  const child = start(process.execPath, [red, '-p', '0', '-u', userDir, '-s', path.join(userDir, 'settings.js')], {
     cwd: userDir,
     env: { ...process.env, EMS_SIM_PORT: String(simPort), TZ: 'UTC' },
   });
   let exited = false;
-  void p.exited.then(() => {
+  void child.exited.then(() => {
     exited = true;
   });
   let url: string;
   try {
-    url = (await p.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+\/)/, opts.timeoutMs ?? 30000))[1];
+    url = (await child.waitFor(/Server now running at (http:\/\/127\.0\.0\.1:\d+\/)/, opts.timeoutMs ?? 30000))[1];
   } catch (err) {
-    await p.stop('SIGKILL', 0);
-    throw new Error(`Node-RED did not start: ${(err as Error).message}`);
+    await child.stop('SIGKILL', 0);
+    throw new Error(`Node-RED did not start: ${(err as Error).message}`, { cause: err });
   }
   return {
     url,
     simUrl: `http://127.0.0.1:${simPort}`,
-    pid: p.child.pid!,
+    pid: child.child.pid!,
     userDir,
-    log: p.output,
+    log: child.output,
     alive: () => !exited,
     async stop() {
-      await p.stop('SIGTERM', 10000);
+      await child.stop('SIGTERM', 10000);
       if (!process.env.EMS_KEEP_TMP) fs.rmSync(userDir, { recursive: true, force: true });
     },
   };

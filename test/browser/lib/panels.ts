@@ -5,9 +5,7 @@
  * page shows the translated text and not a raw key.
  */
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { REPO } from './node-red';
 import { localeFile } from '../../helpers/node-files';
 
 export interface PanelView {

@@ -28,10 +28,10 @@ async function start(): Promise<Session> {
 /** The shared session, with an empty deployed flow and the editor (re)loaded. */
 export async function freshEditor(): Promise<Session> {
   if (!current) current = start();
-  const s = await current;
-  await setFlows(s.nr, []);
-  await openEditor(s.browser.page, s.nr.url);
-  return s;
+  const ready = await current;
+  await setFlows(ready.nr, []);
+  await openEditor(ready.browser.page, ready.nr.url);
+  return ready;
 }
 
 /** The shared session as it is (started if needed). */
@@ -43,9 +43,9 @@ export function session(): Promise<Session> {
 after(async function () {
   if (!current) return;
   this.timeout(30000);
-  const s = await current.catch(() => undefined);
+  const ready = await current.catch(() => undefined);
   current = undefined;
-  if (!s) return;
-  await s.browser.close().catch(() => undefined);
-  await s.nr.stop();
+  if (!ready) return;
+  await ready.browser.close().catch(() => undefined);
+  await ready.nr.stop();
 });
