@@ -7,6 +7,7 @@
 export { planFromPrices, type PricePlan, type PlanSlot } from './price-plan';
 export {
   parsePriceUnit,
+  /** @lazy */
   numberIn,
   MAX_PRICE_SLOTS,
   type PricePlanInput,
@@ -34,9 +35,12 @@ export {
 export {
   scheduleSlots,
   changedSlots,
+  /** @lazy */
   changeTolerance,
+  /** @lazy */
   deliveryShiftKWh,
   handOn,
+  /** @lazy */
   socAt,
   type ScheduleSlot,
   type DeliveryReport,
