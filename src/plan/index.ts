@@ -4,6 +4,8 @@
  * node plays; the site planner adds PV, load, import and export prices and grid limits and
  * finds the exact optimum of that LP; planBattery routes between them.
  */
+// Tagged lazy: used only by the ems-plan node, which calls it by name and loads this module on its first plan
+// (lazyFunctions), so knip sees no use of it (knip.jsonc).
 export { planFromPrices, type PricePlan, type PlanSlot } from './price-plan';
 export {
   parsePriceUnit,
