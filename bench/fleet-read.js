@@ -1,10 +1,10 @@
 'use strict';
 /**
- * Benchmark, fleet read (issue 14). One ems-device-read node in the Node-RED runtime reads a
- * list of devices given in msg.deviceReference (mode map, properties power and
- * totalEnergyProduced, which every kind of device has) into ONE message, through one config
- * node with its defaults (concurrency 6, coalescing on, 2 ms). The simulator runs in a child
- * process with 334 generated sites (1,002 devices), like a remote service.
+ * Benchmark, fleet read: a partner's fleet in one message. One ems-device-read node in the Node-RED
+ * runtime reads a list of devices given in msg.deviceReference (mode map, properties power and
+ * totalEnergyProduced, which every kind of device has) into ONE message, through one config node
+ * with its defaults (concurrency 6, coalescing on, 2 ms). The simulator runs in a child process
+ * with 334 generated sites (1,002 devices), like a remote service.
  *
  * Counts: the simulator's API requests per fleet read (one request per device expected, the
  * coalescer's own count alongside), the devices in the answer and its aggregate. Memory: the

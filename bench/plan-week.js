@@ -1,12 +1,13 @@
 'use strict';
 /**
- * Benchmark: what re-planning earns (issue 20, its acceptance figure). One simulated week of the
- * simulator's Home site with its weather and load (src/simulator: profiles.ts and weather.ts, seed
- * 1), on the simulator's own physics (model.ts: dispatch with the battery's rating, its 90 % round
- * trip as √0.9 each way and its SOC window 5-95 %, the contractual grid limits 17 kW / 7 kW, steps
- * of at most a minute), steered as ems-schedule steers it: an ESS setpoint per quarter hour. Prices:
- * the sample day (test/fixtures/prices-sample-day.json, EUR/MWh) repeated with a seeded
- * perturbation; the tariff of example 12: import (spot + 0.15) × 1.19 per kWh, export a fixed 0.08.
+ * Benchmark: what re-planning earns, the figure that says whether it is worth turning on. One
+ * simulated week of the simulator's Home site with its weather and load (src/simulator: profiles.ts
+ * and weather.ts, seed 1), on the simulator's own physics (model.ts: dispatch with the battery's
+ * rating, its 90 % round trip as √0.9 each way and its SOC window 5-95 %, the contractual grid
+ * limits 17 kW / 7 kW, steps of at most a minute), steered as ems-schedule steers it: an ESS
+ * setpoint per quarter hour. Prices: the sample day (test/fixtures/prices-sample-day.json, EUR/MWh)
+ * repeated with a seeded perturbation; the tariff of example 12: import (spot + 0.15) × 1.19 per
+ * kWh, export a fixed 0.08.
  *
  * Realised cost = what the grid meter's counters imported × the import price − exported × the
  * export price, per quarter hour, summed; "with the end SOC" also counts the energy left in the

@@ -1,11 +1,11 @@
 'use strict';
 /**
- * Benchmark: portfolio steer of a fleet (issue 14). SITES simulator sites (battery 10 kW each,
- * bench/lib/fleet-sites.js), the simulator in this process with LATENCY_MS added to every
- * request; an ems-site-steer node in mode portfolio on a config node of concurrency C, in the
- * Node-RED runtime (node-red-node-test-helper). One message carries the fleet's total ESS
- * power and msg.sites; the node splits it by battery rating and sends one request per site
- * through the config node's steering queue and client (at most C in flight).
+ * Benchmark: portfolio steer of a fleet, one message for every site. SITES simulator sites (battery
+ * 10 kW each, bench/lib/fleet-sites.js), the simulator in this process with LATENCY_MS added to
+ * every request; an ems-site-steer node in mode portfolio on a config node of concurrency C, in the
+ * Node-RED runtime (node-red-node-test-helper). One message carries the fleet's total ESS power and
+ * msg.sites; the node splits it by battery rating and sends one request per site through the config
+ * node's steering queue and client (at most C in flight).
  *
  * Measured: the round trip of one steering request (median of single-site messages through
  * the same node), the wall-clock time of the fleet message from input to output, and the

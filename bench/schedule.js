@@ -1,14 +1,14 @@
 'use strict';
 /**
- * Benchmark 7, schedules (issue 13). NODES ems-schedule nodes, one per generated site (battery
- * 10 kW / 20 kWh), each given a 96-slot quarter-hour schedule for one day: the price planner's
- * plan of the sample day (test/fixtures/prices-sample-day.json) from different SOCs, runs of
- * random length, a change every slot, a change every hour, and one flat day. A simulated day
- * passes in the Node-RED runtime (node-red-node-test-helper) on @sinonjs/fake-timers (Date,
- * setTimeout, clearTimeout faked): the clock moves from one quarter hour to the next and,
- * in real time, the benchmark waits for what the nodes send. The simulator runs in this
- * process and follows the fake clock, so its request log shows when (simulated) each request
- * arrived. Twice: with the delivery check off, and on (a report per slot on output 2; the
+ * Benchmark 7, schedules: a day of quarter-hour setpoints for many sites. NODES ems-schedule nodes,
+ * one per generated site (battery 10 kW / 20 kWh), each given a 96-slot quarter-hour schedule for
+ * one day: the price planner's plan of the sample day (test/fixtures/prices-sample-day.json) from
+ * different SOCs, runs of random length, a change every slot, a change every hour, and one flat
+ * day. A simulated day passes in the Node-RED runtime (node-red-node-test-helper) on
+ * @sinonjs/fake-timers (Date, setTimeout, clearTimeout faked): the clock moves from one quarter
+ * hour to the next and, in real time, the benchmark waits for what the nodes send. The simulator
+ * runs in this process and follows the fake clock, so its request log shows when (simulated) each
+ * request arrived. Twice: with the delivery check off, and on (a report per slot on output 2; the
  * check's reads are not steering requests).
  *
  * Counts, per node: steering requests against changes of setting (a run of identical slots is

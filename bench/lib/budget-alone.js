@@ -8,17 +8,17 @@ function budgetAlone() {
   const { Budget } = require(path.join(DIST, 'runtime', 'budget.js'));
   const attempt = { kind: 'read', method: 'GET', url: '/devices/d/measurements/map?properties=soc', retry: false };
   const time = (caps) => {
-    const b = new Budget();
-    b.configure(caps);
+    const budget = new Budget();
+    budget.configure(caps);
     let best = Infinity;
-    for (let r = 0; r < 5; r++) {
-      const t0 = process.cpuUsage();
+    for (let round = 0; round < 5; round++) {
+      const started = process.cpuUsage();
       for (let i = 0; i < 100_000; i++) {
-        b.before({ ...attempt });
-        b.after(attempt, 'ok');
+        budget.before({ ...attempt });
+        budget.after(attempt, 'ok');
       }
-      const d = process.cpuUsage(t0);
-      best = Math.min(best, ((d.user + d.system) * 1000) / 100_000);
+      const used = process.cpuUsage(started);
+      best = Math.min(best, ((used.user + used.system) * 1000) / 100_000);
     }
     return best;
   };

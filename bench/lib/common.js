@@ -27,12 +27,12 @@ function startServer(opts, timeoutMs = 20_000, nodeArgs = []) {
     });
     child.stdout.on('data', (d) => {
       buf += d;
-      const m = /listening on (http:\/\/\S+)/.exec(buf);
-      if (!m) return;
+      const listening = /listening on (http:\/\/\S+)/.exec(buf);
+      if (!listening) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       resolve({
-        url: m[1],
+        url: listening[1],
         pid: child.pid,
         stop: () =>
           new Promise((res) => {
@@ -52,8 +52,9 @@ function startServer(opts, timeoutMs = 20_000, nodeArgs = []) {
 /** CPU time (user + system) a process has used so far, ms (Linux /proc). */
 function procCpuMs(pid) {
   try {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    // the fields after the command name: utime and stime (clock ticks, 100 a second) are the 14th and 15th of the line
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return NaN;
   }
@@ -61,8 +62,8 @@ function procCpuMs(pid) {
 
 /** CPU time of this process so far, ms. */
 function selfCpuMs() {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 }
 
 /** GET a JSON document (the simulator's /sim/stats). */
@@ -70,14 +71,14 @@ function getJson(url) {
   return new Promise((resolve, reject) => {
     http
       .get(url, { agent: false }, (res) => {
-        let b = '';
+        let body = '';
         res.setEncoding('utf8');
-        res.on('data', (d) => {
-          b += d;
+        res.on('data', (chunk) => {
+          body += chunk;
         });
         res.on('end', () => {
           try {
-            resolve(JSON.parse(b));
+            resolve(JSON.parse(body));
           } catch (e) {
             reject(e);
           }
@@ -108,9 +109,9 @@ async function closedLoop(from, count, inflight, task) {
 }
 
 function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  const sorted = [...xs].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
@@ -123,9 +124,9 @@ function spread(xs) {
 /** "min / median / max" of per-round figures, rounded to d decimals. */
 function mmm(xs, d = 2) {
   if (!xs || xs.length === 0 || xs.some((x) => !Number.isFinite(x))) return 'n/a';
-  const s = spread(xs);
-  const f = (x) => round(x, d).toLocaleString('en-US', { maximumFractionDigits: d });
-  return `${f(s.min)} / ${f(s.median)} / ${f(s.max)}`;
+  const figures = spread(xs);
+  const shown = (x) => round(x, d).toLocaleString('en-US', { maximumFractionDigits: d });
+  return `${shown(figures.min)} / ${shown(figures.median)} / ${shown(figures.max)}`;
 }
 
 /**
@@ -133,8 +134,8 @@ function mmm(xs, d = 2) {
  * alternative runs first, in the middle and last once in three rounds.
  */
 function rotation(names, r) {
-  const k = r % names.length;
-  return names.slice(k).concat(names.slice(0, k));
+  const first = r % names.length;
+  return names.slice(first).concat(names.slice(0, first));
 }
 
 /**

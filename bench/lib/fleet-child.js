@@ -30,8 +30,8 @@ const refs = fleetDevices(opts.sites).all.slice(0, opts.nodes);
 const SLOT_MS = 250;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const cpuMs = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1000;
+  const used = process.cpuUsage();
+  return (used.user + used.system) / 1000;
 };
 function heapAfterGc() {
   global.gc();
@@ -51,13 +51,13 @@ const per10ms = new Uint16Array(4096 * 100);
 function count(ref) {
   if (!counting) return;
   messages++;
-  const i = index.get(ref);
-  if (i !== undefined) perNode[i]++;
+  const node = index.get(ref);
+  if (node !== undefined) perNode[node]++;
   const ms = performance.now() - t0;
-  const s = Math.floor(ms / 1000);
-  if (s < perSecond.length) perSecond[s]++;
-  const k = Math.floor(ms / 10);
-  if (k < per10ms.length) per10ms[k]++;
+  const second = Math.floor(ms / 1000);
+  if (second < perSecond.length) perSecond[second]++;
+  const tenMs = Math.floor(ms / 10);
+  if (tenMs < per10ms.length) per10ms[tenMs]++;
 }
 
 let red;
@@ -190,10 +190,10 @@ function startBare() {
 }
 
 async function main() {
-  const t = Date.now();
+  const loading = Date.now();
   if (mode === 'bare' || mode === 'axios') startBare();
   else await startNodeRed();
-  process.send({ ready: true, loadMs: Date.now() - t });
+  process.send({ ready: true, loadMs: Date.now() - loading });
   const cmd = await new Promise((resolve) => process.once('message', resolve));
   await sleep(cmd.warmupMs);
   const heap1 = heapAfterGc();

@@ -4,9 +4,12 @@
  * node plays; the site planner adds PV, load, import and export prices and grid limits and
  * finds the exact optimum of that LP; planBattery routes between them.
  */
+// Tagged lazy: used only by the ems-plan node, which calls it by name and loads this module on its first plan
+// (lazyFunctions), so knip sees no use of it (knip.jsonc).
 export { planFromPrices, type PricePlan, type PlanSlot } from './price-plan';
 export {
   parsePriceUnit,
+  /** @lazy */
   numberIn,
   MAX_PRICE_SLOTS,
   type PricePlanInput,
@@ -34,9 +37,12 @@ export {
 export {
   scheduleSlots,
   changedSlots,
+  /** @lazy */
   changeTolerance,
+  /** @lazy */
   deliveryShiftKWh,
   handOn,
+  /** @lazy */
   socAt,
   type ScheduleSlot,
   type DeliveryReport,

@@ -38,4 +38,4 @@ export * from './endpoints';
 export * from './schedule';
 export * from './schedule-runs';
 export * from './delivery';
-export { parseGridLimits, type GridLimitFields, type GridLimitSettings, type GridLimits } from './grid-limits';
+export { parseGridLimits, type GridLimitSettings } from './grid-limits';

@@ -19,7 +19,7 @@ import type { CurtailmentUnit, CurtailmentValue, PowerUnit, PowerValue } from '.
 export const MAX_SLOTS = SERVICE.maxScheduleSlots;
 
 /** The units a number in a slot is read in. */
-export interface ScheduleUnits {
+interface ScheduleUnits {
   essUnit: PowerUnit;
   curtailmentUnit: CurtailmentUnit;
   /** Grid target, deadband and grid limits. */
@@ -69,7 +69,7 @@ export interface ScheduleRun {
 }
 
 /** The fields a slot may have. */
-export const SLOT_KEYS = [
+const SLOT_KEYS = [
   'start',
   'end',
   'duration',
@@ -81,7 +81,7 @@ export const SLOT_KEYS = [
   'gridLimits',
 ] as const;
 /** Fields that are read by nothing but accepted: the price → battery planner's slots carry them. */
-export const INFO_KEYS = ['price', 'energyKWh', 'socStart', 'socEnd'] as const;
+const INFO_KEYS = ['price', 'energyKWh', 'socStart', 'socEnd'] as const;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
@@ -231,7 +231,7 @@ function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: 
 }
 
 /** Where each part of a setting came from in a slot, for refusals. */
-export type SettingField = (
+type SettingField = (
   part:
     | 'energyStorage'
     | 'curtailment'
@@ -254,7 +254,7 @@ const slotField =
  * maximize grid import allowed; lower limit not above the upper; and no grid target together
  * with asset steering (the service ends the one with the other).
  */
-export function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingField): void {
+function checkSetting(c: SlotSetting, s: ScheduleLimits, field: SettingField): void {
   const none = '; nothing was sent';
   const ess = c.energyStorageSetting;
   const curtailment = c.productionCurtailment;

@@ -25,7 +25,7 @@ export class RouteError extends Error {
 }
 
 /** The editor's placeholder for a stored password credential. */
-export const PLACEHOLDER = '__PWRD__';
+const PLACEHOLDER = '__PWRD__';
 
 export interface RouteBody {
   server?: string;
@@ -94,7 +94,7 @@ export function parseBody(raw: unknown): RouteBody {
 }
 
 /** A URL as the client would reach it: scheme, credentials, host and port, path without trailing slashes, query. */
-export function normalUrl(v: unknown): string {
+function normalUrl(v: unknown): string {
   const text = String(v ?? '').trim();
   try {
     const url = new URL(text);
@@ -164,7 +164,7 @@ export function secretForms(secrets: ReadonlyArray<string | undefined>): string[
   return [...out].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
 }
 
-export function redactAll(text: string, forms: readonly string[]): string {
+function redactAll(text: string, forms: readonly string[]): string {
   let out = text;
   for (const f of forms) out = out.split(f).join('***');
   return out;

@@ -12,17 +12,15 @@ import type { PlanProps } from './fields';
 import { located } from './located';
 import { gather } from './message';
 
-export { parsePlanInput, parseSiteInput };
-
 type Rec = Record<string, unknown>;
 const isObject = (v: unknown): v is Rec => v !== null && typeof v === 'object' && !Array.isArray(v);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 
 /** The `idle` setting: slots whose battery just follows PV and load are left to the site, or steered like the others. */
-export const IDLE_MODES = ['self-consumption', 'steer'];
+const IDLE_MODES = ['self-consumption', 'steer'];
 
 /** Whether an input uses anything of the site model (the site planner's checks apply too). */
-export function needsSite(input: Rec): boolean {
+function needsSite(input: Rec): boolean {
   const battery = input.battery;
   return (
     SITE_FIELDS.some((k) => isSet(input[k])) ||

@@ -65,7 +65,7 @@ function nearMisses(msg: Msg): void {
 }
 
 /** Whether an object is a price source's wrapper (power-saver's {priceData}, Tibber's {today, tomorrow} or query answer). */
-export const isFeedObject = (p: unknown): boolean =>
+const isFeedObject = (p: unknown): boolean =>
   isObject(p) &&
   (Array.isArray(p.priceData) || Array.isArray(p.today) || Array.isArray(p.tomorrow) || isObject(p.viewer));
 /** Whether a message carries prices (an array, a feed, or an object with prices). */
@@ -98,7 +98,7 @@ function nodeAmount(v: unknown, prop: string, factor: number): number {
 }
 
 /** "HH:MM" (00:00 to 23:59) as minutes after midnight; refused naming `field`. */
-export function timeOfDay(v: unknown, field: string): number {
+function timeOfDay(v: unknown, field: string): number {
   const match = typeof v === 'string' ? /^\s*([01]?\d|2[0-3]):([0-5]\d)\s*$/.exec(v) : null;
   if (!match)
     throw new ValidationError(

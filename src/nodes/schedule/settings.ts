@@ -41,7 +41,7 @@ const bool = (v: unknown, fallback: boolean, field: string): boolean => {
 };
 
 /** The node's settings from its properties (each refusal names the property). */
-export function settingsOf(props: Record<string, unknown>): NodeSettings {
+function settingsOf(props: Record<string, unknown>): NodeSettings {
   const limitedNumber = (key: 'pvPeakPower') => limited(props[key], LIMITS[key], key);
   const power = powerLimitsOf(props);
   const store = props.store === undefined || props.store === null ? '' : props.store;

@@ -18,7 +18,7 @@ export interface PercentSources {
  * The slots with each `%` curtailment in W of the site's PV power (config node percentCurtailment
  * "convert"); a refusal names the slot (`msg.payload[3].curtailment`). Unchanged with "send".
  */
-export async function convertSlots(
+async function convertSlots(
   slots: ScheduleSlot[],
   site: string,
   at: string,

@@ -135,7 +135,7 @@ export function readStored(ctx: Store, store: string | undefined): Promise<unkno
 }
 
 /** The key a value found unreadable at `now` is kept under. */
-export const unreadKey = (now: number): string => `${STATE_KEY}-unread-${now}`;
+const unreadKey = (now: number): string => `${STATE_KEY}-unread-${now}`;
 
 export interface Kept {
   /** The end of the error's text: where the value is, and that nothing of it is sent. */

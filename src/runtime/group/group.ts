@@ -34,7 +34,7 @@ export interface GroupOptions extends ConnectionOptions {
   clock?: GroupClock;
 }
 
-export function defaultInstanceId(): string {
+function defaultInstanceId(): string {
   return `${os.hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 

@@ -3,20 +3,8 @@
  * Redis, membership and the split of keys over the live members, a leader lease per site, the
  * account's budget across the group, and what is in force per site with a claim per slot.
  */
-export {
-  GroupConnection,
-  GroupError,
-  checkRedisUrl,
-  redact,
-  systemGroupClock,
-  type GroupClock,
-  type Reachability,
-  type ConnectionOptions,
-} from './connection';
-export { Membership, type MembershipOptions } from './membership';
-export { ownerOf, split } from './rendezvous';
-export { Leases, type LeaderAnswer, type LeaseOptions } from './lease';
-export { SharedBudget, type SharedBudgetOptions, type SharedBudgetStats } from './shared-budget';
-export { InForceStore, type ClaimResult, type InForceEntry, type InForceOptions } from './in-force';
-export { Group, defaultInstanceId, type GroupOptions } from './group';
+export { GroupConnection, GroupError, checkRedisUrl, redact, type GroupClock } from './connection';
+export { split } from './rendezvous';
+export type { LeaderAnswer } from './lease';
+export { Group } from './group';
 export { SteerGate, NotSteeringError, isNotSteering, type NotSteeringReason } from './steer-gate';
