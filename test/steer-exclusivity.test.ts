@@ -37,7 +37,6 @@ describe('site steer: asset steering and grid target exclude each other (the nod
 
   /** Sends `msg` to node `id` and awaits its output. */
   async function ask(f: Awaited<ReturnType<typeof loadFlow>>, id: string, msg: Record<string, unknown>): Promise<any> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const before = f.out.msgs.length;
     helper.getNode(id).receive(msg);
     const all = await f.out.count(before + 1);

@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, formatClock } from '../src/protocol/time';
 import { EmsClient } from '../src/client';

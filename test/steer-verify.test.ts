@@ -15,7 +15,6 @@ import { startSimulator, type StartedSimulator } from '../src/simulator';
 import { DELIVERY_SITES as SITES } from './helpers/delivery-sites';
 import { Inbox, cfg, flow, helper, loadFlow, logged, siteSteer, useRuntime, type Loaded } from './helpers/red';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const OK = SITES.ok;
 
 describe('site steer: delivery check (verify)', () => {
