@@ -1,5 +1,5 @@
 /**
- * Self-consumption slots (issue 20, re-planning that lost against no control): among the optimal
+ * Self-consumption slots (so that re-planning never loses against no control): among the optimal
  * plans the site planner takes the one nearest self-consumption (a plan that may store PV now or
  * later stores it now), marks the slots whose battery just follows PV and load
  * (`selfConsumption`), and the re-planning helpers hand on only the steered slots, with `stop`

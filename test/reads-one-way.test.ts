@@ -1,5 +1,5 @@
 /**
- * Issue 11, "reads one way": a read is validated once, where it enters (the device-read
+ * Reads one way: a read is validated once, where it enters (the device-read
  * node, which names the msg field, or the client's and coalescer's public methods for code);
  * the coalescer and the client's trusted read path take the typed ReadRequest and send it as
  * given. Shown with inputs the validators refuse: the public methods refuse them and send

@@ -1,5 +1,5 @@
 /**
- * Issue 13, playing a schedule (runtime/schedule-player.ts): the player runs on a
+ * Playing a schedule (runtime/schedule-player.ts): the player runs on a
  * @sinonjs/fake-timers clock (its `now` and timers injected, as is the steering queue's `now`),
  * and sends through the real SteeringQueue and EmsClient to the simulator on 127.0.0.1:0,
  * whose clock is frozen and moved in step with the fake one: the simulator's request log then

@@ -1,5 +1,5 @@
 /**
- * Issue 13, "restarts lose nothing": an `ems-schedule` node keeps its schedule and what it sent
+ * Restarts lose nothing: an `ems-schedule` node keeps its schedule and what it sent
  * in its context store. Node-RED runs with two context stores (settings contextStorage): the
  * default `memory` and `file`, a localfilesystem store in a temporary directory. A restart is
  * Node-RED's own sequence: the flows stop (nodes close), the stores close; then a new runtime

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the schedule's checks (protocol/schedule.ts): a schedule is checked as a whole;
+ * The schedule's checks (protocol/schedule.ts): a schedule is checked as a whole;
  * every refusal names the slot and the field; consecutive identical slots merge into runs, and
  * a run longer than maxValidity is split so every signal ends.
  */

@@ -1,5 +1,5 @@
 /**
- * The schedule node's delivery check (issue 13): with `verify` on, one report per slot on
+ * The schedule node's delivery check: with `verify` on, one report per slot on
  * output 2, against the simulator, in a real Node-RED runtime. Date is @sinonjs/fake-timers
  * (the simulator's clock follows it); the node's one timer runs on the delivery check's clock
  * (setDeliveryClock), the same fake clock, so `clock.countTimers()` counts the node's timers

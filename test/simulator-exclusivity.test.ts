@@ -1,5 +1,5 @@
 /**
- * Issue 12, fact 2 (vendor notes): asset steering (combined, ESS-only, curtailment-only) and
+ * The vendor's steering facts: asset steering (combined, ESS-only, curtailment-only) and
  * grid target cannot be used together; "only the last received steering request of each type
  * is processed". In the simulator a request of one type ends the other type in force on that
  * site (at once, also one stored for a future validFrom, like a replaced slot: A18); grid

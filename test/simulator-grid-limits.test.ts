@@ -1,5 +1,5 @@
 /**
- * Issue 12, grid limits in the simulator (vendor notes): the request shape over HTTP, limits
+ * Grid limits in the simulator (vendor notes): the request shape over HTTP, limits
  * clamped to the site's contractual limits, enforcement by the battery first and then PV,
  * un-curtailment when there is room, the site within its limits while its assets can, partly
  * followed when they cannot, lapse at validUntil; contractual limits and site figures in

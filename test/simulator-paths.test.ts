@@ -1,5 +1,5 @@
 /**
- * Issue 12, configurable paths in the simulator: with `paths` (or the CLI's --path-* flags) it
+ * Configurable paths in the simulator: with `paths` (or the CLI's --path-* flags) it
  * serves the list of devices, the list of sites, curtailment and grid limits on the configured
  * paths, and the default paths then answer 404, so a test can prove a client uses the
  * configured path. A client configured with the same paths reaches each one.

@@ -238,7 +238,7 @@ describe('simulator: steering components (spec section 3)', () => {
       validUntil: T0 + 3 * HOUR_MS,
     });
     simulator.sim.clock.advance(3 * HOUR_MS);
-    // Full is the top of the SOC window (issue 12: device constraints), not 100 %.
+    // Full is the top of the SOC window (vendor notes: device constraints), not 100 %.
     assert.ok(
       Math.abs(simulator.sim.siteState(HOME.siteReference).soc - (HOME.battery.maxSoc ?? BATTERY_DEFAULTS.maxSoc)) <
         0.1,

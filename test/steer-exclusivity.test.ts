@@ -1,5 +1,5 @@
 /**
- * Issue 12, fact 2: asset steering (combined, ESS-only, curtailment-only) and grid target
+ * The vendor's steering facts: asset steering (combined, ESS-only, curtailment-only) and grid target
  * cannot be used together; a request of one ends the other in force on the site. A site-steer
  * node that sends one type to a site on which this Node-RED (any node on the same config
  * node) has the other in force warns (node.warn and a yellow status). Grid limits never warn;
@@ -64,7 +64,7 @@ describe('site steer: asset steering and grid target exclude each other (the nod
     assert.equal(status.text, `sent grid 20 kW until ${formatClock(gt.request.body.validUntil)}; ends asset steering`);
     assert.deepEqual(warnings('n'), [], 'the ESS node sent first: no warning');
     assert.equal(statusOf('n').fill, 'green');
-    // The simulator as the service behaves (issue 12): the grid target ended the ESS setting.
+    // The simulator as the service behaves (vendor notes): the grid target ended the ESS setting.
     assert.equal(state().energyStorageSetting, null);
     assert.equal(state().gridTarget?.value, 20);
   });

@@ -1,5 +1,5 @@
 /**
- * Issue 12, grid-limits mode of ems-site-steer, in a Node-RED runtime on the simulator: the
+ * Grid-limits mode of ems-site-steer, in a Node-RED runtime on the simulator: the
  * request shape (msg.request deep-equals what the simulator received), the refusals (neither
  * limit, lower above upper, beyond maxGridLimit, fields of other modes: each one Catch-able
  * error, nothing sent), dry run (also on a configured path), renew, stop (no cancel: nothing

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 6 on renewals: a renewed signal never reaches beyond the config node's
+ * Renewals within maxValidity: a renewed signal never reaches beyond the config node's
  * maxValidity. The renewal runs on a @sinonjs/fake-timers clock (its timers and its `now`
  * injected, as is the steering queue's `now`), so hours pass in no time; its requests go
  * through the real SteeringQueue and EmsClient to the simulator on 127.0.0.1:0.

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 6 and 9, and `stop` in curtailment mode, in a real Node-RED runtime on
+ * Safety limits, and `stop` in curtailment mode, in a real Node-RED runtime on
  * the simulator: the config node's maxValidity, the site steer node's maxGridPower and
  * allowMaximizeGridImport refuse with one Catch-able error naming the field and the limit,
  * and send nothing; stopAction 'lift' sends "no curtailment" (pvPeakPower W) until the

@@ -1,5 +1,5 @@
 /**
- * Issue 12, fact 3: the published curtailment type has W, kW and MW only. With the config
+ * The vendor's published curtailment type has W, kW and MW only. With the config
  * node's percentCurtailment "convert" (the default of a new config node) a `%` limit is sent
  * in W, integer, of the site's installed PV power: the node's pvPeakPower when set, else
  * msg.pvPeakPower, else the site's pvPeakPower in GET /sites (read once per runtime). Without

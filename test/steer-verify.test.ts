@@ -1,5 +1,5 @@
 /**
- * Site steer's delivery check (issue 13) in the Node-RED runtime: reports on output 2 against
+ * Site steer's delivery check in the Node-RED runtime: reports on output 2 against
  * the simulator with a frozen clock, the checks' timers on a @sinonjs/fake-timers clock
  * (setDeliveryClock) advanced in step with the simulator's. yes, partly and no each appear
  * (room to follow, a battery that empties mid-window, a full one asked to charge), unknown on

@@ -1,5 +1,5 @@
 /**
- * Issue 11, "steering one way": a command becomes one typed request, built once by the
+ * Steering one way: a command becomes one typed request, built once by the
  * protocol's endpoint table; the client sends exactly that request; msg.request is that
  * request. For every steering mode, msg.request (method, path, body) deep-equals what the
  * simulator received (its request log, found by the answer's requestId). Unit tests cover the

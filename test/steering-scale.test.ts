@@ -1,5 +1,5 @@
 /**
- * Steering at fleet scale (issue 21.4): the record of steering types in force stays bounded
+ * Steering at fleet scale: the record of steering types in force stays bounded
  * without sweeping all its sites on every request, and a steering request whose waiters share
  * one signal is sent with that signal itself (no controller or combined signal per request),
  * while waiters with different signals abort it only once all of them aborted.
