@@ -50,9 +50,10 @@ function checkPhysics(d: RawDay, plan: SitePlan): void {
         `${where}: discharges ${s.dischargeKW} into the grid`,
       );
   });
-  const c = plan.cost;
+  const cost = plan.cost;
   assert.ok(
-    Math.abs(c.import - c.export + c.wear + c.peak - c.endValue - c.total) <= 1e-9 * Math.max(1, Math.abs(c.total)),
+    Math.abs(cost.import - cost.export + cost.wear + cost.peak - cost.endValue - cost.total) <=
+      1e-9 * Math.max(1, Math.abs(cost.total)),
     `seed ${d.seed}: the parts do not add up`,
   );
 }

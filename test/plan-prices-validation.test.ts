@@ -6,7 +6,6 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../src/protocol';
 import { planFromPrices } from '../src/plan';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1);

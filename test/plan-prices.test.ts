@@ -13,7 +13,6 @@ import { parsePlanInput } from '../src/plan/price-input';
 import { planGrid } from '../src/plan/price-plan';
 import { mulberry32 } from '../src/simulator/prng';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
@@ -43,22 +42,28 @@ const battery = (o: Record<string, number> = {}) => ({
  * state i to j is allowed within the SOC window, or from outside it never further out.
  */
 function gridOf(input: any, step: number) {
-  const b = { maxDischargeKW: input.battery.maxChargeKW, socMin: 0, socMax: 100, efficiency: 0.9, ...input.battery };
-  const root = Math.sqrt(b.efficiency);
-  const e0 = (b.soc / 100) * b.capacityKWh;
-  const iMin = Math.ceil(((b.socMin / 100) * b.capacityKWh - e0) / step - 1e-9);
-  const iMax = Math.floor(((b.socMax / 100) * b.capacityKWh - e0) / step + 1e-9);
+  const storage = {
+    maxDischargeKW: input.battery.maxChargeKW,
+    socMin: 0,
+    socMax: 100,
+    efficiency: 0.9,
+    ...input.battery,
+  };
+  const root = Math.sqrt(storage.efficiency);
+  const e0 = (storage.soc / 100) * storage.capacityKWh;
+  const iMin = Math.ceil(((storage.socMin / 100) * storage.capacityKWh - e0) / step - 1e-9);
+  const iMax = Math.floor(((storage.socMax / 100) * storage.capacityKWh - e0) / step + 1e-9);
   const iEnd =
     input.socEnd === undefined
       ? -Infinity
-      : Math.min(Math.ceil(((input.socEnd / 100) * b.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
+      : Math.min(Math.ceil(((input.socEnd / 100) * storage.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
   const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
   const slots = input.prices.map((s: any) => {
-    const h = (s.end - s.start) / H;
+    const hours = (s.end - s.start) / H;
     return {
       price: s.price * per,
-      up: Math.floor((b.maxChargeKW * root * h) / step + 1e-9),
-      down: Math.floor(((b.maxDischargeKW / root) * h) / step + 1e-9),
+      up: Math.floor((storage.maxChargeKW * root * hours) / step + 1e-9),
+      down: Math.floor(((storage.maxDischargeKW / root) * hours) / step + 1e-9),
     };
   });
   const allowed = (i: number, j: number) => (j >= iMin && j <= iMax) || (j < iMin && j >= i) || (j > iMax && j <= i);
@@ -71,18 +76,18 @@ function gridOf(input: any, step: number) {
  * socEnd. Returns the best value (Σ price × grid energy) and the number of sequences tried.
  */
 function exhaustive(input: any, step: number): { best: number; sequences: number } {
-  const g = gridOf(input, step);
+  const grid = gridOf(input, step);
   let best = -Infinity;
   let sequences = 0;
   const walk = (k: number, i: number, value: number) => {
-    if (k === g.slots.length) {
+    if (k === grid.slots.length) {
       sequences++;
-      if (i >= g.iEnd && value > best) best = value;
+      if (i >= grid.iEnd && value > best) best = value;
       return;
     }
-    const s = g.slots[k];
-    for (let m = -s.down; m <= s.up; m++) {
-      if (g.allowed(i, i + m)) walk(k + 1, i + m, value + s.price * g.gridKWh(m));
+    const slot = grid.slots[k];
+    for (let m = -slot.down; m <= slot.up; m++) {
+      if (grid.allowed(i, i + m)) walk(k + 1, i + m, value + slot.price * grid.gridKWh(m));
     }
   };
   walk(0, 0, 0);
@@ -91,86 +96,97 @@ function exhaustive(input: any, step: number): { best: number; sequences: number
 
 /** A plain backward DP that tries every move of every state (for cases too large to search exhaustively). */
 function plainDp(input: any, step: number): number {
-  const g = gridOf(input, step);
-  let next = Float64Array.from({ length: g.hi - g.lo + 1 }, (_, s) => (s + g.lo >= g.iEnd ? 0 : -Infinity));
-  for (let k = g.slots.length - 1; k >= 0; k--) {
-    const slot = g.slots[k];
+  const grid = gridOf(input, step);
+  let next = Float64Array.from({ length: grid.hi - grid.lo + 1 }, (_, s) => (s + grid.lo >= grid.iEnd ? 0 : -Infinity));
+  for (let k = grid.slots.length - 1; k >= 0; k--) {
+    const slot = grid.slots[k];
     const cur = new Float64Array(next.length).fill(-Infinity);
-    for (let i = g.lo; i <= g.hi; i++) {
+    for (let i = grid.lo; i <= grid.hi; i++) {
       for (let m = -slot.down; m <= slot.up; m++) {
-        const j = i + m;
-        if (j >= g.lo && j <= g.hi && g.allowed(i, j))
-          cur[i - g.lo] = Math.max(cur[i - g.lo], slot.price * g.gridKWh(m) + next[j - g.lo]);
+        const target = i + m;
+        if (target >= grid.lo && target <= grid.hi && grid.allowed(i, target))
+          cur[i - grid.lo] = Math.max(cur[i - grid.lo], slot.price * grid.gridKWh(m) + next[target - grid.lo]);
       }
     }
     next = cur;
   }
-  return next[-g.lo];
+  return next[-grid.lo];
 }
 
 /** A random small case: 4-6 slots of 15 or 60 min, sometimes a gap, prices from −50 to 250. */
 function randomCase(seed: number): any {
-  const r = rng(seed);
-  const pick = <T>(xs: T[]) => xs[Math.floor(r() * xs.length)];
-  const n = 4 + Math.floor(r() * 3);
-  const capacityKWh = 5 + r() * 200;
-  const window = [Math.floor(r() * 25), 75 + Math.floor(r() * 26)];
+  const random = rng(seed);
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)];
+  const slotCount = 4 + Math.floor(random() * 3);
+  const capacityKWh = 5 + random() * 200;
+  const window = [Math.floor(random() * 25), 75 + Math.floor(random() * 26)];
   const prices: any[] = [];
-  let t = T0;
-  for (let k = 0; k < n; k++) {
-    if (r() < 0.15) t += pick([Q, H, 3 * H]);
+  let slotStart = T0;
+  for (let k = 0; k < slotCount; k++) {
+    if (random() < 0.15) slotStart += pick([Q, H, 3 * H]);
     const len = pick([Q, H]);
-    prices.push({ start: t, end: t + len, price: Math.round((r() * 300 - 50) * 100) / 100 });
-    t += len;
+    prices.push({ start: slotStart, end: slotStart + len, price: Math.round((random() * 300 - 50) * 100) / 100 });
+    slotStart += len;
   }
-  const b = {
+  const storage = {
     capacityKWh,
-    maxChargeKW: capacityKWh * (0.2 + r() * 1.8),
-    maxDischargeKW: r() < 0.5 ? undefined : capacityKWh * (0.2 + r() * 1.8),
+    maxChargeKW: capacityKWh * (0.2 + random() * 1.8),
+    maxDischargeKW: random() < 0.5 ? undefined : capacityKWh * (0.2 + random() * 1.8),
     socMin: window[0],
     socMax: window[1],
-    efficiency: pick([1, 0.9, 0.81, 0.7 + r() * 0.3]),
-    soc: r() < 0.2 ? r() * 100 : window[0] + r() * (window[1] - window[0]),
+    efficiency: pick([1, 0.9, 0.81, 0.7 + random() * 0.3]),
+    soc: random() < 0.2 ? random() * 100 : window[0] + random() * (window[1] - window[0]),
   };
-  if (b.maxDischargeKW === undefined) delete b.maxDischargeKW;
-  const input: any = { prices, battery: b, priceUnit: pick(['kWh', 'MWh', 'EUR/MWh']), steps: 2 + Math.floor(r() * 4) };
-  if (r() < 0.3) input.socEnd = window[0] + r() * (window[1] - window[0]);
+  if (storage.maxDischargeKW === undefined) delete storage.maxDischargeKW;
+  const input: any = {
+    prices,
+    battery: storage,
+    priceUnit: pick(['kWh', 'MWh', 'EUR/MWh']),
+    steps: 2 + Math.floor(random() * 4),
+  };
+  if (random() < 0.3) input.socEnd = window[0] + random() * (window[1] - window[0]);
   return input;
 }
 
 /** The limits every plan keeps: SOC window, power, losses, value, the schedule slot shape. */
 function checkLimits(input: any, plan: PricePlan): void {
-  const b = { maxDischargeKW: input.battery.maxChargeKW, socMin: 0, socMax: 100, efficiency: 0.9, ...input.battery };
-  const root = Math.sqrt(b.efficiency);
-  const tol = 1e-9 * Math.max(1, b.capacityKWh);
+  const storage = {
+    maxDischargeKW: input.battery.maxChargeKW,
+    socMin: 0,
+    socMax: 100,
+    efficiency: 0.9,
+    ...input.battery,
+  };
+  const root = Math.sqrt(storage.efficiency);
+  const tol = 1e-9 * Math.max(1, storage.capacityKWh);
   const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
   let value = 0;
-  let soc = b.soc;
+  let soc = storage.soc;
   for (const s of plan.slots) {
     assert.deepEqual(Object.keys(s.energyStorage).sort(), ['unit', 'value']);
     assert.equal(s.energyStorage.unit, 'kW');
     assert.ok(typeof s.start === 'number' && typeof s.end === 'number' && s.end > s.start);
-    const h = (s.end - s.start) / H;
-    const p = s.energyStorage.value;
+    const hours = (s.end - s.start) / H;
+    const powerKW = s.energyStorage.value;
     assert.ok(
-      p <= b.maxDischargeKW * (1 + 1e-12) && -p <= b.maxChargeKW * (1 + 1e-12),
-      `power ${p} within -${b.maxChargeKW}..${b.maxDischargeKW}`,
+      powerKW <= storage.maxDischargeKW * (1 + 1e-12) && -powerKW <= storage.maxChargeKW * (1 + 1e-12),
+      `power ${powerKW} within -${storage.maxChargeKW}..${storage.maxDischargeKW}`,
     );
-    assert.ok(Math.abs(s.energyKWh - p * h) <= tol, 'energy = power × time');
+    assert.ok(Math.abs(s.energyKWh - powerKW * hours) <= tol, 'energy = power × time');
     // losses: charging stores √eff of the grid energy, discharging takes 1/√eff of it
     const storedDelta = s.energyKWh < 0 ? -s.energyKWh * root : -s.energyKWh / root;
     assert.ok(Math.abs(s.socStart - soc) <= 1e-9, 'SOC continues');
     assert.ok(
-      Math.abs(((s.socEnd - s.socStart) / 100) * b.capacityKWh - storedDelta) <=
+      Math.abs(((s.socEnd - s.socStart) / 100) * storage.capacityKWh - storedDelta) <=
         1e-6 * Math.max(1, Math.abs(storedDelta)),
       `stored energy change ${storedDelta}`,
     );
-    const inside = (x: number) => x >= b.socMin - 1e-9 && x <= b.socMax + 1e-9;
+    const inside = (x: number) => x >= storage.socMin - 1e-9 && x <= storage.socMax + 1e-9;
     assert.ok(
       inside(s.socEnd) ||
-        (s.socEnd < b.socMin && s.socEnd >= s.socStart - 1e-9) ||
-        (s.socEnd > b.socMax && s.socEnd <= s.socStart + 1e-9),
-      `SOC ${s.socEnd} in [${b.socMin}, ${b.socMax}] or towards it`,
+        (s.socEnd < storage.socMin && s.socEnd >= s.socStart - 1e-9) ||
+        (s.socEnd > storage.socMax && s.socEnd <= s.socStart + 1e-9),
+      `SOC ${s.socEnd} in [${storage.socMin}, ${storage.socMax}] or towards it`,
     );
     soc = s.socEnd;
     value += s.price * per * s.energyKWh;
@@ -178,7 +194,7 @@ function checkLimits(input: any, plan: PricePlan): void {
   assert.ok(Math.abs(value - plan.value) <= 1e-9 * Math.max(1, Math.abs(value)), 'value = Σ price × energy');
   if (input.socEnd !== undefined)
     assert.ok(
-      soc >= input.socEnd - (plan.stepKWh / b.capacityKWh) * 100 - 1e-9,
+      soc >= input.socEnd - (plan.stepKWh / storage.capacityKWh) * 100 - 1e-9,
       `end SOC ${soc} ≥ socEnd ${input.socEnd} (within a step)`,
     );
 }
@@ -276,32 +292,32 @@ describe('planner: negative prices', () => {
 describe('planner: limits and losses', () => {
   it('keeps SOC window, power limits and losses on 100 random days of 24-96 slots, honours socEnd, and is worth what a DP over every move finds', () => {
     for (let seed = 1000; seed < 1100; seed++) {
-      const r = rng(seed);
-      const n = 24 + Math.floor(r() * 73);
+      const random = rng(seed);
+      const slotCount = 24 + Math.floor(random() * 73);
       const prices = Array.from(
-        { length: n },
-        (_, k) => Math.round((80 + 70 * Math.sin(k / 5 + seed) + 40 * (r() - 0.5)) * 100) / 100,
+        { length: slotCount },
+        (_, k) => Math.round((80 + 70 * Math.sin(k / 5 + seed) + 40 * (random() - 0.5)) * 100) / 100,
       );
-      const b = battery({
-        capacityKWh: 10 + r() * 990,
-        efficiency: 0.75 + r() * 0.25,
-        soc: r() * 100,
+      const storage = battery({
+        capacityKWh: 10 + random() * 990,
+        efficiency: 0.75 + random() * 0.25,
+        soc: random() * 100,
         socMin: 10,
         socMax: 90,
       });
-      b.maxChargeKW = b.capacityKWh * (0.1 + r());
-      b.maxDischargeKW = b.capacityKWh * (0.1 + r());
+      storage.maxChargeKW = storage.capacityKWh * (0.1 + random());
+      storage.maxDischargeKW = storage.capacityKWh * (0.1 + random());
       const input: any = {
-        prices: slotsOf(prices, r() < 0.5 ? Q : H),
-        battery: b,
+        prices: slotsOf(prices, random() < 0.5 ? Q : H),
+        battery: storage,
         priceUnit: 'MWh',
-        socEnd: r() < 0.5 ? 50 : undefined,
+        socEnd: random() < 0.5 ? 50 : undefined,
       };
       let plan: PricePlan;
       try {
         plan = planFromPrices(input);
       } catch (err) {
-        assert.ok(err instanceof ValidationError && err.field === 'socEnd' && b.soc < 50, `seed ${seed}: ${err}`);
+        assert.ok(err instanceof ValidationError && err.field === 'socEnd' && storage.soc < 50, `seed ${seed}: ${err}`);
         continue;
       }
       checkLimits(input, plan);
@@ -400,19 +416,24 @@ describe('planner: limits and losses', () => {
 describe('planner: slot lengths, gaps, now', () => {
   it('15-minute and hourly slots of the same prices plan the same value', () => {
     const hourly = [90, 40, 30, 120, 150, 60];
-    const b = battery({ capacityKWh: 100, maxChargeKW: 50, efficiency: 0.81, socMin: 0, socMax: 100, soc: 0 });
-    const h = planFromPrices({ prices: slotsOf(hourly, H), battery: b });
-    const q = planFromPrices({
+    const storage = battery({ capacityKWh: 100, maxChargeKW: 50, efficiency: 0.81, socMin: 0, socMax: 100, soc: 0 });
+    const hourlyPlan = planFromPrices({ prices: slotsOf(hourly, H), battery: storage });
+    const quarterPlan = planFromPrices({
       prices: slotsOf(
         hourly.flatMap((p) => [p, p, p, p]),
         Q,
       ),
-      battery: b,
+      battery: storage,
     });
-    assert.equal(q.slots.length, 24);
-    assert.ok(q.slots.every((s) => s.end - s.start === Q && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9));
-    assert.ok(Math.abs(h.value - q.value) < 1e-9, `hourly ${h.value}, quarter-hourly ${q.value}`);
-    assert.ok(h.value > 0);
+    assert.equal(quarterPlan.slots.length, 24);
+    assert.ok(
+      quarterPlan.slots.every((s) => s.end - s.start === Q && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9),
+    );
+    assert.ok(
+      Math.abs(hourlyPlan.value - quarterPlan.value) < 1e-9,
+      `hourly ${hourlyPlan.value}, quarter-hourly ${quarterPlan.value}`,
+    );
+    assert.ok(hourlyPlan.value > 0);
   });
 
   it('takes end or duration, and mixed lengths', () => {

@@ -11,7 +11,6 @@ import { ValidationError } from '../src/protocol';
 import { planSite, scheduleSlots, type SitePlan } from '../src/plan';
 import { makeDay, plannerInput } from './helpers/site-days';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1, 22);
 
@@ -31,19 +30,22 @@ describe('site planner: every plan played as the schedule node sends it', functi
       }
       played++;
       const cap = day.capacityKWh;
-      let e = (day.soc / 100) * cap;
+      let storedKWh = (day.soc / 100) * cap;
       const lo = (Math.min(day.socMin, day.soc) / 100) * cap;
       const hi = (Math.max(day.socMax, day.soc) / 100) * cap;
       scheduleSlots(plan).forEach((s, k) => {
-        const p = s.energyStorage.value; // kW, + discharge
-        const h = (s.end - s.start) / H;
-        e += p >= 0 ? (-p * h) / day.etaD : -p * h * day.etaC;
+        const powerKW = s.energyStorage.value; // kW, + discharge
+        const hours = (s.end - s.start) / H;
+        storedKWh += powerKW >= 0 ? (-powerKW * hours) / day.etaD : -powerKW * hours * day.etaC;
         const where = `seed ${seed} slot ${k}`;
         assert.ok(
-          Math.abs(e - (s.socEnd / 100) * cap) <= 1e-6 * cap,
-          `${where}: played ${(e / cap) * 100} %, planned ${s.socEnd} %`,
+          Math.abs(storedKWh - (s.socEnd / 100) * cap) <= 1e-6 * cap,
+          `${where}: played ${(storedKWh / cap) * 100} %, planned ${s.socEnd} %`,
         );
-        assert.ok(e >= lo - 1e-6 * cap && e <= hi + 1e-6 * cap, `${where}: ${(e / cap) * 100} % outside the window`);
+        assert.ok(
+          storedKWh >= lo - 1e-6 * cap && storedKWh <= hi + 1e-6 * cap,
+          `${where}: ${(storedKWh / cap) * 100} % outside the window`,
+        );
       });
     }
     assert.ok(played >= 150, `${played} plans played`);
@@ -201,9 +203,9 @@ describe('site planner: the reason of each slot, a constructed case per reason',
   ];
   for (const [name, make, k, why] of cases) {
     it(name, () => {
-      const p = make();
-      assert.match(p.slots[k].why, why, `slot ${k}: ${p.slots[k].why}`);
-      assert.ok(p.slots.every((s) => !/at once/.test(s.why)));
+      const plan = make();
+      assert.match(plan.slots[k].why, why, `slot ${k}: ${plan.slots[k].why}`);
+      assert.ok(plan.slots.every((s) => !/at once/.test(s.why)));
     });
   }
 });

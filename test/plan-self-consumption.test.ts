@@ -1,5 +1,5 @@
 /**
- * Self-consumption slots (issue 20, re-planning that lost against no control): among the optimal
+ * Self-consumption slots (so that re-planning never loses against no control): among the optimal
  * plans the site planner takes the one nearest self-consumption (a plan that may store PV now or
  * later stores it now), marks the slots whose battery just follows PV and load
  * (`selfConsumption`), and the re-planning helpers hand on only the steered slots, with `stop`
@@ -46,11 +46,15 @@ describe('plan: self-consumption slots (issue 20)', () => {
       battery: { ...battery, soc: 10 },
       now: T0,
     });
-    const k = plan.slots.findIndex((x) => x.chargeKW > 0);
-    assert.ok(k >= 0 && plan.slots[k].importKW > 0.5);
-    assert.equal(plan.slots[k].selfConsumption, false);
+    const chargeAt = plan.slots.findIndex((x) => x.chargeKW > 0);
+    assert.ok(chargeAt >= 0 && plan.slots[chargeAt].importKW > 0.5);
+    assert.equal(plan.slots[chargeAt].selfConsumption, false);
     assert.equal(plan.slots[3].selfConsumption, true);
-    assert.equal(plan.slots[0].selfConsumption, k !== 0, 'an empty battery importing the load is self-consumption');
+    assert.equal(
+      plan.slots[0].selfConsumption,
+      chargeAt !== 0,
+      'an empty battery importing the load is self-consumption',
+    );
     // a cheap slot while the battery holds energy for a dear one: held back (import, no discharge) is steered
     const hold = planSite({
       prices: slots([0.2, 0.5], 0),
@@ -103,7 +107,7 @@ describe('plan: self-consumption slots (issue 20)', () => {
   });
 
   describe('handing on (ems-plan idle: self-consumption)', () => {
-    const s = (k: number, kw: number): ScheduleSlot => ({
+    const slotAt = (k: number, kw: number): ScheduleSlot => ({
       start: T0 + k * Q,
       end: T0 + (k + 1) * Q,
       energyStorage: { value: kw, unit: 'kW' },
@@ -112,7 +116,7 @@ describe('plan: self-consumption slots (issue 20)', () => {
       socStart: 50,
       socEnd: 50,
     });
-    const plan = [s(0, 1), s(1, 0), s(2, -2), s(3, 0)];
+    const plan = [slotAt(0, 1), slotAt(1, 0), slotAt(2, -2), slotAt(3, 0)];
 
     it('the steered slots from the first changed one; a stop first when that one is left to the site; stop alone when none is steered', () => {
       assert.deepEqual(handOn(plan, undefined, 1), { payload: plan.slice(1), index: [1, 2, 3], stopFirst: false });
@@ -130,7 +134,7 @@ describe('plan: self-consumption slots (issue 20)', () => {
     });
 
     it('a slot changes when it goes from steered to left to the site or back; two left to the site never differ', () => {
-      const next = [s(0, 1), s(1, 3), s(2, -2), s(3, 0)];
+      const next = [slotAt(0, 1), slotAt(1, 3), slotAt(2, -2), slotAt(3, 0)];
       assert.deepEqual(changedSlots(plan, next, 0.01), [1]);
       assert.deepEqual(
         changedSlots(plan, next, 0.01, { prev: [false, true, false, false], next: [false, true, false, false] }),
@@ -144,8 +148,8 @@ describe('plan: self-consumption slots (issue 20)', () => {
     });
 
     it('a site plan with forecasts in the shape the schedule takes: its slots, without selfConsumption', () => {
-      const p = planSite({ prices: slots([0.3, 0.3]), loadForecast: [1000, 1000], battery, now: T0 });
-      for (const x of scheduleSlots(p)) assert.ok(!('selfConsumption' in x));
+      const sitePlan = planSite({ prices: slots([0.3, 0.3]), loadForecast: [1000, 1000], battery, now: T0 });
+      for (const x of scheduleSlots(sitePlan)) assert.ok(!('selfConsumption' in x));
     });
   });
 });

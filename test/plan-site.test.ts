@@ -12,7 +12,6 @@ import { ValidationError } from '../src/protocol';
 import { isSitePlan, planBattery, planFromPrices, planSite, readPriceFeed, type SitePlan } from '../src/plan';
 import { mulberry32 } from '../src/simulator/prng';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const H = 3_600_000;
 const Q = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
@@ -42,20 +41,20 @@ describe('site planner: price feeds and their units', () => {
       { start: '2026-06-01T00:15:00Z', value: -12.5 },
       { start: '2026-06-01T00:30:00Z', value: 140 },
     ];
-    const p = plan(feed, {
+    const sitePlan = plan(feed, {
       priceUnit: 'EUR/MWh',
       importFormula: { multiplier: 1.02, fee: 0.15, vat: 1.19 },
       exportFormula: { multiplier: 0.9 },
     });
     assert.deepEqual(
-      p.slots.map((s) => s.end - s.start),
+      sitePlan.slots.map((s) => s.end - s.start),
       [Q, Q, Q],
     ); // the last lasts as long as the one before
     feed.forEach((f, k) => {
-      close(p.slots[k].importPrice, ((f.value / 1000) * 1.02 + 0.15) * 1.19);
-      close(p.slots[k].exportPrice, (f.value / 1000) * 0.9);
+      close(sitePlan.slots[k].importPrice, ((f.value / 1000) * 1.02 + 0.15) * 1.19);
+      close(sitePlan.slots[k].exportPrice, (f.value / 1000) * 0.9);
     });
-    assert.equal(p.currency, 'EUR');
+    assert.equal(sitePlan.currency, 'EUR');
   });
 
   it("node-red-contrib-power-saver's {priceData: [{value, start}]} (per kWh, offsets in the times)", () => {
@@ -67,11 +66,11 @@ describe('site planner: price feeds and their units', () => {
         { value: 0.5, start: '2022-01-16T02:00:00.000+01:00' },
       ],
     };
-    const p = plan(feed);
-    assert.equal(p.slots[0].start, Date.UTC(2022, 0, 15, 23));
-    assert.equal(p.slots[2].end, Date.UTC(2022, 0, 16, 2));
+    const sitePlan = plan(feed);
+    assert.equal(sitePlan.slots[0].start, Date.UTC(2022, 0, 15, 23));
+    assert.equal(sitePlan.slots[2].end, Date.UTC(2022, 0, 16, 2));
     assert.deepEqual(
-      p.slots.map((s) => s.price),
+      sitePlan.slots.map((s) => s.price),
       [1.7261, 1.7153, 0.5],
     );
   });
@@ -90,14 +89,14 @@ describe('site planner: price feeds and their units', () => {
       tomorrow: [{ ...slot(0, 2.4), startsAt: '2026-06-02T00:00:00.000+02:00' }],
     };
     for (const feed of [info, { viewer: { homes: [{ currentSubscription: { priceInfo: info } }] } }]) {
-      const p = plan(feed);
+      const sitePlan = plan(feed);
       assert.deepEqual(
-        p.slots.map((s) => s.price),
+        sitePlan.slots.map((s) => s.price),
         [1.2, 0.9, 2.4],
       );
-      assert.equal(p.currency, 'NOK');
-      assert.equal(p.slots[0].start, Date.UTC(2026, 5, 1, 20));
-      assert.match(p.slots.find((s) => s.energyStorage.value !== 0)!.why, /NOK/);
+      assert.equal(sitePlan.currency, 'NOK');
+      assert.equal(sitePlan.slots[0].start, Date.UTC(2026, 5, 1, 20));
+      assert.match(sitePlan.slots.find((s) => s.energyStorage.value !== 0)!.why, /NOK/);
     }
   });
 
@@ -115,8 +114,8 @@ describe('site planner: price feeds and their units', () => {
     assert.equal(read.unit, 'MWh');
     assert.equal(read.slots[0].start, new Date(2026, 5, 1, 0, 0).getTime());
     assert.equal(read.slots[2].end, new Date(2026, 5, 1, 3, 0).getTime());
-    const p = plan(feed);
-    close(p.slots[2].price, 0.12025);
+    const sitePlan = plan(feed);
+    close(sitePlan.slots[2].price, 0.12025);
     // without site inputs the price-only planner takes it, in Valuta's unit
     const dp = planBattery({ prices: feed, battery: battery() } as any);
     assert.ok(!('model' in dp));
@@ -124,28 +123,31 @@ describe('site planner: price feeds and their units', () => {
   });
 
   it('ct/kWh: prices, fee, cycleCost and endValue in ct; reasons in ct', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([8, 9, 35, 36]),
       priceUnit: 'ct/kWh',
       importFormula: { fee: 2 },
       battery: battery({ soc: 10, cycleCost: 1 }),
       loadForecast: [500, 500, 3000, 3000],
     } as any);
-    assert.equal(p.currency, 'ct');
-    assert.equal(p.slots[0].importPrice, 10);
-    assert.match(p.slots[0].why, /charging 5 kW from the grid: import 10 ct, below the 37 ct import it replaces at/);
+    assert.equal(sitePlan.currency, 'ct');
+    assert.equal(sitePlan.slots[0].importPrice, 10);
+    assert.match(
+      sitePlan.slots[0].why,
+      /charging 5 kW from the grid: import 10 ct, below the 37 ct import it replaces at/,
+    );
   });
 
   it('slotMinutes splits hourly prices into quarter hours for quarter-hour forecasts', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([10, 30]),
       slotMinutes: 15,
       pvForecast: Array(8).fill(0),
       battery: battery(),
     } as any);
-    assert.equal(p.slots.length, 8);
+    assert.equal(sitePlan.slots.length, 8);
     assert.deepEqual(
-      p.slots.map((s) => s.price),
+      sitePlan.slots.map((s) => s.price),
       [10, 10, 10, 10, 30, 30, 30, 30],
     );
     assert.throws(
@@ -419,7 +421,7 @@ describe('site planner: validation names the field and the slot', () => {
 
 describe('site planner: what the plan says', () => {
   it('a hand-computed case: charge 1 h at 10, the load takes what was stored at 20 (81 % round trip)', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([10, 20]),
       loadForecast: [0, 20_000],
       battery: battery({
@@ -433,21 +435,21 @@ describe('site planner: what the plan says', () => {
       }),
     } as any);
     assert.deepEqual(
-      p.slots.map((s) => +s.energyStorage.value.toFixed(9)),
+      sitePlan.slots.map((s) => +s.energyStorage.value.toFixed(9)),
       [-10, 8.1],
     );
-    close(p.cost.total, 100 + (20 - 8.1) * 20); // 10 kWh at 10, then 11.9 kWh imported at 20
-    close(p.value!, 400 - p.cost.total);
+    close(sitePlan.cost.total, 100 + (20 - 8.1) * 20); // 10 kWh at 10, then 11.9 kWh imported at 20
+    close(sitePlan.value!, 400 - sitePlan.cost.total);
     assert.deepEqual(
-      p.slots.map((s) => +s.gridKW.toFixed(9)),
+      sitePlan.slots.map((s) => +s.gridKW.toFixed(9)),
       [10, 11.9],
     );
     assert.match(
-      p.slots[0].why,
+      sitePlan.slots[0].why,
       /^charging 10 kW from the grid: import 10, below the 20 import it replaces at \d\d:\d\d$/,
     );
     assert.match(
-      p.slots[1].why,
+      sitePlan.slots[1].why,
       /^discharging 8.1 kW: replaces import at 20, above the 10 it was charged at \(\d\d:\d\d\)$/,
     );
   });
@@ -456,7 +458,7 @@ describe('site planner: what the plan says', () => {
     const prices = SAMPLE.slots.map((s: any) => ({ start: T0 + s.offsetMinutes * 60_000, value: s.price }));
     const pv = prices.map((_: unknown, k: number) => Math.max(0, 9000 * Math.sin(((k / 4 - 6) / 14) * Math.PI)));
     const load = prices.map((_: unknown, k: number) => 400 + (k >= 68 && k < 88 ? 2500 : 0));
-    const p = planSite({
+    const sitePlan = planSite({
       prices,
       priceUnit: 'EUR/MWh',
       importFormula: { fee: 0.15, vat: 1.19 },
@@ -465,17 +467,17 @@ describe('site planner: what the plan says', () => {
       battery: battery({ soc: 20, cycleCost: 0.01 }),
       site: { exportLimitW: 3000, peakCost: 0.3 },
     } as any);
-    assert.ok(p.slots.some((s) => /PV curtailed .*\(export (limit|costs)/.test(s.why)));
-    assert.ok(p.slots.some((s) => /^charging .* from PV: export would pay/.test(s.why)));
-    assert.ok(p.slots.some((s) => /holds import at the [\d.]+ kW peak/.test(s.why)));
-    assert.ok(p.slots.every((s) => s.exportKW <= 3 + 1e-9));
-    close(p.cost.peak, 0.3 * p.peakImportKW);
-    assert.ok(p.value! > 0, `the battery saves ${p.value}`);
-    assert.ok(p.solver.gap <= 1e-9 * Math.abs(p.cost.total) + 1e-12);
+    assert.ok(sitePlan.slots.some((s) => /PV curtailed .*\(export (limit|costs)/.test(s.why)));
+    assert.ok(sitePlan.slots.some((s) => /^charging .* from PV: export would pay/.test(s.why)));
+    assert.ok(sitePlan.slots.some((s) => /holds import at the [\d.]+ kW peak/.test(s.why)));
+    assert.ok(sitePlan.slots.every((s) => s.exportKW <= 3 + 1e-9));
+    close(sitePlan.cost.peak, 0.3 * sitePlan.peakImportKW);
+    assert.ok(sitePlan.value! > 0, `the battery saves ${sitePlan.value}`);
+    assert.ok(sitePlan.solver.gap <= 1e-9 * Math.abs(sitePlan.cost.total) + 1e-12);
   });
 
   it('a socTarget is met at its boundary and a charge for it says so; one before the plan is passed', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([30, 30, 30, 30], Q),
       loadForecast: [0, 0, 0, 0],
       battery: battery({
@@ -486,22 +488,22 @@ describe('site planner: what the plan says', () => {
         ],
       }),
     } as any);
-    assert.ok(p.slots[2].socEnd >= 50 - 1e-9);
-    assert.deepEqual(p.targets, [{ soc: 50, time: T0 + 3 * Q, at: T0 + 3 * Q }]);
-    assert.ok(p.slots.some((s) => /to reach 50 % by \d\d:\d\d \(battery.socTarget\[0\]\)/.test(s.why)));
+    assert.ok(sitePlan.slots[2].socEnd >= 50 - 1e-9);
+    assert.deepEqual(sitePlan.targets, [{ soc: 50, time: T0 + 3 * Q, at: T0 + 3 * Q }]);
+    assert.ok(sitePlan.slots.some((s) => /to reach 50 % by \d\d:\d\d \(battery.socTarget\[0\]\)/.test(s.why)));
   });
 
   it('a target reached only at full power all the way (no slack for rounding), and SOC kept across a gap', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([30, 30, 30, 30], Q),
       loadForecast: [0, 0, 0, 0],
       battery: battery({ soc: 20, chargeEfficiency: 1, socTarget: { soc: 70, time: T0 + 4 * Q } }),
     } as any);
     assert.deepEqual(
-      p.slots.map((s) => s.energyStorage.value),
+      sitePlan.slots.map((s) => s.energyStorage.value),
       [-5, -5, -5, -5],
     );
-    close(p.slots[3].socEnd, 70);
+    close(sitePlan.slots[3].socEnd, 70);
     const gap = planSite({
       prices: [...slotsOf([10], H), { start: T0 + 3 * H, end: T0 + 4 * H, price: 50 }],
       loadForecast: [0, 4000],
@@ -516,14 +518,14 @@ describe('site planner: what the plan says', () => {
   });
 
   it('never charges and discharges at once, even when import pays: it charges, then curtails and imports at the paid price', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([-50, -50, -50, 10], H),
       loadForecast: [0, 0, 0, 0],
       battery: battery({ soc: 80, efficiency: 0.8 }),
     } as any);
-    assert.ok(p.slots.every((s) => Math.min(s.chargeKW, s.dischargeKW) === 0));
-    assert.ok(p.slots.every((s) => !/at once/.test(s.why)));
-    assert.ok(p.slots.slice(0, 3).some((s) => s.chargeKW > 0) && p.slots[3].dischargeKW > 0);
+    assert.ok(sitePlan.slots.every((s) => Math.min(s.chargeKW, s.dischargeKW) === 0));
+    assert.ok(sitePlan.slots.every((s) => !/at once/.test(s.why)));
+    assert.ok(sitePlan.slots.slice(0, 3).some((s) => s.chargeKW > 0) && sitePlan.slots[3].dischargeKW > 0);
     const positive = planSite({
       prices: slotsOf([1, 1, 1, 10], H),
       loadForecast: [0, 0, 0, 0],
@@ -539,44 +541,44 @@ describe('site planner: what the plan says', () => {
       importPrice: v / 100,
       exportPrice: 0.08,
     }));
-    const p = planSite({
+    const sitePlan = planSite({
       prices,
       loadForecast: [500, 500, 500, 500],
       pvForecast: [0, 0, 0, 0],
       battery: battery({ soc: 10 }),
     } as any);
-    assert.ok(p.slots.every((s) => Math.min(s.importKW, s.exportKW) === 0));
-    assert.ok(p.slots[0].chargeKW > 0, 'charges at 5 ct to sell at 8 ct or save 30 ct later');
-    assert.ok(p.slots[2].dischargeKW > 0 || p.slots[3].dischargeKW > 0);
+    assert.ok(sitePlan.slots.every((s) => Math.min(s.importKW, s.exportKW) === 0));
+    assert.ok(sitePlan.slots[0].chargeKW > 0, 'charges at 5 ct to sell at 8 ct or save 30 ct later');
+    assert.ok(sitePlan.slots[2].dischargeKW > 0 || sitePlan.slots[3].dischargeKW > 0);
   });
 
   it('now drops slots that ended with their forecasts, and the slot in progress starts now', () => {
-    const p = planSite({
+    const sitePlan = planSite({
       prices: slotsOf([10, 20, 30, 40], Q),
       loadForecast: [1000, 2000, 3000, 4000],
       now: T0 + Q + 60_000,
       battery: battery(),
     } as any);
-    assert.equal(p.slots.length, 3);
-    assert.equal(p.slots[0].start, T0 + Q + 60_000);
+    assert.equal(sitePlan.slots.length, 3);
+    assert.equal(sitePlan.slots[0].start, T0 + Q + 60_000);
     assert.deepEqual(
-      p.slots.map((s) => s.loadKW),
+      sitePlan.slots.map((s) => s.loadKW),
       [2, 3, 4],
     );
   });
 
   it('price-only with solver "lp": the exact optimum is worth at least the grid planner\'s (within its step), never much more', () => {
     for (let seed = 1; seed <= 30; seed++) {
-      const r = mulberry32(seed);
-      const prices = slotsOf(Array.from({ length: 24 }, () => Math.round((r() * 300 - 50) * 100) / 100));
+      const random = mulberry32(seed);
+      const prices = slotsOf(Array.from({ length: 24 }, () => Math.round((random() * 300 - 50) * 100) / 100));
       const input = {
         prices,
         priceUnit: 'EUR/MWh',
         battery: battery({
-          capacityKWh: 5 + r() * 50,
-          maxChargeKW: 1 + r() * 10,
-          soc: 10 + r() * 80,
-          efficiency: 0.8 + r() * 0.2,
+          capacityKWh: 5 + random() * 50,
+          maxChargeKW: 1 + random() * 10,
+          soc: 10 + random() * 80,
+          efficiency: 0.8 + random() * 0.2,
         }),
       };
       const dp = planFromPrices(input);
@@ -622,20 +624,20 @@ describe('planBattery: the price-only planner where the input is the same', () =
       { prices: [{ start: T0, price: 1 }], battery: battery() },
       'x',
     ]) {
-      let a = '';
-      let b = '';
+      let priceError = '';
+      let batteryError = '';
       try {
         planFromPrices(bad as any);
       } catch (e) {
-        a = String(e);
+        priceError = String(e);
       }
       try {
         planBattery(bad as any);
       } catch (e) {
-        b = String(e);
+        batteryError = String(e);
       }
-      assert.ok(a.length > 0);
-      assert.equal(b, a);
+      assert.ok(priceError.length > 0);
+      assert.equal(batteryError, priceError);
     }
   });
 

@@ -84,14 +84,14 @@ describe('portfolio: the site list forms', () => {
 
 describe('portfolio: the split', () => {
   it('in proportion to the weights, whole watts summing exactly to the total', () => {
-    const r = splitPower(100_000, [
+    const split = splitPower(100_000, [
       { weight: 10_000, capW: 10_000 },
       { weight: 30_000, capW: 30_000 },
       { weight: 60_000, capW: 60_000 },
     ]);
-    assert.deepEqual(r.partsW, [10_000, 30_000, 60_000]);
-    assert.equal(r.allocatedW, 100_000);
-    assert.equal(r.shortfallW, 0);
+    assert.deepEqual(split.partsW, [10_000, 30_000, 60_000]);
+    assert.equal(split.allocatedW, 100_000);
+    assert.equal(split.shortfallW, 0);
     const odd = splitPower(1000, [
       { weight: 1, capW: Infinity },
       { weight: 1, capW: Infinity },
@@ -103,32 +103,32 @@ describe('portfolio: the split', () => {
 
   it('charging keeps the sign; parts stay within each cap and what a capped site cannot take goes to the others', () => {
     // Weights 1:1:2, but the third may take only 10 kW: it takes 10 kW, the rest splits 1:1.
-    const r = splitPower(-50_000, [
+    const split = splitPower(-50_000, [
       { weight: 1, capW: 100_000 },
       { weight: 1, capW: 100_000 },
       { weight: 2, capW: 10_000 },
     ]);
-    assert.deepEqual(r.partsW, [-20_000, -20_000, -10_000]);
-    assert.equal(r.allocatedW, -50_000);
-    assert.equal(r.shortfallW, 0);
+    assert.deepEqual(split.partsW, [-20_000, -20_000, -10_000]);
+    assert.equal(split.allocatedW, -50_000);
+    assert.equal(split.shortfallW, 0);
   });
 
   it('reports the shortfall when the fleet cannot take the total; every site then at its cap', () => {
-    const r = splitPower(50_000, [
+    const split = splitPower(50_000, [
       { weight: 10_000, capW: 10_000 },
       { weight: 20_000, capW: 20_000 },
     ]);
-    assert.deepEqual(r.partsW, [10_000, 20_000]);
-    assert.equal(r.allocatedW, 30_000);
-    assert.equal(r.shortfallW, 20_000);
+    assert.deepEqual(split.partsW, [10_000, 20_000]);
+    assert.equal(split.allocatedW, 30_000);
+    assert.equal(split.shortfallW, 20_000);
   });
 
   it('a site of weight 0 takes nothing; all weights 0 leave the whole total short; a total of 0 gives every site 0 W', () => {
-    const r = splitPower(9_000, [
+    const split = splitPower(9_000, [
       { weight: 0, capW: 10_000 },
       { weight: 3, capW: 10_000 },
     ]);
-    assert.deepEqual(r.partsW, [0, 9_000]);
+    assert.deepEqual(split.partsW, [0, 9_000]);
     const none = splitPower(-5_000, [{ weight: 0, capW: 10_000 }]);
     assert.deepEqual([none.partsW, none.allocatedW, none.shortfallW], [[0], 0, 5_000]);
     assert.deepEqual(
@@ -144,19 +144,19 @@ describe('portfolio: the split', () => {
     let seed = 7;
     const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     for (let round = 0; round < 200; round++) {
-      const n = 1 + Math.floor(rnd() * 40);
-      const sites = Array.from({ length: n }, () => ({
+      const siteCount = 1 + Math.floor(rnd() * 40);
+      const sites = Array.from({ length: siteCount }, () => ({
         weight: rnd() < 0.1 ? 0 : rnd() * 100,
         capW: rnd() < 0.2 ? Infinity : Math.round(rnd() * 50_000),
       }));
       const total = (rnd() - 0.5) * 2_000_000 + rnd();
-      const r = splitPower(total, sites);
+      const split = splitPower(total, sites);
       const room = sum(sites.map((s) => (s.weight > 0 ? s.capW : 0)));
-      assert.ok(Math.abs(sum(r.partsW) - r.allocatedW) < 1e-9);
+      assert.ok(Math.abs(sum(split.partsW) - split.allocatedW) < 1e-9);
       if (room >= Math.abs(total))
-        assert.ok(Math.abs(r.allocatedW - total) <= 1, `round ${round}: ${r.allocatedW} vs ${total}`);
-      else assert.ok(Math.abs(Math.abs(r.allocatedW) + r.shortfallW - Math.abs(total)) < 1e-6);
-      r.partsW.forEach((p, i) => {
+        assert.ok(Math.abs(split.allocatedW - total) <= 1, `round ${round}: ${split.allocatedW} vs ${total}`);
+      else assert.ok(Math.abs(Math.abs(split.allocatedW) + split.shortfallW - Math.abs(total)) < 1e-6);
+      split.partsW.forEach((p, i) => {
         assert.ok(Math.abs(p) <= sites[i].capW, `part ${p} over cap ${sites[i].capW}`);
         assert.ok(p === 0 || Math.sign(p) === Math.sign(total));
         if (sites[i].weight === 0) assert.equal(p, 0);
@@ -177,7 +177,7 @@ describe('fleet: bounded fan-out', () => {
   it('runs every item, at most `limit` at once, keeps the order, records failures per item', async () => {
     let running = 0;
     let most = 0;
-    const r = await mapBounded(
+    const mapped = await mapBounded(
       Array.from({ length: 50 }, (_, i) => i),
       4,
       async (i) => {
@@ -190,15 +190,15 @@ describe('fleet: bounded fan-out', () => {
       },
     );
     assert.equal(most, 4);
-    assert.equal(r.length, 50);
-    assert.deepEqual(r[5], { ok: true, value: 10 });
-    assert.equal(r.filter((x) => !x.ok).length, 5);
-    assert.equal((r[13] as { error: Error }).error.message, 'item 13');
+    assert.equal(mapped.length, 50);
+    assert.deepEqual(mapped[5], { ok: true, value: 10 });
+    assert.equal(mapped.filter((x) => !x.ok).length, 5);
+    assert.equal((mapped[13] as { error: Error }).error.message, 'item 13');
   });
 
   it('items not started when the signal aborts settle as not sent', async () => {
     const ctl = new AbortController();
-    const r = await mapBounded(
+    const mapped = await mapBounded(
       [1, 2, 3, 4],
       1,
       async (i) => {
@@ -208,7 +208,7 @@ describe('fleet: bounded fan-out', () => {
       { signal: ctl.signal, aborted: () => new Error('closed') },
     );
     assert.deepEqual(
-      r.map((x) => x.ok),
+      mapped.map((x) => x.ok),
       [true, true, false, false],
     );
   });

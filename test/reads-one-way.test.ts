@@ -1,5 +1,5 @@
 /**
- * Issue 11, "reads one way": a read is validated once, where it enters (the device-read
+ * Reads one way: a read is validated once, where it enters (the device-read
  * node, which names the msg field, or the client's and coalescer's public methods for code);
  * the coalescer and the client's trusted read path take the typed ReadRequest and send it as
  * given. Shown with inputs the validators refuse: the public methods refuse them and send
@@ -14,18 +14,18 @@ import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/sim
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 
 describe('reads one way: validated once, trusted after', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let client: EmsClient;
   before(async () => {
-    s = await startSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    simulator = await startSimulator({ frozen: true, startTime: Date.UTC(2026, 5, 1, 12) });
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
   });
   after(async () => {
-    c.close();
-    await s.close();
+    client.close();
+    await simulator.close();
   });
-  beforeEach(() => s.sim.clearLog());
-  const paths = () => s.sim.requestLog.map((e) => `${e.method} ${e.path} ${e.status}`);
+  beforeEach(() => simulator.sim.clearLog());
+  const paths = () => simulator.sim.requestLog.map((e) => `${e.method} ${e.path} ${e.status}`);
 
   it('validateReadRequest: the one check for code, naming deviceReference, property or properties', () => {
     assert.deepEqual(validateReadRequest('single', ` ${BAT} `, 'soc'), {
@@ -56,11 +56,11 @@ describe('reads one way: validated once, trusted after', () => {
     // A property name the validator refuses ("1soc" starts with a digit): the simulator answers 400 for it.
     const bad: ReadRequest<'map'> = { device: BAT, shape: 'map', properties: ['1soc'] };
     await assert.rejects(
-      c.getMeasurementsMap(BAT, ['1soc']),
+      client.getMeasurementsMap(BAT, ['1soc']),
       (e: unknown) => e instanceof ValidationError && e.field === 'properties[0]',
     );
     assert.deepEqual(paths(), [], 'the public method sent nothing');
-    await assert.rejects(c.read(bad), (e: unknown) => e instanceof ApiError && e.status === 400);
+    await assert.rejects(client.read(bad), (e: unknown) => e instanceof ApiError && e.status === 400);
     assert.deepEqual(
       paths(),
       [`GET /devices/${BAT}/measurements/map?properties=1soc 400`],
@@ -68,7 +68,7 @@ describe('reads one way: validated once, trusted after', () => {
     );
     // A device reference the validator refuses is still URL-encoded into the path, as any.
     await assert.rejects(
-      c.read({ device: 'no such/device', shape: 'single', properties: ['soc'] }),
+      client.read({ device: 'no such/device', shape: 'single', properties: ['soc'] }),
       (e: unknown) => e instanceof ApiError && e.status === 404,
     );
     assert.equal(paths()[1], 'GET /devices/no%20such%2Fdevice/measurement?property=soc 404');
@@ -77,20 +77,20 @@ describe('reads one way: validated once, trusted after', () => {
   it('the trusted path and the public methods send the same request for valid input', async () => {
     for (const shape of ['single', 'map', 'list'] as const) {
       const props = shape === 'single' ? ['soc'] : ['soc', 'totalEnergyConsumed'];
-      const trusted = await c.read({ device: BAT, shape, properties: props });
+      const trusted = await client.read({ device: BAT, shape, properties: props });
       const pub =
         shape === 'single'
-          ? await c.getMeasurement(BAT, 'soc')
+          ? await client.getMeasurement(BAT, 'soc')
           : shape === 'map'
-            ? await c.getMeasurementsMap(BAT, props)
-            : await c.getMeasurementsList(BAT, props);
+            ? await client.getMeasurementsMap(BAT, props)
+            : await client.getMeasurementsList(BAT, props);
       assert.deepEqual(trusted, pub);
     }
-    const p = paths();
-    assert.equal(p.length, 6);
-    for (let i = 0; i < 6; i += 2) assert.equal(p[i], p[i + 1]);
+    const logged = paths();
+    assert.equal(logged.length, 6);
+    for (let i = 0; i < 6; i += 2) assert.equal(logged[i], logged[i + 1]);
     assert.deepEqual(
-      p.filter((_, i) => i % 2 === 0),
+      logged.filter((_, i) => i % 2 === 0),
       [
         `GET /devices/${BAT}/measurement?property=soc 200`,
         `GET /devices/${BAT}/measurements/map?properties=soc,totalEnergyConsumed 200`,
@@ -100,7 +100,7 @@ describe('reads one way: validated once, trusted after', () => {
   });
 
   it('the coalescer trusts typed reads (lone, shared and merged) and validates only what code hands its public methods', async () => {
-    const reads = new ReadCoalescer(c, 5);
+    const reads = new ReadCoalescer(client, 5);
     try {
       // Lone: sent as given.
       await assert.rejects(
@@ -121,7 +121,7 @@ describe('reads one way: validated once, trusted after', () => {
       // Concurrent with a read in flight (the lead, sent at once), merged in one window: one list
       // request with the union; the bad name makes it fail (400), then each kind of read falls
       // back to its own request, sent as given.
-      s.sim.clearLog();
+      simulator.sim.clearLog();
       const lead = reads.read({ device: BAT, shape: 'single', properties: ['power'] });
       const [ok, bad] = await Promise.allSettled([
         reads.read({ device: BAT, shape: 'single', properties: ['soc'] }),
@@ -138,7 +138,7 @@ describe('reads one way: validated once, trusted after', () => {
         `GET /devices/${BAT}/measurements?properties=soc,1soc 400`,
       ]);
       // Shared: identical typed reads share one request.
-      s.sim.clearLog();
+      simulator.sim.clearLog();
       const req: ReadRequest<'map'> = { device: BAT, shape: 'map', properties: ['soc', 'power'] };
       const [a, b, c2] = await Promise.all([reads.read(req), reads.read(req), reads.read(req)]);
       assert.deepEqual(a, b);

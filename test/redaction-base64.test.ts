@@ -21,7 +21,7 @@ const CASES: Array<[string, string, string]> = [
 ];
 
 describe('redaction: a secret inside a longer base64 text, at each of the three alignments', () => {
-  const r = new Redactor([SECRET]);
+  const redactor = new Redactor([SECRET]);
   for (const [prefix, b64, masked] of CASES) {
     it(`alignment ${prefix.length % 3}: masks exactly the characters the secret determines (standard and URL-safe)`, () => {
       assert.equal(
@@ -29,8 +29,8 @@ describe('redaction: a secret inside a longer base64 text, at each of the three 
         `${prefix}${SECRET}","more":"text"}`,
         'the case is the base64 it says',
       );
-      assert.equal(r.text(b64), masked);
-      assert.equal(r.text(`echo ${urlSafe(b64)} end`), `echo ${urlSafe(masked)} end`);
+      assert.equal(redactor.text(b64), masked);
+      assert.equal(redactor.text(`echo ${urlSafe(b64)} end`), `echo ${urlSafe(masked)} end`);
       // What is left decodes to the prefix and the tail, never to part of the secret.
       const [before, after] = masked.split('***');
       assert.ok(!Buffer.from(before, 'base64').toString('latin1').includes(SECRET.slice(0, 2)));

@@ -44,48 +44,53 @@ describe('references: no dot segment reaches a path', () => {
 
   describe('the client and the read coalescer: nothing is sent', () => {
     let srv: CountingServer;
-    let c: EmsClient;
+    let client: EmsClient;
     before(async () => {
       srv = await startCounting();
-      c = new EmsClient({ baseUrl: srv.url, retries: 0 });
+      client = new EmsClient({ baseUrl: srv.url, retries: 0 });
     });
     after(async () => {
-      c.close();
+      client.close();
       await srv.close();
     });
 
     const day = { property: 'soc', start: Date.UTC(2026, 0, 1), end: Date.UTC(2026, 0, 2) };
     const CALLS: Array<[string, 'deviceReference' | 'siteReference', (ref: string) => Promise<unknown>]> = [
-      ['getMeasurement', 'deviceReference', (r) => c.getMeasurement(r, 'soc')],
-      ['getMeasurementsMap', 'deviceReference', (r) => c.getMeasurementsMap(r, 'soc,power')],
-      ['getMeasurementsList', 'deviceReference', (r) => c.getMeasurementsList(r, ['soc', 'power'])],
-      ['getTimeSeries', 'deviceReference', (r) => c.getTimeSeries(r, day)],
-      ['getTimeSeriesRange', 'deviceReference', (r) => c.getTimeSeriesRange(r, day)],
+      ['getMeasurement', 'deviceReference', (r) => client.getMeasurement(r, 'soc')],
+      ['getMeasurementsMap', 'deviceReference', (r) => client.getMeasurementsMap(r, 'soc,power')],
+      ['getMeasurementsList', 'deviceReference', (r) => client.getMeasurementsList(r, ['soc', 'power'])],
+      ['getTimeSeries', 'deviceReference', (r) => client.getTimeSeries(r, day)],
+      ['getTimeSeriesRange', 'deviceReference', (r) => client.getTimeSeriesRange(r, day)],
       [
         'steer',
         'siteReference',
-        (r) => c.steer(r, { energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }),
+        (r) => client.steer(r, { energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() }),
       ],
-      ['steerEss', 'siteReference', (r) => c.steerEss(r, { setting: { value: 1, unit: 'kW' }, validUntil: until() })],
+      [
+        'steerEss',
+        'siteReference',
+        (r) => client.steerEss(r, { setting: { value: 1, unit: 'kW' }, validUntil: until() }),
+      ],
       [
         'steerCurtailment',
         'siteReference',
-        (r) => c.steerCurtailment(r, { productionCurtailment: { value: 50, unit: '%' }, validUntil: until() } as never),
+        (r) =>
+          client.steerCurtailment(r, { productionCurtailment: { value: 50, unit: '%' }, validUntil: until() } as never),
       ],
       [
         'steerGridTarget',
         'siteReference',
-        (r) => c.steerGridTarget(r, { target: { value: 0, unit: 'W' }, validUntil: until() } as never),
+        (r) => client.steerGridTarget(r, { target: { value: 0, unit: 'W' }, validUntil: until() } as never),
       ],
       [
         'steerGridLimits',
         'siteReference',
-        (r) => c.steerGridLimits(r, { maxImport: { value: 5, unit: 'kW' }, validUntil: until() } as never),
+        (r) => client.steerGridLimits(r, { maxImport: { value: 5, unit: 'kW' }, validUntil: until() } as never),
       ],
-      ['cancelGridTarget', 'siteReference', (r) => c.cancelGridTarget(r)],
-      ['coalescer measurement', 'deviceReference', (r) => new ReadCoalescer(c, 2).measurement(r, 'soc')],
-      ['coalescer map', 'deviceReference', (r) => new ReadCoalescer(c, 2).map(r, 'soc,power')],
-      ['coalescer list', 'deviceReference', (r) => new ReadCoalescer(c, 2).list(r, ['power', 'soc'])],
+      ['cancelGridTarget', 'siteReference', (r) => client.cancelGridTarget(r)],
+      ['coalescer measurement', 'deviceReference', (r) => new ReadCoalescer(client, 2).measurement(r, 'soc')],
+      ['coalescer map', 'deviceReference', (r) => new ReadCoalescer(client, 2).map(r, 'soc,power')],
+      ['coalescer list', 'deviceReference', (r) => new ReadCoalescer(client, 2).list(r, ['power', 'soc'])],
     ];
     for (const [name, field, call] of CALLS) {
       it(`${name} refuses ".", "..", ".x" (${field}) without a request`, async () => {
@@ -111,7 +116,7 @@ describe('references: no dot segment reaches a path', () => {
         '/devices/..;x/measurement',
       ]) {
         await assert.rejects(
-          c.raw('GET', path),
+          client.raw('GET', path),
           (e: unknown) => e instanceof ValidationError && /a "\." or "\.\." segment|an encoded dot/.test(e.message),
           path,
         );
@@ -129,7 +134,7 @@ describe('references: no dot segment reaches a path', () => {
           e.field === field &&
           /must not be "\.\.?" \(a URL resolves it as a path step\)/.test(e.message);
         await assert.rejects(
-          c.read({ shape: 'single', device: ref, properties: ['soc'] } as never),
+          client.read({ shape: 'single', device: ref, properties: ['soc'] } as never),
           dotStep('deviceReference'),
           `read(${ref})`,
         );
@@ -146,7 +151,7 @@ describe('references: no dot segment reaches a path', () => {
     });
 
     it('the same calls with a valid reference do reach the server (the counting above counts)', async () => {
-      await c.getMeasurement('dvc_a', 'soc').catch(() => undefined);
+      await client.getMeasurement('dvc_a', 'soc').catch(() => undefined);
       assert.deepEqual(
         srv.requests.map((r) => r.url),
         ['/devices/dvc_a/measurement?property=soc'],

@@ -17,20 +17,20 @@ describe('reliability 1: reads under faults', function () {
   this.timeout(150_000);
   useRuntime();
   const crashes = useCrashWatch();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   before(async () => {
-    s = await startSimulator({
+    simulator = await startSimulator({
       seed: 7,
       faults: { rate500: 0.2, rate429: 0.1, retryAfterSeconds: 1, resetRate: 0.05, latencyMs: [0, 200] },
     });
   });
   after(async () => {
-    await s.close();
+    await simulator.close();
   });
 
   it('answers every one of 2,000 reads exactly once, 99 % or more with data', async () => {
     await helper.load(NODES, [
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 5, concurrency: 6 },
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: simulator.url, simulator: false, retries: 5, concurrency: 6 },
       {
         id: 'n',
         type: 'ems-device-read',
@@ -46,14 +46,14 @@ describe('reliability 1: reads under faults', function () {
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
       { id: 'caught', type: 'helper' },
     ]);
-    const n = helper.getNode('n');
+    const node = helper.getNode('n');
     const out = new Inbox(helper.getNode('out'));
     const caught = new Inbox(helper.getNode('caught'));
     const started = Date.now();
     // Bursts of 100 (as an inject fanning out would send them); the next burst when this one is answered.
     for (let sent = 0; sent < TOTAL; sent += BURST) {
       for (let i = sent; i < sent + BURST; i++)
-        n.receive({ _msgid: `m${i}`, seq: i, deviceReference: DEVICES[i % DEVICES.length] });
+        node.receive({ _msgid: `m${i}`, seq: i, deviceReference: DEVICES[i % DEVICES.length] });
       await until(
         [out, caught],
         () => out.msgs.length + caught.msgs.length >= sent + BURST,
@@ -76,7 +76,7 @@ describe('reliability 1: reads under faults', function () {
     for (const m of caught.msgs) assert.match(m.error.message, /HTTP (500|429)|ECONNRESET|connection failed/);
     assert.ok(out.msgs.length >= TOTAL * 0.99, `${out.msgs.length} of ${TOTAL} succeeded`);
     assert.deepEqual(crashes.events, []);
-    const stats = s.sim.stats();
+    const stats = simulator.sim.stats();
     console.log(
       `      ${out.msgs.length}/${TOTAL} ok, ${caught.msgs.length} errors, ${stats.requests} HTTP requests (faults: ${JSON.stringify(stats.faults)}), ${seconds.toFixed(1)} s`,
     );

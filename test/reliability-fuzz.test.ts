@@ -136,12 +136,12 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
   this.timeout(180_000);
   useRuntime();
   const crashes = useCrashWatch();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   before(async () => {
-    s = await startSimulator({ seed: 5 });
+    simulator = await startSimulator({ seed: 5 });
   });
   after(async () => {
-    await s.close();
+    await simulator.close();
   });
 
   const nodes: Record<string, Record<string, unknown>> = {
@@ -186,19 +186,19 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
     it(`${name}: 2,000 arbitrary messages, each one output or one error naming a field`, async () => {
       const protoKeys = Object.getOwnPropertyNames(Object.prototype);
       await helper.load(NODES, [
-        { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 0 },
+        { id: 'cfg', type: 'ems-partner-config', baseUrl: simulator.url, simulator: false, retries: 0 },
         { id: 'n', z: 'f', x: 100, y: 100, server: 'cfg', wires: [['out']], ...node },
         { id: 'f', type: 'tab' },
         { id: 'out', z: 'f', type: 'helper' },
         { id: 'c', z: 'f', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
         { id: 'caught', z: 'f', type: 'helper' },
       ]);
-      const n = helper.getNode('n');
+      const fuzzNode = helper.getNode('n');
       const out = new Inbox(helper.getNode('out'));
       const caught = new Inbox(helper.getNode('caught'));
       const msgs = fc.sample(arbitraries[name], { numRuns: PER_NODE, seed: 1234 });
       for (let i = 0; i < msgs.length; i += CHUNK) {
-        msgs.slice(i, i + CHUNK).forEach((m, k) => n.receive({ ...m, seq: i + k }));
+        msgs.slice(i, i + CHUNK).forEach((m, k) => fuzzNode.receive({ ...m, seq: i + k }));
         await until(
           [out, caught],
           () => out.msgs.length + caught.msgs.length >= Math.min(i + CHUNK, msgs.length),
@@ -219,7 +219,7 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
       assert.deepEqual(crashes.events, []);
       // Node-RED keeps running: a good message still gets a good answer.
       const good = { read: {}, series: {}, steer: { payload: -10 } }[name];
-      n.receive({ ...good, seq: 'good' });
+      fuzzNode.receive({ ...good, seq: 'good' });
       await until(
         [out, caught],
         () => [...out.msgs, ...caught.msgs].some((m) => m.seq === 'good'),
@@ -264,7 +264,7 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
         .map(([from, back]) => ({ payload: { energyStorage: 5, validFrom: from, validUntil: from - back } })),
     );
     await helper.load(NODES, [
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false },
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: simulator.url, simulator: false },
       {
         id: 'n',
         type: 'ems-site-steer',
@@ -285,7 +285,7 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
       { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
       { id: 'caught', type: 'helper' },
     ]);
-    const before = s.sim.requestsReceived;
+    const before = simulator.sim.requestsReceived;
     const msgs = fc.sample(unsafe, { numRuns: 500, seed: 99 });
     const out = new Inbox(helper.getNode('out'));
     const caught = new Inbox(helper.getNode('caught'));
@@ -296,7 +296,7 @@ describe('reliability 3 and 6: fuzzing and safety', function () {
     );
     await caught.count(500, 30_000, 'refusals');
     assert.equal(out.msgs.length, 0);
-    assert.equal(s.sim.requestsReceived, before, 'nothing reached the simulator');
+    assert.equal(simulator.sim.requestsReceived, before, 'nothing reached the simulator');
     const reasons = caught.msgs.map((m) => m.error.message as string);
     assert.ok(
       reasons.every((r) =>

@@ -67,21 +67,21 @@ describe('reliability 2: ordered steering under faults', function () {
   this.timeout(240_000);
   useRuntime();
   const crashes = useCrashWatch();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   before(async () => {
-    s = await startSimulator({
+    simulator = await startSimulator({
       seed: 11,
       sites: SITES,
       faults: { rate429: 0.15, rate503: 0.15, resetRate: 0.05, retryAfterSeconds: 0, latencyMs: [0, 50] },
     });
   });
   after(async () => {
-    await s.close();
+    await simulator.close();
   });
 
   it('300 random sequences: every message answered, final state = sequential application, zero mismatches', async () => {
     const flow: object[] = [
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, retries: 15, concurrency: 6 },
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: simulator.url, simulator: false, retries: 15, concurrency: 6 },
     ];
     SITES.forEach((site, i) =>
       flow.push(
@@ -112,7 +112,7 @@ describe('reliability 2: ordered steering under faults', function () {
     const base = Date.now() + 60 * 60_000;
     let mismatches = 0;
     let messages = 0;
-    const sentBefore = s.sim.stats().requests;
+    const sentBefore = simulator.sim.stats().requests;
     await Promise.all(
       SITES.map(async (site, i) => {
         const node = helper.getNode(`n${i}`);
@@ -149,15 +149,15 @@ describe('reliability 2: ordered steering under faults', function () {
           messages += msgs.length;
           history.push(...msgs);
           const want = expected(history);
-          const got = s.sim.steeringState(site.siteReference).components as Record<string, Comp | null>;
+          const got = simulator.sim.steeringState(site.siteReference).components as Record<string, Comp | null>;
           for (const name of Object.keys(want)) {
-            const g = got[name] && {
+            const actual = got[name] && {
               value: got[name]!.value,
               ...(got[name]!.unit !== undefined && { unit: got[name]!.unit }),
               validUntil: got[name]!.validUntil,
             };
             try {
-              assert.deepEqual(g, want[name]);
+              assert.deepEqual(actual, want[name]);
             } catch {
               mismatches++;
             }
@@ -165,19 +165,19 @@ describe('reliability 2: ordered steering under faults', function () {
         }
       }),
     );
-    const requests = s.sim.stats().requests - sentBefore;
+    const requests = simulator.sim.stats().requests - sentBefore;
     console.log(
-      `      ${ROUNDS * SITES.length} sequences, ${messages} messages, ${requests} steering requests sent (faults: ${JSON.stringify(s.sim.stats().faults)}), mismatches ${mismatches}`,
+      `      ${ROUNDS * SITES.length} sequences, ${messages} messages, ${requests} steering requests sent (faults: ${JSON.stringify(simulator.sim.stats().faults)}), mismatches ${mismatches}`,
     );
     assert.equal(mismatches, 0);
     assert.deepEqual(crashes.events, []);
   });
 
   it('a burst of 100 slider moves sends at most 2 requests and ends at the last value', async () => {
-    s.sim.setFaults({});
-    s.sim.clearLog();
+    simulator.sim.setFaults({});
+    simulator.sim.clearLog();
     await helper.load(NODES, [
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false },
+      { id: 'cfg', type: 'ems-partner-config', baseUrl: simulator.url, simulator: false },
       {
         id: 'n',
         type: 'ems-site-steer',
@@ -196,8 +196,8 @@ describe('reliability 2: ordered steering under faults', function () {
     const out = new Inbox(helper.getNode('out'));
     for (let v = 1; v <= 100; v++) helper.getNode('n').receive({ payload: v });
     const msgs = await out.count(100, 20_000);
-    assert.equal(s.sim.requestLog.filter((e) => e.route.includes('steering')).length <= 2, true);
-    assert.equal(s.sim.steeringState(SITES[0].siteReference).components.energyStorageSetting!.value, 100);
+    assert.equal(simulator.sim.requestLog.filter((e) => e.route.includes('steering')).length <= 2, true);
+    assert.equal(simulator.sim.steeringState(SITES[0].siteReference).components.energyStorageSetting!.value, 100);
     assert.ok(msgs.filter((m) => m.merged).length >= 98, 'merged messages say so');
   });
 });

@@ -17,37 +17,37 @@ const SECRET = 'Cl1ent-SECRET-987654zyx';
 describe('reliability 4: secrets stay in credentials', function () {
   this.timeout(60_000);
   useRuntime();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   before(async () => {
-    s = await startSimulator({
+    simulator = await startSimulator({
       apiKey: KEY,
       oauth: { clientId: 'partner', clientSecret: SECRET },
       faults: { rate500: 0.2, rate429: 0.1, retryAfterSeconds: 0, resetRate: 0.05 },
     });
   });
   after(async () => {
-    await s.close();
+    await simulator.close();
   });
 
   it('never shows a key, token or secret in export, log, status, messages or errors', async () => {
     const configs = [
-      { id: 'h', type: 'ems-partner-config', baseUrl: s.url, authType: 'header', retries: 1 },
-      { id: 'b', type: 'ems-partner-config', baseUrl: s.url, authType: 'bearer', retries: 1 },
+      { id: 'h', type: 'ems-partner-config', baseUrl: simulator.url, authType: 'header', retries: 1 },
+      { id: 'b', type: 'ems-partner-config', baseUrl: simulator.url, authType: 'bearer', retries: 1 },
       {
         id: 'o',
         type: 'ems-partner-config',
-        baseUrl: s.url,
+        baseUrl: simulator.url,
         authType: 'oauth2',
-        tokenUrl: `${s.url}/oauth/token`,
+        tokenUrl: `${simulator.url}/oauth/token`,
         clientId: 'partner',
         retries: 1,
       },
       {
         id: 'w',
         type: 'ems-partner-config',
-        baseUrl: s.url,
+        baseUrl: simulator.url,
         authType: 'oauth2',
-        tokenUrl: `${s.url}/oauth/token`,
+        tokenUrl: `${simulator.url}/oauth/token`,
         clientId: 'partner',
         retries: 1,
       },
@@ -143,18 +143,25 @@ describe('reliability 5: shutdown while busy', function () {
   this.timeout(60_000);
   useRuntime();
   const crashes = useCrashWatch();
-  let s: StartedSimulator;
+  let simulator: StartedSimulator;
   before(async () => {
-    s = await startSimulator({ faults: { latencyMs: [300, 300] } });
+    simulator = await startSimulator({ faults: { latencyMs: [300, 300] } });
   });
   after(async () => {
-    await s.close();
+    await simulator.close();
   });
 
   it('redeploy with 200 reads and a renewing signal in flight: nothing sent afterwards, no timer left, signal not extended', async () => {
     const ours = watchTimers();
     await helper.load(NODES, [
-      { id: 'cfg', type: 'ems-partner-config', baseUrl: s.url, simulator: false, coalesceMs: 0, concurrency: 4 },
+      {
+        id: 'cfg',
+        type: 'ems-partner-config',
+        baseUrl: simulator.url,
+        simulator: false,
+        coalesceMs: 0,
+        concurrency: 4,
+      },
       {
         id: 'r',
         type: 'ems-device-read',
@@ -201,20 +208,20 @@ describe('reliability 5: shutdown while busy', function () {
       0,
       () => '',
     );
-    const before = s.sim.requestsReceived;
+    const before = simulator.sim.requestsReceived;
     await helper.unload(); // redeploy: the nodes close
     await new Promise((r) => setImmediate(r)); // async_hooks reports cleared timers a turn later
     await new Promise((r) => setImmediate(r));
     const leftAtClose = ours.pending();
-    const atClose = s.sim.requestsReceived;
+    const atClose = simulator.sim.requestsReceived;
     const outputsAtClose = out.msgs.length;
     // Wait past the moment the renewal and the next poll would have gone out, then look.
     await new Promise((r) => setTimeout(r, Math.max(0, validUntil - Date.now()) + 500));
     assert.ok(atClose - before <= 4, 'only requests already on the wire (at most `concurrency`) arrived while closing');
-    assert.equal(s.sim.requestsReceived, atClose, 'nothing was sent after close');
+    assert.equal(simulator.sim.requestsReceived, atClose, 'nothing was sent after close');
     assert.equal(out.msgs.length, outputsAtClose, 'a closed node sent no message');
     assert.equal(
-      s.sim.steeringState(COM.siteReference).components.energyStorageSetting,
+      simulator.sim.steeringState(COM.siteReference).components.energyStorageSetting,
       null,
       'the signal expired: not extended',
     );

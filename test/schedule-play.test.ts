@@ -1,5 +1,5 @@
 /**
- * Issue 13, playing a schedule (runtime/schedule-player.ts): the player runs on a
+ * Playing a schedule (runtime/schedule-player.ts): the player runs on a
  * @sinonjs/fake-timers clock (its `now` and timers injected, as is the steering queue's `now`),
  * and sends through the real SteeringQueue and EmsClient to the simulator on 127.0.0.1:0,
  * whose clock is frozen and moved in step with the fake one: the simulator's request log then
@@ -37,8 +37,8 @@ const q = (i: number, extra: Record<string, unknown>) => ({
 const steerRoute = /^POST \/sites\/:ref\/steering/;
 
 describe('schedule: playing', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let client: EmsClient;
   let clock: ReturnType<typeof FakeTimers.createClock>;
   let q0: SteeringQueue;
   let inflight: Array<Promise<unknown>>;
@@ -47,26 +47,26 @@ describe('schedule: playing', () => {
   let saved: PlayerState | undefined;
 
   beforeEach(async () => {
-    s = await startSimulator({ frozen: true, startTime: T0 - 2 * MINUTE_MS });
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    simulator = await startSimulator({ frozen: true, startTime: T0 - 2 * MINUTE_MS });
+    client = new EmsClient({ baseUrl: simulator.url, retries: 0 });
     clock = FakeTimers.createClock(T0 - 2 * MINUTE_MS);
-    q0 = new SteeringQueue(c, { maxValidityMs: 1440 * MINUTE_MS, now: () => clock.now });
+    q0 = new SteeringQueue(client, { maxValidityMs: 1440 * MINUTE_MS, now: () => clock.now });
     inflight = [];
     events = [];
     sent = [];
     saved = undefined;
   });
   afterEach(async () => {
-    c.close();
-    await s.close();
+    client.close();
+    await simulator.close();
   });
 
   function player(): SchedulePlayer {
     return new SchedulePlayer({
       submit: (cmd) => {
-        const p = q0.submit(cmd);
-        inflight.push(p.catch(() => undefined));
-        return p;
+        const pending = q0.submit(cmd);
+        inflight.push(pending.catch(() => undefined));
+        return pending;
       },
       now: () => clock.now,
       timers: clock,
@@ -91,17 +91,17 @@ describe('schedule: playing', () => {
   async function step(p: SchedulePlayer): Promise<void> {
     const at = p.nextAt;
     assert.ok(at !== undefined, 'a timer is set');
-    s.sim.clock.advance(at - clock.now);
+    simulator.sim.clock.advance(at - clock.now);
     await clock.tickAsync(at - clock.now);
     await settle();
   }
   /** Moves both clocks by `ms` (no timer due in between). */
   async function wait(ms: number): Promise<void> {
-    s.sim.clock.advance(ms);
+    simulator.sim.clock.advance(ms);
     await clock.tickAsync(ms);
     await settle();
   }
-  const log = () => s.sim.requestLog.filter((e) => steerRoute.test(e.route));
+  const log = () => simulator.sim.requestLog.filter((e) => steerRoute.test(e.route));
 
   it('96 quarter hours: each run sent at its start with validUntil its end, one request per change of setting, one timer', async () => {
     // Runs of 8, 3, 1 and 12 slots, values cycling through five settings: 96 slots, 16 changes.
@@ -118,27 +118,27 @@ describe('schedule: playing', () => {
     );
     assert.equal(expected.length, 16);
 
-    const p = player();
-    p.play(runsFor(slots));
+    const schedulePlayer = player();
+    schedulePlayer.play(runsFor(slots));
     await settle();
     assert.equal(log().length, 0, "nothing before the first slot's start");
     assert.equal(clock.countTimers(), 1, 'one timer');
     const timers: number[] = [];
-    while (p.nextAt !== undefined) {
-      await step(p);
+    while (schedulePlayer.nextAt !== undefined) {
+      await step(schedulePlayer);
       timers.push(clock.countTimers());
     }
     assert.deepEqual(events, ['done']);
     const entries = log();
     assert.equal(entries.length, expected.length, 'one request per change of setting');
     for (const [k, [first, last]] of expected.entries()) {
-      const e = entries[k];
-      const body = e.body as { setting: { value: number; unit: string }; validUntil: number; validFrom?: number };
-      assert.equal(e.path, `/sites/${SITE}/steering/ess`);
-      assert.equal(e.status, 200);
-      assert.equal(e.time, T0 + first * QUARTER_HOUR_MS, `run ${k} sent at its start`);
+      const entry = entries[k];
+      const body = entry.body as { setting: { value: number; unit: string }; validUntil: number; validFrom?: number };
+      assert.equal(entry.path, `/sites/${SITE}/steering/ess`);
+      assert.equal(entry.status, 200);
+      assert.equal(entry.time, T0 + first * QUARTER_HOUR_MS, `run ${k} sent at its start`);
       assert.equal(body.validUntil, T0 + (last + 1) * QUARTER_HOUR_MS, `run ${k} valid until its end`);
-      assert.ok(e.time < body.validUntil, 'never sent after its end');
+      assert.ok(entry.time < body.validUntil, 'never sent after its end');
       assert.equal(body.validFrom, undefined, 'no validFrom');
       assert.deepEqual(body.setting, { value: perSlot[first], unit: 'kW' });
       assert.deepEqual(
@@ -156,26 +156,26 @@ describe('schedule: playing', () => {
 
   it('the slot in progress is sent at once, valid until its end; slots that ended are skipped without a word', async () => {
     await wait(2 * MINUTE_MS + 20 * MINUTE_MS); // T0 + 20 min: slot 0 ended, slot 1 in progress
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
+    const schedulePlayer = player();
+    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
     await settle();
     const [e] = log();
     assert.equal(log().length, 1);
     assert.equal(e.time, T0 + 20 * MINUTE_MS);
     assert.deepEqual((e.body as { setting: unknown }).setting, { value: 2, unit: 'kW' });
     assert.equal((e.body as { validUntil: number }).validUntil, T0 + 2 * QUARTER_HOUR_MS);
-    assert.equal(p.nextAt, T0 + 2 * QUARTER_HOUR_MS);
+    assert.equal(schedulePlayer.nextAt, T0 + 2 * QUARTER_HOUR_MS);
     assert.deepEqual(events, []);
   });
 
   it('a timer that fires after its slot ended sends nothing for it and says so; the next slot goes out', async () => {
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
-    await step(p); // slot 0
+    const schedulePlayer = player();
+    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
+    await step(schedulePlayer); // slot 0
     // The machine sleeps for 20 minutes: the clock jumps, the timer of slot 1 (due at its start)
     // fires 20 minutes late, at T0 + 35 min, after slot 1's end and within slot 2.
     clock.setSystemTime(T0 + 20 * MINUTE_MS);
-    s.sim.clock.advance(T0 + 35 * MINUTE_MS - s.sim.clock.now());
+    simulator.sim.clock.advance(T0 + 35 * MINUTE_MS - simulator.sim.clock.now());
     await clock.tickAsync(QUARTER_HOUR_MS);
     await settle();
     assert.equal(events.length, 1, events.join('; '));
@@ -190,18 +190,18 @@ describe('schedule: playing', () => {
   });
 
   it("a timer that fires early sends nothing before the slot's start: it waits the rest", async () => {
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: 1 })]));
+    const schedulePlayer = player();
+    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 })]));
     // The clock goes back a minute: the timer (due in 2 minutes) fires at T0 − 1 min.
     clock.setSystemTime(clock.now - MINUTE_MS);
     await clock.tickAsync(2 * MINUTE_MS);
     await settle();
     assert.equal(clock.now, T0 - MINUTE_MS);
     assert.equal(log().length, 0);
-    assert.equal(p.nextAt, T0);
+    assert.equal(schedulePlayer.nextAt, T0);
     assert.equal(clock.countTimers(), 1);
-    s.sim.clock.advance(MINUTE_MS);
-    await step(p);
+    simulator.sim.clock.advance(MINUTE_MS);
+    await step(schedulePlayer);
     assert.deepEqual(
       log().map((e) => e.time),
       [T0],
@@ -209,14 +209,14 @@ describe('schedule: playing', () => {
   });
 
   it('a schedule days ahead: the one timer waits at most a day at a time, then sends at the start', async () => {
-    const p = player();
+    const schedulePlayer = player();
     const start = T0 + 50 * 3_600_000;
-    p.play(runsFor([{ start, duration: 15, energyStorage: 7 }]));
+    schedulePlayer.play(runsFor([{ start, duration: 15, energyStorage: 7 }]));
     const waits: number[] = [];
     while (log().length === 0) {
       waits.push(clock.countTimers());
       const before = clock.now;
-      await step(p);
+      await step(schedulePlayer);
       assert.ok(clock.now - before <= 24 * 3_600_000, 'at most a day per wait');
     }
     assert.equal(log()[0].time, start);
@@ -224,8 +224,8 @@ describe('schedule: playing', () => {
   });
 
   it('components a slot does not set are left out; one request per steering type; a failure is reported and the next slot still goes', async () => {
-    const p = player();
-    p.play(
+    const schedulePlayer = player();
+    schedulePlayer.play(
       runsFor([
         q(0, { curtailment: 300 }),
         q(1, { energyStorage: -50, gridLimits: { upper: 100 } }),
@@ -234,9 +234,9 @@ describe('schedule: playing', () => {
       ]),
     );
     for (let i = 0; i < 4; i++) {
-      if (i === 2) s.sim.setFaults({ rate500: 1 });
-      if (i === 3) s.sim.setFaults({ rate500: 0 });
-      await step(p);
+      if (i === 2) simulator.sim.setFaults({ rate500: 1 });
+      if (i === 3) simulator.sim.setFaults({ rate500: 0 });
+      await step(schedulePlayer);
     }
     const ok = log().filter((e) => e.status === 200);
     assert.deepEqual(
@@ -264,16 +264,16 @@ describe('schedule: playing', () => {
   });
 
   it('replace: the new schedule from its first slot on; the old run in force is sent again cut there; nothing of the old after it', async () => {
-    const p = player();
+    const schedulePlayer = player();
     // Old: ESS −200 for two hours (one request until T0 + 2 h), then +100.
-    p.play(
+    schedulePlayer.play(
       runsFor([...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })]),
     );
-    await step(p);
+    await step(schedulePlayer);
     assert.equal((log()[0].body as { validUntil: number }).validUntil, T0 + 2 * 3_600_000);
     await wait(30 * MINUTE_MS);
     // New, from T0 + 1 h: ESS −50 for an hour.
-    p.play(
+    schedulePlayer.play(
       runsFor([
         q(4, { energyStorage: -50 }),
         q(5, { energyStorage: -50 }),
@@ -285,7 +285,7 @@ describe('schedule: playing', () => {
     assert.equal(log().length, 2, 'the old run in force, sent again at once');
     assert.equal(log()[1].time, T0 + 30 * MINUTE_MS);
     assert.deepEqual(log()[1].body, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 3_600_000 });
-    while (p.nextAt !== undefined) await step(p);
+    while (schedulePlayer.nextAt !== undefined) await step(schedulePlayer);
     assert.deepEqual(
       log()
         .slice(2)
@@ -300,28 +300,30 @@ describe('schedule: playing', () => {
   });
 
   it('replace with a first slot in progress: sent at once, unless it is exactly the request in force', async () => {
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
-    await step(p);
+    const schedulePlayer = player();
+    schedulePlayer.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
+    await step(schedulePlayer);
     await wait(5 * MINUTE_MS);
     // The same two slots again (an optimiser that resends): nothing to send.
-    p.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
+    schedulePlayer.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
     await settle();
     assert.equal(log().length, 1);
     // Another value for the slots in progress: sent at once.
-    p.play(runsFor([q(0, { energyStorage: -100 }), q(1, { energyStorage: -100 })]));
+    schedulePlayer.play(runsFor([q(0, { energyStorage: -100 }), q(1, { energyStorage: -100 })]));
     await settle();
     assert.equal(log().length, 2);
     assert.equal(log()[1].time, T0 + 5 * MINUTE_MS);
   });
 
   it('stop: nothing more is sent and no timer is left; the request in force runs out at its end', async () => {
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]));
-    await step(p);
-    assert.equal(p.stop(), true);
+    const schedulePlayer = player();
+    schedulePlayer.play(
+      runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]),
+    );
+    await step(schedulePlayer);
+    assert.equal(schedulePlayer.stop(), true);
     assert.equal(clock.countTimers(), 0);
-    assert.equal(p.current?.end, T0 + QUARTER_HOUR_MS);
+    assert.equal(schedulePlayer.current?.end, T0 + QUARTER_HOUR_MS);
     await wait(3 * QUARTER_HOUR_MS);
     assert.equal(log().length, 1);
     assert.deepEqual(saved, { runs: [], inForce: JSON.parse(JSON.stringify(sent[0].run)), stopped: true });
@@ -334,12 +336,14 @@ describe('schedule: playing', () => {
   });
 
   it('resume from the saved state: the run in force is not sent again, the next one at its start', async () => {
-    const p = player();
-    p.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]));
-    await step(p);
+    const schedulePlayer = player();
+    schedulePlayer.play(
+      runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]),
+    );
+    await step(schedulePlayer);
     await wait(5 * MINUTE_MS);
     const state = saved!;
-    await p.close();
+    await schedulePlayer.close();
     const again = player();
     assert.equal(again.resume(state), 0);
     await settle();

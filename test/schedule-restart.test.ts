@@ -1,5 +1,5 @@
 /**
- * Issue 13, "restarts lose nothing": an `ems-schedule` node keeps its schedule and what it sent
+ * Restarts lose nothing: an `ems-schedule` node keeps its schedule and what it sent
  * in its context store. Node-RED runs with two context stores (settings contextStorage): the
  * default `memory` and `file`, a localfilesystem store in a temporary directory. A restart is
  * Node-RED's own sequence: the flows stop (nodes close), the stores close; then a new runtime
@@ -14,12 +14,10 @@ import path from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import { packageTimers, nextPackageTimer } from './helpers/clock';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../src/protocol/time';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/simulator';
+import { startSimulator, type StartedSimulator } from '../src/simulator';
 import { NODES, callsOf, cfg, flow, helper, Inbox, turns, useRuntime } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
-const SITE = DEFAULT_SITES[0].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
 const q = (i: number, v: number) => ({
   start: T0 + i * QUARTER_HOUR_MS,
@@ -91,17 +89,17 @@ describe('ems-schedule: restarts with a file context store', () => {
   }
   /** The node's saved state in the store's file, once it passes `test` (the store writes in the background; real time, bounded). */
   async function stored(file: string, test: (v: any) => boolean): Promise<any> {
-    let v: any;
+    let content: any;
     for (let i = 0; i < 500; i++) {
       try {
-        v = JSON.parse(fs.readFileSync(file, 'utf8'))['ems-schedule'];
-        if (test(v)) return v;
+        content = JSON.parse(fs.readFileSync(file, 'utf8'))['ems-schedule'];
+        if (test(content)) return content;
       } catch {
         /* not written yet */
       }
       await new Promise((r) => realSetTimeout(r, 10));
     }
-    assert.fail(`the file store holds ${JSON.stringify(v)}`);
+    assert.fail(`the file store holds ${JSON.stringify(content)}`);
   }
   /** Sends a schedule to node `n` and waits until it took it. */
   async function accept(node: any, payload: unknown): Promise<void> {
@@ -112,9 +110,9 @@ describe('ems-schedule: restarts with a file context store', () => {
   /** Fires the node's one timer and waits for the request it sends. */
   async function step(out: Inbox): Promise<void> {
     assert.equal(packageTimers(clock), 1, 'one timer');
-    const n = out.msgs.length;
+    const before = out.msgs.length;
     await nextPackageTimer(clock);
-    await out.count(n + 1);
+    await out.count(before + 1);
     await turns();
   }
 

@@ -16,7 +16,6 @@ import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../src/sim
 import { NODES, callsOf, cfg, flow, helper, useRuntime } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const SITE = DEFAULT_SITES[0].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
 const q = (i: number, v: number) => ({
@@ -71,10 +70,10 @@ describe('ems-schedule: a stored schedule that cannot be read is kept, never wri
     },
     set(scope: string, key: string, value: unknown, cb: (e: unknown) => void) {
       if (key.startsWith('ems-schedule-unread')) return cb(new Error('disk full'));
-      const s = this.data.get(scope) ?? {};
-      if (value === undefined) delete s[key];
-      else s[key] = value;
-      this.data.set(scope, s);
+      const values = this.data.get(scope) ?? {};
+      if (value === undefined) delete values[key];
+      else values[key] = value;
+      this.data.set(scope, values);
       cb(null);
     },
     keys(scope: string, cb: (e: unknown, v?: string[]) => void) {
@@ -111,24 +110,24 @@ describe('ems-schedule: a stored schedule that cannot be read is kept, never wri
   // Each test has a node id of its own: a stopped node hands its state to the next node of its
   // id (a redeploy), which then does not read the store.
   let id = 'n';
-  let k = 0;
+  let nodeCount = 0;
   beforeEach(() => {
-    id = `n${++k}`;
+    id = `n${++nodeCount}`;
   });
   const file = () => path.join(dir, 'context', 'tab', `${id}.json`);
   /** The file store's content for node `n` once it passes `test` (it writes in the background; real time, bounded). */
   async function stored(test: (v: any) => boolean): Promise<any> {
-    let v: any;
+    let content: any;
     for (let i = 0; i < 500; i++) {
       try {
-        v = JSON.parse(fs.readFileSync(file(), 'utf8'));
-        if (test(v)) return v;
+        content = JSON.parse(fs.readFileSync(file(), 'utf8'));
+        if (test(content)) return content;
       } catch {
         /* not written yet */
       }
       await new Promise((r) => realSetTimeout(r, 10));
     }
-    assert.fail(`the file store holds ${JSON.stringify(v)?.slice(0, 300)}`);
+    assert.fail(`the file store holds ${JSON.stringify(content)?.slice(0, 300)}`);
   }
   /** Deploys the schedule node on `store` (the stores loaded first); resolves with its first error message. */
   async function deploy(store: string, extra: Record<string, unknown> = {}): Promise<{ node: any; error: string }> {

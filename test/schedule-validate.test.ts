@@ -1,5 +1,5 @@
 /**
- * Issue 13, the schedule's checks (protocol/schedule.ts): a schedule is checked as a whole;
+ * The schedule's checks (protocol/schedule.ts): a schedule is checked as a whole;
  * every refusal names the slot and the field; consecutive identical slots merge into runs, and
  * a run longer than maxValidity is split so every signal ends.
  */
@@ -87,22 +87,22 @@ describe('schedule: checks', () => {
   });
 
   it("{ slots, unit }: the unit of every number; the node's units otherwise", () => {
-    const a = parseSlots(
+    const inWatts = parseSlots(
       { slots: [q(0, { energyStorage: -5, curtailment: 7, gridLimits: { upper: 9 } })], unit: 'W' },
       S,
       T0,
     );
-    assert.deepEqual(a[0].setting, {
+    assert.deepEqual(inWatts[0].setting, {
       energyStorageSetting: { value: -5, unit: 'W' },
       productionCurtailment: { value: 7, unit: 'W' },
       gridLimits: { upperLimit: { value: 9, unit: 'W' } },
     });
-    const b = parseSlots(
+    const inNodeUnits = parseSlots(
       [q(0, { energyStorage: -5, curtailment: 40 })],
       { ...S, essUnit: 'MW', curtailmentUnit: '%' },
       T0,
     );
-    assert.deepEqual(b[0].setting, {
+    assert.deepEqual(inNodeUnits[0].setting, {
       energyStorageSetting: { value: -5, unit: 'MW' },
       productionCurtailment: { value: 40, unit: '%' },
     });
@@ -245,9 +245,9 @@ describe('schedule: runs', () => {
     );
 
   it('consecutive identical slots merge; a change, a gap or another unit starts a new run', () => {
-    const a = runsOf(slots([-200, -200, -200, -100, -100, 0]));
+    const merged = runsOf(slots([-200, -200, -200, -100, -100, 0]));
     assert.deepEqual(
-      a.map((r) => [r.first, r.last, (r.start - T0) / QUARTER_HOUR_MS, (r.end - T0) / QUARTER_HOUR_MS]),
+      merged.map((r) => [r.first, r.last, (r.start - T0) / QUARTER_HOUR_MS, (r.end - T0) / QUARTER_HOUR_MS]),
       [
         [0, 2, 0, 3],
         [3, 4, 3, 5],
@@ -255,31 +255,31 @@ describe('schedule: runs', () => {
       ],
     );
     assert.deepEqual(
-      a[0].slots.map((s) => s.index),
+      merged[0].slots.map((s) => s.index),
       [0, 1, 2],
     );
     // A gap (slot 2 missing): the slots around it stay apart.
-    const b = runsOf(
+    const apart = runsOf(
       parseSlots([q(0, { energyStorage: 5 }), q(1, { energyStorage: 5 }), q(3, { energyStorage: 5 })], S, T0),
     );
     assert.deepEqual(
-      b.map((r) => [r.first, r.last]),
+      apart.map((r) => [r.first, r.last]),
       [
         [0, 1],
         [2, 2],
       ],
     );
     // The same power in another unit is another setting (sent as given).
-    const c = runsOf(
+    const otherUnit = runsOf(
       parseSlots([q(0, { energyStorage: 1 }), q(1, { energyStorage: { value: 1000, unit: 'W' } })], S, T0),
     );
-    assert.equal(c.length, 2);
+    assert.equal(otherUnit.length, 2);
   });
 
   it('a run longer than maxValidity is split into runs of at most that length, each with its part of the slots', () => {
-    const r = runsOf(slots(Array(12).fill(-50)), 60 * MINUTE_MS);
+    const runs = runsOf(slots(Array(12).fill(-50)), 60 * MINUTE_MS);
     assert.deepEqual(
-      r.map((x) => [(x.start - T0) / MINUTE_MS, (x.end - T0) / MINUTE_MS, x.first, x.last]),
+      runs.map((x) => [(x.start - T0) / MINUTE_MS, (x.end - T0) / MINUTE_MS, x.first, x.last]),
       [
         [0, 60, 0, 3],
         [60, 120, 4, 7],
@@ -299,9 +299,9 @@ describe('schedule: runs', () => {
   });
 
   it('with now: slots that ended are left out, the one in progress stays whole', () => {
-    const r = runsOf(slots([1, 2, 3]), undefined, T0 + 20 * MINUTE_MS);
+    const runs = runsOf(slots([1, 2, 3]), undefined, T0 + 20 * MINUTE_MS);
     assert.deepEqual(
-      r.map((x) => [x.first, x.start - T0]),
+      runs.map((x) => [x.first, x.start - T0]),
       [
         [1, QUARTER_HOUR_MS],
         [2, 2 * QUARTER_HOUR_MS],
@@ -311,9 +311,9 @@ describe('schedule: runs', () => {
 
   it('a 96-slot day of hourly values: 24 runs, one per change of setting', () => {
     const values = Array.from({ length: 96 }, (_, i) => [-200, -100, 0, 100][Math.floor(i / 4) % 4]);
-    const r = runsOf(slots(values), 1440 * MINUTE_MS);
-    assert.equal(r.length, 24);
-    assert.ok(r.every((x) => x.end - x.start === 4 * QUARTER_HOUR_MS));
+    const runs = runsOf(slots(values), 1440 * MINUTE_MS);
+    assert.equal(runs.length, 24);
+    assert.ok(runs.every((x) => x.end - x.start === 4 * QUARTER_HOUR_MS));
   });
 
   it('a saved setting reads back equal, and is checked against the current limits', () => {

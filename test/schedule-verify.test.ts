@@ -1,5 +1,5 @@
 /**
- * The schedule node's delivery check (issue 13): with `verify` on, one report per slot on
+ * The schedule node's delivery check: with `verify` on, one report per slot on
  * output 2, against the simulator, in a real Node-RED runtime. Date is @sinonjs/fake-timers
  * (the simulator's clock follows it); the node's one timer runs on the delivery check's clock
  * (setDeliveryClock), the same fake clock, so `clock.countTimers()` counts the node's timers
@@ -18,7 +18,6 @@ import { DELIVERY_SITES as SITES } from './helpers/delivery-sites';
 import { Inbox, cfg, flow, helper, loadFlow, logged, turns, useRuntime, type Loaded } from './helpers/red';
 import { scheduleNode } from './helpers/schedule';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
 const q = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
@@ -57,8 +56,8 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       meterDevice: site.meter.deviceReference,
       ...extra,
     });
-    const f = await loadFlow(flow(node, cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }));
-    return { ...f, reports: new Inbox(helper.getNode('reports')) };
+    const loaded = await loadFlow(flow(node, cfg(sim.url), { id: 'reports', type: 'helper', wires: [] }));
+    return { ...loaded, reports: new Inbox(helper.getNode('reports')) };
   }
   async function accept(f: Loaded, msg: Record<string, unknown>): Promise<void> {
     const shown = f.status.wait((s) => /^(waiting:|slots? )/.test(s.text ?? ''), 10_000, 'the schedule accepted');
@@ -87,20 +86,22 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     }));
 
   it('a merged run reports each slot: partly as the battery empties, no once empty, yes when charged; the status adds the last verdict', async () => {
-    const f = await load();
-    await accept(f, { payload: [q(0, { energyStorage: 5 }), q(1, { energyStorage: 5 }), q(2, { energyStorage: -5 })] });
-    await step(f, 1, 0); // T0: slots 0-1 as one request
-    assert.deepEqual(f.out.msgs[0].slots, [0, 1]);
-    await step(f, 1, 1); // slot 0 ends
-    await step(f, 2, 2); // slot 1 ends; slot 2 sent
-    await step(f, 2, 3); // slot 2 ends: done
-    const Q = QUARTER_HOUR_MS;
-    assert.deepEqual(reports(f), [
-      { slots: [0], followed: 'partly', from: 0, until: Q },
-      { slots: [1], followed: 'no', from: Q, until: 2 * Q },
-      { slots: [2], followed: 'yes', from: 2 * Q, until: 3 * Q },
+    const loaded = await load();
+    await accept(loaded, {
+      payload: [q(0, { energyStorage: 5 }), q(1, { energyStorage: 5 }), q(2, { energyStorage: -5 })],
+    });
+    await step(loaded, 1, 0); // T0: slots 0-1 as one request
+    assert.deepEqual(loaded.out.msgs[0].slots, [0, 1]);
+    await step(loaded, 1, 1); // slot 0 ends
+    await step(loaded, 2, 2); // slot 1 ends; slot 2 sent
+    await step(loaded, 2, 3); // slot 2 ends: done
+    const quarter = QUARTER_HOUR_MS;
+    assert.deepEqual(reports(loaded), [
+      { slots: [0], followed: 'partly', from: 0, until: quarter },
+      { slots: [1], followed: 'no', from: quarter, until: 2 * quarter },
+      { slots: [2], followed: 'yes', from: 2 * quarter, until: 3 * quarter },
     ]);
-    const [r0, r1, r2] = f.reports.msgs;
+    const [r0, r1, r2] = loaded.reports.msgs;
     assert.deepEqual(
       [
         r0.topic,
@@ -126,58 +127,58 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       ],
     );
     assert.deepEqual(r2.payload.measured, { value: -5, unit: 'kW' });
-    const partly = f.status.all.find((s: any) => / · last: partly/.test(s.text));
+    const partly = loaded.status.all.find((s: any) => / · last: partly/.test(s.text));
     assert.match(
       partly.text,
-      new RegExp(`^slots 1–2/3 · ESS 5 kW until ${formatClock(T0 + 2 * Q)} · last: partly \\(3\\.\\d+ kW\\)$`),
+      new RegExp(`^slots 1–2/3 · ESS 5 kW until ${formatClock(T0 + 2 * quarter)} · last: partly \\(3\\.\\d+ kW\\)$`),
     );
     assert.ok(
-      f.status.all.some((s: any) => / · last: no \(0 kW\)$/.test(s.text)),
+      loaded.status.all.some((s: any) => / · last: no \(0 kW\)$/.test(s.text)),
       "the status showed slot 1's verdict",
     );
-    assert.equal(f.status.all.at(-1).text, 'done · last: yes (−5 kW)');
+    assert.equal(loaded.status.all.at(-1).text, 'done · last: yes (−5 kW)');
     // One reading per slot boundary within a run; the new run's window starts with a reading of its own
     // (shared with the old one's last when the request's answer came within the coalescing window).
     const reads = logged(sim, READS).length;
     assert.ok(reads >= 4 && reads <= 5, `${reads} readings`);
     assert.equal(clock.countTimers(), 0, 'done: no timer');
-    assert.equal(f.node.delivery.size, 0);
-    assert.equal(f.caught.msgs.length, 0);
+    assert.equal(loaded.node.delivery.size, 0);
+    assert.equal(loaded.caught.msgs.length, 0);
   });
 
   it('unknown: a failed end reading (HTTP 500) is reported with the reason and the slot, never yes', async () => {
-    const f = await load(SITES.ok);
-    await accept(f, { payload: [q(0, { energyStorage: -5 })] });
-    await step(f, 1, 0);
+    const loaded = await load(SITES.ok);
+    await accept(loaded, { payload: [q(0, { energyStorage: -5 })] });
+    await step(loaded, 1, 0);
     sim.sim.setFaults({ rate500: 1 });
-    await step(f, 1, 1);
-    const [rep] = f.reports.msgs;
+    await step(loaded, 1, 1);
+    const [rep] = loaded.reports.msgs;
     assert.deepEqual(rep.slots, [0]);
     assert.equal(rep.payload.followed, 'unknown');
     assert.match(rep.payload.reason, /^end reading failed: .*HTTP 500/);
     assert.deepEqual([rep.payload.measured, rep.payload.deviation], [null, null]);
-    assert.equal(f.status.all.at(-1).text, 'done · last: unknown');
-    assert.equal(f.caught.msgs.length, 0, 'a failed read is a report, not an error');
+    assert.equal(loaded.status.all.at(-1).text, 'done · last: unknown');
+    assert.equal(loaded.caught.msgs.length, 0, 'a failed read is a report, not an error');
   });
 
   it('a 96-slot day with verify on: one timer per node all along, one report per slot, one reading per boundary', async () => {
     const values = Array.from({ length: 96 }, (_, i) => [2, -2, 0, 0][Math.floor(i / 4) % 4]);
     const runs = values.filter((v, i) => i === 0 || values[i - 1] !== v).length;
-    const f = await load(SITES.ok);
-    await accept(f, { payload: values.map((v, i) => q(i, { energyStorage: v })) });
+    const loaded = await load(SITES.ok);
+    await accept(loaded, { payload: values.map((v, i) => q(i, { energyStorage: v })) });
     let sent = 1;
-    await step(f, sent, 0);
+    await step(loaded, sent, 0);
     for (let k = 0; k < 96; k++) {
       if (k < 95 && values[k + 1] !== values[k]) sent++;
-      await step(f, sent, k + 1);
+      await step(loaded, sent, k + 1);
     }
-    assert.equal(f.out.msgs.length, runs, 'one request per change of setting');
+    assert.equal(loaded.out.msgs.length, runs, 'one request per change of setting');
     assert.deepEqual(
-      f.reports.msgs.map((m: any) => m.slots),
+      loaded.reports.msgs.map((m: any) => m.slots),
       values.map((_, i) => [i]),
       'one report per slot, in order',
     );
-    const bad = f.reports.msgs
+    const bad = loaded.reports.msgs
       .filter((m: any) => m.payload.followed !== 'yes')
       .map((m: any) => [m.slots, m.payload.followed, m.payload.reason]);
     assert.deepEqual(bad, [], 'room to follow: every slot yes');
@@ -190,118 +191,118 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
   });
 
   it('stop: the windows of the request in force run to its end, with reports; then no timer', async () => {
-    const f = await load(SITES.ok);
-    await accept(f, {
+    const loaded = await load(SITES.ok);
+    await accept(loaded, {
       payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: -2 }), q(2, { energyStorage: 3 })],
     });
-    await step(f, 1, 0);
+    await step(loaded, 1, 0);
     await clock.tickAsync(5 * MINUTE_MS);
-    const stopped = f.status.wait((s) => /^stopped/.test(s.text));
-    f.send({ payload: 'stop' });
+    const stopped = loaded.status.wait((s) => /^stopped/.test(s.text));
+    loaded.send({ payload: 'stop' });
     await stopped;
-    await step(f, 1, 1);
-    await step(f, 1, 2);
+    await step(loaded, 1, 1);
+    await step(loaded, 1, 2);
     assert.deepEqual(
-      reports(f).map((r) => [r.slots, r.followed]),
+      reports(loaded).map((r) => [r.slots, r.followed]),
       [
         [[0], 'yes'],
         [[1], 'yes'],
       ],
     );
     assert.equal(clock.countTimers(), 0);
-    assert.equal(f.out.msgs.length, 1, 'nothing sent after the stop');
+    assert.equal(loaded.out.msgs.length, 1, 'nothing sent after the stop');
   });
 
   it('a new schedule mid-slot: the same slot asked the same keeps its window; another value ends it there (a report each)', async () => {
-    const f = await load(SITES.ok);
-    await accept(f, { payload: [0, 1, 2, 3].map((i) => q(i, { energyStorage: -2 })) });
-    await step(f, 1, 0);
+    const loaded = await load(SITES.ok);
+    await accept(loaded, { payload: [0, 1, 2, 3].map((i) => q(i, { energyStorage: -2 })) });
+    await step(loaded, 1, 0);
     await clock.tickAsync(5 * MINUTE_MS);
-    f.send({ payload: [q(-1, { energyStorage: 1 }), q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] }); // slot 0 (index 1 here) sent again, cut at its end
-    await f.out.count(2);
-    await f.node.delivery.settled();
+    loaded.send({ payload: [q(-1, { energyStorage: 1 }), q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] }); // slot 0 (index 1 here) sent again, cut at its end
+    await loaded.out.count(2);
+    await loaded.node.delivery.settled();
     await clock.tickAsync(MINUTE_MS);
-    f.send({ payload: [q(1, { energyStorage: 2 })] }); // replaces from slot 1: slot 1 at 2 kW
-    await step(f, 3, 1); // slot 0 ends (one window from T0); slot 1 sent
+    loaded.send({ payload: [q(1, { energyStorage: 2 })] }); // replaces from slot 1: slot 1 at 2 kW
+    await step(loaded, 3, 1); // slot 0 ends (one window from T0); slot 1 sent
     await clock.tickAsync(5 * MINUTE_MS);
-    f.send({ payload: [q(1, { energyStorage: -3 })] }); // slot 1 in progress, another value: its window ends now
-    await f.out.count(4);
-    await f.reports.count(2);
-    await f.node.delivery.settled();
-    await step(f, 4, 3);
+    loaded.send({ payload: [q(1, { energyStorage: -3 })] }); // slot 1 in progress, another value: its window ends now
+    await loaded.out.count(4);
+    await loaded.reports.count(2);
+    await loaded.node.delivery.settled();
+    await step(loaded, 4, 3);
     // slots: indices in the payload of the schedule whose request was in force (the window kept: the second's index 1;
     // the last two: slot 0 of one-slot schedules).
-    assert.deepEqual(reports(f), [
+    assert.deepEqual(reports(loaded), [
       { slots: [1], followed: 'yes', from: 0, until: QUARTER_HOUR_MS },
       { slots: [0], followed: 'yes', from: QUARTER_HOUR_MS, until: QUARTER_HOUR_MS + 5 * MINUTE_MS },
       { slots: [0], followed: 'yes', from: QUARTER_HOUR_MS + 5 * MINUTE_MS, until: 2 * QUARTER_HOUR_MS },
     ]);
     assert.deepEqual(
-      f.reports.msgs.map((m: any) => m.payload.asked.value),
+      loaded.reports.msgs.map((m: any) => m.payload.asked.value),
       [-2, 2, -3],
     );
     assert.equal(clock.countTimers(), 0);
   });
 
   it('a redeploy cancels the open windows: no report, no timer, no reading after it; a dry run checks nothing', async () => {
-    const f = await load(SITES.ok);
-    await accept(f, { payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] });
-    await step(f, 1, 0);
-    assert.equal(f.node.delivery.size, 1);
+    const loaded = await load(SITES.ok);
+    await accept(loaded, { payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] });
+    await step(loaded, 1, 0);
+    assert.equal(loaded.node.delivery.size, 1);
     const reads = logged(sim, READS).length;
     await helper.unload();
     assert.equal(clock.countTimers(), 0);
     await clock.tickAsync(20 * MINUTE_MS);
     await turns();
-    assert.equal(f.reports.msgs.length, 0);
+    assert.equal(loaded.reports.msgs.length, 0);
     assert.equal(logged(sim, READS).length, reads);
-    const g = await load(SITES.ok, { dryRun: true });
-    const plan = await g.ask({ payload: [q(1, { energyStorage: -2 })] });
+    const dryRunFlow = await load(SITES.ok, { dryRun: true });
+    const plan = await dryRunFlow.ask({ payload: [q(1, { energyStorage: -2 })] });
     assert.equal(plan.payload.length, 1);
     await clock.tickAsync(20 * MINUTE_MS);
     assert.equal(clock.countTimers(), 0);
-    assert.equal(g.reports.msgs.length, 0);
+    assert.equal(dryRunFlow.reports.msgs.length, 0);
     assert.equal(logged(sim, READS).length, reads);
   });
 
   it('a missing device is an unknown report naming the property; a flow without verify reads nothing', async () => {
-    const f = await load(SITES.ok, { batteryDevice: '' });
-    await accept(f, { payload: [q(0, { energyStorage: -2 })] });
-    await step(f, 1, 0);
-    await step(f, 1, 1);
+    const loaded = await load(SITES.ok, { batteryDevice: '' });
+    await accept(loaded, { payload: [q(0, { energyStorage: -2 })] });
+    await step(loaded, 1, 0);
+    await step(loaded, 1, 1);
     assert.deepEqual(
-      [f.reports.msgs[0].slots, f.reports.msgs[0].payload.followed, f.reports.msgs[0].payload.reason],
+      [loaded.reports.msgs[0].slots, loaded.reports.msgs[0].payload.followed, loaded.reports.msgs[0].payload.reason],
       [[0], 'unknown', 'no battery device given (batteryDevice)'],
     );
-    const g = await load(SITES.ok, { verify: false });
-    await accept(g, { payload: [q(2, { energyStorage: -2 })] });
-    assert.equal(g.node.delivery, undefined);
-    await step(g, 1, 0);
-    await step(g, 1, 0);
+    const unverified = await load(SITES.ok, { verify: false });
+    await accept(unverified, { payload: [q(2, { energyStorage: -2 })] });
+    assert.equal(unverified.node.delivery, undefined);
+    await step(unverified, 1, 0);
+    await step(unverified, 1, 0);
     assert.equal(logged(sim, READS).length, 0);
-    assert.equal(g.status.all.at(-1).text, 'done');
+    assert.equal(unverified.status.all.at(-1).text, 'done');
   });
 });
 
 describe('SharedClock: one timer for many deadlines', () => {
   it('holds one timer on its base clock for the earliest deadline; deadlines due together run in the order set; a throw does not stop the others', async () => {
     const base = FakeTimers.createClock(0);
-    const c = new SharedClock({
+    const shared = new SharedClock({
       now: () => base.now,
       setTimeout: (fn, ms) => base.setTimeout(fn, ms),
       clearTimeout: (t) => base.clearTimeout(t as FakeTimers.TimerId),
     });
     const ran: string[] = [];
-    c.setTimeout(() => ran.push('b'), 2000);
-    const gone = c.setTimeout(() => ran.push('x'), 500);
-    c.setTimeout(() => {
+    shared.setTimeout(() => ran.push('b'), 2000);
+    const gone = shared.setTimeout(() => ran.push('x'), 500);
+    shared.setTimeout(() => {
       ran.push('c');
       throw new Error('boom');
     }, 2000);
-    c.setTimeout(() => ran.push('a'), 1000);
-    c.setTimeout(() => ran.push('d'), 2000);
+    shared.setTimeout(() => ran.push('a'), 1000);
+    shared.setTimeout(() => ran.push('d'), 2000);
     assert.equal(base.countTimers(), 1);
-    c.clearTimeout(gone);
+    shared.clearTimeout(gone);
     assert.equal(base.countTimers(), 1);
     base.tick(1000);
     assert.deepEqual(ran, ['a']);
@@ -309,11 +310,11 @@ describe('SharedClock: one timer for many deadlines', () => {
     base.tick(1000);
     assert.deepEqual(ran, ['a', 'b', 'c', 'd']);
     assert.equal(base.countTimers(), 0);
-    c.setTimeout(() => ran.push('long'), 30 * 86_400_000); // beyond setTimeout's range: chained
+    shared.setTimeout(() => ran.push('long'), 30 * 86_400_000); // beyond setTimeout's range: chained
     base.tick(30 * 86_400_000);
     assert.deepEqual(ran.at(-1), 'long');
-    c.setTimeout(() => ran.push('never'), 10);
-    c.close();
+    shared.setTimeout(() => ran.push('never'), 10);
+    shared.close();
     assert.equal(base.countTimers(), 0);
     base.tick(100);
     assert.notEqual(ran.at(-1), 'never');

@@ -19,7 +19,6 @@ import {
   type Validation,
 } from './helpers/scorecard-offline';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const ROOT = path.resolve(__dirname, '..');
 const PKG = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
 const NODES: Record<string, string> = PKG['node-red'].nodes;
@@ -38,7 +37,7 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
   this.timeout(180_000);
   let served: Served;
   let dir = '';
-  let v: Validation;
+  let validation: Validation;
 
   before(async () => {
     assert.ok(
@@ -48,7 +47,7 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
     served = await serveOffline();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ems-scorecard-'));
     await packedCopy(ROOT, dir);
-    v = await validate(dir, served);
+    validation = await validate(dir, served);
   });
 
   after(async () => {
@@ -57,24 +56,24 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
   });
 
   const output = () =>
-    `exit ${v.code}${v.signal ? ` (${v.signal})` : ''}\n--- stdout\n${v.stdout}\n--- stderr\n${v.stderr}`;
+    `exit ${validation.code}${validation.signal ? ` (${validation.signal})` : ''}\n--- stdout\n${validation.stdout}\n--- stderr\n${validation.stderr}`;
 
   it('runs to the end: exit 0, "Complete", its scorecard written', () => {
-    assert.equal(v.code, 0, output());
-    assert.match(v.stdout, /^Complete$/m, output());
-    assert.equal(typeof v.scorecard, 'object', `no scorecard file\n${output()}`);
-    assert.equal(v.scorecard.package?.name, PKG.name);
+    assert.equal(validation.code, 0, output());
+    assert.match(validation.stdout, /^Complete$/m, output());
+    assert.equal(typeof validation.scorecard, 'object', `no scorecard file\n${output()}`);
+    assert.equal(validation.scorecard.package?.name, PKG.name);
   });
 
   it('ran its checks (a silent tool cannot pass): each one in the scorecard, ✅ lines printed', () => {
-    const ran = Object.keys(v.scorecard ?? {}).filter((k) => /^[PND]\d\d$/.test(k));
+    const ran = Object.keys(validation.scorecard ?? {}).filter((k) => /^[PND]\d\d$/.test(k));
     assert.ok(ran.length > 0, `no checks ran\n${output()}`);
     assert.deepEqual(
       CHECKS.filter((c) => !ran.includes(c)),
       [],
       `checks missing from the scorecard\n${output()}`,
     );
-    const passed = v.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length;
+    const passed = validation.stdout.split(/\r?\n/).filter((l) => l.startsWith('✅ ')).length;
     assert.ok(passed > 0, `no ✅ line\n${output()}`);
   });
 
@@ -93,22 +92,24 @@ describe('scorecard: the real node-red-dev validate, offline on the packed packa
   });
 
   it("parsed every node's editor file: each non-config type is in N02, with or without an example", () => {
-    assert.doesNotMatch(`${v.stdout}\n${v.stderr}`, /Unable to parse/, output());
+    assert.doesNotMatch(`${validation.stdout}\n${validation.stderr}`, /Unable to parse/, output());
     const missing =
       /Examples not found for the following nodes: (.*)$/m
-        .exec(v.stderr)?.[1]
+        .exec(validation.stderr)?.[1]
         .split(',')
         .map((s) => s.trim()) ?? [];
-    assert.deepEqual([...(v.scorecard?.N02?.nodes ?? []), ...missing].sort(), EXAMPLE_TYPES, output());
+    assert.deepEqual([...(validation.scorecard?.N02?.nodes ?? []), ...missing].sort(), EXAMPLE_TYPES, output());
   });
 
   it('no warning, no error, nothing but passed checks in its output', () => {
-    const found = findings(v);
+    const found = findings(validation);
     assert.deepEqual(found, [], `${found.length} finding(s):\n${found.join('\n')}\n\n${output()}`);
   });
 
   it('every check passes in its scorecard', () => {
-    const failed = Object.entries<any>(v.scorecard ?? {}).filter(([k, r]) => k !== 'package' && r?.test !== true);
+    const failed = Object.entries<any>(validation.scorecard ?? {}).filter(
+      ([k, r]) => k !== 'package' && r?.test !== true,
+    );
     assert.deepEqual(failed, [], output());
   });
 });

@@ -14,7 +14,6 @@ import path from 'node:path';
 import { exampleFiles, readExample } from './helpers/examples';
 import { coreNodesDir } from './helpers/node-red-path';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const semver: any = require('semver');
 // The parser node-red-dev itself uses (src/libs/checknodes.js), resolved from the tool.
 const TOOL_DIR = path.dirname(require.resolve('node-red-dev/package.json'));

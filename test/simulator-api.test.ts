@@ -18,26 +18,26 @@ function assertError(r: Reply, status: number, messagePart?: RegExp): void {
 }
 
 describe('simulator: endpoints and response shapes', () => {
-  const s = useSimulator({ startTime: T0, frozen: true, seed: 7 });
+  const simulator = useSimulator({ startTime: T0, frozen: true, seed: 7 });
 
   it('binds 127.0.0.1 on a free port', () => {
-    assert.match(s.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.ok(s.port > 0);
+    assert.match(simulator.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.ok(simulator.port > 0);
   });
 
   it('GET /devices lists six devices with kind, site and properties with units', async () => {
-    const r = await call(s.url, 'GET', '/devices');
-    assert.equal(r.status, 200);
-    assert.match(r.headers.get('x-request-id') ?? '', REQ_ID_RE);
-    assert.equal(r.body.devices.length, 6);
-    for (const d of r.body.devices) {
+    const response = await call(simulator.url, 'GET', '/devices');
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('x-request-id') ?? '', REQ_ID_RE);
+    assert.equal(response.body.devices.length, 6);
+    for (const d of response.body.devices) {
       assert.match(d.deviceReference, REF_RE);
       assert.match(d.siteReference, REF_RE);
       assert.ok(['battery', 'pv', 'meter'].includes(d.kind));
       assert.equal(typeof d.name, 'string');
       for (const p of d.properties) assert.deepEqual(Object.keys(p).sort(), ['name', 'unit']);
     }
-    const battery = r.body.devices.find((d: any) => d.deviceReference === COM.battery.deviceReference);
+    const battery = response.body.devices.find((d: any) => d.deviceReference === COM.battery.deviceReference);
     assert.deepEqual(battery.properties, [
       { name: 'soc', unit: '%' },
       { name: 'power', unit: 'W' },
@@ -47,13 +47,13 @@ describe('simulator: endpoints and response shapes', () => {
   });
 
   it('GET /sites lists the two default sites with their devices', async () => {
-    const r = await call(s.url, 'GET', '/sites');
-    assert.equal(r.status, 200);
+    const response = await call(simulator.url, 'GET', '/sites');
+    assert.equal(response.status, 200);
     assert.deepEqual(
-      r.body.sites.map((x: any) => x.siteReference),
+      response.body.sites.map((x: any) => x.siteReference),
       DEFAULT_SITES.map((x) => x.siteReference),
     );
-    for (const site of r.body.sites) {
+    for (const site of response.body.sites) {
       assert.match(site.siteReference, REF_RE);
       assert.deepEqual(
         site.devices.map((d: any) => d.kind),
@@ -63,39 +63,47 @@ describe('simulator: endpoints and response shapes', () => {
   });
 
   it('GET measurement returns the spec 2.2 shape; soc starts at 65 on the commercial battery', async () => {
-    const r = await call(s.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`);
-    assert.equal(r.status, 200);
-    assert.deepEqual(r.body, {
+    const response = await call(
+      simulator.url,
+      'GET',
+      `/devices/${COM.battery.deviceReference}/measurement?property=soc`,
+    );
+    assert.equal(response.status, 200);
+    assert.deepEqual(response.body, {
       timestamp: T0,
       property: 'soc',
       value: 65,
       unit: '%',
       reference: COM.battery.deviceReference,
     });
-    const e = await call(
-      s.url,
+    const consumed = await call(
+      simulator.url,
       'GET',
       `/devices/${COM.meter.deviceReference}/measurement?property=totalEnergyConsumed`,
     );
-    assert.equal(e.body.unit, 'Wh');
-    assert.ok(e.body.value >= 500_000);
+    assert.equal(consumed.body.unit, 'Wh');
+    assert.ok(consumed.body.value >= 500_000);
   });
 
   it('GET measurements/map and measurements (list) return the spec 4.3 / 4.4 shapes', async () => {
     const ref = HOME.battery.deviceReference;
-    const m = await call(s.url, 'GET', `/devices/${ref}/measurements/map?properties=soc,totalEnergyConsumed`);
-    assert.equal(m.status, 200);
-    assert.equal(m.body.reference, ref);
-    assert.deepEqual(Object.keys(m.body.measurements), ['soc', 'totalEnergyConsumed']);
-    assert.deepEqual(m.body.measurements.soc, { value: 50, unit: '%' });
-    const l = await call(s.url, 'GET', `/devices/${ref}/measurements?properties=soc,power`);
-    assert.equal(l.status, 200);
-    assert.equal(l.body.reference, ref);
-    assert.equal(l.body.measurements.length, 2);
-    for (const item of l.body.measurements)
+    const asMap = await call(
+      simulator.url,
+      'GET',
+      `/devices/${ref}/measurements/map?properties=soc,totalEnergyConsumed`,
+    );
+    assert.equal(asMap.status, 200);
+    assert.equal(asMap.body.reference, ref);
+    assert.deepEqual(Object.keys(asMap.body.measurements), ['soc', 'totalEnergyConsumed']);
+    assert.deepEqual(asMap.body.measurements.soc, { value: 50, unit: '%' });
+    const asList = await call(simulator.url, 'GET', `/devices/${ref}/measurements?properties=soc,power`);
+    assert.equal(asList.status, 200);
+    assert.equal(asList.body.reference, ref);
+    assert.equal(asList.body.measurements.length, 2);
+    for (const item of asList.body.measurements)
       assert.deepEqual(Object.keys(item).sort(), ['property', 'timestamp', 'unit', 'value']);
     assert.deepEqual(
-      l.body.measurements.map((x: any) => x.unit),
+      asList.body.measurements.map((x: any) => x.unit),
       ['%', 'W'],
     );
   });
@@ -106,15 +114,20 @@ describe('simulator: endpoints and response shapes', () => {
       range: { type: 'absolute', start: '2026-06-20T12:00:00Z', end: '2026-06-21T18:00:00Z' },
       resolution: { value: 3, unit: 'h' },
     };
-    const r = await call(s.url, 'POST', `/devices/${COM.pv.deviceReference}/measurements/time-series`, body);
-    assert.equal(r.status, 200);
+    const response = await call(
+      simulator.url,
+      'POST',
+      `/devices/${COM.pv.deviceReference}/measurements/time-series`,
+      body,
+    );
+    assert.equal(response.status, 200);
     // 20th 12:00 .. 21st 12:00 (= now) every 3 h: 9 points; 15:00 on the 21st is in the future.
-    assert.equal(r.body.time.length, 9);
-    assert.equal(r.body.data.length, 9);
-    assert.equal(r.body.time[0], '2026-06-20T12:00:00Z');
-    assert.equal(r.body.time[8], '2026-06-21T12:00:00Z');
-    for (const v of r.body.data) assert.equal(typeof v, 'number');
-    const end = await call(s.url, 'POST', `/devices/${COM.pv.deviceReference}/measurements/time-series`, {
+    assert.equal(response.body.time.length, 9);
+    assert.equal(response.body.data.length, 9);
+    assert.equal(response.body.time[0], '2026-06-20T12:00:00Z');
+    assert.equal(response.body.time[8], '2026-06-21T12:00:00Z');
+    for (const v of response.body.data) assert.equal(typeof v, 'number');
+    const end = await call(simulator.url, 'POST', `/devices/${COM.pv.deviceReference}/measurements/time-series`, {
       ...body,
       range: { type: 'absolute', start: '2026-06-21T09:00:00Z', end: '2026-06-21T12:00:00Z' },
       resolution: { value: 1, unit: 'h' },
@@ -123,7 +136,7 @@ describe('simulator: endpoints and response shapes', () => {
   });
 
   it('GET /sites/:ref/steering and /sites/:ref/state return the simulator-only shapes', async () => {
-    const st = await call(s.url, 'GET', `/sites/${COM.siteReference}/steering`);
+    const st = await call(simulator.url, 'GET', `/sites/${COM.siteReference}/steering`);
     assert.equal(st.status, 200);
     assert.deepEqual(st.body, {
       siteReference: COM.siteReference,
@@ -135,7 +148,7 @@ describe('simulator: endpoints and response shapes', () => {
         gridLimits: null,
       },
     });
-    const state = await call(s.url, 'GET', `/sites/${COM.siteReference}/state`);
+    const state = await call(simulator.url, 'GET', `/sites/${COM.siteReference}/state`);
     assert.equal(state.status, 200);
     assert.deepEqual(Object.keys(state.body).sort(), [
       'batteryW',
@@ -146,47 +159,55 @@ describe('simulator: endpoints and response shapes', () => {
       'soc',
       'timestamp',
     ]);
-    const b = state.body;
-    assert.ok(Math.abs(b.loadW - b.pvW - b.batteryW - b.gridW) <= 2, 'power balance');
-    assert.ok(b.pvW > 0, 'sun at noon');
+    const power = state.body;
+    assert.ok(Math.abs(power.loadW - power.pvW - power.batteryW - power.gridW) <= 2, 'power balance');
+    assert.ok(power.pvW > 0, 'sun at noon');
   });
 
   it('404 for unknown device, site, route and property', async () => {
-    assertError(await call(s.url, 'GET', '/devices/dvc_000000000000/measurement?property=soc'), 404, /unknown device/);
-    assertError(await call(s.url, 'GET', '/sites/ste_000000000000/steering'), 404, /unknown site/);
     assertError(
-      await call(s.url, 'POST', '/sites/ste_000000000000/steering/ess', {
+      await call(simulator.url, 'GET', '/devices/dvc_000000000000/measurement?property=soc'),
+      404,
+      /unknown device/,
+    );
+    assertError(await call(simulator.url, 'GET', '/sites/ste_000000000000/steering'), 404, /unknown site/);
+    assertError(
+      await call(simulator.url, 'POST', '/sites/ste_000000000000/steering/ess', {
         setting: { value: 1, unit: 'kW' },
         validUntil: T0 + 60_000,
       }),
       404,
     );
-    assertError(await call(s.url, 'GET', '/nothing/here'), 404, /unknown route/);
+    assertError(await call(simulator.url, 'GET', '/nothing/here'), 404, /unknown route/);
     assertError(
-      await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurement?property=soc`),
+      await call(simulator.url, 'GET', `/devices/${COM.pv.deviceReference}/measurement?property=soc`),
       404,
       /no property/,
     );
     assertError(
-      await call(s.url, 'GET', `/devices/${COM.pv.deviceReference}/measurements/map?properties=power,soc`),
+      await call(simulator.url, 'GET', `/devices/${COM.pv.deviceReference}/measurements/map?properties=power,soc`),
       404,
     );
   });
 
   it('405 for a wrong method, with Allow', async () => {
-    const r = await call(s.url, 'DELETE', '/devices');
-    assertError(r, 405);
-    assert.equal(r.headers.get('allow'), 'GET');
-    assertError(await call(s.url, 'GET', `/sites/${COM.siteReference}/steering/ess`), 405);
+    const response = await call(simulator.url, 'DELETE', '/devices');
+    assertError(response, 405);
+    assert.equal(response.headers.get('allow'), 'GET');
+    assertError(await call(simulator.url, 'GET', `/sites/${COM.siteReference}/steering/ess`), 405);
   });
 
   it('400 for a missing property query, malformed JSON, a unit GW and wrong types', async () => {
     const dev = COM.battery.deviceReference;
-    assertError(await call(s.url, 'GET', `/devices/${dev}/measurement`), 400, /property/);
-    assertError(await call(s.url, 'GET', `/devices/${dev}/measurements?properties=`), 400);
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, '{"validUntil": '), 400, /JSON/);
+    assertError(await call(simulator.url, 'GET', `/devices/${dev}/measurement`), 400, /property/);
+    assertError(await call(simulator.url, 'GET', `/devices/${dev}/measurements?properties=`), 400);
     assertError(
-      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+      await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering`, '{"validUntil": '),
+      400,
+      /JSON/,
+    );
+    assertError(
+      await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
         setting: { value: 1, unit: 'GW' },
         validUntil: T0 + 60_000,
       }),
@@ -194,37 +215,41 @@ describe('simulator: endpoints and response shapes', () => {
       /unit/,
     );
     assertError(
-      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+      await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
         setting: { value: 'lots', unit: 'kW' },
         validUntil: T0 + 60_000,
       }),
       400,
     );
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, []), 400);
-    assertError(await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`), 400);
+    assertError(await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering`, []), 400);
+    assertError(await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering`), 400);
   });
 
   it('422 for a 31-day range, two properties, validUntil not after validFrom or in the past', async () => {
     const ts = `/devices/${COM.battery.deviceReference}/measurements/time-series`;
     const range = { type: 'absolute', start: '2026-05-01T00:00:00Z', end: '2026-06-01T00:00:00Z' };
     assertError(
-      await call(s.url, 'POST', ts, { property: 'soc', range, resolution: { value: 1, unit: 'h' } }),
+      await call(simulator.url, 'POST', ts, { property: 'soc', range, resolution: { value: 1, unit: 'h' } }),
       422,
       /30 days/,
     );
     const ok = { type: 'absolute', start: '2026-06-01T00:00:00Z', end: '2026-06-02T00:00:00Z' };
     assertError(
-      await call(s.url, 'POST', ts, { property: 'soc,power', range: ok, resolution: { value: 1, unit: 'h' } }),
+      await call(simulator.url, 'POST', ts, { property: 'soc,power', range: ok, resolution: { value: 1, unit: 'h' } }),
       422,
       /one property/,
     );
     assertError(
-      await call(s.url, 'POST', ts, { property: ['soc', 'power'], range: ok, resolution: { value: 1, unit: 'h' } }),
+      await call(simulator.url, 'POST', ts, {
+        property: ['soc', 'power'],
+        range: ok,
+        resolution: { value: 1, unit: 'h' },
+      }),
       422,
     );
     const ess = `/sites/${COM.siteReference}/steering/ess`;
     assertError(
-      await call(s.url, 'POST', ess, {
+      await call(simulator.url, 'POST', ess, {
         setting: { value: 1, unit: 'kW' },
         validFrom: T0 + 60_000,
         validUntil: T0 + 60_000,
@@ -232,7 +257,7 @@ describe('simulator: endpoints and response shapes', () => {
       422,
     );
     assertError(
-      await call(s.url, 'POST', ess, { setting: { value: 1, unit: 'kW' }, validUntil: T0 - 1 }),
+      await call(simulator.url, 'POST', ess, { setting: { value: 1, unit: 'kW' }, validUntil: T0 - 1 }),
       422,
       /future/,
     );
@@ -241,36 +266,36 @@ describe('simulator: endpoints and response shapes', () => {
   it('413 for a body over 1 MB', async () => {
     const big = JSON.stringify({ property: 'soc', pad: 'x'.repeat(1024 * 1024 + 10) });
     assertError(
-      await call(s.url, 'POST', `/devices/${COM.battery.deviceReference}/measurements/time-series`, big),
+      await call(simulator.url, 'POST', `/devices/${COM.battery.deviceReference}/measurements/time-series`, big),
       413,
     );
   });
 
   it('survives odd input: bad percent-encoding, scalar bodies, unknown fields', async () => {
-    assertError(await call(s.url, 'GET', '/devices/%E0%A4%A/measurement?property=soc'), 400);
+    assertError(await call(simulator.url, 'GET', '/devices/%E0%A4%A/measurement?property=soc'), 400);
     for (const body of ['null', '42', '"text"', '{"setting": null, "validUntil": 1}']) {
-      const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
-      assert.ok(r.status === 400 || r.status === 422, `${body}: ${r.status}`);
+      const response = await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
+      assert.ok(response.status === 400 || response.status === 422, `${body}: ${response.status}`);
     }
     assertError(
-      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, { foo: 1, validUntil: T0 + 60_000 }),
+      await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering`, { foo: 1, validUntil: T0 + 60_000 }),
       400,
       /foo/,
     );
-    const ok = await call(s.url, 'GET', '/devices');
+    const ok = await call(simulator.url, 'GET', '/devices');
     assert.equal(ok.status, 200);
   });
 
   it('control endpoints: /sim/clock, /sim/stats, /sim/faults, /sim/reset', async () => {
-    const c = await call(s.url, 'POST', '/sim/clock', { advanceMs: 0 });
-    assert.deepEqual(c.body, { now: T0 });
-    assert.match(c.headers.get('x-request-id') ?? '', REQ_ID_RE);
-    assertError(await call(s.url, 'POST', '/sim/clock', { advanceMs: -5 }), 400);
-    const st = await call(s.url, 'GET', '/sim/stats');
+    const clockReply = await call(simulator.url, 'POST', '/sim/clock', { advanceMs: 0 });
+    assert.deepEqual(clockReply.body, { now: T0 });
+    assert.match(clockReply.headers.get('x-request-id') ?? '', REQ_ID_RE);
+    assertError(await call(simulator.url, 'POST', '/sim/clock', { advanceMs: -5 }), 400);
+    const st = await call(simulator.url, 'GET', '/sim/stats');
     assert.equal(typeof st.body.requests, 'number');
     assert.equal(typeof st.body.byRoute, 'object');
-    const f = await call(s.url, 'GET', '/sim/faults');
-    assert.deepEqual(f.body, {
+    const faults = await call(simulator.url, 'GET', '/sim/faults');
+    assert.deepEqual(faults.body, {
       rate500: 0,
       rate503: 0,
       rate429: 0,
@@ -278,38 +303,41 @@ describe('simulator: endpoints and response shapes', () => {
       resetRate: 0,
       latencyMs: [0, 0],
     });
-    assertError(await call(s.url, 'POST', '/sim/faults', { rate500: 2 }), 400);
-    assertError(await call(s.url, 'GET', '/sim/unknown'), 404);
-    const r = await call(s.url, 'POST', '/sim/reset');
-    assert.equal(r.body.reset, true);
-    assert.equal((await call(s.url, 'GET', '/sim/stats')).body.requests, 0);
+    assertError(await call(simulator.url, 'POST', '/sim/faults', { rate500: 2 }), 400);
+    assertError(await call(simulator.url, 'GET', '/sim/unknown'), 404);
+    const response = await call(simulator.url, 'POST', '/sim/reset');
+    assert.equal(response.body.reset, true);
+    assert.equal((await call(simulator.url, 'GET', '/sim/stats')).body.requests, 0);
   });
 });
 
 describe('simulator: authentication', () => {
   const KEY = 'test-key-123';
-  const s = useSimulator({ startTime: T0, frozen: true, apiKey: KEY });
+  const simulator = useSimulator({ startTime: T0, frozen: true, apiKey: KEY });
 
   it('401 without a key and with a wrong key', async () => {
-    assertError(await call(s.url, 'GET', '/devices'), 401);
-    assertError(await call(s.url, 'GET', '/devices', undefined, { 'x-api-key': 'wrong' }), 401);
-    assertError(await call(s.url, 'GET', '/devices', undefined, { authorization: 'Bearer wrong' }), 401);
-    assertError(await call(s.url, 'GET', '/devices', undefined, { authorization: KEY }), 401);
+    assertError(await call(simulator.url, 'GET', '/devices'), 401);
+    assertError(await call(simulator.url, 'GET', '/devices', undefined, { 'x-api-key': 'wrong' }), 401);
+    assertError(await call(simulator.url, 'GET', '/devices', undefined, { authorization: 'Bearer wrong' }), 401);
+    assertError(await call(simulator.url, 'GET', '/devices', undefined, { authorization: KEY }), 401);
   });
 
   it('200 with x-api-key and with Authorization: Bearer', async () => {
-    assert.equal((await call(s.url, 'GET', '/devices', undefined, { 'x-api-key': KEY })).status, 200);
-    assert.equal((await call(s.url, 'GET', '/devices', undefined, { authorization: `Bearer ${KEY}` })).status, 200);
+    assert.equal((await call(simulator.url, 'GET', '/devices', undefined, { 'x-api-key': KEY })).status, 200);
+    assert.equal(
+      (await call(simulator.url, 'GET', '/devices', undefined, { authorization: `Bearer ${KEY}` })).status,
+      200,
+    );
   });
 
   it('the /sim/* control endpoints need no key', async () => {
-    assert.equal((await call(s.url, 'GET', '/sim/stats')).status, 200);
-    assert.equal((await call(s.url, 'POST', '/sim/clock', { advanceMs: 1000 })).status, 200);
+    assert.equal((await call(simulator.url, 'GET', '/sim/stats')).status, 200);
+    assert.equal((await call(simulator.url, 'POST', '/sim/clock', { advanceMs: 1000 })).status, 200);
   });
 
   it('a 401 never reveals the key', async () => {
-    const r = await call(s.url, 'GET', '/devices', undefined, { 'x-api-key': 'wrong' });
-    assert.ok(!JSON.stringify(r.body).includes(KEY));
+    const response = await call(simulator.url, 'GET', '/devices', undefined, { 'x-api-key': 'wrong' });
+    assert.ok(!JSON.stringify(response.body).includes(KEY));
   });
 });
 
@@ -323,20 +351,23 @@ describe('simulator: custom sites', () => {
       pv: { ...COM.pv, deviceReference: 'dvc_Cust0mPv0001' },
       meter: { ...COM.meter, deviceReference: 'dvc_Cust0mMeter1' },
     };
-    const s = await startSimulator({ sites: [site], frozen: true, startTime: T0 });
+    const started = await startSimulator({ sites: [site], frozen: true, startTime: T0 });
     try {
-      const r = await call(s.url, 'GET', '/sites');
+      const response = await call(started.url, 'GET', '/sites');
       assert.deepEqual(
-        r.body.sites.map((x: any) => x.siteReference),
+        response.body.sites.map((x: any) => x.siteReference),
         ['ste_Cust0mSite01'],
       );
-      assert.equal((await call(s.url, 'GET', '/devices/dvc_Cust0mBatt01/measurement?property=soc')).body.value, 80);
       assert.equal(
-        (await call(s.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`)).status,
+        (await call(started.url, 'GET', '/devices/dvc_Cust0mBatt01/measurement?property=soc')).body.value,
+        80,
+      );
+      assert.equal(
+        (await call(started.url, 'GET', `/devices/${COM.battery.deviceReference}/measurement?property=soc`)).status,
         404,
       );
     } finally {
-      await s.close();
+      await started.close();
     }
     await assert.rejects(
       startSimulator({ sites: [{ ...site, battery: { ...site.battery, capacityWh: -1 } }] }),

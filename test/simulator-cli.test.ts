@@ -27,10 +27,10 @@ function firstLine(child: ChildProcess): Promise<string> {
     let buf = '';
     const onData = (d: Buffer) => {
       buf += d.toString();
-      const i = buf.indexOf('\n');
-      if (i !== -1) {
+      const newline = buf.indexOf('\n');
+      if (newline !== -1) {
         child.stdout?.off('data', onData);
-        resolve(buf.slice(0, i));
+        resolve(buf.slice(0, newline));
       }
     };
     child.stdout?.on('data', onData);
@@ -50,12 +50,12 @@ describe('simulator: CLI', function () {
     children.push(child);
     const done = exited(child);
     const line = await firstLine(child);
-    const m = /^ems-partner-sim listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
-    assert.ok(m, line);
-    const res = await fetch(`${m[1]}/devices`, { headers: { 'x-api-key': 'k1' } });
+    const listening = /^ems-partner-sim listening on (http:\/\/127\.0\.0\.1:(\d+))$/.exec(line);
+    assert.ok(listening, line);
+    const res = await fetch(`${listening[1]}/devices`, { headers: { 'x-api-key': 'k1' } });
     assert.equal(res.status, 200);
     assert.equal(((await res.json()) as { devices: unknown[] }).devices.length, 6);
-    assert.equal((await fetch(`${m[1]}/devices`)).status, 401);
+    assert.equal((await fetch(`${listening[1]}/devices`)).status, 401);
     child.kill('SIGTERM');
     const { code, stdout } = await done;
     assert.equal(code, 0);
@@ -68,8 +68,8 @@ describe('simulator: CLI', function () {
     const done = exited(child);
     await firstLine(child);
     child.kill('SIGINT');
-    const r = await done;
-    assert.equal(r.code, 0, r.stderr);
+    const exit = await done;
+    assert.equal(exit.code, 0, exit.stderr);
   });
 
   it('bad arguments: message on stderr, exit 2', async () => {

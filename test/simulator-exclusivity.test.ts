@@ -1,5 +1,5 @@
 /**
- * Issue 12, fact 2 (vendor notes): asset steering (combined, ESS-only, curtailment-only) and
+ * The vendor's steering facts: asset steering (combined, ESS-only, curtailment-only) and
  * grid target cannot be used together; "only the last received steering request of each type
  * is processed". In the simulator a request of one type ends the other type in force on that
  * site (at once, also one stored for a future validFrom, like a replaced slot: A18); grid
@@ -19,17 +19,17 @@ const HOME = DEFAULT_SITES[1];
 const kW = (value: number) => ({ value, unit: 'kW' });
 
 describe('simulator: asset steering and grid target displace each other (issue 12)', () => {
-  const s = useSimulator({ startTime: T0, frozen: true }, { each: true });
+  const simulator = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   const site = `/sites/${COM.siteReference}`;
   const post = async (p: string, body: unknown) => {
-    const r = await call(s.url, 'POST', `${site}${p}`, body);
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    return r.body;
+    const response = await call(simulator.url, 'POST', `${site}${p}`, body);
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return response.body;
   };
   const components = async (ref = COM.siteReference) =>
-    (await call(s.url, 'GET', `/sites/${ref}/steering`)).body.components;
-  const flows = async () => (await call(s.url, 'GET', `${site}/state`)).body;
+    (await call(simulator.url, 'GET', `/sites/${ref}/steering`)).body.components;
+  const flows = async () => (await call(simulator.url, 'GET', `${site}/state`)).body;
   const until = T0 + HOUR_MS;
   const assetAll = () =>
     post('/steering', {
@@ -55,15 +55,20 @@ describe('simulator: asset steering and grid target displace each other (issue 1
 
   it('a grid-target request ends the asset steering in force: ESS, curtailment and maximize grid import', async () => {
     await assetAll();
-    let c = await components();
-    assert.ok(c.energyStorageSetting && c.productionCurtailment && c.maximizeGridImport);
+    let componentsNow = await components();
+    assert.ok(
+      componentsNow.energyStorageSetting && componentsNow.productionCurtailment && componentsNow.maximizeGridImport,
+    );
     assert.equal((await flows()).batteryW, -100_000);
     await post('/steering/grid-target', { setpoint: kW(50), validUntil: until });
-    c = await components();
-    assert.deepEqual([c.energyStorageSetting, c.productionCurtailment, c.maximizeGridImport], [null, null, null]);
-    assert.deepEqual(c.gridTarget, { value: 50, unit: 'kW', validFrom: T0, validUntil: until });
-    const f = await flows();
-    assert.ok(Math.abs(f.gridW - 50_000) <= 1, `the grid target governs: grid ${f.gridW}`);
+    componentsNow = await components();
+    assert.deepEqual(
+      [componentsNow.energyStorageSetting, componentsNow.productionCurtailment, componentsNow.maximizeGridImport],
+      [null, null, null],
+    );
+    assert.deepEqual(componentsNow.gridTarget, { value: 50, unit: 'kW', validFrom: T0, validUntil: until });
+    const flowsNow = await flows();
+    assert.ok(Math.abs(flowsNow.gridW - 50_000) <= 1, `the grid target governs: grid ${flowsNow.gridW}`);
   });
 
   for (const [name, p, body] of [
@@ -75,55 +80,58 @@ describe('simulator: asset steering and grid target displace each other (issue 1
       await post('/steering/grid-target', { setpoint: kW(0), deadband: kW(1), validUntil: until });
       assert.ok((await components()).gridTarget);
       await post(p, body);
-      const c = await components();
-      assert.equal(c.gridTarget, null);
-      const f = await flows();
-      if (name === 'ESS-only') assert.equal(f.batteryW, 120_000, 'the ESS setting governs');
-      if (name === 'curtailment-only') assert.ok(f.pvW <= 100_000);
-      if (name === 'combined') assert.deepEqual([f.pvW, f.batteryW], [0, -COM.battery.maxPowerW]);
+      const componentsNow = await components();
+      assert.equal(componentsNow.gridTarget, null);
+      const flowsNow = await flows();
+      if (name === 'ESS-only') assert.equal(flowsNow.batteryW, 120_000, 'the ESS setting governs');
+      if (name === 'curtailment-only') assert.ok(flowsNow.pvW <= 100_000);
+      if (name === 'combined') assert.deepEqual([flowsNow.pvW, flowsNow.batteryW], [0, -COM.battery.maxPowerW]);
     });
   }
 
   it('a request with a future validFrom ends the other type at once (A18: a slot is replaced when the request arrives)', async () => {
     await post('/steering/ess', { setting: kW(200), validUntil: until });
     await post('/steering/grid-target', { setpoint: kW(0), validFrom: T0 + 30 * MINUTE_MS, validUntil: until });
-    let c = await components();
-    assert.equal(c.energyStorageSetting, null, 'ended at once');
-    assert.equal(c.gridTarget, null, 'not yet in force');
-    const f = await flows();
+    let componentsNow = await components();
+    assert.equal(componentsNow.energyStorageSetting, null, 'ended at once');
+    assert.equal(componentsNow.gridTarget, null, 'not yet in force');
+    const flowsNow = await flows();
     assert.ok(
-      Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1,
+      Math.abs(
+        flowsNow.batteryW -
+          Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, flowsNow.loadW - flowsNow.pvW)),
+      ) <= 1,
       'self-consumption until then',
     );
-    s.sim.clock.advance(30 * MINUTE_MS);
-    c = await components();
-    assert.equal(c.gridTarget.value, 0);
+    simulator.sim.clock.advance(30 * MINUTE_MS);
+    componentsNow = await components();
+    assert.equal(componentsNow.gridTarget.value, 0);
     // And the other way: an asset request ends a grid target that was only stored for later.
     await post('/steering/grid-target', { setpoint: kW(10), validFrom: T0 + 50 * MINUTE_MS, validUntil: until });
     await post('/steering/curtailment', { setting: kW(500), validUntil: until });
-    s.sim.clock.advance(25 * MINUTE_MS);
-    c = await components();
-    assert.equal(c.gridTarget, null, 'the stored grid target never applies');
-    assert.equal(c.productionCurtailment.value, 500);
+    simulator.sim.clock.advance(25 * MINUTE_MS);
+    componentsNow = await components();
+    assert.equal(componentsNow.gridTarget, null, 'the stored grid target never applies');
+    assert.equal(componentsNow.productionCurtailment.value, 500);
   });
 
   it('within one type, requests replace only the components they carry', async () => {
     await assetAll();
     await post('/steering/ess', { setting: kW(30), validUntil: until });
-    const c = await components();
-    assert.equal(c.energyStorageSetting.value, 30);
-    assert.equal(c.productionCurtailment.value, 400, 'asset steering does not end asset steering');
-    assert.equal(c.maximizeGridImport.value, false);
+    const componentsNow = await components();
+    assert.equal(componentsNow.energyStorageSetting.value, 30);
+    assert.equal(componentsNow.productionCurtailment.value, 400, 'asset steering does not end asset steering');
+    assert.equal(componentsNow.maximizeGridImport.value, false);
   });
 
   it('cancelling the grid target ends nothing else', async () => {
     await assetAll();
-    const del = await call(s.url, 'DELETE', `${site}/steering/grid-target`);
+    const del = await call(simulator.url, 'DELETE', `${site}/steering/grid-target`);
     assert.equal(del.status, 200);
     assert.equal(del.body.cancelled, false);
-    const c = await components();
+    const componentsNow = await components();
     assert.ok(
-      c.energyStorageSetting && c.productionCurtailment && c.maximizeGridImport,
+      componentsNow.energyStorageSetting && componentsNow.productionCurtailment && componentsNow.maximizeGridImport,
       'asset steering still in force',
     );
   });
@@ -131,31 +139,37 @@ describe('simulator: asset steering and grid target displace each other (issue 1
   it('grid limits coexist with asset steering and with a grid target, and neither ends them', async () => {
     await post('/steering/grid-limits', { upperLimit: kW(900), validUntil: until });
     await assetAll();
-    let c = await components();
-    assert.ok(c.gridLimits && c.energyStorageSetting, 'asset steering and grid limits together');
+    let componentsNow = await components();
+    assert.ok(
+      componentsNow.gridLimits && componentsNow.energyStorageSetting,
+      'asset steering and grid limits together',
+    );
     await post('/steering/grid-target', { setpoint: kW(0), validUntil: until });
-    c = await components();
-    assert.ok(c.gridLimits && c.gridTarget, 'grid target and grid limits together');
-    assert.equal(c.energyStorageSetting, null);
+    componentsNow = await components();
+    assert.ok(componentsNow.gridLimits && componentsNow.gridTarget, 'grid target and grid limits together');
+    assert.equal(componentsNow.energyStorageSetting, null);
     await post('/steering/grid-limits', { lowerLimit: kW(-50), validUntil: until });
-    c = await components();
-    assert.ok(c.gridTarget, 'a grid-limits request ends no other type');
-    assert.deepEqual(c.gridLimits.requested, { lowerLimit: kW(-50) }, 'only the last grid-limits request');
+    componentsNow = await components();
+    assert.ok(componentsNow.gridTarget, 'a grid-limits request ends no other type');
+    assert.deepEqual(componentsNow.gridLimits.requested, { lowerLimit: kW(-50) }, 'only the last grid-limits request');
   });
 
   it("displacement is per site: a grid target on one site leaves the other site's asset steering alone", async () => {
-    await call(s.url, 'POST', `/sites/${HOME.siteReference}/steering/ess`, { setting: kW(2), validUntil: until });
+    await call(simulator.url, 'POST', `/sites/${HOME.siteReference}/steering/ess`, {
+      setting: kW(2),
+      validUntil: until,
+    });
     await post('/steering/grid-target', { setpoint: kW(0), validUntil: until });
     assert.equal((await components(HOME.siteReference)).energyStorageSetting.value, 2);
   });
 
   it('a refused request ends nothing', async () => {
     await assetAll();
-    const r = await call(s.url, 'POST', `${site}/steering/grid-target`, {
+    const response = await call(simulator.url, 'POST', `${site}/steering/grid-target`, {
       setpoint: { value: 1, unit: '%' },
       validUntil: until,
     });
-    assert.equal(r.status, 400);
+    assert.equal(response.status, 400);
     assert.ok((await components()).energyStorageSetting, 'still in force');
   });
 });

@@ -19,25 +19,25 @@ const COM = DEFAULT_SITES[0];
 const SOC = `/devices/${COM.battery.deviceReference}/measurement?property=soc`;
 
 describe('simulator: fault injection', () => {
-  const s = useSimulator({ startTime: T0, frozen: true, seed: 4 }, { each: true });
+  const simulator = useSimulator({ startTime: T0, frozen: true, seed: 4 }, { each: true });
 
   it('rate500 = 1 gives 500 with a JSON error body', async () => {
-    s.sim.setFaults({ rate500: 1 });
-    const r = await call(s.url, 'GET', SOC);
-    assert.equal(r.status, 500);
-    assert.match(r.body.message, /fault/);
-    assert.equal(r.headers.get('x-request-id'), r.body.requestId);
+    simulator.sim.setFaults({ rate500: 1 });
+    const response = await call(simulator.url, 'GET', SOC);
+    assert.equal(response.status, 500);
+    assert.match(response.body.message, /fault/);
+    assert.equal(response.headers.get('x-request-id'), response.body.requestId);
   });
 
   it('rate503 = 1 gives 503 with Retry-After', async () => {
-    s.sim.setFaults({ rate503: 1, retryAfterSeconds: 7 });
-    const r = await call(s.url, 'GET', SOC);
-    assert.equal(r.status, 503);
-    assert.equal(r.headers.get('retry-after'), '7');
+    simulator.sim.setFaults({ rate503: 1, retryAfterSeconds: 7 });
+    const response = await call(simulator.url, 'GET', SOC);
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('retry-after'), '7');
   });
 
   it('rate429 = 1 gives 429 with Retry-After (default 1 s), configured over HTTP', async () => {
-    const cfg = await call(s.url, 'POST', '/sim/faults', { rate429: 1 });
+    const cfg = await call(simulator.url, 'POST', '/sim/faults', { rate429: 1 });
     assert.equal(cfg.status, 200);
     assert.deepEqual(cfg.body, {
       rate500: 0,
@@ -47,24 +47,24 @@ describe('simulator: fault injection', () => {
       resetRate: 0,
       latencyMs: [0, 0],
     });
-    const r = await call(s.url, 'GET', SOC);
-    assert.equal(r.status, 429);
-    assert.equal(r.headers.get('retry-after'), '1');
+    const response = await call(simulator.url, 'GET', SOC);
+    assert.equal(response.status, 429);
+    assert.equal(response.headers.get('retry-after'), '1');
   });
 
   it('resetRate = 1 destroys the connection without a response', async () => {
-    s.sim.setFaults({ resetRate: 1 });
-    await assert.rejects(fetch(s.url + SOC));
-    assert.equal(s.sim.requestLog.at(-1)?.status, 0);
-    assert.equal(s.sim.stats().faults.reset, 1);
+    simulator.sim.setFaults({ resetRate: 1 });
+    await assert.rejects(fetch(simulator.url + SOC));
+    assert.equal(simulator.sim.requestLog.at(-1)?.status, 0);
+    assert.equal(simulator.sim.stats().faults.reset, 1);
   });
 
   it('latency delays responses by the configured time (fake clock: not at 59 ms, at 60 ms)', async () => {
-    s.sim.setFaults({ latencyMs: [60, 60] });
+    simulator.sim.setFaults({ latencyMs: [60, 60] });
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
-      const reply = call(s.url, 'GET', SOC);
-      await realTurns(() => s.sim.requestsReceived === 1, 'the request at the simulator');
+      const reply = call(simulator.url, 'GET', SOC);
+      await realTurns(() => simulator.sim.requestsReceived === 1, 'the request at the simulator');
       await clock.tickAsync(59);
       assert.ok(await stillPending(reply), 'answered before its latency');
       await clock.tickAsync(1);
@@ -86,9 +86,13 @@ describe('simulator: fault injection', () => {
     const read = call(url, 'GET', SOC);
     await arrived; // the simulator's own handler ran first: the answer is made and held
     sim.clock.advance(HOUR_MS);
-    const r = await read;
-    assert.equal(r.status, 200);
-    assert.equal(r.body.timestamp, T0, `measured at arrival, before the clock moved: ${JSON.stringify(r.body)}`);
+    const response = await read;
+    assert.equal(response.status, 200);
+    assert.equal(
+      response.body.timestamp,
+      T0,
+      `measured at arrival, before the clock moved: ${JSON.stringify(response.body)}`,
+    );
 
     const steered = new Promise((resolve) => server.once('request', resolve));
     const steer = call(url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
@@ -106,22 +110,22 @@ describe('simulator: fault injection', () => {
   });
 
   it('a faulted steering request changes nothing', async () => {
-    s.sim.setFaults({ rate503: 1 });
-    const r = await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+    simulator.sim.setFaults({ rate503: 1 });
+    const response = await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
       setting: { value: 100, unit: 'kW' },
       validUntil: T0 + HOUR_MS,
     });
-    assert.equal(r.status, 503);
-    s.sim.setFaults({});
-    assert.equal(s.sim.steeringState(COM.siteReference).components.energyStorageSetting, null);
+    assert.equal(response.status, 503);
+    simulator.sim.setFaults({});
+    assert.equal(simulator.sim.steeringState(COM.siteReference).components.energyStorageSetting, null);
   });
 
   it('faults never apply to /sim/*', async () => {
-    s.sim.setFaults({ rate500: 1 });
-    assert.equal((await call(s.url, 'GET', '/sim/stats')).status, 200);
-    assert.equal((await call(s.url, 'POST', '/sim/clock', { advanceMs: 1 })).status, 200);
-    assert.equal((await call(s.url, 'POST', '/sim/faults', {})).status, 200);
-    assert.equal((await call(s.url, 'GET', SOC)).status, 200);
+    simulator.sim.setFaults({ rate500: 1 });
+    assert.equal((await call(simulator.url, 'GET', '/sim/stats')).status, 200);
+    assert.equal((await call(simulator.url, 'POST', '/sim/clock', { advanceMs: 1 })).status, 200);
+    assert.equal((await call(simulator.url, 'POST', '/sim/faults', {})).status, 200);
+    assert.equal((await call(simulator.url, 'GET', SOC)).status, 200);
   });
 
   it('decisions are deterministic for a seed', async () => {
@@ -133,18 +137,18 @@ describe('simulator: fault injection', () => {
         for (let i = 0; i < 20; i++) out.push((await call(x.url, 'GET', SOC)).status);
         return out;
       };
-      const a = await statuses(s);
-      assert.deepEqual(a, await statuses(other));
-      assert.ok(a.includes(200) && a.includes(500) && a.includes(429), a.join(','));
+      const seen = await statuses(simulator);
+      assert.deepEqual(seen, await statuses(other));
+      assert.ok(seen.includes(200) && seen.includes(500) && seen.includes(429), seen.join(','));
     } finally {
       await other.close();
     }
   });
 
   it('faultRate / latencyMs shorthands map like the CLI flags', async () => {
-    const x = await startSimulator({ faultRate: 0.4, latencyMs: 5 });
+    const started = await startSimulator({ faultRate: 0.4, latencyMs: 5 });
     try {
-      assert.deepEqual(x.sim.faults.config, {
+      assert.deepEqual(started.sim.faults.config, {
         rate500: 0.2,
         rate503: 0,
         rate429: 0.1,
@@ -153,7 +157,7 @@ describe('simulator: fault injection', () => {
         latencyMs: [5, 5],
       });
     } finally {
-      await x.close();
+      await started.close();
     }
   });
 
@@ -162,14 +166,14 @@ describe('simulator: fault injection', () => {
     // never passes, so the request can end only by close().
     const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'performance'], now: 0 });
     try {
-      const x = await startSimulator({ faults: { latencyMs: [5000, 5000] } });
-      const pending = fetch(x.url + SOC).then(
+      const started = await startSimulator({ faults: { latencyMs: [5000, 5000] } });
+      const pending = fetch(started.url + SOC).then(
         () => 'answered',
         () => 'dropped',
       );
-      await realTurns(() => x.sim.requestsReceived === 1, 'the request at the simulator');
+      await realTurns(() => started.sim.requestsReceived === 1, 'the request at the simulator');
       let closed = false;
-      const closing = x.close().then(() => {
+      const closing = started.close().then(() => {
         closed = true;
       });
       await realTurns(() => closed, 'close() to finish without the latency passing');
@@ -183,15 +187,15 @@ describe('simulator: fault injection', () => {
 });
 
 describe('simulator: request log and stats', () => {
-  const s = useSimulator({ startTime: T0, frozen: true }, { each: true });
+  const simulator = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   it('logs method, path, body, time and status of API requests, not of /sim/*', async () => {
-    await call(s.url, 'GET', SOC);
+    await call(simulator.url, 'GET', SOC);
     const body = { setting: { value: 5, unit: 'kW' }, validUntil: T0 + HOUR_MS };
-    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
-    await call(s.url, 'GET', '/nope');
-    await call(s.url, 'GET', '/sim/stats');
-    const log = s.sim.requestLog;
+    await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, body);
+    await call(simulator.url, 'GET', '/nope');
+    await call(simulator.url, 'GET', '/sim/stats');
+    const log = simulator.sim.requestLog;
     assert.equal(log.length, 3);
     assert.deepEqual(
       log.map((e) => [e.method, e.path, e.status, e.time]),
@@ -202,35 +206,42 @@ describe('simulator: request log and stats', () => {
       ],
     );
     assert.deepEqual(log[1].body, body);
-    const stats = (await call(s.url, 'GET', '/sim/stats')).body;
+    const stats = (await call(simulator.url, 'GET', '/sim/stats')).body;
     assert.equal(stats.requests, 3);
     assert.equal(stats.byRoute['GET /devices/:ref/measurement'], 1);
     assert.equal(stats.byRoute['POST /sites/:ref/steering/ess'], 1);
     assert.equal(stats.byRoute.unmatched, 1);
     assert.deepEqual(stats.byStatus, { '200': 2, '404': 1 });
-    assert.equal((await call(s.url, 'GET', '/sim/log?limit=1')).body.entries.length, 1);
-    s.sim.clearLog();
-    assert.equal(s.sim.requestLog.length, 0);
-    assert.equal(s.sim.stats().requests, 0);
+    assert.equal((await call(simulator.url, 'GET', '/sim/log?limit=1')).body.entries.length, 1);
+    simulator.sim.clearLog();
+    assert.equal(simulator.sim.requestLog.length, 0);
+    assert.equal(simulator.sim.stats().requests, 0);
   });
 
   it('keeps only the last 10,000 entries', () => {
     for (let i = 0; i < LOG_CAPACITY + 25; i++)
-      s.sim.log.add({ method: 'GET', path: `/p/${i}`, route: 'unmatched', time: i, status: 404, requestId: 'req_x' });
-    const log = s.sim.requestLog;
+      simulator.sim.log.add({
+        method: 'GET',
+        path: `/p/${i}`,
+        route: 'unmatched',
+        time: i,
+        status: 404,
+        requestId: 'req_x',
+      });
+    const log = simulator.sim.requestLog;
     assert.equal(log.length, LOG_CAPACITY);
     assert.equal(log[0].path, '/p/25');
     assert.equal(log[LOG_CAPACITY - 1].path, `/p/${LOG_CAPACITY + 24}`);
-    assert.equal(s.sim.stats().requests, LOG_CAPACITY + 25);
+    assert.equal(simulator.sim.stats().requests, LOG_CAPACITY + 25);
   });
 
   it('reset() clears steering and the log', async () => {
-    await call(s.url, 'POST', `/sites/${COM.siteReference}/steering`, {
+    await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering`, {
       maximizeGridImport: true,
       validUntil: T0 + HOUR_MS,
     });
-    s.sim.reset();
-    assert.equal(s.sim.steeringState(COM.siteReference).components.maximizeGridImport, null);
-    assert.equal(s.sim.requestLog.length, 0);
+    simulator.sim.reset();
+    assert.equal(simulator.sim.steeringState(COM.siteReference).components.maximizeGridImport, null);
+    assert.equal(simulator.sim.requestLog.length, 0);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 12, grid limits in the simulator (vendor notes): the request shape over HTTP, limits
+ * Grid limits in the simulator (vendor notes): the request shape over HTTP, limits
  * clamped to the site's contractual limits, enforcement by the battery first and then PV,
  * un-curtailment when there is room, the site within its limits while its assets can, partly
  * followed when they cannot, lapse at validUntil; contractual limits and site figures in
@@ -49,25 +49,26 @@ const HOME_EMPTY = custom('homeempty', HOME, {
 const kW = (value: number) => ({ value, unit: 'kW' });
 
 describe('simulator: grid limits (issue 12)', () => {
-  const s = useSimulator(
+  const simulator = useSimulator(
     { startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] },
     { each: true },
   );
 
   const path = (site: SiteDefinition) => `/sites/${site.siteReference}/steering/grid-limits`;
-  const limits = (site: SiteDefinition, body: Record<string, unknown>) => call(s.url, 'POST', path(site), body);
-  const flows = async (site: SiteDefinition) => (await call(s.url, 'GET', `/sites/${site.siteReference}/state`)).body;
+  const limits = (site: SiteDefinition, body: Record<string, unknown>) => call(simulator.url, 'POST', path(site), body);
+  const flows = async (site: SiteDefinition) =>
+    (await call(simulator.url, 'GET', `/sites/${site.siteReference}/state`)).body;
   const components = async (site: SiteDefinition) =>
-    (await call(s.url, 'GET', `/sites/${site.siteReference}/steering`)).body.components;
-  const until = (ms = HOUR_MS) => s.sim.clock.now() + ms;
+    (await call(simulator.url, 'GET', `/sites/${site.siteReference}/steering`)).body.components;
+  const until = (ms = HOUR_MS) => simulator.sim.clock.now() + ms;
 
   describe('the request', () => {
     it('accepts either limit or both, echoes the accepted body with a requestId, and normalises units', async () => {
-      const r = await limits(COM, { upperLimit: { value: '-100', unit: 'kw' }, validUntil: until() });
-      assert.equal(r.status, 200);
-      assert.match(r.body.requestId, /^req_[0-9a-f]{16}$/);
+      const response = await limits(COM, { upperLimit: { value: '-100', unit: 'kw' }, validUntil: until() });
+      assert.equal(response.status, 200);
+      assert.match(response.body.requestId, /^req_[0-9a-f]{16}$/);
       assert.deepEqual(
-        { ...r.body, requestId: undefined },
+        { ...response.body, requestId: undefined },
         { upperLimit: kW(-100), validUntil: until(), requestId: undefined },
       );
       const both = await limits(COM, {
@@ -103,19 +104,19 @@ describe('simulator: grid limits (issue 12)', () => {
         [{ upperLimit: kW(5), validFrom: until(), validUntil: until() - 1 }, 422, /validUntil must be after validFrom/],
       ];
       for (const [body, status, re] of cases) {
-        const r = await limits(COM, body as Record<string, unknown>);
-        assert.equal(r.status, status, JSON.stringify(body));
-        assert.match(r.body.message, re);
+        const response = await limits(COM, body as Record<string, unknown>);
+        assert.equal(response.status, status, JSON.stringify(body));
+        assert.match(response.body.message, re);
       }
-      const bad = await call(s.url, 'POST', path(COM), '{"upperLimit":');
+      const bad = await call(simulator.url, 'POST', path(COM), '{"upperLimit":');
       assert.equal(bad.status, 400);
-      const unknown = await call(s.url, 'POST', '/sites/ste_unknown00000/steering/grid-limits', {
+      const unknown = await call(simulator.url, 'POST', '/sites/ste_unknown00000/steering/grid-limits', {
         upperLimit: kW(5),
         validUntil: until(),
       });
       assert.equal(unknown.status, 404);
       assert.equal((await components(COM)).gridLimits, null, 'nothing stored');
-      const wrongMethod = await call(s.url, 'DELETE', path(COM));
+      const wrongMethod = await call(simulator.url, 'DELETE', path(COM));
       assert.equal(wrongMethod.status, 405, 'no cancel endpoint: the limits lapse at validUntil');
     });
 
@@ -134,10 +135,10 @@ describe('simulator: grid limits (issue 12)', () => {
       });
       // An upper limit below the contractual export: export at the contractual most, not beyond.
       await limits(COM, { upperLimit: kW(-900), validUntil: until() });
-      const g = (await components(COM)).gridLimits;
-      assert.deepEqual([g.upperW, g.lowerW], [-COM.grid!.maxExportW, -COM.grid!.maxExportW]);
+      const gridLimits = (await components(COM)).gridLimits;
+      assert.deepEqual([gridLimits.upperW, gridLimits.lowerW], [-COM.grid!.maxExportW, -COM.grid!.maxExportW]);
       assert.deepEqual(
-        g.requested,
+        gridLimits.requested,
         { upperLimit: kW(-900) },
         'the last request replaced the first: only its limit is requested',
       );
@@ -154,16 +155,19 @@ describe('simulator: grid limits (issue 12)', () => {
         [-100_000, -200_000],
       );
       for (let step = 0; step < 12; step++) {
-        const f = await flows(VENDOR);
+        const flowsNow = await flows(VENDOR);
         const minSoc = BATTERY_DEFAULTS.minSoc;
-        const exhausted = f.batteryW >= VENDOR.battery.maxPowerW - 1 || f.soc <= minSoc + 0.01;
+        const exhausted = flowsNow.batteryW >= VENDOR.battery.maxPowerW - 1 || flowsNow.soc <= minSoc + 0.01;
         assert.ok(
-          f.gridW <= -100_000 + 1 || exhausted,
-          `step ${step}: grid ${f.gridW} W with the battery at ${f.batteryW} W, SOC ${f.soc}`,
+          flowsNow.gridW <= -100_000 + 1 || exhausted,
+          `step ${step}: grid ${flowsNow.gridW} W with the battery at ${flowsNow.batteryW} W, SOC ${flowsNow.soc}`,
         );
-        assert.ok(f.gridW >= -200_000 - 1, `step ${step}: grid ${f.gridW} W within the contractual export`);
-        assert.ok(Math.abs(f.loadW - f.pvW - f.batteryW - f.gridW) <= 2, 'power balance');
-        s.sim.clock.advance(10 * MINUTE_MS);
+        assert.ok(
+          flowsNow.gridW >= -200_000 - 1,
+          `step ${step}: grid ${flowsNow.gridW} W within the contractual export`,
+        );
+        assert.ok(Math.abs(flowsNow.loadW - flowsNow.pvW - flowsNow.batteryW - flowsNow.gridW) <= 2, 'power balance');
+        simulator.sim.clock.advance(10 * MINUTE_MS);
       }
     });
 
@@ -175,22 +179,28 @@ describe('simulator: grid limits (issue 12)', () => {
       );
       const upper = Math.round(before.gridW - 50_000);
       await limits(COM, { upperLimit: { value: upper, unit: 'W' }, validUntil: until() });
-      const f = await flows(COM);
-      assert.equal(f.gridW, upper);
-      assert.equal(f.pvW, before.pvW, 'PV untouched');
-      assert.ok(Math.abs(f.batteryW - (before.batteryW + 50_000)) <= 1, `battery ${before.batteryW} -> ${f.batteryW}`);
+      const flowsNow = await flows(COM);
+      assert.equal(flowsNow.gridW, upper);
+      assert.equal(flowsNow.pvW, before.pvW, 'PV untouched');
+      assert.ok(
+        Math.abs(flowsNow.batteryW - (before.batteryW + 50_000)) <= 1,
+        `battery ${before.batteryW} -> ${flowsNow.batteryW}`,
+      );
     });
 
     it('limits win over an ESS setting as far as needed: a discharge that would export too much is reduced, PV untouched', async () => {
-      await call(s.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, { setting: kW(300), validUntil: until() });
+      await call(simulator.url, 'POST', `/sites/${COM.siteReference}/steering/ess`, {
+        setting: kW(300),
+        validUntil: until(),
+      });
       const before = await flows(COM);
       assert.equal(before.batteryW, 300_000);
       assert.ok(before.gridW < -100_000, `precondition: exporting ${before.gridW}`);
       await limits(COM, { lowerLimit: kW(-100), validUntil: until() });
-      const f = await flows(COM);
-      assert.equal(f.gridW, -100_000);
-      assert.equal(f.pvW, before.pvW, 'PV untouched: the battery sufficed');
-      assert.ok(f.batteryW < 300_000);
+      const flowsNow = await flows(COM);
+      assert.equal(flowsNow.gridW, -100_000);
+      assert.equal(flowsNow.pvW, before.pvW, 'PV untouched: the battery sufficed');
+      assert.ok(flowsNow.batteryW < 300_000);
       assert.equal(
         (await components(COM)).energyStorageSetting.value,
         300,
@@ -203,36 +213,42 @@ describe('simulator: grid limits (issue 12)', () => {
       assert.equal(before.batteryW, 0, 'a full battery cannot charge');
       assert.ok(before.pvW > before.loadW + 1000, `precondition: PV ${before.pvW} W above load ${before.loadW} W`);
       await limits(HOME_FULL, { lowerLimit: kW(0), validUntil: until(15 * MINUTE_MS) });
-      let f = await flows(HOME_FULL);
-      assert.equal(f.batteryW, 0);
-      assert.ok(Math.abs(f.gridW) <= 1, `no export: grid ${f.gridW}`);
-      assert.ok(Math.abs(f.pvW - f.loadW) <= 1, `PV curtailed to the load: ${f.pvW} / ${f.loadW}`);
+      let flowsNow = await flows(HOME_FULL);
+      assert.equal(flowsNow.batteryW, 0);
+      assert.ok(Math.abs(flowsNow.gridW) <= 1, `no export: grid ${flowsNow.gridW}`);
+      assert.ok(
+        Math.abs(flowsNow.pvW - flowsNow.loadW) <= 1,
+        `PV curtailed to the load: ${flowsNow.pvW} / ${flowsNow.loadW}`,
+      );
 
       // Room within a new limit: PV un-curtailed as far as the limit allows (never more curtailed than needed).
       const room = Math.min(1000, Math.floor((before.pvW - before.loadW) / 2));
       await limits(HOME_FULL, { lowerLimit: { value: -room, unit: 'W' }, validUntil: until(15 * MINUTE_MS) });
-      f = await flows(HOME_FULL);
-      assert.ok(Math.abs(f.gridW + room) <= 1, `grid ${f.gridW} at the limit -${room}`);
-      assert.ok(Math.abs(f.pvW - (f.loadW + room)) <= 1);
+      flowsNow = await flows(HOME_FULL);
+      assert.ok(Math.abs(flowsNow.gridW + room) <= 1, `grid ${flowsNow.gridW} at the limit -${room}`);
+      assert.ok(Math.abs(flowsNow.pvW - (flowsNow.loadW + room)) <= 1);
 
       // Over a few minutes the load changes; PV follows it, never curtailed below what the limit needs.
       for (let i = 0; i < 5; i++) {
-        s.sim.clock.advance(2 * MINUTE_MS);
-        f = await flows(HOME_FULL);
-        assert.ok(f.gridW >= -room - 1 && f.gridW <= -room + 1, `minute ${2 * i + 2}: grid ${f.gridW}`);
+        simulator.sim.clock.advance(2 * MINUTE_MS);
+        flowsNow = await flows(HOME_FULL);
+        assert.ok(
+          flowsNow.gridW >= -room - 1 && flowsNow.gridW <= -room + 1,
+          `minute ${2 * i + 2}: grid ${flowsNow.gridW}`,
+        );
       }
 
       // The limits lapse at validUntil: PV back to its potential (what the site without limits produces).
-      s.sim.clock.advance(6 * MINUTE_MS);
+      simulator.sim.clock.advance(6 * MINUTE_MS);
       assert.equal((await components(HOME_FULL)).gridLimits, null);
-      const ref = new Simulator({ startTime: s.sim.clock.now(), frozen: true, sites: [HOME_FULL] });
-      f = await flows(HOME_FULL);
-      assert.equal(f.pvW, ref.siteState(HOME_FULL.siteReference).pvW, 'uncurtailed');
-      assert.ok(f.gridW < -room - 1, `exporting again: ${f.gridW}`);
+      const ref = new Simulator({ startTime: simulator.sim.clock.now(), frozen: true, sites: [HOME_FULL] });
+      flowsNow = await flows(HOME_FULL);
+      assert.equal(flowsNow.pvW, ref.siteState(HOME_FULL.siteReference).pvW, 'uncurtailed');
+      assert.ok(flowsNow.gridW < -room - 1, `exporting again: ${flowsNow.gridW}`);
     });
 
     it('too much import with an empty battery and PV curtailed by asset steering: PV is un-curtailed to meet the limit', async () => {
-      await call(s.url, 'POST', `/sites/${HOME_EMPTY.siteReference}/steering/curtailment`, {
+      await call(simulator.url, 'POST', `/sites/${HOME_EMPTY.siteReference}/steering/curtailment`, {
         setting: kW(0),
         validUntil: until(),
       });
@@ -240,25 +256,27 @@ describe('simulator: grid limits (issue 12)', () => {
       assert.deepEqual([before.pvW, before.batteryW], [0, 0], 'curtailed to 0; an empty battery cannot discharge');
       assert.equal(before.gridW, before.loadW);
       await limits(HOME_EMPTY, { upperLimit: kW(0), validUntil: until() });
-      const f = await flows(HOME_EMPTY);
-      assert.equal(f.batteryW, 0);
-      assert.ok(Math.abs(f.gridW) <= 1, `grid ${f.gridW}`);
-      assert.ok(Math.abs(f.pvW - f.loadW) <= 1, 'PV un-curtailed as far as the limit needs, no further');
+      const flowsNow = await flows(HOME_EMPTY);
+      assert.equal(flowsNow.batteryW, 0);
+      assert.ok(Math.abs(flowsNow.gridW) <= 1, `grid ${flowsNow.gridW}`);
+      assert.ok(Math.abs(flowsNow.pvW - flowsNow.loadW) <= 1, 'PV un-curtailed as far as the limit needs, no further');
     });
 
     it('partly followed when the assets cannot: the battery at its power rating, then empty; the measurements show it', async () => {
       await limits(COM, { upperLimit: kW(-800), validUntil: until(6 * HOUR_MS) });
-      let f = await flows(COM);
-      assert.equal(f.batteryW, COM.battery.maxPowerW, 'discharging at its rating');
-      assert.ok(f.gridW > -800_000 + 1, `export ${-f.gridW} W short of 800 kW`);
-      const meter = (await call(s.url, 'GET', `/devices/${COM.meter.deviceReference}/measurement?property=power`)).body;
-      assert.equal(meter.value, f.gridW, 'the grid meter shows it');
+      let flowsNow = await flows(COM);
+      assert.equal(flowsNow.batteryW, COM.battery.maxPowerW, 'discharging at its rating');
+      assert.ok(flowsNow.gridW > -800_000 + 1, `export ${-flowsNow.gridW} W short of 800 kW`);
+      const meter = (
+        await call(simulator.url, 'GET', `/devices/${COM.meter.deviceReference}/measurement?property=power`)
+      ).body;
+      assert.equal(meter.value, flowsNow.gridW, 'the grid meter shows it');
       // About 1.2 h at 500 kW empties the battery to its window (65 % -> 5 % of 1 MWh, with losses).
-      s.sim.clock.advance(2 * HOUR_MS);
-      f = await flows(COM);
-      assert.ok(Math.abs(f.soc - BATTERY_DEFAULTS.minSoc) < 0.01, `SOC ${f.soc}`);
-      assert.equal(f.batteryW, 0, 'an empty battery cannot discharge');
-      assert.ok(Math.abs(f.gridW - (f.loadW - f.pvW)) <= 2, 'the rest is what PV and load make');
+      simulator.sim.clock.advance(2 * HOUR_MS);
+      flowsNow = await flows(COM);
+      assert.ok(Math.abs(flowsNow.soc - BATTERY_DEFAULTS.minSoc) < 0.01, `SOC ${flowsNow.soc}`);
+      assert.equal(flowsNow.batteryW, 0, 'an empty battery cannot discharge');
+      assert.ok(Math.abs(flowsNow.gridW - (flowsNow.loadW - flowsNow.pvW)) <= 2, 'the rest is what PV and load make');
     });
 
     it('the contractual limits hold without any steering too: a full home battery at noon exports at most the contractual 1 kW', async () => {
@@ -267,9 +285,9 @@ describe('simulator: grid limits (issue 12)', () => {
         grid: { maxImportW: 17_000, maxExportW: 1_000 },
       });
       const sim = new Simulator({ startTime: T0, frozen: true, sites: [tight, HOME_FULL] });
-      const a = sim.siteState(tight.siteReference);
-      assert.ok(a.gridW >= -1_000 - 1, `export ${-a.gridW} W within the contractual 1 kW`);
-      assert.ok(Math.abs(a.pvW - (a.loadW + 1_000)) <= 1, 'PV curtailed to load + 1 kW');
+      const state = sim.siteState(tight.siteReference);
+      assert.ok(state.gridW >= -1_000 - 1, `export ${-state.gridW} W within the contractual 1 kW`);
+      assert.ok(Math.abs(state.pvW - (state.loadW + 1_000)) <= 1, 'PV curtailed to load + 1 kW');
       assert.equal(HOME.grid!.maxExportW, 7_000);
     });
   });
@@ -280,30 +298,33 @@ describe('simulator: grid limits (issue 12)', () => {
       await limits(COM, { upperLimit: kW(-100), validFrom: T0 + 10 * MINUTE_MS, validUntil: T0 + 20 * MINUTE_MS });
       assert.equal((await components(COM)).gridLimits, null, 'not yet');
       assert.equal((await flows(COM)).gridW, before.gridW);
-      s.sim.clock.advance(10 * MINUTE_MS);
+      simulator.sim.clock.advance(10 * MINUTE_MS);
       assert.equal((await components(COM)).gridLimits.upperW, -100_000);
       assert.equal((await flows(COM)).gridW, -100_000);
-      s.sim.clock.advance(10 * MINUTE_MS);
+      simulator.sim.clock.advance(10 * MINUTE_MS);
       assert.equal((await components(COM)).gridLimits, null, 'lapsed at validUntil');
-      const f = await flows(COM);
+      const flowsNow = await flows(COM);
       assert.ok(
-        Math.abs(f.batteryW - Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, f.loadW - f.pvW))) <= 1,
+        Math.abs(
+          flowsNow.batteryW -
+            Math.max(-COM.battery.maxPowerW, Math.min(COM.battery.maxPowerW, flowsNow.loadW - flowsNow.pvW)),
+        ) <= 1,
         'self-consumption again',
       );
     });
 
     it('POST /sim/reset clears the limits', async () => {
       await limits(COM, { upperLimit: kW(-100), validUntil: until() });
-      await call(s.url, 'POST', '/sim/reset');
+      await call(simulator.url, 'POST', '/sim/reset');
       assert.equal((await components(COM)).gridLimits, null);
     });
   });
 
   describe('GET /sites and the site definitions', () => {
     it('lists PV peak power, battery power and capacity, and the contractual grid limits of each site', async () => {
-      const r = await call(s.url, 'GET', '/sites');
-      assert.equal(r.status, 200);
-      const com = r.body.sites.find((x: { siteReference: string }) => x.siteReference === COM.siteReference);
+      const response = await call(simulator.url, 'GET', '/sites');
+      assert.equal(response.status, 200);
+      const com = response.body.sites.find((x: { siteReference: string }) => x.siteReference === COM.siteReference);
       assert.deepEqual(
         {
           pvPeakPower: com.pvPeakPower,
@@ -318,7 +339,7 @@ describe('simulator: grid limits (issue 12)', () => {
           gridLimits: { upper: 1_000_000, lower: -800_000 },
         },
       );
-      const home = r.body.sites.find((x: { siteReference: string }) => x.siteReference === HOME.siteReference);
+      const home = response.body.sites.find((x: { siteReference: string }) => x.siteReference === HOME.siteReference);
       assert.deepEqual(home.gridLimits, { upper: 17_000, lower: -7_000 });
       assert.equal(home.pvPeakPower, 10_000);
       assert.deepEqual(Object.keys(com), [

@@ -1,5 +1,5 @@
 /**
- * Issue 12, configurable paths in the simulator: with `paths` (or the CLI's --path-* flags) it
+ * Configurable paths in the simulator: with `paths` (or the CLI's --path-* flags) it
  * serves the list of devices, the list of sites, curtailment and grid limits on the configured
  * paths, and the default paths then answer 404, so a test can prove a client uses the
  * configured path. A client configured with the same paths reaches each one.
@@ -27,63 +27,77 @@ const CONFIGURED: ApiPaths = {
 
 describe('simulator: configurable paths (issue 12)', () => {
   describe('each configured path takes effect; its default then answers 404', () => {
-    const s = useSimulator({ frozen: true, paths: CONFIGURED }); // now: the client checks validUntil against its clock
-    const until = () => s.sim.clock.now() + HOUR_MS;
+    const simulator = useSimulator({ frozen: true, paths: CONFIGURED }); // now: the client checks validUntil against its clock
+    const until = () => simulator.sim.clock.now() + HOUR_MS;
 
     it('devices', async () => {
-      const r = await call(s.url, 'GET', CONFIGURED.devices);
-      assert.equal(r.status, 200);
-      assert.equal(r.body.devices.length, 6);
-      assert.equal((await call(s.url, 'GET', '/devices')).status, 404);
-      const m = await call(
-        s.url,
+      const response = await call(simulator.url, 'GET', CONFIGURED.devices);
+      assert.equal(response.status, 200);
+      assert.equal(response.body.devices.length, 6);
+      assert.equal((await call(simulator.url, 'GET', '/devices')).status, 404);
+      const measurement = await call(
+        simulator.url,
         'GET',
         `/devices/${DEFAULT_SITES[0].battery.deviceReference}/measurement?property=soc`,
       );
-      assert.equal(m.status, 200, "the measurement paths are the specification's and stay");
+      assert.equal(measurement.status, 200, "the measurement paths are the specification's and stay");
     });
 
     it('sites', async () => {
-      const r = await call(s.url, 'GET', CONFIGURED.sites);
-      assert.equal(r.status, 200);
-      assert.equal(r.body.sites[0].siteReference, COM);
-      assert.equal((await call(s.url, 'GET', '/sites')).status, 404);
-      assert.equal((await call(s.url, 'GET', `/sites/${COM}/state`)).status, 200, 'the site reads stay');
+      const response = await call(simulator.url, 'GET', CONFIGURED.sites);
+      assert.equal(response.status, 200);
+      assert.equal(response.body.sites[0].siteReference, COM);
+      assert.equal((await call(simulator.url, 'GET', '/sites')).status, 404);
+      assert.equal((await call(simulator.url, 'GET', `/sites/${COM}/state`)).status, 200, 'the site reads stay');
     });
 
     it('curtailment', async () => {
-      const r = await call(s.url, 'POST', `/sites/${COM}/steering/pv-limit`, { setting: kW(100), validUntil: until() });
-      assert.equal(r.status, 200);
-      assert.equal(s.sim.steeringState(COM).components.productionCurtailment?.value, 100);
-      const old = await call(s.url, 'POST', `/sites/${COM}/steering/curtailment`, {
+      const response = await call(simulator.url, 'POST', `/sites/${COM}/steering/pv-limit`, {
+        setting: kW(100),
+        validUntil: until(),
+      });
+      assert.equal(response.status, 200);
+      assert.equal(simulator.sim.steeringState(COM).components.productionCurtailment?.value, 100);
+      const old = await call(simulator.url, 'POST', `/sites/${COM}/steering/curtailment`, {
         setting: kW(200),
         validUntil: until(),
       });
       assert.equal(old.status, 404);
-      assert.equal(s.sim.steeringState(COM).components.productionCurtailment?.value, 100, 'nothing applied');
-      assert.equal(s.sim.requestLog.at(-2)?.route, 'POST /sites/:ref/steering/pv-limit');
+      assert.equal(simulator.sim.steeringState(COM).components.productionCurtailment?.value, 100, 'nothing applied');
+      assert.equal(simulator.sim.requestLog.at(-2)?.route, 'POST /sites/:ref/steering/pv-limit');
     });
 
     it('grid limits (the site within a segment)', async () => {
-      const r = await call(s.url, 'POST', `/grid/site-${COM}/limits`, { upperLimit: kW(300), validUntil: until() });
-      assert.equal(r.status, 200);
-      assert.equal(s.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
+      const response = await call(simulator.url, 'POST', `/grid/site-${COM}/limits`, {
+        upperLimit: kW(300),
+        validUntil: until(),
+      });
+      assert.equal(response.status, 200);
+      assert.equal(simulator.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
       assert.equal(
-        (await call(s.url, 'POST', `/sites/${COM}/steering/grid-limits`, { upperLimit: kW(1), validUntil: until() }))
-          .status,
+        (
+          await call(simulator.url, 'POST', `/sites/${COM}/steering/grid-limits`, {
+            upperLimit: kW(1),
+            validUntil: until(),
+          })
+        ).status,
         404,
       );
       assert.equal(
-        (await call(s.url, 'POST', '/grid/site-/limits', { upperLimit: kW(1), validUntil: until() })).status,
+        (await call(simulator.url, 'POST', '/grid/site-/limits', { upperLimit: kW(1), validUntil: until() })).status,
         404,
         'an empty site does not match',
       );
       assert.equal(
-        (await call(s.url, 'POST', '/grid/site-ste_unknown00000/limits', { upperLimit: kW(1), validUntil: until() }))
-          .status,
+        (
+          await call(simulator.url, 'POST', '/grid/site-ste_unknown00000/limits', {
+            upperLimit: kW(1),
+            validUntil: until(),
+          })
+        ).status,
         404,
       );
-      assert.equal(s.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
+      assert.equal(simulator.sim.steeringState(COM).components.gridLimits?.upperW, 300_000);
     });
 
     it('the paths the specification shows stay where they are', async () => {
@@ -94,34 +108,34 @@ describe('simulator: configurable paths (issue 12)', () => {
             : p === '/steering'
               ? { maximizeGridImport: false, validUntil: until() }
               : { setting: kW(1), validUntil: until() };
-        assert.equal((await call(s.url, 'POST', `/sites/${COM}${p}`, body)).status, 200, p);
+        assert.equal((await call(simulator.url, 'POST', `/sites/${COM}${p}`, body)).status, 200, p);
       }
-      assert.equal((await call(s.url, 'DELETE', `/sites/${COM}/steering/grid-target`)).status, 200);
+      assert.equal((await call(simulator.url, 'DELETE', `/sites/${COM}/steering/grid-target`)).status, 200);
     });
 
     it('a client with the same paths reaches every configured path; one with the defaults gets 404', async () => {
-      const c = clientFor(s, { retries: 0, paths: CONFIGURED });
-      const d = clientFor(s, { retries: 0 });
+      const configured = clientFor(simulator, { retries: 0, paths: CONFIGURED });
+      const defaults = clientFor(simulator, { retries: 0 });
       try {
-        assert.equal((await c.listDevices()).length, 6);
-        assert.equal((await c.listSites()).length, 2);
-        await c.steerEndpoint('curtailment', COM, { setting: kW(50), validUntil: until() });
-        await c.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() });
-        const log = s.sim.requestLog.slice(-4).map((e) => `${e.method} ${e.path} ${e.status}`);
+        assert.equal((await configured.listDevices()).length, 6);
+        assert.equal((await configured.listSites()).length, 2);
+        await configured.steerEndpoint('curtailment', COM, { setting: kW(50), validUntil: until() });
+        await configured.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() });
+        const log = simulator.sim.requestLog.slice(-4).map((e) => `${e.method} ${e.path} ${e.status}`);
         assert.deepEqual(log, [
           'GET /api/v2/devices 200',
           'GET /api/v2/sites 200',
           `POST /sites/${COM}/steering/pv-limit 200`,
           `POST /grid/site-${COM}/limits 200`,
         ]);
-        await assert.rejects(d.listDevices(), (e: { status?: number }) => e.status === 404);
+        await assert.rejects(defaults.listDevices(), (e: { status?: number }) => e.status === 404);
         await assert.rejects(
-          d.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() }),
+          defaults.steerEndpoint('grid-limits', COM, { lowerLimit: kW(-20), validUntil: until() }),
           (e: { status?: number }) => e.status === 404,
         );
       } finally {
-        c.close();
-        d.close();
+        configured.close();
+        defaults.close();
       }
     });
   });
@@ -166,12 +180,12 @@ describe('simulator: configurable paths (issue 12)', () => {
       assert.equal(parsed.help, false);
       if (parsed.help) return;
       assert.deepEqual(parsed.opts.paths, CONFIGURED);
-      const s = await startSimulator({ ...parsed.opts, host: '127.0.0.1' });
+      const started = await startSimulator({ ...parsed.opts, host: '127.0.0.1' });
       try {
-        assert.equal((await call(s.url, 'GET', CONFIGURED.devices)).status, 200);
-        assert.equal((await call(s.url, 'GET', '/devices')).status, 404);
+        assert.equal((await call(started.url, 'GET', CONFIGURED.devices)).status, 200);
+        assert.equal((await call(started.url, 'GET', '/devices')).status, 404);
       } finally {
-        await s.close();
+        await started.close();
       }
       const none = parseCli(['--port', '0']);
       assert.equal(none.help === false && none.opts.paths, undefined, 'no flag: the defaults');

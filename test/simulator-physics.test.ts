@@ -57,26 +57,26 @@ function assertNonDecreasing(values: number[], what: string): void {
 }
 
 describe('simulator: physics', () => {
-  const s = useSimulator({ startTime: T0, frozen: true, seed: 3 }, { each: true });
+  const simulator = useSimulator({ startTime: T0, frozen: true, seed: 3 }, { each: true });
 
   it('SOC falls under discharge and rises under charge (1 h each), by energy / capacity with the round-trip efficiency', async () => {
     const ref = COM.battery.deviceReference;
     const sqrtEff = Math.sqrt(BATTERY_DEFAULTS.efficiency);
-    const soc0 = await read(s.url, ref, 'soc');
-    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+    const soc0 = await read(simulator.url, ref, 'soc');
+    await post(simulator.url, `/sites/${COM.siteReference}/steering/ess`, {
       setting: { value: 200, unit: 'kW' },
       validUntil: T0 + 10 * HOUR_MS,
     });
-    s.sim.clock.advance(HOUR_MS);
-    const soc1 = await read(s.url, ref, 'soc');
+    simulator.sim.clock.advance(HOUR_MS);
+    const soc1 = await read(simulator.url, ref, 'soc');
     // 200 kWh delivered (AC) take 200 / sqrt(eff) kWh from the store of 1 MWh.
     assert.ok(Math.abs(soc1 - (soc0 - 20 / sqrtEff)) < 0.01, `${soc0} -> ${soc1}`);
-    await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+    await post(simulator.url, `/sites/${COM.siteReference}/steering/ess`, {
       setting: { value: -200, unit: 'kW' },
       validUntil: T0 + 10 * HOUR_MS,
     });
-    s.sim.clock.advance(HOUR_MS);
-    const soc2 = await read(s.url, ref, 'soc');
+    simulator.sim.clock.advance(HOUR_MS);
+    const soc2 = await read(simulator.url, ref, 'soc');
     // 200 kWh charged (AC) store 200 * sqrt(eff) kWh: a full cycle returns eff of what went in.
     assert.ok(Math.abs(soc2 - (soc1 + 20 * sqrtEff)) < 0.01, `${soc1} -> ${soc2}`);
     assert.ok(soc2 < soc0, 'the round trip loses energy');
@@ -85,52 +85,52 @@ describe('simulator: physics', () => {
   it('SOC stays within its window: no discharge when empty (minSoc), no charge when full (maxSoc)', async () => {
     const ref = HOME.battery.deviceReference;
     const ess = (kW: number) =>
-      post(s.url, `/sites/${HOME.siteReference}/steering/ess`, {
+      post(simulator.url, `/sites/${HOME.siteReference}/steering/ess`, {
         setting: { value: kW, unit: 'kW' },
-        validUntil: s.sim.clock.now() + DAY_MS,
+        validUntil: simulator.sim.clock.now() + DAY_MS,
       });
     await ess(10);
-    s.sim.clock.advance(3 * HOUR_MS);
-    assert.equal(await read(s.url, ref, 'soc'), BATTERY_DEFAULTS.minSoc);
-    assert.equal(await read(s.url, ref, 'power'), 0);
+    simulator.sim.clock.advance(3 * HOUR_MS);
+    assert.equal(await read(simulator.url, ref, 'soc'), BATTERY_DEFAULTS.minSoc);
+    assert.equal(await read(simulator.url, ref, 'power'), 0);
     await ess(-10);
-    s.sim.clock.advance(5 * HOUR_MS);
-    assert.equal(await read(s.url, ref, 'soc'), BATTERY_DEFAULTS.maxSoc);
-    assert.equal(await read(s.url, ref, 'power'), 0);
+    simulator.sim.clock.advance(5 * HOUR_MS);
+    assert.equal(await read(simulator.url, ref, 'soc'), BATTERY_DEFAULTS.maxSoc);
+    assert.equal(await read(simulator.url, ref, 'power'), 0);
   });
 
   it('counters are monotonic over clock advances and steering changes', async () => {
     const seen = new Map<string, number>();
     const settings = [100, -300, 0, 500, -500];
     for (let i = 0; i < settings.length; i++) {
-      await post(s.url, `/sites/${COM.siteReference}/steering/ess`, {
+      await post(simulator.url, `/sites/${COM.siteReference}/steering/ess`, {
         setting: { value: settings[i], unit: 'kW' },
-        validUntil: s.sim.clock.now() + 2 * HOUR_MS,
+        validUntil: simulator.sim.clock.now() + 2 * HOUR_MS,
       });
-      s.sim.clock.advance(97 * MINUTE_MS);
+      simulator.sim.clock.advance(97 * MINUTE_MS);
       for (const [ref, p] of COUNTERS) {
-        const v = await read(s.url, ref, p);
+        const value = await read(simulator.url, ref, p);
         const key = `${ref}/${p}`;
-        assert.ok(v >= (seen.get(key) ?? 0), `${key}: ${seen.get(key)} -> ${v}`);
-        assert.ok(v >= 500_000, `${key} starts at the vendor example scale`);
-        seen.set(key, v);
+        assert.ok(value >= (seen.get(key) ?? 0), `${key}: ${seen.get(key)} -> ${value}`);
+        assert.ok(value >= 500_000, `${key} starts at the vendor example scale`);
+        seen.set(key, value);
       }
     }
   });
 
   it('PV follows the day: zero at night, positive around noon', async () => {
-    s.sim.clock.advance(18 * HOUR_MS); // midnight UTC
-    assert.equal(await read(s.url, COM.pv.deviceReference, 'power'), 0);
-    s.sim.clock.advance(12 * HOUR_MS); // noon
-    assert.ok((await read(s.url, COM.pv.deviceReference, 'power')) > 100_000);
+    simulator.sim.clock.advance(18 * HOUR_MS); // midnight UTC
+    assert.equal(await read(simulator.url, COM.pv.deviceReference, 'power'), 0);
+    simulator.sim.clock.advance(12 * HOUR_MS); // noon
+    assert.ok((await read(simulator.url, COM.pv.deviceReference, 'power')) > 100_000);
   });
 
   it('advancing a year: the state catches up in one step, within its limits, the counters a year further', async () => {
-    const before = await read(s.url, HOME.meter.deviceReference, 'totalEnergyConsumed');
-    s.sim.clock.advance(365 * DAY_MS);
-    const soc = await read(s.url, COM.battery.deviceReference, 'soc');
-    const home = await read(s.url, HOME.battery.deviceReference, 'soc');
-    const after = await read(s.url, HOME.meter.deviceReference, 'totalEnergyConsumed');
+    const before = await read(simulator.url, HOME.meter.deviceReference, 'totalEnergyConsumed');
+    simulator.sim.clock.advance(365 * DAY_MS);
+    const soc = await read(simulator.url, COM.battery.deviceReference, 'soc');
+    const home = await read(simulator.url, HOME.battery.deviceReference, 'soc');
+    const after = await read(simulator.url, HOME.meter.deviceReference, 'totalEnergyConsumed');
     for (const v of [soc, home]) assert.ok(v >= 5 && v <= 95, `SOC ${v} % within the 5-95 % window`);
     assert.ok(after > before, `the meter counted the year: ${before} -> ${after} Wh`);
     // (How fast a year is simulated is a benchmark's question, not a test's.)
@@ -140,9 +140,9 @@ describe('simulator: physics', () => {
 describe('simulator: time series', () => {
   const opened: StartedSimulator[] = [];
   const start = async (seed: number) => {
-    const s = await startSimulator({ startTime: T0, frozen: true, seed });
-    opened.push(s);
-    return s;
+    const started = await startSimulator({ startTime: T0, frozen: true, seed });
+    opened.push(started);
+    return started;
   };
   afterEach(async () => {
     await Promise.all(opened.splice(0).map((s) => s.close()));
@@ -174,9 +174,9 @@ describe('simulator: time series', () => {
   });
 
   it('ends at the current value when the last point is now, for every property', async () => {
-    const s = await start(5);
-    await drive(s);
-    const now = s.sim.clock.now();
+    const started = await start(5);
+    await drive(started);
+    const now = started.sim.clock.now();
     for (const site of DEFAULT_SITES) {
       for (const kind of ['battery', 'pv', 'meter'] as const) {
         const ref = site[kind].deviceReference;
@@ -185,43 +185,43 @@ describe('simulator: time series', () => {
           : kind === 'pv'
             ? ['power', 'totalEnergyProduced']
             : ['power', 'totalEnergyConsumed', 'totalEnergyProduced']) {
-          const ts = await series(s.url, ref, p, now - 3 * DAY_MS, now + DAY_MS);
+          const ts = await series(started.url, ref, p, now - 3 * DAY_MS, now + DAY_MS);
           assert.equal(ts.time[ts.time.length - 1], toIsoSeconds(now));
-          assert.equal(ts.data[ts.data.length - 1], await read(s.url, ref, p), `${kind}.${p}`);
+          assert.equal(ts.data[ts.data.length - 1], await read(started.url, ref, p), `${kind}.${p}`);
         }
       }
     }
   });
 
   it('the last point before now is close to the current value when now is between points', async () => {
-    const s = await start(5);
-    await drive(s);
-    s.sim.clock.advance(20 * MINUTE_MS);
-    const now = s.sim.clock.now();
+    const started = await start(5);
+    await drive(started);
+    started.sim.clock.advance(20 * MINUTE_MS);
+    const now = started.sim.clock.now();
     const ts = await series(
-      s.url,
+      started.url,
       COM.meter.deviceReference,
       'totalEnergyConsumed',
       now - DAY_MS - 20 * MINUTE_MS,
       now + HOUR_MS,
     );
     assert.equal(ts.time[ts.time.length - 1], toIsoSeconds(now - 20 * MINUTE_MS));
-    const current = await read(s.url, COM.meter.deviceReference, 'totalEnergyConsumed');
+    const current = await read(started.url, COM.meter.deviceReference, 'totalEnergyConsumed');
     const last = ts.data[ts.data.length - 1];
     assert.ok(last <= current && current - last <= (20 / 60) * 1.5e6, `${last} vs ${current}`);
   });
 
   it('counters are monotonic across the baseline (before start) and the recorded part; SOC within 0-100', async () => {
-    const s = await start(9);
-    await drive(s);
-    const now = s.sim.clock.now();
+    const started = await start(9);
+    await drive(started);
+    const now = started.sim.clock.now();
     for (const [ref, p] of COUNTERS) {
-      const ts = await series(s.url, ref, p, now - 30 * DAY_MS + HOUR_MS, now + HOUR_MS);
+      const ts = await series(started.url, ref, p, now - 30 * DAY_MS + HOUR_MS, now + HOUR_MS);
       assert.equal(ts.data.length, 30 * 24);
       assertNonDecreasing(ts.data, `${ref}.${p}`);
     }
     const far = await series(
-      s.url,
+      started.url,
       COM.pv.deviceReference,
       'totalEnergyProduced',
       T0 - 400 * DAY_MS,
@@ -233,23 +233,23 @@ describe('simulator: time series', () => {
       'initial counters cover years of operation',
     );
     for (const site of DEFAULT_SITES) {
-      const soc = await series(s.url, site.battery.deviceReference, 'soc', now - 30 * DAY_MS, now);
+      const soc = await series(started.url, site.battery.deviceReference, 'soc', now - 30 * DAY_MS, now);
       assert.ok(soc.data.every((v) => v >= 0 && v <= 100));
     }
   });
 
   it('meets the initial state at the start: the point at the start time is the initial value', async () => {
-    const s = await start(2);
-    s.sim.clock.advance(DAY_MS);
-    const ts = await series(s.url, COM.battery.deviceReference, 'soc', T0 - 2 * HOUR_MS, T0 + HOUR_MS);
+    const started = await start(2);
+    started.sim.clock.advance(DAY_MS);
+    const ts = await series(started.url, COM.battery.deviceReference, 'soc', T0 - 2 * HOUR_MS, T0 + HOUR_MS);
     assert.deepEqual(ts.time, [toIsoSeconds(T0 - 2 * HOUR_MS), toIsoSeconds(T0 - HOUR_MS), toIsoSeconds(T0)]);
     assert.equal(ts.data[2], COM.battery.initialSoc);
     assert.ok(Math.abs(ts.data[1] - COM.battery.initialSoc) < 5, 'continuous into the past');
   });
 
   it('returns no points for a range entirely in the future', async () => {
-    const s = await start(2);
-    const ts = await series(s.url, COM.pv.deviceReference, 'power', T0 + HOUR_MS, T0 + DAY_MS);
+    const started = await start(2);
+    const ts = await series(started.url, COM.pv.deviceReference, 'power', T0 + HOUR_MS, T0 + DAY_MS);
     assert.deepEqual(ts, { time: [], data: [] });
   });
 });

@@ -39,13 +39,13 @@ function series(
 
 /** Pearson correlation. */
 function corr(a: number[], b: number[]): number {
-  const n = a.length;
-  const ma = a.reduce((x, y) => x + y, 0) / n;
-  const mb = b.reduce((x, y) => x + y, 0) / n;
+  const count = a.length;
+  const ma = a.reduce((x, y) => x + y, 0) / count;
+  const mb = b.reduce((x, y) => x + y, 0) / count;
   let ab = 0;
   let aa = 0;
   let bb = 0;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < count; i++) {
     ab += (a[i] - ma) * (b[i] - mb);
     aa += (a[i] - ma) ** 2;
     bb += (b[i] - mb) ** 2;
@@ -70,44 +70,48 @@ function drive(s: Simulator): void {
 
 describe('simulator: a realistic sandbox (history from the physics)', () => {
   it('conserves energy in every quarter hour of the warm-up and the live part: load = PV + grid + battery', () => {
-    const s = sim(4);
-    drive(s);
+    const simulator = sim(4);
+    drive(simulator);
     for (const site of DEFAULT_SITES) {
-      const h = historyOf(s, site);
-      assert.ok(h.firstTime <= T0 - HISTORY_DAYS * DAY_MS && h.lastTime > T0 + DAY_MS, 'warm-up and live samples');
-      const d = (col: number, i: number) => h.value(col, i + 1) - h.value(col, i);
-      for (let i = 0; i + 1 < h.length; i++) {
-        const load = d(H_LOAD, i);
-        const supply = d(F_PV_OUT, i) + d(F_GRID_IN, i) - d(F_GRID_OUT, i) + d(F_BATT_OUT, i) - d(F_BATT_IN, i);
+      const history = historyOf(simulator, site);
+      assert.ok(
+        history.firstTime <= T0 - HISTORY_DAYS * DAY_MS && history.lastTime > T0 + DAY_MS,
+        'warm-up and live samples',
+      );
+      const delta = (col: number, i: number) => history.value(col, i + 1) - history.value(col, i);
+      for (let i = 0; i + 1 < history.length; i++) {
+        const load = delta(H_LOAD, i);
+        const supply =
+          delta(F_PV_OUT, i) + delta(F_GRID_IN, i) - delta(F_GRID_OUT, i) + delta(F_BATT_OUT, i) - delta(F_BATT_IN, i);
         assert.ok(
           Math.abs(load - supply) <= 1e-6 * Math.max(1, load) + 1e-3,
-          `${site.name} at ${toIsoSeconds(h.time(i))}: load ${load} Wh, supply ${supply} Wh`,
+          `${site.name} at ${toIsoSeconds(history.time(i))}: load ${load} Wh, supply ${supply} Wh`,
         );
       }
-      const st = s.siteState(site.siteReference);
+      const st = simulator.siteState(site.siteReference);
       assert.ok(Math.abs(st.loadW - st.pvW - st.batteryW - st.gridW) <= 2, 'instant balance');
     }
   });
 
   it('balances the battery with its efficiency: stored change = charged * sqrt(eff) - discharged / sqrt(eff)', () => {
-    const s = sim(4);
-    drive(s);
+    const simulator = sim(4);
+    drive(simulator);
     for (const site of DEFAULT_SITES) {
-      const h = historyOf(s, site);
+      const history = historyOf(simulator, site);
       const cap = site.battery.capacityWh;
       let charged = 0;
       let discharged = 0;
-      for (let i = 0; i + 1 < h.length; i++) {
-        const inWh = h.value(F_BATT_IN, i + 1) - h.value(F_BATT_IN, i);
-        const outWh = h.value(F_BATT_OUT, i + 1) - h.value(F_BATT_OUT, i);
-        const stored = ((h.value(F_SOC, i + 1) - h.value(F_SOC, i)) / 100) * cap;
+      for (let i = 0; i + 1 < history.length; i++) {
+        const inWh = history.value(F_BATT_IN, i + 1) - history.value(F_BATT_IN, i);
+        const outWh = history.value(F_BATT_OUT, i + 1) - history.value(F_BATT_OUT, i);
+        const stored = ((history.value(F_SOC, i + 1) - history.value(F_SOC, i)) / 100) * cap;
         assert.ok(
           Math.abs(stored - (inWh * SQRT_EFF - outWh / SQRT_EFF)) <= 1e-6 * cap,
-          `${site.name} at ${toIsoSeconds(h.time(i))}`,
+          `${site.name} at ${toIsoSeconds(history.time(i))}`,
         );
         charged += inWh;
         discharged += outWh;
-        const soc = h.value(F_SOC, i + 1);
+        const soc = history.value(F_SOC, i + 1);
         assert.ok(
           soc >= BATTERY_DEFAULTS.minSoc - 1e-6 && soc <= BATTERY_DEFAULTS.maxSoc + 1e-6,
           `SOC ${soc} within the window`,
@@ -122,9 +126,9 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
   });
 
   it("counters' differences equal the hourly power series' energy within 1 %, over ranges before, across and after the start", () => {
-    const s = sim(6);
-    drive(s);
-    const now = s.clock.now();
+    const simulator = sim(6);
+    drive(simulator);
+    const now = simulator.clock.now();
     const ranges: Array<[number, number]> = [
       [T0 - 300 * DAY_MS, T0 - 299 * DAY_MS],
       [T0 - 30 * DAY_MS, T0],
@@ -156,13 +160,13 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
     let checked = 0;
     for (const [ref, counters] of devices) {
       for (const [a, b] of ranges) {
-        const power = series(s, ref, 'power', a, b).data;
+        const power = series(simulator, ref, 'power', a, b).data;
         assert.equal(power.length, (b - a) / HOUR_MS);
         const fromPower = power.reduce((x, y) => x + y, 0); // W over 1 h each: Wh
         let fromCounters = 0;
         for (const [p, sign] of counters) {
-          const c = series(s, ref, p, a, b + HOUR_MS, (b - a) / HOUR_MS).data; // the values at a and b
-          fromCounters += sign * (c[1] - c[0]);
+          const counter = series(simulator, ref, p, a, b + HOUR_MS, (b - a) / HOUR_MS).data; // the values at a and b
+          fromCounters += sign * (counter[1] - counter[0]);
         }
         const err = Math.abs(fromPower - fromCounters);
         const scale = Math.max(Math.abs(fromCounters), counters.length * 1000); // at least 1 kWh per counter
@@ -179,51 +183,54 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
   });
 
   it('a power point is the average over its interval; the point at now is the live reading', () => {
-    const s = sim(6);
-    drive(s);
-    const now = s.clock.now();
+    const simulator = sim(6);
+    drive(simulator);
+    const now = simulator.clock.now();
     const ref = COM.pv.deviceReference;
-    const three = series(s, ref, 'power', T0 - DAY_MS, T0 + 2 * HOUR_MS, 3).data;
-    const ones = series(s, ref, 'power', T0 - DAY_MS, T0 + 2 * HOUR_MS, 1).data;
+    const three = series(simulator, ref, 'power', T0 - DAY_MS, T0 + 2 * HOUR_MS, 3).data;
+    const ones = series(simulator, ref, 'power', T0 - DAY_MS, T0 + 2 * HOUR_MS, 1).data;
     for (let k = 0; k < three.length - 1; k++) {
       const mean = (ones[3 * k] + ones[3 * k + 1] + ones[3 * k + 2]) / 3;
       assert.ok(Math.abs(three[k] - mean) <= 1, `3 h point ${k}: ${three[k]} vs ${mean}`);
     }
-    const last = series(s, ref, 'power', now - HOUR_MS, now + HOUR_MS, 1);
+    const last = series(simulator, ref, 'power', now - HOUR_MS, now + HOUR_MS, 1);
     assert.equal(last.time[last.time.length - 1], toIsoSeconds(now));
-    assert.equal(last.data[last.data.length - 1], s.measure(ref, 'power').value);
+    assert.equal(last.data[last.data.length - 1], simulator.measure(ref, 'power').value);
   });
 
   it('is continuous into the live state at the start: the warm-up ends at the initial SOC and counters', () => {
     for (const start of [T0, T0 + 7 * MINUTE_MS + 13_000]) {
-      const s = sim(8, start);
+      const simulator = sim(8, start);
       for (const site of DEFAULT_SITES) {
-        const m = s.site(site.siteReference);
-        const live = m.snapshot();
-        const p = computePast(
+        const model = simulator.site(site.siteReference);
+        const live = model.snapshot();
+        const past = computePast(
           site,
           8,
-          m.key,
+          model.key,
           start,
           HISTORY_DAYS,
           (def, seed, t0, startSoc, target) => new SiteModel(def, seed, t0, { warmUp: { startSoc, target } }),
         );
         assert.ok(
-          Math.abs(p.end[F_SOC] - site.battery.initialSoc) < 1e-9,
-          `${site.name}: warm-up ends at ${p.end[F_SOC]} %`,
+          Math.abs(past.end[F_SOC] - site.battery.initialSoc) < 1e-9,
+          `${site.name}: warm-up ends at ${past.end[F_SOC]} %`,
         );
         for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT])
-          assert.ok(Math.abs(p.end[col] - live[col]) < 1e-3, `${site.name} counter ${col}`);
-        const h = m.past();
-        const i = h.indexAtOrBefore(start - 1);
+          assert.ok(Math.abs(past.end[col] - live[col]) < 1e-3, `${site.name} counter ${col}`);
+        const history = model.past();
+        const lastWarmUp = history.indexAtOrBefore(start - 1);
         assert.ok(
-          start - h.time(i) <= QUARTER_HOUR_MS && h.time(i + 1) === start,
+          start - history.time(lastWarmUp) <= QUARTER_HOUR_MS && history.time(lastWarmUp + 1) === start,
           'the live start follows the last warm-up sample',
         );
-        assert.ok(Math.abs(h.value(F_SOC, i) - live[F_SOC]) <= 1.01, `SOC ${h.value(F_SOC, i)} -> ${live[F_SOC]}`);
+        assert.ok(
+          Math.abs(history.value(F_SOC, lastWarmUp) - live[F_SOC]) <= 1.01,
+          `SOC ${history.value(F_SOC, lastWarmUp)} -> ${live[F_SOC]}`,
+        );
         const maxWh = (Math.max(site.pv.peakW, site.load.maxW) + site.battery.maxPowerW) * 0.25;
         for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT]) {
-          const step = live[col] - h.value(col, i);
+          const step = live[col] - history.value(col, lastWarmUp);
           assert.ok(step >= 0 && step <= maxWh, `${site.name} counter ${col} steps ${step} Wh into the start`);
         }
       }
@@ -233,13 +240,13 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
   it('has a 7-day SOC history that is not periodic: day-to-day correlation below 0.98', () => {
     const seen: string[] = [];
     for (const seed of [1, 2, 3]) {
-      const s = sim(seed);
+      const simulator = sim(seed);
       for (const site of DEFAULT_SITES) {
-        const soc = socWeek(historyOf(s, site), T0);
-        const r = corr(soc.slice(0, 6 * 96), soc.slice(96)); // each day against the next
-        assert.ok(r < 0.98, `${site.name}, seed ${seed}: ${r}`);
+        const soc = socWeek(historyOf(simulator, site), T0);
+        const correlation = corr(soc.slice(0, 6 * 96), soc.slice(96)); // each day against the next
+        assert.ok(correlation < 0.98, `${site.name}, seed ${seed}: ${correlation}`);
         assert.ok(Math.max(...soc) - Math.min(...soc) > 20, `${site.name}, seed ${seed}: the battery is used`);
-        seen.push(`${site.name} seed ${seed}: ${r.toFixed(3)}`);
+        seen.push(`${site.name} seed ${seed}: ${correlation.toFixed(3)}`);
       }
     }
     console.log(`      day-to-day correlation: ${seen.join('; ')}`);
@@ -299,17 +306,23 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
   });
 
   it('before the history the site is at rest: counters flat, power 0, SOC kept; the answer has the usual shape', () => {
-    const s = sim(2);
-    const first = historyOf(s, COM).firstTime;
+    const simulator = sim(2);
+    const first = historyOf(simulator, COM).firstTime;
     const far = T0 - 3 * 365 * DAY_MS;
-    const counters = series(s, COM.pv.deviceReference, 'totalEnergyProduced', far, far + 30 * DAY_MS);
+    const counters = series(simulator, COM.pv.deviceReference, 'totalEnergyProduced', far, far + 30 * DAY_MS);
     assert.equal(counters.time.length, 30 * 24);
     assert.equal(counters.time[0], toIsoSeconds(far));
     assert.ok(counters.data.every((v) => v === counters.data[0] && v > 0));
-    assert.ok(series(s, COM.pv.deviceReference, 'power', far, far + DAY_MS).data.every((v) => v === 0));
-    const soc = series(s, COM.battery.deviceReference, 'soc', far, far + DAY_MS).data;
+    assert.ok(series(simulator, COM.pv.deviceReference, 'power', far, far + DAY_MS).data.every((v) => v === 0));
+    const soc = series(simulator, COM.battery.deviceReference, 'soc', far, far + DAY_MS).data;
     assert.ok(soc.every((v) => v === soc[0] && v >= BATTERY_DEFAULTS.minSoc && v <= BATTERY_DEFAULTS.maxSoc));
-    const across = series(s, COM.pv.deviceReference, 'totalEnergyProduced', first - DAY_MS, first + DAY_MS).data;
+    const across = series(
+      simulator,
+      COM.pv.deviceReference,
+      'totalEnergyProduced',
+      first - DAY_MS,
+      first + DAY_MS,
+    ).data;
     assert.equal(across[0], across[24], 'flat up to the first sample');
     assert.ok(across[47] > across[24], 'then it grows');
   });
@@ -327,12 +340,12 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
       pv: { ...HOME.pv, deviceReference: 'dvc_Sma11Pv00001', initialProducedWh: 2_000_000 },
       meter: { ...HOME.meter, deviceReference: 'dvc_Sma11Meter01' },
     };
-    const s = await startSimulator({ seed: 3, startTime: T0, frozen: true, sites: [small] });
+    const started = await startSimulator({ seed: 3, startTime: T0, frozen: true, sites: [small] });
     try {
-      const h = s.sim.site(small.siteReference).past();
-      assert.ok(h.firstTime > T0 - HISTORY_DAYS * DAY_MS && h.firstTime < T0, 'a shorter history');
-      for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT]) assert.ok(h.value(col, 0) >= 0);
-      const res = await fetch(`${s.url}/devices/${small.battery.deviceReference}/measurements/time-series`, {
+      const history = started.sim.site(small.siteReference).past();
+      assert.ok(history.firstTime > T0 - HISTORY_DAYS * DAY_MS && history.firstTime < T0, 'a shorter history');
+      for (const col of [F_BATT_IN, F_BATT_OUT, F_PV_OUT, F_GRID_IN, F_GRID_OUT]) assert.ok(history.value(col, 0) >= 0);
+      const res = await fetch(`${started.url}/devices/${small.battery.deviceReference}/measurements/time-series`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
@@ -348,23 +361,25 @@ describe('simulator: a realistic sandbox (history from the physics)', () => {
       assert.equal(
         (
           (await (
-            await fetch(`${s.url}/devices/${small.battery.deviceReference}/measurement?property=totalEnergyProduced`)
+            await fetch(
+              `${started.url}/devices/${small.battery.deviceReference}/measurement?property=totalEnergyProduced`,
+            )
           ).json()) as { value: number }
         ).value,
         400_000,
       );
     } finally {
-      await s.close();
+      await started.close();
     }
   });
 
   it('computes the past lazily: constructing a simulator runs no warm-up', () => {
-    const s = sim(5);
-    const h = s.site(COM.siteReference).history;
-    assert.equal(h.length, 1, 'only the sample at the start');
-    series(s, COM.pv.deviceReference, 'power', T0, T0 + HOUR_MS);
-    assert.equal(h.length, 1, 'a range after the start needs no past');
-    series(s, COM.pv.deviceReference, 'power', T0 - HOUR_MS, T0 + HOUR_MS);
-    assert.equal(h.length, HISTORY_DAYS * 96 + 1);
+    const simulator = sim(5);
+    const history = simulator.site(COM.siteReference).history;
+    assert.equal(history.length, 1, 'only the sample at the start');
+    series(simulator, COM.pv.deviceReference, 'power', T0, T0 + HOUR_MS);
+    assert.equal(history.length, 1, 'a range after the start needs no past');
+    series(simulator, COM.pv.deviceReference, 'power', T0 - HOUR_MS, T0 + HOUR_MS);
+    assert.equal(history.length, HISTORY_DAYS * 96 + 1);
   });
 });

@@ -15,7 +15,6 @@ import { start, type Spawned } from './helpers/spawned';
 import { nodeRedDir } from './helpers/node-red-path';
 import { localeFile } from './helpers/node-files';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 const TYPES = [
   'ems-partner-config',
   'ems-device-read',
@@ -71,13 +70,13 @@ describe('status texts: catalogs', () => {
     // (i18next leaves a placeholder it has no value for as it is).
     const RED = {
       _: (key: string, p?: Params) => {
-        const k = key.replace(/^ems-site-steer\.status\./, '');
-        return de[k]
-          ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
+        const suffix = key.replace(/^ems-site-steer\.status\./, '');
+        return de[suffix]
+          ? de[suffix].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
           : `@ems-partner/node-red/ems-site-steer:${key}`;
       },
     };
-    const t = translator(RED, 'ems-site-steer');
+    const translate = translator(RED, 'ems-site-steer');
     const cmd = {
       site: 's',
       kind: 'combined' as const,
@@ -86,9 +85,12 @@ describe('status texts: catalogs', () => {
       validUntil: Date.UTC(2026, 0, 1, 12, 15),
     };
     const clock = new Date(cmd.validUntil).toTimeString().slice(0, 5);
-    assert.equal(t('dryRun', { what: describeCommand(cmd, false, t) }), 'Probelauf: Speicher −5 kW, max. Netzbezug an');
     assert.equal(
-      t('sent', { what: describeCommand(cmd, true, t) }),
+      translate('dryRun', { what: describeCommand(cmd, false, translate) }),
+      'Probelauf: Speicher −5 kW, max. Netzbezug an',
+    );
+    assert.equal(
+      translate('sent', { what: describeCommand(cmd, true, translate) }),
       `gesendet: Speicher −5 kW, max. Netzbezug an bis ${clock}`,
     );
     assert.equal(describeCommand(cmd, true), `ESS −5 kW, max import on until ${clock}`, 'en-US by default, as today');
@@ -121,8 +123,8 @@ describe('status texts in a Node-RED started with a language', function () {
 
   /** The flow: reads, a time series, a steer and a dry run fired once at start; every status logged as JSON. */
   function flows(): object[] {
-    const z = 'tab1';
-    const at = (y: number) => ({ z, x: 200, y });
+    const tab = 'tab1';
+    const at = (y: number) => ({ z: tab, x: 200, y });
     const once = (id: string, target: string, payload?: number) => ({
       id,
       type: 'inject',
@@ -150,7 +152,7 @@ describe('status texts in a Node-RED started with a language', function () {
       version: 1,
     };
     return [
-      { id: z, type: 'tab', label: 'status' },
+      { id: tab, type: 'tab', label: 'status' },
       // First, so they exist when the nodes below show their first status (in their constructors).
       { id: 'st', type: 'status', ...at(140), scope: null, wires: [['log']] },
       {

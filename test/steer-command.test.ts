@@ -52,26 +52,26 @@ describe('steer command building', () => {
   });
 
   it("accepts objects with units, and a body in the API's own shape", () => {
-    const a = buildCommand(
+    const withUnits = buildCommand(
       S({ mode: 'combined' }),
       's',
       { energyStorage: { value: 0.1, unit: 'MW' }, curtailment: { value: 40, unit: '%' }, duration: 30 },
       {},
       now,
     );
-    assert.deepEqual(a.energyStorageSetting, { value: 0.1, unit: 'MW' });
-    assert.deepEqual(a.productionCurtailment, { value: 40, unit: '%' });
-    assert.equal(a.validUntil, now + 30 * 60_000);
-    const b = buildCommand(
+    assert.deepEqual(withUnits.energyStorageSetting, { value: 0.1, unit: 'MW' });
+    assert.deepEqual(withUnits.productionCurtailment, { value: 40, unit: '%' });
+    assert.equal(withUnits.validUntil, now + 30 * 60_000);
+    const apiBody = buildCommand(
       S({ mode: 'combined' }),
       's',
       { energyStorageSetting: { value: 100, unit: 'kW' }, maximizeGridImport: false, validUntil: now + 60_000 },
       {},
       now,
     );
-    assert.deepEqual(b.energyStorageSetting, { value: 100, unit: 'kW' });
-    assert.equal(b.maximizeGridImport, false);
-    assert.equal(b.validUntil, now + 60_000);
+    assert.deepEqual(apiBody.energyStorageSetting, { value: 100, unit: 'kW' });
+    assert.equal(apiBody.maximizeGridImport, false);
+    assert.equal(apiBody.validUntil, now + 60_000);
   });
 
   it('refuses values beyond the safety limits, naming the limit', () => {
@@ -123,14 +123,14 @@ describe('steer command building', () => {
   });
 
   it('builds grid-target commands with a deadband', () => {
-    const c = buildCommand(
+    const command = buildCommand(
       S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'W' }),
       's',
       20,
       { gridTarget: 20, deadband: 500 },
       now,
     );
-    assert.deepEqual(c.gridTarget, { setpoint: { value: 20, unit: 'kW' }, deadband: { value: 500, unit: 'W' } });
+    assert.deepEqual(command.gridTarget, { setpoint: { value: 20, unit: 'kW' }, deadband: { value: 500, unit: 'W' } });
   });
 
   it('checks node settings once, naming the property', () => {
@@ -189,28 +189,34 @@ describe('steer command building', () => {
   });
 
   it('maxGridPower bounds |grid setpoint| and the deadband; empty (the site\'s rating, checked once the site list is known) and "none" are no number here; 0 is refused', () => {
-    const G = (c: Record<string, unknown>) =>
+    const gridTarget = (c: Record<string, unknown>) =>
       S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', ...c });
     assert.throws(
-      () => buildCommand(G({ maxGridPower: 100_000 }), 's', -1000, {}, now),
+      () => buildCommand(gridTarget({ maxGridPower: 100_000 }), 's', -1000, {}, now),
       /^ValidationError: gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/,
     );
     assert.throws(
-      () => buildCommand(G({ maxGridPower: '100000' }), 's', { gridTarget: 50, deadband: 101 }, {}, now),
+      () => buildCommand(gridTarget({ maxGridPower: '100000' }), 's', { gridTarget: 50, deadband: 101 }, {}, now),
       /deadband must be within the node's limit maxGridPower = 100000 W; got 101 kW/,
     );
-    assert.deepEqual(buildCommand(G({ maxGridPower: 100_000 }), 's', -100, { deadband: 100 }, now).gridTarget, {
-      setpoint: { value: -100, unit: 'kW' },
-      deadband: { value: 100, unit: 'kW' },
-    });
-    assert.equal(buildCommand(G({ maxGridPower: '' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
+    assert.deepEqual(
+      buildCommand(gridTarget({ maxGridPower: 100_000 }), 's', -100, { deadband: 100 }, now).gridTarget,
+      {
+        setpoint: { value: -100, unit: 'kW' },
+        deadband: { value: 100, unit: 'kW' },
+      },
+    );
+    assert.equal(buildCommand(gridTarget({ maxGridPower: '' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
     assert.deepEqual(settingsOf({ maxGridPower: '' }).rating, [
       'maxEssPower',
       'maxCurtailment',
       'maxGridPower',
       'maxGridLimit',
     ]);
-    assert.equal(buildCommand(G({ maxGridPower: 'none' }), 's', -1000, {}, now).gridTarget!.setpoint.value, -1000);
+    assert.equal(
+      buildCommand(gridTarget({ maxGridPower: 'none' }), 's', -1000, {}, now).gridTarget!.setpoint.value,
+      -1000,
+    );
     assert.deepEqual(settingsOf({ maxGridPower: 'none' }).none, ['maxGridPower']);
     assert.throws(
       () => settingsOf({ maxGridPower: -1 }),
@@ -220,19 +226,19 @@ describe('steer command building', () => {
   });
 
   it('allowMaximizeGridImport off refuses maximizeGridImport: true from the node, the msg, the payload and an API body', () => {
-    const C = (c: Record<string, unknown> = {}) => S({ mode: 'combined', allowMaximizeGridImport: false, ...c });
+    const combined = (c: Record<string, unknown> = {}) => S({ mode: 'combined', allowMaximizeGridImport: false, ...c });
     const refused = (f: string) => (e: unknown) =>
       e instanceof ValidationError &&
       e.field === f &&
       /forbids maximize grid import \(allowMaximizeGridImport is off\); nothing was sent/.test(e.message);
     assert.throws(
-      () => buildCommand(C({ maximizeGridImport: 'true' }), 's', 5, {}, now),
+      () => buildCommand(combined({ maximizeGridImport: 'true' }), 's', 5, {}, now),
       refused('maximizeGridImport'),
     );
     assert.throws(
       () =>
         buildCommand(
-          C({ maximizeGridImport: 'msg', allowMaximizeGridImport: 'false' }),
+          combined({ maximizeGridImport: 'msg', allowMaximizeGridImport: 'false' }),
           's',
           5,
           { msgMaximizeGridImport: true },
@@ -241,13 +247,13 @@ describe('steer command building', () => {
       refused('msg.maximizeGridImport'),
     );
     assert.throws(
-      () => buildCommand(C(), 's', { energyStorage: 5, maximizeGridImport: true }, {}, now),
+      () => buildCommand(combined(), 's', { energyStorage: 5, maximizeGridImport: true }, {}, now),
       refused('msg.payload.maximizeGridImport'),
     );
     assert.throws(
       () =>
         buildCommand(
-          C(),
+          combined(),
           's',
           { energyStorageSetting: { value: 5, unit: 'kW' }, maximizeGridImport: true, validUntil: now + 60_000 },
           {},
@@ -256,7 +262,7 @@ describe('steer command building', () => {
       refused('msg.payload.maximizeGridImport'),
     );
     assert.equal(
-      buildCommand(C(), 's', { maximizeGridImport: false }, {}, now).maximizeGridImport,
+      buildCommand(combined(), 's', { maximizeGridImport: false }, {}, now).maximizeGridImport,
       false,
       'turning it off is allowed',
     );
@@ -272,26 +278,29 @@ describe('steer command building', () => {
   });
 
   it('liftCommand: the PV peak power until the known validUntil, else the quarter hour, within maxValidity', () => {
-    const L = (c: Record<string, unknown> = {}) =>
+    const lifting = (c: Record<string, unknown> = {}) =>
       S({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 10_000, ...c });
-    assert.deepEqual(liftCommand(L(), 's', now + 20 * 60_000, now), {
+    assert.deepEqual(liftCommand(lifting(), 's', now + 20 * 60_000, now), {
       site: 's',
       kind: 'curtailment',
       productionCurtailment: { value: 10_000, unit: 'W' },
       validUntil: now + 20 * 60_000,
     });
-    assert.equal(liftCommand(L(), 's', undefined, now).validUntil, Date.UTC(2026, 10, 22, 14, 15));
+    assert.equal(liftCommand(lifting(), 's', undefined, now).validUntil, Date.UTC(2026, 10, 22, 14, 15));
     assert.equal(
-      liftCommand(L(), 's', now - 1, now).validUntil,
+      liftCommand(lifting(), 's', now - 1, now).validUntil,
       Date.UTC(2026, 10, 22, 14, 15),
       'an expired signal is not known any more',
     );
-    assert.equal(liftCommand(L(), 's', undefined, now, { maxValidityMs: 60_000 }).validUntil, now + 60_000);
+    assert.equal(liftCommand(lifting(), 's', undefined, now, { maxValidityMs: 60_000 }).validUntil, now + 60_000);
     assert.throws(
-      () => liftCommand(L({ pvPeakPower: '' }), 's', undefined, now),
+      () => liftCommand(lifting({ pvPeakPower: '' }), 's', undefined, now),
       /^ValidationError: pvPeakPower must be set \(the site's PV peak power in W\) for stop with stopAction "lift"/,
     );
-    assert.throws(() => liftCommand(L({ maxCurtailment: 5_000 }), 's', undefined, now), /maxCurtailment = 5000 W/);
+    assert.throws(
+      () => liftCommand(lifting({ maxCurtailment: 5_000 }), 's', undefined, now),
+      /maxCurtailment = 5000 W/,
+    );
     assert.throws(() => settingsOf({ stopAction: 'hold' }), /stopAction must be one of expire, lift/);
     assert.equal(settingsOf({}).stopAction, 'expire');
   });

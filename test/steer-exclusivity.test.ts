@@ -1,5 +1,5 @@
 /**
- * Issue 12, fact 2: asset steering (combined, ESS-only, curtailment-only) and grid target
+ * The vendor's steering facts: asset steering (combined, ESS-only, curtailment-only) and grid target
  * cannot be used together; a request of one ends the other in force on the site. A site-steer
  * node that sends one type to a site on which this Node-RED (any node on the same config
  * node) has the other in force warns (node.warn and a yellow status). Grid limits never warn;
@@ -37,7 +37,6 @@ describe('site steer: asset steering and grid target exclude each other (the nod
 
   /** Sends `msg` to node `id` and awaits its output. */
   async function ask(f: Awaited<ReturnType<typeof loadFlow>>, id: string, msg: Record<string, unknown>): Promise<any> {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const before = f.out.msgs.length;
     helper.getNode(id).receive(msg);
     const all = await f.out.count(before + 1);
@@ -48,40 +47,40 @@ describe('site steer: asset steering and grid target exclude each other (the nod
   const statusOf = (id: string) => callsOf('status', id).at(-1)?.[0];
 
   it('a grid target after asset steering: warns that the service ends the asset steering; yellow status', async () => {
-    const f = await loadFlow(nodes(sim.s.url));
-    const ess = await ask(f, 'n', { payload: -50 });
+    const loaded = await loadFlow(nodes(sim.s.url));
+    const ess = await ask(loaded, 'n', { payload: -50 });
     const until = ess.request.body.validUntil;
-    const gt = await ask(f, 'gt', { payload: 20 });
-    const w = warnings('gt');
-    assert.equal(w.length, 1);
+    const gt = await ask(loaded, 'gt', { payload: 20 });
+    const warned = warnings('gt');
+    assert.equal(warned.length, 1);
     assert.match(
-      w[0],
+      warned[0],
       new RegExp(
         `^sent grid 20 kW until \\d\\d:\\d\\d to ${COM}: the service ends the asset steering \\(ESS, curtailment, maximize grid import\\) this Node-RED had in force until ${formatClock(until)} \\(asset steering and grid target cannot be used together`,
       ),
     );
-    const s = statusOf('gt');
-    assert.equal(s.fill, 'yellow');
-    assert.equal(s.text, `sent grid 20 kW until ${formatClock(gt.request.body.validUntil)}; ends asset steering`);
+    const status = statusOf('gt');
+    assert.equal(status.fill, 'yellow');
+    assert.equal(status.text, `sent grid 20 kW until ${formatClock(gt.request.body.validUntil)}; ends asset steering`);
     assert.deepEqual(warnings('n'), [], 'the ESS node sent first: no warning');
     assert.equal(statusOf('n').fill, 'green');
-    // The simulator as the service behaves (issue 12): the grid target ended the ESS setting.
+    // The simulator as the service behaves (vendor notes): the grid target ended the ESS setting.
     assert.equal(state().energyStorageSetting, null);
     assert.equal(state().gridTarget?.value, 20);
   });
 
   it('asset steering after a grid target: warns that the service ends the grid target (ESS and curtailment nodes)', async () => {
-    const f = await loadFlow(nodes(sim.s.url));
+    const loaded = await loadFlow(nodes(sim.s.url));
     for (const [id, msg] of [
       ['n', { payload: 10 }],
       ['cu', { payload: 300 }],
     ] as const) {
-      const gt = await ask(f, 'gt', { payload: -5 });
-      await ask(f, id, msg);
-      const w = warnings(id);
-      assert.equal(w.length, 1, `${id} warns once`);
+      const gt = await ask(loaded, 'gt', { payload: -5 });
+      await ask(loaded, id, msg);
+      const warned = warnings(id);
+      assert.equal(warned.length, 1, `${id} warns once`);
       assert.match(
-        w[0],
+        warned[0],
         new RegExp(
           `the service ends the grid target this Node-RED had in force until ${formatClock(gt.request.body.validUntil)}`,
         ),
@@ -94,24 +93,24 @@ describe('site steer: asset steering and grid target exclude each other (the nod
   });
 
   it('asset steering after asset steering, and a grid target after a grid target, do not warn', async () => {
-    const f = await loadFlow(nodes(sim.s.url));
-    await ask(f, 'n', { payload: 1 });
-    await ask(f, 'cu', { payload: 100 });
-    await ask(f, 'n', { payload: 2 });
-    const g = await loadFlow(nodes(sim.s.url));
+    const loaded = await loadFlow(nodes(sim.s.url));
+    await ask(loaded, 'n', { payload: 1 });
+    await ask(loaded, 'cu', { payload: 100 });
+    await ask(loaded, 'n', { payload: 2 });
+    const reloaded = await loadFlow(nodes(sim.s.url));
     sim.s.sim.reset();
-    await ask(g, 'gt', { payload: 1 });
-    await ask(g, 'gt', { payload: 2 });
+    await ask(reloaded, 'gt', { payload: 1 });
+    await ask(reloaded, 'gt', { payload: 2 });
     for (const id of ['n', 'cu', 'gt']) assert.deepEqual(warnings(id), [], id);
   });
 
   it('grid limits never warn, and are never warned about', async () => {
-    const f = await loadFlow(nodes(sim.s.url));
-    await ask(f, 'n', { payload: 1 });
-    await ask(f, 'gl', { payload: { upperLimit: 50 } });
-    await ask(f, 'gt', { payload: 3 }); // ends the ESS setting: gt warns about asset steering only
-    await ask(f, 'gl', { payload: { lowerLimit: -50 } });
-    await ask(f, 'n', { payload: 4 });
+    const loaded = await loadFlow(nodes(sim.s.url));
+    await ask(loaded, 'n', { payload: 1 });
+    await ask(loaded, 'gl', { payload: { upperLimit: 50 } });
+    await ask(loaded, 'gt', { payload: 3 }); // ends the ESS setting: gt warns about asset steering only
+    await ask(loaded, 'gl', { payload: { lowerLimit: -50 } });
+    await ask(loaded, 'n', { payload: 4 });
     assert.deepEqual(warnings('gl'), []);
     assert.equal(statusOf('gl').fill, 'green');
     assert.equal(warnings('gt').length, 1);
@@ -122,25 +121,25 @@ describe('site steer: asset steering and grid target exclude each other (the nod
   });
 
   it('no warning when the other type has expired, was cancelled, or is on another site', async () => {
-    const f = await loadFlow(nodes(sim.s.url, { validity: 'msg' }));
+    const loaded = await loadFlow(nodes(sim.s.url, { validity: 'msg' }));
     // Expired: an ESS signal valid 400 ms.
     const short = Date.now() + 400;
-    await ask(f, 'n', { payload: 1, validUntil: short });
+    await ask(loaded, 'n', { payload: 1, validUntil: short });
     await new Promise((r) => setTimeout(r, Math.max(0, short - Date.now()) + 20));
-    await ask(f, 'gt', { payload: 2, validUntil: Date.now() + 5 * MINUTE_MS });
+    await ask(loaded, 'gt', { payload: 2, validUntil: Date.now() + 5 * MINUTE_MS });
     assert.deepEqual(warnings('gt'), []);
     assert.equal(statusOf('gt').fill, 'green');
     // Cancelled: stop in grid-target mode sends the DELETE; asset steering after it does not warn.
-    await ask(f, 'gt', { payload: 'stop' });
-    await ask(f, 'n', { payload: 3, validUntil: Date.now() + 5 * MINUTE_MS });
+    await ask(loaded, 'gt', { payload: 'stop' });
+    await ask(loaded, 'n', { payload: 3, validUntil: Date.now() + 5 * MINUTE_MS });
     assert.deepEqual(warnings('n'), []);
     // Another site.
-    await ask(f, 'gt', { payload: 4, site: HOME, validUntil: Date.now() + 5 * MINUTE_MS });
+    await ask(loaded, 'gt', { payload: 4, site: HOME, validUntil: Date.now() + 5 * MINUTE_MS });
     assert.deepEqual(warnings('gt'), []);
   });
 
   it('a dry run neither warns nor ends what is in force', async () => {
-    const f = await loadFlow([
+    const loaded = await loadFlow([
       ...nodes(sim.s.url),
       siteSteer(COM, {
         id: 'dry',
@@ -153,12 +152,12 @@ describe('site steer: asset steering and grid target exclude each other (the nod
         y: 100,
       }),
     ]);
-    await ask(f, 'n', { payload: 1 });
-    const d = await ask(f, 'dry', { payload: 5 });
-    assert.equal(d.dryRun, true);
+    await ask(loaded, 'n', { payload: 1 });
+    const dryReply = await ask(loaded, 'dry', { payload: 5 });
+    assert.equal(dryReply.dryRun, true);
     assert.deepEqual(warnings('dry'), []);
     assert.equal(statusOf('dry').fill, 'grey');
-    await ask(f, 'gt', { payload: 6 });
+    await ask(loaded, 'gt', { payload: 6 });
     assert.equal(warnings('gt').length, 1, 'the asset steering was still in force after the dry run');
   });
 });
@@ -171,35 +170,39 @@ describe('runtime: which steering type a site has in force (SteeringTypes)', () 
   });
 
   it('a request of one type reports and forgets the other type in force; grid limits neither displace nor are displaced', () => {
-    const t = types();
-    assert.deepEqual(t.accepted('s', 'ess', now + 60_000), []);
-    assert.deepEqual(t.accepted('s', 'grid-limits', now + 30_000), []);
-    assert.deepEqual(t.displacedBy('s', 'grid-target'), [{ type: 'asset', validUntil: now + 60_000 }]);
-    assert.deepEqual(t.accepted('s', 'grid-target', now + 90_000), [{ type: 'asset', validUntil: now + 60_000 }]);
-    assert.equal(t.inForce('s', 'asset'), undefined);
-    assert.equal(t.inForce('s', 'grid-limits'), now + 30_000);
-    assert.deepEqual(t.accepted('s', 'combined', now + 10_000), [{ type: 'grid-target', validUntil: now + 90_000 }]);
-    assert.deepEqual(t.displacedBy('s', 'grid-limits'), []);
+    const steeringTypes = types();
+    assert.deepEqual(steeringTypes.accepted('s', 'ess', now + 60_000), []);
+    assert.deepEqual(steeringTypes.accepted('s', 'grid-limits', now + 30_000), []);
+    assert.deepEqual(steeringTypes.displacedBy('s', 'grid-target'), [{ type: 'asset', validUntil: now + 60_000 }]);
+    assert.deepEqual(steeringTypes.accepted('s', 'grid-target', now + 90_000), [
+      { type: 'asset', validUntil: now + 60_000 },
+    ]);
+    assert.equal(steeringTypes.inForce('s', 'asset'), undefined);
+    assert.equal(steeringTypes.inForce('s', 'grid-limits'), now + 30_000);
+    assert.deepEqual(steeringTypes.accepted('s', 'combined', now + 10_000), [
+      { type: 'grid-target', validUntil: now + 90_000 },
+    ]);
+    assert.deepEqual(steeringTypes.displacedBy('s', 'grid-limits'), []);
   });
 
   it('asset steering lasts until its latest component ends; a cancel ends the grid target; lapsed types do not count', () => {
-    const t = types();
-    t.accepted('s', 'ess', now + 60_000);
-    t.accepted('s', 'curtailment', now + 30_000);
-    assert.equal(t.inForce('s', 'asset'), now + 60_000);
+    const steeringTypes = types();
+    steeringTypes.accepted('s', 'ess', now + 60_000);
+    steeringTypes.accepted('s', 'curtailment', now + 30_000);
+    assert.equal(steeringTypes.inForce('s', 'asset'), now + 60_000);
     now += 60_000;
-    assert.equal(t.inForce('s', 'asset'), undefined, 'ended at validUntil');
-    assert.deepEqual(t.accepted('s', 'grid-target', now + 60_000), []);
-    assert.deepEqual(t.accepted('s', 'cancel-grid-target', undefined), []);
-    assert.deepEqual(t.displacedBy('s', 'ess'), []);
-    assert.equal(t.size, 0, 'nothing left to remember');
+    assert.equal(steeringTypes.inForce('s', 'asset'), undefined, 'ended at validUntil');
+    assert.deepEqual(steeringTypes.accepted('s', 'grid-target', now + 60_000), []);
+    assert.deepEqual(steeringTypes.accepted('s', 'cancel-grid-target', undefined), []);
+    assert.deepEqual(steeringTypes.displacedBy('s', 'ess'), []);
+    assert.equal(steeringTypes.size, 0, 'nothing left to remember');
   });
 
   it('stays bounded when many sites are steered: lapsed entries of other sites are swept', () => {
-    const t = types();
-    for (let i = 0; i < 1000; i++) t.accepted(`s${i}`, 'ess', now + 1000);
+    const steeringTypes = types();
+    for (let i = 0; i < 1000; i++) steeringTypes.accepted(`s${i}`, 'ess', now + 1000);
     now += 2000;
-    t.accepted('x', 'ess', now + 1000);
-    assert.ok(t.size <= 2, `${t.size} sites remembered`);
+    steeringTypes.accepted('x', 'ess', now + 1000);
+    assert.ok(steeringTypes.size <= 2, `${steeringTypes.size} sites remembered`);
   });
 });

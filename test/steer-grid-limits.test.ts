@@ -1,5 +1,5 @@
 /**
- * Issue 12, grid-limits mode of ems-site-steer, in a Node-RED runtime on the simulator: the
+ * Grid-limits mode of ems-site-steer, in a Node-RED runtime on the simulator: the
  * request shape (msg.request deep-equals what the simulator received), the refusals (neither
  * limit, lower above upper, beyond maxGridLimit, fields of other modes: each one Catch-able
  * error, nothing sent), dry run (also on a configured path), renew, stop (no cancel: nothing
@@ -7,7 +7,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import { MINUTE_MS, formatClock } from '../src/protocol/time';
 import { EmsClient } from '../src/client';
@@ -48,34 +47,34 @@ describe('site steer: grid-limits mode', () => {
 
   describe('request shape', () => {
     it('node limits and msg.payload {upperLimit, lowerLimit}: POST …/steering/grid-limits, msg.request is what the simulator received', async () => {
-      const f = await loadFlow(flow(limits({ upperLimitValue: '-100' }), cfg(sim.s.url)));
-      const m = await f.ask({ payload: { lowerLimit: -200 } });
-      same(m);
-      assert.deepStrictEqual(m.request, {
+      const loaded = await loadFlow(flow(limits({ upperLimitValue: '-100' }), cfg(sim.s.url)));
+      const reply = await loaded.ask({ payload: { lowerLimit: -200 } });
+      same(reply);
+      assert.deepStrictEqual(reply.request, {
         method: 'POST',
         path: `/sites/${SITE}/steering/grid-limits`,
-        body: { upperLimit: kW(-100), lowerLimit: kW(-200), validUntil: m.request.body.validUntil },
+        body: { upperLimit: kW(-100), lowerLimit: kW(-200), validUntil: reply.request.body.validUntil },
       });
-      assert.match(m.payload.requestId, /^req_/);
-      assert.equal(m.site, SITE);
-      const status = f.status.all.at(-1);
-      assert.equal(status.text, `sent grid −200 kW … −100 kW until ${formatClock(m.request.body.validUntil)}`);
+      assert.match(reply.payload.requestId, /^req_/);
+      assert.equal(reply.site, SITE);
+      const status = loaded.status.all.at(-1);
+      assert.equal(status.text, `sent grid −200 kW … −100 kW until ${formatClock(reply.request.body.validUntil)}`);
       assert.equal(status.fill, 'green');
     });
 
     it("one limit alone, {value, unit} in any unit, the node's units, and a TypedInput from msg", async () => {
-      const f = await loadFlow(flow(limits({ upperLimitUnit: 'MW', lowerLimitUnit: 'W' }), cfg(sim.s.url)));
-      const a = await f.ask({ payload: { upperLimit: 0.5 } });
-      same(a);
-      assert.deepStrictEqual(Object.keys(a.request.body), ['upperLimit', 'validUntil']);
-      assert.deepStrictEqual(a.request.body.upperLimit, { value: 0.5, unit: 'MW' });
-      assert.match(f.status.all.at(-1).text, /^sent grid ≤ 0\.5 MW until \d\d:\d\d$/);
-      const b = await f.ask({ payload: { lowerLimit: { value: '-30', unit: 'kw' } } });
-      same(b);
-      assert.deepStrictEqual(b.request.body.lowerLimit, kW(-30));
-      assert.match(f.status.all.at(-1).text, /^sent grid ≥ −30 kW until \d\d:\d\d$/);
+      const loaded = await loadFlow(flow(limits({ upperLimitUnit: 'MW', lowerLimitUnit: 'W' }), cfg(sim.s.url)));
+      const megawatts = await loaded.ask({ payload: { upperLimit: 0.5 } });
+      same(megawatts);
+      assert.deepStrictEqual(Object.keys(megawatts.request.body), ['upperLimit', 'validUntil']);
+      assert.deepStrictEqual(megawatts.request.body.upperLimit, { value: 0.5, unit: 'MW' });
+      assert.match(loaded.status.all.at(-1).text, /^sent grid ≤ 0\.5 MW until \d\d:\d\d$/);
+      const kilowatts = await loaded.ask({ payload: { lowerLimit: { value: '-30', unit: 'kw' } } });
+      same(kilowatts);
+      assert.deepStrictEqual(kilowatts.request.body.lowerLimit, kW(-30));
+      assert.match(loaded.status.all.at(-1).text, /^sent grid ≥ −30 kW until \d\d:\d\d$/);
 
-      const g = await loadFlow(
+      const fromMsg = await loadFlow(
         flow(
           limits({
             upperLimitValue: 'payload',
@@ -86,13 +85,13 @@ describe('site steer: grid-limits mode', () => {
           cfg(sim.s.url),
         ),
       );
-      const c = await g.ask({ payload: 40, floor: -60 });
-      same(c);
-      assert.deepStrictEqual([c.request.body.upperLimit, c.request.body.lowerLimit], [kW(40), kW(-60)]);
+      const reply = await fromMsg.ask({ payload: 40, floor: -60 });
+      same(reply);
+      assert.deepStrictEqual([reply.request.body.upperLimit, reply.request.body.lowerLimit], [kW(40), kW(-60)]);
     });
 
     it("a body in the API's own shape is sent as it is, validFrom and validUntil included", async () => {
-      const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(limits(), cfg(sim.s.url)));
       const from = Date.now() + MINUTE_MS;
       const body = {
         upperLimit: { value: -100, unit: 'kW' },
@@ -100,26 +99,27 @@ describe('site steer: grid-limits mode', () => {
         validFrom: from,
         validUntil: from + 10 * MINUTE_MS,
       };
-      const m = await f.ask({ payload: body });
-      same(m);
-      assert.deepStrictEqual(m.request.body, body);
+      const reply = await loaded.ask({ payload: body });
+      same(reply);
+      assert.deepStrictEqual(reply.request.body, body);
     });
 
     it('validity as in the other modes: a duration, msg.validUntil, msg.payload.duration', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(limits({ validity: 'duration', duration: 7, upperLimitValue: '50' }), cfg(sim.s.url)),
       );
       const t0 = Date.now();
-      const a = await f.ask({ payload: {} });
+      const reply = await loaded.ask({ payload: {} });
       assert.ok(
-        a.request.body.validUntil >= t0 + 7 * MINUTE_MS && a.request.body.validUntil <= Date.now() + 7 * MINUTE_MS,
+        reply.request.body.validUntil >= t0 + 7 * MINUTE_MS &&
+          reply.request.body.validUntil <= Date.now() + 7 * MINUTE_MS,
       );
-      const g = await loadFlow(flow(limits({ validity: 'msg', upperLimitValue: '50' }), cfg(sim.s.url)));
+      const msgValidity = await loadFlow(flow(limits({ validity: 'msg', upperLimitValue: '50' }), cfg(sim.s.url)));
       const until = Date.now() + 9 * MINUTE_MS;
-      assert.equal((await g.ask({ validUntil: until })).request.body.validUntil, until);
+      assert.equal((await msgValidity.ask({ validUntil: until })).request.body.validUntil, until);
       const t1 = Date.now();
-      const d = (await g.ask({ payload: { lowerLimit: 1, duration: 2 } })).request.body.validUntil;
-      assert.ok(d >= t1 + 2 * MINUTE_MS && d <= Date.now() + 2 * MINUTE_MS);
+      const validUntil = (await msgValidity.ask({ payload: { lowerLimit: 1, duration: 2 } })).request.body.validUntil;
+      assert.ok(validUntil >= t1 + 2 * MINUTE_MS && validUntil <= Date.now() + 2 * MINUTE_MS);
     });
   });
 
@@ -128,23 +128,23 @@ describe('site steer: grid-limits mode', () => {
       f: Awaited<ReturnType<typeof loadFlow>>,
       cases: Array<[Record<string, unknown>, RegExp]>,
     ): Promise<void> {
-      const n = sim.s.sim.requestsReceived;
+      const requestsBefore = sim.s.sim.requestsReceived;
       for (const [msg, re] of cases) {
-        const c = await f.fails(msg);
-        assert.match(c.error.message, re, JSON.stringify(msg));
-        assert.equal(c.error.source.id, 'n');
+        const failure = await f.fails(msg);
+        assert.match(failure.error.message, re, JSON.stringify(msg));
+        assert.equal(failure.error.source.id, 'n');
       }
-      assert.equal(sim.s.sim.requestsReceived, n, 'the simulator received no request');
+      assert.equal(sim.s.sim.requestsReceived, requestsBefore, 'the simulator received no request');
       assert.equal(f.out.msgs.length, 0);
       assert.equal(f.caught.msgs.length, cases.length);
       assert.equal(f.status.all.at(-1).fill, 'red');
     }
 
     it('neither limit set (nothing in the node, an empty object, a bare number, nulls)', async () => {
-      const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(limits(), cfg(sim.s.url)));
       const NONE =
         /^ValidationError: msg\.payload sets no grid limit: send \{upperLimit, lowerLimit\} \(at least one; each a number in the node's unit or \{value, unit: W\|kW\|MW\}.*nothing was sent$/;
-      await refused(f, [
+      await refused(loaded, [
         [{ payload: {} }, NONE],
         [{ payload: 50 }, NONE],
         [{ payload: { upperLimit: null, lowerLimit: '' } }, NONE],
@@ -153,8 +153,8 @@ describe('site steer: grid-limits mode', () => {
     });
 
     it('lowerLimit above upperLimit, from the node or the message', async () => {
-      const f = await loadFlow(flow(limits({ upperLimitValue: '-100' }), cfg(sim.s.url)));
-      await refused(f, [
+      const loaded = await loadFlow(flow(limits({ upperLimitValue: '-100' }), cfg(sim.s.url)));
+      await refused(loaded, [
         [
           { payload: { lowerLimit: -50 } },
           /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(-100 kW\); got -50 kW; nothing was sent$/,
@@ -164,8 +164,8 @@ describe('site steer: grid-limits mode', () => {
           /^ValidationError: msg\.payload\.lowerLimit must not be above upperLimit \(1 W\); got 0\.002 kW/,
         ],
       ]);
-      const g = await loadFlow(flow(limits({ upperLimitValue: '10', lowerLimitValue: '20' }), cfg(sim.s.url)));
-      await refused(g, [
+      const inverted = await loadFlow(flow(limits({ upperLimitValue: '10', lowerLimitValue: '20' }), cfg(sim.s.url)));
+      await refused(inverted, [
         [
           { payload: {} },
           /^ValidationError: lowerLimit must not be above upperLimit \(10 kW\); got 20 kW; nothing was sent$/,
@@ -174,15 +174,15 @@ describe('site steer: grid-limits mode', () => {
     });
 
     it('beyond maxGridLimit (either sign, any unit); within it is sent', async () => {
-      const f = await loadFlow(flow(limits({ maxGridLimit: '150000', lowerLimitValue: '-151' }), cfg(sim.s.url)));
-      await refused(f, [
+      const loaded = await loadFlow(flow(limits({ maxGridLimit: '150000', lowerLimitValue: '-151' }), cfg(sim.s.url)));
+      await refused(loaded, [
         [
           { payload: { upperLimit: 0 } },
           /^ValidationError: lowerLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got -151 kW; nothing was sent$/,
         ],
       ]);
-      const g = await loadFlow(flow(limits({ maxGridLimit: 150_000 }), cfg(sim.s.url)));
-      await refused(g, [
+      const bounded = await loadFlow(flow(limits({ maxGridLimit: 150_000 }), cfg(sim.s.url)));
+      await refused(bounded, [
         [
           { payload: { upperLimit: { value: 0.2, unit: 'MW' } } },
           /^ValidationError: msg\.payload\.upperLimit must be within the node's limit maxGridLimit = 150000 W \(either sign\); got 0\.2 MW/,
@@ -192,13 +192,13 @@ describe('site steer: grid-limits mode', () => {
           /^ValidationError: msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 150000 W/,
         ],
       ]);
-      const ok = await g.ask({ payload: { upperLimit: 150, lowerLimit: { value: -150_000, unit: 'W' } } });
+      const ok = await bounded.ask({ payload: { upperLimit: 150, lowerLimit: { value: -150_000, unit: 'W' } } });
       same(ok);
     });
 
     it('fields of other modes, unknown fields, bad units and values', async () => {
-      const f = await loadFlow(flow(limits(), cfg(sim.s.url)));
-      await refused(f, [
+      const loaded = await loadFlow(flow(limits(), cfg(sim.s.url)));
+      await refused(loaded, [
         [
           { payload: { upperLimit: 5, energyStorage: 3 } },
           /^ValidationError: energyStorage is not used in mode grid-limits; use mode combined .*, grid-target or grid-limits$/,
@@ -214,19 +214,19 @@ describe('site steer: grid-limits mode', () => {
         [{ payload: { lowerLimit: 'lots' } }, /^ValidationError: msg\.payload\.lowerLimit must be a finite number/],
       ]);
       // And the other way round: limits in another mode.
-      const g = await loadFlow(flow(siteSteer(SITE, { mode: 'ess' }), cfg(sim.s.url)));
-      await refused(g, [
+      const essMode = await loadFlow(flow(siteSteer(SITE, { mode: 'ess' }), cfg(sim.s.url)));
+      await refused(essMode, [
         [{ payload: { energyStorage: 1, upperLimit: 5 } }, /^ValidationError: upperLimit is not used in mode ess/],
       ]);
     });
 
     it('a bad unit or maxGridLimit in the node is refused at deploy and for each message', async () => {
-      const f = await loadFlow(flow(limits({ upperLimitUnit: 'mW' }), cfg(sim.s.url)));
-      await refused(f, [
+      const loaded = await loadFlow(flow(limits({ upperLimitUnit: 'mW' }), cfg(sim.s.url)));
+      await refused(loaded, [
         [{ payload: { upperLimit: 1 } }, /^ValidationError: upperLimitUnit must be one of W, kW, MW; got "mW"$/],
       ]);
-      const g = await loadFlow(flow(limits({ maxGridLimit: '-1' }), cfg(sim.s.url)));
-      await refused(g, [
+      const negativeMax = await loadFlow(flow(limits({ maxGridLimit: '-1' }), cfg(sim.s.url)));
+      await refused(negativeMax, [
         [
           { payload: { upperLimit: 1 } },
           /^ValidationError: maxGridLimit must be more than 0 W \(empty = the site's rating; "none" = no limit\); got "-1"$/,
@@ -241,38 +241,38 @@ describe('site steer: grid-limits mode', () => {
       const dry = await loadFlow(
         flow(limits({ dryRun: true, validity: 'msg', upperLimitValue: '-100' }), cfg(sim.s.url)),
       );
-      const n = sim.s.sim.requestsReceived;
-      const d = await dry.ask({ payload: { lowerLimit: -300 }, validUntil });
-      assert.equal(sim.s.sim.requestsReceived, n, 'nothing sent');
-      assert.equal(d.dryRun, true);
-      assert.deepStrictEqual(d.payload, d.request.body);
+      const requestsBefore = sim.s.sim.requestsReceived;
+      const dryReply = await dry.ask({ payload: { lowerLimit: -300 }, validUntil });
+      assert.equal(sim.s.sim.requestsReceived, requestsBefore, 'nothing sent');
+      assert.equal(dryReply.dryRun, true);
+      assert.deepStrictEqual(dryReply.payload, dryReply.request.body);
       assert.equal(dry.status.all.at(-1).text, 'dry run: grid −300 kW … −100 kW');
       const real = await loadFlow(flow(limits({ validity: 'msg', upperLimitValue: '-100' }), cfg(sim.s.url)));
-      const r = await real.ask({ payload: { lowerLimit: -300 }, validUntil });
-      same(r);
-      assert.deepStrictEqual(d.request, r.request);
+      const realReply = await real.ask({ payload: { lowerLimit: -300 }, validUntil });
+      same(realReply);
+      assert.deepStrictEqual(dryReply.request, realReply.request);
     });
 
     it("a dry run uses the config node's pathGridLimits", async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(limits({ dryRun: true }), cfg(sim.s.url, { pathGridLimits: '/v2/sites/<site>/grid/limits', version: 3 })),
       );
-      const n = sim.s.sim.requestsReceived;
-      const d = await f.ask({ payload: { upperLimit: 1 } });
-      assert.equal(d.request.path, `/v2/sites/${SITE}/grid/limits`);
-      assert.equal(sim.s.sim.requestsReceived, n, 'nothing sent');
+      const requestsBefore = sim.s.sim.requestsReceived;
+      const reply = await loaded.ask({ payload: { upperLimit: 1 } });
+      assert.equal(reply.request.path, `/v2/sites/${SITE}/grid/limits`);
+      assert.equal(sim.s.sim.requestsReceived, requestsBefore, 'nothing sent');
     });
 
     it('stop sends nothing (there is no cancel; the limits lapse at validUntil), also with stopAction "lift"', async () => {
       for (const stopAction of ['expire', 'lift']) {
-        const f = await loadFlow(flow(limits({ stopAction, pvPeakPower: 1000 }), cfg(sim.s.url)));
-        const sent = await f.ask({ payload: { upperLimit: 20 } });
-        const n = sim.s.sim.requestsReceived;
-        const m = await f.ask({ payload: 'stop' });
-        assert.deepStrictEqual(m.payload, { stopped: true, renewing: false });
-        assert.equal(m.request, undefined);
-        assert.equal(sim.s.sim.requestsReceived, n, `${stopAction}: nothing sent`);
-        assert.equal(f.status.all.at(-1).text, 'stopped');
+        const loaded = await loadFlow(flow(limits({ stopAction, pvPeakPower: 1000 }), cfg(sim.s.url)));
+        const sent = await loaded.ask({ payload: { upperLimit: 20 } });
+        const requestsBefore = sim.s.sim.requestsReceived;
+        const reply = await loaded.ask({ payload: 'stop' });
+        assert.deepStrictEqual(reply.payload, { stopped: true, renewing: false });
+        assert.equal(reply.request, undefined);
+        assert.equal(sim.s.sim.requestsReceived, requestsBefore, `${stopAction}: nothing sent`);
+        assert.equal(loaded.status.all.at(-1).text, 'stopped');
         const inForce = sim.s.sim.steeringState(SITE).components.gridLimits;
         assert.equal(inForce?.validUntil, sent.request.body.validUntil, 'the limits stay until their validUntil');
       }
@@ -281,7 +281,7 @@ describe('site steer: grid-limits mode', () => {
     it('renew resends the same limits before expiry; stop ends renewing', async function () {
       this.timeout(15_000);
       // 0.05 min = 3 s validity: the first renewal goes out 2 s before expiry, 1 s after the send.
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(
           limits({
             validity: 'duration',
@@ -293,17 +293,17 @@ describe('site steer: grid-limits mode', () => {
           cfg(sim.s.url),
         ),
       );
-      const first = await f.ask({ payload: {} });
-      await f.status.wait((s) => /\(renewed\)$/.test(s.text ?? ''), 5_000, 'a renewal');
-      assert.match(f.status.all.at(-1).text, /^sent grid −200 kW … −100 kW until \d\d:\d\d \(renewed\)$/);
+      const first = await loaded.ask({ payload: {} });
+      await loaded.status.wait((s) => /\(renewed\)$/.test(s.text ?? ''), 5_000, 'a renewal');
+      assert.match(loaded.status.all.at(-1).text, /^sent grid −200 kW … −100 kW until \d\d:\d\d \(renewed\)$/);
       const sent = gridLimitRequests();
       assert.equal(sent.length, 2);
       assert.deepStrictEqual((sent[1].body as { upperLimit: unknown }).upperLimit, kW(-100));
       assert.deepStrictEqual((sent[1].body as { lowerLimit: unknown }).lowerLimit, kW(-200));
       assert.ok((sent[1].body as { validUntil: number }).validUntil > first.request.body.validUntil);
-      const stop = await f.ask({ payload: 'stop' });
+      const stop = await loaded.ask({ payload: 'stop' });
       assert.deepStrictEqual(stop.payload, { stopped: true, renewing: false });
-      assert.equal(f.status.all.at(-1).text, 'renew stopped');
+      assert.equal(loaded.status.all.at(-1).text, 'renew stopped');
     });
   });
 
@@ -311,10 +311,10 @@ describe('site steer: grid-limits mode', () => {
     it('a burst of 50 grid-limits messages sends 2 requests; each msg.request is the request that carried it; the last wins', async () => {
       sim.s.sim.setFaults({ latencyMs: [40, 40] });
       try {
-        const f = await loadFlow(flow(limits({ validity: 'msg' }), cfg(sim.s.url)));
+        const loaded = await loadFlow(flow(limits({ validity: 'msg' }), cfg(sim.s.url)));
         const validUntil = Date.now() + 10 * MINUTE_MS;
-        for (let i = 1; i <= 50; i++) f.send({ payload: { upperLimit: i, lowerLimit: -i }, validUntil });
-        const out = await f.out.count(50);
+        for (let i = 1; i <= 50; i++) loaded.send({ payload: { upperLimit: i, lowerLimit: -i }, validUntil });
+        const out = await loaded.out.count(50);
         assert.equal(gridLimitRequests().length, 2, 'the first, then one merged request');
         for (const m of out) same(m);
         assert.deepStrictEqual(out[49].request.body, { upperLimit: kW(50), lowerLimit: kW(-50), validUntil });
@@ -328,7 +328,7 @@ describe('site steer: grid-limits mode', () => {
     it('grid limits and ESS on one site go out one at a time in arrival order, each in its own request', async () => {
       sim.s.sim.setFaults({ latencyMs: [30, 30] });
       try {
-        const f = await loadFlow(
+        const loaded = await loadFlow(
           flow(
             limits({ validity: 'msg' }),
             cfg(sim.s.url),
@@ -336,18 +336,18 @@ describe('site steer: grid-limits mode', () => {
           ),
         );
         const validUntil = Date.now() + 10 * MINUTE_MS;
-        f.send({ payload: { upperLimit: 100 }, validUntil });
+        loaded.send({ payload: { upperLimit: 100 }, validUntil });
         await turns(2);
         helper.getNode('ess').receive({ payload: -20, validUntil });
-        f.send({ payload: { upperLimit: 80 }, validUntil });
-        const out = await f.out.count(3);
+        loaded.send({ payload: { upperLimit: 80 }, validUntil });
+        const out = await loaded.out.count(3);
         for (const m of out) same(m);
         const routes = logged(sim.s, /^POST \/sites\/:ref\/steering/).map((e) => e.path.split('/').at(-1));
         assert.equal(routes[0], 'grid-limits');
         assert.deepStrictEqual([...routes.slice(1)].sort(), ['ess', 'grid-limits']);
-        const c = sim.s.sim.steeringState(SITE).components;
-        assert.equal(c.gridLimits?.upperW, 80_000);
-        assert.equal(c.energyStorageSetting?.value, -20, 'grid limits coexist with asset steering');
+        const components = sim.s.sim.steeringState(SITE).components;
+        assert.equal(components.gridLimits?.upperW, 80_000);
+        assert.equal(components.energyStorageSetting?.value, -20, 'grid limits coexist with asset steering');
       } finally {
         sim.s.sim.setFaults({ latencyMs: [0, 0] });
       }
@@ -361,36 +361,38 @@ describe('site steer: grid limits on a configured path', () => {
   useRuntime();
 
   it("the config node's pathGridLimits is where the request goes; msg.request is what the simulator received there", async () => {
-    const f = await loadFlow(flow(limits(), cfg(sim.s.url, { pathGridLimits: PATH, version: 3 })));
-    const m = await f.ask({ payload: { upperLimit: -10 } });
-    assert.equal(m.request.path, `/v2/sites/${SITE}/grid/limits`);
-    assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
+    const loaded = await loadFlow(flow(limits(), cfg(sim.s.url, { pathGridLimits: PATH, version: 3 })));
+    const reply = await loaded.ask({ payload: { upperLimit: -10 } });
+    assert.equal(reply.request.path, `/v2/sites/${SITE}/grid/limits`);
+    assert.deepStrictEqual(reply.request, received(sim.s, reply.payload.requestId));
     assert.equal(sim.s.sim.steeringState(SITE).components.gridLimits?.upperW, -10_000);
   });
 });
 
 describe('site steer: grid limits, renewal with an injected clock', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let emsClient: EmsClient;
   useSimulatorAndClient({ retries: 0 }, (sim, client) => {
-    s = sim;
-    c = client;
+    simulator = sim;
+    emsClient = client;
   });
 
   it('each renewal carries the same limits with a later validUntil, and is what the simulator received', async () => {
     const clock = FakeTimers.createClock(Date.now());
-    const q = new SteeringQueue(c, { maxValidityMs: 60 * MINUTE_MS, now: () => clock.now });
+    const queue = new SteeringQueue(emsClient, { maxValidityMs: 60 * MINUTE_MS, now: () => clock.now });
     const results: Array<{ request: { body?: unknown }; response: unknown }> = [];
     let settled: () => void = () => undefined;
     const settings = settingsOf({ mode: 'grid-limits', validity: 'duration', duration: 20 });
-    const r = new Renewal({
+    const renewal = new Renewal({
       send: (cmd) => {
-        const p = q.submit(cmd);
-        p.then(
-          (res) => results.push(res),
-          () => undefined,
-        ).finally(() => settled());
-        return p;
+        const pending = queue.submit(cmd);
+        pending
+          .then(
+            (res) => results.push(res),
+            () => undefined,
+          )
+          .finally(() => settled());
+        return pending;
       },
       status: () => undefined,
       warn: () => undefined,
@@ -406,8 +408,8 @@ describe('site steer: grid limits, renewal with an injected clock', () => {
       {},
       clock.now,
     );
-    results.push(await q.submit(first));
-    r.schedule(first, clock.now);
+    results.push(await queue.submit(first));
+    renewal.schedule(first, clock.now);
     for (let i = 0; i < 3; i++) {
       const done = new Promise<void>((resolve) => {
         settled = resolve;
@@ -416,14 +418,16 @@ describe('site steer: grid limits, renewal with an injected clock', () => {
       await done;
       await turns();
     }
-    r.close();
+    renewal.close();
     assert.equal(results.length, 4);
     const bodies = results.map(
       (res) => res.request.body as { upperLimit: unknown; lowerLimit: unknown; validUntil: number },
     );
     for (const [i, res] of results.entries()) {
-      const e = s.sim.requestLog.find((x) => x.requestId === (res.response as { requestId: string }).requestId)!;
-      assert.deepStrictEqual(e.body, bodies[i]);
+      const entry = simulator.sim.requestLog.find(
+        (x) => x.requestId === (res.response as { requestId: string }).requestId,
+      )!;
+      assert.deepStrictEqual(entry.body, bodies[i]);
       assert.deepStrictEqual([bodies[i].upperLimit, bodies[i].lowerLimit], [kW(-100), { value: -0.2, unit: 'MW' }]);
     }
     bodies
@@ -434,38 +438,39 @@ describe('site steer: grid limits, renewal with an injected clock', () => {
 
 describe('site steer: grid limits, pure command building and status texts', () => {
   const now = Date.UTC(2026, 10, 22, 14, 7);
-  const S = (c: Record<string, unknown> = {}) => settingsOf({ mode: 'grid-limits', validity: 'quarter-hour', ...c });
+  const gridSettings = (c: Record<string, unknown> = {}) =>
+    settingsOf({ mode: 'grid-limits', validity: 'quarter-hour', ...c });
 
   it("builds {gridLimits} from the payload first, then the node's values; the API-shaped body is the same fields", () => {
-    const a = buildCommand(
-      S({ upperLimitUnit: 'W' }),
+    const fromPayload = buildCommand(
+      gridSettings({ upperLimitUnit: 'W' }),
       SITE,
       { upperLimit: 500 },
       { upperLimit: 7, lowerLimit: -9 },
       now,
     );
-    assert.deepStrictEqual(a.gridLimits, {
+    assert.deepStrictEqual(fromPayload.gridLimits, {
       upperLimit: { value: 500, unit: 'W' },
       lowerLimit: { value: -9, unit: 'kW' },
     });
-    assert.equal(a.kind, 'grid-limits');
-    assert.equal(a.validUntil, Date.UTC(2026, 10, 22, 14, 15));
-    const b = buildCommand(S(), SITE, { upperLimit: kW(1), validUntil: now + MINUTE_MS }, {}, now);
-    assert.deepStrictEqual(b, {
+    assert.equal(fromPayload.kind, 'grid-limits');
+    assert.equal(fromPayload.validUntil, Date.UTC(2026, 10, 22, 14, 15));
+    const apiShaped = buildCommand(gridSettings(), SITE, { upperLimit: kW(1), validUntil: now + MINUTE_MS }, {}, now);
+    assert.deepStrictEqual(apiShaped, {
       site: SITE,
       kind: 'grid-limits',
       gridLimits: { upperLimit: kW(1) },
       validUntil: now + MINUTE_MS,
     });
     assert.throws(
-      () => buildCommand(S({ maxGridLimit: 1000 }), SITE, { lowerLimit: -1.5 }, {}, now),
+      () => buildCommand(gridSettings({ maxGridLimit: 1000 }), SITE, { lowerLimit: -1.5 }, {}, now),
       /msg\.payload\.lowerLimit must be within the node's limit maxGridLimit = 1000 W/,
     );
   });
 
   it('a flow saved before grid limits (no maxGridLimit, no units) reads as: no bound, kW', () => {
-    const s = settingsOf({ mode: 'ess' });
-    assert.deepStrictEqual([s.maxGridLimit, s.upperLimitUnit, s.lowerLimitUnit], [0, 'kW', 'kW']);
+    const settings = settingsOf({ mode: 'ess' });
+    assert.deepStrictEqual([settings.maxGridLimit, settings.upperLimitUnit, settings.lowerLimitUnit], [0, 'kW', 'kW']);
   });
 
   it('describes what was sent in en-US and de ("sent …", "gesendet: …"), the same placeholders in both', () => {
@@ -474,13 +479,13 @@ describe('site steer: grid limits, pure command building and status texts', () =
     const de = cat('de');
     const RED = {
       _: (key: string, p?: Params) => {
-        const k = key.replace(/^ems-site-steer\.status\./, '');
-        return de[k]
-          ? de[k].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
+        const suffix = key.replace(/^ems-site-steer\.status\./, '');
+        return de[suffix]
+          ? de[suffix].replace(/__(\w+)__/g, (m: string, n: string) => (p?.[n] !== undefined ? String(p[n]) : m))
           : key;
       },
     };
-    const t = translator(RED, 'ems-site-steer');
+    const translate = translator(RED, 'ems-site-steer');
     const cmd: SteeringCommand = {
       site: SITE,
       kind: 'grid-limits',
@@ -488,7 +493,10 @@ describe('site steer: grid limits, pure command building and status texts', () =
       validUntil: now,
     };
     const clock = formatClock(now);
-    assert.equal(t('sent', { what: describeCommand(cmd, true, t) }), `gesendet: Netz −200 kW … −100 kW bis ${clock}`);
+    assert.equal(
+      translate('sent', { what: describeCommand(cmd, true, translate) }),
+      `gesendet: Netz −200 kW … −100 kW bis ${clock}`,
+    );
     const en = translator({ _: (k: string) => k }, 'ems-site-steer');
     assert.equal(en('sent', { what: describeCommand(cmd, true, en) }), `sent grid −200 kW … −100 kW until ${clock}`);
     assert.equal(
@@ -496,12 +504,15 @@ describe('site steer: grid limits, pure command building and status texts', () =
       `sent grid ≤ 5 kW until ${clock}`,
     );
     assert.equal(
-      t('sent', { what: describeCommand({ ...cmd, gridLimits: { lowerLimit: kW(-5) } }, true, t) }),
+      translate('sent', { what: describeCommand({ ...cmd, gridLimits: { lowerLimit: kW(-5) } }, true, translate) }),
       `gesendet: Netz ≥ −5 kW bis ${clock}`,
     );
     const ess = { site: SITE, kind: 'ess' as const, energyStorageSetting: kW(-50), validUntil: now };
     assert.equal(en('sent', { what: describeCommand(ess, true, en) }), `sent ESS −50 kW until ${clock}`);
-    assert.equal(t('sent', { what: describeCommand(ess, true, t) }), `gesendet: Speicher −50 kW bis ${clock}`);
+    assert.equal(
+      translate('sent', { what: describeCommand(ess, true, translate) }),
+      `gesendet: Speicher −50 kW bis ${clock}`,
+    );
     // No status text claims that something is in force.
     for (const lang of ['en-US', 'de']) {
       for (const [k, text] of Object.entries(cat(lang) as Record<string, string>))

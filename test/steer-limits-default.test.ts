@@ -30,15 +30,15 @@ describe('steering limits on by default', () => {
 
   describe('site steer', () => {
     it('a new node, no property changed: 100000 kW to the 500 kW Commercial site is refused naming maxEssPower and the rating; nothing is sent; 400 kW goes out; no warning', async () => {
-      const f = await loadFlow(flow(siteSteer(COM), cfg(sim.s.url)));
-      const c = await f.fails({ payload: 100_000 });
+      const loaded = await loadFlow(flow(siteSteer(COM), cfg(sim.s.url)));
+      const failure = await loaded.fails({ payload: 100_000 });
       assert.equal(
-        c.error.message,
+        failure.error.message,
         "ValidationError: energyStorage must be within the site's battery rating 500000 W, either sign (GET /sites batteryMaxPower) (maxEssPower is not set, so the site's rating applies; set maxEssPower in W to change it); got 100000 kW; nothing was sent",
       );
       assert.equal(steers(sim.s).length, 0, 'nothing sent');
-      await f.fails({ payload: -501 });
-      assert.equal((await f.ask({ payload: -400 })).request.body.setting.value, -400);
+      await loaded.fails({ payload: -501 });
+      assert.equal((await loaded.ask({ payload: -400 })).request.body.setting.value, -400);
       assert.equal(steers(sim.s).length, 1);
       assert.deepEqual(limitWarnings('n'), []);
     });
@@ -71,41 +71,41 @@ describe('steering limits on by default', () => {
 
     it('a service that names no ratings (GET /sites not there, as on the real service): refused until a limit is set, naming the property and its forms; then it steers', async () => {
       const config = cfg(sim.s.url, { pathSites: '/not-published/sites' });
-      const f = await loadFlow(flow(siteSteer(COM), config));
-      const c = await f.fails({ payload: 5 });
+      const loaded = await loadFlow(flow(siteSteer(COM), config));
+      const failure = await loaded.fails({ payload: 5 });
       assert.match(
-        c.error.message,
+        failure.error.message,
         /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_\w+ \(GET \/sites lists no site: the service publishes no site list, or an empty one\): set maxEssPower to the most the site may be asked for, a positive number of W, or "none" for no limit; nothing was sent$/,
       );
       assert.equal(steers(sim.s).length, 0);
-      const g = await loadFlow(flow(siteSteer(COM, { maxEssPower: 20_000 }), config));
-      assert.equal((await g.ask({ payload: 5 })).request.body.setting.value, 5);
-      assert.match((await g.fails({ payload: 21 })).error.message, /maxEssPower = 20000 W/);
+      const bounded = await loadFlow(flow(siteSteer(COM, { maxEssPower: 20_000 }), config));
+      assert.equal((await bounded.ask({ payload: 5 })).request.body.setting.value, 5);
+      assert.match((await bounded.fails({ payload: 21 })).error.message, /maxEssPower = 20000 W/);
     });
 
     it('a site the service does not list is refused before sending, naming maxEssPower', async () => {
-      const f = await loadFlow(flow(siteSteer(UNLISTED), cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(siteSteer(UNLISTED), cfg(sim.s.url)));
       assert.match(
-        (await f.fails({ payload: 1 })).error.message,
+        (await loaded.fails({ payload: 1 })).error.message,
         /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for ste_NotOnTheService \(GET \/sites does not list the site\)/,
       );
       assert.equal(steers(sim.s).length, 0);
     });
 
     it('a number set is the node\'s own limit; "none" turns a limit off and warns once at deploy', async () => {
-      const f = await loadFlow(flow(siteSteer(COM, { maxEssPower: '600000' }), cfg(sim.s.url)));
-      assert.equal((await f.ask({ payload: 550 })).request.body.setting.value, 550);
-      const g = await loadFlow(flow(siteSteer(COM, { maxEssPower: 'none' }), cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(siteSteer(COM, { maxEssPower: '600000' }), cfg(sim.s.url)));
+      assert.equal((await loaded.ask({ payload: 550 })).request.body.setting.value, 550);
+      const unbounded = await loadFlow(flow(siteSteer(COM, { maxEssPower: 'none' }), cfg(sim.s.url)));
       assert.equal(limitWarnings('n').length, 1);
-      assert.equal((await g.ask({ payload: 100_000 })).request.body.setting.value, 100_000);
+      assert.equal((await unbounded.ask({ payload: 100_000 })).request.body.setting.value, 100_000);
       assert.equal(limitWarnings('n').length, 1, 'once, at deploy');
     });
 
     it('a fleet: each site within its own rating; the site beyond it fails alone (nothing sent to it), named in the one Catch error', async () => {
-      const f = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.s.url)));
-      f.send({ payload: 50, sites: [COM, HOME] });
-      const [out] = await f.out.count(1);
-      const [caught] = await f.caught.count(1);
+      const loaded = await loadFlow(flow(siteSteer('', { siteType: 'str' }), cfg(sim.s.url)));
+      loaded.send({ payload: 50, sites: [COM, HOME] });
+      const [out] = await loaded.out.count(1);
+      const [caught] = await loaded.caught.count(1);
       assert.deepEqual(
         out.payload.results.map((r: { ok: boolean }) => r.ok),
         [true, false],
@@ -125,15 +125,15 @@ describe('steering limits on by default', () => {
         [`/sites/${COM}/steering/ess`],
       );
       // A rating the message states (maxPowerW) bounds its site.
-      f.send({ payload: 50, sites: [{ site: COM, maxPowerW: 40_000 }] });
-      const [, second] = await f.out.count(2);
+      loaded.send({ payload: 50, sites: [{ site: COM, maxPowerW: 40_000 }] });
+      const [, second] = await loaded.out.count(2);
       assert.match(
         second.payload.results[0].error.message,
         /battery rating 40000 W, either sign \(maxPowerW in the site list\)/,
       );
       // A rating the message states never raises the service's: 100000 kW with maxPowerW 1e9 to the 500 kW site is refused.
-      f.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }] });
-      const [, , third] = await f.out.count(3);
+      loaded.send({ payload: 100_000, sites: [{ site: COM, maxPowerW: 1e9 }] });
+      const [, , third] = await loaded.out.count(3);
       assert.match(
         third.payload.results[0].error.message,
         /^energyStorage must be within the site's battery rating 500000 W, either sign \(GET \/sites batteryMaxPower, below maxPowerW in the site list 1000000000 W\)/,
@@ -146,17 +146,17 @@ describe('steering limits on by default', () => {
     });
 
     it("portfolio: a rating the message states lowers the service's, never raises it", async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'rating' }), cfg(sim.s.url)),
       );
-      f.send({
+      loaded.send({
         payload: 100_000,
         sites: [
           { site: COM, maxPowerW: 1e9 },
           { site: HOME, maxPowerW: 5_000 },
         ],
       });
-      const [out] = await f.out.count(1);
+      const [out] = await loaded.out.count(1);
       const [com, home] = out.payload.results;
       assert.deepEqual([com.ok, home.ok], [true, true]);
       assert.deepEqual([com.part, home.part], [500, 5], 'each part at its smaller rating, kW');
@@ -170,10 +170,10 @@ describe('steering limits on by default', () => {
     });
 
     it('portfolio: a site without a battery rating gets no part (refused naming maxEssPower); the others stay within theirs', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(siteSteer('', { siteType: 'str', mode: 'portfolio', portfolioSplit: 'soc' }), cfg(sim.s.url)),
       );
-      f.send({
+      loaded.send({
         payload: 1000,
         sites: [
           { site: COM, soc: 50 },
@@ -181,8 +181,8 @@ describe('steering limits on by default', () => {
           { site: UNLISTED, soc: 50 },
         ],
       });
-      const [out] = await f.out.count(1);
-      await f.caught.count(1);
+      const [out] = await loaded.out.count(1);
+      await loaded.caught.count(1);
       const [com, home, unlisted] = out.payload.results;
       assert.deepEqual([com.ok, home.ok, unlisted.ok], [true, true, false]);
       assert.equal(unlisted.error.field, 'maxEssPower');
@@ -206,33 +206,35 @@ describe('steering limits on by default', () => {
       loadFlow(flow(scheduleNode(extra), cfg(sim.s.url, config), { id: 'reports', type: 'helper', wires: [] }));
 
     it("a new node: a slot beyond the site's rating refuses the whole schedule, naming the slot; a schedule within it is taken", async () => {
-      const f = await load();
-      const c = await f.fails({ payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 600 })] });
+      const loaded = await load();
+      const failure = await loaded.fails({
+        payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 600 })],
+      });
       assert.match(
-        c.error.message,
+        failure.error.message,
         /^ValidationError: msg\.payload\[1\]\.energyStorage must be within the site's battery rating 500000 W/,
       );
-      const g = await f.fails({ payload: [slot(0, { gridLimits: { lower: -900 } })] });
+      const gridFailure = await loaded.fails({ payload: [slot(0, { gridLimits: { lower: -900 } })] });
       assert.match(
-        g.error.message,
+        gridFailure.error.message,
         /^ValidationError: msg\.payload\[0\]\.gridLimits\.lower must be within the site's grid connection/,
       );
-      const shown = f.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
-      f.send({ payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 400 })] });
+      const shown = loaded.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
+      loaded.send({ payload: [slot(0, { energyStorage: -200 }), slot(1, { energyStorage: 400 })] });
       await shown;
       assert.deepEqual(limitWarnings('n'), []);
     });
 
     it('a service that names no ratings: refused until a limit is set, naming it', async () => {
-      const f = await load({}, { pathSites: '/not-published/sites' });
-      const c = await f.fails({ payload: [slot(0, { energyStorage: 5 })] });
+      const loaded = await load({}, { pathSites: '/not-published/sites' });
+      const failure = await loaded.fails({ payload: [slot(0, { energyStorage: 5 })] });
       assert.match(
-        c.error.message,
+        failure.error.message,
         /^ValidationError: maxEssPower is not set, so it is the site's rating, and there is none for/,
       );
-      const g = await load({ maxEssPower: 10_000 }, { pathSites: '/not-published/sites' });
-      const shown = g.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
-      g.send({ payload: [slot(0, { energyStorage: 5 })] });
+      const bounded = await load({ maxEssPower: 10_000 }, { pathSites: '/not-published/sites' });
+      const shown = bounded.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
+      bounded.send({ payload: [slot(0, { energyStorage: 5 })] });
       await shown;
     });
 
@@ -243,12 +245,12 @@ describe('steering limits on by default', () => {
         maxGridPower: '',
         maxGridLimit: '',
       });
-      const f = await loadFlow(flow(old, cfg(sim.s.url), { id: 'reports', type: 'helper', wires: [] }));
+      const loaded = await loadFlow(flow(old, cfg(sim.s.url), { id: 'reports', type: 'helper', wires: [] }));
       assert.deepEqual(limitWarnings('n'), [
         'steers without a limit: maxEssPower, maxCurtailment, maxGridPower, maxGridLimit are "none" (a flow saved by an earlier version, where an empty or 0 limit meant no limit); set each to the most the site may be asked for in W, or leave it empty for the site\'s rating (GET /sites)',
       ]);
-      const shown = f.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
-      f.send({ payload: [slot(0, { energyStorage: 600 })] });
+      const shown = loaded.status.wait((s) => /^waiting:/.test(s.text ?? ''), 10_000, 'the schedule accepted');
+      loaded.send({ payload: [slot(0, { energyStorage: 600 })] });
       await shown;
       assert.equal(limitWarnings('n').length, 1);
     });

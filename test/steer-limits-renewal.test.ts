@@ -1,5 +1,5 @@
 /**
- * Issue 10, defect 6 on renewals: a renewed signal never reaches beyond the config node's
+ * Renewals within maxValidity: a renewed signal never reaches beyond the config node's
  * maxValidity. The renewal runs on a @sinonjs/fake-timers clock (its timers and its `now`
  * injected, as is the steering queue's `now`), so hours pass in no time; its requests go
  * through the real SteeringQueue and EmsClient to the simulator on 127.0.0.1:0.
@@ -18,19 +18,19 @@ const SITE = DEFAULT_SITES[0].siteReference;
 const CAP = 60 * MINUTE_MS;
 
 describe('renewal within maxValidity', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let emsClient: EmsClient;
   let clock: ReturnType<typeof FakeTimers.createClock>;
-  let q: SteeringQueue;
+  let queue: SteeringQueue;
   beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url, retries: 0 });
+    simulator = await startSimulator();
+    emsClient = new EmsClient({ baseUrl: simulator.url, retries: 0 });
     clock = FakeTimers.createClock(Date.now());
-    q = new SteeringQueue(c, { maxValidityMs: CAP, now: () => clock.now });
+    queue = new SteeringQueue(emsClient, { maxValidityMs: CAP, now: () => clock.now });
   });
   afterEach(async () => {
-    c.close();
-    await s.close();
+    emsClient.close();
+    await simulator.close();
   });
 
   /** A Renewal on the fake clock sending through the queue; records each send (fake time, validUntil) and its outcome. */
@@ -38,20 +38,22 @@ describe('renewal within maxValidity', () => {
     const sends: Array<{ at: number; validUntil: number; ok?: boolean }> = [];
     const warnings: string[] = [];
     let settled: () => void = () => undefined;
-    const r = new Renewal({
+    const renewal = new Renewal({
       send: (cmd) => {
         const rec: { at: number; validUntil: number; ok?: boolean } = { at: clock.now, validUntil: cmd.validUntil! };
         sends.push(rec);
-        const p = q.submit(cmd);
-        p.then(
-          () => {
-            rec.ok = true;
-          },
-          () => {
-            rec.ok = false;
-          },
-        ).finally(() => settled());
-        return p;
+        const pending = queue.submit(cmd);
+        pending
+          .then(
+            () => {
+              rec.ok = true;
+            },
+            () => {
+              rec.ok = false;
+            },
+          )
+          .finally(() => settled());
+        return pending;
       },
       status: () => undefined,
       warn: (t) => warnings.push(t),
@@ -65,9 +67,9 @@ describe('renewal within maxValidity', () => {
       const done = new Promise<void>((resolve) => {
         settled = resolve;
       });
-      const n = sends.length;
+      const sentBefore = sends.length;
       await clock.nextAsync();
-      assert.equal(sends.length, n + 1, 'a renewal fired');
+      assert.equal(sends.length, sentBefore + 1, 'a renewal fired');
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise((_, reject) => {
         timer = setTimeout(() => reject(new Error('renewal request did not settle')), 5_000);
@@ -75,7 +77,7 @@ describe('renewal within maxValidity', () => {
       await Promise.race([done, late]).finally(() => clearTimeout(timer));
       await turns();
     }
-    return { r, sends, warnings, next };
+    return { r: renewal, sends, warnings, next };
   }
 
   const first = (validUntil: number): SteeringCommand => ({
@@ -88,7 +90,7 @@ describe('renewal within maxValidity', () => {
   it('validity "msg" at the cap: each renewal is clamped to its sending time + maxValidity, and goes out', async () => {
     const { r, sends, warnings, next } = renewal({ validity: 'msg' }, CAP);
     const t0 = clock.now;
-    await q.submit(first(t0 + CAP));
+    await queue.submit(first(t0 + CAP));
     r.schedule(first(t0 + CAP), t0);
     for (let i = 0; i < 5; i++) await next();
     assert.equal(sends.length, 5);
@@ -99,7 +101,7 @@ describe('renewal within maxValidity', () => {
     }
     assert.ok(clock.now - t0 > 4 * CAP, 'the chain went on for hours of fake time');
     assert.deepEqual(warnings, []);
-    assert.equal(s.sim.requestsReceived, 6);
+    assert.equal(simulator.sim.requestsReceived, 6);
     assert.equal(r.count, 5);
     r.close();
   });
@@ -107,23 +109,23 @@ describe('renewal within maxValidity', () => {
   it('validity "duration" longer than the cap (node 90 min, first signal 60 min): renewals last 60 min', async () => {
     const { r, sends, next } = renewal({ validity: 'duration', duration: 90 }, CAP);
     const t0 = clock.now;
-    await q.submit(first(t0 + CAP));
+    await queue.submit(first(t0 + CAP));
     r.schedule(first(t0 + CAP), t0);
     for (let i = 0; i < 3; i++) await next();
     for (const e of sends) assert.deepEqual([e.ok, e.validUntil - e.at], [true, CAP]);
-    assert.equal(s.sim.requestsReceived, 4);
+    assert.equal(simulator.sim.requestsReceived, 4);
     r.close();
   });
 
   it('without the clamp the queue refuses the renewal (backstop): nothing is sent and the renewal warns', async () => {
     const { r, sends, warnings, next } = renewal({ validity: 'msg' }, undefined);
     const t0 = clock.now;
-    await q.submit(first(t0 + CAP));
+    await queue.submit(first(t0 + CAP));
     r.schedule(first(t0 + CAP), t0);
     await next();
     assert.equal(sends[0].ok, false);
     assert.ok(sends[0].validUntil - sends[0].at > CAP);
-    assert.equal(s.sim.requestsReceived, 1, 'only the first signal');
+    assert.equal(simulator.sim.requestsReceived, 1, 'only the first signal');
     assert.match(
       warnings[0],
       /^renewal failed: validUntil must be at most 1 h \(the config node's maxValidity, 60 min\) from now; .*nothing was sent$/,

@@ -1,5 +1,5 @@
 /**
- * Issue 10, defects 6 and 9, and `stop` in curtailment mode, in a real Node-RED runtime on
+ * Safety limits, and `stop` in curtailment mode, in a real Node-RED runtime on
  * the simulator: the config node's maxValidity, the site steer node's maxGridPower and
  * allowMaximizeGridImport refuse with one Catch-able error naming the field and the limit,
  * and send nothing; stopAction 'lift' sends "no curtailment" (pvPeakPower W) until the
@@ -30,10 +30,14 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
   ): Promise<void> {
     const received = sim.s.sim.requestsReceived;
     for (const [msg, re] of cases) {
-      const c = await f.fails(msg);
-      assert.match(c.error.message, /^ValidationError: /);
-      assert.match(c.error.message.slice('ValidationError: '.length), re, `${JSON.stringify(msg)}: ${c.error.message}`);
-      assert.match(c.error.message, /nothing was sent/);
+      const failure = await f.fails(msg);
+      assert.match(failure.error.message, /^ValidationError: /);
+      assert.match(
+        failure.error.message.slice('ValidationError: '.length),
+        re,
+        `${JSON.stringify(msg)}: ${failure.error.message}`,
+      );
+      assert.match(failure.error.message, /nothing was sent/);
     }
     assert.equal(sim.s.sim.requestsReceived, received, 'the simulator received no request');
     assert.equal(f.out.msgs.length, 0);
@@ -44,8 +48,8 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     const DAY = /at most 24 h \(the config node's maxValidity, 1440 min\) from now/;
 
     it('refuses validUntil "9999-12-31T23:59:59Z", 8.64e15 - 1 and duration 1e9, naming the field; sends nothing', async () => {
-      const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url)));
-      await refusedAll(f, [
+      const loaded = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url)));
+      await refusedAll(loaded, [
         [
           { payload: { energyStorage: 5, validUntil: '9999-12-31T23:59:59Z' } },
           /^msg\.payload\.validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got 9999-12-31T23:59:59\.000Z; nothing was sent$/,
@@ -64,14 +68,14 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
         ],
       ]);
       assert.equal(state().energyStorageSetting, null);
-      assert.equal(f.caught.msgs[0].error.source.id, 'n');
+      assert.equal(loaded.caught.msgs[0].error.source.id, 'n');
     });
 
     it("refuses the node's own duration beyond the cap, in a dry run too", async () => {
-      const f = await loadFlow(flow(steer({ validity: 'duration', duration: 1e9 }), cfg(sim.s.url)));
-      await refusedAll(f, [[{ payload: 5 }, new RegExp(`^duration must give a validUntil ${DAY.source}`)]]);
-      const g = await loadFlow(flow(steer({ validity: 'msg', dryRun: true }), cfg(sim.s.url)));
-      await refusedAll(g, [
+      const loaded = await loadFlow(flow(steer({ validity: 'duration', duration: 1e9 }), cfg(sim.s.url)));
+      await refusedAll(loaded, [[{ payload: 5 }, new RegExp(`^duration must give a validUntil ${DAY.source}`)]]);
+      const dryRun = await loadFlow(flow(steer({ validity: 'msg', dryRun: true }), cfg(sim.s.url)));
+      await refusedAll(dryRun, [
         [
           { payload: 5, validUntil: '9999-12-31T23:59:59Z' },
           /^msg\.validUntil must be at most 24 h .*got 9999-12-31T23:59:59\.000Z; nothing was sent$/,
@@ -80,8 +84,8 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     });
 
     it('a config node with maxValidity 60 refuses a 2 h duration and accepts 1 h', async () => {
-      const f = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url, { maxValidity: 60 })));
-      await refusedAll(f, [
+      const loaded = await loadFlow(flow(steer({ validity: 'msg' }), cfg(sim.s.url, { maxValidity: 60 })));
+      await refusedAll(loaded, [
         [
           { payload: { energyStorage: 5, duration: 120 } },
           /^msg\.payload\.duration must give a validUntil at most 1 h \(the config node's maxValidity, 60 min\) from now; got 120 min/,
@@ -89,7 +93,7 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
         [{ payload: 5, validUntil: Date.now() + 61 * MINUTE_MS }, /^msg\.validUntil must be at most 1 h/],
       ]);
       const before = Date.now();
-      const ok = await f.ask({ payload: { energyStorage: 5, duration: 60 } });
+      const ok = await loaded.ask({ payload: { energyStorage: 5, duration: 60 } });
       assert.ok(
         ok.request.body.validUntil >= before + 60 * MINUTE_MS &&
           ok.request.body.validUntil <= Date.now() + 60 * MINUTE_MS,
@@ -101,8 +105,8 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
 
   describe('maxGridPower (grid target)', () => {
     it('refuses a setpoint beyond it (either sign) and a deadband beyond it, from the payload or the node; sends nothing', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 100_000 }), cfg(sim.s.url)));
-      await refusedAll(f, [
+      const loaded = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 100_000 }), cfg(sim.s.url)));
+      await refusedAll(loaded, [
         [
           { payload: -1000 },
           /^gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/,
@@ -120,22 +124,22 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
           /^gridTarget must be within .*got -101 kW/,
         ],
       ]);
-      const g = await loadFlow(
+      const withDeadband = await loadFlow(
         flow(steer({ mode: 'grid-target', maxGridPower: '100000', deadbandValue: '200' }), cfg(sim.s.url)),
       );
-      await refusedAll(g, [[{ payload: 20 }, /^deadband must be within .*got 200 kW/]]);
+      await refusedAll(withDeadband, [[{ payload: 20 }, /^deadband must be within .*got 200 kW/]]);
       assert.equal(state().gridTarget, null);
     });
 
     it('accepts values within it; turned off ("none", as an old flow is migrated) nothing is bounded', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(steer({ mode: 'grid-target', maxGridPower: 100_000, deadbandValue: '100' }), cfg(sim.s.url)),
       );
-      const m = await f.ask({ payload: -100 });
-      assert.deepEqual(m.request.body.setpoint, { value: -100, unit: 'kW' });
+      const reply = await loaded.ask({ payload: -100 });
+      assert.deepEqual(reply.request.body.setpoint, { value: -100, unit: 'kW' });
       assert.equal(state().gridTarget!.value, -100);
-      const g = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 'none' }), cfg(sim.s.url)));
-      assert.equal((await g.ask({ payload: -1000 })).request.body.setpoint.value, -1000);
+      const unbounded = await loadFlow(flow(steer({ mode: 'grid-target', maxGridPower: 'none' }), cfg(sim.s.url)));
+      assert.equal((await unbounded.ask({ payload: -1000 })).request.body.setpoint.value, -1000);
     });
   });
 
@@ -144,14 +148,14 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
       /is true, but this node forbids maximize grid import \(allowMaximizeGridImport is off\); nothing was sent$/;
 
     it('off: maximizeGridImport true from the node setting, msg, payload or an API body is refused; sends nothing', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(steer({ mode: 'combined', maximizeGridImport: 'true', allowMaximizeGridImport: false }), cfg(sim.s.url)),
       );
-      await refusedAll(f, [[{ payload: 10 }, new RegExp(`^maximizeGridImport ${FORBIDS.source}`)]]);
-      const g = await loadFlow(
+      await refusedAll(loaded, [[{ payload: 10 }, new RegExp(`^maximizeGridImport ${FORBIDS.source}`)]]);
+      const fromMsg = await loadFlow(
         flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)),
       );
-      await refusedAll(g, [
+      await refusedAll(fromMsg, [
         [{ payload: 10, maximizeGridImport: true }, new RegExp(`^msg\\.maximizeGridImport ${FORBIDS.source}`)],
         [
           { payload: { energyStorage: 10, maximizeGridImport: true } },
@@ -172,76 +176,85 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     });
 
     it('off still sends maximizeGridImport false; on by default (old flows behave as before)', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(steer({ mode: 'combined', maximizeGridImport: 'msg', allowMaximizeGridImport: false }), cfg(sim.s.url)),
       );
-      assert.equal((await f.ask({ payload: 1, maximizeGridImport: false })).request.body.maximizeGridImport, false);
+      assert.equal(
+        (await loaded.ask({ payload: 1, maximizeGridImport: false })).request.body.maximizeGridImport,
+        false,
+      );
       assert.equal(state().maximizeGridImport!.value, false);
-      const g = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'true' }), cfg(sim.s.url)));
-      assert.equal((await g.ask({ payload: 1 })).request.body.maximizeGridImport, true);
+      const allowed = await loadFlow(flow(steer({ mode: 'combined', maximizeGridImport: 'true' }), cfg(sim.s.url)));
+      assert.equal((await allowed.ask({ payload: 1 })).request.body.maximizeGridImport, true);
       assert.equal(state().maximizeGridImport!.value, true);
     });
   });
 
   describe('stop in curtailment mode: stopAction', () => {
     it('lift: stop sends curtailment = pvPeakPower W until the validUntil of the signal in force', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(
           steer({ mode: 'curtailment', validity: 'duration', duration: 30, stopAction: 'lift', pvPeakPower: PEAK }),
           cfg(sim.s.url),
         ),
       );
-      const first = await f.ask({ payload: 300 });
+      const first = await loaded.ask({ payload: 300 });
       assert.equal(state().productionCurtailment!.value, 300);
-      const m = await f.ask({ payload: 'stop' });
-      assert.deepEqual(m.request, {
+      const lift = await loaded.ask({ payload: 'stop' });
+      assert.deepEqual(lift.request, {
         method: 'POST',
         path: `/sites/${SITE}/steering/curtailment`,
         body: { setting: { value: PEAK, unit: 'W' }, validUntil: first.request.body.validUntil },
       });
-      assert.match(m.payload.requestId, /^req_/);
-      const c = state().productionCurtailment!;
-      assert.deepEqual([c.value, c.unit, c.validUntil], [PEAK, 'W', first.request.body.validUntil]);
+      assert.match(lift.payload.requestId, /^req_/);
+      const curtailment = state().productionCurtailment!;
+      assert.deepEqual(
+        [curtailment.value, curtailment.unit, curtailment.validUntil],
+        [PEAK, 'W', first.request.body.validUntil],
+      );
       assert.equal(steerings().length, 2);
-      assert.match(f.status.all.at(-1).text, /^sent lift of the curtailment until \d\d:\d\d$/);
+      assert.match(loaded.status.all.at(-1).text, /^sent lift of the curtailment until \d\d:\d\d$/);
       // msg.stop works the same way.
-      const n = await f.ask({ stop: true });
-      assert.equal(n.request.body.setting.value, PEAK);
+      const viaStop = await loaded.ask({ stop: true });
+      assert.equal(viaStop.request.body.setting.value, PEAK);
     });
 
     it('lift with no signal known: until the end of the quarter hour, capped by maxValidity', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: '50000' }), cfg(sim.s.url)),
       );
       const before = Date.now();
-      const m = await f.ask({ payload: 'stop' });
-      assert.ok([before, Date.now()].map((t) => quarterHourValidUntil(t)).includes(m.request.body.validUntil));
-      assert.deepEqual(m.request.body.setting, { value: 50_000, unit: 'W' });
-      const g = await loadFlow(
+      const reply = await loaded.ask({ payload: 'stop' });
+      assert.ok([before, Date.now()].map((t) => quarterHourValidUntil(t)).includes(reply.request.body.validUntil));
+      assert.deepEqual(reply.request.body.setting, { value: 50_000, unit: 'W' });
+      const capped = await loadFlow(
         flow(
           steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 50_000 }),
           cfg(sim.s.url, { maxValidity: 1 }),
         ),
       );
       const t0 = Date.now();
-      const n = await g.ask({ payload: 'stop' });
-      assert.ok(n.request.body.validUntil >= t0 + MINUTE_MS && n.request.body.validUntil <= Date.now() + MINUTE_MS);
+      const cappedLift = await capped.ask({ payload: 'stop' });
+      assert.ok(
+        cappedLift.request.body.validUntil >= t0 + MINUTE_MS &&
+          cappedLift.request.body.validUntil <= Date.now() + MINUTE_MS,
+      );
     });
 
     it('expire (default): stop sends nothing and the last limit stays until its validUntil', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'curtailment', pvPeakPower: PEAK }), cfg(sim.s.url)));
-      await f.ask({ payload: 300 });
+      const loaded = await loadFlow(flow(steer({ mode: 'curtailment', pvPeakPower: PEAK }), cfg(sim.s.url)));
+      await loaded.ask({ payload: 300 });
       const received = sim.s.sim.requestsReceived;
-      const m = await f.ask({ payload: 'stop' });
-      assert.deepEqual(m.payload, { stopped: true, renewing: false });
-      assert.equal(m.request, undefined);
+      const reply = await loaded.ask({ payload: 'stop' });
+      assert.deepEqual(reply.payload, { stopped: true, renewing: false });
+      assert.equal(reply.request, undefined);
       assert.equal(sim.s.sim.requestsReceived, received);
       assert.equal(state().productionCurtailment!.value, 300);
     });
 
     it('lift without pvPeakPower: stop ends in an error that says to set pvPeakPower; nothing is sent', async () => {
-      const f = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift' }), cfg(sim.s.url)));
-      await refusedAll(f, [
+      const loaded = await loadFlow(flow(steer({ mode: 'curtailment', stopAction: 'lift' }), cfg(sim.s.url)));
+      await refusedAll(loaded, [
         [
           { payload: 'stop' },
           /^pvPeakPower must be set \(the site's PV peak power in W\) for stop with stopAction "lift"/,
@@ -250,28 +263,28 @@ describe('nodes: ems-site-steer limits (maxValidity, maxGridPower, allowMaximize
     });
 
     it('lift in a dry run outputs the request and sends nothing; combined lifts only a curtailment it steers', async () => {
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(steer({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: PEAK, dryRun: true }), cfg(sim.s.url)),
       );
       const received = sim.s.sim.requestsReceived;
-      const d = await f.ask({ payload: 'stop' });
-      assert.equal(d.dryRun, true);
-      assert.deepEqual(d.request.body.setting, { value: PEAK, unit: 'W' });
+      const dryReply = await loaded.ask({ payload: 'stop' });
+      assert.equal(dryReply.dryRun, true);
+      assert.deepEqual(dryReply.request.body.setting, { value: PEAK, unit: 'W' });
       assert.equal(sim.s.sim.requestsReceived, received);
 
-      const g = await loadFlow(
+      const combined = await loadFlow(
         flow(steer({ mode: 'combined', stopAction: 'lift', pvPeakPower: PEAK }), cfg(sim.s.url)),
       );
-      await g.ask({ payload: 10 });
-      const n = sim.s.sim.requestsReceived;
+      await combined.ask({ payload: 10 });
+      const requestsBefore = sim.s.sim.requestsReceived;
       assert.deepEqual(
-        (await g.ask({ payload: 'stop' })).payload,
+        (await combined.ask({ payload: 'stop' })).payload,
         { stopped: true, renewing: false },
         'ESS only: no curtailment to lift',
       );
-      assert.equal(sim.s.sim.requestsReceived, n);
-      const sent = await g.ask({ payload: { curtailment: 200, duration: 20 } });
-      const lift = await g.ask({ payload: 'stop' });
+      assert.equal(sim.s.sim.requestsReceived, requestsBefore);
+      const sent = await combined.ask({ payload: { curtailment: 200, duration: 20 } });
+      const lift = await combined.ask({ payload: 'stop' });
       assert.deepEqual(lift.request.body, {
         setting: { value: PEAK, unit: 'W' },
         validUntil: sent.request.body.validUntil,

@@ -1,5 +1,5 @@
 /**
- * Issue 11, "steering one way": a command becomes one typed request, built once by the
+ * Steering one way: a command becomes one typed request, built once by the
  * protocol's endpoint table; the client sends exactly that request; msg.request is that
  * request. For every steering mode, msg.request (method, path, body) deep-equals what the
  * simulator received (its request log, found by the answer's requestId). Unit tests cover the
@@ -44,25 +44,25 @@ describe('steering one way: msg.request is what the simulator received, in every
     assert.deepStrictEqual(m.request, received(sim.s, m.payload.requestId));
 
   it('ess', async () => {
-    const f = await loadFlow(flow(steer(), cfg(sim.s.url)));
-    const m = await f.ask({ payload: -50 });
-    same(m);
-    assert.equal(m.request.path, `/sites/${SITE}/steering/ess`);
+    const loaded = await loadFlow(flow(steer(), cfg(sim.s.url)));
+    const reply = await loaded.ask({ payload: -50 });
+    same(reply);
+    assert.equal(reply.request.path, `/sites/${SITE}/steering/ess`);
   });
 
   it('curtailment (a unit the validators normalise: "kw")', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'curtailment', curtailmentUnit: '%' }), cfg(sim.s.url)));
-    same(await f.ask({ payload: 40 }));
-    same(await f.ask({ payload: { curtailment: { value: 3, unit: 'kw' } } }));
+    const loaded = await loadFlow(flow(steer({ mode: 'curtailment', curtailmentUnit: '%' }), cfg(sim.s.url)));
+    same(await loaded.ask({ payload: 40 }));
+    same(await loaded.ask({ payload: { curtailment: { value: 3, unit: 'kw' } } }));
   });
 
   it("combined, with validFrom, and a body in the API's own shape", async () => {
-    const f = await loadFlow(
+    const loaded = await loadFlow(
       flow(steer({ mode: 'combined', curtailmentValue: '200', maximizeGridImport: 'true' }), cfg(sim.s.url)),
     );
-    const a = await f.ask({ payload: 75 });
-    same(a);
-    assert.deepEqual(Object.keys(a.request.body), [
+    const reply = await loaded.ask({ payload: 75 });
+    same(reply);
+    assert.deepEqual(Object.keys(reply.request.body), [
       'energyStorageSetting',
       'productionCurtailment',
       'maximizeGridImport',
@@ -70,7 +70,7 @@ describe('steering one way: msg.request is what the simulator received, in every
     ]);
     const from = Date.now() + MINUTE_MS;
     same(
-      await f.ask({
+      await loaded.ask({
         payload: {
           energyStorage: { value: '0.1', unit: 'MW' },
           validFrom: new Date(from).toISOString(),
@@ -79,22 +79,22 @@ describe('steering one way: msg.request is what the simulator received, in every
       }),
     );
     same(
-      await f.ask({
+      await loaded.ask({
         payload: { energyStorageSetting: { value: 30, unit: 'kW' }, maximizeGridImport: false, validUntil: until() },
       }),
     );
   });
 
   it('grid-target, then cancel by stop (a DELETE without a body)', async () => {
-    const f = await loadFlow(flow(steer({ mode: 'grid-target', deadbandValue: '5' }), cfg(sim.s.url)));
-    same(await f.ask({ payload: -20 }));
-    const stop = await f.ask({ payload: 'stop' });
+    const loaded = await loadFlow(flow(steer({ mode: 'grid-target', deadbandValue: '5' }), cfg(sim.s.url)));
+    same(await loaded.ask({ payload: -20 }));
+    const stop = await loaded.ask({ payload: 'stop' });
     same(stop);
     assert.deepStrictEqual(stop.request, { method: 'DELETE', path: `/sites/${SITE}/steering/grid-target` });
   });
 
   it('stopAction lift', async () => {
-    const f = await loadFlow(
+    const loaded = await loadFlow(
       flow(
         steer({
           mode: 'curtailment',
@@ -107,8 +107,8 @@ describe('steering one way: msg.request is what the simulator received, in every
         cfg(sim.s.url),
       ),
     );
-    same(await f.ask({ payload: 300 }));
-    const lift = await f.ask({ payload: 'stop' });
+    same(await loaded.ask({ payload: 300 }));
+    const lift = await loaded.ask({ payload: 'stop' });
     same(lift);
     assert.deepEqual(lift.request.body.setting, { value: 80_000, unit: 'W' });
   });
@@ -118,25 +118,25 @@ describe('steering one way: msg.request is what the simulator received, in every
     const dry = await loadFlow(
       flow(steer({ mode: 'combined', dryRun: true, curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)),
     );
-    const d = await dry.ask({ payload: -5, validUntil });
+    const dryReply = await dry.ask({ payload: -5, validUntil });
     assert.equal(sim.s.sim.requestLog.length, 0, 'a dry run sends nothing');
     const real = await loadFlow(
       flow(steer({ mode: 'combined', curtailmentValue: '10', validity: 'msg' }), cfg(sim.s.url)),
     );
-    const r = await real.ask({ payload: -5, validUntil });
-    same(r);
-    assert.equal(d.dryRun, true);
-    assert.deepStrictEqual(d.request.body, r.request.body);
+    const realReply = await real.ask({ payload: -5, validUntil });
+    same(realReply);
+    assert.equal(dryReply.dryRun, true);
+    assert.deepStrictEqual(dryReply.request.body, realReply.request.body);
   });
 
   it('a merged burst: 100 messages, 2 requests; every msg.request is the request that carried it', async () => {
     sim.s.sim.setFaults({ latencyMs: [40, 40] });
     try {
       // (Limits set: no site list is read, so the simulator receives the steering requests only.)
-      const f = await loadFlow(flow(steer({ validity: 'msg', maxEssPower: 500_000 }), cfg(sim.s.url)));
+      const loaded = await loadFlow(flow(steer({ validity: 'msg', maxEssPower: 500_000 }), cfg(sim.s.url)));
       const validUntil = until();
-      for (let i = 1; i <= 100; i++) f.send({ payload: i, validUntil });
-      const out = await f.out.count(100);
+      for (let i = 1; i <= 100; i++) loaded.send({ payload: i, validUntil });
+      const out = await loaded.out.count(100);
       assert.equal(sim.s.sim.requestLog.length, 2, 'the first, then one merged request');
       for (const m of out) same(m);
       const last = out.filter((m) => m.request.body.setting.value === 100);
@@ -152,7 +152,7 @@ describe('steering one way: msg.request is what the simulator received, in every
     sim.s.sim.setFaults({ latencyMs: [40, 40] });
     try {
       // (Limits set: no site list is read, so the simulator receives the steering requests only.)
-      const f = await loadFlow(
+      const loaded = await loadFlow(
         flow(
           steer({ validity: 'msg', maxEssPower: 500_000 }),
           cfg(sim.s.url),
@@ -167,11 +167,11 @@ describe('steering one way: msg.request is what the simulator received, in every
         ),
       );
       const validUntil = until();
-      f.send({ payload: 1, validUntil });
+      loaded.send({ payload: 1, validUntil });
       await new Promise((r) => setImmediate(r));
-      f.send({ payload: 2, validUntil });
+      loaded.send({ payload: 2, validUntil });
       helper.getNode('curt').receive({ payload: 7, validUntil });
-      const out = await f.out.count(3);
+      const out = await loaded.out.count(3);
       for (const m of out) same(m);
       const merged = out.filter((m) => m.request.path === `/sites/${SITE}/steering`);
       assert.equal(merged.length, 2, 'the second ESS and the curtailment went out together');
@@ -188,26 +188,28 @@ describe('steering one way: msg.request is what the simulator received, in every
 });
 
 describe('steering one way: a renewal sends the request the queue reports', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let emsClient: EmsClient;
   useSimulatorAndClient({ retries: 0 }, (sim, client) => {
-    s = sim;
-    c = client;
+    simulator = sim;
+    emsClient = client;
   });
 
   it("each renewal's SteeringResult.request deep-equals what the simulator received", async () => {
     const clock = FakeTimers.createClock(Date.now());
-    const q = new SteeringQueue(c, { maxValidityMs: 60 * MINUTE_MS, now: () => clock.now });
+    const queue = new SteeringQueue(emsClient, { maxValidityMs: 60 * MINUTE_MS, now: () => clock.now });
     const results: Array<{ request: unknown; response: unknown }> = [];
     let settled: () => void = () => undefined;
-    const r = new Renewal({
+    const renewal = new Renewal({
       send: (cmd) => {
-        const p = q.submit(cmd);
-        p.then(
-          (res) => results.push(res),
-          () => undefined,
-        ).finally(() => settled());
-        return p;
+        const pending = queue.submit(cmd);
+        pending
+          .then(
+            (res) => results.push(res),
+            () => undefined,
+          )
+          .finally(() => settled());
+        return pending;
       },
       status: () => undefined,
       warn: () => undefined,
@@ -222,8 +224,8 @@ describe('steering one way: a renewal sends the request the queue reports', () =
       energyStorageSetting: { value: -5, unit: 'kW' },
       validUntil: clock.now + 20 * MINUTE_MS,
     };
-    results.push(await q.submit(first));
-    r.schedule(first, clock.now);
+    results.push(await queue.submit(first));
+    renewal.schedule(first, clock.now);
     for (let i = 0; i < 3; i++) {
       const done = new Promise<void>((resolve) => {
         settled = resolve;
@@ -232,17 +234,17 @@ describe('steering one way: a renewal sends the request the queue reports', () =
       await done;
       await turns();
     }
-    r.close();
+    renewal.close();
     assert.equal(results.length, 4);
     for (const res of results)
-      assert.deepStrictEqual(res.request, received(s, (res.response as { requestId: string }).requestId));
+      assert.deepStrictEqual(res.request, received(simulator, (res.response as { requestId: string }).requestId));
     const untils = results.map((res) => (res.request as { body: { validUntil: number } }).body.validUntil);
     untils.slice(1).forEach((u, i) => assert.ok(u > untils[i], 'each renewal extends the signal'));
   });
 });
 
 describe('steering one way: the endpoint table and the typed request builder', () => {
-  const v = { validUntil: 2_000_000_000_000 };
+  const valid = { validUntil: 2_000_000_000_000 };
   const ess = { value: -5, unit: 'kW' } as const;
   const curt = { value: 40, unit: '%' } as const;
 
@@ -292,7 +294,7 @@ describe('steering one way: the endpoint table and the typed request builder', (
     for (const e of STEERING_ENDPOINT_NAMES) {
       const spec = STEERING_ENDPOINTS[e];
       if (!spec.body) continue;
-      for (const validity of [v, { validFrom: v.validUntil - 60_000, validUntil: v.validUntil }]) {
+      for (const validity of [valid, { validFrom: valid.validUntil - 60_000, validUntil: valid.validUntil }]) {
         const body: unknown = spec.body(values, validity);
         assert.deepStrictEqual(spec.validate!(body, 0), body, e);
       }
@@ -317,14 +319,14 @@ describe('steering one way: the endpoint table and the typed request builder', (
       /no steering endpoint carries gridTarget and energyStorageSetting/,
     );
     // Components merge when the endpoint that carries them alone and the validity are the same.
-    assert.equal(mergeKey('energyStorageSetting', v), 'combined||2000000000000');
-    assert.equal(mergeKey('maximizeGridImport', v), 'combined||2000000000000');
+    assert.equal(mergeKey('energyStorageSetting', valid), 'combined||2000000000000');
+    assert.equal(mergeKey('maximizeGridImport', valid), 'combined||2000000000000');
     assert.equal(
-      mergeKey('productionCurtailment', { validFrom: 1, validUntil: v.validUntil }),
+      mergeKey('productionCurtailment', { validFrom: 1, validUntil: valid.validUntil }),
       'combined|1|2000000000000',
     );
-    assert.equal(mergeKey('gridTarget', v), 'grid-target||2000000000000');
-    assert.equal(mergeKey('productionCurtailment', { validUntil: v.validUntil + 1 }), 'combined||2000000000001');
+    assert.equal(mergeKey('gridTarget', valid), 'grid-target||2000000000000');
+    assert.equal(mergeKey('productionCurtailment', { validUntil: valid.validUntil + 1 }), 'combined||2000000000001');
   });
 
   it('builds one typed request: endpoint, method, path, body in the component order whatever order the parts came in', () => {
@@ -363,20 +365,20 @@ describe('steering one way: the endpoint table and the typed request builder', (
   it("builds a lone command's request once, for every kind; msg.request is its method, path and body", () => {
     const cases: Array<[SteeringCommand, unknown]> = [
       [
-        { site: SITE, kind: 'ess', energyStorageSetting: ess, ...v },
-        { setting: ess, ...v },
+        { site: SITE, kind: 'ess', energyStorageSetting: ess, ...valid },
+        { setting: ess, ...valid },
       ],
       [
-        { site: SITE, kind: 'curtailment', productionCurtailment: curt, ...v },
-        { setting: curt, ...v },
+        { site: SITE, kind: 'curtailment', productionCurtailment: curt, ...valid },
+        { setting: curt, ...valid },
       ],
       [
-        { site: SITE, kind: 'combined', energyStorageSetting: ess, maximizeGridImport: true, ...v },
-        { energyStorageSetting: ess, maximizeGridImport: true, ...v },
+        { site: SITE, kind: 'combined', energyStorageSetting: ess, maximizeGridImport: true, ...valid },
+        { energyStorageSetting: ess, maximizeGridImport: true, ...valid },
       ],
       [
-        { site: SITE, kind: 'grid-target', gridTarget: { setpoint: ess }, ...v },
-        { setpoint: ess, ...v },
+        { site: SITE, kind: 'grid-target', gridTarget: { setpoint: ess }, ...valid },
+        { setpoint: ess, ...valid },
       ],
       [{ site: SITE, kind: 'cancel-grid-target' }, undefined],
     ];
@@ -402,47 +404,47 @@ describe('steering one way: the endpoint table and the typed request builder', (
   it('the simulator routes every endpoint of the table, on its path and method', () => {
     for (const e of STEERING_ENDPOINT_NAMES) {
       const spec = STEERING_ENDPOINTS[e];
-      const m = matchRoute(steeringPath(e, SITE).split('/').filter(Boolean));
-      assert.ok(m, e);
-      assert.deepEqual(m.params, [SITE]);
-      assert.equal(typeof m.route.methods[spec.method], 'function', `${spec.method} ${spec.path}`);
+      const matched = matchRoute(steeringPath(e, SITE).split('/').filter(Boolean));
+      assert.ok(matched, e);
+      assert.deepEqual(matched.params, [SITE]);
+      assert.equal(typeof matched.route.methods[spec.method], 'function', `${spec.method} ${spec.path}`);
     }
   });
 });
 
 describe('steering one way: the client sends the typed request as it is', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
+  let simulator: StartedSimulator;
+  let emsClient: EmsClient;
   useSimulatorAndClient({ retries: 0 }, (sim, client) => {
-    s = sim;
-    c = client;
+    simulator = sim;
+    emsClient = client;
   });
-  const last = () => s.sim.requestLog.at(-1)!;
+  const last = () => simulator.sim.requestLog.at(-1)!;
 
   it('sendSteering sends method, path and body unchanged (no second validation); the public method validates', async () => {
     const validUntil = until();
     // "kw" is what a validator would normalise: sent as given proves nothing validated it again.
     const raw = { setting: { value: 1, unit: 'kw' }, validUntil } as never;
-    const a = await c.sendSteering(steeringRequest('ess', SITE, raw));
+    const response = await emsClient.sendSteering(steeringRequest('ess', SITE, raw));
     assert.deepStrictEqual(last().body, { setting: { value: 1, unit: 'kw' }, validUntil });
     assert.equal(last().path, `/sites/${SITE}/steering/ess`);
-    assert.match(a.requestId, /^req_/);
-    await c.steerEss(SITE, raw);
+    assert.match(response.requestId, /^req_/);
+    await emsClient.steerEss(SITE, raw);
     assert.deepStrictEqual(
       last().body,
       { setting: { value: 1, unit: 'kW' }, validUntil },
       'the public method sends the validated body',
     );
-    const n = s.sim.requestsReceived;
+    const requestsBefore = simulator.sim.requestsReceived;
     await assert.rejects(
-      c.steerEss(SITE, { setting: { value: 1, unit: 'mW' }, validUntil } as never),
+      emsClient.steerEss(SITE, { setting: { value: 1, unit: 'mW' }, validUntil } as never),
       (e: unknown) => e instanceof ValidationError && e.field === 'setting.unit',
     );
     await assert.rejects(
-      c.steerEss('bad site', { setting: { value: 1, unit: 'kW' }, validUntil }),
+      emsClient.steerEss('bad site', { setting: { value: 1, unit: 'kW' }, validUntil }),
       (e: unknown) => e instanceof ValidationError && e.field === 'siteReference',
     );
-    assert.equal(s.sim.requestsReceived, n, 'nothing sent');
+    assert.equal(simulator.sim.requestsReceived, requestsBefore, 'nothing sent');
   });
 
   it('steerEndpoint reaches every endpoint of the table with its validator', async () => {
@@ -456,22 +458,22 @@ describe('steering one way: the client sends the typed request as it is', () => 
       'grid-limits': { upperLimit: { value: 5, unit: 'kW' }, validUntil },
     };
     for (const e of STEERING_ENDPOINT_NAMES) {
-      await c.steerEndpoint(e, SITE, bodies[e]);
+      await emsClient.steerEndpoint(e, SITE, bodies[e]);
       assert.deepStrictEqual(
         { method: last().method, path: last().path, body: last().body },
         { method: STEERING_ENDPOINTS[e].method, path: steeringPath(e, SITE), body: bodies[e] },
       );
     }
-    assert.equal(s.sim.steeringState(SITE).components.gridTarget, null, 'cancelled last');
+    assert.equal(simulator.sim.steeringState(SITE).components.gridTarget, null, 'cancelled last');
   });
 
   it('never sends a request whose validUntil has passed', async () => {
     const req = steeringRequest('ess', SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() - 1 });
     await assert.rejects(
-      c.sendSteering(req),
+      emsClient.sendSteering(req),
       (e: unknown) =>
         e instanceof ValidationError && e.field === 'validUntil' && /must be in the future/.test(e.message),
     );
-    assert.equal(s.sim.requestsReceived, 0);
+    assert.equal(simulator.sim.requestsReceived, 0);
   });
 });

@@ -7,98 +7,123 @@ import { startSimulator, DEFAULT_SITES, type StartedSimulator } from '../src/sim
 const SITE = DEFAULT_SITES[0].siteReference;
 
 describe('steering queue', () => {
-  let s: StartedSimulator;
-  let c: EmsClient;
-  let q: SteeringQueue;
+  let simulator: StartedSimulator;
+  let emsClient: EmsClient;
+  let queue: SteeringQueue;
   beforeEach(async () => {
-    s = await startSimulator();
-    c = new EmsClient({ baseUrl: s.url });
-    q = new SteeringQueue(c);
+    simulator = await startSimulator();
+    emsClient = new EmsClient({ baseUrl: simulator.url });
+    queue = new SteeringQueue(emsClient);
   });
   afterEach(async () => {
-    c.close();
-    await s.close();
+    emsClient.close();
+    await simulator.close();
   });
   const until = () => Date.now() + 10 * 60_000;
 
   it('answers a command with several components carried by one request', async () => {
-    const r = await q.submit({
+    const result = await queue.submit({
       site: SITE,
       kind: 'combined',
       energyStorageSetting: { value: -12, unit: 'MW' },
       productionCurtailment: { value: 300, unit: 'kW' },
       validUntil: until(),
     });
-    assert.equal(r.request.path, `/sites/${SITE}/steering`);
-    assert.equal(s.sim.requestsReceived, 1);
+    assert.equal(result.request.path, `/sites/${SITE}/steering`);
+    assert.equal(simulator.sim.requestsReceived, 1);
   });
 
   it('keeps the ESS-only and curtailment-only endpoints for lone components', async () => {
-    const v = until();
-    const a = await q.submit({
+    const expiry = until();
+    const essResult = await queue.submit({
       site: SITE,
       kind: 'ess',
       energyStorageSetting: { value: 5, unit: 'kW' },
-      validUntil: v,
+      validUntil: expiry,
     });
-    const b = await q.submit({
+    const curtailmentResult = await queue.submit({
       site: SITE,
       kind: 'curtailment',
       productionCurtailment: { value: 5, unit: '%' },
-      validUntil: v,
+      validUntil: expiry,
     });
-    assert.equal(a.request.path.endsWith('/steering/ess'), true);
-    assert.deepEqual(b.request.body, { setting: { value: 5, unit: '%' }, validUntil: v });
+    assert.equal(essResult.request.path.endsWith('/steering/ess'), true);
+    assert.deepEqual(curtailmentResult.request.body, { setting: { value: 5, unit: '%' }, validUntil: expiry });
     assert.deepEqual(
-      requestForCommand({ site: SITE, kind: 'ess', energyStorageSetting: { value: 5, unit: 'kW' }, validUntil: v }),
-      a.request,
+      requestForCommand({
+        site: SITE,
+        kind: 'ess',
+        energyStorageSetting: { value: 5, unit: 'kW' },
+        validUntil: expiry,
+      }),
+      essResult.request,
     );
   });
 
   it('merges queued commands per component, later wins, and sends both kinds', async () => {
-    const v = until();
-    s.sim.setFaults({ latencyMs: [50, 50] });
-    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v });
+    const expiry = until();
+    simulator.sim.setFaults({ latencyMs: [50, 50] });
+    const first = queue.submit({
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: { value: 1, unit: 'kW' },
+      validUntil: expiry,
+    });
     const queued = [
-      q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v }),
-      q.submit({ site: SITE, kind: 'curtailment', productionCurtailment: { value: 7, unit: 'kW' }, validUntil: v }),
-      q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 3, unit: 'kW' }, validUntil: v }),
+      queue.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: expiry }),
+      queue.submit({
+        site: SITE,
+        kind: 'curtailment',
+        productionCurtailment: { value: 7, unit: 'kW' },
+        validUntil: expiry,
+      }),
+      queue.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 3, unit: 'kW' }, validUntil: expiry }),
     ];
     const results = await Promise.all([first, ...queued]);
-    assert.equal(s.sim.requestsReceived, 2, 'the first, then one merged request');
+    assert.equal(simulator.sim.requestsReceived, 2, 'the first, then one merged request');
     assert.deepEqual(results[3].request.body, {
       energyStorageSetting: { value: 3, unit: 'kW' },
       productionCurtailment: { value: 7, unit: 'kW' },
-      validUntil: v,
+      validUntil: expiry,
     });
     assert.equal(results[1].merged, true);
-    const st = s.sim.steeringState(SITE).components;
+    const st = simulator.sim.steeringState(SITE).components;
     assert.equal(st.energyStorageSetting!.value, 3);
     assert.equal(st.productionCurtailment!.value, 7);
   });
 
   it('sends components with different validity in separate requests', async () => {
-    s.sim.setFaults({ latencyMs: [30, 30] });
+    simulator.sim.setFaults({ latencyMs: [30, 30] });
     const v1 = until();
     const v2 = v1 + 60_000;
-    const first = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: v1 });
-    const a = q.submit({ site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: v1 });
-    const b = q.submit({
+    const first = queue.submit({
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: { value: 1, unit: 'kW' },
+      validUntil: v1,
+    });
+    const laterEss = queue.submit({
+      site: SITE,
+      kind: 'ess',
+      energyStorageSetting: { value: 2, unit: 'kW' },
+      validUntil: v1,
+    });
+    const combined = queue.submit({
       site: SITE,
       kind: 'combined',
       productionCurtailment: { value: 9, unit: 'kW' },
       maximizeGridImport: true,
       validUntil: v2,
     });
-    await Promise.all([first, a, b]);
-    assert.equal(s.sim.requestsReceived, 3);
-    const st = s.sim.steeringState(SITE).components;
+    await Promise.all([first, laterEss, combined]);
+    assert.equal(simulator.sim.requestsReceived, 3);
+    const st = simulator.sim.steeringState(SITE).components;
     assert.equal(st.energyStorageSetting!.validUntil, v1);
     assert.equal(st.productionCurtailment!.validUntil, v2);
   });
 
   it('refuses a validUntil beyond maxValidityMs from now, naming the limit; nothing is sent', async () => {
-    const capped = new SteeringQueue(c, { maxValidityMs: 24 * 3_600_000 });
+    const capped = new SteeringQueue(emsClient, { maxValidityMs: 24 * 3_600_000 });
     const ess = { value: 1, unit: 'kW' } as const;
     for (const validUntil of [
       Date.parse('9999-12-31T23:59:59Z'),
@@ -125,7 +150,7 @@ describe('steering queue', () => {
       }),
       /got 9999-12-31T23:59:59.000Z; nothing was sent/,
     );
-    assert.equal(s.sim.requestsReceived, 0);
+    assert.equal(simulator.sim.requestsReceived, 0);
     assert.equal(capped.queued(), 0);
     const ok = await capped.submit({
       site: SITE,
@@ -134,26 +159,26 @@ describe('steering queue', () => {
       validUntil: Date.now() + 23 * 3_600_000,
     });
     assert.equal(ok.request.path.endsWith('/steering/ess'), true);
-    assert.equal(s.sim.requestsReceived, 1);
-    assert.equal(s.sim.steeringState(SITE).components.energyStorageSetting!.value, 1);
+    assert.equal(simulator.sim.requestsReceived, 1);
+    assert.equal(simulator.sim.steeringState(SITE).components.energyStorageSetting!.value, 1);
   });
 
   it('drops what an owner queued, naming it, and answers its waiters with an error', async () => {
-    s.sim.setFaults({ latencyMs: [50, 50] });
+    simulator.sim.setFaults({ latencyMs: [50, 50] });
     const owner = {};
-    const first = q.submit(
+    const first = queue.submit(
       { site: SITE, kind: 'ess', energyStorageSetting: { value: 1, unit: 'kW' }, validUntil: until() },
       { owner },
     );
-    const queued = q.submit(
+    const queued = queue.submit(
       { site: SITE, kind: 'ess', energyStorageSetting: { value: 2, unit: 'kW' }, validUntil: until() },
       { owner },
     );
-    const dropped = q.dropOwner(owner, 'node closed');
+    const dropped = queue.dropOwner(owner, 'node closed');
     assert.deepEqual(dropped, [`${SITE} energyStorageSetting=2 kW`]);
     await assert.rejects(queued, (e: unknown) => e instanceof ApiError && e.code === 'EMS_DROPPED');
     await first;
-    assert.equal(s.sim.requestsReceived, 1);
-    assert.equal(q.queued(), 0);
+    assert.equal(simulator.sim.requestsReceived, 1);
+    assert.equal(queue.queued(), 0);
   });
 });

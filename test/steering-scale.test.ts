@@ -1,5 +1,5 @@
 /**
- * Steering at fleet scale (issue 21.4): the record of steering types in force stays bounded
+ * Steering at fleet scale: the record of steering types in force stays bounded
  * without sweeping all its sites on every request, and a steering request whose waiters share
  * one signal is sent with that signal itself (no controller or combined signal per request),
  * while waiters with different signals abort it only once all of them aborted.
@@ -12,25 +12,25 @@ import { SteeringTypes } from '../src/runtime/steering-types';
 describe('steering types in force, many sites', () => {
   it('keeps every site in force when thousands are', () => {
     let now = 1_000_000;
-    const t = new SteeringTypes(() => now);
-    for (let i = 0; i < 3000; i++) t.accepted(`site_${i}`, 'ess', now + 3_600_000);
+    const types = new SteeringTypes(() => now);
+    for (let i = 0; i < 3000; i++) types.accepted(`site_${i}`, 'ess', now + 3_600_000);
     now += 1000;
-    assert.equal(t.size, 3000);
-    for (let i = 0; i < 3000; i += 499) assert.equal(t.inForce(`site_${i}`, 'asset'), 1_000_000 + 3_600_000);
+    assert.equal(types.size, 3000);
+    for (let i = 0; i < 3000; i += 499) assert.equal(types.inForce(`site_${i}`, 'asset'), 1_000_000 + 3_600_000);
   });
 
   it('forgets lapsed sites: the record stays bounded as sites come and go', () => {
     let now = 1_000_000;
-    const t = new SteeringTypes(() => now);
+    const types = new SteeringTypes(() => now);
     let most = 0;
     for (let i = 0; i < 20_000; i++) {
-      t.accepted(`site_${i}`, 'ess', now + 1500); // each lapses 1.5 s later
+      types.accepted(`site_${i}`, 'ess', now + 1500); // each lapses 1.5 s later
       now += 1000;
-      most = Math.max(most, t.size);
+      most = Math.max(most, types.size);
     }
     assert.ok(most <= 1001, `at most ${most} sites remembered`);
-    assert.equal(t.inForce('site_19999', 'asset'), now + 500);
-    assert.equal(t.inForce('site_0', 'asset'), undefined);
+    assert.equal(types.inForce('site_19999', 'asset'), now + 500);
+    assert.equal(types.inForce('site_0', 'asset'), undefined);
   });
 });
 
@@ -57,23 +57,23 @@ describe('steering queue: the signal a request is sent with', () => {
 
   it("passes a lone command's signal on as it is", async () => {
     const { client, sent } = fakeClient();
-    const q = new SteeringQueue(client);
+    const queue = new SteeringQueue(client);
     const ctl = new AbortController();
-    const p = q.submit(ess(1), { signal: ctl.signal });
+    const pending = queue.submit(ess(1), { signal: ctl.signal });
     await settled();
     assert.equal(sent.length, 1);
     assert.equal(sent[0].signal, ctl.signal);
     sent[0].release();
-    await p;
+    await pending;
   });
 
   it('passes one shared signal on as it is when merged commands carry the same', async () => {
     const { client, sent } = fakeClient();
-    const q = new SteeringQueue(client);
+    const queue = new SteeringQueue(client);
     const ctl = new AbortController();
-    const first = q.submit(ess(1), { signal: ctl.signal });
+    const first = queue.submit(ess(1), { signal: ctl.signal });
     await settled();
-    const merged = [q.submit(ess(2), { signal: ctl.signal }), q.submit(ess(3), { signal: ctl.signal })];
+    const merged = [queue.submit(ess(2), { signal: ctl.signal }), queue.submit(ess(3), { signal: ctl.signal })];
     sent[0].release();
     await first;
     await settled();
@@ -85,29 +85,32 @@ describe('steering queue: the signal a request is sent with', () => {
 
   it("aborts a merged request only once every waiter's signal aborted, and never when one has none", async () => {
     const { client, sent } = fakeClient();
-    const q = new SteeringQueue(client);
-    const a = new AbortController();
-    const b = new AbortController();
-    const first = q.submit(ess(1));
+    const queue = new SteeringQueue(client);
+    const abortFirst = new AbortController();
+    const abortSecond = new AbortController();
+    const first = queue.submit(ess(1));
     await settled();
-    const merged = [q.submit(ess(2), { signal: a.signal }), q.submit(ess(3), { signal: b.signal })];
+    const merged = [
+      queue.submit(ess(2), { signal: abortFirst.signal }),
+      queue.submit(ess(3), { signal: abortSecond.signal }),
+    ];
     sent[0].release();
     await first;
     await settled();
-    const s = sent[1].signal!;
-    assert.ok(s && s !== a.signal && s !== b.signal);
-    a.abort();
-    assert.equal(s.aborted, false, 'b still waits');
-    b.abort();
-    assert.equal(s.aborted, true);
+    const mergedSignal = sent[1].signal!;
+    assert.ok(mergedSignal && mergedSignal !== abortFirst.signal && mergedSignal !== abortSecond.signal);
+    abortFirst.abort();
+    assert.equal(mergedSignal.aborted, false, 'b still waits');
+    abortSecond.abort();
+    assert.equal(mergedSignal.aborted, true);
     sent[1].release();
     await Promise.all(merged);
 
-    const c = new AbortController();
-    const blocker = q.submit(ess(4));
+    const abortThird = new AbortController();
+    const blocker = queue.submit(ess(4));
     await settled();
-    const withSignal = q.submit(ess(5), { signal: c.signal });
-    const without = q.submit(ess(6));
+    const withSignal = queue.submit(ess(5), { signal: abortThird.signal });
+    const without = queue.submit(ess(6));
     sent[2].release();
     await blocker;
     await settled();
