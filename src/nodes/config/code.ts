@@ -12,7 +12,7 @@ import type { RED } from '../shared';
 /** The runtimes already bound (a test brings a new RED each time). */
 const bound = new WeakSet<object>();
 
-export interface ConfigCode {
+interface ConfigCode {
   runtime: typeof Runtime;
   shared: typeof Shared;
 }
