@@ -2,11 +2,12 @@
 // The last step of `npm run build`: makes the shipped files smaller without changing what they do
 // (the installed package with its dependencies must stay under 6 MB, axios and undici being most of it).
 //  - dist/**/*.d.ts: only the declarations the public entry (dist/index.d.ts) reaches are kept; the
-//    others describe internal modules no import of the package's types can reach.
-//  - dist/**/*.js: tsc indents with four spaces; each level becomes one tab. Lines stay as they are
-//    (a stack trace's line numbers still point at the same code), and a line that starts inside a
-//    template literal is left alone. Each file is checked: esbuild's whitespace-free print of the
-//    file must be the same before and after, or the file is kept as tsc wrote it.
+//    others describe internal modules no import of the package's types can reach. The kept ones lose
+//    their doc comments (types and names stay; the prose is the API reference's, `npm run docs`).
+//  - dist/**/*.js (what Node-RED and a user's require load), Node-RED's entry files aside: whitespace
+//    removed by esbuild, names and strings kept, nothing else changed (no identifier renamed, no syntax
+//    lowered). A stack trace points at a column of the built file of the same version. The modules the
+//    editor's bundles are made of were read before (scripts/copy-editor.js runs first).
 //  - dist/nodes/locales/*/*.json (labels and messages, read with JSON.parse): printed without indentation.
 //  - resources/*.js (the scripts the editor loads in the browser): whitespace removed, names kept (shortened
 //    local names broke the panels' pickers in the editor), their first line (how the file is built) kept.
@@ -47,49 +48,44 @@ function reachedDeclarations() {
   return reached;
 }
 
-/** Whether the code outside strings and templates has the same tokens: esbuild prints both without whitespace. */
-function sameCode(before, after) {
-  const print = (code) => esbuild.transformSync(code, { minifyWhitespace: true, target: 'esnext', loader: 'js' }).code;
-  return print(before) === print(after);
+/** Code without whitespace: esbuild's print, names and syntax as they are (a hashbang and 'use strict' kept). */
+function withoutWhitespace(code) {
+  return esbuild.transformSync(code, { minifyWhitespace: true, target: 'esnext', loader: 'js' }).code;
 }
 
 /**
- * tsc's four-space indentation as tabs, line by line. A line that starts inside a template literal
- * (an odd number of unescaped backticks so far) keeps its spaces: they are part of the string.
+ * A declaration file without its doc comments (`/** … *\/` blocks, each on lines of its own as tsc prints
+ * them) and the blank lines they leave.
  */
-function tabIndent(code) {
-  let inTemplate = false;
-  return code
-    .split('\n')
-    .map((line) => {
-      const out = inTemplate ? line : line.replace(/^(?: {4})+/, (spaces) => '\t'.repeat(spaces.length / 4));
-      const backticks = (line.replace(/\\[\\`]/g, '').match(/`/g) || []).length;
-      if (backticks % 2) inTemplate = !inTemplate;
-      return out;
-    })
-    .join('\n');
+function withoutDocComments(text) {
+  return text.replace(/^[ \t]*\/\*\*(?:(?!\*\/)[\s\S])*\*\/[ \t]*\n/gm, '');
 }
 
 const reached = reachedDeclarations();
 let declarationsRemoved = 0;
+let declarationsKept = 0;
 for (const file of filesOf(dist, '.d.ts')) {
-  if (reached.has(file)) continue;
-  fs.rmSync(file);
-  declarationsRemoved++;
-}
-
-let indented = 0;
-const keptAsIs = [];
-for (const file of filesOf(dist, '.js')) {
-  const code = fs.readFileSync(file, 'utf8');
-  const tabbed = tabIndent(code);
-  if (tabbed === code) continue;
-  if (!sameCode(code, tabbed)) {
-    keptAsIs.push(path.relative(root, file));
+  if (!reached.has(file)) {
+    fs.rmSync(file);
+    declarationsRemoved++;
     continue;
   }
-  fs.writeFileSync(file, tabbed);
-  indented++;
+  fs.writeFileSync(file, withoutDocComments(fs.readFileSync(file, 'utf8')));
+  declarationsKept++;
+}
+
+// Node-RED's entry files (dist/nodes/<type>.js, one require each, written by assemble-nodes.js) stay as they are:
+// tools that check a node package (node-red-dev's scorecard) read them as text.
+const entries = new Set(
+  Object.values(JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))['node-red'].nodes).map((file) =>
+    path.join(root, file),
+  ),
+);
+let minifiedDist = 0;
+for (const file of filesOf(dist, '.js')) {
+  if (entries.has(file)) continue;
+  fs.writeFileSync(file, withoutWhitespace(fs.readFileSync(file, 'utf8')));
+  minifiedDist++;
 }
 
 let compacted = 0;
@@ -115,6 +111,6 @@ for (const file of filesOf(path.join(root, 'resources'), '.js')) {
 
 // On stderr: `npm pack --json` runs the build (prepare) and its stdout must stay JSON.
 console.error(
-  `trim-dist: ${declarationsRemoved} internal declaration files removed, ${indented} files tab-indented` +
-    `${keptAsIs.length ? ` (${keptAsIs.length} kept as tsc wrote them: ${keptAsIs.join(', ')})` : ''}, ${compacted} message catalogues compacted, ${minified} editor scripts minified`,
+  `trim-dist: ${declarationsRemoved} internal declaration files removed, ${declarationsKept} without doc comments, ` +
+    `${minifiedDist} files of dist/ and ${minified} editor scripts without whitespace, ${compacted} message catalogues compacted`,
 );

@@ -119,6 +119,13 @@ const BARREL_EXCEPTIONS: readonly Exception[] = [
     `pulled into resources/plan-input.js by src/nodes/plan/check.ts, ${BUNDLED}`,
   ),
   {
+    from: 'src/nodes/config/index.ts',
+    to: 'src/nodes/shared/config-node.ts',
+    reason:
+      "the config node's credentials, declared at registration: the barrel would load the runtime, client and " +
+      'protocol at Node-RED start-up; they load with the first node made (src/nodes/config/code.ts)',
+  },
+  {
     from: 'src/index.ts',
     to: 'src/protocol/types.ts',
     reason:

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Sizes of an installed node_modules tree, and the axios dedupe measurement of the footprint
- * benchmark (issue 18.13): a Node-RED user directory that already holds axios 1.19.0, the axios
+ * benchmark: a Node-RED user directory that already holds axios 1.19.0, the axios
  * Node-RED 4.1 ships, then the tarball installed into it with the old axios range (^1.21.1, a
  * repacked copy) and with the range as it is now; bytes added and the axios copies of each.
  */
@@ -22,13 +22,13 @@ function treeSize(dir) {
   let bytes = 0;
   let files = 0;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
+    const entry = path.join(dir, e.name);
     if (e.isDirectory()) {
-      const s = treeSize(p);
-      bytes += s.bytes;
-      files += s.files;
+      const below = treeSize(entry);
+      bytes += below.bytes;
+      files += below.files;
     } else if (e.isFile()) {
-      bytes += fs.statSync(p).size;
+      bytes += fs.statSync(entry).size;
       files++;
     }
   }
@@ -124,9 +124,9 @@ function measureAxiosDedupe(tmp, tgzs) {
     ],
   };
   const rows = {};
-  let i = 0;
+  let baseIndex = 0;
   for (const [start, args] of Object.entries(starts)) {
-    const base = path.join(tmp, `dedupe-base-${i++}`);
+    const base = path.join(tmp, `dedupe-base-${baseIndex++}`);
     fs.mkdirSync(base);
     fs.writeFileSync(path.join(base, 'package.json'), JSON.stringify({ name: 'node-red-user-dir', private: true }));
     if (args.length) npm([...args, '--no-audit', '--no-fund', '--prefer-offline'], base);

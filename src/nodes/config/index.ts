@@ -8,17 +8,33 @@
  * Its request budget (runtime/budget.ts) is kept by its id across redeploys; removing the node
  * forgets it. The budget's warning (80 % of a cap) goes to every user node, as the connection
  * state does.
+ *
+ * Registering it loads only this file, the admin routes' registration and the credentials' declaration;
+ * the rest (code.ts) loads with the first node made or admin request.
  */
+import type { ConfigProps } from '../../runtime';
+import { CREDENTIALS } from '../shared/config-node';
+import type { ConfigNode, RED } from '../shared';
 import { registerAdminRoutes } from './admin-routes';
-import { ConfigController } from './controller';
-import { type ConfigProps, setSimulatorLog } from '../../runtime';
-import { type ConfigNode, CREDENTIALS, type RED, upgrade, useSharedTexts } from '../shared';
+import { configCode } from './code';
+import type * as Controller from './controller';
+
+/** Node-RED's runtime events, which the node API carries (not in the typed subset of shared/red.ts). */
+type Events = { on(event: string, fn: (payload: { config?: { flows?: unknown } }) => void): void };
+
+/** Event emitters already listened to, and the RED to bind on each (a test brings a new RED each time). */
+const listened = new WeakMap<object, RED>();
+
+/** Whether a flow configuration holds a node of this package (its types all start with `ems-`). */
+function holdsOurNodes(flows: unknown): boolean {
+  return Array.isArray(flows) && flows.some((node) => /^ems-/.test(String((node as { type?: unknown })?.type)));
+}
 
 export = function (RED: RED): void {
-  useSharedTexts(RED);
-
   function EmsPartnerConfigNode(this: ConfigNode, config: ConfigProps & { id: string }) {
-    upgrade(config); // Node-RED hands each node its own copy of the saved config
+    const { shared } = configCode(RED);
+    const { ConfigController } = require('./controller') as typeof Controller;
+    shared.upgrade(config); // Node-RED hands each node its own copy of the saved config
     RED.nodes.createNode(this, config);
     this.props = config;
     const controller = new ConfigController(this, config);
@@ -31,6 +47,15 @@ export = function (RED: RED): void {
 
   RED.nodes.registerType('ems-partner-config', EmsPartnerConfigNode, { credentials: CREDENTIALS });
   registerAdminRoutes(RED);
-  // The built-in simulator's URL, logged once when it starts (npm start shows it from this line).
-  setSimulatorLog((text) => RED.log.info(text));
+  // Flows with nodes of this package: the shared texts bound before any of them is made (a flow of
+  // nodes without a config node, ems-plan say, shows them in the runtime's language too).
+  const events = (RED as RED & { events?: Events }).events;
+  if (events && typeof events.on === 'function') {
+    if (!listened.has(events))
+      events.on('flows:starting', (payload) => {
+        const latest = listened.get(events);
+        if (latest && holdsOurNodes(payload?.config?.flows)) configCode(latest);
+      });
+    listened.set(events, RED);
+  }
 };

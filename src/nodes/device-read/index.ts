@@ -5,11 +5,16 @@
  * (msg.deviceReference an array, or the device setting a JSON array) is a fleet read: one
  * message for the whole list (fleet.ts).
  */
-import { flowNode, type Node, type RED } from '../shared';
-import { DeviceReadController, type DeviceReadProps } from './controller';
+import type * as Shared from '../shared';
+import type { Node, RED } from '../shared';
+import type * as Controller from './controller';
+import type { DeviceReadProps } from './controller';
 
 export = function (RED: RED): void {
   function EmsDeviceReadNode(this: Node, saved: DeviceReadProps) {
+    // Loaded with the first node made, not when Node-RED registers the type (start-up).
+    const { flowNode } = require('../shared') as typeof Shared;
+    const { DeviceReadController } = require('./controller') as typeof Controller;
     const f = flowNode(RED, this, saved);
     const controller = new DeviceReadController(RED, f);
     f.onInput((msg) => controller.onInput(msg));

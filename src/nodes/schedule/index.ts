@@ -9,12 +9,17 @@
  * node does: controller.ts.
  * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
  */
-import { flowNode, type RED } from '../shared';
-import { ScheduleController, type ScheduleProps } from './controller';
+import type * as Shared from '../shared';
+import type { RED } from '../shared';
+import type * as Controller from './controller';
+import type { ScheduleProps } from './controller';
 import type { ContextNode } from './state-writer';
 
 export = function (RED: RED): void {
   function EmsScheduleNode(this: ContextNode, saved: ScheduleProps) {
+    // Loaded with the first node made, not when Node-RED registers the type (start-up).
+    const { flowNode } = require('../shared') as typeof Shared;
+    const { ScheduleController } = require('./controller') as typeof Controller;
     const flow = flowNode(RED, this, saved);
     const controller = new ScheduleController(RED, flow);
     // Arrival order: a stop after a schedule stops that schedule.
