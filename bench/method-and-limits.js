@@ -317,7 +317,7 @@ sites. A burst ends when each of its messages has ended in an output or an error
 is a flat cost per message: the time per message of the 100,000 burst within 1.5x of that of the 5,000 burst.
 Peak heap per waiting message is the highest heapUsed during the 100,000 burst (garbage included) above the heap
 before it, per message. With the default maxWaiting (10,000), the messages past it fail at once with an error
-naming maxWaiting and the status counts them (test/bursts.test.ts). Merging bounds the HTTP requests by the
+naming maxWaiting and the status counts them (test/nodes/shared/max-waiting.test.ts). Merging bounds the HTTP requests by the
 devices and sites, not the messages (one shared read per device in flight, at most two steering requests per
 site), so the requests are the same in both bursts and weigh more per message in the small one: the time per
 message falls as the burst grows; the CPU per message (in brackets) is the closer measure of the per-message work.

@@ -22,11 +22,12 @@ const prefix = path.resolve(process.env.NR5_PREFIX || path.join(root, '.test-tmp
 const nodeRedRange = process.env.NR5_NODE_RED || '5';
 const nodeRange = process.env.NR5_NODE || '22';
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+// paths below the repository, with / as the separator
 const SUITES = [
-  /^nodes-.*\.test\.ts$/,
-  /^examples-.*\.test\.ts$/,
-  /^package\.test\.ts$/,
-  /^client-adapter.*\.test\.ts$/,
+  /^test\/acceptance\/examples\/[^/]+\.test\.ts$/,
+  /^test\/acceptance\/package\/install\.test\.ts$/,
+  /^test\/client\/adapter\/[^/]+\.test\.ts$/,
+  /^test\/nodes\/(config\/(index|credentials)|device-read\/(index|bad-input)|time-series\/(index|bad-input)|site-steer\/(index|bad-input)|schedule\/(index|running|options)|plan\/(index|refusals|chart|site|site-refusals|replan)|request\/(index|paths)|shared\/(input-caps|poll-backoff|renewal|scaffold|scaffold-input|split))\.test\.ts$/,
 ];
 
 const major = (v) => Number(String(v).replace(/^v/, '').split('.')[0]);
@@ -93,10 +94,10 @@ if (!fs.existsSync(path.join(root, 'dist', 'nodes', 'ems-site-steer.js'))) {
 }
 
 const specs = fs
-  .readdirSync(path.join(root, 'test'))
+  .readdirSync(path.join(root, 'test'), { recursive: true })
+  .map((f) => ['test', ...String(f).split(path.sep)].join('/'))
   .filter((f) => SUITES.some((re) => re.test(f)))
-  .sort()
-  .map((f) => path.join('test', f));
+  .sort();
 console.log(`test-node-red-5: Node-RED ${nodeRedVersion} on Node ${nodeVersion}: ${specs.length} suites`);
 const t1 = Date.now();
 const mocha = path.join(root, 'node_modules', 'mocha', 'bin', 'mocha.js');

@@ -93,7 +93,7 @@ export class EmptyRequestError extends ApiError {}
 
 /**
  * The class of each code this package raises without an HTTP status: the one table apiError()
- * reads (test/errors-codes.test.ts checks that every code the source passes to apiError() is
+ * reads (test/client/error-codes.test.ts checks that every code the source passes to apiError() is
  * here). A code that is not here is a connection failure reported by Node.js (ECONNREFUSED,
  * ENOTFOUND, EPIPE, ...) and becomes a NetworkError.
  */

@@ -241,7 +241,7 @@ describe('browser: fleets in the site steer and device read panels', function ()
     const flows = (await (await page.request.get(new URL('flows', editorSession.nr.url).href)).json()) as any[];
     const deployed = flows.find((n) => n.id === steer);
     assert.deepEqual([deployed.mode, deployed.portfolioSplit, deployed.sites], ['portfolio', 'rating', FLEET_JSON]);
-    // 102 kW over 500 kW + 10 kW of ratings (the split itself: test/portfolio-split.test.ts); nothing sent (dry run).
+    // 102 kW over 500 kW + 10 kW of ratings (the split itself: test/protocol/portfolio.test.ts); nothing sent (dry run).
     await canvasNode(page, inject).locator('.red-ui-flow-node-button-button').click();
     const status = () =>
       canvasNode(page, steer)

@@ -1,6 +1,6 @@
 /**
  * A loopback server (http, or https with the test certificates) for the transport's adapter
- * tests (test/client-adapter*.test.ts): each test sets `handle`; every request it got is in
+ * tests (test/client/adapter/): each test sets `handle`; every request it got is in
  * `hits` (with its body), every TCP connection it accepted is counted in `connections`, and
  * `received(n)` waits for the n-th request (no sleeping). The adapters each test runs against
  * are in ADAPTERS.

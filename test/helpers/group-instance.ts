@@ -1,5 +1,5 @@
 /**
- * One Node-RED instance of a group, in a child process of its own (test/group-acceptance):
+ * One Node-RED instance of a group, in a child process of its own (test/acceptance/group/instances.test.ts):
  * a real Node-RED runtime (node-red-node-test-helper, this package's nodes from the worktree)
  * running the flow the parent sends over IPC. It reports every message its helper nodes get
  * and every status its nodes show, and feeds messages into nodes when asked. The parent kills

@@ -39,7 +39,7 @@ export const NON_NUMERIC = ['date', 'enum', 'timestamp'];
 /** number/const.py DEVICE_CLASS_UNITS, the device classes the examples use. */
 export const NUMBER_UNITS: Record<string, string[]> = { power: POWER, battery: ['%'], energy: ENERGY };
 
-/** The keys each component's discovery schema knows (all else is dropped, see above). */
+/** The keys each component's discovery schema knows (all else is dropped: ha-rules.ts says why). */
 export const COMMON = [
   // mqtt/schemas.py MQTT_ENTITY_COMMON_SCHEMA and its availability schemas
   'availability',

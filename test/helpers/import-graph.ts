@@ -2,7 +2,7 @@
  * The import graph of src/, read from the files as text (TypeScript 7 has no compiler API):
  * every relative `import … from`, `export … from`, side-effect `import '…'`, `require('…')` and
  * `import('…')` of each .ts file, resolved to the file it names. Lines that start a comment
- * (`//`, `/*`, `*`) are skipped. Used by test/architecture-imports.test.ts.
+ * (`//`, `/*`, `*`) are skipped. Used by test/acceptance/architecture/imports.test.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

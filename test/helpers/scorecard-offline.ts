@@ -123,6 +123,15 @@ export async function serveOffline(lockFile = path.join(ROOT, 'package-lock.json
 export async function packedCopy(root: string, dest: string): Promise<string[]> {
   const { stdout } = await promisify(execFile)(NPM, ['pack', '--dry-run', '--json', '--ignore-scripts'], {
     cwd: root,
+    // npm found first under npm run / npx is node_modules/.bin's (Node-RED's bundled npm), whose pack runs
+    // `prepare` (the build, which deletes dist/) despite --ignore-scripts: the system npm packs without building
+    env: {
+      ...process.env,
+      PATH: (process.env.PATH ?? '')
+        .split(path.delimiter)
+        .filter((dir) => !dir.includes('node_modules'))
+        .join(path.delimiter),
+    },
     maxBuffer: 16 << 20,
     shell: process.platform === 'win32',
   });

@@ -1,5 +1,5 @@
 /**
- * A loopback node:http stub for the client's coverage tests (test/coverage-client*.test.ts):
+ * A loopback node:http stub for the client's coverage tests (test/client/):
  * each test sets `handle` to answer as it needs (write an answer, hold it, or destroy the
  * socket), for faults neither the simulator nor the hostile server makes. Every request it
  * got is in `hits`; `received(n)` waits for the n-th one (no sleeping).

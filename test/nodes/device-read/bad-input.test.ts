@@ -1,0 +1,126 @@
+/**
+ * Bad input: each gives exactly one Catch-able error naming the field, sends nothing that
+ * could move power, and the flow keeps running (a good message afterwards gets its output).
+ */
+import assert from 'node:assert/strict';
+import { DEFAULT_SITES } from '../../../src/simulator/index';
+import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+
+const COM = DEFAULT_SITES[0];
+const BAT = COM.battery.deviceReference;
+
+type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
+
+const read = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-device-read',
+  device: BAT,
+  deviceType: 'str',
+  mode: 'map',
+  properties: 'soc',
+  propertiesType: 'str',
+  ...extra,
+});
+
+/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
+async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
+  for (const [name, msg, field] of cases) {
+    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
+    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
+    assert.equal(caught.error.source.id, 'n');
+    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
+  }
+  const ok = await f.ask(good);
+  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
+  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
+  return ok;
+}
+
+describe('nodes: bad input', () => {
+  const sim = useSimulator({ frozen: false });
+  useRuntime();
+
+  it('ems-device-read: message fields', async () => {
+    const deployed = await loadFlow(flow(read(), cfg(sim.s.url)));
+    const ok = await check(
+      deployed,
+      [
+        ['reference with a space', { deviceReference: 'bad ref' }, /msg\.deviceReference must be a reference/],
+        ['reference object', { deviceReference: { id: 1 } }, /msg\.deviceReference .*got an object/],
+        ['empty reference', { deviceReference: '' }, /msg\.deviceReference/],
+        ['empty properties array', { properties: [] }, /msg\.properties must name at least one property/],
+        ['property number in array', { properties: ['soc', 5] }, /msg\.properties\[1\]/],
+        ['properties number', { properties: 42 }, /msg\.properties must be a comma-separated string or an array/],
+        ['bad property name', { property: 'so c' }, /msg\.property\[0\] must be a property name/],
+        ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404 unknown device "dvc_nosuchdevice"/],
+        ['unknown property', { properties: 'soc,nosuch' }, /no property "nosuch"/],
+      ],
+      {},
+    );
+    assert.equal(typeof ok.payload.soc, 'number');
+  });
+
+  it('ems-device-read: single mode takes one property (the error names where the list came from)', async () => {
+    const deployed = await loadFlow(flow(read({ mode: 'single' }), cfg(sim.s.url)));
+    await check(
+      deployed,
+      [
+        [
+          'two in msg.properties',
+          { properties: 'soc,power' },
+          /msg\.properties must name exactly one property in mode single/,
+        ],
+        ['two in msg.property', { property: ['soc', 'power'] }, /msg\.property must name exactly one property/],
+      ],
+      { property: 'power' },
+    );
+  });
+
+  for (const [what, node, field] of [
+    ['mode', read({ mode: 'bogus' }), /mode must be one of single, map, list, devices/],
+    ['device', read({ device: '' }), /device must be a reference/],
+    ['device from msg', read({ device: 'dev', deviceType: 'msg' }), /device must be a reference.*got nothing/],
+    ['properties', read({ properties: ' , ' }), /properties must name at least one property/],
+    ['properties json', read({ properties: '["soc", 7]', propertiesType: 'json' }), /properties\[1\]/],
+    [
+      'single with two',
+      read({ mode: 'single', properties: 'soc,power' }),
+      /properties must name exactly one property in mode single/,
+    ],
+  ] as Array<[string, Record<string, unknown>, RegExp]>) {
+    it(`ems-device-read: node setting ${what}`, async () => {
+      await badSetting(node, field, read());
+    });
+  }
+
+  it('ems-device-read: a bad interval is reported and the node still reads on input', async () => {
+    const deployed = await loadFlow(flow(read({ interval: 'often' }), cfg(sim.s.url)));
+    const errors = callsOf('error', 'n');
+    assert.equal(errors.length, 1);
+    assert.match(String(errors[0][0]), /interval must be a number of seconds/);
+    assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
+  });
+
+  /**
+   * A node with a bad setting: every message gets one error naming the setting; a good node
+   * of the same type in the same flow keeps working.
+   */
+  async function badSetting(
+    node: Record<string, unknown>,
+    field: RegExp,
+    goodNode: Record<string, unknown>,
+    msg: Record<string, unknown> = {},
+  ): Promise<void> {
+    const deployed = await loadFlow(
+      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const caught = await deployed.fails(msg);
+      assert.match(caught.error.message, field);
+    }
+    const nextOut = deployed.out.next();
+    helper.getNode('good').receive(msg);
+    await nextOut;
+    assert.equal(deployed.caught.msgs.length, 2);
+    assert.equal(deployed.out.msgs.length, 1);
+  }
+});

@@ -1,0 +1,119 @@
+/**
+ * Bad input: each gives exactly one Catch-able error naming the field, sends nothing that
+ * could move power, and the flow keeps running (a good message afterwards gets its output).
+ */
+import assert from 'node:assert/strict';
+import { DEFAULT_SITES } from '../../../src/simulator/index';
+import { cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+
+const COM = DEFAULT_SITES[0];
+const BAT = COM.battery.deviceReference;
+
+type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
+
+const series = (extra: Record<string, unknown> = {}) => ({
+  type: 'ems-time-series',
+  device: BAT,
+  deviceType: 'str',
+  property: 'soc',
+  propertyType: 'str',
+  range: 'last',
+  last: 3,
+  lastUnit: 'hours',
+  resolution: 1,
+  output: 'points',
+  ...extra,
+});
+
+/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
+async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
+  for (const [name, msg, field] of cases) {
+    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
+    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
+    assert.equal(caught.error.source.id, 'n');
+    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
+  }
+  const ok = await f.ask(good);
+  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
+  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
+  return ok;
+}
+
+describe('nodes: bad input', () => {
+  const sim = useSimulator({ frozen: false });
+  useRuntime();
+
+  it('ems-time-series: message fields', async () => {
+    const end = Date.now() - 3_600_000;
+    const deployed = await loadFlow(flow(series(), cfg(sim.s.url)));
+    const ok = await check(
+      deployed,
+      [
+        ['reference array', { deviceReference: ['a'] }, /msg\.deviceReference must be a reference/],
+        ['two properties', { property: 'soc,power' }, /msg\.property must be a property name/],
+        ['property number', { property: 7 }, /msg\.property/],
+        [
+          'start text',
+          { start: 'last tuesday' },
+          /msg\.start must be epoch milliseconds, an ISO 8601 string or a Date/,
+        ],
+        ['start object', { start: {} }, /msg\.start/],
+        ['start invalid Date', { start: new Date(NaN) }, /msg\.start/],
+        ['end alone', { end: end }, /msg\.start is required with msg\.end/],
+        ['end text', { start: end - 7_200_000, end: 'soon' }, /msg\.end must be epoch milliseconds/],
+        ['end before start', { start: end, end: end - 7_200_000 }, /msg\.end must be after msg\.start/],
+        ['resolution 0', { resolution: 0 }, /msg\.resolution must be a whole number of hours from 1 to 720/],
+        ['resolution 1.5', { resolution: 1.5 }, /msg\.resolution/],
+        ['resolution text', { resolution: 'hourly' }, /msg\.resolution/],
+        ['resolution 721', { resolution: 721 }, /msg\.resolution/],
+        ['resolution boolean', { resolution: true }, /msg\.resolution/],
+        ['unknown device', { deviceReference: 'dvc_nosuchdevice' }, /HTTP 404/],
+      ],
+      { start: end - 7_200_000, end },
+    );
+    assert.equal(ok.payload.length, 2);
+  });
+
+  for (const [what, node, field] of [
+    ['output', series({ output: 'csv' }), /output must be one of arrays, points, split/],
+    ['range', series({ range: 'forever' }), /range must be one of last, today, yesterday, absolute/],
+    ['last', series({ last: 0 }), /last must be a positive number of hours/],
+    ['resolution', series({ resolution: 0 }), /resolution must be a whole number of hours/],
+    ['start', series({ range: 'absolute', start: '' }), /start must be epoch milliseconds/],
+    [
+      'end',
+      series({ range: 'absolute', start: '2026-01-02T00:00:00Z', end: '2026-01-01T00:00:00Z' }),
+      /end must be after start/,
+    ],
+    ['property', series({ property: '' }), /property must be a property name/],
+    ['device', series({ device: 'has space' }), /device must be a reference/],
+  ] as Array<[string, Record<string, unknown>, RegExp]>) {
+    it(`ems-time-series: node setting ${what}`, async () => {
+      await badSetting(node, field, series());
+    });
+  }
+
+  /**
+   * A node with a bad setting: every message gets one error naming the setting; a good node
+   * of the same type in the same flow keeps working.
+   */
+  async function badSetting(
+    node: Record<string, unknown>,
+    field: RegExp,
+    goodNode: Record<string, unknown>,
+    msg: Record<string, unknown> = {},
+  ): Promise<void> {
+    const deployed = await loadFlow(
+      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
+    );
+    for (let i = 0; i < 2; i++) {
+      const caught = await deployed.fails(msg);
+      assert.match(caught.error.message, field);
+    }
+    const nextOut = deployed.out.next();
+    helper.getNode('good').receive(msg);
+    await nextOut;
+    assert.equal(deployed.caught.msgs.length, 2);
+    assert.equal(deployed.out.msgs.length, 1);
+  }
+});
