@@ -16,7 +16,7 @@ import {
   rawAnswerOf,
   serviceMessageOf,
 } from '../src/client';
-import { answerPayload, requestBody, selectHeaders } from '../src/client/raw';
+import { answerPayload, requestBody, selectHeaders } from '../src/client/any-endpoint';
 import { requestPathProblem, requestUrl } from '../src/client/request-path';
 import { DEV, SITE, json, startStub, type Stub } from './helpers/stub-server';
 

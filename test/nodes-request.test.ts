@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../src/simulator/index';
 import { Redactor } from '../src/client/errors';
-import { answerPayload, selectHeaders } from '../src/client/raw';
+import { answerPayload, selectHeaders } from '../src/client/any-endpoint';
 import { checkRequestPath, requestPathProblem, requestUrl } from '../src/client/request-path';
 import { EmsClient } from '../src/client/client';
 import { formsOf } from './helpers/hostile-server';

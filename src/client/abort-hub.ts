@@ -48,11 +48,11 @@ let lastSweep = Date.now();
  * first). Returns the function that removes it; call it once the wait is over.
  */
 export function onAbort(signal: AbortSignal, fn: () => void): () => void {
-  const h = hubOf(signal);
-  h.waiters.add(fn);
+  const hub = hubOf(signal);
+  hub.waiters.add(fn);
   return () => {
-    h.waiters.delete(fn);
-    leftWaiter(h);
+    hub.waiters.delete(fn);
+    leftWaiter(hub);
   };
 }
 
@@ -61,21 +61,21 @@ export function onAbort(signal: AbortSignal, fn: () => void): () => void {
  * `leaveAbort(hub, waiter)` ends the wait.
  */
 export function joinAbort(signal: AbortSignal, waiter: SlotWaiter): Hub {
-  const h = hubOf(signal);
-  waiter.abortSlot = h.slots.length;
-  h.slots.push(waiter);
-  return h;
+  const hub = hubOf(signal);
+  waiter.abortSlot = hub.slots.length;
+  hub.slots.push(waiter);
+  return hub;
 }
 
 /** Ends a wait begun with joinAbort (once). */
 export function leaveAbort(h: Hub, waiter: SlotWaiter): void {
   const slots = h.slots;
-  const i = waiter.abortSlot;
-  if (slots[i] !== waiter) return; // the signal aborted: the hub let its waiters go
+  const place = waiter.abortSlot;
+  if (slots[place] !== waiter) return; // the signal aborted: the hub let its waiters go
   const last = slots.pop()!;
   if (last !== waiter) {
-    slots[i] = last;
-    last.abortSlot = i;
+    slots[place] = last;
+    last.abortSlot = place;
   }
   leftWaiter(h);
 }
@@ -150,9 +150,4 @@ function sweep(now: number): void {
       hub.marked = true;
     }
   }
-}
-
-/** Listeners kept for signals that have no waiter now (for tests and diagnostics). */
-export function idleListeners(): number {
-  return idle.size;
 }

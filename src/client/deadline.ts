@@ -24,8 +24,8 @@ class AttemptSignal {
   }
 
   removeEventListener(_type: string, fn: (event: { type: string }) => void): void {
-    const i = this.listeners.indexOf(fn);
-    if (i >= 0) this.listeners.splice(i, 1);
+    const at = this.listeners.indexOf(fn);
+    if (at >= 0) this.listeners.splice(at, 1);
   }
 
   abort(timedOut: boolean): void {
@@ -119,7 +119,7 @@ export function withDeadline(
 }
 
 /** The adapter's promise; a throw as it starts is its rejection. */
-function started(inner: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+export function started(inner: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
   try {
     return inner(config);
   } catch (err) {

@@ -26,7 +26,6 @@ import { type AdapterRequest, type Config, Exchange } from './undici-exchange';
 import { fullPathOf, targetOf } from './undici-target';
 
 export { fullPathOf, targetOf };
-export type { AdapterRequest };
 
 /** What axios' http adapter accepts by default. */
 const ACCEPT_ENCODING = 'gzip, compress, deflate, br';
@@ -45,11 +44,17 @@ function bodyOf(data: unknown): string | Buffer | Readable | undefined {
 export interface UndiciAdapterOptions {
   /** axios' VERSION, for the user-agent axios sends when none is set. */
   version: string;
+  /**
+   * The wall-clock deadline of each attempt, ms (0 or none: no deadline). One timer in the
+   * exchange, cleared as it settles; when it passes the attempt fails as a timeout (ETIMEDOUT).
+   */
+  deadlineMs?: number;
 }
 
 /** The axios adapter sending through `dispatcher` (an undici Agent: one pool of connections per origin). */
 export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): AxiosAdapter {
   const userAgent = `axios/${o.version}`;
+  const deadlineMs = o.deadlineMs !== undefined && o.deadlineMs > 0 ? o.deadlineMs : 0;
   return (cfg) =>
     new Promise<AxiosResponse>((resolve, reject) => {
       const config = cfg as Config;
@@ -73,13 +78,19 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
       }
-      const c = config as Config & {
+      const unsupported = config as Config & {
         onUploadProgress?: unknown;
         onDownloadProgress?: unknown;
         maxRate?: unknown;
         socketPath?: unknown;
       };
-      if (c.responseType === 'stream' || c.onUploadProgress || c.onDownloadProgress || c.maxRate || c.socketPath) {
+      if (
+        unsupported.responseType === 'stream' ||
+        unsupported.onUploadProgress ||
+        unsupported.onDownloadProgress ||
+        unsupported.maxRate ||
+        unsupported.socketPath
+      ) {
         return reject(
           new AxiosError(
             'responseType stream, progress callbacks, maxRate and socketPath are not supported by the undici adapter',
@@ -102,18 +113,18 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
       const headers: Record<string, string | string[]> = {};
       let hasAgent = false;
       let hasEncoding = false;
-      const h = config.headers as unknown as Record<string, unknown>;
+      const given = config.headers as unknown as Record<string, unknown>;
       // Own enumerable names, as for-in with an own-property check gives them, without walking the prototype.
-      const names = Object.keys(h);
+      const names = Object.keys(given);
       for (let i = 0; i < names.length; i++) {
         const name = names[i];
-        const v = h[name];
-        if (v === undefined || v === null || v === false) continue;
+        const value = given[name];
+        if (value === undefined || value === null || value === false) continue;
         const lower = name.toLowerCase();
         if (lower === 'user-agent') hasAgent = true;
         else if (lower === 'accept-encoding') hasEncoding = true;
         else if (lower === 'content-length') continue; // from the body, as axios sets it
-        headers[name] = Array.isArray(v) ? v.map(String) : String(v);
+        headers[name] = Array.isArray(value) ? value.map(String) : String(value);
       }
       if (!hasAgent) headers['User-Agent'] = userAgent;
       if (!hasEncoding) headers['Accept-Encoding'] = ACCEPT_ENCODING;
@@ -136,7 +147,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
         headers.Authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
       }
-      const exchange = new Exchange(config, request, resolve, reject);
+      const exchange = new Exchange(config, request, resolve, reject, deadlineMs);
       dispatcher.dispatch(
         { origin: url.origin, path: request.path, method: method as Dispatcher.HttpMethod, headers, body },
         exchange as unknown as Dispatcher.DispatchHandler,

@@ -58,16 +58,17 @@ const PLAIN = /^[A-Za-z0-9\-._~!$&()*+,;=:@/%]*(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
 
 function baseOf(baseURL: string): Base | null {
-  let u: URL;
+  let parsed: URL;
   try {
-    u = new URL(baseURL);
+    parsed = new URL(baseURL);
   } catch {
     return null;
   }
   const trimmed = baseURL.replace(/\/+$/, '');
-  const path = u.pathname.replace(/\/+$/, '');
-  if (u.username || u.password || u.search || u.hash || `${u.origin}${path}` !== trimmed) return null;
-  return { prefix: `${trimmed}/`, origin: u.origin, host: u.host, protocol: u.protocol, path };
+  const path = parsed.pathname.replace(/\/+$/, '');
+  if (parsed.username || parsed.password || parsed.search || parsed.hash || `${parsed.origin}${path}` !== trimmed)
+    return null;
+  return { prefix: `${trimmed}/`, origin: parsed.origin, host: parsed.host, protocol: parsed.protocol, path };
 }
 
 /**
@@ -77,20 +78,20 @@ function baseOf(baseURL: string): Base | null {
  */
 export function targetOf(full: string, baseURL: string | undefined): Target {
   if (baseURL) {
-    let b = bases.get(baseURL);
-    if (b === undefined) {
-      b = baseOf(baseURL);
-      if (bases.size < 64) bases.set(baseURL, b);
+    let base = bases.get(baseURL);
+    if (base === undefined) {
+      base = baseOf(baseURL);
+      if (bases.size < 64) bases.set(baseURL, base);
     }
-    if (b && full.startsWith(b.prefix)) {
-      const rest = full.slice(b.prefix.length - 1);
-      const q = rest.indexOf('?');
-      if (PLAIN.test(rest) && !DOT_SEGMENT.test(q < 0 ? rest : rest.slice(0, q))) {
+    if (base && full.startsWith(base.prefix)) {
+      const rest = full.slice(base.prefix.length - 1);
+      const queryAt = rest.indexOf('?');
+      if (PLAIN.test(rest) && !DOT_SEGMENT.test(queryAt < 0 ? rest : rest.slice(0, queryAt))) {
         return {
-          origin: b.origin,
-          host: b.host,
-          protocol: b.protocol,
-          path: b.path + rest,
+          origin: base.origin,
+          host: base.host,
+          protocol: base.protocol,
+          path: base.path + rest,
           username: '',
           password: '',
         };

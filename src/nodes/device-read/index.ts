@@ -10,10 +10,10 @@ import { DeviceReadController, type DeviceReadProps } from './controller';
 
 export = function (RED: RED): void {
   function EmsDeviceReadNode(this: Node, saved: DeviceReadProps) {
-    const f = flowNode(RED, this, saved);
-    const controller = new DeviceReadController(RED, f);
-    f.onInput((msg) => controller.onInput(msg));
-    f.onClose(() => controller.onClose());
+    const flow = flowNode(RED, this, saved);
+    const controller = new DeviceReadController(RED, flow);
+    flow.onInput((msg) => controller.onInput(msg));
+    flow.onClose(() => controller.onClose());
   }
 
   RED.nodes.registerType('ems-device-read', EmsDeviceReadNode);
