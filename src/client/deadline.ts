@@ -1,6 +1,7 @@
 /**
- * The wall-clock deadline of one attempt: an abort timer joined with the caller's signal, in
- * the form axios' adapters take as config.signal (no AbortController per attempt).
+ * The wall-clock deadline of one attempt on an adapter that has none of its own (axios' http
+ * adapter; the undici exchange keeps the deadline itself): an abort timer joined with the
+ * caller's signal, in the form axios' adapters take as config.signal (no AbortController per attempt).
  */
 import type { AxiosError, AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib } from './http-lib';
