@@ -23,7 +23,7 @@ import type { AxiosAdapter, AxiosResponse } from 'axios';
 import type { Dispatcher } from 'undici';
 import { httpLib } from './http-lib';
 import { type AdapterRequest, type Config, Exchange } from './undici-exchange';
-import { fullPathOf, targetOf } from './undici-target';
+import { fullPathOf, relativeTargetOf, targetOf } from './undici-target';
 
 export { fullPathOf, targetOf };
 
@@ -59,20 +59,24 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
     new Promise<AxiosResponse>((resolve, reject) => {
       const config = cfg as Config;
       const { AxiosError, CanceledError } = httpLib().axios;
-      let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
-      if (config.params) {
-        try {
-          full = httpLib().axios.getUri({
-            url: full,
-            params: config.params,
-            paramsSerializer: config.paramsSerializer,
-          });
-        } catch (err) {
-          return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+      // The package's own requests (a plain absolute path, no params) skip joining and re-splitting the URL.
+      let url = config.params ? undefined : relativeTargetOf(config.baseURL, config.url);
+      if (!url) {
+        let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
+        if (config.params) {
+          try {
+            full = httpLib().axios.getUri({
+              url: full,
+              params: config.params,
+              paramsSerializer: config.paramsSerializer,
+            });
+          } catch (err) {
+            return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+          }
         }
+        // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
+        url = targetOf(full, config.params ? undefined : config.baseURL);
       }
-      // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
-      const url = targetOf(full, config.params ? undefined : config.baseURL);
       const method = (config.method ?? 'get').toUpperCase();
       const request: AdapterRequest = { method, path: url.path, host: url.host, protocol: url.protocol };
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {

@@ -71,6 +71,40 @@ function baseOf(baseURL: string): Base | null {
   return { prefix: `${trimmed}/`, origin: parsed.origin, host: parsed.host, protocol: parsed.protocol, path };
 }
 
+/** The base URL's parts, parsed once (null: one the parser would change, or none). */
+function knownBase(baseURL: string): Base | null {
+  let base = bases.get(baseURL);
+  if (base === undefined) {
+    base = baseOf(baseURL);
+    if (bases.size < 64) bases.set(baseURL, base);
+  }
+  return base;
+}
+
+/** The target of a plain path and query below a known base, or undefined when the parser must decide. */
+function plainTarget(base: Base, rest: string): Target | undefined {
+  const queryAt = rest.indexOf('?');
+  if (!PLAIN.test(rest) || DOT_SEGMENT.test(queryAt < 0 ? rest : rest.slice(0, queryAt))) return undefined;
+  return {
+    origin: base.origin,
+    host: base.host,
+    protocol: base.protocol,
+    path: base.path + rest,
+    username: '',
+    password: '',
+  };
+}
+
+/**
+ * The target of a request's url below its base URL without joining the two first: the package's
+ * own requests (an absolute path, no params). Undefined for any other (then: fullPathOf, targetOf).
+ */
+export function relativeTargetOf(baseURL: string | undefined, url: string | undefined): Target | undefined {
+  if (!baseURL || url === undefined || url.charCodeAt(0) !== 47 || url.charCodeAt(1) === 47) return undefined;
+  const base = knownBase(baseURL);
+  return base ? plainTarget(base, url) : undefined;
+}
+
 /**
  * The target of a full URL. A URL made of the base URL and a plain path (the package's own
  * requests: every reference and property is checked) is taken apart without the URL parser,
@@ -78,24 +112,10 @@ function baseOf(baseURL: string): Base | null {
  */
 export function targetOf(full: string, baseURL: string | undefined): Target {
   if (baseURL) {
-    let base = bases.get(baseURL);
-    if (base === undefined) {
-      base = baseOf(baseURL);
-      if (bases.size < 64) bases.set(baseURL, base);
-    }
+    const base = knownBase(baseURL);
     if (base && full.startsWith(base.prefix)) {
-      const rest = full.slice(base.prefix.length - 1);
-      const queryAt = rest.indexOf('?');
-      if (PLAIN.test(rest) && !DOT_SEGMENT.test(queryAt < 0 ? rest : rest.slice(0, queryAt))) {
-        return {
-          origin: base.origin,
-          host: base.host,
-          protocol: base.protocol,
-          path: base.path + rest,
-          username: '',
-          password: '',
-        };
-      }
+      const target = plainTarget(base, full.slice(base.prefix.length - 1));
+      if (target) return target;
     }
   }
   const url = new URL(full);
