@@ -108,7 +108,9 @@ function watch(signal: AbortSignal): Hub {
     marked: false,
   };
   hubs.set(signal, hub);
-  signal.addEventListener('abort', hub.listener, { once: true });
+  // Looked up once per signal, not per waiter: on an AbortSignal the lookup is a slow one. A
+  // signal-like object without it (axios takes any with `aborted`) is watched by no listener.
+  if (typeof signal.addEventListener === 'function') signal.addEventListener('abort', hub.listener, { once: true });
   return hub;
 }
 
@@ -145,7 +147,7 @@ function sweep(now: number): void {
     } else if (hub.marked) {
       idle.delete(hub);
       hubs.delete(hub.signal);
-      hub.signal.removeEventListener('abort', hub.listener);
+      if (typeof hub.signal.removeEventListener === 'function') hub.signal.removeEventListener('abort', hub.listener);
     } else {
       hub.marked = true;
     }

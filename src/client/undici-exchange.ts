@@ -96,7 +96,7 @@ export class Exchange implements SlotWaiter {
     const max = config.maxContentLength;
     this.limit = typeof max === 'number' && max > -1 ? max : Infinity;
     const signal = config.signal as AbortSignal | undefined;
-    if (typeof signal?.addEventListener === 'function') this.hub = joinAbort(signal, this);
+    if (signal) this.hub = joinAbort(signal, this);
     if (deadlineMs > 0) this.timer = setTimeout(onDeadline, deadlineMs, this);
   }
 
