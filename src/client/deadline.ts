@@ -5,7 +5,7 @@
  */
 import type { AxiosError, AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib } from './http-lib';
-import { joinAbort, leaveAbort } from './abort-hub';
+import { isAborted, joinAbort, leaveAbort } from './abort-hub';
 
 /**
  * The abort signal of one attempt, in the form axios takes (its GenericAbortSignal: `aborted`,
@@ -74,7 +74,7 @@ export function withDeadline(
   const outer = config.signal as AbortSignal | undefined;
   // Never started with a signal that aborted already (e.g. while the attempt hook made it wait):
   // axios' HTTP adapter rejects such a request as cancelled but still sends it.
-  if (outer?.aborted) return Promise.reject(new (httpLib().axios.CanceledError)(undefined, config));
+  if (isAborted(outer)) return Promise.reject(new (httpLib().axios.CanceledError)(undefined, config));
   if (!(ms > 0)) return started(inner, config);
   const attempt = new AttemptSignal();
   const timer = setTimeout(onDeadline, ms, attempt);

@@ -16,7 +16,7 @@ export { isRetryable, type ConnectionState } from './transport';
 export * from './errors';
 export * from './auth';
 export { Limiter, mapLimit } from './limiter';
-export { onAbort } from './abort-hub';
+export { isAborted, onAbort } from './abort-hub';
 export * from './responses';
 export { rawAnswerOf, type RawResponse, type RawOptions } from './any-endpoint';
 export * from './request-path';

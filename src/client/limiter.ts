@@ -7,7 +7,7 @@
  * or a client is shared by all its requests, so a long queue does not pile listeners on it,
  * and a polling node's signal is not subscribed and unsubscribed again for each poll).
  */
-import { type Hub, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
+import { type Hub, isAborted, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
 
 /** One waiting acquire; it watches its signal through the abort hub with no closure of its own. */
 class Waiter implements SlotWaiter {
@@ -57,7 +57,7 @@ export class Limiter {
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    if (signal && isAborted(signal)) return Promise.reject(signal.reason ?? new Error('aborted'));
     if (this.active < this.limit) {
       this.active++;
       return Promise.resolve();

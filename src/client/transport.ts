@@ -16,6 +16,7 @@
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
+import { isAborted } from './abort-hub';
 import { started, withDeadline } from './deadline';
 import { isRetryable } from './retry-policy';
 import type { MetaConfig } from './request-meta';
@@ -181,7 +182,7 @@ export class Transport {
       }
       const paused = this.pausedUntil > Date.now();
       // A free slot and nothing to wait for: the attempt starts now.
-      if (!paused && !signal?.aborted && this.limiter.tryAcquire()) return this.inSlot(inner, config, attempt);
+      if (!paused && !isAborted(signal) && this.limiter.tryAcquire()) return this.inSlot(inner, config, attempt);
       const slot = paused
         ? this.waitPause(signal).then(() => this.limiter.acquire(signal))
         : this.limiter.acquire(signal);

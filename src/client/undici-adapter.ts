@@ -22,6 +22,7 @@ import type { Readable } from 'node:stream';
 import type { AxiosAdapter, AxiosResponse } from 'axios';
 import type { Dispatcher } from 'undici';
 import { httpLib } from './http-lib';
+import { isAborted } from './abort-hub';
 import { type AdapterRequest, type Config, Exchange } from './undici-exchange';
 import { fullPathOf, relativeTargetOf, targetOf } from './undici-target';
 
@@ -103,7 +104,8 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
           ),
         );
       }
-      if (config.signal?.aborted) return reject(new CanceledError(undefined, config, request));
+      if (isAborted(config.signal as AbortSignal | undefined))
+        return reject(new CanceledError(undefined, config, request));
       const body = bodyOf(config.data);
       if (body === undefined && config.data !== undefined && config.data !== null) {
         return reject(

@@ -15,7 +15,7 @@
  * the msg field); they are trusted here and go to the client's trusted read path as they are.
  * measurement(), map() and list() are for code that has not validated its input.
  */
-import { ApiError, apiError, onAbort } from '../client';
+import { ApiError, apiError, isAborted, onAbort } from '../client';
 import { type Answer, fanOut, indexList, sharedSignal, type Waiter } from './coalescer-merge';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
@@ -147,10 +147,10 @@ export class ReadCoalescer {
     const own = o?.signal;
     const joined = p.catch((e: unknown) => {
       const aborted = e instanceof ApiError && e.code === 'EMS_ABORTED';
-      return aborted && !own?.aborted && !this.closed ? this.direct(req, o) : Promise.reject(e);
+      return aborted && !isAborted(own) && !this.closed ? this.direct(req, o) : Promise.reject(e);
     });
     if (!own) return joined;
-    if (own.aborted) return Promise.reject(own.reason);
+    if (isAborted(own)) return Promise.reject(own.reason);
     // Reads of one node share its signal: one listener on it for all (abort-hub.ts), not one each.
     return new Promise<Answer>((resolve, reject) => {
       const off = onAbort(own, () => reject(own.reason));
@@ -220,10 +220,10 @@ export class ReadCoalescer {
 
   private flush(ref: string, b: Batch): void {
     let waiters = b.waiters;
-    if (waiters.some((w) => w.signal?.aborted)) {
+    if (waiters.some((w) => isAborted(w.signal))) {
       waiters = [];
       for (const w of b.waiters) {
-        if (w.signal?.aborted) w.reject(w.signal.reason);
+        if (isAborted(w.signal)) w.reject(w.signal!.reason);
         else waiters.push(w);
       }
       if (waiters.length === 0) return;
