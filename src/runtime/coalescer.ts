@@ -50,9 +50,12 @@ interface DeviceReads {
   open: OpenRead[];
 }
 
+/** Device records kept while idle (a polling fleet's devices); beyond, an idle one is dropped as its read ends. */
+const KEPT_RECORDS = 16_384;
+
 export class ReadCoalescer {
   private readonly batches = new Map<string, Batch>();
-  /** Requests of this coalescer in flight, by device: a read finding none goes out at once. */
+  /** Requests of this coalescer in flight, by device (a count of 0: none now): a read finding none goes out at once. */
   private readonly inFlight = new Map<string, DeviceReads>();
   private closed = false;
   /** HTTP requests issued (after coalescing), for diagnostics and tests. */
@@ -120,7 +123,7 @@ export class ReadCoalescer {
     }
     // No peer: nothing to merge with, so no wait.
     if ((reads === undefined || reads.count === 0) && (this.batches.size === 0 || !this.batches.has(device)))
-      return this.send(req, o, true);
+      return this.send(req, o, true, reads);
     return new Promise<Answer>((resolve, reject) => {
       let batch = this.batches.get(device);
       if (!batch) {
@@ -135,7 +138,7 @@ export class ReadCoalescer {
   /** One request for one read, through the client's trusted path; identical reads arriving while it runs join it. */
   private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     const reads = this.inFlight.get(req.device);
-    return this.send(req, o, reads === undefined || openFor(reads, req) === undefined);
+    return this.send(req, o, reads === undefined || openFor(reads, req) === undefined, reads);
   }
 
   /**
@@ -170,9 +173,10 @@ export class ReadCoalescer {
   /**
    * Sends one request and keeps the device's in-flight count; the count drops however it
    * settles. With `joinable`, the request is the one identical reads join until it settles;
-   * one handler does both, so a read costs one reaction, not two.
+   * one handler does both, so a read costs one reaction, not two. `known`: the device's record
+   * as the caller found it (undefined: none, or not looked up).
    */
-  private send(req: ReadRequest, o: CallOptions | undefined, joinable: boolean): Promise<Answer> {
+  private send(req: ReadRequest, o: CallOptions | undefined, joinable: boolean, known?: DeviceReads): Promise<Answer> {
     this.requests++;
     let answer: Promise<Answer>;
     let counted = true;
@@ -184,7 +188,7 @@ export class ReadCoalescer {
       if (!joinable) return answer;
     }
     const device = req.device;
-    let reads = this.inFlight.get(device);
+    let reads = known ?? this.inFlight.get(device);
     if (reads === undefined) {
       reads = { count: 0, open: [] };
       this.inFlight.set(device, reads);
@@ -199,7 +203,14 @@ export class ReadCoalescer {
         const at = entry.open.indexOf(open);
         if (at >= 0) entry.open.splice(at, 1);
       }
-      if (entry.count === 0 && entry.open.length === 0 && this.inFlight.get(device) === entry)
+      // A polled device's record stays between its reads (no map insert and delete per read);
+      // idle records are dropped once there are more than KEPT_RECORDS.
+      if (
+        entry.count === 0 &&
+        entry.open.length === 0 &&
+        this.inFlight.size > KEPT_RECORDS &&
+        this.inFlight.get(device) === entry
+      )
         this.inFlight.delete(device);
     };
     answer.then(done, done);
