@@ -73,8 +73,8 @@ async function main() {
   // Each fed message carries `seq`; its answer (or its error, via catch) settles it.
   const pending = new Map();
   const settle = (msg, ok) => {
-    const p = pending.get(msg.seq);
-    if (!p) return;
+    const waiting = pending.get(msg.seq);
+    if (!waiting) return;
     pending.delete(msg.seq);
     if (
       ok &&
@@ -82,9 +82,9 @@ async function main() {
       typeof msg.payload === 'object' &&
       (msg.payload.soc !== undefined || msg.payload.measurements)
     )
-      p.resolve();
+      waiting.resolve();
     else
-      p.reject(
+      waiting.reject(
         new Error(
           `read ${msg.seq} failed: ${msg.error ? msg.error.message : JSON.stringify(msg.payload).slice(0, 200)}`,
         ),
@@ -130,7 +130,7 @@ async function main() {
     const req0 = await simRequests(sim.url);
     const cpu0 = selfCpuMs();
     const simCpu0 = procCpuMs(sim.pid);
-    const s = await closedLoop(seq, count, inflight, task);
+    const seconds = await closedLoop(seq, count, inflight, task);
     seq += count;
     const st = (into[name] ??= {
       reads: 0,
@@ -143,8 +143,8 @@ async function main() {
     });
     const cpu = selfCpuMs() - cpu0;
     st.reads += count;
-    st.seconds += s;
-    st.perRound.push(count / s);
+    st.seconds += seconds;
+    st.perRound.push(count / seconds);
     st.cpuPerRound.push(cpu / count);
     st.cpuMs += cpu;
     st.simCpuMs += procCpuMs(sim.pid) - simCpu0;

@@ -33,6 +33,8 @@ export interface Hub {
   idle: boolean;
   /** Found idle by the last sweep: the next one removes it unless a waiter came meanwhile. */
   marked: boolean;
+  /** The signal aborted (the hub stays known, so isAborted need not ask the signal). */
+  fired: boolean;
 }
 
 /** How often idle listeners are looked at, ms; one idle for a whole period is removed. */
@@ -44,15 +46,30 @@ const idle = new Set<Hub>();
 let lastSweep = Date.now();
 
 /**
- * Calls `fn` once when `signal` aborts (not at all if it has aborted already: check `aborted`
- * first). Returns the function that removes it; call it once the wait is over.
+ * Whether `signal` has aborted. A signal the hub watches answers from its hub (a WeakMap
+ * lookup): AbortSignal's own `aborted` getter costs microseconds once a process holds
+ * thousands of signals (each node's, joined with its client's), as a polling fleet does.
+ */
+export function isAborted(signal: AbortSignal | undefined): boolean {
+  if (signal === undefined || signal === null) return false;
+  const hub = hubs.get(signal);
+  return hub === undefined ? signal.aborted : hub.fired;
+}
+
+/**
+ * Calls `fn` once when `signal` aborts (on the next microtask if it has aborted already).
+ * Returns the function that removes it; call it once the wait is over.
  */
 export function onAbort(signal: AbortSignal, fn: () => void): () => void {
-  const h = hubOf(signal);
-  h.waiters.add(fn);
+  const hub = hubOf(signal);
+  if (hub.fired) {
+    queueMicrotask(fn);
+    return () => undefined;
+  }
+  hub.waiters.add(fn);
   return () => {
-    h.waiters.delete(fn);
-    leftWaiter(h);
+    hub.waiters.delete(fn);
+    leftWaiter(hub);
   };
 }
 
@@ -61,21 +78,26 @@ export function onAbort(signal: AbortSignal, fn: () => void): () => void {
  * `leaveAbort(hub, waiter)` ends the wait.
  */
 export function joinAbort(signal: AbortSignal, waiter: SlotWaiter): Hub {
-  const h = hubOf(signal);
-  waiter.abortSlot = h.slots.length;
-  h.slots.push(waiter);
-  return h;
+  const hub = hubOf(signal);
+  if (hub.fired) {
+    waiter.abortSlot = -1;
+    queueMicrotask(() => waiter.notifyAbort());
+    return hub;
+  }
+  waiter.abortSlot = hub.slots.length;
+  hub.slots.push(waiter);
+  return hub;
 }
 
 /** Ends a wait begun with joinAbort (once). */
 export function leaveAbort(h: Hub, waiter: SlotWaiter): void {
   const slots = h.slots;
-  const i = waiter.abortSlot;
-  if (slots[i] !== waiter) return; // the signal aborted: the hub let its waiters go
+  const place = waiter.abortSlot;
+  if (slots[place] !== waiter) return; // the signal aborted: the hub let its waiters go
   const last = slots.pop()!;
   if (last !== waiter) {
-    slots[i] = last;
-    last.abortSlot = i;
+    slots[place] = last;
+    last.abortSlot = place;
   }
   leftWaiter(h);
 }
@@ -92,7 +114,7 @@ function hubOf(signal: AbortSignal): Hub {
 
 /** A waiter left: a hub with none left is put among the idle ones. */
 function leftWaiter(h: Hub): void {
-  if (h.waiters.size === 0 && h.slots.length === 0 && !h.idle) {
+  if (!h.fired && h.waiters.size === 0 && h.slots.length === 0 && !h.idle) {
     h.idle = true;
     idle.add(h);
   }
@@ -106,14 +128,23 @@ function watch(signal: AbortSignal): Hub {
     listener: () => fire(hub),
     idle: false,
     marked: false,
+    fired: false,
   };
   hubs.set(signal, hub);
-  signal.addEventListener('abort', hub.listener, { once: true });
+  // Asked once per signal: one that aborted already gets no listener (it would never be called).
+  if (signal.aborted) {
+    hub.fired = true;
+    return hub;
+  }
+  // Looked up once per signal, not per waiter: on an AbortSignal the lookup is a slow one. A
+  // signal-like object without it (axios takes any with `aborted`) is watched by no listener.
+  if (typeof signal.addEventListener === 'function') signal.addEventListener('abort', hub.listener, { once: true });
   return hub;
 }
 
 function fire(hub: Hub): void {
-  hubs.delete(hub.signal);
+  // Kept (weakly, by its signal): isAborted answers from it from now on.
+  hub.fired = true;
   idle.delete(hub);
   // A waiter that throws must not keep the others from hearing of the abort.
   const slots = hub.slots;
@@ -145,14 +176,9 @@ function sweep(now: number): void {
     } else if (hub.marked) {
       idle.delete(hub);
       hubs.delete(hub.signal);
-      hub.signal.removeEventListener('abort', hub.listener);
+      if (typeof hub.signal.removeEventListener === 'function') hub.signal.removeEventListener('abort', hub.listener);
     } else {
       hub.marked = true;
     }
   }
-}
-
-/** Listeners kept for signals that have no waiter now (for tests and diagnostics). */
-export function idleListeners(): number {
-  return idle.size;
 }

@@ -46,7 +46,7 @@ export interface AttemptHook {
 
 /** The path of an attempt's URL without its query (as errors name a request). */
 export function attemptPath(url: string): string {
-  const q = url.indexOf('?');
-  const p = q < 0 ? url : url.slice(0, q);
-  return p.length > 200 ? `${p.slice(0, 199)}…` : p;
+  const queryAt = url.indexOf('?');
+  const pathOnly = queryAt < 0 ? url : url.slice(0, queryAt);
+  return pathOnly.length > 200 ? `${pathOnly.slice(0, 199)}…` : pathOnly;
 }

@@ -178,10 +178,10 @@ export class OAuth2TokenSource {
 }
 
 /** Host and path of a URL, without query string or credentials. */
-export function safePath(url: string): string {
+function safePath(url: string): string {
   try {
-    const u = new URL(url);
-    return `${u.host}${u.pathname}`;
+    const parsed = new URL(url);
+    return `${parsed.host}${parsed.pathname}`;
   } catch {
     return '(invalid URL)';
   }

@@ -31,9 +31,9 @@ export interface ClientOptions {
 
 /** Paths keyed as the config node's properties (pathDevices, ...), for resolvePaths. */
 export function pathSettings(paths: Partial<ApiPaths> | undefined): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const key of PATH_KEYS) o[PATH_SETTINGS[key].property] = paths?.[key];
-  return o;
+  const settings: Record<string, unknown> = {};
+  for (const key of PATH_KEYS) settings[PATH_SETTINGS[key].property] = paths?.[key];
+  return settings;
 }
 
 export interface CallOptions {

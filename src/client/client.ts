@@ -4,7 +4,7 @@
  * service's message, method and path, requestId; never a secret). Two trusted paths send typed
  * requests that are validated already, as they are: read() (ReadRequest, for the coalescer) and
  * sendSteering() (SteeringRequest from the protocol's endpoint table, for the steering queue).
- * raw() reaches any endpoint below the base URL (raw.ts); error mapping is in error-map.ts.
+ * raw() reaches any endpoint below the base URL (any-endpoint.ts); error mapping is in error-map.ts.
  */
 import {
   pathSegment,
@@ -42,19 +42,19 @@ import type {
 import type { AxiosRequestConfig } from 'axios';
 import { ApiError, apiError, Redactor, ValidationError } from './errors';
 import { hostPortOf, toApiError, type ErrorContext } from './error-map';
-import { sendRaw, type RawOptions, type RawResponse } from './raw';
+import { sendRaw, type RawOptions, type RawResponse } from './any-endpoint';
 import { checkAuth, secretsOf } from './auth';
 import { readTarget } from './read-paths';
 import { Closer } from './closer';
 import { checkNoControl } from './request-path';
-import { CANCEL, DEVICES, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape } from './responses';
+import { DEVICES, readResponse, SITES, STEERING, TIME_SERIES, type ResponseShape } from './responses';
 import { mapLimit } from './limiter';
 import { Transport, type ConnectionState, type EmsRequestMeta } from './transport';
 import { RequestMeta } from './request-meta';
 import { type CallOptions, type ClientOptions, DEFAULT_MAX_BODY_BYTES, pathSettings } from './client-options';
 import { mergeSeries, spansOf, toTimeSeriesRequest, type TimeSeriesQuery } from './time-series';
 
-export { DEFAULT_MAX_BODY_BYTES, type CallOptions, type ClientOptions };
+export type { CallOptions, ClientOptions };
 export { MAX_SPANS, mergeSeries, toTimeSeriesRequest, type TimeSeriesQuery } from './time-series';
 
 /** Called with each change of the connection state. */
@@ -292,7 +292,7 @@ export class EmsClient {
       { kind: 'steer', validUntil },
       o,
       extra,
-      (req.method === 'DELETE' ? CANCEL : STEERING) as ResponseShape<SteeringAnswers[E]>,
+      STEERING as ResponseShape<SteeringAnswers[E]>,
     );
   }
 
@@ -310,7 +310,7 @@ export class EmsClient {
    * A request to any endpoint below the base URL (the ems-request node): method GET, POST, PUT,
    * PATCH or DELETE, a path relative to the base URL (refused before sending when it could
    * leave it), a body (JSON, text or bytes). Same transport, limits and redaction as every
-   * other call, no shape check: parsed JSON or text, selected headers (raw.ts). A non-2xx
+   * other call, no shape check: parsed JSON or text, selected headers (any-endpoint.ts). A non-2xx
    * answer rejects with its ApiError, which carries the answer (rawAnswerOf).
    */
   async raw(method: unknown, path: unknown, body?: unknown, o: RawOptions = {}): Promise<RawResponse> {

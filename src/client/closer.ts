@@ -27,12 +27,12 @@ export class Closer {
   joined(s: AbortSignal | undefined): AbortSignal {
     const own = this.controller.signal;
     if (!s || s === own) return own;
-    let c = this.combined.get(s);
-    if (!c) {
-      c = AbortSignal.any([own, s]);
-      setMaxListeners(0, c); // one listener per request in flight is expected
-      this.combined.set(s, c);
+    let combined = this.combined.get(s);
+    if (!combined) {
+      combined = AbortSignal.any([own, s]);
+      setMaxListeners(0, combined); // one listener per request in flight is expected
+      this.combined.set(s, combined);
     }
-    return c;
+    return combined;
   }
 }

@@ -1,10 +1,11 @@
 /**
- * The wall-clock deadline of one attempt: an abort timer joined with the caller's signal, in
- * the form axios' adapters take as config.signal (no AbortController per attempt).
+ * The wall-clock deadline of one attempt on an adapter that has none of its own (axios' http
+ * adapter; the undici exchange keeps the deadline itself): an abort timer joined with the
+ * caller's signal, in the form axios' adapters take as config.signal (no AbortController per attempt).
  */
 import type { AxiosError, AxiosAdapter, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib } from './http-lib';
-import { joinAbort, leaveAbort } from './abort-hub';
+import { isAborted, joinAbort, leaveAbort } from './abort-hub';
 
 /**
  * The abort signal of one attempt, in the form axios takes (its GenericAbortSignal: `aborted`,
@@ -24,8 +25,8 @@ class AttemptSignal {
   }
 
   removeEventListener(_type: string, fn: (event: { type: string }) => void): void {
-    const i = this.listeners.indexOf(fn);
-    if (i >= 0) this.listeners.splice(i, 1);
+    const at = this.listeners.indexOf(fn);
+    if (at >= 0) this.listeners.splice(at, 1);
   }
 
   abort(timedOut: boolean): void {
@@ -73,7 +74,7 @@ export function withDeadline(
   const outer = config.signal as AbortSignal | undefined;
   // Never started with a signal that aborted already (e.g. while the attempt hook made it wait):
   // axios' HTTP adapter rejects such a request as cancelled but still sends it.
-  if (outer?.aborted) return Promise.reject(new (httpLib().axios.CanceledError)(undefined, config));
+  if (isAborted(outer)) return Promise.reject(new (httpLib().axios.CanceledError)(undefined, config));
   if (!(ms > 0)) return started(inner, config);
   const attempt = new AttemptSignal();
   const timer = setTimeout(onDeadline, ms, attempt);
@@ -119,7 +120,7 @@ export function withDeadline(
 }
 
 /** The adapter's promise; a throw as it starts is its rejection. */
-function started(inner: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+export function started(inner: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
   try {
     return inner(config);
   } catch (err) {

@@ -18,24 +18,24 @@ export interface ErrorContext {
 }
 
 /** Longest requestId relayed from a service. */
-export const MAX_REQUEST_ID = 128;
+const MAX_REQUEST_ID = 128;
 
 /** host:port of a base URL, with the scheme's default port when it names none. */
 export function hostPortOf(baseUrl: string): string {
   try {
-    const u = new URL(baseUrl);
-    return `${u.hostname}:${u.port || (u.protocol === 'https:' ? '443' : '80')}`;
+    const parsed = new URL(baseUrl);
+    return `${parsed.hostname}:${parsed.port || (parsed.protocol === 'https:' ? '443' : '80')}`;
   } catch {
     return '(invalid base URL)';
   }
 }
 
 /** The requestId of an answer (its body's, else its x-request-id header), masked, on one line, cut to 128 characters. */
-export function requestIdOf(body: unknown, headerId: unknown, r: Redactor): string | undefined {
-  const b = body as Record<string, unknown> | undefined;
+function requestIdOf(body: unknown, headerId: unknown, r: Redactor): string | undefined {
+  const fields = body as Record<string, unknown> | undefined;
   const rawId =
-    b && typeof b === 'object' && typeof b.requestId === 'string'
-      ? b.requestId
+    fields && typeof fields === 'object' && typeof fields.requestId === 'string'
+      ? fields.requestId
       : typeof headerId === 'string'
         ? headerId
         : undefined;
@@ -75,7 +75,7 @@ function malformedText(code: string, message: string): string {
 export function toApiError(err: unknown, method: string, path: string, ctx: ErrorContext): Error {
   if (err instanceof ApiError || err instanceof ValidationError) return err;
   const request = { method, path };
-  const r = ctx.redactor;
+  const redactor = ctx.redactor;
   if (!isAxiosError(err)) {
     const reason =
       (err as { name?: string })?.name === 'AbortError' || (err as { code?: string })?.code === 'ERR_CANCELED'
@@ -103,7 +103,7 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
   if (!res && PARSE_ERROR.test(code)) {
     return apiError({
       code: 'EMS_BAD_RESPONSE',
-      message: r.text(`${method} ${path} ${malformedText(code, err.message ?? '')}`),
+      message: redactor.text(`${method} ${path} ${malformedText(code, err.message ?? '')}`),
       request,
     });
   }
@@ -113,11 +113,11 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
       code === 'ETIMEDOUT' || code === 'ECONNABORTED'
         ? `timed out after ${ctx.timeoutMs} ms (${code})`
         : `connection to ${ctx.hostPort} failed (${code})`;
-    return apiError({ code, message: r.text(`${method} ${path} ${what}`), request });
+    return apiError({ code, message: redactor.text(`${method} ${path} ${what}`), request });
   }
   const body = res.data as Record<string, unknown> | string | undefined;
-  const requestId = requestIdOf(body, res.headers?.['x-request-id'], r);
-  const serviceMessage = serviceMessageOf(body, (s) => r.text(s));
+  const requestId = requestIdOf(body, res.headers?.['x-request-id'], redactor);
+  const serviceMessage = serviceMessageOf(body, (s) => redactor.text(s));
   const ra = Number(res.headers?.['retry-after']);
   return apiError({
     code: `HTTP_${res.status}`,
@@ -126,10 +126,10 @@ export function toApiError(err: unknown, method: string, path: string, ctx: Erro
     requestId,
     retryAfter: Number.isFinite(ra) ? ra : undefined,
     request,
-    message: r.text(
+    message: redactor.text(
       `${method} ${path} failed: ${
         res.status >= 300 && res.status < 400
-          ? redirectText(res.status, res.headers?.location, (t) => r.text(t))
+          ? redirectText(res.status, res.headers?.location, (t) => redactor.text(t))
           : `HTTP ${res.status}${serviceMessage ? ` ${serviceMessage}` : ''}`
       }${requestId ? ` (requestId ${requestId})` : ''}`,
     ),

@@ -123,18 +123,18 @@ export const ERROR_CODE_CLASSES: Readonly<Record<string, new (opts: ApiErrorOpti
  * throws and never recurses.
  */
 export function apiError(opts: ApiErrorOptions): ApiError {
-  const c = opts.code;
-  if (c === 'EMS_AUTH') return new AuthenticationError(opts);
-  const s = opts.status;
-  if (s !== undefined) {
-    if (s === 429) return new RateLimitError(opts);
-    if (s === 401 || s === 403) return new AuthenticationError(opts);
-    if (s === 404) return new NotFoundError(opts);
-    if (s >= 500) return new ServerError(opts);
-    if (s >= 400) return new RefusedError(opts);
+  const code = opts.code;
+  if (code === 'EMS_AUTH') return new AuthenticationError(opts);
+  const status = opts.status;
+  if (status !== undefined) {
+    if (status === 429) return new RateLimitError(opts);
+    if (status === 401 || status === 403) return new AuthenticationError(opts);
+    if (status === 404) return new NotFoundError(opts);
+    if (status >= 500) return new ServerError(opts);
+    if (status >= 400) return new RefusedError(opts);
     return new HttpError(opts);
   }
-  const cls = Object.prototype.hasOwnProperty.call(ERROR_CODE_CLASSES, c) ? ERROR_CODE_CLASSES[c] : NetworkError;
+  const cls = Object.prototype.hasOwnProperty.call(ERROR_CODE_CLASSES, code) ? ERROR_CODE_CLASSES[code] : NetworkError;
   return new cls(opts);
 }
 
@@ -174,16 +174,16 @@ const same = (s: string): string => s;
 export function serviceMessageOf(body: unknown, mask: (s: string) => string = same): string | undefined {
   if (typeof body === 'string') return textMessage(mask(body.slice(0, MASK_SPAN)));
   if (!body || typeof body !== 'object') return undefined;
-  const b = body as Record<string, unknown>;
+  const fields = body as Record<string, unknown>;
   const line = (s: string) => oneLine(mask(s.slice(0, MASK_SPAN)), MAX_FIELD_MESSAGE);
   // OAuth2 error responses (RFC 6749 5.2): {error: code, error_description: text}.
-  if (typeof b.error === 'string' && typeof b.error_description === 'string')
-    return line(`${b.error}: ${b.error_description}`) || undefined;
+  if (typeof fields.error === 'string' && typeof fields.error_description === 'string')
+    return line(`${fields.error}: ${fields.error_description}`) || undefined;
   for (const key of ['message', 'error', 'detail', 'title', 'error_description']) {
-    const v = b[key];
-    if (typeof v === 'string' && v.trim()) return line(v);
-    if (key === 'error' && v && typeof v === 'object') {
-      const inner = (v as Record<string, unknown>).message;
+    const value = fields[key];
+    if (typeof value === 'string' && value.trim()) return line(value);
+    if (key === 'error' && value && typeof value === 'object') {
+      const inner = (value as Record<string, unknown>).message;
       if (typeof inner === 'string' && inner.trim()) return line(inner);
     }
   }
@@ -197,18 +197,18 @@ export function looksLikeHtml(text: string): boolean {
 
 /** Collapses whitespace and control characters to single spaces and cuts to `max` characters. */
 export function oneLine(text: string, max: number): string {
-  // eslint-disable-next-line no-control-regex
-  const t = text
+  const flat = text
     .slice(0, max * 4)
+    // eslint-disable-next-line no-control-regex -- control characters are what this collapses
     .replace(/[\s\u0000-\u001f\u007f]+/g, ' ')
     .trim();
-  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function textMessage(body: string): string | undefined {
-  const t = body.trim();
-  if (!t) return undefined;
-  return looksLikeHtml(t) ? htmlMessage(t) : oneLine(t, MAX_TEXT_MESSAGE);
+  const trimmed = body.trim();
+  if (!trimmed) return undefined;
+  return looksLikeHtml(trimmed) ? htmlMessage(trimmed) : oneLine(trimmed, MAX_TEXT_MESSAGE);
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
@@ -259,18 +259,18 @@ export function secretForms(secret: string): string[] {
     out.add(e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
   }
   const bytes = Buffer.from(secret, 'utf8');
-  const n = bytes.length;
+  const byteCount = bytes.length;
   const full = bytes.toString('base64');
   const urlSafe = (b: string) => b.replace(/\+/g, '-').replace(/\//g, '_');
-  if (n >= 3) {
+  if (byteCount >= 3) {
     out.add(full);
     out.add(urlSafe(full));
     out.add(full.replace(/=+$/, ''));
     out.add(urlSafe(full).replace(/=+$/, ''));
   }
   for (let k = 0; k < 3; k++) {
-    const b = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
-    const core = b.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + n)) / 6));
+    const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+    const core = encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + byteCount)) / 6));
     if (core.length >= MIN_BASE64_FRAGMENT) {
       out.add(core);
       out.add(urlSafe(core));
@@ -332,12 +332,13 @@ export class Redactor {
     if (Array.isArray(value)) {
       for (let i = 0; i < value.length; i++) value[i] = this.deep(value[i], depth + 1);
     } else {
-      const o = value as Record<string, unknown>;
-      for (const k of Object.keys(o)) {
-        const v = o[k];
-        if (v && (typeof v === 'string' || typeof v === 'object')) {
-          const r = this.deep(v, depth + 1);
-          if (r !== v) Object.defineProperty(o, k, { value: r, writable: true, enumerable: true, configurable: true });
+      const record = value as Record<string, unknown>;
+      for (const k of Object.keys(record)) {
+        const entry = record[k];
+        if (entry && (typeof entry === 'string' || typeof entry === 'object')) {
+          const copied = this.deep(entry, depth + 1);
+          if (copied !== entry)
+            Object.defineProperty(record, k, { value: copied, writable: true, enumerable: true, configurable: true });
         }
       }
     }

@@ -15,9 +15,7 @@ let lib: HttpLib | undefined;
 
 export function httpLib(): HttpLib {
   if (!lib) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const axios = require('axios') as typeof import('axios');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const retry = require('axios-retry') as typeof import('axios-retry');
     lib = { axios, axiosRetry: retry.default, retryAfter: retry.retryAfter };
   }

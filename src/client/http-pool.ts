@@ -21,11 +21,18 @@ export interface HttpPoolOptions {
   ca?: string;
   /** The attempt's wall-clock deadline, ms: connecting is never cut off sooner (undici's default is 10 s). */
   timeoutMs: number;
+  /** The undici adapter ends each attempt at timeoutMs itself (`deadlined`); without, only connecting is bounded. */
+  deadline?: boolean;
 }
 
 export interface HttpPool {
   readonly name: HttpAdapterName;
   readonly adapter: AxiosAdapter;
+  /**
+   * The adapter bounds each attempt by the wall-clock deadline (timeoutMs) itself (undici's:
+   * one timer in its exchange); otherwise the transport wraps it in withDeadline (deadline.ts).
+   */
+  readonly deadlined: boolean;
   /** Closes every connection. */
   destroy(): void;
 }
@@ -40,7 +47,6 @@ const IDLE_MS = 60_000;
  * and WebSocket we do not use. Its main entry, should a release move those files.
  */
 export function undiciParts(
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   load: (id: string) => unknown = require,
   main: () => typeof import('undici') = () => require('undici'),
 ): { Agent: typeof Agent; buildConnector: typeof buildConnector } {
@@ -50,8 +56,8 @@ export function undiciParts(
       buildConnector: load('undici/lib/core/connect') as typeof buildConnector,
     };
   } catch {
-    const u = main();
-    return { Agent: u.Agent, buildConnector: u.buildConnector };
+    const undiciMain = main();
+    return { Agent: undiciMain.Agent, buildConnector: undiciMain.buildConnector };
   }
 }
 
@@ -107,6 +113,7 @@ export function createHttpPool(o: HttpPoolOptions): HttpPool {
     const inner = axios.getAdapter('http');
     return {
       name: 'http',
+      deadlined: false,
       // The agents go with every request (not in the instance's defaults, which both adapters share).
       adapter: (config) => {
         config.httpAgent = httpAgent;
@@ -119,18 +126,19 @@ export function createHttpPool(o: HttpPoolOptions): HttpPool {
       },
     };
   }
-  const u = undiciParts();
-  const agent = new u.Agent({
+  const parts = undiciParts();
+  const agent = new parts.Agent({
     connections: o.concurrency,
     keepAliveTimeout: IDLE_MS,
     // The attempt's wall-clock deadline bounds headers and body: no second timer per request.
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: connector(u.buildConnector, o),
+    connect: connector(parts.buildConnector, o),
   });
   return {
     name: 'undici',
-    adapter: undiciAdapter(agent, { version: axios.VERSION }),
+    deadlined: o.deadline === true && o.timeoutMs > 0,
+    adapter: undiciAdapter(agent, { version: axios.VERSION, deadlineMs: o.deadline ? o.timeoutMs : 0 }),
     destroy: () => {
       agent.destroy().catch(() => undefined);
     },

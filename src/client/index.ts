@@ -7,7 +7,6 @@ export {
   mergeSeries,
   toTimeSeriesRequest,
   MAX_SPANS,
-  DEFAULT_MAX_BODY_BYTES,
   type ClientOptions,
   type CallOptions,
   type TimeSeriesQuery,
@@ -17,8 +16,8 @@ export { isRetryable, type ConnectionState } from './transport';
 export * from './errors';
 export * from './auth';
 export { Limiter, mapLimit } from './limiter';
-export { onAbort } from './abort-hub';
+export { isAborted, onAbort } from './abort-hub';
 export * from './responses';
-export { rawAnswerOf, type RawResponse, type RawOptions } from './raw';
+export { rawAnswerOf, type RawResponse, type RawOptions } from './any-endpoint';
 export * from './request-path';
 export { attemptPath, type Attempt, type AttemptHook, type AttemptOutcome } from './attempts';

@@ -7,7 +7,7 @@
  * or a client is shared by all its requests, so a long queue does not pile listeners on it,
  * and a polling node's signal is not subscribed and unsubscribed again for each poll).
  */
-import { type Hub, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
+import { type Hub, isAborted, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
 
 /** One waiting acquire; it watches its signal through the abort hub with no closure of its own. */
 class Waiter implements SlotWaiter {
@@ -57,27 +57,27 @@ export class Limiter {
   }
 
   acquire(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    if (signal && isAborted(signal)) return Promise.reject(signal.reason ?? new Error('aborted'));
     if (this.active < this.limit) {
       this.active++;
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const w = new Waiter(resolve, reject, signal, this.onAborted);
-      this.queue.push(w);
+      const waiter = new Waiter(resolve, reject, signal, this.onAborted);
+      this.queue.push(waiter);
       this.waitingCount++;
-      if (signal) w.hub = joinAbort(signal, w);
+      if (signal) waiter.hub = joinAbort(signal, waiter);
     });
   }
 
   release(): void {
     while (this.head < this.queue.length) {
-      const w = this.queue[this.head];
+      const waiter = this.queue[this.head];
       this.queue[this.head++] = undefined as unknown as Waiter;
-      if (w.done) continue;
-      this.leave(w);
+      if (waiter.done) continue;
+      this.leave(waiter);
       this.compact();
-      w.grant(); // the slot passes straight to the next waiter
+      waiter.grant(); // the slot passes straight to the next waiter
       return;
     }
     this.compact();
@@ -131,8 +131,8 @@ export async function mapLimit<T, R>(
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i], i);
+      const index = next++;
+      out[index] = await fn(items[index], index);
     }
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, limit), items.length) }, worker));

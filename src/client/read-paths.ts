@@ -15,14 +15,14 @@ const READS: Record<ReadShape, { path: string; query: string; shape: ResponseSha
 
 /** Property names, each URL-encoded, comma-separated. */
 function encList(props: readonly string[]): string {
-  let s = enc(props[0] ?? '');
-  for (let i = 1; i < props.length; i++) s += `,${enc(props[i])}`;
-  return s;
+  let list = enc(props[0] ?? '');
+  for (let i = 1; i < props.length; i++) list += `,${enc(props[i])}`;
+  return list;
 }
 
 /** A read's path (as errors name it), its URL below the base URL (with the query), and its answer's shape. */
 export function readTarget(req: ReadRequest<ReadShape>): { path: string; url: string; shape: ResponseShape<unknown> } {
-  const r = READS[req.shape];
-  const path = `/devices/${pathSegment(req.device, 'deviceReference')}${r.path}`;
-  return { path, url: `${path}${r.query}${encList(req.properties)}`, shape: r.shape };
+  const read = READS[req.shape];
+  const path = `/devices/${pathSegment(req.device, 'deviceReference')}${read.path}`;
+  return { path, url: `${path}${read.query}${encList(req.properties)}`, shape: read.shape };
 }

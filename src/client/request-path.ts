@@ -16,14 +16,14 @@
 import { ValidationError } from '../protocol/errors';
 import { show } from '../protocol/units';
 
-export const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const REQUEST_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export type RequestMethod = (typeof REQUEST_METHODS)[number];
 
 /** Longest path (with its query) accepted. */
-export const MAX_REQUEST_PATH = 2048;
+const MAX_REQUEST_PATH = 2048;
 
 /** The accepted form, as every refusal names it. */
-export const REQUEST_PATH_FORM =
+const REQUEST_PATH_FORM =
   'a path relative to the base URL starting with one "/", e.g. "/devices/dvc_1/measurement?property=soc"';
 
 const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
@@ -57,9 +57,9 @@ export function requestPathProblem(input: unknown): string | undefined {
   if (!input.startsWith('/')) return 'not starting with "/"';
   if (input.includes('#')) return 'a fragment ("#")';
   if (/%(?![0-9A-Fa-f]{2})/.test(input)) return 'a "%" not followed by two hex digits';
-  const q = input.indexOf('?');
-  const path = q < 0 ? input : input.slice(0, q);
-  const query = q < 0 ? '' : input.slice(q + 1);
+  const queryAt = input.indexOf('?');
+  const path = queryAt < 0 ? input : input.slice(0, queryAt);
+  const query = queryAt < 0 ? '' : input.slice(queryAt + 1);
   if (/%(2e|2f|5c)/i.test(path)) return 'an encoded dot, slash or backslash (%2e, %2f, %5c) in the path';
   if (/%(0[0-9a-f]|1[0-9a-f]|7f)/i.test(path)) return 'an encoded control character in the path';
   if (path.includes('//')) return 'an empty segment ("//")';
@@ -106,8 +106,8 @@ export function requestUrl(baseUrl: string, input: unknown, field: string): stri
 
 /** A method of REQUEST_METHODS (any case in; upper case out), or a ValidationError on `field`. */
 export function checkRequestMethod(input: unknown, field: string): RequestMethod {
-  const m = typeof input === 'string' ? input.trim().toUpperCase() : '';
-  if ((REQUEST_METHODS as readonly string[]).includes(m)) return m as RequestMethod;
+  const verb = typeof input === 'string' ? input.trim().toUpperCase() : '';
+  if ((REQUEST_METHODS as readonly string[]).includes(verb)) return verb as RequestMethod;
   throw new ValidationError(field, `must be one of ${REQUEST_METHODS.join(', ')} (any case); got ${show(input)}`);
 }
 
@@ -120,7 +120,7 @@ const MAX_HEADER_NAME = 256;
  * can be none of them (a key sent as Host, or a Content-Length, would change where or what is sent).
  * "proxy-" covers every Proxy-* header.
  */
-export const OWNED_HEADERS = [
+const OWNED_HEADERS = [
   'host',
   'content-length',
   'content-type',
@@ -141,17 +141,17 @@ export const OWNED_HEADERS = [
 ] as const;
 
 /** The accepted form of the API key's header name, as every refusal names it. */
-export const HEADER_NAME_FORM = 'an HTTP header name (RFC 9110 token)';
+const HEADER_NAME_FORM = 'an HTTP header name (RFC 9110 token)';
 
 /** The entry of OWNED_HEADERS a header name falls under ("proxy-*" for a Proxy- header), or undefined. */
-export function ownedHeader(name: string): string | undefined {
-  const n = name.toLowerCase();
-  const owned = OWNED_HEADERS.find((h) => (h.endsWith('-') ? n.startsWith(h) : n === h));
+function ownedHeader(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  const owned = OWNED_HEADERS.find((h) => (h.endsWith('-') ? lower.startsWith(h) : lower === h));
   return owned && (owned.endsWith('-') ? `${owned}*` : owned);
 }
 
 /** Why a header name for the API key is refused, in a few words, or undefined when it is accepted. */
-export function headerNameProblem(input: unknown): string | undefined {
+function headerNameProblem(input: unknown): string | undefined {
   if (typeof input !== 'string') return 'it is not a string';
   if (input.length > MAX_HEADER_NAME) return `it is longer than ${MAX_HEADER_NAME} characters`;
   if (/[\r\n]/.test(input)) return 'it has a line break';
@@ -188,11 +188,11 @@ export function checkHeaderName(input: unknown, field: string): string {
 export function checkNoControl(input: unknown, field: string): void {
   if (typeof input !== 'string') return;
   // eslint-disable-next-line no-control-regex
-  const i = input.search(/[\u0000-\u001f\u007f]/);
-  if (i < 0) return;
-  const what = input[i] === '\n' || input[i] === '\r' ? 'a line break' : 'a control character';
+  const at = input.search(/[\u0000-\u001f\u007f]/);
+  if (at < 0) return;
+  const what = input[at] === '\n' || input[at] === '\r' ? 'a line break' : 'a control character';
   throw new ValidationError(
     field,
-    `holds ${what} (character ${i + 1} of ${input.length}); it is refused, not removed: set the value again without it`,
+    `holds ${what} (character ${at + 1} of ${input.length}); it is refused, not removed: set the value again without it`,
   );
 }

@@ -14,7 +14,6 @@ import { apiError, looksLikeHtml, oneLine, type ApiError, type Redactor } from '
 import { normaliseDevices, parseIsoTime, show } from '../protocol';
 import type {
   Device,
-  GridTargetCancelResponse,
   Measurement,
   MeasurementList,
   MeasurementMap,
@@ -43,19 +42,19 @@ class Misfit extends Error {
 }
 
 function wrong(where: string, v: unknown, wanted: string): Misfit {
-  const m = new Misfit('a field of the wrong type');
-  m.where = where;
-  m.value = v;
-  m.wanted = wanted;
-  return m;
+  const misfit = new Misfit('a field of the wrong type');
+  misfit.where = where;
+  misfit.value = v;
+  misfit.wanted = wanted;
+  return misfit;
 }
 
 function describe(m: Misfit, r: Redactor): string {
   if (m.wanted === undefined || m.where === undefined) return m.message;
   const where = oneLine(r.text(m.where.slice(0, 4096)), 80);
   if (m.value === undefined) return `no ${where}`;
-  const v = typeof m.value === 'string' ? r.text(m.value.slice(0, 65_536)) : m.value;
-  return `${where} ${show(v)} (${typeof m.value === 'string' ? 'a string, ' : ''}not ${m.wanted})`;
+  const shown = typeof m.value === 'string' ? r.text(m.value.slice(0, 65_536)) : m.value;
+  return `${where} ${show(shown)} (${typeof m.value === 'string' ? 'a string, ' : ''}not ${m.wanted})`;
 }
 
 const isNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
@@ -100,9 +99,9 @@ function firstWrong(o: Record<string, unknown>, fields: Fields): Fields[number] 
 
 /** The top level of a map or list answer, with its reference. */
 function referenced(body: unknown): Record<string, unknown> {
-  const o = top(body);
-  if (typeof o.reference !== 'string') throw wrong('reference', o.reference, STR);
-  return o;
+  const fields = top(body);
+  if (typeof fields.reference !== 'string') throw wrong('reference', fields.reference, STR);
+  return fields;
 }
 
 /** The name of a map answer's measurement (its property) or a list answer's (its index). */
@@ -112,55 +111,57 @@ const itemName = (at: string | number): string =>
 /** Checks one measurement of a map or list answer: an object with `fields`. */
 function checkItem(item: unknown, fields: Fields, at: string | number): void {
   if (!isObj(item)) throw wrong(itemName(at), item, 'an object');
-  const o = item as Record<string, unknown>;
-  const bad = firstWrong(o, fields);
-  if (bad) throw wrong(`${itemName(at)}.${bad[0]}`, o[bad[0]], bad[1]);
+  const record = item as Record<string, unknown>;
+  const bad = firstWrong(record, fields);
+  if (bad) throw wrong(`${itemName(at)}.${bad[0]}`, record[bad[0]], bad[1]);
 }
 
 export const MEASUREMENT: ResponseShape<Measurement> = {
   expected: 'a JSON measurement {timestamp, property, value, unit, reference}',
   read(body) {
-    const o = top(body);
-    const bad = firstWrong(o, SINGLE);
-    if (bad) throw wrong(bad[0], o[bad[0]], bad[1]);
-    return o as unknown as Measurement;
+    const fields = top(body);
+    const bad = firstWrong(fields, SINGLE);
+    if (bad) throw wrong(bad[0], fields[bad[0]], bad[1]);
+    return fields as unknown as Measurement;
   },
 };
 
 export const MEASUREMENT_MAP: ResponseShape<MeasurementMap> = {
   expected: 'a JSON map {reference, measurements: {<property>: {value, unit}}}',
   read(body) {
-    const o = referenced(body);
-    const m = o.measurements as Record<string, unknown>;
-    if (!isObj(m)) throw wrong('measurements', m, 'an object');
-    for (const k in m) if (Object.prototype.hasOwnProperty.call(m, k)) checkItem(m[k], MAP_ITEM, k);
-    return o as unknown as MeasurementMap;
+    const fields = referenced(body);
+    const measurements = fields.measurements as Record<string, unknown>;
+    if (!isObj(measurements)) throw wrong('measurements', measurements, 'an object');
+    for (const k in measurements)
+      if (Object.prototype.hasOwnProperty.call(measurements, k)) checkItem(measurements[k], MAP_ITEM, k);
+    return fields as unknown as MeasurementMap;
   },
 };
 
 export const MEASUREMENT_LIST: ResponseShape<MeasurementList> = {
   expected: 'a JSON list {reference, measurements: [{timestamp, property, value, unit}]}',
   read(body) {
-    const o = referenced(body);
-    const list = array(o.measurements, 'measurements');
+    const fields = referenced(body);
+    const list = array(fields.measurements, 'measurements');
     for (let i = 0; i < list.length; i++) checkItem(list[i], LIST_ITEM, i);
-    return o as unknown as MeasurementList;
+    return fields as unknown as MeasurementList;
   },
 };
 
 export const TIME_SERIES: ResponseShape<TimeSeriesResponse> = {
   expected: 'a JSON time series {time: [ISO 8601 strings], data: [numbers]} of equal length',
   read(body) {
-    const o = top(body);
-    const time = array(o.time, 'time');
-    const data = array(o.data, 'data');
+    const fields = top(body);
+    const time = array(fields.time, 'time');
+    const data = array(fields.data, 'data');
     if (time.length !== data.length) throw new Misfit(`${time.length} times but ${data.length} values`);
     for (let i = 0; i < time.length; i++) {
-      const t = time[i];
-      if (typeof t !== 'string' || !Number.isFinite(parseIsoTime(t))) throw wrong(`time[${i}]`, t, 'an ISO 8601 time');
+      const stamp = time[i];
+      if (typeof stamp !== 'string' || !Number.isFinite(parseIsoTime(stamp)))
+        throw wrong(`time[${i}]`, stamp, 'an ISO 8601 time');
       if (!isNum(data[i])) throw wrong(`data[${i}]`, data[i], NUM);
     }
-    return o as unknown as TimeSeriesResponse;
+    return fields as unknown as TimeSeriesResponse;
   },
 };
 
@@ -222,10 +223,8 @@ export const STEERING: ResponseShape<never> = {
   },
 };
 
-export const CANCEL: ResponseShape<GridTargetCancelResponse> = STEERING;
-
 /** The error for an answer of the wrong shape. */
-export function badResponse(
+function badResponse(
   method: string,
   path: string,
   status: number,
@@ -242,8 +241,8 @@ export function badResponse(
 
 function describeText(text: string): string {
   if (looksLikeHtml(text)) return 'an HTML page';
-  const t = text.trimStart();
-  if (t.startsWith('{') || t.startsWith('[')) return 'broken or cut-off JSON';
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return 'broken or cut-off JSON';
   return 'text that is not JSON';
 }
 

@@ -80,11 +80,11 @@ export function mergeSeries(parts: TimeSeriesResponse[], start: number, end: num
   const data: number[] = [];
   let last = Number.NEGATIVE_INFINITY;
   for (const p of parts) {
-    const n = Math.min(p.time?.length ?? 0, p.data?.length ?? 0);
-    for (let i = 0; i < n; i++) {
-      const t = parseIsoTime(p.time[i]);
-      if (!(t > last) || t < start || t >= end) continue;
-      last = t;
+    const count = Math.min(p.time?.length ?? 0, p.data?.length ?? 0);
+    for (let i = 0; i < count; i++) {
+      const stamp = parseIsoTime(p.time[i]);
+      if (!(stamp > last) || stamp < start || stamp >= end) continue;
+      last = stamp;
       time.push(p.time[i]);
       data.push(p.data[i]);
     }

@@ -16,7 +16,8 @@
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
 import { Limiter } from './limiter';
-import { withDeadline } from './deadline';
+import { isAborted } from './abort-hub';
+import { started, withDeadline } from './deadline';
 import { isRetryable } from './retry-policy';
 import type { MetaConfig } from './request-meta';
 import { OAuth2TokenSource, type AuthConfig } from './auth';
@@ -69,6 +70,7 @@ export class Transport {
       rejectUnauthorized: opts.rejectUnauthorized,
       ca: opts.ca,
       timeoutMs: opts.timeoutMs,
+      deadline: true,
     });
     const { axios, axiosRetry } = httpLib();
     this.axios = axios.create({
@@ -92,15 +94,15 @@ export class Transport {
         maxContentLength: opts.maxBodyBytes,
         maxBodyLength: opts.maxBodyBytes,
         transitional: { clarifyTimeoutError: true, silentJSONParsing: true, forcedJSONParsing: true },
-        adapter: (config) => withDeadline(send, config, opts.timeoutMs),
+        adapter: this.pool.deadlined ? send : (config) => withDeadline(send, config, opts.timeoutMs),
       });
-      const r = opts.redactor;
+      const redactor = opts.redactor;
       this.tokens = new OAuth2TokenSource(
         opts.auth,
         tokenHttp,
-        () => r.secrets as string[],
+        () => redactor.secrets as string[],
         Date.now,
-        (t) => r.add(t),
+        (t) => redactor.add(t),
       );
     }
     // Without authentication no interceptor is needed (each one is a step of every request's chain).
@@ -171,23 +173,23 @@ export class Transport {
       const signal = config.signal as AbortSignal | undefined;
       // Admitted on arrival: one the hook could not let go in time is refused now, not after
       // waiting for a slot (that wait has no bound of its own).
-      const a = hook ? attemptOf(config as MetaConfig) : undefined;
+      const attempt = hook ? attemptOf(config as MetaConfig) : undefined;
       try {
-        if (a && hook!.admit) hook!.admit(a);
+        if (attempt && hook!.admit) hook!.admit(attempt);
       } catch (err) {
         maskRefusal(err, this.opts.redactor);
         return Promise.reject(err);
       }
       const paused = this.pausedUntil > Date.now();
       // A free slot and nothing to wait for: the attempt starts now.
-      if (!paused && !signal?.aborted && this.limiter.tryAcquire()) return this.inSlot(inner, config, a);
+      if (!paused && !isAborted(signal) && this.limiter.tryAcquire()) return this.inSlot(inner, config, attempt);
       const slot = paused
         ? this.waitPause(signal).then(() => this.limiter.acquire(signal))
         : this.limiter.acquire(signal);
       return slot.then(
-        () => this.inSlot(inner, config, a),
+        () => this.inSlot(inner, config, attempt),
         (err: unknown) => {
-          if (a) hook!.release?.(a);
+          if (attempt) hook!.release?.(attempt);
           throw err;
         },
       );
@@ -212,7 +214,7 @@ export class Transport {
     };
     const send = (): Promise<AxiosResponse> => {
       attempt = a;
-      return withDeadline(inner, config, this.opts.timeoutMs);
+      return this.pool.deadlined ? started(inner, config) : withDeadline(inner, config, this.opts.timeoutMs);
     };
     let pending: Promise<AxiosResponse>;
     try {

@@ -22,11 +22,11 @@ import type { Readable } from 'node:stream';
 import type { AxiosAdapter, AxiosResponse } from 'axios';
 import type { Dispatcher } from 'undici';
 import { httpLib } from './http-lib';
+import { isAborted } from './abort-hub';
 import { type AdapterRequest, type Config, Exchange } from './undici-exchange';
-import { fullPathOf, targetOf } from './undici-target';
+import { fullPathOf, relativeTargetOf, targetOf } from './undici-target';
 
 export { fullPathOf, targetOf };
-export type { AdapterRequest };
 
 /** What axios' http adapter accepts by default. */
 const ACCEPT_ENCODING = 'gzip, compress, deflate, br';
@@ -45,41 +45,57 @@ function bodyOf(data: unknown): string | Buffer | Readable | undefined {
 export interface UndiciAdapterOptions {
   /** axios' VERSION, for the user-agent axios sends when none is set. */
   version: string;
+  /**
+   * The wall-clock deadline of each attempt, ms (0 or none: no deadline). One timer in the
+   * exchange, cleared as it settles; when it passes the attempt fails as a timeout (ETIMEDOUT).
+   */
+  deadlineMs?: number;
 }
 
 /** The axios adapter sending through `dispatcher` (an undici Agent: one pool of connections per origin). */
 export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): AxiosAdapter {
   const userAgent = `axios/${o.version}`;
+  const deadlineMs = o.deadlineMs !== undefined && o.deadlineMs > 0 ? o.deadlineMs : 0;
   return (cfg) =>
     new Promise<AxiosResponse>((resolve, reject) => {
       const config = cfg as Config;
       const { AxiosError, CanceledError } = httpLib().axios;
-      let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
-      if (config.params) {
-        try {
-          full = httpLib().axios.getUri({
-            url: full,
-            params: config.params,
-            paramsSerializer: config.paramsSerializer,
-          });
-        } catch (err) {
-          return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+      // The package's own requests (a plain absolute path, no params) skip joining and re-splitting the URL.
+      let url = config.params ? undefined : relativeTargetOf(config.baseURL, config.url);
+      if (!url) {
+        let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
+        if (config.params) {
+          try {
+            full = httpLib().axios.getUri({
+              url: full,
+              params: config.params,
+              paramsSerializer: config.paramsSerializer,
+            });
+          } catch (err) {
+            return reject(AxiosError.from(err as Error, AxiosError.ERR_BAD_REQUEST, config));
+          }
         }
+        // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
+        url = targetOf(full, config.params ? undefined : config.baseURL);
       }
-      // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
-      const url = targetOf(full, config.params ? undefined : config.baseURL);
       const method = (config.method ?? 'get').toUpperCase();
       const request: AdapterRequest = { method, path: url.path, host: url.host, protocol: url.protocol };
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
       }
-      const c = config as Config & {
+      const unsupported = config as Config & {
         onUploadProgress?: unknown;
         onDownloadProgress?: unknown;
         maxRate?: unknown;
         socketPath?: unknown;
       };
-      if (c.responseType === 'stream' || c.onUploadProgress || c.onDownloadProgress || c.maxRate || c.socketPath) {
+      if (
+        unsupported.responseType === 'stream' ||
+        unsupported.onUploadProgress ||
+        unsupported.onDownloadProgress ||
+        unsupported.maxRate ||
+        unsupported.socketPath
+      ) {
         return reject(
           new AxiosError(
             'responseType stream, progress callbacks, maxRate and socketPath are not supported by the undici adapter',
@@ -88,7 +104,8 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
           ),
         );
       }
-      if (config.signal?.aborted) return reject(new CanceledError(undefined, config, request));
+      if (isAborted(config.signal as AbortSignal | undefined))
+        return reject(new CanceledError(undefined, config, request));
       const body = bodyOf(config.data);
       if (body === undefined && config.data !== undefined && config.data !== null) {
         return reject(
@@ -102,18 +119,18 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
       const headers: Record<string, string | string[]> = {};
       let hasAgent = false;
       let hasEncoding = false;
-      const h = config.headers as unknown as Record<string, unknown>;
+      const given = config.headers as unknown as Record<string, unknown>;
       // Own enumerable names, as for-in with an own-property check gives them, without walking the prototype.
-      const names = Object.keys(h);
+      const names = Object.keys(given);
       for (let i = 0; i < names.length; i++) {
         const name = names[i];
-        const v = h[name];
-        if (v === undefined || v === null || v === false) continue;
+        const value = given[name];
+        if (value === undefined || value === null || value === false) continue;
         const lower = name.toLowerCase();
         if (lower === 'user-agent') hasAgent = true;
         else if (lower === 'accept-encoding') hasEncoding = true;
         else if (lower === 'content-length') continue; // from the body, as axios sets it
-        headers[name] = Array.isArray(v) ? v.map(String) : String(v);
+        headers[name] = Array.isArray(value) ? value.map(String) : String(value);
       }
       if (!hasAgent) headers['User-Agent'] = userAgent;
       if (!hasEncoding) headers['Accept-Encoding'] = ACCEPT_ENCODING;
@@ -136,7 +153,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
         for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
         headers.Authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
       }
-      const exchange = new Exchange(config, request, resolve, reject);
+      const exchange = new Exchange(config, request, resolve, reject, deadlineMs);
       dispatcher.dispatch(
         { origin: url.origin, path: request.path, method: method as Dispatcher.HttpMethod, headers, body },
         exchange as unknown as Dispatcher.DispatchHandler,

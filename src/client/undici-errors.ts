@@ -31,11 +31,11 @@ export function undiciError(
   response?: AxiosResponse,
 ): AxiosError {
   const { AxiosError } = httpLib().axios;
-  const e = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: string; cause?: unknown };
-  let code = e.code;
-  let message = e.message;
+  const error = (err instanceof Error ? err : new Error(String(err))) as Error & { code?: string; cause?: unknown };
+  let code = error.code;
+  let message = error.message;
   if (code !== undefined && code.startsWith('UND_ERR')) {
-    const cause = e.cause as { code?: unknown } | undefined;
+    const cause = error.cause as { code?: unknown } | undefined;
     // A socket error undici wraps keeps the code Node gave it (ECONNRESET, EPIPE, ...).
     code =
       code === 'UND_ERR_SOCKET' && typeof cause?.code === 'string' && /^E[A-Z]+$/.test(cause.code)
@@ -49,6 +49,6 @@ export function undiciError(
     else if (code === 'ETIMEDOUT') message = `timeout: ${message}`;
   }
   const out = new AxiosError(message, code, config, request, response);
-  out.cause = e;
+  out.cause = error;
   return out;
 }

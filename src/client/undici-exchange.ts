@@ -2,12 +2,13 @@
  * One request's exchange with undici (its dispatch handler interface) for the undici adapter:
  * the answer's status and headers as Node's http parses them, the body collected, decoded
  * (gzip, deflate, br) and bounded by maxContentLength on the decoded bytes, abort through the
- * request's signal, and the errors axios' http adapter raises.
+ * request's signal, the attempt's wall-clock deadline, and the errors axios' http adapter raises.
  */
 import zlib from 'node:zlib';
 import type { Transform } from 'node:stream';
 import type { AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib } from './http-lib';
+import { type Hub, joinAbort, leaveAbort, type SlotWaiter } from './abort-hub';
 import { undiciError } from './undici-errors';
 
 const ZLIB_OPTIONS = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
@@ -53,20 +54,20 @@ export type Config = InternalAxiosRequestConfig & {
 
 /** Answer headers from undici's raw list, as Node's http parses them. */
 function headersOf(raw: Buffer[]): Record<string, string | string[]> {
-  const h: Record<string, string | string[]> = {};
+  const headers: Record<string, string | string[]> = {};
   for (let i = 0; i < raw.length; i += 2) {
     const name = raw[i].toString('latin1').toLowerCase();
     const value = raw[i + 1].toString('latin1');
-    const had = h[name];
-    if (had === undefined) h[name] = name === 'set-cookie' ? [value] : value;
+    const had = headers[name];
+    if (had === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
     else if (name === 'set-cookie') (had as string[]).push(value);
-    else if (!SINGLE.has(name)) h[name] = `${had as string}, ${value}`;
+    else if (!SINGLE.has(name)) headers[name] = `${had as string}, ${value}`;
   }
-  return h;
+  return headers;
 }
 
 /** One request's handler (undici's dispatch handler interface): collects, decodes and bounds the answer. */
-export class Exchange {
+export class Exchange implements SlotWaiter {
   private abortFn?: (err?: Error) => void;
   private settled = false;
   private response?: AxiosResponse;
@@ -75,20 +76,41 @@ export class Exchange {
   private decoder?: Transform;
   private firstDeflate = false;
   private readonly limit: number;
-  private readonly signal: InternalAxiosRequestConfig['signal'];
-  private readonly onAbort = (): void => this.cancel();
+  /** The caller's signal's watch (abort-hub.ts: one listener per signal, not one per request). */
+  private hub?: Hub;
+  /** Its place among the waiters of that hub. */
+  abortSlot = -1;
+  private timer?: NodeJS.Timeout;
 
+  /**
+   * @param deadlineMs the attempt's wall-clock deadline (0: none): when it passes, the exchange
+   * ends as a timeout (ETIMEDOUT), a body that drips or never ends included
+   */
   constructor(
     private readonly config: Config,
     private readonly request: AdapterRequest,
-    private readonly resolve: (r: AxiosResponse) => void,
-    private readonly reject: (e: unknown) => void,
+    private readonly resolve: (response: AxiosResponse) => void,
+    private readonly reject: (error: unknown) => void,
+    private readonly deadlineMs = 0,
   ) {
     const max = config.maxContentLength;
     this.limit = typeof max === 'number' && max > -1 ? max : Infinity;
-    this.signal = config.signal;
-    // Subscribed at once: the attempt's deadline signal is on the config only while the adapter starts.
-    this.signal?.addEventListener?.('abort', this.onAbort);
+    const signal = config.signal as AbortSignal | undefined;
+    if (signal) this.hub = joinAbort(signal, this);
+    if (deadlineMs > 0) this.timer = setTimeout(onDeadline, deadlineMs, this);
+  }
+
+  /** The caller's signal aborted (abort-hub.ts calls this). */
+  notifyAbort(): void {
+    this.cancel();
+  }
+
+  /** The attempt's deadline passed. */
+  timedOut(): void {
+    const { AxiosError } = httpLib().axios;
+    this.fail(
+      new AxiosError(`timeout of ${this.deadlineMs}ms exceeded (wall-clock)`, 'ETIMEDOUT', this.config, this.request),
+    );
   }
 
   onConnect(abort: (err?: Error) => void): void {
@@ -128,29 +150,29 @@ export class Exchange {
     else return;
     delete headers['content-encoding'];
     if (this.firstDeflate) this.decoder = zlib.createUnzip(ZLIB_OPTIONS);
-    const d = this.decoder!;
-    d.on('data', (chunk: Buffer) => this.collect(chunk));
-    d.on('error', (err: Error) =>
+    const decoder = this.decoder!;
+    decoder.on('data', (chunk: Buffer) => this.collect(chunk));
+    decoder.on('error', (err: Error) =>
       this.fail(httpLib().axios.AxiosError.from(err, undefined, this.config, this.request, this.response)),
     );
-    d.on('end', () => this.finish());
-    d.on('drain', resume);
+    decoder.on('end', () => this.finish());
+    decoder.on('drain', resume);
   }
 
   // After fail() has aborted the exchange undici calls nothing but onError: no guards below.
   onData(chunk: Buffer): boolean {
-    const d = this.decoder;
-    if (!d) {
+    const decoder = this.decoder;
+    if (!decoder) {
       this.collect(chunk);
       return true;
     }
     if (this.firstDeflate && chunk.length > 0) {
       this.firstDeflate = false;
       // Deflate without a zlib header (some servers send raw deflate): add one, as axios does.
-      if (chunk[0] !== 120) d.write(Buffer.from([120, 156]));
+      if (chunk[0] !== 120) decoder.write(Buffer.from([120, 156]));
     }
     // Backpressure: undici pauses reading until the decoder drains.
-    return d.write(chunk);
+    return decoder.write(chunk);
   }
 
   onComplete(): void {
@@ -217,6 +239,11 @@ export class Exchange {
   private done(): void {
     this.settled = true;
     this.chunks = [];
-    this.signal?.removeEventListener?.('abort', this.onAbort);
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    if (this.hub) leaveAbort(this.hub, this);
   }
+}
+
+function onDeadline(exchange: Exchange): void {
+  exchange.timedOut();
 }

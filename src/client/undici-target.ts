@@ -58,16 +58,51 @@ const PLAIN = /^[A-Za-z0-9\-._~!$&()*+,;=:@/%]*(\?[A-Za-z0-9\-._~!$&()*+,;=:@/?%
 const DOT_SEGMENT = /(^|\/)(\.|%2e){1,2}(\/|$)/i;
 
 function baseOf(baseURL: string): Base | null {
-  let u: URL;
+  let parsed: URL;
   try {
-    u = new URL(baseURL);
+    parsed = new URL(baseURL);
   } catch {
     return null;
   }
   const trimmed = baseURL.replace(/\/+$/, '');
-  const path = u.pathname.replace(/\/+$/, '');
-  if (u.username || u.password || u.search || u.hash || `${u.origin}${path}` !== trimmed) return null;
-  return { prefix: `${trimmed}/`, origin: u.origin, host: u.host, protocol: u.protocol, path };
+  const path = parsed.pathname.replace(/\/+$/, '');
+  if (parsed.username || parsed.password || parsed.search || parsed.hash || `${parsed.origin}${path}` !== trimmed)
+    return null;
+  return { prefix: `${trimmed}/`, origin: parsed.origin, host: parsed.host, protocol: parsed.protocol, path };
+}
+
+/** The base URL's parts, parsed once (null: one the parser would change, or none). */
+function knownBase(baseURL: string): Base | null {
+  let base = bases.get(baseURL);
+  if (base === undefined) {
+    base = baseOf(baseURL);
+    if (bases.size < 64) bases.set(baseURL, base);
+  }
+  return base;
+}
+
+/** The target of a plain path and query below a known base, or undefined when the parser must decide. */
+function plainTarget(base: Base, rest: string): Target | undefined {
+  const queryAt = rest.indexOf('?');
+  if (!PLAIN.test(rest) || DOT_SEGMENT.test(queryAt < 0 ? rest : rest.slice(0, queryAt))) return undefined;
+  return {
+    origin: base.origin,
+    host: base.host,
+    protocol: base.protocol,
+    path: base.path + rest,
+    username: '',
+    password: '',
+  };
+}
+
+/**
+ * The target of a request's url below its base URL without joining the two first: the package's
+ * own requests (an absolute path, no params). Undefined for any other (then: fullPathOf, targetOf).
+ */
+export function relativeTargetOf(baseURL: string | undefined, url: string | undefined): Target | undefined {
+  if (!baseURL || url === undefined || url.charCodeAt(0) !== 47 || url.charCodeAt(1) === 47) return undefined;
+  const base = knownBase(baseURL);
+  return base ? plainTarget(base, url) : undefined;
 }
 
 /**
@@ -77,24 +112,10 @@ function baseOf(baseURL: string): Base | null {
  */
 export function targetOf(full: string, baseURL: string | undefined): Target {
   if (baseURL) {
-    let b = bases.get(baseURL);
-    if (b === undefined) {
-      b = baseOf(baseURL);
-      if (bases.size < 64) bases.set(baseURL, b);
-    }
-    if (b && full.startsWith(b.prefix)) {
-      const rest = full.slice(b.prefix.length - 1);
-      const q = rest.indexOf('?');
-      if (PLAIN.test(rest) && !DOT_SEGMENT.test(q < 0 ? rest : rest.slice(0, q))) {
-        return {
-          origin: b.origin,
-          host: b.host,
-          protocol: b.protocol,
-          path: b.path + rest,
-          username: '',
-          password: '',
-        };
-      }
+    const base = knownBase(baseURL);
+    if (base && full.startsWith(base.prefix)) {
+      const target = plainTarget(base, full.slice(base.prefix.length - 1));
+      if (target) return target;
     }
   }
   const url = new URL(full);

@@ -6,9 +6,7 @@ import type { BudgetRefusal } from '../client';
 import { ValidationError, show, LIMITS, limited } from '../protocol';
 import type { BudgetCounts } from './budget-ring';
 
-export type { BudgetCounts };
-
-export type BudgetMode = 'refuse' | 'queue';
+type BudgetMode = 'refuse' | 'queue';
 export type BudgetCap = BudgetRefusal['cap'];
 
 export interface BudgetCaps {

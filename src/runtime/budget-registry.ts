@@ -13,12 +13,12 @@ export class BudgetRegistry {
 
   /** The budget of a config node: the one it had before a redeploy, or a new one. */
   budget(id: string): Budget {
-    let b = this.byId.get(id);
-    if (!b) {
-      b = new Budget(this.now);
-      this.byId.set(id, b);
+    let budget = this.byId.get(id);
+    if (!budget) {
+      budget = new Budget(this.now);
+      this.byId.set(id, budget);
     }
-    return b;
+    return budget;
   }
 
   peek(id: string): Budget | undefined {
@@ -27,10 +27,10 @@ export class BudgetRegistry {
 
   /** Drops a removed config node's budget (its counts end with it). */
   forget(id: string): void {
-    const b = this.byId.get(id);
-    if (!b) return;
+    const budget = this.byId.get(id);
+    if (!budget) return;
     this.byId.delete(id);
-    b.close();
+    budget.close();
   }
 
   get size(): number {

@@ -24,7 +24,7 @@ export const RETRIED = 1;
 export const LIMITED = 2;
 export const FAILED = 3;
 export const REFUSED = 4;
-const N = 5;
+const KINDS = 5;
 
 /** Counts in buckets of `res` ms over `span` buckets plus the one under way. */
 export class Ring {
@@ -37,28 +37,28 @@ export class Ring {
     private readonly res: number,
     private readonly span: number,
   ) {
-    this.counts = new Uint32Array((span + 1) * N);
+    this.counts = new Uint32Array((span + 1) * KINDS);
   }
 
   /** Moves the window to `now`: buckets that left it are emptied. */
   advance(now: number): void {
-    const b = Math.floor(now / this.res);
-    if (b <= this.cur) return;
+    const bucket = Math.floor(now / this.res);
+    if (bucket <= this.cur) return;
     const size = this.span + 1;
-    const steps = Math.min(b - this.cur, size);
+    const steps = Math.min(bucket - this.cur, size);
     for (let i = 1; i <= steps; i++) {
-      const slot = ((this.cur + i) % size) * N;
-      for (let k = 0; k < N; k++) {
+      const slot = ((this.cur + i) % size) * KINDS;
+      for (let k = 0; k < KINDS; k++) {
         this.sums[k] -= this.counts[slot + k];
         this.counts[slot + k] = 0;
       }
     }
-    this.cur = b;
+    this.cur = bucket;
   }
 
   add(k: number, now: number): void {
     this.advance(now);
-    this.counts[(this.cur % (this.span + 1)) * N + k]++;
+    this.counts[(this.cur % (this.span + 1)) * KINDS + k]++;
     this.sums[k]++;
   }
 
@@ -68,7 +68,7 @@ export class Ring {
     if (excess <= 0) return now;
     const size = this.span + 1;
     for (let j = this.cur - this.span; j <= this.cur; j++) {
-      excess -= this.counts[(((j % size) + size) % size) * N + k];
+      excess -= this.counts[(((j % size) + size) % size) * KINDS + k];
       // Bucket j leaves the window when bucket j + span + 1 begins.
       if (excess <= 0) return (j + this.span + 1) * this.res;
     }
@@ -81,7 +81,13 @@ export class Ring {
   }
 
   counts5(): BudgetCounts {
-    const s = this.sums;
-    return { sent: s[SENT], retried: s[RETRIED], rateLimited: s[LIMITED], failed: s[FAILED], refused: s[REFUSED] };
+    const sums = this.sums;
+    return {
+      sent: sums[SENT],
+      retried: sums[RETRIED],
+      rateLimited: sums[LIMITED],
+      failed: sums[FAILED],
+      refused: sums[REFUSED],
+    };
   }
 }

@@ -96,7 +96,7 @@ export class Turns {
   /** The turn of one more request after the waiting ones. */
   private turnAfter(t: number): Turn {
     const ahead = this.times.length - this.head;
-    const k = ahead + 1;
+    const turns = ahead + 1;
     let at = ahead > 0 ? Math.max(t, this.times[this.times.length - 1]) : t;
     let cap: CapRing | undefined;
     let bound = -Infinity;
@@ -104,11 +104,11 @@ export class Turns {
       c.ring.advance(t);
       const sent = c.ring.sums[SENT];
       // The attempt `limit` places before this one, counting from the oldest still in the window.
-      const idx = sent + k - c.limit;
+      const idx = sent + turns - c.limit;
       if (idx <= 0) continue;
       const free =
         idx <= sent
-          ? c.ring.freesAt(SENT, c.limit - k + 1, t)
+          ? c.ring.freesAt(SENT, c.limit - turns + 1, t)
           : c.ring.leavesAt(this.times[this.head + idx - sent - 1]);
       if (free > bound) {
         bound = free;

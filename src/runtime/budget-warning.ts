@@ -37,33 +37,33 @@ export class BudgetWarnings {
 
   /** Works the warning out again; tells the listeners when it changed (or always, `fromTimer`). */
   check(fromTimer = false): void {
-    let w: BudgetWarning | null = null;
+    let warning: BudgetWarning | null = null;
     for (const cap of CAPS) {
-      const p = this.percent(cap);
-      if (p === null || p < WARN_PERCENT) continue;
-      const level = Math.min(100, Math.floor(p / 5) * 5);
-      if (!w || level > w.percent) w = { cap, percent: level };
+      const percent = this.percent(cap);
+      if (percent === null || percent < WARN_PERCENT) continue;
+      const level = Math.min(100, Math.floor(percent / 5) * 5);
+      if (!warning || level > warning.percent) warning = { cap, percent: level };
     }
     const prev = this.warning;
-    const same = w?.cap === prev?.cap && w?.percent === prev?.percent;
+    const same = warning?.cap === prev?.cap && warning?.percent === prev?.percent;
     if (same && !fromTimer) return;
-    this.warning = w;
+    this.warning = warning;
     this.stopTimer();
     // While a warning holds, it is looked at again as the window slides (the cap's bucket size).
-    if (w && this.listeners.size > 0) {
+    if (warning && this.listeners.size > 0) {
       this.warnTimer = setTimeout(
         () => {
           this.warnTimer = undefined;
           this.check(true);
         },
-        w.cap === 'maxPerMinute' ? 1000 : 60_000,
+        warning.cap === 'maxPerMinute' ? 1000 : 60_000,
       );
       this.warnTimer.unref?.();
     }
     if (same) return;
     for (const fn of this.listeners) {
       try {
-        fn(w && { ...w });
+        fn(warning && { ...warning });
       } catch {
         /* a listener's failure must not break a request */
       }

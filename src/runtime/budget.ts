@@ -99,12 +99,12 @@ export class Budget implements AttemptHook {
    */
   admit(a: Attempt): void {
     if (a.retry || this.caps.budgetMode !== 'queue' || !this.capped()) return;
-    const t = this.now();
-    const turn = this.turns.next(t, this.waiters.length + this.turns.admitted.size);
-    const deadline = Math.min(t + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
-    if (turn.at > t && turn.at >= deadline)
-      throw this.refuse(a, this.turnOver(turn, t), t, this.lateWhy(a, deadline), turn.ahead);
-    a.admittedAt = t;
+    const now = this.now();
+    const turn = this.turns.next(now, this.waiters.length + this.turns.admitted.size);
+    const deadline = Math.min(now + QUEUE_MAX_WAIT_MS, a.validUntil ?? Infinity);
+    if (turn.at > now && turn.at >= deadline)
+      throw this.refuse(a, this.turnOver(turn, now), now, this.lateWhy(a, deadline), turn.ahead);
+    a.admittedAt = now;
     this.turns.admit(a, turn.at);
   }
 
@@ -114,11 +114,11 @@ export class Budget implements AttemptHook {
   }
 
   before(a: Attempt): void | Promise<void> {
-    const g = this.shared;
-    if (!g || !this.capped()) return this.local(a);
+    const group = this.shared;
+    if (!group || !this.capped()) return this.local(a);
     // From the block held here: no round trip (one per block, when it is empty).
-    if (g.held > 0 && g.take()) return this.local(a);
-    return g.acquire().then((ok) => {
+    if (group.held > 0 && group.take()) return this.local(a);
+    return group.acquire().then((ok) => {
       if (ok) return this.local(a);
       if (this.turns.admitted.delete(a)) this.turns.invalidate();
       this.count(REFUSED, this.now());
@@ -128,27 +128,27 @@ export class Budget implements AttemptHook {
 
   /** The local budget's part of `before`. */
   private local(a: Attempt): void | Promise<void> {
-    const t = this.now();
+    const now = this.now();
     const admitted = this.turns.admitted.delete(a);
     if (!this.capped()) {
-      this.sent(a, t);
+      this.sent(a, now);
       return undefined;
     }
-    const over = this.over(t);
+    const over = this.over(now);
     // Nobody waiting and room left: it goes. A retry never waits behind others or for the window.
     if (!over && (this.waiters.length === 0 || a.retry)) {
       if (admitted && this.waiters.length === 0) this.turns.sentFirst();
       else this.turns.invalidate();
-      this.sent(a, t);
+      this.sent(a, now);
       this.warnings.check();
       return undefined;
     }
     if (a.retry || this.caps.budgetMode === 'refuse') {
       if (admitted) this.turns.invalidate();
-      throw this.refuse(a, over ?? this.overFor(t), t, a.retry ? 'retry' : 'refuse');
+      throw this.refuse(a, over ?? this.overFor(now), now, a.retry ? 'retry' : 'refuse');
     }
     if (!admitted) this.turns.invalidate();
-    return this.enqueue(a, t, over);
+    return this.enqueue(a, now, over);
   }
 
   after(_a: Attempt, outcome: AttemptOutcome): void {
@@ -159,8 +159,8 @@ export class Budget implements AttemptHook {
   // ------------------------------------------------------------------ reading
 
   stats(): BudgetStats {
-    const t = this.now();
-    for (const r of [this.minute, this.hour, this.day]) r.advance(t);
+    const now = this.now();
+    for (const r of [this.minute, this.hour, this.day]) r.advance(now);
     const tot = this.totals;
     return {
       caps: { ...this.caps },
@@ -178,7 +178,7 @@ export class Budget implements AttemptHook {
       usage: { maxPerMinute: this.percent('maxPerMinute'), maxPerDay: this.percent('maxPerDay') },
       warning: this.warnings.current,
       queued: this.waiters.length + this.turns.admitted.size,
-      at: isoOrRaw(t),
+      at: isoOrRaw(now),
     };
   }
 
@@ -198,8 +198,8 @@ export class Budget implements AttemptHook {
     this.timer = undefined;
     this.warnings.close();
     this.turns.clear();
-    const t = this.now();
-    for (const w of this.waiters.splice(0)) this.settle(w, this.refuse(w.a, this.overFor(t), t, 'closed'));
+    const now = this.now();
+    for (const w of this.waiters.splice(0)) this.settle(w, this.refuse(w.a, this.overFor(now), now, 'closed'));
   }
 
   // ------------------------------------------------------------------ counting
@@ -256,9 +256,9 @@ export class Budget implements AttemptHook {
 
   /** What a refusal on arrival names: the cap that holds the request back, its count, and when its turn would come. */
   private turnOver(turn: Turn, t: number): Over {
-    const c = turn.cap;
-    if (!c) return { ...this.overFor(t), freesAt: turn.at };
-    return { cap: c.cap, limit: c.limit, count: c.ring.sums[SENT], freesAt: turn.at };
+    const held = turn.cap;
+    if (!held) return { ...this.overFor(t), freesAt: turn.at };
+    return { cap: held.cap, limit: held.limit, count: held.ring.sums[SENT], freesAt: turn.at };
   }
 
   private lateWhy(a: Attempt, deadline: number): 'valid-until' | 'queue-bound' {
@@ -267,8 +267,8 @@ export class Budget implements AttemptHook {
 
   /** The cap to name when an attempt is refused though no cap is full (it waited behind others): the one most used. */
   private overFor(t: number): Over {
-    const o = this.over(t);
-    if (o) return o;
+    const overCap = this.over(t);
+    if (overCap) return overCap;
     const { maxPerMinute, maxPerDay } = this.caps;
     const day = maxPerDay > 0 ? this.day.sums[SENT] / maxPerDay : -1;
     const min = maxPerMinute > 0 ? this.minute.sums[SENT] / maxPerMinute : -1;
@@ -305,19 +305,19 @@ export class Budget implements AttemptHook {
       return Promise.reject(a.signal.reason ?? new Error('aborted'));
     }
     return new Promise<void>((resolve, reject) => {
-      const w: Waiter = { a, deadline, resolve, reject };
+      const waiter: Waiter = { a, deadline, resolve, reject };
       const signal = a.signal;
       if (signal) {
-        w.onAbort = () => {
-          const i = this.waiters.indexOf(w);
-          if (i >= 0) this.waiters.splice(i, 1);
+        waiter.onAbort = () => {
+          const at = this.waiters.indexOf(waiter);
+          if (at >= 0) this.waiters.splice(at, 1);
           this.turns.invalidate();
           reject(signal.reason ?? new Error('aborted'));
           this.drain();
         };
-        signal.addEventListener('abort', w.onAbort, { once: true });
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
       }
-      this.waiters.push(w);
+      this.waiters.push(waiter);
       this.drain();
     });
   }
@@ -333,34 +333,34 @@ export class Budget implements AttemptHook {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     if (this.waiters.length === 0) return;
-    const t = this.now();
+    const now = this.now();
     const capped = this.capped();
     // Those whose time ran out (behind others, or the window frees too late).
     this.waiters = this.waiters.filter((w) => {
-      if (t < w.deadline) return true;
+      if (now < w.deadline) return true;
       this.turns.invalidate();
-      this.settle(w, this.refuse(w.a, this.overFor(t), t, this.lateWhy(w.a, w.deadline)));
+      this.settle(w, this.refuse(w.a, this.overFor(now), now, this.lateWhy(w.a, w.deadline)));
       return false;
     });
     while (this.waiters.length > 0) {
-      const w = this.waiters[0];
-      const over = capped ? this.over(t) : undefined;
+      const waiter = this.waiters[0];
+      const over = capped ? this.over(now) : undefined;
       if (!over) {
         this.waiters.shift();
         this.turns.sentFirst();
-        this.sent(w.a, t);
-        this.settle(w);
+        this.sent(waiter.a, now);
+        this.settle(waiter);
         continue;
       }
-      if (over.freesAt >= w.deadline) {
+      if (over.freesAt >= waiter.deadline) {
         this.waiters.shift();
         this.turns.invalidate();
-        this.settle(w, this.refuse(w.a, over, t, this.lateWhy(w.a, w.deadline)));
+        this.settle(waiter, this.refuse(waiter.a, over, now, this.lateWhy(waiter.a, waiter.deadline)));
         continue;
       }
       let wake = over.freesAt;
       for (const x of this.waiters) wake = Math.min(wake, x.deadline);
-      this.timer = setTimeout(() => this.drain(), Math.max(1, wake - t));
+      this.timer = setTimeout(() => this.drain(), Math.max(1, wake - now));
       break;
     }
     this.warnings.check();

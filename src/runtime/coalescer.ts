@@ -15,7 +15,8 @@
  * the msg field); they are trusted here and go to the client's trusted read path as they are.
  * measurement(), map() and list() are for code that has not validated its input.
  */
-import { ApiError, apiError, onAbort } from '../client';
+import { ApiError, apiError, isAborted, onAbort } from '../client';
+import { type Answer, fanOut, indexList, sharedSignal, type Waiter } from './coalescer-merge';
 import type { CallOptions, EmsClient } from '../client';
 import { validateReadRequest } from '../protocol';
 import type {
@@ -28,28 +29,34 @@ import type {
   ReadShape,
 } from '../protocol';
 
-type Answer = Measurement | MeasurementMap | MeasurementList;
-
-interface Waiter {
-  req: ReadRequest;
-  resolve: (a: Answer) => void;
-  reject: (e: unknown) => void;
-  signal?: AbortSignal;
-  /** The caller's options, passed on as they are when the read goes out alone. */
-  o?: CallOptions;
-}
-
 interface Batch {
   waiters: Waiter[];
   timer?: NodeJS.Timeout;
 }
 
+/** A request in flight that identical reads join. */
+interface OpenRead {
+  req: ReadRequest;
+  answer: Promise<Answer>;
+}
+
+/**
+ * A device's requests of this coalescer in flight: how many, and the ones identical reads join.
+ * One record per device looked up once per read: a lone read (the common case when polling)
+ * builds no key string and touches one map.
+ */
+interface DeviceReads {
+  count: number;
+  open: OpenRead[];
+}
+
+/** Device records kept while idle (a polling fleet's devices); beyond, an idle one is dropped as its read ends. */
+const KEPT_RECORDS = 16_384;
+
 export class ReadCoalescer {
   private readonly batches = new Map<string, Batch>();
-  /** Requests of this coalescer in flight, by device: a read finding none goes out at once. */
-  private readonly inFlight = new Map<string, number>();
-  /** The request in flight for each kind of read (device, shape, properties): an identical read joins it. */
-  private readonly open = new Map<string, Promise<Answer>>();
+  /** Requests of this coalescer in flight, by device (a count of 0: none now): a read finding none goes out at once. */
+  private readonly inFlight = new Map<string, DeviceReads>();
   private closed = false;
   /** HTTP requests issued (after coalescing), for diagnostics and tests. */
   requests = 0;
@@ -105,28 +112,33 @@ export class ReadCoalescer {
   }
 
   private route(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    // A malformed trusted read (a bug of its caller) is refused here, before it can join or wait.
+    if (!Array.isArray(req.properties)) throw new TypeError('a read names its properties as a list');
     if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
-    const ref = req.device;
-    const k = keyOf(req);
-    const same = this.open.get(k);
-    if (same) return this.join(same, req, o);
+    const device = req.device;
+    const reads = this.inFlight.get(device);
+    if (reads !== undefined) {
+      const same = openFor(reads, req);
+      if (same) return this.join(same, req, o);
+    }
     // No peer: nothing to merge with, so no wait.
-    // (No identical read is open under `k`: looked up above.)
-    if (!this.batches.has(ref) && !this.inFlight.get(ref)) return this.send(req, o, k);
+    if ((reads === undefined || reads.count === 0) && (this.batches.size === 0 || !this.batches.has(device)))
+      return this.send(req, o, true, reads);
     return new Promise<Answer>((resolve, reject) => {
-      let b = this.batches.get(ref);
-      if (!b) {
-        b = { waiters: [] };
-        this.batches.set(ref, b);
-        b.timer = setTimeout(() => this.flushSafely(ref), this.windowMs);
+      let batch = this.batches.get(device);
+      if (!batch) {
+        batch = { waiters: [] };
+        this.batches.set(device, batch);
+        batch.timer = setTimeout(() => this.flushSafely(device), this.windowMs);
       }
-      b.waiters.push({ req, resolve, reject, signal: o?.signal, o });
+      batch.waiters.push({ req, resolve, reject, signal: o?.signal, o });
     });
   }
 
   /** One request for one read, through the client's trusted path; identical reads arriving while it runs join it. */
-  private direct(req: ReadRequest, o?: CallOptions, k = keyOf(req)): Promise<Answer> {
-    return this.send(req, o, this.open.has(k) ? undefined : k);
+  private direct(req: ReadRequest, o?: CallOptions): Promise<Answer> {
+    const reads = this.inFlight.get(req.device);
+    return this.send(req, o, reads === undefined || openFor(reads, req) === undefined, reads);
   }
 
   /**
@@ -138,10 +150,10 @@ export class ReadCoalescer {
     const own = o?.signal;
     const joined = p.catch((e: unknown) => {
       const aborted = e instanceof ApiError && e.code === 'EMS_ABORTED';
-      return aborted && !own?.aborted && !this.closed ? this.direct(req, o) : Promise.reject(e);
+      return aborted && !isAborted(own) && !this.closed ? this.direct(req, o) : Promise.reject(e);
     });
     if (!own) return joined;
-    if (own.aborted) return Promise.reject(own.reason);
+    if (isAborted(own)) return Promise.reject(own.reason);
     // Reads of one node share its signal: one listener on it for all (abort-hub.ts), not one each.
     return new Promise<Answer>((resolve, reject) => {
       const off = onAbort(own, () => reject(own.reason));
@@ -160,75 +172,85 @@ export class ReadCoalescer {
 
   /**
    * Sends one request and keeps the device's in-flight count; the count drops however it
-   * settles. With `open`, the request is the one identical reads join (under that key) until it
-   * settles; one handler does both, so a read costs one reaction, not two.
+   * settles. With `joinable`, the request is the one identical reads join until it settles;
+   * one handler does both, so a read costs one reaction, not two. `known`: the device's record
+   * as the caller found it (undefined: none, or not looked up).
    */
-  private send(req: ReadRequest, o?: CallOptions, open?: string): Promise<Answer> {
+  private send(req: ReadRequest, o: CallOptions | undefined, joinable: boolean, known?: DeviceReads): Promise<Answer> {
     this.requests++;
-    let p: Promise<Answer>;
+    let answer: Promise<Answer>;
+    let counted = true;
     try {
-      p = this.client.read(req, o);
+      answer = this.client.read(req, o);
     } catch (e) {
-      p = Promise.reject(e);
-      if (open !== undefined) this.opened(open, p);
-      return p;
+      answer = Promise.reject(e);
+      counted = false;
+      if (!joinable) return answer;
     }
-    const ref = req.device;
-    this.inFlight.set(ref, (this.inFlight.get(ref) ?? 0) + 1);
-    if (open !== undefined) this.open.set(open, p);
+    const device = req.device;
+    let reads = known ?? this.inFlight.get(device);
+    if (reads === undefined) {
+      reads = { count: 0, open: [] };
+      this.inFlight.set(device, reads);
+    }
+    if (counted) reads.count++;
+    const open = joinable ? { req, answer } : undefined;
+    if (open) reads.open.push(open);
+    const entry = reads;
     const done = () => {
-      const n = (this.inFlight.get(ref) ?? 1) - 1;
-      if (n > 0) this.inFlight.set(ref, n);
-      else this.inFlight.delete(ref);
-      if (open !== undefined && this.open.get(open) === p) this.open.delete(open);
+      if (counted) entry.count--;
+      if (open) {
+        const at = entry.open.indexOf(open);
+        if (at >= 0) entry.open.splice(at, 1);
+      }
+      // A polled device's record stays between its reads (no map insert and delete per read);
+      // idle records are dropped once there are more than KEPT_RECORDS.
+      if (
+        entry.count === 0 &&
+        entry.open.length === 0 &&
+        this.inFlight.size > KEPT_RECORDS &&
+        this.inFlight.get(device) === entry
+      )
+        this.inFlight.delete(device);
     };
-    p.then(done, done);
-    return p;
-  }
-
-  /** `p` is what identical reads join until it settles. */
-  private opened(k: string, p: Promise<Answer>): void {
-    this.open.set(k, p);
-    const clear = () => {
-      if (this.open.get(k) === p) this.open.delete(k);
-    };
-    p.then(clear, clear);
+    answer.then(done, done);
+    return answer;
   }
 
   /** The timer's entry: a failure while flushing rejects the batch's waiters instead of escaping the timer. */
   private flushSafely(ref: string): void {
-    const b = this.batches.get(ref);
+    const batch = this.batches.get(ref);
     this.batches.delete(ref);
-    if (!b) return;
+    if (!batch) return;
     try {
-      this.flush(ref, b);
+      this.flush(ref, batch);
     } catch (e) {
-      for (const w of b.waiters) w.reject(e);
+      for (const w of batch.waiters) w.reject(e);
     }
   }
 
   private flush(ref: string, b: Batch): void {
     let waiters = b.waiters;
-    if (waiters.some((w) => w.signal?.aborted)) {
+    if (waiters.some((w) => isAborted(w.signal))) {
       waiters = [];
       for (const w of b.waiters) {
-        if (w.signal?.aborted) w.reject(w.signal.reason);
+        if (isAborted(w.signal)) w.reject(w.signal!.reason);
         else waiters.push(w);
       }
       if (waiters.length === 0) return;
     }
     // A lone read (the common case when polling) goes out as it came.
     if (waiters.length === 1) {
-      const w = waiters[0];
-      this.direct(w.req, w.o).then(w.resolve, w.reject);
+      const waiter = waiters[0];
+      this.direct(waiter.req, waiter.o).then(waiter.resolve, waiter.reject);
       return;
     }
     // Identical reads share one request; a lone kind of read keeps its own endpoint.
     const groups = new Map<string, Waiter[]>();
     for (const w of waiters) {
       const key = keyOf(w.req);
-      const g = groups.get(key);
-      if (g) g.push(w);
+      const group = groups.get(key);
+      if (group) group.push(w);
       else groups.set(key, [w]);
     }
     if (groups.size === 1) {
@@ -237,12 +259,16 @@ export class ReadCoalescer {
       return;
     }
     const union = [...new Set(waiters.flatMap((w) => w.req.properties))];
-    const s = sharedSignal(waiters);
+    const shared = sharedSignal(waiters);
     (
-      this.send({ device: ref, shape: 'list', properties: union }, { signal: s.signal }) as Promise<MeasurementList>
+      this.send(
+        { device: ref, shape: 'list', properties: union },
+        { signal: shared.signal },
+        false,
+      ) as Promise<MeasurementList>
     ).then(
       (list) => {
-        s.release();
+        shared.release();
         let byProp: Map<string, MeasurementListItem>;
         try {
           byProp = indexList(list, ref);
@@ -259,7 +285,7 @@ export class ReadCoalescer {
         }
       },
       (err) => {
-        s.release();
+        shared.release();
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
           for (const [, ws] of groups) {
             try {
@@ -275,14 +301,14 @@ export class ReadCoalescer {
 
   /** One request for identical reads; every waiter gets its answer or its error. */
   private share(waiters: Waiter[], send: (signal: AbortSignal | undefined) => Promise<Answer>): void {
-    const s = sharedSignal(waiters);
-    send(s.signal).then(
+    const shared = sharedSignal(waiters);
+    send(shared.signal).then(
       (a) => {
-        s.release();
+        shared.release();
         for (const w of waiters) w.resolve(a);
       },
       (e) => {
-        s.release();
+        shared.release();
         for (const w of waiters) w.reject(e);
       },
     );
@@ -294,85 +320,18 @@ function keyOf(req: ReadRequest): string {
   return `${req.device}\u0000${req.shape}\u0000${req.properties.join(',')}`;
 }
 
-interface SharedSignal {
-  signal?: AbortSignal;
-  /** Removes the listeners the shared signal added; call once its request has settled. */
-  release(): void;
+/** Whether two reads of one device are identical: shape and properties in order. */
+function sameRead(a: ReadRequest, b: ReadRequest): boolean {
+  if (a.shape !== b.shape) return false;
+  const left = a.properties;
+  const right = b.properties;
+  if (left.length !== right.length) return false;
+  for (let i = 0; i < left.length; i++) if (left[i] !== right[i]) return false;
+  return true;
 }
 
-const NONE: SharedSignal = { signal: undefined, release: () => undefined };
-
-/**
- * The signal of a request shared by waiters: it aborts only when every waiter's signal has
- * aborted (none when some waiter has none). Reads of one node carry that node's signal, which
- * is then used as is, without a new controller or listener. Otherwise the listeners added here
- * are removed by release(), so long-lived node signals do not collect one per read.
- */
-function sharedSignal(waiters: Waiter[]): SharedSignal {
-  const first = waiters[0].signal;
-  if (!first) return NONE;
-  let same = true;
-  for (const w of waiters) {
-    if (!w.signal) return NONE;
-    if (w.signal !== first) same = false;
-  }
-  if (same) return { signal: first, release: NONE.release };
-  const distinct = [...new Set(waiters.map((w) => w.signal as AbortSignal))];
-  const ctl = new AbortController();
-  let left = distinct.length;
-  const one = () => {
-    if (--left === 0) ctl.abort();
-  };
-  const offs = distinct.map((sig) => onAbort(sig, one));
-  return {
-    signal: ctl.signal,
-    release: () => {
-      for (const off of offs) off();
-    },
-  };
-}
-
-/**
- * The items of a merged list answer by property. The client checked its shape already; this
- * check stays so that no answer can make the handler throw (defence in depth, no cost to speak of).
- */
-function indexList(list: MeasurementList, ref: string): Map<string, MeasurementListItem> {
-  const items = (list as { measurements?: unknown } | null | undefined)?.measurements;
-  if (!Array.isArray(items)) {
-    throw apiError({
-      code: 'EMS_BAD_RESPONSE',
-      message: `GET /devices/${ref}/measurements answered without a measurements array`,
-      request: { method: 'GET', path: `/devices/${ref}/measurements` },
-    });
-  }
-  const byProp = new Map<string, MeasurementListItem>();
-  for (const m of items as MeasurementListItem[]) if (m && typeof m.property === 'string') byProp.set(m.property, m);
-  return byProp;
-}
-
-function fanOut(list: MeasurementList, byProp: Map<string, MeasurementListItem>, w: Waiter): Answer {
-  const pick = (p: string) => {
-    const m = byProp.get(p);
-    if (!m)
-      throw apiError({
-        code: 'EMS_MISSING',
-        message: `the service returned no value for property "${p}" of ${list.reference}`,
-        request: { method: 'GET', path: `/devices/${list.reference}/measurements` },
-      });
-    return m;
-  };
-  const { shape, properties } = w.req;
-  if (shape === 'single') {
-    const m = pick(properties[0]);
-    return { timestamp: m.timestamp, property: m.property, value: m.value, unit: m.unit, reference: list.reference };
-  }
-  if (shape === 'map') {
-    const measurements: MeasurementMap['measurements'] = {};
-    for (const p of properties) {
-      const m = pick(p);
-      measurements[p] = { value: m.value, unit: m.unit };
-    }
-    return { reference: list.reference, measurements };
-  }
-  return { reference: list.reference, measurements: properties.map(pick) };
+/** The request in flight of a device that a read identical to `req` joins, if any. */
+function openFor(reads: DeviceReads, req: ReadRequest): Promise<Answer> | undefined {
+  for (const open of reads.open) if (sameRead(open.req, req)) return open.answer;
+  return undefined;
 }

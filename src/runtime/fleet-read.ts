@@ -18,8 +18,8 @@ import type { ReadCoalescer } from './coalescer';
 import { mapBounded } from './fleet';
 
 /** Reads in flight at once per fleet read: this many times the client's concurrency, at least MIN_IN_FLIGHT. */
-export const IN_FLIGHT_FACTOR = 4;
-export const MIN_IN_FLIGHT = 16;
+const IN_FLIGHT_FACTOR = 4;
+const MIN_IN_FLIGHT = 16;
 /** How long capacities from GET /sites are kept, and how long a failure to get them is. */
 export const CAPACITY_TTL_MS = 60 * 60_000;
 export const CAPACITY_RETRY_MS = 5 * 60_000;
@@ -140,24 +140,24 @@ export function batteryCapacities(
   if (known?.pending) return known.pending;
   const entry: CapacityEntry = { at: now, ttl: CAPACITY_RETRY_MS };
   capacities.set(client, entry);
-  let p: Promise<SiteSummary[]>;
+  let listed: Promise<SiteSummary[]>;
   try {
-    p = client.listSites({ signal });
+    listed = client.listSites({ signal });
   } catch (e) {
-    p = Promise.reject(e);
+    listed = Promise.reject(e);
   }
-  entry.pending = p
+  entry.pending = listed
     .then(
       (sites) => {
-        const m = new Map<string, number>();
+        const counts = new Map<string, number>();
         for (const s of sites) {
           const cap = s.batteryCapacity;
           if (typeof cap !== 'number' || !(cap > 0) || !Number.isFinite(cap) || !Array.isArray(s.devices)) continue;
           for (const d of s.devices)
-            if (d && d.kind === 'battery' && typeof d.deviceReference === 'string') m.set(d.deviceReference, cap);
+            if (d && d.kind === 'battery' && typeof d.deviceReference === 'string') counts.set(d.deviceReference, cap);
         }
         entry.ttl = CAPACITY_TTL_MS;
-        return m;
+        return counts;
       },
       () => new Map<string, number>(),
     )

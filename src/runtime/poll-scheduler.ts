@@ -24,8 +24,8 @@ export interface PollOutcome {
 
 /** The wait a task's result asks for, in turns (1 unless it is a PollOutcome). */
 function turnsOf(v: unknown): number {
-  const n = v !== null && typeof v === 'object' ? (v as Partial<PollOutcome>).nextInTurns : undefined;
-  return typeof n === 'number' && n >= 1 ? Math.min(Math.floor(n), 1e6) : 1;
+  const turns = v !== null && typeof v === 'object' ? (v as Partial<PollOutcome>).nextInTurns : undefined;
+  return typeof turns === 'number' && turns >= 1 ? Math.min(Math.floor(turns), 1e6) : 1;
 }
 
 interface Entry {
@@ -70,8 +70,8 @@ export class PollScheduler {
   /** Adds a poller; returns a function that removes it. The first run comes within one tick. */
   add(intervalMs: number, task: PollTask): () => void {
     const ms = Math.max(10, Math.floor(intervalMs));
-    let g = this.groups.get(ms);
-    if (!g) this.groups.set(ms, (g = { intervalMs: ms, entries: [], next: 0, due: NaN, delay: 0 }));
+    let group = this.groups.get(ms);
+    if (!group) this.groups.set(ms, (group = { intervalMs: ms, entries: [], next: 0, due: NaN, delay: 0 }));
     const entry: Entry = {
       task,
       running: false,
@@ -87,15 +87,15 @@ export class PollScheduler {
         this.onError(err);
       },
     };
-    g.entries.push(entry);
-    if (!g.timer) this.arm(g, Math.min(ms / g.entries.length, FIRST_RUN_MS));
+    group.entries.push(entry);
+    if (!group.timer) this.arm(group, Math.min(ms / group.entries.length, FIRST_RUN_MS));
     return () => this.remove(ms, entry);
   }
 
   get size(): number {
-    let n = 0;
-    for (const g of this.groups.values()) n += g.entries.length;
-    return n;
+    let count = 0;
+    for (const g of this.groups.values()) count += g.entries.length;
+    return count;
   }
 
   stop(): void {
@@ -104,14 +104,14 @@ export class PollScheduler {
   }
 
   private remove(ms: number, entry: Entry): void {
-    const g = this.groups.get(ms);
-    if (!g) return;
-    const i = g.entries.indexOf(entry);
-    if (i < 0) return;
-    g.entries.splice(i, 1);
-    if (i < g.next) g.next--;
-    if (g.entries.length === 0) {
-      if (g.timer) clearTimeout(g.timer);
+    const group = this.groups.get(ms);
+    if (!group) return;
+    const at = group.entries.indexOf(entry);
+    if (at < 0) return;
+    group.entries.splice(at, 1);
+    if (at < group.next) group.next--;
+    if (group.entries.length === 0) {
+      if (group.timer) clearTimeout(group.timer);
       this.groups.delete(ms);
     }
   }
@@ -129,14 +129,14 @@ export class PollScheduler {
   }
 
   private tick(g: Group): void {
-    const n = g.entries.length;
-    if (n === 0 || this.groups.get(g.intervalMs) !== g) return;
-    const step = g.intervalMs / n;
+    const size = g.entries.length;
+    if (size === 0 || this.groups.get(g.intervalMs) !== g) return;
+    const step = g.intervalMs / size;
     const now = performance.now();
     // First tick, or the event loop stood still for more than an interval: start afresh
     // rather than run every poller at once.
     if (!(now - g.due <= g.intervalMs)) g.due = now;
-    for (let runs = 0; g.due <= now && runs < n && g.entries.length > 0; runs++) {
+    for (let runs = 0; g.due <= now && runs < size && g.entries.length > 0; runs++) {
       if (g.next >= g.entries.length) g.next = 0;
       this.run(g.entries[g.next++]);
       g.due += step;

@@ -85,10 +85,10 @@ function mapMessage(s: ReadSettings, msg: NodeMessage, ref: string, values: Valu
   const units: Record<string, string> = {};
   let text = '';
   for (const property of Object.keys(values)) {
-    const v = values[property];
-    payload[property] = v.value;
-    units[property] = v.unit;
-    text += `${text === '' ? '' : ', '}${property} ${fmt(v.value)} ${v.unit}`;
+    const measured = values[property];
+    payload[property] = measured.value;
+    units[property] = measured.unit;
+    text += `${text === '' ? '' : ', '}${property} ${fmt(measured.value)} ${measured.unit}`;
   }
   s.status.ok(text);
   return { msgs: [copyWith(msg, { payload, units, deviceReference: ref })] };

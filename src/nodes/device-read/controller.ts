@@ -78,7 +78,7 @@ export class DeviceReadController {
     this.config = config;
     this.mode = config.mode ?? 'map';
     const splits = !!config.split && (this.mode === 'map' || this.mode === 'list');
-    let maxSplit: number | Error = 0;
+    let maxSplit: number | Error;
     try {
       maxSplit = maxSplitOf(config.maxSplit);
     } catch (err) {
@@ -100,11 +100,11 @@ export class DeviceReadController {
   /** A message: the read's messages, and the error naming the devices that failed in a fleet read. */
   async onInput(msg: NodeMessage): Promise<Answer> {
     this.f.status.busy();
-    const r = await this.read(msg, false);
-    if (!r.partial) return r.msgs;
+    const outcome = await this.read(msg, false);
+    if (!outcome.partial) return outcome.msgs;
     // A fleet read with some devices failed: the message goes out, then a Catch node gets the error listing them.
-    this.f.status.error(r.partial);
-    return reply(r.msgs, r.partial);
+    this.f.status.error(outcome.partial);
+    return reply(outcome.msgs, outcome.partial);
   }
 
   onClose(): void {
@@ -139,9 +139,10 @@ export class DeviceReadController {
       // In a group, a poll reads only this instance's share of the devices (rendezvous over the live members).
       const share = poll ? rt.group?.members : undefined;
       if (this.mode === 'devices') return this.listDevices(rt, msg, share);
-      const d = this.device(msg);
-      if (typeof d !== 'string' && !Array.isArray(d)) return d.then((ref) => this.readDevices(rt, msg, ref, share));
-      return this.readDevices(rt, msg, d, share);
+      const device = this.device(msg);
+      if (typeof device !== 'string' && !Array.isArray(device))
+        return device.then((ref) => this.readDevices(rt, msg, ref, share));
+      return this.readDevices(rt, msg, device, share);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -167,9 +168,9 @@ export class DeviceReadController {
       if (ref.length === 0 || (typeof ref === 'string' && share.mine([ref]).length === 0))
         return Promise.resolve({ msgs: [] });
     }
-    const p = this.properties(msg);
-    if (!('props' in p)) return p.then((props) => this.readWithProperties(rt, msg, ref, props));
-    return this.readWithProperties(rt, msg, ref, p);
+    const wanted = this.properties(msg);
+    if (!('props' in wanted)) return wanted.then((props) => this.readWithProperties(rt, msg, ref, props));
+    return this.readWithProperties(rt, msg, ref, wanted);
   }
 
   private readWithProperties(
@@ -217,7 +218,7 @@ export class DeviceReadController {
       );
     if (this.mode === 'single' && p.props.length !== 1)
       throw new ValidationError(p.field, `must name exactly one property in mode single; got ${p.props.length}`);
-    const r = await fleetRead({
+    const result = await fleetRead({
       rt,
       msg,
       devices,
@@ -226,28 +227,28 @@ export class DeviceReadController {
       properties: p.props,
       signal: this.f.signal,
     });
-    if (!r.partial) this.f.status.ok(this.f.status.t('fleet', { ok: r.ok, total: r.total }));
-    const fresh = changed(this.settings, `fleet|${devices.join(',')}|${p.props.join(',')}`, r.msg.payload);
-    return { msgs: fresh ? [r.msg] : [], partial: r.partial };
+    if (!result.partial) this.f.status.ok(this.f.status.t('fleet', { ok: result.ok, total: result.total }));
+    const fresh = changed(this.settings, `fleet|${devices.join(',')}|${p.props.join(',')}`, result.msg.payload);
+    return { msgs: fresh ? [result.msg] : [], partial: result.partial };
   }
 
   /** Polling at the node's interval (seconds; a bad one is reported at deploy, and the node reads on input only). */
   private startPolling(): void {
-    const f = this.f;
+    const flow = this.f;
     let interval = 0;
     try {
       interval = limited(this.config.interval, LIMITS.interval, 'interval');
     } catch (err) {
-      fail(f, undefined, err);
+      fail(flow, undefined, err);
     }
-    if (!f.server || interval <= 0) return;
-    f.server.runtime().then(
+    if (!flow.server || interval <= 0) return;
+    flow.server.runtime().then(
       (rt) => {
-        if (f.signal.aborted) return;
+        if (flow.signal.aborted) return;
         this.backoff = new PollBackoff(interval * 1000);
         this.stopPolling = rt.polls.add(interval * 1000, () => this.poll());
       },
-      (err) => fail(f, undefined, err),
+      (err) => fail(flow, undefined, err),
     );
   }
 
@@ -280,12 +281,12 @@ export class DeviceReadController {
 
   /** A failed poll: backs off while the service fails; logs the same error once a minute. */
   private pollFailed(err: unknown): PollOutcome {
-    const e = err instanceof Error ? err : new Error(String(err));
-    const advice = this.backoff!.failure(e);
-    if (advice.backingOff) this.f.status.backingOff(e, advice.nextInMs);
-    else this.f.status.error(e);
+    const error = err instanceof Error ? err : new Error(String(err));
+    const advice = this.backoff!.failure(error);
+    if (advice.backingOff) this.f.status.backingOff(error, advice.nextInMs);
+    else this.f.status.error(error);
     // A poll has no input message: an empty one lets Catch nodes see the error.
-    if (advice.log) this.f.node.error(e, {});
+    if (advice.log) this.f.node.error(error, {});
     return { nextInTurns: advice.nextInTurns };
   }
 }
@@ -299,13 +300,13 @@ function reference(v: unknown, field: string): string | string[] {
 
 /** The node's properties field: names separated by commas, or a JSON array of names. */
 function ownList(value: unknown): Properties {
-  let v = value;
-  if (typeof v === 'string' && v.trim().startsWith('[')) {
+  let parsed = value;
+  if (typeof parsed === 'string' && parsed.trim().startsWith('[')) {
     try {
-      v = JSON.parse(v);
+      parsed = JSON.parse(parsed);
     } catch {
       /* validated below */
     }
   }
-  return { props: validateProperties(v, 'properties'), field: 'properties' };
+  return { props: validateProperties(parsed, 'properties'), field: 'properties' };
 }

@@ -42,13 +42,13 @@ export function fleetList(input: unknown[], field: string): string[] {
     throw new ValidationError(field, 'must name at least one device reference; got an empty list');
   const out = new Set<string>();
   for (let i = 0; i < input.length; i++) {
-    const v = input[i];
-    if (typeof v !== 'string')
+    const item = input[i];
+    if (typeof item !== 'string')
       throw new ValidationError(
         `${field}[${i}]`,
-        `must be a device reference string such as "dvc_WTUv8brR7DnH"; got ${show(v)}`,
+        `must be a device reference string such as "dvc_WTUv8brR7DnH"; got ${show(item)}`,
       );
-    out.add(validateReference(v, `${field}[${i}]`));
+    out.add(validateReference(item, `${field}[${i}]`));
   }
   return [...out];
 }
@@ -58,17 +58,17 @@ export function fleetList(input: unknown[], field: string): string[] {
  * array of them (a fleet read). Anything else is refused naming `device`.
  */
 export function ownJson(text: string): string | string[] {
-  let v: unknown;
+  let parsed: unknown;
   try {
-    v = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
     throw new ValidationError(
       'device',
       `must be JSON: an array of device references, e.g. ["dvc_a","dvc_b"], or one reference in quotes; got ${show(text)}`,
     );
   }
-  if (Array.isArray(v)) return fleetList(v, 'device');
-  return validateReference(v, 'device');
+  if (Array.isArray(parsed)) return fleetList(parsed, 'device');
+  return validateReference(parsed, 'device');
 }
 
 export interface FleetRead {
@@ -105,10 +105,10 @@ export async function fleetRead(r: FleetRead): Promise<FleetResult> {
   if (out.failed > 0) {
     reasons = {};
     for (let i = 0; i < total; i++) {
-      const e = out.errors[i];
-      if (e === undefined) continue;
-      set(errors, devices[i], e instanceof Error ? e.message : String(e));
-      set(reasons, devices[i], reasonOf(e));
+      const error = out.errors[i];
+      if (error === undefined) continue;
+      set(errors, devices[i], error instanceof Error ? error.message : String(error));
+      set(reasons, devices[i], reasonOf(error));
     }
     if (out.failed === total) throw new FleetReadError(r.field, total, errors, reasons, out.errors);
   }
@@ -117,32 +117,32 @@ export async function fleetRead(r: FleetRead): Promise<FleetResult> {
   const payload: Record<string, unknown> = {};
   const units: Record<string, unknown> = {};
   for (let i = 0; i < total; i++) {
-    const a = out.answers[i];
-    if (a === undefined) {
+    const answer = out.answers[i];
+    if (answer === undefined) {
       agg.failedOne();
       continue;
     }
     agg.answered();
     const ref = devices[i];
     if (mode === 'single') {
-      const m = a as Measurement;
-      set(payload, ref, m.value);
-      set(units, ref, m.unit);
-      agg.add(ref, m.property, m.value, m.unit);
+      const measurement = answer as Measurement;
+      set(payload, ref, measurement.value);
+      set(units, ref, measurement.unit);
+      agg.add(ref, measurement.property, measurement.value, measurement.unit);
     } else if (mode === 'map') {
-      const ms = (a as MeasurementMap).measurements;
+      const ms = (answer as MeasurementMap).measurements;
       const values: Record<string, number> = {};
-      const u: Record<string, string> = {};
+      const deviceUnits: Record<string, string> = {};
       for (const p of Object.keys(ms)) {
-        const v = ms[p];
-        values[p] = v.value;
-        u[p] = v.unit;
-        agg.add(ref, p, v.value, v.unit);
+        const value = ms[p];
+        values[p] = value.value;
+        deviceUnits[p] = value.unit;
+        agg.add(ref, p, value.value, value.unit);
       }
       set(payload, ref, values);
-      set(units, ref, u);
+      set(units, ref, deviceUnits);
     } else {
-      const items = (a as MeasurementList).measurements;
+      const items = (answer as MeasurementList).measurements;
       set(payload, ref, items);
       for (const m of items) agg.add(ref, m.property, m.value, m.unit);
     }

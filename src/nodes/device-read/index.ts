@@ -15,10 +15,10 @@ export = function (RED: RED): void {
     // Loaded with the first node made, not when Node-RED registers the type (start-up).
     const { flowNode } = require('../shared') as typeof Shared;
     const { DeviceReadController } = require('./controller') as typeof Controller;
-    const f = flowNode(RED, this, saved);
-    const controller = new DeviceReadController(RED, f);
-    f.onInput((msg) => controller.onInput(msg));
-    f.onClose(() => controller.onClose());
+    const flow = flowNode(RED, this, saved);
+    const controller = new DeviceReadController(RED, flow);
+    flow.onInput((msg) => controller.onInput(msg));
+    flow.onClose(() => controller.onClose());
   }
 
   RED.nodes.registerType('ems-device-read', EmsDeviceReadNode);

@@ -12,9 +12,9 @@ import { ValidationError } from '../../protocol';
 import { ApiError } from '../../client';
 
 /** The effective interval grows to at most this many times the configured one. */
-export const MAX_FACTOR = 10;
+const MAX_FACTOR = 10;
 /** The same error is logged at most once in this time. */
-export const LOG_EVERY_MS = 60_000;
+const LOG_EVERY_MS = 60_000;
 
 /** Codes of failures to reach the service at all (connection, DNS, timeout). */
 const UNREACHABLE =
@@ -22,9 +22,13 @@ const UNREACHABLE =
 
 /** True when the error says the service could not be reached (no answer at all). */
 export function isUnreachable(err: unknown): boolean {
-  const e = err as { code?: unknown; status?: unknown } | null;
+  const failure = err as { code?: unknown; status?: unknown } | null;
   return (
-    !!e && typeof e === 'object' && e.status === undefined && typeof e.code === 'string' && UNREACHABLE.test(e.code)
+    !!failure &&
+    typeof failure === 'object' &&
+    failure.status === undefined &&
+    typeof failure.code === 'string' &&
+    UNREACHABLE.test(failure.code)
   );
 }
 
@@ -36,7 +40,7 @@ export function isUnreachable(err: unknown): boolean {
  * (other 4xx, e.g. an unknown device or a wrong key: only a change of the flow or the
  * credentials helps, and a redeploy restarts the poller anyway), and a poll aborted on close.
  */
-export function backsOff(err: unknown): boolean {
+function backsOff(err: unknown): boolean {
   if (err instanceof ValidationError || !err || typeof err !== 'object') return false;
   const { code, status } = err as { code?: unknown; status?: unknown };
   if (code === 'EMS_ABORTED' || code === 'EMS_CLOSED' || code === 'EMS_VALIDATION') return false;
@@ -88,34 +92,34 @@ export class PollBackoff {
 
   /** A poll failed with `err`: returns whether to log it and when the next try comes. */
   failure(err: unknown): FailureAdvice {
-    const t = this.now();
-    const start = Number.isNaN(this.startedAt) ? t : this.startedAt;
+    const now = this.now();
+    const start = Number.isNaN(this.startedAt) ? now : this.startedAt;
     if (backsOff(err)) this.failures = Math.min(this.failures + 1, 32);
     else this.failures = 0;
     const key = errorKey(err);
-    const log = key !== this.lastLogged || t - this.lastLoggedAt >= this.logEveryMs;
+    const log = key !== this.lastLogged || now - this.lastLoggedAt >= this.logEveryMs;
     if (log) {
       this.lastLogged = key;
-      this.lastLoggedAt = t;
+      this.lastLoggedAt = now;
     }
     const nextInTurns = this.factor;
     return {
       log,
       backingOff: this.failures > 0,
       nextInTurns,
-      nextInMs: Math.max(0, start + nextInTurns * this.intervalMs - t),
+      nextInMs: Math.max(0, start + nextInTurns * this.intervalMs - now),
     };
   }
 }
 
 /** An error's text for "the same error": a request id differs on every answer and is left out. */
-export function errorKey(err: unknown): string {
+function errorKey(err: unknown): string {
   const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return text.replace(/\s*\(requestId [^)]*\)/g, '');
 }
 
 /** "40 s", "2.5 s", "0.1 s": the wait until the next try, for a status text. */
 export function seconds(ms: number): string {
-  const s = ms / 1000;
-  return `${s >= 10 ? Math.round(s) : Math.max(0.1, Math.round(s * 10) / 10)} s`;
+  const secs = ms / 1000;
+  return `${secs >= 10 ? Math.round(secs) : Math.max(0.1, Math.round(secs * 10) / 10)} s`;
 }

@@ -60,8 +60,8 @@ function fill(text: string, params?: Params): string {
   }
   let out = parts[0];
   for (let i = 1; i < parts.length; i += 2) {
-    const v = params[parts[i]];
-    out += (v !== undefined ? String(v) : `__${parts[i]}__`) + parts[i + 1];
+    const value = params[parts[i]];
+    out += (value !== undefined ? String(value) : `__${parts[i]}__`) + parts[i + 1];
   }
   return out;
 }
@@ -84,14 +84,15 @@ export function translator(RED: Pick<RED, '_'>, type: string): Translate {
     let text = texts.get(key);
     if (text === undefined) {
       const full = `${type}.status.${key}`;
-      let t: unknown;
+      let answer: unknown;
       try {
-        t = RED._(full);
+        answer = RED._(full);
       } catch {
-        t = undefined;
+        answer = undefined;
       }
       // A missing catalog answers with the key (Node-RED prefixes it with its namespace).
-      text = typeof t === 'string' && t !== '' && t !== full && !t.endsWith(`:${full}`) ? t : null;
+      text =
+        typeof answer === 'string' && answer !== '' && answer !== full && !answer.endsWith(`:${full}`) ? answer : null;
       texts.set(key, text);
     }
     return text === null ? fallback(key, params) : fill(text, params);
@@ -113,7 +114,7 @@ const CODE_KEY: Record<string, string> = {
 };
 
 /** A short reason for a red status ring (at most 40 characters). */
-export function shortReason(err: unknown): string {
+function shortReason(err: unknown): string {
   let text: string;
   if (err instanceof ValidationError) text = shared('badField', { field: err.field });
   else if (err instanceof BudgetError) text = shared('budgetReached', { cap: String(err.field ?? '') });

@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { Redactor } from '../../../src/client/errors';
-import { answerPayload, selectHeaders } from '../../../src/client/raw';
+import { answerPayload, selectHeaders } from '../../../src/client/any-endpoint';
 import { checkRequestPath, requestPathProblem, requestUrl } from '../../../src/client/request-path';
 import { EmsClient } from '../../../src/client/client';
 import { startCounting, type CountingServer } from '../../helpers/counting-server';

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { Redactor, ValidationError, rawAnswerOf } from '../../src/client';
-import { answerPayload, requestBody, selectHeaders } from '../../src/client/raw';
+import { answerPayload, requestBody, selectHeaders } from '../../src/client/any-endpoint';
 import { requestPathProblem, requestUrl } from '../../src/client/request-path';
 
 describe('client coverage: redaction and raw requests with hostile bodies and headers', () => {

@@ -41,7 +41,7 @@ export interface RawContext extends ErrorContext {
 }
 
 /** Answer headers relayed to msg.headers (nothing else is). */
-export const ANSWER_HEADERS: readonly string[] = [
+const ANSWER_HEADERS: readonly string[] = [
   'content-type',
   'content-length',
   'content-language',
@@ -82,20 +82,20 @@ const MAX_HEADER = 1024;
 /** The selected headers of an answer: lower-case names, values masked, on one line, cut to 1024 characters. */
 export function selectHeaders(headers: unknown, r: Redactor, keyHeader?: string): Record<string, string> {
   const out: Record<string, string> = {};
-  const h =
+  const plain =
     headers && typeof (headers as { toJSON?: unknown }).toJSON === 'function'
       ? (headers as { toJSON(): object }).toJSON()
       : headers;
-  if (!h || typeof h !== 'object') return out;
-  for (const [name, value] of Object.entries(h as Record<string, unknown>)) {
-    const k = name.toLowerCase();
-    if (!RELAYED.has(k) || NEVER.has(k) || k === keyHeader) continue;
-    const v = Array.isArray(value)
+  if (!plain || typeof plain !== 'object') return out;
+  for (const [name, value] of Object.entries(plain as Record<string, unknown>)) {
+    const lower = name.toLowerCase();
+    if (!RELAYED.has(lower) || NEVER.has(lower) || lower === keyHeader) continue;
+    const text = Array.isArray(value)
       ? value.join(', ')
       : typeof value === 'string' || typeof value === 'number'
         ? String(value)
         : undefined;
-    if (v !== undefined) out[k] = oneLine(r.text(v.slice(0, 65_536)), MAX_HEADER);
+    if (text !== undefined) out[lower] = oneLine(r.text(text.slice(0, 65_536)), MAX_HEADER);
   }
   return out;
 }
@@ -109,14 +109,14 @@ function maskDeep(v: unknown, r: Redactor, depth: number): unknown {
     for (let i = 0; i < v.length; i++) v[i] = maskDeep(v[i], r, depth + 1);
     return v;
   }
-  const o = v as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    const value = maskDeep(o[key], r, depth + 1);
-    const k = r.text(key);
-    if (k !== key) delete o[key];
-    Object.defineProperty(o, k, { value, writable: true, enumerable: true, configurable: true });
+  const record = v as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const value = maskDeep(record[key], r, depth + 1);
+    const masked = r.text(key);
+    if (masked !== key) delete record[key];
+    Object.defineProperty(record, masked, { value, writable: true, enumerable: true, configurable: true });
   }
-  return o;
+  return record;
 }
 
 /**
@@ -198,28 +198,28 @@ export async function sendRaw(
   body: unknown,
   o: RawOptions = {},
 ): Promise<RawResponse> {
-  const f = { method: 'method', path: 'path', body: 'body', ...o.fields };
-  const m = checkRequestMethod(method, f.method);
-  requestUrl(ctx.baseUrl, path, f.path);
-  const p = path as string;
-  const sent = requestBody(body, m, f.body);
-  const request = { method: m, path: shown(p) };
+  const fields = { method: 'method', path: 'path', body: 'body', ...o.fields };
+  const verb = checkRequestMethod(method, fields.method);
+  requestUrl(ctx.baseUrl, path, fields.path);
+  const pathText = path as string;
+  const sent = requestBody(body, verb, fields.body);
+  const request = { method: verb, path: shown(pathText) };
   const size =
     sent.data === undefined ? 0 : typeof sent.data === 'string' ? Buffer.byteLength(sent.data) : sent.data.length;
   if (size > ctx.maxBodyBytes) {
     const mb = Math.round((ctx.maxBodyBytes / 1024 / 1024) * 100) / 100;
     throw apiError({
       code: 'EMS_TOO_LARGE',
-      message: `${m} ${request.path} request body is over the limit of ${mb} MB (maxBodyMB); not sent`,
+      message: `${verb} ${request.path} request body is over the limit of ${mb} MB (maxBodyMB); not sent`,
       request,
     });
   }
   if (ctx.closed)
-    throw apiError({ code: 'EMS_CLOSED', message: `${m} ${request.path} not sent: client closed`, request });
-  const meta: EmsRequestMeta = new RequestMeta(m === 'GET' ? 'read' : 'steer');
+    throw apiError({ code: 'EMS_CLOSED', message: `${verb} ${request.path} not sent: client closed`, request });
+  const meta: EmsRequestMeta = new RequestMeta(verb === 'GET' ? 'read' : 'steer');
   const config = {
-    method: m,
-    url: p,
+    method: verb,
+    url: pathText,
     signal: ctx.signal,
     ems: meta,
     data: sent.data,
@@ -234,11 +234,11 @@ export async function sendRaw(
     res = await ctx.axios.request(config);
   } catch (err) {
     const answer = isAxiosError(err) && err.response && err.response.status >= 300 ? err.response : undefined;
-    if (!answer) throw toApiError(err, m, request.path, ctx);
+    if (!answer) throw toApiError(err, verb, request.path, ctx);
     const payload = answerPayload(answer.data, ctx.redactor);
     answer.data = payload; // the service's message is read from the parsed body
-    const e = toApiError(err, m, request.path, ctx);
-    Object.defineProperty(e, 'answer', {
+    const error = toApiError(err, verb, request.path, ctx);
+    Object.defineProperty(error, 'answer', {
       value: {
         statusCode: answer.status,
         headers: selectHeaders(answer.headers, ctx.redactor, ctx.keyHeader),
@@ -246,7 +246,7 @@ export async function sendRaw(
       } satisfies RawResponse,
       enumerable: false,
     });
-    throw e;
+    throw error;
   }
   return {
     statusCode: res.status,
