@@ -11,7 +11,7 @@ import { flowNode } from '../src/nodes/shared/scaffold';
 import { reply } from '../src/nodes/shared/messages';
 import { currentVersion } from '../src/nodes/shared/migrations';
 import type { ConfigNode, UserNode } from '../src/nodes/shared/config-node';
-import type { Node, RED } from '../src/nodes/shared/red';
+import type { Node, RED } from '../src/nodes/shared/node-red-api';
 import { cfg, flow, helper, loadFlow, siteSteer, StatusLog, useRuntime, useSimulator } from './helpers/red';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */

@@ -4,4 +4,4 @@
  * limit beyond the node's maxGridLimit are refused before sending), where the editor checks
  * with it too (resources/steer-rules.js); the nodes reach it here, as they did.
  */
-export { parseGridLimits, type GridLimitFields, type GridLimitSettings, type GridLimits } from '../../protocol';
+export { parseGridLimits } from '../../protocol';

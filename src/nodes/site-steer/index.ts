@@ -8,10 +8,10 @@ import type { SteerProps } from './sender';
 
 export = function (RED: RED): void {
   function EmsSiteSteerNode(this: Node, saved: SteerProps) {
-    const f = flowNode(RED, this, saved);
-    const controller = new SiteSteerController(RED, f);
-    f.onInput((msg, ctx) => controller.onInput(msg, ctx), { ordered: true });
-    f.onClose(() => controller.onClose());
+    const wrapper = flowNode(RED, this, saved);
+    const controller = new SiteSteerController(RED, wrapper);
+    wrapper.onInput((msg, ctx) => controller.onInput(msg, ctx), { ordered: true });
+    wrapper.onClose(() => controller.onClose());
   }
 
   RED.nodes.registerType('ems-site-steer', EmsSiteSteerNode);
