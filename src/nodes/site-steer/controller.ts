@@ -53,6 +53,8 @@ export class SiteSteerController {
   readonly group: SteerGroup;
   /** Said once: fleet messages get no delivery check. */
   private warnedFleetCheck = false;
+  /** The config node's limits, once read (limits()). */
+  private configLimits?: Readonly<{ maxValidityMs: number }>;
 
   constructor(
     private readonly RED: RED,
@@ -118,9 +120,13 @@ export class SiteSteerController {
     return describeCommand(cmd, until, this.f.status.t);
   }
 
-  /** Limits of the config node, read from its properties as the runtime reads them (so a dry run needs no runtime). */
-  limits(): { maxValidityMs: number } {
-    return { maxValidityMs: maxValidityMsOf(this.f.server!.props?.maxValidity) };
+  /**
+   * Limits of the config node, read from its properties as the runtime reads them (so a dry run
+   * needs no runtime). Read once: a config node's properties change only by a redeploy, which
+   * makes this node anew; a maxValidity the runtime refuses is refused again on every message.
+   */
+  limits(): Readonly<{ maxValidityMs: number }> {
+    return (this.configLimits ??= Object.freeze({ maxValidityMs: maxValidityMsOf(this.f.server!.props?.maxValidity) }));
   }
 
   private limitsOrNone(): { maxValidityMs?: number } {
