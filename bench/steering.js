@@ -3,7 +3,7 @@
  * Benchmark: steering CPU per site (issue 21.4). The simulator in a child process with SITES
  * generated sites (bench/lib/fleet-sites.js); the Node-RED runtime in this process
  * (bench/lib/red.js, test helper spies removed), one config node (concurrency 6, its defaults
- * otherwise). Alternatives, each measured in 3 rotated rounds with a forced GC before it:
+ * otherwise). Alternatives, each measured in 3 rotated rounds with a forced minor GC before it:
  *
  *   ems-site-steer          one ESS setpoint per message, a different site each, INFLIGHT messages at once
  *   ems-device-read         one map read of 3 properties per message (the read of benchmark 1), INFLIGHT at once
@@ -211,7 +211,11 @@ async function main() {
   );
   let next = 0;
   const measure = async (name) => {
-    global.gc();
+    // A minor GC: each alternative starts with an empty young generation. Not a full one: a forced
+    // full GC makes V8 drop optimised code, and every alternative would then be measured while
+    // tiering up again (about 50-70 functions re-optimised per 1,000 messages, twice the CPU per
+    // message of steady state, more for the node with more code).
+    global.gc({ type: 'minor' });
     const req0 = await simRequests(sim.url);
     const cpu0 = selfCpuMs();
     const simCpu0 = procCpuMs(sim.pid);
@@ -300,7 +304,7 @@ async function main() {
     },
     method:
       `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages ` +
-      'of each single alternative and one portfolio message; a forced GC before each alternative; CPU = process.cpuUsage() of this process (user + system) ' +
+      'of each single alternative and one portfolio message; a forced minor GC before each alternative (a full one drops the optimised code); CPU = process.cpuUsage() of this process (user + system) ' +
       `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites ` +
       `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, ` +
       'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',
