@@ -24,7 +24,6 @@ export function builtInSimulatorState(): { running: boolean; url: string | null 
 export function builtInSimulatorUrl(): Promise<string> {
   if (!url) {
     // Loaded on first use: most Node-RED installs never start the built-in simulator.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startSimulator, BUILT_IN_SITES } = require('../simulator') as typeof Simulator;
     // The default sites and one site per shipped example that steers (simulator/sites.ts).
     url = startSimulator({

@@ -32,13 +32,13 @@ import type { ReadCoalescer } from './coalescer';
 import { deliveryClock, type CheckClock } from './delivery-clock';
 import { readCounters, readingOf } from './delivery-readings';
 
-export { deliveryClock, deliveryNow, setDeliveryClock, systemClock, type CheckClock } from './delivery-clock';
+export { deliveryClock, deliveryNow, setDeliveryClock, type CheckClock } from './delivery-clock';
 export { readingOf } from './delivery-readings';
 
-export type { DeliveryReport, Asked, Tolerance, DeliveryComponent } from '../protocol';
+export type { DeliveryReport, Asked, DeliveryComponent } from '../protocol';
 
 /** A window shorter than this (between the readings' timestamps) is not judged. */
-export const MIN_WINDOW_MS = 60_000;
+const MIN_WINDOW_MS = 60_000;
 /** setTimeout's longest delay; longer waits are chained. */
 const MAX_TIMER_MS = 2_000_000_000;
 
@@ -159,9 +159,9 @@ export class DeliveryCheck {
     this.resolveStarted();
     this.clearTimer();
     this.ctl.abort();
-    const r = unknownReport(i, reason);
-    if (emit) this.emit(r);
-    this.resolveDone(r);
+    const report = unknownReport(i, reason);
+    if (emit) this.emit(report);
+    this.resolveDone(report);
   }
 
   private clearTimer(): void {
@@ -219,10 +219,10 @@ export class DeliveryCheck {
     }
     this.chain = this.chain
       .then(async () => {
-        const r = this.report(await startP, await endP, from, now);
+        const report = this.report(await startP, await endP, from, now);
         if (this.cancelled) return;
-        this.emit(r);
-        if (last) this.resolveDone(r);
+        this.emit(report);
+        if (last) this.resolveDone(report);
       })
       .catch(() => undefined);
   }
@@ -236,7 +236,7 @@ export class DeliveryCheck {
   }
 
   private input(from: number, until: number, source: DeliverySource = 'energy counters'): ReportInput {
-    const i: ReportInput = {
+    const input: ReportInput = {
       site: this.req.site,
       component: this.req.component,
       asked: this.req.asked,
@@ -245,8 +245,8 @@ export class DeliveryCheck {
       source,
       tolerance: this.opts.tolerance,
     };
-    if (this.device) i.device = this.device;
-    return i;
+    if (this.device) input.device = this.device;
+    return input;
   }
 
   private report(a: Taken, b: Taken, from: number, until: number): DeliveryReport {
@@ -264,9 +264,9 @@ export class DeliveryCheck {
     const ends = ra.power !== undefined && rb.power !== undefined ? { startW: ra.power, endW: rb.power } : undefined;
     if ('watts' in avg) return measuredReport(this.input(ra.at, rb.at), avg.watts, ends);
     if (ends) {
-      const r = measuredReport(this.input(ra.at, rb.at, 'power'), (ends.startW + ends.endW) / 2);
-      r.reason = `from the device's power at the window's ends (${avg.reason})${r.reason ? `; ${r.reason}` : ''}`;
-      return r;
+      const report = measuredReport(this.input(ra.at, rb.at, 'power'), (ends.startW + ends.endW) / 2);
+      report.reason = `from the device's power at the window's ends (${avg.reason})${report.reason ? `; ${report.reason}` : ''}`;
+      return report;
     }
     return unknownReport(this.input(ra.at, rb.at), avg.reason);
   }
@@ -299,20 +299,20 @@ export function componentsOf(cmd: SteeringCommand): {
   if (cmd.maximizeGridImport !== undefined)
     asked.push({ component: 'maximizeGridImport', asked: { kind: 'flag', value: cmd.maximizeGridImport } });
   if (cmd.gridTarget) {
-    const d = cmd.gridTarget.deadband;
+    const deadband = cmd.gridTarget.deadband;
     asked.push({
       component: 'gridTarget',
-      asked: { kind: 'setpoint', value: cmd.gridTarget.setpoint, ...(d ? { deadbandW: watts(d) } : {}) },
+      asked: { kind: 'setpoint', value: cmd.gridTarget.setpoint, ...(deadband ? { deadbandW: watts(deadband) } : {}) },
     });
   }
-  const g = cmd.gridLimits;
-  if (g)
+  const gridLimits = cmd.gridLimits;
+  if (gridLimits)
     asked.push({
       component: 'gridLimits',
       asked: {
         kind: 'range',
-        ...(g.upperLimit ? { upper: g.upperLimit } : {}),
-        ...(g.lowerLimit ? { lower: g.lowerLimit } : {}),
+        ...(gridLimits.upperLimit ? { upper: gridLimits.upperLimit } : {}),
+        ...(gridLimits.lowerLimit ? { lower: gridLimits.lowerLimit } : {}),
       },
     });
   return { asked, ends: asked.map((a) => a.component) };

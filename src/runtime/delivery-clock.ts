@@ -9,7 +9,7 @@ export interface CheckClock {
   clearTimeout(t: unknown): void;
 }
 
-export const systemClock: CheckClock = {
+const systemClock: CheckClock = {
   now: () => Date.now(),
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (t) => clearTimeout(t as NodeJS.Timeout),

@@ -20,7 +20,7 @@ const POWER: Readonly<Record<string, number>> = { ...POWER_FACTOR_ANY_CASE, '': 
 
 /** A reading from a list answer: counters in Wh, power in W, the instant from the timestamps (else `localAt`). */
 export function readingOf(answer: MeasurementList, localAt: number): Reading {
-  const r: Reading = { at: NaN };
+  const reading: Reading = { at: NaN };
   let at = -Infinity;
   let powerAt = NaN;
   for (const m of answer?.measurements ?? []) {
@@ -28,15 +28,15 @@ export function readingOf(answer: MeasurementList, localAt: number): Reading {
     const unit = String(m.unit ?? '').toLowerCase();
     const ts = typeof m.timestamp === 'number' && Number.isFinite(m.timestamp) ? m.timestamp : NaN;
     if ((m.property === PRODUCED || m.property === CONSUMED) && ENERGY[unit] !== undefined) {
-      r[m.property === PRODUCED ? 'produced' : 'consumed'] = m.value * ENERGY[unit];
+      reading[m.property === PRODUCED ? 'produced' : 'consumed'] = m.value * ENERGY[unit];
       if (ts > at) at = ts;
     } else if (m.property === 'power' && POWER[unit] !== undefined) {
-      r.power = m.value * POWER[unit];
+      reading.power = m.value * POWER[unit];
       powerAt = ts;
     }
   }
-  r.at = Number.isFinite(at) ? at : Number.isFinite(powerAt) ? powerAt : localAt;
-  return r;
+  reading.at = Number.isFinite(at) ? at : Number.isFinite(powerAt) ? powerAt : localAt;
+  return reading;
 }
 
 const refused = (e: unknown) => e instanceof ApiError && [400, 404, 422].includes(e.status ?? 0);

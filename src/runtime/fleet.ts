@@ -17,8 +17,8 @@ export type Settled<R> = { ok: true; value: R } | { ok: false; error: Error };
  * at most that many pending requests exist.
  */
 export function fleetWindow(client: Pick<EmsClient, 'concurrency'> | undefined): number {
-  const c = client?.concurrency ?? 6;
-  return Math.max(1, Math.min(512, 2 * c));
+  const concurrency = client?.concurrency ?? 6;
+  return Math.max(1, Math.min(512, 2 * concurrency));
 }
 
 /**

@@ -15,4 +15,4 @@ export { builtInSimulatorState, setSimulatorLog } from './builtin-simulator';
 export { FleetReadError, batteryCapacities, readFleet, reasonOf } from './fleet-read';
 export { fleetWindow, mapBounded, type Settled } from './fleet';
 export { SharedClock } from './shared-clock';
-export { SteerGate, NotSteeringError, isNotSteering, type NotSteeringReason, type LeaderAnswer } from './group';
+export { SteerGate, NotSteeringError, isNotSteering, type LeaderAnswer } from './group';

@@ -56,12 +56,12 @@ export interface ConfigProps {
 export type PercentCurtailment = 'convert' | 'send';
 
 export function percentCurtailmentOf(p: ConfigProps): PercentCurtailment {
-  const v = p.percentCurtailment ?? '';
-  if (v === '' || v === 'convert') return 'convert';
-  if (v === 'send') return 'send';
+  const value = p.percentCurtailment ?? '';
+  if (value === '' || value === 'convert') return 'convert';
+  if (value === 'send') return 'send';
   throw new ValidationError(
     'percentCurtailment',
-    `must be "convert" (to W with the site's PV power; default) or "send" (unit "%"); got ${JSON.stringify(v)}`,
+    `must be "convert" (to W with the site's PV power; default) or "send" (unit "%"); got ${JSON.stringify(value)}`,
   );
 }
 
@@ -159,16 +159,16 @@ export function isPemText(caCert: unknown): boolean {
 
 /** PEM text as given, or read from a file path (only for a deployed node's own settings). */
 function caOf(caCert: string | undefined, readFiles: boolean): string | undefined {
-  const s = (caCert ?? '').trim();
-  if (!s) return undefined;
-  if (isPemText(s)) return s;
+  const pem = (caCert ?? '').trim();
+  if (!pem) return undefined;
+  if (isPemText(pem)) return pem;
   if (!readFiles)
     throw new ValidationError(
       'caCert',
       'must be PEM text here (-----BEGIN CERTIFICATE-----); a file path is read only from a deployed config node',
     );
   try {
-    return fs.readFileSync(s, 'utf8');
+    return fs.readFileSync(pem, 'utf8');
   } catch {
     throw new ValidationError('caCert', 'must be PEM text or the path of a readable PEM file');
   }
@@ -192,8 +192,8 @@ export interface RuntimeOptions {
  * Node-RED. Only tests set it (to see a failover in seconds); a production group keeps 15 s.
  */
 export function groupLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  const v = Number(env.EMS_GROUP_LEASE_MS);
-  return Number.isInteger(v) && v >= 300 && v <= 60_000 ? v : 15_000;
+  const lease = Number(env.EMS_GROUP_LEASE_MS);
+  return Number.isInteger(lease) && lease >= 300 && lease <= 60_000 ? lease : 15_000;
 }
 
 export async function createRuntime(

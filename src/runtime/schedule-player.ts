@@ -35,7 +35,7 @@ export interface PlayerState {
   stopped?: boolean;
 }
 
-export interface Timers {
+interface Timers {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(t: unknown): void;
 }
@@ -60,7 +60,7 @@ export interface PlayerDeps {
 /** A run whose end is closer than this when its turn comes is not sent. */
 export const MIN_LEFT_MS = 1000;
 /** Longest single wait of the timer (it is armed again; setTimeout takes at most 24.8 days). */
-export const MAX_WAIT_MS = 24 * 3_600_000;
+const MAX_WAIT_MS = 24 * 3_600_000;
 
 /** The commands of a run: one per steering type it sets (asset steering: the ESS endpoint when ESS alone). */
 export function commandsOf(run: Pick<PlayRun, 'site' | 'setting' | 'end'>): SteeringCommand[] {
@@ -134,10 +134,10 @@ export class SchedulePlayer {
 
   /** What the player keeps (to save). */
   state(): PlayerState {
-    const s: PlayerState = { runs: [...this.runs] };
-    if (this.inForce) s.inForce = this.inForce;
-    if (this.stopped) s.stopped = true;
-    return s;
+    const state: PlayerState = { runs: [...this.runs] };
+    if (this.inForce) state.inForce = this.inForce;
+    if (this.stopped) state.stopped = true;
+    return state;
   }
 
   /**
@@ -191,19 +191,19 @@ export class SchedulePlayer {
   private step(late: boolean): void {
     const now = this.now();
     while (this.runs.length && this.runs[0].start <= now) {
-      const r = this.runs.shift()!;
-      if (now >= r.end - MIN_LEFT_MS) {
+      const run = this.runs.shift()!;
+      if (now >= run.end - MIN_LEFT_MS) {
         if (late)
           this.call(() =>
             this.deps.skipped?.(
-              r,
-              `its turn came at ${new Date(now).toISOString()}, ${now >= r.end ? 'after its end' : 'less than 1 s before its end'} (${new Date(r.end).toISOString()})`,
+              run,
+              `its turn came at ${new Date(now).toISOString()}, ${now >= run.end ? 'after its end' : 'less than 1 s before its end'} (${new Date(run.end).toISOString()})`,
             ),
           );
         continue;
       }
-      if (this.inForce && same(this.inForce, r)) continue; // sent already and still valid
-      this.send(r);
+      if (this.inForce && same(this.inForce, run)) continue; // sent already and still valid
+      this.send(run);
     }
     this.arm(now);
     this.call(() => this.deps.changed?.(this.state()));
@@ -249,13 +249,13 @@ export class SchedulePlayer {
     this.inFlight++;
     let failed = false;
     const each = commandsOf(r).map((cmd) => {
-      let p: Promise<SteeringResult>;
+      let submitted: Promise<SteeringResult>;
       try {
-        p = this.deps.submit(cmd);
+        submitted = this.deps.submit(cmd);
       } catch (e) {
-        p = Promise.reject(e);
+        submitted = Promise.reject(e);
       }
-      return p.then(
+      return submitted.then(
         (result) => this.call(() => this.deps.sent?.(r, cmd, result)),
         (err: unknown) => {
           failed = true;

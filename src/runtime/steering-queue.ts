@@ -31,7 +31,7 @@ import { SteeringTypes, type Displaced } from './steering-types';
 export type { SentRequest, SteeringCommand } from '../protocol';
 export type { Displaced } from './steering-types';
 /** The endpoint a command is meant for (the protocol's SteeringEndpoint). */
-export type SteeringKind = SteeringEndpoint;
+type SteeringKind = SteeringEndpoint;
 type ComponentName = SteeringComponent;
 
 export interface SteeringResult {
@@ -141,10 +141,10 @@ export class SteeringQueue {
         );
         return;
       }
-      const q = this.site(cmd.site);
+      const queue = this.site(cmd.site);
       const waiter: Waiter = { owner: opts.owner, outstanding: 0, merged: false, resolve, reject, signal: opts.signal };
       for (const { name, value } of parts) {
-        const prev = q.pending.get(name);
+        const prev = queue.pending.get(name);
         const waiters = prev ? prev.waiters : [];
         // Every waiter of a component but its last was marked when the next came: marking the
         // last is enough, so a burst of N commands costs N, not N².
@@ -154,7 +154,7 @@ export class SteeringQueue {
         }
         waiters.push(waiter);
         waiter.outstanding++;
-        q.pending.set(name, {
+        queue.pending.set(name, {
           value,
           kind: cmd.kind,
           key: mergeKey(name, cmd),
@@ -164,7 +164,7 @@ export class SteeringQueue {
           waiters,
         });
       }
-      this.pump(cmd.site, q);
+      this.pump(cmd.site, queue);
     });
   }
 
@@ -193,15 +193,15 @@ export class SteeringQueue {
 
   /** Components waiting, for status and tests. */
   queued(site?: string): number {
-    let n = 0;
-    for (const [s, q] of this.sites) if (!site || s === site) n += q.pending.size;
-    return n;
+    let count = 0;
+    for (const [s, q] of this.sites) if (!site || s === site) count += q.pending.size;
+    return count;
   }
 
   private site(ref: string): SiteQueue {
-    let q = this.sites.get(ref);
-    if (!q) this.sites.set(ref, (q = { busy: false, pending: new Map() }));
-    return q;
+    let queue = this.sites.get(ref);
+    if (!queue) this.sites.set(ref, (queue = { busy: false, pending: new Map() }));
+    return queue;
   }
 
   private pump(site: string, q: SiteQueue): void {
@@ -228,8 +228,8 @@ export class SteeringQueue {
     }
     const groups = new Map<string, Array<[ComponentName, Pending]>>();
     for (const entry of batch) {
-      const g = groups.get(entry[1].key);
-      if (g) g.push(entry);
+      const group = groups.get(entry[1].key);
+      if (group) group.push(entry);
       else groups.set(entry[1].key, [entry]);
     }
     // A waiter is answered once per request that carries any of its components (counted in one
@@ -251,15 +251,15 @@ export class SteeringQueue {
     entries: Array<[ComponentName, Pending]>,
     waiters: Waiter[],
   ): Promise<void> {
-    const s = groupSignal(waiters);
+    const combined = groupSignal(waiters);
     try {
-      const result = await this.sendGroup(site, entries, s.signal);
+      const result = await this.sendGroup(site, entries, combined.signal);
       this.sent++;
       for (const w of waiters) this.settle(w, result);
     } catch (err) {
       for (const w of waiters) this.settle(w, undefined, err as Error);
     } finally {
-      s.release();
+      combined.release();
     }
   }
 
@@ -294,9 +294,13 @@ export class SteeringQueue {
     else {
       // Built field by field: a spread then a delete makes a slow (dictionary) object of every result.
       const last = w.last!;
-      const r: SteeringResult = { request: last.request, response: last.response, merged: w.merged || last.merged };
-      if (w.displaced) r.displaced = w.displaced;
-      w.resolve(r);
+      const settled: SteeringResult = {
+        request: last.request,
+        response: last.response,
+        merged: w.merged || last.merged,
+      };
+      if (w.displaced) settled.displaced = w.displaced;
+      w.resolve(settled);
     }
   }
 }

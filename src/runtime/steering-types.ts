@@ -56,14 +56,14 @@ export class SteeringTypes {
   accepted(site: string, endpoint: SteeringEndpoint, validUntil: number | undefined): Displaced[] {
     const displaced = this.displacedBy(site, endpoint);
     const now = this.now();
-    const m = this.sites.get(site) ?? new Map<SteeringType, number>();
-    for (const [type, until] of m) if (until <= now) m.delete(type);
-    for (const d of displaced) m.delete(d.type);
+    const untilByType = this.sites.get(site) ?? new Map<SteeringType, number>();
+    for (const [type, until] of untilByType) if (until <= now) untilByType.delete(type);
+    for (const d of displaced) untilByType.delete(d.type);
     const type = steeringTypeOf(endpoint);
-    if (endpoint === 'cancel-grid-target') m.delete('grid-target');
+    if (endpoint === 'cancel-grid-target') untilByType.delete('grid-target');
     else if (validUntil !== undefined && validUntil > now)
-      m.set(type, type === 'asset' ? Math.max(m.get(type) ?? 0, validUntil) : validUntil);
-    if (m.size > 0) this.sites.set(site, m);
+      untilByType.set(type, type === 'asset' ? Math.max(untilByType.get(type) ?? 0, validUntil) : validUntil);
+    if (untilByType.size > 0) this.sites.set(site, untilByType);
     else this.sites.delete(site);
     if (this.sites.size > this.pruneAt) {
       this.prune(now);

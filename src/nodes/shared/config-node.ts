@@ -1,7 +1,7 @@
 /** The interface flow nodes see of an `ems-partner-config` node. */
 import type { ConnectionState } from '../../client';
 import type { BudgetStats, BudgetWarning, ConfigProps, Runtime } from '../../runtime';
-import type { Node } from './red';
+import type { Node } from './node-red-api';
 
 export interface UserNode {
   onConnectionState(s: ConnectionState): void;

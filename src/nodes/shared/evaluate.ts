@@ -1,5 +1,5 @@
 /** Evaluation of a node's TypedInput properties. */
-import type { Node, NodeMessage, RED } from './red';
+import type { Node, NodeMessage, RED } from './node-red-api';
 
 /** Evaluates a TypedInput (str, num, msg, flow, global, env, json, jsonata); a failure rejects. */
 export function evaluate(

@@ -4,14 +4,14 @@
  * evaluation of typed inputs, migrations, the steering command and its checks, renewal.
  * Node folders import from here; the modules here import each other directly.
  */
-export * from './red';
+export * from './node-red-api';
 export * from './scaffold';
 export * from './config-node';
 export * from './status';
 export * from './messages';
 export * from './evaluate';
 export * from './migrations';
-export * from './split';
+export * from './max-split';
 export * from './poll-backoff';
 export * from './steer-command';
 export * from './steer-grid-limits';

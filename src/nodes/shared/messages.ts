@@ -6,7 +6,7 @@
  */
 import { refusedField, type ApiError } from '../../client';
 import type { Status } from './status';
-import type { DoneFn, Node, NodeMessage, SendFn } from './red';
+import type { DoneFn, Node, NodeMessage, SendFn } from './node-red-api';
 
 /** The node and its status: what ending a message needs. */
 export interface Ends {
@@ -26,10 +26,10 @@ export function attributed<T>(p: Promise<T>, pick: (serviceMessage: string) => s
 
 /** Ends a message with an error a Catch node sees (node.error without `done`); status shows the reason. */
 export function fail(f: Ends, done: DoneFn | undefined, err: unknown, msg?: NodeMessage): void {
-  const e = err instanceof Error ? err : new Error(String(err));
-  f.status.error(e);
-  if (done) done(e);
-  else f.node.error(e, msg);
+  const error = err instanceof Error ? err : new Error(String(err));
+  f.status.error(error);
+  if (done) done(error);
+  else f.node.error(error, msg);
 }
 
 /**

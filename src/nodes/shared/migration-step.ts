@@ -33,8 +33,13 @@ const POWER_LIMITS = ['maxEssPower', 'maxCurtailment', 'maxGridPower', 'maxGridL
 export function keepNoLimit(config: NodeConfig): NodeConfig {
   const out: NodeConfig = { ...config };
   for (const key of POWER_LIMITS) {
-    const v = out[key];
-    if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '') || Number(v) === 0)
+    const limit = out[key];
+    if (
+      limit === undefined ||
+      limit === null ||
+      (typeof limit === 'string' && limit.trim() === '') ||
+      Number(limit) === 0
+    )
       out[key] = 'none';
   }
   return out;

@@ -27,7 +27,7 @@ import { STEPS as REQUEST_STEPS } from '../request/migrations';
 import { STEPS as PLAN_STEPS } from '../plan/migrations';
 import { STEPS as SCHEDULE_STEPS } from '../schedule/migrations';
 
-export type { Migration, NodeConfig } from './migration-step';
+export type { NodeConfig } from './migration-step';
 
 export type MigrationTable = Readonly<Record<string, readonly Migration[]>>;
 
@@ -49,9 +49,9 @@ export function currentVersion(type: string, table: MigrationTable = MIGRATIONS)
 
 /** The version a saved config is at: its `version` (a number or a numeric string), else 1. */
 export function versionOf(config: NodeConfig): number {
-  const v =
+  const version =
     typeof config.version === 'string' && config.version.trim() !== '' ? Number(config.version) : config.version;
-  return typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v : 1;
+  return typeof version === 'number' && Number.isInteger(version) && version >= 1 ? version : 1;
 }
 
 /**

@@ -67,13 +67,18 @@ export class Renewal {
     const at = cmd.validUntil - renewLead(validFor);
     const timer = this.setTimer(() => this.fire(cmd, validFor), Math.max(0, at - this.now()));
     this.timers.set(cmd.site, timer);
+    if (!this.generation.has(cmd.site)) this.generation.set(cmd.site, 0);
   }
 
   /** Stops renewing a site; true if a renewal was pending. */
   stop(site: string): boolean {
+    const timer = this.timers.get(site);
+    // Nothing scheduled and no renewal ever sent for the site: nothing to end. Every new signal
+    // stops its site's renewal, so this keeps a node with renewal off (or steering thousands of
+    // sites) from keeping an entry per site it ever steered.
+    if (timer === undefined && !this.generation.has(site)) return false;
     this.generation.set(site, (this.generation.get(site) ?? 0) + 1);
-    const t = this.timers.get(site);
-    if (t) this.clearTimer(t);
+    if (timer !== undefined) this.clearTimer(timer);
     return this.timers.delete(site);
   }
 
@@ -85,6 +90,11 @@ export class Renewal {
 
   get pending(): number {
     return this.timers.size;
+  }
+
+  /** Sites the renewal keeps anything for (a timer, or a chain a stop must be able to end); for tests and diagnostics. */
+  get sitesKept(): number {
+    return this.generation.size;
   }
 
   private fire(cmd: SteeringCommand, validFor: number): void {
@@ -130,12 +140,12 @@ export class Renewal {
   }
 
   private uncappedValidUntil(cmd: SteeringCommand, validFor: number, now: number): number {
-    const s = this.deps.settings();
-    if (s.validity === 'quarter-hour') {
-      const q = quarterHourValidUntil(now);
-      return q > cmd.validUntil! ? q : q + QUARTER_HOUR_MS;
+    const settings = this.deps.settings();
+    if (settings.validity === 'quarter-hour') {
+      const quarterEnd = quarterHourValidUntil(now);
+      return quarterEnd > cmd.validUntil! ? quarterEnd : quarterEnd + QUARTER_HOUR_MS;
     }
-    if (s.validity === 'duration') return Math.max(now + s.duration * MINUTE_MS, cmd.validUntil! + 1);
+    if (settings.validity === 'duration') return Math.max(now + settings.duration * MINUTE_MS, cmd.validUntil! + 1);
     return cmd.validUntil! + validFor;
   }
 }
@@ -152,11 +162,11 @@ export function describeCommand(cmd: SteeringCommand, until = false, t: Translat
   if (cmd.productionCurtailment) parts.push(t('curtailment', { power: formatPower(cmd.productionCurtailment) }));
   if (cmd.maximizeGridImport !== undefined) parts.push(t(cmd.maximizeGridImport ? 'maxImportOn' : 'maxImportOff'));
   if (cmd.gridTarget) parts.push(t('gridTarget', { power: minus(cmd.gridTarget.setpoint) }));
-  const g = cmd.gridLimits;
-  if (g?.upperLimit && g.lowerLimit)
-    parts.push(t('gridLimits', { lower: minus(g.lowerLimit), upper: minus(g.upperLimit) }));
-  else if (g?.upperLimit) parts.push(t('gridUpperLimit', { power: minus(g.upperLimit) }));
-  else if (g?.lowerLimit) parts.push(t('gridLowerLimit', { power: minus(g.lowerLimit) }));
+  const gridLimits = cmd.gridLimits;
+  if (gridLimits?.upperLimit && gridLimits.lowerLimit)
+    parts.push(t('gridLimits', { lower: minus(gridLimits.lowerLimit), upper: minus(gridLimits.upperLimit) }));
+  else if (gridLimits?.upperLimit) parts.push(t('gridUpperLimit', { power: minus(gridLimits.upperLimit) }));
+  else if (gridLimits?.lowerLimit) parts.push(t('gridLowerLimit', { power: minus(gridLimits.lowerLimit) }));
   if (cmd.kind === 'cancel-grid-target') parts.push(t('cancelGridTarget'));
   const text = parts.join(', ');
   return until ? withUntil(text, cmd, t) : text;

@@ -15,7 +15,7 @@ import { upgrade } from './migrations';
 import { type Answer, copyWith, fail, partsOf, sendAll } from './messages';
 import { Status, translator } from './status';
 import type { ConfigNode, UserNode } from './config-node';
-import type { DoneFn, Node, NodeMessage, RED, SendFn } from './red';
+import type { DoneFn, Node, NodeMessage, RED, SendFn } from './node-red-api';
 
 /** What an input handler gets besides the message. */
 export interface InputContext {
@@ -31,9 +31,9 @@ export interface InputContext {
 }
 
 /** A node's work for one message: its answer (messages.ts `Answer`), or a throw/rejection: the message fails. */
-export type InputHandler = (msg: NodeMessage, ctx: InputContext) => Answer | Promise<Answer>;
+type InputHandler = (msg: NodeMessage, ctx: InputContext) => Answer | Promise<Answer>;
 
-export interface InputOptions {
+interface InputOptions {
   /**
    * Messages are taken one at a time, in arrival order: each starts once the one before ended
    * or called `release()` (a stop after a schedule stops that schedule). Default: each at once.
@@ -177,13 +177,13 @@ function listenInput(
 
 /** The most messages a node holds at once: its config node's `maxWaiting` (the table's default without one, or for a value the runtime refuses at deploy). */
 function waitingLimit(server: ConfigNode | null): number {
-  const l = LIMITS.maxWaiting;
-  const n = numberOf(server?.props?.maxWaiting, l.dflt);
-  return accepts(l, n) ? n : l.dflt;
+  const limit = LIMITS.maxWaiting;
+  const configured = numberOf(server?.props?.maxWaiting, limit.dflt);
+  return accepts(limit, configured) ? configured : limit.dflt;
 }
 
 /** A message refused because the node holds as many as its limit allows (the config node's `maxWaiting`). */
-export class WaitingLimitError extends EmsError {
+class WaitingLimitError extends EmsError {
   readonly code = 'EMS_TOO_MANY_WAITING';
   declare readonly field: string;
   constructor(limit: number, configurable: boolean) {
@@ -302,13 +302,13 @@ function answer(
     else if (done) done(error);
     else f.node.error(error, msg);
   };
-  let a: Answer | Promise<Answer>;
+  let outcome: Answer | Promise<Answer>;
   try {
-    a = handler(msg, { signal, copy: (fields) => copyWith(msg, fields), release });
+    outcome = handler(msg, { signal, copy: (fields) => copyWith(msg, fields), release });
   } catch (err) {
     failed(err);
     return;
   }
-  if (a instanceof Promise) a.then(finish, failed);
-  else finish(a as Answer);
+  if (outcome instanceof Promise) outcome.then(finish, failed);
+  else finish(outcome as Answer);
 }

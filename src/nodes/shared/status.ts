@@ -15,7 +15,7 @@ import { ValidationError, formatClock } from '../../protocol';
 import { ApiError, BudgetError } from '../../client';
 import { isNotSteering } from '../../runtime';
 import { isUnreachable, seconds } from './poll-backoff';
-import type { Node, NodeStatus, RED } from './red';
+import type { Node, NodeStatus, RED } from './node-red-api';
 
 export type Params = Record<string, string | number>;
 /** A text of one node type's `status.*` keys, e.g. t('devices', { count: 6 }). */

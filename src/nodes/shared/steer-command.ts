@@ -296,14 +296,15 @@ function validity(
     until = parseTime(untilRaw, (field = obj?.validUntil !== undefined ? 'msg.payload.validUntil' : 'msg.validUntil'));
   else if (obj?.duration !== undefined || s.validity === 'duration') {
     const raw = obj?.duration;
-    const d = raw === undefined ? s.duration : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN;
-    if (!Number.isFinite(d) || d <= 0)
+    const minutes =
+      raw === undefined ? s.duration : typeof raw === 'number' || typeof raw === 'string' ? Number(raw) : NaN;
+    if (!Number.isFinite(minutes) || minutes <= 0)
       throw new ValidationError(
         'msg.payload.duration',
         `must be a positive number of minutes; got ${show(obj?.duration)}`,
       );
-    until = (from ?? now) + d * MINUTE_MS;
-    [field, got] = [raw === undefined ? 'duration' : 'msg.payload.duration', `${d} min`];
+    until = (from ?? now) + minutes * MINUTE_MS;
+    [field, got] = [raw === undefined ? 'duration' : 'msg.payload.duration', `${minutes} min`];
   } else if (s.validity === 'quarter-hour') {
     until = quarterHourValidUntil(from ?? now);
     [field, got] = ['validity', 'the end of the quarter hour'];
@@ -312,12 +313,12 @@ function validity(
       'validUntil',
       'is required when validity is "msg": msg.validUntil or msg.payload.validUntil (epoch ms, ISO 8601 or Date), or msg.payload.duration in minutes',
     );
-  const v = validateValidity({ validFrom: from, validUntil: until }, now);
+  const checked = validateValidity({ validFrom: from, validUntil: until }, now);
   // A validUntil derived from a validFrom that itself lies beyond the limit: name validFrom.
   if (from !== undefined && !isSet(untilRaw) && maxValidityMs !== undefined && from - now >= maxValidityMs)
     [field, got] = [fromField, new Date(from).toISOString()];
-  checkMaxValidity(v.validUntil, maxValidityMs, now, field, got);
-  return v;
+  checkMaxValidity(checked.validUntil, maxValidityMs, now, field, got);
+  return checked;
 }
 
 /**

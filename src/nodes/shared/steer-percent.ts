@@ -50,14 +50,14 @@ export async function convertPercent(
   pv: PvSources,
   limits: PercentLimits,
 ): Promise<SteeringCommand> {
-  const c = cmd.productionCurtailment;
-  if (!c || c.unit !== '%' || mode === 'send') return cmd;
-  const { watts: peak, from } = await pvPower(cmd.site, pv, c.value);
-  const watts = Math.round(percentToWatts(c.value, peak));
+  const curtailment = cmd.productionCurtailment;
+  if (!curtailment || curtailment.unit !== '%' || mode === 'send') return cmd;
+  const { watts: peak, from } = await pvPower(cmd.site, pv, curtailment.value);
+  const watts = Math.round(percentToWatts(curtailment.value, peak));
   if (limits.maxCurtailment > 0 && watts > limits.maxCurtailment) {
     throw new ValidationError(
       'curtailment',
-      `must be within the node's limit maxCurtailment = ${limits.maxCurtailment} W; got ${c.value} % = ${watts} W of the site's PV power ${peak} W (${from}); nothing was sent`,
+      `must be within the node's limit maxCurtailment = ${limits.maxCurtailment} W; got ${curtailment.value} % = ${watts} W of the site's PV power ${peak} W (${from}); nothing was sent`,
     );
   }
   const value: PowerValue = { value: watts, unit: 'W' };
@@ -68,22 +68,27 @@ export async function convertPercent(
 async function pvPower(site: string, pv: PvSources, percent: number): Promise<{ watts: number; from: string }> {
   if (pv.node > 0) return { watts: pv.node, from: 'pvPeakPower' };
   if (pv.msg !== undefined && pv.msg !== null && pv.msg !== '') {
-    const n = numberOf(pv.msg);
-    if (!(typeof pv.msg === 'number' || typeof pv.msg === 'string') || !accepts(LIMITS.pvPeakPower, n) || !(n > 0)) {
+    const given = numberOf(pv.msg);
+    if (
+      !(typeof pv.msg === 'number' || typeof pv.msg === 'string') ||
+      !accepts(LIMITS.pvPeakPower, given) ||
+      !(given > 0)
+    ) {
       throw new ValidationError(
         'msg.pvPeakPower',
         `must be the site's installed PV power, a number of W greater than 0; got ${show(pv.msg)}; nothing was sent`,
       );
     }
-    return { watts: n, from: 'msg.pvPeakPower' };
+    return { watts: given, from: 'msg.pvPeakPower' };
   }
   let why: string;
   if (!pv.sites) why = 'no site list was read';
   else {
     try {
       const found = (await pv.sites()).find((s) => s.siteReference === site);
-      const w = found?.pvPeakPower;
-      if (typeof w === 'number' && Number.isFinite(w) && w > 0) return { watts: w, from: 'GET /sites' };
+      const listedW = found?.pvPeakPower;
+      if (typeof listedW === 'number' && Number.isFinite(listedW) && listedW > 0)
+        return { watts: listedW, from: 'GET /sites' };
       why = found ? 'GET /sites lists the site without its pvPeakPower' : 'GET /sites does not list the site';
     } catch (e) {
       why = `GET /sites failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -113,8 +118,8 @@ export function cachedSites(
   read: () => Promise<SiteSummary[]>,
   now = Date.now(),
 ): Promise<SiteSummary[]> {
-  const c = cache.get(owner);
-  if (c && now - c.at < (c.ok ? SITES_TTL_MS : FAILED_MS)) return c.list;
+  const cached = cache.get(owner);
+  if (cached && now - cached.at < (cached.ok ? SITES_TTL_MS : FAILED_MS)) return cached.list;
   const entry: Cached = { at: now, ok: true, list: read() };
   entry.list.catch(() => {
     entry.ok = false;

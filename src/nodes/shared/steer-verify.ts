@@ -34,7 +34,7 @@ import {
 import { evaluate } from './evaluate';
 import { cachedSites } from './steer-percent';
 import type { Status } from './status';
-import type { Node, NodeMessage, RED } from './red';
+import type { Node, NodeMessage, RED } from './node-red-api';
 
 const row = (key: 'verifyEvery' | 'tolerance' | 'toleranceMin'): Limit => LIMITS[key];
 
@@ -46,10 +46,10 @@ export interface VerifySettings {
 
 /** The check's settings of a node (a ValidationError naming the property). */
 export function verifySettingsOf(c: Record<string, unknown>): VerifySettings {
-  const v = c.verify;
-  if (![undefined, '', true, false, 'true', 'false'].includes(v as never))
-    throw new ValidationError('verify', `must be true or false; got ${show(v)}`);
-  const on = v === true || v === 'true';
+  const verify = c.verify;
+  if (![undefined, '', true, false, 'true', 'false'].includes(verify as never))
+    throw new ValidationError('verify', `must be true or false; got ${show(verify)}`);
+  const on = verify === true || verify === 'true';
   // The settings count only with verify on (the editor checks them only then); off, a bad one is not used.
   if (!on) return { on, everyMs: 0, tolerance: { ...DEFAULT_TOLERANCE } };
   return {
@@ -63,7 +63,7 @@ export function verifySettingsOf(c: Record<string, unknown>): VerifySettings {
 }
 
 /** A window replaced sooner than this after it began gives no report (a request merged with a later one in the queue). */
-export const MERGED_MS = 1000;
+const MERGED_MS = 1000;
 
 /** Most windows a node keeps open at once (sites × components, through msg.site). */
 export const MAX_OPEN = 500;
@@ -122,11 +122,16 @@ export class VerifyCommon {
       const key = `${role}Device`;
       const value = this.d.config[key];
       try {
-        const v =
+        const evaluated =
           value === undefined || value === ''
             ? undefined
             : await evaluate(this.d.RED, this.d.node, value, String(this.d.config[`${key}Type`] || 'str'), msg ?? {});
-        out[role] = v === undefined || v === null ? '' : typeof v === 'string' ? v : String(v);
+        out[role] =
+          evaluated === undefined || evaluated === null
+            ? ''
+            : typeof evaluated === 'string'
+              ? evaluated
+              : String(evaluated);
       } catch {
         out[role] = '';
       }
@@ -140,8 +145,10 @@ export class VerifyCommon {
   async pvPower(rt: Runtime, site: string): Promise<number | undefined> {
     if (this.d.pvPeakPower() > 0) return this.d.pvPeakPower();
     try {
-      const w = (await cachedSites(rt, () => rt.client.listSites())).find((s) => s.siteReference === site)?.pvPeakPower;
-      return typeof w === 'number' && w > 0 ? w : undefined;
+      const peakW = (await cachedSites(rt, () => rt.client.listSites())).find(
+        (s) => s.siteReference === site,
+      )?.pvPeakPower;
+      return typeof peakW === 'number' && peakW > 0 ? peakW : undefined;
     } catch {
       return undefined;
     }
@@ -149,10 +156,12 @@ export class VerifyCommon {
 
   /** The verdict in the status, and the report on output 2 (`extra`: the schedule's slots). */
   report(r: DeliveryReport, extra?: { slots: number[] }): void {
-    const t = this.d.status.t;
-    const verdict = t(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
+    const translate = this.d.status.t;
+    const verdict = translate(`followed${r.followed[0].toUpperCase()}${r.followed.slice(1)}`);
     const measured = r.measured ? formatPower(r.measured).replace(/^-/, '−') : undefined;
-    this.d.status.verdict(measured ? t('lastVerdict', { verdict, measured }) : t('lastVerdictOnly', { verdict }));
+    this.d.status.verdict(
+      measured ? translate('lastVerdict', { verdict, measured }) : translate('lastVerdictOnly', { verdict }),
+    );
     this.d.node.send([null, { topic: 'delivery', site: r.site, ...extra, payload: r }]);
   }
 }
@@ -209,15 +218,15 @@ export class SteerVerify {
     const opened: Array<Promise<void>> = [];
     for (const { component, asked: a } of asked) {
       if (this.d.signal.aborted) return;
-      const k = `${cmd.site}|${component}`;
-      if (!this.open.has(k) && this.open.size >= MAX_OPEN) {
+      const windowKey = `${cmd.site}|${component}`;
+      if (!this.open.has(windowKey) && this.open.size >= MAX_OPEN) {
         if (!this.warned)
           this.d.node.warn(`delivery check: more than ${MAX_OPEN} windows open; further ones are not checked`);
         this.warned = true;
         continue;
       }
       if (a.kind === 'max' && a.value.unit === '%') a.percentOfW = await this.common.pvPower(rt, cmd.site);
-      this.endWindow(k, acceptedAt);
+      this.endWindow(windowKey, acceptedAt);
       const from = Math.max(acceptedAt, cmd.validFrom ?? acceptedAt);
       const check = new DeliveryCheck(
         { site: cmd.site, component, asked: a, from, until: cmd.validUntil!, devices },
@@ -229,10 +238,10 @@ export class SteerVerify {
           onReport: (r) => this.report(r),
         },
       );
-      this.open.set(k, check);
+      this.open.set(windowKey, check);
       opened.push(check.started);
       void check.done.then(() => {
-        if (this.open.get(k) === check) this.open.delete(k);
+        if (this.open.get(windowKey) === check) this.open.delete(windowKey);
       });
     }
     await Promise.all(opened);

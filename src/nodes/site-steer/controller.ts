@@ -53,6 +53,8 @@ export class SiteSteerController {
   readonly group: SteerGroup;
   /** Said once: fleet messages get no delivery check. */
   private warnedFleetCheck = false;
+  /** The config node's limits, once read (limits()). */
+  private configLimits?: Readonly<{ maxValidityMs: number }>;
 
   constructor(
     private readonly RED: RED,
@@ -118,9 +120,13 @@ export class SiteSteerController {
     return describeCommand(cmd, until, this.f.status.t);
   }
 
-  /** Limits of the config node, read from its properties as the runtime reads them (so a dry run needs no runtime). */
-  limits(): { maxValidityMs: number } {
-    return { maxValidityMs: maxValidityMsOf(this.f.server!.props?.maxValidity) };
+  /**
+   * Limits of the config node, read from its properties as the runtime reads them (so a dry run
+   * needs no runtime). Read once: a config node's properties change only by a redeploy, which
+   * makes this node anew; a maxValidity the runtime refuses is refused again on every message.
+   */
+  limits(): Readonly<{ maxValidityMs: number }> {
+    return (this.configLimits ??= Object.freeze({ maxValidityMs: maxValidityMsOf(this.f.server!.props?.maxValidity) }));
   }
 
   private limitsOrNone(): { maxValidityMs?: number } {
@@ -143,23 +149,23 @@ export class SiteSteerController {
     const rt: Promise<Runtime> | undefined = this.f.props.dryRun ? undefined : server.runtime();
     const mode = rt ? (await rt).percentCurtailment : percentCurtailmentOf(server.props);
     const sites = async () => {
-      const r = await (rt ?? server.runtime());
-      return cachedSites(r, () => r.client.listSites());
+      const runtime = await (rt ?? server.runtime());
+      return cachedSites(runtime, () => runtime.client.listSites());
     };
-    const s = this.settings!;
+    const settings = this.settings!;
     return convertPercent(
       cmd,
       mode,
-      { node: s.pvPeakPower, msg: msg.pvPeakPower, sites },
-      { maxCurtailment: s.maxCurtailment },
+      { node: settings.pvPeakPower, msg: msg.pvPeakPower, sites },
+      { maxCurtailment: settings.maxCurtailment },
     );
   }
 
   /** Refuses a command beyond the site's rating where the node's limit is not set (essW: a fleet entry's maxPowerW). */
   async rated(cmd: SteeringCommand, essW?: number): Promise<void> {
     const sites = async () => {
-      const r = await this.f.server!.runtime();
-      return cachedSites(r, () => r.client.listSites());
+      const runtime = await this.f.server!.runtime();
+      return cachedSites(runtime, () => runtime.client.listSites());
     };
     await checkSiteRatings(cmd, this.settings!.rating, cmd.site, {
       sites,
@@ -172,19 +178,23 @@ export class SiteSteerController {
 
   /** Whether stop lifts the curtailment of `ref` (stopAction 'lift', in a mode that steers curtailment). */
   lifts(ref: string): boolean {
-    const s = this.settings!;
-    if (s.stopAction !== 'lift') return false;
-    if (s.mode === 'curtailment') return true;
+    const settings = this.settings!;
+    if (settings.stopAction !== 'lift') return false;
+    if (settings.mode === 'curtailment') return true;
     const value = this.f.props.curtailmentValue;
-    return s.mode === 'combined' && ((value !== undefined && value !== '') || this.sender.curtailedUntil.has(ref));
+    return (
+      settings.mode === 'combined' && ((value !== undefined && value !== '') || this.sender.curtailedUntil.has(ref))
+    );
   }
 
   /** In a group, a request goes out only from the leader of its site: the others answer "standby". */
-  async notLeading(ref: string, copy: InputContext['copy']): Promise<NodeMessage | undefined> {
+  notLeading(ref: string, copy: InputContext['copy']): Promise<NodeMessage | undefined> | undefined {
     if (this.f.props.dryRun) return undefined;
-    const rt = await this.sender.runtime();
-    // Without a group every instance leads: nothing to ask.
-    return rt.gate ? this.group.standby(rt, ref, copy) : undefined;
+    const known = this.sender.runtime();
+    // Without a group every instance leads: nothing to ask (and, once the runtime is known, nothing to await).
+    if (known instanceof Promise)
+      return known.then((runtime) => (runtime.gate ? this.group.standby(runtime, ref, copy) : undefined));
+    return known.gate ? this.group.standby(known, ref, copy) : undefined;
   }
 
   /** What the fleet part needs of the node (fleet.ts). */
@@ -247,7 +257,8 @@ export class SiteSteerController {
     const given = this.inputs.values(settings.mode, msg);
     const values = given instanceof Promise ? await given : given;
     const built = buildCommand(settings, ref, msg.payload, values, Date.now(), this.limits());
-    const standby = await this.notLeading(ref, copy);
+    const leading = this.notLeading(ref, copy);
+    const standby = leading === undefined ? undefined : await leading;
     if (standby) return standby;
     const cmd = built.productionCurtailment?.unit === '%' ? await this.converted(built, msg) : built;
     // (a dry run reads nothing: the site's rating is checked when it is sent)
@@ -257,14 +268,14 @@ export class SiteSteerController {
     this.renewal.stop(ref);
     const what = this.describe(cmd);
     status.busy(status.t('sending', { what }));
-    const r = await attributed(this.sender.send(cmd, release, msg), (svc) =>
+    const result = await attributed(this.sender.send(cmd, release, msg), (svc) =>
       /site/i.test(svc) ? this.inputs.siteField(msg) : 'msg.payload',
     );
-    this.sender.shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), r);
+    this.sender.shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), result);
     if (config.renew) this.group.renewing(cmd); // renewed from here (and recorded in a group)
     // msg.merged only when the queue merged this message's values into a later request.
-    if (r.merged) return copy({ payload: r.response, request: r.request, site: ref, merged: true });
-    const out = copy({ payload: r.response, request: r.request, site: ref });
+    if (result.merged) return copy({ payload: result.response, request: result.request, site: ref, merged: true });
+    const out = copy({ payload: result.response, request: result.request, site: ref });
     if ('merged' in out) delete out.merged; // an upstream node's flag does not describe this request
     return out;
   }

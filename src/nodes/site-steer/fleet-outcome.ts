@@ -39,20 +39,17 @@ export interface FleetOutcome {
   error?: Error;
 }
 
-export const isFleetOutcome = (v: unknown): v is FleetOutcome =>
-  typeof v === 'object' && v !== null && (v as FleetOutcome)[FLEET] === true;
-
 function errorOf(e: Error): FleetResult['error'] {
-  const x = e as Error & { code?: unknown; field?: unknown; status?: unknown };
+  const detail = e as Error & { code?: unknown; field?: unknown; status?: unknown };
   const out: FleetResult['error'] = { message: e.message };
-  if (typeof x.code === 'string') out.code = x.code;
-  if (typeof x.field === 'string') out.field = x.field;
-  if (typeof x.status === 'number') out.status = x.status;
+  if (typeof detail.code === 'string') out.code = detail.code;
+  if (typeof detail.field === 'string') out.field = detail.field;
+  if (typeof detail.status === 'number') out.status = detail.status;
   return out;
 }
 
 /** Most failed sites the Catch error names one by one. */
-export const LISTED = 10;
+const LISTED = 10;
 
 export function outcome(
   d: OutcomeDeps,
@@ -74,13 +71,13 @@ export function outcome(
 
 /** A site's result when its job failed: standby in a group (another instance leads it and sends), else its error. */
 function failedResult(site: string, error: Error): FleetResult {
-  const x = error as Error & { fleetRequest?: SentRequest; part?: number };
-  const part = x.part;
+  const tagged = error as Error & { fleetRequest?: SentRequest; part?: number };
+  const part = tagged.part;
   if (isNotSteering(error) && error.reason !== 'unreachable')
     return { site, ok: false, standby: { leader: error.leader }, ...(part !== undefined ? { part } : {}) };
   const res: FleetResult = { site, ok: false, error: errorOf(error) };
-  if (x.fleetRequest) res.request = x.fleetRequest;
-  if (x.part !== undefined) res.part = x.part;
+  if (tagged.fleetRequest) res.request = tagged.fleetRequest;
+  if (tagged.part !== undefined) res.part = tagged.part;
   return res;
 }
 
@@ -95,14 +92,14 @@ function summaryOf(
   const summary: Record<string, unknown> = { ok: results.length - failed - standby, failed, total: results.length };
   if (standby > 0) summary.standby = standby;
   if (plan) {
-    const f = POWER_FACTOR[d.settings.essUnit];
+    const factor = POWER_FACTOR[d.settings.essUnit];
     const acceptedW = results.reduce((a, r, i) => a + (r.ok ? (plan.parts[i].partW ?? 0) : 0), 0);
     Object.assign(summary, {
       unit: d.settings.essUnit,
-      asked: plan.askedW / f,
-      allocated: plan.allocatedW / f,
-      accepted: acceptedW / f,
-      shortfall: plan.shortfallW / f,
+      asked: plan.askedW / factor,
+      allocated: plan.allocatedW / factor,
+      accepted: acceptedW / factor,
+      shortfall: plan.shortfallW / factor,
     });
   }
   return summary;
@@ -110,20 +107,20 @@ function summaryOf(
 
 /** The status of a fleet message: dry run, stopped, all failed, some failed or short, or all sent. */
 function showOutcome(d: OutcomeDeps, summary: Record<string, unknown>, failed: number, total: number, stop: boolean) {
-  const t = d.status.t;
+  const translate = d.status.t;
   const counts = { ok: summary.ok as number, total, failed };
-  if (d.dryRun) d.status.dryRun(t('fleetDryRun', counts));
-  else if (stop) d.status.ended(t(failed ? 'fleetStoppedFailed' : 'fleetStopped', counts));
-  else if (failed === total) d.status.failing(t('fleetFailed', counts));
+  if (d.dryRun) d.status.dryRun(translate('fleetDryRun', counts));
+  else if (stop) d.status.ended(translate(failed ? 'fleetStoppedFailed' : 'fleetStopped', counts));
+  else if (failed === total) d.status.failing(translate('fleetFailed', counts));
   else if (failed || summary.shortfall)
     d.status.sentWarning(
-      t(failed ? 'fleetSentFailed' : 'fleetShortfall', {
+      translate(failed ? 'fleetSentFailed' : 'fleetShortfall', {
         ...counts,
         shortfall: String(summary.shortfall),
         unit: d.settings.essUnit,
       }),
     );
-  else d.status.sent(t('fleetSent', counts));
+  else d.status.sent(translate('fleetSent', counts));
 }
 
 /** The one Catch-able error naming the failed sites (the first LISTED, then a count). */
@@ -150,7 +147,7 @@ function fleetErrorOf(
  * the failed sites; `cause` (which Node-RED copies into the Catch node's msg.error) holds
  * every failed site and its error, and the summary.
  */
-export class FleetError extends Error {
+class FleetError extends Error {
   readonly code = 'EMS_FLEET_PARTIAL';
   constructor(
     readonly field: string,

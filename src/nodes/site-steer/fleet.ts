@@ -161,11 +161,11 @@ async function jobsOf(
 
 /** A stop per site: its renewal ends; a cancel in mode grid-target, a lift where stop lifts, else nothing to send. */
 function stopJobs(d: FleetDeps, fleet: FleetSite[], now: number): Job[] {
-  const s = d.settings;
+  const settings = d.settings;
   return fleet.map(({ site }) => {
     d.renewal.stop(site);
-    if (s.mode === 'grid-target') return { site, cmd: { site, kind: 'cancel-grid-target' } };
-    if (d.lifts(site)) return { site, cmd: liftCommand(s, site, d.curtailedUntil(site), now, d.limits()) };
+    if (settings.mode === 'grid-target') return { site, cmd: { site, kind: 'cancel-grid-target' } };
+    if (d.lifts(site)) return { site, cmd: liftCommand(settings, site, d.curtailedUntil(site), now, d.limits()) };
     return { site, stopOnly: true };
   });
 }
@@ -178,12 +178,12 @@ async function portfolioJobs(
   now: number,
   signal: AbortSignal,
 ): Promise<{ jobs: Job[]; plan: PortfolioPlan }> {
-  const s = d.settings;
+  const settings = d.settings;
   const values = await d.values(msg);
-  const { totalW, validity } = portfolioTotal(s, msg.payload, values.ess);
+  const { totalW, validity } = portfolioTotal(settings, msg.payload, values.ess);
   // Validity (and the node's other checks) once, as for a lone ESS command of 0 W; each site then gets its part.
   const base = buildCommand(
-    { ...s, mode: 'ess', maxEssPower: 0 },
+    { ...settings, mode: 'ess', maxEssPower: 0 },
     fleet[0].site,
     { ...validity, energyStorage: 0 },
     { ...values, ess: undefined },
@@ -191,7 +191,7 @@ async function portfolioJobs(
     d.limits(),
   );
   const known = new Map(d.fleet.list.map((f) => [f.site, f]));
-  const plan = await planPortfolio(s, d.fleet.split, totalW, fleet, known, {
+  const plan = await planPortfolio(settings, d.fleet.split, totalW, fleet, known, {
     runtime: d.runtime,
     sites: d.sites,
     signal,
@@ -201,7 +201,7 @@ async function portfolioJobs(
       ? { site: p.site, error: p.error }
       : {
           site: p.site,
-          part: p.partW! / POWER_FACTOR[s.essUnit],
+          part: p.partW! / POWER_FACTOR[settings.essUnit],
           essW: p.maxPowerW,
           cmd: { ...base, site: p.site, energyStorageSetting: { value: p.partW!, unit: 'W' as const } },
         },
@@ -236,15 +236,15 @@ async function runJob(
         ...(job.part !== undefined ? { part: job.part } : {}),
       };
     await d.rated(cmd, job.essW);
-    const r = await d.send(cmd, once, msg, signal);
+    const result = await d.send(cmd, once, msg, signal);
     if (d.renew && cmd.kind !== 'cancel-grid-target' && !(msg.payload === 'stop' || msg.stop === true))
       d.renewal.schedule(cmd);
     return {
       site: job.site,
       ok: true,
-      request: r.request,
-      response: r.response,
-      ...(r.merged ? { merged: true as const } : {}),
+      request: result.request,
+      response: result.response,
+      ...(result.merged ? { merged: true as const } : {}),
       ...(job.part !== undefined ? { part: job.part } : {}),
     };
   } catch (e) {

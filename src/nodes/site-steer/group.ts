@@ -50,8 +50,8 @@ export class SteerGroup {
 
   /** The node's own site (a constant) is watched from deploy: a standby shows who leads it, a new leader takes its renewals over. */
   watchOwn(rt: Promise<Runtime>, config: { site?: unknown; siteType?: unknown }, signal: AbortSignal): void {
-    const t = config.siteType;
-    if (!config.site || (t !== undefined && t !== '' && t !== 'str')) return;
+    const siteType = config.siteType;
+    if (!config.site || (siteType !== undefined && siteType !== '' && siteType !== 'str')) return;
     rt.then(
       (r) => {
         if (!signal.aborted) this.attach(r, String(config.site));
@@ -83,10 +83,10 @@ export class SteerGroup {
 
   /** Before a message's request to `site`: resolves when this instance leads it, else rejects (NotSteeringError). */
   async lead(rt: Runtime, site: string): Promise<void> {
-    const g = this.attach(rt, site);
-    if (!g) return;
+    const group = this.attach(rt, site);
+    if (!group) return;
     this.touch(site);
-    await g.lead(site);
+    await group.lead(site);
   }
 
   /** A message's request went out with renew on: renewed from here, and in a group recorded as the chain the group renews. */
@@ -109,8 +109,8 @@ export class SteerGroup {
 
   /** Claims the renewal `next` of `prev` in the group before it goes out (rejects when another instance sends it, or none may). */
   async renewal(runtime: Promise<Runtime>, next: SteeringCommand, prev: SteeringCommand): Promise<void> {
-    const g = this.attach(await runtime, next.site);
-    if (!g) return;
+    const group = this.attach(await runtime, next.site);
+    if (!group) return;
     const ttl = Math.max(0, (prev.validUntil ?? 0) - Date.now()) + 60_000;
     const entry = {
       kind: KIND,
@@ -118,7 +118,7 @@ export class SteerGroup {
       ends: next.validUntil ?? Date.now(),
       data: { cmd: next, sentAt: Date.now() } satisfies Stored,
     };
-    await g.claim(next.site, `renew:${this.o.id}:${prev.validUntil}`, ttl, entry);
+    await group.claim(next.site, `renew:${this.o.id}:${prev.validUntil}`, ttl, entry);
   }
 
   close(): void {

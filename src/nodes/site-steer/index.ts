@@ -12,10 +12,10 @@ export = function (RED: RED): void {
     // Loaded with the first node made, not when Node-RED registers the type (start-up).
     const { flowNode } = require('../shared') as typeof Shared;
     const { SiteSteerController } = require('./controller') as typeof Controller;
-    const f = flowNode(RED, this, saved);
-    const controller = new SiteSteerController(RED, f);
-    f.onInput((msg, ctx) => controller.onInput(msg, ctx), { ordered: true });
-    f.onClose(() => controller.onClose());
+    const flow = flowNode(RED, this, saved);
+    const controller = new SiteSteerController(RED, flow);
+    flow.onInput((msg, ctx) => controller.onInput(msg, ctx), { ordered: true });
+    flow.onClose(() => controller.onClose());
   }
 
   RED.nodes.registerType('ems-site-steer', EmsSiteSteerNode);

@@ -9,7 +9,7 @@ import type { Node, NodeMessage, NodeValues, RED } from '../shared';
 import type { SteerMode } from '../shared';
 
 /** A TypedInput's value: at once when Node-RED answers synchronously, else a promise; a failure throws or rejects. */
-export function evaluateNow(
+function evaluateNow(
   RED: RED,
   node: Node,
   value: unknown,

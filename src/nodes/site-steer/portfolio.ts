@@ -25,7 +25,7 @@ import { fleetWindow, mapBounded, type Runtime } from '../../runtime';
 import type { SteerSettings } from '../shared';
 
 /** A site as the split sees it: its part (W) or why it has none. */
-export interface PortfolioPart {
+interface PortfolioPart {
   site: string;
   /** W, signed as the total (positive discharges). */
   partW?: number;
@@ -114,8 +114,8 @@ export async function planPortfolio(
   if (totalW !== 0 && s.rating.includes('maxEssPower')) await boundByService(info, d);
   const weighed = info.map((p) => {
     if (p.error) return undefined;
-    const w = totalW === 0 ? 1 : weightOf(split, totalW, p);
-    if (w === undefined) {
+    const weight = totalW === 0 ? 1 : weightOf(split, totalW, p);
+    if (weight === undefined) {
       p.error = new ValidationError(
         `msg.sites (${p.site})`,
         split === 'rating'
@@ -124,7 +124,7 @@ export async function planPortfolio(
         'unprocessable',
       );
     }
-    return w;
+    return weight;
   });
   // The node's maxEssPower not set: each site's part is bounded by its battery rating, so a site without one gets none.
   if (totalW !== 0 && s.rating.includes('maxEssPower')) {
@@ -140,14 +140,14 @@ export async function planPortfolio(
   }
   const cap = (p: PortfolioPart) => Math.min(s.maxEssPower > 0 ? s.maxEssPower : Infinity, p.maxPowerW ?? Infinity);
   const inSplit = info.map((p, i) => (p.error ? -1 : i)).filter((i) => i >= 0);
-  const r = splitPower(
+  const shares = splitPower(
     totalW,
     inSplit.map((i) => ({ weight: Math.max(0, weighed[i]!), capW: cap(info[i]) })),
   );
   inSplit.forEach((i, k) => {
-    info[i].partW = r.partsW[k];
+    info[i].partW = shares.partsW[k];
   });
-  return { parts: info, askedW: totalW, allocatedW: r.allocatedW, shortfallW: r.shortfallW };
+  return { parts: info, askedW: totalW, allocatedW: shares.allocatedW, shortfallW: shares.shortfallW };
 }
 
 /**
@@ -164,9 +164,14 @@ async function boundByService(info: PortfolioPart[], d: PlanDeps): Promise<void>
   }
   const listed = new Map(list.map((x) => [x.siteReference, x.batteryMaxPower]));
   for (const p of info) {
-    const w = listed.get(p.site);
-    if (typeof w === 'number' && Number.isFinite(w) && w > 0 && (p.maxPowerW === undefined || w < p.maxPowerW))
-      p.maxPowerW = w;
+    const listedW = listed.get(p.site);
+    if (
+      typeof listedW === 'number' &&
+      Number.isFinite(listedW) &&
+      listedW > 0 &&
+      (p.maxPowerW === undefined || listedW < p.maxPowerW)
+    )
+      p.maxPowerW = listedW;
   }
 }
 
@@ -183,9 +188,10 @@ async function fillIn(missing: PortfolioPart[], needSoc: boolean, split: Portfol
   const why = (what: string) =>
     `${what}: ${listError ? `GET /sites failed (${listError instanceof Error ? listError.message : String(listError)})` : 'GET /sites does not list the site'}`;
   for (const p of missing) {
-    const l = listed?.get(p.site);
-    const w = l?.batteryMaxPower;
-    if (p.maxPowerW === undefined && typeof w === 'number' && Number.isFinite(w) && w > 0) p.maxPowerW = w;
+    const entry = listed?.get(p.site);
+    const listedW = entry?.batteryMaxPower;
+    if (p.maxPowerW === undefined && typeof listedW === 'number' && Number.isFinite(listedW) && listedW > 0)
+      p.maxPowerW = listedW;
     if (p.maxPowerW === undefined && split === 'rating')
       p.error = new ValidationError(
         `msg.sites (${p.site})`,
@@ -206,15 +212,15 @@ async function fillIn(missing: PortfolioPart[], needSoc: boolean, split: Portfol
           `has no SOC in the message or the node, and no battery device to read it from (${why('no battery')}); nothing was sent to it`,
           'unprocessable',
         );
-      const m = await rt.reads.measurement(device, 'soc', { signal: d.signal });
-      const v = m.value;
-      if (typeof v !== 'number' || !(v >= 0 && v <= 100))
+      const measurement = await rt.reads.measurement(device, 'soc', { signal: d.signal });
+      const soc = measurement.value;
+      if (typeof soc !== 'number' || !(soc >= 0 && soc <= 100))
         throw new ValidationError(
           `msg.sites (${p.site})`,
-          `battery ${device} answered soc ${show(v)}, not 0..100 %; nothing was sent to it`,
+          `battery ${device} answered soc ${show(soc)}, not 0..100 %; nothing was sent to it`,
           'unprocessable',
         );
-      return v;
+      return soc;
     },
     { signal: d.signal },
   );

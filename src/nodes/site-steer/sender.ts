@@ -81,15 +81,15 @@ export class SteerSender {
     this.maxValidityMs = rt.limits?.maxValidityMs;
     const queued = rt.steering.submit(cmd, { owner: node, signal });
     submitted?.();
-    const r = await queued;
+    const result = await queued;
     if (check) this.verifier?.accepted(cmd, msg);
-    if (r.displaced) node.warn(displacedWarning(cmd, r.displaced));
+    if (result.displaced) node.warn(displacedWarning(cmd, result.displaced));
     if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
       const now = Date.now();
       for (const [k, until] of this.curtailedUntil) if (until <= now) this.curtailedUntil.delete(k);
       this.curtailedUntil.set(cmd.site, cmd.validUntil);
     }
-    return r;
+    return result;
   }
 
   /** A site of a fleet message: sent without a delivery check, refusals attributed to the site or the payload. */

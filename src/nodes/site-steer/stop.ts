@@ -29,7 +29,7 @@ export interface StopHost {
   readonly sender: SteerSender;
   readonly inputs: SteerInputs;
   lifts(ref: string): boolean;
-  notLeading(ref: string, copy: InputContext['copy']): Promise<NodeMessage | undefined>;
+  notLeading(ref: string, copy: InputContext['copy']): Promise<NodeMessage | undefined> | undefined;
   limits(): CommandLimits;
   paths(): Parameters<SteerSender['dryRun']>[4];
   describe(cmd: SteeringCommand): string;
@@ -57,20 +57,20 @@ async function cancelGridTarget(
   const status = c.f.status;
   const cancel: SteeringCommand = { site: ref, kind: 'cancel-grid-target' };
   if (c.f.props.dryRun) return c.sender.dryRun(cancel, 'dryRun', copy, ref, c.paths(), status.t('cancelGridTarget'));
-  const r = await attributed(c.sender.send(cancel, release, msg), () => c.inputs.siteField(msg));
+  const result = await attributed(c.sender.send(cancel, release, msg), () => c.inputs.siteField(msg));
   status.ended(status.t('cancelled'));
-  return copy({ payload: r.response, request: r.request, site: ref });
+  return copy({ payload: result.response, request: result.request, site: ref });
 }
 
 async function lift(c: StopHost, msg: NodeMessage, ref: string, { copy, release }: InputContext): Promise<NodeMessage> {
   const status = c.f.status;
   const cmd = liftCommand(c.settings!, ref, c.sender.curtailedUntil.get(ref), Date.now(), c.limits());
   if (c.f.props.dryRun) return c.sender.dryRun(cmd, 'dryRunLift', copy, ref, c.paths(), c.describe(cmd));
-  const r = await attributed(c.sender.send(cmd, release, msg), (svc) =>
+  const result = await attributed(c.sender.send(cmd, release, msg), (svc) =>
     /site/i.test(svc) ? c.inputs.siteField(msg) : 'pvPeakPower',
   );
   const text = status.t('lifted', { time: formatClock(cmd.validUntil!) });
-  if (r.displaced) c.sender.shown(text, r);
+  if (result.displaced) c.sender.shown(text, result);
   else status.ended(text);
-  return copy({ payload: r.response, request: r.request, site: ref });
+  return copy({ payload: result.response, request: result.request, site: ref });
 }

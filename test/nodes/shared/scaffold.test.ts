@@ -10,7 +10,7 @@ import { ValidationError } from '../../../src/protocol';
 import { flowNode } from '../../../src/nodes/shared/scaffold';
 import { currentVersion } from '../../../src/nodes/shared/migrations';
 import type { ConfigNode, UserNode } from '../../../src/nodes/shared/config-node';
-import type { Node, RED } from '../../../src/nodes/shared/red';
+import type { Node, RED } from '../../../src/nodes/shared/node-red-api';
 import { cfg, flow, helper, loadFlow, siteSteer, StatusLog, useRuntime, useSimulator } from '../../helpers/red';
 
 /** A stand-in for Node-RED and one node, recording every step in `log`. */

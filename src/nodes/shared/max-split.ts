@@ -6,7 +6,7 @@
 import { limited, LIMITS, ValidationError } from '../../protocol';
 
 /** Default and range of the `maxSplit` node property (messages per split): the table's entry. */
-export const MAX_SPLIT = LIMITS.maxSplit;
+const MAX_SPLIT = LIMITS.maxSplit;
 
 /**
  * The `maxSplit` node property (range and default: LIMITS.maxSplit; the default applies when

@@ -9,6 +9,12 @@ export interface NodeMessage {
   [key: string]: unknown;
 }
 
+/**
+ * Any function Node-RED takes as it is: a node's constructor (called with the node as `this`),
+ * an admin route's handlers. Narrower than `Function`: it cannot be called without a cast.
+ */
+type RuntimeFunction = (this: never, ...args: never[]) => unknown;
+
 export type SendFn = (msg: NodeMessage | Array<NodeMessage | NodeMessage[] | null>) => void;
 export type DoneFn = (err?: Error) => void;
 
@@ -37,7 +43,7 @@ export interface RED {
     createNode(node: object, config: object): void;
     registerType(
       type: string,
-      ctor: Function,
+      ctor: RuntimeFunction,
       opts?: { credentials?: Record<string, { type: string }>; settings?: object },
     ): void;
     getNode(id: string): unknown;
@@ -54,10 +60,10 @@ export interface RED {
     cloneMessage<T>(msg: T): T;
   };
   httpAdmin: {
-    post(path: string, ...handlers: Function[]): void;
-    get(path: string, ...handlers: Function[]): void;
+    post(path: string, ...handlers: RuntimeFunction[]): void;
+    get(path: string, ...handlers: RuntimeFunction[]): void;
   };
-  auth: { needsPermission(permission: string): Function };
+  auth: { needsPermission(permission: string): (req: unknown, res: unknown, next: () => void) => void };
   log: { warn(text: string): void; info(text: string): void };
   _(key: string, subs?: Record<string, unknown>): string;
 }
