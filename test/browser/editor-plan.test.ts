@@ -16,8 +16,8 @@ import { catalogue, labelFor } from './lib/panels';
 import { until } from './lib/wait';
 
 declare const RED: any;
-const T = 'ems-plan';
-const labels = catalogue(T).label;
+const NODE_TYPE = 'ems-plan';
+const labels = catalogue(NODE_TYPE).label;
 
 /** The planner's refusal of a battery, without the field's name, as the editor shows it (no `battery.` prefixes). */
 function plannerSays(battery: Record<string, unknown>, extra: Record<string, unknown> = {}): string {
@@ -45,13 +45,13 @@ describe('browser: the price plan node', function () {
   });
 
   it("in the palette with its icon; its panel shows every setting, with the defaults; a refused value is marked with the planner's words", async () => {
-    const entry = paletteNode(page, T);
+    const entry = paletteNode(page, NODE_TYPE);
     assert.equal((await entry.innerText()).trim(), 'price plan');
     assert.match(
       await entry.locator('.red-ui-palette-icon').evaluate((e) => (e as HTMLElement).style.backgroundImage),
       /icons\/@ems-partner\/node-red\/ems-plan\.svg/,
     );
-    const id = await dropNode(page, T, 300, 150);
+    const id = await dropNode(page, NODE_TYPE, 300, 150);
     await openNode(page, id);
     for (const k of [
       'capacityKWh',
@@ -128,7 +128,7 @@ describe('browser: the price plan node', function () {
       { id: 'tab', type: 'tab', label: 'plan' },
       {
         id: 'p1',
-        type: T,
+        type: NODE_TYPE,
         z: 'tab',
         x: 200,
         y: 80,
@@ -167,7 +167,7 @@ describe('browser: the price plan node', function () {
   });
 
   it("versions 2 to 4: the site model's settings and Re-plan, empty and off for a new node; a refused value is marked with the runtime's words", async () => {
-    const id = await dropNode(page, T, 300, 260);
+    const id = await dropNode(page, NODE_TYPE, 300, 260);
     await openNode(page, id);
     const keys = [
       'chargeEfficiency',

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { BadResponseError, EmsClient } from '../../src/client';
 import { DEV, SITE, json, startStub, type Stub } from '../helpers/stub-server';
 
-const M = { timestamp: 1, property: 'soc', value: 1, unit: '%', reference: DEV };
+const MEASUREMENT = { timestamp: 1, property: 'soc', value: 1, unit: '%', reference: DEV };
 
 describe('client coverage: answers of the wrong shape name the field and what it held', function () {
   this.timeout(20_000);
@@ -30,7 +30,7 @@ describe('client coverage: answers of the wrong shape name the field and what it
     {
       call: (c) => c.getMeasurement(DEV, 'soc'),
       endpoint: `GET /devices/${DEV}/measurement`,
-      body: [M],
+      body: [MEASUREMENT],
       says: 'with an array, expected a JSON measurement',
     },
     {
@@ -42,13 +42,13 @@ describe('client coverage: answers of the wrong shape name the field and what it
     {
       call: (c) => c.getMeasurement(DEV, 'soc'),
       endpoint: `GET /devices/${DEV}/measurement`,
-      body: { ...M, unit: 5 },
+      body: { ...MEASUREMENT, unit: 5 },
       says: 'with unit 5 (not a string)',
     },
     {
       call: (c) => c.getMeasurement(DEV, 'soc'),
       endpoint: `GET /devices/${DEV}/measurement`,
-      body: { ...M, reference: null },
+      body: { ...MEASUREMENT, reference: null },
       says: 'with reference null (not a string)',
     },
     {
@@ -78,7 +78,7 @@ describe('client coverage: answers of the wrong shape name the field and what it
     {
       call: (c) => c.getMeasurementsList(DEV, 'soc'),
       endpoint: `GET /devices/${DEV}/measurements`,
-      body: { reference: DEV, measurements: [{ ...M, timestamp: 'k3y-s3cret-value' }] },
+      body: { reference: DEV, measurements: [{ ...MEASUREMENT, timestamp: 'k3y-s3cret-value' }] },
       says: 'with measurements[0].timestamp "***" (a string, not a finite number)',
     },
     {

@@ -12,7 +12,7 @@ import vm from 'node:vm';
 import { parseGridLimits, type GridLimitSettings } from '../../src/protocol';
 
 const RESOURCES = path.join(__dirname, '..', '..', 'resources');
-const T = 'ems-site-steer';
+const NODE_TYPE = 'ems-site-steer';
 
 /** The editor's scripts in one context, as the panels load them; RED and jQuery stubbed (no open form). */
 function editor(): any {
@@ -44,7 +44,7 @@ function refused(label: string, field: string, fn: () => unknown): string {
     fn();
   } catch (e) {
     const message = (e as Error).message.replace(/; nothing was sent$/, '');
-    return `${T}.label.${label}: ${message.startsWith(`${field} `) ? message.slice(field.length + 1) : message}`;
+    return `${NODE_TYPE}.label.${label}: ${message.startsWith(`${field} `) ? message.slice(field.length + 1) : message}`;
   }
   throw new Error('the runtime accepts it');
 }

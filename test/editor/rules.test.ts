@@ -19,7 +19,7 @@ import { atLimits, outside } from '../helpers/limits';
 
 const RESOURCES = path.join(__dirname, '..', '..', 'resources');
 const read = (f: string) => fs.readFileSync(path.join(RESOURCES, f), 'utf8');
-const T = 'ems-site-steer';
+const NODE_TYPE = 'ems-site-steer';
 
 /** The editor's scripts in one context, as the config node's and the site steer node's panels load them; RED and jQuery stubbed. */
 function editor(nodes: Record<string, unknown> = {}): any {
@@ -60,7 +60,7 @@ describe("editor: the runtime's rules, generated into resources/", () => {
   const ctx = editor();
   const Panel = ctx.EmsPartnerSiteSteerPanel;
   const check = (prop: string, node: Record<string, unknown>, v: unknown) => Panel.validate[prop].call(node, v, {});
-  const label = (key: string) => `${T}.label.${key}`;
+  const label = (key: string) => `${NODE_TYPE}.label.${key}`;
 
   it('steer-rules.js and config-keys.js say they are generated, from protocol modules and the config keys only', () => {
     const head = read('steer-rules.js').split('\n')[0];

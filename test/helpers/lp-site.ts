@@ -2,7 +2,7 @@
 import type { SitePlan } from '../../src/plan';
 import { mulberry32 } from '../../src/simulator/prng';
 
-const Q = 900_000;
+const QUARTER_MS = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
 
 /** A random day (or week) as raw numbers: W, kW, kWh, %, prices per kWh after the formula. */
@@ -106,7 +106,7 @@ export function randomDay(seed: number, n = 96, negative = false): Day {
 
 /** The day as the planner's input: an ENTSO-E style feed in EUR/MWh with formulas, or slots in ct/kWh. */
 export function inputOf(d: Day): any {
-  const start = (k: number) => new Date(T0 + k * Q).toISOString();
+  const start = (k: number) => new Date(T0 + k * QUARTER_MS).toISOString();
   const common = {
     pvForecast: d.pv,
     loadForecast: d.load,
@@ -117,7 +117,7 @@ export function inputOf(d: Day): any {
     battery: {
       ...d.bat,
       target: undefined,
-      socTarget: { soc: d.bat.target.soc, time: T0 + d.bat.target.boundary * Q },
+      socTarget: { soc: d.bat.target.soc, time: T0 + d.bat.target.boundary * QUARTER_MS },
     },
   };
   if (d.feed === 'entsoe') {

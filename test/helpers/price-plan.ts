@@ -2,12 +2,12 @@
 import assert from 'node:assert/strict';
 import type { PricePlan } from '../../src/plan';
 
-export const H = 3_600_000;
-export const Q = 900_000;
+export const HOUR_MS = 3_600_000;
+export const QUARTER_MS = 900_000;
 export const T0 = Date.UTC(2026, 5, 1);
 
 /** Contiguous slots of `lenMs` from T0 with these prices. */
-export const slotsOf = (prices: number[], lenMs = H, t0 = T0) =>
+export const slotsOf = (prices: number[], lenMs = HOUR_MS, t0 = T0) =>
   prices.map((price, k) => ({ start: t0 + k * lenMs, end: t0 + (k + 1) * lenMs, price }));
 
 export const battery = (o: Record<string, number> = {}) => ({
@@ -39,7 +39,7 @@ export function checkLimits(input: any, plan: PricePlan): void {
     assert.deepEqual(Object.keys(s.energyStorage).sort(), ['unit', 'value']);
     assert.equal(s.energyStorage.unit, 'kW');
     assert.ok(typeof s.start === 'number' && typeof s.end === 'number' && s.end > s.start);
-    const hours = (s.end - s.start) / H;
+    const hours = (s.end - s.start) / HOUR_MS;
     const powerKW = s.energyStorage.value;
     assert.ok(
       powerKW <= storage.maxDischargeKW * (1 + 1e-12) && -powerKW <= storage.maxChargeKW * (1 + 1e-12),

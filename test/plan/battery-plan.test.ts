@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { isSitePlan, planBattery, planFromPrices, type SitePlan } from '../../src/plan';
-import { H, slotsOf, Q, battery, T0, SAMPLE } from '../helpers/site-plan-input';
+import { HOUR_MS, slotsOf, QUARTER_MS, battery, T0, SAMPLE } from '../helpers/site-plan-input';
 
 describe('planBattery: the price-only planner where the input is the same', () => {
   it("gives planFromPrices' result byte for byte for its inputs (sample day, hourly, gaps, now, socEnd, steps)", () => {
@@ -24,10 +24,13 @@ describe('planBattery: the price-only planner where the input is the same', () =
         battery: battery({ soc: 5 }),
         socEnd: 50,
         steps: 300,
-        now: T0 + 7 * Q + 1000,
+        now: T0 + 7 * QUARTER_MS + 1000,
       },
       { prices: slotsOf([40, -20, -35, -10, 60, 120]), battery: battery({ soc: 30, maxDischargeKW: undefined }) },
-      { prices: [...slotsOf([10, 20]), { start: T0 + 5 * H, end: T0 + 6 * H, price: 50 }], battery: battery() },
+      {
+        prices: [...slotsOf([10, 20]), { start: T0 + 5 * HOUR_MS, end: T0 + 6 * HOUR_MS, price: 50 }],
+        battery: battery(),
+      },
     ];
     for (const input of inputs) {
       assert.equal(isSitePlan(planBattery(input)), false);
@@ -67,14 +70,17 @@ describe('planBattery: the price-only planner where the input is the same', () =
       { site: { peakCost: 1 } },
       { importFormula: { vat: 1.2 } },
       { battery: battery({ cycleCost: 0.01 }) },
-      { battery: battery({ socTarget: { soc: 50, time: T0 + H } }) },
+      { battery: battery({ socTarget: { soc: 50, time: T0 + HOUR_MS } }) },
       { solver: 'lp' },
     ]) {
       const input: any = { prices: slotsOf([10]), battery: battery(), ...extra };
       assert.equal(isSitePlan(planBattery(input)), true, JSON.stringify(extra));
       assert.equal((planBattery(input) as SitePlan).model, 'site');
     }
-    const twoPrices = { prices: [{ start: T0, end: T0 + H, importPrice: 2, exportPrice: 1 }], battery: battery() };
+    const twoPrices = {
+      prices: [{ start: T0, end: T0 + HOUR_MS, importPrice: 2, exportPrice: 1 }],
+      battery: battery(),
+    };
     assert.equal((planBattery(twoPrices) as SitePlan).model, 'site');
   });
 });

@@ -24,9 +24,12 @@ const refused = (fn: () => unknown, field: string, text: RegExp) =>
 const hourly = (from: number, hours: number, value: (t: number) => number) =>
   Array.from({ length: hours }, (_, k) => ({ x: from + k * HOUR_MS, y: value(from + k * HOUR_MS) }));
 
-const Q = 900_000;
+const QUARTER_MS = 900_000;
 const SOURCES_T0 = Date.UTC(2026, 5, 1, 10);
-const slots = Array.from({ length: 4 }, (_, k) => ({ start: SOURCES_T0 + k * Q, end: SOURCES_T0 + (k + 1) * Q }));
+const slots = Array.from({ length: 4 }, (_, k) => ({
+  start: SOURCES_T0 + k * QUARTER_MS,
+  end: SOURCES_T0 + (k + 1) * QUARTER_MS,
+}));
 const local = (t: number) => {
   const date = new Date(t);
   const pad = (v: number) => String(v).padStart(2, '0');
@@ -199,20 +202,25 @@ describe('plan: PV forecasts as their sources deliver them', () => {
   it('Solcast: kW averages over the period that ends at period_end, in W per slot', () => {
     const solcast = {
       forecasts: [
-        { period_end: new Date(SOURCES_T0 + 2 * Q).toISOString(), period: 'PT30M', pv_estimate: 1.2 },
-        { period_end: new Date(SOURCES_T0 + 4 * Q).toISOString(), period: 'PT30M', pv_estimate: 2.5, pv_estimate10: 1 },
+        { period_end: new Date(SOURCES_T0 + 2 * QUARTER_MS).toISOString(), period: 'PT30M', pv_estimate: 1.2 },
+        {
+          period_end: new Date(SOURCES_T0 + 4 * QUARTER_MS).toISOString(),
+          period: 'PT30M',
+          pv_estimate: 2.5,
+          pv_estimate10: 1,
+        },
       ],
     };
     assert.deepEqual(resampleForecast(solcast, slots, 'pvForecast'), [1200, 1200, 2500, 2500]);
     const hourly = {
-      forecasts: [{ period_end: new Date(SOURCES_T0 + 4 * Q).toISOString(), period: 'PT1H', pv_estimate: 3 }],
+      forecasts: [{ period_end: new Date(SOURCES_T0 + 4 * QUARTER_MS).toISOString(), period: 'PT1H', pv_estimate: 3 }],
     };
     assert.deepEqual(resampleForecast(hourly, slots, 'pvForecast'), [3000, 3000, 3000, 3000]);
   });
 
   it('Forecast.Solar: watts at local times, each until the next, in any key order', () => {
     const watts: Record<string, number> = {};
-    for (const k of [3, 0, 2, 1, 4]) watts[local(SOURCES_T0 + k * Q)] = 1000 * k;
+    for (const k of [3, 0, 2, 1, 4]) watts[local(SOURCES_T0 + k * QUARTER_MS)] = 1000 * k;
     assert.deepEqual(
       resampleForecast({ result: { watts }, message: { code: 0 } }, slots, 'pvForecast'),
       [0, 1000, 2000, 3000],
@@ -224,7 +232,7 @@ describe('plan: PV forecasts as their sources deliver them', () => {
       resampleForecast(
         [
           { start: SOURCES_T0, value: 500 },
-          { start: SOURCES_T0 + 2 * Q, value: 700 },
+          { start: SOURCES_T0 + 2 * QUARTER_MS, value: 700 },
         ],
         slots,
         'pvForecast',
@@ -240,11 +248,15 @@ describe('plan: PV forecasts as their sources deliver them', () => {
         (e: unknown) => e instanceof ValidationError && e.field === field,
       );
     refused(
-      { forecasts: [{ period_end: new Date(SOURCES_T0 + Q).toISOString(), period: '30 min', pv_estimate: 1 }] },
+      {
+        forecasts: [{ period_end: new Date(SOURCES_T0 + QUARTER_MS).toISOString(), period: '30 min', pv_estimate: 1 }],
+      },
       'pvForecast.forecasts[0].period',
     );
     refused(
-      { forecasts: [{ period_end: new Date(SOURCES_T0 + Q).toISOString(), period: 'PT15M', pv_estimate: 'x' }] },
+      {
+        forecasts: [{ period_end: new Date(SOURCES_T0 + QUARTER_MS).toISOString(), period: 'PT15M', pv_estimate: 'x' }],
+      },
       'pvForecast.forecasts[0].pv_estimate',
     );
     refused({ result: { watts: { [local(SOURCES_T0)]: 'sunny' } } }, `pvForecast.result.watts["${local(SOURCES_T0)}"]`);

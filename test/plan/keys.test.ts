@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../../src/protocol';
 import { planBattery, planFromPrices, planSite } from '../../src/plan';
 
-const H = 3_600_000;
+const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
 const slots = (n: number) =>
-  Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 + 0.1 * k }));
+  Array.from({ length: n }, (_, k) => ({ start: T0 + k * HOUR_MS, end: T0 + (k + 1) * HOUR_MS, price: 0.1 + 0.1 * k }));
 const battery = (o: Record<string, unknown> = {}) => ({
   capacityKWh: 10,
   maxChargeKW: 5,
@@ -77,13 +77,18 @@ describe('planner: no silent keys', () => {
     ],
     [
       'a {start, value} slot with an unknown field',
-      { prices: [{ start: T0, value: 80, ned: T0 + H }], priceUnit: 'EUR/MWh', loadForecast: [0], battery: battery() },
+      {
+        prices: [{ start: T0, value: 80, ned: T0 + HOUR_MS }],
+        priceUnit: 'EUR/MWh',
+        loadForecast: [0],
+        battery: battery(),
+      },
       'prices[0].ned',
       /did you mean end\?/,
     ],
     [
       'a SOC target with an unknown field',
-      { prices: slots(2), battery: battery({ socTarget: { soc: 60, time: T0 + H, tim: 1 } }) },
+      { prices: slots(2), battery: battery({ socTarget: { soc: 60, time: T0 + HOUR_MS, tim: 1 } }) },
       'battery.socTarget.tim',
       /did you mean time\?/,
     ],

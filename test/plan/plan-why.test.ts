@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { planSite, type SitePlan } from '../../src/plan';
 
-const H = 3_600_000;
+const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1, 22);
 
 describe('site planner: the reason of each slot, a constructed case per reason', () => {
@@ -26,8 +26,8 @@ describe('site planner: the reason of each slot, a constructed case per reason',
   /** Hourly slots from import and export prices in ct. */
   const prices = (imp: number[], exp: number[] | number = 0) =>
     imp.map((p, k) => ({
-      start: T0 + k * H,
-      end: T0 + (k + 1) * H,
+      start: T0 + k * HOUR_MS,
+      end: T0 + (k + 1) * HOUR_MS,
       importPrice: p / 100,
       exportPrice: (Array.isArray(exp) ? exp[k] : exp) / 100,
     }));
@@ -71,7 +71,11 @@ describe('site planner: the reason of each slot, a constructed case per reason',
     ],
     [
       'charging for a SOC target',
-      () => plan({ prices: prices([10, 10, 10]), battery: bat({ soc: 10, socTarget: { soc: 60, time: T0 + 2 * H } }) }),
+      () =>
+        plan({
+          prices: prices([10, 10, 10]),
+          battery: bat({ soc: 10, socTarget: { soc: 60, time: T0 + 2 * HOUR_MS } }),
+        }),
       0,
       /: to reach 60 % by \d\d:\d\d \(battery\.socTarget\)$/,
     ],

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { planBattery, planSite, readPriceFeed } from '../../src/plan';
-import { slotsOf, close, Q, battery } from '../helpers/site-plan-input';
+import { slotsOf, close, QUARTER_MS, battery } from '../helpers/site-plan-input';
 
 describe('site planner: price feeds and their units', () => {
   const plan = (prices: unknown, extra: Record<string, unknown> = {}) =>
@@ -26,7 +26,7 @@ describe('site planner: price feeds and their units', () => {
     });
     assert.deepEqual(
       sitePlan.slots.map((s) => s.end - s.start),
-      [Q, Q, Q],
+      [QUARTER_MS, QUARTER_MS, QUARTER_MS],
     ); // the last lasts as long as the one before
     feed.forEach((f, k) => {
       close(sitePlan.slots[k].importPrice, ((f.value / 1000) * 1.02 + 0.15) * 1.19);

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../../src/protocol';
 import { planFromPrices } from '../../src/plan';
 
-const H = 3_600_000;
-const Q = 900_000;
+const HOUR_MS = 3_600_000;
+const QUARTER_MS = 900_000;
 const T0 = Date.UTC(2026, 5, 1);
-const slotsOf = (prices: number[], lenMs = H) =>
+const slotsOf = (prices: number[], lenMs = HOUR_MS) =>
   prices.map((price, k) => ({ start: T0 + k * lenMs, end: T0 + (k + 1) * lenMs, price }));
 const battery = (o: Record<string, number> = {}) => ({
   capacityKWh: 100,
@@ -30,7 +30,7 @@ describe('planner: validation names the field and the accepted forms', () => {
     ['prices empty', (i) => ({ ...i, prices: [] }), 'prices', /got an empty array/],
     [
       'too many slots',
-      (i) => ({ ...i, prices: slotsOf(Array(961).fill(1), Q) }),
+      (i) => ({ ...i, prices: slotsOf(Array(961).fill(1), QUARTER_MS) }),
       'prices',
       /at most 960 slots; got 961/,
     ],

@@ -10,7 +10,7 @@ import { planFromPrices, type PricePlan } from '../../src/plan';
 import { parsePlanInput } from '../../src/plan/price-input';
 import { planGrid } from '../../src/plan/price-plan';
 import { mulberry32 } from '../../src/simulator/prng';
-import { T0, H, Q, battery, slotsOf, checkLimits } from '../helpers/price-plan';
+import { T0, HOUR_MS, QUARTER_MS, battery, slotsOf, checkLimits } from '../helpers/price-plan';
 
 /** Seeded PRNG (the simulator's mulberry32), so every case is reproducible from its seed. */
 const rng = mulberry32;
@@ -38,7 +38,7 @@ function gridOf(input: any, step: number) {
       : Math.min(Math.ceil(((input.socEnd / 100) * storage.capacityKWh - e0) / step - 1e-9), Math.max(0, iMax));
   const per = /mwh$/i.test(input.priceUnit ?? '') ? 1 / 1000 : 1;
   const slots = input.prices.map((s: any) => {
-    const hours = (s.end - s.start) / H;
+    const hours = (s.end - s.start) / HOUR_MS;
     return {
       price: s.price * per,
       up: Math.floor((storage.maxChargeKW * root * hours) / step + 1e-9),
@@ -102,8 +102,8 @@ function randomCase(seed: number): any {
   const prices: any[] = [];
   let slotStart = T0;
   for (let k = 0; k < slotCount; k++) {
-    if (random() < 0.15) slotStart += pick([Q, H, 3 * H]);
-    const len = pick([Q, H]);
+    if (random() < 0.15) slotStart += pick([QUARTER_MS, HOUR_MS, 3 * HOUR_MS]);
+    const len = pick([QUARTER_MS, HOUR_MS]);
     prices.push({ start: slotStart, end: slotStart + len, price: Math.round((random() * 300 - 50) * 100) / 100 });
     slotStart += len;
   }
@@ -202,7 +202,7 @@ describe('planner: limits and losses', () => {
       storage.maxChargeKW = storage.capacityKWh * (0.1 + random());
       storage.maxDischargeKW = storage.capacityKWh * (0.1 + random());
       const input: any = {
-        prices: slotsOf(prices, random() < 0.5 ? Q : H),
+        prices: slotsOf(prices, random() < 0.5 ? QUARTER_MS : HOUR_MS),
         battery: storage,
         priceUnit: 'MWh',
         socEnd: random() < 0.5 ? 50 : undefined,
@@ -229,7 +229,7 @@ describe('planner: limits and losses', () => {
   it('uses full power where it pays: a full move is exactly the limit, not a grid step short', () => {
     // 50 kW charging stores as much as 45 kW discharging takes at 90 %: both full
     const plan = planFromPrices({
-      prices: slotsOf([10, 10, 100, 100], Q),
+      prices: slotsOf([10, 10, 100, 100], QUARTER_MS),
       battery: battery({ soc: 5, maxChargeKW: 50, maxDischargeKW: 45 }),
     });
     assert.deepEqual(
@@ -238,7 +238,7 @@ describe('planner: limits and losses', () => {
     );
     // 15-minute and hourly slots mixed: full power in both
     const mixed = planFromPrices({
-      prices: [...slotsOf([10], H), ...slotsOf([100, 101, 102, 103], Q, T0 + H)],
+      prices: [...slotsOf([10], HOUR_MS), ...slotsOf([100, 101, 102, 103], QUARTER_MS, T0 + HOUR_MS)],
       battery: battery({ soc: 5 }),
     });
     assert.deepEqual(
@@ -249,7 +249,7 @@ describe('planner: limits and losses', () => {
   });
 
   it('refuses a socEnd it cannot reach, naming socEnd and the highest it can reach', () => {
-    const input = { prices: slotsOf([10], Q), battery: battery({ soc: 10 }), socEnd: 90 };
+    const input = { prices: slotsOf([10], QUARTER_MS), battery: battery({ soc: 10 }), socEnd: 90 };
     assert.throws(
       () => planFromPrices(input),
       (e: any) =>
@@ -270,7 +270,7 @@ describe('planner: limits and losses', () => {
         [50, 50],
       ] as [number, number | undefined][]) {
         const plan = planFromPrices({
-          prices: slotsOf(Array(96).fill(100), Q),
+          prices: slotsOf(Array(96).fill(100), QUARTER_MS),
           battery: battery({ efficiency, soc }),
           socEnd,
         });
@@ -282,7 +282,7 @@ describe('planner: limits and losses', () => {
         assert.equal(plan.soc.length, 97);
       }
     }
-    const sells = planFromPrices({ prices: slotsOf(Array(8).fill(100), Q), battery: battery({ soc: 50 }) });
+    const sells = planFromPrices({ prices: slotsOf(Array(8).fill(100), QUARTER_MS), battery: battery({ soc: 50 }) });
     assert.ok(
       sells.slots.every((s) => s.energyStorage.value >= 0) && sells.slots[7].socEnd < 6,
       'no socEnd: sells, never buys',
@@ -296,13 +296,16 @@ describe('planner: limits and losses', () => {
   });
 
   it('a SOC outside the window only moves towards it', () => {
-    const low = planFromPrices({ prices: slotsOf([300, 300, 300], Q), battery: battery({ soc: 2, socMin: 10 }) });
+    const low = planFromPrices({
+      prices: slotsOf([300, 300, 300], QUARTER_MS),
+      battery: battery({ soc: 2, socMin: 10 }),
+    });
     assert.ok(
       low.slots.every((s) => s.energyStorage.value === 0),
       'no discharge below socMin',
     );
-    const high = planFromPrices({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) });
+    const high = planFromPrices({ prices: slotsOf([-50, 10, 200], QUARTER_MS), battery: battery({ soc: 99 }) });
     assert.ok(high.slots[0].energyStorage.value >= 0, 'no charge above socMax');
-    checkLimits({ prices: slotsOf([-50, 10, 200], Q), battery: battery({ soc: 99 }) }, high);
+    checkLimits({ prices: slotsOf([-50, 10, 200], QUARTER_MS), battery: battery({ soc: 99 }) }, high);
   });
 });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ValidationError } from '../../src/protocol';
 import { planFromPrices } from '../../src/plan';
-import { T0, Q, H, checkLimits, battery, slotsOf } from '../helpers/price-plan';
+import { T0, QUARTER_MS, HOUR_MS, checkLimits, battery, slotsOf } from '../helpers/price-plan';
 
 const SAMPLE = path.join(__dirname, '..', 'fixtures', 'prices-sample-day.json');
 
@@ -35,11 +35,11 @@ describe('planner: negative prices', () => {
   });
 
   it('discharges at a negative price only to make room for being paid more to charge later', () => {
-    const plan = planFromPrices({ prices: slotsOf([-10, -100], H), battery: battery({ soc: 95 }) });
+    const plan = planFromPrices({ prices: slotsOf([-10, -100], HOUR_MS), battery: battery({ soc: 95 }) });
     assert.ok(plan.slots[0].energyStorage.value > 0 && plan.slots[1].energyStorage.value < 0);
     assert.ok(plan.value > 0);
     // the last negative slot has nothing after it to make room for: no discharge there
-    const end = planFromPrices({ prices: slotsOf([-100, -10], H), battery: battery({ soc: 95 }) });
+    const end = planFromPrices({ prices: slotsOf([-100, -10], HOUR_MS), battery: battery({ soc: 95 }) });
     assert.deepEqual(
       end.slots.map((s) => s.energyStorage.value),
       [0, 0],
@@ -51,17 +51,19 @@ describe('planner: slot lengths, gaps, now', () => {
   it('15-minute and hourly slots of the same prices plan the same value', () => {
     const hourly = [90, 40, 30, 120, 150, 60];
     const storage = battery({ capacityKWh: 100, maxChargeKW: 50, efficiency: 0.81, socMin: 0, socMax: 100, soc: 0 });
-    const hourlyPlan = planFromPrices({ prices: slotsOf(hourly, H), battery: storage });
+    const hourlyPlan = planFromPrices({ prices: slotsOf(hourly, HOUR_MS), battery: storage });
     const quarterPlan = planFromPrices({
       prices: slotsOf(
         hourly.flatMap((p) => [p, p, p, p]),
-        Q,
+        QUARTER_MS,
       ),
       battery: storage,
     });
     assert.equal(quarterPlan.slots.length, 24);
     assert.ok(
-      quarterPlan.slots.every((s) => s.end - s.start === Q && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9),
+      quarterPlan.slots.every(
+        (s) => s.end - s.start === QUARTER_MS && Math.abs(s.energyKWh - s.energyStorage.value / 4) < 1e-9,
+      ),
     );
     assert.ok(
       Math.abs(hourlyPlan.value - quarterPlan.value) < 1e-9,
@@ -73,14 +75,14 @@ describe('planner: slot lengths, gaps, now', () => {
   it('takes end or duration, and mixed lengths', () => {
     const prices = [
       { start: T0, duration: 60, price: 10 },
-      { start: new Date(T0 + H).toISOString(), end: new Date(T0 + H + Q), price: 80 },
+      { start: new Date(T0 + HOUR_MS).toISOString(), end: new Date(T0 + HOUR_MS + QUARTER_MS), price: 80 },
     ];
     const plan = planFromPrices({ prices, battery: battery({ soc: 5 }) });
     assert.deepEqual(
       plan.slots.map((s) => [s.start, s.end]),
       [
-        [T0, T0 + H],
-        [T0 + H, T0 + H + Q],
+        [T0, T0 + HOUR_MS],
+        [T0 + HOUR_MS, T0 + HOUR_MS + QUARTER_MS],
       ],
     );
     assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value === 50);
@@ -88,21 +90,21 @@ describe('planner: slot lengths, gaps, now', () => {
 
   it('is idle in a gap: charges before it, sells after it, and the SOC curve holds over it', () => {
     const prices = [
-      { start: T0, end: T0 + H, price: 10 },
-      { start: T0 + 3 * H, end: T0 + 4 * H, price: 200 },
+      { start: T0, end: T0 + HOUR_MS, price: 10 },
+      { start: T0 + 3 * HOUR_MS, end: T0 + 4 * HOUR_MS, price: 200 },
     ];
     const plan = planFromPrices({ prices, battery: battery({ soc: 20 }) });
     assert.equal(plan.slots.length, 2, 'no slot for the gap');
     assert.ok(plan.slots[0].energyStorage.value < 0 && plan.slots[1].energyStorage.value > 0);
     assert.deepEqual(
       plan.soc.map((p) => p.time),
-      [T0, T0 + H, T0 + 3 * H, T0 + 4 * H],
+      [T0, T0 + HOUR_MS, T0 + 3 * HOUR_MS, T0 + 4 * HOUR_MS],
     );
     assert.equal(plan.soc[1].soc, plan.soc[2].soc);
   });
 
   it('with now: drops slots that ended, starts the one in progress at now (shorter, so less energy)', () => {
-    const now = T0 + H + 30 * 60_000;
+    const now = T0 + HOUR_MS + 30 * 60_000;
     const plan = planFromPrices({
       prices: slotsOf([500, 10, 200, 300]),
       battery: battery({ soc: 50 }),
@@ -118,7 +120,7 @@ describe('planner: slot lengths, gaps, now', () => {
     );
     assert.ok(Math.abs(first.energyKWh - first.energyStorage.value / 2) < 1e-9, 'half an hour');
     assert.throws(
-      () => planFromPrices({ prices: slotsOf([1, 2]), battery: battery(), now: T0 + 2 * H }),
+      () => planFromPrices({ prices: slotsOf([1, 2]), battery: battery(), now: T0 + 2 * HOUR_MS }),
       (e: any) => e instanceof ValidationError && e.field === 'prices' && /every slot is in the past/.test(e.message),
     );
   });
@@ -157,7 +159,7 @@ describe('planner: a realistic day (test/fixtures/prices-sample-day.json)', () =
     checkLimits(input, plan);
     assert.equal(plan.slots.length, 96);
     assert.equal(plan.soc.length, 97);
-    const hour = (s: any) => (s.start - midnight) / H;
+    const hour = (s: any) => (s.start - midnight) / HOUR_MS;
     const kWh = (from: number, to: number, sign: 1 | -1) =>
       plan.slots
         .filter((s) => hour(s) >= from && hour(s) < to && Math.sign(s.energyKWh) === sign)
@@ -172,7 +174,7 @@ describe('planner: a realistic day (test/fixtures/prices-sample-day.json)', () =
     assert.ok(Math.max(...buys) < Math.min(...sells), 'buys low, sells high');
     assert.ok(plan.value > 20, `value ${plan.value} EUR`);
     // the slots are a schedule: contiguous, each {start, end, energyStorage: {value, unit: 'kW'}}
-    plan.slots.forEach((s, k) => assert.equal(s.start, midnight + k * Q));
+    plan.slots.forEach((s, k) => assert.equal(s.start, midnight + k * QUARTER_MS));
   });
 
   it('with socEnd = the starting SOC (a plan to repeat daily) still earns, and ends at 50 % or above', () => {

@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { changedSlots, handOn, planSite, scheduleSlots, type ScheduleSlot } from '../../src/plan';
 
-const Q = 15 * 60_000;
+const QUARTER_MS = 15 * 60_000;
 const T0 = Date.UTC(2030, 0, 7);
 const slots = (prices: number[], px: number | number[] = 0.08) =>
   prices.map((p, k) => ({
-    start: T0 + k * Q,
-    end: T0 + (k + 1) * Q,
+    start: T0 + k * QUARTER_MS,
+    end: T0 + (k + 1) * QUARTER_MS,
     importPrice: p,
     exportPrice: Array.isArray(px) ? px[k] : px,
   }));
@@ -108,8 +108,8 @@ describe('plan: self-consumption slots (issue 20)', () => {
 
   describe('handing on (ems-plan idle: self-consumption)', () => {
     const slotAt = (k: number, kw: number): ScheduleSlot => ({
-      start: T0 + k * Q,
-      end: T0 + (k + 1) * Q,
+      start: T0 + k * QUARTER_MS,
+      end: T0 + (k + 1) * QUARTER_MS,
       energyStorage: { value: kw, unit: 'kW' },
       price: 0.1,
       energyKWh: kw / 4,

@@ -8,11 +8,11 @@
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../src/protocol';
 import { planSite } from '../../src/plan';
-import { H, T0, battery, Q, slotsOf } from '../helpers/site-plan-input';
+import { HOUR_MS, T0, battery, QUARTER_MS, slotsOf } from '../helpers/site-plan-input';
 
 describe('site planner: validation names the field and the slot', () => {
   const ok = (): any => ({
-    prices: slotsOf([10, 20, 30, 40], Q),
+    prices: slotsOf([10, 20, 30, 40], QUARTER_MS),
     loadForecast: [500, 600, 700, 800],
     pvForecast: [0, 100, 200, 0],
     gridImportMax: [null, 5000, 5000, null],
@@ -144,7 +144,7 @@ describe('site planner: validation names the field and the slot', () => {
     [
       'target soc',
       (i) => {
-        i.battery.socTarget = { soc: 95, time: T0 + H };
+        i.battery.socTarget = { soc: 95, time: T0 + HOUR_MS };
         return i;
       },
       'battery.socTarget.soc',
@@ -228,7 +228,7 @@ describe('site planner: validation names the field and the slot', () => {
     [
       'target unreachable',
       (i) => {
-        i.battery.socTarget = { soc: 90, time: T0 + 2 * Q };
+        i.battery.socTarget = { soc: 90, time: T0 + 2 * QUARTER_MS };
         return i;
       },
       'battery.socTarget.soc',

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import { ValidationError } from '../../src/protocol';
 import { planBattery, planSite, type SitePlan } from '../../src/plan';
 
-const H = 3_600_000;
+const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
 const prices = (imp: number[], exp: number) =>
-  imp.map((p, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, importPrice: p, exportPrice: exp }));
+  imp.map((p, k) => ({ start: T0 + k * HOUR_MS, end: T0 + (k + 1) * HOUR_MS, importPrice: p, exportPrice: exp }));
 const bat = (o: Record<string, unknown> = {}) => ({
   capacityKWh: 10,
   maxChargeKW: 5,
@@ -58,8 +58,8 @@ describe('site planner: gridCharge and gridDischarge', () => {
   it('planBattery routes either to the site planner; true (the default) keeps prices alone with the price-only planner', () => {
     const alone = {
       prices: [
-        { start: T0, end: T0 + H, price: 0.1 },
-        { start: T0 + H, end: T0 + 2 * H, price: 0.3 },
+        { start: T0, end: T0 + HOUR_MS, price: 0.1 },
+        { start: T0 + HOUR_MS, end: T0 + 2 * HOUR_MS, price: 0.3 },
       ],
       battery: bat({ gridCharge: false }),
     };

@@ -11,7 +11,7 @@ import { ValidationError } from '../../src/protocol';
 import { planSite, scheduleSlots, type SitePlan } from '../../src/plan';
 import { makeDay, plannerInput } from '../helpers/site-days';
 
-const H = 3_600_000;
+const HOUR_MS = 3_600_000;
 
 describe('site planner: every plan played as the schedule node sends it', function () {
   this.timeout(120_000);
@@ -34,7 +34,7 @@ describe('site planner: every plan played as the schedule node sends it', functi
       const hi = (Math.max(day.socMax, day.soc) / 100) * cap;
       scheduleSlots(plan).forEach((s, k) => {
         const powerKW = s.energyStorage.value; // kW, + discharge
-        const hours = (s.end - s.start) / H;
+        const hours = (s.end - s.start) / HOUR_MS;
         storedKWh += powerKW >= 0 ? (-powerKW * hours) / day.etaD : -powerKW * hours * day.etaC;
         const where = `seed ${seed} slot ${k}`;
         assert.ok(

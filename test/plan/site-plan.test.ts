@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { planBattery, planFromPrices, planSite, type SitePlan } from '../../src/plan';
 import { mulberry32 } from '../../src/simulator/prng';
-import { H, Q, T0, SAMPLE, close, battery, slotsOf } from '../helpers/site-plan-input';
+import { HOUR_MS, QUARTER_MS, T0, SAMPLE, close, battery, slotsOf } from '../helpers/site-plan-input';
 
 describe('site planner: what the plan says', () => {
   it('a hand-computed case: charge 1 h at 10, the load takes what was stored at 20 (81 % round trip)', () => {
@@ -69,26 +69,26 @@ describe('site planner: what the plan says', () => {
 
   it('a socTarget is met at its boundary and a charge for it says so; one before the plan is passed', () => {
     const sitePlan = planSite({
-      prices: slotsOf([30, 30, 30, 30], Q),
+      prices: slotsOf([30, 30, 30, 30], QUARTER_MS),
       loadForecast: [0, 0, 0, 0],
       battery: battery({
         soc: 20,
         socTarget: [
-          { soc: 50, time: T0 + 3 * Q },
+          { soc: 50, time: T0 + 3 * QUARTER_MS },
           { soc: 90, time: T0 - 1 },
         ],
       }),
     } as any);
     assert.ok(sitePlan.slots[2].socEnd >= 50 - 1e-9);
-    assert.deepEqual(sitePlan.targets, [{ soc: 50, time: T0 + 3 * Q, at: T0 + 3 * Q }]);
+    assert.deepEqual(sitePlan.targets, [{ soc: 50, time: T0 + 3 * QUARTER_MS, at: T0 + 3 * QUARTER_MS }]);
     assert.ok(sitePlan.slots.some((s) => /to reach 50 % by \d\d:\d\d \(battery.socTarget\[0\]\)/.test(s.why)));
   });
 
   it('a target reached only at full power all the way (no slack for rounding), and SOC kept across a gap', () => {
     const sitePlan = planSite({
-      prices: slotsOf([30, 30, 30, 30], Q),
+      prices: slotsOf([30, 30, 30, 30], QUARTER_MS),
       loadForecast: [0, 0, 0, 0],
-      battery: battery({ soc: 20, chargeEfficiency: 1, socTarget: { soc: 70, time: T0 + 4 * Q } }),
+      battery: battery({ soc: 20, chargeEfficiency: 1, socTarget: { soc: 70, time: T0 + 4 * QUARTER_MS } }),
     } as any);
     assert.deepEqual(
       sitePlan.slots.map((s) => s.energyStorage.value),
@@ -96,21 +96,21 @@ describe('site planner: what the plan says', () => {
     );
     close(sitePlan.slots[3].socEnd, 70);
     const gap = planSite({
-      prices: [...slotsOf([10], H), { start: T0 + 3 * H, end: T0 + 4 * H, price: 50 }],
+      prices: [...slotsOf([10], HOUR_MS), { start: T0 + 3 * HOUR_MS, end: T0 + 4 * HOUR_MS, price: 50 }],
       loadForecast: [0, 4000],
       battery: battery({ soc: 10 }),
     } as any);
     assert.equal(gap.slots[1].socStart, gap.slots[0].socEnd);
     assert.deepEqual(
       gap.soc.map((x) => x.time),
-      [T0, T0 + H, T0 + 3 * H, T0 + 4 * H],
+      [T0, T0 + HOUR_MS, T0 + 3 * HOUR_MS, T0 + 4 * HOUR_MS],
     );
     assert.ok(gap.slots[0].energyStorage.value < 0 && gap.slots[1].energyStorage.value > 0);
   });
 
   it('never charges and discharges at once, even when import pays: it charges, then curtails and imports at the paid price', () => {
     const sitePlan = planSite({
-      prices: slotsOf([-50, -50, -50, 10], H),
+      prices: slotsOf([-50, -50, -50, 10], HOUR_MS),
       loadForecast: [0, 0, 0, 0],
       battery: battery({ soc: 80, efficiency: 0.8 }),
     } as any);
@@ -118,7 +118,7 @@ describe('site planner: what the plan says', () => {
     assert.ok(sitePlan.slots.every((s) => !/at once/.test(s.why)));
     assert.ok(sitePlan.slots.slice(0, 3).some((s) => s.chargeKW > 0) && sitePlan.slots[3].dischargeKW > 0);
     const positive = planSite({
-      prices: slotsOf([1, 1, 1, 10], H),
+      prices: slotsOf([1, 1, 1, 10], HOUR_MS),
       loadForecast: [0, 0, 0, 0],
       battery: battery({ soc: 80, efficiency: 0.8 }),
     } as any);
@@ -127,8 +127,8 @@ describe('site planner: what the plan says', () => {
 
   it('an export price above the import price plans (a fixed feed-in tariff over a cheap midday): never importing and exporting at once', () => {
     const prices = [5, 5, 30, 30].map((v, k) => ({
-      start: T0 + k * H,
-      end: T0 + (k + 1) * H,
+      start: T0 + k * HOUR_MS,
+      end: T0 + (k + 1) * HOUR_MS,
       importPrice: v / 100,
       exportPrice: 0.08,
     }));
@@ -145,13 +145,13 @@ describe('site planner: what the plan says', () => {
 
   it('now drops slots that ended with their forecasts, and the slot in progress starts now', () => {
     const sitePlan = planSite({
-      prices: slotsOf([10, 20, 30, 40], Q),
+      prices: slotsOf([10, 20, 30, 40], QUARTER_MS),
       loadForecast: [1000, 2000, 3000, 4000],
-      now: T0 + Q + 60_000,
+      now: T0 + QUARTER_MS + 60_000,
       battery: battery(),
     } as any);
     assert.equal(sitePlan.slots.length, 3);
-    assert.equal(sitePlan.slots[0].start, T0 + Q + 60_000);
+    assert.equal(sitePlan.slots[0].start, T0 + QUARTER_MS + 60_000);
     assert.deepEqual(
       sitePlan.slots.map((s) => s.loadKW),
       [2, 3, 4],

@@ -10,7 +10,7 @@ import { MAX_SLOTS, parseSetting, parseSlots, type ScheduleSettings } from '../.
 import { runsOf, settingKey } from '../../src/protocol/schedule-runs';
 
 const T0 = Date.UTC(2030, 0, 7, 8, 0);
-const S: ScheduleSettings = {
+const SETTINGS: ScheduleSettings = {
   essUnit: 'kW',
   curtailmentUnit: 'kW',
   gridUnit: 'kW',
@@ -20,7 +20,7 @@ const S: ScheduleSettings = {
   maxGridLimit: 0,
   allowMaximizeGridImport: true,
 };
-const q = (i: number, extra: Record<string, unknown> = {}) => ({
+const slotAt = (i: number, extra: Record<string, unknown> = {}) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -29,7 +29,7 @@ const q = (i: number, extra: Record<string, unknown> = {}) => ({
 /** The refusal of `payload`: its field and message. */
 function refused(payload: unknown, s: Partial<ScheduleSettings> = {}, now = T0 - MINUTE_MS): ValidationError {
   try {
-    parseSlots(payload, { ...S, ...s }, now);
+    parseSlots(payload, { ...SETTINGS, ...s }, now);
   } catch (e) {
     assert.ok(e instanceof ValidationError, `a ValidationError: ${e}`);
     return e;
@@ -60,7 +60,7 @@ describe('schedule: checks', () => {
           socEnd: 60,
         },
       ],
-      S,
+      SETTINGS,
       T0,
     );
     assert.deepEqual(
@@ -88,8 +88,8 @@ describe('schedule: checks', () => {
 
   it("{ slots, unit }: the unit of every number; the node's units otherwise", () => {
     const inWatts = parseSlots(
-      { slots: [q(0, { energyStorage: -5, curtailment: 7, gridLimits: { upper: 9 } })], unit: 'W' },
-      S,
+      { slots: [slotAt(0, { energyStorage: -5, curtailment: 7, gridLimits: { upper: 9 } })], unit: 'W' },
+      SETTINGS,
       T0,
     );
     assert.deepEqual(inWatts[0].setting, {
@@ -98,8 +98,8 @@ describe('schedule: checks', () => {
       gridLimits: { upperLimit: { value: 9, unit: 'W' } },
     });
     const inNodeUnits = parseSlots(
-      [q(0, { energyStorage: -5, curtailment: 40 })],
-      { ...S, essUnit: 'MW', curtailmentUnit: '%' },
+      [slotAt(0, { energyStorage: -5, curtailment: 40 })],
+      { ...SETTINGS, essUnit: 'MW', curtailmentUnit: '%' },
       T0,
     );
     assert.deepEqual(inNodeUnits[0].setting, {
@@ -107,7 +107,7 @@ describe('schedule: checks', () => {
       productionCurtailment: { value: 40, unit: '%' },
     });
     assert.match(
-      refused({ slots: [q(0, { energyStorage: 1 })], unit: '%' }).message,
+      refused({ slots: [slotAt(0, { energyStorage: 1 })], unit: '%' }).message,
       /^msg\.payload\.unit must be one of W, kW, MW/,
     );
   });
@@ -117,9 +117,9 @@ describe('schedule: checks', () => {
       [5, /^msg\.payload must be an array of slots/],
       [[], /^msg\.payload must have at least one slot/],
       [{ slots: 'x' }, /^msg\.payload\.slots must be an array/],
-      [[q(0, { energyStorage: 1 }), 7], /^msg\.payload\[1\] must be a slot object/],
+      [[slotAt(0, { energyStorage: 1 }), 7], /^msg\.payload\[1\] must be a slot object/],
       [
-        [q(0, { energyStorage: 1, energyStorag: 2 })],
+        [slotAt(0, { energyStorage: 1, energyStorag: 2 })],
         /^msg\.payload\[0\]\.energyStorag is not a slot field; accepted: start, end, duration/,
       ],
       [[{ end: T0 + 1, energyStorage: 1 }], /^msg\.payload\[0\]\.start is required/],
@@ -137,79 +137,82 @@ describe('schedule: checks', () => {
         /^msg\.payload\[0\]\.duration must be a positive number of minutes/,
       ],
       [
-        [q(0, { energyStorage: 1 }), { start: T0 + QUARTER_HOUR_MS, end: T0 + QUARTER_HOUR_MS, energyStorage: 1 }],
+        [slotAt(0, { energyStorage: 1 }), { start: T0 + QUARTER_HOUR_MS, end: T0 + QUARTER_HOUR_MS, energyStorage: 1 }],
         /^msg\.payload\[1\]\.end must be after the slot's start/,
       ],
       [
-        [q(2, { energyStorage: 1 }), q(1, { energyStorage: 1 })],
+        [slotAt(2, { energyStorage: 1 }), slotAt(1, { energyStorage: 1 })],
         /^msg\.payload\[1\]\.start must not be before the start of msg\.payload\[0\].*sorted/,
       ],
       [
-        [q(0, { energyStorage: 1 }), { start: T0 + 10 * MINUTE_MS, duration: 15, energyStorage: 1 }],
+        [slotAt(0, { energyStorage: 1 }), { start: T0 + 10 * MINUTE_MS, duration: 15, energyStorage: 1 }],
         /^msg\.payload\[1\]\.start overlaps msg\.payload\[0\], which ends at/,
       ],
-      [[q(0)], /^msg\.payload\[0\] sets nothing/],
-      [[q(0, { energyStorage: 'lots' })], /^msg\.payload\[0\]\.energyStorage must be a finite number/],
+      [[slotAt(0)], /^msg\.payload\[0\] sets nothing/],
+      [[slotAt(0, { energyStorage: 'lots' })], /^msg\.payload\[0\]\.energyStorage must be a finite number/],
       [
-        [q(0, { energyStorage: { value: 1, unit: 'mW' } })],
+        [slotAt(0, { energyStorage: { value: 1, unit: 'mW' } })],
         /^msg\.payload\[0\]\.energyStorage\.unit must be one of W, kW, MW/,
       ],
-      [[q(0, { curtailment: -1 })], /^msg\.payload\[0\]\.curtailment\.value must be 0 or more/],
-      [[q(0, { maximizeGridImport: 'yes' })], /^msg\.payload\[0\]\.maximizeGridImport must be true or false/],
-      [[q(0, { deadband: 1, energyStorage: 1 })], /^msg\.payload\[0\]\.deadband is used only with gridTarget/],
-      [[q(0, { gridTarget: 1, deadband: -1 })], /^msg\.payload\[0\]\.deadband must be 0 or more/],
-      [[q(0, { gridLimits: 5 })], /^msg\.payload\[0\]\.gridLimits must be \{upper, lower\}/],
-      [[q(0, { gridLimits: {} })], /^msg\.payload\[0\]\.gridLimits sets no limit/],
+      [[slotAt(0, { curtailment: -1 })], /^msg\.payload\[0\]\.curtailment\.value must be 0 or more/],
+      [[slotAt(0, { maximizeGridImport: 'yes' })], /^msg\.payload\[0\]\.maximizeGridImport must be true or false/],
+      [[slotAt(0, { deadband: 1, energyStorage: 1 })], /^msg\.payload\[0\]\.deadband is used only with gridTarget/],
+      [[slotAt(0, { gridTarget: 1, deadband: -1 })], /^msg\.payload\[0\]\.deadband must be 0 or more/],
+      [[slotAt(0, { gridLimits: 5 })], /^msg\.payload\[0\]\.gridLimits must be \{upper, lower\}/],
+      [[slotAt(0, { gridLimits: {} })], /^msg\.payload\[0\]\.gridLimits sets no limit/],
       [
-        [q(0, { gridLimits: { upperLimit: 5 } })],
+        [slotAt(0, { gridLimits: { upperLimit: 5 } })],
         /^msg\.payload\[0\]\.gridLimits\.upperLimit is not a grid limit; accepted: upper, lower/,
       ],
       [
-        [q(0, { gridLimits: { upper: -100, lower: 50 } })],
+        [slotAt(0, { gridLimits: { upper: -100, lower: 50 } })],
         /^msg\.payload\[0\]\.gridLimits\.lower must not be above the upper limit/,
       ],
       [
-        [q(0, { energyStorage: 1 }), q(1, { energyStorage: -5, gridTarget: 3 })],
+        [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: -5, gridTarget: 3 })],
         /^msg\.payload\[1\]\.gridTarget cannot be combined with energyStorage in one slot: asset steering and grid target end each other/,
       ],
-      [[q(0, { curtailment: 5, gridTarget: 3 })], /^msg\.payload\[0\]\.gridTarget cannot be combined with curtailment/],
+      [
+        [slotAt(0, { curtailment: 5, gridTarget: 3 })],
+        /^msg\.payload\[0\]\.gridTarget cannot be combined with curtailment/,
+      ],
       [
         [
-          q(0, { energyStorage: 1 }),
-          q(1, { energyStorage: 1 }),
-          q(2, { energyStorage: 1 }),
-          q(3, { energyStorage: -250 }),
+          slotAt(0, { energyStorage: 1 }),
+          slotAt(1, { energyStorage: 1 }),
+          slotAt(2, { energyStorage: 1 }),
+          slotAt(3, { energyStorage: -250 }),
         ],
         /^msg\.payload\[3\]\.energyStorage must be within the node's limit maxEssPower = 200000 W \(either sign\); got -250 kW; nothing was sent/,
         { maxEssPower: 200_000 },
       ],
       [
-        [q(0, { curtailment: { value: 1, unit: 'MW' } })],
+        [slotAt(0, { curtailment: { value: 1, unit: 'MW' } })],
         /^msg\.payload\[0\]\.curtailment must be within the node's limit maxCurtailment = 500000 W/,
         { maxCurtailment: 500_000 },
       ],
       [
-        [q(0, { gridTarget: -60 })],
+        [slotAt(0, { gridTarget: -60 })],
         /^msg\.payload\[0\]\.gridTarget must be within the node's limit maxGridPower = 50000 W/,
         { maxGridPower: 50_000 },
       ],
       [
-        [q(0, { gridTarget: 10, deadband: 60 })],
+        [slotAt(0, { gridTarget: 10, deadband: 60 })],
         /^msg\.payload\[0\]\.deadband must be within the node's limit maxGridPower = 50000 W/,
         { maxGridPower: 50_000 },
       ],
       [
-        [q(0, { gridLimits: { upper: 10, lower: -300 } })],
+        [slotAt(0, { gridLimits: { upper: 10, lower: -300 } })],
         /^msg\.payload\[0\]\.gridLimits\.lower must be within the node's limit maxGridLimit = 200000 W/,
         { maxGridLimit: 200_000 },
       ],
       [
-        [q(0, { maximizeGridImport: true })],
+        [slotAt(0, { maximizeGridImport: true })],
         /^msg\.payload\[0\]\.maximizeGridImport is true, but this node forbids maximize grid import/,
         { allowMaximizeGridImport: false },
       ],
       [
-        { slots: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 'x' })] },
+        { slots: [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 'x' })] },
         /^msg\.payload\.slots\[1\]\.energyStorage must be a finite number/,
       ],
     ];
@@ -217,30 +220,30 @@ describe('schedule: checks', () => {
   });
 
   it('all in the past is refused; a schedule whose last slot is in progress is accepted', () => {
-    const slots = [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 })];
+    const slots = [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 2 })];
     assert.match(
       refused(slots, {}, T0 + 30 * MINUTE_MS).message,
       /^msg\.payload has only slots in the past: the last one ended at 2030-01-07T08:30:00\.000Z; nothing was sent$/,
     );
-    assert.equal(parseSlots(slots, S, T0 + 20 * MINUTE_MS).length, 2);
+    assert.equal(parseSlots(slots, SETTINGS, T0 + 20 * MINUTE_MS).length, 2);
     assert.equal(refused(slots, {}, T0 + 30 * MINUTE_MS).kind, 'unprocessable');
   });
 
   it(`at most ${MAX_SLOTS} slots`, () => {
-    const many = Array.from({ length: MAX_SLOTS + 1 }, (_, i) => q(i, { energyStorage: 1 }));
+    const many = Array.from({ length: MAX_SLOTS + 1 }, (_, i) => slotAt(i, { energyStorage: 1 }));
     assert.match(
       refused(many).message,
       new RegExp(`^msg\\.payload must have at most ${MAX_SLOTS} slots; got ${MAX_SLOTS + 1}`),
     );
-    assert.equal(parseSlots(many.slice(0, MAX_SLOTS), S, T0).length, MAX_SLOTS);
+    assert.equal(parseSlots(many.slice(0, MAX_SLOTS), SETTINGS, T0).length, MAX_SLOTS);
   });
 });
 
 describe('schedule: runs', () => {
   const slots = (values: Array<number | null>) =>
     parseSlots(
-      values.map((v, i) => (v === null ? null : q(i, { energyStorage: v }))).filter((x) => x !== null),
-      S,
+      values.map((v, i) => (v === null ? null : slotAt(i, { energyStorage: v }))).filter((x) => x !== null),
+      SETTINGS,
       T0,
     );
 
@@ -260,7 +263,11 @@ describe('schedule: runs', () => {
     );
     // A gap (slot 2 missing): the slots around it stay apart.
     const apart = runsOf(
-      parseSlots([q(0, { energyStorage: 5 }), q(1, { energyStorage: 5 }), q(3, { energyStorage: 5 })], S, T0),
+      parseSlots(
+        [slotAt(0, { energyStorage: 5 }), slotAt(1, { energyStorage: 5 }), slotAt(3, { energyStorage: 5 })],
+        SETTINGS,
+        T0,
+      ),
     );
     assert.deepEqual(
       apart.map((r) => [r.first, r.last]),
@@ -271,7 +278,11 @@ describe('schedule: runs', () => {
     );
     // The same power in another unit is another setting (sent as given).
     const otherUnit = runsOf(
-      parseSlots([q(0, { energyStorage: 1 }), q(1, { energyStorage: { value: 1000, unit: 'W' } })], S, T0),
+      parseSlots(
+        [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: { value: 1000, unit: 'W' } })],
+        SETTINGS,
+        T0,
+      ),
     );
     assert.equal(otherUnit.length, 2);
   });
@@ -286,7 +297,7 @@ describe('schedule: runs', () => {
         [120, 180, 8, 11],
       ],
     );
-    const odd = runsOf(parseSlots([{ start: T0, duration: 100, energyStorage: 1 }], S, T0), 45 * MINUTE_MS);
+    const odd = runsOf(parseSlots([{ start: T0, duration: 100, energyStorage: 1 }], SETTINGS, T0), 45 * MINUTE_MS);
     assert.deepEqual(
       odd.map((x) => [(x.start - T0) / MINUTE_MS, (x.end - T0) / MINUTE_MS, x.first]),
       [
@@ -317,24 +328,24 @@ describe('schedule: runs', () => {
   });
 
   it('a saved setting reads back equal, and is checked against the current limits', () => {
-    const [s] = parseSlots([q(0, { energyStorage: -200, curtailment: 3 })], S, T0);
+    const [s] = parseSlots([slotAt(0, { energyStorage: -200, curtailment: 3 })], SETTINGS, T0);
     const expected = {
       energyStorageSetting: { value: -200, unit: 'kW' },
       productionCurtailment: { value: 3, unit: 'kW' },
     };
     assert.deepStrictEqual(s.setting, expected);
-    const back = parseSetting(JSON.parse(JSON.stringify(s.setting)), S, 'stored');
+    const back = parseSetting(JSON.parse(JSON.stringify(s.setting)), SETTINGS, 'stored');
     assert.deepStrictEqual(back, expected);
     assert.equal(
       settingKey(back),
       '{"energyStorageSetting":{"value":-200,"unit":"kW"},"productionCurtailment":{"value":3,"unit":"kW"}}',
     );
     assert.throws(
-      () => parseSetting(s.setting, { ...S, maxEssPower: 100_000 }, 'stored'),
+      () => parseSetting(s.setting, { ...SETTINGS, maxEssPower: 100_000 }, 'stored'),
       /^ValidationError: stored\.energyStorage must be within the node's limit maxEssPower = 100000 W/,
     );
     assert.throws(
-      () => parseSetting({ energyStorageSetting: 5 }, S, 'stored'),
+      () => parseSetting({ energyStorageSetting: 5 }, SETTINGS, 'stored'),
       /stored\.energyStorageSetting must be \{value: number/,
     );
   });

@@ -21,16 +21,20 @@ async function turns(n = 5): Promise<void> {
 }
 
 const T0 = Date.UTC(2026, 5, 1, 12);
-const Q = 15 * 60_000;
+const QUARTER_MS = 15 * 60_000;
 const run = (i: number, setting: PlayRun['setting'], n = 1): PlayRun => ({
   site: 'ste_a',
   total: 4,
-  start: T0 + i * Q,
-  end: T0 + (i + n) * Q,
+  start: T0 + i * QUARTER_MS,
+  end: T0 + (i + n) * QUARTER_MS,
   first: i,
   last: i + n - 1,
   setting,
-  slots: Array.from({ length: n }, (_, k) => ({ index: i + k, start: T0 + (i + k) * Q, end: T0 + (i + k + 1) * Q })),
+  slots: Array.from({ length: n }, (_, k) => ({
+    index: i + k,
+    start: T0 + (i + k) * QUARTER_MS,
+    end: T0 + (i + k + 1) * QUARTER_MS,
+  })),
 });
 const ess = (v: number) => ({ energyStorageSetting: { value: v, unit: 'kW' as const } });
 
@@ -45,12 +49,17 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
   it('commands of a run: maximizeGridImport false is sent (not dropped); grid limits go alone', () => {
     const cmds = commandsOf({
       site: 's',
-      end: T0 + Q,
+      end: T0 + QUARTER_MS,
       setting: { maximizeGridImport: false, gridLimits: { upperLimit: { value: 5, unit: 'kW' } } },
     });
     assert.deepEqual(cmds, [
-      { site: 's', kind: 'combined', maximizeGridImport: false, validUntil: T0 + Q },
-      { site: 's', kind: 'grid-limits', gridLimits: { upperLimit: { value: 5, unit: 'kW' } }, validUntil: T0 + Q },
+      { site: 's', kind: 'combined', maximizeGridImport: false, validUntil: T0 + QUARTER_MS },
+      {
+        site: 's',
+        kind: 'grid-limits',
+        gridLimits: { upperLimit: { value: 5, unit: 'kW' } },
+        validUntil: T0 + QUARTER_MS,
+      },
     ]);
   });
 
@@ -104,10 +113,10 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     });
     player.play([run(0, ess(1)), run(1, ess(2))]);
     await turns();
-    await clock.tickAsync(Q);
+    await clock.tickAsync(QUARTER_MS);
     await turns();
-    await clock.tickAsync(Q);
-    assert.deepEqual(sent, [T0 + Q, T0 + 2 * Q]);
+    await clock.tickAsync(QUARTER_MS);
+    assert.deepEqual(sent, [T0 + QUARTER_MS, T0 + 2 * QUARTER_MS]);
     assert.equal(player.active, false, 'done, though done() threw');
   });
 
@@ -136,7 +145,7 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
     await closing;
     player.play([run(2, ess(3))]);
     assert.equal(player.resume({ runs: [run(3, ess(4))] }), 0);
-    await clock.tickAsync(4 * Q);
+    await clock.tickAsync(4 * QUARTER_MS);
     assert.equal(submits.length, 1);
     assert.equal(await player.close().then(() => 'closed'), 'closed', 'nothing under way: at once');
   });
@@ -148,13 +157,13 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
       now: () => clock.now,
       // A timer that fires late: the run's start passed by the time it runs.
       timers: {
-        setTimeout: (fn, ms) => clock.setTimeout(fn, ms + Q - MIN_LEFT_MS / 2),
+        setTimeout: (fn, ms) => clock.setTimeout(fn, ms + QUARTER_MS - MIN_LEFT_MS / 2),
         clearTimeout: (t) => clock.clearTimeout(t as never),
       },
       skipped: (_r, reason) => events.push(reason),
     });
     player.play([run(1, ess(1))]);
-    await clock.tickAsync(2 * Q);
+    await clock.tickAsync(2 * QUARTER_MS);
     assert.equal(events.length, 1);
     assert.match(events[0], /less than 1 s before its end/);
   });
@@ -181,7 +190,10 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
   it('without injected timers it uses the real ones, and stop() leaves none of its own pending', async () => {
     const timers = watchTimers();
     try {
-      const player = new SchedulePlayer({ submit: () => Promise.resolve({} as SteeringResult), now: () => T0 - Q });
+      const player = new SchedulePlayer({
+        submit: () => Promise.resolve({} as SteeringResult),
+        now: () => T0 - QUARTER_MS,
+      });
       player.play([run(0, ess(1))]);
       assert.equal(player.nextAt, T0, "armed for the run's start");
       assert.ok(
@@ -213,7 +225,7 @@ describe('runtime coverage: the schedule player closed, failing, or with callbac
         },
         done: () => events.push('done'),
       });
-      const soon: PlayRun = { ...run(0, ess(1)), start: base + 3_600_000, end: base + 3_600_000 + Q };
+      const soon: PlayRun = { ...run(0, ess(1)), start: base + 3_600_000, end: base + 3_600_000 + QUARTER_MS };
       player.play([soon]);
       assert.equal(player.nextAt, soon.start);
       player.play([]);

@@ -17,7 +17,7 @@ import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../../src/
 import { turns } from '../helpers/red';
 
 const SITE = DEFAULT_SITES[0].siteReference;
-const S: ScheduleSettings = {
+const SETTINGS: ScheduleSettings = {
   essUnit: 'kW',
   curtailmentUnit: 'kW',
   gridUnit: 'kW',
@@ -29,7 +29,7 @@ const S: ScheduleSettings = {
 };
 /** The first slot's start: a quarter hour ahead of real time (the client refuses a validUntil before Date.now()). */
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({
+const slotAt = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -81,7 +81,11 @@ describe('schedule: playing', () => {
   }
 
   const runsFor = (slots: unknown[], now = clock.now) =>
-    runsOf(parseSlots(slots, S, now), 1440 * MINUTE_MS, now).map((r) => ({ ...r, site: SITE, total: slots.length }));
+    runsOf(parseSlots(slots, SETTINGS, now), 1440 * MINUTE_MS, now).map((r) => ({
+      ...r,
+      site: SITE,
+      total: slots.length,
+    }));
   /** Requests under way settle (real I/O, bounded by the client's timeout). */
   async function settle(): Promise<void> {
     while (inflight.length) await Promise.all(inflight.splice(0));
@@ -110,7 +114,7 @@ describe('schedule: playing', () => {
     const perSlot: number[] = [];
     for (let k = 0; perSlot.length < 96; k++)
       for (let j = 0; j < lengths[k % 4] && perSlot.length < 96; j++) perSlot.push(values[k % 5]);
-    const slots = perSlot.map((v, i) => q(i, { energyStorage: v }));
+    const slots = perSlot.map((v, i) => slotAt(i, { energyStorage: v }));
     // The expected runs, grouped by hand: [first slot, last slot].
     const expected: Array<[number, number]> = [];
     perSlot.forEach((v, i) =>
@@ -157,7 +161,9 @@ describe('schedule: playing', () => {
   it('the slot in progress is sent at once, valid until its end; slots that ended are skipped without a word', async () => {
     await wait(2 * MINUTE_MS + 20 * MINUTE_MS); // T0 + 20 min: slot 0 ended, slot 1 in progress
     const schedulePlayer = player();
-    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
+    schedulePlayer.play(
+      runsFor([slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 2 }), slotAt(2, { energyStorage: 3 })]),
+    );
     await settle();
     const [e] = log();
     assert.equal(log().length, 1);
@@ -170,7 +176,9 @@ describe('schedule: playing', () => {
 
   it('a timer that fires after its slot ended sends nothing for it and says so; the next slot goes out', async () => {
     const schedulePlayer = player();
-    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })]));
+    schedulePlayer.play(
+      runsFor([slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 2 }), slotAt(2, { energyStorage: 3 })]),
+    );
     await step(schedulePlayer); // slot 0
     // The machine sleeps for 20 minutes: the clock jumps, the timer of slot 1 (due at its start)
     // fires 20 minutes late, at T0 + 35 min, after slot 1's end and within slot 2.
@@ -191,7 +199,7 @@ describe('schedule: playing', () => {
 
   it("a timer that fires early sends nothing before the slot's start: it waits the rest", async () => {
     const schedulePlayer = player();
-    schedulePlayer.play(runsFor([q(0, { energyStorage: 1 })]));
+    schedulePlayer.play(runsFor([slotAt(0, { energyStorage: 1 })]));
     // The clock goes back a minute: the timer (due in 2 minutes) fires at T0 − 1 min.
     clock.setSystemTime(clock.now - MINUTE_MS);
     await clock.tickAsync(2 * MINUTE_MS);
@@ -227,10 +235,10 @@ describe('schedule: playing', () => {
     const schedulePlayer = player();
     schedulePlayer.play(
       runsFor([
-        q(0, { curtailment: 300 }),
-        q(1, { energyStorage: -50, gridLimits: { upper: 100 } }),
-        q(2, { gridTarget: 20, deadband: 5 }),
-        q(3, { energyStorage: 10 }),
+        slotAt(0, { curtailment: 300 }),
+        slotAt(1, { energyStorage: -50, gridLimits: { upper: 100 } }),
+        slotAt(2, { gridTarget: 20, deadband: 5 }),
+        slotAt(3, { energyStorage: 10 }),
       ]),
     );
     for (let i = 0; i < 4; i++) {
@@ -267,7 +275,10 @@ describe('schedule: playing', () => {
     const schedulePlayer = player();
     // Old: ESS −200 for two hours (one request until T0 + 2 h), then +100.
     schedulePlayer.play(
-      runsFor([...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })]),
+      runsFor([
+        ...Array.from({ length: 8 }, (_, i) => slotAt(i, { energyStorage: -200 })),
+        slotAt(8, { energyStorage: 100 }),
+      ]),
     );
     await step(schedulePlayer);
     assert.equal((log()[0].body as { validUntil: number }).validUntil, T0 + 2 * 3_600_000);
@@ -275,10 +286,10 @@ describe('schedule: playing', () => {
     // New, from T0 + 1 h: ESS −50 for an hour.
     schedulePlayer.play(
       runsFor([
-        q(4, { energyStorage: -50 }),
-        q(5, { energyStorage: -50 }),
-        q(6, { energyStorage: -50 }),
-        q(7, { energyStorage: -50 }),
+        slotAt(4, { energyStorage: -50 }),
+        slotAt(5, { energyStorage: -50 }),
+        slotAt(6, { energyStorage: -50 }),
+        slotAt(7, { energyStorage: -50 }),
       ]),
     );
     await settle();
@@ -301,15 +312,15 @@ describe('schedule: playing', () => {
 
   it('replace with a first slot in progress: sent at once, unless it is exactly the request in force', async () => {
     const schedulePlayer = player();
-    schedulePlayer.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
+    schedulePlayer.play(runsFor([slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -200 })]));
     await step(schedulePlayer);
     await wait(5 * MINUTE_MS);
     // The same two slots again (an optimiser that resends): nothing to send.
-    schedulePlayer.play(runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -200 })]));
+    schedulePlayer.play(runsFor([slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -200 })]));
     await settle();
     assert.equal(log().length, 1);
     // Another value for the slots in progress: sent at once.
-    schedulePlayer.play(runsFor([q(0, { energyStorage: -100 }), q(1, { energyStorage: -100 })]));
+    schedulePlayer.play(runsFor([slotAt(0, { energyStorage: -100 }), slotAt(1, { energyStorage: -100 })]));
     await settle();
     assert.equal(log().length, 2);
     assert.equal(log()[1].time, T0 + 5 * MINUTE_MS);
@@ -318,7 +329,11 @@ describe('schedule: playing', () => {
   it('stop: nothing more is sent and no timer is left; the request in force runs out at its end', async () => {
     const schedulePlayer = player();
     schedulePlayer.play(
-      runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]),
+      runsFor([
+        slotAt(0, { energyStorage: -200 }),
+        slotAt(1, { energyStorage: -100 }),
+        slotAt(2, { energyStorage: 0 }),
+      ]),
     );
     await step(schedulePlayer);
     assert.equal(schedulePlayer.stop(), true);
@@ -338,7 +353,11 @@ describe('schedule: playing', () => {
   it('resume from the saved state: the run in force is not sent again, the next one at its start', async () => {
     const schedulePlayer = player();
     schedulePlayer.play(
-      runsFor([q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })]),
+      runsFor([
+        slotAt(0, { energyStorage: -200 }),
+        slotAt(1, { energyStorage: -100 }),
+        slotAt(2, { energyStorage: 0 }),
+      ]),
     );
     await step(schedulePlayer);
     await wait(5 * MINUTE_MS);

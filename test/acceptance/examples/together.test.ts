@@ -29,7 +29,7 @@ import { Inbox, NODES, StatusLog, callsOf, helper, logged, until, useRuntime, us
 
 type SteeringComponents = SteeringState['components'];
 const site = (name: string) => builtInSite(name).siteReference;
-const S = {
+const SITES = {
   '04': site('Home (example 04)'),
   '05': site('Home (example 05)'),
   '06': site('Home (example 06)'),
@@ -40,7 +40,7 @@ const S = {
   '10': site('Home (example 10)'),
 };
 /** What each steering example leaves in force on its site (the components the simulator holds). */
-const EXPECTED: Record<keyof typeof S, (c: SteeringComponents) => boolean> = {
+const EXPECTED: Record<keyof typeof SITES, (c: SteeringComponents) => boolean> = {
   '04': (c) => c.energyStorageSetting?.value === -3 && c.energyStorageSetting.unit === 'kW',
   '05': (c) => c.maximizeGridImport?.value === true,
   '06': (c) => c.energyStorageSetting?.value === -5 && c.energyStorageSetting.unit === 'kW',
@@ -82,8 +82,8 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
     assert.equal(brokers.length, 1, 'one broker config node for 03, 04, 05 and 10');
     const ex = (nn: string) => exampleFile(nn);
     const subscribed = [
-      mqtt.subscribed(`ems/${S['04']}/ess/set`),
-      mqtt.subscribed(`ems/${S['10']}/+/set`),
+      mqtt.subscribed(`ems/${SITES['04']}/ess/set`),
+      mqtt.subscribed(`ems/${SITES['10']}/+/set`),
       mqtt.subscribed('energy/price'),
     ];
     await loadFlow([...NODES, ...CORE_NODES, ...INFLUX_NODES, ...dashboardModules(flow)], flow);
@@ -107,16 +107,16 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
       payload: { start: hhmm(now - 10 * 60_000), end: hhmm(now + 60 * 60_000), powerKw: 5 },
     });
     // Everything else that steers, at once, as a user would press and Home Assistant would command.
-    await mqtt.publish(`ems/${S['04']}/ess/set`, '-3');
+    await mqtt.publish(`ems/${SITES['04']}/ess/set`, '-3');
     nodeIn(ex('05'), 'price -0.05').receive({});
     nodeIn(ex('07'), 'Commercial: limit PV to 60 %').receive({});
     nodeIn(ex('07'), 'Home: every minute, 3 kW export').receive({});
     nodeIn(ex('08'), 'Commercial: import ≤ 200 kW, export ≤ 300 kW').receive({});
-    await mqtt.publish(`ems/${S['10']}/ess_power/set`, '4');
+    await mqtt.publish(`ems/${SITES['10']}/ess_power/set`, '4');
     // Example 09 plans and plays on deploy (2 s on).
 
-    const held = (key: keyof typeof S) => EXPECTED[key](sim.sim.steeringState(S[key]).components);
-    const pending = () => (Object.keys(S) as Array<keyof typeof S>).filter((k) => !held(k));
+    const held = (key: keyof typeof SITES) => EXPECTED[key](sim.sim.steeringState(SITES[key]).components);
+    const pending = () => (Object.keys(SITES) as Array<keyof typeof SITES>).filter((k) => !held(k));
     await steered(
       () => pending().length === 0,
       () => `signals in force on ${pending()}`,
@@ -130,10 +130,10 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
       parts.add(e.path.split('/').slice(3).join('/'));
       steeringBySite.set(ref, parts);
     }
-    const site07 = new Set([S['07%'], S['07kW']]);
+    const site07 = new Set([SITES['07%'], SITES['07kW']]);
     assert.deepEqual(
       [...steeringBySite.keys()].sort(),
-      Object.values(S).sort(),
+      Object.values(SITES).sort(),
       "the steering examples' sites and no other",
     );
     assert.equal(
@@ -143,11 +143,11 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
     );
     for (const [ref, parts] of steeringBySite) {
       const want =
-        ref === S['08']
+        ref === SITES['08']
           ? ['steering/grid-limits']
           : site07.has(ref)
             ? ['steering/curtailment']
-            : ref === S['05'] || ref === S['10']
+            : ref === SITES['05'] || ref === SITES['10']
               ? null
               : ['steering/ess'];
       if (want) assert.deepEqual([...parts].sort(), want, `${ref}: ${[...parts]}`);
@@ -183,18 +183,18 @@ describe(`examples: all ten in one Node-RED ${nodeRedVersion}`, function () {
 
   it("the checks can fail: 04 and 10 on one site (as both shipped before) set off 10's error path", async () => {
     const shared = (file: string, from: string) =>
-      forTest(JSON.parse(JSON.stringify(readExample(file)).split(from).join(S['10'])), sim.url, mqtt.port);
+      forTest(JSON.parse(JSON.stringify(readExample(file)).split(from).join(SITES['10'])), sim.url, mqtt.port);
     const seen = new Set<string>();
     const flow = [
-      ...shared(exampleFile('04'), S['04']),
+      ...shared(exampleFile('04'), SITES['04']),
       ...forTest(readExample(exampleFile('10')), sim.url, mqtt.port),
     ].filter((n) => !seen.has(n.id) && Boolean(seen.add(n.id)));
-    const subscribed = mqtt.subscribed(`ems/${S['10']}/+/set`);
+    const subscribed = mqtt.subscribed(`ems/${SITES['10']}/+/set`);
     await loadFlow([...NODES, ...CORE_NODES], flow);
     await subscribed;
     mqtt.published.length = 0;
-    await mqtt.publish(`ems/${S['10']}/ess/set`, '-3');
-    const [error] = await mqtt.await((p) => p.topic === `ems/${S['10']}/error`);
-    assert.equal(error.payload, `not a command topic of this flow: ems/${S['10']}/ess/set`);
+    await mqtt.publish(`ems/${SITES['10']}/ess/set`, '-3');
+    const [error] = await mqtt.await((p) => p.topic === `ems/${SITES['10']}/error`);
+    assert.equal(error.payload, `not a command topic of this flow: ems/${SITES['10']}/ess/set`);
   });
 });

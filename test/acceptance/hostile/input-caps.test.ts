@@ -30,14 +30,14 @@ import { restoreState } from '../../../src/nodes/schedule/stored';
 import { fleetList } from '../../../src/nodes/device-read/fleet';
 import { countedReads } from '../../helpers/counted';
 
-const N = 1_000_000;
-const H = 3_600_000;
+const HUGE_COUNT = 1_000_000;
+const HOUR_MS = 3_600_000;
 const T0 = Date.UTC(2026, 5, 1);
-const slot = { start: T0, end: T0 + H, price: 0.1 };
+const slot = { start: T0, end: T0 + HOUR_MS, price: 0.1 };
 const prices = (n: number) =>
-  Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
+  Array.from({ length: n }, (_, k) => ({ start: T0 + k * HOUR_MS, end: T0 + (k + 1) * HOUR_MS, price: 0.1 }));
 const battery = { capacityKWh: 10, maxChargeKW: 5, soc: 50 };
-const S: ScheduleSettings = {
+const SETTINGS: ScheduleSettings = {
   essUnit: 'kW',
   curtailmentUnit: 'kW',
   gridUnit: 'kW',
@@ -49,7 +49,7 @@ const S: ScheduleSettings = {
 };
 
 /** A 1,000,000-element array (each element `item`) that counts every read of an element. */
-const counted = (item: unknown) => countedReads(N, item);
+const counted = (item: unknown) => countedReads(HUGE_COUNT, item);
 
 /** `run(list)` must throw a ValidationError for `field` naming the limit (`at most <max>`, or as `limit` says) and the length, having read no element. */
 function refusedUnread(item: unknown, run: (list: any[]) => unknown, field: string, max: number | RegExp): void {
@@ -63,7 +63,7 @@ function refusedUnread(item: unknown, run: (list: any[]) => unknown, field: stri
   assert.ok(err instanceof ValidationError, `a ValidationError for ${field}; got ${err}`);
   assert.equal(err.field, field);
   assert.match(err.message, typeof max === 'number' ? new RegExp(`at most ${max}\\b`) : max, err.message);
-  assert.match(err.message, new RegExp(`\\b${N}\\b`), err.message);
+  assert.match(err.message, new RegExp(`\\b${HUGE_COUNT}\\b`), err.message);
   assert.equal(reads(), 0, `${field}: no element read before the refusal (${err.message})`);
 }
 
@@ -148,7 +148,7 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
         refusedUnread(1000, (l) => site({ [k]: l }), k, /must have one value per price slot: 4; got/);
       }
       refusedUnread(
-        { soc: 60, time: T0 + H },
+        { soc: 60, time: T0 + HOUR_MS },
         (l) => site({ battery: { ...battery, socTarget: l } }),
         'battery.socTarget',
         INPUTS.socTargets,
@@ -191,7 +191,7 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
       );
       assert.equal(valueReads, 0, 'no value of the map read');
       refusedUnread(
-        { start: T0, end: T0 + H },
+        { start: T0, end: T0 + HOUR_MS },
         (l) =>
           resampleForecast(
             prices(4).map((p) => ({ start: p.start, value: 1 })),
@@ -201,8 +201,8 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
         INPUTS.forecastSlots,
       );
       refusedUnread(
-        { start: T0, end: T0 + H },
-        (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * H, end: T0, value: 1 }], { slots: l }),
+        { start: T0, end: T0 + HOUR_MS },
+        (l) => loadForecastFromHistory([{ start: T0 - 7 * 24 * HOUR_MS, end: T0, value: 1 }], { slots: l }),
         'slots',
         INPUTS.forecastSlots,
       );
@@ -210,7 +210,7 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
 
     it('a split by slotMinutes that would make more than 960 slots is refused by its count, before any slot is made', () => {
       const weeks = Array.from({ length: INPUTS.priceSlots }, (_, k) => ({
-        start: T0 + k * 168 * H,
+        start: T0 + k * 168 * HOUR_MS,
         duration: 10_080,
         price: 0.1,
       }));
@@ -229,31 +229,31 @@ describe('input caps: a 1,000,000-element array is refused by its length, before
 
   describe('schedule', () => {
     it('slots of a message: an array, or {slots}', () => {
-      const one = { start: T0, end: T0 + H, energyStorage: 1 };
-      refusedUnread(one, (l) => parseSlots(l, S, T0), 'msg.payload', INPUTS.scheduleSlots);
-      refusedUnread(one, (l) => parseSlots({ slots: l }, S, T0), 'msg.payload.slots', INPUTS.scheduleSlots);
+      const one = { start: T0, end: T0 + HOUR_MS, energyStorage: 1 };
+      refusedUnread(one, (l) => parseSlots(l, SETTINGS, T0), 'msg.payload', INPUTS.scheduleSlots);
+      refusedUnread(one, (l) => parseSlots({ slots: l }, SETTINGS, T0), 'msg.payload.slots', INPUTS.scheduleSlots);
     });
 
     it('the stored schedule: its runs, and the slots of one run', () => {
       const run = {
         site: 'ste_a',
         start: T0,
-        end: T0 + H,
+        end: T0 + HOUR_MS,
         first: 0,
         last: 0,
         total: 1,
-        slots: [{ index: 0, start: T0, end: T0 + H }],
+        slots: [{ index: 0, start: T0, end: T0 + HOUR_MS }],
         setting: { energyStorageSetting: { value: 1, unit: 'kW' } },
       };
       refusedUnread(
         run,
-        (l) => restoreState({ v: 1, runs: l }, S, 24 * H),
+        (l) => restoreState({ v: 1, runs: l }, SETTINGS, 24 * HOUR_MS),
         'stored schedule.runs',
         INPUTS.scheduleSlots,
       );
       refusedUnread(
         run.slots[0],
-        (l) => restoreState({ v: 1, runs: [{ ...run, slots: l }] }, S, 24 * H),
+        (l) => restoreState({ v: 1, runs: [{ ...run, slots: l }] }, SETTINGS, 24 * HOUR_MS),
         'stored schedule.runs[0].slots',
         INPUTS.scheduleSlots,
       );

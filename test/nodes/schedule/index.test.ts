@@ -17,7 +17,7 @@ import { scheduleNode } from '../../helpers/schedule';
 const SITE = DEFAULT_SITES[0].siteReference;
 const HOME = DEFAULT_SITES[1].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({
+const slotAt = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -88,7 +88,10 @@ describe('nodes: ems-schedule', () => {
     const values = Array.from({ length: 96 }, (_, i) => [-200, -200, -100, 0, 150, 150][Math.floor(i / 4) % 6]);
     const changes = values.filter((v, i) => i === 0 || values[i - 1] !== v).length;
     const deployed = await load();
-    const shown = await accept(deployed, { payload: values.map((v, i) => q(i, { energyStorage: v })), topic: 'day' });
+    const shown = await accept(deployed, {
+      payload: values.map((v, i) => slotAt(i, { energyStorage: v })),
+      topic: 'day',
+    });
     assert.equal(shown.text, `waiting: slot 1/96 at ${formatClock(T0)}`);
     assert.equal(log().length, 0, "nothing before the first slot's start");
     for (let k = 0; k < changes; k++) await step(deployed);
@@ -132,7 +135,7 @@ describe('nodes: ems-schedule', () => {
     clock.tick(2 * MINUTE_MS + 20 * MINUTE_MS);
     const deployed = await load();
     deployed.send({
-      payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })],
+      payload: [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 2 }), slotAt(2, { energyStorage: 3 })],
       site: HOME,
     });
     const [m] = await deployed.out.count(1);
@@ -152,7 +155,7 @@ describe('nodes: ems-schedule', () => {
   async function lateTurn(left: number): Promise<Loaded> {
     const deployed = await load();
     await accept(deployed, {
-      payload: [q(0, { energyStorage: 1 }), q(1, { energyStorage: 2 }), q(2, { energyStorage: 3 })],
+      payload: [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorage: 2 }), slotAt(2, { energyStorage: 3 })],
     });
     await step(deployed); // slot 1, at T0
     // Date jumps without the timer firing: the timer of slot 2 (due in 15 min) then fires at
@@ -220,39 +223,39 @@ describe('nodes: ems-schedule', () => {
 
   it('refusals name the slot and the field, send nothing, and leave the playing schedule as it is', async () => {
     const deployed = await load({ maxEssPower: 200_000 });
-    await accept(deployed, { payload: [q(0, { energyStorage: -150 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [slotAt(0, { energyStorage: -150 }), slotAt(1, { energyStorage: -100 })] });
     const bad: Array<[unknown, RegExp]> = [
       [
         [
-          q(0, { energyStorage: 1 }),
-          q(1, { energyStorage: 2 }),
-          q(2, { energyStorage: 3 }),
-          q(3, { energyStorage: -250 }),
+          slotAt(0, { energyStorage: 1 }),
+          slotAt(1, { energyStorage: 2 }),
+          slotAt(2, { energyStorage: 3 }),
+          slotAt(3, { energyStorage: -250 }),
         ],
         /^ValidationError: msg\.payload\[3\]\.energyStorage must be within the node's limit maxEssPower = 200000 W/,
       ],
       [
-        [q(0, { energyStorage: 1 }), { start: T0 + 5 * MINUTE_MS, duration: 15, energyStorage: 1 }],
+        [slotAt(0, { energyStorage: 1 }), { start: T0 + 5 * MINUTE_MS, duration: 15, energyStorage: 1 }],
         /^ValidationError: msg\.payload\[1\]\.start overlaps msg\.payload\[0\]/,
       ],
       [
-        [q(1, { energyStorage: 1 }), q(0, { energyStorage: 1 })],
+        [slotAt(1, { energyStorage: 1 }), slotAt(0, { energyStorage: 1 })],
         /^ValidationError: msg\.payload\[1\]\.start must not be before the start of msg\.payload\[0\]/,
       ],
       [
-        [q(0, { energyStorage: 1, gridTarget: 5 })],
+        [slotAt(0, { energyStorage: 1, gridTarget: 5 })],
         /^ValidationError: msg\.payload\[0\]\.gridTarget cannot be combined with energyStorage/,
       ],
       [
-        [q(0, { energyStorage: 1 }), q(1, { energyStorag: 2 })],
+        [slotAt(0, { energyStorage: 1 }), slotAt(1, { energyStorag: 2 })],
         /^ValidationError: msg\.payload\[1\]\.energyStorag is not a slot field/,
       ],
       [
-        [q(-8, { energyStorage: 1 }), q(-7, { energyStorage: 1 })],
+        [slotAt(-8, { energyStorage: 1 }), slotAt(-7, { energyStorage: 1 })],
         /^ValidationError: msg\.payload has only slots in the past/,
       ],
       [
-        { slots: [q(0, { energyStorage: 1 }), { start: T0, end: T0 - 1, energyStorage: 1 }] },
+        { slots: [slotAt(0, { energyStorage: 1 }), { start: T0, end: T0 - 1, energyStorage: 1 }] },
         /^ValidationError: msg\.payload\.slots\[1\]\.end must be after the slot's start/,
       ],
       ['go', /^ValidationError: msg\.payload must be an array of slots/],
@@ -271,11 +274,14 @@ describe('nodes: ems-schedule', () => {
   it('replace: the new schedule takes over from its first slot; the old request in force is cut there', async () => {
     const deployed = await load();
     await accept(deployed, {
-      payload: [...Array.from({ length: 8 }, (_, i) => q(i, { energyStorage: -200 })), q(8, { energyStorage: 100 })],
+      payload: [
+        ...Array.from({ length: 8 }, (_, i) => slotAt(i, { energyStorage: -200 })),
+        slotAt(8, { energyStorage: 100 }),
+      ],
     });
     await step(deployed);
     clock.tick(30 * MINUTE_MS);
-    deployed.send({ payload: [q(4, { energyStorage: -50 }), q(5, { energyStorage: -50 })] });
+    deployed.send({ payload: [slotAt(4, { energyStorage: -50 }), slotAt(5, { energyStorage: -50 })] });
     const [, cut] = await deployed.out.count(2);
     assert.deepEqual(cut.request.body, { setting: { value: -200, unit: 'kW' }, validUntil: T0 + 3_600_000 });
     assert.deepEqual(cut.slots, [0, 1, 2, 3]);
@@ -294,7 +300,7 @@ describe('nodes: ems-schedule', () => {
 
   it('stop: nothing more is sent, no timer is left; the status says when the slot in force runs out', async () => {
     const deployed = await load();
-    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -100 })] });
     await step(deployed);
     const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
     deployed.send({ payload: 'stop' });
@@ -310,7 +316,11 @@ describe('nodes: ems-schedule', () => {
     const nodes = flow(scheduleNode(), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
     const deployed = await loadFlow(nodes);
     await accept(deployed, {
-      payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 }), q(2, { energyStorage: 0 })],
+      payload: [
+        slotAt(0, { energyStorage: -200 }),
+        slotAt(1, { energyStorage: -100 }),
+        slotAt(2, { energyStorage: 0 }),
+      ],
     });
     await step(deployed);
     clock.tick(5 * MINUTE_MS);
@@ -335,7 +345,7 @@ describe('nodes: ems-schedule', () => {
   it('redeploy after stop: the node stays stopped', async () => {
     const nodes = flow(scheduleNode(), cfg(sim.url), { id: 'reports', type: 'helper', wires: [] });
     const deployed = await loadFlow(nodes);
-    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -100 })] });
     await step(deployed);
     const stopped = deployed.status.wait((s) => /^stopped/.test(s.text));
     deployed.send({ payload: 'stop' });

@@ -17,7 +17,7 @@ import { scheduleNode } from '../../helpers/schedule';
 const SITE = DEFAULT_SITES[0].siteReference;
 
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({
+const slotAt = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -70,9 +70,9 @@ describe('nodes: ems-schedule', () => {
     const reply = await deployed.ask({
       payload: {
         slots: [
-          q(0, { energyStorage: -100 }),
-          q(1, { energyStorage: -100 }),
-          q(2, { curtailment: 300, gridLimits: { upper: 50 } }),
+          slotAt(0, { energyStorage: -100 }),
+          slotAt(1, { energyStorage: -100 }),
+          slotAt(2, { curtailment: 300, gridLimits: { upper: 50 } }),
         ],
         unit: 'kW',
       },
@@ -117,12 +117,12 @@ describe('nodes: ems-schedule', () => {
 
   it("a % curtailment is sent in W of the site's PV power (GET /sites), and refused naming the slot without it", async () => {
     const deployed = await load({ curtailmentUnit: '%' }, { percentCurtailment: 'convert' });
-    await accept(deployed, { payload: [q(0, { curtailment: 50 })] });
+    await accept(deployed, { payload: [slotAt(0, { curtailment: 50 })] });
     await step(deployed);
     const peak = DEFAULT_SITES[0].pv.peakW;
     assert.deepEqual(body(log()[0]).productionCurtailment, { value: Math.round(peak / 2), unit: 'W' });
     const unknownSite = await load({ curtailmentUnit: '%', site: 'ste_unknown' }, { percentCurtailment: 'convert' });
-    const err = await unknownSite.fails({ payload: [q(1, { energyStorage: 1 }), q(2, { curtailment: 40 })] });
+    const err = await unknownSite.fails({ payload: [slotAt(1, { energyStorage: 1 }), slotAt(2, { curtailment: 40 })] });
     assert.match(
       err.error.message,
       /^ValidationError: msg\.payload\[1\]\.curtailment \(40 %\) cannot be sent: pvPeakPower is needed/,
@@ -141,7 +141,7 @@ describe('nodes: ems-schedule', () => {
   it('no server: a schedule is refused naming server; stop still ends the message', async () => {
     const deployed = await loadFlow(flow(scheduleNode({ server: '' }), cfg(sim.url)));
     assert.match(
-      (await deployed.fails({ payload: [q(0, { energyStorage: 1 })] })).error.message,
+      (await deployed.fails({ payload: [slotAt(0, { energyStorage: 1 })] })).error.message,
       /^ValidationError: server must be an ems-partner-config node/,
     );
     const before = deployed.caught.msgs.length;

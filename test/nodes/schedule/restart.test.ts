@@ -19,7 +19,7 @@ import { NODES, callsOf, cfg, flow, helper, Inbox, turns, useRuntime } from '../
 import { scheduleNode } from '../../helpers/schedule';
 
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, v: number) => ({
+const slotAt = (i: number, v: number) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   energyStorage: v,
@@ -118,7 +118,7 @@ describe('ems-schedule: restarts with a file context store', () => {
 
   it('resumes at the slot in progress and sends nothing twice: within a slot, and across a slot boundary', async () => {
     let rt = await start(nodes('file'));
-    await accept(rt.node, [q(0, -200), q(1, -100), q(2, 0), q(3, 50)]);
+    await accept(rt.node, [slotAt(0, -200), slotAt(1, -100), slotAt(2, 0), slotAt(3, 50)]);
     await step(rt.out); // slot 0 at T0
     assert.deepEqual(
       log().map((e) => e.time),
@@ -176,7 +176,7 @@ describe('ems-schedule: restarts with a file context store', () => {
 
   it('the memory store keeps nothing over a restart (the help says to use a file-backed store)', async () => {
     const rt = await start(nodes(''));
-    await accept(rt.node, [q(0, -200), q(1, -100)]);
+    await accept(rt.node, [slotAt(0, -200), slotAt(1, -100)]);
     await step(rt.out);
     await stop();
     await start(nodes(''));
@@ -192,7 +192,7 @@ describe('ems-schedule: restarts with a file context store', () => {
 
   it("a stored schedule beyond the node's current limits is not resumed: an error says why, nothing is sent", async () => {
     const rt = await start(nodes('file'));
-    await accept(rt.node, [q(0, -100), q(1, -200)]);
+    await accept(rt.node, [slotAt(0, -100), slotAt(1, -200)]);
     await step(rt.out);
     await stored(path.join(dir, 'context', 'tab', 'n.json'), (v) => v?.inForce !== undefined);
     await stop();

@@ -18,7 +18,7 @@ import { runningScheduleFor } from '../../../src/runtime/schedules';
 const SITE = DEFAULT_SITES[0].siteReference;
 const HOME = DEFAULT_SITES[1].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({
+const slotAt = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -66,14 +66,14 @@ describe('nodes: ems-schedule', () => {
       { id: 'n2', type: 'ems-schedule', z: 'tab', x: 100, y: 200, server: 'cfg', ...scheduleNode(), wires: [[], []] },
     ]);
     const rt = await helper.getNode('cfg').runtime();
-    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -100 })] });
     const running = runningScheduleFor(rt, SITE);
     assert.deepEqual(
       { name: running?.name, until: running?.until, owner: running?.owner === deployed.node },
       { name: 'day plan', until: T0 + 2 * QUARTER_HOUR_MS, owner: true },
     );
     assert.equal(runningScheduleFor(rt, HOME), undefined);
-    helper.getNode('n2').receive({ payload: [q(4, { energyStorage: 5 })] });
+    helper.getNode('n2').receive({ payload: [slotAt(4, { energyStorage: 5 })] });
     let warned: any[] | undefined;
     for (let i = 0; i < 1000 && !warned; i++) {
       warned = callsOf('warn', 'n2').find((a) => /also plays a schedule/.test(String(a[0])));
@@ -127,7 +127,7 @@ describe('nodes: ems-schedule', () => {
       assert.match(callsOf('status', id).at(-1)?.[0]?.text ?? '', /^sent /, `${id} sent`);
     }
     let deployed = await loadFlow(nodes);
-    await accept(deployed, { payload: [q(0, { energyStorage: -200 }), q(1, { energyStorage: -100 })] });
+    await accept(deployed, { payload: [slotAt(0, { energyStorage: -200 }), slotAt(1, { energyStorage: -100 })] });
     await step(deployed);
     await steerNow('s1', -5);
     await steerNow('s2', -5);
@@ -144,7 +144,7 @@ describe('nodes: ems-schedule', () => {
     // A schedule waiting for its first slot warns; once it played to its end (done), no warning
     // (the calls recorded start again with the new flow).
     deployed = await loadFlow(nodes);
-    await accept(deployed, { payload: [q(4, { energyStorage: -200 })] });
+    await accept(deployed, { payload: [slotAt(4, { energyStorage: -200 })] });
     await steerNow('s1', -3);
     assert.equal(warnings('s1').length, 1, 'waiting: warns');
     assert.match(

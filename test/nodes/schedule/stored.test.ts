@@ -18,7 +18,7 @@ import { scheduleNode } from '../../helpers/schedule';
 
 const SITE = DEFAULT_SITES[0].siteReference;
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, v: number) => ({
+const slotAt = (i: number, v: number) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   energyStorage: v,
@@ -184,7 +184,7 @@ describe('ems-schedule: a stored schedule that cannot be read is kept, never wri
       assert.equal(ctx['ems-schedule-unread-1'], 'an earlier find', 'an earlier find is not written over');
       assert.equal(sim.sim.requestLog.filter((e) => /steering/.test(e.route)).length, 0, 'nothing of it sent');
 
-      await accept(node, [q(0, -20), q(1, -10)]);
+      await accept(node, [slotAt(0, -20), slotAt(1, -10)]);
       ctx = await stored((v) => v['ems-schedule']?.runs?.length === 2);
       assert.deepEqual(ctx[key].value, bad, 'still there after a new schedule was saved');
       assert.equal(ctx['ems-schedule-unread-1'], 'an earlier find');
@@ -227,7 +227,7 @@ describe('ems-schedule: a stored schedule that cannot be read is kept, never wri
       error,
       /stored schedule\.v must be 1, .*; context key "ems-schedule" of store "refusing" holds a schedule that could not be read, nor kept under "ems-schedule-unread-\d+" \(disk full\); nothing is written over it$/,
     );
-    await accept(node, [q(0, -20)]);
+    await accept(node, [slotAt(0, -20)]);
     for (let i = 0; i < 500 && callsOf('warn', id).length === 0; i++) await new Promise((r) => realSetTimeout(r, 10));
     assert.match(
       String(callsOf('warn', id)[0][0]),

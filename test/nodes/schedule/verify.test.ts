@@ -18,7 +18,7 @@ import { Inbox, cfg, flow, helper, loadFlow, logged, turns, useRuntime, type Loa
 import { scheduleNode } from '../../helpers/schedule';
 
 const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const q = (i: number, extra: Record<string, unknown>) => ({
+const slotAt = (i: number, extra: Record<string, unknown>) => ({
   start: T0 + i * QUARTER_HOUR_MS,
   end: T0 + (i + 1) * QUARTER_HOUR_MS,
   ...extra,
@@ -87,7 +87,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
   it('a merged run reports each slot: partly as the battery empties, no once empty, yes when charged; the status adds the last verdict', async () => {
     const loaded = await load();
     await accept(loaded, {
-      payload: [q(0, { energyStorage: 5 }), q(1, { energyStorage: 5 }), q(2, { energyStorage: -5 })],
+      payload: [slotAt(0, { energyStorage: 5 }), slotAt(1, { energyStorage: 5 }), slotAt(2, { energyStorage: -5 })],
     });
     await step(loaded, 1, 0); // T0: slots 0-1 as one request
     assert.deepEqual(loaded.out.msgs[0].slots, [0, 1]);
@@ -147,7 +147,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
 
   it('unknown: a failed end reading (HTTP 500) is reported with the reason and the slot, never yes', async () => {
     const loaded = await load(SITES.ok);
-    await accept(loaded, { payload: [q(0, { energyStorage: -5 })] });
+    await accept(loaded, { payload: [slotAt(0, { energyStorage: -5 })] });
     await step(loaded, 1, 0);
     sim.sim.setFaults({ rate500: 1 });
     await step(loaded, 1, 1);
@@ -164,7 +164,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     const values = Array.from({ length: 96 }, (_, i) => [2, -2, 0, 0][Math.floor(i / 4) % 4]);
     const runs = values.filter((v, i) => i === 0 || values[i - 1] !== v).length;
     const loaded = await load(SITES.ok);
-    await accept(loaded, { payload: values.map((v, i) => q(i, { energyStorage: v })) });
+    await accept(loaded, { payload: values.map((v, i) => slotAt(i, { energyStorage: v })) });
     let sent = 1;
     await step(loaded, sent, 0);
     for (let k = 0; k < 96; k++) {
@@ -192,7 +192,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
   it('stop: the windows of the request in force run to its end, with reports; then no timer', async () => {
     const loaded = await load(SITES.ok);
     await accept(loaded, {
-      payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: -2 }), q(2, { energyStorage: 3 })],
+      payload: [slotAt(0, { energyStorage: -2 }), slotAt(1, { energyStorage: -2 }), slotAt(2, { energyStorage: 3 })],
     });
     await step(loaded, 1, 0);
     await clock.tickAsync(5 * MINUTE_MS);
@@ -214,17 +214,19 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
 
   it('a new schedule mid-slot: the same slot asked the same keeps its window; another value ends it there (a report each)', async () => {
     const loaded = await load(SITES.ok);
-    await accept(loaded, { payload: [0, 1, 2, 3].map((i) => q(i, { energyStorage: -2 })) });
+    await accept(loaded, { payload: [0, 1, 2, 3].map((i) => slotAt(i, { energyStorage: -2 })) });
     await step(loaded, 1, 0);
     await clock.tickAsync(5 * MINUTE_MS);
-    loaded.send({ payload: [q(-1, { energyStorage: 1 }), q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] }); // slot 0 (index 1 here) sent again, cut at its end
+    loaded.send({
+      payload: [slotAt(-1, { energyStorage: 1 }), slotAt(0, { energyStorage: -2 }), slotAt(1, { energyStorage: 3 })],
+    }); // slot 0 (index 1 here) sent again, cut at its end
     await loaded.out.count(2);
     await loaded.node.delivery.settled();
     await clock.tickAsync(MINUTE_MS);
-    loaded.send({ payload: [q(1, { energyStorage: 2 })] }); // replaces from slot 1: slot 1 at 2 kW
+    loaded.send({ payload: [slotAt(1, { energyStorage: 2 })] }); // replaces from slot 1: slot 1 at 2 kW
     await step(loaded, 3, 1); // slot 0 ends (one window from T0); slot 1 sent
     await clock.tickAsync(5 * MINUTE_MS);
-    loaded.send({ payload: [q(1, { energyStorage: -3 })] }); // slot 1 in progress, another value: its window ends now
+    loaded.send({ payload: [slotAt(1, { energyStorage: -3 })] }); // slot 1 in progress, another value: its window ends now
     await loaded.out.count(4);
     await loaded.reports.count(2);
     await loaded.node.delivery.settled();
@@ -245,7 +247,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
 
   it('a redeploy cancels the open windows: no report, no timer, no reading after it; a dry run checks nothing', async () => {
     const loaded = await load(SITES.ok);
-    await accept(loaded, { payload: [q(0, { energyStorage: -2 }), q(1, { energyStorage: 3 })] });
+    await accept(loaded, { payload: [slotAt(0, { energyStorage: -2 }), slotAt(1, { energyStorage: 3 })] });
     await step(loaded, 1, 0);
     assert.equal(loaded.node.delivery.size, 1);
     const reads = logged(sim, READS).length;
@@ -256,7 +258,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
     assert.equal(loaded.reports.msgs.length, 0);
     assert.equal(logged(sim, READS).length, reads);
     const dryRunFlow = await load(SITES.ok, { dryRun: true });
-    const plan = await dryRunFlow.ask({ payload: [q(1, { energyStorage: -2 })] });
+    const plan = await dryRunFlow.ask({ payload: [slotAt(1, { energyStorage: -2 })] });
     assert.equal(plan.payload.length, 1);
     await clock.tickAsync(20 * MINUTE_MS);
     assert.equal(clock.countTimers(), 0);
@@ -266,7 +268,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
 
   it('a missing device is an unknown report naming the property; a flow without verify reads nothing', async () => {
     const loaded = await load(SITES.ok, { batteryDevice: '' });
-    await accept(loaded, { payload: [q(0, { energyStorage: -2 })] });
+    await accept(loaded, { payload: [slotAt(0, { energyStorage: -2 })] });
     await step(loaded, 1, 0);
     await step(loaded, 1, 1);
     assert.deepEqual(
@@ -274,7 +276,7 @@ describe('ems-schedule: delivery reports per slot (verify)', () => {
       [[0], 'unknown', 'no battery device given (batteryDevice)'],
     );
     const unverified = await load(SITES.ok, { verify: false });
-    await accept(unverified, { payload: [q(2, { energyStorage: -2 })] });
+    await accept(unverified, { payload: [slotAt(2, { energyStorage: -2 })] });
     assert.equal(unverified.node.delivery, undefined);
     await step(unverified, 1, 0);
     await step(unverified, 1, 0);

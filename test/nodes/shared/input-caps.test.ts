@@ -16,15 +16,15 @@ import { scheduleNode } from '../../helpers/schedule';
 import { countedReads } from '../../helpers/counted';
 
 /** As long as a message's array may be (INPUTS.maxElements; longer: refused by every node before any work, test/nodes/shared/deep-input.test.ts), longer than every node's own cap. */
-const N = 100_000;
-const H = 3_600_000;
+const HUGE_COUNT = 100_000;
+const HOUR_MS = 3_600_000;
 const SITE = DEFAULT_SITES[0].siteReference;
-const T0 = Math.ceil((Date.now() + 24 * H) / H) * H;
+const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / HOUR_MS) * HOUR_MS;
 const prices = (n: number) =>
-  Array.from({ length: n }, (_, k) => ({ start: T0 + k * H, end: T0 + (k + 1) * H, price: 0.1 }));
+  Array.from({ length: n }, (_, k) => ({ start: T0 + k * HOUR_MS, end: T0 + (k + 1) * HOUR_MS, price: 0.1 }));
 
 /** An N-element array (each element `item`) that counts every read of an element. */
-const counted = (item: unknown) => countedReads(N, item);
+const counted = (item: unknown) => countedReads(HUGE_COUNT, item);
 
 /** Node `n` (wired to `out`) and, when given, a config node; no Catch node. */
 async function load(node: Record<string, unknown>, config?: Record<string, unknown>): Promise<any> {
@@ -55,7 +55,7 @@ async function refused(
   assert.equal(errors.length, 1, 'one error');
   const text = String(errors[0][0]?.message ?? errors[0][0]);
   assert.match(text, expected);
-  assert.ok(reads() <= N, `each element read once at most, by the depth check: ${reads()} reads (${text})`);
+  assert.ok(reads() <= HUGE_COUNT, `each element read once at most, by the depth check: ${reads()} reads (${text})`);
   await turns();
   assert.deepEqual(out, [], 'nothing sent');
 }
@@ -113,7 +113,7 @@ describe("nodes: a 100,000-element input is refused by its node's own cap, its e
 
   it('schedule: msg.payload and msg.payload.slots', async () => {
     const deployed = await load(scheduleNode({ wires: [['out'], ['out']] }), cfg(sim.s.url));
-    const one = { start: T0, end: T0 + H, energyStorage: 1 };
+    const one = { start: T0, end: T0 + HOUR_MS, energyStorage: 1 };
     await refused(
       deployed,
       one,

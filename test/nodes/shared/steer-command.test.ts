@@ -5,19 +5,19 @@ import { describeCommand, renewLead } from '../../../src/nodes/shared/renewal';
 import { ValidationError, checkMaxValidity, formatSpan } from '../../../src/protocol';
 
 const now = Date.UTC(2026, 10, 22, 14, 7);
-const S = (c: Record<string, unknown> = {}) =>
+const settingsWith = (c: Record<string, unknown> = {}) =>
   settingsOf({ mode: 'ess', essUnit: 'kW', validity: 'quarter-hour', ...c });
 
 describe('steer command building', () => {
   it("takes a number as the mode's main value in the node's unit, with the spec sign", () => {
-    const cmd = buildCommand(S(), 'ste_1', undefined, { ess: -50 }, now);
+    const cmd = buildCommand(settingsWith(), 'ste_1', undefined, { ess: -50 }, now);
     assert.deepEqual(cmd.energyStorageSetting, { value: -50, unit: 'kW' });
     assert.equal(cmd.validUntil, Date.UTC(2026, 10, 22, 14, 15));
     assert.equal(describeCommand(cmd, true).startsWith('ESS −50 kW until'), true);
   });
 
   it('leaves out every component nobody set (partial update)', () => {
-    const cmd = buildCommand(S({ mode: 'combined' }), 'ste_1', { curtailment: 300 }, {}, now);
+    const cmd = buildCommand(settingsWith({ mode: 'combined' }), 'ste_1', { curtailment: 300 }, {}, now);
     assert.deepEqual(cmd.productionCurtailment, { value: 300, unit: 'kW' });
     assert.equal(cmd.energyStorageSetting, undefined);
     assert.equal(cmd.maximizeGridImport, undefined);
@@ -25,12 +25,13 @@ describe('steer command building', () => {
 
   it("takes the node's maximizeGridImport setting, or the message's", () => {
     assert.equal(
-      buildCommand(S({ mode: 'combined', maximizeGridImport: 'true' }), 's', undefined, {}, now).maximizeGridImport,
+      buildCommand(settingsWith({ mode: 'combined', maximizeGridImport: 'true' }), 's', undefined, {}, now)
+        .maximizeGridImport,
       true,
     );
     assert.equal(
       buildCommand(
-        S({ mode: 'combined', maximizeGridImport: 'msg' }),
+        settingsWith({ mode: 'combined', maximizeGridImport: 'msg' }),
         's',
         undefined,
         { msgMaximizeGridImport: false },
@@ -41,7 +42,7 @@ describe('steer command building', () => {
     assert.throws(
       () =>
         buildCommand(
-          S({ mode: 'combined', maximizeGridImport: 'msg' }),
+          settingsWith({ mode: 'combined', maximizeGridImport: 'msg' }),
           's',
           undefined,
           { msgMaximizeGridImport: 'yes' },
@@ -53,7 +54,7 @@ describe('steer command building', () => {
 
   it("accepts objects with units, and a body in the API's own shape", () => {
     const withUnits = buildCommand(
-      S({ mode: 'combined' }),
+      settingsWith({ mode: 'combined' }),
       's',
       { energyStorage: { value: 0.1, unit: 'MW' }, curtailment: { value: 40, unit: '%' }, duration: 30 },
       {},
@@ -63,7 +64,7 @@ describe('steer command building', () => {
     assert.deepEqual(withUnits.productionCurtailment, { value: 40, unit: '%' });
     assert.equal(withUnits.validUntil, now + 30 * 60_000);
     const apiBody = buildCommand(
-      S({ mode: 'combined' }),
+      settingsWith({ mode: 'combined' }),
       's',
       { energyStorageSetting: { value: 100, unit: 'kW' }, maximizeGridImport: false, validUntil: now + 60_000 },
       {},
@@ -76,55 +77,69 @@ describe('steer command building', () => {
 
   it('refuses values beyond the safety limits, naming the limit', () => {
     assert.throws(
-      () => buildCommand(S({ maxEssPower: 100_000 }), 's', undefined, { ess: 101 }, now),
+      () => buildCommand(settingsWith({ maxEssPower: 100_000 }), 's', undefined, { ess: 101 }, now),
       /energyStorage must be within the node's limit maxEssPower = 100000 W \(either sign\); got 101 kW; nothing was sent/,
     );
     assert.doesNotThrow(() =>
-      buildCommand(S({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.1 }, now),
+      buildCommand(settingsWith({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.1 }, now),
     );
     assert.throws(
-      () => buildCommand(S({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.11 }, now),
+      () => buildCommand(settingsWith({ maxEssPower: 100_000, essUnit: 'MW' }), 's', undefined, { ess: -0.11 }, now),
       /maxEssPower/,
     );
     assert.throws(
-      () => buildCommand(S({ mode: 'curtailment', maxCurtailment: 1000, curtailmentUnit: 'kW' }), 's', 2, {}, now),
+      () =>
+        buildCommand(
+          settingsWith({ mode: 'curtailment', maxCurtailment: 1000, curtailmentUnit: 'kW' }),
+          's',
+          2,
+          {},
+          now,
+        ),
       /maxCurtailment/,
     );
   });
 
   it('refuses validity problems before anything is sent', () => {
     assert.throws(
-      () => buildCommand(S(), 's', { energyStorage: 1, validUntil: now - 1 }, {}, now),
+      () => buildCommand(settingsWith(), 's', { energyStorage: 1, validUntil: now - 1 }, {}, now),
       /validUntil must be in the future/,
     );
     assert.throws(
-      () => buildCommand(S(), 's', { energyStorage: 1, validFrom: now + 10, validUntil: now + 5 }, {}, now),
+      () => buildCommand(settingsWith(), 's', { energyStorage: 1, validFrom: now + 10, validUntil: now + 5 }, {}, now),
       /validUntil must be after validFrom/,
     );
     assert.throws(
-      () => buildCommand(S({ validity: 'msg' }), 's', 1, {}, now),
+      () => buildCommand(settingsWith({ validity: 'msg' }), 's', 1, {}, now),
       /validUntil is required when validity is "msg"/,
     );
   });
 
   it('names the field for components the mode does not use and for junk', () => {
     assert.throws(
-      () => buildCommand(S(), 's', { curtailment: 5 }, {}, now),
+      () => buildCommand(settingsWith(), 's', { curtailment: 5 }, {}, now),
       (e: unknown) => e instanceof ValidationError && e.field === 'curtailment',
     );
     assert.throws(
-      () => buildCommand(S(), 's', JSON.parse('{"__proto__": {"polluted": 1}, "energyStorage": 1}'), {}, now),
+      () =>
+        buildCommand(settingsWith(), 's', JSON.parse('{"__proto__": {"polluted": 1}, "energyStorage": 1}'), {}, now),
       /msg.payload.__proto__ is not a steering field/,
     );
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
-    assert.throws(() => buildCommand(S(), 's', { foo: 1 }, {}, now), /msg.payload.foo is not a steering field/);
-    assert.throws(() => buildCommand(S(), 's', 'abc', { ess: 'abc' }, now), /energyStorage must be a finite number/);
-    assert.throws(() => buildCommand(S(), 's', undefined, {}, now), /msg.payload sets nothing/);
+    assert.throws(
+      () => buildCommand(settingsWith(), 's', { foo: 1 }, {}, now),
+      /msg.payload.foo is not a steering field/,
+    );
+    assert.throws(
+      () => buildCommand(settingsWith(), 's', 'abc', { ess: 'abc' }, now),
+      /energyStorage must be a finite number/,
+    );
+    assert.throws(() => buildCommand(settingsWith(), 's', undefined, {}, now), /msg.payload sets nothing/);
   });
 
   it('builds grid-target commands with a deadband', () => {
     const command = buildCommand(
-      S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'W' }),
+      settingsWith({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'W' }),
       's',
       20,
       { gridTarget: 20, deadband: 500 },
@@ -142,7 +157,7 @@ describe('steer command building', () => {
   it('maxValidity: refuses a validUntil beyond the cap, naming the field it came from and the limit', () => {
     const cap = { maxValidityMs: maxValidityMsOf(undefined) };
     const field = (f: string) => (e: unknown) => e instanceof ValidationError && e.field === f;
-    const msgS = S({ validity: 'msg' });
+    const msgS = settingsWith({ validity: 'msg' });
     assert.throws(
       () => buildCommand(msgS, 's', { energyStorage: 1, validUntil: '9999-12-31T23:59:59Z' }, {}, now, cap),
       /^ValidationError: msg.payload.validUntil must be at most 24 h \(the config node's maxValidity, 1440 min\) from now; got 9999-12-31T23:59:59.000Z; nothing was sent$/,
@@ -153,24 +168,28 @@ describe('steer command building', () => {
       /msg.payload.duration must give a validUntil at most 24 h .*; got 1000000000 min/,
     );
     assert.throws(
-      () => buildCommand(S({ validity: 'duration', duration: 1e9 }), 's', 1, {}, now, cap),
+      () => buildCommand(settingsWith({ validity: 'duration', duration: 1e9 }), 's', 1, {}, now, cap),
       field('duration'),
     );
     assert.throws(
       () =>
-        buildCommand(S({ validity: 'duration', duration: 120 }), 's', 1, {}, now, {
+        buildCommand(settingsWith({ validity: 'duration', duration: 120 }), 's', 1, {}, now, {
           maxValidityMs: maxValidityMsOf('60'),
         }),
       /duration must give a validUntil at most 1 h \(the config node's maxValidity, 60 min\)/,
     );
-    assert.throws(() => buildCommand(S(), 's', 1, {}, now, { maxValidityMs: maxValidityMsOf(5) }), field('validity'));
     assert.throws(
-      () => buildCommand(S(), 's', { energyStorage: 1, validFrom: now + 2 * 86_400_000 }, {}, now, cap),
+      () => buildCommand(settingsWith(), 's', 1, {}, now, { maxValidityMs: maxValidityMsOf(5) }),
+      field('validity'),
+    );
+    assert.throws(
+      () => buildCommand(settingsWith(), 's', { energyStorage: 1, validFrom: now + 2 * 86_400_000 }, {}, now, cap),
       field('msg.payload.validFrom'),
     );
     assert.equal(
-      buildCommand(S({ validity: 'duration', duration: 60 }), 's', 1, {}, now, { maxValidityMs: 60 * 60_000 })
-        .validUntil,
+      buildCommand(settingsWith({ validity: 'duration', duration: 60 }), 's', 1, {}, now, {
+        maxValidityMs: 60 * 60_000,
+      }).validUntil,
       now + 60 * 60_000,
       'exactly the cap is accepted',
     );
@@ -190,7 +209,7 @@ describe('steer command building', () => {
 
   it('maxGridPower bounds |grid setpoint| and the deadband; empty (the site\'s rating, checked once the site list is known) and "none" are no number here; 0 is refused', () => {
     const gridTarget = (c: Record<string, unknown>) =>
-      S({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', ...c });
+      settingsWith({ mode: 'grid-target', gridTargetUnit: 'kW', deadbandUnit: 'kW', ...c });
     assert.throws(
       () => buildCommand(gridTarget({ maxGridPower: 100_000 }), 's', -1000, {}, now),
       /^ValidationError: gridTarget must be within the node's limit maxGridPower = 100000 W \(either sign\); got -1000 kW; nothing was sent$/,
@@ -226,7 +245,8 @@ describe('steer command building', () => {
   });
 
   it('allowMaximizeGridImport off refuses maximizeGridImport: true from the node, the msg, the payload and an API body', () => {
-    const combined = (c: Record<string, unknown> = {}) => S({ mode: 'combined', allowMaximizeGridImport: false, ...c });
+    const combined = (c: Record<string, unknown> = {}) =>
+      settingsWith({ mode: 'combined', allowMaximizeGridImport: false, ...c });
     const refused = (f: string) => (e: unknown) =>
       e instanceof ValidationError &&
       e.field === f &&
@@ -267,7 +287,7 @@ describe('steer command building', () => {
       'turning it off is allowed',
     );
     assert.equal(
-      buildCommand(S({ mode: 'combined' }), 's', { maximizeGridImport: true }, {}, now).maximizeGridImport,
+      buildCommand(settingsWith({ mode: 'combined' }), 's', { maximizeGridImport: true }, {}, now).maximizeGridImport,
       true,
       'default: allowed, as before',
     );
@@ -279,7 +299,7 @@ describe('steer command building', () => {
 
   it('liftCommand: the PV peak power until the known validUntil, else the quarter hour, within maxValidity', () => {
     const lifting = (c: Record<string, unknown> = {}) =>
-      S({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 10_000, ...c });
+      settingsWith({ mode: 'curtailment', stopAction: 'lift', pvPeakPower: 10_000, ...c });
     assert.deepEqual(liftCommand(lifting(), 's', now + 20 * 60_000, now), {
       site: 's',
       kind: 'curtailment',
@@ -313,7 +333,7 @@ describe('steer command building', () => {
 });
 
 describe('steer command: the W a % curtailment becomes', () => {
-  const pct = S({ mode: 'curtailment', curtailmentUnit: '%' });
+  const pct = settingsWith({ mode: 'curtailment', curtailmentUnit: '%' });
   /** The node's command for `percent`, converted with the node's pvPeakPower `peak` W. */
   const watts = async (percent: number, peak: number, maxCurtailment = 0) => {
     const cmd = buildCommand(pct, 'ste_1', percent, {}, now);
