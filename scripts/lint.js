@@ -7,10 +7,7 @@
 //   node scripts/lint.js             check formatting, lint the whole tree, dead code (knip)
 //   node scripts/lint.js --format    write the formatting, then lint
 //   node scripts/lint.js --fix       write the formatting and ESLint's safe fixes
-//   node scripts/lint.js --enforced  what npm test runs: the formatting of the whole tree, ESLint on
-//                                    the folders and files already brought to zero problems (ENFORCED),
-//                                    and knip once KNIP_ENFORCED is on
-//   --knip                           with --enforced: run knip even while KNIP_ENFORCED is off
+//   npm test runs the first form: the whole tree is at zero problems, and knip finds nothing unused
 // Each tool's own report comes first; the last lines are one summary per tool.
 'use strict';
 const { spawn, spawnSync } = require('child_process');
@@ -60,102 +57,11 @@ if (!installed()) {
   if (!run(npm, ['ci', '--no-audit', '--no-fund'], { cwd: tools })) process.exit(1);
 }
 
-// The folders and files ESLint already finds clean; npm test keeps them so. The others (src/client,
-// the read side of src/runtime and its budget, the device-read node, nodes/shared's status.ts and
-// poll-backoff.ts, test/, bench/) are being brought to zero; `npm run lint` shows what is left there.
-const ENFORCED = [
-  'src/protocol',
-  'src/plan',
-  'src/simulator',
-  'src/editor',
-  'src/client',
-  'src/runtime/group',
-  'src/runtime/budget.ts',
-  'src/runtime/budget-caps.ts',
-  'src/runtime/budget-group.ts',
-  'src/runtime/budget-refusal.ts',
-  'src/runtime/budget-registry.ts',
-  'src/runtime/budget-ring.ts',
-  'src/runtime/budget-turns.ts',
-  'src/runtime/budget-warning.ts',
-  'src/runtime/coalescer.ts',
-  'src/runtime/coalescer-merge.ts',
-  'src/runtime/fleet-read.ts',
-  'src/runtime/poll-scheduler.ts',
-  'src/nodes/device-read',
-  'src/nodes/shared/poll-backoff.ts',
-  'src/nodes/shared/status.ts',
-  'src/nodes/config',
-  'src/nodes/plan',
-  'src/nodes/request',
-  'src/nodes/schedule',
-  'src/nodes/time-series',
-  'src/nodes/site-steer',
-  'src/nodes/shared/config-node.ts',
-  'src/nodes/shared/evaluate.ts',
-  'src/nodes/shared/index.ts',
-  'src/nodes/shared/lazy.ts',
-  'src/nodes/shared/max-split.ts',
-  'src/nodes/shared/messages.ts',
-  'src/nodes/shared/migration-step.ts',
-  'src/nodes/shared/migrations.ts',
-  'src/nodes/shared/node-red-api.ts',
-  'src/nodes/shared/renewal.ts',
-  'src/nodes/shared/scaffold.ts',
-  'src/nodes/shared/steer-command.ts',
-  'src/nodes/shared/steer-grid-limits.ts',
-  'src/nodes/shared/steer-percent.ts',
-  'src/nodes/shared/steer-ratings.ts',
-  'src/nodes/shared/steer-settings.ts',
-  'src/nodes/shared/steer-verify.ts',
-  'src/runtime/builtin-simulator.ts',
-  'src/runtime/delivery-check.ts',
-  'src/runtime/delivery-clock.ts',
-  'src/runtime/delivery-readings.ts',
-  'src/runtime/fleet.ts',
-  'src/runtime/index.ts',
-  'src/runtime/runtime.ts',
-  'src/runtime/schedule-player.ts',
-  'src/runtime/schedules.ts',
-  'src/runtime/shared-clock.ts',
-  'src/runtime/steering-queue.ts',
-  'src/runtime/steering-types.ts',
-  'scripts',
-  'tools/lint',
-];
-// bench/ is enforced file by file: every script in it except these, which are still being brought to
-// zero problems. Take a file off this list once ESLint finds it clean; a new benchmark is enforced from the start.
-const BENCH_NOT_YET = [
-  'bench/footprint.js',
-  'bench/fleet-profile.js',
-  'bench/read-overhead.js',
-  'bench/steering.js',
-  'bench/lib/install-tree.js',
-  'bench/lib/profile-share.js',
-];
-// knip in npm test: off until knip reports nothing on main (`npm run lint` always runs it). Turn it on
-// by setting this to true once `node scripts/lint.js --enforced --knip` passes.
-const KNIP_ENFORCED = false;
-
-/** The .js files under bench/, as paths from the root with forward slashes. */
-function benchScripts(dir = 'bench') {
-  const found = [];
-  if (!fs.existsSync(path.join(root, dir))) return found;
-  for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-    const relative = `${dir}/${entry.name}`;
-    if (entry.isDirectory() && !entry.name.startsWith('.')) found.push(...benchScripts(relative));
-    else if (entry.isFile() && entry.name.endsWith('.js')) found.push(relative);
-  }
-  return found.sort();
-}
-
-const enforced = process.argv.includes('--enforced');
 const fix = process.argv.includes('--fix');
 const write = process.argv.includes('--format') || fix;
-const withKnip = !enforced || KNIP_ENFORCED || process.argv.includes('--knip');
-const eslintTargets = enforced
-  ? [...ENFORCED, ...benchScripts().filter((file) => !BENCH_NOT_YET.includes(file))]
-  : ['.'];
+// The whole tree: npm test runs the same checks as npm run lint.
+const withKnip = true;
+const eslintTargets = ['.'];
 
 /** Each tool: its arguments, and its report read as counts for the summary (undefined: a failure without counts). */
 const steps = [
@@ -176,7 +82,7 @@ const steps = [
     // the stylish report names each file on a line of its own, then "✖ N problems (E errors, W warnings)"
     summary: (report, ok) => {
       const total = /✖ (\d+) problems? \((\d+) errors?, (\d+) warnings?\)/.exec(report);
-      if (!total) return ok ? `0 problems${enforced ? ' in the enforced folders and files' : ''}` : undefined;
+      if (!total) return ok ? '0 problems' : undefined;
       const files = report.split('\n').filter((line) => /^(\/|[A-Za-z]:\\)/.test(line)).length;
       return `${total[1]} problems (${total[2]} errors, ${total[3]} warnings) in ${files} file(s)`;
     },
@@ -194,8 +100,6 @@ if (withKnip && fs.existsSync(path.join(root, 'knip.jsonc')))
       return kinds.map((kind) => `${kind[2]} ${kind[1].toLowerCase()}`).join(', ');
     },
   });
-else if (enforced)
-  console.log('lint: knip is not enforced yet (KNIP_ENFORCED in scripts/lint.js); npm run lint runs it');
 
 /** Runs a tool, its output shown as it comes and kept (colour codes removed) for the summary. */
 function runTool(tool, args) {

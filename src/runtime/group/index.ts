@@ -7,4 +7,4 @@ export { GroupConnection, GroupError, checkRedisUrl, redact, type GroupClock } f
 export { split } from './rendezvous';
 export type { LeaderAnswer } from './lease';
 export { Group } from './group';
-export { SteerGate, NotSteeringError, isNotSteering, type NotSteeringReason } from './steer-gate';
+export { SteerGate, NotSteeringError, isNotSteering } from './steer-gate';
