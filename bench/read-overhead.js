@@ -21,7 +21,7 @@
  * CPU is process.cpuUsage() (user + system) over those reads, per read. Every figure is given as
  * min / median / max over the rounds, and every ratio is taken round by round (the alternatives
  * of a round run back to back, so a slow spell of a shared machine hits both).
- * The request budget (issue 14): `ems-device-read (caps set)` is the same node on a config node
+ * The request budget: `ems-device-read (caps set)` is the same node on a config node
  * with maxPerMinute and maxPerDay set (at their largest, so never reached); its client CPU per
  * read is compared with the node's without caps in 16 more pairs of 1000 reads each, back to
  * back in alternating order (summed over the pairs). The budget's own cost per attempt, timed

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Benchmark: steering CPU per site (issue 21.4). The simulator in a child process with SITES
+ * Benchmark: steering CPU per site. The simulator in a child process with SITES
  * generated sites (bench/lib/fleet-sites.js); the Node-RED runtime in this process
  * (bench/lib/red.js, test helper spies removed), one config node (concurrency 6, its defaults
  * otherwise). Alternatives, each measured in 3 rotated rounds with a forced minor GC before it:

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Coverage floors per folder (issue 18.2), read from c8's json-summary of the test run
+ * Coverage floors per folder, read from c8's json-summary of the test run
  * (coverage/coverage-summary.json): prints lines, branches and functions for each folder of
  * src/ and fails (exit 1) when a folder is below its floor. `npm test` runs it after mocha.
  *

@@ -78,7 +78,7 @@ describe('redaction: a secret inside a longer base64 text, at each of the three 
  * deep inside steering answers. None of those forms may reach an error, a message, the log,
  * a status or an admin reply.
  */
-describe('secret forms (defect 5)', () => {
+describe('secret forms', () => {
   it('masks raw, URL-encoded, form-encoded and base64 forms, also inside a longer base64 text', () => {
     const redactor = new Redactor([CLIENT_SECRET]);
     for (const f of formsOf(CLIENT_SECRET)) assert.equal(redactor.text(`x ${f} y`), 'x *** y', f);

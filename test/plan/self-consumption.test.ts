@@ -19,7 +19,7 @@ const slots = (prices: number[], px: number | number[] = 0.08) =>
   }));
 const battery = { capacityKWh: 10, maxChargeKW: 5, socMin: 10, socMax: 90, efficiency: 0.9, soc: 30 };
 
-describe('plan: self-consumption slots (issue 20)', () => {
+describe('plan: self-consumption slots', () => {
   it('a flat export price: the plan stores the PV surplus at once (not later), at the same optimum, and marks those slots', () => {
     // PV surplus of 2 kW in slots 0-5, then an evening load of 3 kW at a high price
     const pv = [3000, 3000, 3000, 3000, 3000, 3000, 0, 0, 0, 0];

@@ -18,7 +18,7 @@ const COM = DEFAULT_SITES[0];
 const HOME = DEFAULT_SITES[1];
 const kW = (value: number) => ({ value, unit: 'kW' });
 
-describe('simulator: asset steering and grid target displace each other (issue 12)', () => {
+describe('simulator: asset steering and grid target displace each other', () => {
   const simulator = useSimulator({ startTime: T0, frozen: true }, { each: true });
 
   const site = `/sites/${COM.siteReference}`;

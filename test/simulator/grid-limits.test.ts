@@ -48,7 +48,7 @@ const HOME_EMPTY = custom('homeempty', HOME, {
 
 const kW = (value: number) => ({ value, unit: 'kW' });
 
-describe('simulator: grid limits (issue 12)', () => {
+describe('simulator: grid limits', () => {
   const simulator = useSimulator(
     { startTime: T0, frozen: true, sites: [...DEFAULT_SITES, VENDOR, HOME_FULL, HOME_EMPTY] as SiteDefinition[] },
     { each: true },

@@ -25,7 +25,7 @@ const CONFIGURED: ApiPaths = {
   gridLimits: '/grid/site-<site>/limits',
 };
 
-describe('simulator: configurable paths (issue 12)', () => {
+describe('simulator: configurable paths', () => {
   describe('each configured path takes effect; its default then answers 404', () => {
     const simulator = useSimulator({ frozen: true, paths: CONFIGURED }); // now: the client checks validUntil against its clock
     const until = () => simulator.sim.clock.now() + HOUR_MS;

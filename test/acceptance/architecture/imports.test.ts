@@ -159,7 +159,7 @@ function allowed(from: string, to: string): boolean {
   return to === 'src/nodes/shared' && from !== 'src/nodes/shared';
 }
 
-describe('architecture: imports in src/ (issue 19.6)', () => {
+describe('architecture: imports in src/', () => {
   it('reads the imports of src/ (and every relative import names a file)', () => {
     assert.ok(files.length > 100 && edges.length > 300, `${files.length} files, ${edges.length} imports`);
     assert.deepEqual(edges.filter((e) => e.to === null).map(show), []);

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as pub from '../../../src/index';
 
 describe('error classes', () => {
-  it('the public entry is curated (issue 19.5): the client, the error classes, types, units, validators, the planner and the simulator; not the runtime nor internal helpers', () => {
+  it('the public entry is curated: the client, the error classes, types, units, validators, the planner and the simulator; not the runtime nor internal helpers', () => {
     for (const name of [
       'EmsClient',
       'ApiError',

@@ -64,7 +64,7 @@ function badResponse(endpoint: string, says: RegExp) {
   };
 }
 
-describe('hostile service: answers of the wrong shape (defects 1, 7)', function () {
+describe('hostile service: answers of the wrong shape', function () {
   this.timeout(30_000);
   let hostile: HostileServer;
   let client: EmsClient;
@@ -178,7 +178,7 @@ describe('hostile service: answers of the wrong shape (defects 1, 7)', function 
   });
 });
 
-describe('hostile caller input and unreachable services (defects 8, 13)', () => {
+describe('hostile caller input and unreachable services', () => {
   let hostile: HostileServer;
   before(async () => {
     hostile = await startHostile();

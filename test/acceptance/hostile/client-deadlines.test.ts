@@ -16,7 +16,7 @@ const DEV = 'dvc_a';
 const SITE = 'ste_a';
 const until = () => Date.now() + 600_000;
 
-describe('hostile service: bounded bodies and wall-clock deadlines (defects 2, 4)', function () {
+describe('hostile service: bounded bodies and wall-clock deadlines', function () {
   this.timeout(30_000);
   let hostile: HostileServer;
   before(async () => {

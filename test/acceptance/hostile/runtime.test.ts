@@ -74,7 +74,7 @@ function gcFunction(): () => void {
   return vm.runInNewContext('gc') as () => void;
 }
 
-describe('hostile service in a running Node-RED (defects 1, 2, 4, 7)', function () {
+describe('hostile service in a running Node-RED', function () {
   this.timeout(120_000);
   useRuntime();
   const crashes = useCrashWatch();

@@ -48,7 +48,7 @@ const AUTHS = (h: HostileServer): Record<string, AuthConfig> => ({
   },
 });
 
-describe('hostile service echoing credentials: the client (defect 5)', function () {
+describe('hostile service echoing credentials: the client', function () {
   this.timeout(30_000);
   let hostile: HostileServer;
   before(async () => {
@@ -97,7 +97,7 @@ describe('hostile service echoing credentials: the client (defect 5)', function 
   });
 });
 
-describe('hostile service echoing credentials: Node-RED (defect 5)', function () {
+describe('hostile service echoing credentials: Node-RED', function () {
   this.timeout(60_000);
   useRuntime();
   const crashes = useCrashWatch();

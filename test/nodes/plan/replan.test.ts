@@ -62,7 +62,7 @@ const planFlow = (node: Record<string, unknown>) => [
   { id: 'caught', ...at, type: 'helper', wires: [] },
 ];
 
-describe('nodes: ems-plan re-planning (issue 20.6)', () => {
+describe('nodes: ems-plan re-planning', () => {
   useRuntime();
   let clock: InstalledClock;
   useFakeClock(

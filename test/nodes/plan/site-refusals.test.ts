@@ -58,7 +58,7 @@ function planFlow(node: Record<string, unknown>): object[] {
   ];
 }
 
-describe('nodes: ems-plan with the site model (issue 20)', () => {
+describe('nodes: ems-plan with the site model', () => {
   useRuntime();
   useFakeClock(
     () => ({ now: T0 - HOUR_MS, toFake: ['Date'] }),

@@ -62,7 +62,7 @@ function planFlow(node: Record<string, unknown>): object[] {
 }
 const SCHEDULE_KEYS = ['end', 'energyKWh', 'energyStorage', 'price', 'socEnd', 'socStart', 'start'];
 
-describe('nodes: ems-plan with the site model (issue 20)', () => {
+describe('nodes: ems-plan with the site model', () => {
   useRuntime();
   useFakeClock(
     () => ({ now: T0 - HOUR_MS, toFake: ['Date'] }),

@@ -119,7 +119,7 @@ describe('migrations', () => {
       assert.deepEqual(migrate(type, noVersion), { ...noVersion, ...added, version: CURRENT(type) });
     });
 
-    it(`${type}: values a flow already holds stay (saved after issue 10, before version 2)`, () => {
+    it(`${type}: values a flow already holds stay (saved by a release before version 2)`, () => {
       const held: NodeConfig = {};
       for (const [k, v] of Object.entries(added))
         held[k] =
