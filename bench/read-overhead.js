@@ -16,7 +16,7 @@
  *                    cost into its client and its node
  * All are fed by the same closed loop (at most INFLIGHT messages or calls outstanding) in one
  * process, against the simulator in a child process, in 3 rounds with the order rotated
- * (ABC..., BC...A, C...AB; a forced GC before each, when run with --expose-gc as run-all does).
+ * (ABC..., BC...A, C...AB; a minor GC before each, when run with --expose-gc as run-all does).
  * Each alternative does a fixed number of reads per round; throughput is reads / wall time and
  * CPU is process.cpuUsage() (user + system) over those reads, per read. Every figure is given as
  * min / median / max over the rounds, and every ratio is taken round by round (the alternatives
@@ -126,7 +126,9 @@ async function main() {
   let seq = 0;
   const stats = {};
   const measure = async (name, task, count, inflight, into) => {
-    if (global.gc) global.gc(); // each alternative starts without the previous one's garbage
+    // A minor GC: each alternative starts with an empty young generation. Not a full one: a forced full
+    // GC makes V8 drop optimised code, and each alternative would be measured while tiering up again.
+    if (global.gc) global.gc({ type: 'minor' });
     const req0 = await simRequests(sim.url);
     const cpu0 = selfCpuMs();
     const simCpu0 = procCpuMs(sim.pid);
@@ -222,7 +224,7 @@ async function main() {
     },
     method:
       `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), ` +
-      `${PER_ROUND} reads per alternative and round after a warm-up of 1,000 each, a forced GC before each; reads/s = reads / wall time, ` +
+      `${PER_ROUND} reads per alternative and round after a warm-up of 1,000 each, a minor GC before each (a full one would drop optimised code); reads/s = reads / wall time, ` +
       'CPU = process.cpuUsage() of this process (user + system) over those reads, per read; the simulator runs in a child process. ' +
       'Figures are min / median / max over the rounds; ratios are taken round by round, then min / median / max.' +
       ` Load average (1, 5, 15 min) at the end: ${machine().loadAverage.join(', ')}.`,
