@@ -1,24 +1,11 @@
 /**
- * The request budget of one config node: counts every attempt its client sends
- * (first attempts and retries), per last minute, hour and day: sent, retried, 429s, failures,
- * and the attempts it refused; and enforces the optional caps `maxPerMinute` and `maxPerDay`.
- * It is the client's attempt hook (client/attempts.ts), so it sees each request as it arrives
- * and each attempt in its concurrency slot just before it is sent.
- *
- * Windows slide: a cap holds in every 60 s (maxPerMinute) and every 24 h (maxPerDay), so it
- * holds too in whatever calendar minute or day the service counts. Counts are kept in
- * buckets (1 s for the minute, 1 min for the hour and day); a window covers its span plus the
- * bucket under way, so a count is never too low.
- *
- * At a cap: in budgetMode 'refuse' an attempt is refused (BudgetError, EMS_BUDGET, naming the
- * cap, the count and when it frees); in 'queue' it waits, FIFO, until the window frees, at
- * most QUEUE_MAX_WAIT_MS from its arrival, and steering only while it would still be sent
- * before its validUntil. Whether it can is known as it arrives, before it waits for a
- * concurrency slot (budget-turns.ts: the turn of each waiting request), so one that could not
- * is refused at once, not after a wait. A retry is never queued: a retry that would break a cap
- * is not made. One timer per budget, only while something waits.
- *
- * Budgets live in a registry keyed by the config node's id (budget-registry.ts).
+ * The request budget of one config node: counts every attempt its client sends (first attempts and retries,
+ * per last minute, hour and day) and enforces the optional caps `maxPerMinute` and `maxPerDay` in sliding
+ * windows, so a cap holds in whatever calendar minute or day the service counts. It is the client's attempt
+ * hook (client/attempts.ts). At a cap an attempt is refused (BudgetError) or, in budgetMode 'queue', waits
+ * FIFO while it can still be sent in time (budget-turns.ts decides as it arrives); a retry is never queued.
+ * One timer per budget, only while something waits. What users see: docs/nodes/ems-partner-config.md,
+ * "Request budget"; budgets live in a registry keyed by the config node's id (budget-registry.ts).
  */
 import { type Attempt, type AttemptHook, type AttemptOutcome, type BudgetRefusal } from '../client';
 import { isoOrRaw } from '../protocol';

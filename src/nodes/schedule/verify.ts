@@ -1,20 +1,10 @@
 /**
- * The delivery check of `ems-schedule` (the check itself: runtime/delivery-check.ts,
- * as site steer's `verify` uses it). With `verify` on, every request the service accepted
- * opens, per component it carries (componentsOf), one window per slot of its run: from the
- * acceptance (or the slot's start) to the slot's end. Each window is checked when it ends and
- * gives one report on output 2: `{topic: 'delivery', site, slots: [index], payload: report}`,
- * so a merged run of identical slots reports each traded slot on its own. The windows of a
- * run are checked one after the other (the next opens as the one before ends; the reading at
- * the boundary is shared through the read coalescer).
- *
- * As in site steer, the next request for the same site and component ends the window in
- * progress at that moment (a window replaced within MERGED_MS of its start gives no report)
- * and the run's later slots are not checked; a request that asks the same thing until the
- * same slot end (a new schedule whose slot in progress is the one in force) keeps the window
- * in progress, which then reports the new schedule's slot index. A stop lets the windows of the request in force run to their
- * end; a close or redeploy cancels them without a report. Every timer is a deadline on the
- * node's SharedClock (one timer per node). Nothing here throws or rejects.
+ * The delivery check of `ems-schedule` (the check itself: runtime/delivery-check.ts, as site steer's
+ * `verify` uses it): each accepted request opens, per component, one window per slot of its run, checked when
+ * it ends, one report per slot on output 2. The next request for the same site and component ends the window
+ * in progress; a stop lets the windows in force run to their end; a close or redeploy cancels them without a
+ * report (the rules in users' words: docs/nodes/ems-schedule.md, "Delivery check"). Every timer is a
+ * deadline on the node's SharedClock (one timer per node). Nothing here throws or rejects.
  */
 import type { Asked, DeliveryComponent, DeliveryReport } from '../../protocol';
 import {
@@ -162,6 +152,8 @@ export class ScheduleVerify implements DeliveryCheckHook {
         const componentAsked = asked.find((x) => x.component === component)?.asked;
         const prev = this.chains.get(key);
         const inProgress = prev?.window;
+        // A request that asks the same thing until the same slot end (a new schedule whose slot in progress is
+        // the one in force) keeps the window in progress, which then reports the new schedule's slot index.
         const same =
           componentAsked &&
           inProgress &&

@@ -1,20 +1,10 @@
 /**
- * Fleet steering of `ems-site-steer`: msg.sites (or the node's `sites`) lists the
- * sites, and the node's mode applies to each of them in one message; in mode `portfolio` one
- * ESS power for the whole fleet is split over them (portfolio.ts).
- *
- * - Refused before anything is sent: a bad list (more than SERVICE.maxFleetSites, a site twice,
- *   a bad entry; the error names the field and index), a payload the mode refuses.
- * - Each site's command is the one the node would send to it alone (same limits, each site's
- *   rating where a limit is not set: a msg.sites entry's maxPowerW, else GET /sites; validity,
- *   `%` conversion, delivery check, renewal); it goes through the config node's steering
- *   queue (per-site order and merging) and client (concurrency), with at most fleetWindow()
- *   sites under way at once (runtime/fleet.ts).
- * - One output message: payload.results (one entry per site, in list order: {site, ok,
- *   request, response | error}) and payload.summary ({ok, failed, total}; portfolio: asked,
- *   allocated, accepted, shortfall, unit). When any site failed, the message still goes out
- *   and the node also reports one Catch-able error (done(err)) listing the failed sites.
- * - Renew renews each site's command as it was sent (a portfolio part is not split again).
+ * Fleet steering of `ems-site-steer`: msg.sites (or the node's `sites`) lists the sites and the node's mode
+ * applies to each, in one message; in mode `portfolio` one ESS power is split over them (portfolio.ts). A bad
+ * list is refused before anything is sent. Each site's command is the one the node would send it alone, through
+ * the config node's steering queue, with at most fleetWindow() sites under way (runtime/fleet.ts). One output
+ * message with a result per site, and one Catch-able error listing the sites that failed (the message and its
+ * fields: docs/nodes/ems-site-steer.md, "Fleets and portfolio").
  */
 import {
   type ApiPaths,
