@@ -5,7 +5,7 @@
  * holds the node's definition, written out for the Flows library's scorecard, and the form) after the
  * shared editor code (resources/editor.js, resources/limits.js, loaded by the config node's panel).
  * The steering rules are the runtime's own (resources/steer-rules.js, window.EmsPartnerSteerRules,
- * bundled from src/protocol/steer-panel.ts): the site list, the rows of each mode, the node's power
+ * bundled from src/protocol/steer-rules.ts): the site list, the rows of each mode, the node's power
  * limits, the grid limits, with the runtime's words.
  */
 import type { CurtailmentValue, PowerUnit, PowerValue } from '../../protocol/types';

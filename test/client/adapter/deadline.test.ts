@@ -3,7 +3,7 @@
  * no wrapper around it): the pool's adapter, even under an axios instance of its own, ends an
  * attempt that gets no answer, or whose body drips, as ETIMEDOUT (wall-clock) at the client's
  * timeoutMs; the caller's signal still cancels it in flight; axios' own http adapter is wrapped
- * by the transport instead (client-adapter-limits.test.ts runs the deadline against both).
+ * by the transport instead (limits.test.ts beside this file runs the deadline against both).
  */
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
