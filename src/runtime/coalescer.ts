@@ -262,7 +262,8 @@ export class ReadCoalescer {
     ).then(
       (list) => {
         shared.release();
-        // An answer of the wrong shape (checked by the client, EMS_BAD_RESPONSE) rejects every waiter with that one error.
+        // An answer of the wrong shape (checked by the client, EMS_BAD_RESPONSE) rejects every waiter
+        // with that one error.
         let byProp: Map<string, MeasurementListItem>;
         try {
           byProp = indexList(list, ref);
