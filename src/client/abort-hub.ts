@@ -4,14 +4,6 @@
  * removeEventListener, so a burst of N waiters each adding its own listener to one long-lived
  * signal (a node's) costs N² in all. Here a signal gets one listener, the first time a waiter
  * asks, which calls the waiters of a Set: adding and removing a waiter is O(1).
- *
- * The listener stays while its signal is in use: a signal whose waiters come and go (a polling
- * node's: one read every few seconds, each waiting for a concurrency slot and its attempt)
- * would otherwise pay an addEventListener and a removeEventListener per read, the larger part
- * of the client's own cost per poll. A signal with no waiter through a whole sweep period
- * (SWEEP_MS, checked as waiters arrive: no timer) loses its listener, so a composite signal
- * (AbortSignal.any, which Node keeps alive while it has an abort listener) is not kept for long
- * after its last use.
  */
 
 /**
@@ -112,7 +104,12 @@ function hubOf(signal: AbortSignal): Hub {
   return hub;
 }
 
-/** A waiter left: a hub with none left is put among the idle ones. */
+/**
+ * A waiter left: a hub with none left is put among the idle ones, its listener kept. A signal
+ * whose waiters come and go (a polling node's: one read every few seconds, each waiting for a
+ * concurrency slot and its attempt) would otherwise pay an addEventListener and a
+ * removeEventListener per read, the larger part of the client's own cost per poll.
+ */
 function leftWaiter(h: Hub): void {
   if (!h.fired && h.waiters.size === 0 && h.slots.length === 0 && !h.idle) {
     h.idle = true;
@@ -166,7 +163,11 @@ function fire(hub: Hub): void {
   }
 }
 
-/** Removes the listeners idle through a whole period; marks the ones idle now. */
+/**
+ * Removes the listeners idle through a whole period (checked as waiters arrive: no timer); marks
+ * the ones idle now. So a composite signal (AbortSignal.any, which Node keeps alive while it has
+ * an abort listener) is not kept for long after its last use.
+ */
 function sweep(now: number): void {
   lastSweep = now;
   for (const hub of idle) {

@@ -60,11 +60,6 @@ function onDeadline(attempt: AttemptSignal): void {
  * deadline fires the attempt fails as a timeout (ETIMEDOUT, retryable as any timeout), not as
  * a cancel. The timer and the listener are removed when the attempt settles; the caller's
  * config (its signal, the retry state) is what the response or error carries on.
- *
- * The adapter gets the caller's config itself (a copy of axios' merged config costs about
- * 4 µs), with the attempt's signal in place only while the adapter starts: axios' HTTP adapter
- * subscribes to config.signal synchronously as it starts, so the signal is put back before
- * anything else can see the config.
  */
 export function withDeadline(
   inner: AxiosAdapter,
@@ -83,6 +78,9 @@ export function withDeadline(
   const hub = outer ? joinAbort(outer, attempt) : undefined;
   const hadSignal = Object.prototype.hasOwnProperty.call(config, 'signal');
   let pending: Promise<AxiosResponse>;
+  // The adapter gets the caller's config itself (a copy of axios' merged config costs about 4 µs),
+  // with the attempt's signal in place only while the adapter starts: axios' HTTP adapter subscribes
+  // to config.signal synchronously as it starts, so the signal is put back before anything else can see the config.
   try {
     config.signal = attempt;
     pending = started(inner, config);

@@ -1,16 +1,9 @@
 /**
  * The method and path of a raw request (the `ems-request` node, EmsClient.raw): what may be
  * sent with a config node's credentials. A path is relative to the base URL and can never
- * leave it: absolute URLs (any scheme), scheme-relative `//host`, backslashes (raw or
- * encoded), `.` and `..` segments (raw or encoded), empty segments, spaces and control
- * characters, fragments and characters a URL path does not hold are refused before anything
- * is sent, and the URL the request would reach is checked to lie below the base URL.
- *
- * A query is allowed (e.g. `/devices/dvc_1/measurement?property=soc`); it cannot change the
- * host or the path. The name of the API key's header is checked here too (an HTTP token, not a
- * header the transport owns), and the text of a key, token or URL (no line break or other
- * control character: refused, not stripped). This file imports only the protocol's error and
- * `show`: the build serves the same rules to the editor (resources/request-path.js,
+ * leave it; what breaks that rule is refused before anything is sent. Also the API key's
+ * header name and the text of a key, token or URL. This file imports only the protocol's error
+ * and `show`: the build serves the same rules to the editor (resources/request-path.js,
  * window.EmsPartnerRequestPath).
  */
 import { ValidationError } from '../protocol/errors';
@@ -41,8 +34,11 @@ function firstOutside(text: string, allowed: RegExp): string | undefined {
 
 /**
  * Why a request path is refused, in a few words (e.g. `an absolute URL (scheme "http:")`), or
- * undefined when its form is accepted. The base URL is not needed: requestUrl() adds the check
- * that the joined URL stays below it.
+ * undefined when its form is accepted: absolute URLs (any scheme), scheme-relative `//host`,
+ * backslashes (raw or encoded), `.` and `..` segments (raw or encoded), empty segments, spaces
+ * and control characters, fragments and characters a URL path does not hold are refused. A
+ * query is allowed (e.g. `/devices/dvc_1/measurement?property=soc`): it cannot change the host
+ * or the path. The base URL is not needed: requestUrl() adds the check that the joined URL stays below it.
  */
 export function requestPathProblem(input: unknown): string | undefined {
   if (input === undefined || input === null) return 'not set';
@@ -150,7 +146,7 @@ function ownedHeader(name: string): string | undefined {
   return owned && (owned.endsWith('-') ? `${owned}*` : owned);
 }
 
-/** Why a header name for the API key is refused, in a few words, or undefined when it is accepted. */
+/** Why a header name for the API key is refused (not an HTTP token, or a header the transport owns), or undefined. */
 function headerNameProblem(input: unknown): string | undefined {
   if (typeof input !== 'string') return 'it is not a string';
   if (input.length > MAX_HEADER_NAME) return `it is longer than ${MAX_HEADER_NAME} characters`;

@@ -5,10 +5,6 @@
  * EMS_BAD_RESPONSE that names the endpoint and what was wrong, e.g.
  * `GET /devices/dvc_a/measurement answered 200 with an HTML page, expected a JSON
  * measurement {timestamp, property, value, unit, reference}`.
- *
- * Numbers must be finite JSON numbers: `"65"`, `"NaN"` and `null` are refused, also in time
- * series (a gap in a series is refused rather than passed on as null; the spec's `data` is an
- * array of numbers). The checks are plain loops over the parsed answer, without closures.
  */
 import { apiError, looksLikeHtml, oneLine, type ApiError, type Redactor } from './errors';
 import { normaliseDevices, parseIsoTime, show } from '../protocol';
@@ -57,6 +53,9 @@ function describe(m: Misfit, r: Redactor): string {
   return `${where} ${show(shown)} (${typeof m.value === 'string' ? 'a string, ' : ''}not ${m.wanted})`;
 }
 
+// Numbers must be finite JSON numbers: `"65"`, `"NaN"` and `null` are refused, also in time series (a
+// gap in a series is refused rather than passed on as null; the spec's `data` is an array of numbers).
+// The checks are plain loops over the parsed answer, without closures.
 const isNum = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 const isObj = (v: unknown): boolean => v !== null && typeof v === 'object' && !Array.isArray(v);
 

@@ -4,14 +4,7 @@
  * (axios-retry) with exponential backoff, jitter and Retry-After. Every attempt is bounded:
  * its body by maxBodyBytes (maxContentLength), its time by a wall-clock deadline (an abort
  * timer, so a body that drips or never ends is cut off and its concurrency slot freed).
- *
- * Retry policy (README "Retries"): reads (GETs and the time-series POST) are retried on
- * connection errors, timeouts, 5xx and 429; steering on 429, 503, timeouts and connection
- * errors only, and never once its validUntil has passed. Other 4xx are never retried.
- *
- * An attempt hook (attempts.ts; the runtime's request budget) sees every request as it arrives
- * (it may refuse it at once), every attempt in its concurrency slot just before it is sent, and
- * its outcome after: it may delay or refuse it.
+ * What is retried: retry-policy.ts; the attempt hook (the runtime's request budget): attempts.ts.
  */
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
 import { httpLib, isCancel } from './http-lib';
@@ -136,7 +129,7 @@ export class Transport {
     return Math.max(exp / 2 + Math.random() * (exp / 2), Math.min(httpLib().retryAfter(err), 60_000));
   }
 
-  /** Retry condition: the policy above, and for steering only while the retry starts before validUntil. */
+  /** Retry condition: the policy (retry-policy.ts), and for steering only while the retry starts before validUntil. */
   private shouldRetry(err: AxiosError): boolean {
     const config = err.config as (MetaConfig & { 'axios-retry'?: { retryCount?: number } }) | undefined;
     const meta = config?.ems;

@@ -2,21 +2,9 @@
  * An axios adapter on undici (Node's own HTTP client project): axios stays the client (its
  * config, interceptors, transforms and axios-retry); only the transport under it changes.
  * It behaves as axios' own http adapter does for everything this package uses, at about half
- * its CPU per read (BENCHMARKS.md, benchmark 1):
- *
- * - URL: baseURL + url (allowAbsoluteUrls), params through axios' own serializer;
- * - request body: string, Buffer, ArrayBuffer, typed array or stream; maxBodyLength;
- * - answer: status, statusText, headers (lower-case names, duplicates as Node joins them),
- *   data as text (responseEncoding, BOM stripped) or bytes (responseType arraybuffer);
- *   validateStatus; gzip, deflate (with or without zlib header) and br decoded on the way,
- *   maxContentLength counted on the decoded bytes, so a decompression bomb stops at the limit;
- * - abort through config.signal (in flight, or already aborted: then nothing is sent);
- * - errors as axios' http adapter raises them: connection errors keep Node's code
- *   (ECONNREFUSED, ENOTFOUND, TLS codes), a dropped connection is ECONNRESET, timeouts ETIMEDOUT.
- *
- * Redirects are never followed (a 3xx is an answer like any other) and no proxy is ever used
- * (undici's Agent reads no HTTP_PROXY). Not supported (rejected as ERR_NOT_SUPPORT): response
- * streams, progress callbacks, rate limits, socketPath; none is used by this package.
+ * its CPU per read (BENCHMARKS.md, benchmark 1). Redirects are never followed (a 3xx is an
+ * answer like any other) and no proxy is ever used (undici's Agent reads no HTTP_PROXY).
+ * The answer side (status, headers, decoding, maxContentLength, errors): undici-exchange.ts.
  */
 import type { Readable } from 'node:stream';
 import type { AxiosAdapter, AxiosResponse } from 'axios';
@@ -31,7 +19,10 @@ export { fullPathOf, targetOf };
 /** What axios' http adapter accepts by default. */
 const ACCEPT_ENCODING = 'gzip, compress, deflate, br';
 
-/** The request body as bytes or a stream, or an error text for a form undici cannot send. */
+/**
+ * The request body as bytes or a stream (string, Buffer, ArrayBuffer, typed array or stream),
+ * or undefined for a form undici cannot send.
+ */
 function bodyOf(data: unknown): string | Buffer | Readable | undefined {
   if (data === undefined || data === null) return undefined;
   if (typeof data === 'string' || Buffer.isBuffer(data)) return data;
@@ -60,7 +51,8 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
     new Promise<AxiosResponse>((resolve, reject) => {
       const config = cfg as Config;
       const { AxiosError, CanceledError } = httpLib().axios;
-      // The package's own requests (a plain absolute path, no params) skip joining and re-splitting the URL.
+      // URL: baseURL + url (allowAbsoluteUrls), params through axios' own serializer. The package's own
+      // requests (a plain absolute path, no params) skip joining and re-splitting the URL.
       let url = config.params ? undefined : relativeTargetOf(config.baseURL, config.url);
       if (!url) {
         let full = fullPathOf(config.baseURL, config.url ?? '', config.allowAbsoluteUrls);
@@ -83,6 +75,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
       }
+      // Rejected as ERR_NOT_SUPPORT: none is used by this package.
       const unsupported = config as Config & {
         onUploadProgress?: unknown;
         onDownloadProgress?: unknown;
@@ -104,6 +97,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
           ),
         );
       }
+      // Already aborted: nothing is sent (an abort in flight is the exchange's).
       if (isAborted(config.signal as AbortSignal | undefined))
         return reject(new CanceledError(undefined, config, request));
       const body = bodyOf(config.data);

@@ -186,6 +186,7 @@ export class Exchange implements SlotWaiter {
 
   private collect(chunk: Buffer): void {
     if (this.settled) return;
+    // Counted on the decoded bytes, so a decompression bomb stops at maxContentLength.
     this.size += chunk.length;
     if (this.size > this.limit) return this.tooLarge();
     this.chunks.push(chunk);
@@ -210,6 +211,7 @@ export class Exchange implements SlotWaiter {
     if (config.responseType === 'arraybuffer') res.data = buf;
     else {
       const enc = config.responseEncoding;
+      // Text in responseEncoding, a UTF-8 BOM stripped, as axios' http adapter gives it.
       let text = buf.toString(enc);
       if ((!enc || enc === 'utf8') && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       res.data = text;

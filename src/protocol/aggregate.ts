@@ -58,14 +58,9 @@ export function powerUnit(unit: string): PowerUnit | undefined {
 }
 
 /**
- * Feeds values in; result() gives the aggregate.
- *
- * - Power: every value whose unit is a power unit (W, kW, MW; units.ts), summed per property
- *   name in W, so 5 kW and 300 W make 5300 W.
- * - Energy: every value whose unit is an energy unit (Wh, kWh, MWh), summed per property name in Wh.
- * - SOC: the values of the property `soc` in %: the mean weighted by capacity when each device
- *   that gave one has a known capacity (`weighting: 'capacity'`), else the plain mean
- *   (`weighting: 'mean'`). Values in other units (%, °C, …) are not summed.
+ * Feeds values in; result() gives the aggregate: power (W, kW, MW; units.ts) summed per property
+ * name in W, so 5 kW and 300 W make 5300 W; energy (Wh, kWh, MWh) summed per property name in Wh;
+ * the mean of `soc` in %. Values in other units (%, °C, …) are not summed.
  */
 export class FleetAggregator {
   private readonly power: Record<string, AggregateSum> = {};
@@ -91,7 +86,10 @@ export class FleetAggregator {
     this.failed++;
   }
 
-  /** One value of a device. */
+  /**
+   * One value of a device. SOC: the mean weighted by capacity when each device that gave one has a
+   * known capacity (`weighting: 'capacity'`), else the plain mean (`weighting: 'mean'`).
+   */
   add(device: string, property: string, value: number, unit: string): void {
     if (typeof value !== 'number' || !Number.isFinite(value) || typeof unit !== 'string') return;
     if (property === 'soc' && unit.trim() === '%') {

@@ -108,20 +108,16 @@ export interface Verdict {
 
 /**
  * Compares a measured average power (W) with what was asked, within the band (bandW; a grid
- * target's deadband widens it):
- * - setpoints (ESS, grid target), deviation = measured − asked:
- *   yes    |deviation| ≤ band;
- *   partly band < |deviation| < |asked| − band: it moved part of the way (or overshot by
- *          less than the asked power); only an asked power above twice the band can be partly;
- *   no     otherwise: it did not move beyond the band, went the other way, or overshot by more.
- * - limits (curtailment: PV ≤ limit; grid limits: lower ≤ grid ≤ upper), deviation = the
- *   distance outside the limit (0 within): yes when it is at most the band (of the bound it
- *   is about), else no. An average either keeps within a limit or not: there is no partly.
- * - maximize grid import has no power to compare with: unknown ("not measurable").
+ * target's deadband widens it). Setpoints can be followed partly; limits cannot (an average
+ * either keeps within a limit or not); maximize grid import has no power to compare with.
  */
 export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_TOLERANCE): Verdict {
   switch (asked.kind) {
     case 'setpoint': {
+      // ESS, grid target; deviation = measured − asked. yes: |deviation| ≤ band. partly: band <
+      // |deviation| < |asked| − band, it moved part of the way (or overshot by less than the asked
+      // power); only an asked power above twice the band can be partly. no: it did not move beyond
+      // the band, went the other way, or overshot by more.
       const target = watts(asked.value);
       const band = bandW(target, t, asked.deadbandW ?? 0);
       const dev = measuredW - target;
@@ -130,6 +126,7 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
       return { followed, targetW: target, deviationW: dev, bandW: band };
     }
     case 'max': {
+      // Curtailment: PV ≤ limit; deviation = the distance above it (0 within); yes within the band, else no.
       const limit = maxW(asked);
       if (limit === undefined)
         return {
@@ -144,6 +141,8 @@ export function verdict(asked: Asked, measuredW: number, t: Tolerance = DEFAULT_
       return { followed: dev <= band ? 'yes' : 'no', targetW: limit, deviationW: dev, bandW: band };
     }
     case 'range': {
+      // Grid limits: lower ≤ grid ≤ upper; deviation = the distance outside (0 within), judged with
+      // the band of the bound it is about.
       const up = asked.upper ? watts(asked.upper) : Infinity;
       const low = asked.lower ? watts(asked.lower) : -Infinity;
       const dev = measuredW > up ? measuredW - up : measuredW < low ? measuredW - low : 0;

@@ -33,14 +33,10 @@ export function portfolioSplitOf(v: unknown, field = 'portfolioSplit'): Portfoli
 
 /**
  * A site list given as an array (msg.sites), checked: its length (1..SERVICE.maxFleetSites,
- * before anything else), each entry, no site twice. Errors name `field` and the entry's index.
- *
- * A site list is msg.sites (an array) or the node's `sites` property (text):
- * - an array of site references, or of `{ site, maxPowerW?, soc? }` objects (maxPowerW: the
- *   battery's power rating in W, more than 0; soc: its state of charge, 0..100 %), or both;
- * - as text: the same array as JSON (starting with `[`), or references separated by commas,
- *   semicolons, spaces or new lines; empty text is no list.
- * At most SERVICE.maxFleetSites sites; a site listed twice is refused, naming both places.
+ * before anything else), each entry, no site twice (naming both places). Errors name `field` and
+ * the entry's index. Entries are site references, or `{ site, maxPowerW?, soc? }` objects
+ * (maxPowerW: the battery's power rating in W, more than 0; soc: its state of charge, 0..100 %),
+ * or both. The node's `sites` property (text) is parsed by parseSiteList.
  */
 export function parseFleetSites(input: unknown, field: string): FleetSite[] {
   if (!Array.isArray(input)) throw new ValidationError(field, `must be ${FORMS}; got ${show(input)}`);

@@ -1,13 +1,8 @@
 /**
  * Schedules: a list of time slots, each with the steering a site should get from its
  * start to its end, checked as a whole before anything is sent (the runs a player sends are
- * made of them in schedule-runs.ts).
- *
- * Pure (no I/O, no clock: `now` is passed in). A slot is
- * `{ start, end | duration, energyStorage?, curtailment?, maximizeGridImport?, gridTarget?,
- * deadband?, gridLimits?: { upper?, lower? } }`; times are epoch ms, ISO 8601 or Date, a duration
- * is in minutes, values a number in the node's unit or `{value, unit}`. Every refusal names the
- * slot and the field (`msg.payload[3].energyStorage`).
+ * made of them in schedule-runs.ts). Pure (no I/O, no clock: `now` is passed in). Every refusal
+ * names the slot and the field (`msg.payload[3].energyStorage`).
  */
 import { SERVICE } from './limits';
 import { ValidationError } from './errors';
@@ -159,6 +154,11 @@ export function parseSlots(payload: unknown, s: ScheduleSettings, now: number, f
   return slots;
 }
 
+/**
+ * One slot: `{ start, end | duration, energyStorage?, curtailment?, maximizeGridImport?, gridTarget?,
+ * deadband?, gridLimits?: { upper?, lower? } }`; times are epoch ms, ISO 8601 or Date, a duration is
+ * in minutes, values a number in the node's unit or `{value, unit}`.
+ */
 function parseSlot(raw: unknown, index: number, f: string, u: ScheduleUnits, s: ScheduleLimits): ScheduleSlot {
   if (!isObject(raw))
     throw new ValidationError(f, `must be a slot object {start, end or duration, ...}; got ${show(raw)}`);

@@ -4,13 +4,6 @@
  * the next one as it arrives is what lets the budget refuse at once a request that could not go
  * within the queue's bound, however many wait ahead of it (for a concurrency slot or for the
  * window), instead of after a wait with no bound.
- *
- * Under a cap of `limit` per window, the k-th request from now may go once the attempt `limit`
- * places before it (counting those sent and those waiting) has left the window: an attempt sent
- * in the window (its bucket, Ring.freesAt) or one still waiting (its own turn, plus the window).
- * The turns are kept in order and extended one at a time; whatever upsets them (a wait that
- * ended without being sent, an attempt that was not waiting, new caps) has them worked out
- * again, once, when the next request arrives.
  */
 import type { Attempt } from '../client';
 import { SENT, type Ring } from './budget-ring';
@@ -73,7 +66,11 @@ export class Turns {
     }
   }
 
-  /** The turns no longer hold (a wait ended unsent, an attempt went that was not waiting, new caps). */
+  /**
+   * The turns no longer hold (a wait ended unsent, an attempt went that was not waiting, new caps):
+   * they are worked out again, once, when the next request arrives. Otherwise they are kept in
+   * order and extended one at a time.
+   */
   invalidate(): void {
     this.stale = true;
     this.last = undefined;
@@ -93,7 +90,12 @@ export class Turns {
     for (let i = 0; i < n; i++) this.times.push(this.turnAfter(t).at);
   }
 
-  /** The turn of one more request after the waiting ones. */
+  /**
+   * The turn of one more request after the waiting ones. Under a cap of `limit` per window, the
+   * k-th request from now may go once the attempt `limit` places before it (counting those sent
+   * and those waiting) has left the window: an attempt sent in the window (its bucket,
+   * Ring.freesAt) or one still waiting (its own turn, plus the window).
+   */
   private turnAfter(t: number): Turn {
     const ahead = this.times.length - this.head;
     const turns = ahead + 1;

@@ -1,19 +1,10 @@
 /**
  * Read coalescing: a read of a device that has no request of this coalescer in flight goes
  * out at once (no wait: a lone or polled read costs nothing). Reads of a device that arrive
- * while one of its requests is in flight are concurrent: they wait at most the window
- * (`coalesceMs`, default 2 ms) for each other and go out as one list request, fanned back
- * out, each caller getting exactly the answer it would have got alone. Identical concurrent
- * reads share one request. A window of 0 turns coalescing off.
- * If the merged request is refused (400/404/422, e.g. one caller named an unknown
- * property), every caller falls back to its own request, so one bad read cannot fail others.
- * Whatever the answer, every waiter completes: an answer of the wrong shape (checked by the
- * client, EMS_BAD_RESPONSE) rejects every waiter with that one error, and nothing here throws
- * from a timer or a promise handler.
- *
- * Reads come in as typed ReadRequests that are validated already (by the node, which names
- * the msg field); they are trusted here and go to the client's trusted read path as they are.
- * measurement(), map() and list() are for code that has not validated its input.
+ * while one of its requests is in flight wait at most the window (`coalesceMs`, default 2 ms)
+ * for each other and go out as one list request, fanned back out, each caller getting exactly
+ * the answer it would have got alone. Whatever the answer, every waiter completes, and nothing
+ * here throws from a timer or a promise handler.
  */
 import { ApiError, apiError, isAborted, onAbort } from '../client';
 import { type Answer, fanOut, indexList, sharedSignal, type Waiter } from './coalescer-merge';
@@ -67,8 +58,10 @@ export class ReadCoalescer {
   ) {}
 
   /**
-   * A read whose device and properties are validated already (trusted, not checked again);
-   * coalesced with the device's other reads in the window.
+   * A read whose device and properties are validated already (by the node, which names the msg
+   * field): trusted, not checked again, it goes to the client's trusted read path as it is;
+   * coalesced with the device's other reads in the window. measurement(), map() and list() are
+   * for code that has not validated its input.
    */
   read<S extends ReadShape>(req: ReadRequest<S>, o?: CallOptions): Promise<ReadAnswers[S]> {
     return this.enqueue(req, o) as Promise<ReadAnswers[S]>;
@@ -114,7 +107,7 @@ export class ReadCoalescer {
   private route(req: ReadRequest, o?: CallOptions): Promise<Answer> {
     // A malformed trusted read (a bug of its caller) is refused here, before it can join or wait.
     if (!Array.isArray(req.properties)) throw new TypeError('a read names its properties as a list');
-    if (this.windowMs <= 0 || this.closed) return this.direct(req, o);
+    if (this.windowMs <= 0 || this.closed) return this.direct(req, o); // a window of 0 turns coalescing off
     const device = req.device;
     const reads = this.inFlight.get(device);
     if (reads !== undefined) {
@@ -269,6 +262,8 @@ export class ReadCoalescer {
     ).then(
       (list) => {
         shared.release();
+        // An answer of the wrong shape (checked by the client, EMS_BAD_RESPONSE) rejects every waiter
+        // with that one error.
         let byProp: Map<string, MeasurementListItem>;
         try {
           byProp = indexList(list, ref);
@@ -286,6 +281,8 @@ export class ReadCoalescer {
       },
       (err) => {
         shared.release();
+        // Refused (e.g. one caller named an unknown property): every caller falls back to its own
+        // request, so one bad read cannot fail others.
         if (err instanceof ApiError && (err.status === 400 || err.status === 404 || err.status === 422)) {
           for (const [, ws] of groups) {
             try {

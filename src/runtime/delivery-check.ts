@@ -1,20 +1,10 @@
 /**
- * The delivery check: over a window in which a steering component was asked, the
- * device's energy counters are read at the start and at the end, and the average power they
- * give is compared with what was asked (protocol/delivery.ts: formulas and verdicts). Used
- * by the site steer node (nodes/steer-verify.ts) and the schedule node.
- *
- * - One timer at a time per check, on an injected clock (fake timers drive it in tests;
- *   setDeliveryClock sets the default: delivery-clock.ts); nothing throws from a timer or a read.
- * - Reads go through the runtime's read coalescer (a window's end and the next window's start
- *   on the same device share one request). A device is asked for its counters and its
- *   `power`; one that refuses that (400/404/422) is asked for the counters alone, then for
- *   `power` alone; what worked is remembered per device (delivery-readings.ts).
- * - `everyMs` cuts the window into parts of that length, one report each; `end()` ends the
- *   window early (a later request replaced the setting) with a report up to now; `cancel()`
- *   and the signal stop it without a report (a node that closes cannot send one).
- * - A failed read, a missing device, a window under MIN_WINDOW_MS or readings without
- *   counters and power give `followed: "unknown"` with the reason; never "yes" without data.
+ * The delivery check: over a window in which a steering component was asked, the device's
+ * energy counters are read at the start and at the end, and the average power they give is
+ * compared with what was asked (protocol/delivery.ts: formulas and verdicts). Used by the site
+ * steer node (nodes/shared/steer-verify.ts) and the schedule node. Never "yes" without data:
+ * what cannot be measured gives `followed: "unknown"` with the reason. One timer at a time, on
+ * an injected clock (delivery-clock.ts); nothing throws from a timer or a read.
  */
 import { validateReference, DEVICE_ROLE, averageFromCounters, measuredReport, unknownReport, watts } from '../protocol';
 import type {
@@ -131,7 +121,10 @@ export class DeliveryCheck {
     else this.at(req.from, () => this.begin());
   }
 
-  /** Ends the window now (a later request replaced the setting): the last report covers up to now. */
+  /**
+   * Ends the window now (a later request replaced the setting): the last report covers up to now.
+   * (`everyMs` cuts the window into parts of that length, one report each.)
+   */
   end(): void {
     if (this.finished) return;
     if (!this.begun) {
@@ -141,7 +134,7 @@ export class DeliveryCheck {
     this.boundary(true);
   }
 
-  /** Stops the check without a report (the node closed or was redeployed). */
+  /** Stops the check without a report (the node closed or was redeployed: it cannot send one); so does the signal. */
   cancel(reason = 'cancelled before the window ended'): void {
     if (this.cancelled) return;
     this.cancelled = true;
@@ -249,6 +242,7 @@ export class DeliveryCheck {
     return input;
   }
 
+  /** A failed read, a missing device, a window under MIN_WINDOW_MS or readings without counters and power: unknown. */
   private report(a: Taken, b: Taken, from: number, until: number): DeliveryReport {
     if (this.deviceError) return unknownReport(this.input(from, until), this.deviceError);
     if (!a.ok) return unknownReport(this.input(from, until), `start reading failed: ${a.reason}`);
@@ -271,7 +265,10 @@ export class DeliveryCheck {
     return unknownReport(this.input(ra.at, rb.at), avg.reason);
   }
 
-  /** A reading now; never rejects. */
+  /**
+   * A reading now, through the read coalescer (a window's end and the next window's start on the
+   * same device share one request; fallbacks for a device that refuses: delivery-readings.ts). Never rejects.
+   */
   private take(): Promise<Taken> {
     if (this.deviceError) return Promise.resolve({ ok: false, reason: this.deviceError });
     const localAt = this.clock.now();

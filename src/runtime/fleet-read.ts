@@ -2,13 +2,8 @@
  * Fleet read: one read of many devices, each device read through the shared ReadCoalescer
  * (one request per device, coalesced with the other reads of that device as usual), with a
  * bounded number in flight, so a fleet of thousands never floods the client's queue ahead of
- * other nodes' reads. Every device ends in its answer or its error; nothing throws.
- *
- * Also the battery capacities a fleet's mean SOC is weighted with: GET /sites lists them
- * (`batteryCapacity` of a site, for its battery devices) on the simulator; a service without
- * that path answers 404, which gives none (the plain mean is used). They are asked once per
- * client and kept for CAPACITY_TTL_MS (a failure for CAPACITY_RETRY_MS), so polling a fleet
- * adds no request per poll.
+ * other nodes' reads. Every device ends in its answer or its error; nothing throws. Also the
+ * battery capacities a fleet's mean SOC is weighted with (batteryCapacities).
  */
 import { EmsError } from '../protocol';
 import type { ReadAnswers, ReadShape, SiteSummary } from '../protocol';
@@ -127,8 +122,10 @@ interface CapacityEntry {
 const capacities = new WeakMap<object, CapacityEntry>();
 
 /**
- * Battery capacities (Wh) by device reference, from GET /sites, kept per client. Never
- * rejects: a failure gives an empty map (the plain mean is used), asked again after CAPACITY_RETRY_MS.
+ * Battery capacities (Wh) by device reference, from GET /sites (`batteryCapacity` of a site, for its
+ * battery devices, on the simulator), kept per client for CAPACITY_TTL_MS, so polling a fleet adds no
+ * request per poll. Never rejects: a failure (a service without that path answers 404) gives an empty
+ * map (the plain mean is used), asked again after CAPACITY_RETRY_MS.
  */
 export function batteryCapacities(
   client: Pick<EmsClient, 'listSites'>,

@@ -2,21 +2,19 @@
  * Shared polling schedule. Pollers with the same interval share one timer and run in turn,
  * one every interval / n, so n pollers are spread evenly over the interval instead of all
  * firing on the same millisecond. Turns are kept on an absolute timeline, so timer lateness
- * does not stretch the interval (a late tick runs the turns that are due). A poller whose
- * previous run has not finished is skipped for that turn (no pile-up when the service is slow).
- * The schedule itself allocates nothing per poll: the group's timer is re-armed with refresh()
- * and each poller's completion handlers are made once.
- *
- * Backoff: a task may return (or resolve to) `{ nextInTurns: n }` to sit out turns: it then
- * runs again n turns after this run's start (1 = the next turn, as usual). Turns are counted,
- * not measured, so a late timer never makes a poller run early, and turns it spends still
- * running count too.
+ * does not stretch the interval (a late tick runs the turns that are due). The schedule itself
+ * allocates nothing per poll: the group's timer is re-armed with refresh() and each poller's
+ * completion handlers are made once.
  */
 import { performance } from 'node:perf_hooks';
 
 export type PollTask = () => Promise<unknown> | unknown;
 
-/** What a task may return to set when it runs next (see the backoff note above). */
+/**
+ * What a task may return (or resolve to) to back off: it then runs again `nextInTurns` turns after
+ * this run's start (1 = the next turn, as usual). Turns are counted, not measured, so a late timer
+ * never makes a poller run early, and turns it spends still running count too.
+ */
 export interface PollOutcome {
   /** Turns from this run's start to the next run, a whole number from 1 (the default). */
   nextInTurns: number;
@@ -146,6 +144,7 @@ export class PollScheduler {
     this.arm(g, Math.max(g.due - now, Math.min(MIN_TICK_MS, g.intervalMs)));
   }
 
+  /** A poller whose previous run has not finished is skipped for this turn (no pile-up when the service is slow). */
   private run(entry: Entry): void {
     entry.since++;
     if (entry.running || entry.since < entry.every) return;

@@ -1,21 +1,9 @@
 /**
  * Plays a checked schedule (protocol/schedule.ts) on the config node's SteeringQueue, so a
- * schedule and site-steer nodes share one ordered queue per site.
- *
- * - Each run goes out at its start, never earlier (a future validFrom would replace the
- *   setting in force at once, assumption A18), with validUntil = its end: a dead flow lets the
- *   site fall back at the end of the current run at the latest. A run whose end has passed when
- *   its turn comes is never sent (a timer that fired late: `skipped`).
- * - A run is sent as one request per steering type it sets (asset steering, grid target, grid
- *   limits); components it does not set are left out (partial update).
- * - One timer per player: the next run's start (or, once everything is sent, the end of the
- *   last request, when the schedule is done). Clock and timers are injected for tests.
- * - A new schedule replaces the old one from its first slot: old runs from then on are dropped,
- *   an old run that reaches beyond it is cut there; the old run in force is sent again cut
- *   there when the new schedule starts later (else its components the new first slot does not
- *   set run out at its end).
- * - The run in progress is sent at once, unless it is exactly what this player sent last (same
- *   site, setting and end): a resumed or replaced schedule sends nothing twice.
+ * schedule and site-steer nodes share one ordered queue per site. Each run goes out at its
+ * start, never earlier (a future validFrom would replace the setting in force at once,
+ * assumption A18), with validUntil = its end: a dead flow lets the site fall back at the end of
+ * the current run at the latest. Clock and timers are injected for tests.
  */
 import { settingKey } from '../protocol';
 import type { ScheduleRun } from '../protocol';
@@ -62,7 +50,10 @@ export const MIN_LEFT_MS = 1000;
 /** Longest single wait of the timer (it is armed again; setTimeout takes at most 24.8 days). */
 const MAX_WAIT_MS = 24 * 3_600_000;
 
-/** The commands of a run: one per steering type it sets (asset steering: the ESS endpoint when ESS alone). */
+/**
+ * The commands of a run: one per steering type it sets (asset steering: the ESS endpoint when ESS
+ * alone; grid target; grid limits). Components the run does not set are left out (partial update).
+ */
 export function commandsOf(run: Pick<PlayRun, 'site' | 'setting' | 'end'>): SteeringCommand[] {
   const { site, setting: c, end: validUntil } = run;
   const out: SteeringCommand[] = [];
@@ -142,7 +133,10 @@ export class SchedulePlayer {
 
   /**
    * Plays `runs` (one schedule, sorted), replacing the schedule playing from `from` (the new
-   * schedule's first slot) on. Runs that ended are skipped; the one in progress goes out at once.
+   * schedule's first slot) on: old runs from then on are dropped, an old run that reaches beyond
+   * it is cut there. The old run in force is sent again cut there when the new schedule starts
+   * later (else its components the new first slot does not set run out at its end). Runs that
+   * ended are skipped; the one in progress goes out at once.
    */
   play(runs: readonly PlayRun[], from = runs[0]?.start ?? this.now()): void {
     if (this.closed) return;
@@ -192,6 +186,8 @@ export class SchedulePlayer {
     const now = this.now();
     while (this.runs.length && this.runs[0].start <= now) {
       const run = this.runs.shift()!;
+      // A run whose end has passed (or is under MIN_LEFT_MS away) when its turn comes, a timer that
+      // fired late, is never sent: `skipped`.
       if (now >= run.end - MIN_LEFT_MS) {
         if (late)
           this.call(() =>
@@ -202,13 +198,16 @@ export class SchedulePlayer {
           );
         continue;
       }
-      if (this.inForce && same(this.inForce, run)) continue; // sent already and still valid
+      // Exactly what this player sent last (same site, setting and end): a resumed or replaced
+      // schedule sends nothing twice.
+      if (this.inForce && same(this.inForce, run)) continue;
       this.send(run);
     }
     this.arm(now);
     this.call(() => this.deps.changed?.(this.state()));
   }
 
+  /** One timer per player: the next run's start, or, once everything is sent, the end of the last request. */
   private arm(now: number): void {
     this.clearTimer();
     if (this.closed || !this.playing) return;

@@ -4,14 +4,6 @@
  * later one winning per component; so a burst of 100 ESS changes sends at most 2 requests,
  * and a queued ESS change followed by a queued curtailment change sends both. Applying the
  * merged requests gives the same steering state as applying every command in order.
- *
- * Commands come in validated (the site-steer node's buildCommand); each request that goes
- * out is built once by the protocol's endpoint table (steeringRequestFor) and handed to the
- * client's trusted path as it is; the result names that very request.
- *
- * The queue also keeps which steering type each site has in force from this runtime
- * (steering-types.ts): a result names the type its request ended (asset steering and grid
- * target displace each other on the service), so the sender can warn.
  */
 import { apiError, onAbort, ValidationError } from '../client';
 import type { EmsClient } from '../client';
@@ -99,7 +91,11 @@ export class SteeringQueue {
    * counted for a batch of several requests. For tests: a burst of N commands takes O(N) of them.
    */
   mergeSteps = 0;
-  /** Which steering type each site has in force from this runtime (for the exclusivity warning). */
+  /**
+   * Which steering type each site has in force from this runtime (steering-types.ts): a result
+   * names the type its request ended (asset steering and grid target displace each other on the
+   * service), so the sender can warn.
+   */
   readonly types: SteeringTypes;
 
   constructor(
@@ -115,7 +111,8 @@ export class SteeringQueue {
   }
 
   /**
-   * Queues a command; resolves when every component of it has been sent (or merged into a later send).
+   * Queues a command (validated already: the site-steer node's buildCommand); resolves when every
+   * component of it has been sent (or merged into a later send).
    * A validUntil more than maxValidityMs from now is refused with a ValidationError; nothing is sent.
    */
   submit(cmd: SteeringCommand, opts: { owner?: unknown; signal?: AbortSignal } = {}): Promise<SteeringResult> {
@@ -263,7 +260,10 @@ export class SteeringQueue {
     }
   }
 
-  /** Builds the group's one typed request (protocol) and has the client send exactly that. */
+  /**
+   * Builds the group's one typed request once (the protocol's endpoint table, steeringRequestFor)
+   * and has the client's trusted path send exactly that; the result names that very request.
+   */
   private async sendGroup(
     site: string,
     entries: Array<[ComponentName, Pending]>,

@@ -9,8 +9,10 @@ import type { Simulator } from './simulator';
 const MAX_ADVANCE_MS = 3660 * DAY_MS;
 
 const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, query: string) => unknown>> = {
+  // -> { requests, byRoute, byStatus, faults }
   stats: { GET: (sim) => sim.stats() },
   log: {
+    // -> { entries: LogEntry[] } (?limit=n: the last n)
     GET: (sim, _body, query) => {
       const entries = sim.requestLog;
       const limit = Number(new URLSearchParams(query).get('limit') ?? NaN);
@@ -20,10 +22,13 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
     },
   },
   faults: {
+    // GET -> the current FaultConfig; POST body: Partial<FaultConfig>, replaces the whole config -> FaultConfig
+    // { rate500, rate503, rate429, retryAfterSeconds, resetRate, latencyMs: [min, max] }
     GET: (sim) => sim.faults.config,
     POST: (sim, body) => sim.setFaults((body ?? {}) as object),
   },
   clock: {
+    // GET -> { now, frozen }; POST body: { advanceMs } (0 .. 10 years) -> { now }
     GET: (sim) => ({ now: sim.clock.now(), frozen: sim.clock.frozen }),
     POST: (sim, body) => {
       const record = (body ?? {}) as Record<string, unknown>;
@@ -38,6 +43,7 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
     },
   },
   reset: {
+    // Clears steering of every site and the request log -> { reset: true, now }
     POST: (sim) => {
       sim.reset();
       return { reset: true, now: sim.clock.now() };
@@ -45,17 +51,7 @@ const CONTROL: Record<string, Record<string, (sim: Simulator, body: unknown, que
   },
 };
 
-/**
- * Handles /sim/<name>; returns the body to send with status 200, or throws an HttpError:
- *   GET  /sim/stats   -> { requests, byRoute, byStatus, faults }
- *   GET  /sim/log     -> { entries: LogEntry[] }   (?limit=n: the last n)
- *   GET  /sim/faults  -> current FaultConfig
- *   POST /sim/faults  body: Partial<FaultConfig>, replaces the whole config -> FaultConfig
- *                     { rate500, rate503, rate429, retryAfterSeconds, resetRate, latencyMs: [min, max] }
- *   GET  /sim/clock   -> { now, frozen }
- *   POST /sim/clock   body: { advanceMs } (0 .. 10 years) -> { now }
- *   POST /sim/reset   -> clears steering of every site and the request log -> { reset: true, now }
- */
+/** Handles /sim/<name> (the routes: CONTROL); returns the body to send with status 200, or throws an HttpError. */
 export function handleControl(
   sim: Simulator,
   method: string,

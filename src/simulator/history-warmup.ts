@@ -39,15 +39,8 @@ function warmUpStartSoc(def: SiteDefinition, seed: number, key: number): number 
 }
 
 /**
- * Runs the warm-up of a site for the `days` days before `start`. `make` builds the warm-up model (model.ts).
- *
- * - SOC: the warm-up starts at a seeded SOC within the window; over its last hours the store
- *   is kept within a cone narrowing to the initial SOC (SocTarget), so it ends there exactly.
- * - Counters: the warm-up counts from 0; its samples get the offsets that make its end equal
- *   the initial counters. Where the initial counters are smaller than the warm-up's energy,
- *   the samples before all counters are >= 0 are left out (the history starts later).
- *
- * Samples are quarter-hourly; the warm-up integrates in steps of WARMUP_STEP_MS.
+ * Runs the warm-up of a site for the `days` days before `start`. `make` builds the warm-up model
+ * (model.ts). Samples are quarter-hourly; the warm-up integrates in steps of WARMUP_STEP_MS.
  */
 export function computePast(
   def: SiteDefinition,
@@ -63,10 +56,13 @@ export function computePast(
     CONE_SHARE_PER_H * battery.capacityWh,
     0.5 * battery.maxPowerW * Math.sqrt(battery.efficiency ?? BATTERY_DEFAULTS.efficiency),
   );
+  // The warm-up starts at a seeded SOC within the window; over its last hours the store is kept
+  // within a cone narrowing to the initial SOC (SocTarget), so it ends there exactly.
   const target: SocTarget = { at: start, storedWh: (battery.initialSoc / 100) * battery.capacityWh, rateWhPerH };
   const model = make(def, seed, t0, warmUpStartSoc(def, seed, key), target);
   model.advanceTo(start, WARMUP_STEP_MS);
   const recorded = model.history;
+  // The warm-up counts from 0; its samples get the offsets that make its end equal the initial counters.
   const offsets = new Float64Array(H_COLS);
   const initial: Array<[number, number, number]> = [
     [F_BATT_IN, battery.initialConsumedWh, model.battInWh],
@@ -79,6 +75,8 @@ export function computePast(
   offsets[H_LOAD] = -model.loadWh; // the live load counter starts at 0
   let to = recorded.length;
   while (to > 0 && recorded.time(to - 1) >= start) to--;
+  // Where the initial counters are smaller than the warm-up's energy, the samples before all counters
+  // are >= 0 are left out (the history starts later).
   let from = 0;
   const negative = (i: number) => [...COUNTER_FIELDS].some((col) => recorded.value(col, i) + offsets[col] < 0);
   while (from < to && negative(from)) from++;

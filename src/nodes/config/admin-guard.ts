@@ -115,14 +115,13 @@ const caText = (p: ConfigProps) => String(p.caCert ?? '').trim();
 /**
  * The settings that decide where (and how safely) a secret travels, in which a caller's
  * settings differ from the deployed node's: [] when stored secrets may be used.
- *
- * The paths (pathDevices, …) are not among them: each is checked (protocol/paths.ts) to be a
- * path that the client joins below the base URL (no scheme, host, "//", "." or "..", "%" or
- * backslash), so with the deployed baseUrl a secret stays on the deployed origin and below its
- * path, whichever paths a caller sends. A caller may thus list devices from another path of the
- * same service with the stored key; deploying those paths needs the same write permission.
  */
 export function destinationChanges(deployed: ConfigProps, caller: ConfigProps): string[] {
+  // The paths (pathDevices, …) are not among them: each is checked (protocol/paths.ts) to be a path
+  // that the client joins below the base URL (no scheme, host, "//", "." or "..", "%" or backslash),
+  // so with the deployed baseUrl a secret stays on the deployed origin and below its path, whichever
+  // paths a caller sends. A caller may thus list devices from another path of the same service with
+  // the stored key; deploying those paths needs the same write permission.
   const out: string[] = [];
   if (usesSimulator(deployed) !== usesSimulator(caller)) out.push('simulator');
   if (normalUrl(deployed.baseUrl) !== normalUrl(caller.baseUrl)) out.push('baseUrl');

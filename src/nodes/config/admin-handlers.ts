@@ -1,12 +1,11 @@
 /**
  * What the admin endpoints of admin-routes.ts answer (loaded with the first admin request). `{server}`
- * alone uses the deployed config node as it is. `config` describes a config node
- * being edited; a secret it lacks (or sends as the editor's placeholder) is taken from the
- * deployed node only when `config` sends it to the same place: same simulator flag, baseUrl,
- * authType, header name, tokenUrl and TLS settings (not the paths: they stay below the base URL,
- * see destinationChanges). Otherwise the request is refused and
- * nothing is sent. POST bodies must be JSON; no file is read for a request; replies carry a
- * short redacted message, never a service's page, and nothing secret.
+ * alone uses the deployed config node as it is. `config` describes a config node being edited; a
+ * secret it lacks (or sends as the editor's placeholder) is taken from the deployed node only when
+ * `config` sends it to the same place (admin-guard.ts destinationChanges: simulator flag, baseUrl,
+ * authType, header name, tokenUrl, TLS); otherwise the request is refused and nothing is sent. POST
+ * bodies must be JSON; no file is read for a request; replies carry a short redacted message, never
+ * a service's page, and nothing secret.
  */
 import {
   builtInSimulatorState,

@@ -1,15 +1,8 @@
 /**
  * Admin endpoints for the editor (registered once, protected by Node-RED's admin
- * permissions, called with relative URLs so httpAdminRoot keeps working):
- *   POST ems-partner/devices  {server} (read) | {server?, config} (write) -> normalised devices
- *   POST ems-partner/sites    {server} (read) | {server?, config} (write) -> sites (the simulator lists them; [] otherwise)
- *   POST ems-partner/test     {server, config?} (write)                  -> {ok, message, devices?}
- *   GET  ems-partner/simulator (read)                                    -> {running, url}
- *   GET  ems-partner/stats/:id (read)                                    -> the deployed config node's request budget
- *                                                                           (counts per last minute, hour, day; caps; no secret)
- * What they answer, and how a request's settings and secrets are checked: admin-handlers.ts and
- * admin-guard.ts, loaded with the first admin request (with the runtime, code.ts), not when
- * Node-RED registers the node.
+ * permissions, called with relative URLs so httpAdminRoot keeps working). What they answer,
+ * and how a request's settings and secrets are checked: admin-handlers.ts and admin-guard.ts,
+ * loaded with the first admin request (with the runtime, code.ts), not when Node-RED registers the node.
  */
 import type { RED } from '../shared';
 import type * as Guard from './admin-guard';
@@ -36,15 +29,20 @@ export function registerAdminRoutes(RED: RED): void {
   // Unsaved settings need write permission; a deployed node by id needs read.
   const readOrWrite = (req: Req, res: Res, next: Next) => (guard().hasConfig(req.body) ? write : read)(req, res, next);
 
+  // {server} (read) | {server?, config} (write) -> normalised devices
   RED.httpAdmin.post('/ems-partner/devices', jsonOnly, readOrWrite, (req: Req, res: Res) =>
     handlers().answerList(RED, req, res, 'devices'),
   );
+  // {server} (read) | {server?, config} (write) -> sites (the simulator lists them; [] otherwise)
   RED.httpAdmin.post('/ems-partner/sites', jsonOnly, readOrWrite, (req: Req, res: Res) =>
     handlers().answerList(RED, req, res, 'sites'),
   );
+  // {server, config?} (write) -> {ok, message, devices?}
   RED.httpAdmin.post('/ems-partner/test', jsonOnly, write, (req: Req, res: Res) =>
     handlers().answerTest(RED, req, res),
   );
+  // (read) -> the deployed config node's request budget (counts per last minute, hour, day; caps; no secret)
   RED.httpAdmin.get('/ems-partner/stats/:id', read, (req: Req, res: Res) => handlers().answerStats(RED, req, res));
+  // (read) -> {running, url}
   RED.httpAdmin.get('/ems-partner/simulator', read, (_req: Req, res: Res) => handlers().answerSimulator(res));
 }

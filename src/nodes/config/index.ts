@@ -1,14 +1,7 @@
 /**
  * Config node `ems-partner-config`: one API runtime (client, coalescer, steering queue,
- * poll scheduler) shared by every node that uses it. Pushes its connection state to each
- * user node, and closes everything on redeploy. Settings the runtime refuses (a number out of
- * range, a bad path, …) are reported at deploy (node.error) and to every node that uses it.
- * Its catalog holds the status texts every node shares (status.ts).
- *
- * Its request budget (runtime/budget.ts) is kept by its id across redeploys; removing the node
- * forgets it. The budget's warning (80 % of a cap) goes to every user node, as the connection
- * state does.
- *
+ * poll scheduler) shared by every node that uses it; what it holds and tells its user nodes
+ * (connection state, refused settings, the request budget kept across redeploys): controller.ts.
  * Registering it loads only this file, the admin routes' registration and the credentials' declaration;
  * the rest (code.ts) loads with the first node made or admin request.
  */
@@ -47,8 +40,9 @@ export = function (RED: RED): void {
 
   RED.nodes.registerType('ems-partner-config', EmsPartnerConfigNode, { credentials: CREDENTIALS });
   registerAdminRoutes(RED);
-  // Flows with nodes of this package: the shared texts bound before any of them is made (a flow of
-  // nodes without a config node, ems-plan say, shows them in the runtime's language too).
+  // Flows with nodes of this package: the shared texts (the status texts every node shares, status.ts)
+  // bound before any of them is made (a flow of nodes without a config node, ems-plan say, shows them in
+  // the runtime's language too).
   const events = (RED as RED & { events?: Events }).events;
   if (events && typeof events.on === 'function') {
     if (!listened.has(events))

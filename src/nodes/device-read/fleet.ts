@@ -1,14 +1,7 @@
 /**
  * Fleet read of `ems-device-read`: a list of device references (msg.deviceReference as an
- * array, or the node's device as a JSON array) read into ONE message:
- *
- * - `payload`: device → values, in the node's output shape: map `{device: {property: value}}`,
- *   list `{device: [{timestamp, property, value, unit}]}`, single `{device: value}`;
- * - `units`: device → units (map: `{device: {property: unit}}`, single: `{device: unit}`);
- * - `errors`: device → error message, for each device that failed (`{}` when none did);
- * - `aggregate`: sums of power and energy per property and the mean SOC (protocol/aggregate.ts);
- * - `deviceReference`: the references read (duplicates read once).
- *
+ * array, or the node's device as a JSON array) read into ONE message: payload, units, errors,
+ * aggregate and deviceReference, as docs/nodes/ems-device-read.md (Outputs, Fleet read) says.
  * Some devices failing: the message is sent AND a Catch node gets one error listing them.
  * All failing: no message, one Catch-able error naming the devices.
  */
@@ -147,6 +140,8 @@ export async function fleetRead(r: FleetRead): Promise<FleetResult> {
       for (const m of items) agg.add(ref, m.property, m.value, m.unit);
     }
   }
+  // payload: device → values in the node's output shape (map, list, single); units: device → units
+  // (not for list, whose items carry theirs); errors: device → message ({} when none failed).
   const fields: NodeMessage = { payload };
   if (mode !== 'list') fields.units = units;
   Object.assign(fields, { errors, aggregate: agg.result(), deviceReference: devices });

@@ -71,6 +71,7 @@ export class ScheduleController {
   /** The config node's runtime, once asked for. */
   private runtime: Runtime | undefined;
   /** The node's one timer: the player's and the delivery checks' deadlines. */
+  // The player's timer and the checks' deadlines share one SharedClock: one timer per node.
   private readonly clock = new SharedClock(deliveryClock());
   /** The delivery check per slot (verify on), else one that checks nothing. */
   private readonly verifier: ScheduleVerify | undefined;

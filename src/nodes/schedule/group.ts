@@ -2,11 +2,7 @@
  * The schedule node in a group (a config node with a redisUrl): every instance that receives a
  * schedule plays it and records it in the group (one round trip per schedule); each request of
  * a run is claimed in the group before it goes out (one round trip), so it goes out once, from
- * the leader of the site. The others answer "standby". An instance that becomes the leader
- * (the last one died, or Redis came back) plays the schedule recorded in the group from the run
- * in progress: its claim says whether the last leader sent it already, so nothing is sent twice
- * and nothing is skipped (but for a leader that died between its claim and its send).
- * Without a group nothing here acts.
+ * the leader of the site. The others answer "standby". Without a group nothing here acts.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -93,7 +89,12 @@ export class ScheduleGroup {
     }
   }
 
-  /** This instance leads `site` now: the schedule recorded in the group plays from the run in progress. */
+  /**
+   * This instance leads `site` now (the last leader died, or Redis came back): the schedule recorded
+   * in the group plays from the run in progress. Its claim says whether the last leader sent it
+   * already, so nothing is sent twice and nothing is skipped (but for a leader that died between its
+   * claim and its send).
+   */
   private async takeOver(site: string): Promise<void> {
     const entries = await this.gate!.entries(site, KIND, this.deps.id);
     if (site !== this.site) return;

@@ -1,13 +1,9 @@
 /**
- * `ems-schedule`: plays a schedule of time slots on a site. The whole schedule is
- * checked first (protocol/schedule.ts; nothing of a refused one is sent, and a schedule playing
- * goes on); the player (runtime/schedule-player.ts) sends each run at its start through the
- * config node's SteeringQueue, with one timer. The schedule and what was sent are kept in the
- * node's context (property `store`), so a redeploy or, with a file-backed store, a restart
- * resumes at the slot in progress without sending anything twice. Output 1: one message per
- * request sent; output 2, with `verify` on: a delivery report per slot (verify.ts). What the
- * node does: controller.ts.
- * The player's timer and the checks' deadlines share one SharedClock: one timer per node.
+ * `ems-schedule`: plays a schedule of time slots on a site. The whole schedule is checked first
+ * (protocol/schedule.ts; nothing of a refused one is sent, and a schedule playing goes on); the
+ * player (runtime/schedule-player.ts) sends each run at its start through the config node's
+ * SteeringQueue. What the node does: controller.ts; outputs, the kept state and the delivery
+ * check in users' words: docs/nodes/ems-schedule.md.
  */
 import type * as Shared from '../shared';
 import type { RED } from '../shared';

@@ -7,7 +7,11 @@
 /** A node's saved properties, as in a flow file. */
 export type NodeConfig = Record<string, unknown>;
 
-/** One upgrade: `up` turns a config of version `version - 1` into one of `version`. */
+/**
+ * One upgrade: `up` turns a config of version `version - 1` into one of `version`. Every property
+ * added gets a step that gives it its default explicitly, so a flow saved before it existed
+ * behaves as before; a step never changes a value the flow already holds.
+ */
 export interface Migration {
   readonly version: number;
   up(config: NodeConfig): NodeConfig;

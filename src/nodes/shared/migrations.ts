@@ -1,20 +1,9 @@
 /**
- * Upgrades of saved node properties (HA-websocket style). Each node type has an ordered list
- * of steps `{ version, up(config) }`; `migrate(type, config)` applies, in order, every step
- * above the config's `version`. A config without a version is version 1 (release 0.1.0).
- *
- * Each node type's steps are in its folder, src/nodes/<node>/migrations.ts (which imports only
- * the leaf ./migration-step); this file holds the machinery and assembles the one table.
- *
- * Runs at load in the runtime (first thing in each node's constructor) and in the editor:
- * this file and the step files import no Node module, so the build bundles them and serves the
- * same table to the browser as resources/migrations.js (window.EmsPartnerMigrations), which
- * each panel applies when a node is added to the workspace (load, import, paste) and when its
- * edit dialog opens.
- *
- * Every property added from now on gets a step (in its node's migrations.ts) that gives it its
- * default explicitly, so a flow saved before it existed behaves as before. A step never changes a value the flow
- * already holds, and never runs twice (it is skipped once the config carries its version).
+ * Upgrades of saved node properties (HA-websocket style): the machinery, and the one table
+ * assembled from each node's steps (src/nodes/<node>/migrations.ts). Runs in the runtime (first
+ * thing in each node's constructor) and in the editor: this file and the step files import no
+ * Node module, so the build serves the same table to the browser as resources/migrations.js
+ * (docs/architecture.md, Migrations).
  */
 
 import type { Migration, NodeConfig } from './migration-step';
@@ -56,8 +45,9 @@ export function versionOf(config: NodeConfig): number {
 
 /**
  * The config upgraded to the current version of its type: a new object (the argument is not
- * changed). A config already at (or above, from a newer release) the current version is
- * returned as it is; so is one of a type without steps.
+ * changed). Applies, in order, every step above the config's `version` (none: version 1,
+ * release 0.1.0), so a step never runs twice. A config already at (or above, from a newer
+ * release) the current version is returned as it is; so is one of a type without steps.
  */
 export function migrate<T extends object>(type: string, config: T, table: MigrationTable = MIGRATIONS): T {
   const steps = table[type];
@@ -75,7 +65,8 @@ export function migrate<T extends object>(type: string, config: T, table: Migrat
 /**
  * Upgrades a node's config in place, by its `type` (properties a step removed are deleted,
  * properties it does not enumerate are kept): the runtime's copy of a node's config (which
- * carries Node-RED's hidden `_flow`) and the editor's node objects. Calls `changed(key, value)`
+ * carries Node-RED's hidden `_flow`) and the editor's node objects (each panel applies it when a
+ * node is added to the workspace: load, import, paste; and when its edit dialog opens). Calls `changed(key, value)`
  * for each property whose value changed (e.g. to update the open edit dialog's input).
  * Returns the changed keys (none when it was current).
  */

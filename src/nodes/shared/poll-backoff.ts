@@ -6,7 +6,6 @@
  * poller's effective interval, up to `MAX_FACTOR` × the configured one; the first success
  * returns it to the configured interval. The wait is given in turns of the PollScheduler
  * (`nextInTurns`, which a poll task returns to it), so it is exact whatever the timers' lateness.
- * The same error is logged at most once per `LOG_EVERY_MS`; a different error is logged at once.
  */
 import { ValidationError } from '../../protocol';
 import { ApiError } from '../../client';
@@ -90,7 +89,10 @@ export class PollBackoff {
     this.failures = 0;
   }
 
-  /** A poll failed with `err`: returns whether to log it and when the next try comes. */
+  /**
+   * A poll failed with `err`: returns whether to log it (the same error at most once per
+   * LOG_EVERY_MS; a different error at once) and when the next try comes.
+   */
   failure(err: unknown): FailureAdvice {
     const now = this.now();
     const start = Number.isNaN(this.startedAt) ? now : this.startedAt;

@@ -4,9 +4,7 @@
  * ring when there is none; `ems-plan` uses none), registering with it to show its connection
  * state and its request budget's warning, an AbortSignal for the node's work, closing (abort,
  * deregister, clear the status, then the node's own close work, then done()), and the one input
- * pipeline (`onInput`): arrival order where the node needs it, nothing sent once the node
- * closed, and each message ended exactly once (Node-RED ≥ 1.0 send/done): its output(s) then
- * done(), or one done(err) a Catch node sees, with a red status naming the reason.
+ * pipeline (`onInput`), which ends each message exactly once (Node-RED ≥ 1.0 send/done).
  */
 import { setMaxListeners } from 'node:events';
 import { accepts, EmsError, INPUTS, LIMITS, numberOf, refusedProperties, ValidationError } from '../../protocol';
@@ -57,10 +55,11 @@ export interface FlowNode<P> {
   /** The node's own close work (may return a promise); runs after the common part, before done(). */
   onClose(work: (removed: boolean) => unknown): void;
   /**
-   * The node's input: `handler` answers each message (synchronously or with a promise). Its
-   * answer goes out from output 1 (unless the node closed meanwhile), then done(); a throw or
-   * rejection becomes one done(err) (Catch nodes) and a red status with its short reason (a
-   * ValidationError names its field). A handler that answers synchronously is answered at once.
+   * The node's input: `handler` answers each message (synchronously or with a promise), in
+   * arrival order where the node needs it. Its answer goes out from output 1 (unless the node
+   * closed meanwhile), then done(); a throw or rejection becomes one done(err) (Catch nodes) and a
+   * red status with its short reason (a ValidationError names its field). A handler that answers
+   * synchronously is answered at once.
    */
   onInput(handler: InputHandler, options?: InputOptions): void;
   /**

@@ -1,13 +1,9 @@
 /**
  * The status of a flow node (HA-websocket's Status, for this package): one object owns the
  * colour, shape, text and time of what a node shows; nodes never build status objects.
- *
  * Texts come from the `status.*` keys of the locale catalogs (src/nodes/<node>/locales/<lang>/<type>.json)
- * through Node-RED's RED._, so they follow the runtime's language (settings `lang`, else the
- * environment's). Texts every node shares (requesting, no server configured, connection
- * states, failure reasons) are the config node's `ems-partner-config.status.*` keys. Where
- * RED._ has no catalog (e.g. node-red-node-test-helper), the en-US catalog is read directly,
- * so en-US texts are the same everywhere. Numbers and times are parameters (`__power__`).
+ * through Node-RED's RED._, so they follow the runtime's language; numbers and times are
+ * parameters (`__power__`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,12 +17,18 @@ export type Params = Record<string, string | number>;
 /** A text of one node type's `status.*` keys, e.g. t('devices', { count: 6 }). */
 export type Translate = (key: string, params?: Params) => string;
 
-/** The node type whose catalog holds the texts every node shares. */
+/**
+ * The node type whose catalog holds the texts every node shares (requesting, no server configured,
+ * connection states, failure reasons): `ems-partner-config.status.*`.
+ */
 const SHARED = 'ems-partner-config';
 
 const catalogs = new Map<string, Record<string, string>>();
 
-/** The en-US `status` texts of a node type, read once from its catalog. */
+/**
+ * The en-US `status` texts of a node type, read once from its catalog; used where RED._ has no
+ * catalog (e.g. node-red-node-test-helper), so en-US texts are the same everywhere.
+ */
 function englishCatalog(type: string): Record<string, string> {
   const known = catalogs.get(type);
   if (known) return known;
@@ -72,7 +74,8 @@ export function english(type: string): Translate {
 }
 
 /**
- * The texts of a node type in the runtime's language: RED._ of that node's module, else en-US.
+ * The texts of a node type in the runtime's language (settings `lang`, else the environment's):
+ * RED._ of that node's module, else en-US.
  * Each key's text is asked of RED._ once, without parameters (Node-RED's i18next leaves the
  * `__name__` placeholders of a text it is given no values for as they are), and filled here;
  * the runtime's language does not change while it runs.

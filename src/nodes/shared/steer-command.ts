@@ -1,18 +1,8 @@
 /**
  * Builds a validated steering command from a message and a site-steer node's settings.
- * Pure (no Node-RED): the node evaluates its TypedInputs and passes the values here.
- *
- * - msg.payload as a number: the mode's main value in the node's unit.
- * - msg.payload as an object: energyStorage, curtailment, gridTarget, deadband, upperLimit,
- *   lowerLimit (number in the node's unit or {value, unit}), maximizeGridImport, validFrom,
- *   validUntil, duration; or a body in the API's own shape (energyStorageSetting /
- *   productionCurtailment / setting / setpoint; a grid-limits body has the same field names).
- * - Components neither the node nor the message sets are left out (partial update).
- * - Safety limits refuse a value beyond maxEssPower / maxCurtailment / maxGridPower /
- *   maxGridLimit set as numbers (grid limits: steer-grid-limits.ts; a limit not set is the
- *   site's rating, checked once the site list is known: steer-ratings.ts), a
- *   maximizeGridImport: true when allowMaximizeGridImport is off, and a validUntil beyond the
- *   config node's maxValidity; nothing is sent.
+ * Pure (no Node-RED): the node evaluates its TypedInputs and passes the values here. The
+ * message forms it accepts are the node's input, in users' words: docs/nodes/ems-site-steer.md.
+ * A value a safety limit refuses throws, naming the field: nothing is sent.
  */
 import {
   checkMaxValidity,
@@ -86,6 +76,13 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date);
 const isSet = (v: unknown) => v !== undefined && v !== null && v !== '';
 
+/**
+ * The command a message asks for. msg.payload is a number (the mode's main value in the node's
+ * unit) or an object: energyStorage, curtailment, gridTarget, deadband, upperLimit, lowerLimit
+ * (number in the node's unit or {value, unit}), maximizeGridImport, validFrom, validUntil,
+ * duration; or a body in the API's own shape (API_MAIN_KEYS; a grid-limits body has the same
+ * field names). Components neither the node nor the message sets are left out (partial update).
+ */
 export function buildCommand(
   s: SteerSettings,
   site: string,
@@ -100,7 +97,9 @@ export function buildCommand(
   const given = apiShape ? givenInApiShape(s, obj!, values) : givenByNode(s, obj, payload, values);
   checkModeComponents(s, given);
   const cmd = commandOf(s, site, given, obj);
-  // The node's power limits (protocol/steer-modes.ts: the editor checks with the same code).
+  // The node's power limits set as numbers (protocol/steer-modes.ts: the editor checks with the same
+  // code; grid limits: steer-grid-limits.ts). A limit not set is the site's rating, checked once the
+  // site list is known: steer-ratings.ts.
   checkPowerLimits(s, cmd.energyStorageSetting, cmd.productionCurtailment, cmd.gridTarget);
   Object.assign(cmd, validity(s, obj, values, now, limits.maxValidityMs));
   return cmd;
@@ -249,6 +248,7 @@ function commandOf(
   return cmd;
 }
 
+/** maximizeGridImport: true is refused when the node's allowMaximizeGridImport is off. */
 function maximizeGridImportOf(s: SteerSettings, g: Given): boolean {
   const mgi = g.maximizeGridImport;
   if (typeof mgi !== 'boolean')
@@ -278,6 +278,7 @@ function gridTargetOf(s: SteerSettings, g: Given): NonNullable<SteeringCommand['
   return target;
 }
 
+/** validFrom and validUntil of the command; a validUntil beyond the config node's maxValidity is refused. */
 function validity(
   s: SteerSettings,
   obj: Record<string, unknown> | undefined,

@@ -1,14 +1,9 @@
 /**
- * The delivery check of `ems-site-steer` (the check itself: runtime/delivery-check.ts).
- * With `verify` on, every request the service accepted opens a window per component it
- * carries, from its acceptance (or its validFrom) to its validUntil; the next request of this
- * node for the same site and component (a new value, a renewal, a lift, a cancel) ends the
- * window before it at that moment (one replaced within a second of its start, e.g. merged in
- * the queue with a later request, gives no report). Each window is checked when it ends, and every
- * `verifyEvery` minutes while it lasts; each check sends one report on output 2, and the
- * status adds the last verdict. Devices (batteryDevice, pvDevice, meterDevice) are TypedInputs
- * evaluated with the message that asked (a renewal uses those of the site's last message).
- * A close or redeploy cancels the open windows without a report.
+ * The delivery check of `ems-site-steer` (the check itself: runtime/delivery-check.ts). With
+ * `verify` on, every request the service accepted opens a window per component it carries,
+ * from its acceptance (or its validFrom) to its validUntil; the next request of this node for
+ * the same site and component ends the window before it at that moment. Windows, reports and
+ * devices in users' words: docs/nodes/ems-site-steer.md, "Delivery check".
  */
 import {
   DEFAULT_TOLERANCE,
@@ -188,8 +183,10 @@ export class SteerVerify {
   }
 
   /**
-   * A request the service accepted: ends the windows of its components (now) and opens new
-   * ones. Never rejects, never throws.
+   * A request the service accepted: ends the windows of its components (now; a new value, a
+   * renewal, a lift, a cancel) and opens new ones. Each window is checked when it ends, and every
+   * `verifyEvery` minutes while it lasts; each check sends one report on output 2, and the status
+   * adds the last verdict. Never rejects, never throws.
    */
   accepted(cmd: SteeringCommand, msg?: NodeMessage): void {
     if (!this.d.settings.on || this.d.signal.aborted) return;
@@ -255,7 +252,10 @@ export class SteerVerify {
     endReplaced(prev, now);
   }
 
-  /** The devices a command needs, from the node's TypedInputs with `msg`; a renewal reuses the site's. */
+  /**
+   * The devices a command needs (batteryDevice, pvDevice, meterDevice: TypedInputs evaluated with the
+   * message that asked); a renewal has no message and reuses those of the site's last one.
+   */
   private async devicesFor(site: string, roles: DeviceRole[], msg?: NodeMessage): Promise<CheckDevices> {
     const known = this.common.devices.get(site) ?? {};
     if (!msg && roles.every((r) => known[r] !== undefined)) return known;
@@ -267,7 +267,7 @@ export class SteerVerify {
     this.common.report(r);
   }
 
-  /** Cancels every open window (no report). */
+  /** Cancels every open window (no report): a close or redeploy. */
   close(): void {
     for (const c of this.open.values()) c.cancel();
     this.open.clear();

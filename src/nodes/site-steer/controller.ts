@@ -1,15 +1,9 @@
 /**
  * What an `ems-site-steer` node does with its messages (index.ts wires it into Node-RED).
  * Building and checking the command is done by steer-command.ts; sending by the config
- * node's SteeringQueue (one request at a time per site, merged per component); renewing by
- * renewal.ts. The config node's maxValidity bounds every signal (checked here, in dry runs
- * too, and by the queue). A `%` curtailment is converted to W by steer-percent.ts (config node
- * percentCurtailment). The status says what was sent, never that it is in force (steering is
- * a recommendation); a request that ends another steering type this Node-RED has in force on
- * the site (asset steering vs grid target) is sent with a warning. With `verify` on,
- * steer-verify.ts checks what the site delivered and reports on output 2. msg.sites or the
- * node's `sites` steer a fleet in one message, and mode portfolio splits one ESS power over
- * it (fleet.ts); a stop is stop.ts.
+ * node's SteeringQueue through sender.ts; renewing by renewal.ts; the delivery check by
+ * steer-verify.ts; a fleet and portfolio by fleet.ts; a stop by stop.ts. The status says what
+ * was sent, never that it is in force (steering is a recommendation).
  */
 import { limitKeysOf, MODE_COMPONENTS, noLimitWarning, ratingNeeded, resolvePaths } from '../../protocol';
 import { percentCurtailmentOf, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
@@ -122,7 +116,8 @@ export class SiteSteerController {
 
   /**
    * Limits of the config node, read from its properties as the runtime reads them (so a dry run
-   * needs no runtime). Read once: a config node's properties change only by a redeploy, which
+   * needs no runtime). The config node's maxValidity bounds every signal: checked here, in dry runs
+   * too, and by the queue. Read once: a config node's properties change only by a redeploy, which
    * makes this node anew; a maxValidity the runtime refuses is refused again on every message.
    */
   limits(): Readonly<{ maxValidityMs: number }> {
@@ -142,7 +137,10 @@ export class SiteSteerController {
     return resolvePaths(this.f.server!.props as Record<string, unknown>);
   }
 
-  /** A `%` curtailment in W (unless the config node sends %): PV power from the node, msg.pvPeakPower or GET /sites. */
+  /**
+   * A `%` curtailment in W (steer-percent.ts; unless the config node's percentCurtailment sends %):
+   * PV power from the node, msg.pvPeakPower or GET /sites.
+   */
   async converted(cmd: SteeringCommand, msg: NodeMessage): Promise<SteeringCommand> {
     if (cmd.productionCurtailment?.unit !== '%') return cmd;
     const server = this.f.server!;

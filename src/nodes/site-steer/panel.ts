@@ -3,10 +3,9 @@
  * the labels; the form (the rows each mode shows, TypedInputs, pickers) is in panel-form.ts. `npm run build`
  * compiles it (tsconfig.editor.json) into resources/site-steer-panel.js, loaded by ems-site-steer.html (which
  * holds the node's definition, written out for the Flows library's scorecard, and the form) after the
- * shared editor code (resources/editor.js, resources/limits.js, loaded by the config node's panel).
- * The steering rules are the runtime's own (resources/steer-rules.js, window.EmsPartnerSteerRules,
- * bundled from src/protocol/steer-rules.ts): the site list, the rows of each mode, the node's power
- * limits, the grid limits, with the runtime's words.
+ * shared editor code (resources/editor.js, resources/limits.js, loaded by the config node's panel). The
+ * steering rules (site list, rows of each mode, power limits, grid limits, in the runtime's words) are the
+ * runtime's own: resources/steer-rules.js (window.EmsPartnerSteerRules), bundled from protocol/steer-rules.ts.
  */
 import type { CurtailmentValue, PowerUnit, PowerValue } from '../../protocol/types';
 import type { GridLimitSettings } from '../../protocol/grid-limits';

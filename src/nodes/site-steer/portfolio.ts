@@ -1,14 +1,9 @@
 /**
- * Portfolio mode of `ems-site-steer`: one ESS power for the whole fleet, split over
- * its sites (protocol/portfolio.ts splitPower) by battery rating or by SOC (charge: headroom
- * 100 − SOC; discharge: SOC), each part within the node's maxEssPower and the site's rating
- * (with maxEssPower not set, a site without a known rating gets no part and is reported failed).
- *
- * What is known about each site comes, first to last, from: the msg.sites entry, the node's
- * `sites` entry, GET /sites (batteryMaxPower; cached per runtime, as for a `%` curtailment),
- * and, for the SOC, a read of `soc` from the site's battery device (the one GET /sites lists
- * with kind "battery"), through the shared read coalescer. A site whose weight stays unknown
- * is left out of the split and reported as failed (nothing is sent to it).
+ * Portfolio mode of `ems-site-steer`: one ESS power for the whole fleet, split over its sites
+ * (protocol/portfolio.ts splitPower) by battery rating or by SOC, each part within the node's
+ * maxEssPower and the site's rating. A site whose weight stays unknown is left out of the split
+ * and reported as failed (nothing is sent to it). In users' words: docs/nodes/ems-site-steer.md,
+ * "Fleets and portfolio".
  */
 import {
   type FleetSite,
@@ -93,7 +88,10 @@ export interface PlanDeps {
 
 /**
  * Fills in each site's rating and SOC where the message and the node leave them out, then
- * splits `totalW`. `known` maps a site to what the node's own list says about it.
+ * splits `totalW` (by SOC: charge by the headroom 100 − SOC, discharge by the SOC). `known` maps a
+ * site to what the node's own list says about it. What is known comes, first to last, from: the
+ * msg.sites entry, the node's `sites` entry, GET /sites, and for the SOC a read of `soc`. With
+ * maxEssPower not set, a site without a known rating gets no part and is reported failed.
  */
 export async function planPortfolio(
   s: SteerSettings,
@@ -175,7 +173,11 @@ async function boundByService(info: PortfolioPart[], d: PlanDeps): Promise<void>
   }
 }
 
-/** Ratings from GET /sites; SOC from the battery device's `soc` (bounded fan-out). Failures are per site. */
+/**
+ * Ratings from GET /sites (batteryMaxPower; cached per runtime, as for a `%` curtailment); SOC from
+ * the `soc` of the battery device GET /sites lists with kind "battery", through the shared read
+ * coalescer (bounded fan-out). Failures are per site.
+ */
 async function fillIn(missing: PortfolioPart[], needSoc: boolean, split: PortfolioSplit, d: PlanDeps): Promise<void> {
   const rt = await d.runtime();
   let listed: Map<string, SiteSummary> | undefined;

@@ -1,12 +1,11 @@
 /**
  * One leader per site: a lease key per site in Redis, taken with SET NX PX inside a script that
- * first draws a fencing token (larger than any before, even after Redis lost its data: it is
- * at least Redis's time in ms),
- * renewed every third of the lease by a check-and-extend script (extend only if the key still
- * holds our value), released on close by a check-and-delete. Locally a lease counts only until
- * the time its last grant or renewal was SENT plus the lease, less a margin for clock drift,
- * and only while Redis is reachable: an instance that cannot prove it leads answers "unknown",
- * and unknown means not leading.
+ * first draws a fencing token (larger than any before, even after Redis lost its data: it is at
+ * least Redis's time in ms), renewed every third of the lease by a check-and-extend script (extend
+ * only if the key still holds our value), released on close by a check-and-delete. Locally a lease
+ * counts only until the time its last grant or renewal was SENT plus the lease, less a margin for
+ * clock drift, and only while Redis is reachable: an instance that cannot prove it leads answers
+ * "unknown", and unknown means not leading.
  */
 import type { GroupClock, GroupConnection } from './connection';
 
