@@ -3,37 +3,9 @@
  * could move power, and the flow keeps running (a good message afterwards gets its output).
  */
 import assert from 'node:assert/strict';
-import { DEFAULT_SITES } from '../../../src/simulator/index';
-import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
-
-const COM = DEFAULT_SITES[0];
-const BAT = COM.battery.deviceReference;
-
-type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
-
-const read = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-device-read',
-  device: BAT,
-  deviceType: 'str',
-  mode: 'map',
-  properties: 'soc',
-  propertiesType: 'str',
-  ...extra,
-});
-
-/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
-async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
-  for (const [name, msg, field] of cases) {
-    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
-    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
-    assert.equal(caught.error.source.id, 'n');
-    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
-  }
-  const ok = await f.ask(good);
-  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
-  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
-  return ok;
-}
+import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { check } from '../../helpers/bad-input';
+import { read } from '../../helpers/battery-nodes';
 
 describe('nodes: bad input', () => {
   const sim = useSimulator({ frozen: false });

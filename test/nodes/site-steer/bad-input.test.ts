@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { MINUTE_MS } from '../../../src/protocol/time';
 import { DEFAULT_SITES } from '../../../src/simulator/index';
-import { cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+import { cfg, flow, helper, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { check } from '../../helpers/bad-input';
 
 const COM = DEFAULT_SITES[0];
 
 const SITE = COM.siteReference;
-
-type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
 
 const steer = (extra: Record<string, unknown> = {}) => ({
   type: 'ems-site-steer',
@@ -36,20 +35,6 @@ const steer = (extra: Record<string, unknown> = {}) => ({
   maxCurtailment: 0,
   ...extra,
 });
-
-/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
-async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
-  for (const [name, msg, field] of cases) {
-    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
-    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
-    assert.equal(caught.error.source.id, 'n');
-    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
-  }
-  const ok = await f.ask(good);
-  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
-  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
-  return ok;
-}
 
 describe('nodes: bad input', () => {
   const sim = useSimulator({ frozen: false });
