@@ -3,8 +3,8 @@
  * could move power, and the flow keeps running (a good message afterwards gets its output).
  */
 import assert from 'node:assert/strict';
-import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
-import { check } from '../../helpers/bad-input';
+import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { badSettingOn, check } from '../../helpers/bad-input';
 import { read } from '../../helpers/battery-nodes';
 
 describe('nodes: bad input', () => {
@@ -72,27 +72,5 @@ describe('nodes: bad input', () => {
     assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
   });
 
-  /**
-   * A node with a bad setting: every message gets one error naming the setting; a good node
-   * of the same type in the same flow keeps working.
-   */
-  async function badSetting(
-    node: Record<string, unknown>,
-    field: RegExp,
-    goodNode: Record<string, unknown>,
-    msg: Record<string, unknown> = {},
-  ): Promise<void> {
-    const deployed = await loadFlow(
-      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
-    );
-    for (let i = 0; i < 2; i++) {
-      const caught = await deployed.fails(msg);
-      assert.match(caught.error.message, field);
-    }
-    const nextOut = deployed.out.next();
-    helper.getNode('good').receive(msg);
-    await nextOut;
-    assert.equal(deployed.caught.msgs.length, 2);
-    assert.equal(deployed.out.msgs.length, 1);
-  }
+  const badSetting = badSettingOn(sim);
 });
