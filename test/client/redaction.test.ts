@@ -9,6 +9,7 @@ import { Redactor } from '../../src/client/errors';
 import { ApiError, secretForms, serviceMessageOf } from '../../src/client';
 import { MEASUREMENT, readResponse } from '../../src/client/responses';
 import { formsOf } from '../helpers/hostile-server';
+import { API_KEY, CLIENT_SECRET, leaks, TOKEN } from '../helpers/secrets';
 
 const SECRET = 'S3cr3t-Value!'; // 13 bytes
 const urlSafe = (b: string) => b.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
@@ -22,31 +23,6 @@ const CASES: Array<[string, string, string]> = [
   // 8 bytes before: character 10 mixes; 11..26 are the secret's alone.
   ['{"key":"', 'eyJrZXkiOiJTM2NyM3QtVmFsdWUhIiwibW9yZSI6InRleHQifQ==', 'eyJrZXkiOiJ***IiwibW9yZSI6InRleHQifQ=='],
 ];
-
-// Characters that make every encoding differ from the raw text: space, / + = & ~ ! * ( ).
-const API_KEY = 'K3y/SECRET+ab c=12&x~';
-const BEARER = 'Be4rer/T0ken+xyz==';
-const CLIENT_SECRET = 'Cl1ent SECRET/98+7~!*()';
-const WRONG_SECRET = `wrong-${CLIENT_SECRET}`;
-const TOKEN = 'tok/EN+4ccess_t0ken==';
-const SECRETS = [API_KEY, BEARER, CLIENT_SECRET, WRONG_SECRET, TOKEN];
-
-/** Every form of every secret found in `text`, and every secret found in a base64 run of it once decoded. */
-function leaks(text: string): string[] {
-  const found = SECRETS.flatMap((s) =>
-    formsOf(s)
-      .filter((f) => text.includes(f))
-      .map((f) => `${JSON.stringify(s)} as ${JSON.stringify(f)}`),
-  );
-  for (const run of text.match(/[A-Za-z0-9+/_-]{12,}={0,2}/g) ?? []) {
-    for (const shift of [0, 1, 2, 3]) {
-      const decoded = Buffer.from(run.slice(shift).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1');
-      for (const s of SECRETS)
-        if (decoded.includes(s)) found.push(`${JSON.stringify(s)} in base64 run ${run.slice(0, 40)}…`);
-    }
-  }
-  return found;
-}
 
 describe('redaction: a secret inside a longer base64 text, at each of the three alignments', () => {
   const redactor = new Redactor([SECRET]);

@@ -14,6 +14,17 @@ import { helper, Inbox, NODES, StatusLog } from './red';
 
 export const EXAMPLES_DIR = path.resolve(__dirname, '..', '..', 'examples');
 
+/** The node types of this package. */
+export const OURS = [
+  'ems-partner-config',
+  'ems-device-read',
+  'ems-time-series',
+  'ems-site-steer',
+  'ems-schedule',
+  'ems-plan',
+  'ems-request',
+];
+
 /** Core node modules the examples use, from the runtime under test. */
 export const CORE_NODES = [
   'common/20-inject.js',

@@ -5,22 +5,7 @@
 import assert from 'node:assert/strict';
 import { ValidationError } from '../../src/protocol';
 import { planFromPrices } from '../../src/plan';
-
-const HOUR_MS = 3_600_000;
-const QUARTER_MS = 900_000;
-const T0 = Date.UTC(2026, 5, 1);
-const slotsOf = (prices: number[], lenMs = HOUR_MS) =>
-  prices.map((price, k) => ({ start: T0 + k * lenMs, end: T0 + (k + 1) * lenMs, price }));
-const battery = (o: Record<string, number> = {}) => ({
-  capacityKWh: 100,
-  maxChargeKW: 50,
-  maxDischargeKW: 50,
-  socMin: 5,
-  socMax: 95,
-  efficiency: 0.9,
-  soc: 50,
-  ...o,
-});
+import { battery, QUARTER_MS, slotsOf } from '../helpers/price-plan';
 
 describe('planner: validation names the field and the accepted forms', () => {
   const ok = () => ({ prices: slotsOf([10, 20, 30, 40]), battery: battery() }) as any;

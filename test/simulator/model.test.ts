@@ -1,40 +1,8 @@
 import assert from 'node:assert/strict';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../src/protocol/time';
-import { DEFAULT_SITES } from '../../src/simulator/index';
 import { useSimulator } from '../helpers/sim';
 import { BATTERY_DEFAULTS } from '../../src/simulator/sites';
-
-const T0 = Date.UTC(2026, 2, 10, 6, 0, 0); // a March morning, UTC
-const COM = DEFAULT_SITES[0];
-const HOME = DEFAULT_SITES[1];
-const COUNTERS: Array<[string, string]> = [
-  [COM.battery.deviceReference, 'totalEnergyConsumed'],
-  [COM.battery.deviceReference, 'totalEnergyProduced'],
-  [COM.pv.deviceReference, 'totalEnergyProduced'],
-  [COM.meter.deviceReference, 'totalEnergyConsumed'],
-  [COM.meter.deviceReference, 'totalEnergyProduced'],
-  [HOME.battery.deviceReference, 'totalEnergyConsumed'],
-  [HOME.pv.deviceReference, 'totalEnergyProduced'],
-  [HOME.meter.deviceReference, 'totalEnergyProduced'],
-];
-
-async function post(base: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(json));
-  return json;
-}
-
-async function read(base: string, ref: string, property: string): Promise<number> {
-  const res = await fetch(`${base}/devices/${ref}/measurement?property=${property}`);
-  const json = (await res.json()) as { value: number };
-  assert.equal(res.status, 200);
-  return json.value;
-}
+import { COM, COUNTERS, HOME, post, read, T0 } from './counters';
 
 describe('simulator: physics', () => {
   const simulator = useSimulator({ startTime: T0, frozen: true, seed: 3 }, { each: true });

@@ -1,38 +1,7 @@
 import assert from 'node:assert/strict';
 import { DAY_MS, HOUR_MS, MINUTE_MS, toIsoSeconds } from '../../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../../src/simulator/index';
-
-const T0 = Date.UTC(2026, 2, 10, 6, 0, 0); // a March morning, UTC
-const COM = DEFAULT_SITES[0];
-const HOME = DEFAULT_SITES[1];
-const COUNTERS: Array<[string, string]> = [
-  [COM.battery.deviceReference, 'totalEnergyConsumed'],
-  [COM.battery.deviceReference, 'totalEnergyProduced'],
-  [COM.pv.deviceReference, 'totalEnergyProduced'],
-  [COM.meter.deviceReference, 'totalEnergyConsumed'],
-  [COM.meter.deviceReference, 'totalEnergyProduced'],
-  [HOME.battery.deviceReference, 'totalEnergyConsumed'],
-  [HOME.pv.deviceReference, 'totalEnergyProduced'],
-  [HOME.meter.deviceReference, 'totalEnergyProduced'],
-];
-
-async function post(base: string, path: string, body: unknown): Promise<any> {
-  const res = await fetch(base + path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const json = await res.json();
-  assert.equal(res.status, 200, JSON.stringify(json));
-  return json;
-}
-
-async function read(base: string, ref: string, property: string): Promise<number> {
-  const res = await fetch(`${base}/devices/${ref}/measurement?property=${property}`);
-  const json = (await res.json()) as { value: number };
-  assert.equal(res.status, 200);
-  return json.value;
-}
+import { COM, COUNTERS, post, read, T0 } from './counters';
 
 async function series(
   base: string,

@@ -13,21 +13,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS, currentVersion, migrate, versionOf } from '../../../src/nodes/shared/migrations';
-import { EXAMPLES_DIR, exampleFiles, readExample } from '../../helpers/examples';
+import { EXAMPLES_DIR, exampleFiles, OURS, readExample } from '../../helpers/examples';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '..', '..', '..');
 const NRLINT = path.join(ROOT, 'node_modules', 'nrlint', 'bin', 'nrlint.js');
 const CONFIG = path.join(ROOT, '.nrlintrc.js');
-const OURS = [
-  'ems-partner-config',
-  'ems-device-read',
-  'ems-time-series',
-  'ems-site-steer',
-  'ems-schedule',
-  'ems-plan',
-  'ems-request',
-];
 
 /** nrlint's JSON report of a flow file, and whatever it wrote to stderr. */
 async function nrlint(file: string): Promise<{ problems: any[]; stderr: string; stdout: string }> {

@@ -9,17 +9,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { exampleFiles, readExample } from '../../helpers/examples';
+import { exampleFiles, OURS, readExample } from '../../helpers/examples';
 
-const OURS = [
-  'ems-partner-config',
-  'ems-device-read',
-  'ems-time-series',
-  'ems-site-steer',
-  'ems-schedule',
-  'ems-plan',
-  'ems-request',
-];
 /** Ours without a config node: the price plan node is pure (no I/O). */
 const NO_SERVER = ['ems-partner-config', 'ems-plan'];
 const DASHBOARD = { module: '@flowfuse/node-red-dashboard', examples: /^(09|12) /, version: /^\^?\d+\.\d+\.\d+$/ };

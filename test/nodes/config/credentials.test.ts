@@ -1,41 +1,9 @@
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../../../src/simulator/index';
 import { callsOf, cfg, flow, helper, loadFlow, StatusLog, useRuntime, useSimulator } from '../../helpers/red';
+import { read, series, steer } from '../../helpers/battery-nodes';
 
-const COM = DEFAULT_SITES[0];
-const BAT = COM.battery.deviceReference;
 const KEY = 'k-SECRET-123';
-
-const read = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-device-read',
-  device: BAT,
-  deviceType: 'str',
-  mode: 'map',
-  properties: 'soc',
-  propertiesType: 'str',
-  ...extra,
-});
-const series = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-time-series',
-  device: BAT,
-  property: 'soc',
-  range: 'last',
-  last: 2,
-  lastUnit: 'hours',
-  resolution: 1,
-  output: 'points',
-  ...extra,
-});
-const steer = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-site-steer',
-  site: COM.siteReference,
-  mode: 'ess',
-  essValue: 'payload',
-  essValueType: 'msg',
-  essUnit: 'kW',
-  validity: 'quarter-hour',
-  ...extra,
-});
 
 /** Everything the runtime let out of the nodes: messages, statuses, errors, warnings, log lines. */
 function everything(ids: string[], extra: unknown[]): string {

@@ -12,40 +12,10 @@ import {
   useRuntime,
   useSimulator,
 } from '../../helpers/red';
+import { read, series, steer } from '../../helpers/battery-nodes';
 
 const COM = DEFAULT_SITES[0];
 const BAT = COM.battery.deviceReference;
-
-const read = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-device-read',
-  device: BAT,
-  deviceType: 'str',
-  mode: 'map',
-  properties: 'soc',
-  propertiesType: 'str',
-  ...extra,
-});
-const series = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-time-series',
-  device: BAT,
-  property: 'soc',
-  range: 'last',
-  last: 2,
-  lastUnit: 'hours',
-  resolution: 1,
-  output: 'points',
-  ...extra,
-});
-const steer = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-site-steer',
-  site: COM.siteReference,
-  mode: 'ess',
-  essValue: 'payload',
-  essValueType: 'msg',
-  essUnit: 'kW',
-  validity: 'quarter-hour',
-  ...extra,
-});
 
 describe('nodes: ems-partner-config', () => {
   describe('built-in simulator', () => {

@@ -3,37 +3,9 @@
  * could move power, and the flow keeps running (a good message afterwards gets its output).
  */
 import assert from 'node:assert/strict';
-import { DEFAULT_SITES } from '../../../src/simulator/index';
-import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
-
-const COM = DEFAULT_SITES[0];
-const BAT = COM.battery.deviceReference;
-
-type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
-
-const read = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-device-read',
-  device: BAT,
-  deviceType: 'str',
-  mode: 'map',
-  properties: 'soc',
-  propertiesType: 'str',
-  ...extra,
-});
-
-/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
-async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
-  for (const [name, msg, field] of cases) {
-    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
-    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
-    assert.equal(caught.error.source.id, 'n');
-    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
-  }
-  const ok = await f.ask(good);
-  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
-  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
-  return ok;
-}
+import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { badSettingOn, check } from '../../helpers/bad-input';
+import { read } from '../../helpers/battery-nodes';
 
 describe('nodes: bad input', () => {
   const sim = useSimulator({ frozen: false });
@@ -100,27 +72,5 @@ describe('nodes: bad input', () => {
     assert.equal(typeof (await deployed.ask()).payload.soc, 'number');
   });
 
-  /**
-   * A node with a bad setting: every message gets one error naming the setting; a good node
-   * of the same type in the same flow keeps working.
-   */
-  async function badSetting(
-    node: Record<string, unknown>,
-    field: RegExp,
-    goodNode: Record<string, unknown>,
-    msg: Record<string, unknown> = {},
-  ): Promise<void> {
-    const deployed = await loadFlow(
-      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
-    );
-    for (let i = 0; i < 2; i++) {
-      const caught = await deployed.fails(msg);
-      assert.match(caught.error.message, field);
-    }
-    const nextOut = deployed.out.next();
-    helper.getNode('good').receive(msg);
-    await nextOut;
-    assert.equal(deployed.caught.msgs.length, 2);
-    assert.equal(deployed.out.msgs.length, 1);
-  }
+  const badSetting = badSettingOn(sim);
 });

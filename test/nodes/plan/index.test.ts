@@ -6,57 +6,13 @@
  * chart series. The clock is @sinonjs/fake-timers (Date only): the planner's `now`.
  */
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../../../src/protocol/time';
+import { HOUR_MS, MINUTE_MS, formatClock } from '../../../src/protocol/time';
 import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../../../src/simulator';
 import { cfg, flow, loadFlow, useRuntime, type Loaded } from '../../helpers/red';
 import { useFakeClock, type InstalledClock } from '../../helpers/clock';
 import { scheduleNode } from '../../helpers/schedule';
-
-const SAMPLE = JSON.parse(
-  fs.readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'prices-sample-day.json'), 'utf8'),
-);
-/** Midnight (UTC) a day or two ahead: the sample day's start. */
-const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / (24 * HOUR_MS)) * 24 * HOUR_MS;
-/** The sample day from `start`: 96 slots {start, end, price} (EUR/MWh). */
-const day = (start = T0) =>
-  SAMPLE.slots.map((s: any) => ({
-    start: start + s.offsetMinutes * MINUTE_MS,
-    end: start + (s.offsetMinutes + 15) * MINUTE_MS,
-    price: s.price,
-  }));
-const hours = (prices: number[], start = T0) =>
-  prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
-const quarters = (prices: number[], start = T0) =>
-  prices.map((price, k) => ({ start: start + k * QUARTER_HOUR_MS, end: start + (k + 1) * QUARTER_HOUR_MS, price }));
-
-/** An `ems-plan` node as the editor saves it with its defaults (capacity and power typed in). */
-const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan',
-  name: '',
-  capacityKWh: '100',
-  maxChargeKW: '50',
-  maxDischargeKW: '',
-  socMin: '5',
-  socMax: '95',
-  efficiency: '0.9',
-  socEnd: '',
-  priceUnit: 'MWh',
-  steps: '',
-  ...extra,
-});
-/** The standard flow without a config node: the plan node `n` wired to `out`, a Catch node to `caught`. */
-function planFlow(node: Record<string, unknown>): object[] {
-  const at = { z: 'tab', x: 100, y: 100 };
-  return [
-    { id: 'tab', type: 'tab', label: 'test' },
-    { id: 'n', ...at, wires: [['out']], ...node },
-    { id: 'out', ...at, type: 'helper', wires: [] },
-    { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    { id: 'caught', ...at, type: 'helper', wires: [] },
-  ];
-}
+import { hours, planFlow, T0 } from './flow';
+import { day, planNode, quarters } from './price-flow';
 
 describe('nodes: ems-plan (price plan)', () => {
   useRuntime();

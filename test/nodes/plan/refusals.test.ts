@@ -9,39 +9,8 @@ import assert from 'node:assert/strict';
 import { HOUR_MS } from '../../../src/protocol/time';
 import { callsOf, loadFlow, turns, useRuntime } from '../../helpers/red';
 import { useFakeClock } from '../../helpers/clock';
-
-/** Midnight (UTC) a day or two ahead: the sample day's start. */
-const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / (24 * HOUR_MS)) * 24 * HOUR_MS;
-
-const hours = (prices: number[], start = T0) =>
-  prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
-
-/** An `ems-plan` node as the editor saves it with its defaults (capacity and power typed in). */
-const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan',
-  name: '',
-  capacityKWh: '100',
-  maxChargeKW: '50',
-  maxDischargeKW: '',
-  socMin: '5',
-  socMax: '95',
-  efficiency: '0.9',
-  socEnd: '',
-  priceUnit: 'MWh',
-  steps: '',
-  ...extra,
-});
-/** The standard flow without a config node: the plan node `n` wired to `out`, a Catch node to `caught`. */
-function planFlow(node: Record<string, unknown>): object[] {
-  const at = { z: 'tab', x: 100, y: 100 };
-  return [
-    { id: 'tab', type: 'tab', label: 'test' },
-    { id: 'n', ...at, wires: [['out']], ...node },
-    { id: 'out', ...at, type: 'helper', wires: [] },
-    { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    { id: 'caught', ...at, type: 'helper', wires: [] },
-  ];
-}
+import { hours, planFlow, T0 } from './flow';
+import { planNode } from './price-flow';
 
 describe('nodes: ems-plan (price plan)', () => {
   useRuntime();

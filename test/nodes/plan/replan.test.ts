@@ -7,11 +7,12 @@
  * so in msg.replan. Time is @sinonjs/fake-timers (Date, setTimeout, clearTimeout): nothing sleeps.
  */
 import assert from 'node:assert/strict';
-import { DAY_MS, HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../../../src/protocol/time';
+import { HOUR_MS, MINUTE_MS, QUARTER_HOUR_MS } from '../../../src/protocol/time';
 import { loadFlow, turns, useRuntime, type Loaded } from '../../helpers/red';
 import { useFakeClock, type InstalledClock } from '../../helpers/clock';
+import { planFlow, T0 } from './flow';
+import { planNode as sitePlanNode } from './site-flow';
 
-const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
 /** 16 quarter hours from T0: cheap, dear, cheap, dear (per kWh), with a load of 1 kW and PV at midday. */
 const PRICES = [0.3, 0.3, 0.1, 0.1, 0.12, 0.45, 0.5, 0.4, 0.11, 0.09, 0.2, 0.35, 0.48, 0.3, 0.22, 0.18].map(
   (price, k) => ({
@@ -22,45 +23,8 @@ const PRICES = [0.3, 0.3, 0.1, 0.1, 0.12, 0.45, 0.5, 0.4, 0.11, 0.09, 0.2, 0.35,
   }),
 );
 const LOAD = PRICES.map((_p, k) => 1000 + 100 * (k % 3));
-const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan',
-  name: '',
-  capacityKWh: '10',
-  maxChargeKW: '5',
-  maxDischargeKW: '',
-  socMin: '10',
-  socMax: '90',
-  efficiency: '0.9',
-  socEnd: '',
-  priceUnit: 'kWh',
-  steps: '',
-  chargeEfficiency: '',
-  dischargeEfficiency: '',
-  cycleCost: '',
-  endValue: '',
-  socTarget: '',
-  socTargetTime: '',
-  importMultiplier: '',
-  importFee: '',
-  importVat: '',
-  exportMultiplier: '',
-  exportFee: '',
-  exportVat: '',
-  importLimitKW: '',
-  exportLimitKW: '',
-  peakCost: '',
-  replan: true,
-  version: 2,
-  ...extra,
-});
-const at = { z: 'tab', x: 100, y: 100 };
-const planFlow = (node: Record<string, unknown>) => [
-  { id: 'tab', type: 'tab', label: 'test' },
-  { id: 'n', ...at, wires: [['out']], ...node },
-  { id: 'out', ...at, type: 'helper', wires: [] },
-  { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-  { id: 'caught', ...at, type: 'helper', wires: [] },
-];
+/** The site model's node with Re-plan on. */
+const planNode = (extra: Record<string, unknown> = {}) => sitePlanNode({ replan: true, ...extra });
 
 describe('nodes: ems-plan re-planning', () => {
   useRuntime();

@@ -8,55 +8,11 @@
  * field and the slot, or the node's setting. The clock is @sinonjs/fake-timers (Date only).
  */
 import assert from 'node:assert/strict';
-import { DAY_MS, HOUR_MS } from '../../../src/protocol/time';
+import { HOUR_MS } from '../../../src/protocol/time';
 import { callsOf, loadFlow, turns, useRuntime } from '../../helpers/red';
 import { useFakeClock } from '../../helpers/clock';
-
-const T0 = Math.ceil((Date.now() + 24 * HOUR_MS) / DAY_MS) * DAY_MS;
-const hours = (prices: number[], start = T0) =>
-  prices.map((price, k) => ({ start: start + k * HOUR_MS, end: start + (k + 1) * HOUR_MS, price }));
-/** A node at version 2 as the editor saves it: a 10 kWh / 5 kW battery, the new settings empty. */
-const planNode = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-plan',
-  name: '',
-  capacityKWh: '10',
-  maxChargeKW: '5',
-  maxDischargeKW: '',
-  socMin: '10',
-  socMax: '90',
-  efficiency: '0.9',
-  socEnd: '',
-  priceUnit: 'kWh',
-  steps: '',
-  chargeEfficiency: '',
-  dischargeEfficiency: '',
-  cycleCost: '',
-  endValue: '',
-  socTarget: '',
-  socTargetTime: '',
-  importMultiplier: '',
-  importFee: '',
-  importVat: '',
-  exportMultiplier: '',
-  exportFee: '',
-  exportVat: '',
-  importLimitKW: '',
-  exportLimitKW: '',
-  peakCost: '',
-  replan: false,
-  version: 2,
-  ...extra,
-});
-function planFlow(node: Record<string, unknown>): object[] {
-  const at = { z: 'tab', x: 100, y: 100 };
-  return [
-    { id: 'tab', type: 'tab', label: 'test' },
-    { id: 'n', ...at, wires: [['out']], ...node },
-    { id: 'out', ...at, type: 'helper', wires: [] },
-    { id: 'c', ...at, type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-    { id: 'caught', ...at, type: 'helper', wires: [] },
-  ];
-}
+import { hours, planFlow, T0 } from './flow';
+import { planNode } from './site-flow';
 
 describe('nodes: ems-plan with the site model', () => {
   useRuntime();

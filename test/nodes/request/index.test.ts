@@ -11,26 +11,11 @@ import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../../../src/simulator/index';
 import { formsOf } from '../../helpers/hostile-server';
 import { startCounting, type CountingServer } from '../../helpers/counting-server';
-import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { refused, req } from './refusal';
 
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const SITE = DEFAULT_SITES[0].siteReference;
-const req = (extra: Record<string, unknown> = {}) => ({ type: 'ems-request', ...extra });
-const FORM =
-  'must be a path relative to the base URL starting with one "/", e.g. "/devices/dvc_1/measurement?property=soc"';
-
-/** Sends msg and expects one Catch-able error naming `field`, the accepted form and `reason`; returns the Catch message. */
-async function refused(f: Loaded, msg: Record<string, unknown>, field: string, reason: string | RegExp): Promise<any> {
-  const caught = await f.fails(msg);
-  const text: string = caught.error.message;
-  assert.ok(text.startsWith(`ValidationError: ${field} `), text);
-  if (field.endsWith('path')) assert.ok(text.includes(FORM), text);
-  if (typeof reason === 'string') assert.ok(text.endsWith(reason), `${text}\n  should end with: ${reason}`);
-  else assert.match(text, reason);
-  assert.equal(caught.statusCode, undefined, 'no answer: nothing was sent');
-  return caught;
-}
-
 describe('ems-request: raw requests through the config node', () => {
   describe('on the simulator', () => {
     const sim = useSimulator({ frozen: false });

@@ -14,22 +14,7 @@ import { checkRequestPath, requestPathProblem, requestUrl } from '../../../src/c
 import { EmsClient } from '../../../src/client/client';
 import { startCounting, type CountingServer } from '../../helpers/counting-server';
 import { cfg, flow, loadFlow, useRuntime, type Loaded } from '../../helpers/red';
-
-const req = (extra: Record<string, unknown> = {}) => ({ type: 'ems-request', ...extra });
-const FORM =
-  'must be a path relative to the base URL starting with one "/", e.g. "/devices/dvc_1/measurement?property=soc"';
-
-/** Sends msg and expects one Catch-able error naming `field`, the accepted form and `reason`; returns the Catch message. */
-async function refused(f: Loaded, msg: Record<string, unknown>, field: string, reason: string | RegExp): Promise<any> {
-  const caught = await f.fails(msg);
-  const text: string = caught.error.message;
-  assert.ok(text.startsWith(`ValidationError: ${field} `), text);
-  if (field.endsWith('path')) assert.ok(text.includes(FORM), text);
-  if (typeof reason === 'string') assert.ok(text.endsWith(reason), `${text}\n  should end with: ${reason}`);
-  else assert.match(text, reason);
-  assert.equal(caught.statusCode, undefined, 'no answer: nothing was sent');
-  return caught;
-}
+import { refused, req } from './refusal';
 
 describe('ems-request: raw requests through the config node', () => {
   describe('refused forms of msg.path: each sends nothing (counted at the server)', () => {

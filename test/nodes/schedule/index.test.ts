@@ -10,19 +10,10 @@ import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
 import { packageTimers, nextPackageTimer } from '../../helpers/clock';
 import { MINUTE_MS, QUARTER_HOUR_MS, formatClock } from '../../../src/protocol/time';
-import { DEFAULT_SITES, startSimulator, type StartedSimulator } from '../../../src/simulator';
+import { startSimulator, type StartedSimulator } from '../../../src/simulator';
 import { callsOf, cfg, flow, helper, Inbox, loadFlow, turns, useRuntime, type Loaded } from '../../helpers/red';
 import { scheduleNode } from '../../helpers/schedule';
-
-const SITE = DEFAULT_SITES[0].siteReference;
-const HOME = DEFAULT_SITES[1].siteReference;
-const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const slotAt = (i: number, extra: Record<string, unknown>) => ({
-  start: T0 + i * QUARTER_HOUR_MS,
-  end: T0 + (i + 1) * QUARTER_HOUR_MS,
-  ...extra,
-});
-const steerRoute = /^POST \/sites\/:ref\/steering/;
+import { accept, body, HOME, scheduleSteps, SITE, slotAt, T0 } from './flow';
 
 describe('nodes: ems-schedule', () => {
   useRuntime();
@@ -38,39 +29,10 @@ describe('nodes: ems-schedule', () => {
     await sim.close();
   });
 
-  const log = () => sim.sim.requestLog.filter((e) => steerRoute.test(e.route));
-  const body = (e: { body?: unknown }) => e.body as any;
-  async function load(
-    extra: Record<string, unknown> = {},
-    config: Record<string, unknown> = {},
-  ): Promise<Loaded & { reports: Inbox }> {
-    const deployed = await loadFlow(
-      flow(scheduleNode(extra), cfg(sim.url, config), { id: 'reports', type: 'helper', wires: [] }),
-    );
-    return { ...deployed, reports: new Inbox(helper.getNode('reports')) };
-  }
-  /** Sends a schedule and waits until the node took it (its status says what it does next). */
-  async function accept(f: Loaded, msg: Record<string, unknown>): Promise<any> {
-    const shown = f.status.wait((s) => /^(waiting:|slots? )/.test(s.text ?? ''), 10_000, 'the schedule accepted');
-    f.send(msg);
-    return shown;
-  }
-  /** Fires the node's one timer (the only one due) and waits for the `n` outputs it causes. */
-  async function step(f: Loaded, n = 1): Promise<void> {
-    assert.equal(packageTimers(clock), 1, 'one timer');
-    const before = f.out.msgs.length;
-    await nextPackageTimer(clock);
-    if (n > 0) await f.out.count(before + n);
-    await turns();
-  }
-
-  /** Fires the node's last timer (the end of the last request): the status says done. */
-  async function runOut(f: Loaded): Promise<void> {
-    assert.equal(packageTimers(clock), 1, 'one timer');
-    await nextPackageTimer(clock);
-    await turns();
-    assert.equal(f.status.all.at(-1).text, 'done');
-  }
+  const { log, load, step, runOut } = scheduleSteps(
+    () => clock,
+    () => sim,
+  );
   /** Resolves once node `n` showed a status matching `re` (any instance of it, e.g. after a redeploy). */
   async function shown(re: RegExp, from = 0): Promise<string> {
     for (let i = 0; i < 10_000; i++) {

@@ -9,14 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { QUARTER_HOUR_MS } from '../../../src/protocol/time';
-import { callsOf, cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
 import { scheduleNode } from '../../helpers/schedule';
-
-/** The limit warnings node `id` gave. */
-const limitWarnings = (id: string) =>
-  callsOf('warn', id)
-    .map((a) => String(a[0]))
-    .filter((w) => /steers without a limit/.test(w));
+import { limitWarnings } from '../../helpers/limit-warnings';
 
 describe('steering limits on by default', () => {
   const sim = useSimulator({ frozen: false });

@@ -16,13 +16,8 @@ import { startSimulator, type StartedSimulator } from '../../../src/simulator';
 import { DELIVERY_SITES as SITES } from '../../helpers/delivery-sites';
 import { Inbox, cfg, flow, helper, loadFlow, logged, turns, useRuntime, type Loaded } from '../../helpers/red';
 import { scheduleNode } from '../../helpers/schedule';
+import { slotAt, T0 } from './flow';
 
-const T0 = Math.ceil((Date.now() + 2 * 3_600_000) / QUARTER_HOUR_MS) * QUARTER_HOUR_MS;
-const slotAt = (i: number, extra: Record<string, unknown>) => ({
-  start: T0 + i * QUARTER_HOUR_MS,
-  end: T0 + (i + 1) * QUARTER_HOUR_MS,
-  ...extra,
-});
 const READS = 'GET /devices/:ref/measurements';
 
 describe('ems-schedule: delivery reports per slot (verify)', () => {

@@ -11,19 +11,11 @@ import { DEFAULT_SITES } from '../../../src/simulator/index';
 import { currentVersion } from '../../../src/nodes/shared/migrations';
 import { CONFIG_KEYS, STEER_POWER_KEYS, atLimits, outside, runtimeMessage } from '../../helpers/limits';
 import { callsOf, cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+import { read } from '../../helpers/battery-nodes';
 
 const BAT = DEFAULT_SITES[0].battery.deviceReference;
 const SITE = DEFAULT_SITES[0].siteReference;
 
-const read = (extra: Record<string, unknown> = {}) => ({
-  type: 'ems-device-read',
-  device: BAT,
-  deviceType: 'str',
-  mode: 'map',
-  properties: 'soc',
-  propertiesType: 'str',
-  ...extra,
-});
 const HOUR_MS = 3_600_000;
 /**
  * The points a time-series node sent (output "points"): one {x, y} per `resHours` step of its

@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { MINUTE_MS } from '../../../src/protocol/time';
 import { DEFAULT_SITES } from '../../../src/simulator/index';
-import { cfg, flow, helper, loadFlow, useRuntime, useSimulator, type Loaded } from '../../helpers/red';
+import { cfg, flow, loadFlow, useRuntime, useSimulator } from '../../helpers/red';
+import { badSettingOn, check } from '../../helpers/bad-input';
 
 const COM = DEFAULT_SITES[0];
 
 const SITE = COM.siteReference;
-
-type Case = [string, Record<string, unknown> | (() => Record<string, unknown>), RegExp];
 
 const steer = (extra: Record<string, unknown> = {}) => ({
   type: 'ems-site-steer',
@@ -36,20 +35,6 @@ const steer = (extra: Record<string, unknown> = {}) => ({
   maxCurtailment: 0,
   ...extra,
 });
-
-/** Sends each bad message, expecting one error naming the field and no output; then a good one. */
-async function check(f: Loaded, cases: Case[], good: Record<string, unknown>): Promise<any> {
-  for (const [name, msg, field] of cases) {
-    const caught = await f.fails(typeof msg === 'function' ? msg() : msg);
-    assert.match(caught.error.message, field, `${name}: ${caught.error.message}`);
-    assert.equal(caught.error.source.id, 'n');
-    assert.equal(f.status.all.at(-1).fill, 'red', `${name}: red status`);
-  }
-  const ok = await f.ask(good);
-  assert.equal(f.caught.msgs.length, cases.length, 'exactly one error per bad message');
-  assert.equal(f.out.msgs.length, 1, 'no output for a bad message');
-  return ok;
-}
 
 describe('nodes: bad input', () => {
   const sim = useSimulator({ frozen: false });
@@ -191,27 +176,5 @@ describe('nodes: bad input', () => {
     });
   }
 
-  /**
-   * A node with a bad setting: every message gets one error naming the setting; a good node
-   * of the same type in the same flow keeps working.
-   */
-  async function badSetting(
-    node: Record<string, unknown>,
-    field: RegExp,
-    goodNode: Record<string, unknown>,
-    msg: Record<string, unknown> = {},
-  ): Promise<void> {
-    const deployed = await loadFlow(
-      flow(node, cfg(sim.s.url), { ...goodNode, id: 'good', server: 'cfg', wires: [['out']] }),
-    );
-    for (let i = 0; i < 2; i++) {
-      const caught = await deployed.fails(msg);
-      assert.match(caught.error.message, field);
-    }
-    const nextOut = deployed.out.next();
-    helper.getNode('good').receive(msg);
-    await nextOut;
-    assert.equal(deployed.caught.msgs.length, 2);
-    assert.equal(deployed.out.msgs.length, 1);
-  }
+  const badSetting = badSettingOn(sim);
 });

@@ -9,17 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { DEFAULT_SITES } from '../../../src/simulator';
-import { callsOf, cfg, flow, loadFlow, logged, siteSteer, useRuntime, useSimulator } from '../../helpers/red';
+import { cfg, flow, loadFlow, logged, siteSteer, useRuntime, useSimulator } from '../../helpers/red';
+import { limitWarnings } from '../../helpers/limit-warnings';
 
 const COM = DEFAULT_SITES[0].siteReference; // battery 500 kW, PV 1 MWp, grid +1 MW / -800 kW
 const HOME = DEFAULT_SITES[1].siteReference; // battery 10 kW
 const UNLISTED = 'ste_NotOnTheService';
 const steers = (s: Parameters<typeof logged>[0]) => logged(s, /^POST \/sites\/:ref\/steering/);
-/** The limit warnings node `id` gave. */
-const limitWarnings = (id: string) =>
-  callsOf('warn', id)
-    .map((a) => String(a[0]))
-    .filter((w) => /steers without a limit/.test(w));
 
 describe('steering limits on by default', () => {
   const sim = useSimulator({ frozen: false });
