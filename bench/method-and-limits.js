@@ -32,29 +32,16 @@ goal takes the client CPU per read with caps / without, summed over the pairs, a
 budget's own cost per attempt timed alone next to it. What the coalescing window costs when nothing
 is shared is benchmark 2's.`,
     limits: `On loopback the client's CPU is the bottleneck, so throughput and CPU per read move together
-(both are given, per alternative and as ratios round by round). The client goals are met by the
-transport: the same tuned axios on the undici adapter costs 0.36-0.43 × the CPU per read of axios'
-own http adapter in this run (the adapter hands axios a finished answer: no ClientRequest, no
-IncomingMessage stream, no agent queue, no follow-redirects wrapper), and EmsClient, which adds
-axios-retry's interceptors, the limiter, the wall-clock deadline and the answer's shape check, costs
-1.06-1.27 × that (1.03-1.14 × in the run before: the same work, against a reference that ran
-cheaper in this run, 125 µs against 152 µs). The node goal is not met: ems-device-read costs 1.05-1.64 × (median 1.19) a
-minimal node on the same transport in this run (1.24-1.74 ×, median 1.35, in the run before). The
-cheaper transport made that ratio worse, not the node dearer: the node's own work per message is
-about 40 µs here (194 µs against 153 µs for the reference, which sends one GET and sets msg.payload),
-and the reference is mostly axios and undici. What the node adds is its per-message work: the input
-pipeline (depth check, arrival bookkeeping, exactly-once ending), two status updates (each one a
-Node-RED status event), the coalescer's bookkeeping, the property checks and the output message;
-and the client's retries, concurrency slot, wall-clock deadline and shape check, 1.06-1.27 × the
-bare tuned axios on the same adapter. This change cut the client's bookkeeping (the concurrency slot's
-and the deadline's abort listeners, the URL parse of each request; EmsClient 147-167 µs per read
-against 156-169 µs before) and a promise or two per read in the coalescer and the node; the rest is
-the price of the behaviour every message gets (status, Catch-able errors, ordering, bounds). A CPU profile of 15,000 EmsClient reads on the undici adapter, taken when it came (\`node
-inspector\`, simulator in a child process), put axios' core at 29 % of the samples (mergeConfig alone
-5.6 %, AxiosHeaders, transforms, the promise chain), the socket writes 14 %, undici 5 %, the adapter
-3.7 %, GC 3.5 % and the package's client 2-3 %. This run was on a machine shared with other
-work (load average about 4 by the end of this benchmark): per-round ratios vary by ±0.2 or more (the min / median / max
-show it); the goals are decided on the median of the per-round ratios.`,
+(both are given, per alternative and as ratios round by round). The client goals are met by the transport: the
+undici adapter hands axios a finished answer (no ClientRequest, no IncomingMessage stream, no agent queue, no
+follow-redirects wrapper), so EmsClient, with axios-retry's interceptors, the limiter, the wall-clock deadline and
+the answer's shape check, costs less per read than tuned axios on axios' own adapter. The node goal is not met:
+the reference node sends one GET and sets msg.payload, so it is almost all axios and undici, and what
+ems-device-read adds per message is the price of the behaviour every message gets: the input pipeline (depth
+check, arrival order, exactly-once ending), two status updates (each a Node-RED status event), the coalescer's
+bookkeeping, the property checks and the output message. Each is small: benchmark 5 profiles them, none above
+3 % of a polling process. Each alternative starts with a minor GC (a full one makes V8 drop optimised code, and
+the round would measure re-optimisation); the goals are decided on the median of the per-round ratios.`,
   },
   coalescing: {
     what: `The coalescer's rules (src/runtime/coalescer.ts): a read of a device with no request of
@@ -160,7 +147,7 @@ the newest 1.x under either range: no difference.`,
 browser and ESM bundles we never load), undici about 1.6 MB (its fetch, WebSocket and cache code,
 which the package never loads: the transport requires undici's Agent and connector only), form-data,
 mime-db, follow-redirects, the proxy agents and their polyfills another 0.7 MB; the whole install is
-just under the 6 MB goal (5.96 MB in this run, with 1.41 MB of the package's own files). The package's own files were 0.45 MB with the first four nodes and are what the
+under the 6 MB goal (the table gives this run's figures). The package's own files were 0.45 MB with the first four nodes and are what the
 table above gives now (packageUnpackedKB): seven nodes instead of four (schedule, price plan and raw request),
 fleets and the request budget, each with en-US and de help, the dist .d.ts files of
 the public entry, ten examples and a README that grew with them. The goal was set for four nodes;
