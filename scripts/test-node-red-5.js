@@ -27,7 +27,7 @@ const SUITES = [
   /^test\/acceptance\/examples\/[^/]+\.test\.ts$/,
   /^test\/acceptance\/package\/install\.test\.ts$/,
   /^test\/client\/adapter\/[^/]+\.test\.ts$/,
-  /^test\/nodes\/(config\/(index|credentials)|device-read\/(index|bad-input)|time-series\/(index|bad-input)|site-steer\/(index|bad-input)|schedule\/(index|running|options)|plan\/(index|refusals|chart|site|site-refusals|replan)|request\/(index|paths)|shared\/(input-caps|poll-backoff|renewal|scaffold|scaffold-input|split))\.test\.ts$/,
+  /^test\/nodes\/(config\/(index|credentials)|device-read\/(index|bad-input)|time-series\/(index|bad-input)|site-steer\/(index|bad-input)|schedule\/(index|running|options)|plan\/(index|refusals|chart|site|site-refusals|replan)|request\/(index|paths)|shared\/(input-caps|poll-backoff|renewal|scaffold|scaffold-input|max-split))\.test\.ts$/,
 ];
 
 const major = (v) => Number(String(v).replace(/^v/, '').split('.')[0]);
