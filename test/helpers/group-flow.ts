@@ -3,6 +3,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { BUILT_IN_SITES, type SiteDefinition } from '../../src/simulator/index';
 import { makeReference } from '../../src/simulator/prng';
+import { siteSteer } from './red';
 
 export const LEASE_MS = 1500;
 export const SLOT_MS = 4000;
@@ -53,36 +54,11 @@ export function flowFor(sim: string, redis: string): object[] {
     redisUrl: redis,
     ...extra,
   });
+  // the node as the editor saves it (helpers/red.ts), on config node cfgB, its output to a helper
   const steer = (id: string, site: string, extra: object) => ({
     id,
     ...at,
-    type: 'ems-site-steer',
-    server: 'cfgB',
-    site,
-    siteType: 'str',
-    mode: 'ess',
-    essValue: 'payload',
-    essValueType: 'msg',
-    essUnit: 'kW',
-    curtailmentValue: '',
-    curtailmentValueType: 'num',
-    curtailmentUnit: 'kW',
-    maximizeGridImport: 'unchanged',
-    gridTargetValue: 'payload',
-    gridTargetValueType: 'msg',
-    gridTargetUnit: 'kW',
-    deadbandValue: '',
-    deadbandUnit: 'kW',
-    validity: 'quarter-hour',
-    duration: 15,
-    renew: false,
-    dryRun: false,
-    maxEssPower: '',
-    maxCurtailment: '',
-    maxGridPower: '',
-    maxGridLimit: '',
-    wires: [[`${id}-out`]],
-    ...extra,
+    ...siteSteer(site, { server: 'cfgB', wires: [[`${id}-out`]], ...extra }),
   });
   const helperNode = (id: string) => ({ id, ...at, type: 'helper', wires: [] });
   return [
