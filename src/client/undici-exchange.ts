@@ -75,10 +75,17 @@ const KNOWN_VALUE_BYTES = 64;
 const VARYING = 8;
 const known: KnownHeader[] = [];
 
+/**
+ * The known header at each position of the last answer: a service sends its headers in the same
+ * order, so the name at a position is compared with that one first.
+ */
+const lastOrder: Array<KnownHeader | undefined> = [];
+
+/** Compared from the end: values that change (a date, a length, an id) differ there first. */
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  const length = a.length;
-  if (b.length !== length) return false;
-  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false;
+  let at = a.length;
+  if (b.length !== at) return false;
+  while (at-- > 0) if (a[at] !== b[at]) return false;
   return true;
 }
 
@@ -110,7 +117,12 @@ function valueOf(header: KnownHeader | undefined, raw: Buffer): string {
 function headersOf(raw: Buffer[]): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (let i = 0; i < raw.length; i += 2) {
-    const header = knownHeader(raw[i]);
+    const position = i >> 1;
+    let header = lastOrder[position];
+    if (header === undefined || !sameBytes(header.raw, raw[i])) {
+      header = knownHeader(raw[i]);
+      if (position < KNOWN_NAMES) lastOrder[position] = header;
+    }
     const name = header === undefined ? raw[i].toString('latin1').toLowerCase() : header.name;
     const value = valueOf(header, raw[i + 1]);
     const had = headers[name];
