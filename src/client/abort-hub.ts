@@ -94,12 +94,26 @@ export function leaveAbort(h: Hub, waiter: SlotWaiter): void {
   leftWaiter(h);
 }
 
-/** The hub of `signal` (made on first use), found in use. */
+/** Uses of a known hub between two looks at the clock for a sweep. */
+const USES_PER_LOOK = 64;
+let usesSinceLook = 0;
+
+/**
+ * The hub of `signal` (made on first use), found in use. The clock is read (for a sweep) when
+ * a new signal comes, as hubs are added, and every USES_PER_LOOK uses of known ones: not on
+ * every request.
+ */
 function hubOf(signal: AbortSignal): Hub {
-  const now = Date.now();
-  if (now - lastSweep >= SWEEP_MS || now < lastSweep) sweep(now);
   let hub = hubs.get(signal);
-  if (!hub) hub = watch(signal);
+  if (hub === undefined || ++usesSinceLook >= USES_PER_LOOK) {
+    usesSinceLook = 0;
+    const now = Date.now();
+    if (now - lastSweep >= SWEEP_MS || now < lastSweep) {
+      sweep(now);
+      hub = hubs.get(signal); // the sweep may have removed it
+    }
+    if (hub === undefined) hub = watch(signal);
+  }
   hub.marked = false;
   return hub;
 }
