@@ -74,6 +74,14 @@ const KNOWN_VALUE_BYTES = 64;
 /** A name whose value changed on this many answers in a row (a request id) is decoded each time. */
 const VARYING = 8;
 const known: KnownHeader[] = [];
+/** Names whose values may carry a credential (a session cookie): never kept beyond their answer. */
+const NEVER_KEPT = new Set([
+  'set-cookie',
+  'authorization',
+  'proxy-authorization',
+  'www-authenticate',
+  'proxy-authenticate',
+]);
 
 /**
  * The known header at each position of the last answer: a service sends its headers in the same
@@ -95,7 +103,8 @@ function knownHeader(raw: Buffer): KnownHeader | undefined {
   if (known.length >= KNOWN_NAMES) return undefined;
   // A copy: undici's raw header is a view of the socket's buffer.
   const name = raw.toString('latin1').toLowerCase();
-  const header: KnownHeader = { raw: new Uint8Array(raw), name, lastValue: '', misses: 0 };
+  const misses = NEVER_KEPT.has(name) ? VARYING : 0;
+  const header: KnownHeader = { raw: new Uint8Array(raw), name, lastValue: '', misses };
   known.push(header);
   return header;
 }
