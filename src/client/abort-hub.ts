@@ -44,8 +44,25 @@ let lastSweep = Date.now();
  */
 export function isAborted(signal: AbortSignal | undefined): boolean {
   if (signal === undefined || signal === null) return false;
-  const hub = hubs.get(signal);
+  const hub = knownHub(signal);
   return hub === undefined ? signal.aborted : hub.fired;
+}
+
+/**
+ * The last signal looked up and its hub: an attempt asks for the same signal several times in a
+ * row (the transport, the adapter, the exchange joining it), one WeakMap lookup serves them all.
+ */
+let lastSignal: AbortSignal | undefined;
+let lastHub: Hub | undefined;
+
+function knownHub(signal: AbortSignal): Hub | undefined {
+  if (signal === lastSignal) return lastHub;
+  const hub = hubs.get(signal);
+  if (hub !== undefined) {
+    lastSignal = signal;
+    lastHub = hub;
+  }
+  return hub;
 }
 
 /**
@@ -94,12 +111,26 @@ export function leaveAbort(h: Hub, waiter: SlotWaiter): void {
   leftWaiter(h);
 }
 
-/** The hub of `signal` (made on first use), found in use. */
+/** Uses of a known hub between two looks at the clock for a sweep. */
+const USES_PER_LOOK = 64;
+let usesSinceLook = 0;
+
+/**
+ * The hub of `signal` (made on first use), found in use. The clock is read (for a sweep) when
+ * a new signal comes, as hubs are added, and every USES_PER_LOOK uses of known ones: not on
+ * every request.
+ */
 function hubOf(signal: AbortSignal): Hub {
-  const now = Date.now();
-  if (now - lastSweep >= SWEEP_MS || now < lastSweep) sweep(now);
-  let hub = hubs.get(signal);
-  if (!hub) hub = watch(signal);
+  let hub = knownHub(signal);
+  if (hub === undefined || ++usesSinceLook >= USES_PER_LOOK) {
+    usesSinceLook = 0;
+    const now = Date.now();
+    if (now - lastSweep >= SWEEP_MS || now < lastSweep) {
+      sweep(now);
+      hub = knownHub(signal); // the sweep may have removed it
+    }
+    if (hub === undefined) hub = watch(signal);
+  }
   hub.marked = false;
   return hub;
 }
@@ -177,6 +208,7 @@ function sweep(now: number): void {
     } else if (hub.marked) {
       idle.delete(hub);
       hubs.delete(hub.signal);
+      if (hub === lastHub) lastSignal = lastHub = undefined;
       if (typeof hub.signal.removeEventListener === 'function') hub.signal.removeEventListener('abort', hub.listener);
     } else {
       hub.marked = true;

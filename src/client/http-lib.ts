@@ -30,3 +30,11 @@ export function isCancel(err: unknown): boolean {
 export function isAxiosError(err: unknown): err is AxiosError {
   return !!err && typeof err === 'object' && (err as { isAxiosError?: boolean }).isAxiosError === true;
 }
+
+/** axios' methods (lower case in its config) as sent; any other is upper-cased per request. */
+const METHODS = new Map(['get', 'post', 'put', 'patch', 'delete', 'head', 'options'].map((m) => [m, m.toUpperCase()]));
+
+/** A request's method as sent (upper case), without a new string for the usual ones. */
+export function methodName(method: string): string {
+  return METHODS.get(method) ?? method.toUpperCase();
+}

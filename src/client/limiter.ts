@@ -112,6 +112,7 @@ export class Limiter {
   /** Drops consumed entries once they are the larger part of the queue. */
   private compact(): void {
     if (this.head === this.queue.length) {
+      if (this.head === 0) return; // empty already: a store to `length` is no free operation
       this.queue.length = 0;
       this.head = 0;
     } else if (this.head > 1024 && this.head * 2 > this.queue.length) {

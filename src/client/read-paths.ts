@@ -2,8 +2,18 @@
 import { pathSegment, type ReadRequest, type ReadShape } from '../protocol';
 import { MEASUREMENT, MEASUREMENT_LIST, MEASUREMENT_MAP, type ResponseShape } from './responses';
 
+/** Property names as encoded once: a poller sends the same few on every read. */
+const encoded = new Map<string, string>();
+/** At most this many names are kept (any more are encoded each time). */
+const ENCODED_NAMES = 256;
+
 function enc(ref: string): string {
-  return encodeURIComponent(ref);
+  let text = encoded.get(ref);
+  if (text === undefined) {
+    text = encodeURIComponent(ref);
+    if (encoded.size < ENCODED_NAMES) encoded.set(ref, text);
+  }
+  return text;
 }
 
 /** The read endpoints by shape: path after the device, query parameter, answer shape. */

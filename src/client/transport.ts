@@ -7,7 +7,7 @@
  * What is retried: retry-policy.ts; the attempt hook (the runtime's request budget): attempts.ts.
  */
 import type { AxiosError, AxiosAdapter, AxiosInstance, AxiosResponse, InternalAxiosRequestConfig } from 'axios';
-import { httpLib, isCancel } from './http-lib';
+import { httpLib, isCancel, methodName } from './http-lib';
 import { Limiter } from './limiter';
 import { isAborted } from './abort-hub';
 import { started, withDeadline } from './deadline';
@@ -46,6 +46,9 @@ export interface TransportOptions {
 
 export type ConnectionState =
   { state: 'ok' } | { state: 'rate-limited'; until: number } | { state: 'error'; reason: string };
+
+/** The state after an answer, the same object each time (one per answer would be an allocation per read). */
+const OK: ConnectionState = Object.freeze({ state: 'ok' });
 
 export class Transport {
   readonly axios: AxiosInstance;
@@ -173,7 +176,12 @@ export class Transport {
         maskRefusal(err, this.opts.redactor);
         return Promise.reject(err);
       }
-      const paused = this.pausedUntil > Date.now();
+      // The clock is asked only while a pause is set; one that has passed is cleared.
+      let paused = false;
+      if (this.pausedUntil !== 0) {
+        paused = this.pausedUntil > Date.now();
+        if (!paused) this.pausedUntil = 0;
+      }
       // A free slot and nothing to wait for: the attempt starts now.
       if (!paused && !isAborted(signal) && this.limiter.tryAcquire()) return this.inSlot(inner, config, attempt);
       const slot = paused
@@ -193,49 +201,59 @@ export class Transport {
    * One attempt in its concurrency slot (released however it ends). The hook's decision comes
    * here, just before sending: a refused or aborted wait sends nothing.
    */
-  private inSlot(inner: AxiosAdapter, config: InternalAxiosRequestConfig, a: Attempt | undefined) {
-    const hook = this.opts.hook;
-    let attempt: Attempt | undefined;
-    const failed = (err: unknown): never => {
-      if (!hook || attempt) {
-        this.observeFailure(err as AxiosError);
-        if (attempt) hook!.after(attempt, (err as AxiosError)?.response?.status === 429 ? '429' : 'failure');
-      } else {
-        maskRefusal(err, this.opts.redactor); // refused by the hook: its text names the path, which could hold a secret
-      }
-      throw err;
-    };
-    const send = (): Promise<AxiosResponse> => {
-      attempt = a;
-      return this.pool.deadlined ? started(inner, config) : withDeadline(inner, config, this.opts.timeoutMs);
-    };
-    let pending: Promise<AxiosResponse>;
+  private inSlot(inner: AxiosAdapter, config: InternalAxiosRequestConfig, attempt: Attempt | undefined) {
+    let wait: Promise<void> | void;
     try {
-      const wait = a ? hook!.before(a) : undefined;
-      pending = wait ? wait.then(send) : send();
+      wait = attempt ? this.opts.hook!.before(attempt) : undefined;
     } catch (err) {
-      pending = Promise.reject(err);
+      return this.refused(err);
     }
+    if (!wait) return this.sent(this.send(inner, config), attempt);
+    return wait.then(
+      () => this.sent(this.send(inner, config), attempt),
+      (err: unknown) => this.refused(err),
+    );
+  }
+
+  private send(inner: AxiosAdapter, config: InternalAxiosRequestConfig): Promise<AxiosResponse> {
+    return this.pool.deadlined ? started(inner, config) : withDeadline(inner, config, this.opts.timeoutMs);
+  }
+
+  /** The hook refused the attempt (or its wait was aborted): nothing was sent. */
+  private refused(err: unknown): never {
+    this.limiter.release();
+    maskRefusal(err, this.opts.redactor); // its text names the path, which could hold a secret
+    throw err;
+  }
+
+  /** The attempt was sent: its outcome is told to the connection state and the hook, and its slot released. */
+  private sent(pending: Promise<AxiosResponse>, attempt: Attempt | undefined): Promise<AxiosResponse> {
     return pending.then(
       (res) => {
         try {
-          this.opts.onState({ state: 'ok' });
-          if (attempt) hook!.after(attempt, 'ok');
+          this.opts.onState(OK);
+          if (attempt) this.opts.hook!.after(attempt, 'ok');
           return res;
         } catch (err) {
-          return failed(err);
+          return this.failed(err, attempt);
         } finally {
           this.limiter.release();
         }
       },
       (err: unknown) => {
         try {
-          return failed(err);
+          return this.failed(err, attempt);
         } finally {
           this.limiter.release();
         }
       },
     );
+  }
+
+  private failed(err: unknown, attempt: Attempt | undefined): never {
+    this.observeFailure(err as AxiosError);
+    if (attempt) this.opts.hook!.after(attempt, (err as AxiosError)?.response?.status === 429 ? '429' : 'failure');
+    throw err;
   }
 
   private observeFailure(err: AxiosError): void {
@@ -294,7 +312,7 @@ function attemptOf(config: MetaConfig): Attempt {
   const meta = config.ems;
   return {
     kind: meta?.kind ?? 'read',
-    method: String(config.method ?? 'get').toUpperCase(),
+    method: methodName(String(config.method ?? 'get')),
     url: String(config.url ?? ''),
     retry: (config['axios-retry']?.retryCount ?? 0) > 0 || config.emsAuthRetried === true,
     validUntil: meta?.validUntil,

@@ -9,7 +9,7 @@
 import type { Readable } from 'node:stream';
 import type { AxiosAdapter, AxiosResponse } from 'axios';
 import type { Dispatcher } from 'undici';
-import { httpLib } from './http-lib';
+import { httpLib, methodName } from './http-lib';
 import { isAborted } from './abort-hub';
 import { type AdapterRequest, type Config, Exchange } from './undici-exchange';
 import { fullPathOf, relativeTargetOf, targetOf } from './undici-target';
@@ -18,6 +18,19 @@ export { fullPathOf, targetOf };
 
 /** What axios' http adapter accepts by default. */
 const ACCEPT_ENCODING = 'gzip, compress, deflate, br';
+
+/**
+ * What a request header name is to the adapter (compared without case): 1 user-agent, 2
+ * accept-encoding, 3 content-length, 0 any other. Only a name of one of their lengths is lower-cased.
+ */
+function headerKind(name: string): number {
+  const length = name.length;
+  if (length !== 10 && length !== 14 && length !== 15) return 0;
+  const lower = name.toLowerCase();
+  if (lower === 'user-agent') return 1;
+  if (lower === 'accept-encoding') return 2;
+  return lower === 'content-length' ? 3 : 0;
+}
 
 /**
  * The request body as bytes or a stream (string, Buffer, ArrayBuffer, typed array or stream),
@@ -70,7 +83,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
         // A URL that does not parse rejects with Node's TypeError (ERR_INVALID_URL), as in axios' http adapter.
         url = targetOf(full, config.params ? undefined : config.baseURL);
       }
-      const method = (config.method ?? 'get').toUpperCase();
+      const method = methodName(config.method ?? 'get');
       const request: AdapterRequest = { method, path: url.path, host: url.host, protocol: url.protocol };
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         return reject(new AxiosError(`Unsupported protocol ${url.protocol}`, AxiosError.ERR_BAD_REQUEST, config));
@@ -110,24 +123,26 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
           ),
         );
       }
-      const headers: Record<string, string | string[]> = {};
+      // Name, value, name, value...: undici takes them as they are, where an object would cost a
+      // store under a new name per header here and an Object.keys there.
+      const headers: Array<string | string[]> = [];
       let hasAgent = false;
       let hasEncoding = false;
-      const given = config.headers as unknown as Record<string, unknown>;
+      const givenHeaders = config.headers as unknown as Record<string, unknown>;
       // Own enumerable names, as for-in with an own-property check gives them, without walking the prototype.
-      const names = Object.keys(given);
+      const names = Object.keys(givenHeaders);
       for (let i = 0; i < names.length; i++) {
         const name = names[i];
-        const value = given[name];
+        const value = givenHeaders[name];
         if (value === undefined || value === null || value === false) continue;
-        const lower = name.toLowerCase();
-        if (lower === 'user-agent') hasAgent = true;
-        else if (lower === 'accept-encoding') hasEncoding = true;
-        else if (lower === 'content-length') continue; // from the body, as axios sets it
-        headers[name] = Array.isArray(value) ? value.map(String) : String(value);
+        const kind = headerKind(name);
+        if (kind === 1) hasAgent = true;
+        else if (kind === 2) hasEncoding = true;
+        else if (kind === 3) continue; // from the body, as axios sets it
+        headers.push(name, Array.isArray(value) ? value.map(String) : String(value));
       }
-      if (!hasAgent) headers['User-Agent'] = userAgent;
-      if (!hasEncoding) headers['Accept-Encoding'] = ACCEPT_ENCODING;
+      if (!hasAgent) headers.push('User-Agent', userAgent);
+      if (!hasEncoding) headers.push('Accept-Encoding', ACCEPT_ENCODING);
       if (typeof body === 'string' || Buffer.isBuffer(body)) {
         const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
         const maxBody = config.maxBodyLength;
@@ -136,7 +151,7 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
             new AxiosError('Request body larger than maxBodyLength limit', AxiosError.ERR_BAD_REQUEST, config),
           );
         }
-        headers['Content-Length'] = String(length);
+        headers.push('Content-Length', String(length));
       }
       const auth =
         config.auth ??
@@ -144,12 +159,23 @@ export function undiciAdapter(dispatcher: Dispatcher, o: UndiciAdapterOptions): 
           ? { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) }
           : undefined);
       if (auth) {
-        for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
-        headers.Authorization = `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`;
+        for (let i = headers.length - 2; i >= 0; i -= 2) {
+          if ((headers[i] as string).toLowerCase() === 'authorization') headers.splice(i, 2);
+        }
+        headers.push(
+          'Authorization',
+          `Basic ${Buffer.from(`${auth.username ?? ''}:${auth.password ?? ''}`).toString('base64')}`,
+        );
       }
       const exchange = new Exchange(config, request, resolve, reject, deadlineMs);
       dispatcher.dispatch(
-        { origin: url.origin, path: request.path, method: method as Dispatcher.HttpMethod, headers, body },
+        {
+          origin: url.origin,
+          path: request.path,
+          method: method as Dispatcher.HttpMethod,
+          headers: headers as string[],
+          body,
+        },
         exchange as unknown as Dispatcher.DispatchHandler,
       );
     });

@@ -52,12 +52,88 @@ export type Config = InternalAxiosRequestConfig & {
   decompress?: boolean;
 };
 
+/**
+ * An answer header name seen before: its bytes, its lower-case string, and the last value it
+ * had (bytes and string). Names repeat on every answer of a service, and so do most values
+ * (content type, connection, date within a second): comparing a few bytes here costs less
+ * than decoding them to a new string each time.
+ */
+interface KnownHeader {
+  raw: Uint8Array;
+  name: string;
+  lastRaw?: Uint8Array;
+  lastValue: string;
+  /** Answers in a row whose value differed from the last: past VARYING, its values are no longer kept. */
+  misses: number;
+}
+
+/** At most this many names are remembered (a service sends a handful); others are decoded each time. */
+const KNOWN_NAMES = 32;
+/** Values longer than this are decoded each time (ids, tokens: they rarely repeat). */
+const KNOWN_VALUE_BYTES = 64;
+/** A name whose value changed on this many answers in a row (a request id) is decoded each time. */
+const VARYING = 8;
+const known: KnownHeader[] = [];
+/** Names whose values may carry a credential (a session cookie): never kept beyond their answer. */
+const NEVER_KEPT = new Set([
+  'set-cookie',
+  'authorization',
+  'proxy-authorization',
+  'www-authenticate',
+  'proxy-authenticate',
+]);
+
+/**
+ * The known header at each position of the last answer: a service sends its headers in the same
+ * order, so the name at a position is compared with that one first.
+ */
+const lastOrder: Array<KnownHeader | undefined> = [];
+
+/** Compared from the end: values that change (a date, a length, an id) differ there first. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let at = a.length;
+  if (b.length !== at) return false;
+  while (at-- > 0) if (a[at] !== b[at]) return false;
+  return true;
+}
+
+/** The known header of a raw name (remembered on first sight while there is room), undefined beyond. */
+function knownHeader(raw: Buffer): KnownHeader | undefined {
+  for (let i = 0; i < known.length; i++) if (sameBytes(known[i].raw, raw)) return known[i];
+  if (known.length >= KNOWN_NAMES) return undefined;
+  // A copy: undici's raw header is a view of the socket's buffer.
+  const name = raw.toString('latin1').toLowerCase();
+  const misses = NEVER_KEPT.has(name) ? VARYING : 0;
+  const header: KnownHeader = { raw: new Uint8Array(raw), name, lastValue: '', misses };
+  known.push(header);
+  return header;
+}
+
+/** A header's value as Node's http gives it (latin1), the last one of its name reused when the bytes are the same. */
+function valueOf(header: KnownHeader | undefined, raw: Buffer): string {
+  if (header === undefined || header.misses >= VARYING || raw.length > KNOWN_VALUE_BYTES) return raw.toString('latin1');
+  if (header.lastRaw !== undefined && sameBytes(header.lastRaw, raw)) {
+    header.misses = 0;
+    return header.lastValue;
+  }
+  header.misses++;
+  header.lastRaw = new Uint8Array(raw);
+  header.lastValue = raw.toString('latin1');
+  return header.lastValue;
+}
+
 /** Answer headers from undici's raw list, as Node's http parses them. */
 function headersOf(raw: Buffer[]): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i].toString('latin1').toLowerCase();
-    const value = raw[i + 1].toString('latin1');
+    const position = i >> 1;
+    let header = lastOrder[position];
+    if (header === undefined || !sameBytes(header.raw, raw[i])) {
+      header = knownHeader(raw[i]);
+      if (position < KNOWN_NAMES) lastOrder[position] = header;
+    }
+    const name = header === undefined ? raw[i].toString('latin1').toLowerCase() : header.name;
+    const value = valueOf(header, raw[i + 1]);
     const had = headers[name];
     if (had === undefined) headers[name] = name === 'set-cookie' ? [value] : value;
     else if (name === 'set-cookie') (had as string[]).push(value);
@@ -71,7 +147,9 @@ export class Exchange implements SlotWaiter {
   private abortFn?: (err?: Error) => void;
   private settled = false;
   private response?: AxiosResponse;
-  private chunks: Buffer[] = [];
+  /** The body's first chunk (most answers come in one), and all of them once there are more. */
+  private first?: Buffer;
+  private chunks?: Buffer[];
   private size = 0;
   private decoder?: Transform;
   private firstDeflate = false;
@@ -189,7 +267,9 @@ export class Exchange implements SlotWaiter {
     // Counted on the decoded bytes, so a decompression bomb stops at maxContentLength.
     this.size += chunk.length;
     if (this.size > this.limit) return this.tooLarge();
-    this.chunks.push(chunk);
+    if (this.first === undefined) this.first = chunk;
+    else if (this.chunks === undefined) this.chunks = [this.first, chunk];
+    else this.chunks.push(chunk);
   }
 
   private tooLarge(): void {
@@ -206,7 +286,7 @@ export class Exchange implements SlotWaiter {
 
   private finish(): void {
     const res = this.response!;
-    const buf = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks);
+    const buf = this.chunks !== undefined ? Buffer.concat(this.chunks) : (this.first ?? Buffer.alloc(0));
     const config = this.config;
     if (config.responseType === 'arraybuffer') res.data = buf;
     else {
@@ -240,7 +320,8 @@ export class Exchange implements SlotWaiter {
 
   private done(): void {
     this.settled = true;
-    this.chunks = [];
+    this.first = undefined;
+    this.chunks = undefined;
     if (this.timer !== undefined) clearTimeout(this.timer);
     if (this.hub) leaveAbort(this.hub, this);
   }
