@@ -132,10 +132,8 @@ function shortReason(err: unknown): string {
 }
 
 /**
- * Rounds a value for a status text: String(Math.round(v * 100) / 100), made from the whole
- * hundredths (String of a fraction is V8's slow shortest-digits conversion, the costliest step of
- * a polled node's status). Below 1e13 the two agree digit for digit (the doubles there are closer
- * than 0.01, so the shortest digits of hundredths / 100 are its two decimals); beyond, String's.
+ * Rounds a value for a status text: String(Math.round(v * 100) / 100), made from the whole hundredths (String of a
+ * fraction is V8's slow shortest-digits conversion). Below 1e13 the two agree digit for digit; beyond, String's.
  */
 export function fmt(v: unknown): string {
   if (typeof v !== 'number') return String(v);
