@@ -167,7 +167,7 @@ export const HOLD_MS = 1000;
 export class Status {
   private closed = false;
   /** A result held back while other messages of the node were under way (okLater): its text, made when shown. */
-  private held?: { text: () => string; at: number };
+  private held?: () => string;
   /** Shows the held result at the latest HOLD_MS after it was first held. */
   private holdTimer?: unknown;
   /** What `verdict` adds to the statuses of what was sent or ended (the delivery check's last verdict). */
@@ -277,11 +277,12 @@ export class Status {
    * text is not even made) and shown when they have ended (`release`), or at the latest
    * HOLD_MS after the first result held, so a node answering thousands of overlapping
    * messages a second shows its latest result about once a second, not thousands of times.
-   * Any other status replaces the held one.
+   * Any other status replaces the held one. Its time is when it shows (the clock is not read per
+   * message; the status shows minutes, and it shows at most HOLD_MS late).
    */
-  okLater(text: () => string, at = this.now()): void {
+  okLater(text: () => string): void {
     if (this.closed) return;
-    this.held = { text, at };
+    this.held = text;
     this.holdTimer ??= this.timers.setTimeout(() => {
       this.holdTimer = undefined;
       this.release();
@@ -291,7 +292,7 @@ export class Status {
   /** Shows the result held back by okLater, if there is one. */
   release(): void {
     const held = this.held;
-    if (held) this.ok(held.text(), held.at);
+    if (held) this.ok(held());
   }
 
   private dropHeld(): void {
