@@ -32,16 +32,20 @@ export class Ring {
   readonly sums = [0, 0, 0, 0, 0];
   /** Index (absolute, time / res) of the newest bucket. */
   private cur = 0;
+  /** Where the bucket after `cur` begins (ms): before it, advancing has nothing to do (no division). */
+  private edge: number;
 
   constructor(
     private readonly res: number,
     private readonly span: number,
   ) {
     this.counts = new Uint32Array((span + 1) * KINDS);
+    this.edge = res;
   }
 
   /** Moves the window to `now`: buckets that left it are emptied. */
   advance(now: number): void {
+    if (now < this.edge) return;
     const bucket = Math.floor(now / this.res);
     if (bucket <= this.cur) return;
     const size = this.span + 1;
@@ -54,6 +58,7 @@ export class Ring {
       }
     }
     this.cur = bucket;
+    this.edge = (bucket + 1) * this.res;
   }
 
   add(k: number, now: number): void {

@@ -116,7 +116,8 @@ export class Budget implements AttemptHook {
   /** The local budget's part of `before`. */
   private local(a: Attempt): void | Promise<void> {
     const now = this.now();
-    const admitted = this.turns.admitted.delete(a);
+    // Only 'queue' mode admits attempts: without caps the set is empty, and nothing is looked up.
+    const admitted = this.turns.admitted.size > 0 && this.turns.admitted.delete(a);
     if (!this.capped()) {
       this.sent(a, now);
       return undefined;

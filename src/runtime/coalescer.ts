@@ -193,8 +193,13 @@ export class ReadCoalescer {
     const done = () => {
       if (counted) entry.count--;
       if (open) {
-        const at = entry.open.indexOf(open);
-        if (at >= 0) entry.open.splice(at, 1);
+        // Most often the only (or the last) open read: pop allocates nothing, splice a removed-elements array.
+        const list = entry.open;
+        if (list[list.length - 1] === open) list.pop();
+        else {
+          const at = list.indexOf(open);
+          if (at >= 0) list.splice(at, 1);
+        }
       }
       // A polled device's record stays between its reads (no map insert and delete per read);
       // idle records are dropped once there are more than KEPT_RECORDS.

@@ -5,7 +5,8 @@
  */
 import { type MeasurementListItem, ValidationError } from '../../protocol';
 import { type Runtime } from '../../runtime';
-import { attributed, checkSplit, copyWith, fmt, type NodeMessage, type Status } from '../shared';
+import { type ApiError, refusedField } from '../../client';
+import { checkSplit, copyWith, fmt, type NodeMessage } from '../shared';
 
 export type ReadMode = 'single' | 'map' | 'list';
 
@@ -18,7 +19,11 @@ export interface ReadSettings {
   onlyChanges: boolean;
   /** The last answer per key, as JSON (onlyChanges). */
   last: Map<string, string>;
-  status: Status;
+  /**
+   * Shows a result's status (a green dot with `text()` and the time); the text is made only if
+   * it is shown (the controller holds it back while the node's messages overlap).
+   */
+  result(text: () => string): void;
   /** The node's signal, in the form the coalescer takes. */
   signal: { signal: AbortSignal };
 }
@@ -42,36 +47,42 @@ export function readDevice(
     // A split of more properties than maxSplit is refused before anything is asked.
     if (s.splits) checkSplit(props.length, limitOf(s), 'messages (one per property)');
     // A refusal by the service names the field: the properties if it speaks of them, else the device.
-    const pick = (svc: string) =>
-      /propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device';
+    const refused = (err: unknown): never => {
+      const svc = (err as ApiError)?.serviceMessage ?? '';
+      throw refusedField(
+        err,
+        /propert/i.test(svc) ? field : msg.deviceReference !== undefined ? 'msg.deviceReference' : 'device',
+      );
+    };
+    // Validated above (naming the msg field): the coalescer and the client trust the typed request.
+    if (s.mode === 'map')
+      return rt.reads
+        .read({ device: ref, shape: 'map', properties: props }, s.signal)
+        .then(
+          (m) =>
+            s.splits || s.onlyChanges
+              ? mapItems(s, msg, ref, props, m.measurements)
+              : mapMessage(s, msg, ref, m.measurements),
+          refused,
+        );
     if (s.mode === 'single') {
       if (props.length !== 1)
         throw new ValidationError(field, `must name exactly one property in mode single; got ${props.length}`);
-      // Validated above (naming the msg field): the coalescer and the client trust the typed request.
-      return attributed(rt.reads.read({ device: ref, shape: 'single', properties: props }, s.signal), pick).then(
-        (m) => {
-          const out = copyWith(msg, {
-            payload: m.value,
-            measurement: m,
-            unit: m.unit,
-            topic: `${ref}/${m.property}`,
-            deviceReference: ref,
-          });
-          return { msgs: answered(s, msg, ref, props, [m], out) };
-        },
-      );
+      return rt.reads.read({ device: ref, shape: 'single', properties: props }, s.signal).then((m) => {
+        const out = copyWith(msg, {
+          payload: m.value,
+          measurement: m,
+          unit: m.unit,
+          topic: `${ref}/${m.property}`,
+          deviceReference: ref,
+        });
+        return { msgs: answered(s, msg, ref, props, [m], out) };
+      }, refused);
     }
-    if (s.mode === 'map') {
-      return attributed(rt.reads.read({ device: ref, shape: 'map', properties: props }, s.signal), pick).then((m) =>
-        s.splits || s.onlyChanges
-          ? mapItems(s, msg, ref, props, m.measurements)
-          : mapMessage(s, msg, ref, m.measurements),
-      );
-    }
-    return attributed(rt.reads.read({ device: ref, shape: 'list', properties: props }, s.signal), pick).then((l) => {
+    return rt.reads.read({ device: ref, shape: 'list', properties: props }, s.signal).then((l) => {
       const out = copyWith(msg, { payload: l.measurements, deviceReference: ref });
       return { msgs: answered(s, msg, ref, props, l.measurements, out) };
-    });
+    }, refused);
   } catch (err) {
     return Promise.reject(err);
   }
@@ -79,19 +90,27 @@ export function readDevice(
 
 type Values = Record<string, { value: number; unit: string }>;
 
-/** The common case in one pass: payload, units and the status text, without a list of items. */
+/** The common case in one pass: payload and units, without a list of items; the status text only if it is shown. */
 function mapMessage(s: ReadSettings, msg: NodeMessage, ref: string, values: Values): ReadOutcome {
   const payload: Record<string, number> = {};
   const units: Record<string, string> = {};
-  let text = '';
-  for (const property of Object.keys(values)) {
+  for (const property in values) {
     const measured = values[property];
     payload[property] = measured.value;
     units[property] = measured.unit;
+  }
+  s.result(() => mapText(values));
+  return { msgs: [copyWith(msg, { payload, units, deviceReference: ref })] };
+}
+
+/** A map answer's status text, e.g. "soc 50 %, power 1.2 kW". */
+function mapText(values: Values): string {
+  let text = '';
+  for (const property in values) {
+    const measured = values[property];
     text += `${text === '' ? '' : ', '}${property} ${fmt(measured.value)} ${measured.unit}`;
   }
-  s.status.ok(text);
-  return { msgs: [copyWith(msg, { payload, units, deviceReference: ref })] };
+  return text;
 }
 
 /** A map answer as a list of items, for a split or onlyChanges. */
@@ -122,7 +141,7 @@ function answered(
   out: NodeMessage,
 ): NodeMessage[] {
   if (s.splits) checkSplit(items.length, limitOf(s));
-  s.status.ok(items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', '));
+  s.result(() => items.map((i) => `${i.property} ${fmt(i.value)} ${i.unit}`).join(', '));
   if (
     s.onlyChanges &&
     !changed(

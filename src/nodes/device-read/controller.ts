@@ -68,6 +68,8 @@ export class DeviceReadController {
   private backoff: PollBackoff | undefined;
   /** The node closed (its signal aborted): nothing more is sent. */
   private closed = false;
+  /** Input messages under way: while several overlap, "requesting" shows once and results are held back (Status.okLater). */
+  private inFlight = 0;
   private readonly send: SendFn = (m) => this.f.node.send(m);
 
   constructor(
@@ -91,20 +93,40 @@ export class DeviceReadController {
       maxSplit,
       onlyChanges: !!config.onlyChanges,
       last: new Map(),
-      status: f.status,
+      result: (text) => {
+        if (this.inFlight > 1) f.status.okLater(text);
+        else f.status.ok(text());
+      },
       signal: { signal: f.signal },
     };
     this.startPolling();
   }
 
-  /** A message: the read's messages, and the error naming the devices that failed in a fleet read. */
-  async onInput(msg: NodeMessage): Promise<Answer> {
-    this.f.status.busy();
-    const outcome = await this.read(msg, false);
-    if (!outcome.partial) return outcome.msgs;
-    // A fleet read with some devices failed: the message goes out, then a Catch node gets the error listing them.
-    this.f.status.error(outcome.partial);
-    return reply(outcome.msgs, outcome.partial);
+  /**
+   * A message: the read's messages, and the error naming the devices that failed in a fleet read.
+   * "requesting" shows when the node starts from idle: while messages overlap, the status shows
+   * results (at most about one a second, the last one once they have all ended).
+   */
+  onInput(msg: NodeMessage): Promise<Answer> {
+    if (this.inFlight++ === 0) this.f.status.busy();
+    return this.read(msg, false).then(
+      (outcome) => {
+        this.ended();
+        if (!outcome.partial) return outcome.msgs;
+        // A fleet read with some devices failed: the message goes out, then a Catch node gets the error listing them.
+        this.f.status.error(outcome.partial);
+        return reply(outcome.msgs, outcome.partial);
+      },
+      (err: unknown) => {
+        this.ended();
+        throw err;
+      },
+    );
+  }
+
+  /** An input message's read ended: once none is under way, a result held back shows. */
+  private ended(): void {
+    if (--this.inFlight === 0) this.f.status.release();
   }
 
   onClose(): void {

@@ -209,6 +209,7 @@ function end(f: Parameters<typeof fail>[0], done: DoneFn | undefined, err: Error
  */
 function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: DoneFn | undefined): boolean {
   if (!msg || typeof msg !== 'object') return false;
+  if (flat(msg)) return false;
   const refused = refusedProperties(msg, INPUTS.maxDepth, INPUTS.maxElements);
   if (refused.length === 0) return false;
   for (const { key, problem } of refused) {
@@ -229,6 +230,15 @@ function refusedDeep(f: Parameters<typeof fail>[0], msg: NodeMessage, done: Done
           `holds an array of ${problem.length} elements (at most ${INPUTS.maxElements} in one array of a message; no node of this package reads more): refused before any other work`,
         );
   fail(f, done, err, msg);
+  return true;
+}
+
+/** Whether no property of `msg` holds an object (nothing to walk: the common message of a few plain values). */
+function flat(msg: NodeMessage): boolean {
+  for (const key in msg) {
+    const value = msg[key];
+    if (typeof value === 'object' && value !== null) return false;
+  }
   return true;
 }
 

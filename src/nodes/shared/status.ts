@@ -131,17 +131,45 @@ function shortReason(err: unknown): string {
   return cut(text, 40);
 }
 
-/** Rounds a value for a status text. */
+/**
+ * Rounds a value for a status text: String(Math.round(v * 100) / 100), made from the whole hundredths (String of a
+ * fraction is V8's slow shortest-digits conversion). Below 1e13 the two agree digit for digit; beyond, String's.
+ */
 export function fmt(v: unknown): string {
-  return typeof v === 'number' ? String(Math.round(v * 100) / 100) : String(v);
+  if (typeof v !== 'number') return String(v);
+  const hundredths = Math.round(v * 100);
+  if (!(Math.abs(hundredths) < 1e15) || hundredths % 100 === 0) return String(hundredths / 100);
+  const abs = Math.abs(hundredths);
+  const whole = Math.floor(abs / 100);
+  const cents = abs - whole * 100;
+  const decimals = cents < 10 ? `0${cents}` : cents % 10 === 0 ? `${cents / 10}` : `${cents}`;
+  return `${hundredths < 0 ? '-' : ''}${whole}.${decimals}`;
 }
 
 function cut(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
+/** The timers a Status uses to show a held result (injected in tests). */
+export interface StatusTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(id: unknown): void;
+}
+
+const TIMERS: StatusTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (id) => clearTimeout(id as NodeJS.Timeout),
+};
+
+/** The longest a result held back while a node's messages overlap waits before it shows. */
+export const HOLD_MS = 1000;
+
 export class Status {
   private closed = false;
+  /** A result held back while other messages of the node were under way (okLater): its text, made when shown. */
+  private held?: () => string;
+  /** Shows the held result at the latest HOLD_MS after it was first held. */
+  private holdTimer?: unknown;
   /** What `verdict` adds to the statuses of what was sent or ended (the delivery check's last verdict). */
   private note?: string;
   /** The last status of what was sent or ended, without the note (shown again, with it, when the note changes). */
@@ -163,10 +191,12 @@ export class Status {
     private readonly node: Pick<Node, 'status'>,
     readonly t: Translate,
     private readonly now: () => number = Date.now,
+    private readonly timers: StatusTimers = TIMERS,
   ) {}
 
   private show(s: NodeStatus | Record<string, never>): void {
     if (this.closed) return;
+    if (this.held) this.dropHeld();
     this.last = s;
     const shown = this.budgetNote ? this.withBudget(s) : s;
     this.node.status(this.drops > 0 ? this.withDrops(shown) : shown);
@@ -240,6 +270,35 @@ export class Status {
   /** Green dot: a result and when it came, e.g. "soc 50 % · 14:07" (at most 60 characters). */
   ok(text: string, at = this.now()): void {
     this.show({ fill: 'green', shape: 'dot', text: cut(shared('at', { text, time: formatClock(at) }), 60) });
+  }
+
+  /**
+   * Green dot of a result while other messages of the node are still under way: held back (its
+   * text is not even made) and shown when they have ended (`release`), or at the latest
+   * HOLD_MS after the first result held, so a node answering thousands of overlapping
+   * messages a second shows its latest result about once a second, not thousands of times.
+   * Any other status replaces the held one. Its time is when it shows (the clock is not read per
+   * message; the status shows minutes, and it shows at most HOLD_MS late).
+   */
+  okLater(text: () => string): void {
+    if (this.closed) return;
+    this.held = text;
+    this.holdTimer ??= this.timers.setTimeout(() => {
+      this.holdTimer = undefined;
+      this.release();
+    }, HOLD_MS);
+  }
+
+  /** Shows the result held back by okLater, if there is one. */
+  release(): void {
+    const held = this.held;
+    if (held) this.ok(held());
+  }
+
+  private dropHeld(): void {
+    this.held = undefined;
+    if (this.holdTimer !== undefined) this.timers.clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
   }
 
   /** Green dot: what was sent, as given (it names its own end, e.g. "ESS −50 kW until 14:15"). */
@@ -332,6 +391,7 @@ export class Status {
 
   /** Clears the status; nothing shows after this (a late answer must not paint a redeployed node). */
   close(): void {
+    this.dropHeld();
     this.budgetNote = undefined;
     this.drops = 0;
     this.clear();
