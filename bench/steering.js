@@ -16,7 +16,14 @@
  *   portfolio (SITES)       one ems-site-steer message in mode portfolio: SITES sites, ratings in msg.sites
  *
  * CPU = process.cpuUsage() of this process over the alternative, per message (per site for the
- * portfolio). The two nodes do different requests (a POST with a JSON body against a GET), and the
+ * portfolio): all its threads, so the garbage collector's helper threads count, and an alternative
+ * that allocates more pays for it. Steady figures take: PER_ROUND messages per round (10,000: a
+ * major GC, every few thousand messages, then lands in every alternative in proportion to what it
+ * allocates, instead of adding 25-50 µs per message to whichever 2,000-message round it hit); an
+ * unmeasured lead-in of LEAD_IN messages of the same alternative just before each measured round
+ * (the first alternative of a round was the slowest: the code and caches of the previous one were
+ * hot); the same sites in the same order for every alternative of a round (round r starts at site
+ * r x PER_ROUND); and the garbage collections counted per alternative (reported per 10,000 messages). The two nodes do different requests (a POST with a JSON body against a GET), and the
  * POST alone costs more than the whole read (axios and undici do more for a body): besides the plain
  * steer / read ratio, each node is set against its own request on the same transport (steer / POST
  * over read / GET), which compares what the nodes themselves add, like for like. Temporary heap of the portfolio message, measured apart from the timed rounds:
@@ -25,6 +32,8 @@
  * without forced GCs (garbage not yet collected included) is reported beside it.
  */
 const path = require('node:path');
+const { PerformanceObserver } = require('node:perf_hooks');
+const { constants: perfConstants } = require('node:perf_hooks');
 const {
   DIST,
   startServer,
@@ -45,7 +54,8 @@ const { fleetSites } = require('./lib/fleet-sites');
 const { tunedAxios, tunedAxiosUndici } = require('./lib/tuned-axios');
 
 const SITES = Number(process.env.BENCH_STEER_SITES) || 5000;
-const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 2000;
+const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 10_000;
+const LEAD_IN = process.env.BENCH_STEER_LEAD_IN === undefined ? 500 : Number(process.env.BENCH_STEER_LEAD_IN);
 const ROUNDS = 3;
 const INFLIGHT = 16;
 const CONCURRENCY = 6;
@@ -88,6 +98,16 @@ async function peakHeap(fn) {
 
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 180_000, 'steering');
+  // Garbage collections of this process (the timed rounds count those within each alternative).
+  const gcs = { minor: 0, major: 0, ms: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.detail.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcs.major++;
+      else if (entry.detail.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) gcs.minor++;
+      gcs.ms += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   if (!global.gc) throw new Error('run with --expose-gc');
   const sites = fleetSites(SITES);
   const refs = sites.map((s) => s.siteReference);
@@ -207,15 +227,24 @@ async function main() {
   const PORTFOLIO = `portfolio (${SITES} sites)`;
   const names = [...Object.keys(single), PORTFOLIO];
   const stats = Object.fromEntries(
-    names.map((n) => [n, { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0 }]),
+    names.map((n) => [
+      n,
+      { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0, minor: 0, major: 0, gcMs: 0 },
+    ]),
   );
   let next = 0;
-  const measure = async (name) => {
+  const measure = async (name, r) => {
+    // Round r: every single alternative steers or reads the same sites, in the same order.
+    const first = r * PER_ROUND;
+    if (name !== PORTFOLIO && LEAD_IN > 0) await closedLoop(first - LEAD_IN + SITES, LEAD_IN, INFLIGHT, single[name]);
     // A minor GC: each alternative starts with an empty young generation. Not a full one: a forced
     // full GC makes V8 drop optimised code, and every alternative would then be measured while
     // tiering up again (about 50-70 functions re-optimised per 1,000 messages, twice the CPU per
     // message of steady state, more for the node with more code).
     global.gc({ type: 'minor' });
+    // The forced GC's entry arrives asynchronously: counted from here on, once it is in.
+    await new Promise((resolve) => setImmediate(resolve));
+    const gc0 = { ...gcs };
     const req0 = await simRequests(sim.url);
     const cpu0 = selfCpuMs();
     const simCpu0 = procCpuMs(sim.pid);
@@ -227,12 +256,14 @@ async function main() {
       seconds = Number(process.hrtime.bigint() - t0) / 1e9;
       count = SITES;
     } else {
-      seconds = await closedLoop(next, PER_ROUND, INFLIGHT, single[name]);
-      next += PER_ROUND;
+      seconds = await closedLoop(first, PER_ROUND, INFLIGHT, single[name]);
       count = PER_ROUND;
     }
     const st = stats[name];
     st.cpuPerRound.push((selfCpuMs() - cpu0) / count);
+    st.minor += gcs.minor - gc0.minor;
+    st.major += gcs.major - gc0.major;
+    st.gcMs += gcs.ms - gc0.ms;
     st.perSecond.push(count / seconds);
     st.simCpuMs += procCpuMs(sim.pid) - simCpu0;
     st.requests += (await simRequests(sim.url)) - req0;
@@ -249,7 +280,7 @@ async function main() {
   for (let r = 0; r < ROUNDS; r++) {
     const order = rotation(names, r);
     orders.push(order);
-    for (const name of order) await measure(name);
+    for (const name of order) await measure(name, r);
   }
 
   // Temporary heap, apart from the timed rounds (two passes each: live, then with garbage).
@@ -257,6 +288,7 @@ async function main() {
     portfolio: (await liveHeap(portfolioMessage)).mb,
     portfolioPeak: (await peakHeap(portfolioMessage)).mb,
   };
+  next = ROUNDS * PER_ROUND + SITES;
   const posts = () =>
     closedLoop(next, SITES, CONCURRENCY, single['tuned axios POST']).then(() => {
       next += SITES;
@@ -287,6 +319,8 @@ async function main() {
         'per second (min / median / max)': mmm(stats[n].perSecond, 0),
         'simulator CPU µs per request (all rounds)': round((stats[n].simCpuMs * 1000) / stats[n].requests, 0),
         'HTTP requests / messages (portfolio: sites), all rounds': `${stats[n].requests} / ${stats[n].count}`,
+        'garbage collections per 10,000 messages (sites), minor / major, all rounds': `${round((stats[n].minor * 1e4) / stats[n].count, 1)} / ${round((stats[n].major * 1e4) / stats[n].count, 1)}`,
+        'GC pause µs per message (site), all rounds': round((stats[n].gcMs * 1000) / stats[n].count, 1),
       },
     ]),
   );
@@ -297,6 +331,7 @@ async function main() {
     settings: {
       sites: SITES,
       'messages per single alternative and round': PER_ROUND,
+      'unmeasured lead-in messages before each': LEAD_IN,
       rounds: ROUNDS,
       inflight: INFLIGHT,
       concurrency: CONCURRENCY,
@@ -304,7 +339,8 @@ async function main() {
     },
     method:
       `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages ` +
-      'of each single alternative and one portfolio message; a forced minor GC before each alternative (a full one drops the optimised code); CPU = process.cpuUsage() of this process (user + system) ' +
+      `of each single alternative and one portfolio message; before each single alternative ${LEAD_IN} unmeasured messages of it, and in round r every single alternative addresses the same sites from site r x ${PER_ROUND} on; ` +
+      'a forced minor GC before each alternative (a full one drops the optimised code); CPU = process.cpuUsage() of this process (user + system, every thread: GC helpers included) ' +
       `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites ` +
       `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, ` +
       'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',
