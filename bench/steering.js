@@ -16,14 +16,12 @@
  *   portfolio (SITES)       one ems-site-steer message in mode portfolio: SITES sites, ratings in msg.sites
  *
  * CPU = process.cpuUsage() of this process over the alternative, per message (per site for the
- * portfolio): all its threads, so the garbage collector's helper threads count, and an alternative
- * that allocates more pays for it. Steady figures take: PER_ROUND messages per round (10,000: a
- * major GC, every few thousand messages, then lands in every alternative in proportion to what it
- * allocates, instead of adding 25-50 µs per message to whichever 2,000-message round it hit); an
- * unmeasured lead-in of LEAD_IN messages of the same alternative just before each measured round
- * (the first alternative of a round was the slowest: the code and caches of the previous one were
- * hot); the same sites in the same order for every alternative of a round (round r starts at site
- * r x PER_ROUND); and the garbage collections counted per alternative (reported per 10,000 messages). The two nodes do different requests (a POST with a JSON body against a GET), and the
+ * portfolio), every thread: GC helpers count, so an alternative that allocates more pays for it.
+ * Steady figures: PER_ROUND messages a round (10,000: a major GC lands in every alternative in
+ * proportion to what it allocates, instead of adding 25-50 µs a message to the 2,000-message round
+ * it hit); LEAD_IN unmeasured messages of the alternative just before it (the first of a round was
+ * the slowest: the previous one's code and caches were hot); the same sites in the same order for
+ * every alternative of a round; garbage collections counted per alternative. The two nodes do different requests (a POST with a JSON body against a GET), and the
  * POST alone costs more than the whole read (axios and undici do more for a body): besides the plain
  * steer / read ratio, each node is set against its own request on the same transport (steer / POST
  * over read / GET), which compares what the nodes themselves add, like for like. Temporary heap of the portfolio message, measured apart from the timed rounds:
@@ -32,8 +30,7 @@
  * without forced GCs (garbage not yet collected included) is reported beside it.
  */
 const path = require('node:path');
-const { PerformanceObserver } = require('node:perf_hooks');
-const { constants: perfConstants } = require('node:perf_hooks');
+const { PerformanceObserver, constants: perfConstants } = require('node:perf_hooks');
 const {
   DIST,
   startServer,
