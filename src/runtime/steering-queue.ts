@@ -55,8 +55,6 @@ interface Waiter {
 interface Pending {
   value: unknown;
   kind: SteeringKind;
-  /** The group it is sent in: the same carrying endpoint and validity (mergeKey). */
-  key: string;
   validFrom?: number;
   validUntil?: number;
   owner: unknown;
@@ -154,7 +152,6 @@ export class SteeringQueue {
         queue.pending.set(name, {
           value,
           kind: cmd.kind,
-          key: mergeKey(name, cmd),
           validFrom: cmd.validFrom,
           validUntil: cmd.validUntil,
           owner: opts.owner,
@@ -215,7 +212,7 @@ export class SteeringQueue {
   }
 
   /** Sends a batch: one request per carrying endpoint and validity window (grid target on its own), one at a time. */
-  private async sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
+  private sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
     if (batch.size === 1) {
       // One component (most messages): one request, and each of its waiters is answered by it.
       const entries = [...batch];
@@ -223,11 +220,18 @@ export class SteeringQueue {
       for (const w of waiters) w.outstanding = 1;
       return this.sendAndSettle(site, entries, waiters);
     }
+    return this.sendGroups(site, batch);
+  }
+
+  /** Several components: grouped by the request that carries them (mergeKey), each group sent in turn. */
+  private async sendGroups(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
     const groups = new Map<string, Array<[ComponentName, Pending]>>();
     for (const entry of batch) {
-      const group = groups.get(entry[1].key);
+      const [name, pending] = entry;
+      const key = mergeKey(name, pending);
+      const group = groups.get(key);
       if (group) group.push(entry);
-      else groups.set(entry[1].key, [entry]);
+      else groups.set(key, [entry]);
     }
     // A waiter is answered once per request that carries any of its components (counted in one
     // pass over each group's waiters: linear in the waiters, not waiters x groups x waiters).
