@@ -246,45 +246,53 @@ export class SteeringQueue {
     for (const entries of groups.values()) await this.sendAndSettle(site, entries, perGroup[gi++]);
   }
 
-  /** Sends one group's request and answers its waiters (never rejects). */
-  private async sendAndSettle(
-    site: string,
-    entries: Array<[ComponentName, Pending]>,
-    waiters: Waiter[],
-  ): Promise<void> {
+  /** Sends one group's request and answers its waiters (never rejects); a promise chain, no async frame per request. */
+  private sendAndSettle(site: string, entries: Array<[ComponentName, Pending]>, waiters: Waiter[]): Promise<void> {
     const combined = groupSignal(waiters);
+    let sent: Promise<SteeringResult>;
     try {
-      const result = await this.sendGroup(site, entries, combined.signal);
-      this.sent++;
-      for (const w of waiters) this.settle(w, result);
+      sent = this.sendGroup(site, entries, combined.signal);
     } catch (err) {
-      for (const w of waiters) this.settle(w, undefined, err as Error);
-    } finally {
-      combined.release();
+      sent = Promise.reject(err as Error);
     }
+    return sent.then(
+      (result) => {
+        this.sent++;
+        for (const w of waiters) this.settle(w, result);
+        combined.release();
+      },
+      (err: unknown) => {
+        for (const w of waiters) this.settle(w, undefined, err as Error);
+        combined.release();
+      },
+    );
   }
 
   /**
    * Builds the group's one typed request once (the protocol's endpoint table, steeringRequestFor)
    * and has the client's trusted path send exactly that; the result names that very request.
    */
-  private async sendGroup(
+  private sendGroup(
     site: string,
     entries: Array<[ComponentName, Pending]>,
     signal: AbortSignal | undefined,
   ): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
-    if (this.opts.gate) await this.opts.gate(site);
-    const response = await this.client.sendSteering(req, { signal });
-    const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
-    const result: SteeringResult = {
-      request: sentForm(req),
-      response,
-      merged: entries.some(([, p]) => p.waiters.length > 1),
-    };
-    if (displaced.length > 0) result.displaced = displaced;
-    return result;
+    const gate = this.opts.gate;
+    const sent = gate
+      ? gate(site).then(() => this.client.sendSteering(req, { signal }))
+      : this.client.sendSteering(req, { signal });
+    return sent.then((response) => {
+      const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
+      const result: SteeringResult = {
+        request: sentForm(req),
+        response,
+        merged: entries.some(([, p]) => p.waiters.length > 1),
+      };
+      if (displaced.length > 0) result.displaced = displaced;
+      return result;
+    });
   }
 
   private settle(w: Waiter, result?: SteeringResult, err?: Error): void {
