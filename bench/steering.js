@@ -292,7 +292,6 @@ async function main() {
   };
   heap.axios = await heapPeak(posts, true);
   heap.axiosPeak = await heapPeak(posts, false);
-
   await red.stop();
   await sim.stop();
 
