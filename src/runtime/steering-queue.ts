@@ -63,7 +63,8 @@ interface Pending {
 
 interface SiteQueue {
   busy: boolean;
-  pending: Map<ComponentName, Pending>;
+  /** None until a command waits (a site steered once in a while never needs a second Map). */
+  pending?: Map<ComponentName, Pending>;
 }
 
 export interface SteeringQueueOptions {
@@ -137,9 +138,10 @@ export class SteeringQueue {
         return;
       }
       const queue = this.site(cmd.site);
+      const pending = (queue.pending ??= new Map());
       const waiter: Waiter = { owner: opts.owner, outstanding: 0, merged: false, resolve, reject, signal: opts.signal };
       for (const { name, value } of parts) {
-        const prev = queue.pending.get(name);
+        const prev = pending.get(name);
         const waiters = prev ? prev.waiters : [];
         // Every waiter of a component but its last was marked when the next came: marking the
         // last is enough, so a burst of N commands costs N, not N².
@@ -149,7 +151,7 @@ export class SteeringQueue {
         }
         waiters.push(waiter);
         waiter.outstanding++;
-        queue.pending.set(name, {
+        pending.set(name, {
           value,
           kind: cmd.kind,
           validFrom: cmd.validFrom,
@@ -166,6 +168,7 @@ export class SteeringQueue {
   dropOwner(owner: unknown, reason = 'node closed'): string[] {
     const dropped: string[] = [];
     for (const [site, q] of this.sites) {
+      if (!q.pending) continue;
       for (const [name, p] of [...q.pending]) {
         if (p.owner !== owner) continue;
         q.pending.delete(name);
@@ -188,24 +191,24 @@ export class SteeringQueue {
   /** Components waiting, for status and tests. */
   queued(site?: string): number {
     let count = 0;
-    for (const [s, q] of this.sites) if (!site || s === site) count += q.pending.size;
+    for (const [s, q] of this.sites) if (!site || s === site) count += q.pending?.size ?? 0;
     return count;
   }
 
   private site(ref: string): SiteQueue {
     let queue = this.sites.get(ref);
-    if (!queue) this.sites.set(ref, (queue = { busy: false, pending: new Map() }));
+    if (!queue) this.sites.set(ref, (queue = { busy: false, pending: undefined }));
     return queue;
   }
 
   private pump(site: string, q: SiteQueue): void {
-    if (q.busy || q.pending.size === 0) return;
-    q.busy = true;
     const batch = q.pending;
-    q.pending = new Map();
+    if (q.busy || !batch || batch.size === 0) return;
+    q.busy = true;
+    q.pending = undefined;
     const next = () => {
       q.busy = false;
-      if (q.pending.size === 0) this.sites.delete(site);
+      if (!q.pending || q.pending.size === 0) this.sites.delete(site);
       else this.pump(site, q);
     };
     this.sendBatch(site, batch).then(next, next);
