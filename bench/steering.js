@@ -3,7 +3,7 @@
  * Benchmark: steering CPU per site. The simulator in a child process with SITES
  * generated sites (bench/lib/fleet-sites.js); the Node-RED runtime in this process
  * (bench/lib/red.js, test helper spies removed), one config node (concurrency 6, its defaults
- * otherwise). Alternatives, each measured in 3 rotated rounds with a forced minor GC before it:
+ * otherwise). Alternatives, measured in 3 rounds of interleaved slices, a forced minor GC before each slice:
  *
  *   ems-site-steer          one ESS setpoint per message, a different site each, INFLIGHT messages at once
  *   ems-device-read         one map read of 3 properties per message (the read of benchmark 1), INFLIGHT at once
@@ -16,7 +16,14 @@
  *   portfolio (SITES)       one ems-site-steer message in mode portfolio: SITES sites, ratings in msg.sites
  *
  * CPU = process.cpuUsage() of this process over the alternative, per message (per site for the
- * portfolio). The two nodes do different requests (a POST with a JSON body against a GET), and the
+ * portfolio), every thread: GC helpers count, so an alternative that allocates more pays for it.
+ * Steady figures: PER_ROUND messages a round (10,000: a major GC lands in every alternative in
+ * proportion to what it allocates, instead of adding 25-50 µs a message to the 2,000-message round
+ * it hit), in SLICES slices interleaved with the other alternatives (the machine's load, which
+ * changes over seconds, meets them all alike); LEAD_IN unmeasured messages of the alternative just
+ * before each slice (the first of a round was the slowest: the previous one's code and caches were
+ * hot); the same sites in the same order for every alternative of a slice; garbage collections
+ * counted per alternative. The two nodes do different requests (a POST with a JSON body against a GET), and the
  * POST alone costs more than the whole read (axios and undici do more for a body): besides the plain
  * steer / read ratio, each node is set against its own request on the same transport (steer / POST
  * over read / GET), which compares what the nodes themselves add, like for like. Temporary heap of the portfolio message, measured apart from the timed rounds:
@@ -25,6 +32,7 @@
  * without forced GCs (garbage not yet collected included) is reported beside it.
  */
 const path = require('node:path');
+const { PerformanceObserver, constants: perfConstants } = require('node:perf_hooks');
 const {
   DIST,
   startServer,
@@ -45,7 +53,9 @@ const { fleetSites } = require('./lib/fleet-sites');
 const { tunedAxios, tunedAxiosUndici } = require('./lib/tuned-axios');
 
 const SITES = Number(process.env.BENCH_STEER_SITES) || 5000;
-const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 2000;
+const PER_ROUND = Number(process.env.BENCH_STEER_MSGS) || 10_000;
+const SLICES = Number(process.env.BENCH_STEER_SLICES) || 10;
+const LEAD_IN = process.env.BENCH_STEER_LEAD_IN === undefined ? 100 : Number(process.env.BENCH_STEER_LEAD_IN);
 const ROUNDS = 3;
 const INFLIGHT = 16;
 const CONCURRENCY = 6;
@@ -58,36 +68,37 @@ const steerModule = require(path.join(DIST, 'nodes', 'ems-site-steer.js'));
 const STEER_VERSION = require(path.join(DIST, 'nodes', 'shared', 'migrations.js')).currentVersion('ems-site-steer');
 const MAX_ESS_W = 10_000;
 
-/** Runs `fn` with the live heap sampled (forced GC every 100 ms); resolves with its result and the peak above the start, MB. */
-async function liveHeap(fn) {
+/**
+ * Runs `fn` with heapUsed sampled: `live`, after a forced GC every 100 ms (the live heap), else every
+ * 5 ms without one (garbage not yet collected included); resolves with the peak above the start, MB.
+ */
+async function heapPeak(fn, live) {
   global.gc();
   const h0 = process.memoryUsage().heapUsed;
   let peak = h0;
-  const timer = setInterval(() => {
-    global.gc();
+  const sample = () => {
+    if (live) global.gc();
     peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 100);
-  const value = await fn();
+  };
+  const timer = setInterval(sample, live ? 100 : 5);
+  await fn();
   clearInterval(timer);
-  return { value, mb: (peak - h0) / 1e6 };
-}
-
-/** Runs `fn` with heapUsed sampled every 5 ms and no forced GC: the peak above the start, MB (garbage included). */
-async function peakHeap(fn) {
-  global.gc();
-  const h0 = process.memoryUsage().heapUsed;
-  let peak = h0;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().heapUsed);
-  }, 5);
-  const value = await fn();
-  clearInterval(timer);
-  peak = Math.max(peak, process.memoryUsage().heapUsed);
-  return { value, mb: (peak - h0) / 1e6 };
+  if (!live) sample();
+  return (peak - h0) / 1e6;
 }
 
 async function main() {
   guard(Number(process.env.BENCH_GUARD_MS) || 180_000, 'steering');
+  // Garbage collections of this process (the timed rounds count those within each alternative).
+  const gcs = { minor: 0, major: 0, ms: 0 };
+  const gcObserver = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      if (entry.detail.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) gcs.major++;
+      else if (entry.detail.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) gcs.minor++;
+      gcs.ms += entry.duration;
+    }
+  });
+  gcObserver.observe({ entryTypes: ['gc'] });
   if (!global.gc) throw new Error('run with --expose-gc');
   const sites = fleetSites(SITES);
   const refs = sites.map((s) => s.siteReference);
@@ -207,63 +218,80 @@ async function main() {
   const PORTFOLIO = `portfolio (${SITES} sites)`;
   const names = [...Object.keys(single), PORTFOLIO];
   const stats = Object.fromEntries(
-    names.map((n) => [n, { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0 }]),
+    names.map((n) => [
+      n,
+      { cpuPerRound: [], perSecond: [], requests: 0, simCpuMs: 0, count: 0, minor: 0, major: 0, gcMs: 0 },
+    ]),
   );
   let next = 0;
-  const measure = async (name) => {
-    // A minor GC: each alternative starts with an empty young generation. Not a full one: a forced
-    // full GC makes V8 drop optimised code, and every alternative would then be measured while
-    // tiering up again (about 50-70 functions re-optimised per 1,000 messages, twice the CPU per
-    // message of steady state, more for the node with more code).
+  // One slice of an alternative: `count` messages from site index `from` (the portfolio: one message).
+  const measure = async (name, from, count) => {
+    if (name !== PORTFOLIO && LEAD_IN > 0) await closedLoop(from - LEAD_IN + SITES, LEAD_IN, INFLIGHT, single[name]);
+    // A minor GC (its entry arrives asynchronously: counted once in): each slice starts with an empty
+    // young generation. Not a full one: V8 drops optimised code, and would measure tiering up again.
+    const forced = gcs.minor;
     global.gc({ type: 'minor' });
+    for (let wait = 0; wait < 100 && gcs.minor === forced; wait++)
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    const gc0 = { ...gcs };
     const req0 = await simRequests(sim.url);
     const cpu0 = selfCpuMs();
     const simCpu0 = procCpuMs(sim.pid);
-    let count;
-    let seconds;
-    if (name === PORTFOLIO) {
-      const t0 = process.hrtime.bigint();
-      await portfolioMessage();
-      seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      count = SITES;
-    } else {
-      seconds = await closedLoop(next, PER_ROUND, INFLIGHT, single[name]);
-      next += PER_ROUND;
-      count = PER_ROUND;
-    }
+    const t0 = process.hrtime.bigint();
+    if (name === PORTFOLIO) await portfolioMessage();
+    else await closedLoop(from, count, INFLIGHT, single[name]);
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
     const st = stats[name];
-    st.cpuPerRound.push((selfCpuMs() - cpu0) / count);
-    st.perSecond.push(count / seconds);
+    const cpuMs = selfCpuMs() - cpu0;
+    st.minor += gcs.minor - gc0.minor;
+    st.major += gcs.major - gc0.major;
+    st.gcMs += gcs.ms - gc0.ms;
     st.simCpuMs += procCpuMs(sim.pid) - simCpu0;
     st.requests += (await simRequests(sim.url)) - req0;
-    st.count += count;
+    st.count += name === PORTFOLIO ? SITES : count;
+    return { cpuMs, seconds };
   };
 
-  // Warm-up: 1,000 of each single alternative and one portfolio message.
+  // Warm-up: 1,000 of each single alternative and one portfolio message; then the rounds.
   for (const name of Object.keys(single)) {
     await closedLoop(next, 1000, INFLIGHT, single[name]);
     next += 1000;
   }
   await portfolioMessage();
+  // A round: SLICES slices, each of PER_ROUND / SLICES messages of every single alternative in
+  // turn (the order rotated slice by slice), the portfolio message after the middle slice. The
+  // machine's load changes over seconds: interleaved, every alternative meets the same load.
   const orders = [];
+  const perSlice = Math.ceil(PER_ROUND / SLICES);
+  const singles = Object.keys(single);
   for (let r = 0; r < ROUNDS; r++) {
-    const order = rotation(names, r);
-    orders.push(order);
-    for (const name of order) await measure(name);
+    const sums = Object.fromEntries(names.map((n) => [n, { cpuMs: 0, seconds: 0 }]));
+    for (let slice = 0; slice < SLICES; slice++) {
+      const order = rotation(singles, r + slice);
+      if (slice === 0) orders.push(order);
+      const from = r * PER_ROUND + slice * perSlice; // every alternative of a slice: the same sites in the same order
+      const jobs = slice === Math.floor(SLICES / 2) ? [...order, PORTFOLIO] : order;
+      for (const name of jobs) {
+        const { cpuMs, seconds } = await measure(name, from, perSlice);
+        sums[name].cpuMs += cpuMs;
+        sums[name].seconds += seconds;
+      }
+    }
+    for (const name of names) {
+      const count = name === PORTFOLIO ? SITES : perSlice * SLICES;
+      stats[name].cpuPerRound.push(sums[name].cpuMs / count);
+      stats[name].perSecond.push(count / sums[name].seconds);
+    }
   }
 
   // Temporary heap, apart from the timed rounds (two passes each: live, then with garbage).
+  const posts = () => closedLoop(ROUNDS * PER_ROUND, SITES, CONCURRENCY, single['tuned axios POST']);
   const heap = {
-    portfolio: (await liveHeap(portfolioMessage)).mb,
-    portfolioPeak: (await peakHeap(portfolioMessage)).mb,
+    portfolio: await heapPeak(portfolioMessage, true),
+    portfolioPeak: await heapPeak(portfolioMessage, false),
   };
-  const posts = () =>
-    closedLoop(next, SITES, CONCURRENCY, single['tuned axios POST']).then(() => {
-      next += SITES;
-    });
-  heap.axios = (await liveHeap(posts)).mb;
-  heap.axiosPeak = (await peakHeap(posts)).mb;
-
+  heap.axios = await heapPeak(posts, true);
+  heap.axiosPeak = await heapPeak(posts, false);
   await red.stop();
   await sim.stop();
 
@@ -287,6 +315,8 @@ async function main() {
         'per second (min / median / max)': mmm(stats[n].perSecond, 0),
         'simulator CPU µs per request (all rounds)': round((stats[n].simCpuMs * 1000) / stats[n].requests, 0),
         'HTTP requests / messages (portfolio: sites), all rounds': `${stats[n].requests} / ${stats[n].count}`,
+        'garbage collections per 10,000 messages (sites), minor / major, all rounds': `${round((stats[n].minor * 1e4) / stats[n].count, 1)} / ${round((stats[n].major * 1e4) / stats[n].count, 1)}`,
+        'GC pause µs per message (site), all rounds': round((stats[n].gcMs * 1000) / stats[n].count, 1),
       },
     ]),
   );
@@ -297,14 +327,17 @@ async function main() {
     settings: {
       sites: SITES,
       'messages per single alternative and round': PER_ROUND,
+      'slices per round (interleaved)': SLICES,
+      'unmeasured lead-in messages before each slice': LEAD_IN,
       rounds: ROUNDS,
       inflight: INFLIGHT,
       concurrency: CONCURRENCY,
       simulator: 'child process',
     },
     method:
-      `${ROUNDS} rounds, order rotated (round 1: ${orders[0].join(', ')}; each later round starts one further along), after a warm-up of 1,000 messages ` +
-      'of each single alternative and one portfolio message; a forced minor GC before each alternative (a full one drops the optimised code); CPU = process.cpuUsage() of this process (user + system) ' +
+      `${ROUNDS} rounds of ${SLICES} slices of ${Math.ceil(PER_ROUND / SLICES)} messages of each single alternative, interleaved, order rotated slice by slice (round 1 slice 1: ${orders[0].join(', ')}), the portfolio message after the middle slice; after a warm-up of 1,000 messages ` +
+      `of each single alternative and one portfolio message; before each slice ${LEAD_IN} unmeasured messages of its alternative; in a slice every single alternative addresses the same sites in the same order; ` +
+      'a forced minor GC before each slice (a full one drops the optimised code); CPU = process.cpuUsage() of this process (user + system, every thread: GC helpers included) ' +
       `over the alternative, per message (the portfolio: per site). Ratios round by round, then min / median / max. Temporary heap: a portfolio message of ${SITES} sites ` +
       `(and ${SITES} tuned-axios POSTs at ${CONCURRENCY} in flight) with a forced GC every 100 ms, the highest heapUsed above the heap before; and once more without forced GCs, ` +
       'the highest heapUsed sampled every 5 ms (garbage not yet collected included).',

@@ -277,12 +277,14 @@ export class EmsClient {
    * retry policy bound by its validUntil. Nothing is validated again; the one check left is
    * the time: a request whose validUntil has passed is not sent (ValidationError).
    */
-  async sendSteering<E extends SteeringEndpoint>(
-    req: SteeringRequest<E>,
-    o?: CallOptions,
-  ): Promise<SteeringAnswers[E]> {
+  sendSteering<E extends SteeringEndpoint>(req: SteeringRequest<E>, o?: CallOptions): Promise<SteeringAnswers[E]> {
     const { validUntil } = req;
-    if (validUntil !== undefined) checkFuture(validUntil, Date.now());
+    // Not an async function (request() is a promise chain already): a late validUntil still rejects.
+    try {
+      if (validUntil !== undefined) checkFuture(validUntil, Date.now());
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
     // The body as JSON bytes: axios deep-copies a plain-object body in its config merge, then checks and stringifies it.
     const extra =
       req.body === undefined ? undefined : { data: Buffer.from(JSON.stringify(req.body)), headers: JSON_BODY };

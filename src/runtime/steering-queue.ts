@@ -55,8 +55,6 @@ interface Waiter {
 interface Pending {
   value: unknown;
   kind: SteeringKind;
-  /** The group it is sent in: the same carrying endpoint and validity (mergeKey). */
-  key: string;
   validFrom?: number;
   validUntil?: number;
   owner: unknown;
@@ -65,7 +63,8 @@ interface Pending {
 
 interface SiteQueue {
   busy: boolean;
-  pending: Map<ComponentName, Pending>;
+  /** None until a command waits (a site steered once in a while never needs a second Map). */
+  pending?: Map<ComponentName, Pending>;
 }
 
 export interface SteeringQueueOptions {
@@ -139,9 +138,10 @@ export class SteeringQueue {
         return;
       }
       const queue = this.site(cmd.site);
+      const pending = (queue.pending ??= new Map());
       const waiter: Waiter = { owner: opts.owner, outstanding: 0, merged: false, resolve, reject, signal: opts.signal };
       for (const { name, value } of parts) {
-        const prev = queue.pending.get(name);
+        const prev = pending.get(name);
         const waiters = prev ? prev.waiters : [];
         // Every waiter of a component but its last was marked when the next came: marking the
         // last is enough, so a burst of N commands costs N, not N².
@@ -151,10 +151,9 @@ export class SteeringQueue {
         }
         waiters.push(waiter);
         waiter.outstanding++;
-        queue.pending.set(name, {
+        pending.set(name, {
           value,
           kind: cmd.kind,
-          key: mergeKey(name, cmd),
           validFrom: cmd.validFrom,
           validUntil: cmd.validUntil,
           owner: opts.owner,
@@ -169,6 +168,7 @@ export class SteeringQueue {
   dropOwner(owner: unknown, reason = 'node closed'): string[] {
     const dropped: string[] = [];
     for (const [site, q] of this.sites) {
+      if (!q.pending) continue;
       for (const [name, p] of [...q.pending]) {
         if (p.owner !== owner) continue;
         q.pending.delete(name);
@@ -191,31 +191,31 @@ export class SteeringQueue {
   /** Components waiting, for status and tests. */
   queued(site?: string): number {
     let count = 0;
-    for (const [s, q] of this.sites) if (!site || s === site) count += q.pending.size;
+    for (const [s, q] of this.sites) if (!site || s === site) count += q.pending?.size ?? 0;
     return count;
   }
 
   private site(ref: string): SiteQueue {
     let queue = this.sites.get(ref);
-    if (!queue) this.sites.set(ref, (queue = { busy: false, pending: new Map() }));
+    if (!queue) this.sites.set(ref, (queue = { busy: false, pending: undefined }));
     return queue;
   }
 
   private pump(site: string, q: SiteQueue): void {
-    if (q.busy || q.pending.size === 0) return;
-    q.busy = true;
     const batch = q.pending;
-    q.pending = new Map();
+    if (q.busy || !batch || batch.size === 0) return;
+    q.busy = true;
+    q.pending = undefined;
     const next = () => {
       q.busy = false;
-      if (q.pending.size === 0) this.sites.delete(site);
+      if (!q.pending || q.pending.size === 0) this.sites.delete(site);
       else this.pump(site, q);
     };
     this.sendBatch(site, batch).then(next, next);
   }
 
   /** Sends a batch: one request per carrying endpoint and validity window (grid target on its own), one at a time. */
-  private async sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
+  private sendBatch(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
     if (batch.size === 1) {
       // One component (most messages): one request, and each of its waiters is answered by it.
       const entries = [...batch];
@@ -223,11 +223,18 @@ export class SteeringQueue {
       for (const w of waiters) w.outstanding = 1;
       return this.sendAndSettle(site, entries, waiters);
     }
+    return this.sendGroups(site, batch);
+  }
+
+  /** Several components: grouped by the request that carries them (mergeKey), each group sent in turn. */
+  private async sendGroups(site: string, batch: Map<ComponentName, Pending>): Promise<void> {
     const groups = new Map<string, Array<[ComponentName, Pending]>>();
     for (const entry of batch) {
-      const group = groups.get(entry[1].key);
+      const [name, pending] = entry;
+      const key = mergeKey(name, pending);
+      const group = groups.get(key);
       if (group) group.push(entry);
-      else groups.set(entry[1].key, [entry]);
+      else groups.set(key, [entry]);
     }
     // A waiter is answered once per request that carries any of its components (counted in one
     // pass over each group's waiters: linear in the waiters, not waiters x groups x waiters).
@@ -242,45 +249,53 @@ export class SteeringQueue {
     for (const entries of groups.values()) await this.sendAndSettle(site, entries, perGroup[gi++]);
   }
 
-  /** Sends one group's request and answers its waiters (never rejects). */
-  private async sendAndSettle(
-    site: string,
-    entries: Array<[ComponentName, Pending]>,
-    waiters: Waiter[],
-  ): Promise<void> {
+  /** Sends one group's request and answers its waiters (never rejects); a promise chain, no async frame per request. */
+  private sendAndSettle(site: string, entries: Array<[ComponentName, Pending]>, waiters: Waiter[]): Promise<void> {
     const combined = groupSignal(waiters);
+    let sent: Promise<SteeringResult>;
     try {
-      const result = await this.sendGroup(site, entries, combined.signal);
-      this.sent++;
-      for (const w of waiters) this.settle(w, result);
+      sent = this.sendGroup(site, entries, combined.signal);
     } catch (err) {
-      for (const w of waiters) this.settle(w, undefined, err as Error);
-    } finally {
-      combined.release();
+      sent = Promise.reject(err as Error);
     }
+    return sent.then(
+      (result) => {
+        this.sent++;
+        for (const w of waiters) this.settle(w, result);
+        combined.release();
+      },
+      (err: unknown) => {
+        for (const w of waiters) this.settle(w, undefined, err as Error);
+        combined.release();
+      },
+    );
   }
 
   /**
    * Builds the group's one typed request once (the protocol's endpoint table, steeringRequestFor)
    * and has the client's trusted path send exactly that; the result names that very request.
    */
-  private async sendGroup(
+  private sendGroup(
     site: string,
     entries: Array<[ComponentName, Pending]>,
     signal: AbortSignal | undefined,
   ): Promise<SteeringResult> {
     const parts: SteeringPart[] = entries.map(([name, p]) => ({ name, value: p.value, from: p.kind }));
     const req = steeringRequestFor(site, parts, entries[0][1], this.opts.paths);
-    if (this.opts.gate) await this.opts.gate(site);
-    const response = await this.client.sendSteering(req, { signal });
-    const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
-    const result: SteeringResult = {
-      request: sentForm(req),
-      response,
-      merged: entries.some(([, p]) => p.waiters.length > 1),
-    };
-    if (displaced.length > 0) result.displaced = displaced;
-    return result;
+    const gate = this.opts.gate;
+    const sent = gate
+      ? gate(site).then(() => this.client.sendSteering(req, { signal }))
+      : this.client.sendSteering(req, { signal });
+    return sent.then((response) => {
+      const displaced = this.types.accepted(site, req.endpoint, req.validUntil);
+      const result: SteeringResult = {
+        request: sentForm(req),
+        response,
+        merged: entries.some(([, p]) => p.waiters.length > 1),
+      };
+      if (displaced.length > 0) result.displaced = displaced;
+      return result;
+    });
   }
 
   private settle(w: Waiter, result?: SteeringResult, err?: Error): void {

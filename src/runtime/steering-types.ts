@@ -17,10 +17,19 @@ export interface Displaced {
 
 /** Sites remembered before lapsed entries of other sites are swept. */
 const PRUNE_AT = 1000;
+const TYPES: readonly SteeringType[] = ['asset', 'grid-target', 'grid-limits'];
+
+/**
+ * One site's validUntil per type, epoch ms (0: none in force). An object of number fields, not a
+ * Map: V8 updates a number field in place, where a Map stores a new heap number per request; with
+ * thousands of sites steered in turn, each such number outlived two scavenges (the site's entry is
+ * old), was promoted and died in the old generation.
+ */
+type UntilByType = Record<SteeringType, number>;
 
 export class SteeringTypes {
   /** Per site, per type: the validUntil of what is in force (or scheduled), epoch ms. */
-  private readonly sites = new Map<string, Map<SteeringType, number>>();
+  private readonly sites = new Map<string, UntilByType>();
   /**
    * Sites remembered before the next sweep: PRUNE_AT, then twice what a sweep left, so sweeping
    * costs O(1) per request however many sites are in force (a sweep per request once 1000 sites
@@ -32,7 +41,7 @@ export class SteeringTypes {
 
   /** The validUntil of `type` in force on `site`, or undefined when none is (or it lapsed). */
   inForce(site: string, type: SteeringType): number | undefined {
-    const until = this.sites.get(site)?.get(type);
+    const until = this.sites.get(site)?.[type];
     return until !== undefined && until > this.now() ? until : undefined;
   }
 
@@ -56,15 +65,16 @@ export class SteeringTypes {
   accepted(site: string, endpoint: SteeringEndpoint, validUntil: number | undefined): Displaced[] {
     const displaced = this.displacedBy(site, endpoint);
     const now = this.now();
-    const untilByType = this.sites.get(site) ?? new Map<SteeringType, number>();
-    for (const [type, until] of untilByType) if (until <= now) untilByType.delete(type);
-    for (const d of displaced) untilByType.delete(d.type);
+    const known = this.sites.get(site);
+    const untilByType = known ?? { asset: 0, 'grid-target': 0, 'grid-limits': 0 };
+    lapse(untilByType, now);
+    for (const d of displaced) untilByType[d.type] = 0;
     const type = steeringTypeOf(endpoint);
-    if (endpoint === 'cancel-grid-target') untilByType.delete('grid-target');
+    if (endpoint === 'cancel-grid-target') untilByType['grid-target'] = 0;
     else if (validUntil !== undefined && validUntil > now)
-      untilByType.set(type, type === 'asset' ? Math.max(untilByType.get(type) ?? 0, validUntil) : validUntil);
-    if (untilByType.size > 0) this.sites.set(site, untilByType);
-    else this.sites.delete(site);
+      untilByType[type] = type === 'asset' ? Math.max(untilByType[type], validUntil) : validUntil;
+    if (!inForceAny(untilByType)) this.sites.delete(site);
+    else if (!known) this.sites.set(site, untilByType);
     if (this.sites.size > this.pruneAt) {
       this.prune(now);
       this.pruneAt = Math.max(PRUNE_AT, 2 * this.sites.size);
@@ -74,9 +84,9 @@ export class SteeringTypes {
 
   /** Forgets every lapsed entry (a Node-RED that steers many sites through msg.site). */
   private prune(now: number): void {
-    for (const [site, m] of this.sites) {
-      for (const [type, until] of m) if (until <= now) m.delete(type);
-      if (m.size === 0) this.sites.delete(site);
+    for (const [site, untilByType] of this.sites) {
+      lapse(untilByType, now);
+      if (!inForceAny(untilByType)) this.sites.delete(site);
     }
   }
 
@@ -84,4 +94,13 @@ export class SteeringTypes {
   get size(): number {
     return this.sites.size;
   }
+}
+
+/** Ends the types whose validUntil has passed. */
+function lapse(untilByType: UntilByType, now: number): void {
+  for (const type of TYPES) if (untilByType[type] !== 0 && untilByType[type] <= now) untilByType[type] = 0;
+}
+
+function inForceAny(untilByType: UntilByType): boolean {
+  return untilByType.asset !== 0 || untilByType['grid-target'] !== 0 || untilByType['grid-limits'] !== 0;
 }

@@ -76,6 +76,26 @@ describe('runtime: which steering type a site has in force (SteeringTypes)', () 
     assert.equal(steeringTypes.size, 0, 'nothing left to remember');
   });
 
+  it('a site keeps the types still in force when another lapses, through a sweep, and is forgotten with the last', () => {
+    const steeringTypes = types();
+    steeringTypes.accepted('s', 'ess', now + 1000);
+    steeringTypes.accepted('s', 'grid-limits', now + 5000);
+    now += 2000;
+    for (let i = 0; i < 1001; i++) steeringTypes.accepted(`other${i}`, 'ess', now + 10_000); // a sweep of lapsed entries
+    assert.equal(steeringTypes.inForce('s', 'asset'), undefined);
+    assert.equal(steeringTypes.inForce('s', 'grid-limits'), 1_000_000 + 5000);
+    assert.deepEqual(
+      steeringTypes.accepted('s', 'grid-target', now + 1000),
+      [],
+      'the lapsed asset steering is not reported',
+    );
+    assert.equal(steeringTypes.inForce('s', 'grid-limits'), 1_000_000 + 5000, 'a grid target leaves grid limits');
+    now += 4000;
+    steeringTypes.accepted('s', 'cancel-grid-target', undefined);
+    assert.equal(steeringTypes.inForce('s', 'grid-limits'), undefined);
+    assert.equal(steeringTypes.size, 1001, 'the site is forgotten once nothing is in force there');
+  });
+
   it('stays bounded when many sites are steered: lapsed entries of other sites are swept', () => {
     const steeringTypes = types();
     for (let i = 0; i < 1000; i++) steeringTypes.accepted(`s${i}`, 'ess', now + 1000);

@@ -177,7 +177,8 @@ export function withUntil(text: string, cmd: SteeringCommand, t: Translate = ste
   return cmd.validUntil ? t('until', { what: text, time: formatClock(cmd.validUntil) }) : text;
 }
 
-/** A power with a typographic minus: "−50 kW". */
+/** A power with a typographic minus: "−50 kW" (no regular expression: this runs for every message's status). */
 function minus(v: { value: number; unit: string }): string {
-  return formatPower(v).replace(/^-/, '−');
+  const text = formatPower(v);
+  return text.charCodeAt(0) === 45 /* '-' */ ? `−${text.slice(1)}` : text;
 }

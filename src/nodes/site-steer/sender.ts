@@ -63,16 +63,36 @@ export class SteerSender {
     return this.known ?? this.f.server!.runtime().then((rt) => (this.known = rt));
   }
 
-  /** Sends through the queue; `submitted` is called once the command is queued (the next message may go on). */
-  async send(
+  /**
+   * Sends through the queue; `submitted` is called once the command is queued (the next message may go on).
+   * A promise chain, not an async function: once the runtime is known, no await frame per message.
+   */
+  send(
     cmd: SteeringCommand,
     submitted?: () => void,
     msg?: NodeMessage,
     signal = this.f.signal,
     check = true,
   ): Promise<SteeringResult> {
+    try {
+      const known = this.known;
+      if (!known)
+        return Promise.resolve(this.runtime()).then((rt) => this.sendOn(rt, cmd, submitted, msg, signal, check));
+      return this.sendOn(known, cmd, submitted, msg, signal, check);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
+  }
+
+  private sendOn(
+    rt: Runtime,
+    cmd: SteeringCommand,
+    submitted: (() => void) | undefined,
+    msg: NodeMessage | undefined,
+    signal: AbortSignal,
+    check: boolean,
+  ): Promise<SteeringResult> {
     const node = this.f.node;
-    const rt = this.known ?? (await this.runtime());
     const running = runningScheduleFor(rt, cmd.site);
     if (running)
       node.warn(
@@ -81,15 +101,16 @@ export class SteerSender {
     this.maxValidityMs = rt.limits?.maxValidityMs;
     const queued = rt.steering.submit(cmd, { owner: node, signal });
     submitted?.();
-    const result = await queued;
-    if (check) this.verifier?.accepted(cmd, msg);
-    if (result.displaced) node.warn(displacedWarning(cmd, result.displaced));
-    if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
-      const now = Date.now();
-      for (const [k, until] of this.curtailedUntil) if (until <= now) this.curtailedUntil.delete(k);
-      this.curtailedUntil.set(cmd.site, cmd.validUntil);
-    }
-    return result;
+    return queued.then((result) => {
+      if (check) this.verifier?.accepted(cmd, msg);
+      if (result.displaced) node.warn(displacedWarning(cmd, result.displaced));
+      if (cmd.productionCurtailment && cmd.validUntil !== undefined) {
+        const now = Date.now();
+        for (const [k, until] of this.curtailedUntil) if (until <= now) this.curtailedUntil.delete(k);
+        this.curtailedUntil.set(cmd.site, cmd.validUntil);
+      }
+      return result;
+    });
   }
 
   /** A site of a fleet message: sent without a delivery check, refusals attributed to the site or the payload. */
