@@ -31,7 +31,7 @@ const BENCHES = [
   { id: 'simulator', file: 'simulator.js', budgetS: 150 },
   { id: 'schedule', file: 'schedule.js', budgetS: 60 },
   { id: 'portfolio', file: 'portfolio.js', budgetS: 30 },
-  { id: 'steering', file: 'steering.js', budgetS: 180, node: ['--expose-gc'] },
+  { id: 'steering', file: 'steering.js', budgetS: 480, node: ['--expose-gc'] },
   { id: 'group-steering', file: 'group-steering.js', budgetS: 180, node: ['--expose-gc'] },
   { id: 'fleet-read', file: 'fleet-read.js', budgetS: 60, node: ['--expose-gc'] },
   { id: 'plan', file: 'plan.js', budgetS: 300 },
