@@ -88,7 +88,7 @@ async function heapPeak(fn, live) {
 }
 
 async function main() {
-  guard(Number(process.env.BENCH_GUARD_MS) || 180_000, 'steering');
+  guard(Number(process.env.BENCH_GUARD_MS) || 480_000, 'steering');
   // Garbage collections of this process (the timed rounds count those within each alternative).
   const gcs = { minor: 0, major: 0, ms: 0 };
   const gcObserver = new PerformanceObserver((list) => {
