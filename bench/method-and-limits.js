@@ -38,7 +38,8 @@ follow-redirects wrapper), so EmsClient, with axios-retry's interceptors, the li
 the answer's shape check, costs less per read than tuned axios on axios' own adapter. The node goal is not met:
 the reference node sends one GET and sets msg.payload, so it is almost all axios and undici, and what
 ems-device-read adds per message is the price of the behaviour every message gets: the input pipeline (depth
-check, arrival order, exactly-once ending), two status updates (each a Node-RED status event), the coalescer's
+check, arrival order, exactly-once ending), the status ("requesting" once while messages overlap, results at
+most about once a second), the coalescer's
 bookkeeping, the property checks and the output message. Each is small: benchmark 5 profiles them, none above
 3 % of a polling process. Each alternative starts with a minor GC (a full one makes V8 drop optimised code, and
 the round would measure re-optimisation); the goals are decided on the median of the per-round ratios.`,
@@ -100,31 +101,29 @@ comes; the package itself sends through its undici adapter under the same axios)
 takes that process's CPU (process.cpuUsage, user + system) over the window; the heap of
 ems-device-read after a forced GC is taken before and after each window, outside it.`,
     limits: `12 % of a core for 500 polls a second is 240 µs per poll, including the HTTP request and
-response. ems-device-read costs 0.77-0.82 × bare tuned axios in this run (axios on its own http
-adapter, no Node-RED, none of the package's code; 0.90-0.99 × in the run before, 1.6 × before the
-undici adapter) at 10.4-11 % of a core. On a machine other processes share, a starved process polls
-late (messages below the expected count) and its CPU share reads low: compare the messages per
-window with the expected count before reading the percentage.`,
-    profile: `The package's own code is not yet at the goal of 7 % of the polling process's busy time.
-Two CPU profiles of the ems-device-read process (inspector, 200 µs sampling, a 30 s window after 10 s
-of polling; BENCH_CPU_PROFILE=<file> on bench/lib/fleet-child.js), the build before this change and
-this build polling side by side at the same time, each against its own simulator: the process took
-23.5 % and 22.1 % of a core. Counting the samples whose own frame is one of the package's files, the
-package is 13-17 % of the busy time in both builds (15.9 % and 17.2 % here, 13.3 % and 15.0 % in
-two earlier single runs: within the noise of sampling on a shared machine). Counting also the
-Node.js built-ins the package calls (EventTarget, URL, timers: each sample charged to the nearest
-frame that belongs to a file, so axios' and undici's built-ins stay theirs), it is 22.1 % before and
-18.6 % after (19.6 % and 16.4 % in the single runs): the concurrency limiter with its abort listener
-4.1 % before, 0.9 % now plus 1.4 % for the shared abort hub; the transport (the attempt's deadline
-and its listener, the attempt hook) 4.3 % before, 2.5 % now. What is left, in this build: the undici
-adapter 6.4 % (building each request's headers and target, the answer's headers, collecting the
-body), the device-read node 3.2 %, the transport 2.5 %, the coalescer 1.6 %, the abort hub 1.4 %,
-the limiter 0.9 %, the client 0.7 %, status 0.7 %, the poll scheduler 0.5 %. The rest of the busy
-time is axios' core 26 % (mergeConfig, AxiosHeaders, transforms, its promise chain), undici with
-the socket writes under it 26 %, GC 9.5 %, the Node-RED runtime 3.3 %, axios-retry 0.8 %. What
-limits it: each poll is one axios request, and axios' own per-request work is larger than all of
-the package's; the package's part is spread over many small steps (the node's input, the coalescer,
-the retry and deadline wrapper, the adapter), none above 7 % on its own.`,
+response. The table above gives this run's figures for each alternative, per poll and as a share of a core. On a
+machine other processes share, a starved process polls late (messages below the expected count) and its CPU share
+reads low: compare the messages per window with the expected count before reading the percentage.`,
+    profile: `Benchmark 5 profiles the ems-device-read process of this benchmark and says which part of its busy time
+is the package's own code.`,
+  },
+  'fleet-profile': {
+    limits: `Where the rest of the busy time goes, from a profile of one more round of the same build (run apart
+from this benchmark, classified by the file of each sample's own frame): the kernel's loopback writes under
+\`writeLatin1String\` (each request's header written to its socket) 26 %, axios' core 31 % (mergeConfig and merge
+3.9 and 2.1 %, header normalisation: findKey, sanitizeValue, set, normalize; transformResponse 2.3 %, its promise
+chain), undici 7.5 %, the Node-RED runtime 4.4 % (generateId, comms publish of status, Node.send), Node's internals
+3.7 %, GC 3.4 %, axios-retry 1 %, the package 14.3 %. The package's part is spread over many small steps, none
+above 2.1 % on its own: the undici adapter, its exchange and target (5 %: the request's target and headers for
+undici, the answer's headers, the body), the answer's message (1.6 %), the coalescer (1.2 %), the transport's
+interceptors (1 %), the node's polling (0.9 %), the poll scheduler (0.8 %), the abort hub (0.7 %), the client
+(0.7 %), status (0.6 %), the limiter (0.5 %). What limits it: every poll is one axios request, and axios is the
+package's HTTP client by design; its core's per-request work is about twice all of the package's. The adapter's
+5 % is code that stands where Node's http client stood under axios' own adapter: the same polling through axios
+on its own adapter (benchmark 4, bare tuned axios) takes about 1.4 times this process's CPU, so the goal counts as the
+package's own a cost that replaced a larger one. The last two rounds of cuts moved the share from 14.8 % (median of
+the run of 2026-11-27) to this run's figure, within the spread of three profiles; halving it would need the per-poll
+work of the adapter, the node and the coalescer each cut to a fraction, not another trim.`,
   },
   footprint: {
     what: `npm pack, then npm install --omit=dev of the tarball into a fresh Node-RED user directory
@@ -153,8 +152,7 @@ fleets and the request budget, each with en-US and de help, the dist .d.ts files
 the public entry, ten examples and a README that grew with them. The goal was set for four nodes;
 the code an installed Node-RED loads is still measured by the start-up goal. axios costs about 130 ms to require, so the package loads it (and undici,
 and the built-in simulator) only when a config node first needs it: requiring the node files went
-from about 150 ms to about 26 ms on a quiet machine (330 ms in this run, on a machine with a load
-average of 8, where the paired start-up difference was within the noise: -289 ms).
+from about 150 ms to about 26 ms on a quiet machine (the table gives this run's figure).
 Node-RED's start time varies by a few hundred ms between runs on this machine, so the
 start-up difference is the median of paired runs; requireNodeFilesMs is the steadier figure.`,
   },
@@ -222,30 +220,18 @@ is taken apart from the timed rounds: the live heap (heapUsed after a forced GC 
 it runs, above the heap before it), and, for scale, the highest heapUsed without forced GCs, which
 counts garbage not yet collected; both are given for 5,000 tuned-axios POSTs too.`,
     limits: `Every site is one HTTP request: the partner API has no request that steers several sites
-(specification 4.6-4.8), so 5,000 sites are 5,000 POSTs. Through axios' own http adapter those POSTs
-alone take more CPU than the 1.5 s goal on this machine (the "tuned axios POST" row: 2.5-3.0 s for
-5,000 in this run); the package sends through its undici adapter, and the portfolio message costs
-0.51-0.64 × the same POSTs through tuned axios (1.41-1.58 s for 5,000 sites). The 1.5 s goal is at
-the edge on this shared machine: it was met in the run before (1.14-1.35 s), and two more runs of
-this benchmark alone, the build before the last change and this one alternating, gave 1.45 and 1.46 s
-(before) and 1.47 and 1.42 s (this build) in the median, with the tuned-axios POSTs at 2.3-2.9 s:
-the machine's load moves it, not the change. A one-site steering message costs more than a read
-(1.23-1.42 ×, median 1.36, in this run; 1.15-1.61 ×, median 1.54, in the run before; the same two
-alternating runs gave 1.36 and 1.39 before, 1.68 and 1.47 now in the median, so per-round noise is
-larger than any difference): a POST costs axios more than a GET (the body is serialised and
-written), and each message passes through Node-RED, the node's ordered input, its checks of the
-command (limits, validity, the site's ratings), the steering queue and two status updates. Measured
-with the config node's client answering in process (no HTTP, a diagnostic run, not part of this
-benchmark), the node's own work is about 45 µs per steering message (command, validation, queue,
-status, output) against about 25 µs per read; the rest of the gap lies in the HTTP path under load,
-with fewer requests in flight per event-loop turn than the portfolio keeps. A CPU profile of the
-one-site alternative (\`node --cpu-prof\`, before the undici adapter) put axios (with Node's HTTP
-client under it) at 35-43 % of the busy time, the kernel's writes and Node's HTTP parsing outside
-axios 16-30 %, GC 6-7 %, the Node-RED runtime 3-4 % and the package's own code 14-18 % (the steer
-node's input 5-6 %, the client's transport before axios 3-4 %, the steering queue 2 %, status 1 %).
-The steering message's own work (its awaits per message: the site, the values, the % conversion,
-the ratings check, the queue) is where a further cut would come from; it was left alone here
-because the steer node is being changed in parallel (leader checks).`,
+(specification 4.6-4.8), so 5,000 sites are 5,000 POSTs, and the package sends them through its undici adapter
+(the portfolio goals against tuned-axios POSTs are met). A one-site steering message costs more than a read for
+two reasons, which the results table separates. First, its request: a POST with a JSON body costs axios and undici
+more than a GET on the same transport (the "POST / GET, same transport" ratio; axios merges and transforms the body's
+config, undici writes the header and the body as two writes where a GET is one). Second, the node's own work per
+message ("CPU µs a node adds to its request"): the site and the values, the command's checks (limits, validity, the
+site's rating from the cached site list), the steering queue (merging per site and steering type, the exclusivity of
+steering types) and the status text of what was sent, against the read node's input, coalescer and answer. The
+like-for-like ratio (each node over its own request) is the part the package controls; the plain ratio multiplies it
+by what a POST costs over a GET, so with POST / GET near 1.26 the plain goal of 1.1 would need the steering node to
+cost less over its request than the read node over its own. Per-round figures move by tens of µs with the machine's
+load (min / median / max above).`,
   },
   'fleet-read': {
     what: `Fleet read of 1,000 devices into one message. One ems-device-read node, defaults of
