@@ -237,6 +237,7 @@ export class Transport {
 
   /** The attempt was sent: its outcome is told to the connection state and the hook, and its slot released. */
   private sent(pending: Promise<AxiosResponse>, attempt: Attempt | undefined): Promise<AxiosResponse> {
+    if (attempt === undefined) return pending.then(this.answered, this.unanswered);
     return pending.then(
       (res) => {
         try {
@@ -258,6 +259,26 @@ export class Transport {
       },
     );
   }
+
+  /** sent()'s handlers for an attempt the hook does not see, made once: none is made per attempt. */
+  private readonly answered = (res: AxiosResponse): AxiosResponse => {
+    try {
+      this.opts.onState(OK);
+      return res;
+    } catch (err) {
+      return this.failed(err, undefined);
+    } finally {
+      this.limiter.release();
+    }
+  };
+
+  private readonly unanswered = (err: unknown): never => {
+    try {
+      return this.failed(err, undefined);
+    } finally {
+      this.limiter.release();
+    }
+  };
 
   private failed(err: unknown, attempt: Attempt | undefined): never {
     this.observeFailure(err as AxiosError);
