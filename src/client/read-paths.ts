@@ -16,11 +16,22 @@ function enc(ref: string): string {
   return text;
 }
 
+/** Device paths kept per shape (a polled fleet's devices); beyond, a path is built each time. */
+const KEPT_PATHS = 16_384;
+
+interface ReadEndpoint {
+  path: string;
+  query: string;
+  shape: ResponseShape<unknown>;
+  /** The path of a read by device (encoded once: a poller reads the same devices over and over). */
+  byDevice: Map<string, string>;
+}
+
 /** The read endpoints by shape: path after the device, query parameter, answer shape. */
-const READS: Record<ReadShape, { path: string; query: string; shape: ResponseShape<unknown> }> = {
-  single: { path: '/measurement', query: '?property=', shape: MEASUREMENT },
-  map: { path: '/measurements/map', query: '?properties=', shape: MEASUREMENT_MAP },
-  list: { path: '/measurements', query: '?properties=', shape: MEASUREMENT_LIST },
+const READS: Record<ReadShape, ReadEndpoint> = {
+  single: { path: '/measurement', query: '?property=', shape: MEASUREMENT, byDevice: new Map() },
+  map: { path: '/measurements/map', query: '?properties=', shape: MEASUREMENT_MAP, byDevice: new Map() },
+  list: { path: '/measurements', query: '?properties=', shape: MEASUREMENT_LIST, byDevice: new Map() },
 };
 
 /** Property names, each URL-encoded, comma-separated. */
@@ -33,6 +44,10 @@ function encList(props: readonly string[]): string {
 /** A read's path (as errors name it), its URL below the base URL (with the query), and its answer's shape. */
 export function readTarget(req: ReadRequest<ReadShape>): { path: string; url: string; shape: ResponseShape<unknown> } {
   const read = READS[req.shape];
-  const path = `/devices/${pathSegment(req.device, 'deviceReference')}${read.path}`;
+  let path = read.byDevice.get(req.device);
+  if (path === undefined) {
+    path = `/devices/${pathSegment(req.device, 'deviceReference')}${read.path}`;
+    if (read.byDevice.size < KEPT_PATHS) read.byDevice.set(req.device, path);
+  }
   return { path, url: `${path}${read.query}${encList(req.properties)}`, shape: read.shape };
 }

@@ -101,15 +101,24 @@ export class Transport {
         (t) => redactor.add(t),
       );
     }
-    // Without authentication no interceptor is needed (each one is a step of every request's chain).
+    // Without authentication no interceptor is needed. axios runs the request interceptors inline only when
+    // every one is marked synchronous; otherwise each one is a promise and a microtask of every request.
+    // A key or a token is set at once (synchronous); an OAuth2 token may have to be fetched first.
     if (opts.auth.type !== 'none')
-      this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig));
-    axiosRetry(this.axios, {
+      this.axios.interceptors.request.use((config) => this.authorize(config as MetaConfig), undefined, {
+        synchronous: opts.auth.type !== 'oauth2',
+      });
+    const retry = axiosRetry(this.axios, {
       retries: opts.retries,
       shouldResetTimeout: true,
       retryCondition: (err) => this.shouldRetry(err),
       retryDelay: (_n, err) => (err.config as MetaConfig | undefined)?.ems?.nextDelay ?? 0,
     });
+    // axios-retry's request interceptor builds its state (retry count 0, start time) on every request, and
+    // is not marked synchronous. Its response interceptor builds the same state when a request first fails,
+    // and the start time is read only without shouldResetTimeout: without it, a request's state is built
+    // only when it fails, and the request chain runs inline.
+    this.axios.interceptors.request.eject(retry.requestInterceptorId);
     // Runs after axios-retry gave up: one fresh-token retry on a 401 under OAuth2.
     const tokens = this.tokens;
     if (tokens) {
@@ -228,6 +237,7 @@ export class Transport {
 
   /** The attempt was sent: its outcome is told to the connection state and the hook, and its slot released. */
   private sent(pending: Promise<AxiosResponse>, attempt: Attempt | undefined): Promise<AxiosResponse> {
+    if (attempt === undefined) return pending.then(this.answered, this.unanswered);
     return pending.then(
       (res) => {
         try {
@@ -249,6 +259,26 @@ export class Transport {
       },
     );
   }
+
+  /** sent()'s handlers for an attempt the hook does not see, made once: none is made per attempt. */
+  private readonly answered = (res: AxiosResponse): AxiosResponse => {
+    try {
+      this.opts.onState(OK);
+      return res;
+    } catch (err) {
+      return this.failed(err, undefined);
+    } finally {
+      this.limiter.release();
+    }
+  };
+
+  private readonly unanswered = (err: unknown): never => {
+    try {
+      return this.failed(err, undefined);
+    } finally {
+      this.limiter.release();
+    }
+  };
 
   private failed(err: unknown, attempt: Attempt | undefined): never {
     this.observeFailure(err as AxiosError);
