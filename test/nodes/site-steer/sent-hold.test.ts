@@ -6,7 +6,7 @@ import { DEFAULT_SITES } from '../../../src/simulator/index';
 import { cfg, flow, loadFlow, siteSteer, useRuntime, useSimulator } from '../../helpers/red';
 
 describe('nodes: ems-site-steer status of overlapping messages (SentHold)', () => {
-  let clock: FakeTimers.InstalledClock;
+  let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => (clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] })));
   afterEach(() => clock.uninstall());
 
