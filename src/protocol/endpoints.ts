@@ -293,10 +293,15 @@ export function steeringRequestFor(
   v: SteeringValidity,
   paths?: Partial<ApiPaths>,
 ): SteeringRequest {
-  const endpoint = endpointFor(
-    parts.map((p) => p.name),
-    parts.map((p) => p.from),
-  );
+  const one = parts.length === 1 ? parts[0] : undefined;
+  // One component its command's own endpoint carries (most requests): endpointFor's answer, without its arrays.
+  const endpoint =
+    one && STEERING_ENDPOINTS[one.from].components.includes(one.name)
+      ? one.from
+      : endpointFor(
+          parts.map((p) => p.name),
+          parts.map((p) => p.from),
+        );
   const build = STEERING_ENDPOINTS[endpoint].body as SteeringEndpointSpec['body'];
   const values: Record<string, unknown> = {};
   for (const p of parts) values[p.name] = p.value;

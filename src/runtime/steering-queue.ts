@@ -291,7 +291,7 @@ export class SteeringQueue {
       const result: SteeringResult = {
         request: sentForm(req),
         response,
-        merged: entries.some(([, p]) => p.waiters.length > 1),
+        merged: mergedAny(entries),
       };
       if (displaced.length > 0) result.displaced = displaced;
       return result;
@@ -333,6 +333,12 @@ export function requestForCommand(cmd: SteeringCommand, paths?: Partial<ApiPaths
 }
 
 const NO_LISTENERS = (): void => undefined;
+
+/** Whether a later command was merged into any component of the group (a loop: no closure per request). */
+function mergedAny(entries: Array<[ComponentName, Pending]>): boolean {
+  for (let i = 0; i < entries.length; i++) if (entries[i][1].waiters.length > 1) return true;
+  return false;
+}
 
 /**
  * The signal of a group's request: it aborts once every waiter's signal has aborted (never when

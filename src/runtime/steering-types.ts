@@ -18,6 +18,8 @@ export interface Displaced {
 /** Sites remembered before lapsed entries of other sites are swept. */
 const PRUNE_AT = 1000;
 const TYPES: readonly SteeringType[] = ['asset', 'grid-target', 'grid-limits'];
+/** What a request ended when it ended nothing (shared: never changed by a caller). */
+const NONE: Displaced[] = Object.freeze([]) as unknown as Displaced[];
 
 /**
  * One site's validUntil per type, epoch ms (0: none in force). An object of number fields, not a
@@ -42,18 +44,20 @@ export class SteeringTypes {
   /** The validUntil of `type` in force on `site`, or undefined when none is (or it lapsed). */
   inForce(site: string, type: SteeringType): number | undefined {
     const until = this.sites.get(site)?.[type];
-    return until !== undefined && until > this.now() ? until : undefined;
+    // 0 (none in force) needs no clock.
+    return until !== undefined && until !== 0 && until > this.now() ? until : undefined;
   }
 
   /** The types a request on `endpoint` would end on `site` now (nothing for a cancel or grid limits). */
   displacedBy(site: string, endpoint: SteeringEndpoint): Displaced[] {
     if (endpoint === 'cancel-grid-target') return [];
-    const out: Displaced[] = [];
+    // An array only when something is displaced (rarely): most requests end nothing.
+    let out: Displaced[] | undefined;
     for (const type of DISPLACES[steeringTypeOf(endpoint)]) {
       const validUntil = this.inForce(site, type);
-      if (validUntil !== undefined) out.push({ type, validUntil });
+      if (validUntil !== undefined) (out ??= []).push({ type, validUntil });
     }
-    return out;
+    return out ?? NONE;
   }
 
   /**

@@ -6,9 +6,9 @@
  * was sent, never that it is in force (steering is a recommendation).
  */
 import { limitKeysOf, MODE_COMPONENTS, noLimitWarning, ratingNeeded, resolvePaths } from '../../protocol';
+import { type ApiError, refusedField } from '../../client';
 import { percentCurtailmentOf, type Runtime, type SteeringCommand, type SteeringResult } from '../../runtime';
 import {
-  attributed,
   buildCommand,
   cachedSites,
   checkSiteRatings,
@@ -26,12 +26,12 @@ import {
   settingsOf,
   SteerVerify,
   verifySettingsOf,
-  withUntil,
 } from '../shared';
 import { fleetOf, fleetSettingsOf, steerFleet, type FleetDeps, type FleetSettings } from './fleet';
 import { SteerGroup } from './group';
 import { SteerInputs } from './inputs';
 import { SteerSender, type SteerProps } from './sender';
+import { SentHold } from './sent-hold';
 import { steerStop } from './stop';
 
 export class SiteSteerController {
@@ -45,6 +45,8 @@ export class SiteSteerController {
   readonly sender: SteerSender;
   readonly renewal: Renewal;
   readonly group: SteerGroup;
+  /** The status of overlapping one-site messages. */
+  private readonly hold = new SentHold();
   /** Said once: fleet messages get no delivery check. */
   private warnedFleetCheck = false;
   /** The config node's limits, once read (limits()). */
@@ -102,6 +104,7 @@ export class SiteSteerController {
 
   private renewalStatus(event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult, err?: Error): void {
     const status = this.f.status;
+    this.hold.drop();
     if (event === 'renewed' && cmd && result)
       this.sender.shown(status.t('renewed', { what: this.describe(cmd, true) }), result);
     else if (event === 'not-steering') status.error(err);
@@ -227,11 +230,17 @@ export class SiteSteerController {
     if (this.settingsError) throw this.settingsError;
     this.f.configNode(); // throws, naming `server`, when there is none
     const many = fleetOf(msg, this.fleet!);
-    if (many || this.settings!.mode === 'portfolio') return this.onFleet(msg, many?.sites, ctx);
+    if (many || this.settings!.mode === 'portfolio') {
+      this.hold.drop();
+      return this.onFleet(msg, many?.sites, ctx);
+    }
     const site = this.inputs.site(msg);
     const ref = typeof site === 'string' ? site : await site;
     this.sender.byFleet.delete(ref);
-    if (msg.payload === 'stop' || msg.stop === true) return steerStop(this, msg, ref, ctx);
+    if (msg.payload === 'stop' || msg.stop === true) {
+      this.hold.drop();
+      return steerStop(this, msg, ref, ctx);
+    }
     return this.steer(msg, ref, ctx);
   }
 
@@ -264,12 +273,19 @@ export class SiteSteerController {
     if (config.dryRun) return this.sender.dryRun(cmd, 'dryRun', copy, ref, this.paths(), this.describe(cmd));
     // The new signal replaces the renewed one: a renewal must not resend old values after it.
     this.renewal.stop(ref);
-    const what = this.describe(cmd);
-    status.busy(status.t('sending', { what }));
-    const result = await attributed(this.sender.send(cmd, release, msg), (svc) =>
-      /site/i.test(svc) ? this.inputs.siteField(msg) : 'msg.payload',
-    );
-    this.sender.shown(status.t('sent', { what: withUntil(what, cmd, status.t) }), result);
+    // The status texts are made only when they show (sent-hold.ts).
+    this.hold.start(() => status.busy(status.t('sending', { what: this.describe(cmd) })));
+    let result: SteeringResult;
+    try {
+      result = await this.sender.send(cmd, release, msg);
+    } catch (err) {
+      this.hold.failed();
+      throw refusedField(
+        err,
+        siteOrPayload(err, () => this.inputs.siteField(msg)),
+      );
+    }
+    this.hold.sent(() => this.sender.shown(status.t('sent', { what: this.describe(cmd, true) }), result));
     if (config.renew) this.group.renewing(cmd); // renewed from here (and recorded in a group)
     // msg.merged only when the queue merged this message's values into a later request.
     if (result.merged) return copy({ payload: result.response, request: result.request, site: ref, merged: true });
@@ -282,6 +298,7 @@ export class SiteSteerController {
   onClose(): Promise<void> | undefined {
     this.renewal.close();
     this.group.close();
+    this.hold.drop();
     this.verifier?.close();
     const { node, server } = this.f;
     return server?.runtime().then(
@@ -292,4 +309,9 @@ export class SiteSteerController {
       () => undefined,
     );
   }
+}
+
+/** The field a refusal of one site's request names: the site when the service's message is about it, else the payload. */
+function siteOrPayload(err: unknown, siteField: () => string): string {
+  return /site/i.test((err as ApiError)?.serviceMessage ?? '') ? siteField() : 'msg.payload';
 }
