@@ -166,8 +166,8 @@ export const HOLD_MS = 1000;
 
 export class Status {
   private closed = false;
-  /** A result held back while other messages of the node were under way (okLater): its text, made when shown. */
-  private held?: () => string;
+  /** A result held back while other messages of the node were under way (later): shows it, its text made then. */
+  private held?: () => void;
   /** Shows the held result at the latest HOLD_MS after it was first held. */
   private holdTimer?: unknown;
   /** What `verdict` adds to the statuses of what was sent or ended (the delivery check's last verdict). */
@@ -183,10 +183,7 @@ export class Status {
   /** Requests of this node the request budget refused since deploy: counted on its red ring. */
   private budgetRefusals = 0;
 
-  /**
-   * @param node the node whose status this is
-   * @param t the node type's texts (`translator(RED, type)`)
-   */
+  /** `node`: whose status this is; `t`: the node type's texts (`translator(RED, type)`). */
   constructor(
     private readonly node: Pick<Node, 'status'>,
     readonly t: Translate,
@@ -273,26 +270,28 @@ export class Status {
   }
 
   /**
-   * Green dot of a result while other messages of the node are still under way: held back (its
-   * text is not even made) and shown when they have ended (`release`), or at the latest
-   * HOLD_MS after the first result held, so a node answering thousands of overlapping
-   * messages a second shows its latest result about once a second, not thousands of times.
-   * Any other status replaces the held one. Its time is when it shows (the clock is not read per
-   * message; the status shows minutes, and it shows at most HOLD_MS late).
+   * A result while other messages of the node are still under way: held back (`show` makes its
+   * text only when it runs) and shown when they have ended (`release`), or at the latest HOLD_MS
+   * after the first result held, so a node answering thousands of overlapping messages a second
+   * shows its latest result about once a second, not thousands of times. Any other status
+   * replaces the held one. okLater: a green dot whose time is when it shows.
    */
-  okLater(text: () => string): void {
+  later(show: () => void): void {
     if (this.closed) return;
-    this.held = text;
+    this.held = show;
     this.holdTimer ??= this.timers.setTimeout(() => {
       this.holdTimer = undefined;
       this.release();
     }, HOLD_MS);
   }
 
-  /** Shows the result held back by okLater, if there is one. */
+  okLater(text: () => string): void {
+    this.later(() => this.ok(text()));
+  }
+
+  /** Shows the result held back by later/okLater, if there is one. */
   release(): void {
-    const held = this.held;
-    if (held) this.ok(held());
+    this.held?.();
   }
 
   private dropHeld(): void {

@@ -46,7 +46,7 @@ export class SiteSteerController {
   readonly renewal: Renewal;
   readonly group: SteerGroup;
   /** The status of overlapping one-site messages. */
-  private readonly hold = new SentHold();
+  private readonly hold: SentHold;
   /** Said once: fleet messages get no delivery check. */
   private warnedFleetCheck = false;
   /** The config node's limits, once read (limits()). */
@@ -82,6 +82,7 @@ export class SiteSteerController {
     });
     this.group = new SteerGroup({ id: node.id, renewal: this.renewal, renew: !!config.renew, status });
     this.sender = new SteerSender(f, this.verifier);
+    this.hold = new SentHold(status);
     if (server && !config.dryRun) this.group.watchOwn(server.runtime(), config, f.signal);
   }
 
@@ -104,7 +105,6 @@ export class SiteSteerController {
 
   private renewalStatus(event: RenewalEvent, cmd?: SteeringCommand, result?: SteeringResult, err?: Error): void {
     const status = this.f.status;
-    this.hold.drop();
     if (event === 'renewed' && cmd && result)
       this.sender.shown(status.t('renewed', { what: this.describe(cmd, true) }), result);
     else if (event === 'not-steering') status.error(err);
@@ -230,17 +230,11 @@ export class SiteSteerController {
     if (this.settingsError) throw this.settingsError;
     this.f.configNode(); // throws, naming `server`, when there is none
     const many = fleetOf(msg, this.fleet!);
-    if (many || this.settings!.mode === 'portfolio') {
-      this.hold.drop();
-      return this.onFleet(msg, many?.sites, ctx);
-    }
+    if (many || this.settings!.mode === 'portfolio') return this.onFleet(msg, many?.sites, ctx);
     const site = this.inputs.site(msg);
     const ref = typeof site === 'string' ? site : await site;
     this.sender.byFleet.delete(ref);
-    if (msg.payload === 'stop' || msg.stop === true) {
-      this.hold.drop();
-      return steerStop(this, msg, ref, ctx);
-    }
+    if (msg.payload === 'stop' || msg.stop === true) return steerStop(this, msg, ref, ctx);
     return this.steer(msg, ref, ctx);
   }
 
@@ -298,7 +292,6 @@ export class SiteSteerController {
   onClose(): Promise<void> | undefined {
     this.renewal.close();
     this.group.close();
-    this.hold.drop();
     this.verifier?.close();
     const { node, server } = this.f;
     return server?.runtime().then(

@@ -1,20 +1,19 @@
 /**
  * The status of one-site messages while several of a node overlap. "sending ..." shows when a
  * message starts with no other under way; a result ("sent ...") shows at once when no other is
- * under way, else it is held back (its text not even made) until the last one ends, or at the
- * latest HOLD_MS after it was first held. A node sending thousands of overlapping messages a
- * second so updates its status about once a second, as ems-device-read does, not twice per
- * message. A failure drops what is held (its error status is the newer one), and so does any
- * other status of the node's own (a stop, a renewal, a fleet).
+ * under way, else the node's Status holds it back (its text not even made) until the last one
+ * ends, or at the latest HOLD_MS after it was first held (Status.later, as ems-device-read's
+ * results). A node sending thousands of overlapping messages a second so updates its status
+ * about once a second, not twice per message. Any other status of the node (an error, a stop,
+ * a renewal, a fleet, standby) replaces what is held.
  */
-import { HOLD_MS } from '../shared';
+import type { Status } from '../shared';
 
 export class SentHold {
   /** One-site messages between start and their result or failure. */
   private inFlight = 0;
-  /** The latest result held back, shown by calling it. */
-  private held?: () => void;
-  private timer?: NodeJS.Timeout;
+
+  constructor(private readonly status: Pick<Status, 'later'>) {}
 
   /** A message starts sending: `busy` shows its "sending" status when no other is under way. */
   start(busy: () => void): void {
@@ -23,37 +22,12 @@ export class SentHold {
 
   /** A message was sent: `show` shows its result now when no other is under way, else later. */
   sent(show: () => void): void {
-    if (--this.inFlight === 0) {
-      this.drop();
-      show();
-      return;
-    }
-    this.held = show;
-    if (!this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = undefined;
-        this.flush();
-      }, HOLD_MS);
-      this.timer.unref();
-    }
+    if (--this.inFlight === 0) show();
+    else this.status.later(show);
   }
 
-  /** A message failed: its error status (shown by the caller) is newer than any result held. */
+  /** A message failed: its error status (shown by the caller) replaces any result held. */
   failed(): void {
     this.inFlight--;
-    this.drop();
-  }
-
-  /** Another status of the node replaces the held result. */
-  drop(): void {
-    this.held = undefined;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
-
-  private flush(): void {
-    const held = this.held;
-    this.held = undefined;
-    held?.();
   }
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { HOLD_MS } from '../../../src/nodes/shared/status';
+import { english, HOLD_MS, Status } from '../../../src/nodes/shared/status';
 import { SentHold } from '../../../src/nodes/site-steer/sent-hold';
 import { DEFAULT_SITES } from '../../../src/simulator/index';
 import { cfg, flow, loadFlow, siteSteer, useRuntime, useSimulator } from '../../helpers/red';
@@ -10,64 +10,83 @@ describe('nodes: ems-site-steer status of overlapping messages (SentHold)', () =
   beforeEach(() => (clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] })));
   afterEach(() => clock.uninstall());
 
-  it('a lone message shows "sending" and its result at once', () => {
-    const hold = new SentHold();
+  /** A SentHold on a node's Status; `shown` is what the node showed, by text. */
+  function setup() {
     const shown: string[] = [];
-    hold.start(() => shown.push('sending 1'));
-    hold.sent(() => shown.push('sent 1'));
+    const status = new Status(
+      { status: (s: { text?: string }) => shown.push(String(s.text)) },
+      english('ems-site-steer'),
+    );
+    const hold = new SentHold(status);
+    return { shown, status, hold, show: (text: string) => () => status.sent(text) };
+  }
+
+  it('a lone message shows "sending" and its result at once', () => {
+    const { shown, status, hold, show } = setup();
+    hold.start(() => status.busy('sending 1'));
+    hold.sent(show('sent 1'));
     assert.deepEqual(shown, ['sending 1', 'sent 1']);
   });
 
   it('overlapping: "sending" once; results held, the latest shown when the last message ends', () => {
-    const hold = new SentHold();
-    const shown: string[] = [];
-    for (let i = 1; i <= 3; i++) hold.start(() => shown.push(`sending ${i}`));
-    hold.sent(() => shown.push('sent 1'));
-    hold.sent(() => shown.push('sent 2'));
+    const { shown, status, hold, show } = setup();
+    for (let i = 1; i <= 3; i++) hold.start(() => status.busy(`sending ${i}`));
+    hold.sent(show('sent 1'));
+    hold.sent(show('sent 2'));
     assert.deepEqual(shown, ['sending 1']);
-    hold.sent(() => shown.push('sent 3'));
+    hold.sent(show('sent 3'));
     assert.deepEqual(shown, ['sending 1', 'sent 3']);
     clock.tick(HOLD_MS * 2);
     assert.deepEqual(shown, ['sending 1', 'sent 3'], 'nothing held is shown again');
   });
 
   it('a result held while others stay under way shows HOLD_MS after it was first held', () => {
-    const hold = new SentHold();
-    const shown: string[] = [];
-    for (let i = 1; i <= 3; i++) hold.start(() => shown.push(`sending ${i}`));
-    hold.sent(() => shown.push('sent 1'));
+    const { shown, status, hold, show } = setup();
+    for (let i = 1; i <= 3; i++) hold.start(() => status.busy(`sending ${i}`));
+    hold.sent(show('sent 1'));
     clock.tick(HOLD_MS / 2);
-    hold.sent(() => shown.push('sent 2'));
+    hold.sent(show('sent 2'));
     clock.tick(HOLD_MS / 2 - 1);
     assert.deepEqual(shown, ['sending 1']);
     clock.tick(1);
     assert.deepEqual(shown, ['sending 1', 'sent 2']);
   });
 
-  it('a failure drops the held result: the error status (shown by the caller) stays the last', () => {
-    const hold = new SentHold();
-    const shown: string[] = [];
-    hold.start(() => shown.push('sending 1'));
-    hold.start(() => shown.push('sending 2'));
-    hold.sent(() => shown.push('sent 1'));
+  it('a failure: its error status replaces the held result, which never shows', () => {
+    const { shown, status, hold, show } = setup();
+    hold.start(() => status.busy('sending 1'));
+    hold.start(() => status.busy('sending 2'));
+    hold.sent(show('sent 1'));
     hold.failed();
+    status.failing('failed 2');
     clock.tick(HOLD_MS * 2);
-    assert.deepEqual(shown, ['sending 1']);
-    hold.start(() => shown.push('sending 3'));
-    assert.deepEqual(shown, ['sending 1', 'sending 3'], 'nothing is under way after the failure');
+    assert.deepEqual(shown, ['sending 1', 'failed 2']);
+    hold.start(() => status.busy('sending 3'));
+    assert.deepEqual(shown, ['sending 1', 'failed 2', 'sending 3'], 'nothing is under way after the failure');
   });
 
-  it('another status of the node (drop) replaces the held result', () => {
-    const hold = new SentHold();
-    const shown: string[] = [];
-    hold.start(() => shown.push('sending 1'));
-    hold.start(() => shown.push('sending 2'));
-    hold.sent(() => shown.push('sent 1'));
-    hold.drop();
+  it('any other status of the node (standby, a stop, a renewal) replaces the held result', () => {
+    const { shown, status, hold, show } = setup();
+    hold.start(() => status.busy('sending 1'));
+    hold.start(() => status.busy('sending 2'));
+    hold.sent(show('sent 1'));
+    status.standby('node-red-b', 'site-1');
     clock.tick(HOLD_MS * 2);
-    assert.deepEqual(shown, ['sending 1']);
-    hold.sent(() => shown.push('sent 2'));
-    assert.deepEqual(shown, ['sending 1', 'sent 2']);
+    assert.equal(shown.length, 2);
+    assert.match(shown[1], /node-red-b/);
+    hold.sent(show('sent 2'));
+    assert.deepEqual(shown.slice(2), ['sent 2']);
+  });
+
+  it('closing the node drops the held result and its timer', () => {
+    const { shown, status, hold, show } = setup();
+    hold.start(() => status.busy('sending 1'));
+    hold.start(() => status.busy('sending 2'));
+    hold.sent(show('sent 1'));
+    status.close();
+    clock.tick(HOLD_MS * 2);
+    assert.equal(clock.countTimers(), 0);
+    assert.equal(shown.includes('sent 1'), false);
   });
 });
 
