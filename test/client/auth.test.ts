@@ -19,8 +19,8 @@ import axios from 'axios';
 import { DEFAULT_SITES } from '../../src/simulator';
 import { clientFor, useClients, useSimulator } from '../helpers/sim';
 import http from 'node:http';
-import { useCrashWatch } from '../helpers/faults';
-import { DEV, MEASUREMENT, json, outcome, startStub, type Stub } from '../helpers/stub-server';
+import { DEV, MEASUREMENT, json, outcome } from '../helpers/stub-server';
+import { useStubClients } from '../helpers/stub-clients';
 
 const SECRET = 'k-SECRET-rules-77';
 
@@ -215,36 +215,27 @@ describe('client: authentication strategies', () => {
  */
 describe('client coverage: OAuth2 token fetches that fail, are cut off or aborted', function () {
   this.timeout(20_000);
-  const crashes = useCrashWatch();
-  let stub: Stub;
-  const tokenHits = () => stub.hits.filter((h) => h.url === '/token');
-  const apiHits = () => stub.hits.filter((h) => h.url !== '/token');
-  const make = useClients(
-    {
-      get url() {
-        return stub.url;
-      },
-    },
-    { retries: 0, timeoutMs: 5_000 },
-  );
+  const env = useStubClients();
+  const make = env.client;
+  const tokenHits = () => env.stub.hits.filter((h) => h.url === '/token');
+  const apiHits = () => env.stub.hits.filter((h) => h.url !== '/token');
   const client = (
     auth: Partial<{ tokenUrl: string; scope: string }> = {},
     o: Partial<ConstructorParameters<typeof EmsClient>[0]> = {},
   ) =>
     make({
-      auth: { type: 'oauth2', tokenUrl: `${stub.url}/token`, clientId: 'cid', clientSecret: 'cl1ent-s3cret', ...auth },
+      auth: {
+        type: 'oauth2',
+        tokenUrl: `${env.stub.url}/token`,
+        clientId: 'cid',
+        clientSecret: 'cl1ent-s3cret',
+        ...auth,
+      },
       ...o,
     });
-  beforeEach(async () => {
-    stub = await startStub();
-  });
-  afterEach(async () => {
-    await stub.close();
-    assert.deepEqual(crashes.events, []);
-  });
 
   it('sends the scope; a token without expires_in is kept (one fetch for several requests) and used as Bearer', async () => {
-    stub.handle = (h, res) =>
+    env.stub.handle = (h, res) =>
       h.url === '/token' ? json(res, 200, { access_token: 'tok-1' }) : json(res, 200, MEASUREMENT());
     const emsClient = client({ scope: 'read steer' });
     await emsClient.getMeasurement(DEV, 'soc');
@@ -264,14 +255,17 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
   });
 
   it('a token endpoint that fails with an empty body: EMS_AUTH naming its status; callers in the cool-down get the same failure, said to be repeated, nothing sent', async () => {
-    stub.handle = (h, res) => (h.url === '/token' ? json(res, 500, undefined) : json(res, 200, MEASUREMENT()));
+    env.stub.handle = (h, res) => (h.url === '/token' ? json(res, 500, undefined) : json(res, 200, MEASUREMENT()));
     const emsClient = client();
     const first = await outcome(emsClient.getMeasurement(DEV, 'soc'));
     assert.ok(!first.ok && first.error instanceof AuthenticationError, String(!first.ok && first.error));
     const error = first.error as AuthenticationError;
     assert.equal(error.code, 'EMS_AUTH');
     assert.equal(error.status, 500);
-    assert.equal(error.message, `OAuth2 token request to 127.0.0.1:${new URL(stub.url).port}/token failed: HTTP 500`);
+    assert.equal(
+      error.message,
+      `OAuth2 token request to 127.0.0.1:${new URL(env.stub.url).port}/token failed: HTTP 500`,
+    );
     const second = await outcome(emsClient.getMeasurement(DEV, 'soc'));
     assert.ok(!second.ok && second.error instanceof AuthenticationError, 'the same failure, from the cool-down');
     const again = second.error as AuthenticationError;
@@ -282,7 +276,7 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
   });
 
   it('a token answer over maxBodyBytes: EMS_AUTH "answer too large"', async () => {
-    stub.handle = (h, res) =>
+    env.stub.handle = (h, res) =>
       h.url === '/token' ? json(res, 200, { access_token: 't', pad: 'x'.repeat(8192) }) : json(res, 200, MEASUREMENT());
     const emsClient = client({}, { maxBodyBytes: 1024 });
     await assert.rejects(
@@ -300,12 +294,12 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
       assert.doesNotMatch(e.message, /s3cret/);
       return true;
     });
-    assert.equal(stub.hits.length, 0);
+    assert.equal(env.stub.hits.length, 0);
   });
 
   it('a request aborted while its token is fetched is EMS_ABORTED, not an auth failure: no cool-down, the next request fetches again', async () => {
     let held: http.ServerResponse | undefined;
-    stub.handle = (h, res) => {
+    env.stub.handle = (h, res) => {
       if (h.url === '/token' && !held)
         held = res; // the first token request never answers
       else if (h.url === '/token') json(res, 200, { access_token: 'tok-2', expires_in: 600 });
@@ -314,7 +308,7 @@ describe('client coverage: OAuth2 token fetches that fail, are cut off or aborte
     const emsClient = client();
     const ctl = new AbortController();
     const pending = outcome(emsClient.getMeasurement(DEV, 'soc', { signal: ctl.signal }));
-    await stub.received(1);
+    await env.stub.received(1);
     ctl.abort();
     const result = await pending;
     assert.ok(

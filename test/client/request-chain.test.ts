@@ -5,29 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import type { Attempt, AttemptHook } from '../../src/client';
-import { useCrashWatch } from '../helpers/faults';
-import { useClients } from '../helpers/sim';
-import { DEV, MEASUREMENT, json, startStub, type Stub } from '../helpers/stub-server';
+import { useStubClients } from '../helpers/stub-clients';
+import { DEV, MEASUREMENT, json } from '../helpers/stub-server';
 
 describe('client: the request chain under axios', function () {
   this.timeout(20_000);
-  const crashes = useCrashWatch();
-  let stub: Stub;
-  const client = useClients(
-    {
-      get url() {
-        return stub.url;
-      },
-    },
-    { retries: 0, timeoutMs: 5_000 },
-  );
-  beforeEach(async () => {
-    stub = await startStub();
-  });
-  afterEach(async () => {
-    await stub.close();
-    assert.deepEqual(crashes.events, []);
-  });
+  const env = useStubClients();
+  const client = env.client;
 
   /** A hook that only records what it is shown. */
   const recorder = (admitted: Attempt[], ended: string[]): AttemptHook => ({
@@ -50,14 +34,14 @@ describe('client: the request chain under axios', function () {
       assert.equal((await pending).property, 'soc');
       assert.equal(admittedInCall, 1, 'admitted before the call returned');
       assert.deepEqual(ended, [`/devices/${DEV}/measurement?property=soc retry=false ok`]);
-      if (auth.type === 'header') assert.equal(stub.hits[0].headers['x-api-key'], 'k-123');
-      if (auth.type === 'bearer') assert.equal(stub.hits[0].headers.authorization, 'Bearer t-123');
+      if (auth.type === 'header') assert.equal(env.stub.hits[0].headers['x-api-key'], 'k-123');
+      if (auth.type === 'bearer') assert.equal(env.stub.hits[0].headers.authorization, 'Bearer t-123');
     });
   }
 
   it('a read answered 503 then 200 is retried once, its second attempt marked a retry', async () => {
     let calls = 0;
-    stub.handle = (_hit, res) => {
+    env.stub.handle = (_hit, res) => {
       calls++;
       if (calls === 1) json(res, 503, { message: 'busy' }, { 'retry-after': '0' });
       else json(res, 200, MEASUREMENT('soc'));
@@ -66,7 +50,7 @@ describe('client: the request chain under axios', function () {
     const ended: string[] = [];
     const emsClient = client({ retries: 2, retryBaseMs: 1, retryMaxMs: 2, attempts: recorder(admitted, ended) });
     assert.equal((await emsClient.getMeasurement(DEV, 'soc')).value, 42);
-    assert.equal(stub.hits.length, 2);
+    assert.equal(env.stub.hits.length, 2);
     assert.deepEqual(ended, [
       `/devices/${DEV}/measurement?property=soc retry=false failure`,
       `/devices/${DEV}/measurement?property=soc retry=true ok`,

@@ -20,41 +20,27 @@ import {
 import { withDeadline } from '../../src/client/transport';
 import { secretsOf } from '../../src/client/auth';
 import { Budget, budgetCaps } from '../../src/runtime';
-import { useCrashWatch } from '../helpers/faults';
-import { useClients } from '../helpers/sim';
-import { DEV, MEASUREMENT, SITE, json, outcome, startStub, turns, type Stub } from '../helpers/stub-server';
+import { useStubClients } from '../helpers/stub-clients';
+import { DEV, MEASUREMENT, SITE, json, outcome, turns } from '../helpers/stub-server';
 
 describe('client coverage: the transport against a stub', function () {
   this.timeout(20_000);
-  const crashes = useCrashWatch();
-  let stub: Stub;
   let clock: ReturnType<typeof FakeTimers.install> | undefined;
-  const client = useClients(
-    {
-      get url() {
-        return stub.url;
-      },
-    },
-    { retries: 0, timeoutMs: 5_000 },
-  );
-  beforeEach(async () => {
-    stub = await startStub();
-  });
-  afterEach(async () => {
+  afterEach(() => {
     clock?.uninstall();
     clock = undefined;
-    await stub.close();
-    assert.deepEqual(crashes.events, []);
   });
+  const env = useStubClients();
+  const client = env.client;
 
   it('a 429 without Retry-After pauses every request of the client for 1 s; one aborted while it waits is never sent', async () => {
     clock = FakeTimers.install({ now: Date.UTC(2026, 10, 24, 12), toFake: ['Date', 'setTimeout', 'clearTimeout'] });
     let first = true;
-    stub.handle = (h, res) => {
+    env.stub.handle = (h, res) => {
       if (first) {
         first = false;
         json(res, 429, { message: 'slow down' }); // no Retry-After
-      } else json(res, 200, MEASUREMENT(new URL(h.url, stub.url).searchParams.get('property') ?? 'soc'));
+      } else json(res, 200, MEASUREMENT(new URL(h.url, env.stub.url).searchParams.get('property') ?? 'soc'));
     };
     const states: ConnectionState[] = [];
     const emsClient = client();
@@ -76,13 +62,13 @@ describe('client coverage: the transport against a stub', function () {
     assert.ok(!abortError.ok && abortError.error instanceof AbortedError, String(!abortError.ok && abortError.error));
     assert.equal((abortError.error as AbortedError).code, 'EMS_ABORTED');
     assert.equal((abortError.error as AbortedError).message, `GET /devices/${DEV}/measurement aborted`);
-    assert.equal(stub.hits.length, 1, 'nothing sent while paused');
+    assert.equal(env.stub.hits.length, 1, 'nothing sent while paused');
 
     await clock.tickAsync(1000);
     assert.equal((await later).property, 'energy');
     assert.equal(emsClient.transport.rateLimitedUntil, 0, 'the pause is over');
     assert.deepEqual(
-      stub.hits.map((h) => h.url),
+      env.stub.hits.map((h) => h.url),
       [`/devices/${DEV}/measurement?property=soc`, `/devices/${DEV}/measurement?property=energy`],
       'the aborted read was never sent',
     );
@@ -90,7 +76,7 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('a 429 with "Retry-After: 0" sets no pause', async () => {
-    stub.handle = (_h, res) => json(res, 429, { message: 'again' }, { 'retry-after': '0' });
+    env.stub.handle = (_h, res) => json(res, 429, { message: 'again' }, { 'retry-after': '0' });
     const emsClient = client();
     await assert.rejects(
       emsClient.getMeasurement(DEV, 'soc'),
@@ -100,7 +86,7 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('a listener that throws does not break the request nor keep other listeners from being told; an unsubscribed one is not told', async () => {
-    stub.handle = (_h, res) => json(res, 503, '');
+    env.stub.handle = (_h, res) => json(res, 503, '');
     const emsClient = client();
     const told: string[] = [];
     emsClient.onState(() => {
@@ -118,7 +104,7 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('an answer over maxBodyBytes is EMS_TOO_LARGE, says "answer too large" in the state and is not retried (read or steering)', async () => {
-    stub.handle = (_h, res) => json(res, 200, { ...MEASUREMENT(), pad: 'x'.repeat(4096) });
+    env.stub.handle = (_h, res) => json(res, 200, { ...MEASUREMENT(), pad: 'x'.repeat(4096) });
     const emsClient = client({ maxBodyBytes: 1024, retries: 3, retryBaseMs: 1, retryMaxMs: 1 });
     const states: ConnectionState[] = [];
     emsClient.onState((s) => states.push(s));
@@ -134,7 +120,7 @@ describe('client coverage: the transport against a stub', function () {
       emsClient.steerEss(SITE, { setting: { value: 1, unit: 'kW' }, validUntil: Date.now() + 600_000 }),
       (e) => e instanceof BadResponseError && e.code === 'EMS_TOO_LARGE',
     );
-    assert.equal(stub.hits.length, 2, 'one attempt each: a body over the limit is not retried');
+    assert.equal(env.stub.hits.length, 2, 'one attempt each: a body over the limit is not retried');
   });
 
   it('a request body over maxBodyBytes is refused before sending: EMS_TOO_LARGE naming the request body', async () => {
@@ -150,13 +136,13 @@ describe('client coverage: the transport against a stub', function () {
         return true;
       },
     );
-    assert.equal(stub.hits.length, 0, 'nothing sent');
+    assert.equal(env.stub.hits.length, 0, 'nothing sent');
     assert.equal(states[0]?.state, 'error');
   });
 
   it('a steering request whose connection is reset is retried (transient), and the retry is what counts', async () => {
     let count = 0;
-    stub.handle = (h, res) => {
+    env.stub.handle = (h, res) => {
       if (count++ === 0) res.socket?.destroy();
       else json(res, 200, { ...JSON.parse(h.body), requestId: 'req_2' });
     };
@@ -166,8 +152,8 @@ describe('client coverage: the transport against a stub', function () {
       validUntil: Date.now() + 600_000,
     });
     assert.equal(result.requestId, 'req_2');
-    assert.equal(stub.hits.length, 2);
-    assert.equal(stub.hits[0].body, stub.hits[1].body, 'the same body sent again');
+    assert.equal(env.stub.hits.length, 2);
+    assert.equal(env.stub.hits[0].body, env.stub.hits[1].body, 'the same body sent again');
   });
 
   it('an attempt hook that rejects with a non-Error refuses the request: EMS_ERROR, nothing sent, no "after"', async () => {
@@ -183,7 +169,7 @@ describe('client coverage: the transport against a stub', function () {
         e instanceof NetworkError && e.code === 'EMS_ERROR' && e.message === `GET /devices/${DEV}/measurement failed`,
     );
     assert.deepEqual(seen, []);
-    assert.equal(stub.hits.length, 0);
+    assert.equal(env.stub.hits.length, 0);
     assert.equal(emsClient.transport.limiter.inFlight, 0, 'the slot was freed');
   });
 
@@ -212,7 +198,7 @@ describe('client coverage: the transport against a stub', function () {
     );
     await emsClient.getMeasurement(DEV, 'power');
     assert.deepEqual(
-      stub.hits.map((h) => h.url),
+      env.stub.hits.map((h) => h.url),
       [`/devices/${DEV}/measurement?property=power`],
       'only the later read reached the service',
     );
@@ -227,7 +213,7 @@ describe('client coverage: the transport against a stub', function () {
   });
 
   it('a budget refusal of a long path names it without its query, cut to 200 characters', async () => {
-    stub.handle = (_h, res) => json(res, 200, { ok: true });
+    env.stub.handle = (_h, res) => json(res, 200, { ok: true });
     const budget = new Budget();
     budget.configure(budgetCaps({ maxPerMinute: 1 }));
     const emsClient = client({ attempts: budget });
@@ -239,7 +225,7 @@ describe('client coverage: the transport against a stub', function () {
       assert.doesNotMatch(e.message, /s3cret/);
       return true;
     });
-    assert.equal(stub.hits.length, 1);
+    assert.equal(env.stub.hits.length, 1);
   });
 
   it('a timeout of 0 sets no deadline: the request still completes', async () => {
