@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Benchmark 4b, the package's own share of a polling process. The ems-device-read alternative of
+ * Benchmark 5, the package's own share of a polling process. The ems-device-read alternative of
  * fleet polling (bench/lib/fleet-child.js: 5,000 ems-device-read nodes on one config node, every
  * 10 s, against the simulator in another process), with a CPU profile of its window (inspector,
  * 200 µs sampling, BENCH_CPU_PROFILE). Counts the samples whose own frame lies in one of the

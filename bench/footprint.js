@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Benchmark 5, footprint. Packs the package (npm pack), installs the tarball for production
+ * Benchmark 6, footprint. Packs the package (npm pack), installs the tarball for production
  * (npm install --omit=dev) into a fresh Node-RED user directory, and measures the size of the
  * whole node_modules tree and the runtime dependencies. Then times Node-RED's start (a real
  * process, -p 0, until "Started flows") with and without the package in the user directory,

@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Benchmark 7, schedules: a day of quarter-hour setpoints for many sites. NODES ems-schedule nodes,
+ * Benchmark 8, schedules: a day of quarter-hour setpoints for many sites. NODES ems-schedule nodes,
  * one per generated site (battery 10 kW / 20 kWh), each given a 96-slot quarter-hour schedule for
  * one day: the price planner's plan of the sample day (test/fixtures/prices-sample-day.json) from
  * different SOCs, runs of random length, a change every slot, a change every hour, and one flat

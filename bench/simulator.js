@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Benchmark 6, simulator throughput. Requests per second of the simulator's single-measurement
+ * Benchmark 7, simulator throughput. Requests per second of the simulator's single-measurement
  * endpoint (GET /devices/{ref}/measurement?property=soc) against a bare node:http server that
  * answers the same JSON (captured from the simulator, same headers), both in child processes,
  * loaded by autocannon running in another child process (bench/lib/cannon-child.js, forked),

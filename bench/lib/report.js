@@ -62,6 +62,8 @@ function render(run, intro, notes) {
       out.push(`**Did not complete:** ${b.error}`, '');
       return;
     }
+    if (b.measuredAt && b.measuredAt !== run.generatedAt)
+      out.push(`Measured apart from the run above: ${b.measuredAt} (\`node bench/run-all.js --merge ${b.id}\`).`, '');
     if (b.settings) out.push(`Settings: ${cell(b.settings)}.`, '');
     if (b.method) out.push(`Method: ${b.method}`, '');
     if (b.alternatives) out.push(alternativesTable(b.alternatives), '');
