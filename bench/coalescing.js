@@ -38,7 +38,7 @@ const red = require('./lib/red');
 const ROUNDS = 3;
 /**
  * Case A's rounds: its goal asks for 5 % and single rounds vary by a fifth, so 3 rounds could not
- * decide it (an A/A run, coalescing off on both config nodes, gave 0.86 at 64 in flight).
+ * decide it (an A/A run of 6 rounds, coalescing off on both config nodes, gave 0.86 at 64 in flight).
  */
 const A_ROUNDS = 10;
 const READS = 1000;

@@ -68,8 +68,8 @@ coalescer's bookkeeping per read (a map lookup and a count; "timed alone" in the
 below 0.95 with the CPU per read moving with it would mean that reads wait or cost more with
 coalescing on; a median below 0.95 inside a wide round-to-round spread (min / median / max) is the
 noise of a shared machine. Single rounds of one alternative vary by a fifth, so A takes 10 rounds:
-with 3, the median moved from 0.86 to 1.11 between runs of the same build, and a run with
-coalescing off on both config nodes (an A/A run, no difference to find) gave 0.86. B: both runs pay the same
+with 3 or 4, the median moved between 0.86 and 1.11 from run to run of the same build, and a run of 6
+rounds with coalescing off on both config nodes (an A/A run, no difference to find) gave 0.86. B: both runs pay the same
 Node-RED cost for the 1,000 messages; coalescing only removes HTTP requests, so the time ratio
 cannot go below (Node-RED cost + 200 requests) / (Node-RED cost + 1,000 requests).`,
   },
