@@ -16,6 +16,7 @@ import {
   dropNode,
   openNode,
   openServerAdd,
+  openServerEdit,
   trayAtRest,
   wire,
 } from './lib/editor';
@@ -91,8 +92,7 @@ describe('browser: request budget in the config panel', function () {
     assert.equal(before.caps.maxPerMinute, 100);
     assert.equal(before.caps.maxPerDay, 20000);
     await openNode(page, requestId);
-    await page.locator('#node-input-btn-server-edit').click();
-    await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+    await openServerEdit(page);
     const counts = page.locator('#node-config-budget-counts');
     await until(
       () => counts.innerText(),

@@ -9,7 +9,16 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { useEditor, type Session } from '../helpers/browser';
-import { closeTray, configId, deploy, dropNode, openNode, openServerAdd, typedText } from './lib/editor';
+import {
+  closeTray,
+  configId,
+  deploy,
+  dropNode,
+  openNode,
+  openServerAdd,
+  openServerEdit,
+  typedText,
+} from './lib/editor';
 import { freePort } from './lib/node-red';
 import { until } from './lib/wait';
 import { catalogue } from './lib/panels';
@@ -132,8 +141,7 @@ describe('browser: config node secrets', function () {
     assert.deepEqual(creds, { has_apiKey: true, has_clientSecret: true, has_redisPassword: false });
     // Reopened with the pencil beside Server, the key field holds no key.
     await openNode(page, readId);
-    await page.locator('#node-input-btn-server-edit').click();
-    await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+    await openServerEdit(page);
     const shownKey = await page.locator('#node-config-input-apiKey').inputValue();
     assert.notEqual(shownKey, KEY);
     assert.equal(await page.locator('#node-config-input-apiKey').getAttribute('type'), 'password');
@@ -174,8 +182,7 @@ describe('browser: config node secrets', function () {
     };
     try {
       await openNode(page, readId);
-      await page.locator('#node-input-btn-server-edit').click();
-      await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+      await openServerEdit(page);
       await page
         .locator('#node-config-input-baseUrl')
         .fill(`http://127.0.0.1:${(server.address() as AddressInfo).port}/partner/v1`);

@@ -14,7 +14,7 @@ import { currentVersion } from '../../src/nodes/shared/migrations';
 import { CONFIG_KEYS, LIMITS, STEER_POWER_KEYS, atLimits, outside, refusalOf } from '../helpers/limits';
 import { useEditor, type Session } from '../helpers/browser';
 import { launch, type BrowserSession } from './lib/browser';
-import { closeTray, openEditor, trayIdle } from './lib/editor';
+import { closeTray, openEditor, openServerEdit, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -303,9 +303,7 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
 
   it("config panel: typing a value just outside marks the field with the runtime's text; the limits do not", async () => {
     await edit('reader-ok-timeout-0');
-    await page.locator('#node-input-btn-server-edit').click();
-    await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
-    await trayIdle(page);
+    await openServerEdit(page);
     for (const c of CASES.filter((x) => x.type === CONFIG)) await typeValues('node-config-input', c);
     await closeTray(page, 'cancel');
     await closeTray(page, 'cancel');

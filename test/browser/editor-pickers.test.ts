@@ -17,6 +17,7 @@ import {
   openNode,
   openServerAdd,
   options,
+  openServerEdit,
   trayIdle,
   typedText,
 } from './lib/editor';
@@ -260,8 +261,7 @@ describe('browser: pickers on the built-in simulator', function () {
       await loaded(page, '#node-input-site-picker', BUILT_IN_SITES.length + 1);
       assert.deepEqual(sent, [{ route: 'sites', type: 'application/json', body: { server: cid } }]);
       // Test connection in the deployed, unchanged config node: by id; with an edited setting: with the settings.
-      await page.locator('#node-input-btn-server-edit').click();
-      await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+      await openServerEdit(page);
       const result = page.locator('#node-config-test-result');
       const test = catalogue('ems-partner-config').test;
       const runTest = async () => {

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { validatePath } from '../../src/protocol/paths';
 import { checkRequestPath } from '../../src/client/request-path';
 import { useEditor, type Session } from '../helpers/browser';
-import { closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
+import { closeTray, dropNode, openNode, openServerEdit, paletteNode, trayIdle } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -135,9 +135,7 @@ describe('browser: config node endpoints and the ems-request node', function () 
       await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), user);
       await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
       await trayIdle(page);
-      await page.locator('#node-input-btn-server-edit').click();
-      await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
-      await trayIdle(page);
+      await openServerEdit(page);
       assert.equal(
         await page.locator('#node-config-endpoints').isVisible(),
         open,

@@ -80,6 +80,8 @@ export async function openNode(page: Page, id: string): Promise<void> {
     await ok.waitFor({ state: 'visible' });
   }
   await trayIdle(page);
+  // Its buttons (the pencil beside Server, say) take clicks only once the tray stops sliding in.
+  await trayAtRest(page);
 }
 
 /** Waits until no edit tray is sliding in or out. */
@@ -213,14 +215,46 @@ export async function wire(page: Page, fromId: string, toId: string): Promise<vo
   );
 }
 
-/** Adds a config node from an open flow-node panel (the pencil/plus beside Server); the config tray stays open. */
-export async function openServerAdd(page: Page): Promise<void> {
-  await page.locator('#node-input-btn-server-add').click();
-  await page.locator('#node-config-dialog-ok').waitFor({ state: 'visible' });
+/**
+ * Opens the config tray from an open flow-node panel: the plus (`add`) or the pencil (`edit`)
+ * beside Server; the config tray stays open.
+ *
+ * In one CI run the pencil's click opened nothing (15 s later, no config tray). openNode() now
+ * waits for the node's tray to stop sliding in before anything clicks in it; should a click still
+ * be lost on a loaded machine, it is repeated, three clicks at most. A click that did open the
+ * tray is never repeated: the second click waits until the first has had 5 s to show it.
+ */
+export async function openServerTray(page: Page, how: 'add' | 'edit'): Promise<void> {
+  const ok = page.locator('#node-config-dialog-ok');
+  for (let attempt = 1; ; attempt++) {
+    await page.locator(`#node-input-btn-server-${how}`).click();
+    const opened = await ok.waitFor({ state: 'visible', timeout: 5000 }).then(
+      () => true,
+      () => false,
+    );
+    if (opened) break;
+    if (attempt === 3) {
+      const state = await page.evaluate(
+        (b) => ({ trays: $('.red-ui-tray').length, button: $(b).length, visible: $(b).is(':visible') }),
+        `#node-input-btn-server-${how}`,
+      );
+      throw new Error(`the config tray did not open after 3 clicks on the ${how} button: ${JSON.stringify(state)}`);
+    }
+  }
   await page.locator('#node-config-input-simulator').waitFor({ state: 'visible' });
   await trayIdle(page);
   // Still sliding in, its buttons are off screen: a click then scrolls the (tall) form to reach them.
   await trayAtRest(page);
+}
+
+/** Adds a config node from an open flow-node panel (the plus beside Server); the config tray stays open. */
+export function openServerAdd(page: Page): Promise<void> {
+  return openServerTray(page, 'add');
+}
+
+/** Edits the selected config node from an open flow-node panel (the pencil beside Server); the config tray stays open. */
+export function openServerEdit(page: Page): Promise<void> {
+  return openServerTray(page, 'edit');
 }
 
 /** Id of the only config node of this package in the workspace. */
