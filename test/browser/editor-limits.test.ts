@@ -14,7 +14,7 @@ import { currentVersion } from '../../src/nodes/shared/migrations';
 import { CONFIG_KEYS, LIMITS, STEER_POWER_KEYS, atLimits, outside, refusalOf } from '../helpers/limits';
 import { useEditor, type Session } from '../helpers/browser';
 import { launch, type BrowserSession } from './lib/browser';
-import { closeTray, openEditor, openServerEdit, trayIdle } from './lib/editor';
+import { closeTray, editNode, openEditor, openServerEdit } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -261,13 +261,6 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
     assert.deepEqual(editorSession.browser.errors, []);
   });
 
-  /** Opens a node's edit tray (as a double-click on it does). */
-  async function edit(id: string): Promise<void> {
-    await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), id);
-    await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
-    await trayIdle(page);
-  }
-
   /** Types each value into a field of the open panel: marked exactly when outside, and the tooltip shows the runtime's text. */
   async function typeValues(prefix: string, c: Case): Promise<void> {
     const input = page.locator(`#${prefix}-${c.prop}`);
@@ -302,7 +295,7 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
   }
 
   it("config panel: typing a value just outside marks the field with the runtime's text; the limits do not", async () => {
-    await edit('reader-ok-timeout-0');
+    await editNode(page, 'reader-ok-timeout-0');
     await openServerEdit(page);
     for (const c of CASES.filter((x) => x.type === CONFIG)) await typeValues('node-config-input', c);
     await closeTray(page, 'cancel');
@@ -311,7 +304,7 @@ describe('editor: one table of limits, the same refusal as the runtime', functio
 
   it('device read, time series and site steer panels: the same for each numeric setting', async () => {
     for (const c of CASES.filter((x) => x.type !== CONFIG && !x.hidden)) {
-      await edit(`ok-${c.key}-0`);
+      await editNode(page, `ok-${c.key}-0`);
       await typeValues('node-input', c);
       await closeTray(page, 'cancel');
     }

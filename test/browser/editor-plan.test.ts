@@ -10,7 +10,7 @@ import { ValidationError } from '../../src/protocol';
 import { parsePlanInput } from '../../src/plan/price-input';
 import { checkSetting } from '../../src/nodes/plan/check';
 import { useEditor, type Session } from '../helpers/browser';
-import { closeTray, dropNode, openNode, paletteNode, trayIdle } from './lib/editor';
+import { closeTray, dropNode, openNode, editNode, paletteNode } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue, labelFor } from './lib/panels';
 import { until } from './lib/wait';
@@ -152,9 +152,7 @@ describe('browser: the price plan node', function () {
       "the runtime's refusal in the log",
     );
     assert.ok(editorSession.nr.log().includes(`socMax ${words}`), 'the same words');
-    await page.evaluate(() => RED.editor.edit(RED.nodes.node('p1')));
-    await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
-    await trayIdle(page);
+    await editNode(page, 'p1');
     assert.equal(await page.locator('#node-input-priceUnit').inputValue(), 'EUR/MWh');
     await page.locator('#node-input-socMax').fill('90');
     await closeTray(page, 'ok');

@@ -11,7 +11,7 @@ import type { Page } from 'playwright-core';
 import { validatePath } from '../../src/protocol/paths';
 import { checkRequestPath } from '../../src/client/request-path';
 import { useEditor, type Session } from '../helpers/browser';
-import { closeTray, dropNode, openNode, openServerEdit, paletteNode, trayIdle } from './lib/editor';
+import { closeTray, dropNode, openNode, editNode, openServerEdit, paletteNode } from './lib/editor';
 import { setFlows } from './lib/node-red';
 import { catalogue } from './lib/panels';
 import { until } from './lib/wait';
@@ -132,9 +132,7 @@ describe('browser: config node endpoints and the ems-request node', function () 
       ['r1', 'cfg-ok', false],
       ['r2', 'cfg-bad', true],
     ] as const) {
-      await page.evaluate((id) => RED.editor.edit(RED.nodes.node(id)), user);
-      await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
-      await trayIdle(page);
+      await editNode(page, user);
       await openServerEdit(page);
       assert.equal(
         await page.locator('#node-config-endpoints').isVisible(),

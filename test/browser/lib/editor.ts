@@ -65,22 +65,31 @@ export function canvasNode(page: Page, id: string): Locator {
 /** Opens a node's edit tray by double-clicking it on the canvas. */
 export async function openNode(page: Page, id: string): Promise<void> {
   await canvasNode(page, id).locator('rect.red-ui-flow-node').dblclick();
-  const ok = page.locator('#node-dialog-ok');
   // On a loaded machine the two clicks can land too far apart to count as a double-click (seen
   // once in a full run, right after a tray closed): then open it as the double-click would.
-  if (
-    !(await ok.waitFor({ state: 'visible', timeout: 5000 }).then(
+  const opened = await page
+    .locator('#node-dialog-ok')
+    .waitFor({ state: 'visible', timeout: 5000 })
+    .then(
       () => true,
       () => false,
-    ))
-  ) {
+    );
+  await editNode(page, id, !opened);
+}
+
+/**
+ * Opens a node's edit tray as the editor's own double-click does (RED.editor.edit) and waits
+ * until it is open and at rest: its buttons (the pencil beside Server, say) take clicks only once
+ * the tray stops sliding in. With `open` false it only waits for a tray opened otherwise.
+ */
+export async function editNode(page: Page, id: string, open = true): Promise<void> {
+  if (open) {
     await page.evaluate((nodeId) => {
       if (!$('#node-dialog-ok').length) RED.editor.edit(RED.nodes.node(nodeId));
     }, id);
-    await ok.waitFor({ state: 'visible' });
   }
+  await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
   await trayIdle(page);
-  // Its buttons (the pencil beside Server, say) take clicks only once the tray stops sliding in.
   await trayAtRest(page);
 }
 
