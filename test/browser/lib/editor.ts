@@ -74,20 +74,23 @@ export async function openNode(page: Page, id: string): Promise<void> {
       () => true,
       () => false,
     );
-  await editNode(page, id, !opened);
+  if (opened) await trayShown(page);
+  else await editNode(page, id);
+}
+
+/** Opens a node's edit tray as the editor's own double-click does (RED.editor.edit). */
+export async function editNode(page: Page, id: string): Promise<void> {
+  await page.evaluate((nodeId) => {
+    if (!$('#node-dialog-ok').length) RED.editor.edit(RED.nodes.node(nodeId));
+  }, id);
+  await trayShown(page);
 }
 
 /**
- * Opens a node's edit tray as the editor's own double-click does (RED.editor.edit) and waits
- * until it is open and at rest: its buttons (the pencil beside Server, say) take clicks only once
- * the tray stops sliding in. With `open` false it only waits for a tray opened otherwise.
+ * Waits until a node's edit tray is open and at rest: its buttons (the pencil beside Server, say)
+ * take clicks only once the tray stops sliding in.
  */
-export async function editNode(page: Page, id: string, open = true): Promise<void> {
-  if (open) {
-    await page.evaluate((nodeId) => {
-      if (!$('#node-dialog-ok').length) RED.editor.edit(RED.nodes.node(nodeId));
-    }, id);
-  }
+async function trayShown(page: Page): Promise<void> {
   await page.locator('#node-dialog-ok').waitFor({ state: 'visible' });
   await trayIdle(page);
   await trayAtRest(page);
@@ -233,7 +236,7 @@ export async function wire(page: Page, fromId: string, toId: string): Promise<vo
  * be lost on a loaded machine, it is repeated, three clicks at most. A click that did open the
  * tray is never repeated: the second click waits until the first has had 5 s to show it.
  */
-export async function openServerTray(page: Page, how: 'add' | 'edit'): Promise<void> {
+async function openServerTray(page: Page, how: 'add' | 'edit'): Promise<void> {
   const ok = page.locator('#node-config-dialog-ok');
   for (let attempt = 1; ; attempt++) {
     await page.locator(`#node-input-btn-server-${how}`).click();
